@@ -1,0 +1,147 @@
+// buildApp(deps): the whole HTTP application as a Fastify instance. It never
+// listens; src/main.ts does, and tests use inject() or listen on port 0.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import FindMyWay from 'find-my-way';
+import { sql } from 'kysely';
+import type { Deps } from './deps.ts';
+import { AppError } from './shared/errors.ts';
+import { ulid } from './shared/ulid.ts';
+import { authenticate } from './http/auth.ts';
+import { registerErrorHandling, sendProblem } from './http/errors.ts';
+import { claimIdempotencyKey, settleIdempotencyKey } from './http/idempotency.ts';
+import { parseStrictJson } from './http/json.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { RateLimiter } from './http/rate-limit.ts';
+import { Problem } from './http/schemas.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { CAUSES, causeLogoSvg } from './modules/nonprofits/index.ts';
+import { Cause, DonationNonProfit, NonProfit } from './modules/nonprofits/nonprofits.schema.ts';
+import { nonProfitRoutes } from './modules/nonprofits/nonprofits.routes.ts';
+import { OwnDonation, UserDonation } from './modules/donations/donations.schema.ts';
+import { donationRoutes } from './modules/donations/donations.routes.ts';
+import { Gift, giftRoutes } from './modules/gifts/gifts.routes.ts';
+import { Balance, Profile, userRoutes } from './modules/users/users.routes.ts';
+import { Contribution, contributionRoutes } from './modules/contributions/contributions.routes.ts';
+import { keyRoutes } from './modules/keys/keys.routes.ts';
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    bodyLimit: deps.config.bodyLimitBytes,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const sent = req.headers['x-request-id'];
+      return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : ulid();
+    },
+    requestTimeout: deps.config.requestTimeoutMs,
+    return503OnClosing: true,
+    ajv: { customOptions: {} },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler());
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') {
+      // Many clients send Content-Type on every request; an empty DELETE body is no body.
+      if (request.method !== 'POST') return done(null, undefined);
+      return done(new AppError('bad_request', 'invalid_json', 'the body is empty; send a JSON object'), undefined);
+    }
+    try {
+      done(null, parseStrictJson(text));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerErrorHandling(app);
+  registerMetrics(app);
+
+  // Remember every route so a known path with the wrong method gets 405 + Allow.
+  const known = FindMyWay({ ignoreTrailingSlash: false });
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method === 'HEAD' || !(METHODS as readonly string[]).includes(method)) continue;
+      if (known.find(method as 'GET', route.url.replace(/:\w+/g, 'x')) === null) known.on(method as 'GET', route.url, () => {});
+    }
+    if (route.url.startsWith('/public/api/v1')) route.schema = { ...route.schema, hide: true };
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((m) => known.find(m, path) !== null);
+    if (allowed.length > 0) {
+      return sendProblem(reply, new AppError('method_not_allowed', 'method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } }));
+    }
+    return sendProblem(reply, new AppError('not_found', 'not_found', `no route for ${request.method} ${path}`));
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Almoner public API',
+        version: '1.0.0',
+        description: 'Donations, gifts, non-profits, profiles, contributions and balances. Every route also answers under /public/api/v1.',
+      },
+      servers: [{ url: deps.config.publicUrl }],
+      components: { securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
+      security: [{ ApiKey: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  for (const schema of [Problem, Cause, NonProfit, DonationNonProfit, OwnDonation, UserDonation, Gift, Profile, Balance, Contribution]) app.addSchema(schema);
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(deps.db);
+      return { status: 'ready' };
+    } catch {
+      return sendProblem(reply, new AppError('unavailable', 'unavailable', 'the database cannot be reached'));
+    }
+  });
+  for (const cause of CAUSES) {
+    const svg = causeLogoSvg(cause);
+    app.get(`/static/causes/${cause.slug}.svg`, { schema: { hide: true } }, async (_r, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(svg));
+  }
+
+  const limiter = new RateLimiter(() => deps.clock.now().getTime());
+  const v1 = async (api: FastifyInstance) => {
+    api.addHook('onRequest', async (request, reply) => {
+      try {
+        request.caller = await authenticate(deps, request);
+      } catch (error) {
+        // Requests without a valid key are limited per address, so guessing keys is slow.
+        limiter.hit(`ip:${request.ip}`, deps.config.rateLimitAnonymousPerMinute, reply);
+        throw error;
+      }
+      limiter.hit(`key:${request.caller.key_id}`, deps.config.rateLimitPerMinute, reply);
+    });
+    api.addHook('preHandler', async (request, reply) => {
+      if (request.method === 'POST' && (await claimIdempotencyKey(deps, request, reply))) return reply;
+    });
+    api.addHook('onSend', async (request, reply, payload) => {
+      await settleIdempotencyKey(deps, request, reply, payload);
+      return payload;
+    });
+    for (const routes of [donationRoutes, giftRoutes, nonProfitRoutes, userRoutes, contributionRoutes, keyRoutes]) {
+      await api.register(routes(deps));
+    }
+  };
+  await app.register(v1, { prefix: '/v1' });
+  await app.register(v1, { prefix: '/public/api/v1' });
+  return app;
+}

@@ -1,0 +1,50 @@
+// Every setting, its default and its limit: parsed once from the environment, then frozen.
+export interface Config {
+  databaseUrl: string;
+  host: string;
+  port: number;
+  /** The public site that `public_url`, gift `url`s and logos point at. */
+  publicUrl: string;
+  logLevel: string;
+  rateLimitPerMinute: number;
+  rateLimitAnonymousPerMinute: number;
+  bodyLimitBytes: number;
+  idempotencyTtlHours: number;
+  dbPoolMax: number;
+  dbStatementTimeoutMs: number;
+  dbConnectTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+export const DEFAULT_SQLITE_URL = 'sqlite:./data/almoner.sqlite';
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Readonly<Config> {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const config: Config = {
+    databaseUrl: env.DATABASE_URL || DEFAULT_SQLITE_URL,
+    host: env.HOST || '127.0.0.1',
+    port,
+    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    logLevel: env.LOG_LEVEL || 'info',
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    rateLimitAnonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 60, 1, 1_000_000),
+    bodyLimitBytes: 64 * 1024,
+    idempotencyTtlHours: 24,
+    dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
+    dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+    dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
+    ...overrides,
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,68 @@
+// One query layer over two engines: node:sqlite (the embedded default) and
+// PostgreSQL through pg. Everything above this file speaks Kysely only.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-adapter.ts';
+import { assertSafeInteger } from '../shared/assert.ts';
+
+export type Engine = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+
+export interface DatabaseHandle {
+  db: Db;
+  engine: Engine;
+  /** The raw node:sqlite handle (SQLite only): for backups and pragmas. */
+  sqlite?: NodeSqliteDatabase;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  url: string;
+  poolMax?: number;
+  statementTimeoutMs?: number;
+  connectTimeoutMs?: number;
+}
+
+let pgTypesConfigured = false;
+function configurePgTypes(): void {
+  if (pgTypesConfigured) return;
+  pgTypesConfigured = true;
+  // bigint (int8) holds ids and cents. They are returned as numbers, and a
+  // value past 2^53 is a bug we want to hear about, not a silent rounding.
+  pg.types.setTypeParser(20, (text: string) => {
+    const n = Number(text);
+    assertSafeInteger(n, 'int8 column');
+    return n;
+  });
+  // numeric (count(*) of sums) the same way.
+  pg.types.setTypeParser(1700, (text: string) => Number(text));
+}
+
+export function engineOf(url: string): Engine {
+  return /^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite';
+}
+
+export function openDatabase(options: DatabaseOptions): DatabaseHandle {
+  const engine = engineOf(options.url);
+  if (engine === 'postgres') {
+    configurePgTypes();
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolMax ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
+      statement_timeout: options.statementTimeoutMs ?? 10_000,
+    });
+    // An idle client that loses its server must not crash the process.
+    pool.on('error', () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, engine, close: () => db.destroy() };
+  }
+  const path = options.url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new NodeSqliteDatabase(path);
+  const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(sqlite) });
+  return { db, engine, sqlite, close: () => db.destroy() };
+}

@@ -1,0 +1,29 @@
+// Migrations run at start, in order, each in its own transaction, recorded in
+// `schema_migrations`. The runner is ours (not Kysely's Migrator) because each
+// migration needs to know the engine to pick its column types.
+import { sql } from 'kysely';
+import type { DatabaseHandle } from './database.ts';
+import * as m001 from './migrations/001_initial.ts';
+
+const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
+  { name: '001_initial', up: m001.up },
+];
+
+export async function migrate(handle: DatabaseHandle): Promise<string[]> {
+  const { db, engine } = handle;
+  await sql`create table if not exists schema_migrations (name text primary key, applied_at text not null)`.execute(db);
+  const applied: string[] = [];
+  for (const migration of MIGRATIONS) {
+    await db.transaction().execute(async (trx) => {
+      // On PostgreSQL two nodes may start at once: the advisory lock makes
+      // the second wait and then see the migration as done.
+      if (engine === 'postgres') await sql`select pg_advisory_xact_lock(7243001)`.execute(trx);
+      const done = await sql<{ name: string }>`select name from schema_migrations where name = ${migration.name}`.execute(trx);
+      if (done.rows.length > 0) return;
+      await migration.up(trx, engine);
+      await sql`insert into schema_migrations (name, applied_at) values (${migration.name}, ${new Date().toISOString()})`.execute(trx);
+      applied.push(migration.name);
+    });
+  }
+  return applied;
+}

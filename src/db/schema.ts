@@ -1,0 +1,187 @@
+// Row types: what the tables hold. Domain modules map these to their own
+// values; nothing outside a *.store.ts file should need them.
+import type { Generated } from 'kysely';
+
+export interface UsersTable {
+  id: Generated<number>;
+  name: string;
+  slug: string;
+  city: string;
+  avatar_url: string | null;
+  cover_image_url: string | null;
+  visible: number;
+  onboarding_status: string;
+  status: string;
+  created_at: string;
+}
+
+export interface FundsTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  summary: string;
+  created_at: string;
+}
+
+export interface CausesTable {
+  id: number;
+  name: string;
+  slug: string;
+  color: string;
+  ntee_groups: string;
+}
+
+export interface FundCausesTable {
+  fund_id: number;
+  cause_id: number;
+}
+
+export interface FollowsTable {
+  follower_id: number;
+  followee_id: number;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  key_hash: string;
+  last4: string;
+  mode: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface NonProfitsTable {
+  id: Generated<number>;
+  ein: string;
+  name: string;
+  name_lower: string;
+  website: string | null;
+  city: string;
+  state: string;
+  zip: string;
+  latitude: number | null;
+  longitude: number | null;
+  ntee_code: string | null;
+  cause_id: number;
+  eligible: number;
+  slug: string;
+  income_amt: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DonationsTable {
+  id: Generated<number>;
+  user_id: number;
+  fund_id: number;
+  non_profit_id: number;
+  amount_cents: number;
+  status: string;
+  note: string | null;
+  private_memo: string | null;
+  visibility: string;
+  scheduled_donation_id: number | null;
+  created_at: string;
+  updated_at: string;
+  mailed_at: string | null;
+  cancelled_at: string | null;
+}
+
+export interface GiftsTable {
+  id: Generated<number>;
+  code: string;
+  user_id: number;
+  fund_id: number;
+  name: string;
+  email: string | null;
+  amount_cents: number;
+  message: string | null;
+  ein: string | null;
+  seen: number;
+  status: string;
+  claimed: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ContributionsTable {
+  id: Generated<number>;
+  user_id: number;
+  fund_id: number;
+  type: string;
+  status: string;
+  units: string;
+  valuation: string;
+  currency: string;
+  frequency: string;
+  amount_cents: number;
+  created_at: string;
+  received_at: string | null;
+  completed_at: string | null;
+}
+
+export interface LedgerAccountsTable {
+  id: Generated<number>;
+  fund_id: number | null;
+  kind: string;
+  balance_cents: number;
+}
+
+export interface JournalEntriesTable {
+  id: Generated<number>;
+  memo: string;
+  donation_id: number | null;
+  gift_id: number | null;
+  contribution_id: number | null;
+  created_at: string;
+}
+
+export interface PostingsTable {
+  id: Generated<number>;
+  entry_id: number;
+  account_id: number;
+  amount_cents: number;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: number;
+  key: string;
+  request_hash: string;
+  state: string;
+  response_status: number | null;
+  response_body: string | null;
+  locked_until: string;
+  created_at: string;
+}
+
+export interface EventsTable {
+  id: Generated<number>;
+  user_id: number;
+  type: string;
+  object_type: string;
+  object_id: number;
+  data: string;
+  created_at: string;
+}
+
+export interface Database {
+  users: UsersTable;
+  funds: FundsTable;
+  causes: CausesTable;
+  fund_causes: FundCausesTable;
+  follows: FollowsTable;
+  api_keys: ApiKeysTable;
+  non_profits: NonProfitsTable;
+  donations: DonationsTable;
+  gifts: GiftsTable;
+  contributions: ContributionsTable;
+  ledger_accounts: LedgerAccountsTable;
+  journal_entries: JournalEntriesTable;
+  postings: PostingsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  events: EventsTable;
+}

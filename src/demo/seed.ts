@@ -1,0 +1,102 @@
+// Demo data: real non-profits (an IRS BMF extract shipped beside this file),
+// a few users (one private), funds with contributions, donations in every
+// status, gifts, follows and causes. Idempotent: a database that already
+// has users is left alone.
+import { fileURLToPath } from 'node:url';
+import type { Deps } from '../deps.ts';
+import { assert } from '../shared/assert.ts';
+import { createKey } from '../modules/keys/index.ts';
+import { createUser, insertFollow } from '../modules/users/index.ts';
+import { readBmf, readZipCentroids, toNonProfitInput } from '../modules/nonprofits/bmf.ts';
+import { upsertNonProfit } from '../modules/nonprofits/index.ts';
+import { recordContribution } from '../modules/contributions/index.ts';
+import { applyDonationEvent, cancelDonation, createDonation, type DonationEvent } from '../modules/donations/index.ts';
+import { createGift } from '../modules/gifts/index.ts';
+import type { Caller } from '../modules/keys/index.ts';
+
+const NONPROFITS_CSV = fileURLToPath(new URL('./nonprofits.csv', import.meta.url));
+const ZIPS_CSV = fileURLToPath(new URL('./zips.csv', import.meta.url));
+
+export async function loadDemoNonProfits(deps: Deps): Promise<{ eligible: string[]; ineligible: string[] }> {
+  const zips = await readZipCentroids(ZIPS_CSV);
+  const at = deps.clock.now().toISOString();
+  const eligible: string[] = [];
+  const ineligible: string[] = [];
+  await deps.db.transaction().execute(async (trx) => {
+    for await (const { line, record } of readBmf(NONPROFITS_CSV)) {
+      const input = toNonProfitInput(record, zips);
+      assert(!('reject' in input), `demo non-profit on line ${line} is valid`);
+      await upsertNonProfit(trx, input, at);
+      (input.eligible === 1 ? eligible : ineligible).push(input.ein);
+    }
+  });
+  return { eligible, ineligible };
+}
+
+export interface DemoResult {
+  created: boolean;
+  key?: string;
+  user_id?: number;
+}
+
+/** Seeds the demo platform and returns a fresh live key for its first user. */
+export async function seedDemo(deps: Deps): Promise<DemoResult> {
+  const existing = await deps.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+  if (existing !== undefined) return { created: false };
+  const { eligible, ineligible } = await loadDemoNonProfits(deps);
+  const ein = (i: number) => eligible[i % eligible.length] as string;
+
+  const users = await deps.db.transaction().execute(async (trx) => ({
+    ada: await createUser(deps, { name: 'Ada Lovelace', slug: 'ada', city: 'London', fund_name: 'The Analytical Fund', fund_summary: 'Science, education and the arts.', cause_ids: [2, 19, 1] }, trx),
+    grace: await createUser(deps, { name: 'Grace Hopper', slug: 'grace', city: 'Arlington', fund_name: 'Hopper Family Giving', fund_summary: 'Education and veterans.', cause_ids: [2, 14] }, trx),
+    alan: await createUser(deps, { name: 'Alan Turing', slug: 'alan', city: 'Manchester', visible: false, fund_name: 'Private Fund', cause_ids: [5, 16] }, trx),
+    katherine: await createUser(deps, { name: 'Katherine Johnson', slug: 'katherine', city: 'Hampton', fund_name: 'Johnson Giving Fund', fund_summary: 'Youth and STEM.', cause_ids: [13, 19] }, trx),
+  }));
+  const caller = (u: { user_id: number; fund_id: number }): Caller => ({ user_id: u.user_id, fund_id: u.fund_id, key_id: 0, mode: 'live', user_status: 'active', last_used_at: null });
+
+  const contribute = (u: { user_id: number; fund_id: number }, type: Parameters<typeof recordContribution>[1]['type'], units: string, valuation: string, currency: string, status: Parameters<typeof recordContribution>[1]['status']) =>
+    recordContribution(deps, { user_id: u.user_id, fund_id: u.fund_id, type, units, valuation, currency, frequency: 'OneTime', status });
+
+  await contribute(users.ada, 'bank_account_scheduled_deposit', '5000', '1', 'USD', 'success');
+  await contribute(users.ada, 'stock_payment', '10', '187.42', 'AAPL', 'success');
+  await contribute(users.ada, 'crypto_payment', '0.05', '64250.12345678', 'BTC', 'pending');
+  await contribute(users.ada, 'wire_payment', '2500', '1', 'USD', 'waiting_for_funds');
+  await contribute(users.ada, 'check_payment', '300', '1', 'USD', 'failed');
+  await contribute(users.grace, 'credit_card_scheduled_deposit', '1200', '1', 'USD', 'success');
+  await contribute(users.alan, 'wire_daf_transfer', '800', '1', 'USD', 'success');
+  await contribute(users.katherine, 'company_payment', '400', '1', 'USD', 'success');
+
+  // Ada's donations, one in every status.
+  const ada = caller(users.ada);
+  const donate = async (who: Caller, i: number, amount_cents: number, extra: { note?: string; visibility?: 'public' | 'private'; private_memo?: string } = {}) =>
+    (await createDonation(deps, who, { amount_cents, ein: ein(i), ...extra })).id;
+  const advance = async (id: number, events: DonationEvent[]) => { for (const e of events) await applyDonationEvent(deps, id, e); };
+
+  await donate(ada, 0, 25_000, { note: 'For the new wing.' });
+  await advance(await donate(ada, 1, 10_000, { note: 'Keep up the good work.' }), ['approve']);
+  await advance(await donate(ada, 2, 5_000), ['reject']);
+  await advance(await donate(ada, 3, 15_000, { note: 'Annual gift.' }), ['approve', 'pay']);
+  await advance(await donate(ada, 4, 2_000, { private_memo: 'Matched by employer' }), ['approve', 'mail_check']);
+  await advance(await donate(ada, 5, 3_000), ['approve', 'mail_check', 'cash_check']);
+  await cancelDonation(deps, ada, await donate(ada, 6, 1_500, { visibility: 'private' }));
+  await donate(ada, 7, 1_000_000, { note: 'When the wire arrives.' }); // waiting_for_funds
+  await donate(ada, 8, 7_500, { visibility: 'private', note: 'Anonymous support.' });
+
+  await donate(caller(users.grace), 9, 20_000, { note: 'In memory of the Harvard Mark I.' });
+  await advance(await donate(caller(users.grace), 10, 12_500), ['approve', 'pay']);
+  await donate(caller(users.alan), 11, 5_000, { note: 'Hidden profile, public donation.' });
+  await donate(caller(users.katherine), 12, 4_000);
+
+  await createGift(deps, ada, { name: 'Charles Babbage', amount_cents: 10_000, message: 'Happy birthday! Pick a cause you love.' });
+  await createGift(deps, ada, { name: 'Mary Somerville', amount_cents: 1_800, email: 'mary@example.org' });
+  await createGift(deps, caller(users.grace), { name: 'Howard Aiken', amount_cents: 5_000 });
+
+  const at = deps.clock.now().toISOString();
+  await insertFollow(deps.db, users.ada.user_id, users.grace.user_id, at);
+  await insertFollow(deps.db, users.grace.user_id, users.ada.user_id, at);
+  await insertFollow(deps.db, users.katherine.user_id, users.ada.user_id, at);
+  assert(ineligible.length > 0, 'the demo includes ineligible organisations');
+
+  const key = await createKey(deps, users.ada.user_id, 'demo', 'live');
+  return { created: true, key: key.key, user_id: users.ada.user_id };
+}

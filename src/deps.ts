@@ -1,0 +1,14 @@
+// The one object every service function receives: no module-level singletons.
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Db, Engine } from './db/database.ts';
+import type { Clock, Ids } from './shared/clock.ts';
+
+export interface Deps {
+  db: Db;
+  engine: Engine;
+  config: Readonly<Config>;
+  clock: Clock;
+  ids: Ids;
+  log: Logger;
+}

@@ -1,0 +1,181 @@
+// The one place errors become HTTP: the kind -> status table, problem+json
+// bodies (RFC 9457), and the translation of Fastify's own errors.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorKind, type FieldError } from '../shared/errors.ts';
+import { AMOUNT_KEYWORD } from './validation.ts';
+
+export const STATUS_OF_KIND: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+const TITLES: Record<string, string> = {
+  invalid_json: 'Invalid JSON',
+  invalid_parameter: 'Invalid parameter',
+  unauthenticated: 'Authentication required',
+  invalid_api_key: 'Invalid API key',
+  forbidden: 'Forbidden',
+  not_found: 'Not found',
+  non_profit_not_found: 'Non-profit not found',
+  gift_not_found: 'Gift not found',
+  donation_not_found: 'Donation not found',
+  user_not_found: 'User not found',
+  api_key_not_found: 'API key not found',
+  method_not_allowed: 'Method not allowed',
+  donation_not_cancellable: 'Donation not cancellable',
+  idempotency_key_in_use: 'Idempotency key in use',
+  invalid_transition: 'Invalid transition',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  validation_failed: 'Validation failed',
+  amount_below_minimum: 'Amount below minimum',
+  amount_invalid: 'Amount invalid',
+  unknown_field: 'Unknown field',
+  non_profit_ineligible: 'Non-profit ineligible',
+  insufficient_funds: 'Insufficient funds',
+  idempotency_key_reused: 'Idempotency key reused',
+  rate_limited: 'Too many requests',
+  internal_error: 'Internal error',
+  unavailable: 'Service unavailable',
+};
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: FieldError[];
+  request_id: string;
+}
+
+export function problemOf(error: AppError, requestId: string): Problem {
+  const status = STATUS_OF_KIND[error.kind];
+  const problem: Problem = {
+    type: `/errors/${error.code}`,
+    title: TITLES[error.code] ?? error.code,
+    status,
+    detail: error.message,
+    code: error.code,
+    request_id: requestId,
+  };
+  if (error.errors !== undefined) problem.errors = error.errors;
+  return problem;
+}
+
+export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+  const problem = problemOf(error, String(reply.request.id));
+  if (error.headers !== undefined) reply.headers(error.headers);
+  return reply.code(problem.status).type('application/problem+json').send(JSON.stringify(problem));
+}
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+function fieldName(e: AjvError): string {
+  const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (e.keyword === 'additionalProperties') {
+    const extra = String(e.params.additionalProperty);
+    return path === '' ? extra : `${path}.${extra}`;
+  }
+  if (e.keyword === 'required') {
+    const missing = String(e.params.missingProperty);
+    return path === '' ? missing : `${path}.${missing}`;
+  }
+  return path === '' ? '(body)' : path;
+}
+
+/** Fields whose every error is `amount_invalid` (DECISIONS 5). */
+const AMOUNT_FIELDS = new Set(['amount']);
+
+export function fromValidation(error: FastifyError): AppError {
+  const context = (error as FastifyError & { validationContext?: string }).validationContext;
+  const ajvErrors = (error.validation ?? []) as AjvError[];
+  const errors: FieldError[] = ajvErrors.map((e) => {
+    const field = fieldName(e);
+    let code = 'validation_failed';
+    if (e.keyword === 'additionalProperties') code = 'unknown_field';
+    else if (e.keyword === AMOUNT_KEYWORD) code = String(e.params.code);
+    else if (AMOUNT_FIELDS.has(field) && e.keyword !== 'required') code = 'amount_invalid';
+    const message = e.keyword === 'additionalProperties' ? 'is not a known field'
+      : e.keyword === 'required' ? 'is required'
+      : e.message ?? 'is invalid';
+    return { field, code, message };
+  });
+  // Several errors on one field from one bad value (a union's branches) say one thing.
+  const seen = new Set<string>();
+  const unique = errors.filter((e) => {
+    const key = `${e.field}:${e.code}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  if (context === 'body') {
+    const first = unique[0];
+    const code = first !== undefined && unique.every((e) => e.code === first.code) ? first.code : 'validation_failed';
+    const detail = unique.map((e) => `${e.field} ${e.message}`).join('; ') || 'the body is invalid';
+    return new AppError('unprocessable', code, detail, { errors: unique });
+  }
+  const detail = unique.map((e) => `${context ?? 'parameter'} ${e.field} ${e.message}`).join('; ');
+  return new AppError('bad_request', 'invalid_parameter', detail || 'a parameter is malformed', {
+    errors: unique.map((e) => ({ ...e, code: 'invalid_parameter' })),
+  });
+}
+
+/** Fastify's framework errors, by their codes, as our problems. */
+export function fromFastify(error: FastifyError): AppError | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('unsupported_media_type', 'unsupported_media_type', 'send the body as application/json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'payload_too_large', 'the body is over 64 KiB');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('bad_request', 'invalid_json', 'the body is empty; send a JSON object');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('bad_request', 'invalid_json', error.message);
+    default:
+      if (error instanceof SyntaxError || error.statusCode === 400 && /JSON|prototype/i.test(error.message)) {
+        return new AppError('bad_request', 'invalid_json', `the body is not valid JSON: ${error.message}`);
+      }
+      return undefined;
+  }
+}
+
+/** Is this a database that cannot be reached, rather than a bug? */
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') return false;
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003', '53300', '57014', 'ERR_SQLITE_ERROR'].includes(code)
+    && !(code === 'ERR_SQLITE_ERROR' && !/busy|locked/i.test(String((error as Error).message)));
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof AppError) return sendProblem(reply, error);
+    if (error.validation !== undefined) return sendProblem(reply, fromValidation(error));
+    const framework = fromFastify(error);
+    if (framework !== undefined) return sendProblem(reply, framework);
+    if (isUnavailable(error) || /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return sendProblem(reply, new AppError('unavailable', 'unavailable', 'the database cannot be reached; try again shortly', { headers: { 'retry-after': '1' } }));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, new AppError('internal', 'internal_error', 'an internal error occurred; quote the request_id when reporting it'));
+  });
+
+}

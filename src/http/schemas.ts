@@ -1,0 +1,45 @@
+// Schema pieces every module's HTTP contract shares.
+import { Type, type TSchema } from '@sinclair/typebox';
+import { PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../shared/page.ts';
+import { AMOUNT_KEYWORD } from './validation.ts';
+
+export const Problem = Type.Object({
+  type: Type.String(),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.String(),
+  code: Type.String(),
+  errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() }))),
+  request_id: Type.String(),
+}, { $id: 'Problem', description: 'RFC 9457 problem details' });
+
+export const PageQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: PER_PAGE_MAX, default: PER_PAGE_DEFAULT, description: `Records per page, 1 to ${PER_PAGE_MAX}` })),
+}, { additionalProperties: true });
+
+export const PageMeta = Type.Object({
+  count: Type.Integer({ description: 'Total records' }),
+  page: Type.Integer({ description: 'Page served' }),
+  last: Type.Integer({ description: 'Last page number' }),
+});
+
+export function Paged<T extends TSchema>(item: T) {
+  return Type.Object({ items: Type.Array(item), meta: PageMeta });
+}
+
+export const IsoDate = Type.String({ format: 'date-time' });
+export const NullableIsoDate = Type.Union([IsoDate, Type.Null()]);
+
+/** A dollar amount: at most 2 decimals, at least `minDollars`, at most 10,000,000. */
+export function Amount(minDollars: number, description: string) {
+  return Type.Number({ [AMOUNT_KEYWORD]: minDollars * 100, description: `${description}; USD, at most 2 decimals, at least ${minDollars}, at most 10000000` });
+}
+
+export const EmptyObject = Type.Object({}, { additionalProperties: false });
+
+/** The error responses of every authenticated route, for the OpenAPI document. */
+export function withProblems<T extends Record<number, TSchema>>(responses: T) {
+  const ref = Type.Ref('Problem');
+  return { ...responses, 400: ref, 401: ref, 404: ref, 422: ref, 429: ref };
+}

@@ -1,0 +1,53 @@
+// Two Ajv instances: bodies are validated strictly (no type coercion, no
+// silent removal of unknown fields, every error at once); query strings and
+// path parameters arrive as text and are coerced to their declared types.
+import { Ajv } from 'ajv';
+import addFormatsImport from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+import { parseDollars } from '../shared/money.ts';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under Node's ESM loader.
+const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
+
+/**
+ * `x-amount-min-cents`: a dollar amount with at most 2 decimals, at most
+ * $10,000,000, and at least the given cents. Checked here so that amount
+ * problems are listed with every other field problem in one 422.
+ */
+export const AMOUNT_KEYWORD = 'x-amount-min-cents';
+
+function amountKeyword(ajv: Ajv): void {
+  const validate = (minCents: number, data: number): boolean => {
+    const parsed = parseDollars(data);
+    const self = validate as unknown as { errors: unknown[] };
+    if (!parsed.ok) {
+      self.errors = [{ keyword: AMOUNT_KEYWORD, message: parsed.reason, params: { code: 'amount_invalid' } }];
+      return false;
+    }
+    if (parsed.cents < minCents) {
+      self.errors = [{ keyword: AMOUNT_KEYWORD, message: `must be at least ${minCents / 100}`, params: { code: 'amount_below_minimum' } }];
+      return false;
+    }
+    return true;
+  };
+  ajv.addKeyword({ keyword: AMOUNT_KEYWORD, type: 'number', schemaType: 'number', errors: true, validate });
+}
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: !coerce,
+    coerceTypes: coerce ? 'array' : false,
+    removeAdditional: false,
+    useDefaults: true,
+    strict: false,
+  });
+  addFormats(ajv);
+  amountKeyword(ajv);
+  return ajv;
+}
+
+export function validatorCompiler(): FastifySchemaCompiler<unknown> {
+  const body = makeAjv(false);
+  const params = makeAjv(true);
+  return ({ schema, httpPart }) => (httpPart === 'body' ? body : params).compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+}

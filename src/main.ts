@@ -1,0 +1,25 @@
+// config -> platform -> app -> listen; on SIGTERM/SIGINT stop accepting,
+// finish in-flight requests, close the database, exit.
+import { loadConfig } from './config.ts';
+import { openPlatform } from './platform.ts';
+import { buildApp } from './app.ts';
+
+export async function serve(): Promise<void> {
+  const config = loadConfig();
+  const platform = await openPlatform(config);
+  const app = await buildApp(platform.deps);
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    platform.deps.log.info({ signal }, 'shutting down');
+    await app.close();
+    await platform.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  await app.listen({ host: config.host, port: config.port });
+}
+
+if (import.meta.main) await serve();

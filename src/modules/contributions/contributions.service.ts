@@ -1,0 +1,87 @@
+// Use cases for contributions: recording money coming into a fund (by an
+// operator or a payment integration, never the public API) and listing it.
+import type { Deps } from '../../deps.ts';
+import type { ContributionsTable } from '../../db/schema.ts';
+import { valueInCents } from '../../shared/money.ts';
+import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
+import { lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
+import { recordEvent } from '../events/index.ts';
+import { promoteWaiting } from '../donations/index.ts';
+import type { Caller } from '../keys/index.ts';
+import type { ContributionStatus, ContributionType, Frequency } from './contributions.ts';
+
+export interface NewContribution {
+  user_id: number;
+  fund_id: number;
+  type: ContributionType;
+  /** Decimal texts, up to 8 places, kept exact. */
+  units: string;
+  valuation: string;
+  currency: string;
+  frequency: Frequency;
+  status: ContributionStatus;
+}
+
+/**
+ * Records a contribution. `pending` puts its value in pending_deposit;
+ * `success` puts it in available and promotes waiting donations; the others
+ * move no money. Returns the id.
+ */
+export async function recordContribution(deps: Deps, input: NewContribution): Promise<number> {
+  const amountCents = valueInCents(input.units, input.valuation);
+  return deps.db.transaction().execute(async (trx) => {
+    const at = deps.clock.now().toISOString();
+    const accounts = await lockFundAccounts(trx, deps.engine, input.fund_id);
+    const row = await trx.insertInto('contributions').values({
+      user_id: input.user_id,
+      fund_id: input.fund_id,
+      type: input.type,
+      status: input.status,
+      units: input.units,
+      valuation: input.valuation,
+      currency: input.currency,
+      frequency: input.frequency,
+      amount_cents: amountCents,
+      created_at: at,
+      received_at: input.status === 'pending' || input.status === 'success' ? at : null,
+      completed_at: input.status === 'success' ? at : null,
+    }).returning('id').executeTakeFirstOrThrow();
+    const deposits = await outsideAccountId(trx, 'deposits');
+    if (amountCents > 0 && (input.status === 'pending' || input.status === 'success')) {
+      const to = input.status === 'pending' ? accounts.ids.pending_deposit : accounts.ids.available;
+      await postEntry(trx, { memo: `contribution ${input.status}`, contribution_id: row.id }, [
+        { from_account_id: deposits, to_account_id: to, amount_cents: amountCents },
+      ], at);
+    }
+    await recordEvent(trx, { user_id: input.user_id, type: 'contribution.created', object_type: 'contribution', object_id: row.id, data: { status: input.status }, at });
+    if (input.status === 'success') await promoteWaiting(deps, trx, input.fund_id, at);
+    return row.id;
+  });
+}
+
+type ContributionRow = Omit<ContributionsTable, 'id'> & { id: number };
+
+function contributionForm(c: ContributionRow) {
+  return {
+    id: c.id,
+    units: Number(c.units),
+    type: c.type,
+    status: c.status,
+    valuation: Number(c.valuation),
+    currency: c.currency,
+    frequency: c.frequency,
+    created_at: c.created_at,
+    received_at: c.received_at,
+    completed_at: c.completed_at,
+  };
+}
+
+/** The caller's own contributions, newest first (spec 4.6: private to the owner). */
+export async function listContributions(deps: Deps, caller: Caller, page: PageRequest) {
+  const [counted, rows] = await Promise.all([
+    deps.db.selectFrom('contributions').where('user_id', '=', caller.user_id).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+    deps.db.selectFrom('contributions').selectAll().where('user_id', '=', caller.user_id)
+      .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute(),
+  ]);
+  return toPage(rows.map(contributionForm), Number(counted.count), page);
+}

@@ -1,0 +1,2 @@
+export * from './contributions.ts';
+export * from './contributions.service.ts';

@@ -1,0 +1,48 @@
+// The HTTP contract of donations (spec 2.1, 2.3, 4.2; DECISIONS 8).
+import { Type } from '@sinclair/typebox';
+import { Amount, IsoDate, NullableIsoDate, Paged } from '../../http/schemas.ts';
+import { DONATION_STATUSES, VISIBILITIES } from './donations.ts';
+
+const Status = Type.Union(DONATION_STATUSES.map((s) => Type.Literal(s)));
+const Visibility = Type.Union(VISIBILITIES.map((v) => Type.Literal(v)));
+
+export const CreateDonationBody = Type.Object({
+  amount: Amount(10, 'Amount of the donation'),
+  ein: Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$', description: 'EIN of the recipient non-profit; 123456789 or 12-3456789' }),
+  note: Type.Optional(Type.String({ maxLength: 1000, description: 'Public note shown with the donation' })),
+  private_memo: Type.Optional(Type.String({ maxLength: 1000, description: 'Private memo, never shown to others' })),
+  visibility: Type.Optional(Visibility),
+}, { additionalProperties: false });
+
+/** Form 2.1. */
+export const OwnDonation = Type.Object({
+  id: Type.Integer(),
+  amount: Type.Number(),
+  status: Status,
+  note: Type.Optional(Type.String()),
+  scheduled_donation_id: Type.Union([Type.Integer(), Type.Null()]),
+  visibility: Visibility,
+  created_at: IsoDate,
+  mailed_at: NullableIsoDate,
+  non_profit: Type.Ref('DonationNonProfit'),
+  fund: Type.Object({ id: Type.Integer(), name: Type.String() }),
+  user: Type.Object({ id: Type.Integer(), name: Type.String(), city: Type.String(), avatar: Type.String(), slug: Type.String() }),
+}, { $id: 'OwnDonation' });
+
+/** Form 2.3; `amount` and `visibility` appear only for the donation's owner. */
+export const UserDonation = Type.Object({
+  id: Type.Integer(),
+  user_id: Type.Integer(),
+  status: Status,
+  note: Type.Optional(Type.String()),
+  created_at: IsoDate,
+  mailed_at: NullableIsoDate,
+  non_profit: Type.Ref('DonationNonProfit'),
+  amount: Type.Optional(Type.Number({ description: 'Owner only' })),
+  visibility: Type.Optional(Visibility),
+}, { $id: 'UserDonation' });
+
+export const OwnDonationPage = Paged(Type.Ref('OwnDonation'));
+export const UserDonationPage = Paged(Type.Ref('UserDonation'));
+
+export const DonationIdParams = Type.Object({ donation_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });

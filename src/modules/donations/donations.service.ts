@@ -1,0 +1,196 @@
+// Use cases for donations. Each owns its database transaction; every money
+// movement is a journal entry inside it.
+import type { Deps } from '../../deps.ts';
+import { AppError, conflict, notFound } from '../../shared/errors.ts';
+import { assert, assertSafeInteger } from '../../shared/assert.ts';
+import { toPage, type PageRequest } from '../../shared/page.ts';
+import { lockFundAccounts, outsideAccountId, postEntry, type Trx } from '../ledger/index.ts';
+import { recordEvent } from '../events/index.ts';
+import { findByEin } from '../nonprofits/nonprofits.store.ts';
+import { normalizeEin } from '../nonprofits/nonprofits.ts';
+import { visibleUser } from '../users/index.ts';
+import type { Caller } from '../keys/index.ts';
+import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, initialStatus, isCancellable, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
+import * as store from './donations.store.ts';
+import { ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
+
+export interface NewDonation {
+  amount_cents: number;
+  ein: string;
+  note?: string;
+  private_memo?: string;
+  visibility?: Visibility;
+}
+
+/**
+ * Creates a donation from the caller's fund: `scheduled` with a hold when the
+ * fund's available money covers it, else `waiting_for_funds`.
+ * Throws: unprocessable (validation_failed for a malformed EIN, non_profit_ineligible),
+ * not_found (non_profit_not_found).
+ */
+export async function createDonation(deps: Deps, caller: Caller, input: NewDonation) {
+  assertSafeInteger(input.amount_cents, 'donation amount');
+  assert(input.amount_cents >= DONATION_MIN_CENTS, 'the route enforces the minimum');
+  const ein = normalizeEin(input.ein);
+  if (ein === null) {
+    throw new AppError('unprocessable', 'validation_failed', 'ein must be 9 digits, as 123456789 or 12-3456789', {
+      errors: [{ field: 'ein', code: 'validation_failed', message: 'must be 9 digits' }],
+    });
+  }
+  const id = await deps.db.transaction().execute(async (trx) => {
+    const nonProfit = await findByEin(trx, ein);
+    if (nonProfit === undefined) throw notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
+    if (!nonProfit.eligible) throw new AppError('unprocessable', 'non_profit_ineligible', `${nonProfit.name} cannot receive donations`);
+    const at = deps.clock.now().toISOString();
+    const accounts = await lockFundAccounts(trx, deps.engine, caller.fund_id);
+    const status = initialStatus(accounts.balances.available_cents, input.amount_cents);
+    const donationId = await store.insertDonation(trx, {
+      user_id: caller.user_id,
+      fund_id: caller.fund_id,
+      non_profit_id: nonProfit.id,
+      amount_cents: input.amount_cents,
+      status,
+      note: input.note ?? null,
+      private_memo: input.private_memo ?? null,
+      visibility: input.visibility ?? 'public',
+      scheduled_donation_id: null,
+      created_at: at,
+    });
+    if (status === 'scheduled') {
+      await postEntry(trx, { memo: 'donation scheduled: hold', donation_id: donationId }, [
+        { from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: input.amount_cents },
+      ], at);
+    }
+    await recordEvent(trx, { user_id: caller.user_id, type: 'donation.created', object_type: 'donation', object_id: donationId, data: { status }, at });
+    return donationId;
+  });
+  const record = await store.findDonation(deps.db, id);
+  assert(record !== undefined, 'the donation just created exists');
+  return ownUserScopedForm(deps, record);
+}
+
+/**
+ * The owner cancels (spec 4.2, DECISIONS 7): scheduled or waiting_for_funds
+ * become not_completed, a hold goes back to available, the record stays.
+ * Throws: not_found (donation_not_found, also for others' donations), conflict (donation_not_cancellable).
+ */
+export async function cancelDonation(deps: Deps, caller: Caller, donationId: number): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const donation = await store.lockDonation(trx, deps.engine === 'postgres', donationId);
+    if (donation === undefined || donation.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
+    if (!isCancellable(donation.status)) {
+      throw conflict('donation_not_cancellable', `a donation that is ${donation.status} can no longer be cancelled`);
+    }
+    const at = deps.clock.now().toISOString();
+    const accounts = await lockFundAccounts(trx, deps.engine, donation.fund_id);
+    const moved = await store.transition(trx, donation.id, donation.status, 'not_completed', at, { cancelled_at: at });
+    assert(moved, 'the locked donation is still in the state read');
+    if (donation.status === 'scheduled') {
+      await postEntry(trx, { memo: 'donation cancelled: hold released', donation_id: donation.id }, [
+        { from_account_id: accounts.ids.reserved, to_account_id: accounts.ids.available, amount_cents: donation.amount_cents },
+      ], at);
+      await promoteWaiting(deps, trx, donation.fund_id, at);
+    }
+    await recordEvent(trx, { user_id: caller.user_id, type: 'donation.updated', object_type: 'donation', object_id: donation.id, data: { status: 'not_completed', previous_status: donation.status }, at });
+  });
+}
+
+/**
+ * Available money grew: schedule waiting donations, oldest first, each one
+ * the fund can now hold. A waiting donation too large for what is left does
+ * not block smaller, younger ones. Needs the fund's accounts locked in `trx`.
+ */
+export async function promoteWaiting(deps: Deps, trx: Trx, fundId: number, at: string): Promise<number> {
+  const waiting = await store.waitingForFund(trx, fundId);
+  if (waiting.length === 0) return 0;
+  const accounts = await lockFundAccounts(trx, deps.engine, fundId);
+  let available = accounts.balances.available_cents;
+  let promoted = 0;
+  for (const donation of waiting) {
+    if (donation.amount_cents > available) continue;
+    const moved = await store.transition(trx, donation.id, 'waiting_for_funds', 'scheduled', at);
+    assert(moved, 'a waiting donation read under the fund lock is still waiting');
+    await postEntry(trx, { memo: 'donation scheduled: hold', donation_id: donation.id }, [
+      { from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: donation.amount_cents },
+    ], at);
+    await recordEvent(trx, { user_id: donation.user_id, type: 'donation.updated', object_type: 'donation', object_id: donation.id, data: { status: 'scheduled', previous_status: 'waiting_for_funds' }, at });
+    available -= donation.amount_cents;
+    promoted += 1;
+  }
+  return promoted;
+}
+
+/** Form 2.1 of one of the caller's donations. Throws donation_not_found. */
+export async function getOwnDonation(deps: Deps, caller: Caller, donationId: number) {
+  const record = await store.findDonation(deps.db, donationId);
+  if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
+  return ownListForm(deps, record);
+}
+
+export async function listOwnDonations(deps: Deps, caller: Caller, page: PageRequest) {
+  const { rows, count } = await store.listByUser(deps.db, caller.user_id, false, page);
+  return toPage(rows.map((r) => ownListForm(deps, r)), count, page);
+}
+
+/** A user's donations: all of them for the owner, public ones (reduced) for others. Throws user_not_found. */
+export async function listUserDonations(deps: Deps, caller: Caller, userId: number, page: PageRequest) {
+  const own = userId === caller.user_id;
+  if (!own) await visibleUser(deps, caller.user_id, userId);
+  const { rows, count } = await store.listByUser(deps.db, userId, !own, page);
+  return toPage(rows.map((r) => (own ? ownUserScopedForm(deps, r) : userScopedForm(deps, r))), count, page);
+}
+
+/** One donation of a user, as listUserDonations shows it. Throws user_not_found, donation_not_found. */
+export async function getUserDonation(deps: Deps, caller: Caller, userId: number, donationId: number) {
+  const own = userId === caller.user_id;
+  if (!own) await visibleUser(deps, caller.user_id, userId);
+  const record = await store.findDonation(deps.db, donationId);
+  if (record === undefined || record.user_id !== userId || (!own && record.visibility !== 'public')) {
+    throw notFound('donation_not_found', `no donation ${donationId}`);
+  }
+  return own ? ownUserScopedForm(deps, record) : userScopedForm(deps, record);
+}
+
+/** POST /v1/users/:user_id/donations: only under one's own id. Throws user_not_found, forbidden. */
+export async function createDonationForUser(deps: Deps, caller: Caller, userId: number, input: NewDonation) {
+  if (userId !== caller.user_id) {
+    await visibleUser(deps, caller.user_id, userId);
+    throw new AppError('forbidden', 'forbidden', 'donations can only be created from your own fund');
+  }
+  return createDonation(deps, caller, input);
+}
+
+/**
+ * An operator's event on a donation: every transition of DECISIONS 7 and no
+ * other, with its postings, in one database transaction.
+ * Throws: not_found (donation_not_found), conflict (invalid_transition).
+ */
+export async function applyDonationEvent(deps: Deps, donationId: number, event: DonationEvent): Promise<DonationStatus> {
+  const rule = DONATION_TRANSITIONS[event];
+  return deps.db.transaction().execute(async (trx) => {
+    const donation = await store.lockDonation(trx, deps.engine === 'postgres', donationId);
+    if (donation === undefined) throw notFound('donation_not_found', `no donation ${donationId}`);
+    if (!(rule.from as readonly string[]).includes(donation.status)) {
+      throw conflict('invalid_transition', `cannot ${event.replace('_', ' ')} a donation that is ${donation.status}`);
+    }
+    const at = deps.clock.now().toISOString();
+    const accounts = await lockFundAccounts(trx, deps.engine, donation.fund_id);
+    const moved = await store.transition(trx, donation.id, donation.status, rule.to, at, event === 'mail_check' ? { mailed_at: at } : {});
+    assert(moved, 'the locked donation is still in the state read');
+    if (rule.move !== null) {
+      const grantsPaid = await outsideAccountId(trx, 'grants_paid');
+      const routes: Record<NonNullable<typeof rule.move>, [number, number]> = {
+        reserved_to_available: [accounts.ids.reserved, accounts.ids.available],
+        reserved_to_grants_paid: [accounts.ids.reserved, grantsPaid],
+        grants_paid_to_available: [grantsPaid, accounts.ids.available],
+      };
+      const [from, to] = routes[rule.move];
+      await postEntry(trx, { memo: `donation ${event.replace('_', ' ')}`, donation_id: donation.id }, [
+        { from_account_id: from, to_account_id: to, amount_cents: donation.amount_cents },
+      ], at);
+      if (to === accounts.ids.available) await promoteWaiting(deps, trx, donation.fund_id, at);
+    }
+    await recordEvent(trx, { user_id: donation.user_id, type: 'donation.updated', object_type: 'donation', object_id: donation.id, data: { status: rule.to, previous_status: donation.status }, at });
+    return rule.to;
+  });
+}

@@ -1,0 +1,33 @@
+// Donation rules: statuses, the minimum, the cancel rule.
+export const DONATION_STATUSES = ['scheduled', 'waiting_for_funds', 'approved', 'rejected', 'completed', 'not_completed', 'check_mailed'] as const;
+export type DonationStatus = (typeof DONATION_STATUSES)[number];
+
+export const VISIBILITIES = ['public', 'private'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+export const DONATION_MIN_CENTS = 1000; // spec 8: at least 10 USD
+
+/** Spec 4.2: only donations not yet accepted or rejected by the platform. */
+export function isCancellable(status: string): boolean {
+  return status === 'scheduled' || status === 'waiting_for_funds';
+}
+
+/** DECISIONS 7: scheduled when the fund can hold the amount now, else waiting. */
+export function initialStatus(availableCents: number, amountCents: number): DonationStatus {
+  return availableCents >= amountCents ? 'scheduled' : 'waiting_for_funds';
+}
+
+/** The operator's events on a donation (DECISIONS 7). The owner's cancel is separate. */
+export type DonationEvent = 'approve' | 'reject' | 'pay' | 'mail_check' | 'cash_check' | 'void_check';
+
+/** Which accounts an event moves the amount between, if any. */
+export type HoldMove = 'reserved_to_available' | 'reserved_to_grants_paid' | 'grants_paid_to_available' | null;
+
+export const DONATION_TRANSITIONS: Record<DonationEvent, { from: readonly DonationStatus[]; to: DonationStatus; move: HoldMove }> = {
+  approve: { from: ['scheduled'], to: 'approved', move: null },
+  reject: { from: ['scheduled', 'approved'], to: 'rejected', move: 'reserved_to_available' },
+  pay: { from: ['approved'], to: 'completed', move: 'reserved_to_grants_paid' },
+  mail_check: { from: ['approved'], to: 'check_mailed', move: 'reserved_to_grants_paid' },
+  cash_check: { from: ['check_mailed'], to: 'completed', move: null },
+  void_check: { from: ['check_mailed'], to: 'not_completed', move: 'grants_paid_to_available' },
+};

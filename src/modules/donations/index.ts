@@ -1,0 +1,2 @@
+export * from './donations.ts';
+export * from './donations.service.ts';

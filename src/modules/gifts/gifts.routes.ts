@@ -1,0 +1,63 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.ts';
+import { setLinkHeader } from '../../http/page.ts';
+import { Amount, IsoDate, PageQuery, Paged, withProblems } from '../../http/schemas.ts';
+import { assert } from '../../shared/assert.ts';
+import { parseDollars } from '../../shared/money.ts';
+import { pageRequest } from '../../shared/page.ts';
+import { GIFT_STATUSES } from './gifts.ts';
+import * as service from './gifts.service.ts';
+
+export const Gift = Type.Object({
+  name: Type.String({ description: 'Beneficiary of the gift' }),
+  amount: Type.Number(),
+  message: Type.Union([Type.String(), Type.Null()]),
+  code: Type.String({ format: 'uuid' }),
+  ein: Type.Union([Type.String(), Type.Null()]),
+  seen: Type.Boolean(),
+  status: Type.Union(GIFT_STATUSES.map((s) => Type.Literal(s))),
+  updated_at: IsoDate,
+  created_at: IsoDate,
+  claimed: Type.Boolean(),
+  url: Type.String({ description: 'Shareable URL of the gift' }),
+}, { $id: 'Gift' });
+
+const CreateGiftBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200, description: 'Beneficiary of the gift' }),
+  amount: Amount(18, 'Gift amount'),
+  message: Type.Optional(Type.String({ maxLength: 1000, description: 'Shown to the recipient' })),
+  email: Type.Optional(Type.String({ format: 'email', maxLength: 320, description: 'Where to notify the recipient; stored, never returned' })),
+}, { additionalProperties: false });
+
+export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const tags = ['Gifts'];
+
+    app.get('/gifts', {
+      schema: { tags, summary: "The caller's gifts, newest first", querystring: PageQuery, response: withProblems({ 200: Paged(Type.Ref('Gift')) }) },
+    }, async (request, reply) => {
+      const page = pageRequest(request.query);
+      const result = await service.listGifts(deps, request.caller, page);
+      setLinkHeader(request, reply, result.meta, page.per_page);
+      return result;
+    });
+
+    app.get('/gifts/:code', {
+      schema: {
+        tags, summary: 'One of the caller\'s gifts',
+        params: Type.Object({ code: Type.String({ format: 'uuid' }) }),
+        response: withProblems({ 200: Type.Ref('Gift') }),
+      },
+    }, async (request) => service.getGift(deps, request.caller, request.params.code));
+
+    app.post('/gifts', {
+      schema: { tags, summary: 'Create a gift; its amount is held from the caller\'s available balance', body: CreateGiftBody, response: withProblems({ 201: Type.Ref('Gift') }) },
+    }, async (request, reply) => {
+      const amount = parseDollars(request.body.amount);
+      assert(amount.ok, 'the body schema has checked the amount');
+      const gift = await service.createGift(deps, request.caller, { ...request.body, amount_cents: amount.cents });
+      return reply.code(201).header('location', `/v1/gifts/${gift.code}`).send(gift);
+    });
+  };
+}

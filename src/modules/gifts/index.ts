@@ -1,0 +1,2 @@
+export * from './gifts.ts';
+export * from './gifts.service.ts';

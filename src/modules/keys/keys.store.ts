@@ -1,0 +1,63 @@
+// Every SQL statement about API keys.
+import type { Db } from '../../db/database.ts';
+import type { Trx } from '../ledger/index.ts';
+
+export interface Caller {
+  user_id: number;
+  fund_id: number;
+  key_id: number;
+  mode: string;
+  user_status: string;
+  last_used_at: string | null;
+}
+
+export interface ApiKeyView {
+  id: number;
+  name: string;
+  last4: string;
+  mode: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export async function findCallerByHash(db: Db, keyHash: string): Promise<Caller | undefined> {
+  return db.selectFrom('api_keys as k')
+    .innerJoin('users as u', 'u.id', 'k.user_id')
+    .innerJoin('funds as f', 'f.user_id', 'u.id')
+    .select(['k.id as key_id', 'k.user_id', 'k.mode', 'k.last_used_at', 'u.status as user_status', 'f.id as fund_id'])
+    .where('k.key_hash', '=', keyHash)
+    .where('k.revoked_at', 'is', null)
+    .orderBy('f.id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Writes last_used_at unless another request (on any node) did so within the interval. */
+export async function touchKey(db: Db, keyId: number, now: string, notBefore: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: now })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', notBefore)]))
+    .execute();
+}
+
+export async function insertKey(db: Db | Trx, key: { user_id: number; name: string; key_hash: string; last4: string; mode: string; created_at: string }): Promise<ApiKeyView> {
+  return db.insertInto('api_keys').values(key)
+    .returning(['id', 'name', 'last4', 'mode', 'created_at', 'last_used_at'])
+    .executeTakeFirstOrThrow();
+}
+
+export async function listKeys(db: Db, userId: number): Promise<ApiKeyView[]> {
+  return db.selectFrom('api_keys')
+    .select(['id', 'name', 'last4', 'mode', 'created_at', 'last_used_at'])
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export async function revokeKey(db: Db, userId: number, keyId: number, at: string): Promise<boolean> {
+  const result = await db.updateTable('api_keys').set({ revoked_at: at })
+    .where('id', '=', keyId).where('user_id', '=', userId).where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -1,0 +1,2 @@
+export * from './ledger.ts';
+export * from './ledger.store.ts';

@@ -1,0 +1,47 @@
+// The HTTP contract of non-profits and causes (spec 2.2, 2.5, 2.7).
+import { Type } from '@sinclair/typebox';
+import { PageQuery, Paged } from '../../http/schemas.ts';
+
+export const Cause = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  color: Type.String({ description: 'Hex colour, #RRGGBB' }),
+  logo: Type.String({ description: 'Logo URL' }),
+}, { $id: 'Cause' });
+
+export const NonProfit = Type.Object({
+  id: Type.Integer({ description: 'Organization id' }),
+  ein: Type.String({ description: 'Employer Identification Number, 9 digits' }),
+  name: Type.String(),
+  website: Type.Union([Type.String(), Type.Null()]),
+  city: Type.String(),
+  state: Type.String(),
+  public_path: Type.String(),
+  public_url: Type.String(),
+  latitude: Type.Union([Type.Number(), Type.Null()]),
+  longitude: Type.Union([Type.Number(), Type.Null()]),
+  logo: Type.String(),
+  cause: Type.Ref('Cause'),
+  causes: Type.Array(Type.Ref('Cause')),
+}, { $id: 'NonProfit' });
+
+/** Form 2.2: the non-profit inside a donation. */
+export const DonationNonProfit = Type.Object({
+  ein: Type.String(),
+  name: Type.String(),
+  website: Type.String(),
+  city: Type.String(),
+  state: Type.String(),
+  logo: Type.String(),
+  public_path: Type.String(),
+  public_url: Type.String(),
+  cause_id: Type.Integer(),
+}, { $id: 'DonationNonProfit' });
+
+export const NonProfitSearchQuery = Type.Composite([PageQuery, Type.Object({
+  query: Type.Optional(Type.String({ maxLength: 200, description: 'Name words, an EIN or a city' })),
+  cause_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Only non-profits of this cause' })),
+  state: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter state code' })),
+})], { additionalProperties: true });
+
+export const NonProfitPage = Paged(Type.Ref('NonProfit'));

@@ -1,0 +1,44 @@
+// Use cases for the non-profit directory.
+import type { Deps } from '../../deps.ts';
+import { badRequest, notFound } from '../../shared/errors.ts';
+import { assert } from '../../shared/assert.ts';
+import { toPage, type PageRequest } from '../../shared/page.ts';
+import { causeById, causeJson, causeLogoUrl } from './causes.ts';
+import { normalizeEin } from './nonprofits.ts';
+import * as store from './nonprofits.store.ts';
+
+/** Form 2.5 (detail and search item; both carry `id`, DECISIONS 9). */
+export function nonProfitForm(deps: Deps, np: store.NonProfit) {
+  const cause = causeById(np.cause_id);
+  assert(cause !== undefined, 'a non-profit has a known cause');
+  const publicUrl = deps.config.publicUrl;
+  return {
+    id: np.id,
+    ein: np.ein,
+    name: np.name,
+    website: np.website,
+    city: np.city,
+    state: np.state,
+    public_path: np.public_path,
+    public_url: `${publicUrl}${np.public_path}`,
+    latitude: np.latitude,
+    longitude: np.longitude,
+    logo: causeLogoUrl(publicUrl, cause),
+    cause: causeJson(publicUrl, cause),
+    causes: [causeJson(publicUrl, cause)],
+  };
+}
+
+/** Throws invalid_parameter for a malformed EIN, non_profit_not_found for an unknown one. */
+export async function getNonProfit(deps: Deps, einText: string) {
+  const ein = normalizeEin(einText);
+  if (ein === null) throw badRequest('invalid_parameter', 'ein must be 9 digits, as 123456789 or 12-3456789');
+  const np = await store.findByEin(deps.db, ein);
+  if (np === undefined) throw notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
+  return nonProfitForm(deps, np);
+}
+
+export async function searchNonProfits(deps: Deps, filter: store.SearchFilter, page: PageRequest) {
+  const { rows, count } = await store.search(deps.db, filter, page);
+  return toPage(rows.map((np) => nonProfitForm(deps, np)), count, page);
+}

@@ -1,0 +1,112 @@
+// Every SQL statement of the non-profit directory.
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.ts';
+import type { NonProfitsTable } from '../../db/schema.ts';
+import { offsetOf, type PageRequest } from '../../shared/page.ts';
+import type { Trx } from '../ledger/index.ts';
+import { CAUSES } from './causes.ts';
+
+export interface NonProfit {
+  id: number;
+  ein: string;
+  name: string;
+  website: string | null;
+  city: string;
+  state: string;
+  latitude: number | null;
+  longitude: number | null;
+  cause_id: number;
+  eligible: boolean;
+  public_path: string;
+}
+
+const COLUMNS = ['id', 'ein', 'name', 'website', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'eligible', 'slug'] as const;
+
+type Row = Pick<NonProfitsTable, Exclude<(typeof COLUMNS)[number], 'id'>> & { id: number };
+
+export function toNonProfit(row: Row): NonProfit {
+  return {
+    id: row.id,
+    ein: row.ein,
+    name: row.name,
+    website: row.website,
+    city: row.city,
+    state: row.state,
+    latitude: row.latitude,
+    longitude: row.longitude,
+    cause_id: row.cause_id,
+    eligible: row.eligible === 1,
+    public_path: row.slug,
+  };
+}
+
+export async function seedCauses(db: Db): Promise<void> {
+  for (const cause of CAUSES) {
+    await db.insertInto('causes').values(cause).onConflict((oc) => oc.column('id').doUpdateSet({
+      name: cause.name, slug: cause.slug, color: cause.color, ntee_groups: cause.ntee_groups,
+    })).execute();
+  }
+}
+
+export async function findByEin(db: Db | Trx, ein: string): Promise<NonProfit | undefined> {
+  const row = await db.selectFrom('non_profits').select(COLUMNS).where('ein', '=', ein).executeTakeFirst();
+  return row === undefined ? undefined : toNonProfit(row);
+}
+
+export interface SearchFilter {
+  query?: string;
+  cause_id?: number;
+  state?: string;
+}
+
+// Escapes LIKE wildcards so a user's "%" or "_" is matched literally.
+function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export async function search(db: Db, filter: SearchFilter, page: PageRequest): Promise<{ rows: NonProfit[]; count: number }> {
+  let q = db.selectFrom('non_profits');
+  const text = filter.query?.trim().toLowerCase() ?? '';
+  const digits = text.replace(/-/g, '');
+  if (text !== '') {
+    const contains = `%${likeEscape(text)}%`;
+    q = q.where((eb) => eb.or([
+      eb('name_lower', 'like', sql<string>`${contains} escape '\\'`),
+      eb(sql`lower(city)`, '=', text),
+      ...(/^\d{9}$/.test(digits) ? [eb('ein', '=', digits)] : []),
+    ]));
+  }
+  if (filter.cause_id !== undefined) q = q.where('cause_id', '=', filter.cause_id);
+  if (filter.state !== undefined) q = q.where('state', '=', filter.state.toUpperCase());
+
+  const counted = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+  let ordered = q.select(COLUMNS);
+  if (text !== '') {
+    // Relevance: the exact EIN, then the exact name, then names starting with the text.
+    const prefix = `${likeEscape(text)}%`;
+    ordered = ordered.orderBy(sql`case when ein = ${digits} then 0 when name_lower = ${text} then 1 when name_lower like ${prefix} escape '\\' then 2 else 3 end`);
+  }
+  const rows = await ordered
+    .orderBy('income_amt', 'desc')
+    .orderBy('name')
+    .orderBy('id')
+    .limit(page.per_page)
+    .offset(offsetOf(page))
+    .execute();
+  return { rows: rows.map(toNonProfit), count: Number(counted.count) };
+}
+
+export type NonProfitInput = Omit<NonProfitsTable, 'id' | 'created_at' | 'updated_at'>;
+
+/** Inserts or updates by EIN; returns 'added', 'updated' or 'unchanged'. */
+export async function upsert(db: Db | Trx, input: NonProfitInput, at: string): Promise<'added' | 'updated' | 'unchanged'> {
+  const existing = await db.selectFrom('non_profits').selectAll().where('ein', '=', input.ein).executeTakeFirst();
+  if (existing === undefined) {
+    await db.insertInto('non_profits').values({ ...input, created_at: at, updated_at: at }).execute();
+    return 'added';
+  }
+  const changed = (Object.keys(input) as Array<keyof NonProfitInput>).some((k) => existing[k] !== input[k]);
+  if (!changed) return 'unchanged';
+  await db.updateTable('non_profits').set({ ...input, updated_at: at }).where('id', '=', existing.id).execute();
+  return 'updated';
+}

@@ -1,0 +1,59 @@
+// Pure rules for non-profits: EINs, display names, paths, eligibility.
+
+/** "26-1544963" or "261544963" -> "261544963"; anything else -> null. */
+export function normalizeEin(input: string): string | null {
+  const trimmed = input.trim();
+  if (/^\d{9}$/.test(trimmed)) return trimmed;
+  if (/^\d{2}-\d{7}$/.test(trimmed)) return trimmed.replace('-', '');
+  return null;
+}
+
+export function slugify(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 120);
+}
+
+export function publicPath(ein: string, name: string, city: string, state: string): string {
+  return `/charities/${ein}-${slugify([name, city, state].filter((p) => p !== '').join(' '))}`;
+}
+
+const SMALL_WORDS = new Set(['a', 'an', 'and', 'as', 'at', 'by', 'for', 'in', 'of', 'on', 'or', 'the', 'to', 'with', 'de', 'la', 'del']);
+const UPPER_WORDS = new Set([
+  'USA', 'US', 'YMCA', 'YWCA', 'NAACP', 'PTA', 'PTO', 'PTSA', 'VFW', 'AFL', 'CIO', 'II', 'III', 'IV', 'LLC', 'DBA', 'UMC',
+  'AME', 'NFP', 'HIV', 'AIDS', 'ARC', 'BPOE', 'FOE', 'IOOF', 'USBC', 'AARP', 'NRA', 'ATV', 'KC', 'AMVETS', 'AAUW', 'YMCA',
+  'ACLU', 'NAMI', 'CASA', 'SPCA', 'WWII', 'LGBT', 'LGBTQ', 'STEM', 'TV', 'FM', 'AM', 'DC', 'NE', 'NW', 'SE', 'SW', 'PC',
+]);
+
+/** IRS names are ALL CAPS: "FRIENDS OF THE LIBRARY INC" -> "Friends of the Library Inc". */
+export function displayName(irsName: string): string {
+  const words = irsName.trim().replace(/\s+/g, ' ').split(' ');
+  return words.map((word, index) => {
+    const bare = word.replace(/[^A-Za-z]/g, '');
+    if (UPPER_WORDS.has(bare.toUpperCase()) && bare.length > 0) return word.toUpperCase();
+    const lower = word.toLowerCase();
+    if (index > 0 && SMALL_WORDS.has(lower)) return lower;
+    // Capitalise after the start and after ', -, / and ( so "O'NEIL" -> "O'Neil".
+    return lower.replace(/(^|[-/('.&])([a-z])/g, (_m, sep: string, ch: string) => sep + ch.toUpperCase())
+      .replace(/^([a-z])/, (ch) => ch.toUpperCase());
+  }).join(' ');
+}
+
+export function displayCity(irsCity: string): string {
+  return irsCity.trim().toLowerCase().replace(/(^|[\s-.'])([a-z])/g, (_m, sep: string, ch: string) => sep + ch.toUpperCase());
+}
+
+/**
+ * May this organisation receive donations? Deductible contributions
+ * (DEDUCTIBILITY 1, or 4 by treaty) and an exemption in force (STATUS 01
+ * unconditional or 02 conditional). The BMF lists only recognised
+ * organisations, so revoked ones never reach this point.
+ */
+export function isEligible(deductibility: string, status: string): boolean {
+  return (deductibility === '1' || deductibility === '4') && (status === '01' || status === '02');
+}

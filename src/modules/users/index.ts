@@ -1,0 +1,2 @@
+export { createUser, getProfile, listUserCauses, getBalance, visibleUser, avatarUrl, type NewUser, type User, type Fund } from './users.service.ts';
+export { insertFollow, currentFund, findUserById } from './users.store.ts';

@@ -1,0 +1,77 @@
+// Every SQL statement about users, funds, follows and fund causes.
+import type { Db } from '../../db/database.ts';
+import type { UsersTable } from '../../db/schema.ts';
+import type { Trx } from '../ledger/index.ts';
+
+export interface User {
+  id: number;
+  name: string;
+  slug: string;
+  city: string;
+  avatar_url: string | null;
+  cover_image_url: string | null;
+  visible: boolean;
+  onboarding_status: string;
+  status: string;
+}
+
+export interface Fund {
+  id: number;
+  user_id: number;
+  name: string;
+  summary: string;
+}
+
+const USER_COLUMNS = ['id', 'name', 'slug', 'city', 'avatar_url', 'cover_image_url', 'visible', 'onboarding_status', 'status'] as const;
+
+function toUser(row: Pick<UsersTable, Exclude<(typeof USER_COLUMNS)[number], 'id'>> & { id: number }): User {
+  return { ...row, visible: row.visible === 1 };
+}
+
+export async function findUserById(db: Db | Trx, id: number): Promise<User | undefined> {
+  const row = await db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : toUser(row);
+}
+
+export async function findUserBySlug(db: Db | Trx, slug: string): Promise<User | undefined> {
+  const row = await db.selectFrom('users').select(USER_COLUMNS).where('slug', '=', slug.toLowerCase()).executeTakeFirst();
+  return row === undefined ? undefined : toUser(row);
+}
+
+export async function slugTaken(db: Db | Trx, slug: string): Promise<boolean> {
+  return (await db.selectFrom('users').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined;
+}
+
+export async function insertUser(trx: Trx, user: Omit<User, 'id' | 'status'> & { created_at: string }): Promise<number> {
+  const row = await trx.insertInto('users').values({ ...user, visible: user.visible ? 1 : 0, status: 'active' }).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function insertFund(trx: Trx, fund: Omit<Fund, 'id'> & { created_at: string }): Promise<number> {
+  const row = await trx.insertInto('funds').values(fund).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function setFundCauses(trx: Trx, fundId: number, causeIds: readonly number[]): Promise<void> {
+  await trx.deleteFrom('fund_causes').where('fund_id', '=', fundId).execute();
+  if (causeIds.length > 0) await trx.insertInto('fund_causes').values(causeIds.map((cause_id) => ({ fund_id: fundId, cause_id }))).execute();
+}
+
+export async function currentFund(db: Db | Trx, userId: number): Promise<Fund | undefined> {
+  return db.selectFrom('funds').select(['id', 'user_id', 'name', 'summary']).where('user_id', '=', userId).orderBy('id').limit(1).executeTakeFirst();
+}
+
+export async function fundCauseIds(db: Db, fundId: number): Promise<number[]> {
+  const rows = await db.selectFrom('fund_causes').select('cause_id').where('fund_id', '=', fundId).orderBy('cause_id').execute();
+  return rows.map((r) => r.cause_id);
+}
+
+export async function follows(db: Db, followerId: number, followeeId: number): Promise<boolean> {
+  const row = await db.selectFrom('follows').select('follower_id').where('follower_id', '=', followerId).where('followee_id', '=', followeeId).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function insertFollow(db: Db | Trx, followerId: number, followeeId: number, at: string): Promise<void> {
+  await db.insertInto('follows').values({ follower_id: followerId, followee_id: followeeId, created_at: at })
+    .onConflict((oc) => oc.columns(['follower_id', 'followee_id']).doNothing()).execute();
+}

@@ -1,0 +1,44 @@
+// Opens the database, brings its schema up to date and assembles Deps:
+// what the server, the CLI and the tests all start from.
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Deps } from './deps.ts';
+import { openDatabase, type DatabaseHandle } from './db/database.ts';
+import { migrate } from './db/migrate.ts';
+import { cryptoIds, systemClock, type Clock, type Ids } from './shared/clock.ts';
+import { ensureOutsideAccounts } from './modules/ledger/index.ts';
+import { seedCauses } from './modules/nonprofits/index.ts';
+
+export interface Platform {
+  deps: Deps;
+  handle: DatabaseHandle;
+  close(): Promise<void>;
+}
+
+export async function openPlatform(config: Readonly<Config>, options: { log?: Logger; clock?: Clock; ids?: Ids } = {}): Promise<Platform> {
+  const log = options.log ?? pino({ level: config.logLevel });
+  const handle = openDatabase({
+    url: config.databaseUrl,
+    poolMax: config.dbPoolMax,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+  });
+  try {
+    const applied = await migrate(handle);
+    if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    await seedCauses(handle.db);
+    await ensureOutsideAccounts(handle.db);
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  const deps: Deps = {
+    db: handle.db,
+    engine: handle.engine,
+    config,
+    clock: options.clock ?? systemClock,
+    ids: options.ids ?? cryptoIds,
+    log,
+  };
+  return { deps, handle, close: () => handle.close() };
+}

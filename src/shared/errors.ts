@@ -1,0 +1,52 @@
+// Domain errors: a `kind` (what went wrong, mapped to an HTTP status in one
+// table in http/errors.ts) and a stable `code` that clients match on.
+export type ErrorKind =
+  | 'bad_request'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'unprocessable'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal';
+
+export interface FieldError {
+  field: string;
+  code: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly kind: ErrorKind;
+  readonly code: string;
+  readonly errors: FieldError[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+  constructor(kind: ErrorKind, code: string, detail: string, options?: { errors?: FieldError[]; headers?: Record<string, string> }) {
+    super(detail);
+    this.kind = kind;
+    this.code = code;
+    this.errors = options?.errors;
+    this.headers = options?.headers;
+  }
+}
+
+export const notFound = (code: string, detail: string) => new AppError('not_found', code, detail);
+export const conflict = (code: string, detail: string) => new AppError('conflict', code, detail);
+export const unprocessable = (code: string, detail: string, errors?: FieldError[]) =>
+  new AppError('unprocessable', code, detail, errors === undefined ? undefined : { errors });
+export const badRequest = (code: string, detail: string, errors?: FieldError[]) =>
+  new AppError('bad_request', code, detail, errors === undefined ? undefined : { errors });
+
+/** A 422 listing every field problem at once; the problem's code is the first field's. */
+export function fieldErrors(errors: FieldError[]): AppError {
+  const first = errors[0];
+  if (first === undefined) throw new Error('fieldErrors needs at least one error');
+  const code = errors.every((e) => e.code === first.code) ? first.code : 'validation_failed';
+  const detail = errors.map((e) => `${e.field} ${e.message}`).join('; ');
+  return new AppError('unprocessable', code, detail, { errors });
+}

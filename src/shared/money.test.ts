@@ -1,0 +1,35 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { parseDollars, centsToDollars, valueInCents, AMOUNT_MAX_CENTS } from './money.ts';
+
+test('parseDollars accepts whole and 2-decimal amounts exactly', () => {
+  assert.deepEqual(parseDollars(10), { ok: true, cents: 1000 });
+  assert.deepEqual(parseDollars(10.1), { ok: true, cents: 1010 });
+  assert.deepEqual(parseDollars(0.29), { ok: true, cents: 29 });
+  assert.deepEqual(parseDollars(19.99), { ok: true, cents: 1999 });
+  assert.deepEqual(parseDollars(10_000_000), { ok: true, cents: AMOUNT_MAX_CENTS });
+});
+
+test('parseDollars rejects what it cannot represent exactly', () => {
+  for (const bad of [10.005, Number.NaN, Infinity, -1, 10_000_000.01, 1e21, 1e-7, '10', null, true, {}]) {
+    assert.equal(parseDollars(bad).ok, false, `expected ${String(bad)} to be rejected`);
+  }
+});
+
+test('cents round-trip through dollars for every amount in range', () => {
+  fc.assert(fc.property(fc.integer({ min: 0, max: AMOUNT_MAX_CENTS }), (cents) => {
+    const parsed = parseDollars(centsToDollars(cents));
+    assert.deepEqual(parsed, { ok: true, cents });
+  }), { numRuns: 5000 });
+});
+
+test('valueInCents multiplies exactly and rounds half-even once', () => {
+  assert.equal(valueInCents('10', '150.25'), 150250);
+  assert.equal(valueInCents('0.5', '0.01'), 0); // 0.005 -> 0 (even)
+  assert.equal(valueInCents('1.5', '0.01'), 2); // 0.015 -> 0.02 (even)
+  assert.equal(valueInCents('2.5', '0.01'), 2); // 0.025 -> 0.02 (even)
+  assert.equal(valueInCents('0.12345678', '43210.98765432'), 533469); // 5334.68939642...
+
+  assert.throws(() => valueInCents('1.123456789', '1'));
+});

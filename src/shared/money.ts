@@ -1,0 +1,66 @@
+// Money crosses the HTTP edge as JSON numbers in dollars and lives inside as
+// integer cents. These are the only conversions, and they never use float
+// arithmetic: the number's shortest decimal text is parsed instead.
+import { assertSafeInteger } from './assert.ts';
+
+export const AMOUNT_MAX_CENTS = 1_000_000_000; // $10,000,000 (DECISIONS 5)
+
+export type ParsedAmount =
+  | { ok: true; cents: number }
+  | { ok: false; reason: string };
+
+/** Parses a JSON amount in dollars: a finite, non-negative number with at most 2 decimals. */
+export function parseDollars(value: unknown): ParsedAmount {
+  if (typeof value !== 'number') return { ok: false, reason: 'must be a number of dollars' };
+  if (!Number.isFinite(value)) return { ok: false, reason: 'must be a finite number' };
+  if (value < 0) return { ok: false, reason: 'must not be negative' };
+  if (value > AMOUNT_MAX_CENTS / 100) return { ok: false, reason: 'must be at most 10000000' };
+  // JS prints the shortest text that reads back as the same double, so
+  // 10.1 -> "10.1" and 10.005 -> "10.005". Exponent form only appears for
+  // values below 1e-6 here, which have more than 2 decimals anyway.
+  const text = String(value);
+  const match = /^(\d+)(?:\.(\d{1,2}))?$/.exec(text);
+  if (match === null) return { ok: false, reason: 'must have at most 2 decimal places' };
+  const whole = Number(match[1]);
+  const fraction = Number((match[2] ?? '').padEnd(2, '0'));
+  const cents = whole * 100 + fraction;
+  assertSafeInteger(cents, 'amount in cents');
+  return { ok: true, cents };
+}
+
+/** Cents to a JSON number of dollars, by building its decimal text. */
+export function centsToDollars(cents: number): number {
+  assertSafeInteger(cents, 'cents');
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(cents);
+  const text = `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+  return Number(text);
+}
+
+/** Exact decimal text with up to `scale` places, for units and valuations. */
+export function parseDecimal(text: string, scale: number): bigint | null {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
+  if (match === null) return null;
+  const fraction = match[2] ?? '';
+  if (fraction.length > scale) return null;
+  return BigInt((match[1] ?? '0') + fraction.padEnd(scale, '0'));
+}
+
+/**
+ * units x valuation in cents, exact, rounded half-even once (DECISIONS 5).
+ * Both factors are decimal texts with at most 8 places.
+ */
+export function valueInCents(units: string, valuation: string): number {
+  const u = parseDecimal(units, 8);
+  const v = parseDecimal(valuation, 8);
+  if (u === null || v === null) throw new RangeError('units and valuation must be decimals with at most 8 places');
+  const product = u * v; // scale 16
+  const divisor = 10n ** 14n; // scale 16 -> cents (scale 2)
+  let quotient = product / divisor;
+  const remainder = product % divisor;
+  const twice = remainder * 2n;
+  if (twice > divisor || (twice === divisor && quotient % 2n === 1n)) quotient += 1n;
+  const cents = Number(quotient);
+  assertSafeInteger(cents, 'contribution value in cents');
+  return cents;
+}
