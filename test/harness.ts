@@ -1,0 +1,178 @@
+// The test harness: a fresh database per suite on every engine (a temp
+// SQLite file; a schema of its own on the PostgreSQL of TEST_DATABASE_URL),
+// the real app on it, and factories that go through the real services.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { loadConfig, type Config } from '../src/config.ts';
+import { openPlatform, type Platform } from '../src/platform.ts';
+import { buildApp } from '../src/app.ts';
+import type { Deps } from '../src/deps.ts';
+import { createKey, type Caller } from '../src/modules/keys/index.ts';
+import { createUser, type NewUser } from '../src/modules/users/index.ts';
+import { recordContribution } from '../src/modules/contributions/index.ts';
+import { upsertNonProfit, publicPath, type NonProfitInput } from '../src/modules/nonprofits/index.ts';
+
+export interface EngineSpec {
+  name: 'sqlite' | 'postgres';
+}
+
+let warned = false;
+export function engines(): EngineSpec[] {
+  const list: EngineSpec[] = [{ name: 'sqlite' }];
+  if (process.env.TEST_DATABASE_URL) list.push({ name: 'postgres' });
+  else if (!warned) {
+    warned = true;
+    process.stderr.write('\n*** TEST_DATABASE_URL is not set: PostgreSQL tests are SKIPPED; only SQLite runs. ***\n\n');
+  }
+  return list;
+}
+
+export interface TestEnv {
+  engine: EngineSpec['name'];
+  platform: Platform;
+  deps: Deps;
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
+
+/** A fresh, migrated database on `engine` with the app built on it. */
+export async function openEnv(engine: EngineSpec['name'], overrides: Partial<Config> = {}): Promise<TestEnv> {
+  let databaseUrl: string;
+  let cleanup: () => Promise<void>;
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'almoner-test-'));
+    databaseUrl = `sqlite:${join(dir, 'test.sqlite')}`;
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  } else {
+    const base = process.env.TEST_DATABASE_URL as string;
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const url = new URL(base);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    databaseUrl = url.toString();
+    cleanup = async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`drop schema ${schema} cascade`);
+      await c.end();
+    };
+  }
+  const config = loadConfig({}, { databaseUrl, publicUrl: 'https://almoner.test', rateLimitPerMinute: 100_000, rateLimitAnonymousPerMinute: 100_000, ...overrides });
+  const platform = await openPlatform(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const app = await buildApp(platform.deps);
+  await app.ready();
+  return {
+    engine,
+    platform,
+    deps: platform.deps,
+    app,
+    async close() {
+      await app.close();
+      await platform.close();
+      await cleanup();
+    },
+  };
+}
+
+export interface TestUser {
+  user_id: number;
+  fund_id: number;
+  slug: string;
+  key: string;
+  caller: Caller;
+}
+
+let userSeq = 0;
+export async function makeUser(deps: Deps, input: Partial<NewUser> = {}): Promise<TestUser> {
+  userSeq += 1;
+  const created = await deps.db.transaction().execute(async (trx) => {
+    const user = await createUser(deps, { name: `Donor ${userSeq}`, city: 'Burlington', ...input }, trx);
+    const key = await createKey(deps, user.user_id, 'test', 'live', trx);
+    return { ...user, key: key.key, key_id: key.id };
+  });
+  return {
+    user_id: created.user_id,
+    fund_id: created.fund_id,
+    slug: created.slug,
+    key: created.key,
+    caller: { user_id: created.user_id, fund_id: created.fund_id, key_id: created.key_id, mode: 'live', user_status: 'active', last_used_at: null },
+  };
+}
+
+/** Puts `cents` into the user's available balance through a cleared contribution. */
+export async function fund(deps: Deps, user: TestUser, cents: number): Promise<void> {
+  await recordContribution(deps, {
+    user_id: user.user_id, fund_id: user.fund_id, type: 'wire_payment',
+    units: `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`, valuation: '1', currency: 'USD', frequency: 'OneTime', status: 'success',
+  });
+}
+
+export async function makeNonProfit(deps: Deps, input: Partial<NonProfitInput> & { ein: string; name: string }): Promise<void> {
+  const city = input.city ?? 'Burlington';
+  const state = input.state ?? 'VT';
+  await upsertNonProfit(deps.db, {
+    name_lower: input.name.toLowerCase(), website: null, city, state, zip: '05401', latitude: 44.47, longitude: -73.21,
+    ntee_code: 'B20', cause_id: 2, eligible: 1, slug: publicPath(input.ein, input.name, city, state), income_amt: 0, ...input,
+  }, new Date().toISOString());
+}
+
+/** Everything that a rejected request must leave as it was. */
+export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> {
+  const tables = ['users', 'funds', 'api_keys', 'non_profits', 'donations', 'gifts', 'contributions', 'journal_entries', 'postings', 'events', 'idempotency_keys', 'follows'] as const;
+  const out: Record<string, unknown> = {};
+  for (const table of tables) {
+    const row = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(deps.db);
+    out[table] = Number(row.rows[0]?.n);
+  }
+  const accounts = await deps.db.selectFrom('ledger_accounts').select(['id', 'balance_cents']).orderBy('id').execute();
+  out.balances = accounts.map((a) => `${a.id}:${a.balance_cents}`).join(',');
+  const statuses = await deps.db.selectFrom('donations').select(['id', 'status']).orderBy('id').execute();
+  out.donation_statuses = statuses.map((d) => `${d.id}:${d.status}`).join(',');
+  return out;
+}
+
+/** Every journal entry sums to zero and every cached balance equals its postings. */
+export async function assertLedgerBalanced(deps: Deps): Promise<void> {
+  const unbalanced = await deps.db.selectFrom('postings').select('entry_id').groupBy('entry_id')
+    .having((eb) => eb.fn.sum<number>('amount_cents'), '!=', 0).execute();
+  if (unbalanced.length > 0) throw new Error(`unbalanced journal entries: ${unbalanced.map((u) => u.entry_id).join(', ')}`);
+  const sums = await deps.db.selectFrom('ledger_accounts as a')
+    .leftJoin('postings as p', 'p.account_id', 'a.id')
+    .select(['a.id', 'a.fund_id', 'a.balance_cents', (eb) => eb.fn.coalesce(eb.fn.sum<number>('p.amount_cents'), sql<number>`0`).as('sum')])
+    .groupBy(['a.id', 'a.fund_id', 'a.balance_cents']).execute();
+  for (const s of sums) {
+    if (Number(s.sum) !== s.balance_cents) throw new Error(`account ${s.id}: balance ${s.balance_cents} but postings sum to ${s.sum}`);
+    if (s.fund_id !== null && s.balance_cents < 0) throw new Error(`fund account ${s.id} is below zero: ${s.balance_cents}`);
+  }
+}
+
+export interface Call {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: any;
+}
+
+/** An in-process request; `body` as an object is sent as JSON, as a string verbatim. */
+export async function call(app: FastifyInstance, method: string, url: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Call> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key !== undefined) headers['x-api-key'] = options.key;
+  let payload: string | undefined;
+  if (options.body !== undefined) {
+    payload = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await app.inject({ method: method as 'GET', url, headers, ...(payload === undefined ? {} : { payload }) });
+  let body: unknown = res.body;
+  const type = String(res.headers['content-type'] ?? '');
+  if (type.includes('json') && res.body !== '') body = JSON.parse(res.body);
+  return { status: res.statusCode, headers: res.headers, body };
+}
