@@ -25,7 +25,7 @@ import { donationRoutes } from './modules/donations/donations.routes.ts';
 import { Gift, giftRoutes } from './modules/gifts/gifts.routes.ts';
 import { Balance, Profile, userRoutes } from './modules/users/users.routes.ts';
 import { Contribution, contributionRoutes } from './modules/contributions/contributions.routes.ts';
-import { keyRoutes } from './modules/keys/keys.routes.ts';
+import { ApiKey, keyRoutes } from './modules/keys/keys.routes.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -101,7 +101,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
-  for (const schema of [Problem, Cause, NonProfit, DonationNonProfit, OwnDonation, UserDonation, Gift, Profile, Balance, Contribution]) app.addSchema(schema);
+  for (const schema of [Problem, Cause, NonProfit, DonationNonProfit, OwnDonation, UserDonation, Gift, Profile, Balance, Contribution, ApiKey]) app.addSchema(schema);
+  // (Schemas are added here, at the root, only: a child context that adds its own
+  // gets Fastify's default validator instead of the strict one set above.)
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -5,7 +5,7 @@ import { EmptyObject, IsoDate, NullableIsoDate, Paged, withProblems } from '../.
 import { toPage } from '../../shared/page.ts';
 import { createKey, listKeys, revokeKey } from './keys.service.ts';
 
-const ApiKey = Type.Object({
+export const ApiKey = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   last4: Type.String(),
@@ -19,7 +19,6 @@ const CreatedApiKey = Type.Composite([ApiKey, Type.Object({ key: Type.String({ d
 export function keyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['API keys'];
-    app.addSchema(ApiKey);
 
     app.post('/api_keys', {
       schema: {

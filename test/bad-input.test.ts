@@ -1,0 +1,146 @@
+// Malformed bodies for every POST: each gets a 4xx problem with the right
+// code, never a 5xx, and the database is left exactly as it was.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, type TestEnv, type TestUser } from './harness.ts';
+
+type Case = [label: string, body: unknown, status: number, code: string, headers?: Record<string, string>];
+
+const huge = 'x'.repeat(70 * 1024);
+
+/** Malformed bodies shared by every create endpoint (the JSON and transport level). */
+const TRANSPORT: Case[] = [
+  ['not JSON', '{amount: 10}', 400, 'invalid_json'],
+  ['truncated JSON', '{"amount": 10', 400, 'invalid_json'],
+  ['an empty body', '', 400, 'invalid_json'],
+  ['a JSON array', '[]', 422, 'validation_failed'],
+  ['a JSON string', '"hello"', 422, 'validation_failed'],
+  ['JSON null', 'null', 422, 'validation_failed'],
+  ['a number', '42', 422, 'validation_failed'],
+  ['duplicate keys', '{"amount": 10, "amount": 20, "ein": "261544963", "name": "x"}', 400, 'invalid_json'],
+  ['a __proto__ key', '{"__proto__": {"admin": true}, "amount": 20, "name": "x", "ein": "261544963"}', 400, 'invalid_json'],
+  ['a constructor key', '{"constructor": {"prototype": {}}, "amount": 20, "name": "x", "ein": "261544963"}', 400, 'invalid_json'],
+  ['text/plain', '{"amount": 20}', 415, 'unsupported_media_type', { 'content-type': 'text/plain' }],
+  ['form encoded', 'amount=20', 415, 'unsupported_media_type', { 'content-type': 'application/x-www-form-urlencoded' }],
+  ['oversized', JSON.stringify({ amount: 20, name: 'x', ein: '261544963', note: huge }), 413, 'payload_too_large'],
+  ['NaN literal', '{"amount": NaN, "ein": "261544963", "name": "x"}', 400, 'invalid_json'],
+];
+
+/** Amount problems, for both donation paths and gifts. */
+function amountCases(base: Record<string, unknown>, min: number): Case[] {
+  return [
+    ['amount missing', { ...base, amount: undefined }, 422, 'validation_failed'],
+    ['amount null', { ...base, amount: null }, 422, 'amount_invalid'],
+    ['amount a string', { ...base, amount: '20' }, 422, 'amount_invalid'],
+    ['amount an empty string', { ...base, amount: '' }, 422, 'amount_invalid'],
+    ['amount a boolean', { ...base, amount: true }, 422, 'amount_invalid'],
+    ['amount an object', { ...base, amount: { value: 20 } }, 422, 'amount_invalid'],
+    ['amount an array', { ...base, amount: [20] }, 422, 'amount_invalid'],
+    ['amount 1e309 (infinity)', `{"amount": 1e309, ${Object.entries(base).map(([k, v]) => `"${k}": ${JSON.stringify(v)}`).join(', ')}}`, 422, 'amount_invalid'],
+    ['amount with 3 decimals', { ...base, amount: min + 0.005 }, 422, 'amount_invalid'],
+    ['amount 10.001', { ...base, amount: 10.001 + min }, 422, 'amount_invalid'],
+    ['amount negative', { ...base, amount: -min }, 422, 'amount_invalid'],
+    ['amount zero', { ...base, amount: 0 }, 422, 'amount_below_minimum'],
+    ['amount below the minimum', { ...base, amount: min - 0.01 }, 422, 'amount_below_minimum'],
+    ['amount over 10,000,000', { ...base, amount: 10_000_000.01 }, 422, 'amount_invalid'],
+    ['amount 1e21', { ...base, amount: 1e21 }, 422, 'amount_invalid'],
+    ['amount tiny exponent', { ...base, amount: 1e-7 }, 422, 'amount_invalid'],
+  ];
+}
+
+function donationCases(): Case[] {
+  const ok = { amount: 20, ein: '261544963' };
+  return [
+    ...TRANSPORT,
+    ...amountCases({ ein: '261544963' }, 10),
+    ['ein missing', { amount: 20 }, 422, 'validation_failed'],
+    ['ein a number', { ...ok, ein: 261544963 }, 422, 'validation_failed'],
+    ['ein too short', { ...ok, ein: '12345' }, 422, 'validation_failed'],
+    ['ein with letters', { ...ok, ein: '26154496X' }, 422, 'validation_failed'],
+    ['ein null', { ...ok, ein: null }, 422, 'validation_failed'],
+    ['note too long', { ...ok, note: 'n'.repeat(1001) }, 422, 'validation_failed'],
+    ['note a number', { ...ok, note: 5 }, 422, 'validation_failed'],
+    ['private_memo too long', { ...ok, private_memo: 'm'.repeat(1001) }, 422, 'validation_failed'],
+    ['visibility unknown', { ...ok, visibility: 'friends' }, 422, 'validation_failed'],
+    ['unknown field (typo)', { ...ok, ammount: 20 }, 422, 'unknown_field'],
+    ['unknown field user_id', { ...ok, user_id: 1 }, 422, 'unknown_field'],
+    ['several problems at once', { amount: 'x', ein: 5, extra: 1 }, 422, 'validation_failed'],
+    ['unknown EIN', { ...ok, ein: '999999999' }, 404, 'non_profit_not_found'],
+    ['ineligible non-profit', { ...ok, ein: '111111111' }, 422, 'non_profit_ineligible'],
+  ];
+}
+
+function giftCases(): Case[] {
+  const ok = { amount: 20, name: 'Charles' };
+  return [
+    ...TRANSPORT,
+    ...amountCases({ name: 'Charles' }, 18),
+    ['name missing', { amount: 20 }, 422, 'validation_failed'],
+    ['name empty', { ...ok, name: '' }, 422, 'validation_failed'],
+    ['name too long', { ...ok, name: 'n'.repeat(201) }, 422, 'validation_failed'],
+    ['name null', { ...ok, name: null }, 422, 'validation_failed'],
+    ['message too long', { ...ok, message: 'm'.repeat(1001) }, 422, 'validation_failed'],
+    ['email malformed', { ...ok, email: 'not an email' }, 422, 'validation_failed'],
+    ['unknown field', { ...ok, ein: '261544963' }, 422, 'unknown_field'],
+    ['more than the balance', { ...ok, amount: 1_000_000 }, 422, 'insufficient_funds'],
+  ];
+}
+
+function keyCases(): Case[] {
+  return [
+    ...TRANSPORT.filter(([label]) => !label.includes('NaN')),
+    ['name missing', {}, 422, 'validation_failed'],
+    ['name empty', { name: '' }, 422, 'validation_failed'],
+    ['name too long', { name: 'k'.repeat(201) }, 422, 'validation_failed'],
+    ['name a number', { name: 7 }, 422, 'validation_failed'],
+    ['unknown field', { name: 'x', mode: 'test' }, 422, 'unknown_field'],
+  ];
+}
+
+for (const { name: engine } of engines()) {
+  describe(`bad input on ${engine}`, () => {
+    let env: TestEnv;
+    let user: TestUser;
+
+    before(async () => {
+      env = await openEnv(engine);
+      await makeNonProfit(env.deps, { ein: '261544963', name: 'Vermont Foodbank' });
+      await makeNonProfit(env.deps, { ein: '111111111', name: 'Social Club', eligible: 0 });
+      user = await makeUser(env.deps);
+      await fund(env.deps, user, 50_000);
+    });
+    after(async () => env.close());
+
+    const tables: Array<[string, () => string, () => Case[]]> = [
+      ['POST /v1/donations', () => '/v1/donations', donationCases],
+      ['POST /v1/users/:id/donations', () => `/v1/users/${user.user_id}/donations`, donationCases],
+      ['POST /v1/gifts', () => '/v1/gifts', giftCases],
+      ['POST /v1/api_keys', () => '/v1/api_keys', keyCases],
+    ];
+    for (const [label, url, cases] of tables) {
+      test(`${label}: ${cases().length} malformed bodies, each a 4xx problem that changes nothing`, async () => {
+        assert.ok(cases().length >= 30 || label.includes('api_keys'), 'at least 30 cases for each money endpoint');
+        const before = await fingerprint(env.deps);
+        for (const [name, body, status, code, headers] of cases()) {
+          const payload = typeof body === 'string' ? body : JSON.stringify(body);
+          const res = await call(env.app, 'POST', url(), { key: user.key, body: payload, ...(headers === undefined ? {} : { headers }) });
+          assert.equal(res.status, status, `${name}: status ${res.status} ${JSON.stringify(res.body)}`);
+          assert.equal(res.body.code, code, `${name}: code`);
+          assert.equal(res.body.status, status, `${name}: body status`);
+          assert.match(String(res.headers['content-type']), /^application\/problem\+json/, name);
+          assert.equal(typeof res.body.request_id, 'string', name);
+          if (status === 422 && res.body.errors !== undefined) assert.ok(res.body.errors.length >= 1, name);
+        }
+        assert.deepEqual(await fingerprint(env.deps), before);
+      });
+    }
+
+    test('every field problem is listed at once', async () => {
+      const res = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10.005, ein: 'x', ammount: 3, note: 5 } });
+      assert.equal(res.status, 422);
+      assert.equal(res.body.code, 'validation_failed');
+      const byField = Object.fromEntries(res.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]));
+      assert.deepEqual(byField, { ammount: 'unknown_field', amount: 'amount_invalid', ein: 'validation_failed', note: 'validation_failed' });
+    });
+  });
+}
