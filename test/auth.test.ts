@@ -97,7 +97,7 @@ for (const { name: engine } of engines()) {
     }
 
     test('the three header forms identify the caller; X-Api-Key wins', async () => {
-      for (const headers of [{ 'x-api-key': ctx.owner.key }, { authorization: `Bearer ${ctx.owner.key}` }, { authorization: `bearer  ${ctx.owner.key}` }, { authorization: ctx.owner.key }, { 'x-api-key': ctx.owner.key, authorization: `Bearer ${other.key}` }]) {
+      for (const headers of [{ 'x-api-key': ctx.owner.key } as Record<string, string>, { authorization: `Bearer ${ctx.owner.key}` }, { authorization: `bearer  ${ctx.owner.key}` }, { authorization: ctx.owner.key }, { 'x-api-key': ctx.owner.key, authorization: `Bearer ${other.key}` }]) {
         const res = await call(env.app, 'GET', '/v1/users/me', { headers });
         assert.equal(res.status, 200, JSON.stringify(Object.keys(headers)));
         assert.equal(res.body.id, ctx.owner.user_id);

@@ -1,0 +1,203 @@
+// Every error of DECISIONS 3 with its status, code and body, pagination
+// edges (DECISIONS 4), idempotency (11) and rate limits (10).
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import pino from 'pino';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, type TestEnv, type TestUser } from './harness.ts';
+import { buildApp } from '../src/app.ts';
+import { applyDonationEvent } from '../src/modules/donations/index.ts';
+import { AppError } from '../src/shared/errors.ts';
+import { problemOf } from '../src/http/errors.ts';
+import type { Database } from '../src/db/schema.ts';
+
+function assertProblem(res: { status: number; body: any; headers: Record<string, unknown> }, status: number, code: string): void {
+  assert.equal(res.status, status, JSON.stringify(res.body));
+  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+  assert.equal(res.body.status, status);
+  assert.equal(res.body.code, code);
+  assert.equal(res.body.type, `/errors/${code}`);
+  assert.equal(typeof res.body.title, 'string');
+  assert.equal(typeof res.body.detail, 'string');
+  assert.equal(res.body.request_id, res.headers['x-request-id']);
+}
+
+for (const { name: engine } of engines()) {
+  describe(`errors, pagination, idempotency, rate limits on ${engine}`, () => {
+    let env: TestEnv;
+    let user: TestUser;
+    let empty: TestUser;
+
+    before(async () => {
+      env = await openEnv(engine);
+      await makeNonProfit(env.deps, { ein: '261544963', name: 'Vermont Foodbank' });
+      user = await makeUser(env.deps);
+      empty = await makeUser(env.deps);
+      await fund(env.deps, user, 1_000_000);
+    });
+    after(async () => env.close());
+
+    test('400 invalid_parameter for malformed query and path parameters', async () => {
+      for (const url of ['/v1/donations?page=0', '/v1/donations?page=x', '/v1/donations?page=-1', '/v1/donations?page=1.5', '/v1/donations?per_page=0', '/v1/donations?per_page=101', '/v1/donations/abc', '/v1/donations/0', '/v1/users/abc/donations', '/v1/gifts/not-a-uuid', '/v1/non_profits?cause_id=x', '/v1/non_profits?state=Vermont']) {
+        assertProblem(await call(env.app, 'GET', url, { key: user.key }), 400, 'invalid_parameter');
+      }
+    });
+
+    test('404 not_found for an unknown path; 405 method_not_allowed with Allow', async () => {
+      assertProblem(await call(env.app, 'GET', '/v1/nothing-here', { key: user.key }), 404, 'not_found');
+      assertProblem(await call(env.app, 'GET', '/v2/donations'), 404, 'not_found');
+      const res = await call(env.app, 'PUT', '/v1/donations', { key: user.key });
+      assertProblem(res, 405, 'method_not_allowed');
+      assert.equal(res.headers.allow, 'GET, POST');
+      const del = await call(env.app, 'PATCH', '/v1/donations/5', { key: user.key });
+      assert.equal(del.headers.allow, 'GET, DELETE');
+    });
+
+    test('409 invalid_transition from the donation state machine', async () => {
+      const d = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10, ein: '261544963' } });
+      await assert.rejects(applyDonationEvent(env.deps, d.body.id, 'pay'), (e: unknown) => e instanceof AppError && e.code === 'invalid_transition' && problemOf(e, 'r').status === 409);
+      assert.equal((await call(env.app, 'GET', `/v1/donations/${d.body.id}`, { key: user.key })).body.status, 'scheduled');
+    });
+
+    test('500 internal_error carries no stack trace and no SQL, and rolls the whole change back', async () => {
+      const countDonations = async () => Number((await env.deps.db.selectFrom('donations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      const before = await countDonations();
+      // The event insert is the last statement of a donation's transaction: without its table, the use case fails half-way.
+      await sql`alter table events rename to events_away`.execute(env.deps.db);
+      try {
+        const res = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10, ein: '261544963' } });
+        assertProblem(res, 500, 'internal_error');
+        assert.doesNotMatch(JSON.stringify(res.body), /events|select|insert|\.ts:/i);
+      } finally {
+        await sql`alter table events_away rename to events`.execute(env.deps.db);
+      }
+      assert.equal(await countDonations(), before, 'the donation row was rolled back with the failed event');
+    });
+
+    test('the failed transaction above left no half-written donation', async () => {
+      const res = await call(env.app, 'GET', '/v1/donations', { key: user.key });
+      for (const d of res.body.items) assert.ok(d.status !== undefined);
+      const orphans = await env.deps.db.selectFrom('donations as d').leftJoin('journal_entries as j', 'j.donation_id', 'd.id')
+        .select('d.id').where('d.status', '=', 'scheduled').where('j.id', 'is', null).execute();
+      assert.deepEqual(orphans, []);
+    });
+
+    test('pagination: empty, exact multiple, past the last page, Link header', async () => {
+      const none = await call(env.app, 'GET', '/v1/donations', { key: empty.key });
+      assert.deepEqual(none.body, { items: [], meta: { count: 0, page: 1, last: 1 } });
+      assert.equal(none.headers.link, '</v1/donations?page=1&per_page=50>; rel="first", </v1/donations?page=1&per_page=50>; rel="last"');
+      const pager = await makeUser(env.deps);
+      await fund(env.deps, pager, 100_000);
+      const ids: number[] = [];
+      for (let i = 0; i < 6; i++) ids.push((await call(env.app, 'POST', '/v1/donations', { key: pager.key, body: { amount: 10, ein: '261544963' } })).body.id);
+      const newestFirst = [...ids].reverse();
+      const p1 = await call(env.app, 'GET', '/v1/donations?per_page=3', { key: pager.key });
+      assert.deepEqual(p1.body.meta, { count: 6, page: 1, last: 2 });
+      assert.deepEqual(p1.body.items.map((d: { id: number }) => d.id), newestFirst.slice(0, 3));
+      assert.equal(p1.headers.link, '</v1/donations?per_page=3&page=1>; rel="first", </v1/donations?per_page=3&page=2>; rel="next", </v1/donations?per_page=3&page=2>; rel="last"');
+      const p2 = await call(env.app, 'GET', '/v1/donations?per_page=3&page=2', { key: pager.key });
+      assert.deepEqual(p2.body.items.map((d: { id: number }) => d.id), newestFirst.slice(3));
+      assert.deepEqual(p2.body.meta, { count: 6, page: 2, last: 2 });
+      assert.match(String(p2.headers.link), /rel="prev"/);
+      assert.doesNotMatch(String(p2.headers.link), /rel="next"/);
+      const past = await call(env.app, 'GET', '/v1/donations?per_page=3&page=3', { key: pager.key });
+      assert.equal(past.status, 200);
+      assert.deepEqual(past.body, { items: [], meta: { count: 6, page: 3, last: 2 } });
+      const odd = await call(env.app, 'GET', '/v1/donations?per_page=4&page=2', { key: pager.key });
+      assert.deepEqual(odd.body.meta, { count: 6, page: 2, last: 2 });
+      assert.equal(odd.body.items.length, 2);
+      const all = await call(env.app, 'GET', '/v1/donations?per_page=100', { key: pager.key });
+      assert.equal(all.body.items.length, 6);
+      assert.equal((await call(env.app, 'GET', '/v1/donations', { key: pager.key })).body.meta.last, 1, 'default per_page is 50');
+    });
+
+    test('idempotency: the same key and body replays; another body is 422; nothing is done twice', async () => {
+      const headers = { 'idempotency-key': 'order-123' };
+      const before = await fingerprint(env.deps);
+      const first = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 11, ein: '261544963' }, headers });
+      assert.equal(first.status, 201);
+      assert.equal(first.headers['idempotent-replayed'], undefined);
+      const replay = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 11, ein: '261544963' }, headers });
+      assert.equal(replay.status, 201);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(replay.body, first.body);
+      assert.equal(replay.headers.location, first.headers.location);
+      const after = await fingerprint(env.deps);
+      assert.equal(after.donations, (before.donations as number) + 1);
+      const reused = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 12, ein: '261544963' }, headers });
+      assertProblem(reused, 422, 'idempotency_key_reused');
+      const otherUser = await call(env.app, 'POST', '/v1/donations', { key: empty.key, body: { amount: 12, ein: '261544963' }, headers });
+      assert.equal(otherUser.status, 201, 'keys are per caller');
+      const tooLong = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 12, ein: '261544963' }, headers: { 'idempotency-key': 'k'.repeat(256) } });
+      assertProblem(tooLong, 400, 'invalid_parameter');
+    });
+
+    test('idempotency: a key still in progress is 409; a 4xx outcome is replayed too', async () => {
+      const at = new Date(Date.now() + 60_000).toISOString();
+      await env.deps.db.insertInto('idempotency_keys').values({ user_id: user.user_id, key: 'busy', request_hash: 'x', state: 'in_progress', response_status: null, response_body: null, locked_until: at, created_at: new Date().toISOString() }).execute();
+      const hash = await env.deps.db.selectFrom('idempotency_keys').select('request_hash').where('key', '=', 'order-123').executeTakeFirstOrThrow();
+      await env.deps.db.updateTable('idempotency_keys').set({ request_hash: hash.request_hash }).where('key', '=', 'busy').execute();
+      const busy = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 11, ein: '261544963' }, headers: { 'idempotency-key': 'busy' } });
+      assertProblem(busy, 409, 'idempotency_key_in_use');
+      // (A body that fails its schema is refused before any key is claimed: the same body always fails the same way.)
+      const low1 = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 50, ein: '999999999' }, headers: { 'idempotency-key': 'low' } });
+      await makeNonProfit(env.deps, { ein: '999999999', name: 'Arrived Later' });
+      const low2 = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 50, ein: '999999999' }, headers: { 'idempotency-key': 'low' } });
+      assert.equal(low1.body.code, 'non_profit_not_found');
+      assert.equal(low2.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(low2.body, low1.body);
+    });
+
+    test('X-Request-Id: the client\'s sane one is echoed, an insane one replaced', async () => {
+      const sane = await call(env.app, 'GET', '/v1/users/me', { key: user.key, headers: { 'x-request-id': 'abc-123' } });
+      assert.equal(sane.headers['x-request-id'], 'abc-123');
+      const insane = await call(env.app, 'GET', '/v1/users/me', { key: user.key, headers: { 'x-request-id': 'a b<script>' } });
+      assert.match(String(insane.headers['x-request-id']), /^[0-9A-Z]{26}$/);
+    });
+
+    test('503 unavailable when the database cannot be reached', async () => {
+      const pool = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 });
+      pool.on('error', () => {});
+      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+      const app = await buildApp({ ...env.deps, db, engine: 'postgres', log: pino({ level: 'silent' }) });
+      try {
+        const res = await call(app, 'GET', '/v1/users/me', { key: user.key });
+        assertProblem(res, 503, 'unavailable');
+        assert.equal(res.headers['retry-after'], '1');
+        assertProblem(await call(app, 'GET', '/readyz'), 503, 'unavailable');
+      } finally {
+        await app.close();
+        await db.destroy();
+      }
+    });
+  });
+
+  describe(`rate limits on ${engine}`, () => {
+    let env: TestEnv;
+    before(async () => { env = await openEnv(engine, { rateLimitPerMinute: 5, rateLimitAnonymousPerMinute: 3 }); });
+    after(async () => env.close());
+
+    test('per key: RateLimit headers, then 429 rate_limited with Retry-After; other keys unaffected', async () => {
+      const a = await makeUser(env.deps);
+      const b = await makeUser(env.deps);
+      for (let i = 1; i <= 5; i++) {
+        const res = await call(env.app, 'GET', '/v1/users/me', { key: a.key });
+        assert.equal(res.status, 200);
+        assert.equal(res.headers['ratelimit-limit'], '5');
+        assert.equal(res.headers['ratelimit-remaining'], String(5 - i));
+        assert.ok(Number(res.headers['ratelimit-reset']) >= 1);
+      }
+      const limited = await call(env.app, 'GET', '/v1/users/me', { key: a.key });
+      assertProblem(limited, 429, 'rate_limited');
+      assert.ok(Number(limited.headers['retry-after']) >= 1);
+      assert.equal((await call(env.app, 'GET', '/v1/users/me', { key: b.key })).status, 200);
+    });
+
+    test('requests without a valid key are limited per address', async () => {
+      for (let i = 0; i < 3; i++) assert.equal((await call(env.app, 'GET', '/v1/users/me', { key: 'wrong' })).status, 401);
+      assertProblem(await call(env.app, 'GET', '/v1/users/me', { key: 'wrong' }), 429, 'rate_limited');
+    });
+  });
+}
