@@ -76,13 +76,12 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
  */
 export async function cancelDonation(deps: Deps, caller: Caller, donationId: number): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
-    const donation = await store.lockDonation(trx, deps.engine === 'postgres', donationId);
+    const { donation, accounts } = await lockDonationAndFund(deps, trx, donationId);
     if (donation === undefined || donation.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
     if (!isCancellable(donation.status)) {
       throw conflict('donation_not_cancellable', `a donation that is ${donation.status} can no longer be cancelled`);
     }
     const at = deps.clock.now().toISOString();
-    const accounts = await lockFundAccounts(trx, deps.engine, donation.fund_id);
     const moved = await store.transition(trx, donation.id, donation.status, 'not_completed', at, { cancelled_at: at });
     assert(moved, 'the locked donation is still in the state read');
     if (donation.status === 'scheduled') {
@@ -93,6 +92,20 @@ export async function cancelDonation(deps: Deps, caller: Caller, donationId: num
     }
     await recordEvent(trx, { user_id: caller.user_id, type: 'donation.updated', object_type: 'donation', object_id: donation.id, data: { status: 'not_completed', previous_status: donation.status }, at });
   });
+}
+
+/**
+ * Locks in one order everywhere, the fund's accounts first and then the
+ * donation row, so that a cancel and a promotion of the same fund cannot
+ * deadlock on PostgreSQL. The donation is read again under the locks.
+ */
+async function lockDonationAndFund(deps: Deps, trx: Trx, donationId: number) {
+  const unlocked = await store.lockDonation(trx, false, donationId);
+  if (unlocked === undefined) return { donation: undefined, accounts: undefined as never };
+  const accounts = await lockFundAccounts(trx, deps.engine, unlocked.fund_id);
+  const donation = await store.lockDonation(trx, deps.engine === 'postgres', donationId);
+  assert(donation !== undefined && donation.fund_id === unlocked.fund_id, 'a donation never leaves its fund');
+  return { donation, accounts };
 }
 
 /**
@@ -168,13 +181,12 @@ export async function createDonationForUser(deps: Deps, caller: Caller, userId: 
 export async function applyDonationEvent(deps: Deps, donationId: number, event: DonationEvent): Promise<DonationStatus> {
   const rule = DONATION_TRANSITIONS[event];
   return deps.db.transaction().execute(async (trx) => {
-    const donation = await store.lockDonation(trx, deps.engine === 'postgres', donationId);
+    const { donation, accounts } = await lockDonationAndFund(deps, trx, donationId);
     if (donation === undefined) throw notFound('donation_not_found', `no donation ${donationId}`);
     if (!(rule.from as readonly string[]).includes(donation.status)) {
       throw conflict('invalid_transition', `cannot ${event.replace('_', ' ')} a donation that is ${donation.status}`);
     }
     const at = deps.clock.now().toISOString();
-    const accounts = await lockFundAccounts(trx, deps.engine, donation.fund_id);
     const moved = await store.transition(trx, donation.id, donation.status, rule.to, at, event === 'mail_check' ? { mailed_at: at } : {});
     assert(moved, 'the locked donation is still in the state read');
     if (rule.move !== null) {
