@@ -1,0 +1,111 @@
+// The CLI (`almoner users create`) as a user runs it, and the OpenAPI
+// document generated from the same schemas that validate and serialize.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { engines, openEnv, call, fingerprint, type TestEnv } from './harness.ts';
+
+const run = promisify(execFile);
+const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
+
+async function almoner(args: string[], databaseUrl: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('almoner users create', () => {
+  let dir: string;
+  let url: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'almoner-cli-'));
+    url = `sqlite:${join(dir, 'cli.sqlite')}`;
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('creates a user with a fund and prints a working key', async () => {
+    const res = await almoner(['users', 'create', '--name', 'Grace Hopper', '--city', 'Arlington'], url);
+    assert.equal(res.code, 0, res.stderr);
+    const key = /API key \(shown once\): (alm_live_[0-9A-Za-z]{40})/.exec(res.stdout)?.[1];
+    assert.ok(key, res.stdout);
+    assert.match(res.stdout, /Created user \d+ \(grace-hopper\) with fund \d+/);
+    const env = await openEnv('sqlite', { databaseUrl: url });
+    try {
+      const me = await call(env.app, 'GET', '/v1/users/me', { key });
+      assert.equal(me.status, 200);
+      assert.equal(me.body.name, 'Grace Hopper');
+      assert.equal(me.body.visible, true);
+    } finally {
+      await env.app.close();
+      await env.platform.close();
+    }
+  });
+
+  test('bad input: a clear message, exit code 2, nothing written', async () => {
+    const env = await openEnv('sqlite', { databaseUrl: url });
+    const before = await fingerprint(env.deps);
+    await env.app.close();
+    await env.platform.close();
+    for (const args of [['users', 'create'], ['users', 'create', '--name', ''], ['users', 'create', '--name', 'X', '--slug', 'bad slug!'], ['users', 'create', '--name', 'X', '--bogus'], ['users', 'explode'], ['nonsense']]) {
+      const res = await almoner(args, url);
+      assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+      assert.match(res.stderr, /^almoner: .+/, args.join(' '));
+      assert.match(res.stderr, /Usage: almoner/);
+    }
+    const again = await openEnv('sqlite', { databaseUrl: url });
+    try {
+      assert.deepEqual(await fingerprint(again.deps), before);
+    } finally {
+      await again.app.close();
+      await again.platform.close();
+    }
+  });
+});
+
+const SPEC_PATHS: Array<[string, string]> = [
+  ['get', '/v1/donations'], ['post', '/v1/donations'], ['get', '/v1/donations/{donation_id}'], ['delete', '/v1/donations/{donation_id}'],
+  ['get', '/v1/users/{user_id}/donations'], ['post', '/v1/users/{user_id}/donations'], ['get', '/v1/users/{user_id}/donations/{donation_id}'],
+  ['get', '/v1/gifts'], ['post', '/v1/gifts'], ['get', '/v1/gifts/{code}'],
+  ['get', '/v1/non_profits'], ['get', '/v1/non_profits/{ein}'],
+  ['get', '/v1/users/me'], ['get', '/v1/users/{user_id}'], ['get', '/v1/users/{user_id}/causes'], ['get', '/v1/users/me/balance'],
+  ['get', '/v1/contributions'], ['get', '/v1/api_keys'], ['post', '/v1/api_keys'], ['delete', '/v1/api_keys/{id}'],
+];
+
+for (const { name: engine } of engines().slice(0, 1)) {
+  describe(`OpenAPI document (${engine})`, () => {
+    let env: TestEnv;
+    before(async () => { env = await openEnv(engine); });
+    after(async () => env.close());
+
+    test('/openapi.json is OpenAPI 3.1 with every endpoint, its schemas, and the key scheme', async () => {
+      const res = await call(env.app, 'GET', '/openapi.json');
+      assert.equal(res.status, 200);
+      const doc = res.body;
+      assert.equal(doc.openapi, '3.1.0');
+      for (const [method, path] of SPEC_PATHS) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`);
+      assert.equal(Object.keys(doc.paths).some((p: string) => p.startsWith('/public')), false, 'the alias is not documented twice');
+      for (const name of ['Problem', 'NonProfit', 'OwnDonation', 'UserDonation', 'Gift', 'Profile', 'Balance', 'Contribution', 'Cause']) {
+        assert.ok(doc.components.schemas[name], `schema ${name}`);
+      }
+      assert.deepEqual(doc.components.securitySchemes.ApiKey, { type: 'apiKey', in: 'header', name: 'X-Api-Key' });
+      const create = doc.paths['/v1/donations'].post;
+      assert.deepEqual(create.requestBody.content['application/json'].schema.required.sort(), ['amount', 'ein']);
+      assert.ok(create.responses['201']);
+      assert.ok(create.responses['422']);
+    });
+
+    test('/docs serves a readable reference page', async () => {
+      const res = await call(env.app, 'GET', '/docs/');
+      assert.equal(res.status, 200);
+      assert.match(String(res.body), /<html/i);
+    });
+  });
+}
