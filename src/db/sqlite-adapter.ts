@@ -3,12 +3,12 @@
 // better-sqlite3 statement shape; this file adapts DatabaseSync to it.
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
 import {
-  CompiledQuery,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
-  SqliteDriver,
+  type CompiledQuery,
   type DatabaseConnection,
+  type QueryResult,
   type Dialect,
   type Driver,
   type Kysely,
@@ -47,6 +47,8 @@ class NodeSqliteStatement implements SqliteStatement {
 
 export class NodeSqliteDatabase implements SqliteDatabase {
   readonly raw: DatabaseSync;
+  /** Transactions committed and the real (durable) commits that carried them. */
+  readonly stats = { transactions: 0, commits: 0 };
   readonly #cache = new Map<string, NodeSqliteStatement>();
   constructor(path: string) {
     this.raw = new DatabaseSync(path);
@@ -75,12 +77,173 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   }
 }
 
-// BEGIN IMMEDIATE takes the write lock up front, so a transaction that reads
-// a balance and then writes never fails half-way with SQLITE_BUSY when a
-// second process (the CLI) writes to the same file.
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+/**
+ * Group commit for SQLite. Every commit is durable (synchronous=FULL), and an
+ * fsync costs far more than the statements of a use case; so transactions
+ * that arrive while one is running share one real transaction and one fsync.
+ *
+ * Each Kysely transaction runs alone (one connection, a mutex) inside a
+ * SAVEPOINT of an outer BEGIN IMMEDIATE; its commit RELEASEs the savepoint,
+ * lets the next transaction in, and resolves only when the outer COMMIT is
+ * on disk. The outer commits as soon as no transaction is waiting. A failed
+ * transaction rolls back to its savepoint alone; a failed outer COMMIT fails
+ * every transaction of the group, none of which has been acknowledged.
+ * (A read outside a transaction may see a group's rows a moment before they
+ * are durable: the same connection serves it.)
+ */
+class Deferred {
+  readonly promise: Promise<void>;
+  resolve!: () => void;
+  reject!: (error: unknown) => void;
+  constructor() {
+    this.promise = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+}
+
+class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+  /** Resolves, in call order, with the function that unlocks. */
+  lock(): Promise<() => void> {
+    let unlock!: () => void;
+    const next = new Promise<void>((resolve) => { unlock = resolve; });
+    const ready = this.#tail.then(() => unlock);
+    this.#tail = this.#tail.then(() => next);
+    return ready;
+  }
+}
+
+class GroupConnection implements DatabaseConnection {
+  readonly #db: NodeSqliteDatabase;
+  unlock: (() => void) | undefined;
+  /** Set once this transaction's work is in the group, awaiting the outer commit. */
+  inGroup = false;
+  constructor(db: NodeSqliteDatabase, unlock: () => void) {
+    this.#db = db;
+    this.unlock = unlock;
+  }
+  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const { sql, parameters } = compiledQuery;
+    const stmt = this.#db.prepare(sql);
+    if (stmt.reader) return Promise.resolve({ rows: stmt.all(parameters) as R[] });
+    const { changes, lastInsertRowid } = stmt.run(parameters);
+    return Promise.resolve({ numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] });
+  }
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported on SQLite here');
+  }
+  releaseEarly(): void {
+    const unlock = this.unlock;
+    this.unlock = undefined;
+    unlock?.();
+  }
+}
+
+class GroupCommitSqliteDriver implements Driver {
+  readonly #db: NodeSqliteDatabase;
+  readonly #mutex = new Mutex();
+  #outerOpen = false;
+  #waiting: Deferred[] = [];
+  #flushScheduled = false;
+  #lastFlush: Promise<void> = Promise.resolve();
+
+  constructor(db: NodeSqliteDatabase) {
+    this.#db = db;
+  }
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new GroupConnection(this.#db, await this.#mutex.lock());
+  }
+  async beginTransaction(_connection: DatabaseConnection): Promise<void> {
+    if (!this.#outerOpen) {
+      this.#db.raw.exec('BEGIN IMMEDIATE');
+      this.#outerOpen = true;
+    }
+    this.#db.raw.exec('SAVEPOINT almoner_tx');
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const conn = connection as GroupConnection;
+    this.#db.raw.exec('RELEASE almoner_tx');
+    const durable = new Deferred();
+    this.#waiting.push(durable);
+    conn.inGroup = true;
+    this.#scheduleFlush();
+    conn.releaseEarly();
+    await durable.promise;
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const conn = connection as GroupConnection;
+    // A group whose outer commit failed has rolled back already.
+    if (conn.inGroup) return;
+    if (!this.#db.raw.isTransaction) {
+      // SQLite rolled the whole outer transaction back itself (an I/O error,
+      // a full disk): the group's earlier members are lost and must hear so.
+      this.#failGroup(new Error('the database rolled back the transaction group'));
+      return;
+    }
+    this.#db.raw.exec('ROLLBACK TO almoner_tx');
+    this.#db.raw.exec('RELEASE almoner_tx');
+    this.#scheduleFlush();
+  }
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as GroupConnection).releaseEarly();
+  }
+  async savepoint(): Promise<void> {
+    throw new Error('nested savepoints are not used');
+  }
+  async rollbackToSavepoint(): Promise<void> {
+    throw new Error('nested savepoints are not used');
+  }
+  async releaseSavepoint(): Promise<void> {
+    throw new Error('nested savepoints are not used');
+  }
+  async destroy(): Promise<void> {
+    await this.#lastFlush;
+    await this.#flush();
+    this.#db.close();
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    // The flush queues behind every transaction already waiting for the
+    // connection, so they join this group before it commits.
+    this.#lastFlush = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.#flushScheduled = false;
+      return this.#flush();
+    });
+  }
+
+  #failGroup(error: unknown): void {
+    const group = this.#waiting;
+    this.#waiting = [];
+    this.#outerOpen = false;
+    for (const d of group) d.reject(error);
+  }
+
+  async #flush(): Promise<void> {
+    const unlock = await this.#mutex.lock();
+    try {
+      if (!this.#outerOpen) return;
+      try {
+        this.#db.raw.exec('COMMIT');
+      } catch (error) {
+        if (this.#db.raw.isTransaction) this.#db.raw.exec('ROLLBACK');
+        this.#failGroup(error);
+        return;
+      }
+      const group = this.#waiting;
+      this.#waiting = [];
+      this.#outerOpen = false;
+      this.#db.stats.commits += 1;
+      this.#db.stats.transactions += group.length;
+      for (const d of group) d.resolve();
+    } finally {
+      unlock();
+    }
   }
 }
 
@@ -93,7 +256,7 @@ export class NodeSqliteDialect implements Dialect {
     return new SqliteAdapter();
   }
   createDriver(): Driver {
-    return new ImmediateSqliteDriver({ database: this.#database });
+    return new GroupCommitSqliteDriver(this.#database);
   }
   createQueryCompiler() {
     return new SqliteQueryCompiler();

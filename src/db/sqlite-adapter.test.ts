@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { Kysely, sql } from 'kysely';
+import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-adapter.ts';
+
+interface T { items: { id: number; label: string } }
+
+async function withDb(fn: (db: Kysely<T>, raw: NodeSqliteDatabase, path: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'almoner-sqlite-'));
+  const path = join(dir, 'db.sqlite');
+  const raw = new NodeSqliteDatabase(path);
+  const db = new Kysely<T>({ dialect: new NodeSqliteDialect(raw) });
+  try {
+    await sql`create table items (id integer primary key, label text not null unique)`.execute(db);
+    await fn(db, raw, path);
+  } finally {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What another connection (another process, after a crash) would see. */
+function committedLabels(path: string): string[] {
+  const other = new DatabaseSync(path, { readOnly: true });
+  try {
+    return (other.prepare('select label from items order by id').all() as Array<{ label: string }>).map((r) => r.label);
+  } finally {
+    other.close();
+  }
+}
+
+test('concurrent transactions share commits, and each is durable when it resolves', async () => {
+  await withDb(async (db, raw, path) => {
+    const labels = Array.from({ length: 100 }, (_, i) => `t${i}`);
+    await Promise.all(labels.map(async (label) => {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('items').values({ label }).execute();
+      });
+      assert.ok(committedLabels(path).includes(label), `${label} is on disk when its commit resolves`);
+    }));
+    assert.equal(raw.stats.transactions, 100);
+    assert.ok(raw.stats.commits < 100, `100 transactions took ${raw.stats.commits} commits`);
+    assert.deepEqual(committedLabels(path).sort(), [...labels].sort());
+  });
+});
+
+test('a failing transaction rolls back alone; the others in its group commit', async () => {
+  await withDb(async (db, _raw, path) => {
+    await db.insertInto('items').values({ label: 'taken' }).execute();
+    const results = await Promise.allSettled(['a', 'taken', 'b', 'c'].map((label) => db.transaction().execute(async (trx) => {
+      await trx.insertInto('items').values({ label: `${label}-first` }).execute();
+      await trx.insertInto('items').values({ label }).execute();
+    })));
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    assert.deepEqual(committedLabels(path).sort(), ['a', 'a-first', 'b', 'b-first', 'c', 'c-first', 'taken']);
+  });
+});
+
+test('a transaction alone commits at once, and plain statements stay autocommit', async () => {
+  await withDb(async (db, raw, path) => {
+    await db.transaction().execute(async (trx) => trx.insertInto('items').values({ label: 'solo' }).execute());
+    assert.deepEqual(committedLabels(path), ['solo']);
+    await db.insertInto('items').values({ label: 'plain' }).execute();
+    assert.deepEqual(committedLabels(path), ['solo', 'plain']);
+    assert.equal(raw.stats.commits, 1);
+  });
+});
