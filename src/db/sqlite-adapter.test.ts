@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { Kysely, sql } from 'kysely';
+import { Kysely, sql, type Generated } from 'kysely';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-adapter.ts';
 
-interface T { items: { id: number; label: string } }
+interface T { items: { id: Generated<number>; label: string } }
 
 async function withDb(fn: (db: Kysely<T>, raw: NodeSqliteDatabase, path: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'almoner-sqlite-'));
