@@ -153,6 +153,16 @@ export async function assertLedgerBalanced(deps: Deps): Promise<void> {
     if (Number(s.sum) !== s.balance_cents) throw new Error(`account ${s.id}: balance ${s.balance_cents} but postings sum to ${s.sum}`);
     if (s.fund_id !== null && s.balance_cents < 0) throw new Error(`fund account ${s.id} is below zero: ${s.balance_cents}`);
   }
+  const counts = await deps.db.selectFrom('users as u').leftJoin('donation_counts as c', 'c.user_id', 'u.id')
+    .select(['u.id', 'c.total', 'c.public_total',
+      (eb) => eb.selectFrom('donations').whereRef('donations.user_id', '=', 'u.id').select((e) => e.fn.countAll<number>().as('n')).as('actual'),
+      (eb) => eb.selectFrom('donations').whereRef('donations.user_id', '=', 'u.id').where('visibility', '=', 'public').select((e) => e.fn.countAll<number>().as('n')).as('actual_public')])
+    .execute();
+  for (const c of counts) {
+    if (Number(c.total ?? 0) !== Number(c.actual) || Number(c.public_total ?? 0) !== Number(c.actual_public)) {
+      throw new Error(`user ${c.id}: donation counts ${c.total}/${c.public_total} but ${c.actual}/${c.actual_public} donations`);
+    }
+  }
 }
 
 export interface Call {

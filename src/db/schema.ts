@@ -168,6 +168,12 @@ export interface EventsTable {
   created_at: string;
 }
 
+export interface DonationCountsTable {
+  user_id: number;
+  total: number;
+  public_total: number;
+}
+
 export interface Database {
   users: UsersTable;
   funds: FundsTable;
@@ -177,6 +183,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   non_profits: NonProfitsTable;
   donations: DonationsTable;
+  donation_counts: DonationCountsTable;
   gifts: GiftsTable;
   contributions: ContributionsTable;
   ledger_accounts: LedgerAccountsTable;

@@ -1,4 +1,5 @@
 // Every SQL statement about donations.
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Trx } from '../ledger/index.ts';
@@ -48,16 +49,12 @@ export async function findDonation(db: Db | Trx, id: number): Promise<DonationRe
 /** A user's donations, newest first; `publicOnly` for other viewers. */
 export async function listByUser(db: Db, userId: number, publicOnly: boolean, page: PageRequest): Promise<{ rows: DonationRecord[]; count: number }> {
   let rowsQuery = selectDonations(db).where('d.user_id', '=', userId);
-  let countQuery = db.selectFrom('donations').where('user_id', '=', userId);
-  if (publicOnly) {
-    rowsQuery = rowsQuery.where('d.visibility', '=', 'public');
-    countQuery = countQuery.where('visibility', '=', 'public');
-  }
-  const [counted, rows] = await Promise.all([
-    countQuery.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
+  if (publicOnly) rowsQuery = rowsQuery.where('d.visibility', '=', 'public');
+  const [counts, rows] = await Promise.all([
+    db.selectFrom('donation_counts').select(['total', 'public_total']).where('user_id', '=', userId).executeTakeFirst(),
     rowsQuery.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute(),
   ]);
-  return { rows, count: Number(counted.count) };
+  return { rows, count: counts === undefined ? 0 : publicOnly ? counts.public_total : counts.total };
 }
 
 export async function insertDonation(trx: Trx, donation: {
@@ -65,6 +62,11 @@ export async function insertDonation(trx: Trx, donation: {
   private_memo: string | null; visibility: string; scheduled_donation_id: number | null; created_at: string;
 }): Promise<number> {
   const row = await trx.insertInto('donations').values({ ...donation, updated_at: donation.created_at }).returning('id').executeTakeFirstOrThrow();
+  const isPublic = donation.visibility === 'public' ? 1 : 0;
+  // The list's meta.count; `almoner check` recounts it.
+  await trx.insertInto('donation_counts').values({ user_id: donation.user_id, total: 1, public_total: isPublic })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ total: sql`donation_counts.total + 1`, public_total: sql`donation_counts.public_total + ${isPublic}` }))
+    .execute();
   return row.id;
 }
 

@@ -1,0 +1,162 @@
+// `npm run bench`: Almoner against baselines measured in the same run.
+//   GET /v1/donations (a user with 100k donations among 1M, page 1, 25 per page)
+//     vs a bare node:http server answering a pre-serialized body of the same size
+//   GET /v1/non_profits/:ein vs the same ceiling
+//   POST /v1/donations (durable, with its journal) vs a naive durable single-row insert
+//   and the GET list's latency at a fixed 2,000 requests/s.
+// Servers run on core 0, the load generator (autocannon) on core 1.
+// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { seedBench } from './seed.ts';
+
+const { values } = parseArgs({
+  options: {
+    engines: { type: 'string', default: 'sqlite,postgres' },
+    duration: { type: 'string', default: '10' },
+    users: { type: 'string', default: '10' },
+    'per-user': { type: 'string', default: '100000' },
+    connections: { type: 'string', default: '32' },
+  },
+});
+const DURATION_S = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
+const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const HERE = new URL('.', import.meta.url).pathname;
+const AUTOCANNON = new URL('../node_modules/autocannon/autocannon.js', import.meta.url).pathname;
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+function startServer(mode: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn('taskset', ['-c', '0', process.execPath, join(HERE, 'servers.ts'), mode], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening (\d+)/.exec(out);
+      if (match) resolve({ child, port: Number(match[1]) });
+    });
+    child.on('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  child.removeAllListeners('exit');
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function autocannon(url: string, options: { method?: string; body?: string; key?: string; rate?: number; duration?: number }): Promise<Result> {
+  const args = [AUTOCANNON, '-j', '-c', String(CONNECTIONS), '-d', String(options.duration ?? DURATION_S)];
+  if (options.method !== undefined) args.push('-m', options.method);
+  if (options.body !== undefined) args.push('-b', options.body, '-H', 'content-type=application/json');
+  if (options.key !== undefined) args.push('-H', `x-api-key=${options.key}`);
+  if (options.rate !== undefined) args.push('-R', String(options.rate));
+  args.push(url);
+  const child = spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  return new Promise((resolve, reject) => {
+    child.on('exit', () => {
+      try {
+        const r = JSON.parse(out) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number };
+        resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors });
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
+
+async function measure(label: string, mode: string, env: Record<string, string>, path: string, options: Parameters<typeof autocannon>[1] = {}): Promise<Result> {
+  const { child, port } = await startServer(mode, env);
+  try {
+    const url = `http://127.0.0.1:${port}${path}`;
+    await autocannon(url, { ...options, duration: 3, rate: undefined }); // warm-up
+    const result = await autocannon(url, options);
+    log(`  ${label.padEnd(44)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${String(result.p50).padStart(4)} ms  p99 ${String(result.p99).padStart(4)} ms${result.non2xx + result.errors > 0 ? `  (${result.non2xx} non-2xx, ${result.errors} errors)` : ''}`);
+    return result;
+  } finally {
+    await stop(child);
+  }
+}
+
+async function benchEngine(engine: string): Promise<string[]> {
+  let databaseUrl: string;
+  let cleanup: () => Promise<void>;
+  const dir = mkdtempSync(join(tmpdir(), 'almoner-bench-'));
+  if (engine === 'sqlite') {
+    databaseUrl = `sqlite:${join(dir, 'bench.sqlite')}`;
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  } else {
+    const schema = `bench_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: PG_BASE });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const url = new URL(PG_BASE);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    databaseUrl = url.toString();
+    cleanup = async () => {
+      const c = new pg.Client({ connectionString: PG_BASE });
+      await c.connect();
+      await c.query(`drop schema ${schema} cascade`);
+      await c.end();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  }
+  try {
+    log(`\n== ${engine}: seeding ${Number(values.users) * Number(values['per-user'])} donations`);
+    const seeded = await seedBench(databaseUrl, Number(values.users), Number(values['per-user']), log);
+    const env = { DATABASE_URL: databaseUrl };
+    const listPath = '/v1/donations?page=1&per_page=25';
+
+    // The ceiling answers a body of exactly the list response's size.
+    const probe = await startServer('app', env);
+    const sample = await fetch(`http://127.0.0.1:${probe.port}${listPath}`, { headers: { 'x-api-key': seeded.key } }).then((r) => r.text());
+    const npSample = await fetch(`http://127.0.0.1:${probe.port}/v1/non_profits/${seeded.ein}`, { headers: { 'x-api-key': seeded.key } }).then((r) => r.text());
+    await stop(probe.child);
+    const listBody = join(dir, 'list.json');
+    const npBody = join(dir, 'np.json');
+    writeFileSync(listBody, sample);
+    writeFileSync(npBody, npSample);
+
+    const ceilingList = await measure(`ceiling (${sample.length} B body)`, 'ceiling', { BODY_FILE: listBody }, '/');
+    const list = await measure('GET /v1/donations (100k of 1M, 25/page)', 'app', env, listPath, { key: seeded.key });
+    const fixed = await measure('GET /v1/donations at 2,000 req/s', 'app', env, listPath, { key: seeded.key, rate: 2000 });
+    const ceilingNp = await measure(`ceiling (${npSample.length} B body)`, 'ceiling', { BODY_FILE: npBody }, '/');
+    const np = await measure('GET /v1/non_profits/:ein', 'app', env, `/v1/non_profits/${seeded.ein}`, { key: seeded.key });
+    const body = JSON.stringify({ amount: 10, ein: seeded.ein });
+    const naive = await measure('naive durable single-row insert', 'naive', env, '/', { method: 'POST', body });
+    const post = await measure('POST /v1/donations (durable, with journal)', 'app', env, '/v1/donations', { method: 'POST', body, key: seeded.key });
+
+    const ratio = (a: Result, b: Result) => (a.rps / b.rps).toFixed(3);
+    return [
+      `| ${engine} | GET /v1/donations | ${list.rps.toFixed(0)} | ${list.p50} / ${list.p99} | ceiling ${ceilingList.rps.toFixed(0)} | **${ratio(list, ceilingList)}** |`,
+      `| ${engine} | GET /v1/donations at 2,000 req/s | ${fixed.rps.toFixed(0)} | ${fixed.p50} / **${fixed.p99}** | | |`,
+      `| ${engine} | GET /v1/non_profits/:ein | ${np.rps.toFixed(0)} | ${np.p50} / ${np.p99} | ceiling ${ceilingNp.rps.toFixed(0)} | **${ratio(np, ceilingNp)}** |`,
+      `| ${engine} | POST /v1/donations | ${post.rps.toFixed(0)} | ${post.p50} / ${post.p99} | naive insert ${naive.rps.toFixed(0)} | **${ratio(post, naive)}** |`,
+    ];
+  } finally {
+    await cleanup();
+  }
+}
+
+const rows: string[] = [];
+for (const engine of (values.engines ?? '').split(',')) rows.push(...(await benchEngine(engine.trim())));
+log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s per run after a 3 s warm-up.\n`);
+log('| engine | scenario | req/s | p50 / p99 ms | baseline (req/s) | ratio |');
+log('|---|---|---|---|---|---|');
+for (const row of rows) log(row);
