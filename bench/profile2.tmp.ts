@@ -1,0 +1,18 @@
+import { DatabaseSync } from 'node:sqlite';
+const raw = new DatabaseSync('/tmp/prof/db.sqlite');
+console.log(raw.prepare("select sql from sqlite_master where name like 'donations%'").all());
+const time = (name: string, fn: () => unknown) => { for (let i = 0; i < 50; i++) fn(); const t = performance.now(); for (let i = 0; i < 1000; i++) fn(); console.log(name, ((performance.now() - t)).toFixed(0), 'us'); };
+const a = raw.prepare('select d.id from donations d where d.user_id = 1 order by d.created_at desc, d.id desc limit 25');
+time('ids only', () => a.all());
+const b = raw.prepare('select d.* from donations d where d.user_id = 1 order by d.created_at desc, d.id desc limit 25');
+time('donation rows', () => b.all());
+const c = raw.prepare('select d.*, n.name, n.ein, n.slug from donations d join non_profits n on n.id = d.non_profit_id where d.user_id = 1 order by d.created_at desc, d.id desc limit 25');
+time('with np', () => c.all());
+const e = raw.prepare('select * from non_profits where id = 5');
+time('np pk', () => e.all());
+const h = (await import('../src/modules/keys/keys.ts')).hashKey('alm_live_7S5HZyTUnB5EmNYi9zhKSl5guN21aqZuk7nPkxFC');
+const k = raw.prepare('select k.id, k.user_id, k.mode, k.last_used_at, u.status, f.id as fund_id from api_keys k join users u on u.id = k.user_id join funds f on f.user_id = u.id where k.key_hash = ? and k.revoked_at is null order by f.id limit 1');
+time('caller raw', () => k.all(h));
+console.log(raw.prepare('explain query plan select k.id, k.user_id, k.mode, k.last_used_at, u.status, f.id as fund_id from api_keys k join users u on u.id = k.user_id join funds f on f.user_id = u.id where k.key_hash = ? and k.revoked_at is null order by f.id limit 1').all(h).map((r: any) => r.detail));
+const k2 = raw.prepare('select id, user_id from api_keys where key_hash = ?');
+time('key only', () => k2.all(h));
