@@ -1,5 +1,7 @@
 // Every SQL statement about API keys.
 import type { Db } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { Trx } from '../ledger/index.ts';
 
 export interface Caller {
@@ -20,16 +22,18 @@ export interface ApiKeyView {
   last_used_at: string | null;
 }
 
-export async function findCallerByHash(db: Db, keyHash: string): Promise<Caller | undefined> {
-  return db.selectFrom('api_keys as k')
+// Runs on every authenticated request: prepared once.
+const callerQuery = prepared<Database, Caller, { key_hash: string }>((db, p) => db.selectFrom('api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
     .innerJoin('funds as f', 'f.user_id', 'u.id')
     .select(['k.id as key_id', 'k.user_id', 'k.mode', 'k.last_used_at', 'u.status as user_status', 'f.id as fund_id'])
-    .where('k.key_hash', '=', keyHash)
+    .where('k.key_hash', '=', p('key_hash'))
     .where('k.revoked_at', 'is', null)
     .orderBy('f.id')
-    .limit(1)
-    .executeTakeFirst();
+    .limit(1));
+
+export async function findCallerByHash(db: Db, keyHash: string): Promise<Caller | undefined> {
+  return (await callerQuery(db, { key_hash: keyHash }))[0];
 }
 
 /** Writes last_used_at unless another request (on any node) did so within the interval. */

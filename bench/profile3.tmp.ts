@@ -1,0 +1,13 @@
+import pino from 'pino';
+import { loadConfig } from '../src/config.ts';
+import { openPlatform } from '../src/platform.ts';
+const p = await openPlatform(loadConfig({}, { databaseUrl: 'sqlite:/tmp/prof/db.sqlite' }), { log: pino({ level: 'warn' }) });
+const raw = p.handle.sqlite!.raw;
+const q = "select d.id, d.user_id, d.fund_id, d.amount_cents, d.status, d.note, d.visibility, d.scheduled_donation_id, d.created_at, d.mailed_at, n.ein as np_ein, n.name as np_name, n.website, n.city, n.state, n.cause_id, n.slug from donations as d inner join non_profits as n on n.id = d.non_profit_id where d.user_id = ? order by d.created_at desc, d.id desc limit ? offset ?";
+console.log(raw.prepare('explain query plan ' + q).all(1, 25, 0).map((r: any) => r.detail));
+const st = raw.prepare(q);
+const time = (name: string, fn: () => unknown) => { for (let i = 0; i < 50; i++) fn(); const t = performance.now(); for (let i = 0; i < 1000; i++) fn(); console.log(name, ((performance.now() - t)).toFixed(0), 'us'); };
+time('page', () => st.all(1, 25, 0));
+const st2 = raw.prepare(q.replace('inner join non_profits as n on n.id = d.non_profit_id', 'cross join non_profits as n on n.id = d.non_profit_id'));
+time('page cross', () => st2.all(1, 25, 0));
+await p.close();

@@ -1,0 +1,16 @@
+import pino from 'pino';
+import { sql } from 'kysely';
+import { loadConfig } from '../src/config.ts';
+import { openPlatform } from '../src/platform.ts';
+const p = await openPlatform(loadConfig({}, { databaseUrl: 'sqlite:/tmp/prof/db.sqlite' }), { log: pino({ level: 'warn' }) });
+const db = p.deps.db;
+const time = async (name: string, fn: () => Promise<unknown>) => { for (let i = 0; i < 50; i++) await fn(); const t = performance.now(); for (let i = 0; i < 1000; i++) await fn(); console.log(name, ((performance.now() - t)).toFixed(0), 'us'); };
+const q = "select d.id, d.user_id, d.fund_id, d.amount_cents, d.status, d.note, d.visibility, d.scheduled_donation_id, d.created_at, d.mailed_at, n.ein as np_ein, n.name as np_name, n.website, n.city, n.state, n.cause_id, n.slug from donations as d inner join non_profits as n on n.id = d.non_profit_id where d.user_id = ? order by d.created_at desc, d.id desc limit ? offset ?";
+await time('executeQuery page', () => db.executeQuery({ sql: q, parameters: [1, 25, 0], query: { kind: 'RawNode' } as never, queryId: { queryId: 'x' } }));
+await time('select 1', () => db.executeQuery({ sql: 'select 1', parameters: [], query: { kind: 'RawNode' } as never, queryId: { queryId: 'x' } }));
+const raw = p.handle.sqlite!;
+const st = raw.prepare(q);
+await time('adapter stmt page', async () => st.all([1, 25, 0]));
+const st3 = raw.raw.prepare(q);
+await time('node stmt page', async () => st3.all(1, 25, 0));
+await p.close();
