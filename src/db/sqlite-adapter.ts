@@ -27,21 +27,46 @@ function toSqlValue(value: unknown): SQLInputValue {
   return value as SQLInputValue;
 }
 
+type RowFactory = (values: unknown[]) => Record<string, unknown>;
+
+/**
+ * node:sqlite returns each row as a null-prototype object built key by key,
+ * which V8 keeps in slow dictionary mode: every later read, spread and
+ * serialization of it pays. Rows are fetched as arrays instead and turned
+ * into objects by a function made once per statement, so that every row of
+ * a statement shares one fast shape.
+ */
+function rowFactory(names: readonly string[]): RowFactory {
+  const fields = names.map((name, i) => `${JSON.stringify(name)}: v[${i}]`).join(', ');
+  return new Function('v', `return { ${fields} };`) as RowFactory;
+}
+
 class NodeSqliteStatement implements SqliteStatement {
   readonly reader: boolean;
   readonly #stmt: StatementSync;
+  readonly #toRow: RowFactory | undefined;
   constructor(stmt: StatementSync) {
     this.#stmt = stmt;
-    this.reader = stmt.columns().length > 0;
+    const columns = stmt.columns();
+    this.reader = columns.length > 0;
+    if (this.reader) {
+      stmt.setReturnArrays(true);
+      this.#toRow = rowFactory(columns.map((c) => c.name));
+    }
   }
   all(parameters: ReadonlyArray<unknown>): unknown[] {
-    return this.#stmt.all(...parameters.map(toSqlValue));
+    const rows = this.#stmt.all(...parameters.map(toSqlValue)) as unknown as unknown[][];
+    const toRow = this.#toRow;
+    return toRow === undefined ? rows : rows.map(toRow);
   }
   run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint } {
     return this.#stmt.run(...parameters.map(toSqlValue));
   }
-  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
-    return this.#stmt.iterate(...parameters.map(toSqlValue)) as IterableIterator<unknown>;
+  *iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown> {
+    const toRow = this.#toRow;
+    for (const row of this.#stmt.iterate(...parameters.map(toSqlValue))) {
+      yield toRow === undefined ? row : toRow(row as unknown as unknown[]);
+    }
   }
 }
 
