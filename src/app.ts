@@ -1,6 +1,6 @@
 // buildApp(deps): the whole HTTP application as a Fastify instance. It never
 // listens; src/main.ts does, and tests use inject() or listen on port 0.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -10,6 +10,7 @@ import type { Deps } from './deps.ts';
 import { AppError } from './shared/errors.ts';
 import { ulid } from './shared/ulid.ts';
 import { authenticate } from './http/auth.ts';
+import { CallerCache } from './http/caller-cache.ts';
 import { registerErrorHandling, sendProblem } from './http/errors.ts';
 import { claimIdempotencyKey, settleIdempotencyKey } from './http/idempotency.ts';
 import { parseStrictJson } from './http/json.ts';
@@ -127,10 +128,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   }
 
   const limiter = new RateLimiter(() => deps.clock.now().getTime());
+  const callers = new CallerCache();
   const v1 = async (api: FastifyInstance) => {
     api.addHook('onRequest', async (request, reply) => {
       try {
-        request.caller = await authenticate(deps, request);
+        request.caller = await authenticate(deps, callers, request);
       } catch (error) {
         // Requests without a valid key are limited per address, so guessing keys is slow.
         limiter.hit(`ip:${request.ip}`, deps.config.rateLimitAnonymousPerMinute, reply);
@@ -138,12 +140,18 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       }
       limiter.hit(`key:${request.caller.key_id}`, deps.config.rateLimitPerMinute, reply);
     });
-    api.addHook('preHandler', async (request, reply) => {
-      if (request.method === 'POST' && (await claimIdempotencyKey(deps, request, reply))) return reply;
-    });
-    api.addHook('onSend', async (request, reply, payload) => {
+    // Idempotency keys apply to POSTs only: the hooks are attached to those routes alone.
+    const claim = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (await claimIdempotencyKey(deps, request, reply)) return reply;
+    };
+    const settle = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       await settleIdempotencyKey(deps, request, reply, payload);
       return payload;
+    };
+    api.addHook('onRoute', (route) => {
+      if (route.method !== 'POST') return;
+      route.preHandler = [claim];
+      route.onSend = [settle];
     });
     for (const routes of [donationRoutes, giftRoutes, nonProfitRoutes, userRoutes, contributionRoutes, keyRoutes]) {
       await api.register(routes(deps));

@@ -2,6 +2,7 @@
 // unknown key, a revoked key, and another user's key.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { buildApp } from '../src/app.ts';
 import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, type TestEnv, type TestUser } from './harness.ts';
 
 interface Endpoint {
@@ -101,6 +102,22 @@ for (const { name: engine } of engines()) {
         const res = await call(env.app, 'GET', '/v1/users/me', { headers });
         assert.equal(res.status, 200, JSON.stringify(Object.keys(headers)));
         assert.equal(res.body.id, ctx.owner.user_id);
+      }
+    });
+
+    test('a key revoked through one node fails on the next request to another node', async () => {
+      const second = await buildApp(env.deps); // its own in-memory key cache, as another process has
+      try {
+        const created = await call(env.app, 'POST', '/v1/api_keys', { key: ctx.owner.key, body: { name: 'two nodes' } });
+        assert.equal((await call(second, 'GET', '/v1/users/me', { key: created.body.key })).status, 200);
+        assert.equal((await call(env.app, 'GET', '/v1/users/me', { key: created.body.key })).status, 200);
+        assert.equal((await call(env.app, 'DELETE', `/v1/api_keys/${created.body.id}`, { key: ctx.owner.key })).status, 200);
+        const onSecond = await call(second, 'GET', '/v1/users/me', { key: created.body.key });
+        assert.equal(onSecond.status, 401);
+        assert.equal(onSecond.body.code, 'invalid_api_key');
+        assert.equal((await call(second, 'GET', '/v1/users/me', { key: ctx.owner.key })).status, 200, 'other keys still work');
+      } finally {
+        await second.close();
       }
     });
 

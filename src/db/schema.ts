@@ -174,6 +174,11 @@ export interface DonationCountsTable {
   public_total: number;
 }
 
+export interface AuthEpochTable {
+  id: number;
+  epoch: number;
+}
+
 export interface Database {
   users: UsersTable;
   funds: FundsTable;
@@ -181,6 +186,7 @@ export interface Database {
   fund_causes: FundCausesTable;
   follows: FollowsTable;
   api_keys: ApiKeysTable;
+  auth_epoch: AuthEpochTable;
   non_profits: NonProfitsTable;
   donations: DonationsTable;
   donation_counts: DonationCountsTable;

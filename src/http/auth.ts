@@ -3,7 +3,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../shared/errors.ts';
-import { findCallerByHash, hashKey, looksLikeKey, touchKey, LAST_USED_WRITE_INTERVAL_MS, type Caller } from '../modules/keys/index.ts';
+import { authEpoch, findCallerByHash, hashKey, looksLikeKey, touchKey, LAST_USED_WRITE_INTERVAL_MS, type Caller } from '../modules/keys/index.ts';
+import type { CallerCache } from './caller-cache.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,13 +25,22 @@ export function keyFromHeaders(request: FastifyRequest): string | undefined {
 }
 
 /** Returns the caller, or throws 401 unauthenticated / invalid_api_key. */
-export async function authenticate(deps: Deps, request: FastifyRequest): Promise<Caller> {
+export async function authenticate(deps: Deps, cache: CallerCache, request: FastifyRequest): Promise<Caller> {
   const key = keyFromHeaders(request);
   if (key === undefined) {
     throw new AppError('unauthenticated', 'unauthenticated', 'send your API key in the X-Api-Key header', { headers: CHALLENGE });
   }
   // A string that cannot be a key is not worth a database round trip.
-  const caller = looksLikeKey(key) ? await findCallerByHash(deps.db, hashKey(key)) : undefined;
+  let caller: Caller | undefined;
+  if (looksLikeKey(key)) {
+    const keyHash = hashKey(key);
+    const epoch = await authEpoch(deps.db);
+    caller = cache.get(keyHash, epoch);
+    if (caller === undefined) {
+      caller = await findCallerByHash(deps.db, keyHash);
+      if (caller !== undefined) cache.set(keyHash, epoch, caller);
+    }
+  }
   if (caller === undefined) {
     throw new AppError('unauthenticated', 'invalid_api_key', 'the API key is unknown or revoked', { headers: CHALLENGE });
   }
@@ -42,6 +52,7 @@ export async function authenticate(deps: Deps, request: FastifyRequest): Promise
   if (stale) {
     const notBefore = new Date(now.getTime() - LAST_USED_WRITE_INTERVAL_MS).toISOString();
     await touchKey(deps.db, caller.key_id, now.toISOString(), notBefore);
+    caller.last_used_at = now.toISOString();
   }
   return caller;
 }

@@ -60,8 +60,24 @@ export async function listKeys(db: Db, userId: number): Promise<ApiKeyView[]> {
 }
 
 export async function revokeKey(db: Db, userId: number, keyId: number, at: string): Promise<boolean> {
-  const result = await db.updateTable('api_keys').set({ revoked_at: at })
-    .where('id', '=', keyId).where('user_id', '=', userId).where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return db.transaction().execute(async (trx) => {
+    const result = await trx.updateTable('api_keys').set({ revoked_at: at })
+      .where('id', '=', keyId).where('user_id', '=', userId).where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) !== 1) return false;
+    await bumpAuthEpoch(trx);
+    return true;
+  });
+}
+
+/** Every change that may end a key's validity raises the epoch in its transaction. */
+export async function bumpAuthEpoch(trx: Trx): Promise<void> {
+  await trx.updateTable('auth_epoch').set((eb) => ({ epoch: eb('epoch', '+', 1) })).where('id', '=', 1).execute();
+}
+
+const epochQuery = prepared<Database, { epoch: number }, Record<string, never>>((db) => db.selectFrom('auth_epoch').select('epoch').where('id', '=', 1));
+
+export async function authEpoch(db: Db): Promise<number> {
+  const [row] = await epochQuery(db, {});
+  return row?.epoch ?? 0;
 }

@@ -1,0 +1,11 @@
+import { DatabaseSync } from 'node:sqlite';
+const raw = new DatabaseSync('/tmp/prof/db.sqlite');
+raw.exec('PRAGMA cache_size = -65536; PRAGMA mmap_size = 268435456');
+const time = (name: string, sqlText: string, ...args: any[]) => { const st = raw.prepare(sqlText); st.setReturnArrays(true); for (let i = 0; i < 200; i++) st.all(...args); const t = performance.now(); for (let i = 0; i < 2000; i++) st.all(...args); console.log(name.padEnd(30), ((performance.now() - t) / 2).toFixed(1), 'us'); };
+time('index only ids', 'select id from donations where user_id = ? order by created_at desc, id desc limit 25', 1);
+time('rows', 'select id, amount_cents, status, note, created_at from donations where user_id = ? order by created_at desc, id desc limit 25', 1);
+time('rows+np', 'select d.id, d.amount_cents, d.status, d.note, d.created_at, n.name from donations d join non_profits n on n.id = d.non_profit_id where d.user_id = ? order by d.created_at desc, d.id desc limit 25', 1);
+time('rows by id desc', 'select id, amount_cents, status, note, created_at from donations where user_id = ? order by id desc limit 25', 1);
+time('count 1 row', 'select total from donation_counts where user_id = ?', 1);
+time('user', 'select name from users where id = ?', 1);
+console.log(raw.prepare('select count(*) c from donations').get());
