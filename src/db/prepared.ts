@@ -13,13 +13,16 @@ export type Param = <T = never>(name: string) => T;
 export function prepared<DB, Row, Values extends Record<string, unknown>>(
   build: (db: Kysely<DB>, param: Param) => Compilable<Row>,
 ): (db: Kysely<DB>, values: Values) => Promise<Row[]> {
-  const cache = new WeakMap<Kysely<DB>, CompiledQuery<Row>>();
+  // Keyed by the dialect's adapter: the SQL depends only on the dialect, and
+  // every transaction of a database shares its adapter.
+  const cache = new WeakMap<object, CompiledQuery<Row>>();
   const param: Param = <T>(name: string) => `${MARK}${name}` as T;
   return async (db, values) => {
-    let compiled = cache.get(db);
+    const key = db.getExecutor().adapter;
+    let compiled = cache.get(key);
     if (compiled === undefined) {
       compiled = build(db, param).compile();
-      cache.set(db, compiled);
+      cache.set(key, compiled);
     }
     const parameters = compiled.parameters.map((p) => {
       if (typeof p !== 'string' || !p.startsWith(MARK)) return p;

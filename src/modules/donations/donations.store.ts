@@ -93,8 +93,10 @@ async function withOwners(db: Db | Trx, rows: PageRow[]): Promise<DonationRecord
   });
 }
 
+const byIdQuery = prepared<Database, PageRow, { id: number }>((db, p) => donationsWithNonProfit(db).where('d.id', '=', p('id')));
+
 export async function findDonation(db: Db | Trx, id: number): Promise<DonationRecord | undefined> {
-  const row = await donationsWithNonProfit(db).where('d.id', '=', id).executeTakeFirst();
+  const [row] = await byIdQuery(db, { id });
   return row === undefined ? undefined : (await withOwners(db, [row]))[0];
 }
 
@@ -109,16 +111,26 @@ export async function listByUser(db: Db, userId: number, publicOnly: boolean, pa
   return { rows: await withOwners(db, rows), count };
 }
 
-export async function insertDonation(trx: Trx, donation: {
+type NewDonationRow = {
   user_id: number; fund_id: number; non_profit_id: number; amount_cents: number; status: string; note: string | null;
   private_memo: string | null; visibility: string; scheduled_donation_id: number | null; created_at: string;
-}): Promise<number> {
-  const row = await trx.insertInto('donations').values({ ...donation, updated_at: donation.created_at }).returning('id').executeTakeFirstOrThrow();
-  const isPublic = donation.visibility === 'public' ? 1 : 0;
-  // The list's meta.count; `almoner check` recounts it.
-  await trx.insertInto('donation_counts').values({ user_id: donation.user_id, total: 1, public_total: isPublic })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ total: sql`donation_counts.total + 1`, public_total: sql`donation_counts.public_total + ${isPublic}` }))
-    .execute();
+};
+
+const insertDonationQuery = prepared<Database, { id: number }, NewDonationRow>((db, p) => db.insertInto('donations').values({
+  user_id: p('user_id'), fund_id: p('fund_id'), non_profit_id: p('non_profit_id'), amount_cents: p('amount_cents'), status: p('status'),
+  note: p('note'), private_memo: p('private_memo'), visibility: p('visibility'), scheduled_donation_id: p('scheduled_donation_id'),
+  created_at: p('created_at'), updated_at: p('created_at'),
+}).returning('id'));
+
+// The list's meta.count, kept with every insert; `almoner check` recounts it.
+const countDonationQuery = prepared<Database, never, { user_id: number; is_public: number }>((db, p) => db.insertInto('donation_counts')
+  .values({ user_id: p('user_id'), total: 1, public_total: p('is_public') })
+  .onConflict((oc) => oc.column('user_id').doUpdateSet({ total: sql`donation_counts.total + 1`, public_total: sql`donation_counts.public_total + ${p('is_public')}` })));
+
+export async function insertDonation(trx: Trx, donation: NewDonationRow): Promise<number> {
+  const [row] = await insertDonationQuery(trx, donation);
+  assert(row !== undefined, 'the donation was inserted');
+  await countDonationQuery(trx, { user_id: donation.user_id, is_public: donation.visibility === 'public' ? 1 : 0 });
   return row.id;
 }
 

@@ -1,6 +1,12 @@
 // The transactional outbox (DECISIONS 12): an event row is written in the
 // same database transaction as the state change it reports.
 import type { Trx } from '../ledger/index.ts';
+import type { Database, EventsTable } from '../../db/schema.ts';
+import { prepared } from '../../db/prepared.ts';
+
+const insertEventQuery = prepared<Database, never, Omit<EventsTable, 'id'>>((db, p) => db.insertInto('events').values({
+  user_id: p('user_id'), type: p('type'), object_type: p('object_type'), object_id: p('object_id'), data: p('data'), created_at: p('created_at'),
+}));
 
 export type EventType =
   | 'donation.created' | 'donation.updated'
@@ -11,12 +17,12 @@ export async function recordEvent(
   trx: Trx,
   event: { user_id: number; type: EventType; object_type: string; object_id: number; data: unknown; at: string },
 ): Promise<void> {
-  await trx.insertInto('events').values({
+  await insertEventQuery(trx, {
     user_id: event.user_id,
     type: event.type,
     object_type: event.object_type,
     object_id: event.object_id,
     data: JSON.stringify(event.data),
     created_at: event.at,
-  }).execute();
+  });
 }

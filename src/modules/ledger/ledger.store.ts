@@ -2,6 +2,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Db, Engine } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
+import { prepared } from '../../db/prepared.ts';
 import { assert } from '../../shared/assert.ts';
 import {
   FUND_ACCOUNT_KINDS,
@@ -33,13 +34,29 @@ export async function ensureOutsideAccounts(db: Db): Promise<void> {
   }
 }
 
+// The statements of every money movement, prepared once (see db/prepared.ts).
+const outsideAccountQuery = prepared<Database, { id: number }, { kind: string }>((db, p) =>
+  db.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', p('kind')));
+const fundAccountsQuery = prepared<Database, AccountRow, { fund_id: number }>((db, p) =>
+  db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents']).where('fund_id', '=', p('fund_id')).orderBy('id'));
+const fundAccountsForUpdateQuery = prepared<Database, AccountRow, { fund_id: number }>((db, p) =>
+  db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents']).where('fund_id', '=', p('fund_id')).orderBy('id').forUpdate());
+const insertEntryQuery = prepared<Database, { id: number }, { memo: string; donation_id: number | null; gift_id: number | null; contribution_id: number | null; created_at: string }>((db, p) =>
+  db.insertInto('journal_entries').values({ memo: p('memo'), donation_id: p('donation_id'), gift_id: p('gift_id'), contribution_id: p('contribution_id'), created_at: p('created_at') }).returning('id'));
+const insertPostingQuery = prepared<Database, never, { entry_id: number; account_id: number; amount_cents: number }>((db, p) =>
+  db.insertInto('postings').values({ entry_id: p('entry_id'), account_id: p('account_id'), amount_cents: p('amount_cents') }));
+const moveBalanceQuery = prepared<Database, never, { id: number; amount_cents: number }>((db, p) =>
+  db.updateTable('ledger_accounts').set({ balance_cents: sql`balance_cents + ${p('amount_cents')}` }).where('id', '=', p('id')));
+
+type AccountRow = { id: number; kind: string; balance_cents: number };
+
 export async function outsideAccountId(trx: Trx | Db, kind: OutsideAccountKind): Promise<number> {
-  const row = await trx.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', kind).executeTakeFirst();
+  const [row] = await outsideAccountQuery(trx, { kind });
   assert(row !== undefined, `outside account ${kind} exists (created at start)`);
   return row.id;
 }
 
-function toFundAccounts(rows: Array<{ id: number; kind: string; balance_cents: number }>): FundAccounts {
+function toFundAccounts(rows: AccountRow[]): FundAccounts {
   const ids: Partial<Record<FundAccountKind, number>> = {};
   const balances: Partial<Record<FundAccountKind, number>> = {};
   for (const row of rows) {
@@ -65,14 +82,11 @@ function toFundAccounts(rows: Array<{ id: number; kind: string; balance_cents: n
  * after the other. (SQLite transactions already run one at a time.)
  */
 export async function lockFundAccounts(trx: Trx, engine: Engine, fundId: number): Promise<FundAccounts> {
-  let query = trx.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents']).where('fund_id', '=', fundId).orderBy('id');
-  if (engine === 'postgres') query = query.forUpdate();
-  return toFundAccounts(await query.execute());
+  return toFundAccounts(await (engine === 'postgres' ? fundAccountsForUpdateQuery : fundAccountsQuery)(trx, { fund_id: fundId }));
 }
 
 export async function readFundAccounts(db: Db, fundId: number): Promise<FundAccounts> {
-  const rows = await db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents']).where('fund_id', '=', fundId).execute();
-  return toFundAccounts(rows);
+  return toFundAccounts(await fundAccountsQuery(db, { fund_id: fundId }));
 }
 
 export interface EntryCause {
@@ -89,19 +103,17 @@ export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly
     'every entry names what caused it',
   );
   const postings = postingsOf(movements);
-  const entry = await trx.insertInto('journal_entries').values({
+  const [entry] = await insertEntryQuery(trx, {
     memo: cause.memo,
     donation_id: cause.donation_id ?? null,
     gift_id: cause.gift_id ?? null,
     contribution_id: cause.contribution_id ?? null,
     created_at: at,
-  }).returning('id').executeTakeFirstOrThrow();
-  await trx.insertInto('postings').values(postings.map((p) => ({ entry_id: entry.id, ...p }))).execute();
-  for (const p of postings) {
-    await trx.updateTable('ledger_accounts')
-      .set({ balance_cents: sql`balance_cents + ${p.amount_cents}` })
-      .where('id', '=', p.account_id)
-      .execute();
+  });
+  assert(entry !== undefined, 'the entry was inserted');
+  for (const posting of postings) {
+    await insertPostingQuery(trx, { entry_id: entry.id, ...posting });
+    await moveBalanceQuery(trx, { id: posting.account_id, amount_cents: posting.amount_cents });
   }
   return entry.id;
 }

@@ -1,7 +1,8 @@
 // Every SQL statement of the non-profit directory.
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { NonProfitsTable } from '../../db/schema.ts';
+import type { Database, NonProfitsTable } from '../../db/schema.ts';
+import { prepared } from '../../db/prepared.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Trx } from '../ledger/index.ts';
 import { CAUSES } from './causes.ts';
@@ -48,8 +49,10 @@ export async function seedCauses(db: Db): Promise<void> {
   }
 }
 
+const byEinQuery = prepared<Database, Row, { ein: string }>((db, p) => db.selectFrom('non_profits').select(COLUMNS).where('ein', '=', p('ein')));
+
 export async function findByEin(db: Db | Trx, ein: string): Promise<NonProfit | undefined> {
-  const row = await db.selectFrom('non_profits').select(COLUMNS).where('ein', '=', ein).executeTakeFirst();
+  const [row] = await byEinQuery(db, { ein });
   return row === undefined ? undefined : toNonProfit(row);
 }
 
