@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { setLinkHeader } from '../../http/page.ts';
-import { IsoDate, NullableIsoDate, PageQuery, Paged, withProblems } from '../../http/schemas.ts';
+import { IsoDate, NullableIsoDate, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
 import { pageRequest } from '../../shared/page.ts';
 import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES } from './contributions.ts';
 import { listContributions } from './contributions.service.ts';
@@ -10,8 +10,8 @@ import { listContributions } from './contributions.service.ts';
 export const Contribution = Type.Object({
   id: Type.Integer(),
   units: Type.Number({ description: 'Units contributed (up to 8 decimals)' }),
-  type: Type.Union(CONTRIBUTION_TYPES.map((t) => Type.Literal(t))),
-  status: Type.Union(CONTRIBUTION_STATUSES.map((s) => Type.Literal(s))),
+  type: StringEnum(CONTRIBUTION_TYPES),
+  status: StringEnum(CONTRIBUTION_STATUSES),
   valuation: Type.Number({ description: 'Unit price in USD (up to 8 decimals)' }),
   currency: Type.String({ description: 'USD, a stock symbol, a crypto token symbol...' }),
   frequency: Type.String({ description: 'OneTime, Weekly, Monthly or Yearly' }),

@@ -1,10 +1,10 @@
 // The HTTP contract of donations (spec 2.1, 2.3, 4.2; DECISIONS 8).
 import { Type } from '@sinclair/typebox';
-import { Amount, IsoDate, NullableIsoDate, Paged } from '../../http/schemas.ts';
+import { Amount, IsoDate, Nullable, NullableIsoDate, Paged, StringEnum } from '../../http/schemas.ts';
 import { DONATION_STATUSES, VISIBILITIES } from './donations.ts';
 
-const Status = Type.Union(DONATION_STATUSES.map((s) => Type.Literal(s)));
-const Visibility = Type.Union(VISIBILITIES.map((v) => Type.Literal(v)));
+const Status = StringEnum(DONATION_STATUSES);
+const Visibility = StringEnum(VISIBILITIES);
 
 export const CreateDonationBody = Type.Object({
   amount: Amount(10, 'Amount of the donation'),
@@ -20,7 +20,7 @@ export const OwnDonation = Type.Object({
   amount: Type.Number(),
   status: Status,
   note: Type.Optional(Type.String()),
-  scheduled_donation_id: Type.Union([Type.Integer(), Type.Null()]),
+  scheduled_donation_id: Nullable(Type.Integer()),
   visibility: Visibility,
   created_at: IsoDate,
   mailed_at: NullableIsoDate,

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { setLinkHeader } from '../../http/page.ts';
-import { Amount, IsoDate, PageQuery, Paged, withProblems } from '../../http/schemas.ts';
+import { Amount, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
 import { assert } from '../../shared/assert.ts';
 import { parseDollars } from '../../shared/money.ts';
 import { pageRequest } from '../../shared/page.ts';
@@ -12,11 +12,11 @@ import * as service from './gifts.service.ts';
 export const Gift = Type.Object({
   name: Type.String({ description: 'Beneficiary of the gift' }),
   amount: Type.Number(),
-  message: Type.Union([Type.String(), Type.Null()]),
+  message: Nullable(Type.String()),
   code: Type.String({ format: 'uuid' }),
-  ein: Type.Union([Type.String(), Type.Null()]),
+  ein: Nullable(Type.String()),
   seen: Type.Boolean(),
-  status: Type.Union(GIFT_STATUSES.map((s) => Type.Literal(s))),
+  status: StringEnum(GIFT_STATUSES),
   updated_at: IsoDate,
   created_at: IsoDate,
   claimed: Type.Boolean(),

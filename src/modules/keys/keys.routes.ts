@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { EmptyObject, IsoDate, NullableIsoDate, Paged, withProblems } from '../../http/schemas.ts';
+import { EmptyObject, IsoDate, NullableIsoDate, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
 import { toPage } from '../../shared/page.ts';
 import { createKey, listKeys, revokeKey } from './keys.service.ts';
 
@@ -9,7 +9,7 @@ export const ApiKey = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   last4: Type.String(),
-  mode: Type.Union([Type.Literal('live'), Type.Literal('test')]),
+  mode: StringEnum(['live', 'test'] as const),
   created_at: IsoDate,
   last_used_at: NullableIsoDate,
 }, { $id: 'ApiKey' });

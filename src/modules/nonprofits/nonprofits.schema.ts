@@ -1,6 +1,6 @@
 // The HTTP contract of non-profits and causes (spec 2.2, 2.5, 2.7).
 import { Type } from '@sinclair/typebox';
-import { PageQuery, Paged } from '../../http/schemas.ts';
+import { Nullable, PageQuery, Paged } from '../../http/schemas.ts';
 
 export const Cause = Type.Object({
   id: Type.Integer(),
@@ -13,13 +13,13 @@ export const NonProfit = Type.Object({
   id: Type.Integer({ description: 'Organization id' }),
   ein: Type.String({ description: 'Employer Identification Number, 9 digits' }),
   name: Type.String(),
-  website: Type.Union([Type.String(), Type.Null()]),
+  website: Nullable(Type.String()),
   city: Type.String(),
   state: Type.String(),
   public_path: Type.String(),
   public_url: Type.String(),
-  latitude: Type.Union([Type.Number(), Type.Null()]),
-  longitude: Type.Union([Type.Number(), Type.Null()]),
+  latitude: Nullable(Type.Number()),
+  longitude: Nullable(Type.Number()),
   logo: Type.String(),
   cause: Type.Ref('Cause'),
   causes: Type.Array(Type.Ref('Cause')),

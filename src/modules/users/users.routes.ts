@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
-import { withProblems } from '../../http/schemas.ts';
+import { StringEnum, withProblems } from '../../http/schemas.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import * as service from './users.service.ts';
 
@@ -25,7 +25,7 @@ export const Profile = Type.Object({
   }),
   follows_user: Type.Boolean({ description: 'The viewer follows this user' }),
   follows_viewer: Type.Boolean({ description: 'This user follows the viewer' }),
-  onboarding_status: Type.Union([Type.Literal('none'), Type.Literal('complete')]),
+  onboarding_status: StringEnum(['none', 'complete'] as const),
 }, { $id: 'Profile' });
 
 export const Balance = Type.Object({
