@@ -2,7 +2,7 @@
 // of part 2 (as DECISIONS 8 refines them), types, and the rules of the spec.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { engines, openEnv, makeUser, fund, makeNonProfit, call, assertLedgerBalanced, assertSchema, type TestEnv, type TestUser } from './harness.ts';
 import { insertFollow } from '../src/modules/users/index.ts';
 import { recordContribution } from '../src/modules/contributions/index.ts';
 import { applyDonationEvent } from '../src/modules/donations/index.ts';
@@ -51,6 +51,7 @@ for (const { name: engine } of engines()) {
       const res = await call(env.app, 'POST', '/v1/donations', { key: ada.key, body: { amount: 25.5, ein: '03-0179298', note: 'Hi', private_memo: 'secret' } });
       assert.equal(res.status, 201);
       assert.deepEqual(keys(res.body), DONATION_23_OWN);
+      assertSchema(env.app, 'UserDonation', res.body);
       assert.equal(res.body.amount, 25.5);
       assert.equal(res.body.status, 'scheduled');
       assert.equal(res.body.visibility, 'public');
@@ -116,6 +117,7 @@ for (const { name: engine } of engines()) {
       assert.ok(res.body.items.length >= 4);
       const first = res.body.items[res.body.items.length - 1];
       assertFields(first, DONATION_21);
+      for (const item of res.body.items) assertSchema(env.app, 'OwnDonation', item);
       assert.deepEqual(keys(first.fund), ['id', 'name']);
       assert.deepEqual(keys(first.user), ['avatar', 'city', 'id', 'name', 'slug']);
       assert.equal(first.user.slug, 'ada');
@@ -149,6 +151,7 @@ for (const { name: engine } of engines()) {
       for (const item of list.body.items) {
         assert.ok(keys(item).every((k) => DONATION_23.includes(k)), `reduced fields only: ${keys(item)}`);
         assert.equal(item.amount, undefined);
+        assertSchema(env.app, 'UserDonation', item);
       }
       const one = await call(env.app, 'GET', `/v1/users/${bob.user_id}/donations/${pub.body.id}`, { key: ada.key });
       assert.equal(one.status, 200);
@@ -217,6 +220,7 @@ for (const { name: engine } of engines()) {
       const res = await call(env.app, 'POST', '/v1/gifts', { key: bob.key, body: { name: 'Charles Babbage', amount: 50, message: 'Enjoy', email: 'c@example.org' } });
       assert.equal(res.status, 201);
       assert.deepEqual(keys(res.body), GIFT_24);
+      assertSchema(env.app, 'Gift', res.body);
       assert.equal(res.body.status, 'new');
       assert.equal(res.body.seen, false);
       assert.equal(res.body.claimed, false);
@@ -254,6 +258,7 @@ for (const { name: engine } of engines()) {
       const one = await call(env.app, 'GET', '/v1/non_profits/26-1544963', { key: ada.key });
       assert.equal(one.status, 200);
       assert.deepEqual(keys(one.body), NON_PROFIT_25);
+      assertSchema(env.app, 'NonProfit', one.body);
       assert.equal(typeof one.body.id, 'number');
       assert.equal(one.body.ein, '261544963');
       assert.deepEqual(keys(one.body.cause), CAUSE_27);
@@ -285,6 +290,7 @@ for (const { name: engine } of engines()) {
       const me = await call(env.app, 'GET', '/v1/users/me', { key: ada.key });
       assert.equal(me.status, 200);
       assert.deepEqual(keys(me.body), [...PROFILE_26, 'visible'].sort());
+      assertSchema(env.app, 'Profile', me.body);
       assert.equal(me.body.visible, true);
       assert.deepEqual(keys(me.body.current_fund), ['causes', 'id', 'name', 'summary', 'users']);
       assert.deepEqual(me.body.current_fund.causes.map((c: { id: number }) => c.id), [2, 19]);
@@ -311,7 +317,10 @@ for (const { name: engine } of engines()) {
       assert.equal(res.status, 200);
       assert.ok(Array.isArray(res.body));
       assert.deepEqual(res.body.map((c: { id: number }) => c.id), [2, 19]);
-      for (const c of res.body) assert.deepEqual(keys(c), CAUSE_27);
+      for (const c of res.body) {
+        assert.deepEqual(keys(c), CAUSE_27);
+        assertSchema(env.app, 'Cause', c);
+      }
       assert.deepEqual((await call(env.app, 'GET', `/v1/users/${bob.user_id}/causes`, { key: ada.key })).body, []);
     });
 
@@ -323,6 +332,7 @@ for (const { name: engine } of engines()) {
       const res = await call(env.app, 'GET', '/v1/users/me/balance', { key: fresh.key });
       assert.equal(res.status, 200);
       assert.deepEqual(keys(res.body), BALANCE_29);
+      assertSchema(env.app, 'Balance', res.body);
       assert.deepEqual(res.body, { amount: 500, pending_deposit_balance: 120.5, portfolio_balance: 0, available_balance: 400 });
     });
 
@@ -335,6 +345,7 @@ for (const { name: engine } of engines()) {
       assert.equal(res.body.meta.count, 2);
       const [btc, aapl] = res.body.items;
       assert.deepEqual(keys(btc), CONTRIBUTION_28);
+      for (const item of res.body.items) assertSchema(env.app, 'Contribution', item);
       assert.equal(btc.units, 0.00012345);
       assert.equal(btc.valuation, 64250.12345678);
       assert.equal(btc.currency, 'BTC');

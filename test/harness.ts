@@ -9,6 +9,10 @@ import pg from 'pg';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import { Ajv } from 'ajv';
+import addFormatsImport from 'ajv-formats';
+
+const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
 import { loadConfig, type Config } from '../src/config.ts';
 import { openPlatform, type Platform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
@@ -186,3 +190,17 @@ export async function call(app: FastifyInstance, method: string, url: string, op
   if (type.includes('json') && res.body !== '') body = JSON.parse(res.body);
   return { status: res.statusCode, headers: res.headers, body };
 }
+
+/** Checks a response body against one of the app's shared response schemas (the ones OpenAPI publishes). */
+export function assertSchema(app: FastifyInstance, name: string, body: unknown): void {
+  let ajv = validators.get(app);
+  if (ajv === undefined) {
+    ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats(ajv);
+    for (const schema of Object.values(app.getSchemas())) ajv.addSchema(schema as object);
+    validators.set(app, ajv);
+  }
+  const valid = ajv.validate({ $ref: name }, body);
+  if (!valid) throw new Error(`response does not match ${name}: ${ajv.errorsText(ajv.errors)}\n${JSON.stringify(body)}`);
+}
+const validators = new WeakMap<FastifyInstance, Ajv>();

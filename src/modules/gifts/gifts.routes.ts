@@ -24,7 +24,7 @@ export const Gift = Type.Object({
 }, { $id: 'Gift' });
 
 const CreateGiftBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200, description: 'Beneficiary of the gift' }),
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Beneficiary of the gift' }),
   amount: Amount(18, 'Gift amount'),
   message: Type.Optional(Type.String({ maxLength: 1000, description: 'Shown to the recipient' })),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 320, description: 'Where to notify the recipient; stored, never returned' })),

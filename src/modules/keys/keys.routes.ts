@@ -23,7 +23,7 @@ export function keyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post('/api_keys', {
       schema: {
         tags, summary: 'Create an API key for the caller; the full key appears in this response only',
-        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }) }, { additionalProperties: false }),
         response: withProblems({ 201: CreatedApiKey }),
       },
     }, async (request, reply) => {
