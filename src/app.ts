@@ -50,8 +50,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (text.trim() === '') {
-      // Many clients send Content-Type on every request; an empty DELETE body is no body.
-      if (request.method !== 'POST') return done(null, undefined);
+      // Many clients send Content-Type on every request: an empty body is no body,
+      // unless the route takes one.
+      if (request.routeOptions.schema?.body === undefined) return done(null, undefined);
       return done(new AppError('bad_request', 'invalid_json', 'the body is empty; send a JSON object'), undefined);
     }
     try {

@@ -89,6 +89,12 @@ export interface DonationsTable {
   updated_at: string;
   mailed_at: string | null;
   cancelled_at: string | null;
+  approved_at: string | null;
+  rejected_at: string | null;
+  completed_at: string | null;
+  voided_at: string | null;
+  rejection_reason: string | null;
+  scheduled_for: string | null;
 }
 
 export interface GiftsTable {
@@ -106,6 +112,8 @@ export interface GiftsTable {
   claimed: number;
   created_at: string;
   updated_at: string;
+  recipient_user_id: number | null;
+  donation_id: number | null;
 }
 
 export interface ContributionsTable {
@@ -137,6 +145,7 @@ export interface JournalEntriesTable {
   donation_id: number | null;
   gift_id: number | null;
   contribution_id: number | null;
+  audit_id: number | null;
   created_at: string;
 }
 
@@ -179,6 +188,41 @@ export interface AuthEpochTable {
   epoch: number;
 }
 
+export interface AdminTokensTable {
+  id: Generated<number>;
+  name: string;
+  token_hash: string;
+  last4: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  actor: string;
+  action: string;
+  object_type: string;
+  object_id: number;
+  before: string | null;
+  after: string | null;
+  created_at: string;
+}
+
+export interface ScheduledDonationsTable {
+  id: Generated<number>;
+  user_id: number;
+  fund_id: number;
+  non_profit_id: number;
+  amount_cents: number;
+  frequency: string;
+  next_date: string;
+  note: string | null;
+  visibility: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   users: UsersTable;
   funds: FundsTable;
@@ -197,4 +241,7 @@ export interface Database {
   postings: PostingsTable;
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
+  admin_tokens: AdminTokensTable;
+  audit_log: AuditLogTable;
+  scheduled_donations: ScheduledDonationsTable;
 }

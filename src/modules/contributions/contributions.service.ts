@@ -3,12 +3,15 @@
 import type { Deps } from '../../deps.ts';
 import type { ContributionsTable } from '../../db/schema.ts';
 import { valueInCents } from '../../shared/money.ts';
+import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
+import { assert } from '../../shared/assert.ts';
+import { recordAudit } from '../audit/index.ts';
 import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
 import { lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import type { Caller } from '../keys/index.ts';
-import type { ContributionStatus, ContributionType, Frequency } from './contributions.ts';
+import { CONTRIBUTION_TRANSITIONS, contributionProblems, type ContributionStatus, type ContributionType, type Frequency } from './contributions.ts';
 
 export interface NewContribution {
   user_id: number;
@@ -27,8 +30,11 @@ export interface NewContribution {
  * `success` puts it in available and promotes waiting donations; the others
  * move no money. Returns the id.
  */
-export async function recordContribution(deps: Deps, input: NewContribution): Promise<number> {
+export async function recordContribution(deps: Deps, input: NewContribution, actor?: string): Promise<number> {
+  const problems = contributionProblems(input);
+  if (problems.length > 0) throw fieldErrors(problems);
   const amountCents = valueInCents(input.units, input.valuation);
+  if (amountCents <= 0) throw fieldErrors([{ field: 'units', code: 'validation_failed', message: 'units x valuation is less than one cent' }]);
   return deps.db.transaction().execute(async (trx) => {
     const at = deps.clock.now().toISOString();
     const accounts = await lockFundAccounts(trx, deps.engine, input.fund_id);
@@ -55,7 +61,51 @@ export async function recordContribution(deps: Deps, input: NewContribution): Pr
     }
     await recordEvent(trx, { user_id: input.user_id, type: 'contribution.created', object_type: 'contribution', object_id: row.id, data: { status: input.status }, at });
     if (input.status === 'success') await promoteWaiting(deps, trx, input.fund_id, at);
+    if (actor !== undefined) {
+      await recordAudit(trx, { actor, action: 'contribution.record', object_type: 'contribution', object_id: row.id, before: null, after: { status: input.status, amount_cents: amountCents, user_id: input.user_id }, at });
+    }
     return row.id;
+  });
+}
+
+/**
+ * Moves a contribution along DECISIONS 7 with its postings: pending puts its
+ * value in pending_deposit, success moves it to available (and promotes
+ * waiting donations), failed reverses what was received.
+ * Throws: not_found (contribution_not_found), conflict (invalid_transition).
+ */
+export async function advanceContribution(deps: Deps, contributionId: number, to: ContributionStatus, actor: string): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const found = await trx.selectFrom('contributions').select(['id', 'fund_id']).where('id', '=', contributionId).executeTakeFirst();
+    if (found === undefined) throw notFound('contribution_not_found', `no contribution ${contributionId}`);
+    const accounts = await lockFundAccounts(trx, deps.engine, found.fund_id);
+    let q = trx.selectFrom('contributions').selectAll().where('id', '=', contributionId);
+    if (deps.engine === 'postgres') q = q.forUpdate();
+    const c = await q.executeTakeFirstOrThrow();
+    if (!(CONTRIBUTION_TRANSITIONS[c.status] ?? []).includes(to)) {
+      throw conflict('invalid_transition', `a contribution that is ${c.status} cannot become ${to}`);
+    }
+    const at = deps.clock.now().toISOString();
+    const deposits = await outsideAccountId(trx, 'deposits');
+    const moves: Record<string, [number, number] | null> = {
+      'waiting_for_funds>pending': [deposits, accounts.ids.pending_deposit],
+      'pending>success': [accounts.ids.pending_deposit, accounts.ids.available],
+      'pending>failed': [accounts.ids.pending_deposit, deposits],
+      'waiting_for_funds>failed': null,
+    };
+    const move = moves[`${c.status}>${to}`];
+    const updated = await trx.updateTable('contributions').set({
+      status: to,
+      ...(to === 'pending' ? { received_at: at } : {}),
+      ...(to === 'success' || to === 'failed' ? { completed_at: at } : {}),
+    }).where('id', '=', c.id).where('status', '=', c.status).executeTakeFirst();
+    assert(Number(updated.numUpdatedRows) === 1, 'the locked contribution is still in the state read');
+    if (move !== null && move !== undefined && c.amount_cents > 0) {
+      await postEntry(trx, { memo: `contribution ${to}`, contribution_id: c.id }, [{ from_account_id: move[0], to_account_id: move[1], amount_cents: c.amount_cents }], at);
+    }
+    if (to === 'success') await promoteWaiting(deps, trx, c.fund_id, at);
+    await recordEvent(trx, { user_id: c.user_id, type: 'contribution.updated', object_type: 'contribution', object_id: c.id, data: { status: to, previous_status: c.status }, at });
+    await recordAudit(trx, { actor, action: `contribution.${to}`, object_type: 'contribution', object_id: c.id, before: { status: c.status }, after: { status: to }, at });
   });
 }
 

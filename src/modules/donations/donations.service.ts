@@ -6,6 +6,7 @@ import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { toPage, type PageRequest } from '../../shared/page.ts';
 import { lockFundAccounts, outsideAccountId, postEntry, type Trx } from '../ledger/index.ts';
 import { recordEvent } from '../events/index.ts';
+import { recordAudit } from '../audit/index.ts';
 import { findByEin } from '../nonprofits/nonprofits.store.ts';
 import { normalizeEin } from '../nonprofits/nonprofits.ts';
 import { visibleUser } from '../users/index.ts';
@@ -173,12 +174,28 @@ export async function createDonationForUser(deps: Deps, caller: Caller, userId: 
   return createDonation(deps, caller, input);
 }
 
+/** Who acts on a donation and why: operators are audited; a reason goes with a rejection. */
+export interface EventOptions {
+  actor: string;
+  reason?: string;
+}
+
+const TIMESTAMP_OF: Record<DonationEvent, 'approved_at' | 'rejected_at' | 'completed_at' | 'mailed_at' | 'voided_at'> = {
+  approve: 'approved_at',
+  reject: 'rejected_at',
+  pay: 'completed_at',
+  mail_check: 'mailed_at',
+  cash_check: 'completed_at',
+  void_check: 'voided_at',
+};
+
 /**
  * An operator's event on a donation: every transition of DECISIONS 7 and no
- * other, with its postings, in one database transaction.
+ * other, with its postings, its timestamp, its event and its audit entry, in
+ * one database transaction.
  * Throws: not_found (donation_not_found), conflict (invalid_transition).
  */
-export async function applyDonationEvent(deps: Deps, donationId: number, event: DonationEvent): Promise<DonationStatus> {
+export async function applyDonationEvent(deps: Deps, donationId: number, event: DonationEvent, options: EventOptions = { actor: 'system' }): Promise<DonationStatus> {
   const rule = DONATION_TRANSITIONS[event];
   return deps.db.transaction().execute(async (trx) => {
     const { donation, accounts } = await lockDonationAndFund(deps, trx, donationId);
@@ -187,7 +204,9 @@ export async function applyDonationEvent(deps: Deps, donationId: number, event: 
       throw conflict('invalid_transition', `cannot ${event.replace('_', ' ')} a donation that is ${donation.status}`);
     }
     const at = deps.clock.now().toISOString();
-    const moved = await store.transition(trx, donation.id, donation.status, rule.to, at, event === 'mail_check' ? { mailed_at: at } : {});
+    const extra: Parameters<typeof store.transition>[5] = { [TIMESTAMP_OF[event]]: at };
+    if (event === 'reject') extra.rejection_reason = options.reason ?? null;
+    const moved = await store.transition(trx, donation.id, donation.status, rule.to, at, extra);
     assert(moved, 'the locked donation is still in the state read');
     if (rule.move !== null) {
       const grantsPaid = await outsideAccountId(trx, 'grants_paid');
@@ -203,6 +222,32 @@ export async function applyDonationEvent(deps: Deps, donationId: number, event: 
       if (to === accounts.ids.available) await promoteWaiting(deps, trx, donation.fund_id, at);
     }
     await recordEvent(trx, { user_id: donation.user_id, type: 'donation.updated', object_type: 'donation', object_id: donation.id, data: { status: rule.to, previous_status: donation.status }, at });
+    await recordAudit(trx, { actor: options.actor, action: `donation.${event}`, object_type: 'donation', object_id: donation.id, before: { status: donation.status }, after: { status: rule.to, ...(options.reason === undefined ? {} : { reason: options.reason }) }, at });
     return rule.to;
   });
+}
+
+/**
+ * Applies one event to many donations, each in its own transaction: one that
+ * another operator moved first is counted as skipped, never done twice.
+ */
+export async function applyDonationEventToMany(deps: Deps, ids: readonly number[], event: DonationEvent, options: EventOptions): Promise<{ done: number[]; skipped: Array<{ id: number; code: string }> }> {
+  const done: number[] = [];
+  const skipped: Array<{ id: number; code: string }> = [];
+  for (const id of ids) {
+    try {
+      await applyDonationEvent(deps, id, event, options);
+      done.push(id);
+    } catch (error) {
+      if (error instanceof AppError && (error.code === 'invalid_transition' || error.code === 'donation_not_found')) skipped.push({ id, code: error.code });
+      else throw error;
+    }
+  }
+  return { done, skipped };
+}
+
+/** Ids of donations in a status, oldest first (for batches such as "pay every approved donation"). */
+export async function donationIdsInStatus(deps: Deps, status: DonationStatus, limit: number): Promise<number[]> {
+  const rows = await deps.db.selectFrom('donations').select('id').where('status', '=', status).orderBy('id').limit(limit).execute();
+  return rows.map((r) => r.id);
 }

@@ -142,7 +142,9 @@ export async function lockDonation(trx: Trx, forUpdate: boolean, id: number) {
 }
 
 /** Moves a donation from `from` to `to`; false when it was no longer in `from`. */
-export async function transition(trx: Trx, id: number, from: string, to: string, at: string, extra: { cancelled_at?: string; mailed_at?: string } = {}): Promise<boolean> {
+export type TransitionFields = Partial<Record<'cancelled_at' | 'mailed_at' | 'approved_at' | 'rejected_at' | 'completed_at' | 'voided_at' | 'rejection_reason', string | null>>;
+
+export async function transition(trx: Trx, id: number, from: string, to: string, at: string, extra: TransitionFields = {}): Promise<boolean> {
   const result = await trx.updateTable('donations').set({ status: to, updated_at: at, ...extra })
     .where('id', '=', id).where('status', '=', from).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

@@ -59,5 +59,26 @@ export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       const gift = await service.createGift(deps, request.caller, { ...request.body, amount_cents: amount.cents });
       return reply.code(201).header('location', `/v1/gifts/${gift.code}`).send(gift);
     });
+
+    // The recipient's side (DECISIONS 7): whoever holds the gift's code, except its giver.
+    const CodeParams = Type.Object({ code: Type.String({ format: 'uuid' }) });
+    const recipientResponses = withProblems({ 200: Type.Ref('Gift'), 403: Type.Ref('Problem'), 409: Type.Ref('Problem') });
+
+    app.post('/gifts/:code/accept', {
+      schema: { tags, summary: 'Accept a gift into the caller\'s own fund', params: CodeParams, response: recipientResponses },
+    }, async (request) => service.acceptGift(deps, request.caller, request.params.code));
+
+    app.post('/gifts/:code/claim', {
+      schema: {
+        tags, summary: 'Direct a gift to a non-profit: a donation is made from the held money',
+        params: CodeParams,
+        body: Type.Object({ ein: Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$', description: 'EIN of the non-profit' }) }, { additionalProperties: false }),
+        response: recipientResponses,
+      },
+    }, async (request) => service.claimGift(deps, request.caller, request.params.code, request.body.ein));
+
+    app.post('/gifts/:code/deny', {
+      schema: { tags, summary: 'Refuse a gift: the money goes back to the giver', params: CodeParams, response: recipientResponses },
+    }, async (request) => service.denyGift(deps, request.caller, request.params.code));
   };
 }

@@ -2,10 +2,14 @@
 import type { Deps } from '../../deps.ts';
 import type { GiftsTable } from '../../db/schema.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import { notFound, unprocessable } from '../../shared/errors.ts';
+import { AppError, conflict, notFound, unprocessable } from '../../shared/errors.ts';
+import { findByEin } from '../nonprofits/nonprofits.store.ts';
+import { normalizeEin } from '../nonprofits/nonprofits.ts';
+import { insertDonation } from '../donations/donations.store.ts';
+import { promoteWaiting } from '../donations/index.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
-import { lockFundAccounts, postEntry } from '../ledger/index.ts';
+import { lockFundAccounts, postEntry, type FundAccounts, type Trx } from '../ledger/index.ts';
 import { recordEvent } from '../events/index.ts';
 import type { Caller } from '../keys/index.ts';
 import { GIFT_MIN_CENTS } from './gifts.ts';
@@ -88,4 +92,118 @@ export async function listGifts(deps: Deps, caller: Caller, page: PageRequest) {
       .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute(),
   ]);
   return toPage(rows.map((g) => giftForm(deps, g)), Number(counted.count), page);
+}
+
+/**
+ * Someone opens a gift's page. The first view by anyone but the giver
+ * (a signed-in user or an anonymous visitor, `viewerId` null) sets `seen`.
+ * Throws gift_not_found.
+ */
+export async function viewGift(deps: Deps, viewerId: number | null, code: string) {
+  const gift = await deps.db.selectFrom('gifts').selectAll().where('code', '=', code.toLowerCase()).executeTakeFirst();
+  if (gift === undefined) throw notFound('gift_not_found', `no gift ${code}`);
+  if (gift.seen === 0 && viewerId !== gift.user_id) {
+    const at = deps.clock.now().toISOString();
+    await deps.db.transaction().execute(async (trx) => {
+      const updated = await trx.updateTable('gifts').set({ seen: 1 }).where('id', '=', gift.id).where('seen', '=', 0).executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 1) {
+        await recordEvent(trx, { user_id: gift.user_id, type: 'gift.updated', object_type: 'gift', object_id: gift.id, data: { seen: true }, at });
+      }
+    });
+    gift.seen = 1;
+  }
+  return giftForm(deps, gift);
+}
+
+type RecipientAction = 'accept' | 'claim' | 'deny';
+
+/**
+ * Locks the gift's (and, for accept, the recipient's) fund accounts in id
+ * order, then reads the gift under the lock and checks the rules common to
+ * every recipient action. Throws gift_not_found, forbidden, invalid_transition.
+ */
+async function lockGiftFor(deps: Deps, trx: Trx, caller: Caller, code: string, action: RecipientAction) {
+  const unlocked = await trx.selectFrom('gifts').select(['id', 'fund_id', 'user_id']).where('code', '=', code.toLowerCase()).executeTakeFirst();
+  if (unlocked === undefined) throw notFound('gift_not_found', `no gift ${code}`);
+  if (unlocked.user_id === caller.user_id) throw new AppError('forbidden', 'forbidden', `the giver cannot ${action} their own gift`);
+  const funds = action === 'accept' ? [unlocked.fund_id, caller.fund_id].sort((a, b) => a - b) : [unlocked.fund_id];
+  const locked = new Map<number, FundAccounts>();
+  for (const fundId of funds) locked.set(fundId, await lockFundAccounts(trx, deps.engine, fundId));
+  let q = trx.selectFrom('gifts').selectAll().where('id', '=', unlocked.id);
+  if (deps.engine === 'postgres') q = q.forUpdate();
+  const gift = await q.executeTakeFirstOrThrow();
+  if (gift.status !== 'new') throw conflict('invalid_transition', `a gift that is ${gift.status} cannot be ${action === 'deny' ? 'denied' : `${action}ed`}`);
+  const giverAccounts = locked.get(gift.fund_id);
+  assert(giverAccounts !== undefined, 'the giver\'s fund is locked');
+  return { gift, giverAccounts, recipientAccounts: locked.get(caller.fund_id) };
+}
+
+async function finishGift(trx: Trx, deps: Deps, giftId: number, giverId: number, fields: { status: string; claimed: number; recipient_user_id: number; ein?: string; donation_id?: number }, at: string): Promise<void> {
+  const updated = await trx.updateTable('gifts').set({ ...fields, seen: 1, updated_at: at }).where('id', '=', giftId).where('status', '=', 'new').executeTakeFirst();
+  assert(Number(updated.numUpdatedRows) === 1, 'the locked gift is still new');
+  await recordEvent(trx, { user_id: giverId, type: 'gift.updated', object_type: 'gift', object_id: giftId, data: { status: fields.status }, at });
+}
+
+/** The recipient takes the gift into their own fund. Throws gift_not_found, forbidden, invalid_transition. */
+export async function acceptGift(deps: Deps, caller: Caller, code: string) {
+  await deps.db.transaction().execute(async (trx) => {
+    const { gift, giverAccounts, recipientAccounts } = await lockGiftFor(deps, trx, caller, code, 'accept');
+    assert(recipientAccounts !== undefined, 'the recipient\'s fund is locked');
+    const at = deps.clock.now().toISOString();
+    await postEntry(trx, { memo: 'gift accepted', gift_id: gift.id }, [
+      { from_account_id: giverAccounts.ids.reserved, to_account_id: recipientAccounts.ids.available, amount_cents: gift.amount_cents },
+    ], at);
+    await finishGift(trx, deps, gift.id, gift.user_id, { status: 'accepted', claimed: 1, recipient_user_id: caller.user_id }, at);
+    await promoteWaiting(deps, trx, caller.fund_id, at);
+  });
+  return giftFormByCode(deps, code);
+}
+
+/**
+ * The recipient directs the gift to a non-profit: a donation is created from
+ * the held money (the gift's hold becomes the donation's).
+ * Throws gift_not_found, forbidden, invalid_transition, non_profit_not_found, non_profit_ineligible.
+ */
+export async function claimGift(deps: Deps, caller: Caller, code: string, einText: string) {
+  const ein = normalizeEin(einText);
+  if (ein === null) throw unprocessable('validation_failed', 'ein must be 9 digits', [{ field: 'ein', code: 'validation_failed', message: 'must be 9 digits' }]);
+  await deps.db.transaction().execute(async (trx) => {
+    const nonProfit = await findByEin(trx, ein);
+    if (nonProfit === undefined) throw notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
+    if (!nonProfit.eligible) throw new AppError('unprocessable', 'non_profit_ineligible', `${nonProfit.name} cannot receive donations`);
+    const { gift, giverAccounts } = await lockGiftFor(deps, trx, caller, code, 'claim');
+    const at = deps.clock.now().toISOString();
+    const donationId = await insertDonation(trx, {
+      user_id: gift.user_id, fund_id: gift.fund_id, non_profit_id: nonProfit.id, amount_cents: gift.amount_cents, status: 'scheduled',
+      note: `Gift to ${gift.name}`, private_memo: null, visibility: 'public', scheduled_donation_id: null, created_at: at,
+    });
+    await postEntry(trx, { memo: 'gift claimed: hold released', gift_id: gift.id }, [
+      { from_account_id: giverAccounts.ids.reserved, to_account_id: giverAccounts.ids.available, amount_cents: gift.amount_cents },
+    ], at);
+    await postEntry(trx, { memo: 'donation scheduled from a gift: hold', donation_id: donationId }, [
+      { from_account_id: giverAccounts.ids.available, to_account_id: giverAccounts.ids.reserved, amount_cents: gift.amount_cents },
+    ], at);
+    await recordEvent(trx, { user_id: gift.user_id, type: 'donation.created', object_type: 'donation', object_id: donationId, data: { status: 'scheduled', gift_id: gift.id }, at });
+    await finishGift(trx, deps, gift.id, gift.user_id, { status: 'claimed', claimed: 1, recipient_user_id: caller.user_id, ein, donation_id: donationId }, at);
+  });
+  return giftFormByCode(deps, code);
+}
+
+/** The recipient refuses the gift: the hold goes back to the giver. Throws gift_not_found, forbidden, invalid_transition. */
+export async function denyGift(deps: Deps, caller: Caller, code: string) {
+  await deps.db.transaction().execute(async (trx) => {
+    const { gift, giverAccounts } = await lockGiftFor(deps, trx, caller, code, 'deny');
+    const at = deps.clock.now().toISOString();
+    await postEntry(trx, { memo: 'gift denied: hold released', gift_id: gift.id }, [
+      { from_account_id: giverAccounts.ids.reserved, to_account_id: giverAccounts.ids.available, amount_cents: gift.amount_cents },
+    ], at);
+    await finishGift(trx, deps, gift.id, gift.user_id, { status: 'denied', claimed: 0, recipient_user_id: caller.user_id }, at);
+    await promoteWaiting(deps, trx, gift.fund_id, at);
+  });
+  return giftFormByCode(deps, code);
+}
+
+async function giftFormByCode(deps: Deps, code: string) {
+  const gift = await deps.db.selectFrom('gifts').selectAll().where('code', '=', code.toLowerCase()).executeTakeFirstOrThrow();
+  return giftForm(deps, gift);
 }

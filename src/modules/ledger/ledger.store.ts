@@ -41,8 +41,8 @@ const fundAccountsQuery = prepared<Database, AccountRow, { fund_id: number }>((d
   db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents']).where('fund_id', '=', p('fund_id')).orderBy('id'));
 const fundAccountsForUpdateQuery = prepared<Database, AccountRow, { fund_id: number }>((db, p) =>
   db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents']).where('fund_id', '=', p('fund_id')).orderBy('id').forUpdate());
-const insertEntryQuery = prepared<Database, { id: number }, { memo: string; donation_id: number | null; gift_id: number | null; contribution_id: number | null; created_at: string }>((db, p) =>
-  db.insertInto('journal_entries').values({ memo: p('memo'), donation_id: p('donation_id'), gift_id: p('gift_id'), contribution_id: p('contribution_id'), created_at: p('created_at') }).returning('id'));
+const insertEntryQuery = prepared<Database, { id: number }, { memo: string; donation_id: number | null; gift_id: number | null; contribution_id: number | null; audit_id: number | null; created_at: string }>((db, p) =>
+  db.insertInto('journal_entries').values({ memo: p('memo'), donation_id: p('donation_id'), gift_id: p('gift_id'), contribution_id: p('contribution_id'), audit_id: p('audit_id'), created_at: p('created_at') }).returning('id'));
 const insertPostingQuery = prepared<Database, never, { entry_id: number; account_id: number; amount_cents: number }>((db, p) =>
   db.insertInto('postings').values({ entry_id: p('entry_id'), account_id: p('account_id'), amount_cents: p('amount_cents') }));
 const moveBalanceQuery = prepared<Database, never, { id: number; amount_cents: number }>((db, p) =>
@@ -94,12 +94,14 @@ export interface EntryCause {
   donation_id?: number;
   gift_id?: number;
   contribution_id?: number;
+  /** An operator's action with no other cause (a portfolio move). */
+  audit_id?: number;
 }
 
 /** Appends one balanced journal entry and moves the cached balances with it. */
 export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly Movement[], at: string): Promise<number> {
   assert(
-    cause.donation_id !== undefined || cause.gift_id !== undefined || cause.contribution_id !== undefined,
+    cause.donation_id !== undefined || cause.gift_id !== undefined || cause.contribution_id !== undefined || cause.audit_id !== undefined,
     'every entry names what caused it',
   );
   const postings = postingsOf(movements);
@@ -108,6 +110,7 @@ export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly
     donation_id: cause.donation_id ?? null,
     gift_id: cause.gift_id ?? null,
     contribution_id: cause.contribution_id ?? null,
+    audit_id: cause.audit_id ?? null,
     created_at: at,
   });
   assert(entry !== undefined, 'the entry was inserted');

@@ -1,0 +1,39 @@
+// Operators move a fund's money between available and its portfolio
+// (invest / liquidate), so that portfolio_balance is real.
+import type { Deps } from '../../deps.ts';
+import { assertSafeInteger } from '../../shared/assert.ts';
+import { AppError, fieldErrors } from '../../shared/errors.ts';
+import { centsToDollars } from '../../shared/money.ts';
+import { lockFundAccounts, postEntry } from '../ledger/index.ts';
+import { promoteWaiting } from '../donations/index.ts';
+
+export type PortfolioMove = 'invest' | 'liquidate';
+
+/**
+ * invest: available -> portfolio; liquidate: portfolio -> available (and
+ * waiting donations are promoted). The journal entry names the fund's
+ * portfolio move through its audit entry and memo.
+ * Throws: unprocessable (validation_failed for a non-positive amount, insufficient_funds).
+ */
+export async function movePortfolio(deps: Deps, fundId: number, move: PortfolioMove, amountCents: number, actor: string): Promise<void> {
+  assertSafeInteger(amountCents, 'portfolio amount');
+  if (amountCents <= 0) throw fieldErrors([{ field: 'amount', code: 'validation_failed', message: 'must be more than 0' }]);
+  await deps.db.transaction().execute(async (trx) => {
+    const accounts = await lockFundAccounts(trx, deps.engine, fundId);
+    const [from, to, fromBalance] = move === 'invest'
+      ? [accounts.ids.available, accounts.ids.portfolio, accounts.balances.available_cents]
+      : [accounts.ids.portfolio, accounts.ids.available, accounts.balances.portfolio_cents];
+    if (fromBalance < amountCents) {
+      throw new AppError('unprocessable', 'insufficient_funds', `the fund has ${centsToDollars(fromBalance)} to ${move}, not ${centsToDollars(amountCents)}`);
+    }
+    const at = deps.clock.now().toISOString();
+    const audit = await trx.insertInto('audit_log').values({
+      actor, action: `portfolio.${move}`, object_type: 'fund', object_id: fundId,
+      before: JSON.stringify({ available_cents: accounts.balances.available_cents, portfolio_cents: accounts.balances.portfolio_cents }),
+      after: JSON.stringify({ amount_cents: amountCents }), created_at: at,
+    }).returning('id').executeTakeFirstOrThrow();
+    // A portfolio move has no donation, gift or contribution: its entry names the audit entry that caused it.
+    await postEntry(trx, { memo: `portfolio ${move} (audit ${audit.id})`, audit_id: audit.id }, [{ from_account_id: from, to_account_id: to, amount_cents: amountCents }], at);
+    if (move === 'liquidate') await promoteWaiting(deps, trx, fundId, at);
+  });
+}
