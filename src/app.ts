@@ -27,6 +27,9 @@ import { Gift, giftRoutes } from './modules/gifts/gifts.routes.ts';
 import { Balance, Profile, userRoutes } from './modules/users/users.routes.ts';
 import { Contribution, contributionRoutes } from './modules/contributions/contributions.routes.ts';
 import { ApiKey, keyRoutes } from './modules/keys/keys.routes.ts';
+import { adminRoutes } from './modules/admin/admin.routes.ts';
+import { eventRoutes } from './modules/events/events.routes.ts';
+import { scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -154,10 +157,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       route.preHandler = [claim];
       route.onSend = [settle];
     });
-    for (const routes of [donationRoutes, giftRoutes, nonProfitRoutes, userRoutes, contributionRoutes, keyRoutes]) {
+    for (const routes of [donationRoutes, giftRoutes, nonProfitRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, scheduledRoutes]) {
       await api.register(routes(deps));
     }
   };
+  await app.register(adminRoutes(deps), { prefix: '/admin/v1' });
   await app.register(v1, { prefix: '/v1' });
   await app.register(v1, { prefix: '/public/api/v1' });
   return app;

@@ -14,6 +14,8 @@ export interface Config {
   dbStatementTimeoutMs: number;
   dbConnectTimeoutMs: number;
   requestTimeoutMs: number;
+  /** How often the server runs the scheduler of recurring donations; 0 turns it off. */
+  schedulerIntervalMs: number;
 }
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/almoner.sqlite';
@@ -44,6 +46,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
+    schedulerIntervalMs: integer(env, 'SCHEDULER_INTERVAL_MS', 60_000, 0, 86_400_000),
     ...overrides,
   };
   return Object.freeze(config);

@@ -21,6 +21,7 @@ import { createKey, type Caller } from '../src/modules/keys/index.ts';
 import { createUser, type NewUser } from '../src/modules/users/index.ts';
 import { recordContribution } from '../src/modules/contributions/index.ts';
 import { upsertNonProfit, publicPath, type NonProfitInput } from '../src/modules/nonprofits/index.ts';
+import { formatCheck, runCheck } from '../src/modules/check/index.ts';
 
 export interface EngineSpec {
   name: 'sqlite' | 'postgres';
@@ -144,29 +145,10 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
   return out;
 }
 
-/** Every journal entry sums to zero and every cached balance equals its postings. */
+/** Every invariant of `almoner check` holds. */
 export async function assertLedgerBalanced(deps: Deps): Promise<void> {
-  const unbalanced = await deps.db.selectFrom('postings').select('entry_id').groupBy('entry_id')
-    .having((eb) => eb.fn.sum<number>('amount_cents'), '!=', 0).execute();
-  if (unbalanced.length > 0) throw new Error(`unbalanced journal entries: ${unbalanced.map((u) => u.entry_id).join(', ')}`);
-  const sums = await deps.db.selectFrom('ledger_accounts as a')
-    .leftJoin('postings as p', 'p.account_id', 'a.id')
-    .select(['a.id', 'a.fund_id', 'a.balance_cents', (eb) => eb.fn.coalesce(eb.fn.sum<number>('p.amount_cents'), sql<number>`0`).as('sum')])
-    .groupBy(['a.id', 'a.fund_id', 'a.balance_cents']).execute();
-  for (const s of sums) {
-    if (Number(s.sum) !== s.balance_cents) throw new Error(`account ${s.id}: balance ${s.balance_cents} but postings sum to ${s.sum}`);
-    if (s.fund_id !== null && s.balance_cents < 0) throw new Error(`fund account ${s.id} is below zero: ${s.balance_cents}`);
-  }
-  const counts = await deps.db.selectFrom('users as u').leftJoin('donation_counts as c', 'c.user_id', 'u.id')
-    .select(['u.id', 'c.total', 'c.public_total',
-      (eb) => eb.selectFrom('donations').whereRef('donations.user_id', '=', 'u.id').select((e) => e.fn.countAll<number>().as('n')).as('actual'),
-      (eb) => eb.selectFrom('donations').whereRef('donations.user_id', '=', 'u.id').where('visibility', '=', 'public').select((e) => e.fn.countAll<number>().as('n')).as('actual_public')])
-    .execute();
-  for (const c of counts) {
-    if (Number(c.total ?? 0) !== Number(c.actual) || Number(c.public_total ?? 0) !== Number(c.actual_public)) {
-      throw new Error(`user ${c.id}: donation counts ${c.total}/${c.public_total} but ${c.actual}/${c.actual_public} donations`);
-    }
-  }
+  const { ok, text } = formatCheck(await runCheck(deps));
+  if (!ok) throw new Error(text);
 }
 
 export interface Call {

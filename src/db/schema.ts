@@ -215,6 +215,8 @@ export interface ScheduledDonationsTable {
   non_profit_id: number;
   amount_cents: number;
   frequency: string;
+  start_date: string;
+  occurrences: number;
   next_date: string;
   note: string | null;
   visibility: string;

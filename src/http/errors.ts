@@ -31,6 +31,8 @@ const TITLES: Record<string, string> = {
   donation_not_found: 'Donation not found',
   user_not_found: 'User not found',
   api_key_not_found: 'API key not found',
+  contribution_not_found: 'Contribution not found',
+  scheduled_donation_not_found: 'Scheduled donation not found',
   method_not_allowed: 'Method not allowed',
   donation_not_cancellable: 'Donation not cancellable',
   idempotency_key_in_use: 'Idempotency key in use',

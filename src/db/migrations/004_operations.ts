@@ -47,6 +47,9 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .addColumn('non_profit_id', t.ref, (c) => c.notNull().references('non_profits.id'))
     .addColumn('amount_cents', t.money, (c) => c.notNull())
     .addColumn('frequency', 'text', (c) => c.notNull())
+    // Occurrence n falls on start_date + n periods (a month's day clamped to its length).
+    .addColumn('start_date', 'text', (c) => c.notNull())
+    .addColumn('occurrences', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('next_date', 'text', (c) => c.notNull())
     .addColumn('note', 'text')
     .addColumn('visibility', 'text', (c) => c.notNull())

@@ -42,32 +42,42 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
     const nonProfit = await findByEin(trx, ein);
     if (nonProfit === undefined) throw notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
     if (!nonProfit.eligible) throw new AppError('unprocessable', 'non_profit_ineligible', `${nonProfit.name} cannot receive donations`);
-    const at = deps.clock.now().toISOString();
-    const accounts = await lockFundAccounts(trx, deps.engine, caller.fund_id);
-    const status = initialStatus(accounts.balances.available_cents, input.amount_cents);
-    const donationId = await store.insertDonation(trx, {
+    return insertWithHold(deps, trx, {
       user_id: caller.user_id,
       fund_id: caller.fund_id,
       non_profit_id: nonProfit.id,
       amount_cents: input.amount_cents,
-      status,
       note: input.note ?? null,
       private_memo: input.private_memo ?? null,
       visibility: input.visibility ?? 'public',
       scheduled_donation_id: null,
-      created_at: at,
     });
-    if (status === 'scheduled') {
-      await postEntry(trx, { memo: 'donation scheduled: hold', donation_id: donationId }, [
-        { from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: input.amount_cents },
-      ], at);
-    }
-    await recordEvent(trx, { user_id: caller.user_id, type: 'donation.created', object_type: 'donation', object_id: donationId, data: { status }, at });
-    return donationId;
   });
   const record = await store.findDonation(deps.db, id);
   assert(record !== undefined, 'the donation just created exists');
   return ownUserScopedForm(deps, record);
+}
+
+/**
+ * Inserts a donation `scheduled` with a hold when its fund's available money
+ * covers it, else `waiting_for_funds`, with its event. Locks the fund's
+ * accounts in `trx`. Returns the id.
+ */
+export async function insertWithHold(deps: Deps, trx: Trx, d: {
+  user_id: number; fund_id: number; non_profit_id: number; amount_cents: number; note: string | null; private_memo: string | null;
+  visibility: string; scheduled_donation_id: number | null; scheduled_for?: string;
+}): Promise<number> {
+  const at = deps.clock.now().toISOString();
+  const accounts = await lockFundAccounts(trx, deps.engine, d.fund_id);
+  const status = initialStatus(accounts.balances.available_cents, d.amount_cents);
+  const donationId = await store.insertDonation(trx, { ...d, status, created_at: at });
+  if (status === 'scheduled') {
+    await postEntry(trx, { memo: 'donation scheduled: hold', donation_id: donationId }, [
+      { from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: d.amount_cents },
+    ], at);
+  }
+  await recordEvent(trx, { user_id: d.user_id, type: 'donation.created', object_type: 'donation', object_id: donationId, data: { status }, at });
+  return donationId;
 }
 
 /**

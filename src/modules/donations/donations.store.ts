@@ -114,12 +114,14 @@ export async function listByUser(db: Db, userId: number, publicOnly: boolean, pa
 type NewDonationRow = {
   user_id: number; fund_id: number; non_profit_id: number; amount_cents: number; status: string; note: string | null;
   private_memo: string | null; visibility: string; scheduled_donation_id: number | null; created_at: string;
+  /** The date of a recurring donation's occurrence: unique with scheduled_donation_id. */
+  scheduled_for?: string | null;
 };
 
 const insertDonationQuery = prepared<Database, { id: number }, NewDonationRow>((db, p) => db.insertInto('donations').values({
   user_id: p('user_id'), fund_id: p('fund_id'), non_profit_id: p('non_profit_id'), amount_cents: p('amount_cents'), status: p('status'),
   note: p('note'), private_memo: p('private_memo'), visibility: p('visibility'), scheduled_donation_id: p('scheduled_donation_id'),
-  created_at: p('created_at'), updated_at: p('created_at'),
+  created_at: p('created_at'), updated_at: p('created_at'), scheduled_for: p('scheduled_for'),
 }).returning('id'));
 
 // The list's meta.count, kept with every insert; `almoner check` recounts it.
@@ -128,7 +130,7 @@ const countDonationQuery = prepared<Database, never, { user_id: number; is_publi
   .onConflict((oc) => oc.column('user_id').doUpdateSet({ total: sql`donation_counts.total + 1`, public_total: sql`donation_counts.public_total + ${p('is_public')}` })));
 
 export async function insertDonation(trx: Trx, donation: NewDonationRow): Promise<number> {
-  const [row] = await insertDonationQuery(trx, donation);
+  const [row] = await insertDonationQuery(trx, { ...donation, scheduled_for: donation.scheduled_for ?? null });
   assert(row !== undefined, 'the donation was inserted');
   await countDonationQuery(trx, { user_id: donation.user_id, is_public: donation.visibility === 'public' ? 1 : 0 });
   return row.id;

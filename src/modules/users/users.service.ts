@@ -1,6 +1,8 @@
 // Use cases for users, profiles and balances.
 import type { Deps } from '../../deps.ts';
-import { notFound } from '../../shared/errors.ts';
+import { conflict, notFound } from '../../shared/errors.ts';
+import { recordAudit } from '../audit/index.ts';
+import { bumpAuthEpoch } from '../keys/index.ts';
 import { assert } from '../../shared/assert.ts';
 import { slugify } from '../nonprofits/nonprofits.ts';
 import { causeById, causeJson } from '../nonprofits/causes.ts';
@@ -126,4 +128,53 @@ export async function listUserCauses(deps: Deps, caller: Caller, userId: number)
 export async function getBalance(deps: Deps, caller: Caller) {
   const accounts = await readFundAccounts(deps.db, caller.fund_id);
   return balanceView(accounts.balances);
+}
+
+/**
+ * An operator suspends (or reactivates) a user: their keys stop working on
+ * the next request, on every node (the auth epoch rises in the same transaction).
+ * Throws user_not_found, invalid_transition.
+ */
+export async function setUserStatus(deps: Deps, userId: number, status: 'active' | 'suspended', actor: string): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const user = await store.findUserById(trx, userId);
+    if (user === undefined) throw notFound('user_not_found', `no user ${userId}`);
+    if (user.status === status) throw conflict('invalid_transition', `user ${userId} is already ${status}`);
+    const at = deps.clock.now().toISOString();
+    await trx.updateTable('users').set({ status }).where('id', '=', userId).execute();
+    await bumpAuthEpoch(trx);
+    await recordAudit(trx, { actor, action: status === 'suspended' ? 'user.suspend' : 'user.reactivate', object_type: 'user', object_id: userId, before: { status: user.status }, after: { status }, at });
+  });
+}
+
+export async function listUsers(deps: Deps, page: { page: number; per_page: number }) {
+  const [counted, rows] = await Promise.all([
+    deps.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    deps.db.selectFrom('users as u').innerJoin('funds as f', 'f.user_id', 'u.id')
+      .select(['u.id', 'u.name', 'u.slug', 'u.city', 'u.visible', 'u.status', 'u.created_at', 'f.id as fund_id', 'f.name as fund_name'])
+      .orderBy('u.id').limit(page.per_page).offset((page.page - 1) * page.per_page).execute(),
+  ]);
+  return { items: rows.map((r) => ({ ...r, visible: r.visible === 1 })), count: Number(counted.n) };
+}
+
+/** Creates a user with a fund as an operator does, audited. */
+export async function createUserAudited(deps: Deps, input: NewUser, actor: string) {
+  return deps.db.transaction().execute(async (trx) => {
+    const created = await createUser(deps, input, trx);
+    await recordAudit(trx, { actor, action: 'user.create', object_type: 'user', object_id: created.user_id, before: null, after: { name: input.name, slug: created.slug }, at: deps.clock.now().toISOString() });
+    return created;
+  });
+}
+
+/** A user's statement: balances, then every journal line on their fund's accounts, oldest first. */
+export async function statement(deps: Deps, userId: number) {
+  const user = await store.findUserById(deps.db, userId);
+  if (user === undefined) throw notFound('user_not_found', `no user ${userId}`);
+  const fund = await store.currentFund(deps.db, userId);
+  assert(fund !== undefined, 'every user has a current fund');
+  const accounts = await readFundAccounts(deps.db, fund.id);
+  const lines = await deps.db.selectFrom('postings as p').innerJoin('journal_entries as j', 'j.id', 'p.entry_id').innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+    .select(['j.id as entry_id', 'j.created_at', 'j.memo', 'a.kind as account', 'p.amount_cents', 'j.donation_id', 'j.gift_id', 'j.contribution_id', 'j.audit_id'])
+    .where('a.fund_id', '=', fund.id).orderBy('j.id').orderBy('p.id').execute();
+  return { user: { id: user.id, name: user.name, slug: user.slug, status: user.status }, fund: { id: fund.id, name: fund.name }, balances: balanceView(accounts.balances), lines };
 }

@@ -1,0 +1,174 @@
+// The operator API under /admin/v1: thin adapters over the same services the
+// CLI uses. Authenticated by an operator token (`Authorization: Bearer alm_admin_...`).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.ts';
+import { AppError } from '../../shared/errors.ts';
+import { parseDollars } from '../../shared/money.ts';
+import { PageQuery, StringEnum } from '../../http/schemas.ts';
+import { pageRequest } from '../../shared/page.ts';
+import { findOperator, type Operator } from './admin.service.ts';
+import { createUserAudited, listUsers, setUserStatus, statement, currentFund } from '../users/index.ts';
+import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, FREQUENCIES } from '../contributions/index.ts';
+import { applyDonationEvent, applyDonationEventToMany, donationIdsInStatus, DONATION_STATUSES, type DonationEvent } from '../donations/index.ts';
+import { movePortfolio } from '../portfolio/portfolio.service.ts';
+import { formatCheck, runCheck } from '../check/index.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    operator: Operator;
+  }
+}
+
+const EVENTS = ['approve', 'reject', 'pay', 'mail_check', 'cash_check', 'void_check'] as const;
+const BATCH_MAX = 1000;
+const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+const Decimal = Type.Union([Type.String({ pattern: '^[0-9]{1,12}(\\.[0-9]{1,8})?$' }), Type.Number({ exclusiveMinimum: 0 })], { description: 'Exact decimal, up to 8 places' });
+
+/** A JSON number or string as exact decimal text (numbers print their shortest exact form). */
+function decimalText(value: string | number): string {
+  const text = typeof value === 'number' ? String(value) : value;
+  if (!/^[0-9]{1,12}(\.[0-9]{1,8})?$/.test(text)) {
+    throw new AppError('unprocessable', 'validation_failed', `${text} is not a decimal with at most 8 places`, { errors: [{ field: 'units', code: 'validation_failed', message: 'must be a decimal with at most 8 places' }] });
+  }
+  return text;
+}
+
+async function fundOf(deps: Deps, userId: number): Promise<number> {
+  const fund = await currentFund(deps.db, userId);
+  if (fund === undefined) throw new AppError('not_found', 'user_not_found', `no user ${userId}`);
+  return fund.id;
+}
+
+export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const tags = ['Operators'];
+    app.addHook('onRequest', async (request) => {
+      const header = request.headers.authorization ?? '';
+      const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
+      const operator = await findOperator(deps, token);
+      if (operator === undefined) {
+        throw new AppError('unauthenticated', token === '' ? 'unauthenticated' : 'invalid_api_key', 'send an operator token as Authorization: Bearer alm_admin_...', { headers: { 'www-authenticate': 'Bearer' } });
+      }
+      request.operator = operator;
+    });
+
+    app.get('/users', { schema: { tags, summary: 'Users with their funds', querystring: PageQuery } }, async (request) => {
+      const page = pageRequest(request.query);
+      const { items, count } = await listUsers(deps, page);
+      return { items, meta: { count, page: page.page, last: Math.max(1, Math.ceil(count / page.per_page)) } };
+    });
+
+    app.post('/users', {
+      schema: {
+        tags, summary: 'Create a user with a fund',
+        body: Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+          slug: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]{1,60}$' })),
+          city: Type.Optional(Type.String({ maxLength: 200 })),
+          visible: Type.Optional(Type.Boolean()),
+        }, { additionalProperties: false }),
+      },
+    }, async (request, reply) => reply.code(201).send(await createUserAudited(deps, request.body, request.operator.actor)));
+
+    for (const [path, status] of [['suspend', 'suspended'], ['reactivate', 'active']] as const) {
+      app.post(`/users/:id/${path}`, { schema: { tags, summary: `${path} a user`, params: Type.Object({ id: Id }) } }, async (request) => {
+        await setUserStatus(deps, request.params.id, status, request.operator.actor);
+        return {};
+      });
+    }
+
+    app.get('/users/:id/statement', { schema: { tags, summary: 'A user\'s balances and journal lines', params: Type.Object({ id: Id }) } }, async (request) => statement(deps, request.params.id));
+
+    app.post('/contributions', {
+      schema: {
+        tags, summary: 'Record a contribution',
+        body: Type.Object({
+          user_id: Id,
+          type: StringEnum(CONTRIBUTION_TYPES),
+          units: Decimal,
+          valuation: Decimal,
+          currency: Type.String({ pattern: '^[A-Z0-9.-]{1,16}$' }),
+          frequency: Type.Optional(StringEnum(FREQUENCIES)),
+          status: Type.Optional(StringEnum(['waiting_for_funds', 'pending', 'success'] as const)),
+        }, { additionalProperties: false }),
+      },
+    }, async (request, reply) => {
+      const b = request.body;
+      const id = await recordContribution(deps, {
+        user_id: b.user_id, fund_id: await fundOf(deps, b.user_id), type: b.type, units: decimalText(b.units), valuation: decimalText(b.valuation),
+        currency: b.currency, frequency: b.frequency ?? 'OneTime', status: b.status ?? 'pending',
+      }, request.operator.actor);
+      return reply.code(201).send({ id });
+    });
+
+    app.post('/contributions/:id/advance', {
+      schema: { tags, summary: 'Move a contribution along its state machine', params: Type.Object({ id: Id }), body: Type.Object({ status: StringEnum(['pending', 'success', 'failed'] as const) }, { additionalProperties: false }) },
+    }, async (request) => {
+      await advanceContribution(deps, request.params.id, request.body.status, request.operator.actor);
+      return {};
+    });
+
+    for (const event of EVENTS) {
+      app.post(`/donations/:id/${event}`, {
+        schema: {
+          tags, summary: `${event.replace('_', ' ')} a donation`, params: Type.Object({ id: Id }),
+          ...(event === 'reject' ? { body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }) } : {}),
+        },
+      }, async (request) => {
+        const reason = (request.body as { reason?: string } | undefined)?.reason;
+        const status = await applyDonationEvent(deps, request.params.id, event, { actor: request.operator.actor, ...(reason === undefined ? {} : { reason }) });
+        return { id: request.params.id, status };
+      });
+    }
+
+    app.post('/donations/batch', {
+      schema: {
+        tags, summary: 'Apply one event to many donations: listed ids, or every donation in a status ("pay every approved donation")',
+        body: Type.Object({
+          event: StringEnum(EVENTS),
+          ids: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: BATCH_MAX })),
+          status: Type.Optional(StringEnum(DONATION_STATUSES)),
+          reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+        }, { additionalProperties: false }),
+      },
+    }, async (request) => {
+      const b = request.body;
+      if ((b.ids === undefined) === (b.status === undefined)) {
+        throw new AppError('unprocessable', 'validation_failed', 'give either ids or status', { errors: [{ field: 'ids', code: 'validation_failed', message: 'give either ids or status, not both' }] });
+      }
+      const ids = b.ids ?? (await donationIdsInStatus(deps, b.status as (typeof DONATION_STATUSES)[number], BATCH_MAX));
+      return applyDonationEventToMany(deps, ids, b.event as DonationEvent, { actor: request.operator.actor, ...(b.reason === undefined ? {} : { reason: b.reason }) });
+    });
+
+    app.post('/users/:id/portfolio', {
+      schema: {
+        tags, summary: 'Move money between available and the portfolio',
+        params: Type.Object({ id: Id }),
+        body: Type.Object({ move: StringEnum(['invest', 'liquidate'] as const), amount: Type.Number() }, { additionalProperties: false }),
+      },
+    }, async (request) => {
+      const amount = parseDollars(request.body.amount);
+      if (!amount.ok) throw new AppError('unprocessable', 'amount_invalid', `amount ${amount.reason}`, { errors: [{ field: 'amount', code: 'amount_invalid', message: amount.reason }] });
+      await movePortfolio(deps, await fundOf(deps, request.params.id), request.body.move, amount.cents, request.operator.actor);
+      return {};
+    });
+
+    app.get('/audit', {
+      schema: { tags, summary: 'The audit log, newest first', querystring: Type.Composite([PageQuery, Type.Object({ object_type: Type.Optional(Type.String()), object_id: Type.Optional(Id) })]) },
+    }, async (request) => {
+      const page = pageRequest(request.query);
+      let q = deps.db.selectFrom('audit_log').selectAll();
+      if (request.query.object_type !== undefined) q = q.where('object_type', '=', request.query.object_type);
+      if (request.query.object_id !== undefined) q = q.where('object_id', '=', request.query.object_id);
+      const rows = await q.orderBy('id', 'desc').limit(page.per_page).offset((page.page - 1) * page.per_page).execute();
+      return { items: rows.map((r) => ({ ...r, before: r.before === null ? null : JSON.parse(r.before), after: r.after === null ? null : JSON.parse(r.after) })) };
+    });
+
+    app.get('/check', { schema: { tags, summary: 'Run every ledger invariant (as `almoner check`)' } }, async (_request, reply) => {
+      const results = await runCheck(deps);
+      const { ok } = formatCheck(results);
+      return reply.code(ok ? 200 : 500).send({ ok, results });
+    });
+  };
+}

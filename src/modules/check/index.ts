@@ -1,0 +1,1 @@
+export * from './check.service.ts';

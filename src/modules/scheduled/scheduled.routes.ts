@@ -1,0 +1,70 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.ts';
+import { setLinkHeader } from '../../http/page.ts';
+import { Amount, EmptyObject, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
+import { assert } from '../../shared/assert.ts';
+import { parseDollars } from '../../shared/money.ts';
+import { pageRequest } from '../../shared/page.ts';
+import { SCHEDULE_FREQUENCIES } from './scheduled.ts';
+import * as service from './scheduled.service.ts';
+
+const Schedule = Type.Object({
+  id: Type.Integer(),
+  ein: Type.String(),
+  non_profit_name: Type.String(),
+  amount: Type.Number(),
+  frequency: StringEnum(SCHEDULE_FREQUENCIES),
+  next_date: Nullable(Type.String({ format: 'date' })),
+  status: StringEnum(['active', 'cancelled', 'completed'] as const),
+  note: Nullable(Type.String()),
+  visibility: StringEnum(['public', 'private'] as const),
+  created_at: IsoDate,
+});
+
+const Params = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const tags = ['Recurring donations'];
+    app.post('/scheduled_donations', {
+      schema: {
+        tags, summary: 'Create a recurring donation; the scheduler makes a donation on each date',
+        body: Type.Object({
+          ein: Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$' }),
+          amount: Amount(10, 'Amount of each donation'),
+          frequency: StringEnum(SCHEDULE_FREQUENCIES),
+          next_date: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'First date, YYYY-MM-DD (UTC); default today' })),
+          note: Type.Optional(Type.String({ maxLength: 1000 })),
+          visibility: Type.Optional(StringEnum(['public', 'private'] as const)),
+        }, { additionalProperties: false }),
+        response: withProblems({ 201: Schedule }),
+      },
+    }, async (request, reply) => {
+      const amount = parseDollars(request.body.amount);
+      assert(amount.ok, 'the body schema has checked the amount');
+      const created = await service.createSchedule(deps, request.caller, { ...request.body, amount_cents: amount.cents });
+      return reply.code(201).header('location', `/v1/scheduled_donations/${created.id}`).send(created);
+    });
+
+    app.get('/scheduled_donations', {
+      schema: { tags, summary: "The caller's recurring donations", querystring: PageQuery, response: withProblems({ 200: Paged(Schedule) }) },
+    }, async (request, reply) => {
+      const page = pageRequest(request.query);
+      const result = await service.listSchedules(deps, request.caller, page);
+      setLinkHeader(request, reply, result.meta, page.per_page);
+      return result;
+    });
+
+    app.get('/scheduled_donations/:id', {
+      schema: { tags, summary: 'One recurring donation', params: Params, response: withProblems({ 200: Schedule }) },
+    }, async (request) => service.getSchedule(deps, request.caller, request.params.id));
+
+    app.delete('/scheduled_donations/:id', {
+      schema: { tags, summary: 'Stop a recurring donation (donations already made stay)', params: Params, response: withProblems({ 200: EmptyObject }) },
+    }, async (request) => {
+      await service.cancelSchedule(deps, request.caller, request.params.id);
+      return {};
+    });
+  };
+}
