@@ -109,3 +109,37 @@ for (const { name: engine } of engines().slice(0, 1)) {
     });
   });
 }
+
+describe('almoner check', () => {
+  test('passes on a sound ledger and reports each broken invariant, exiting 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'almoner-check-'));
+    const url = `sqlite:${join(dir, 'check.sqlite')}`;
+    try {
+      const env = await openEnv('sqlite', { databaseUrl: url });
+      const { makeUser, fund, makeNonProfit } = await import('./harness.ts');
+      await makeNonProfit(env.deps, { ein: '261544963', name: 'Vermont Foodbank' });
+      const u = await makeUser(env.deps);
+      await fund(env.deps, u, 10_000);
+      await call(env.app, 'POST', '/v1/donations', { key: u.key, body: { amount: 20, ein: '261544963' } });
+      await env.app.close();
+      await env.platform.close();
+      const good = await almoner(['check'], url);
+      assert.equal(good.code, 0, good.stderr);
+      assert.match(good.stdout, /All invariants hold/);
+
+      // Break it the way a bug or a hand edit would: a cached balance and a donation's state.
+      const broken = await openEnv('sqlite', { databaseUrl: url });
+      await broken.deps.db.updateTable('ledger_accounts').set({ balance_cents: 123 }).where('fund_id', '=', u.fund_id).where('kind', '=', 'portfolio').execute();
+      await broken.deps.db.updateTable('donations').set({ status: 'completed' }).execute();
+      await broken.app.close();
+      await broken.platform.close();
+      const bad = await almoner(['check'], url);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /FAIL  every balance equals its postings.*\n.*portfolio: balance 123 but its postings sum to 0/);
+      assert.match(bad.stderr, /donation 1 \(completed\): holds 2000 cents, should hold 0/);
+      assert.match(bad.stderr, /Some invariants do not hold/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

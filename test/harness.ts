@@ -1,7 +1,7 @@
 // The test harness: a fresh database per suite on every engine (a temp
 // SQLite file; a schema of its own on the PostgreSQL of TEST_DATABASE_URL),
 // the real app on it, and factories that go through the real services.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +17,7 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { openPlatform, type Platform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import type { Deps } from '../src/deps.ts';
+import type { Clock } from '../src/shared/clock.ts';
 import { createKey, type Caller } from '../src/modules/keys/index.ts';
 import { createUser, type NewUser } from '../src/modules/users/index.ts';
 import { recordContribution } from '../src/modules/contributions/index.ts';
@@ -47,24 +48,37 @@ export interface TestEnv {
 }
 
 /** A fresh, migrated database on `engine` with the app built on it. */
-export async function openEnv(engine: EngineSpec['name'], overrides: Partial<Config> = {}): Promise<TestEnv> {
+export interface EnvOptions {
+  clock?: Clock;
+  /** Keep the database afterwards under this name (a file in test-results/, or a PostgreSQL schema), for `almoner check` in CI. */
+  keepAs?: string;
+}
+
+export async function openEnv(engine: EngineSpec['name'], overrides: Partial<Config> = {}, options: EnvOptions = {}): Promise<TestEnv> {
   let databaseUrl: string;
   let cleanup: () => Promise<void>;
-  if (engine === 'sqlite') {
+  if (engine === 'sqlite' && options.keepAs !== undefined) {
+    mkdirSync('test-results', { recursive: true });
+    const path = join('test-results', `${options.keepAs}.sqlite`);
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    databaseUrl = `sqlite:${path}`;
+    cleanup = async () => {};
+  } else if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'almoner-test-'));
     databaseUrl = `sqlite:${join(dir, 'test.sqlite')}`;
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
   } else {
     const base = process.env.TEST_DATABASE_URL as string;
-    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const schema = options.keepAs ?? `t_${randomBytes(6).toString('hex')}`;
     const admin = new pg.Client({ connectionString: base });
     await admin.connect();
+    if (options.keepAs !== undefined) await admin.query(`drop schema if exists ${schema} cascade`);
     await admin.query(`create schema ${schema}`);
     await admin.end();
     const url = new URL(base);
     url.searchParams.set('options', `-c search_path=${schema}`);
     databaseUrl = url.toString();
-    cleanup = async () => {
+    cleanup = options.keepAs !== undefined ? async () => {} : async () => {
       const c = new pg.Client({ connectionString: base });
       await c.connect();
       await c.query(`drop schema ${schema} cascade`);
@@ -72,7 +86,7 @@ export async function openEnv(engine: EngineSpec['name'], overrides: Partial<Con
     };
   }
   const config = loadConfig({}, { databaseUrl, publicUrl: 'https://almoner.test', rateLimitPerMinute: 100_000, rateLimitAnonymousPerMinute: 100_000, ...overrides });
-  const platform = await openPlatform(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const platform = await openPlatform(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...(options.clock === undefined ? {} : { clock: options.clock }) });
   const app = await buildApp(platform.deps);
   await app.ready();
   return {
@@ -186,3 +200,45 @@ export function assertSchema(app: FastifyInstance, name: string, body: unknown):
   if (!valid) throw new Error(`response does not match ${name}: ${ajv.errorsText(ajv.errors)}\n${JSON.stringify(body)}`);
 }
 const validators = new WeakMap<FastifyInstance, Ajv>();
+
+/** A clock tests move by hand. */
+export class TestClock implements Clock {
+  #now: Date;
+  constructor(iso: string) {
+    this.#now = new Date(iso);
+  }
+  now(): Date {
+    return new Date(this.#now);
+  }
+  set(iso: string): void {
+    this.#now = new Date(iso);
+  }
+  advance(ms: number): void {
+    this.#now = new Date(this.#now.getTime() + ms);
+  }
+}
+
+/**
+ * The journal entries after `afterEntryId`, one posting a line, with fund
+ * accounts named by their owner's slug: what a story asserts after each step.
+ */
+export async function journalSince(deps: Deps, afterEntryId: number): Promise<{ text: string; last: number }> {
+  const rows = await deps.db.selectFrom('postings as p').innerJoin('journal_entries as j', 'j.id', 'p.entry_id').innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+    .leftJoin('funds as f', 'f.id', 'a.fund_id').leftJoin('users as u', 'u.id', 'f.user_id')
+    .select(['j.id as entry_id', 'j.memo', 'a.kind', 'u.slug', 'p.amount_cents'])
+    .where('j.id', '>', afterEntryId).orderBy('j.id').orderBy('p.id').execute();
+  const lines = rows.map((r) => {
+    const account = r.slug === null ? r.kind : `${r.slug}.${r.kind}`;
+    const amount = (r.amount_cents / 100).toFixed(2);
+    return `${account.padEnd(24)} ${amount.padStart(10)}  ${r.memo}`;
+  });
+  const last = rows.length === 0 ? afterEntryId : Number(rows[rows.length - 1]?.entry_id);
+  return { text: lines.join('\n'), last };
+}
+
+/** A user's four balance figures as one readable line. */
+export async function balancesOf(deps: Deps, fundId: number): Promise<string> {
+  const rows = await deps.db.selectFrom('ledger_accounts').select(['kind', 'balance_cents']).where('fund_id', '=', fundId).execute();
+  const b = Object.fromEntries(rows.map((r) => [r.kind, (r.balance_cents / 100).toFixed(2)]));
+  return `pending_deposit ${b.pending_deposit} | available ${b.available} | reserved ${b.reserved} | portfolio ${b.portfolio}`;
+}
