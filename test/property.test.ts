@@ -1,0 +1,243 @@
+// A property test of the money rules: random sequences of 10,000 operations
+// across users (contribute, receive, clear, fail, donate, cancel, approve,
+// reject, pay, mail, cash, void, gift, accept, claim, deny, invest,
+// liquidate) run against the real services and against a small in-memory
+// model; after every step the outcome (or the error code) and the balances
+// of every fund must agree; at the end `almoner check` must pass.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { engines, openEnv, makeUser, makeNonProfit, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { AppError } from '../src/shared/errors.ts';
+import { advanceContribution, recordContribution } from '../src/modules/contributions/index.ts';
+import { applyDonationEvent, cancelDonation, createDonation, DONATION_TRANSITIONS, type DonationEvent } from '../src/modules/donations/index.ts';
+import { acceptGift, claimGift, createGift, denyGift } from '../src/modules/gifts/index.ts';
+import { movePortfolio } from '../src/modules/portfolio/portfolio.service.ts';
+
+const STEPS = Number(process.env.PROPERTY_STEPS ?? 10_000);
+const USERS = 4;
+
+type Op =
+  | { kind: 'contribute'; user: number; cents: number; status: 'waiting_for_funds' | 'pending' | 'success' }
+  | { kind: 'receive' | 'clear' | 'fail'; pick: number }
+  | { kind: 'donate'; user: number; cents: number }
+  | { kind: 'cancel'; pick: number }
+  | { kind: 'event'; event: DonationEvent; pick: number }
+  | { kind: 'gift'; user: number; cents: number }
+  | { kind: 'accept' | 'claim' | 'deny'; pick: number; user: number }
+  | { kind: 'invest' | 'liquidate'; user: number; cents: number };
+
+const user = fc.nat(USERS - 1);
+const pick = fc.nat(1_000_000);
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('contribute' as const), user, cents: fc.integer({ min: 1, max: 50_000 }), status: fc.constantFrom('waiting_for_funds' as const, 'pending' as const, 'success' as const) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('receive' as const, 'clear' as const, 'fail' as const), pick }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('donate' as const), user, cents: fc.integer({ min: 1000, max: 30_000 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('event' as const), event: fc.constantFrom<DonationEvent>('approve', 'reject', 'pay', 'mail_check', 'cash_check', 'void_check'), pick }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('gift' as const), user, cents: fc.integer({ min: 1800, max: 20_000 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('accept' as const, 'claim' as const, 'deny' as const), pick, user }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('invest' as const, 'liquidate' as const), user, cents: fc.integer({ min: 1, max: 20_000 }) }) },
+);
+
+interface Fund { pending: number; available: number; reserved: number; portfolio: number }
+interface Model {
+  funds: Fund[];
+  donations: Array<{ id: number; user: number; cents: number; status: string }>;
+  gifts: Array<{ id: number; code: string; user: number; cents: number; status: string }>;
+  contributions: Array<{ id: number; user: number; cents: number; status: string }>;
+}
+
+/** The model's promotion rule: waiting donations of the user, oldest first, each one that fits. */
+function promote(m: Model, u: number): void {
+  const f = m.funds[u] as Fund;
+  for (const d of m.donations) {
+    if (d.user === u && d.status === 'waiting_for_funds' && d.cents <= f.available) {
+      d.status = 'scheduled';
+      f.available -= d.cents;
+      f.reserved += d.cents;
+    }
+  }
+}
+
+async function outcome(fn: () => Promise<unknown>): Promise<string> {
+  try {
+    await fn();
+    return 'ok';
+  } catch (error) {
+    if (error instanceof AppError) return error.code;
+    throw error;
+  }
+}
+
+for (const { name: engine } of engines()) {
+  describe(`money rules property on ${engine}`, () => {
+    let env: TestEnv;
+    before(async () => { env = await openEnv(engine); });
+    after(async () => env.close());
+
+    test(`${STEPS} random operations agree with the model at every step`, { timeout: 600_000 }, async () => {
+      await makeNonProfit(env.deps, { ein: '261544963', name: 'Vermont Foodbank' });
+      const users: TestUser[] = [];
+      for (let i = 0; i < USERS; i++) users.push(await makeUser(env.deps));
+      const m: Model = { funds: users.map(() => ({ pending: 0, available: 0, reserved: 0, portfolio: 0 })), donations: [], gifts: [], contributions: [] };
+      const ops = fc.sample(fc.array(opArb, { minLength: STEPS, maxLength: STEPS }), { numRuns: 1, seed: Number(process.env.PROPERTY_SEED ?? 20261122) })[0] as Op[];
+      const seen = new Map<string, number>();
+      const { deps } = env;
+
+      for (const [step, op] of ops.entries()) {
+        let expected = 'ok';
+        let actual: string;
+        const label = `step ${step}: ${JSON.stringify(op)}`;
+        switch (op.kind) {
+          case 'contribute': {
+            const u = users[op.user] as TestUser;
+            let id = 0;
+            actual = await outcome(async () => {
+              id = await recordContribution(deps, { user_id: u.user_id, fund_id: u.fund_id, type: 'wire_payment', units: (op.cents / 100).toFixed(2), valuation: '1', currency: 'USD', frequency: 'OneTime', status: op.status }, 'property');
+            });
+            m.contributions.push({ id, user: op.user, cents: op.cents, status: op.status });
+            const f = m.funds[op.user] as Fund;
+            if (op.status === 'pending') f.pending += op.cents;
+            if (op.status === 'success') { f.available += op.cents; promote(m, op.user); }
+            break;
+          }
+          case 'receive': case 'clear': case 'fail': {
+            const c = m.contributions[op.pick % Math.max(1, m.contributions.length)];
+            if (c === undefined) continue;
+            const to = op.kind === 'receive' ? 'pending' : op.kind === 'clear' ? 'success' : 'failed';
+            const allowed = (c.status === 'waiting_for_funds' && (to === 'pending' || to === 'failed')) || (c.status === 'pending' && (to === 'success' || to === 'failed'));
+            expected = allowed ? 'ok' : 'invalid_transition';
+            actual = await outcome(() => advanceContribution(deps, c.id, to, 'property'));
+            if (allowed) {
+              const f = m.funds[c.user] as Fund;
+              if (c.status === 'waiting_for_funds' && to === 'pending') f.pending += c.cents;
+              if (c.status === 'pending' && to === 'success') { f.pending -= c.cents; f.available += c.cents; }
+              if (c.status === 'pending' && to === 'failed') f.pending -= c.cents;
+              c.status = to;
+              if (to === 'success') promote(m, c.user);
+            }
+            break;
+          }
+          case 'donate': {
+            const u = users[op.user] as TestUser;
+            let created = { id: 0, status: '' };
+            actual = await outcome(async () => { created = await createDonation(deps, u.caller, { amount_cents: op.cents, ein: '261544963' }); });
+            const f = m.funds[op.user] as Fund;
+            const status = f.available >= op.cents ? 'scheduled' : 'waiting_for_funds';
+            if (status === 'scheduled') { f.available -= op.cents; f.reserved += op.cents; }
+            m.donations.push({ id: created.id, user: op.user, cents: op.cents, status });
+            assert.equal(created.status, status, label);
+            break;
+          }
+          case 'cancel': {
+            const d = m.donations[op.pick % Math.max(1, m.donations.length)];
+            if (d === undefined) continue;
+            const ok = d.status === 'scheduled' || d.status === 'waiting_for_funds';
+            expected = ok ? 'ok' : 'donation_not_cancellable';
+            actual = await outcome(() => cancelDonation(deps, (users[d.user] as TestUser).caller, d.id));
+            if (ok) {
+              const f = m.funds[d.user] as Fund;
+              const wasScheduled = d.status === 'scheduled';
+              d.status = 'not_completed';
+              if (wasScheduled) { f.reserved -= d.cents; f.available += d.cents; promote(m, d.user); }
+            }
+            break;
+          }
+          case 'event': {
+            const d = m.donations[op.pick % Math.max(1, m.donations.length)];
+            if (d === undefined) continue;
+            const rule = DONATION_TRANSITIONS[op.event];
+            const ok = (rule.from as readonly string[]).includes(d.status);
+            expected = ok ? 'ok' : 'invalid_transition';
+            actual = await outcome(() => applyDonationEvent(deps, d.id, op.event, { actor: 'property', reason: 'property test' }));
+            if (ok) {
+              const f = m.funds[d.user] as Fund;
+              d.status = rule.to;
+              if (rule.move === 'reserved_to_available') { f.reserved -= d.cents; f.available += d.cents; promote(m, d.user); }
+              if (rule.move === 'reserved_to_grants_paid') f.reserved -= d.cents;
+              if (rule.move === 'grants_paid_to_available') { f.available += d.cents; promote(m, d.user); }
+            }
+            break;
+          }
+          case 'gift': {
+            const u = users[op.user] as TestUser;
+            const f = m.funds[op.user] as Fund;
+            expected = f.available >= op.cents ? 'ok' : 'insufficient_funds';
+            let code = '';
+            actual = await outcome(async () => { code = (await createGift(deps, u.caller, { name: 'Someone', amount_cents: op.cents })).code; });
+            if (expected === 'ok') {
+              f.available -= op.cents;
+              f.reserved += op.cents;
+              const row = await deps.db.selectFrom('gifts').select('id').where('code', '=', code).executeTakeFirstOrThrow();
+              m.gifts.push({ id: row.id, code, user: op.user, cents: op.cents, status: 'new' });
+            }
+            break;
+          }
+          case 'accept': case 'claim': case 'deny': {
+            const g = m.gifts[op.pick % Math.max(1, m.gifts.length)];
+            if (g === undefined) continue;
+            const recipient = users[op.user] as TestUser;
+            expected = op.user === g.user ? 'forbidden' : g.status !== 'new' ? 'invalid_transition' : 'ok';
+            actual = await outcome(async () => {
+              if (op.kind === 'accept') await acceptGift(deps, recipient.caller, g.code);
+              else if (op.kind === 'deny') await denyGift(deps, recipient.caller, g.code);
+              else await claimGift(deps, recipient.caller, g.code, '261544963');
+            });
+            if (expected === 'ok') {
+              const giver = m.funds[g.user] as Fund;
+              giver.reserved -= g.cents;
+              if (op.kind === 'accept') {
+                g.status = 'accepted';
+                (m.funds[op.user] as Fund).available += g.cents;
+                promote(m, op.user);
+              } else if (op.kind === 'deny') {
+                g.status = 'denied';
+                giver.available += g.cents;
+                promote(m, g.user);
+              } else {
+                g.status = 'claimed';
+                giver.reserved += g.cents;
+                const row = await deps.db.selectFrom('gifts').select('donation_id').where('id', '=', g.id).executeTakeFirstOrThrow();
+                m.donations.push({ id: row.donation_id as number, user: g.user, cents: g.cents, status: 'scheduled' });
+              }
+            }
+            break;
+          }
+          case 'invest': case 'liquidate': {
+            const u = users[op.user] as TestUser;
+            const f = m.funds[op.user] as Fund;
+            const source = op.kind === 'invest' ? f.available : f.portfolio;
+            expected = source >= op.cents ? 'ok' : 'insufficient_funds';
+            actual = await outcome(() => movePortfolio(deps, u.fund_id, op.kind, op.cents, 'property'));
+            if (expected === 'ok') {
+              if (op.kind === 'invest') { f.available -= op.cents; f.portfolio += op.cents; }
+              else { f.portfolio -= op.cents; f.available += op.cents; promote(m, op.user); }
+            }
+            break;
+          }
+        }
+        assert.equal(actual, expected, label);
+        seen.set(`${op.kind}:${actual}`, (seen.get(`${op.kind}:${actual}`) ?? 0) + 1);
+
+        // Every fund's four figures agree with the model after every step.
+        const rows = await deps.db.selectFrom('ledger_accounts').select(['fund_id', 'kind', 'balance_cents']).where('fund_id', 'in', users.map((u) => u.fund_id)).execute();
+        for (const [i, u] of users.entries()) {
+          const f = m.funds[i] as Fund;
+          const got = Object.fromEntries(rows.filter((r) => r.fund_id === u.fund_id).map((r) => [r.kind, r.balance_cents]));
+          assert.deepEqual(got, { pending_deposit: f.pending, available: f.available, reserved: f.reserved, portfolio: f.portfolio }, `${label}: fund of user ${i}`);
+        }
+        if (step % 1000 === 999 || step === ops.length - 1) {
+          const statuses = await deps.db.selectFrom('donations').select(['id', 'status']).execute();
+          const byId = new Map(statuses.map((d) => [d.id, d.status]));
+          for (const d of m.donations) assert.equal(byId.get(d.id), d.status, `${label}: donation ${d.id}`);
+        }
+      }
+      // The sequence reached every kind of outcome that matters.
+      for (const k of ['contribute:ok', 'clear:ok', 'fail:ok', 'donate:ok', 'cancel:ok', 'cancel:donation_not_cancellable', 'event:ok', 'event:invalid_transition', 'gift:ok', 'gift:insufficient_funds', 'accept:ok', 'claim:ok', 'deny:ok', 'invest:ok', 'liquidate:ok']) {
+        assert.ok((seen.get(k) ?? 0) > 0, `the sequence exercised ${k}`);
+      }
+      await assertLedgerBalanced(env.deps);
+    });
+  });
+}
