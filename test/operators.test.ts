@@ -1,0 +1,147 @@
+// The operator console: the admin API's authentication, and every operator
+// command refusing bad input (unknown ids, wrong state, bad amounts) with a
+// clear message and a non-zero exit, changing nothing.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, type TestEnv, type TestUser } from './harness.ts';
+import { createAdminToken } from '../src/modules/admin/admin.service.ts';
+
+const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
+
+for (const { name: engine } of engines()) {
+  describe(`operators on ${engine}`, () => {
+    let env: TestEnv;
+    let token: string;
+    let user: TestUser;
+    let scheduledId: number;
+    let contributionId: number;
+
+    const cli = async (...args: string[]) => {
+      try {
+        const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: env.platform.deps.config.databaseUrl, LOG_LEVEL: 'silent' } });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+      }
+    };
+    const admin = (method: string, url: string, body?: unknown, auth = `Bearer ${token}`) =>
+      call(env.app, method, `/admin/v1${url}`, { headers: { authorization: auth }, ...(body === undefined ? {} : { body }) });
+
+    before(async () => {
+      env = await openEnv(engine);
+      await makeNonProfit(env.deps, { ein: '261544963', name: 'Vermont Foodbank' });
+      token = (await createAdminToken(env.deps, 'ops')).token;
+      user = await makeUser(env.deps);
+      await fund(env.deps, user, 10_000);
+      scheduledId = (await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 20, ein: '261544963' } })).body.id;
+      contributionId = (await admin('POST', '/contributions', { user_id: user.user_id, type: 'check_payment', units: '10', valuation: '1', currency: 'USD' })).body.id;
+    });
+    after(async () => env.close());
+
+    test('the admin API takes operator tokens only', async () => {
+      for (const [auth, code] of [['', 'unauthenticated'], [`Bearer ${user.key}`, 'invalid_api_key'], ['Bearer alm_admin_nope', 'invalid_api_key'], [token, 'unauthenticated']] as const) {
+        const res = await admin('GET', '/users', undefined, auth);
+        assert.equal(res.status, 401, auth);
+        assert.equal(res.body.code, code, auth);
+      }
+      const ok = await admin('GET', '/users');
+      assert.equal(ok.status, 200);
+      assert.ok(ok.body.items.some((u: { id: number }) => u.id === user.user_id));
+      const asUser = await call(env.app, 'GET', '/admin/v1/users', { key: user.key });
+      assert.equal(asUser.status, 401, 'a user key opens nothing under /admin/v1');
+    });
+
+    test('the admin API refuses bad input with a problem and changes nothing', async () => {
+      const before = await fingerprint(env.deps);
+      const cases: Array<[string, string, unknown, number, string]> = [
+        ['POST', '/donations/999999/approve', undefined, 404, 'donation_not_found'],
+        ['POST', `/donations/${scheduledId}/pay`, undefined, 409, 'invalid_transition'],
+        ['POST', `/donations/${scheduledId}/reject`, {}, 422, 'validation_failed'],
+        ['POST', '/donations/abc/approve', undefined, 400, 'invalid_parameter'],
+        ['POST', '/donations/batch', { event: 'pay' }, 422, 'validation_failed'],
+        ['POST', '/donations/batch', { event: 'explode', status: 'approved' }, 422, 'validation_failed'],
+        ['POST', '/contributions', { user_id: 999999, type: 'check_payment', units: '1', valuation: '1', currency: 'USD' }, 404, 'user_not_found'],
+        ['POST', '/contributions', { user_id: user.user_id, type: 'cash', units: '1', valuation: '1', currency: 'USD' }, 422, 'validation_failed'],
+        ['POST', '/contributions', { user_id: user.user_id, type: 'check_payment', units: '1.123456789', valuation: '1', currency: 'USD' }, 422, 'validation_failed'],
+        ['POST', '/contributions', { user_id: user.user_id, type: 'check_payment', units: '0', valuation: '1', currency: 'USD' }, 422, 'validation_failed'],
+        ['POST', '/contributions', { user_id: user.user_id, type: 'check_payment', units: '-1', valuation: '1', currency: 'USD' }, 422, 'validation_failed'],
+        ['POST', '/contributions', { user_id: user.user_id, type: 'check_payment', units: '1', valuation: '1', currency: 'usd dollars' }, 422, 'validation_failed'],
+        ['POST', `/contributions/${contributionId}/advance`, { status: 'waiting_for_funds' }, 422, 'validation_failed'],
+        ['POST', '/contributions/999999/advance', { status: 'success' }, 404, 'contribution_not_found'],
+        ['POST', `/users/${user.user_id}/portfolio`, { move: 'invest', amount: 10.005 }, 422, 'amount_invalid'],
+        ['POST', `/users/${user.user_id}/portfolio`, { move: 'invest', amount: 0 }, 422, 'validation_failed'],
+        ['POST', `/users/${user.user_id}/portfolio`, { move: 'liquidate', amount: 1 }, 422, 'insufficient_funds'],
+        ['POST', '/users/999999/portfolio', { move: 'invest', amount: 1 }, 404, 'user_not_found'],
+        ['POST', '/users/999999/suspend', undefined, 404, 'user_not_found'],
+        ['POST', `/users/${user.user_id}/reactivate`, undefined, 409, 'invalid_transition'],
+        ['POST', '/users', { name: '' }, 422, 'validation_failed'],
+        ['POST', '/users', { name: 'X', slug: 'bad slug' }, 422, 'validation_failed'],
+      ];
+      for (const [method, url, body, status, code] of cases) {
+        const res = await admin(method, url, body);
+        assert.equal(res.status, status, `${method} ${url} ${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, code, `${method} ${url}`);
+      }
+      assert.deepEqual(await fingerprint(env.deps), before);
+    });
+
+    test('CLI operator commands refuse bad input: a clear message, a non-zero exit, nothing changed', async () => {
+      const before = await fingerprint(env.deps);
+      const cases: Array<[string[], number, RegExp]> = [
+        [['donations', 'approve', '999999'], 1, /donation 999999: skipped \(donation_not_found\)/],
+        [['donations', 'pay', String(scheduledId)], 1, /skipped \(invalid_transition\)/],
+        [['donations', 'approve'], 2, /give at least one donation id/],
+        [['donations', 'approve', 'abc'], 2, /a donation id must be a positive whole number/],
+        [['donations', 'reject', String(scheduledId)], 2, /--reason is required/],
+        [['donations', 'explode', '1'], 2, /unknown command: donations explode/],
+        [['contributions', 'record', '--user', '999999', '--type', 'check_payment', '--units', '1', '--valuation', '1', '--currency', 'USD'], 1, /no user 999999 \(user_not_found\)/],
+        [['contributions', 'record', '--user', String(user.user_id), '--type', 'cash', '--units', '1', '--valuation', '1', '--currency', 'USD'], 2, /--type must be one of/],
+        [['contributions', 'record', '--user', String(user.user_id), '--type', 'check_payment', '--units', '1.123456789', '--valuation', '1', '--currency', 'USD'], 1, /units: must be a positive decimal with at most 8 places/],
+        [['contributions', 'record', '--user', String(user.user_id), '--type', 'check_payment', '--valuation', '1', '--currency', 'USD'], 2, /--units is required/],
+        [['contributions', 'advance', String(contributionId), '--to', 'bogus'], 2, /--to must be pending, success or failed/],
+        [['contributions', 'advance', '999999', '--to', 'success'], 1, /no contribution 999999/],
+        [['portfolio', 'invest', '--user', String(user.user_id), '--amount', '10.005'], 2, /--amount must be dollars with at most 2 decimals/],
+        [['portfolio', 'invest', '--user', String(user.user_id), '--amount', '-5'], 2, /--amount/],
+        [['portfolio', 'liquidate', '--user', String(user.user_id), '--amount', '5'], 1, /insufficient_funds/],
+        [['users', 'suspend', '999999'], 1, /no user 999999/],
+        [['users', 'reactivate', String(user.user_id)], 1, /already active \(invalid_transition\)/],
+        [['users', 'statement', 'x'], 2, /the user id must be a positive whole number/],
+        [['scheduler', 'run', '--date', '2026-02-30'], 2, /--date must be YYYY-MM-DD/],
+        [['admin', 'token', 'create'], 2, /--name is required/],
+        [['donations', 'approve', '1', '--bogus'], 2, /Unknown option '--bogus'/],
+      ];
+      for (const [args, code, message] of cases) {
+        const res = await cli(...args);
+        assert.equal(res.code, code, `${args.join(' ')}: ${res.stdout}${res.stderr}`);
+        assert.match(res.stderr, message, args.join(' '));
+      }
+      assert.deepEqual(await fingerprint(env.deps), before);
+    });
+
+    test('CLI operator commands do their work, audited', async () => {
+      const approve = await cli('donations', 'approve', String(scheduledId));
+      assert.equal(approve.code, 0, approve.stderr);
+      assert.match(approve.stdout, new RegExp(`approve: 1 done \\(${scheduledId}\\)`));
+      const payAll = await cli('donations', 'pay-all-approved');
+      assert.equal(payAll.code, 0, payAll.stderr);
+      assert.match(payAll.stdout, /pay: 1 done/);
+      const statement = await cli('users', 'statement', String(user.user_id));
+      assert.match(statement.stdout, /reserved\s+-20 {2}donation pay/);
+      const audit = await env.deps.db.selectFrom('audit_log').select(['actor', 'action']).where('object_id', '=', scheduledId).where('object_type', '=', 'donation').orderBy('id').execute();
+      assert.deepEqual(audit.map((a) => a.action), ['donation.approve', 'donation.pay']);
+      assert.match(audit[0]?.actor ?? '', /^cli:/);
+    });
+
+    test('a suspended user\'s keys stop working at once; reactivated, they work again', async () => {
+      assert.equal((await admin('POST', `/users/${user.user_id}/suspend`)).status, 200);
+      const res = await call(env.app, 'GET', '/v1/users/me', { key: user.key });
+      assert.equal(res.status, 403);
+      assert.equal(res.body.code, 'forbidden');
+      assert.equal((await admin('POST', `/users/${user.user_id}/reactivate`)).status, 200);
+      assert.equal((await call(env.app, 'GET', '/v1/users/me', { key: user.key })).status, 200);
+    });
+  });
+}
