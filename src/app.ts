@@ -30,6 +30,7 @@ import { ApiKey, keyRoutes } from './modules/keys/keys.routes.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
+import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -157,7 +158,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       route.preHandler = [claim];
       route.onSend = [settle];
     });
-    for (const routes of [donationRoutes, giftRoutes, nonProfitRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, scheduledRoutes]) {
+    for (const routes of [donationRoutes, giftRoutes, nonProfitRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, scheduledRoutes, sandboxRoutes]) {
       await api.register(routes(deps));
     }
   };

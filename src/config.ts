@@ -16,6 +16,11 @@ export interface Config {
   requestTimeoutMs: number;
   /** How often the server runs the scheduler of recurring donations; 0 turns it off. */
   schedulerIntervalMs: number;
+  /** The sandbox clock: how often it runs (0: off), and after how long sandbox objects move on by themselves. */
+  sandboxTickMs: number;
+  sandboxClearDelayMs: number;
+  sandboxApproveDelayMs: number;
+  sandboxCompleteDelayMs: number;
 }
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/almoner.sqlite';
@@ -47,6 +52,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     schedulerIntervalMs: integer(env, 'SCHEDULER_INTERVAL_MS', 60_000, 0, 86_400_000),
+    sandboxTickMs: integer(env, 'SANDBOX_TICK_MS', 1_000, 0, 3_600_000),
+    sandboxClearDelayMs: integer(env, 'SANDBOX_CLEAR_DELAY_MS', 10_000, 0, 86_400_000),
+    sandboxApproveDelayMs: integer(env, 'SANDBOX_APPROVE_DELAY_MS', 10_000, 0, 86_400_000),
+    sandboxCompleteDelayMs: integer(env, 'SANDBOX_COMPLETE_DELAY_MS', 10_000, 0, 86_400_000),
     ...overrides,
   };
   return Object.freeze(config);

@@ -3,24 +3,19 @@
 import { loadConfig } from './config.ts';
 import { openPlatform } from './platform.ts';
 import { buildApp } from './app.ts';
-import { runScheduler } from './modules/scheduled/scheduled.service.ts';
+import { startJobs } from './jobs.ts';
 
 export async function serve(): Promise<void> {
   const config = loadConfig();
   const platform = await openPlatform(config);
   const app = await buildApp(platform.deps);
-  // Recurring donations: safe to run on every node at once (see runScheduler).
-  const scheduler = config.schedulerIntervalMs > 0
-    ? setInterval(() => {
-      runScheduler(platform.deps).catch((error: unknown) => platform.deps.log.error({ err: error }, 'scheduler run failed'));
-    }, config.schedulerIntervalMs)
-    : undefined;
+  const stopJobs = startJobs(platform);
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     platform.deps.log.info({ signal }, 'shutting down');
-    clearInterval(scheduler);
+    stopJobs();
     await app.close();
     await platform.close();
     process.exit(0);

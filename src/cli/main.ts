@@ -4,9 +4,10 @@ import { loadConfig } from '../config.ts';
 import { openPlatform } from '../platform.ts';
 import { buildApp } from '../app.ts';
 import { serve } from '../main.ts';
+import { startJobs } from '../jobs.ts';
 import { seedDemo } from '../demo/seed.ts';
 import { createKey } from '../modules/keys/index.ts';
-import { createUser } from '../modules/users/index.ts';
+import { createUser, sandboxUserFor } from '../modules/users/index.ts';
 import pino from 'pino';
 import { userInfo } from 'node:os';
 import { AppError } from '../shared/errors.ts';
@@ -29,7 +30,7 @@ Commands:
   check                      Verify every ledger invariant; exit 1 with a report if one fails
 
   users create --name NAME [--slug SLUG] [--city CITY] [--private] [--key-name NAME] [--test]
-                             Create a user with a fund and print a new API key
+                             Create a user with a fund and print a new API key (--test: a sandbox key)
   users list [--page N]      Users with their funds
   users suspend ID | users reactivate ID
   users statement ID         Balances and every journal line of the user's fund
@@ -77,7 +78,8 @@ async function usersCreate(args: string[]): Promise<void> {
   await withPlatform(async ({ deps }) => {
     const created = await deps.db.transaction().execute(async (trx) => {
       const user = await createUser(deps, { name, slug: values.slug, city: values.city, visible: !values.private }, trx);
-      const key = await createKey(deps, user.user_id, values['key-name'], values.test ? 'test' : 'live', trx);
+      const owner = values.test ? await sandboxUserFor(deps, user.user_id, trx) : user.user_id;
+      const key = await createKey(deps, owner, values['key-name'], values.test ? 'test' : 'live', trx);
       return { ...user, key: key.key };
     });
     process.stdout.write(`Created user ${created.user_id} (${created.slug}) with fund ${created.fund_id}.\nAPI key (shown once): ${created.key}\n`);
@@ -95,6 +97,7 @@ async function demo(): Promise<void> {
   }
   const app = await buildApp(platform.deps);
   await app.listen({ host: config.host, port: config.port });
+  const stopJobs = startJobs(platform);
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
   process.stdout.write([
     '',
@@ -106,6 +109,7 @@ async function demo(): Promise<void> {
     '',
   ].join('\n'));
   const stop = async () => {
+    stopJobs();
     await app.close();
     await platform.close();
     process.exit(0);

@@ -7,12 +7,14 @@ import * as m001 from './migrations/001_initial.ts';
 import * as m002 from './migrations/002_donation_counts.ts';
 import * as m003 from './migrations/003_auth_epoch.ts';
 import * as m004 from './migrations/004_operations.ts';
+import * as m005 from './migrations/005_sandbox.ts';
 
 const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
   { name: '001_initial', up: m001.up },
   { name: '002_donation_counts', up: m002.up },
   { name: '003_auth_epoch', up: m003.up },
   { name: '004_operations', up: m004.up },
+  { name: '005_sandbox', up: m005.up },
 ];
 
 export async function migrate(handle: DatabaseHandle): Promise<string[]> {

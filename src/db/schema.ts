@@ -13,6 +13,7 @@ export interface UsersTable {
   onboarding_status: string;
   status: string;
   created_at: string;
+  sandbox_of: number | null;
 }
 
 export interface FundsTable {

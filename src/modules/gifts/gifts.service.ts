@@ -122,11 +122,11 @@ type RecipientAction = 'accept' | 'claim' | 'deny';
  * order, then reads the gift under the lock and checks the rules common to
  * every recipient action. Throws gift_not_found, forbidden, invalid_transition.
  */
-async function lockGiftFor(deps: Deps, trx: Trx, caller: Caller, code: string, action: RecipientAction) {
+async function lockGiftFor(deps: Deps, trx: Trx, caller: Caller | null, code: string, action: RecipientAction) {
   const unlocked = await trx.selectFrom('gifts').select(['id', 'fund_id', 'user_id']).where('code', '=', code.toLowerCase()).executeTakeFirst();
   if (unlocked === undefined) throw notFound('gift_not_found', `no gift ${code}`);
-  if (unlocked.user_id === caller.user_id) throw new AppError('forbidden', 'forbidden', `the giver cannot ${action} their own gift`);
-  const funds = action === 'accept' ? [unlocked.fund_id, caller.fund_id].sort((a, b) => a - b) : [unlocked.fund_id];
+  if (caller !== null && unlocked.user_id === caller.user_id) throw new AppError('forbidden', 'forbidden', `the giver cannot ${action} their own gift`);
+  const funds = action === 'accept' && caller !== null ? [unlocked.fund_id, caller.fund_id].sort((a, b) => a - b) : [unlocked.fund_id];
   const locked = new Map<number, FundAccounts>();
   for (const fundId of funds) locked.set(fundId, await lockFundAccounts(trx, deps.engine, fundId));
   let q = trx.selectFrom('gifts').selectAll().where('id', '=', unlocked.id);
@@ -135,10 +135,10 @@ async function lockGiftFor(deps: Deps, trx: Trx, caller: Caller, code: string, a
   if (gift.status !== 'new') throw conflict('invalid_transition', `a gift that is ${gift.status} cannot be ${action === 'deny' ? 'denied' : `${action}ed`}`);
   const giverAccounts = locked.get(gift.fund_id);
   assert(giverAccounts !== undefined, 'the giver\'s fund is locked');
-  return { gift, giverAccounts, recipientAccounts: locked.get(caller.fund_id) };
+  return { gift, giverAccounts, recipientAccounts: caller === null ? undefined : locked.get(caller.fund_id) };
 }
 
-async function finishGift(trx: Trx, deps: Deps, giftId: number, giverId: number, fields: { status: string; claimed: number; recipient_user_id: number; ein?: string; donation_id?: number }, at: string): Promise<void> {
+async function finishGift(trx: Trx, deps: Deps, giftId: number, giverId: number, fields: { status: string; claimed: number; recipient_user_id: number | null; ein?: string; donation_id?: number }, at: string): Promise<void> {
   const updated = await trx.updateTable('gifts').set({ ...fields, seen: 1, updated_at: at }).where('id', '=', giftId).where('status', '=', 'new').executeTakeFirst();
   assert(Number(updated.numUpdatedRows) === 1, 'the locked gift is still new');
   await recordEvent(trx, { user_id: giverId, type: 'gift.updated', object_type: 'gift', object_id: giftId, data: { status: fields.status }, at });
@@ -161,10 +161,11 @@ export async function acceptGift(deps: Deps, caller: Caller, code: string) {
 
 /**
  * The recipient directs the gift to a non-profit: a donation is created from
- * the held money (the gift's hold becomes the donation's).
+ * the held money (the gift's hold becomes the donation's). `caller` null is
+ * the sandbox's simulated recipient.
  * Throws gift_not_found, forbidden, invalid_transition, non_profit_not_found, non_profit_ineligible.
  */
-export async function claimGift(deps: Deps, caller: Caller, code: string, einText: string) {
+export async function claimGift(deps: Deps, caller: Caller | null, code: string, einText: string) {
   const ein = normalizeEin(einText);
   if (ein === null) throw unprocessable('validation_failed', 'ein must be 9 digits', [{ field: 'ein', code: 'validation_failed', message: 'must be 9 digits' }]);
   await deps.db.transaction().execute(async (trx) => {
@@ -184,20 +185,20 @@ export async function claimGift(deps: Deps, caller: Caller, code: string, einTex
       { from_account_id: giverAccounts.ids.available, to_account_id: giverAccounts.ids.reserved, amount_cents: gift.amount_cents },
     ], at);
     await recordEvent(trx, { user_id: gift.user_id, type: 'donation.created', object_type: 'donation', object_id: donationId, data: { status: 'scheduled', gift_id: gift.id }, at });
-    await finishGift(trx, deps, gift.id, gift.user_id, { status: 'claimed', claimed: 1, recipient_user_id: caller.user_id, ein, donation_id: donationId }, at);
+    await finishGift(trx, deps, gift.id, gift.user_id, { status: 'claimed', claimed: 1, recipient_user_id: caller?.user_id ?? null, ein, donation_id: donationId }, at);
   });
   return giftFormByCode(deps, code);
 }
 
-/** The recipient refuses the gift: the hold goes back to the giver. Throws gift_not_found, forbidden, invalid_transition. */
-export async function denyGift(deps: Deps, caller: Caller, code: string) {
+/** The recipient refuses the gift: the hold goes back to the giver (`caller` null: the sandbox's simulated recipient). Throws gift_not_found, forbidden, invalid_transition. */
+export async function denyGift(deps: Deps, caller: Caller | null, code: string) {
   await deps.db.transaction().execute(async (trx) => {
     const { gift, giverAccounts } = await lockGiftFor(deps, trx, caller, code, 'deny');
     const at = deps.clock.now().toISOString();
     await postEntry(trx, { memo: 'gift denied: hold released', gift_id: gift.id }, [
       { from_account_id: giverAccounts.ids.reserved, to_account_id: giverAccounts.ids.available, amount_cents: gift.amount_cents },
     ], at);
-    await finishGift(trx, deps, gift.id, gift.user_id, { status: 'denied', claimed: 0, recipient_user_id: caller.user_id }, at);
+    await finishGift(trx, deps, gift.id, gift.user_id, { status: 'denied', claimed: 0, recipient_user_id: caller?.user_id ?? null }, at);
     await promoteWaiting(deps, trx, gift.fund_id, at);
   });
   return giftFormByCode(deps, code);

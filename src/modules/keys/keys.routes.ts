@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { EmptyObject, IsoDate, NullableIsoDate, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
 import { toPage } from '../../shared/page.ts';
+import { AppError } from '../../shared/errors.ts';
+import { sandboxUserFor } from '../users/index.ts';
 import { createKey, listKeys, revokeKey } from './keys.service.ts';
 
 export const ApiKey = Type.Object({
@@ -23,12 +25,19 @@ export function keyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post('/api_keys', {
       schema: {
         tags, summary: 'Create an API key for the caller; the full key appears in this response only',
-        body: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }) }, { additionalProperties: false }),
+        body: Type.Object({
+          name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+          mode: Type.Optional(StringEnum(['live', 'test'] as const, { description: 'test: a sandbox key (alm_test_...) for your sandbox twin; default: the mode of the calling key' })),
+        }, { additionalProperties: false }),
         response: withProblems({ 201: CreatedApiKey }),
       },
     }, async (request, reply) => {
-      const mode = request.caller.mode === 'test' ? 'test' : 'live';
-      const created = await createKey(deps, request.caller.user_id, request.body.name, mode);
+      const mode = request.body.mode ?? (request.caller.mode === 'test' ? 'test' : 'live');
+      if (mode === 'live' && request.caller.mode === 'test') throw new AppError('forbidden', 'forbidden', 'a sandbox key cannot create live keys');
+      const created = await deps.db.transaction().execute(async (trx) => {
+        const owner = mode === 'test' ? await sandboxUserFor(deps, request.caller.user_id, trx) : request.caller.user_id;
+        return createKey(deps, owner, request.body.name, mode, trx);
+      });
       return reply.code(201).header('location', `/v1/api_keys/${created.id}`).send(created);
     });
 

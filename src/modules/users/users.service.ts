@@ -14,6 +14,8 @@ export type { User, Fund } from './users.store.ts';
 
 export interface NewUser {
   name: string;
+  /** Set for a sandbox twin: the live user it belongs to. */
+  sandbox_of?: number;
   slug?: string;
   city?: string;
   avatar_url?: string | null;
@@ -46,6 +48,7 @@ export async function createUser(deps: Deps, input: NewUser, trx: Trx): Promise<
     visible: input.visible ?? true,
     onboarding_status: 'complete',
     created_at: at,
+    ...(input.sandbox_of === undefined ? {} : { sandbox_of: input.sandbox_of }),
   });
   const fundId = await store.insertFund(trx, {
     user_id: userId,
@@ -177,4 +180,24 @@ export async function statement(deps: Deps, userId: number) {
     .select(['j.id as entry_id', 'j.created_at', 'j.memo', 'a.kind as account', 'p.amount_cents', 'j.donation_id', 'j.gift_id', 'j.contribution_id', 'j.audit_id'])
     .where('a.fund_id', '=', fund.id).orderBy('j.id').orderBy('p.id').execute();
   return { user: { id: user.id, name: user.name, slug: user.slug, status: user.status }, fund: { id: fund.id, name: fund.name }, balances: balanceView(accounts.balances), lines };
+}
+
+/**
+ * The user a test key acts for: the sandbox twin of `userId` (created on
+ * first use: hidden, with a fund of its own), or `userId` itself if it is a
+ * twin already. Throws user_not_found.
+ */
+export async function sandboxUserFor(deps: Deps, userId: number, trx: Trx): Promise<number> {
+  const parent = await store.sandboxOf(trx, userId);
+  if (parent === undefined) throw notFound('user_not_found', `no user ${userId}`);
+  if (parent !== null) return userId;
+  const existing = await store.findSandboxTwin(trx, userId);
+  if (existing !== undefined) return existing;
+  const user = await store.findUserById(trx, userId);
+  const fund = await store.currentFund(trx, userId);
+  assert(user !== undefined && fund !== undefined, 'the live user and fund exist');
+  const twin = await createUser(deps, {
+    name: user.name, slug: `${user.slug}-sandbox`, city: user.city, visible: false, fund_name: `${fund.name} (sandbox)`, sandbox_of: userId,
+  }, trx);
+  return twin.user_id;
 }

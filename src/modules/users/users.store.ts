@@ -42,7 +42,7 @@ export async function slugTaken(db: Db | Trx, slug: string): Promise<boolean> {
   return (await db.selectFrom('users').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined;
 }
 
-export async function insertUser(trx: Trx, user: Omit<User, 'id' | 'status'> & { created_at: string }): Promise<number> {
+export async function insertUser(trx: Trx, user: Omit<User, 'id' | 'status'> & { created_at: string; sandbox_of?: number }): Promise<number> {
   const row = await trx.insertInto('users').values({ ...user, visible: user.visible ? 1 : 0, status: 'active' }).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }
@@ -74,4 +74,14 @@ export async function follows(db: Db, followerId: number, followeeId: number): P
 export async function insertFollow(db: Db | Trx, followerId: number, followeeId: number, at: string): Promise<void> {
   await db.insertInto('follows').values({ follower_id: followerId, followee_id: followeeId, created_at: at })
     .onConflict((oc) => oc.columns(['follower_id', 'followee_id']).doNothing()).execute();
+}
+
+export async function findSandboxTwin(db: Db | Trx, userId: number): Promise<number | undefined> {
+  const row = await db.selectFrom('users').select('id').where('sandbox_of', '=', userId).executeTakeFirst();
+  return row?.id;
+}
+
+export async function sandboxOf(db: Db | Trx, userId: number): Promise<number | null | undefined> {
+  const row = await db.selectFrom('users').select('sandbox_of').where('id', '=', userId).executeTakeFirst();
+  return row?.sandbox_of;
 }

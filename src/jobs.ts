@@ -1,0 +1,25 @@
+// Background jobs of a server process: the scheduler of recurring donations
+// and the sandbox clock. Both are safe to run on every node at once.
+import type { Platform } from './platform.ts';
+import { runScheduler } from './modules/scheduled/scheduled.service.ts';
+import { runSandboxClock } from './modules/sandbox/sandbox.service.ts';
+
+export function startJobs(platform: Platform): () => void {
+  const { deps } = platform;
+  const every = (ms: number, name: string, job: () => Promise<unknown>) => {
+    if (ms <= 0) return undefined;
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return; // a slow run is not stacked on by the next tick
+      running = true;
+      job().catch((error: unknown) => deps.log.error({ err: error }, `${name} failed`)).finally(() => { running = false; });
+    }, ms);
+    timer.unref();
+    return timer;
+  };
+  const timers = [
+    every(deps.config.schedulerIntervalMs, 'scheduler', () => runScheduler(deps)),
+    every(deps.config.sandboxTickMs, 'sandbox clock', () => runSandboxClock(deps)),
+  ];
+  return () => { for (const t of timers) clearInterval(t); };
+}
