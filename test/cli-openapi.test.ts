@@ -77,6 +77,10 @@ const SPEC_PATHS: Array<[string, string]> = [
   ['get', '/v1/non_profits'], ['get', '/v1/non_profits/{ein}'],
   ['get', '/v1/users/me'], ['get', '/v1/users/{user_id}'], ['get', '/v1/users/{user_id}/causes'], ['get', '/v1/users/me/balance'],
   ['get', '/v1/contributions'], ['get', '/v1/api_keys'], ['post', '/v1/api_keys'], ['delete', '/v1/api_keys/{id}'],
+  ['post', '/v1/gifts/{code}/accept'], ['post', '/v1/gifts/{code}/claim'], ['post', '/v1/gifts/{code}/deny'], ['get', '/v1/events'],
+  ['post', '/v1/scheduled_donations'], ['get', '/v1/scheduled_donations'], ['get', '/v1/scheduled_donations/{id}'], ['delete', '/v1/scheduled_donations/{id}'],
+  ['post', '/v1/sandbox/deposits'], ['post', '/v1/sandbox/advance'],
+  ['get', '/admin/v1/users'], ['post', '/admin/v1/donations/batch'], ['get', '/admin/v1/check'],
 ];
 
 for (const { name: engine } of engines().slice(0, 1)) {

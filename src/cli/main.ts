@@ -104,6 +104,7 @@ async function demo(): Promise<void> {
     `Almoner is running at ${base} on ${config.databaseUrl}${result.created ? ' (demo data loaded)' : ''}`,
     key !== undefined ? `Demo API key for Ada Lovelace (shown once): ${key}` : 'No demo user "ada" here: create one with `npx almoner users create --name NAME`.',
     key !== undefined ? `Try:  curl -s -H 'X-Api-Key: ${key}' ${base}/v1/donations` : '',
+    result.operator_token !== undefined ? `Operator token (shown once): ${result.operator_token}   e.g. curl -s -H 'Authorization: Bearer ${result.operator_token}' ${base}/admin/v1/users` : '',
     `API reference: ${base}/docs    OpenAPI: ${base}/openapi.json`,
     'Stop with Ctrl-C.',
     '',

@@ -9,9 +9,12 @@ import { createKey } from '../modules/keys/index.ts';
 import { createUser, insertFollow } from '../modules/users/index.ts';
 import { readBmf, readZipCentroids, toNonProfitInput } from '../modules/nonprofits/bmf.ts';
 import { upsertNonProfit } from '../modules/nonprofits/index.ts';
-import { recordContribution } from '../modules/contributions/index.ts';
+import { advanceContribution, recordContribution } from '../modules/contributions/index.ts';
 import { applyDonationEvent, cancelDonation, createDonation, type DonationEvent } from '../modules/donations/index.ts';
-import { createGift } from '../modules/gifts/index.ts';
+import { acceptGift, claimGift, createGift, denyGift } from '../modules/gifts/index.ts';
+import { movePortfolio } from '../modules/portfolio/portfolio.service.ts';
+import { createSchedule, runScheduler } from '../modules/scheduled/scheduled.service.ts';
+import { createAdminToken } from '../modules/admin/admin.service.ts';
 import type { Caller } from '../modules/keys/index.ts';
 
 const NONPROFITS_CSV = fileURLToPath(new URL('./nonprofits.csv', import.meta.url));
@@ -37,6 +40,7 @@ export interface DemoResult {
   created: boolean;
   key?: string;
   user_id?: number;
+  operator_token?: string;
 }
 
 /** Seeds the demo platform and returns a fresh live key for its first user. */
@@ -61,7 +65,7 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   await contribute(users.ada, 'stock_payment', '10', '187.42', 'AAPL', 'success');
   await contribute(users.ada, 'crypto_payment', '0.05', '64250.12345678', 'BTC', 'pending');
   await contribute(users.ada, 'wire_payment', '2500', '1', 'USD', 'waiting_for_funds');
-  await contribute(users.ada, 'check_payment', '300', '1', 'USD', 'failed');
+  await advanceContribution(deps, await contribute(users.ada, 'check_payment', '300', '1', 'USD', 'pending'), 'failed', 'demo'); // a bounced check
   await contribute(users.grace, 'credit_card_scheduled_deposit', '1200', '1', 'USD', 'success');
   await contribute(users.alan, 'wire_daf_transfer', '800', '1', 'USD', 'success');
   await contribute(users.katherine, 'company_payment', '400', '1', 'USD', 'success');
@@ -90,6 +94,13 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   await createGift(deps, ada, { name: 'Charles Babbage', amount_cents: 10_000, message: 'Happy birthday! Pick a cause you love.' });
   await createGift(deps, ada, { name: 'Mary Somerville', amount_cents: 1_800, email: 'mary@example.org' });
   await createGift(deps, caller(users.grace), { name: 'Howard Aiken', amount_cents: 5_000 });
+  // Gifts in every state: Grace's to Ada, accepted; to Katherine, claimed to a non-profit; Ada's to Grace, denied.
+  await acceptGift(deps, ada, (await createGift(deps, caller(users.grace), { name: 'Ada Lovelace', amount_cents: 2_500 })).code);
+  await claimGift(deps, caller(users.katherine), (await createGift(deps, caller(users.grace), { name: 'Katherine Johnson', amount_cents: 3_000 })).code, ein(13));
+  await denyGift(deps, caller(users.grace), (await createGift(deps, ada, { name: 'Grace Hopper', amount_cents: 2_000 })).code);
+  await movePortfolio(deps, users.ada.fund_id, 'invest', 50_000, 'demo');
+  await createSchedule(deps, ada, { ein: ein(14), amount_cents: 2_500, frequency: 'Monthly', next_date: deps.clock.now().toISOString().slice(0, 10), note: 'Every month.' });
+  await runScheduler(deps);
 
   const at = deps.clock.now().toISOString();
   await insertFollow(deps.db, users.ada.user_id, users.grace.user_id, at);
@@ -98,5 +109,6 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   assert(ineligible.length > 0, 'the demo includes ineligible organisations');
 
   const key = await createKey(deps, users.ada.user_id, 'demo', 'live');
-  return { created: true, key: key.key, user_id: users.ada.user_id };
+  const operator = await createAdminToken(deps, 'demo operator');
+  return { created: true, key: key.key, user_id: users.ada.user_id, operator_token: operator.token };
 }
