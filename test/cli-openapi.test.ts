@@ -2,25 +2,12 @@
 // document generated from the same schemas that validate and serialize.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { engines, openEnv, call, fingerprint, type TestEnv } from './harness.ts';
+import { engines, openEnv, call, fingerprint, runCli, type TestEnv } from './harness.ts';
 
-const run = promisify(execFile);
-const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
 
-async function almoner(args: string[], databaseUrl: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 describe('almoner users create', () => {
   let dir: string;
@@ -32,7 +19,7 @@ describe('almoner users create', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('creates a user with a fund and prints a working key', async () => {
-    const res = await almoner(['users', 'create', '--name', 'Grace Hopper', '--city', 'Arlington'], url);
+    const res = await runCli(['users', 'create', '--name', 'Grace Hopper', '--city', 'Arlington'], url);
     assert.equal(res.code, 0, res.stderr);
     const key = /API key \(shown once\): (alm_live_[0-9A-Za-z]{40})/.exec(res.stdout)?.[1];
     assert.ok(key, res.stdout);
@@ -55,7 +42,7 @@ describe('almoner users create', () => {
     await env.app.close();
     await env.platform.close();
     for (const args of [['users', 'create'], ['users', 'create', '--name', ''], ['users', 'create', '--name', 'X', '--slug', 'bad slug!'], ['users', 'create', '--name', 'X', '--bogus'], ['users', 'explode'], ['nonsense']]) {
-      const res = await almoner(args, url);
+      const res = await runCli(args, url);
       assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
       assert.match(res.stderr, /^almoner: .+/, args.join(' '));
       assert.match(res.stderr, /Usage: almoner/);
@@ -127,7 +114,7 @@ describe('almoner check', () => {
       await call(env.app, 'POST', '/v1/donations', { key: u.key, body: { amount: 20, ein: '261544963' } });
       await env.app.close();
       await env.platform.close();
-      const good = await almoner(['check'], url);
+      const good = await runCli(['check'], url);
       assert.equal(good.code, 0, good.stderr);
       assert.match(good.stdout, /All invariants hold/);
 
@@ -137,7 +124,7 @@ describe('almoner check', () => {
       await broken.deps.db.updateTable('donations').set({ status: 'completed' }).execute();
       await broken.app.close();
       await broken.platform.close();
-      const bad = await almoner(['check'], url);
+      const bad = await runCli(['check'], url);
       assert.equal(bad.code, 1);
       assert.match(bad.stderr, /FAIL  every balance equals its postings.*\n.*portfolio: balance 123 but its postings sum to 0/);
       assert.match(bad.stderr, /donation 1 \(completed\): holds 2000 cents, should hold 0/);

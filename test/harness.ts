@@ -5,6 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
@@ -241,4 +243,17 @@ export async function balancesOf(deps: Deps, fundId: number): Promise<string> {
   const rows = await deps.db.selectFrom('ledger_accounts').select(['kind', 'balance_cents']).where('fund_id', '=', fundId).execute();
   const b = Object.fromEntries(rows.map((r) => [r.kind, (r.balance_cents / 100).toFixed(2)]));
   return `pending_deposit ${b.pending_deposit} | available ${b.available} | reserved ${b.reserved} | portfolio ${b.portfolio}`;
+}
+
+const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
+
+/** Runs `almoner ...args` in a process of its own on `databaseUrl`, as an operator would. */
+export async function runCli(args: string[], databaseUrl: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
 }

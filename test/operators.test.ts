@@ -3,12 +3,8 @@
 // clear message and a non-zero exit, changing nothing.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, type TestEnv, type TestUser } from './harness.ts';
+import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, runCli, type TestEnv, type TestUser } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/admin.service.ts';
-
-const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
 
 for (const { name: engine } of engines()) {
   describe(`operators on ${engine}`, () => {
@@ -18,15 +14,7 @@ for (const { name: engine } of engines()) {
     let scheduledId: number;
     let contributionId: number;
 
-    const cli = async (...args: string[]) => {
-      try {
-        const { stdout, stderr } = await promisify(execFile)(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: env.platform.deps.config.databaseUrl, LOG_LEVEL: 'silent' } });
-        return { code: 0, stdout, stderr };
-      } catch (error) {
-        const e = error as { code: number; stdout: string; stderr: string };
-        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-      }
-    };
+    const cli = (...args: string[]) => runCli(args, env.platform.deps.config.databaseUrl);
     const admin = (method: string, url: string, body?: unknown, auth = `Bearer ${token}`) =>
       call(env.app, method, `/admin/v1${url}`, { headers: { authorization: auth }, ...(body === undefined ? {} : { body }) });
 

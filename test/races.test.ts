@@ -3,22 +3,16 @@
 // Exactly one wins each time; nothing is paid or made twice.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { engines, openEnv, makeUser, fund, makeNonProfit, call, assertLedgerBalanced, runCli, type TestEnv, type TestUser } from './harness.ts';
 import { applyDonationEvent, applyDonationEventToMany } from '../src/modules/donations/index.ts';
 import { createSchedule, runScheduler } from '../src/modules/scheduled/scheduled.service.ts';
 import { AppError } from '../src/shared/errors.ts';
 
-const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
-
 /** `almoner scheduler run` in a process of its own; returns how many donations it made. */
 async function schedulerProcess(env: TestEnv, date: string): Promise<number> {
-  const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'scheduler', 'run', '--date', date], {
-    env: { ...process.env, DATABASE_URL: env.platform.deps.config.databaseUrl, LOG_LEVEL: 'silent' },
-  });
+  const { stdout, stderr } = await runCli(['scheduler', 'run', '--date', date], env.platform.deps.config.databaseUrl);
   const made = /Made (\d+) donation/.exec(stdout);
-  assert.ok(made, stdout);
+  assert.ok(made, `${stdout}${stderr}`);
   return Number(made[1]);
 }
 

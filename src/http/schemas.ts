@@ -2,6 +2,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../shared/page.ts';
 import { AMOUNT_KEYWORD } from './validation.ts';
+import { parseDollars } from '../shared/money.ts';
+import { assert } from '../shared/assert.ts';
 
 export const Problem = Type.Object({
   type: Type.String(),
@@ -41,6 +43,13 @@ export function Nullable<T extends TSchema & { type: string }>(schema: T) {
 
 export const IsoDate = Type.String({ format: 'date-time' });
 export const NullableIsoDate = Nullable(IsoDate);
+
+/** The cents of an amount the body schema (Amount) has already checked. */
+export function checkedCents(dollars: number): number {
+  const parsed = parseDollars(dollars);
+  assert(parsed.ok, 'the body schema has checked the amount');
+  return parsed.cents;
+}
 
 /** A dollar amount: at most 2 decimals, at least `minDollars`, at most 10,000,000. */
 export function Amount(minDollars: number, description: string) {

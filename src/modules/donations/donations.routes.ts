@@ -3,9 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { setLinkHeader } from '../../http/page.ts';
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
-import { EmptyObject, PageQuery, withProblems } from '../../http/schemas.ts';
-import { assert } from '../../shared/assert.ts';
-import { parseDollars } from '../../shared/money.ts';
+import { checkedCents, EmptyObject, PageQuery, withProblems } from '../../http/schemas.ts';
 import { pageRequest } from '../../shared/page.ts';
 import * as service from './donations.service.ts';
 import { CreateDonationBody, DonationIdParams, OwnDonationPage, UserDonationPage } from './donations.schema.ts';
@@ -13,9 +11,7 @@ import { CreateDonationBody, DonationIdParams, OwnDonationPage, UserDonationPage
 type CreateBody = { amount: number; ein: string; note?: string; private_memo?: string; visibility?: 'public' | 'private' };
 
 function newDonation(body: CreateBody): service.NewDonation {
-  const amount = parseDollars(body.amount);
-  assert(amount.ok, 'the body schema has checked the amount');
-  return { ...body, amount_cents: amount.cents };
+  return { ...body, amount_cents: checkedCents(body.amount) };
 }
 
 export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {

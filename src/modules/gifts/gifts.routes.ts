@@ -2,9 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { setLinkHeader } from '../../http/page.ts';
-import { Amount, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
-import { assert } from '../../shared/assert.ts';
-import { parseDollars } from '../../shared/money.ts';
+import { Amount, checkedCents, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
 import { pageRequest } from '../../shared/page.ts';
 import { GIFT_STATUSES } from './gifts.ts';
 import * as service from './gifts.service.ts';
@@ -54,9 +52,7 @@ export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post('/gifts', {
       schema: { tags, summary: 'Create a gift; its amount is held from the caller\'s available balance', body: CreateGiftBody, response: withProblems({ 201: Type.Ref('Gift') }) },
     }, async (request, reply) => {
-      const amount = parseDollars(request.body.amount);
-      assert(amount.ok, 'the body schema has checked the amount');
-      const gift = await service.createGift(deps, request.caller, { ...request.body, amount_cents: amount.cents });
+      const gift = await service.createGift(deps, request.caller, { ...request.body, amount_cents: checkedCents(request.body.amount) });
       return reply.code(201).header('location', `/v1/gifts/${gift.code}`).send(gift);
     });
 

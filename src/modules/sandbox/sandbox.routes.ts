@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { Amount, StringEnum, withProblems } from '../../http/schemas.ts';
-import { assert } from '../../shared/assert.ts';
-import { parseDollars } from '../../shared/money.ts';
+import { Amount, checkedCents, StringEnum, withProblems } from '../../http/schemas.ts';
 import { sandboxAdvance, sandboxDeposit } from './sandbox.service.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
@@ -20,9 +18,7 @@ export function sandboxRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         response: { ...responses, 201: Type.Object({ contribution_id: Type.Integer() }) },
       },
     }, async (request, reply) => {
-      const amount = parseDollars(request.body.amount);
-      assert(amount.ok, 'the body schema has checked the amount');
-      return reply.code(201).send({ contribution_id: await sandboxDeposit(deps, request.caller, amount.cents) });
+      return reply.code(201).send({ contribution_id: await sandboxDeposit(deps, request.caller, checkedCents(request.body.amount)) });
     });
 
     app.post('/sandbox/advance', {

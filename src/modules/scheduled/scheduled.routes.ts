@@ -2,9 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { setLinkHeader } from '../../http/page.ts';
-import { Amount, EmptyObject, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
-import { assert } from '../../shared/assert.ts';
-import { parseDollars } from '../../shared/money.ts';
+import { Amount, checkedCents, EmptyObject, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
 import { pageRequest } from '../../shared/page.ts';
 import { SCHEDULE_FREQUENCIES } from './scheduled.ts';
 import * as service from './scheduled.service.ts';
@@ -41,9 +39,7 @@ export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         response: withProblems({ 201: Schedule }),
       },
     }, async (request, reply) => {
-      const amount = parseDollars(request.body.amount);
-      assert(amount.ok, 'the body schema has checked the amount');
-      const created = await service.createSchedule(deps, request.caller, { ...request.body, amount_cents: amount.cents });
+      const created = await service.createSchedule(deps, request.caller, { ...request.body, amount_cents: checkedCents(request.body.amount) });
       return reply.code(201).header('location', `/v1/scheduled_donations/${created.id}`).send(created);
     });
 
