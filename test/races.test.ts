@@ -90,5 +90,18 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(await runScheduler(env.deps, '2030-03-01'), { created: 0 });
       await assertLedgerBalanced(env.deps);
     });
+
+    test('a scheduler stopped half-way and run again makes each date once', async () => {
+      await env.deps.db.updateTable('scheduled_donations').set({ status: 'cancelled' }).execute(); // only this test's schedule is due
+      const s = await createSchedule(env.deps, user.caller, { ein: '261544963', amount_cents: 1000, frequency: 'Monthly', next_date: '2031-01-31' });
+      // A run cut short (as by a restart) after 2 of the 6 dates due, then full runs.
+      const first = await runScheduler(env.deps, '2031-06-30', 2);
+      assert.ok(first.created >= 2 && first.created < 6, `the cut run made ${first.created}`);
+      const rest = await runScheduler(env.deps, '2031-06-30');
+      assert.equal(first.created + rest.created, 6);
+      assert.deepEqual(await runScheduler(env.deps, '2031-06-30'), { created: 0 });
+      const made = await env.deps.db.selectFrom('donations').select('scheduled_for').where('scheduled_donation_id', '=', s.id).orderBy('scheduled_for').execute();
+      assert.deepEqual(made.map((d) => d.scheduled_for), ['2031-01-31', '2031-02-28', '2031-03-31', '2031-04-30', '2031-05-31', '2031-06-30']);
+    });
   });
 }

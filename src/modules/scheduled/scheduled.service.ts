@@ -104,6 +104,7 @@ export async function runScheduler(deps: Deps, asOf: string = today(deps), limit
     if (due.length === 0 || created >= limit) break;
     let progressed = false;
     for (const s of due) {
+      if (created >= limit) break;
       const made = await deps.db.transaction().execute(async (trx) => {
         const following = occurrenceDate(s.start_date, s.frequency as ScheduleFrequency, s.occurrences + 1);
         const claimed = await trx.updateTable('scheduled_donations').set({
