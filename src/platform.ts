@@ -8,6 +8,7 @@ import { migrate } from './db/migrate.ts';
 import { cryptoIds, systemClock, type Clock, type Ids } from './shared/clock.ts';
 import { ensureOutsideAccounts } from './modules/ledger/index.ts';
 import { seedCauses } from './modules/nonprofits/index.ts';
+import { ensureDirectoryIndexes } from './modules/nonprofits/import.service.ts';
 
 export interface Platform {
   deps: Deps;
@@ -28,6 +29,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     await seedCauses(handle.db);
     await ensureOutsideAccounts(handle.db);
+    await ensureDirectoryIndexes(handle.db);
   } catch (error) {
     await handle.close();
     throw error;

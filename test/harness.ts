@@ -142,7 +142,7 @@ export async function makeNonProfit(deps: Deps, input: Partial<NonProfitInput> &
   const state = input.state ?? 'VT';
   await upsertNonProfit(deps.db, {
     name_lower: input.name.toLowerCase(), website: null, city, state, zip: '05401', latitude: 44.47, longitude: -73.21,
-    ntee_code: 'B20', cause_id: 2, eligible: 1, slug: publicPath(input.ein, input.name, city, state), income_amt: 0, ...input,
+    ntee_code: 'B20', cause_id: 2, eligible: 1, slug: publicPath(input.ein, input.name, city, state), income_amt: 0, asset_amt: 0, tax_period: '202401', ...input,
   }, new Date().toISOString());
 }
 

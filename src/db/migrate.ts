@@ -8,6 +8,7 @@ import * as m002 from './migrations/002_donation_counts.ts';
 import * as m003 from './migrations/003_auth_epoch.ts';
 import * as m004 from './migrations/004_operations.ts';
 import * as m005 from './migrations/005_sandbox.ts';
+import * as m006 from './migrations/006_directory.ts';
 
 const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
   { name: '001_initial', up: m001.up },
@@ -15,6 +16,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
   { name: '003_auth_epoch', up: m003.up },
   { name: '004_operations', up: m004.up },
   { name: '005_sandbox', up: m005.up },
+  { name: '006_directory', up: m006.up },
 ];
 
 export async function migrate(handle: DatabaseHandle): Promise<string[]> {

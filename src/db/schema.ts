@@ -71,8 +71,36 @@ export interface NonProfitsTable {
   eligible: number;
   slug: string;
   income_amt: number;
+  asset_amt: number;
+  tax_period: string;
+  source: string;
+  last_seen_run: number | null;
+  removed_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+export interface NonProfitWordsTable {
+  word: string;
+  non_profit_id: number;
+  kind: string;
+}
+
+export interface DirectoryVocabularyTable {
+  word: string;
+  df: number;
+}
+
+export interface ImportRunsTable {
+  id: Generated<number>;
+  started_at: string;
+  finished_at: string | null;
+  summary: string | null;
+}
+
+export interface DirectoryEpochTable {
+  id: number;
+  epoch: number;
 }
 
 export interface DonationsTable {
@@ -235,6 +263,10 @@ export interface Database {
   api_keys: ApiKeysTable;
   auth_epoch: AuthEpochTable;
   non_profits: NonProfitsTable;
+  non_profit_words: NonProfitWordsTable;
+  directory_vocabulary: DirectoryVocabularyTable;
+  import_runs: ImportRunsTable;
+  directory_epoch: DirectoryEpochTable;
   donations: DonationsTable;
   donation_counts: DonationCountsTable;
   gifts: GiftsTable;

@@ -35,27 +35,36 @@ export function parseCsvLine(line: string): string[] {
   return fields;
 }
 
-function lines(path: string): AsyncIterable<string> {
-  let stream: Readable = createReadStream(path);
+function lines(path: string, source?: Readable): AsyncIterable<string> {
+  let stream: Readable = source ?? createReadStream(path);
   if (path.endsWith('.gz')) stream = stream.pipe(createGunzip());
   return createInterface({ input: stream, crlfDelay: Infinity });
 }
 
-/** Yields each record with its 1-based line number; the header names the fields. */
-export async function* readBmf(path: string): AsyncGenerator<{ line: number; record: BmfRecord }> {
+export interface BmfRow {
+  /** 1-based line number in the file (the header is line 1). */
+  line: number;
+  record: BmfRecord;
+  header: readonly string[];
+  /** How many fields the line had: a line with more or fewer than the header is broken. */
+  field_count: number;
+}
+
+/** Yields each data line as a record named by the header. `source` may be a stream of the file already open. */
+export async function* readBmf(path: string, source?: Readable): AsyncGenerator<BmfRow> {
   let header: string[] | undefined;
   let line = 0;
-  for await (const text of lines(path)) {
+  for await (const text of lines(path, source)) {
     line++;
     if (header === undefined) {
-      header = parseCsvLine(text);
+      header = parseCsvLine(text.replace(/^\uFEFF/, ''));
       continue;
     }
     if (text === '') continue;
     const values = parseCsvLine(text);
     const record: BmfRecord = {};
     header.forEach((name, i) => { record[name] = values[i] ?? ''; });
-    yield { line, record };
+    yield { line, record, header, field_count: values.length };
   }
 }
 
@@ -79,9 +88,12 @@ export function toNonProfitInput(r: BmfRecord, zips: ZipCentroids): NonProfitInp
   const city = displayCity(r.CITY ?? '');
   const state = (r.STATE ?? '').trim();
   const zip = (r.ZIP ?? '').trim();
+  if (state !== '' && !/^[A-Z]{2}$/.test(state)) return { reject: `STATE ${JSON.stringify(state)} is not a two-letter code` };
+  if (zip !== '' && !/^\d{5}(-\d{4})?$/.test(zip)) return { reject: `ZIP ${JSON.stringify(zip)} is not NNNNN or NNNNN-NNNN` };
   const centroid = zips.get(zip.slice(0, 5));
   const ntee = (r.NTEE_CD ?? '').trim();
   const income = Number(r.INCOME_AMT || '0');
+  const assets = Number(r.ASSET_AMT || '0');
   return {
     ein,
     name,
@@ -97,5 +109,7 @@ export function toNonProfitInput(r: BmfRecord, zips: ZipCentroids): NonProfitInp
     eligible: isEligible(r.DEDUCTIBILITY ?? '', r.STATUS ?? '') ? 1 : 0,
     slug: publicPath(ein, name, city, state),
     income_amt: Number.isSafeInteger(income) && income > 0 ? income : 0,
+    asset_amt: Number.isSafeInteger(assets) && assets > 0 ? assets : 0,
+    tax_period: /^\d{6}$/.test(r.TAX_PERIOD ?? '') ? (r.TAX_PERIOD as string) : '',
   };
 }

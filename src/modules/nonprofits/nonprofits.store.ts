@@ -6,6 +6,7 @@ import { prepared } from '../../db/prepared.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Trx } from '../ledger/index.ts';
 import { CAUSES } from './causes.ts';
+import { indexWords } from './nonprofits.ts';
 
 export interface NonProfit {
   id: number;
@@ -99,17 +100,27 @@ export async function search(db: Db, filter: SearchFilter, page: PageRequest): P
   return { rows: rows.map(toNonProfit), count: Number(counted.count) };
 }
 
-export type NonProfitInput = Omit<NonProfitsTable, 'id' | 'created_at' | 'updated_at'>;
+/** What the IRS data says of an organisation; the importer adds where and when it saw it. */
+export type NonProfitInput = Omit<NonProfitsTable, 'id' | 'created_at' | 'updated_at' | 'source' | 'last_seen_run' | 'removed_at'>;
+
+/** Rewrites an organisation's index words (after an insert or a name or city change). */
+export async function replaceWords(db: Db | Trx, nonProfitId: number, name: string, city: string): Promise<void> {
+  await db.deleteFrom('non_profit_words').where('non_profit_id', '=', nonProfitId).execute();
+  const words = indexWords(name, city);
+  if (words.length > 0) await db.insertInto('non_profit_words').values(words.map((w) => ({ ...w, non_profit_id: nonProfitId }))).execute();
+}
 
 /** Inserts or updates by EIN; returns 'added', 'updated' or 'unchanged'. */
 export async function upsert(db: Db | Trx, input: NonProfitInput, at: string): Promise<'added' | 'updated' | 'unchanged'> {
   const existing = await db.selectFrom('non_profits').selectAll().where('ein', '=', input.ein).executeTakeFirst();
   if (existing === undefined) {
-    await db.insertInto('non_profits').values({ ...input, created_at: at, updated_at: at }).execute();
+    const row = await db.insertInto('non_profits').values({ ...input, source: '', created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow();
+    await replaceWords(db, row.id, input.name, input.city);
     return 'added';
   }
   const changed = (Object.keys(input) as Array<keyof NonProfitInput>).some((k) => existing[k] !== input[k]);
   if (!changed) return 'unchanged';
   await db.updateTable('non_profits').set({ ...input, updated_at: at }).where('id', '=', existing.id).execute();
+  if (existing.name !== input.name || existing.city !== input.city) await replaceWords(db, existing.id, input.name, input.city);
   return 'updated';
 }

@@ -57,3 +57,22 @@ export function displayCity(irsCity: string): string {
 export function isEligible(deductibility: string, status: string): boolean {
   return (deductibility === '1' || deductibility === '4') && (status === '01' || status === '02');
 }
+
+/** The words of a name or query: ASCII-folded, lower case, apostrophes dropped, split on anything else. */
+export function tokenize(text: string): string[] {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/['\u2019`]/g, '')
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+}
+
+/** The index entries of an organisation: its name words (n) and city words (c), each once. */
+export function indexWords(name: string, city: string): Array<{ word: string; kind: 'n' | 'c' }> {
+  const out = new Map<string, 'n' | 'c'>();
+  for (const w of tokenize(name)) out.set(w, 'n');
+  for (const w of tokenize(city)) if (!out.has(w)) out.set(w, 'c');
+  return [...out].map(([word, kind]) => ({ word, kind }));
+}

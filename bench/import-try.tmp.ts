@@ -1,0 +1,12 @@
+import pino from 'pino';
+import { rmSync } from 'node:fs';
+import { loadConfig } from '../src/config.ts';
+import { openPlatform } from '../src/platform.ts';
+import { importBmf } from '../src/modules/nonprofits/import.service.ts';
+rmSync('/tmp/imp', { recursive: true, force: true });
+const url = process.argv[2] ?? 'sqlite:/tmp/imp/db.sqlite';
+const p = await openPlatform(loadConfig({}, { databaseUrl: url }), { log: pino({ level: 'warn' }) });
+const t = Date.now();
+const s = await importBmf(p.deps, ['../shared/data/nonprofits/bmf'], { onProgress: (x) => { if (x.rows % 50000 < 1000) console.log(x.rows, ((Date.now() - t) / 1000).toFixed(1) + 's', x.file); } });
+console.log({ ...s, rejections: s.rejections.slice(0, 5) }, (Date.now() - t) / 1000, 's', process.memoryUsage.rss() / 1e6, 'MB');
+await p.close();
