@@ -21,6 +21,7 @@ import { validatorCompiler } from './http/validation.ts';
 import { CAUSES, causeLogoSvg } from './modules/nonprofits/index.ts';
 import { Cause, DonationNonProfit, NonProfit } from './modules/nonprofits/nonprofits.schema.ts';
 import { nonProfitRoutes } from './modules/nonprofits/nonprofits.routes.ts';
+import { DirectorySearch } from './modules/nonprofits/search.service.ts';
 import { OwnDonation, UserDonation } from './modules/donations/donations.schema.ts';
 import { donationRoutes } from './modules/donations/donations.routes.ts';
 import { Gift, giftRoutes } from './modules/gifts/gifts.routes.ts';
@@ -134,6 +135,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   const limiter = new RateLimiter(() => deps.clock.now().getTime());
   const callers = new CallerCache();
+  const directory = new DirectorySearch(deps);
   const v1 = async (api: FastifyInstance) => {
     api.addHook('onRequest', async (request, reply) => {
       try {
@@ -158,7 +160,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       route.preHandler = [claim];
       route.onSend = [settle];
     });
-    for (const routes of [donationRoutes, giftRoutes, nonProfitRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, scheduledRoutes, sandboxRoutes]) {
+    await api.register(nonProfitRoutes(deps, directory));
+    for (const routes of [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, scheduledRoutes, sandboxRoutes]) {
       await api.register(routes(deps));
     }
   };

@@ -282,7 +282,7 @@ for (const { name: engine } of engines()) {
       const byCause = await call(env.app, 'GET', '/v1/non_profits?cause_id=9', { key: ada.key });
       assert.deepEqual(byCause.body.items.map((n: { ein: string }) => n.ein), ['261544963']);
       const literal = await call(env.app, 'GET', '/v1/non_profits?query=%25', { key: ada.key });
-      assert.equal(literal.body.meta.count, 0, '% is matched literally');
+      assert.equal(literal.body.meta.count, 0, 'a query of punctuation only matches nothing');
     });
 
     test('GET /v1/users/me and /v1/users/:username: form 2.6, visible only in the own profile, follows', async () => {

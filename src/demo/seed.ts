@@ -7,8 +7,7 @@ import type { Deps } from '../deps.ts';
 import { assert } from '../shared/assert.ts';
 import { createKey } from '../modules/keys/index.ts';
 import { createUser, insertFollow } from '../modules/users/index.ts';
-import { readBmf, readZipCentroids, toNonProfitInput } from '../modules/nonprofits/bmf.ts';
-import { upsertNonProfit } from '../modules/nonprofits/index.ts';
+import { importBmf, sourceOf } from '../modules/nonprofits/import.service.ts';
 import { advanceContribution, recordContribution } from '../modules/contributions/index.ts';
 import { applyDonationEvent, cancelDonation, createDonation, type DonationEvent } from '../modules/donations/index.ts';
 import { acceptGift, claimGift, createGift, denyGift } from '../modules/gifts/index.ts';
@@ -20,20 +19,12 @@ import type { Caller } from '../modules/keys/index.ts';
 const NONPROFITS_CSV = fileURLToPath(new URL('./nonprofits.csv', import.meta.url));
 const ZIPS_CSV = fileURLToPath(new URL('./zips.csv', import.meta.url));
 
+/** The demo's organisations go through the same importer as the national directory. */
 export async function loadDemoNonProfits(deps: Deps): Promise<{ eligible: string[]; ineligible: string[] }> {
-  const zips = await readZipCentroids(ZIPS_CSV);
-  const at = deps.clock.now().toISOString();
-  const eligible: string[] = [];
-  const ineligible: string[] = [];
-  await deps.db.transaction().execute(async (trx) => {
-    for await (const { line, record } of readBmf(NONPROFITS_CSV)) {
-      const input = toNonProfitInput(record, zips);
-      assert(!('reject' in input), `demo non-profit on line ${line} is valid`);
-      await upsertNonProfit(trx, input, at);
-      (input.eligible === 1 ? eligible : ineligible).push(input.ein);
-    }
-  });
-  return { eligible, ineligible };
+  const summary = await importBmf(deps, [NONPROFITS_CSV], { zipCentroids: ZIPS_CSV });
+  assert(summary.rejected === 0, 'every demo organisation is valid');
+  const rows = await deps.db.selectFrom('non_profits').select(['ein', 'eligible']).where('source', '=', sourceOf(NONPROFITS_CSV)).orderBy('id').execute();
+  return { eligible: rows.filter((r) => r.eligible === 1).map((r) => r.ein), ineligible: rows.filter((r) => r.eligible !== 1).map((r) => r.ein) };
 }
 
 export interface DemoResult {

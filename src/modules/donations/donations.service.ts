@@ -7,7 +7,7 @@ import { toPage, type PageRequest } from '../../shared/page.ts';
 import { lockFundAccounts, outsideAccountId, postEntry, type Trx } from '../ledger/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { recordAudit } from '../audit/index.ts';
-import { findByEin } from '../nonprofits/nonprofits.store.ts';
+import { findRecipient } from '../nonprofits/index.ts';
 import { normalizeEin } from '../nonprofits/nonprofits.ts';
 import { visibleUser } from '../users/index.ts';
 import type { Caller } from '../keys/index.ts';
@@ -39,9 +39,7 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
     });
   }
   const id = await deps.db.transaction().execute(async (trx) => {
-    const nonProfit = await findByEin(trx, ein);
-    if (nonProfit === undefined) throw notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
-    if (!nonProfit.eligible) throw new AppError('unprocessable', 'non_profit_ineligible', `${nonProfit.name} cannot receive donations`);
+    const nonProfit = await findRecipient(trx, ein);
     return insertWithHold(deps, trx, {
       user_id: caller.user_id,
       fund_id: caller.fund_id,

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import type { GiftsTable } from '../../db/schema.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { AppError, conflict, notFound, unprocessable } from '../../shared/errors.ts';
-import { findByEin } from '../nonprofits/nonprofits.store.ts';
+import { findRecipient } from '../nonprofits/index.ts';
 import { normalizeEin } from '../nonprofits/nonprofits.ts';
 import { insertDonation } from '../donations/donations.store.ts';
 import { promoteWaiting } from '../donations/index.ts';
@@ -169,9 +169,7 @@ export async function claimGift(deps: Deps, caller: Caller | null, code: string,
   const ein = normalizeEin(einText);
   if (ein === null) throw unprocessable('validation_failed', 'ein must be 9 digits', [{ field: 'ein', code: 'validation_failed', message: 'must be 9 digits' }]);
   await deps.db.transaction().execute(async (trx) => {
-    const nonProfit = await findByEin(trx, ein);
-    if (nonProfit === undefined) throw notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
-    if (!nonProfit.eligible) throw new AppError('unprocessable', 'non_profit_ineligible', `${nonProfit.name} cannot receive donations`);
+    const nonProfit = await findRecipient(trx, ein);
     const { gift, giverAccounts } = await lockGiftFor(deps, trx, caller, code, 'claim');
     const at = deps.clock.now().toISOString();
     const donationId = await insertDonation(trx, {

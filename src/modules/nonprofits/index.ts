@@ -1,4 +1,4 @@
 export * from './causes.ts';
 export * from './nonprofits.ts';
-export { getNonProfit, searchNonProfits, nonProfitForm } from './nonprofits.service.ts';
+export { findRecipient, getNonProfit, nonProfitForm } from './nonprofits.service.ts';
 export { seedCauses, upsert as upsertNonProfit, findByEin, type NonProfit, type NonProfitInput } from './nonprofits.store.ts';

@@ -42,6 +42,8 @@ export const NonProfitSearchQuery = Type.Composite([PageQuery, Type.Object({
   query: Type.Optional(Type.String({ maxLength: 200, description: 'Name words, an EIN or a city' })),
   cause_id: Type.Optional(Type.Integer({ minimum: 1, description: 'Only non-profits of this cause' })),
   state: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'Two-letter state code' })),
+  near: Type.Optional(Type.String({ maxLength: 40, description: 'lat,lng: only organisations within radius_km of this point' })),
+  radius_km: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 500, description: 'With near; default 25' })),
 })], { additionalProperties: true });
 
 export const NonProfitPage = Paged(Type.Ref('NonProfit'));

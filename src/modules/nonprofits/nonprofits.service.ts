@@ -1,8 +1,9 @@
 // Use cases for the non-profit directory.
 import type { Deps } from '../../deps.ts';
-import { badRequest, notFound } from '../../shared/errors.ts';
+import { AppError, badRequest, notFound } from '../../shared/errors.ts';
+import type { Db } from '../../db/database.ts';
+import type { Trx } from '../ledger/index.ts';
 import { assert } from '../../shared/assert.ts';
-import { toPage, type PageRequest } from '../../shared/page.ts';
 import { causeById, causeJson, causeLogoUrl } from './causes.ts';
 import { normalizeEin } from './nonprofits.ts';
 import * as store from './nonprofits.store.ts';
@@ -38,7 +39,16 @@ export async function getNonProfit(deps: Deps, einText: string) {
   return nonProfitForm(deps, np);
 }
 
-export async function searchNonProfits(deps: Deps, filter: store.SearchFilter, page: PageRequest) {
-  const { rows, count } = await store.search(deps.db, filter, page);
-  return toPage(rows.map((np) => nonProfitForm(deps, np)), count, page);
+
+/**
+ * The organisation a donation goes to: known, eligible, and still listed by the IRS.
+ * Throws not_found (non_profit_not_found), unprocessable (non_profit_ineligible).
+ */
+export async function findRecipient(db: Db | Trx, ein: string): Promise<store.NonProfit> {
+  const np = await store.findByEin(db, ein);
+  if (np === undefined) throw notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
+  if (!np.eligible || np.removed) {
+    throw new AppError('unprocessable', 'non_profit_ineligible', `${np.name} cannot receive donations${np.removed ? ': the IRS no longer lists it' : ''}`);
+  }
+  return np;
 }

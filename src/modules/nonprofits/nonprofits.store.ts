@@ -1,9 +1,7 @@
 // Every SQL statement of the non-profit directory.
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Database, NonProfitsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Trx } from '../ledger/index.ts';
 import { CAUSES } from './causes.ts';
 import { indexWords } from './nonprofits.ts';
@@ -20,11 +18,13 @@ export interface NonProfit {
   cause_id: number;
   eligible: boolean;
   public_path: string;
+  /** A later IRS snapshot no longer lists it: it cannot receive donations. */
+  removed: boolean;
 }
 
-const COLUMNS = ['id', 'ein', 'name', 'website', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'eligible', 'slug'] as const;
+const COLUMNS = ['id', 'ein', 'name', 'website', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'eligible', 'slug', 'removed_at'] as const;
 
-type Row = Pick<NonProfitsTable, Exclude<(typeof COLUMNS)[number], 'id'>> & { id: number };
+type Row = Pick<NonProfitsTable, Exclude<(typeof COLUMNS)[number], 'id' | 'removed_at'>> & { id: number; removed_at?: string | null };
 
 export function toNonProfit(row: Row): NonProfit {
   return {
@@ -39,6 +39,7 @@ export function toNonProfit(row: Row): NonProfit {
     cause_id: row.cause_id,
     eligible: row.eligible === 1,
     public_path: row.slug,
+    removed: row.removed_at !== undefined && row.removed_at !== null,
   };
 }
 
@@ -55,49 +56,6 @@ const byEinQuery = prepared<Database, Row, { ein: string }>((db, p) => db.select
 export async function findByEin(db: Db | Trx, ein: string): Promise<NonProfit | undefined> {
   const [row] = await byEinQuery(db, { ein });
   return row === undefined ? undefined : toNonProfit(row);
-}
-
-export interface SearchFilter {
-  query?: string;
-  cause_id?: number;
-  state?: string;
-}
-
-// Escapes LIKE wildcards so a user's "%" or "_" is matched literally.
-function likeEscape(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-export async function search(db: Db, filter: SearchFilter, page: PageRequest): Promise<{ rows: NonProfit[]; count: number }> {
-  let q = db.selectFrom('non_profits');
-  const text = filter.query?.trim().toLowerCase() ?? '';
-  const digits = text.replace(/-/g, '');
-  if (text !== '') {
-    const contains = `%${likeEscape(text)}%`;
-    q = q.where((eb) => eb.or([
-      eb('name_lower', 'like', sql<string>`${contains} escape '\\'`),
-      eb(sql`lower(city)`, '=', text),
-      ...(/^\d{9}$/.test(digits) ? [eb('ein', '=', digits)] : []),
-    ]));
-  }
-  if (filter.cause_id !== undefined) q = q.where('cause_id', '=', filter.cause_id);
-  if (filter.state !== undefined) q = q.where('state', '=', filter.state.toUpperCase());
-
-  const counted = await q.select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
-  let ordered = q.select(COLUMNS);
-  if (text !== '') {
-    // Relevance: the exact EIN, then the exact name, then names starting with the text.
-    const prefix = `${likeEscape(text)}%`;
-    ordered = ordered.orderBy(sql`case when ein = ${digits} then 0 when name_lower = ${text} then 1 when name_lower like ${prefix} escape '\\' then 2 else 3 end`);
-  }
-  const rows = await ordered
-    .orderBy('income_amt', 'desc')
-    .orderBy('name')
-    .orderBy('id')
-    .limit(page.per_page)
-    .offset(offsetOf(page))
-    .execute();
-  return { rows: rows.map(toNonProfit), count: Number(counted.count) };
 }
 
 /** What the IRS data says of an organisation; the importer adds where and when it saw it. */

@@ -6,7 +6,7 @@ import { AppError, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
-import { findByEin } from '../nonprofits/nonprofits.store.ts';
+import { findRecipient } from '../nonprofits/index.ts';
 import { normalizeEin } from '../nonprofits/nonprofits.ts';
 import { insertWithHold } from '../donations/index.ts';
 import type { Caller } from '../keys/index.ts';
@@ -51,9 +51,7 @@ export async function createSchedule(deps: Deps, caller: Caller, input: NewSched
   }
   const ein = normalizeEin(input.ein);
   assert(ein !== null, 'the schema checks the EIN');
-  const np = await findByEin(deps.db, ein);
-  if (np === undefined) throw notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
-  if (!np.eligible) throw new AppError('unprocessable', 'non_profit_ineligible', `${np.name} cannot receive donations`);
+  const np = await findRecipient(deps.db, ein);
   const at = deps.clock.now().toISOString();
   const row = await deps.db.insertInto('scheduled_donations').values({
     user_id: caller.user_id, fund_id: caller.fund_id, non_profit_id: np.id, amount_cents: input.amount_cents, frequency: input.frequency,

@@ -1,0 +1,193 @@
+// Directory search (DECISIONS 9, ADR 7): search-as-you-type prefixes, one or
+// two typos a word, exact EIN, city; filters by cause, state and distance.
+// One design on both engines: the database only looks words up in an index
+// (equality), and ranking happens here, so SQLite and PostgreSQL answer alike.
+
+import type { Deps } from '../../deps.ts';
+import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
+import { normalizeEin, tokenize } from './nonprofits.ts';
+import { Vocabulary, type Expansion } from './vocabulary.ts';
+import { toNonProfit, type NonProfit } from './nonprofits.store.ts';
+import { nonProfitForm } from './nonprofits.service.ts';
+
+export interface SearchQuery {
+  query?: string;
+  cause_id?: number;
+  state?: string;
+  near?: { latitude: number; longitude: number; radius_km: number };
+}
+
+/** A query word whose expansions reach more organisations than this is checked on candidates, not looked up. */
+const DRIVING_DF_MAX = 50_000;
+/** The most candidates one search ranks; `meta.count` is capped here too. */
+export const SEARCH_CANDIDATES_MAX = 2_000;
+const QUERY_WORDS_MAX = 8;
+
+type Row = Parameters<typeof toNonProfit>[0] & { income_amt: number; asset_amt: number };
+const ROW_COLUMNS = ['id', 'ein', 'name', 'website', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'eligible', 'slug', 'income_amt', 'asset_amt'] as const;
+
+function distanceKm(aLat: number, aLng: number, bLat: number, bLng: number): number {
+  const rad = Math.PI / 180;
+  const dLat = (bLat - aLat) * rad;
+  const dLng = (bLng - aLng) * rad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(aLat * rad) * Math.cos(bLat * rad) * Math.sin(dLng / 2) ** 2;
+  return 12_742 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+interface Scored {
+  row: Row;
+  tier: number;
+  penalty: number;
+}
+
+/** How well `token` matches one of `words`: its expansion quality, or undefined. */
+function matchQuality(words: readonly string[], expansions: ReadonlyMap<string, number>): number | undefined {
+  let best: number | undefined;
+  for (const w of words) {
+    const q = expansions.get(w);
+    if (q !== undefined && (best === undefined || q < best)) best = q;
+  }
+  return best;
+}
+
+export class DirectorySearch {
+  readonly #deps: Deps;
+  #vocabulary: { epoch: number; vocabulary: Vocabulary } | undefined;
+  #loading: Promise<Vocabulary> | undefined;
+
+  constructor(deps: Deps) {
+    this.#deps = deps;
+  }
+
+  /** The vocabulary, reloaded when an import (or any directory change) has raised the epoch. */
+  async vocabulary(): Promise<Vocabulary> {
+    const row = await this.#deps.db.selectFrom('directory_epoch').select('epoch').where('id', '=', 1).executeTakeFirst();
+    const epoch = row?.epoch ?? 0;
+    if (this.#vocabulary?.epoch === epoch) return this.#vocabulary.vocabulary;
+    this.#loading ??= (async () => {
+      const entries = await this.#deps.db.selectFrom('directory_vocabulary').select(['word', 'df']).execute();
+      const vocabulary = new Vocabulary(entries.length > 0 ? entries : await this.#countWords());
+      this.#vocabulary = { epoch, vocabulary };
+      return vocabulary;
+    })().finally(() => { this.#loading = undefined; });
+    return this.#loading;
+  }
+
+  // A directory filled without an import (tests, early demo data) has no vocabulary table yet.
+  async #countWords(): Promise<Array<{ word: string; df: number }>> {
+    const rows = await this.#deps.db.selectFrom('non_profit_words').select(['word', (eb) => eb.fn.countAll<number>().as('df')]).groupBy('word').execute();
+    return rows.map((r) => ({ word: r.word, df: Number(r.df) }));
+  }
+
+  async search(q: SearchQuery, page: PageRequest) {
+    const tokens = tokenize(q.query ?? '').slice(0, QUERY_WORDS_MAX);
+    // Text with no letters or digits ("%", "--") asks for something no name has.
+    if (tokens.length === 0 && (q.query ?? '').trim() !== '') return toPage([], 0, page);
+    const rows = tokens.length === 0 ? undefined : await this.#ranked(q, tokens);
+    if (rows === undefined) return this.#browse(q, page);
+    const start = offsetOf(page);
+    return toPage(rows.slice(start, start + page.per_page).map((r) => nonProfitForm(this.#deps, toNonProfit(r) as NonProfit)), rows.length, page);
+  }
+
+  /** No query words: the filters alone, biggest organisations first. */
+  async #browse(q: SearchQuery, page: PageRequest) {
+    let base = this.#deps.db.selectFrom('non_profits').where('removed_at', 'is', null);
+    if (q.cause_id !== undefined) base = base.where('cause_id', '=', q.cause_id);
+    if (q.state !== undefined) base = base.where('state', '=', q.state.toUpperCase());
+    if (q.near !== undefined) {
+      const dLat = q.near.radius_km / 111;
+      const dLng = q.near.radius_km / (111 * Math.max(0.01, Math.cos((q.near.latitude * Math.PI) / 180)));
+      base = base.where('latitude', '>=', q.near.latitude - dLat).where('latitude', '<=', q.near.latitude + dLat)
+        .where('longitude', '>=', q.near.longitude - dLng).where('longitude', '<=', q.near.longitude + dLng);
+      // The box is a superset of the circle: rank and cut the box in memory.
+      const boxed = await base.select(ROW_COLUMNS).orderBy('income_amt', 'desc').orderBy('name').limit(SEARCH_CANDIDATES_MAX * 5).execute() as Row[];
+      const near = q.near;
+      const inside = boxed.filter((r) => r.latitude !== null && r.longitude !== null && distanceKm(near.latitude, near.longitude, r.latitude, r.longitude) <= near.radius_km);
+      const start = offsetOf(page);
+      return toPage(inside.slice(start, start + page.per_page).map((r) => nonProfitForm(this.#deps, toNonProfit(r))), inside.length, page);
+    }
+    const [counted, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      base.select(ROW_COLUMNS).orderBy('income_amt', 'desc').orderBy('name').orderBy('id').limit(page.per_page).offset(offsetOf(page)).execute(),
+    ]);
+    return toPage((rows as Row[]).map((r) => nonProfitForm(this.#deps, toNonProfit(r))), Number(counted.n), page);
+  }
+
+  /** Query words: candidates from the word index, checked and ranked here. */
+  async #ranked(q: SearchQuery, tokens: string[]): Promise<Row[]> {
+    const db = this.#deps.db;
+    const vocabulary = await this.vocabulary();
+    const joined = tokens.join(' ');
+    const einText = (q.query ?? '').trim();
+    const ein = normalizeEin(einText) ?? (/^\d{9}$/.test(tokens.join('')) ? tokens.join('') : null);
+
+    const expansions = tokens.map((t, i) => {
+      const list: Expansion[] = vocabulary.expand(t, i === tokens.length - 1);
+      return { token: t, list, map: new Map(list.map((e) => [e.word, e.quality])), df: list.reduce((s, e) => s + e.df, 0) };
+    });
+
+    // Candidates: the rarest word's organisations (looked up in the index), narrowed by every other word that is rare enough.
+    const drivers = expansions.filter((e) => e.list.length > 0 && e.df <= DRIVING_DF_MAX).sort((a, b) => a.df - b.df);
+    let ids: number[] | undefined;
+    for (const d of drivers.slice(0, 3)) {
+      const postings = await db.selectFrom('non_profit_words').select('non_profit_id').where('word', 'in', d.list.map((e) => e.word)).execute();
+      const found = new Set(postings.map((p) => p.non_profit_id));
+      ids = ids === undefined ? [...found] : ids.filter((id) => found.has(id));
+    }
+    let rows: Row[] = [];
+    if (ids !== undefined) {
+      ids = ids.slice(0, SEARCH_CANDIDATES_MAX * 5);
+      for (let i = 0; i < ids.length; i += 1000) {
+        rows.push(...(await db.selectFrom('non_profits').select(ROW_COLUMNS).where('id', 'in', ids.slice(i, i + 1000)).where('removed_at', 'is', null).execute()) as Row[]);
+      }
+    } else {
+      // Every word is common ("foundation"): the biggest organisations using the rarest of them.
+      const rarest = expansions.filter((e) => e.list.length > 0).sort((a, b) => a.df - b.df)[0];
+      if (rarest !== undefined) {
+        rows = await db.selectFrom('non_profits as n').innerJoin('non_profit_words as w', 'w.non_profit_id', 'n.id')
+          .select(ROW_COLUMNS.map((c) => `n.${c}` as const)).where('w.word', 'in', rarest.list.map((e) => e.word)).where('n.removed_at', 'is', null)
+          .orderBy('n.income_amt', 'desc').limit(SEARCH_CANDIDATES_MAX).execute() as Row[];
+      }
+    }
+    if (ein !== null) {
+      const exact = await db.selectFrom('non_profits').select(ROW_COLUMNS).where('ein', '=', ein).where('removed_at', 'is', null).execute() as Row[];
+      rows = [...exact, ...rows.filter((r) => r.ein !== ein)];
+    }
+
+    const scored: Scored[] = [];
+    for (const row of rows) {
+      if (q.cause_id !== undefined && row.cause_id !== q.cause_id) continue;
+      if (q.state !== undefined && row.state !== q.state.toUpperCase()) continue;
+      if (q.near !== undefined && (row.latitude === null || row.longitude === null || distanceKm(q.near.latitude, q.near.longitude, row.latitude, row.longitude) > q.near.radius_km)) continue;
+      if (row.ein === ein) {
+        scored.push({ row, tier: 0, penalty: 0 });
+        continue;
+      }
+      const nameWords = tokenize(row.name);
+      const cityWords = tokenize(row.city);
+      let penalty = 0;
+      let allExactInName = true;
+      let ok = true;
+      for (const e of expansions) {
+        const inName = matchQuality(nameWords, e.map);
+        if (inName !== undefined) {
+          penalty += inName;
+          if (inName !== 0) allExactInName = false;
+          continue;
+        }
+        const inCity = matchQuality(cityWords, e.map);
+        if (inCity === undefined) { ok = false; break; }
+        penalty += inCity + 0.5;
+        allExactInName = false;
+      }
+      if (!ok) continue;
+      const name = nameWords.join(' ');
+      const tier = name === joined ? 1 : name.startsWith(joined) ? 2 : allExactInName ? 3 : 4;
+      scored.push({ row, tier, penalty });
+    }
+    scored.sort((a, b) => a.tier - b.tier || a.penalty - b.penalty || b.row.income_amt - a.row.income_amt || b.row.asset_amt - a.row.asset_amt
+      || (a.row.name < b.row.name ? -1 : a.row.name > b.row.name ? 1 : 0) || a.row.id - b.row.id);
+    return scored.slice(0, SEARCH_CANDIDATES_MAX).map((s) => s.row);
+  }
+}
+

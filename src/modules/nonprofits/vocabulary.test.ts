@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { editDistance, Vocabulary } from './vocabulary.ts';
+
+function naive(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+test('edit distance agrees with the textbook table, and stops early past the limit', () => {
+  fc.assert(fc.property(fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 8 }), fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 8 }), (a, b) => {
+    const exact = naive(a, b);
+    assert.equal(editDistance(a, b, 10), exact);
+    assert.equal(Math.min(editDistance(a, b, 2), 3), Math.min(exact, 3));
+  }), { numRuns: 3000 });
+  assert.equal(editDistance('church', 'chruch', 1), 1); // a transposition is one edit
+});
+
+test('the vocabulary expands exact words, prefixes and typos', () => {
+  const v = new Vocabulary([
+    { word: 'habitat', df: 50 }, { word: 'humanity', df: 40 }, { word: 'humane', df: 30 }, { word: 'human', df: 90 },
+    { word: 'foodbank', df: 5 }, { word: 'foundation', df: 900 }, { word: 'fund', df: 300 }, { word: 'church', df: 700 },
+  ]);
+  assert.deepEqual(v.expand('habitat', false).map((e) => [e.word, e.quality]), [['habitat', 0]]);
+  assert.deepEqual(v.expand('hum', true).map((e) => e.word), ['human', 'humanity', 'humane']);
+  assert.deepEqual(v.expand('habitta', false).map((e) => [e.word, e.quality]), [['habitat', 2]]);
+  assert.deepEqual(v.expand('humanitty', false).map((e) => e.word), ['humanity']);
+  assert.deepEqual(v.expand('foundatoin', false).map((e) => [e.word, e.quality]), [['foundation', 2]]);
+  assert.deepEqual(v.expand('chruch', false).map((e) => e.word), ['church']);
+  assert.deepEqual(v.expand('fnd', false), [], 'no typos allowed in words under 4 letters');
+});
