@@ -20,6 +20,7 @@ import { applyDonationEventToMany, donationIdsInStatus, type DonationEvent } fro
 import { movePortfolio } from '../modules/portfolio/portfolio.service.ts';
 import { runScheduler } from '../modules/scheduled/scheduled.service.ts';
 import { isDate } from '../modules/scheduled/scheduled.ts';
+import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/import.service.ts';
 
 const USAGE = `Usage: almoner <command> [options]
 
@@ -44,6 +45,8 @@ Commands:
 
   portfolio invest|liquidate --user ID --amount DOLLARS
   scheduler run [--date YYYY-MM-DD]   Make the recurring donations due by the date (default today)
+  nonprofits import FILES_OR_FOLDERS... [--zips FILE]
+                             Import IRS EO BMF files (.csv or .csv.gz) into the directory
   admin token create --name NAME      An operator token for /admin/v1 (shown once)
 `;
 
@@ -117,6 +120,53 @@ async function demo(): Promise<void> {
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+}
+
+/** A progress line: a bar on a terminal, a line every few seconds otherwise. */
+function progressPrinter(): (p: ImportProgress) => void {
+  const started = Date.now();
+  const tty = process.stderr.isTTY === true;
+  let lastLine = 0;
+  return (p) => {
+    const now = Date.now();
+    if (!tty && now - lastLine < 5000) return;
+    lastLine = now;
+    const seconds = (now - started) / 1000;
+    const fraction = p.bytes_total > 0 ? Math.min(1, p.bytes_done / p.bytes_total) : 0;
+    const rate = p.rows / Math.max(seconds, 0.001);
+    const eta = fraction > 0 ? Math.round(seconds / fraction - seconds) : 0;
+    const width = 30;
+    const bar = `[${'='.repeat(Math.round(fraction * width)).padEnd(width)}]`;
+    const text = `${bar} ${(fraction * 100).toFixed(0).padStart(3)}%  ${p.rows.toLocaleString('en-US')} rows  ${Math.round(rate).toLocaleString('en-US')} rows/s  ETA ${Math.floor(eta / 60)}:${String(eta % 60).padStart(2, '0')}  ${p.file}`;
+    process.stderr.write(tty ? `\r${text}` : `${text}\n`);
+  };
+}
+
+async function importNonProfits(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { zips: { type: 'string' } } });
+  if (positionals.length === 0) throw new UsageError('give at least one BMF file or folder');
+  const files = (() => {
+    try {
+      return bmfFiles(positionals);
+    } catch (error) {
+      throw new UsageError(`cannot read ${(error as { path?: string }).path ?? positionals.join(' ')}: ${(error as Error).message}`);
+    }
+  })();
+  if (files.length === 0) throw new UsageError('no .csv or .csv.gz files there');
+  return withPlatform(async ({ deps }) => {
+    const started = Date.now();
+    const summary = await importBmf(deps, files, { ...(values.zips === undefined ? {} : { zipCentroids: values.zips }), onProgress: progressPrinter() });
+    if (process.stderr.isTTY === true) process.stderr.write('\n');
+    const seconds = (Date.now() - started) / 1000;
+    process.stdout.write([
+      `Imported ${summary.rows.toLocaleString('en-US')} rows from ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(1)} s:`,
+      `  added ${summary.added}, updated ${summary.updated}, unchanged ${summary.unchanged}, kept newer ${summary.older}, marked removed ${summary.removed}, rejected ${summary.rejected}`,
+      ...summary.rejections.slice(0, 50).map((r) => `  rejected ${r.file}:${r.line}: ${r.reason}`),
+      ...(summary.rejected > 50 ? [`  ... and ${summary.rejected - 50} more rejected`] : []),
+      '',
+    ].join('\n'));
+    return 0;
+  });
 }
 
 async function check(): Promise<number> {
@@ -268,6 +318,9 @@ export async function run(argv: string[]): Promise<number> {
         return await operate('users', sub, rest);
       case 'contributions': case 'donations': case 'portfolio': case 'scheduler': case 'admin':
         return await operate(command, sub, rest);
+      case 'nonprofits':
+        if (sub === 'import') return await importNonProfits(rest);
+        throw new UsageError(`unknown nonprofits command: ${sub ?? '(none)'}`);
       case undefined: case 'help': case '--help': case '-h':
         process.stdout.write(USAGE);
         return 0;
