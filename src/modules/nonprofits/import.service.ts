@@ -186,13 +186,21 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
     let batch: NonProfitInput[] = [];
     let fileMaxPeriod = '';
     let headerOk = true;
+    // Errors while writing (or from the caller's progress callback) stop the import;
+    // errors while reading the file are reported and the import goes on.
+    let writeFailed = false;
     const flush = async () => {
       if (batch.length === 0) return;
       const at = deps.clock.now().toISOString();
       const current = batch;
       batch = [];
-      await deps.db.transaction().execute((trx) => processBatch(deps, trx, current, source, run.id, at, summary));
-      options.onProgress?.({ file: name, rows: summary.rows, bytes_done: bytesBefore + fileBytes, bytes_total: bytesTotal });
+      try {
+        await deps.db.transaction().execute((trx) => processBatch(deps, trx, current, source, run.id, at, summary));
+        options.onProgress?.({ file: name, rows: summary.rows, bytes_done: bytesBefore + fileBytes, bytes_total: bytesTotal });
+      } catch (error) {
+        writeFailed = true;
+        throw error;
+      }
     };
     try {
       const seenInBatch = new Map<string, number>();
@@ -231,8 +239,10 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
       }
       await flush();
     } catch (error) {
+      if (writeFailed) throw error;
       // A truncated gzip stream or an unreadable file: what was read is kept, the
       // file is reported, and nothing is marked removed for it.
+      await flush();
       reject({ file: name, line: 0, reason: `the file could not be read to its end: ${(error as Error).message}` });
       headerOk = false;
     }
