@@ -169,7 +169,11 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
   // flushed to disk: on SQLite this connection's commits skip the fsync
   // (WAL, synchronous=NORMAL: a crash can lose the last batches, never
   // corrupt); the last step below is a full checkpoint.
-  if (deps.engine === 'sqlite') await sql`pragma synchronous = NORMAL`.execute(deps.db);
+  if (deps.engine === 'sqlite') {
+    await sql`pragma synchronous = NORMAL`.execute(deps.db);
+    // Index builds and the vocabulary count sort millions of words: on disk, so memory stays bounded.
+    await sql`pragma temp_store = FILE`.execute(deps.db);
+  }
   // Worth it only for a big load; a small file updates the indexes in place.
   const bulk = bytesTotal > 5_000_000;
   if (bulk) await dropDirectoryIndexes(deps);
@@ -260,6 +264,7 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
   await rebuildVocabulary(deps);
   if (deps.engine === 'sqlite') {
     await sql`pragma synchronous = FULL`.execute(deps.db);
+    await sql`pragma temp_store = MEMORY`.execute(deps.db);
     await sql`pragma wal_checkpoint(TRUNCATE)`.execute(deps.db);
   }
   await deps.db.updateTable('import_runs').set({ finished_at: deps.clock.now().toISOString(), summary: JSON.stringify({ ...summary, rejections: summary.rejections.slice(0, 20) }) }).where('id', '=', run.id).execute();

@@ -1,0 +1,10 @@
+import pino from 'pino';
+import { rmSync } from 'node:fs';
+import { loadConfig } from '../src/config.ts';
+import { openPlatform } from '../src/platform.ts';
+import { importBmf } from '../src/modules/nonprofits/import.service.ts';
+rmSync('/tmp/imp', { recursive: true, force: true });
+const p = await openPlatform(loadConfig({}, { databaseUrl: 'sqlite:/tmp/imp/db.sqlite' }), { log: pino({ level: 'warn' }) });
+let next = 0;
+await importBmf(p.deps, ['../shared/data/nonprofits/bmf'], { onProgress: (x) => { if (x.rows >= next) { next += 50000; const m = process.memoryUsage(); console.log(x.rows, 'rss', (m.rss / 1e6).toFixed(0), 'heap', (m.heapUsed / 1e6).toFixed(0), 'ext', (m.external / 1e6).toFixed(0), 'ab', (m.arrayBuffers / 1e6).toFixed(0)); } } });
+await p.close();
