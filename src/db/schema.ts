@@ -254,6 +254,11 @@ export interface ScheduledDonationsTable {
   updated_at: string;
 }
 
+export interface DirectoryTopTable {
+  word: string;
+  non_profit_id: number;
+}
+
 export interface Database {
   users: UsersTable;
   funds: FundsTable;
@@ -267,6 +272,7 @@ export interface Database {
   directory_vocabulary: DirectoryVocabularyTable;
   import_runs: ImportRunsTable;
   directory_epoch: DirectoryEpochTable;
+  directory_top: DirectoryTopTable;
   donations: DonationsTable;
   donation_counts: DonationCountsTable;
   gifts: GiftsTable;

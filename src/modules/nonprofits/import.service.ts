@@ -271,11 +271,22 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
   return summary;
 }
 
-/** Recounts the vocabulary from the word index and tells search nodes to reload it. */
+/** Words used by more organisations than this get a precomputed list of their biggest (directory_top). */
+export const COMMON_WORD_DF = 10_000;
+export const COMMON_WORD_TOP = 1_000;
+
+/** Recounts the vocabulary from the word index, lists the biggest users of common words, and tells search nodes to reload. */
 export async function rebuildVocabulary(deps: Deps): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('directory_vocabulary').execute();
     await sql`insert into directory_vocabulary (word, df) select word, count(*) from non_profit_words group by word`.execute(trx);
+    await trx.deleteFrom('directory_top').execute();
+    const common = await trx.selectFrom('directory_vocabulary').select('word').where('df', '>', COMMON_WORD_DF).execute();
+    for (const { word } of common) {
+      await sql`insert into directory_top (word, non_profit_id)
+        select ${word}, n.id from non_profit_words w join non_profits n on n.id = w.non_profit_id
+        where w.word = ${word} and n.removed_at is null order by n.income_amt desc, n.asset_amt desc limit ${COMMON_WORD_TOP}`.execute(trx);
+    }
     await trx.updateTable('directory_epoch').set((eb) => ({ epoch: eb('epoch', '+', 1) })).where('id', '=', 1).execute();
   });
 }

@@ -9,6 +9,7 @@ import { normalizeEin, tokenize } from './nonprofits.ts';
 import { Vocabulary, type Expansion } from './vocabulary.ts';
 import { toNonProfit, type NonProfit } from './nonprofits.store.ts';
 import { nonProfitForm } from './nonprofits.service.ts';
+import { COMMON_WORD_DF } from './import.service.ts';
 
 export interface SearchQuery {
   query?: string;
@@ -18,7 +19,7 @@ export interface SearchQuery {
 }
 
 /** A query word whose expansions reach more organisations than this is checked on candidates, not looked up. */
-const DRIVING_DF_MAX = 50_000;
+const DRIVING_DF_MAX = COMMON_WORD_DF;
 /** The most candidates one search ranks; `meta.count` is capped here too. */
 export const SEARCH_CANDIDATES_MAX = 2_000;
 const QUERY_WORDS_MAX = 8;
@@ -141,12 +142,20 @@ export class DirectorySearch {
         rows.push(...(await db.selectFrom('non_profits').select(ROW_COLUMNS).where('id', 'in', ids.slice(i, i + 1000)).where('removed_at', 'is', null).execute()) as Row[]);
       }
     } else {
-      // Every word is common ("foundation"): the biggest organisations using the rarest of them.
+      // Every word is common ("first baptist church"): the biggest organisations
+      // using the rarest of them, from the lists the import keeps (directory_top),
+      // plus every user of its rarer expansions.
       const rarest = expansions.filter((e) => e.list.length > 0).sort((a, b) => a.df - b.df)[0];
       if (rarest !== undefined) {
-        rows = await db.selectFrom('non_profits as n').innerJoin('non_profit_words as w', 'w.non_profit_id', 'n.id')
-          .select(ROW_COLUMNS.map((c) => `n.${c}` as const)).where('w.word', 'in', rarest.list.map((e) => e.word)).where('n.removed_at', 'is', null)
-          .orderBy('n.income_amt', 'desc').limit(SEARCH_CANDIDATES_MAX).execute() as Row[];
+        const common = rarest.list.filter((e) => e.df > COMMON_WORD_DF).map((e) => e.word);
+        const rare = rarest.list.filter((e) => e.df <= COMMON_WORD_DF).map((e) => e.word);
+        const found = new Set<number>();
+        if (common.length > 0) for (const r of await db.selectFrom('directory_top').select('non_profit_id').where('word', 'in', common).execute()) found.add(r.non_profit_id);
+        if (rare.length > 0) for (const r of await db.selectFrom('non_profit_words').select('non_profit_id').where('word', 'in', rare).limit(SEARCH_CANDIDATES_MAX * 5).execute()) found.add(r.non_profit_id);
+        const list = [...found];
+        for (let i = 0; i < list.length; i += 1000) {
+          rows.push(...(await db.selectFrom('non_profits').select(ROW_COLUMNS).where('id', 'in', list.slice(i, i + 1000)).where('removed_at', 'is', null).execute()) as Row[]);
+        }
       }
     }
     if (ein !== null) {
