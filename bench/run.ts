@@ -5,7 +5,8 @@
 //   POST /v1/donations (durable, with its journal) vs a naive durable single-row insert
 //   and the GET list's latency at a fixed 2,000 requests/s.
 // Servers run on core 0, the load generator (autocannon) on core 1.
-// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000
+// Then the national directory (bench/directory.ts).
+// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|directory
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { seedBench } from './seed.ts';
+import { benchDirectory } from './directory.ts';
 
 const { values } = parseArgs({
   options: {
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     users: { type: 'string', default: '10' },
     'per-user': { type: 'string', default: '100000' },
     connections: { type: 'string', default: '32' },
+    only: { type: 'string' },
   },
 });
 const DURATION_S = Number(values.duration);
@@ -155,8 +158,15 @@ async function benchEngine(engine: string): Promise<string[]> {
 }
 
 const rows: string[] = [];
-for (const engine of (values.engines ?? '').split(',')) rows.push(...(await benchEngine(engine.trim())));
+if (values.only !== 'directory') {
+  for (const engine of (values.engines ?? '').split(',')) rows.push(...(await benchEngine(engine.trim())));
+}
+const directory = values.only === undefined || values.only === 'directory' ? await benchDirectory(log) : [];
 log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s per run after a 3 s warm-up.\n`);
-log('| engine | scenario | req/s | p50 / p99 ms | baseline (req/s) | ratio |');
-log('|---|---|---|---|---|---|');
-for (const row of rows) log(row);
+if (rows.length > 0) {
+  log('| engine | scenario | req/s | p50 / p99 ms | baseline (req/s) | ratio |');
+  log('|---|---|---|---|---|---|');
+  for (const row of rows) log(row);
+  log('');
+}
+for (const row of directory) log(row);

@@ -22,6 +22,8 @@ export interface SearchQuery {
 const DRIVING_DF_MAX = COMMON_WORD_DF;
 /** The most candidates one search ranks; `meta.count` is capped here too. */
 export const SEARCH_CANDIDATES_MAX = 2_000;
+/** The most organisations one search reads from the database, biggest first. */
+const CANDIDATE_ROWS = 3_000;
 const QUERY_WORDS_MAX = 8;
 
 type Row = Parameters<typeof toNonProfit>[0] & { income_amt: number; asset_amt: number };
@@ -129,18 +131,17 @@ export class DirectorySearch {
 
     // Candidates: the rarest word's organisations (looked up in the index), narrowed by every other word that is rare enough.
     const drivers = expansions.filter((e) => e.list.length > 0 && e.df <= DRIVING_DF_MAX).sort((a, b) => a.df - b.df);
-    let ids: number[] | undefined;
-    for (const d of drivers.slice(0, 3)) {
-      const postings = await db.selectFrom('non_profit_words').select('non_profit_id').where('word', 'in', d.list.map((e) => e.word)).execute();
-      const found = new Set(postings.map((p) => p.non_profit_id));
-      ids = ids === undefined ? [...found] : ids.filter((id) => found.has(id));
-    }
     let rows: Row[] = [];
-    if (ids !== undefined) {
-      ids = ids.slice(0, SEARCH_CANDIDATES_MAX * 5);
-      for (let i = 0; i < ids.length; i += 1000) {
-        rows.push(...(await db.selectFrom('non_profits').select(ROW_COLUMNS).where('id', 'in', ids.slice(i, i + 1000)).where('removed_at', 'is', null).execute()) as Row[]);
+    const [first, ...others] = drivers.slice(0, 3);
+    if (first !== undefined) {
+      // Candidates: organisations using the rarest word, narrowed by the next
+      // rarest ones; at most the CANDIDATE_ROWS biggest are read and ranked.
+      let q = db.selectFrom('non_profits').select(ROW_COLUMNS).where('removed_at', 'is', null)
+        .where('id', 'in', (eb) => eb.selectFrom('non_profit_words').select('non_profit_id').where('word', 'in', first.list.map((e) => e.word)));
+      for (const d of others) {
+        q = q.where('id', 'in', (eb) => eb.selectFrom('non_profit_words').select('non_profit_id').where('word', 'in', d.list.map((e) => e.word)));
       }
+      rows = await q.orderBy('income_amt', 'desc').orderBy('id').limit(CANDIDATE_ROWS).execute() as Row[];
     } else {
       // Every word is common ("first baptist church"): the biggest organisations
       // using the rarest of them, from the lists the import keeps (directory_top),

@@ -1,0 +1,98 @@
+// The directory at national size: `npm run bench -- --only directory`.
+// Generates 1.9M rows (deterministic, cached), imports them into SQLite
+// (timed, with the progress bar), then measures EIN lookups and searches of
+// 1-3 words with and without typos: single-client latency and throughput at
+// 50 connections. The server runs on core 0, the client on core 1.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { sql } from 'kysely';
+import { loadConfig } from '../src/config.ts';
+import { openPlatform } from '../src/platform.ts';
+import { createUser } from '../src/modules/users/index.ts';
+import { createKey } from '../src/modules/keys/index.ts';
+import { tokenize } from '../src/modules/nonprofits/nonprofits.ts';
+import { generateDirectory, NATIONAL_SIZE } from './generate-directory.ts';
+
+const HERE = new URL('.', import.meta.url).pathname;
+const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
+const SHARED = join(process.cwd(), '..', 'shared', 'data', 'nonprofits');
+
+interface ClientResult { requests: number; rps: number; p50: number; p95: number; p99: number; errors: number }
+
+function client(base: string, key: string, paths: string[], concurrency: number, seconds: number): ClientResult {
+  const file = join(tmpdir(), `almoner-paths-${process.pid}.json`);
+  writeFileSync(file, JSON.stringify(paths));
+  const out = execFileSync('taskset', ['-c', '1', process.execPath, join(HERE, 'search-client.ts'), base, key, file, String(concurrency), String(seconds)]);
+  return JSON.parse(out.toString()) as ClientResult;
+}
+
+export async function benchDirectory(log: (line: string) => void, total = NATIONAL_SIZE): Promise<string[]> {
+  const generated = join(tmpdir(), 'almoner-national');
+  log(`\n== directory: generating ${total.toLocaleString('en-US')} rows (cached in ${generated})`);
+  await generateDirectory(join(SHARED, 'bmf'), generated, total, 1);
+  const dir = mkdtempSync(join(tmpdir(), 'almoner-dirbench-'));
+  const databaseUrl = `sqlite:${join(dir, 'directory.sqlite')}`;
+  try {
+    log('== directory: importing into SQLite');
+    const started = Date.now();
+    execFileSync(process.execPath, [BIN, 'nonprofits', 'import', generated, '--zips', join(SHARED, 'geo', 'zip_centroids_2021_zcta.csv.gz')], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const importSeconds = (Date.now() - started) / 1000;
+
+    const platform = await openPlatform(loadConfig({}, { databaseUrl }), { log: pino({ level: 'warn' }) });
+    const { deps } = platform;
+    const user = await deps.db.transaction().execute((trx) => createUser(deps, { name: 'Bench' }, trx));
+    const key = (await createKey(deps, user.user_id, 'bench', 'live')).key;
+    // Queries from real names: 1 to 3 of their words, as typed and with a typo.
+    const sample = await deps.db.selectFrom('non_profits').select(['ein', 'name']).where('id', '<=', 374_000).where(sql<boolean>`id % 997 = 0`).limit(200).execute();
+    await platform.close();
+    const swap = (w: string) => (w.length >= 5 ? `${w.slice(0, 1)}${w.slice(2, 3)}${w.slice(1, 2)}${w.slice(3)}` : w);
+    const exact: string[] = [];
+    const typos: string[] = [];
+    sample.forEach((r, i) => {
+      const words = tokenize(r.name).filter((w) => !['inc', 'of', 'the', 'and'].includes(w)).slice(0, 1 + (i % 3));
+      if (words.length === 0) return;
+      exact.push(`/v1/non_profits?per_page=25&query=${encodeURIComponent(words.join(' '))}`);
+      typos.push(`/v1/non_profits?per_page=25&query=${encodeURIComponent(words.map((w, j) => (j === words.length - 1 ? swap(w) : w)).join(' '))}`);
+    });
+    const eins = sample.map((r) => `/v1/non_profits/${r.ein}`);
+
+    const server = spawn('taskset', ['-c', '0', process.execPath, join(HERE, 'servers.ts'), 'app'], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /listening (\d+)/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+    });
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      client(base, key, [...exact, ...typos], 4, 3); // warm-up: vocabulary, caches
+      const rows: string[] = [];
+      for (const [label, paths] of [['EIN lookup', eins], ['search, 1-3 words', exact], ['search, 1-3 words with a typo', typos]] as const) {
+        const single = client(base, key, paths, 1, 8);
+        const loaded = client(base, key, paths, 50, 8);
+        log(`  ${label.padEnd(32)} single client p50 ${single.p50} / p95 ${single.p95} / p99 ${single.p99} ms; 50 connections ${loaded.rps} req/s (p99 ${loaded.p99} ms)${single.errors + loaded.errors > 0 ? ` ERRORS ${single.errors + loaded.errors}` : ''}`);
+        rows.push(`| ${label} | ${single.p50} / **${single.p95}** / **${single.p99}** | ${loaded.rps} | ${loaded.p99} |`);
+      }
+      return [
+        `Import of ${total.toLocaleString('en-US')} rows into SQLite: **${importSeconds.toFixed(1)} s**.`,
+        '',
+        '| at 1.9M rows | single client p50 / p95 / p99 ms | 50 connections req/s | p99 ms |',
+        '|---|---|---|---|',
+        ...rows,
+      ];
+    } finally {
+      server.removeAllListeners('exit');
+      server.kill('SIGTERM');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
