@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { engines, openEnv, makeUser, makeNonProfit, call, journalSince, balancesOf, assertLedgerBalanced, TestClock, type TestEnv, type TestUser } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/admin.service.ts';
 import { runScheduler } from '../src/modules/scheduled/scheduled.service.ts';
+import { viewGift } from '../src/modules/gifts/index.ts';
 
 for (const { name: engine } of engines()) {
   describe(`stories on ${engine}`, () => {
@@ -116,6 +117,16 @@ for (const { name: engine } of engines()) {
       const again = await call(env.app, 'POST', `/v1/gifts/${g.body.code}/deny`, { key: ada.key });
       assert.equal(again.status, 409);
       assert.equal(again.body.code, 'invalid_transition');
+    });
+
+    test('the first view of a gift by anyone but its giver sets seen', async () => {
+      const g = await call(env.app, 'POST', '/v1/gifts', { key: grace.key, body: { name: 'Ada', amount: 18 } });
+      await step();
+      assert.equal((await viewGift(env.deps, grace.user_id, g.body.code)).seen, false, 'the giver looking does not count');
+      assert.equal((await viewGift(env.deps, null, g.body.code)).seen, true, 'an anonymous visitor of the gift page');
+      assert.equal((await call(env.app, 'GET', `/v1/gifts/${g.body.code}`, { key: grace.key })).body.seen, true);
+      await call(env.app, 'POST', `/v1/gifts/${g.body.code}/deny`, { key: ada.key });
+      await step();
     });
 
     test('a gift is denied: the money goes back to the giver', async () => {

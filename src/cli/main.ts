@@ -155,7 +155,11 @@ async function importNonProfits(args: string[]): Promise<number> {
   if (files.length === 0) throw new UsageError('no .csv or .csv.gz files there');
   return withPlatform(async ({ deps }) => {
     const started = Date.now();
-    const summary = await importBmf(deps, files, { ...(values.zips === undefined ? {} : { zipCentroids: values.zips }), onProgress: progressPrinter() });
+    const summary = await importBmf(deps, files, {
+      ...(values.zips === undefined ? {} : { zipCentroids: values.zips }),
+      onProgress: progressPrinter(),
+      onStep: (step) => process.stderr.write(`${process.stderr.isTTY === true ? '\n' : ''}${step}...\n`),
+    });
     if (process.stderr.isTTY === true) process.stderr.write('\n');
     const seconds = (Date.now() - started) / 1000;
     process.stdout.write([

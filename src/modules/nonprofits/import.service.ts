@@ -51,6 +51,8 @@ export interface ImportOptions {
   /** ZIP5,LATITUDE,LONGITUDE (plain or .gz); found beside the files when not given. */
   zipCentroids?: string;
   onProgress?: (progress: ImportProgress) => void;
+  /** Told when the import moves to a step after the rows (indexes, vocabulary), which can take a while. */
+  onStep?: (step: string) => void;
 }
 
 /** Files named *.csv or *.csv.gz, from files and folders, in name order. */
@@ -260,7 +262,11 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
     bytesBefore += statSync(file).size;
   }
 
-  if (bulk) await ensureDirectoryIndexes(deps.db);
+  if (bulk) {
+    options.onStep?.('building the search indexes');
+    await ensureDirectoryIndexes(deps.db);
+  }
+  options.onStep?.('counting words for search');
   await rebuildVocabulary(deps);
   if (deps.engine === 'sqlite') {
     await sql`pragma synchronous = FULL`.execute(deps.db);
