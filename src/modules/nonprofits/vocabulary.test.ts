@@ -38,3 +38,10 @@ test('the vocabulary expands exact words, prefixes and typos', () => {
   assert.deepEqual(v.expand('chruch', false).map((e) => e.word), ['church']);
   assert.deepEqual(v.expand('fnd', false), [], 'no typos allowed in words under 4 letters');
 });
+
+test('a word many names use is taken as typed; a rare or unknown one may be a typo', () => {
+  const v = new Vocabulary([{ word: 'legion', df: 900 }, { word: 'region', df: 300 }, { word: 'humanty', df: 2 }, { word: 'humanity', df: 400 }]);
+  assert.deepEqual(v.expand('legion', false).map((e) => e.word), ['legion']);
+  assert.deepEqual(v.expand('humanty', false).map((e) => e.word), ['humanty', 'humanity']);
+  assert.deepEqual(v.expand('regoin', false).map((e) => e.word), ['region']);
+});

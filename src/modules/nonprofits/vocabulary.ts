@@ -43,6 +43,9 @@ export function editsAllowed(length: number): number {
   return length < 4 ? 0 : length < 8 ? 1 : 2;
 }
 
+/** Words used by fewer organisations than this are also matched to their near neighbours. */
+export const TYPO_CHECK_BELOW_DF = 5;
+
 export class Vocabulary {
   readonly words: string[];
   readonly df: number[];
@@ -112,13 +115,18 @@ export class Vocabulary {
     return out.sort((a, b) => a.quality - b.quality || b.df - a.df).slice(0, limit);
   }
 
-  /** The words a query word may stand for. `asPrefix`: the word may be unfinished (search as you type). */
+  /**
+   * The words a query word may stand for. `asPrefix`: the word may be
+   * unfinished (search as you type). A word that many names use is taken as
+   * typed: looking for its near neighbours ("legion" -> "region") would cost
+   * time and bring noise; a word few or no names use may be a typo.
+   */
   expand(word: string, asPrefix: boolean, limit = 40): Expansion[] {
     const out: Expansion[] = [];
     const own = this.dfOf(word);
     if (own > 0) out.push({ word, quality: 0, df: own });
     if (asPrefix) out.push(...this.prefixed(word, limit));
-    out.push(...this.similar(word, limit));
+    if (own < TYPO_CHECK_BELOW_DF) out.push(...this.similar(word, limit));
     const best = new Map<string, Expansion>();
     for (const e of out) {
       const known = best.get(e.word);
