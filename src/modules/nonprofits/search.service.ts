@@ -149,14 +149,20 @@ export class DirectorySearch {
       const rarest = expansions.filter((e) => e.list.length > 0).sort((a, b) => a.df - b.df)[0];
       if (rarest !== undefined) {
         const common = rarest.list.filter((e) => e.df > COMMON_WORD_DF).map((e) => e.word);
-        const rare = rarest.list.filter((e) => e.df <= COMMON_WORD_DF).map((e) => e.word);
-        const found = new Set<number>();
-        if (common.length > 0) for (const r of await db.selectFrom('directory_top').select('non_profit_id').where('word', 'in', common).execute()) found.add(r.non_profit_id);
-        if (rare.length > 0) for (const r of await db.selectFrom('non_profit_words').select('non_profit_id').where('word', 'in', rare).limit(SEARCH_CANDIDATES_MAX * 5).execute()) found.add(r.non_profit_id);
-        const list = [...found];
-        for (let i = 0; i < list.length; i += 1000) {
-          rows.push(...(await db.selectFrom('non_profits').select(ROW_COLUMNS).where('id', 'in', list.slice(i, i + 1000)).where('removed_at', 'is', null).execute()) as Row[]);
+        // Rare expansions in order of closeness, while their organisations fit the budget.
+        const rare: string[] = [];
+        let budget = COMMON_WORD_DF;
+        for (const e of rarest.list) {
+          if (e.df > COMMON_WORD_DF || e.df > budget) continue;
+          rare.push(e.word);
+          budget -= e.df;
         }
+        rows = await db.selectFrom('non_profits').select(ROW_COLUMNS).where('removed_at', 'is', null)
+          .where((eb) => eb.or([
+            ...(common.length > 0 ? [eb('id', 'in', eb.selectFrom('directory_top').select('non_profit_id').where('word', 'in', common))] : []),
+            ...(rare.length > 0 ? [eb('id', 'in', eb.selectFrom('non_profit_words').select('non_profit_id').where('word', 'in', rare))] : []),
+          ]))
+          .orderBy('income_amt', 'desc').orderBy('id').limit(CANDIDATE_ROWS).execute() as Row[];
       }
     }
     if (ein !== null) {

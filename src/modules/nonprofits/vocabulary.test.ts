@@ -37,6 +37,7 @@ test('the vocabulary expands exact words, prefixes and typos', () => {
   assert.deepEqual(v.expand('foundatoin', false).map((e) => [e.word, e.quality]), [['foundation', 2]]);
   assert.deepEqual(v.expand('chruch', false).map((e) => e.word), ['church']);
   assert.deepEqual(v.expand('fnd', false), [], 'no typos allowed in words under 4 letters');
+  assert.deepEqual(v.expand('hu', true), [], 'two letters are not a prefix worth expanding');
 });
 
 test('a word many names use is taken as typed; a rare or unknown one may be a typo', () => {

@@ -125,7 +125,8 @@ export class Vocabulary {
     const out: Expansion[] = [];
     const own = this.dfOf(word);
     if (own > 0) out.push({ word, quality: 0, df: own });
-    if (asPrefix) out.push(...this.prefixed(word, limit));
+    // One or two letters begin too many words to mean anything yet.
+    if (asPrefix && word.length >= 3) out.push(...this.prefixed(word, limit));
     if (own < TYPO_CHECK_BELOW_DF) out.push(...this.similar(word, limit));
     const best = new Map<string, Expansion>();
     for (const e of out) {
