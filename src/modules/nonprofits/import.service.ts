@@ -17,7 +17,7 @@ import type { NonProfitInput } from './nonprofits.store.ts';
 
 // Rows per database transaction: bigger batches write each hot index page once
 // per commit instead of once per thousand rows.
-export const IMPORT_BATCH_ROWS = 5000;
+export const IMPORT_BATCH_ROWS = 10_000;
 const REJECTIONS_KEPT = 1000;
 const REQUIRED_COLUMNS = ['EIN', 'NAME', 'CITY', 'STATE', 'ZIP', 'DEDUCTIBILITY', 'STATUS', 'NTEE_CD'];
 
