@@ -64,9 +64,21 @@ const userQuery = prepared<Database, { name: string; city: string; avatar_url: s
 const fundNameQuery = prepared<Database, { name: string }, { id: number }>((db, p) =>
   db.selectFrom('funds').select('name').where('id', '=', p('id')));
 
-async function withOwners(db: Db | Trx, rows: PageRow[]): Promise<DonationRecord[]> {
-  const users = new Map<number, Awaited<ReturnType<typeof userQuery>>[number]>();
+type Owner = Awaited<ReturnType<typeof userQuery>>[number];
+
+/** A user with the name of each of their funds: what a list of their donations shows beside every row. */
+const ownerQuery = prepared<Database, Owner & { fund_id: number; fund_name: string }, { id: number }>((db, p) =>
+  db.selectFrom('users as u').innerJoin('funds as f', 'f.user_id', 'u.id')
+    .select(['u.name', 'u.city', 'u.avatar_url', 'u.slug', 'f.id as fund_id', 'f.name as fund_name']).where('u.id', '=', p('id')));
+
+async function withOwners(db: Db | Trx, rows: PageRow[], known?: Array<Owner & { fund_id: number; fund_name: string }>, knownUserId?: number): Promise<DonationRecord[]> {
+  const users = new Map<number, Owner>();
   const funds = new Map<number, string>();
+  const first = known?.[0];
+  if (first !== undefined && knownUserId !== undefined) {
+    users.set(knownUserId, first);
+    for (const k of known ?? []) funds.set(k.fund_id, k.fund_name);
+  }
   for (const row of rows) {
     if (!users.has(row.user_id)) {
       const [user] = await userQuery(db as Db, { id: row.user_id });
@@ -103,12 +115,14 @@ export async function findDonation(db: Db | Trx, id: number): Promise<DonationRe
 /** A user's donations, newest first; `publicOnly` for other viewers. */
 export async function listByUser(db: Db, userId: number, publicOnly: boolean, page: PageRequest): Promise<{ rows: DonationRecord[]; count: number }> {
   const values = { user_id: userId, limit: page.per_page, offset: offsetOf(page) };
-  const [counts, rows] = await Promise.all([
+  // Three statements at once: on PostgreSQL one round trip's wait instead of four.
+  const [counts, rows, owner] = await Promise.all([
     countsQuery(db, { user_id: userId }),
     (publicOnly ? publicPageQuery : pageQuery)(db, values),
+    ownerQuery(db, { id: userId }),
   ]);
   const count = counts[0] === undefined ? 0 : publicOnly ? counts[0].public_total : counts[0].total;
-  return { rows: await withOwners(db, rows), count };
+  return { rows: await withOwners(db, rows, owner, userId), count };
 }
 
 type NewDonationRow = {

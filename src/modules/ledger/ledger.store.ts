@@ -48,6 +48,18 @@ const insertPostingQuery = prepared<Database, never, { entry_id: number; account
 const moveBalanceQuery = prepared<Database, never, { id: number; amount_cents: number }>((db, p) =>
   db.updateTable('ledger_accounts').set({ balance_cents: sql`balance_cents + ${p('amount_cents')}` }).where('id', '=', p('id')));
 
+// A movement between two accounts (nearly every entry) in two statements
+// instead of four: fewer round trips while the fund's accounts are locked.
+const insertPostingPairQuery = prepared<Database, never, { entry_id: number; a: number; a_cents: number; b: number; b_cents: number }>((db, p) =>
+  db.insertInto('postings').values([
+    { entry_id: p('entry_id'), account_id: p('a'), amount_cents: p('a_cents') },
+    { entry_id: p('entry_id'), account_id: p('b'), amount_cents: p('b_cents') },
+  ]));
+const movePairQuery = prepared<Database, never, { a: number; a_cents: number; b: number; b_cents: number }>((db, p) =>
+  db.updateTable('ledger_accounts')
+    .set({ balance_cents: sql`balance_cents + case when id = ${p('a')} then cast(${p('a_cents')} as bigint) else cast(${p('b_cents')} as bigint) end` })
+    .where('id', 'in', [p('a'), p('b')]));
+
 type AccountRow = { id: number; kind: string; balance_cents: number };
 
 export async function outsideAccountId(trx: Trx | Db, kind: OutsideAccountKind): Promise<number> {
@@ -114,6 +126,12 @@ export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly
     created_at: at,
   });
   assert(entry !== undefined, 'the entry was inserted');
+  const [a, b] = postings;
+  if (postings.length === 2 && a !== undefined && b !== undefined) {
+    await insertPostingPairQuery(trx, { entry_id: entry.id, a: a.account_id, a_cents: a.amount_cents, b: b.account_id, b_cents: b.amount_cents });
+    await movePairQuery(trx, { a: a.account_id, a_cents: a.amount_cents, b: b.account_id, b_cents: b.amount_cents });
+    return entry.id;
+  }
   for (const posting of postings) {
     await insertPostingQuery(trx, { entry_id: entry.id, ...posting });
     await moveBalanceQuery(trx, { id: posting.account_id, amount_cents: posting.amount_cents });
