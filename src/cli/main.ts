@@ -10,6 +10,8 @@ import { createKey } from '../modules/keys/index.ts';
 import { createUser, sandboxUserFor } from '../modules/users/index.ts';
 import pino from 'pino';
 import { userInfo } from 'node:os';
+import { existsSync } from 'node:fs';
+import { copyDatabase } from '../db/copy.ts';
 import { AppError } from '../shared/errors.ts';
 import { centsToDollars, parseDollars } from '../shared/money.ts';
 import { formatCheck, runCheck } from '../modules/check/index.ts';
@@ -48,6 +50,8 @@ Commands:
   nonprofits import FILES_OR_FOLDERS... [--zips FILE]
                              Import IRS EO BMF files (.csv or .csv.gz) into the directory
   admin token create --name NAME      An operator token for /admin/v1 (shown once)
+  db copy --from sqlite:PATH --to postgres://...
+                             Move a whole platform from SQLite to an empty PostgreSQL database, verified
 `;
 
 class UsageError extends Error {}
@@ -171,6 +175,32 @@ async function importNonProfits(args: string[]): Promise<number> {
     ].join('\n'));
     return 0;
   });
+}
+
+async function dbCopy(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { from: { type: 'string' }, to: { type: 'string' } } });
+  if (values.from === undefined || !values.from.startsWith('sqlite:')) throw new UsageError('--from must be sqlite:PATH');
+  if (values.to === undefined || !/^postgres(ql)?:\/\//.test(values.to)) throw new UsageError('--to must be a postgres:// URL');
+  if (!existsSync(values.from.replace(/^sqlite:(\/\/)?/, ''))) throw new UsageError(`no SQLite file at ${values.from}`);
+  const log = pino({ level: 'warn' });
+  const source = await openPlatform(loadConfig({}, { databaseUrl: values.from }), { log });
+  try {
+    const target = await openPlatform(loadConfig({}, { databaseUrl: values.to }), { log });
+    try {
+      const report = await copyDatabase(source.handle, target.handle, (table, rows) => process.stderr.write(`copied ${table}: ${rows}\n`));
+      const mismatched = report.tables.filter((t) => t.source !== t.target);
+      for (const t of report.tables) process.stdout.write(`${t.table.padEnd(22)} ${String(t.source).padStart(10)} -> ${String(t.target).padStart(10)}${t.source === t.target ? '' : '  MISMATCH'}\n`);
+      const { ok, text } = formatCheck(await runCheck(target.deps));
+      process.stdout.write(text);
+      if (mismatched.length > 0 || !ok) return 1;
+      process.stdout.write('Copied and verified: the row counts match and every invariant holds on the target.\n');
+      return 0;
+    } finally {
+      await target.close();
+    }
+  } finally {
+    await source.close();
+  }
 }
 
 async function check(): Promise<number> {
@@ -322,6 +352,9 @@ export async function run(argv: string[]): Promise<number> {
         return await operate('users', sub, rest);
       case 'contributions': case 'donations': case 'portfolio': case 'scheduler': case 'admin':
         return await operate(command, sub, rest);
+      case 'db':
+        if (sub === 'copy') return await dbCopy(rest);
+        throw new UsageError(`unknown db command: ${sub ?? '(none)'}`);
       case 'nonprofits':
         if (sub === 'import') return await importNonProfits(rest);
         throw new UsageError(`unknown nonprofits command: ${sub ?? '(none)'}`);

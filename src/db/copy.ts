@@ -1,0 +1,67 @@
+// `almoner db copy --from <sqlite file> --to <postgres url>`: moves a whole
+// platform from the embedded default to PostgreSQL. The target is migrated,
+// must be empty, and receives every row with its id; identity sequences are
+// moved past the copied ids; row counts are compared table by table.
+import { sql } from 'kysely';
+import type { DatabaseHandle } from './database.ts';
+import { bulkInsert } from './bulk.ts';
+
+/** Every table, parents before children (foreign keys hold at every step). */
+export const TABLES_IN_ORDER = [
+  'causes', 'users', 'funds', 'fund_causes', 'follows', 'api_keys', 'auth_epoch', 'admin_tokens', 'audit_log',
+  'non_profits', 'non_profit_words', 'directory_vocabulary', 'directory_top', 'directory_epoch', 'import_runs',
+  'scheduled_donations', 'donations', 'donation_counts', 'gifts', 'contributions', 'ledger_accounts',
+  'journal_entries', 'postings', 'idempotency_keys', 'events',
+] as const;
+
+/** Rows the platform writes when it opens an empty database; the copy replaces them with the source's. */
+const SEEDED = ['causes', 'ledger_accounts', 'auth_epoch', 'directory_epoch'] as const;
+const WITH_IDENTITY = new Set(['users', 'funds', 'api_keys', 'admin_tokens', 'audit_log', 'non_profits', 'import_runs', 'scheduled_donations', 'donations', 'gifts', 'contributions', 'ledger_accounts', 'journal_entries', 'postings', 'events']);
+const READ_BATCH = 5_000;
+
+export interface CopyReport {
+  tables: Array<{ table: string; source: number; target: number }>;
+}
+
+async function countOf(handle: DatabaseHandle, table: string): Promise<number> {
+  const result = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(handle.db);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+/** Throws when the target already holds users or organisations. */
+export async function copyDatabase(from: DatabaseHandle, to: DatabaseHandle, onTable?: (table: string, rows: number) => void): Promise<CopyReport> {
+  if (from.engine !== 'sqlite') throw new Error('copy reads from an SQLite file (sqlite:PATH)');
+  for (const table of ['users', 'non_profits', 'donations']) {
+    if ((await countOf(to, table)) > 0) throw new Error(`the target already has rows in ${table}: copy only into an empty database`);
+  }
+  await to.db.transaction().execute(async (trx) => {
+    for (const table of [...SEEDED].reverse()) await sql`delete from ${sql.table(table)}`.execute(trx);
+    for (const table of TABLES_IN_ORDER) {
+      // Read in rowid order, a batch after the last rowid seen: every row once, in bounded memory.
+      let after = 0;
+      let copied = 0;
+      for (;;) {
+        const batch = (await sql<Record<string, unknown>>`select rowid as copy_rowid, * from ${sql.table(table)} where rowid > ${after} order by rowid limit ${READ_BATCH}`.execute(from.db)).rows;
+        if (batch.length === 0) break;
+        after = Number(batch[batch.length - 1]?.copy_rowid);
+        const rows = batch.map(({ copy_rowid: _rowid, ...row }) => row);
+        const columns = Object.keys(rows[0] as object);
+        // Within every engine's limit on bound parameters.
+        const perInsert = Math.max(1, Math.floor(30_000 / columns.length));
+        for (let i = 0; i < rows.length; i += perInsert) {
+          await bulkInsert(trx, to.engine, table, columns, rows.slice(i, i + perInsert).map((r) => columns.map((c) => r[c])));
+        }
+        copied += rows.length;
+      }
+      onTable?.(table, copied);
+    }
+    if (to.engine === 'postgres') {
+      for (const table of WITH_IDENTITY) {
+        await sql`select setval(pg_get_serial_sequence(${table}, 'id'), coalesce((select max(id) from ${sql.table(table)}), 0) + 1, false)`.execute(trx);
+      }
+    }
+  });
+  const tables: CopyReport['tables'] = [];
+  for (const table of TABLES_IN_ORDER) tables.push({ table, source: await countOf(from, table), target: await countOf(to, table) });
+  return { tables };
+}

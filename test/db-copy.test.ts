@@ -1,0 +1,53 @@
+// `almoner db copy`: a whole platform from SQLite to PostgreSQL, verified.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openEnv, call, runCli } from './harness.ts';
+import { seedDemo } from '../src/demo/seed.ts';
+
+const base = process.env.TEST_DATABASE_URL;
+
+describe('almoner db copy', { skip: base === undefined && 'TEST_DATABASE_URL is not set: no PostgreSQL to copy to' }, () => {
+  test('moves every row, keeps keys working, lets new rows follow, and refuses a non-empty target', async () => {
+    const source = await openEnv('sqlite');
+    const seeded = await seedDemo(source.deps);
+    const key = seeded.key as string;
+    const before = await call(source.app, 'GET', '/v1/donations?per_page=100', { key });
+    const sourceUrl = source.platform.deps.config.databaseUrl;
+    await source.app.close();
+    await source.platform.close();
+
+    const schema = `copy_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    const url = new URL(base as string);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    try {
+      const copied = await runCli(['db', 'copy', '--from', sourceUrl, '--to', url.toString()], sourceUrl);
+      assert.equal(copied.code, 0, copied.stderr);
+      assert.match(copied.stdout, /Copied and verified/);
+      assert.doesNotMatch(copied.stdout, /MISMATCH/);
+
+      const target = await openEnv('postgres', { databaseUrl: url.toString() });
+      try {
+        const after = await call(target.app, 'GET', '/v1/donations?per_page=100', { key });
+        assert.equal(after.status, 200, 'the same key works on the copy');
+        assert.deepEqual(after.body, before.body);
+        const created = await call(target.app, 'POST', '/v1/donations', { key, body: { amount: 10, ein: before.body.items[0].non_profit.ein } });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        assert.ok(created.body.id > Math.max(...before.body.items.map((d: { id: number }) => d.id)), 'ids continue after the copied ones');
+      } finally {
+        await target.app.close();
+        await target.platform.close();
+      }
+      const again = await runCli(['db', 'copy', '--from', sourceUrl, '--to', url.toString()], sourceUrl);
+      assert.equal(again.code, 1);
+      assert.match(again.stderr, /copy only into an empty database/);
+    } finally {
+      await admin.query(`drop schema ${schema} cascade`);
+      await admin.end();
+    }
+  });
+});
