@@ -51,3 +51,35 @@ describe('almoner db copy', { skip: base === undefined && 'TEST_DATABASE_URL is 
     }
   });
 });
+
+describe('almoner db backup', () => {
+  test('an online copy of a running SQLite platform is complete and sound', async () => {
+    const env = await openEnv('sqlite');
+    try {
+      const seeded = await seedDemo(env.deps);
+      const url = env.platform.deps.config.databaseUrl;
+      const file = `${url.replace(/^sqlite:/, '')}.backup`;
+      // The app keeps its connection open (and writes) while the backup runs in another process.
+      const [backup] = await Promise.all([
+        runCli(['db', 'backup', '--to', file], url),
+        call(env.app, 'POST', '/v1/gifts', { key: seeded.key as string, body: { name: 'During the backup', amount: 18 } }),
+      ]);
+      assert.equal(backup.code, 0, backup.stderr);
+      assert.match(backup.stdout, /Backed up .* pages/);
+      const check = await runCli(['check'], `sqlite:${file}`);
+      assert.equal(check.code, 0, check.stderr);
+      const restored = await openEnv('sqlite', { databaseUrl: `sqlite:${file}` });
+      try {
+        assert.equal((await call(restored.app, 'GET', '/v1/users/me', { key: seeded.key as string })).body.slug, 'ada');
+      } finally {
+        await restored.app.close();
+        await restored.platform.close();
+      }
+      const exists = await runCli(['db', 'backup', '--to', file], url);
+      assert.equal(exists.code, 2);
+      assert.match(exists.stderr, /exists: give a new file/);
+    } finally {
+      await env.close();
+    }
+  });
+});

@@ -11,6 +11,8 @@ import { createUser, sandboxUserFor } from '../modules/users/index.ts';
 import pino from 'pino';
 import { userInfo } from 'node:os';
 import { existsSync } from 'node:fs';
+import { backup as sqliteBackup } from 'node:sqlite';
+import { assert } from '../shared/assert.ts';
 import { copyDatabase } from '../db/copy.ts';
 import { AppError } from '../shared/errors.ts';
 import { centsToDollars, parseDollars } from '../shared/money.ts';
@@ -50,6 +52,7 @@ Commands:
   nonprofits import FILES_OR_FOLDERS... [--zips FILE]
                              Import IRS EO BMF files (.csv or .csv.gz) into the directory
   admin token create --name NAME      An operator token for /admin/v1 (shown once)
+  db backup --to FILE        An online, consistent copy of the SQLite database (the server may keep running)
   db copy --from sqlite:PATH --to postgres://...
                              Move a whole platform from SQLite to an empty PostgreSQL database, verified
 `;
@@ -173,6 +176,21 @@ async function importNonProfits(args: string[]): Promise<number> {
       ...(summary.rejected > 50 ? [`  ... and ${summary.rejected - 50} more rejected`] : []),
       '',
     ].join('\n'));
+    return 0;
+  });
+}
+
+/** SQLite's online backup: pages are copied while other connections keep reading and writing. */
+async function dbBackup(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { to: { type: 'string' } } });
+  if (values.to === undefined || values.to.trim() === '') throw new UsageError('--to FILE is required');
+  if (existsSync(values.to)) throw new UsageError(`${values.to} exists: give a new file`);
+  const config = loadConfig();
+  if (!config.databaseUrl.startsWith('sqlite:')) throw new UsageError('db backup is for the SQLite engine; back PostgreSQL up with pg_dump (docs/operating.md)');
+  return withPlatform(async ({ handle }) => {
+    assert(handle.sqlite !== undefined, 'an SQLite platform has its raw handle');
+    const pages = await sqliteBackup(handle.sqlite.raw, values.to as string);
+    process.stdout.write(`Backed up ${config.databaseUrl} to ${values.to} (${pages} pages).\n`);
     return 0;
   });
 }
@@ -354,6 +372,7 @@ export async function run(argv: string[]): Promise<number> {
         return await operate(command, sub, rest);
       case 'db':
         if (sub === 'copy') return await dbCopy(rest);
+        if (sub === 'backup') return await dbBackup(rest);
         throw new UsageError(`unknown db command: ${sub ?? '(none)'}`);
       case 'nonprofits':
         if (sub === 'import') return await importNonProfits(rest);
