@@ -36,7 +36,12 @@ import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+export interface AppOptions {
+  /** True once the process is shutting down: /readyz then answers 503 so load balancers drain it. */
+  draining?: () => boolean;
+}
+
+export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: deps.config.bodyLimitBytes,
@@ -115,6 +120,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    if (options.draining?.() === true) return sendProblem(reply, new AppError('unavailable', 'unavailable', 'this node is shutting down'));
     try {
       await sql`select 1`.execute(deps.db);
       return { status: 'ready' };

@@ -21,6 +21,8 @@ export interface Config {
   sandboxClearDelayMs: number;
   sandboxApproveDelayMs: number;
   sandboxCompleteDelayMs: number;
+  /** On SIGTERM, how long a node keeps serving while reporting not ready, before it stops accepting. */
+  shutdownGraceMs: number;
 }
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/almoner.sqlite';
@@ -56,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sandboxClearDelayMs: integer(env, 'SANDBOX_CLEAR_DELAY_MS', 10_000, 0, 86_400_000),
     sandboxApproveDelayMs: integer(env, 'SANDBOX_APPROVE_DELAY_MS', 10_000, 0, 86_400_000),
     sandboxCompleteDelayMs: integer(env, 'SANDBOX_COMPLETE_DELAY_MS', 10_000, 0, 86_400_000),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
     ...overrides,
   };
   return Object.freeze(config);
