@@ -52,44 +52,43 @@ async function netByCause(deps: Deps, cause: 'donation_id' | 'gift_id' | 'contri
   return net;
 }
 
-async function donationMoney(deps: Deps): Promise<string[]> {
-  const net = await netByCause(deps, 'donation_id');
+type Caused = { id: number; status: string; amount_cents: number };
+
+/**
+ * Compares, for each donation, gift or contribution, the net of its postings
+ * on each account kind with what its status says it should be.
+ */
+async function moneyByCause(deps: Deps, cause: 'donation_id' | 'gift_id' | 'contribution_id', name: string, records: Caused[], expected: (r: Caused) => Record<string, number>): Promise<string[]> {
+  const net = await netByCause(deps, cause);
   const failures: string[] = [];
-  const donations = await deps.db.selectFrom('donations').select(['id', 'status', 'amount_cents']).execute();
-  for (const d of donations) {
-    const n = net.get(d.id) ?? {};
-    const held = HELD_DONATION.includes(d.status) ? d.amount_cents : 0;
-    const paid = PAID_DONATION.includes(d.status) ? d.amount_cents : 0;
-    if ((n.reserved ?? 0) !== held) failures.push(`donation ${d.id} (${d.status}): holds ${n.reserved ?? 0} cents, should hold ${held}`);
-    if ((n.grants_paid ?? 0) !== paid) failures.push(`donation ${d.id} (${d.status}): paid ${n.grants_paid ?? 0} cents, should have paid ${paid}`);
+  for (const r of records) {
+    const n = net.get(r.id) ?? {};
+    for (const [kind, want] of Object.entries(expected(r))) {
+      if ((n[kind] ?? 0) !== want) failures.push(`${name} ${r.id} (${r.status}): ${n[kind] ?? 0} cents on ${kind}, should be ${want}`);
+    }
   }
   return failures;
+}
+
+async function donationMoney(deps: Deps): Promise<string[]> {
+  const donations = await deps.db.selectFrom('donations').select(['id', 'status', 'amount_cents']).execute();
+  return moneyByCause(deps, 'donation_id', 'donation', donations, (d) => ({
+    reserved: HELD_DONATION.includes(d.status) ? d.amount_cents : 0,
+    grants_paid: PAID_DONATION.includes(d.status) ? d.amount_cents : 0,
+  }));
 }
 
 async function giftMoney(deps: Deps): Promise<string[]> {
-  const net = await netByCause(deps, 'gift_id');
-  const failures: string[] = [];
   const gifts = await deps.db.selectFrom('gifts').select(['id', 'status', 'amount_cents']).execute();
-  for (const g of gifts) {
-    const n = net.get(g.id) ?? {};
-    const held = g.status === 'new' ? g.amount_cents : 0;
-    if ((n.reserved ?? 0) !== held) failures.push(`gift ${g.id} (${g.status}): holds ${n.reserved ?? 0} cents, should hold ${held}`);
-  }
-  return failures;
+  return moneyByCause(deps, 'gift_id', 'gift', gifts, (g) => ({ reserved: g.status === 'new' ? g.amount_cents : 0 }));
 }
 
 async function contributionMoney(deps: Deps): Promise<string[]> {
-  const net = await netByCause(deps, 'contribution_id');
-  const failures: string[] = [];
   const contributions = await deps.db.selectFrom('contributions').select(['id', 'status', 'amount_cents']).execute();
-  for (const c of contributions) {
-    const n = net.get(c.id) ?? {};
-    const pending = c.status === 'pending' ? c.amount_cents : 0;
-    const cleared = c.status === 'success' ? c.amount_cents : 0;
-    if ((n.pending_deposit ?? 0) !== pending) failures.push(`contribution ${c.id} (${c.status}): ${n.pending_deposit ?? 0} cents pending, should be ${pending}`);
-    if ((n.available ?? 0) !== cleared) failures.push(`contribution ${c.id} (${c.status}): brought ${n.available ?? 0} cents to available, should be ${cleared}`);
-  }
-  return failures;
+  return moneyByCause(deps, 'contribution_id', 'contribution', contributions, (c) => ({
+    pending_deposit: c.status === 'pending' ? c.amount_cents : 0,
+    available: c.status === 'success' ? c.amount_cents : 0,
+  }));
 }
 
 async function holds(deps: Deps): Promise<string[]> {
