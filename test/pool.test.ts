@@ -1,0 +1,35 @@
+// Explicit limits on PostgreSQL: a request that cannot get a connection in
+// time gets 503 `unavailable` quickly (never a hang or a 500), and a
+// statement over the timeout is cancelled.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { openEnv, makeUser, call, type TestEnv, type TestUser } from './harness.ts';
+
+describe('connection pool and statement limits on postgres', { skip: process.env.TEST_DATABASE_URL === undefined && 'TEST_DATABASE_URL is not set' }, () => {
+  let env: TestEnv;
+  let user: TestUser;
+  before(async () => {
+    env = await openEnv('postgres', { dbPoolMax: 1, dbConnectTimeoutMs: 300, dbStatementTimeoutMs: 1_000 });
+    user = await makeUser(env.deps);
+  });
+  after(async () => env.close());
+
+  test('with every connection busy, a request gets 503 unavailable in about the connect timeout', async () => {
+    const busy = env.deps.db.transaction().execute(async (trx) => { await sql`select pg_sleep(0.8)`.execute(trx); });
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    const res = await call(env.app, 'GET', '/v1/users/me', { key: user.key });
+    const waited = Date.now() - started;
+    await busy;
+    assert.equal(res.status, 503, JSON.stringify(res.body));
+    assert.equal(res.body.code, 'unavailable');
+    assert.equal(res.headers['retry-after'], '1');
+    assert.ok(waited < 700, `answered in ${waited} ms`);
+    assert.equal((await call(env.app, 'GET', '/v1/users/me', { key: user.key })).status, 200, 'served again once a connection is free');
+  });
+
+  test('a statement over the statement timeout is cancelled', async () => {
+    await assert.rejects(sql`select pg_sleep(2)`.execute(env.deps.db), (e: { code?: string }) => e.code === '57014');
+  });
+});
