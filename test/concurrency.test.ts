@@ -4,7 +4,10 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
+import pino from 'pino';
 import { engines, openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, type TestEnv } from './harness.ts';
+import { openPlatform } from '../src/platform.ts';
+import { buildApp } from '../src/app.ts';
 
 for (const { name: engine } of engines()) {
   describe(`concurrency on ${engine}`, () => {
@@ -45,6 +48,28 @@ for (const { name: engine } of engines()) {
       assert.equal(results.filter((r) => r.status === 201).length, 10);
       assert.equal(results.filter((r) => r.status === 422 && r.body.code === 'insufficient_funds').length, 90);
       await assertLedgerBalanced(env.deps);
+    });
+
+    // Many nodes share one PostgreSQL (an SQLite file is served by one process).
+    if (engine === 'postgres') test('two nodes on one database: 200 donations spread over both, still exactly 50 scheduled', async () => {
+      const second = await openPlatform(env.platform.deps.config, { log: pino({ level: 'silent' }) }); // its own pool, as another node has
+      const secondApp = await buildApp(second.deps);
+      await secondApp.listen({ host: '127.0.0.1', port: 0 });
+      try {
+        const bases = [base, `http://127.0.0.1:${(secondApp.server.address() as AddressInfo).port}`];
+        const user = await makeUser(env.deps);
+        await fund(env.deps, user, 50 * 1000);
+        const results = await Promise.all(Array.from({ length: 200 }, (_, i) =>
+          fetch(`${bases[i % 2]}/v1/donations`, { method: 'POST', headers: { 'x-api-key': user.key, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 10, ein: '261544963' }) })
+            .then(async (res) => ({ status: res.status, body: (await res.json()) as { status?: string } }))));
+        assert.deepEqual([...new Set(results.map((r) => r.status))], [201]);
+        assert.equal(results.filter((r) => r.body.status === 'scheduled').length, 50);
+        assert.equal(results.filter((r) => r.body.status === 'waiting_for_funds').length, 150);
+        await assertLedgerBalanced(env.deps);
+      } finally {
+        await secondApp.close();
+        await second.close();
+      }
     });
 
     test('parallel cancels and creates on one fund keep the journal balanced and never overdraw', async () => {
