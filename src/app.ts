@@ -15,7 +15,7 @@ import { registerErrorHandling, sendProblem } from './http/errors.ts';
 import { claimIdempotencyKey, settleIdempotencyKey } from './http/idempotency.ts';
 import { parseStrictJson } from './http/json.ts';
 import { registerMetrics } from './http/metrics.ts';
-import { RateLimiter } from './http/rate-limit.ts';
+import { InProcessCounter, RateLimiter, RedisCounter } from './http/rate-limit.ts';
 import { Problem } from './http/schemas.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { CAUSES, causeLogoSvg } from './modules/nonprofits/index.ts';
@@ -139,7 +139,11 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     app.get(`/static/causes/${cause.slug}.svg`, { schema: { hide: true } }, async (_r, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(svg));
   }
 
-  const limiter = new RateLimiter(() => deps.clock.now().getTime());
+  const limiter = new RateLimiter(
+    deps.config.redisUrl === undefined ? new InProcessCounter() : new RedisCounter(deps.config.redisUrl, deps.config.redisPrefix),
+    () => deps.clock.now().getTime(),
+  );
+  app.addHook('onClose', async () => limiter.close());
   const callers = new CallerCache();
   const directory = new DirectorySearch(deps);
   const v1 = async (api: FastifyInstance) => {
@@ -148,10 +152,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         request.caller = await authenticate(deps, callers, request);
       } catch (error) {
         // Requests without a valid key are limited per address, so guessing keys is slow.
-        limiter.hit(`ip:${request.ip}`, deps.config.rateLimitAnonymousPerMinute, reply);
+        await limiter.hit(`ip:${request.ip}`, deps.config.rateLimitAnonymousPerMinute, reply);
         throw error;
       }
-      limiter.hit(`key:${request.caller.key_id}`, deps.config.rateLimitPerMinute, reply);
+      await limiter.hit(`key:${request.caller.key_id}`, deps.config.rateLimitPerMinute, reply);
     });
     // Idempotency keys apply to POSTs only: the hooks are attached to those routes alone.
     const claim = async (request: FastifyRequest, reply: FastifyReply) => {

@@ -23,6 +23,9 @@ export interface Config {
   sandboxCompleteDelayMs: number;
   /** On SIGTERM, how long a node keeps serving while reporting not ready, before it stops accepting. */
   shutdownGraceMs: number;
+  /** Rate limits shared by every node through Redis when set; counted per node otherwise. */
+  redisUrl: string | undefined;
+  redisPrefix: string;
 }
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/almoner.sqlite';
@@ -59,6 +62,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sandboxApproveDelayMs: integer(env, 'SANDBOX_APPROVE_DELAY_MS', 10_000, 0, 86_400_000),
     sandboxCompleteDelayMs: integer(env, 'SANDBOX_COMPLETE_DELAY_MS', 10_000, 0, 86_400_000),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
+    redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.REDIS_PREFIX || 'almoner:ratelimit:',
     ...overrides,
   };
   return Object.freeze(config);
