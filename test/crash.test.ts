@@ -1,0 +1,125 @@
+// Crash test: a write load of donations, cancels and contributions against
+// a real server process, killed with SIGKILL at random moments, 20 times.
+// After each restart every request that got a 2xx is in the database, none
+// that failed is half there, and `almoner check` passes.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { engines, openEnv, runCli } from './harness.ts';
+
+const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
+const KILLS = Number(process.env.CRASH_KILLS ?? 20);
+
+async function startServer(databaseUrl: string) {
+  const server = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SCHEDULER_INTERVAL_MS: '0', SANDBOX_TICK_MS: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve(m[1] as string);
+    });
+    server.on('exit', (code) => reject(new Error(`server exited before listening (${code})`)));
+  });
+  server.removeAllListeners('exit');
+  const exited = new Promise<void>((resolve) => server.on('exit', () => resolve()));
+  return { server, base, exited };
+}
+
+for (const { name: engine } of engines()) {
+  describe(`crash test on ${engine}`, () => {
+    test(`${KILLS} kills -9 under a write load lose nothing acknowledged and leave nothing half done`, { timeout: 300_000 }, async () => {
+      let databaseUrl: string;
+      let cleanup: () => Promise<void>;
+      if (engine === 'sqlite') {
+        const dir = mkdtempSync(join(tmpdir(), 'almoner-crash-'));
+        databaseUrl = `sqlite:${join(dir, 'crash.sqlite')}`;
+        cleanup = async () => rmSync(dir, { recursive: true, force: true });
+      } else {
+        const schema = `crash_${randomBytes(4).toString('hex')}`;
+        const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+        await admin.connect();
+        await admin.query(`create schema ${schema}`);
+        const url = new URL(process.env.TEST_DATABASE_URL as string);
+        url.searchParams.set('options', `-c search_path=${schema}`);
+        databaseUrl = url.toString();
+        cleanup = async () => {
+          await admin.query(`drop schema ${schema} cascade`);
+          await admin.end();
+        };
+      }
+      try {
+        // A platform with an organisation, a user and an operator, set up by the CLI.
+        const setup = await openEnv(engine, { databaseUrl });
+        const { makeNonProfit } = await import('./harness.ts');
+        await makeNonProfit(setup.deps, { ein: '261544963', name: 'Vermont Foodbank' });
+        await setup.app.close();
+        await setup.platform.close();
+        const user = await runCli(['users', 'create', '--name', 'Crash Donor'], databaseUrl);
+        const key = /(alm_live_[0-9A-Za-z]{40})/.exec(user.stdout)?.[1] as string;
+        const userId = Number(/Created user (\d+)/.exec(user.stdout)?.[1]);
+        const token = /(alm_admin_[0-9A-Za-z]{40})/.exec((await runCli(['admin', 'token', 'create', '--name', 'crash'], databaseUrl)).stdout)?.[1] as string;
+        assert.ok(key && token && userId > 0);
+
+        const created = new Set<number>();
+        const cancelled = new Set<number>();
+        const contributions = new Set<number>();
+        for (let round = 0; round < KILLS; round++) {
+          const { server, base, exited } = await startServer(databaseUrl);
+          let stop = false;
+          const worker = async (n: number) => {
+            for (let i = 0; !stop; i++) {
+              try {
+                if ((n + i) % 5 === 0) {
+                  const res = await fetch(`${base}/admin/v1/contributions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ user_id: userId, type: 'wire_payment', units: '25', valuation: '1', currency: 'USD', status: 'success' }) });
+                  if (res.status === 201) contributions.add(((await res.json()) as { id: number }).id);
+                } else if ((n + i) % 3 === 0 && created.size > 0) {
+                  const id = [...created][Math.floor(Math.random() * created.size)] as number;
+                  const res = await fetch(`${base}/v1/donations/${id}`, { method: 'DELETE', headers: { 'x-api-key': key } });
+                  if (res.status === 200) cancelled.add(id);
+                } else {
+                  const res = await fetch(`${base}/v1/donations`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 10, ein: '261544963' }) });
+                  if (res.status === 201) created.add(((await res.json()) as { id: number }).id);
+                }
+              } catch {
+                return; // the server died under this request: it was never acknowledged
+              }
+            }
+          };
+          const load = Promise.all(Array.from({ length: 6 }, (_, n) => worker(n)));
+          await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 350)));
+          server.kill('SIGKILL');
+          await exited;
+          stop = true;
+          await load;
+        }
+
+        const after = await openEnv(engine, { databaseUrl });
+        try {
+          const donations = await after.deps.db.selectFrom('donations').select(['id', 'status']).execute();
+          const status = new Map(donations.map((d) => [d.id, d.status]));
+          for (const id of created) assert.ok(status.has(id), `acknowledged donation ${id} is in the database`);
+          for (const id of cancelled) assert.equal(status.get(id), 'not_completed', `acknowledged cancel of ${id} holds`);
+          const stored = new Set((await after.deps.db.selectFrom('contributions').select('id').execute()).map((c) => c.id));
+          for (const id of contributions) assert.ok(stored.has(id), `acknowledged contribution ${id} is in the database`);
+          assert.ok(created.size > 20, `the load made ${created.size} donations`);
+        } finally {
+          await after.app.close();
+          await after.platform.close();
+        }
+        const check = await runCli(['check'], databaseUrl);
+        assert.equal(check.code, 0, check.stderr);
+      } finally {
+        await cleanup();
+      }
+    });
+  });
+}
