@@ -1,11 +1,18 @@
 // config -> platform -> app -> listen; on SIGTERM/SIGINT stop accepting,
 // finish in-flight requests, close the database, exit.
+import cluster from 'node:cluster';
 import { loadConfig } from './config.ts';
 import { openPlatform } from './platform.ts';
 import { buildApp } from './app.ts';
 import { startJobs } from './jobs.ts';
 
-export async function serve(): Promise<void> {
+/**
+ * With `workers` > 1 this process forks that many server processes sharing
+ * one port (node:cluster) and restarts any that dies; on SIGTERM it passes
+ * the signal on and exits when they all have.
+ */
+export async function serve(workers = 1): Promise<void> {
+  if (workers > 1 && cluster.isPrimary) return supervise(workers);
   const config = loadConfig();
   const platform = await openPlatform(config);
   const draining = { value: false };
@@ -31,3 +38,28 @@ export async function serve(): Promise<void> {
 }
 
 if (import.meta.main) await serve();
+
+async function supervise(workers: number): Promise<void> {
+  const config = loadConfig();
+  // Migrate once here, before the workers open the database.
+  const platform = await openPlatform(config);
+  const log = platform.deps.log;
+  await platform.close();
+  let stopping = false;
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    log.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another');
+    cluster.fork();
+  });
+  const stop = () => {
+    stopping = true;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  for (let i = 0; i < workers; i++) cluster.fork();
+  log.info({ workers }, 'started workers');
+}

@@ -44,3 +44,39 @@ test('SIGTERM drops no request: not ready first, then in-flight requests finish,
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('serve --workers 2: two processes share one port; a dead worker is replaced; SIGTERM stops them all', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'almoner-workers-'));
+  const url = `sqlite:${join(dir, 'db.sqlite')}`;
+  try {
+    const created = await runCli(['users', 'create', '--name', 'Worker Tester'], url);
+    const key = /(alm_live_[0-9A-Za-z]{40})/.exec(created.stdout)?.[1] as string;
+    const primary = spawn(process.execPath, [new URL('../bin/almoner.js', import.meta.url).pathname, 'serve', '--workers', '2'], {
+      env: { ...process.env, DATABASE_URL: url, PORT: '0', SHUTDOWN_GRACE_MS: '100', SCHEDULER_INTERVAL_MS: '0', SANDBOX_TICK_MS: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    primary.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    const exited = new Promise<number | null>((resolve) => primary.on('exit', resolve));
+    const listening = () => [...out.matchAll(/"pid":(\d+)[^\n]*Server listening at (http:\/\/127\.0\.0\.1:\d+)/g)];
+    const waitFor = async (n: number) => {
+      for (let i = 0; i < 100 && listening().length < n; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(listening().length >= n, out);
+    };
+    await waitFor(2);
+    const [first, second] = listening();
+    assert.equal(first?.[2], second?.[2], 'both workers listen on one port');
+    assert.notEqual(first?.[1], second?.[1], 'two processes');
+    const base = first?.[2] as string;
+    const get = () => fetch(`${base}/v1/users/me`, { headers: { 'x-api-key': key } }).then((r) => r.status);
+    assert.deepEqual([...new Set(await Promise.all(Array.from({ length: 40 }, get)))], [200]);
+    process.kill(Number(first?.[1]), 'SIGKILL');
+    await waitFor(3);
+    assert.match(out, /worker died; starting another/);
+    assert.deepEqual([...new Set(await Promise.all(Array.from({ length: 40 }, get)))], [200]);
+    primary.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -29,7 +29,7 @@ import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/
 const USAGE = `Usage: almoner <command> [options]
 
 Commands:
-  serve                      Start the API server (DATABASE_URL, PORT, HOST; see README)
+  serve [--workers N]        Start the API server (DATABASE_URL, PORT, HOST; see README); N processes share the port
   demo                       Load demo data if the database is empty, print a key, start the server
   migrate                    Bring the database schema up to date and exit
   check                      Verify every ledger invariant; exit 1 with a report if one fails
@@ -361,7 +361,13 @@ export async function run(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   try {
     switch (command) {
-      case 'serve': await serve(); return 0;
+      case 'serve': {
+        const { values } = parseArgs({ args: [sub, ...rest].filter((a): a is string => a !== undefined), strict: true, options: { workers: { type: 'string' } } });
+        const workers = values.workers === undefined ? 1 : Number(values.workers);
+        if (!Number.isInteger(workers) || workers < 1 || workers > 64) throw new UsageError('--workers must be a whole number from 1 to 64');
+        await serve(workers);
+        return 0;
+      }
       case 'demo': await demo(); return 0;
       case 'migrate': await withPlatform(async () => { process.stdout.write('Database schema is up to date.\n'); }); return 0;
       case 'check': return await check();
