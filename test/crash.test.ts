@@ -4,35 +4,14 @@
 // that failed is half there, and `almoner check` passes.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { engines, openEnv, runCli } from './harness.ts';
+import { engines, openEnv, runCli, startServerProcess } from './harness.ts';
 
-const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
 const KILLS = Number(process.env.CRASH_KILLS ?? 20);
-
-async function startServer(databaseUrl: string) {
-  const server = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SCHEDULER_INTERVAL_MS: '0', SANDBOX_TICK_MS: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000' },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1] as string);
-    });
-    server.on('exit', (code) => reject(new Error(`server exited before listening (${code})`)));
-  });
-  server.removeAllListeners('exit');
-  const exited = new Promise<void>((resolve) => server.on('exit', () => resolve()));
-  return { server, base, exited };
-}
 
 for (const { name: engine } of engines()) {
   describe(`crash test on ${engine}`, () => {
@@ -73,7 +52,7 @@ for (const { name: engine } of engines()) {
         const cancelled = new Set<number>();
         const contributions = new Set<number>();
         for (let round = 0; round < KILLS; round++) {
-          const { server, base, exited } = await startServer(databaseUrl);
+          const { server, base, exited } = await startServerProcess(databaseUrl, { RATE_LIMIT_PER_MINUTE: '1000000' });
           let stop = false;
           const worker = async (n: number) => {
             for (let i = 0; !stop; i++) {

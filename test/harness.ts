@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import pino from 'pino';
@@ -256,4 +256,26 @@ export async function runCli(args: string[], databaseUrl: string): Promise<{ cod
     const e = error as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+/**
+ * `almoner serve` in a process of its own on `databaseUrl` (port 0, background jobs off), resolved
+ * once it listens: its base URL, the process, and its exit code when it ends.
+ */
+export async function startServerProcess(databaseUrl: string, env: Record<string, string> = {}): Promise<{ server: ChildProcess; base: string; exited: Promise<number | null> }> {
+  const server = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SCHEDULER_INTERVAL_MS: '0', SANDBOX_TICK_MS: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    server.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve(m[1] as string);
+    });
+    void exited.then((code) => reject(new Error(`server exited before listening (${code})`)));
+  });
+  return { server, base, exited };
 }

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from './harness.ts';
+import { runCli, startServerProcess } from './harness.ts';
 
 test('SIGTERM drops no request: not ready first, then in-flight requests finish, then exit 0', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'almoner-shutdown-'));
@@ -15,20 +15,7 @@ test('SIGTERM drops no request: not ready first, then in-flight requests finish,
     const created = await runCli(['users', 'create', '--name', 'Shutdown Tester'], url);
     const key = /(alm_live_[0-9A-Za-z]{40})/.exec(created.stdout)?.[1] as string;
     assert.ok(key, created.stderr);
-    const server = spawn(process.execPath, [new URL('../bin/almoner.js', import.meta.url).pathname, 'serve'], {
-      env: { ...process.env, DATABASE_URL: url, PORT: '0', SHUTDOWN_GRACE_MS: '400', SCHEDULER_INTERVAL_MS: '0', SANDBOX_TICK_MS: '0', LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const base = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      server.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-        if (m) resolve(m[1] as string);
-      });
-      server.on('exit', (code) => reject(new Error(`server exited early (${code})`)));
-    });
-    const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
+    const { server, base, exited } = await startServerProcess(url, { SHUTDOWN_GRACE_MS: '400' });
     const get = (path: string) => fetch(`${base}${path}`, { headers: { 'x-api-key': key } }).then((r) => r.status, () => 0);
 
     const before = await Promise.all(Array.from({ length: 50 }, () => get('/v1/users/me')));
