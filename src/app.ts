@@ -32,6 +32,7 @@ import { adminRoutes } from './modules/admin/admin.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
+import { webApp } from './web/web.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -82,6 +83,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const known = FindMyWay({ ignoreTrailingSlash: false });
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    // A profile page answers GET on every one-segment path; other methods there are still unknown paths.
+    if (route.url === '/:slug') return;
     for (const method of methods) {
       if (method === 'HEAD' || !(METHODS as readonly string[]).includes(method)) continue;
       if (known.find(method as 'GET', route.url.replace(/:\w+/g, 'x')) === null) known.on(method as 'GET', route.url, () => {});
@@ -178,5 +181,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(adminRoutes(deps), { prefix: '/admin/v1' });
   await app.register(v1, { prefix: '/v1' });
   await app.register(v1, { prefix: '/public/api/v1' });
+  await app.register(webApp({ deps, directory }));
   return app;
 }

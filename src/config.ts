@@ -26,6 +26,13 @@ export interface Config {
   /** Rate limits shared by every node through Redis when set; counted per node otherwise. */
   redisUrl: string | undefined;
   redisPrefix: string;
+  /** scrypt cost for web passwords (r is 8): N a power of two, p the parallelism. */
+  passwordScryptN: number;
+  passwordScryptP: number;
+  /** How long a web session lasts after sign-in. */
+  sessionTtlHours: number;
+  /** Session cookies carry `Secure` (browsers still send them to http://localhost); turn off only for plain-HTTP hosts other than localhost. */
+  cookieSecure: boolean;
 }
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/almoner.sqlite';
@@ -37,6 +44,12 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new Error(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
   }
+  return value;
+}
+
+function powerOfTwo(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const value = integer(env, name, fallback, min, max);
+  if ((value & (value - 1)) !== 0) throw new Error(`${name} must be a power of two, got ${value}`);
   return value;
 }
 
@@ -64,6 +77,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.REDIS_PREFIX || 'almoner:ratelimit:',
+    passwordScryptN: powerOfTwo(env, 'PASSWORD_SCRYPT_N', 32_768, 1_024, 1_048_576),
+    passwordScryptP: integer(env, 'PASSWORD_SCRYPT_P', 3, 1, 16),
+    sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 8_760),
+    cookieSecure: env.COOKIE_SECURE !== 'false',
     ...overrides,
   };
   return Object.freeze(config);

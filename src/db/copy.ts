@@ -8,7 +8,7 @@ import { bulkInsert } from './bulk.ts';
 
 /** Every table, parents before children (foreign keys hold at every step). */
 export const TABLES_IN_ORDER = [
-  'causes', 'users', 'funds', 'fund_causes', 'follows', 'api_keys', 'auth_epoch', 'admin_tokens', 'audit_log',
+  'causes', 'users', 'accounts', 'web_sessions', 'sign_in_failures', 'funds', 'fund_causes', 'follows', 'api_keys', 'auth_epoch', 'admin_tokens', 'audit_log',
   'non_profits', 'non_profit_words', 'directory_vocabulary', 'directory_top', 'directory_epoch', 'import_runs',
   'scheduled_donations', 'donations', 'donation_counts', 'gifts', 'contributions', 'ledger_accounts',
   'journal_entries', 'postings', 'idempotency_keys', 'events',
@@ -16,7 +16,7 @@ export const TABLES_IN_ORDER = [
 
 /** Rows the platform writes when it opens an empty database; the copy replaces them with the source's. */
 const SEEDED = ['causes', 'ledger_accounts', 'auth_epoch', 'directory_epoch'] as const;
-const WITH_IDENTITY = new Set(['users', 'funds', 'api_keys', 'admin_tokens', 'audit_log', 'non_profits', 'import_runs', 'scheduled_donations', 'donations', 'gifts', 'contributions', 'ledger_accounts', 'journal_entries', 'postings', 'events']);
+const WITH_IDENTITY = new Set(['users', 'sign_in_failures', 'funds', 'api_keys', 'admin_tokens', 'audit_log', 'non_profits', 'import_runs', 'scheduled_donations', 'donations', 'gifts', 'contributions', 'ledger_accounts', 'journal_entries', 'postings', 'events']);
 const READ_BATCH = 5_000;
 
 export interface CopyReport {

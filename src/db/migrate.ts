@@ -10,6 +10,7 @@ import * as m004 from './migrations/004_operations.ts';
 import * as m005 from './migrations/005_sandbox.ts';
 import * as m006 from './migrations/006_directory.ts';
 import * as m007 from './migrations/007_directory_top.ts';
+import * as m008 from './migrations/008_accounts.ts';
 
 const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
   { name: '001_initial', up: m001.up },
@@ -19,6 +20,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
   { name: '005_sandbox', up: m005.up },
   { name: '006_directory', up: m006.up },
   { name: '007_directory_top', up: m007.up },
+  { name: '008_accounts', up: m008.up },
 ];
 
 export async function migrate(handle: DatabaseHandle): Promise<string[]> {

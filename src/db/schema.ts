@@ -259,8 +259,33 @@ export interface DirectoryTopTable {
   non_profit_id: number;
 }
 
+export interface AccountsTable {
+  user_id: number;
+  email: string;
+  password_hash: string;
+  created_at: string;
+}
+
+export interface WebSessionsTable {
+  id_hash: string;
+  user_id: number;
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface SignInFailuresTable {
+  id: Generated<number>;
+  email: string;
+  ip: string;
+  at: string;
+}
+
 export interface Database {
   users: UsersTable;
+  accounts: AccountsTable;
+  web_sessions: WebSessionsTable;
+  sign_in_failures: SignInFailuresTable;
   funds: FundsTable;
   causes: CausesTable;
   fund_causes: FundCausesTable;

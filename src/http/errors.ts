@@ -166,18 +166,20 @@ function isUnavailable(error: unknown): boolean {
     && !(code === 'ERR_SQLITE_ERROR' && !/busy|locked/i.test(String((error as Error).message)));
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof AppError) return sendProblem(reply, error);
-    if (error.validation !== undefined) return sendProblem(reply, fromValidation(error));
-    const framework = fromFastify(error);
-    if (framework !== undefined) return sendProblem(reply, framework);
-    if (isUnavailable(error) || /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)) {
-      request.log.warn({ err: error }, 'database unavailable');
-      return sendProblem(reply, new AppError('unavailable', 'unavailable', 'the database cannot be reached; try again shortly', { headers: { 'retry-after': '1' } }));
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(reply, new AppError('internal', 'internal_error', 'an internal error occurred; quote the request_id when reporting it'));
-  });
+/** Any thrown error as the problem to answer with; bugs are logged here, once. */
+export function toAppError(error: FastifyError, request: FastifyRequest): AppError {
+  if (error instanceof AppError) return error;
+  if (error.validation !== undefined) return fromValidation(error);
+  const framework = fromFastify(error);
+  if (framework !== undefined) return framework;
+  if (isUnavailable(error) || /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)) {
+    request.log.warn({ err: error }, 'database unavailable');
+    return new AppError('unavailable', 'unavailable', 'the database cannot be reached; try again shortly', { headers: { 'retry-after': '1' } });
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return new AppError('internal', 'internal_error', 'an internal error occurred; quote the request_id when reporting it');
+}
 
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, toAppError(error, request)));
 }

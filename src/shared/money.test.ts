@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { parseDollars, centsToDollars, valueInCents, AMOUNT_MAX_CENTS } from './money.ts';
+import { parseDollars, parseDollarText, centsToDollars, valueInCents, AMOUNT_MAX_CENTS } from './money.ts';
 
 test('parseDollars accepts whole and 2-decimal amounts exactly', () => {
   assert.deepEqual(parseDollars(10), { ok: true, cents: 1000 });
@@ -32,4 +32,12 @@ test('valueInCents multiplies exactly and rounds half-even once', () => {
   assert.equal(valueInCents('0.12345678', '43210.98765432'), 533469); // 5334.68939642...
 
   assert.throws(() => valueInCents('1.123456789', '1'));
+});
+
+test('dollars typed into a form become exact cents; anything else is refused', () => {
+  const cases: Array<[string, number | null]> = [
+    ['25', 2500], ['25.5', 2550], ['25.05', 2505], [' $1,250.00 ', 125000], ['$10', 1000], ['0.01', 1], ['10000000', 1_000_000_000],
+    ['10000000.01', null], ['-5', null], ['1.005', null], ['1,25', null], ['12,34,567', null], ['', null], ['abc', null], ['1e3', null], ['NaN', null], ['Infinity', null], ['99999999999', null],
+  ];
+  for (const [text, cents] of cases) assert.equal(parseDollarText(text), cents, JSON.stringify(text));
 });

@@ -64,3 +64,18 @@ export function valueInCents(units: string, valuation: string): number {
   assertSafeInteger(cents, 'contribution value in cents');
   return cents;
 }
+
+/**
+ * Dollars typed by a person into a form: "25", "25.5", "$1,250.00". Returns
+ * cents, or null for anything else (negative, more than 2 decimals, over the
+ * maximum, misplaced commas).
+ */
+export function parseDollarText(text: string): number | null {
+  const match = /^\$?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?$/.exec(text.trim());
+  if (match === null) return null;
+  const whole = (match[1] ?? '').replace(/,/g, '');
+  if (whole.length > 8) return null;
+  const cents = Number(whole) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+  assertSafeInteger(cents, 'amount in cents');
+  return cents <= AMOUNT_MAX_CENTS ? cents : null;
+}

@@ -162,6 +162,12 @@ export async function listUserDonations(deps: Deps, caller: Caller, userId: numb
   return toPage(rows.map((r) => (own ? ownUserScopedForm(deps, r) : userScopedForm(deps, r))), count, page);
 }
 
+/** A user's public donations, in the form others see (the web profile page decides who may look). */
+export async function listPublicDonations(deps: Deps, userId: number, page: PageRequest) {
+  const { rows, count } = await store.listByUser(deps.db, userId, true, page);
+  return toPage(rows.map((r) => userScopedForm(deps, r)), count, page);
+}
+
 /** One donation of a user, as listUserDonations shows it. Throws user_not_found, donation_not_found. */
 export async function getUserDonation(deps: Deps, caller: Caller, userId: number, donationId: number) {
   const own = userId === caller.user_id;

@@ -115,6 +115,14 @@ export async function viewGift(deps: Deps, viewerId: number | null, code: string
   return giftForm(deps, gift);
 }
 
+/** The gift's page: the gift as viewGift shows it (setting `seen`), with who gave it. Throws gift_not_found. */
+export async function openGiftPage(deps: Deps, viewerId: number | null, code: string) {
+  const gift = await viewGift(deps, viewerId, code);
+  const giver = await deps.db.selectFrom('gifts as g').innerJoin('users as u', 'u.id', 'g.user_id')
+    .select(['u.id', 'u.name']).where('g.code', '=', code.toLowerCase()).executeTakeFirstOrThrow();
+  return { ...gift, giver_id: giver.id, giver_name: giver.name };
+}
+
 type RecipientAction = 'accept' | 'claim' | 'deny';
 
 /**

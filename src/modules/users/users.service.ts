@@ -1,6 +1,6 @@
 // Use cases for users, profiles and balances.
 import type { Deps } from '../../deps.ts';
-import { conflict, notFound } from '../../shared/errors.ts';
+import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { recordAudit } from '../audit/index.ts';
 import { bumpAuthEpoch } from '../keys/index.ts';
 import { assert } from '../../shared/assert.ts';
@@ -26,10 +26,26 @@ export interface NewUser {
   cause_ids?: number[];
 }
 
-/** Slugs are lower case, never all digits (a digit segment is an id), unique. */
+/** Profile pages live at /<slug>: these paths belong to the site itself. */
+export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
+  'admin', 'api', 'charities', 'dashboard', 'docs', 'gifts', 'healthz', 'metrics', 'openapi', 'public', 'readyz',
+  'settings', 'signin', 'signout', 'signup', 'static', 'v1', 'www', 'me', 'about', 'help', 'login', 'logout',
+]);
+export const SLUG_MAX = 60;
+const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** Why `slug` cannot be chosen, or undefined. (Taken by someone else is checked in the transaction.) */
+export function slugProblem(slug: string): string | undefined {
+  if (slug.length === 0 || slug.length > SLUG_MAX || !SLUG_PATTERN.test(slug)) return `must be 1 to ${SLUG_MAX} lower-case letters, digits and single hyphens`;
+  if (/^\d+$/.test(slug)) return 'must not be all digits';
+  if (RESERVED_SLUGS.has(slug)) return 'is reserved';
+  return undefined;
+}
+
+/** Slugs are lower case, never all digits (a digit segment is an id), never reserved, unique. */
 async function freeSlug(trx: Trx, wanted: string): Promise<string> {
-  let base = slugify(wanted) || 'donor';
-  if (/^\d+$/.test(base)) base = `u-${base}`;
+  let base = slugify(wanted).slice(0, SLUG_MAX - 4).replace(/-+$/, '') || 'donor';
+  if (/^\d+$/.test(base) || RESERVED_SLUGS.has(base)) base = `u-${base}`;
   let candidate = base;
   for (let n = 2; await store.slugTaken(trx, candidate); n++) candidate = `${base}-${n}`;
   return candidate;
@@ -147,6 +163,36 @@ export async function setUserStatus(deps: Deps, userId: number, status: 'active'
     await trx.updateTable('users').set({ status }).where('id', '=', userId).execute();
     await bumpAuthEpoch(trx);
     await recordAudit(trx, { actor, action: status === 'suspended' ? 'user.suspend' : 'user.reactivate', object_type: 'user', object_id: userId, before: { status: user.status }, after: { status }, at });
+  });
+}
+
+export interface ProfileChange {
+  name: string;
+  slug: string;
+  visible: boolean;
+  avatar_url: string | null;
+  fund_name: string;
+  cause_ids: number[];
+}
+
+/**
+ * The owner edits their profile and fund. Field shapes are checked at the
+ * edge; the slug's rules here. Throws unprocessable (validation_failed),
+ * conflict (slug_taken).
+ */
+export async function updateProfile(deps: Deps, userId: number, change: ProfileChange): Promise<void> {
+  const problem = slugProblem(change.slug);
+  if (problem !== undefined) throw fieldErrors([{ field: 'slug', code: 'validation_failed', message: problem }]);
+  const unknownCause = change.cause_ids.find((id) => causeById(id) === undefined);
+  if (unknownCause !== undefined) throw fieldErrors([{ field: 'cause_ids', code: 'validation_failed', message: `has no cause ${unknownCause}` }]);
+  await deps.db.transaction().execute(async (trx) => {
+    const owner = await trx.selectFrom('users').select('id').where('slug', '=', change.slug).where('id', '!=', userId).executeTakeFirst();
+    if (owner !== undefined) throw conflict('slug_taken', `the address /${change.slug} belongs to someone else`);
+    await trx.updateTable('users').set({ name: change.name, slug: change.slug, visible: change.visible ? 1 : 0, avatar_url: change.avatar_url }).where('id', '=', userId).execute();
+    const fund = await store.currentFund(trx, userId);
+    assert(fund !== undefined, 'every user has a current fund');
+    await trx.updateTable('funds').set({ name: change.fund_name }).where('id', '=', fund.id).execute();
+    await store.setFundCauses(trx, fund.id, [...new Set(change.cause_ids)]);
   });
 }
 

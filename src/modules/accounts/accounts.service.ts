@@ -1,0 +1,125 @@
+// Use cases for web accounts: sign up (a user with a fund, an account and a
+// first session, in one transaction), sign in (throttled; always a new
+// session, so a session id planted before sign-in is worthless), sign out.
+import type { Deps } from '../../deps.ts';
+import { AppError, conflict, fieldErrors, type FieldError } from '../../shared/errors.ts';
+import { createUser } from '../users/index.ts';
+import type { Caller } from '../keys/index.ts';
+import type { Trx } from '../ledger/index.ts';
+import { hashPassword, verifyPassword, type ScryptCost } from './passwords.ts';
+import {
+  newSecret, normalizeEmail, passwordProblem, sessionHash,
+  SIGN_IN_FAILURES_PER_EMAIL, SIGN_IN_FAILURES_PER_IP, SIGN_IN_WINDOW_MS,
+} from './accounts.ts';
+import * as store from './accounts.store.ts';
+
+export type { Session } from './accounts.store.ts';
+
+export const NAME_MAX = 200;
+
+export interface SignUp {
+  name: string;
+  email: string;
+  password: string;
+}
+
+export interface Opened {
+  /** The cookie value: shown to the browser once, stored only as its hash. */
+  token: string;
+  user_id: number;
+}
+
+function cost(deps: Deps): ScryptCost {
+  return { N: deps.config.passwordScryptN, r: 8, p: deps.config.passwordScryptP };
+}
+
+async function openSession(deps: Deps, db: Trx | Deps['db'], userId: number): Promise<Opened> {
+  const token = newSecret();
+  const now = deps.clock.now();
+  await store.insertSession(db, {
+    id_hash: sessionHash(token),
+    user_id: userId,
+    csrf_token: newSecret(),
+    created_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + deps.config.sessionTtlHours * 3_600_000).toISOString(),
+  });
+  return { token, user_id: userId };
+}
+
+/** Throws unprocessable (validation_failed, listing every field), conflict (email_taken). */
+export async function signUp(deps: Deps, input: SignUp): Promise<Opened> {
+  const name = input.name.trim();
+  const email = normalizeEmail(input.email);
+  const errors: FieldError[] = [];
+  if (name === '') errors.push({ field: 'name', code: 'validation_failed', message: 'is required' });
+  else if ([...name].length > NAME_MAX) errors.push({ field: 'name', code: 'validation_failed', message: `must be at most ${NAME_MAX} characters` });
+  if (email === null) errors.push({ field: 'email', code: 'validation_failed', message: 'must be an email address' });
+  const weak = passwordProblem(input.password);
+  if (weak !== undefined) errors.push({ field: 'password', code: 'validation_failed', message: weak });
+  if (errors.length > 0 || email === null) throw fieldErrors(errors);
+  const passwordHash = await hashPassword(input.password, cost(deps));
+  return deps.db.transaction().execute(async (trx) => {
+    const user = await createUser(deps, { name }, trx);
+    const created = await store.insertAccount(trx, { user_id: user.user_id, email, password_hash: passwordHash, created_at: deps.clock.now().toISOString() });
+    if (!created) throw conflict('email_taken', 'an account with this email exists; sign in instead');
+    return openSession(deps, trx, user.user_id);
+  });
+}
+
+function refused(): AppError {
+  return new AppError('unauthenticated', 'invalid_credentials', 'the email or the password is wrong');
+}
+
+/**
+ * Checks the password and opens a new session; `previousToken`, the session
+ * the browser held before, is ended. Throws rate_limited (too_many_sign_ins),
+ * unauthenticated (invalid_credentials), forbidden (account_suspended).
+ */
+export async function signIn(deps: Deps, input: { email: string; password: string; ip: string }, previousToken?: string): Promise<Opened> {
+  const now = deps.clock.now();
+  const since = new Date(now.getTime() - SIGN_IN_WINDOW_MS).toISOString();
+  const email = normalizeEmail(input.email) ?? input.email.trim().toLowerCase().slice(0, 254);
+  for (const [column, value, max] of [['email', email, SIGN_IN_FAILURES_PER_EMAIL], ['ip', input.ip, SIGN_IN_FAILURES_PER_IP]] as const) {
+    if (await store.countFailures(deps.db, column, value, since) >= max) {
+      const oldest = await store.oldestFailure(deps.db, column, value, since);
+      const retryMs = oldest === undefined ? SIGN_IN_WINDOW_MS : Date.parse(oldest) + SIGN_IN_WINDOW_MS - now.getTime();
+      const retrySeconds = Math.max(1, Math.ceil(retryMs / 1000));
+      throw new AppError('rate_limited', 'too_many_sign_ins', `too many failed sign-ins; try again in ${Math.ceil(retrySeconds / 60)} minutes`, { headers: { 'retry-after': String(retrySeconds) } });
+    }
+  }
+  const account = await store.findAccountByEmail(deps.db, email);
+  // An unknown email costs the same work as a wrong password, so timing does not tell which.
+  const ok = account === undefined
+    ? (await hashPassword(input.password.slice(0, 200), cost(deps)), false)
+    : await verifyPassword(input.password.slice(0, 200), account.password_hash);
+  if (!ok || account === undefined) {
+    await store.recordFailure(deps.db, { email, ip: input.ip, at: now.toISOString() });
+    throw refused();
+  }
+  return deps.db.transaction().execute(async (trx) => {
+    const status = await trx.selectFrom('users').select('status').where('id', '=', account.user_id).executeTakeFirstOrThrow();
+    if (status.status !== 'active') throw new AppError('forbidden', 'account_suspended', 'this account is suspended');
+    await store.clearFailures(trx, email);
+    if (previousToken !== undefined) await store.deleteSession(trx, sessionHash(previousToken));
+    return openSession(deps, trx, account.user_id);
+  });
+}
+
+export async function signOut(deps: Deps, token: string): Promise<void> {
+  await store.deleteSession(deps.db, sessionHash(token));
+}
+
+/** The live session a cookie names, or undefined (unknown, expired, or its user suspended). */
+export async function sessionFor(deps: Deps, token: string): Promise<store.Session | undefined> {
+  const session = await store.findSession(deps.db, sessionHash(token), deps.clock.now().toISOString());
+  return session?.user_status === 'active' ? session : undefined;
+}
+
+/** The web acts for a signed-in user through the same service functions as an API key. */
+export function callerOf(session: store.Session): Caller {
+  return { user_id: session.user_id, fund_id: session.fund_id, key_id: 0, mode: 'live', user_status: session.user_status, last_used_at: null };
+}
+
+export async function accountEmail(deps: Deps, userId: number): Promise<string | undefined> {
+  return store.emailOf(deps.db, userId);
+}

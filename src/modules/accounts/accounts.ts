@@ -1,0 +1,37 @@
+// Rules for web accounts: what an email and a password must be, how long a
+// session lives, how many failed sign-ins are allowed. No I/O here.
+import { createHash, randomBytes } from 'node:crypto';
+
+export const EMAIL_MAX = 254;
+/** NIST 800-63B: a length rule and no composition rules; the cap bounds the hashing work. */
+export const PASSWORD_MIN = 10;
+export const PASSWORD_MAX = 200;
+/** Failed sign-ins allowed per email, and per address, inside the window; further attempts are refused until it passes. */
+export const SIGN_IN_FAILURES_PER_EMAIL = 5;
+export const SIGN_IN_FAILURES_PER_IP = 50;
+export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+
+const EMAIL_PATTERN = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
+
+/** Lower-cased and trimmed, or null when it cannot be an address. */
+export function normalizeEmail(text: string): string | null {
+  const email = text.trim().toLowerCase();
+  return email.length <= EMAIL_MAX && EMAIL_PATTERN.test(email) ? email : null;
+}
+
+export function passwordProblem(password: string): string | undefined {
+  const length = [...password].length;
+  if (length < PASSWORD_MIN) return `must be at least ${PASSWORD_MIN} characters`;
+  if (length > PASSWORD_MAX) return `must be at most ${PASSWORD_MAX} characters`;
+  return undefined;
+}
+
+/** A secret for a cookie or a form: 256 bits from the CSPRNG. */
+export function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Sessions are stored by the hash of their cookie, so a leaked table opens no session. */
+export function sessionHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}

@@ -1,0 +1,94 @@
+// Reading form posts: every field is checked here, at the edge, with a
+// message a person can act on; the service functions then apply the rules.
+import { AppError } from '../shared/errors.ts';
+import { parseDollarText } from '../shared/money.ts';
+import type { FormState } from './layout.ts';
+
+export class FormReader {
+  readonly values: Record<string, string> = {};
+  readonly errors: Record<string, string> = {};
+  readonly #form: URLSearchParams;
+
+  constructor(form: URLSearchParams | undefined) {
+    this.#form = form ?? new URLSearchParams();
+  }
+
+  /** A trimmed text field; '' when absent. */
+  text(name: string, options: { required?: boolean; max: number }): string {
+    const value = (this.#form.get(name) ?? '').trim();
+    this.values[name] = value;
+    if (options.required === true && value === '') this.errors[name] = 'is required';
+    else if ([...value].length > options.max) this.errors[name] = `must be at most ${options.max} characters`;
+    return value;
+  }
+
+  /** Dollars as typed, to cents, at least `minCents`. */
+  amount(name: string, minCents: number): number {
+    const value = (this.#form.get(name) ?? '').trim();
+    this.values[name] = value;
+    const cents = parseDollarText(value);
+    if (value === '') this.errors[name] = 'is required';
+    else if (cents === null) this.errors[name] = 'must be an amount in dollars, like 25 or 25.50';
+    else if (cents < minCents) this.errors[name] = `must be at least $${minCents / 100}`;
+    return cents ?? 0;
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const value = this.#form.get(name) ?? fallback;
+    this.values[name] = value;
+    if (!(allowed as readonly string[]).includes(value)) {
+      this.errors[name] = `must be one of ${allowed.join(', ')}`;
+      return fallback;
+    }
+    return value as T;
+  }
+
+  checked(name: string): boolean {
+    return this.#form.has(name);
+  }
+
+  integers(name: string): number[] {
+    const out: number[] = [];
+    for (const raw of this.#form.getAll(name)) {
+      if (/^\d{1,6}$/.test(raw)) out.push(Number(raw));
+      else this.errors[name] = 'has a value that is not a number';
+    }
+    return out;
+  }
+
+  fail(name: string, message: string): void {
+    this.errors[name] = message;
+  }
+
+  get ok(): boolean {
+    return Object.keys(this.errors).length === 0;
+  }
+
+  state(message?: string): FormState {
+    return { values: this.values, errors: this.errors, ...(message === undefined ? {} : { message }) };
+  }
+}
+
+/** Runs a use case; a domain error comes back as a value for the form to show, anything else is thrown on. */
+export async function attempt<T>(work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: AppError }> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (error) {
+    if (error instanceof AppError && error.kind !== 'internal' && error.kind !== 'unavailable') return { ok: false, error };
+    throw error;
+  }
+}
+
+/** A service's error as form state: its field errors beside their fields, its detail on top. */
+export function stateOf(error: AppError, values: Record<string, string>): FormState {
+  const errors: Record<string, string> = {};
+  for (const e of error.errors ?? []) errors[e.field] = e.message;
+  const message = error.message.charAt(0).toUpperCase() + error.message.slice(1);
+  return { values, errors, message: `${message}.` };
+}
+
+/** Where to go after signing in: a path on this site, never another site. */
+export function safeNext(next: string | null | undefined): string {
+  if (next === null || next === undefined || !next.startsWith('/') || next.startsWith('//') || next.includes('\\') || next.length > 500) return '/dashboard';
+  return next;
+}

@@ -1,0 +1,127 @@
+// The page frame and the form pieces every page shares: labels tied to
+// inputs, errors tied to fields (aria-describedby), an error summary that
+// screen readers announce, and the CSRF field no form may lack.
+import { html, type Html } from './html.ts';
+import type { Visitor } from './visitor.ts';
+
+export interface FormState {
+  values?: Record<string, string>;
+  /** Field name -> message. */
+  errors?: Record<string, string>;
+  /** A message for the whole form. */
+  message?: string;
+}
+
+export function csrfField(v: Visitor): Html {
+  return html`<input type="hidden" name="_csrf" value="${v.csrf}">`;
+}
+
+export function errorSummary(state: FormState | undefined): Html {
+  if (state === undefined || (state.message === undefined && Object.keys(state.errors ?? {}).length === 0)) return html``;
+  const items = Object.entries(state.errors ?? {});
+  return html`<div class="notice error" role="alert" tabindex="-1" id="form-errors">
+    <p>${state.message ?? 'Please check the form.'}</p>
+    ${items.length > 0 ? html`<ul>${items.map(([field, message]) => html`<li><a href="#f-${field}">${field.replace(/_/g, ' ')}</a> ${message}</li>`)}</ul>` : ''}
+  </div>`;
+}
+
+export interface FieldOptions {
+  name: string;
+  label: string;
+  type?: string;
+  state?: FormState | undefined;
+  value?: string;
+  hint?: string;
+  required?: boolean;
+  autocomplete?: string;
+  extra?: Html;
+  textarea?: boolean;
+  maxlength?: number;
+}
+
+export function field(o: FieldOptions): Html {
+  const id = `f-${o.name}`;
+  const error = o.state?.errors?.[o.name];
+  const value = o.state?.values?.[o.name] ?? o.value ?? '';
+  const described = [o.hint === undefined ? '' : `${id}-hint`, error === undefined ? '' : `${id}-error`].filter((s) => s !== '').join(' ');
+  const common = html`id="${id}" name="${o.name}"${o.required === true ? html` required` : ''}${o.autocomplete === undefined ? '' : html` autocomplete="${o.autocomplete}"`}${o.maxlength === undefined ? '' : html` maxlength="${o.maxlength}"`}${described === '' ? '' : html` aria-describedby="${described}"`}${error === undefined ? '' : html` aria-invalid="true"`}${o.extra ?? ''}`;
+  const control = o.textarea === true
+    ? html`<textarea ${common} rows="3">${value}</textarea>`
+    : html`<input ${common} type="${o.type ?? 'text'}" value="${o.type === 'password' ? '' : value}">`;
+  return html`<div class="field">
+    <label for="${id}">${o.label}</label>
+    ${o.hint === undefined ? '' : html`<p class="hint" id="${id}-hint">${o.hint}</p>`}
+    ${control}
+    ${error === undefined ? '' : html`<p class="field-error" id="${id}-error">${error}</p>`}
+  </div>`;
+}
+
+export function select(o: { name: string; label: string; options: ReadonlyArray<readonly [string, string]>; value?: string; state?: FormState | undefined }): Html {
+  const chosen = o.state?.values?.[o.name] ?? o.value;
+  return html`<div class="field"><label for="f-${o.name}">${o.label}</label>
+    <select id="f-${o.name}" name="${o.name}">${o.options.map(([value, label]) => html`<option value="${value}"${value === chosen ? html` selected` : ''}>${label}</option>`)}</select></div>`;
+}
+
+const NOTICES: Record<string, string> = {
+  welcome: 'Welcome to Almoner. Your fund is ready.',
+  signed_in: 'You are signed in.',
+  signed_out: 'You are signed out.',
+  donation_created: 'Your donation is recorded.',
+  donation_waiting: 'Your donation is recorded and waits for funds: it is scheduled as soon as your fund can cover it.',
+  donation_cancelled: 'The donation is cancelled and its money is available again.',
+  gift_created: 'Your gift is ready. Copy its link and send it to the recipient.',
+  schedule_created: 'Your recurring donation is set up.',
+  schedule_cancelled: 'The recurring donation is stopped.',
+  key_revoked: 'The key is revoked: it stops working at once.',
+  profile_saved: 'Your profile is saved.',
+  gift_accepted: 'The gift is in your fund.',
+  gift_claimed: 'The gift is on its way to the non-profit you chose.',
+  gift_denied: 'The gift is declined; the money goes back to the giver.',
+};
+
+/** Messages after a redirect are chosen by code from this list: no visitor text travels in a URL. */
+export function notice(code: string | undefined): Html {
+  const text = code === undefined ? undefined : NOTICES[code];
+  return text === undefined ? html`` : html`<div class="notice ok" role="status">${text}</div>`;
+}
+
+export function layout(v: Visitor, title: string, body: Html): Html {
+  const s = v.session;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Almoner</title>
+<link rel="stylesheet" href="/static/app.css">
+<script src="/static/app.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site">
+  <a class="brand" href="/">Almoner</a>
+  <nav aria-label="Main">
+    <a href="/charities">Find a charity</a>
+    ${s === undefined
+      ? html`<a href="/signin">Sign in</a> <a href="/signup" class="button small">Sign up</a>`
+      : html`<a href="/dashboard">Dashboard</a> <a href="/settings/keys">API keys</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
+        <form method="post" action="/signout" class="inline">${csrfField(v)}<button type="submit" class="link">Sign out</button></form>`}
+  </nav>
+</header>
+<main id="main" tabindex="-1">
+${body}
+</main>
+<footer class="site"><p>Almoner: give from your fund to any US non-profit. <a href="/docs">API reference</a></p></footer>
+</body>
+</html>`;
+}
+
+export function pager(base: string, page: number, last: number, param = 'page'): Html {
+  if (last <= 1) return html``;
+  const sep = base.includes('?') ? '&' : '?';
+  return html`<nav class="pager" aria-label="Pages">
+    ${page > 1 ? html`<a href="${base}${sep}${param}=${page - 1}" rel="prev">Newer</a>` : ''}
+    <span>Page ${page} of ${last}</span>
+    ${page < last ? html`<a href="${base}${sep}${param}=${page + 1}" rel="next">Older</a>` : ''}
+  </nav>`;
+}

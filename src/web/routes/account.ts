@@ -1,0 +1,48 @@
+// Sign up, sign in, sign out.
+import type { FastifyInstance } from 'fastify';
+import { signIn, signOut, signUp } from '../../modules/accounts/index.ts';
+import { attempt, FormReader, safeNext, stateOf } from '../forms.ts';
+import { STATUS_OF_KIND } from '../../http/errors.ts';
+import { signInPage, signUpPage } from '../pages/account.ts';
+import { cookieHeader, SESSION_COOKIE } from '../visitor.ts';
+import { sendPage, type WebContext } from '../web.ts';
+
+export function accountRoutes({ deps }: WebContext) {
+  const sessionCookie = (token: string) => cookieHeader(deps, SESSION_COOKIE, token, deps.config.sessionTtlHours * 3600);
+  return async (web: FastifyInstance) => {
+    web.get('/signup', async (request, reply) => sendPage(reply, signUpPage(request.visitor)));
+
+    web.post('/signup', async (request, reply) => {
+      const form = new FormReader(request.body as URLSearchParams);
+      const input = { name: form.text('name', { max: 200 }), email: form.text('email', { max: 254 }), password: (request.body as URLSearchParams | undefined)?.get('password') ?? '' };
+      const result = await attempt(() => signUp(deps, input));
+      if (!result.ok) return sendPage(reply, signUpPage(request.visitor, stateOf(result.error, form.values)), STATUS_OF_KIND[result.error.kind]);
+      if (request.visitor.token !== undefined) await signOut(deps, request.visitor.token);
+      return reply.code(303).header('set-cookie', sessionCookie(result.value.token)).header('location', '/dashboard?done=welcome').send();
+    });
+
+    web.get('/signin', async (request, reply) => {
+      const query = request.query as { next?: string; done?: string };
+      return sendPage(reply, signInPage(request.visitor, safeNext(query.next), undefined, query.done));
+    });
+
+    web.post('/signin', async (request, reply) => {
+      const body = request.body as URLSearchParams | undefined;
+      const form = new FormReader(body);
+      const email = form.text('email', { max: 254 });
+      const next = safeNext(body?.get('next'));
+      const result = await attempt(() => signIn(deps, { email, password: body?.get('password') ?? '', ip: request.ip }, request.visitor.token));
+      if (!result.ok) {
+        for (const [name, value] of Object.entries(result.error.headers ?? {})) reply.header(name, value);
+        return sendPage(reply, signInPage(request.visitor, next, stateOf(result.error, form.values)), STATUS_OF_KIND[result.error.kind]);
+      }
+      // A new session id on every sign-in: one planted in the browser beforehand opens nothing.
+      return reply.code(303).header('set-cookie', sessionCookie(result.value.token)).header('location', next).send();
+    });
+
+    web.post('/signout', async (request, reply) => {
+      if (request.visitor.token !== undefined) await signOut(deps, request.visitor.token);
+      return reply.code(303).header('set-cookie', cookieHeader(deps, SESSION_COOKIE, '', 0)).header('location', '/signin?done=signed_out').send();
+    });
+  };
+}

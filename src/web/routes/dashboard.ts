@@ -1,0 +1,115 @@
+// The dashboard and its forms: donate, cancel, gifts, recurring donations.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../../deps.ts';
+import { callerOf } from '../../modules/accounts/index.ts';
+import type { Caller } from '../../modules/keys/index.ts';
+import { getBalance } from '../../modules/users/index.ts';
+import { cancelDonation, createDonation, listOwnDonations, DONATION_MIN_CENTS } from '../../modules/donations/index.ts';
+import { createGift, listGifts, GIFT_MIN_CENTS } from '../../modules/gifts/index.ts';
+import { listContributions } from '../../modules/contributions/index.ts';
+import { cancelSchedule, createSchedule, listSchedules, SCHEDULE_FREQUENCIES } from '../../modules/scheduled/index.ts';
+import { normalizeEin } from '../../modules/nonprofits/index.ts';
+import { AppError } from '../../shared/errors.ts';
+import { STATUS_OF_KIND } from '../../http/errors.ts';
+import { attempt, FormReader, stateOf } from '../forms.ts';
+import { dashboardPage, type DashboardData, type DashboardForms } from '../pages/dashboard.ts';
+import { requireSession, sendPage, type WebContext } from '../web.ts';
+
+const PER_PAGE = 20;
+
+function pageParam(raw: unknown): number {
+  return typeof raw === 'string' && /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
+}
+
+async function loadDashboard(deps: Deps, caller: Caller, page: number): Promise<DashboardData> {
+  const first = { page: 1, per_page: PER_PAGE };
+  const [balance, donations, gifts, contributions, schedules] = await Promise.all([
+    getBalance(deps, caller),
+    listOwnDonations(deps, caller, { page, per_page: PER_PAGE }),
+    listGifts(deps, caller, first),
+    listContributions(deps, caller, first),
+    listSchedules(deps, caller, first),
+  ]);
+  return { balance, donations, gifts, contributions, schedules };
+}
+
+function idParam(request: FastifyRequest): number {
+  const raw = (request.params as { id: string }).id;
+  if (!/^\d{1,15}$/.test(raw)) throw new AppError('not_found', 'not_found', `no such item ${raw}`);
+  return Number(raw);
+}
+
+export function dashboardRoutes({ deps, directory }: WebContext) {
+  return async (web: FastifyInstance) => {
+    web.addHook('preHandler', requireSession);
+    const caller = (request: FastifyRequest) => callerOf(request.visitor.session!);
+    const rerender = async (request: FastifyRequest, reply: FastifyReply, forms: DashboardForms, status: number) =>
+      sendPage(reply, dashboardPage(request.visitor, await loadDashboard(deps, caller(request), 1), forms), status);
+    const back = (reply: FastifyReply, done: string, anchor: string) => reply.code(303).header('location', `/dashboard?done=${done}#${anchor}`).send();
+
+    web.get('/dashboard', async (request, reply) => {
+      const query = request.query as { page?: string; done?: string };
+      return sendPage(reply, dashboardPage(request.visitor, await loadDashboard(deps, caller(request), pageParam(query.page)), {}, query.done));
+    });
+
+    web.post('/dashboard/donations', async (request, reply) => {
+      const form = new FormReader(request.body as URLSearchParams);
+      const target = form.text('ein', { required: true, max: 200 });
+      const amount = form.amount('amount', DONATION_MIN_CENTS);
+      const note = form.text('note', { max: 1000 });
+      const visibility = form.oneOf('visibility', ['public', 'private'] as const, 'public');
+      let ein = normalizeEin(target);
+      if (ein === null && target !== '') {
+        // No JavaScript, or a name typed without picking a suggestion: offer the best matches.
+        const found = await directory.search({ query: target }, { page: 1, per_page: 5 });
+        if (found.items.length === 0) form.fail('ein', 'matches no non-profit; try other words or the EIN');
+        else if (found.items.length === 1 && form.ok) ein = found.items[0]!.ein;
+        else return rerender(request, reply, { donation: { ...form.state('Choose the non-profit you meant.'), choices: found.items } }, 200);
+      }
+      if (!form.ok || ein === null) return rerender(request, reply, { donation: form.state() }, 422);
+      const input = { amount_cents: amount, ein, visibility, ...(note === '' ? {} : { note }) };
+      const result = await attempt(() => createDonation(deps, caller(request), input));
+      if (!result.ok) return rerender(request, reply, { donation: stateOf(result.error, form.values) }, STATUS_OF_KIND[result.error.kind]);
+      return back(reply, result.value.status === 'scheduled' ? 'donation_created' : 'donation_waiting', 'donations');
+    });
+
+    web.post('/dashboard/donations/:id/cancel', async (request, reply) => {
+      await cancelDonation(deps, caller(request), idParam(request));
+      return back(reply, 'donation_cancelled', 'donations');
+    });
+
+    web.post('/dashboard/gifts', async (request, reply) => {
+      const form = new FormReader(request.body as URLSearchParams);
+      const name = form.text('name', { required: true, max: 200 });
+      const amount = form.amount('amount', GIFT_MIN_CENTS);
+      const message = form.text('message', { max: 1000 });
+      const email = form.text('email', { max: 320 });
+      if (email !== '' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) form.fail('email', 'must be an email address');
+      if (!form.ok) return rerender(request, reply, { gift: form.state() }, 422);
+      const input = { name, amount_cents: amount, ...(message === '' ? {} : { message }), ...(email === '' ? {} : { email }) };
+      const result = await attempt(() => createGift(deps, caller(request), input));
+      if (!result.ok) return rerender(request, reply, { gift: stateOf(result.error, form.values) }, STATUS_OF_KIND[result.error.kind]);
+      return back(reply, 'gift_created', 'gifts');
+    });
+
+    web.post('/dashboard/scheduled', async (request, reply) => {
+      const form = new FormReader(request.body as URLSearchParams);
+      const ein = normalizeEin(form.text('ein', { required: true, max: 20 }));
+      if (ein === null && form.values.ein !== '') form.fail('ein', 'must be 9 digits, like 12-3456789');
+      const amount = form.amount('amount', DONATION_MIN_CENTS);
+      const frequency = form.oneOf('frequency', SCHEDULE_FREQUENCIES, 'Monthly');
+      const nextDate = form.text('next_date', { max: 10 });
+      if (nextDate !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(nextDate)) form.fail('next_date', 'must be a date');
+      if (!form.ok || ein === null) return rerender(request, reply, { schedule: form.state() }, 422);
+      const input = { ein, amount_cents: amount, frequency, ...(nextDate === '' ? {} : { next_date: nextDate }) };
+      const result = await attempt(() => createSchedule(deps, caller(request), input));
+      if (!result.ok) return rerender(request, reply, { schedule: stateOf(result.error, form.values) }, STATUS_OF_KIND[result.error.kind]);
+      return back(reply, 'schedule_created', 'recurring');
+    });
+
+    web.post('/dashboard/scheduled/:id/cancel', async (request, reply) => {
+      await cancelSchedule(deps, caller(request), idParam(request));
+      return back(reply, 'schedule_cancelled', 'recurring');
+    });
+  };
+}

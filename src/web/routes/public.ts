@@ -1,0 +1,100 @@
+// Pages anyone may open: home, the directory and its suggestions, a
+// non-profit's page, a profile, and a gift with the recipient's actions.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { callerOf } from '../../modules/accounts/index.ts';
+import { acceptGift, claimGift, denyGift, openGiftPage } from '../../modules/gifts/index.ts';
+import { findByEin, nonProfitForm, normalizeEin, causeById } from '../../modules/nonprofits/index.ts';
+import { avatarUrl, currentFund, findUserBySlug, fundCauseIds } from '../../modules/users/index.ts';
+import { listPublicDonations } from '../../modules/donations/index.ts';
+import { AppError } from '../../shared/errors.ts';
+import { attempt } from '../forms.ts';
+import { charityPage, charitySearchPage, giftPage, homePage, profilePage } from '../pages/public.ts';
+import { requireSession, sendPage, type WebContext } from '../web.ts';
+
+const QUERY_MAX = 200;
+const SUGGESTIONS = 8;
+
+function pageParam(raw: unknown): number {
+  return typeof raw === 'string' && /^\d{1,4}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
+}
+
+export function publicRoutes({ deps, directory }: WebContext) {
+  return async (web: FastifyInstance) => {
+    web.get('/', async (request, reply) => sendPage(reply, homePage(request.visitor)));
+
+    web.get('/charities', async (request, reply) => {
+      const query = request.query as { query?: string; page?: string };
+      const text = (query.query ?? '').trim().slice(0, QUERY_MAX);
+      const results = text === '' ? undefined : await directory.search({ query: text }, { page: pageParam(query.page), per_page: 20 });
+      return sendPage(reply, charitySearchPage(request.visitor, text, results));
+    });
+
+    // Search-as-you-type for the donation forms: a few matches as JSON.
+    web.get('/charities/suggest', async (request, reply) => {
+      const text = ((request.query as { q?: string }).q ?? '').trim().slice(0, QUERY_MAX);
+      if (text === '') return reply.send([]);
+      const found = await directory.search({ query: text }, { page: 1, per_page: SUGGESTIONS });
+      return reply.header('cache-control', 'private, max-age=60').send(found.items.map((n) => ({ ein: n.ein, name: n.name, city: n.city, state: n.state })));
+    });
+
+    web.get('/charities/:path', async (request, reply) => {
+      const path = (request.params as { path: string }).path;
+      const ein = normalizeEin(path.slice(0, 9));
+      const np = ein === null ? undefined : await findByEin(deps.db, ein);
+      if (np === undefined) throw new AppError('not_found', 'non_profit_not_found', 'there is no non-profit at this address');
+      const view = nonProfitForm(deps, np);
+      if (view.public_path !== `/charities/${path}`) return reply.code(301).header('location', view.public_path).send();
+      return sendPage(reply, charityPage(request.visitor, view, np.eligible && !np.removed));
+    });
+
+    const giftCode = (request: FastifyRequest) => {
+      const code = (request.params as { code: string }).code;
+      if (!/^[0-9a-fA-F-]{36}$/.test(code)) throw new AppError('not_found', 'gift_not_found', 'there is no gift at this address');
+      return code;
+    };
+    const showGift = async (request: FastifyRequest, reply: FastifyReply, options: { done?: string; error?: string; claimEin?: string }, status = 200) => {
+      const code = giftCode(request);
+      const gift = await openGiftPage(deps, request.visitor.session?.user_id ?? null, code);
+      return sendPage(reply, giftPage(request.visitor, gift, { ...options, isGiver: gift.giver_id === request.visitor.session?.user_id }), status);
+    };
+
+    web.get('/gifts/:code', async (request, reply) => showGift(request, reply, { ...((request.query as { done?: string }).done === undefined ? {} : { done: (request.query as { done: string }).done }) }));
+
+    const act = (name: 'accept' | 'claim' | 'deny', done: string) => {
+      web.post(`/gifts/:code/${name}`, { preHandler: requireSession }, async (request, reply) => {
+        const code = giftCode(request);
+        const caller = callerOf(request.visitor.session!);
+        const ein = (request.body as URLSearchParams | undefined)?.get('ein')?.trim() ?? '';
+        const result = await attempt(async () => {
+          if (name === 'accept') return acceptGift(deps, caller, code);
+          if (name === 'deny') return denyGift(deps, caller, code);
+          const found = normalizeEin(ein) ?? (await directory.search({ query: ein.slice(0, QUERY_MAX) }, { page: 1, per_page: 1 })).items[0]?.ein;
+          if (found === undefined) throw new AppError('unprocessable', 'non_profit_not_found', 'no non-profit matches that name or EIN');
+          return claimGift(deps, caller, code, found);
+        });
+        if (!result.ok) {
+          if (result.error.kind === 'not_found' && result.error.code === 'gift_not_found') throw result.error;
+          return showGift(request, reply, { error: `${result.error.message.charAt(0).toUpperCase()}${result.error.message.slice(1)}.`, claimEin: ein }, result.error.kind === 'conflict' ? 409 : result.error.kind === 'forbidden' ? 403 : 422);
+        }
+        return reply.code(303).header('location', `/gifts/${code}?done=${done}`).send();
+      });
+    };
+    act('accept', 'gift_accepted');
+    act('claim', 'gift_claimed');
+    act('deny', 'gift_denied');
+
+    // Profiles at /<slug> (registered last; every fixed path above wins over it).
+    web.get('/:slug', async (request, reply) => {
+      const slug = (request.params as { slug: string }).slug.toLowerCase();
+      const user = /^[a-z0-9-]{1,60}$/.test(slug) ? await findUserBySlug(deps.db, slug) : undefined;
+      const own = user !== undefined && user.id === request.visitor.session?.user_id;
+      if (user === undefined || (!user.visible && !own) || user.status !== 'active') throw new AppError('not_found', 'user_not_found', 'there is no profile at this address');
+      const fund = await currentFund(deps.db, user.id);
+      const causes = fund === undefined ? [] : (await fundCauseIds(deps.db, fund.id)).flatMap((id) => causeById(id) ?? []);
+      const donations = await listPublicDonations(deps, user.id, { page: pageParam((request.query as { page?: string }).page), per_page: 20 });
+      return sendPage(reply, profilePage(request.visitor, {
+        name: user.name, slug: user.slug, avatar: avatarUrl(deps, user), fund_name: fund?.name ?? '', causes, own, visible: user.visible,
+      }, donations));
+    });
+  };
+}

@@ -1,0 +1,97 @@
+// The web app: server-rendered pages over the same service functions as the
+// API. Its own Fastify context: form bodies (and only they) are parsed here,
+// every POST must carry the visitor's CSRF token, every page is sent with a
+// content security policy that allows only this site's own script and styles.
+import { readFileSync } from 'node:fs';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { AppError } from '../shared/errors.ts';
+import { STATUS_OF_KIND, toAppError } from '../http/errors.ts';
+import type { DirectorySearch } from '../modules/nonprofits/search.service.ts';
+import type { Html } from './html.ts';
+import { errorPage } from './pages/public.ts';
+import { formIsGenuine, readVisitor, type Visitor } from './visitor.ts';
+import { accountRoutes } from './routes/account.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
+import { settingsRoutes } from './routes/settings.ts';
+import { publicRoutes } from './routes/public.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    visitor: Visitor;
+  }
+}
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' https: data:", "connect-src 'self'",
+  "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'",
+].join('; ');
+
+export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(page.text);
+}
+
+/** GET pages of signed-in users send signed-out visitors to sign in, and back afterwards. */
+export async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  if (request.visitor.session !== undefined) return undefined;
+  const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
+  return reply.code(303).header('location', `/signin${next}`).send();
+}
+
+export interface WebContext {
+  deps: Deps;
+  directory: DirectorySearch;
+}
+
+const ASSETS = new Map<string, { type: string; body: string }>([
+  ['app.css', { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8') }],
+  ['app.js', { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/app.js', import.meta.url), 'utf8') }],
+]);
+
+export function webApp(ctx: WebContext) {
+  const { deps } = ctx;
+  return async (web: FastifyInstance) => {
+    web.removeAllContentTypeParsers();
+    web.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+      done(null, new URLSearchParams(body as string));
+    });
+    web.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
+    web.addHook('onRequest', async (request, reply) => {
+      reply.header('content-security-policy', CONTENT_SECURITY_POLICY)
+        .header('x-content-type-options', 'nosniff')
+        .header('x-frame-options', 'DENY')
+        .header('referrer-policy', 'same-origin')
+        .header('cache-control', 'no-store');
+      if (request.url.startsWith('/static/')) return;
+      request.visitor = await readVisitor(deps, request, reply);
+    });
+    web.addHook('preHandler', async (request, reply) => {
+      if (request.method !== 'POST') return;
+      const form = request.body instanceof URLSearchParams ? request.body : undefined;
+      if (!formIsGenuine(deps, request, request.visitor, form?.get('_csrf') ?? null)) {
+        request.log.warn({ url: request.url }, 'form refused: missing or wrong CSRF token, or another origin');
+        return sendPage(reply, errorPage(request.visitor, 403, 'This form has expired', 'The form was sent without its security token, or from another site. Go back, reload the page and try again.'), 403);
+      }
+    });
+    web.setErrorHandler((error: FastifyError, request, reply) => {
+      const problem = toAppError(error, request);
+      const status = STATUS_OF_KIND[problem.kind];
+      for (const [name, value] of Object.entries(problem.headers ?? {})) reply.header(name, value);
+      const visitor = request.visitor ?? { session: undefined, token: undefined, csrf: '' };
+      const title = status === 404 ? 'Not found' : status >= 500 ? 'Something went wrong' : 'That did not work';
+      const detail = status >= 500 && problem.kind === 'internal' ? `Please try again. If it keeps happening, quote ${request.id} when you report it.` : `${problem.message.charAt(0).toUpperCase()}${problem.message.slice(1)}.`;
+      return sendPage(reply, errorPage(visitor, status, title, detail), status);
+    });
+    web.get('/static/:asset', async (request, reply) => {
+      const asset = ASSETS.get((request.params as { asset: string }).asset);
+      if (asset === undefined) throw new AppError('not_found', 'not_found', 'no such file');
+      return reply.type(asset.type).header('cache-control', 'public, max-age=3600').send(asset.body);
+    });
+    await web.register(accountRoutes(ctx));
+    await web.register(dashboardRoutes(ctx));
+    await web.register(settingsRoutes(ctx));
+    await web.register(publicRoutes(ctx));
+  };
+}
