@@ -148,7 +148,7 @@ export async function makeNonProfit(deps: Deps, input: Partial<NonProfitInput> &
 
 /** Everything that a rejected request must leave as it was. */
 export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> {
-  const tables = ['users', 'funds', 'api_keys', 'non_profits', 'donations', 'gifts', 'contributions', 'journal_entries', 'postings', 'events', 'idempotency_keys', 'follows'] as const;
+  const tables = ['users', 'funds', 'api_keys', 'non_profits', 'donations', 'gifts', 'contributions', 'journal_entries', 'postings', 'events', 'idempotency_keys', 'follows', 'accounts', 'web_sessions', 'scheduled_donations', 'fund_causes'] as const;
   const out: Record<string, unknown> = {};
   for (const table of tables) {
     const row = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(deps.db);
@@ -158,6 +158,10 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
   out.balances = accounts.map((a) => `${a.id}:${a.balance_cents}`).join(',');
   const statuses = await deps.db.selectFrom('donations').select(['id', 'status']).orderBy('id').execute();
   out.donation_statuses = statuses.map((d) => `${d.id}:${d.status}`).join(',');
+  const users = await deps.db.selectFrom('users').select(['id', 'name', 'slug', 'visible', 'avatar_url']).orderBy('id').execute();
+  out.profiles = users.map((u) => `${u.id}:${u.name}:${u.slug}:${u.visible}:${u.avatar_url}`).join(',');
+  const keys = await deps.db.selectFrom('api_keys').select(['id', 'revoked_at']).orderBy('id').execute();
+  out.revoked_keys = keys.filter((k) => k.revoked_at !== null).map((k) => k.id).join(',');
   return out;
 }
 

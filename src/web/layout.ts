@@ -16,17 +16,24 @@ export function csrfField(v: Visitor): Html {
   return html`<input type="hidden" name="_csrf" value="${v.csrf}">`;
 }
 
-export function errorSummary(state: FormState | undefined): Html {
+/** `form` names the form when a page has several, so every id stays unique. */
+export function errorSummary(state: FormState | undefined, form?: string): Html {
   if (state === undefined || (state.message === undefined && Object.keys(state.errors ?? {}).length === 0)) return html``;
   const items = Object.entries(state.errors ?? {});
   return html`<div class="notice error" role="alert" tabindex="-1" id="form-errors">
     <p>${state.message ?? 'Please check the form.'}</p>
-    ${items.length > 0 ? html`<ul>${items.map(([field, message]) => html`<li><a href="#f-${field}">${field.replace(/_/g, ' ')}</a> ${message}</li>`)}</ul>` : ''}
+    ${items.length > 0 ? html`<ul>${items.map(([field, message]) => html`<li><a href="#${fieldId(field, form)}">${field.replace(/_/g, ' ')}</a> ${message}</li>`)}</ul>` : ''}
   </div>`;
+}
+
+function fieldId(name: string, form: string | undefined): string {
+  return form === undefined ? `f-${name}` : `f-${form}-${name}`;
 }
 
 export interface FieldOptions {
   name: string;
+  /** Set when the page has more than one form. */
+  form?: string;
   label: string;
   type?: string;
   state?: FormState | undefined;
@@ -40,7 +47,7 @@ export interface FieldOptions {
 }
 
 export function field(o: FieldOptions): Html {
-  const id = `f-${o.name}`;
+  const id = fieldId(o.name, o.form);
   const error = o.state?.errors?.[o.name];
   const value = o.state?.values?.[o.name] ?? o.value ?? '';
   const described = [o.hint === undefined ? '' : `${id}-hint`, error === undefined ? '' : `${id}-error`].filter((s) => s !== '').join(' ');
@@ -56,10 +63,11 @@ export function field(o: FieldOptions): Html {
   </div>`;
 }
 
-export function select(o: { name: string; label: string; options: ReadonlyArray<readonly [string, string]>; value?: string; state?: FormState | undefined }): Html {
+export function select(o: { name: string; form?: string; label: string; options: ReadonlyArray<readonly [string, string]>; value?: string; state?: FormState | undefined }): Html {
   const chosen = o.state?.values?.[o.name] ?? o.value;
-  return html`<div class="field"><label for="f-${o.name}">${o.label}</label>
-    <select id="f-${o.name}" name="${o.name}">${o.options.map(([value, label]) => html`<option value="${value}"${value === chosen ? html` selected` : ''}>${label}</option>`)}</select></div>`;
+  const id = fieldId(o.name, o.form);
+  return html`<div class="field"><label for="${id}">${o.label}</label>
+    <select id="${id}" name="${o.name}">${o.options.map(([value, label]) => html`<option value="${value}"${value === chosen ? html` selected` : ''}>${label}</option>`)}</select></div>`;
 }
 
 const NOTICES: Record<string, string> = {

@@ -41,7 +41,7 @@ function charityField(prefix: string, state: DashboardForms['donation']): Html {
     </fieldset>`;
   }
   return field({
-    name: 'ein', label: 'Non-profit', state, required: true,
+    name: 'ein', form: prefix, label: 'Non-profit', state, required: true,
     hint: 'Type a name, a city or an EIN. Suggestions appear as you type.',
     extra: html` data-suggest="${prefix}" autocomplete="off" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="${prefix}-suggestions"`,
   });
@@ -54,13 +54,13 @@ function suggestions(prefix: string): Html {
 export function donationForm(v: Visitor, state: DashboardForms['donation'], prefix = 'donate'): Html {
   return html`<form method="post" action="/dashboard/donations" class="card" novalidate>
     <h2 id="new-donation">New donation</h2>
-    ${state === undefined ? '' : errorSummary(state)}
+    ${state === undefined ? '' : errorSummary(state, prefix)}
     ${csrfField(v)}
     ${charityField(prefix, state)}
     ${suggestions(prefix)}
-    ${field({ name: 'amount', label: 'Amount (USD)', state, required: true, hint: 'At least $10.', extra: html` inputmode="decimal"` })}
-    ${field({ name: 'note', label: 'Public note (optional)', state, textarea: true, maxlength: 1000 })}
-    ${select({ name: 'visibility', label: 'Who can see it', options: [['public', 'Anyone who can see my profile'], ['private', 'Only me']], state })}
+    ${field({ name: 'amount', form: prefix, label: 'Amount (USD)', state, required: true, hint: 'At least $10.', extra: html` inputmode="decimal"` })}
+    ${field({ name: 'note', form: prefix, label: 'Public note (optional)', state, textarea: true, maxlength: 1000 })}
+    ${select({ name: 'visibility', form: prefix, label: 'Who can see it', options: [['public', 'Anyone who can see my profile'], ['private', 'Only me']], state })}
     <button type="submit">Donate</button>
   </form>`;
 }
@@ -102,12 +102,12 @@ function gifts(v: Visitor, g: DashboardData['gifts'], state: FormState | undefin
       </tr>`)}</tbody></table>`}
     <form method="post" action="/dashboard/gifts" class="card" novalidate>
       <h3>New gift</h3>
-      ${errorSummary(state)}
+      ${errorSummary(state, 'gift')}
       ${csrfField(v)}
-      ${field({ name: 'name', label: 'Recipient\'s name', state, required: true, maxlength: 200 })}
-      ${field({ name: 'amount', label: 'Amount (USD)', state, required: true, hint: 'At least $18.', extra: html` inputmode="decimal"` })}
-      ${field({ name: 'message', label: 'Message (optional)', state, textarea: true, maxlength: 1000 })}
-      ${field({ name: 'email', label: 'Recipient\'s email (optional)', type: 'email', state })}
+      ${field({ name: 'name', form: 'gift', label: 'Recipient\'s name', state, required: true, maxlength: 200 })}
+      ${field({ name: 'amount', form: 'gift', label: 'Amount (USD)', state, required: true, hint: 'At least $18.', extra: html` inputmode="decimal"` })}
+      ${field({ name: 'message', form: 'gift', label: 'Message (optional)', state, textarea: true, maxlength: 1000 })}
+      ${field({ name: 'email', form: 'gift', label: 'Recipient\'s email (optional)', type: 'email', state })}
       <button type="submit">Create gift</button>
     </form>
   </section>`;
@@ -129,13 +129,13 @@ function schedules(v: Visitor, s: DashboardData['schedules'], state: FormState |
         <td>${x.status === 'active' ? html`<form method="post" action="/dashboard/scheduled/${x.id}/cancel" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="Stop the recurring donation to ${x.non_profit_name}">Stop</button></form>` : ''}</td></tr>`)}</tbody></table>`}
     <form method="post" action="/dashboard/scheduled" class="card" novalidate>
       <h3>New recurring donation</h3>
-      ${errorSummary(state)}
+      ${errorSummary(state, 'recurring')}
       ${csrfField(v)}
-      ${field({ name: 'ein', label: 'Non-profit EIN', state, required: true, hint: 'Nine digits; pick one with the search above or on a charity\'s page.', extra: html` data-suggest="recurring" autocomplete="off" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="recurring-suggestions"` })}
+      ${field({ name: 'ein', form: 'recurring', label: 'Non-profit EIN', state, required: true, hint: 'Nine digits; pick one with the search above or on a charity\'s page.', extra: html` data-suggest="recurring" autocomplete="off" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="recurring-suggestions"` })}
       ${suggestions('recurring')}
-      ${field({ name: 'amount', label: 'Amount each time (USD)', state, required: true, extra: html` inputmode="decimal"` })}
-      ${select({ name: 'frequency', label: 'How often', options: SCHEDULE_FREQUENCIES.map((f) => [f, f === 'OneTime' ? 'Once' : f] as const), value: 'Monthly', state })}
-      ${field({ name: 'next_date', label: 'First date', type: 'date', state, hint: 'Today if left empty.' })}
+      ${field({ name: 'amount', form: 'recurring', label: 'Amount each time (USD)', state, required: true, extra: html` inputmode="decimal"` })}
+      ${select({ name: 'frequency', form: 'recurring', label: 'How often', options: SCHEDULE_FREQUENCIES.map((f) => [f, f === 'OneTime' ? 'Once' : f] as const), value: 'Monthly', state })}
+      ${field({ name: 'next_date', form: 'recurring', label: 'First date', type: 'date', state, hint: 'Today if left empty.' })}
       <button type="submit">Set up</button>
     </form>
   </section>`;

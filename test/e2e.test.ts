@@ -1,0 +1,248 @@
+// End to end in a real browser: Debian's Chromium driven by playwright-core
+// against a real server process on an SQLite file. Every page visited is
+// saved as a screenshot in test-results/screenshots/ for review, checked by
+// axe-core for accessibility, and watched for content-security violations.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { openEnv, makeNonProfit, startServerProcess } from './harness.ts';
+import { createAdminToken } from '../src/modules/admin/admin.service.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = join('test-results', 'screenshots');
+const EIN = '261544963';
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+const available = existsSync(CHROMIUM);
+if (!available) {
+  if (process.env.ALMONER_REQUIRE_BROWSER === '1') throw new Error(`Chromium is required here but ${CHROMIUM} does not exist (apt-get install chromium)`);
+  process.stderr.write(`\n*** ${CHROMIUM} not found: browser tests are SKIPPED (apt-get install chromium, or set CHROMIUM_PATH). ***\n\n`);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    }).on('error', reject);
+  });
+}
+
+describe('in a browser (Chromium)', { skip: !available }, () => {
+  let server: ChildProcess;
+  let base: string;
+  let adminToken: string;
+  let browser: Browser;
+  const violations: string[] = [];
+  let shot = 0;
+
+  before(async () => {
+    rmSync(SHOTS, { recursive: true, force: true });
+    mkdirSync(SHOTS, { recursive: true });
+    const env = await openEnv('sqlite', {}, { keepAs: 'e2e' });
+    await makeNonProfit(env.deps, { ein: EIN, name: 'Khan Academy', city: 'Mountain View', state: 'CA', website: 'https://www.khanacademy.org' });
+    await makeNonProfit(env.deps, { ein: '135562308', name: 'Kids Food Basket', city: 'Grand Rapids', state: 'MI' });
+    adminToken = (await createAdminToken(env.deps, 'e2e')).token;
+    await env.close();
+    const port = await freePort();
+    base = `http://localhost:${port}`;
+    ({ server } = await startServerProcess('sqlite:test-results/e2e.sqlite', { PORT: String(port), PUBLIC_URL: base }));
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP localhost 127.0.0.1'],
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    server?.kill('SIGTERM');
+  });
+
+  async function newContext(): Promise<BrowserContext> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    context.on('console', (m) => {
+      if (m.type() === 'error') violations.push(m.text());
+    });
+    return context;
+  }
+
+  /** axe-core's WCAG 2 A and AA findings for some HTML, checked in a page of its own without CSP (so the page under test keeps its policy). */
+  async function accessibilityProblems(content: string): Promise<string[]> {
+    const checker = await browser.newContext({ bypassCSP: true });
+    const copy = await checker.newPage();
+    await copy.setContent(content, { waitUntil: 'load' });
+    await copy.evaluate(AXE_SOURCE);
+    const result = await copy.evaluate(async () => {
+      const axe = (globalThis as unknown as { axe: { run(o: unknown): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ html: string }> }> }> } }).axe;
+      return (await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } })).violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.html).slice(0, 2).join(' | ')}`);
+    });
+    await checker.close();
+    return result;
+  }
+
+  /** Saves the page for review and checks its accessibility. */
+  async function review(page: Page, name: string): Promise<void> {
+    shot += 1;
+    await page.screenshot({ path: join(SHOTS, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+    assert.deepEqual(await accessibilityProblems(await page.content()), [], `accessibility problems on ${name}`);
+  }
+
+  test('the accessibility check finds what it should (an unlabelled input, low contrast)', async () => {
+    const problems = await accessibilityProblems('<!doctype html><html lang="en"><head><title>t</title></head><body><main><input name="x"><p style="color:#bbb;background:#fff">faint</p></main></body></html>');
+    assert.ok(problems.some((p) => p.startsWith('label')), problems.join('\n'));
+    assert.ok(problems.some((p) => p.startsWith('color-contrast')), problems.join('\n'));
+  });
+
+  async function admin(method: string, path: string, body?: unknown) {
+    const response = await fetch(`${base}/admin/v1${path}`, { method, headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return { status: response.status, body: await response.json() as any };
+  }
+
+  async function signUp(page: Page, name: string, email: string): Promise<void> {
+    await page.goto(`${base}/signup`);
+    await page.getByLabel('Your name').fill(name);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('a long and private passphrase');
+    await page.getByRole('button', { name: 'Create my account' }).click();
+    await page.waitForURL(/\/dashboard/);
+  }
+
+  async function fundUser(name: string, dollars: string): Promise<void> {
+    const users = await admin('GET', '/users?per_page=100');
+    const user = (users.body.items as Array<{ id: number; name: string }>).find((u) => u.name === name);
+    assert.ok(user, `${name} exists`);
+    const recorded = await admin('POST', '/contributions', { user_id: user.id, type: 'wire_payment', units: dollars, valuation: '1', currency: 'USD', status: 'success' });
+    assert.equal(recorded.status, 201, JSON.stringify(recorded.body));
+  }
+
+  test('sign up, create a key, call the API with it, donate from the web, cancel, revoke the key', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(base);
+    await review(page, 'home');
+    await signUp(page, 'Ada Browser', 'ada@example.org');
+    await fundUser('Ada Browser', '100');
+    await page.reload();
+    await assert.doesNotReject(page.getByText('$100.00').first().waitFor());
+    await review(page, 'dashboard');
+
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('My script');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = await page.locator('#new-key').inputValue();
+    assert.match(key, /^alm_live_[0-9A-Za-z]{40}$/);
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()), key, 'the copy button copies the key');
+    await review(page, 'keys-created');
+
+    const me = await fetch(`${base}/v1/users/me`, { headers: { 'x-api-key': key } });
+    assert.equal(me.status, 200);
+    assert.equal((await me.json() as { name: string }).name, 'Ada Browser');
+
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    const charity = page.locator('#f-donate-ein');
+    await charity.pressSequentially('khan aca', { delay: 40 });
+    const option = page.getByRole('option', { name: /Khan Academy/ });
+    await option.waitFor();
+    await review(page, 'donate-suggestions');
+    await charity.press('ArrowDown');
+    await charity.press('Enter');
+    assert.equal(await charity.inputValue(), EIN, 'picking a suggestion fills in the EIN');
+    await page.getByLabel('Amount (USD)').first().fill('25');
+    await page.getByLabel('Public note (optional)').fill('For the videos');
+    await page.getByRole('button', { name: 'Donate' }).click();
+    await page.getByText('Your donation is recorded.').waitFor();
+    const row = page.locator('tr[data-donation]').first();
+    assert.match(await row.innerText(), /Khan Academy[\s\S]*\$25\.00[\s\S]*Scheduled/);
+    await review(page, 'donation-created');
+
+    const api = await fetch(`${base}/v1/donations`, { headers: { 'x-api-key': key } });
+    const listed = await api.json() as { items: Array<{ amount: number; status: string }> };
+    assert.deepEqual(listed.items.map((d) => [d.amount, d.status]), [[25, 'scheduled']], 'the API sees the web donation');
+
+    await row.getByRole('button', { name: /Cancel the donation/ }).click();
+    await page.getByText('The donation is cancelled').waitFor();
+    assert.match(await page.locator('tr[data-donation]').first().innerText(), /Not completed/);
+    assert.equal(await page.locator('tr[data-donation]').first().getByRole('button').count(), 0, 'no cancel button any more');
+    await review(page, 'donation-cancelled');
+
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('button', { name: 'Revoke the key My script' }).click();
+    await page.getByText('The key is revoked').waitFor();
+    await review(page, 'keys-revoked');
+    const revoked = await fetch(`${base}/v1/users/me`, { headers: { 'x-api-key': key } });
+    assert.equal(revoked.status, 401, 'a revoked key stops at once');
+
+    await page.getByRole('link', { name: 'Profile', exact: true }).click();
+    await review(page, 'profile-settings');
+    await page.getByRole('link', { name: 'Your page' }).click();
+    await review(page, 'profile-page');
+    await page.goto(`${base}/charities?query=khan`);
+    await review(page, 'charity-search');
+    await page.getByRole('link', { name: 'Khan Academy' }).click();
+    await page.getByRole('heading', { name: 'Khan Academy' }).waitFor();
+    await review(page, 'charity-page');
+    await context.close();
+  });
+
+  test('a gift sent by one user is claimed for a non-profit in a second browser context', async () => {
+    const giverContext = await newContext();
+    const giver = await giverContext.newPage();
+    await signUp(giver, 'Grace Giver', 'grace@example.org');
+    await fundUser('Grace Giver', '200');
+    await giver.reload();
+    await giver.getByLabel('Recipient\'s name').fill('Bo');
+    await giver.locator('form[action="/dashboard/gifts"]').getByLabel('Amount (USD)').fill('50');
+    await giver.getByLabel('Message (optional)').fill('Happy birthday, <b>Bo</b>!');
+    await giver.getByRole('button', { name: 'Create gift' }).click();
+    await giver.getByText('Your gift is ready').waitFor();
+    const link = await giver.locator('tr[data-gift] input').inputValue();
+    assert.ok(link.startsWith(`${base}/gifts/`));
+    await review(giver, 'gift-created');
+
+    const recipientContext = await newContext();
+    const bo = await recipientContext.newPage();
+    await bo.goto(link);
+    await bo.getByText('Grace Giver sent Bo a gift of $50.00').waitFor();
+    assert.equal(await bo.locator('blockquote.message').innerText(), 'Happy birthday, <b>Bo</b>!', 'the message is shown as text');
+    await review(bo, 'gift-signed-out');
+    await bo.getByRole('link', { name: 'open a fund' }).click();
+    await signUp(bo, 'Bo Recipient', 'bo@example.org');
+    await bo.goto(link);
+    const claim = bo.locator('#f-ein');
+    await claim.pressSequentially('khan', { delay: 40 });
+    await bo.getByRole('option', { name: /Khan Academy/ }).click();
+    assert.equal(await claim.inputValue(), EIN);
+    await review(bo, 'gift-claim');
+    await bo.getByRole('button', { name: 'Send $50.00' }).click();
+    await bo.getByText('This gift has been sent to a non-profit').waitFor();
+    await review(bo, 'gift-claimed');
+
+    await giver.reload();
+    assert.match(await giver.locator('tr[data-gift]').innerText(), /Claimed/);
+    assert.match(await giver.locator('tr[data-donation]').first().innerText(), /Khan Academy[\s\S]*\$50\.00/);
+    await giverContext.close();
+    await recipientContext.close();
+    const check = await admin('GET', '/check');
+    assert.equal(check.status, 200, JSON.stringify(check.body));
+  });
+
+  test('the sign-in page, and no page broke its content security policy', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/dashboard`);
+    await page.waitForURL(/\/signin\?next=%2Fdashboard/);
+    await review(page, 'signin');
+    await page.getByLabel('Email').fill('ada@example.org');
+    await page.getByLabel('Password').fill('a long and private passphrase');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard`);
+    await context.close();
+    assert.deepEqual(violations.filter((v) => /Content Security Policy|Refused to/i.test(v)), []);
+  });
+});
