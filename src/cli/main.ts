@@ -5,7 +5,7 @@ import { openPlatform } from '../platform.ts';
 import { buildApp } from '../app.ts';
 import { serve } from '../main.ts';
 import { startJobs } from '../jobs.ts';
-import { seedDemo } from '../demo/seed.ts';
+import { seedDemo, DEMO_PASSWORD } from '../demo/seed.ts';
 import { createKey } from '../modules/keys/index.ts';
 import { createUser, sandboxUserFor } from '../modules/users/index.ts';
 import pino from 'pino';
@@ -115,6 +115,7 @@ async function demo(): Promise<void> {
     key !== undefined ? `Demo API key for Ada Lovelace (shown once): ${key}` : 'No demo user "ada" here: create one with `npx almoner users create --name NAME`.',
     key !== undefined ? `Try:  curl -s -H 'X-Api-Key: ${key}' ${base}/v1/donations` : '',
     result.operator_token !== undefined ? `Operator token (shown once): ${result.operator_token}   e.g. curl -s -H 'Authorization: Bearer ${result.operator_token}' ${base}/admin/v1/users` : '',
+    `Web app: ${config.publicUrl}  (sign in as ada@example.org, grace@example.org or katherine@example.org, password ${DEMO_PASSWORD})`,
     `API reference: ${base}/docs    OpenAPI: ${base}/openapi.json`,
     'Stop with Ctrl-C.',
     '',

@@ -7,6 +7,7 @@ import type { Deps } from '../deps.ts';
 import { assert } from '../shared/assert.ts';
 import { createKey } from '../modules/keys/index.ts';
 import { createUser, insertFollow } from '../modules/users/index.ts';
+import { addAccount } from '../modules/accounts/index.ts';
 import { importBmf, sourceOf } from '../modules/nonprofits/import.service.ts';
 import { advanceContribution, recordContribution } from '../modules/contributions/index.ts';
 import { applyDonationEvent, cancelDonation, createDonation, type DonationEvent } from '../modules/donations/index.ts';
@@ -26,6 +27,9 @@ export async function loadDemoNonProfits(deps: Deps): Promise<{ eligible: string
   const rows = await deps.db.selectFrom('non_profits').select(['ein', 'eligible']).where('source', '=', sourceOf(NONPROFITS_CSV)).orderBy('id').execute();
   return { eligible: rows.filter((r) => r.eligible === 1).map((r) => r.ein), ineligible: rows.filter((r) => r.eligible !== 1).map((r) => r.ein) };
 }
+
+/** Every demo user signs in to the web app as <first name>@example.org with this password. Demo data only. */
+export const DEMO_PASSWORD = 'give-generously';
 
 export interface DemoResult {
   created: boolean;
@@ -99,6 +103,7 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   await insertFollow(deps.db, users.katherine.user_id, users.ada.user_id, at);
   assert(ineligible.length > 0, 'the demo includes ineligible organisations');
 
+  for (const [name, user] of Object.entries(users)) await addAccount(deps, user.user_id, `${name}@example.org`, DEMO_PASSWORD);
   const key = await createKey(deps, users.ada.user_id, 'demo', 'live');
   const operator = await createAdminToken(deps, 'demo operator');
   return { created: true, key: key.key, user_id: users.ada.user_id, operator_token: operator.token };

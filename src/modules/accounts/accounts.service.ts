@@ -66,6 +66,20 @@ export async function signUp(deps: Deps, input: SignUp): Promise<Opened> {
   });
 }
 
+/** Gives an existing user (the demo's, or one an operator made) an email and password for the web. Throws validation_failed, email_taken. */
+export async function addAccount(deps: Deps, userId: number, emailText: string, password: string): Promise<void> {
+  const email = normalizeEmail(emailText);
+  const weak = passwordProblem(password);
+  if (email === null) throw fieldErrors([{ field: 'email', code: 'validation_failed', message: 'must be an email address' }]);
+  if (weak !== undefined) throw fieldErrors([{ field: 'password', code: 'validation_failed', message: weak }]);
+  const passwordHash = await hashPassword(password, cost(deps));
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await store.insertAccount(trx, { user_id: userId, email, password_hash: passwordHash, created_at: deps.clock.now().toISOString() }))) {
+      throw conflict('email_taken', `an account with the email ${email} exists`);
+    }
+  });
+}
+
 function refused(): AppError {
   return new AppError('unauthenticated', 'invalid_credentials', 'the email or the password is wrong');
 }
