@@ -4,6 +4,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines, openEnv, fund, makeNonProfit, makeUser, call, fingerprint, assertLedgerBalanced, TestClock, type TestEnv } from './harness.ts';
 import { WebClient, textOf } from './web-client.ts';
+import { setUserStatus } from '../src/modules/users/index.ts';
 
 const EIN = '261544963';
 const OTHER_EIN = '135562308';
@@ -145,6 +146,31 @@ for (const { name: engine } of engines()) {
       assert.equal(b.cookies.has('almoner_session'), false);
       clock.set(new Date(clock.now().getTime() + 15 * 60_000 + 1000).toISOString());
       assert.equal((await b.signIn(address)).status, 303);
+    });
+
+    test('a suspended user is signed out at once and cannot sign in; a session ends when its time is up', async () => {
+      const address = email();
+      const b = new WebClient(env.app);
+      await b.signUp('Suspended Soon', address);
+      assert.equal((await b.get('/dashboard')).status, 200);
+      const userId = await userIdOf(env, address);
+      await setUserStatus(env.deps, userId, 'suspended', 'operator:test');
+      assert.equal((await b.get('/dashboard')).status, 303, 'the open session stops working on the next request');
+      const refused = await b.signIn(address);
+      assert.equal(refused.status, 403);
+      assert.ok(textOf(refused.body).includes('This account is suspended'));
+      await setUserStatus(env.deps, userId, 'active', 'operator:test');
+      assert.equal((await b.signIn(address)).status, 303);
+      assert.equal((await b.get('/dashboard')).status, 200);
+      const sessions = () => env.deps.db.selectFrom('web_sessions').select('id_hash').where('user_id', '=', userId).execute();
+      const stale = (await sessions()).length;
+      assert.ok(stale >= 2, 'the sign-up session and this one');
+      clock.set(new Date(clock.now().getTime() + env.deps.config.sessionTtlHours * 3_600_000 + 1000).toISOString());
+      const expired = await b.get('/dashboard');
+      assert.equal(expired.status, 303, 'expired');
+      assert.equal(b.cookies.has('almoner_session'), false, 'and the browser is told to forget it');
+      assert.equal((await b.signIn(address)).status, 303);
+      assert.equal((await sessions()).length, 1, 'expired sessions are deleted when their user signs in');
     });
 
     test('a signed-out visitor cannot reach the dashboard or settings, or act there', async () => {

@@ -107,7 +107,7 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
     ? (await hashPassword(input.password.slice(0, 200), cost(deps)), false)
     : await verifyPassword(input.password.slice(0, 200), account.password_hash);
   if (!ok || account === undefined) {
-    await store.recordFailure(deps.db, { email, ip: input.ip, at: now.toISOString() });
+    await store.recordFailure(deps.db, { email, ip: input.ip, at: now.toISOString() }, since);
     throw refused();
   }
   return deps.db.transaction().execute(async (trx) => {
@@ -115,6 +115,7 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
     if (status.status !== 'active') throw new AppError('forbidden', 'account_suspended', 'this account is suspended');
     await store.clearFailures(trx, email);
     if (previousToken !== undefined) await store.deleteSession(trx, sessionHash(previousToken));
+    await store.deleteExpiredSessionsOf(trx, account.user_id, now.toISOString());
     return openSession(deps, trx, account.user_id);
   });
 }

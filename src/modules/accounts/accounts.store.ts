@@ -45,8 +45,8 @@ export async function deleteSession(db: Db | Trx, idHash: string): Promise<void>
   await db.deleteFrom('web_sessions').where('id_hash', '=', idHash).execute();
 }
 
-export async function deleteExpiredSessions(db: Db, now: string): Promise<void> {
-  await db.deleteFrom('web_sessions').where('expires_at', '<=', now).execute();
+export async function deleteExpiredSessionsOf(db: Db | Trx, userId: number, now: string): Promise<void> {
+  await db.deleteFrom('web_sessions').where('user_id', '=', userId).where('expires_at', '<=', now).execute();
 }
 
 export async function countFailures(db: Db, column: 'email' | 'ip', value: string, since: string): Promise<number> {
@@ -60,8 +60,12 @@ export async function oldestFailure(db: Db, column: 'email' | 'ip', value: strin
   return row?.at;
 }
 
-export async function recordFailure(db: Db, failure: { email: string; ip: string; at: string }): Promise<void> {
-  await db.insertInto('sign_in_failures').values(failure).execute();
+/** Records a failure and forgets this email's failures that have left the window. */
+export async function recordFailure(db: Db, failure: { email: string; ip: string; at: string }, windowStart: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('sign_in_failures').where('email', '=', failure.email).where('at', '<=', windowStart).execute();
+    await trx.insertInto('sign_in_failures').values(failure).execute();
+  });
 }
 
 export async function clearFailures(db: Db | Trx, email: string): Promise<void> {
