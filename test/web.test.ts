@@ -37,6 +37,17 @@ for (const { name: engine } of engines()) {
     });
     after(async () => env.close());
 
+    /** A signed-up donor whose fund holds `cents`, on the dashboard. */
+    async function donor(name: string, cents: number) {
+      const browser = new WebClient(env.app);
+      const address = email();
+      await browser.signUp(name, address);
+      const f = await fundOf(env, address);
+      await fund(env.deps, f, cents);
+      await browser.get('/dashboard');
+      return { browser, address, f };
+    }
+
     test('sign up opens a fund and a session in a cookie that scripts cannot read', async () => {
       const b = new WebClient(env.app);
       const address = email();
@@ -265,12 +276,7 @@ for (const { name: engine } of engines()) {
     });
 
     test('donating from the dashboard, choosing among matches by name, and cancelling exactly when allowed', async () => {
-      const b = new WebClient(env.app);
-      const address = email();
-      await b.signUp('Giver', address);
-      const f = await fundOf(env, address);
-      await fund(env.deps, f, 50_00);
-      await b.get('/dashboard');
+      const { browser: b, f } = await donor('Giver', 50_00);
       const r = await b.post('/dashboard/donations', { ein: '26-1544963', amount: '$25.50', note: 'For the videos', visibility: 'public' });
       assert.equal(r.status, 303);
       assert.equal(r.location, '/dashboard?done=donation_created#donations');
@@ -308,11 +314,7 @@ for (const { name: engine } of engines()) {
     });
 
     test('bad donation, gift and recurring forms are refused with their field errors, and nothing changes', async () => {
-      const b = new WebClient(env.app);
-      const address = email();
-      await b.signUp('Careful', address);
-      await fund(env.deps, await fundOf(env, address), 100_00);
-      await b.get('/dashboard');
+      const { browser: b } = await donor('Careful', 100_00);
       const cases: Array<[string, Record<string, string>, number, string]> = [
         ['/dashboard/donations', { ein: EIN, amount: '9.99' }, 422, 'amount must be at least $10'],
         ['/dashboard/donations', { ein: EIN, amount: '10.005' }, 422, 'amount must be an amount in dollars'],
@@ -352,12 +354,7 @@ for (const { name: engine } of engines()) {
     });
 
     test('a gift made on the web is seen, then claimed for a non-profit by another signed-in user; the giver cannot act on it', async () => {
-      const giver = new WebClient(env.app);
-      const giverEmail = email();
-      await giver.signUp('Grace', giverEmail);
-      const g = await fundOf(env, giverEmail);
-      await fund(env.deps, g, 100_00);
-      await giver.get('/dashboard');
+      const { browser: giver, f: g } = await donor('Grace', 100_00);
       assert.equal((await giver.post('/dashboard/gifts', { name: 'Bo', amount: '40', message: 'Happy birthday!' })).location, '/dashboard?done=gift_created#gifts');
       const dash = await giver.get('/dashboard');
       const url = /readonly value="(https:\/\/almoner\.test\/gifts\/[0-9a-f-]{36})"/.exec(dash.body)?.[1];
@@ -394,12 +391,7 @@ for (const { name: engine } of engines()) {
     });
 
     test('profiles at /<slug> show public donations only, and hidden profiles only to their owner', async () => {
-      const b = new WebClient(env.app);
-      const address = email();
-      await b.signUp('Pat Public', address);
-      const f = await fundOf(env, address);
-      await fund(env.deps, f, 100_00);
-      await b.get('/dashboard');
+      const { browser: b, f } = await donor('Pat Public', 100_00);
       await b.post('/dashboard/donations', { ein: EIN, amount: '10', note: 'Shown to all' });
       await b.post('/dashboard/donations', { ein: OTHER_EIN, amount: '11', note: 'Secret', visibility: 'private' });
       const slug = (await env.deps.db.selectFrom('users').select('slug').where('id', '=', f.user_id).executeTakeFirstOrThrow()).slug;
@@ -454,11 +446,7 @@ for (const { name: engine } of engines()) {
     });
 
     test('HTML in a name, a note, a gift and a key name is shown as text on every page', async () => {
-      const b = new WebClient(env.app);
-      const address = email();
-      await b.signUp(XSS, address);
-      await fund(env.deps, await fundOf(env, address), 100_00);
-      await b.get('/dashboard');
+      const { browser: b, address: address } = await donor(XSS, 100_00);
       await b.post('/dashboard/donations', { ein: EIN, amount: '10', note: XSS });
       await b.post('/dashboard/gifts', { name: XSS, amount: '20', message: XSS });
       await b.get('/settings/keys');

@@ -2,15 +2,9 @@
 import { html, day, type Html } from '../html.ts';
 import { csrfField, errorSummary, field, layout, notice, select, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
+import type { ApiKeyView } from '../../modules/keys/index.ts';
 
-export interface KeyView {
-  id: number;
-  name: string;
-  last4: string;
-  mode: string;
-  created_at: string;
-  last_used_at: string | null;
-}
+type KeyView = ApiKeyView;
 
 function keyRow(v: Visitor, k: KeyView): Html {
   return html`<tr data-key="${k.id}">
