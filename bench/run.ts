@@ -5,7 +5,8 @@
 //   POST /v1/donations (durable, with its journal) vs a naive durable single-row insert
 //   and the GET list's latency at a fixed 2,000 requests/s.
 // Servers run on core 0, the load generator (autocannon) on core 1.
-// Then the national directory (bench/directory.ts).
+// Then `almoner serve --workers 1` and `2` on each engine (bench/workers.ts), and the
+// national directory (bench/directory.ts).
 // Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|directory
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { seedBench } from './seed.ts';
 import { benchDirectory } from './directory.ts';
+import { benchWorkers } from './workers.ts';
 
 const { values } = parseArgs({
   options: {
@@ -61,14 +63,16 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-function autocannon(url: string, options: { method?: string; body?: string; key?: string; rate?: number; duration?: number }): Promise<Result> {
+function autocannon(url: string, options: { method?: string; body?: string; key?: string; rate?: number; duration?: number; pinned?: boolean }): Promise<Result> {
   const args = [AUTOCANNON, '-j', '-c', String(CONNECTIONS), '-d', String(options.duration ?? DURATION_S)];
   if (options.method !== undefined) args.push('-m', options.method);
   if (options.body !== undefined) args.push('-b', options.body, '-H', 'content-type=application/json');
   if (options.key !== undefined) args.push('-H', `x-api-key=${options.key}`);
   if (options.rate !== undefined) args.push('-R', String(options.rate));
   args.push(url);
-  const child = spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = options.pinned === false
+    ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
+    : spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
   return new Promise((resolve, reject) => {
@@ -81,6 +85,11 @@ function autocannon(url: string, options: { method?: string; body?: string; key?
       }
     });
   });
+}
+
+/** The load generator for the workers comparison: the servers need both cores there, so it is not pinned. */
+function autocannonUnpinned(url: string, options: Parameters<typeof autocannon>[1]): Promise<Result> {
+  return autocannon(url, { ...options, pinned: false });
 }
 
 async function measure(label: string, mode: string, env: Record<string, string>, path: string, options: Parameters<typeof autocannon>[1] = {}): Promise<Result> {
@@ -146,7 +155,10 @@ async function benchEngine(engine: string): Promise<string[]> {
     const post = await measure('POST /v1/donations (durable, with journal)', 'app', env, '/v1/donations', { method: 'POST', body, key: seeded.key });
 
     const ratio = (a: Result, b: Result) => (a.rps / b.rps).toFixed(3);
+    log(`  -- almoner serve --workers 1 and 2`);
+    const workerRows = await benchWorkers(engine, databaseUrl, seeded, autocannonUnpinned, log);
     return [
+      ...workerRows,
       `| ${engine} | GET /v1/donations | ${list.rps.toFixed(0)} | ${list.p50} / ${list.p99} | ceiling ${ceilingList.rps.toFixed(0)} | **${ratio(list, ceilingList)}** |`,
       `| ${engine} | GET /v1/donations at 2,000 req/s | ${fixed.rps.toFixed(0)} | ${fixed.p50} / **${fixed.p99}** | | |`,
       `| ${engine} | GET /v1/non_profits/:ein | ${np.rps.toFixed(0)} | ${np.p50} / ${np.p99} | ceiling ${ceilingNp.rps.toFixed(0)} | **${ratio(np, ceilingNp)}** |`,

@@ -155,7 +155,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         request.caller = await authenticate(deps, callers, request);
       } catch (error) {
         // Requests without a valid key are limited per address, so guessing keys is slow.
-        await limiter.hit(`ip:${request.ip}`, deps.config.rateLimitAnonymousPerMinute, reply);
+        // (A key that could not be checked, the database being unreachable, is no guess.)
+        if (error instanceof AppError && error.kind === 'unauthenticated') {
+          await limiter.hit(`ip:${request.ip}`, deps.config.rateLimitAnonymousPerMinute, reply);
+        }
         throw error;
       }
       await limiter.hit(`key:${request.caller.key_id}`, deps.config.rateLimitPerMinute, reply);

@@ -55,8 +55,11 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       statement_timeout: options.statementTimeoutMs ?? 10_000,
     });
-    // An idle client that loses its server must not crash the process.
+    // A client that loses its server must not crash the process: idle ones report to the
+    // pool; one checked out (between statements of a transaction) reports to itself, and
+    // its next query fails and turns into 503 unavailable.
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, engine, close: () => db.destroy() };
   }

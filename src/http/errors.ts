@@ -172,7 +172,7 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
   if (error.validation !== undefined) return fromValidation(error);
   const framework = fromFastify(error);
   if (framework !== undefined) return framework;
-  if (isUnavailable(error) || /timeout exceeded when trying to connect|Connection terminated/i.test(error.message)) {
+  if (isUnavailable(error) || /timeout exceeded when trying to connect|Connection terminated|connection error and is not queryable|Client was closed/i.test(error.message)) {
     request.log.warn({ err: error }, 'database unavailable');
     return new AppError('unavailable', 'unavailable', 'the database cannot be reached; try again shortly', { headers: { 'retry-after': '1' } });
   }

@@ -1,0 +1,158 @@
+// `npm run soak`: a long run of mixed traffic at a steady rate against one
+// server process, to see that memory stays flat, nothing fails and latency
+// holds. Reads, writes and cancels in the proportions of a busy platform:
+//   60% GET /v1/donations, 20% GET /v1/non_profits/:ein, 15% POST /v1/donations,
+//   5% DELETE /v1/donations/:id (a donation this run created).
+// The server runs on core 0, this load on core 1. Each minute prints requests,
+// errors, p50/p99 and the server's resident memory; the end checks RSS growth
+// after the warm-up minute (< 10%), no errors, and p99 stable.
+// Options: --minutes 10  --rate 300  --engine sqlite|postgres
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { seedBench } from './seed.ts';
+
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string', default: '300' }, engine: { type: 'string', default: 'sqlite' } } });
+const MINUTES = Number(values.minutes);
+const RATE = Number(values.rate);
+const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+function rssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'almoner-soak-'));
+let databaseUrl = `sqlite:${join(dir, 'soak.sqlite')}`;
+let dropSchema = async () => {};
+if (values.engine === 'postgres') {
+  const schema = `soak_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: PG_BASE });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(PG_BASE);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  databaseUrl = url.toString();
+  dropSchema = async () => {
+    const c = new pg.Client({ connectionString: PG_BASE });
+    await c.connect();
+    await c.query(`drop schema ${schema} cascade`);
+    await c.end();
+  };
+}
+log(`== soak on ${values.engine}: ${MINUTES} min at ${RATE} req/s`);
+const seeded = await seedBench(databaseUrl, 1, 10_000, log);
+const child = spawn('taskset', ['-c', '0', process.execPath, new URL('./servers.ts', import.meta.url).pathname, 'app'], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
+const port = await new Promise<number>((resolve, reject) => {
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+    const m = /listening (\d+)/.exec(out);
+    if (m) resolve(Number(m[1]));
+  });
+  child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+});
+const base = `http://127.0.0.1:${port}`;
+const headers = { 'x-api-key': seeded.key, 'content-type': 'application/json' };
+const created: number[] = [];
+
+async function one(i: number): Promise<{ ok: boolean; ms: number; what: string }> {
+  const roll = i % 20;
+  const started = performance.now();
+  let response: Response;
+  let what: string;
+  if (roll < 12) {
+    what = 'list';
+    response = await fetch(`${base}/v1/donations?page=1&per_page=25`, { headers });
+  } else if (roll < 16) {
+    what = 'non_profit';
+    response = await fetch(`${base}/v1/non_profits/${seeded.ein}`, { headers });
+  } else if (roll < 19 || created.length === 0) {
+    what = 'create';
+    response = await fetch(`${base}/v1/donations`, { method: 'POST', headers, body: JSON.stringify({ ein: seeded.ein, amount: 10 }) });
+  } else {
+    what = 'cancel';
+    response = await fetch(`${base}/v1/donations/${created.shift()}`, { method: 'DELETE', headers });
+  }
+  const text = await response.text();
+  if (what === 'create' && response.status === 201) created.push((JSON.parse(text) as { id: number }).id);
+  return { ok: response.status < 300, ms: performance.now() - started, what };
+}
+
+interface Minute { requests: number; errors: number; latencies: number[]; rss: number[] }
+const minutes: Minute[] = [];
+const startedAt = Date.now();
+let sent = 0;
+let inFlight = 0;
+let maxInFlight = 0;
+const errorsSeen = new Map<string, number>();
+await new Promise<void>((resolve) => {
+  const tick = setInterval(() => {
+    const elapsed = Date.now() - startedAt;
+    const minute = Math.floor(elapsed / 60_000);
+    if (minute >= MINUTES) {
+      clearInterval(tick);
+      const wait = setInterval(() => { if (inFlight === 0) { clearInterval(wait); resolve(); } }, 50);
+      return;
+    }
+    minutes[minute] ??= { requests: 0, errors: 0, latencies: [], rss: [] };
+    // Send what the schedule says is due by now: a steady rate, however the answers come.
+    const due = Math.floor((elapsed / 1000) * RATE);
+    for (; sent < due; sent++) {
+      const m = minutes[minute]!;
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      one(sent).then((r) => {
+        m.requests++;
+        m.latencies.push(r.ms);
+        if (!r.ok) { m.errors++; errorsSeen.set(r.what, (errorsSeen.get(r.what) ?? 0) + 1); }
+      }, (error: Error) => {
+        m.requests++;
+        m.errors++;
+        errorsSeen.set(error.message, (errorsSeen.get(error.message) ?? 0) + 1);
+      }).finally(() => { inFlight--; });
+    }
+  }, 10);
+  const sampler = setInterval(() => {
+    const minute = Math.floor((Date.now() - startedAt) / 60_000);
+    if (minute >= MINUTES) { clearInterval(sampler); return; }
+    minutes[minute]?.rss.push(rssMiB(child.pid!));
+  }, 5_000);
+  const printer = setInterval(() => {
+    const minute = Math.floor((Date.now() - startedAt) / 60_000) - 1;
+    const m = minutes[minute];
+    if (m === undefined) return;
+    const sorted = [...m.latencies].sort((a, b) => a - b);
+    log(`  minute ${minute + 1}: ${m.requests} requests, ${m.errors} errors, p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${percentile(sorted, 0.99).toFixed(1)} ms, RSS ${(m.rss.at(-1) ?? 0).toFixed(0)} MiB`);
+    if (minute + 1 >= MINUTES) clearInterval(printer);
+  }, 60_000);
+});
+const finalRss = rssMiB(child.pid!);
+child.kill('SIGTERM');
+await dropSchema();
+rmSync(dir, { recursive: true, force: true });
+
+const warm = minutes[1] ?? minutes[0]!;
+const last = minutes.at(-1)!;
+const warmRss = warm.rss[0] ?? 0;
+const growth = (finalRss - warmRss) / warmRss;
+const p99 = (m: Minute) => percentile([...m.latencies].sort((a, b) => a - b), 0.99);
+const errors = minutes.reduce((n, m) => n + m.errors, 0);
+const total = minutes.reduce((n, m) => n + m.requests, 0);
+log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
+log(`| engine | minutes | rate | requests | errors | RSS after warm-up -> end | growth | p99 minute 2 -> last | most in flight |`);
+log(`|---|---|---|---|---|---|---|---|---|`);
+log(`| ${values.engine} | ${MINUTES} | ${RATE}/s | ${total} | ${errors} | ${warmRss.toFixed(0)} -> ${finalRss.toFixed(0)} MiB | ${(growth * 100).toFixed(1)}% | ${p99(warm).toFixed(1)} -> ${p99(last).toFixed(1)} ms | ${maxInFlight} |`);
+if (errors > 0) log(`errors: ${JSON.stringify(Object.fromEntries(errorsSeen))}`);
+const ok = errors === 0 && growth < 0.10 && p99(last) < Math.max(2 * p99(warm), p99(warm) + 20);
+log(ok ? 'PASS: memory flat, no error, p99 stable' : 'FAIL: see the figures above');
+process.exit(ok ? 0 : 1);

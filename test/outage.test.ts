@@ -1,0 +1,153 @@
+// The database goes away under load and comes back (PostgreSQL). The app
+// reaches PostgreSQL through a TCP proxy that this test cuts: every open
+// connection is reset and new ones are refused, as when the database server
+// restarts. Requests during the cut get 503 `unavailable`, the service
+// recovers by itself once the database is back, and every write that was
+// acknowledged is in the database afterwards.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { loadConfig } from '../src/config.ts';
+import { openPlatform, type Platform } from '../src/platform.ts';
+import { buildApp } from '../src/app.ts';
+
+const EIN = '261544963';
+
+/** A TCP proxy to PostgreSQL that can be cut (resetting every connection, refusing new ones) and restored. */
+class CuttableProxy {
+  readonly #target: { host: string; port: number };
+  readonly #sockets = new Set<Socket>();
+  #server: Server | undefined;
+  port = 0;
+
+  constructor(target: { host: string; port: number }) {
+    this.#target = target;
+  }
+
+  async up(): Promise<void> {
+    this.#server = createServer((client) => {
+      const upstream = connect(this.#target.port, this.#target.host);
+      for (const s of [client, upstream]) {
+        this.#sockets.add(s);
+        s.on('close', () => this.#sockets.delete(s));
+        s.on('error', () => {});
+      }
+      client.pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.#server.address() as AddressInfo).port;
+  }
+
+  async cut(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server?.close(() => resolve()));
+    for (const s of this.#sockets) s.resetAndDestroy();
+    await closed;
+  }
+}
+
+describe('the database restarts under load (postgres)', { skip: process.env.TEST_DATABASE_URL === undefined && 'TEST_DATABASE_URL is not set' }, () => {
+  let env: TestEnv;
+  let user: TestUser;
+  let proxy: CuttableProxy;
+  let platform: Platform;
+  let app: FastifyInstance;
+  let base: string;
+
+  before(async () => {
+    env = await openEnv('postgres');
+    user = await makeUser(env.deps);
+    await makeNonProfit(env.deps, { ein: EIN, name: 'Khan Academy' });
+    await fund(env.deps, user, 1_000_000_00);
+    const direct = new URL(env.deps.config.databaseUrl);
+    proxy = new CuttableProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    await proxy.up();
+    const viaProxy = new URL(direct);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    const config = loadConfig({}, { databaseUrl: viaProxy.toString(), publicUrl: 'https://almoner.test', rateLimitPerMinute: 1_000_000, dbConnectTimeoutMs: 500, dbPoolMax: 8, schedulerIntervalMs: 0, sandboxTickMs: 0 });
+    platform = await openPlatform(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+    app = await buildApp(platform.deps);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await app?.close();
+    await platform?.close();
+    await proxy?.cut();
+    await env?.close();
+  });
+
+  test('requests during the cut get 503, service resumes within seconds, nothing acknowledged is lost', async () => {
+    const phase = { name: 'before' as 'before' | 'cut' | 'after' };
+    const outcomes: Record<string, Map<string, number>> = { before: new Map(), cut: new Map(), after: new Map() };
+    const acknowledged: number[] = [];
+    let cutAt = 0;
+    let restoredAt = 0;
+    let firstSuccessAfterRestore = 0;
+    let stop = false;
+    const count = (status: string) => {
+      const m = outcomes[phase.name]!;
+      m.set(status, (m.get(status) ?? 0) + 1);
+    };
+    const worker = async (n: number) => {
+      for (let i = 0; !stop; i++) {
+        const write = (i + n) % 2 === 0;
+        const started = Date.now();
+        try {
+          const response = write
+            ? await fetch(`${base}/v1/donations`, { method: 'POST', headers: { 'x-api-key': user.key, 'content-type': 'application/json' }, body: JSON.stringify({ ein: EIN, amount: 10 }) })
+            : await fetch(`${base}/v1/donations?per_page=5`, { headers: { 'x-api-key': user.key } });
+          const body = await response.json() as { id?: number; code?: string };
+          count(`${response.status}${body.code === undefined ? '' : ` ${body.code}`}`);
+          if (response.status === 201 && body.id !== undefined) acknowledged.push(body.id);
+          if (response.status < 300 && phase.name === 'after' && firstSuccessAfterRestore === 0 && started >= restoredAt) firstSuccessAfterRestore = Date.now();
+          if (response.status === 503) await new Promise((r) => setTimeout(r, 50));
+        } catch (error) {
+          count(`transport error ${(error as Error).message}`);
+        }
+      }
+    };
+    const workers = Array.from({ length: 6 }, (_, n) => worker(n));
+    await new Promise((r) => setTimeout(r, 2_000));
+    phase.name = 'cut';
+    cutAt = Date.now();
+    await proxy.cut();
+    await new Promise((r) => setTimeout(r, 3_000));
+    const ready = await fetch(`${base}/readyz`);
+    assert.equal(ready.status, 503, '/readyz reports the database unreachable');
+    await proxy.up();
+    restoredAt = Date.now();
+    phase.name = 'after';
+    await new Promise((r) => setTimeout(r, 4_000));
+    stop = true;
+    await Promise.all(workers);
+    const report = Object.fromEntries(Object.entries(outcomes).map(([k, v]) => [k, Object.fromEntries(v)]));
+    process.stderr.write(`database cut for ${restoredAt - cutAt} ms; recovered ${firstSuccessAfterRestore - restoredAt} ms after it returned; outcomes: ${JSON.stringify(report)}\n`);
+
+    for (const [name, m] of Object.entries(outcomes)) {
+      for (const status of m.keys()) {
+        assert.ok(/^(200|201|503 unavailable)$/.test(status), `${name}: only 2xx or 503 unavailable, never ${status}`);
+      }
+    }
+    assert.ok((outcomes.before!.get('201') ?? 0) > 0 && (outcomes.before!.get('200') ?? 0) > 0, 'served before the cut');
+    assert.ok((outcomes.cut!.get('503 unavailable') ?? 0) > 0, 'refused with 503 during the cut');
+    assert.ok(firstSuccessAfterRestore > 0, 'served again after the database returned');
+    assert.ok(firstSuccessAfterRestore - restoredAt < 5_000, `recovered in ${firstSuccessAfterRestore - restoredAt} ms`);
+    assert.ok((outcomes.after!.get('201') ?? 0) > 0, 'writes resumed');
+    assert.equal((await fetch(`${base}/readyz`)).status, 200);
+
+    const stored = new Set((await env.deps.db.selectFrom('donations').select('id').where('user_id', '=', user.user_id).execute()).map((r) => r.id));
+    const lost = acknowledged.filter((id) => !stored.has(id));
+    assert.deepEqual(lost, [], 'every acknowledged donation is in the database');
+    // A connection reset during COMMIT leaves its outcome unknown to the app: such a request got
+    // 503, yet its donation may exist. That is the only way a row may exist without a 201.
+    const unacknowledged = stored.size - acknowledged.length;
+    assert.ok(unacknowledged >= 0 && unacknowledged <= (outcomes.cut!.get('503 unavailable') ?? 0), `${unacknowledged} donations without a 201`);
+    await assertLedgerBalanced(env.deps);
+  });
+});
