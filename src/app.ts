@@ -12,7 +12,10 @@ import { ulid } from './shared/ulid.ts';
 import { authenticate } from './http/auth.ts';
 import { CallerCache } from './http/caller-cache.ts';
 import { registerErrorHandling, sendProblem } from './http/errors.ts';
-import { claimIdempotencyKey, settleIdempotencyKey } from './http/idempotency.ts';
+import { claimIdempotencyKey, settleIdempotencyKey, withClaim, type Replayers } from './http/idempotency.ts';
+import { getCreatedDonation } from './modules/donations/index.ts';
+import { getGift, giftFormByCode } from './modules/gifts/index.ts';
+import { getSchedule } from './modules/scheduled/index.ts';
 import { parseStrictJson } from './http/json.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { InProcessCounter, RateLimiter, RedisCounter } from './http/rate-limit.ts';
@@ -164,8 +167,17 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await limiter.hit(`key:${request.caller.key_id}`, deps.config.rateLimitPerMinute, reply);
     });
     // Idempotency keys apply to POSTs only: the hooks are attached to those routes alone.
+    const replayers: Replayers = {
+      donation: async (caller, id) => {
+        const donation = await getCreatedDonation(deps, caller, Number(id));
+        return { status: 201, location: `/v1/users/${donation.user_id}/donations/${donation.id}`, body: donation };
+      },
+      gift: async (caller, code) => ({ status: 201, location: `/v1/gifts/${code}`, body: await getGift(deps, caller, code) }),
+      gift_action: async (_caller, code) => ({ status: 200, body: await giftFormByCode(deps, code) }),
+      scheduled_donation: async (caller, id) => ({ status: 201, location: `/v1/scheduled_donations/${id}`, body: await getSchedule(deps, caller, Number(id)) }),
+    };
     const claim = async (request: FastifyRequest, reply: FastifyReply) => {
-      if (await claimIdempotencyKey(deps, request, reply)) return reply;
+      if (await claimIdempotencyKey(deps, request, reply, replayers)) return reply;
     };
     const settle = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       await settleIdempotencyKey(deps, request, reply, payload);
@@ -175,6 +187,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       if (route.method !== 'POST') return;
       route.preHandler = [claim];
       route.onSend = [settle];
+      const handler = route.handler;
+      route.handler = function (this: FastifyInstance, request, reply) {
+        return withClaim(request, () => handler.call(this, request, reply));
+      };
     });
     await api.register(nonProfitRoutes(deps, directory));
     for (const routes of [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, scheduledRoutes, sandboxRoutes]) {

@@ -10,6 +10,8 @@ export interface Config {
   rateLimitAnonymousPerMinute: number;
   bodyLimitBytes: number;
   idempotencyTtlHours: number;
+  /** How long an Idempotency-Key stays claimed by an attempt before a retry may take it over (the attempt seems dead). */
+  idempotencyLockMs: number;
   dbPoolMax: number;
   dbStatementTimeoutMs: number;
   dbConnectTimeoutMs: number;
@@ -65,6 +67,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     rateLimitAnonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 60, 1, 1_000_000),
     bodyLimitBytes: 64 * 1024,
     idempotencyTtlHours: 24,
+    idempotencyLockMs: integer(env, 'IDEMPOTENCY_LOCK_MS', 60_000, 100, 3_600_000),
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
     dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),

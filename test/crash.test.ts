@@ -1,7 +1,9 @@
 // Crash test: a write load of donations, cancels and contributions against
 // a real server process, killed with SIGKILL at random moments, 20 times.
 // After each restart every request that got a 2xx is in the database, none
-// that failed is half there, and `almoner check` passes.
+// that failed is half there, and `almoner check` passes. Donations carry an
+// Idempotency-Key; those the crash left unanswered are retried with the same
+// key after the restart, and each key makes exactly one donation.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -49,10 +51,40 @@ for (const { name: engine } of engines()) {
         assert.ok(key && token && userId > 0);
 
         const created = new Set<number>();
+        /** Idempotency keys sent whose answer the crash took, and the donation each key made once answered. */
+        const unanswered = new Set<string>();
+        const answered = new Map<string, number>();
+        const retried = { replayed: 0, done_now: 0, waited: 0 };
+        const unexpected: number[] = [];
+        const donate = (base: string, idempotencyKey: string) => fetch(`${base}/v1/donations`, {
+          method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+          body: JSON.stringify({ amount: 10, ein: '261544963', note: idempotencyKey }),
+        });
+        /** After a restart: the same request again, until it is answered (a key still held by a dead attempt answers 409 until its lock runs out). */
+        const retryUnanswered = async (base: string) => {
+          for (const k of [...unanswered]) {
+            for (let attempt = 0; ; attempt++) {
+              const res = await donate(base, k);
+              if (res.status === 201) {
+                retried[res.headers.get('idempotent-replayed') === 'true' ? 'replayed' : 'done_now'] += 1;
+                const id = ((await res.json()) as { id: number }).id;
+                created.add(id);
+                answered.set(k, id);
+                unanswered.delete(k);
+                break;
+              }
+              assert.equal(res.status, 409, `a retry is answered or told to wait, got ${res.status}`);
+              retried.waited += 1;
+              assert.ok(attempt < 50, `key ${k} answered within the lock time`);
+              await new Promise((r) => setTimeout(r, 100));
+            }
+          }
+        };
         const cancelled = new Set<number>();
         const contributions = new Set<number>();
         for (let round = 0; round < KILLS; round++) {
-          const { server, base, exited } = await startServerProcess(databaseUrl, { RATE_LIMIT_PER_MINUTE: '1000000' });
+          const { server, base, exited } = await startServerProcess(databaseUrl, { RATE_LIMIT_PER_MINUTE: '1000000', IDEMPOTENCY_LOCK_MS: '500' });
+          await retryUnanswered(base);
           let stop = false;
           const worker = async (n: number) => {
             for (let i = 0; !stop; i++) {
@@ -65,8 +97,17 @@ for (const { name: engine } of engines()) {
                   const res = await fetch(`${base}/v1/donations/${id}`, { method: 'DELETE', headers: { 'x-api-key': key } });
                   if (res.status === 200) cancelled.add(id);
                 } else {
-                  const res = await fetch(`${base}/v1/donations`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 10, ein: '261544963' }) });
-                  if (res.status === 201) created.add(((await res.json()) as { id: number }).id);
+                  const k = `k-${round}-${n}-${i}`;
+                  unanswered.add(k);
+                  const res = await donate(base, k);
+                  if (res.status !== 201) {
+                    unexpected.push(res.status);
+                    continue;
+                  }
+                  const id = ((await res.json()) as { id: number }).id;
+                  created.add(id);
+                  answered.set(k, id);
+                  unanswered.delete(k);
                 }
               } catch {
                 return; // the server died under this request: it was never acknowledged
@@ -81,6 +122,15 @@ for (const { name: engine } of engines()) {
           await load;
         }
 
+        // One more start to answer what the last kill left unanswered.
+        const last = await startServerProcess(databaseUrl, { RATE_LIMIT_PER_MINUTE: '1000000', IDEMPOTENCY_LOCK_MS: '500' });
+        await retryUnanswered(last.base);
+        last.server.kill('SIGTERM');
+        await last.exited;
+        assert.equal(unanswered.size, 0);
+        assert.deepEqual(unexpected, [], 'every donation answered is a 201');
+        process.stderr.write(`${engine}: ${answered.size} keys; after restarts ${retried.replayed} replayed (committed before the kill), ${retried.done_now} done then (not committed), ${retried.waited} told to wait\n`);
+
         const after = await openEnv(engine, { databaseUrl });
         try {
           const donations = await after.deps.db.selectFrom('donations').select(['id', 'status']).execute();
@@ -90,6 +140,10 @@ for (const { name: engine } of engines()) {
           const stored = new Set((await after.deps.db.selectFrom('contributions').select('id').execute()).map((c) => c.id));
           for (const id of contributions) assert.ok(stored.has(id), `acknowledged contribution ${id} is in the database`);
           assert.ok(created.size > 20, `the load made ${created.size} donations`);
+          const byKey = new Map<string, number>();
+          for (const d of await after.deps.db.selectFrom('donations').select(['note']).where('note', 'like', 'k-%').execute()) byKey.set(d.note!, (byKey.get(d.note!) ?? 0) + 1);
+          for (const [k, n] of byKey) assert.equal(n, 1, `key ${k} made ${n} donations`);
+          assert.deepEqual([...byKey.keys()].sort(), [...answered.keys()].sort(), 'every key sent made its one donation, and was answered');
         } finally {
           await after.app.close();
           await after.platform.close();

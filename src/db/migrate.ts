@@ -11,6 +11,7 @@ import * as m005 from './migrations/005_sandbox.ts';
 import * as m006 from './migrations/006_directory.ts';
 import * as m007 from './migrations/007_directory_top.ts';
 import * as m008 from './migrations/008_accounts.ts';
+import * as m009 from './migrations/009_idempotency_outcome.ts';
 
 const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
   { name: '001_initial', up: m001.up },
@@ -21,6 +22,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
   { name: '006_directory', up: m006.up },
   { name: '007_directory_top', up: m007.up },
   { name: '008_accounts', up: m008.up },
+  { name: '009_idempotency_outcome', up: m009.up },
 ];
 
 export async function migrate(handle: DatabaseHandle): Promise<string[]> {

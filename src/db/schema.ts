@@ -194,6 +194,8 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
   locked_until: string;
   created_at: string;
+  claim_token: string | null;
+  resource: string | null;
 }
 
 export interface EventsTable {

@@ -1,20 +1,23 @@
 // Idempotency-Key on POST (DECISIONS 11). The first request with a key
 // claims it; its response is stored and replayed for the same key and body
 // within the TTL. Stored per caller, with a hash of the request.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
+import type { Caller } from '../modules/keys/index.ts';
 import { AppError } from '../shared/errors.ts';
+import { idempotencyClaims, type IdempotencyClaim } from '../shared/outcome.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency?: { user_id: number; key: string };
+    idempotency?: IdempotencyClaim;
   }
 }
 
+/** What a replay answers for a recorded outcome, by the resource's kind (`donation` of `donation:42`). */
+export type Replayers = Record<string, (caller: Caller, id: string) => Promise<{ status: number; location?: string; body: unknown }>>;
+
 const KEY_MAX_LENGTH = 255;
-/** How long a claimed key stays "in progress" before a retry may take it over (a crashed node). */
-const LOCK_MS = 60_000;
 
 interface StoredResponse {
   content_type: string;
@@ -28,7 +31,18 @@ function requestHash(request: FastifyRequest): string {
 }
 
 /** preHandler: claims the key, or replays, or refuses. Returns true when it has replied. */
-export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+function hold(request: FastifyRequest, claim: IdempotencyClaim): false {
+  request.idempotency = claim;
+  return false;
+}
+
+/** Runs a route's handler with its request's claim in context, where the use case records its outcome. */
+export function withClaim<R>(request: FastifyRequest, handler: () => R): R {
+  const claim = request.idempotency;
+  return claim === undefined ? handler() : idempotencyClaims.run(claim, handler);
+}
+
+export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, reply: FastifyReply, replayers: Replayers): Promise<boolean> {
   const header = request.headers['idempotency-key'];
   if (header === undefined) return false;
   const key = Array.isArray(header) ? (header[0] ?? '') : header;
@@ -37,6 +51,7 @@ export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, r
   }
   const userId = request.caller.user_id;
   const hash = requestHash(request);
+  const token = randomUUID();
   const now = deps.clock.now();
   const expiredBefore = new Date(now.getTime() - deps.config.idempotencyTtlHours * 3_600_000).toISOString();
   // An expired record no longer protects anything: clear it so the key can be claimed afresh.
@@ -48,13 +63,12 @@ export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, r
     state: 'in_progress',
     response_status: null,
     response_body: null,
-    locked_until: new Date(now.getTime() + LOCK_MS).toISOString(),
+    locked_until: new Date(now.getTime() + deps.config.idempotencyLockMs).toISOString(),
     created_at: now.toISOString(),
+    claim_token: token,
+    resource: null,
   }).onConflict((oc) => oc.columns(['user_id', 'key']).doNothing()).executeTakeFirst();
-  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) {
-    request.idempotency = { user_id: userId, key };
-    return false;
-  }
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return hold(request, { user_id: userId, key, token });
   const existing = await deps.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', userId).where('key', '=', key).executeTakeFirst();
   if (existing === undefined) {
     throw new AppError('conflict', 'idempotency_key_in_use', 'a request with this Idempotency-Key is being processed; retry shortly');
@@ -69,16 +83,27 @@ export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, r
     await reply.send(stored.body);
     return true;
   }
-  // In progress. If its lock ran out, the first attempt died: take the key over.
+  if (existing.state === 'committed' && existing.resource !== null) {
+    // The work is done (its outcome was written in its transaction) but its answer was not
+    // stored: the attempt died after the commit, or is sending it now. Answer from the resource.
+    const [kind = '', id = ''] = existing.resource.split(/:(.*)/s);
+    const replayer = replayers[kind];
+    if (replayer !== undefined) {
+      const replayed = await replayer(request.caller, id);
+      reply.code(replayed.status).header('idempotent-replayed', 'true');
+      if (replayed.location !== undefined) reply.header('location', replayed.location);
+      await reply.send(replayed.body);
+      return true;
+    }
+  }
+  // In progress. If its lock ran out, the first attempt died: take the key over with a new
+  // token. Should the first attempt still be alive, its outcome write fails and it rolls back.
   const takenOver = await deps.db.updateTable('idempotency_keys')
-    .set({ locked_until: new Date(now.getTime() + LOCK_MS).toISOString() })
+    .set({ locked_until: new Date(now.getTime() + deps.config.idempotencyLockMs).toISOString(), claim_token: token })
     .where('user_id', '=', userId).where('key', '=', key).where('state', '=', 'in_progress')
     .where('locked_until', '<', now.toISOString())
     .executeTakeFirst();
-  if (Number(takenOver.numUpdatedRows) === 1) {
-    request.idempotency = { user_id: userId, key };
-    return false;
-  }
+  if (Number(takenOver.numUpdatedRows) === 1) return hold(request, { user_id: userId, key, token });
   throw new AppError('conflict', 'idempotency_key_in_use', 'a request with this Idempotency-Key is being processed; retry shortly');
 }
 
@@ -87,9 +112,10 @@ export async function settleIdempotencyKey(deps: Deps, request: FastifyRequest, 
   const claim = request.idempotency;
   if (claim === undefined) return;
   request.idempotency = undefined;
-  const where = deps.db.deleteFrom('idempotency_keys').where('user_id', '=', claim.user_id).where('key', '=', claim.key);
   if (reply.statusCode >= 500 || typeof payload !== 'string') {
-    await where.execute();
+    // Released for a retry, unless the work committed: then a retry replays its outcome.
+    await deps.db.deleteFrom('idempotency_keys').where('user_id', '=', claim.user_id).where('key', '=', claim.key)
+      .where('claim_token', '=', claim.token).where('state', '=', 'in_progress').execute();
     return;
   }
   const location = reply.getHeader('location');
@@ -100,6 +126,6 @@ export async function settleIdempotencyKey(deps: Deps, request: FastifyRequest, 
   };
   await deps.db.updateTable('idempotency_keys')
     .set({ state: 'done', response_status: reply.statusCode, response_body: JSON.stringify(stored) })
-    .where('user_id', '=', claim.user_id).where('key', '=', claim.key)
+    .where('user_id', '=', claim.user_id).where('key', '=', claim.key).where('claim_token', '=', claim.token)
     .execute();
 }

@@ -11,6 +11,7 @@ import { findRecipient } from '../nonprofits/index.ts';
 import { normalizeEin } from '../nonprofits/nonprofits.ts';
 import { visibleUser } from '../users/index.ts';
 import type { Caller } from '../keys/index.ts';
+import { recordOutcome } from '../../shared/outcome.ts';
 import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, initialStatus, isCancellable, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
 import * as store from './donations.store.ts';
 import { ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
@@ -40,7 +41,7 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   }
   const id = await deps.db.transaction().execute(async (trx) => {
     const nonProfit = await findRecipient(trx, ein);
-    return insertWithHold(deps, trx, {
+    const created = await insertWithHold(deps, trx, {
       user_id: caller.user_id,
       fund_id: caller.fund_id,
       non_profit_id: nonProfit.id,
@@ -50,6 +51,8 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
       visibility: input.visibility ?? 'public',
       scheduled_donation_id: null,
     });
+    await recordOutcome(trx, `donation:${created}`);
+    return created;
   });
   const record = await store.findDonation(deps.db, id);
   assert(record !== undefined, 'the donation just created exists');
@@ -143,6 +146,13 @@ export async function promoteWaiting(deps: Deps, trx: Trx, fundId: number, at: s
 }
 
 /** Form 2.1 of one of the caller's donations. Throws donation_not_found. */
+/** A donation as its create answered it (form 2.3 for its owner), for a replayed request. Throws donation_not_found. */
+export async function getCreatedDonation(deps: Deps, caller: Caller, donationId: number) {
+  const record = await store.findDonation(deps.db, donationId);
+  if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
+  return ownUserScopedForm(deps, record);
+}
+
 export async function getOwnDonation(deps: Deps, caller: Caller, donationId: number) {
   const record = await store.findDonation(deps.db, donationId);
   if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);

@@ -13,6 +13,7 @@ import { lockFundAccounts, postEntry, type FundAccounts, type Trx } from '../led
 import { recordEvent } from '../events/index.ts';
 import type { Caller } from '../keys/index.ts';
 import { GIFT_MIN_CENTS } from './gifts.ts';
+import { recordOutcome } from '../../shared/outcome.ts';
 
 export interface NewGift {
   name: string;
@@ -74,6 +75,7 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
       { from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: input.amount_cents },
     ], at);
     await recordEvent(trx, { user_id: caller.user_id, type: 'gift.created', object_type: 'gift', object_id: gift.id, data: { status: 'new' }, at });
+    await recordOutcome(trx, `gift:${code}`);
   });
   return getGift(deps, caller, code);
 }
@@ -146,10 +148,11 @@ async function lockGiftFor(deps: Deps, trx: Trx, caller: Caller | null, code: st
   return { gift, giverAccounts, recipientAccounts: caller === null ? undefined : locked.get(caller.fund_id) };
 }
 
-async function finishGift(trx: Trx, giftId: number, giverId: number, fields: { status: string; claimed: number; recipient_user_id: number | null; ein?: string; donation_id?: number }, at: string): Promise<void> {
+async function finishGift(trx: Trx, { id: giftId, user_id: giverId, code }: { id: number; user_id: number; code: string }, fields: { status: string; claimed: number; recipient_user_id: number | null; ein?: string; donation_id?: number }, at: string): Promise<void> {
   const updated = await trx.updateTable('gifts').set({ ...fields, seen: 1, updated_at: at }).where('id', '=', giftId).where('status', '=', 'new').executeTakeFirst();
   assert(Number(updated.numUpdatedRows) === 1, 'the locked gift is still new');
   await recordEvent(trx, { user_id: giverId, type: 'gift.updated', object_type: 'gift', object_id: giftId, data: { status: fields.status }, at });
+  await recordOutcome(trx, `gift_action:${code}`);
 }
 
 /** The recipient takes the gift into their own fund. Throws gift_not_found, forbidden, invalid_transition. */
@@ -161,7 +164,7 @@ export async function acceptGift(deps: Deps, caller: Caller, code: string) {
     await postEntry(trx, { memo: 'gift accepted', gift_id: gift.id }, [
       { from_account_id: giverAccounts.ids.reserved, to_account_id: recipientAccounts.ids.available, amount_cents: gift.amount_cents },
     ], at);
-    await finishGift(trx, gift.id, gift.user_id, { status: 'accepted', claimed: 1, recipient_user_id: caller.user_id }, at);
+    await finishGift(trx, gift, { status: 'accepted', claimed: 1, recipient_user_id: caller.user_id }, at);
     await promoteWaiting(deps, trx, caller.fund_id, at);
   });
   return giftFormByCode(deps, code);
@@ -191,7 +194,7 @@ export async function claimGift(deps: Deps, caller: Caller | null, code: string,
       { from_account_id: giverAccounts.ids.available, to_account_id: giverAccounts.ids.reserved, amount_cents: gift.amount_cents },
     ], at);
     await recordEvent(trx, { user_id: gift.user_id, type: 'donation.created', object_type: 'donation', object_id: donationId, data: { status: 'scheduled', gift_id: gift.id }, at });
-    await finishGift(trx, gift.id, gift.user_id, { status: 'claimed', claimed: 1, recipient_user_id: caller?.user_id ?? null, ein, donation_id: donationId }, at);
+    await finishGift(trx, gift, { status: 'claimed', claimed: 1, recipient_user_id: caller?.user_id ?? null, ein, donation_id: donationId }, at);
   });
   return giftFormByCode(deps, code);
 }
@@ -204,13 +207,14 @@ export async function denyGift(deps: Deps, caller: Caller | null, code: string) 
     await postEntry(trx, { memo: 'gift denied: hold released', gift_id: gift.id }, [
       { from_account_id: giverAccounts.ids.reserved, to_account_id: giverAccounts.ids.available, amount_cents: gift.amount_cents },
     ], at);
-    await finishGift(trx, gift.id, gift.user_id, { status: 'denied', claimed: 0, recipient_user_id: caller?.user_id ?? null }, at);
+    await finishGift(trx, gift, { status: 'denied', claimed: 0, recipient_user_id: caller?.user_id ?? null }, at);
     await promoteWaiting(deps, trx, gift.fund_id, at);
   });
   return giftFormByCode(deps, code);
 }
 
-async function giftFormByCode(deps: Deps, code: string) {
+/** A gift in the form its recipient's actions answer with. */
+export async function giftFormByCode(deps: Deps, code: string) {
   const gift = await deps.db.selectFrom('gifts').selectAll().where('code', '=', code.toLowerCase()).executeTakeFirstOrThrow();
   return giftForm(deps, gift);
 }

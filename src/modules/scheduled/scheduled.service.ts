@@ -1,6 +1,7 @@
 // Recurring donations and the scheduler that turns their dates into
 // donations, exactly once per date however many processes run it.
 import type { Deps } from '../../deps.ts';
+import { recordOutcome } from '../../shared/outcome.ts';
 import type { ScheduledDonationsTable } from '../../db/schema.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
@@ -53,11 +54,15 @@ export async function createSchedule(deps: Deps, caller: Caller, input: NewSched
   assert(ein !== null, 'the schema checks the EIN');
   const np = await findRecipient(deps.db, ein);
   const at = deps.clock.now().toISOString();
-  const row = await deps.db.insertInto('scheduled_donations').values({
-    user_id: caller.user_id, fund_id: caller.fund_id, non_profit_id: np.id, amount_cents: input.amount_cents, frequency: input.frequency,
-    start_date: start, occurrences: 0, next_date: start, note: input.note ?? null, visibility: input.visibility ?? 'public', status: 'active',
-    created_at: at, updated_at: at,
-  }).returningAll().executeTakeFirstOrThrow();
+  const row = await deps.db.transaction().execute(async (trx) => {
+    const inserted = await trx.insertInto('scheduled_donations').values({
+      user_id: caller.user_id, fund_id: caller.fund_id, non_profit_id: np.id, amount_cents: input.amount_cents, frequency: input.frequency,
+      start_date: start, occurrences: 0, next_date: start, note: input.note ?? null, visibility: input.visibility ?? 'public', status: 'active',
+      created_at: at, updated_at: at,
+    }).returningAll().executeTakeFirstOrThrow();
+    await recordOutcome(trx, `scheduled_donation:${inserted.id}`);
+    return inserted;
+  });
   return scheduleForm(deps, row);
 }
 

@@ -1,0 +1,32 @@
+// Exactly once under Idempotency-Key (DECISIONS 11), even across a crash.
+// The HTTP layer claims a key with a token and puts the claim in this async
+// context; a use case that creates something calls recordOutcome inside its
+// own transaction. That write is a compare-and-set on the token: if another
+// attempt took the key over (the first seemed dead), the slower one fails
+// and its whole transaction rolls back. A retry that finds an outcome
+// recorded answers with that resource instead of doing the work again.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { AppError } from './errors.ts';
+
+export interface IdempotencyClaim {
+  user_id: number;
+  key: string;
+  token: string;
+}
+
+export const idempotencyClaims = new AsyncLocalStorage<IdempotencyClaim>();
+
+/** `resource` is `<kind>:<id>`, e.g. `donation:42`. Throws conflict (idempotency_key_in_use) when this attempt no longer holds the key. */
+export async function recordOutcome(trx: Transaction<Database>, resource: string): Promise<void> {
+  const claim = idempotencyClaims.getStore();
+  if (claim === undefined) return;
+  const updated = await trx.updateTable('idempotency_keys').set({ state: 'committed', resource })
+    .where('user_id', '=', claim.user_id).where('key', '=', claim.key)
+    .where('claim_token', '=', claim.token).where('state', '=', 'in_progress')
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) !== 1) {
+    throw new AppError('conflict', 'idempotency_key_in_use', 'another request with this Idempotency-Key took over; retry to get its result');
+  }
+}
