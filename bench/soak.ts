@@ -88,7 +88,13 @@ async function one(i: number): Promise<{ ok: boolean; ms: number; what: string }
   return { ok: response.status < 300, ms: performance.now() - started, what };
 }
 
-interface Minute { requests: number; errors: number; latencies: number[]; rss: number[] }
+interface Minute { requests: number; errors: number; latencies: number[]; rss: number[]; heap: number[] }
+
+/** The server's JavaScript heap in MiB, from its /metrics (RSS also counts the database pages SQLite maps). */
+async function heapMiB(): Promise<number> {
+  const text = await fetch(`${base}/metrics`).then((r) => r.text());
+  return Number(/almoner_process_heap_used_bytes (\d+)/.exec(text)?.[1] ?? 0) / 1024 / 1024;
+}
 const minutes: Minute[] = [];
 const startedAt = Date.now();
 let sent = 0;
@@ -104,7 +110,7 @@ await new Promise<void>((resolve) => {
       const wait = setInterval(() => { if (inFlight === 0) { clearInterval(wait); resolve(); } }, 50);
       return;
     }
-    minutes[minute] ??= { requests: 0, errors: 0, latencies: [], rss: [] };
+    minutes[minute] ??= { requests: 0, errors: 0, latencies: [], rss: [], heap: [] };
     // Send what the schedule says is due by now: a steady rate, however the answers come.
     const due = Math.floor((elapsed / 1000) * RATE);
     for (; sent < due; sent++) {
@@ -126,6 +132,7 @@ await new Promise<void>((resolve) => {
     const minute = Math.floor((Date.now() - startedAt) / 60_000);
     if (minute >= MINUTES) { clearInterval(sampler); return; }
     minutes[minute]?.rss.push(rssMiB(child.pid!));
+    void heapMiB().then((h) => minutes[minute]?.heap.push(h), () => {});
   }, 5_000);
   const printer = setInterval(() => {
     const minute = Math.floor((Date.now() - startedAt) / 60_000) - 1;
@@ -133,7 +140,7 @@ await new Promise<void>((resolve) => {
     if (m === undefined) return;
     const sorted = [...m.latencies].sort((a, b) => a - b);
     const rss = [...m.rss].sort((a, b) => a - b);
-    log(`  minute ${minute + 1}: ${m.requests} requests, ${m.errors} errors, p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${percentile(sorted, 0.99).toFixed(1)} ms, RSS ${(rss[0] ?? 0).toFixed(0)}-${(rss.at(-1) ?? 0).toFixed(0)} MiB`);
+    log(`  minute ${minute + 1}: ${m.requests} requests, ${m.errors} errors, p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${percentile(sorted, 0.99).toFixed(1)} ms, RSS ${(rss[0] ?? 0).toFixed(0)}-${(rss.at(-1) ?? 0).toFixed(0)} MiB, heap ${(m.heap.at(-1) ?? 0).toFixed(0)} MiB`);
     if (minute + 1 >= MINUTES) clearInterval(printer);
   }, 60_000);
 });
@@ -150,13 +157,14 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const warmRss = median(warm.rss);
 const lastRss = median(last.rss);
 const growth = (lastRss - warmRss) / warmRss;
+const heapGrowth = (median(last.heap) - median(warm.heap)) / median(warm.heap);
 const p99 = (m: Minute) => percentile([...m.latencies].sort((a, b) => a - b), 0.99);
 const errors = minutes.reduce((n, m) => n + m.errors, 0);
 const total = minutes.reduce((n, m) => n + m.requests, 0);
 log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
-log(`| engine | minutes | rate | requests | errors | RSS median, minute 2 -> last (final) | growth | p99 minute 2 -> last | most in flight |`);
-log(`|---|---|---|---|---|---|---|---|---|`);
-log(`| ${values.engine} | ${MINUTES} | ${RATE}/s | ${total} | ${errors} | ${warmRss.toFixed(0)} -> ${lastRss.toFixed(0)} MiB (${finalRss.toFixed(0)}) | ${(growth * 100).toFixed(1)}% | ${p99(warm).toFixed(1)} -> ${p99(last).toFixed(1)} ms | ${maxInFlight} |`);
+log(`| engine | minutes | rate | requests | errors | RSS median, minute 2 -> last (final) | growth | JS heap median | growth | p99 minute 2 -> last | most in flight |`);
+log(`|---|---|---|---|---|---|---|---|---|---|---|`);
+log(`| ${values.engine} | ${MINUTES} | ${RATE}/s | ${total} | ${errors} | ${warmRss.toFixed(0)} -> ${lastRss.toFixed(0)} MiB (${finalRss.toFixed(0)}) | ${(growth * 100).toFixed(1)}% | ${median(warm.heap).toFixed(0)} -> ${median(last.heap).toFixed(0)} MiB | ${(heapGrowth * 100).toFixed(1)}% | ${p99(warm).toFixed(1)} -> ${p99(last).toFixed(1)} ms | ${maxInFlight} |`);
 if (errors > 0) log(`errors: ${JSON.stringify(Object.fromEntries(errorsSeen))}`);
 const ok = errors === 0 && growth < 0.10 && p99(last) < Math.max(2 * p99(warm), p99(warm) + 20);
 log(ok ? 'PASS: memory flat, no error, p99 stable' : 'FAIL: see the figures above');

@@ -23,6 +23,9 @@ export function registerMetrics(app: FastifyInstance): void {
       '# HELP almoner_process_resident_memory_bytes Resident memory.',
       '# TYPE almoner_process_resident_memory_bytes gauge',
       `almoner_process_resident_memory_bytes ${process.memoryUsage.rss()}`,
+      '# HELP almoner_process_heap_used_bytes JavaScript heap in use.',
+      '# TYPE almoner_process_heap_used_bytes gauge',
+      `almoner_process_heap_used_bytes ${process.memoryUsage().heapUsed}`,
     ];
     return reply.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n`);
   });
