@@ -101,6 +101,7 @@ let sent = 0;
 let inFlight = 0;
 let maxInFlight = 0;
 const errorsSeen = new Map<string, number>();
+const byKind = new Map<string, number[]>();
 await new Promise<void>((resolve) => {
   const tick = setInterval(() => {
     const elapsed = Date.now() - startedAt;
@@ -120,6 +121,7 @@ await new Promise<void>((resolve) => {
       one(sent).then((r) => {
         m.requests++;
         m.latencies.push(r.ms);
+        (byKind.get(r.what) ?? byKind.set(r.what, []).get(r.what)!).push(r.ms);
         if (!r.ok) { m.errors++; errorsSeen.set(r.what, (errorsSeen.get(r.what) ?? 0) + 1); }
       }, (error: Error) => {
         m.requests++;
@@ -165,6 +167,7 @@ log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.
 log(`| engine | minutes | rate | requests | errors | RSS median, minute 2 -> last (final) | growth | JS heap median | growth | p99 minute 2 -> last | most in flight |`);
 log(`|---|---|---|---|---|---|---|---|---|---|---|`);
 log(`| ${values.engine} | ${MINUTES} | ${RATE}/s | ${total} | ${errors} | ${warmRss.toFixed(0)} -> ${lastRss.toFixed(0)} MiB (${finalRss.toFixed(0)}) | ${(growth * 100).toFixed(1)}% | ${median(warm.heap).toFixed(0)} -> ${median(last.heap).toFixed(0)} MiB | ${(heapGrowth * 100).toFixed(1)}% | ${p99(warm).toFixed(1)} -> ${p99(last).toFixed(1)} ms | ${maxInFlight} |`);
+log(`p50 / p99 by request: ${[...byKind].map(([k, v]) => { const s = [...v].sort((a, b) => a - b); return `${k} ${percentile(s, 0.5).toFixed(1)} / ${percentile(s, 0.99).toFixed(1)} ms`; }).join(', ')}`);
 if (errors > 0) log(`errors: ${JSON.stringify(Object.fromEntries(errorsSeen))}`);
 const ok = errors === 0 && growth < 0.10 && p99(last) < Math.max(2 * p99(warm), p99(warm) + 20);
 log(ok ? 'PASS: memory flat, no error, p99 stable' : 'FAIL: see the figures above');
