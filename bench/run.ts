@@ -7,7 +7,7 @@
 // Servers run on core 0, the load generator (autocannon) on core 1.
 // Then `almoner serve --workers 1` and `2` on each engine (bench/workers.ts), and the
 // national directory (bench/directory.ts).
-// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|directory
+// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|workers|directory
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
@@ -134,6 +134,10 @@ async function benchEngine(engine: string): Promise<string[]> {
     const seeded = await seedBench(databaseUrl, Number(values.users), Number(values['per-user']), log);
     const env = { DATABASE_URL: databaseUrl };
     const listPath = '/v1/donations?page=1&per_page=25';
+    if (values.only === 'workers') {
+      log(`  -- almoner serve --workers 1 and 2`);
+      return benchWorkers(engine, databaseUrl, seeded, autocannonUnpinned, log);
+    }
 
     // The ceiling answers a body of exactly the list response's size.
     const probe = await startServer('app', env);

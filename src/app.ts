@@ -200,6 +200,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(adminRoutes(deps), { prefix: '/admin/v1' });
   await app.register(v1, { prefix: '/v1' });
   await app.register(v1, { prefix: '/public/api/v1' });
-  await app.register(webApp({ deps, directory }));
+  await app.register(webApp({ deps, directory, limiter }));
   return app;
 }

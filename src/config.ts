@@ -31,6 +31,8 @@ export interface Config {
   /** scrypt cost for web passwords (r is 8): N a power of two, p the parallelism. */
   passwordScryptN: number;
   passwordScryptP: number;
+  /** Web sign-ups allowed per address and minute (shared through Redis like the API's limits). */
+  signUpsPerMinute: number;
   /** How long a web session lasts after sign-in. */
   sessionTtlHours: number;
   /** Session cookies carry `Secure` (browsers still send them to http://localhost); turn off only for plain-HTTP hosts other than localhost. */
@@ -83,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     passwordScryptN: powerOfTwo(env, 'PASSWORD_SCRYPT_N', 32_768, 1_024, 1_048_576),
     passwordScryptP: integer(env, 'PASSWORD_SCRYPT_P', 3, 1, 16),
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 8_760),
+    signUpsPerMinute: integer(env, 'SIGN_UPS_PER_MINUTE', 10, 1, 1_000_000),
     cookieSecure: env.COOKIE_SECURE !== 'false',
     ...overrides,
   };

@@ -87,7 +87,7 @@ export async function openEnv(engine: EngineSpec['name'], overrides: Partial<Con
       await c.end();
     };
   }
-  const config = loadConfig({}, { databaseUrl, publicUrl: 'https://almoner.test', rateLimitPerMinute: 100_000, rateLimitAnonymousPerMinute: 100_000, passwordScryptN: 1024, passwordScryptP: 1, ...overrides });
+  const config = loadConfig({}, { databaseUrl, publicUrl: 'https://almoner.test', rateLimitPerMinute: 100_000, rateLimitAnonymousPerMinute: 100_000, passwordScryptN: 1024, passwordScryptP: 1, signUpsPerMinute: 100_000, ...overrides });
   const platform = await openPlatform(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...(options.clock === undefined ? {} : { clock: options.clock }) });
   const app = await buildApp(platform.deps);
   await app.ready();

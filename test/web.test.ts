@@ -184,6 +184,23 @@ for (const { name: engine } of engines()) {
       assert.equal((await sessions()).length, 1, 'expired sessions are deleted when their user signs in');
     });
 
+    test('sign-ups are limited per address; the refused one creates nothing', async () => {
+      const limited = await openEnv(engine, { signUpsPerMinute: 2 });
+      try {
+        for (let i = 0; i < 2; i++) assert.equal((await new WebClient(limited.app).signUp(`Quick ${i}`, `quick${i}@example.org`)).status, 303);
+        const b = new WebClient(limited.app);
+        await b.get('/signup');
+        const before = await fingerprint(limited.deps);
+        const refused = await b.post('/signup', { name: 'Third', email: 'quick3@example.org', password: 'long enough pass' });
+        assert.equal(refused.status, 429);
+        assert.ok(Number(refused.headers['retry-after']) > 0);
+        assert.match(refused.body, /<html/);
+        assert.deepEqual(await fingerprint(limited.deps), before);
+      } finally {
+        await limited.close();
+      }
+    });
+
     test('a signed-out visitor cannot reach the dashboard or settings, or act there', async () => {
       const b = new WebClient(env.app);
       for (const path of ['/dashboard', '/settings/keys', '/settings/profile', '/settings/keys/1']) {

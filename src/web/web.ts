@@ -8,6 +8,7 @@ import type { Deps } from '../deps.ts';
 import { AppError } from '../shared/errors.ts';
 import { STATUS_OF_KIND, toAppError } from '../http/errors.ts';
 import type { DirectorySearch } from '../modules/nonprofits/search.service.ts';
+import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Html } from './html.ts';
 import { errorPage } from './pages/public.ts';
 import { formIsGenuine, readVisitor, type Visitor } from './visitor.ts';
@@ -41,6 +42,7 @@ export async function requireSession(request: FastifyRequest, reply: FastifyRepl
 export interface WebContext {
   deps: Deps;
   directory: DirectorySearch;
+  limiter: RateLimiter;
 }
 
 const ASSETS = new Map<string, { type: string; body: string }>([

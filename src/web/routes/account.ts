@@ -7,12 +7,14 @@ import { signInPage, signUpPage } from '../pages/account.ts';
 import { cookieHeader, SESSION_COOKIE } from '../visitor.ts';
 import { sendPage, type WebContext } from '../web.ts';
 
-export function accountRoutes({ deps }: WebContext) {
+export function accountRoutes({ deps, limiter }: WebContext) {
   const sessionCookie = (token: string) => cookieHeader(deps, SESSION_COOKIE, token, deps.config.sessionTtlHours * 3600);
   return async (web: FastifyInstance) => {
     web.get('/signup', async (request, reply) => sendPage(reply, signUpPage(request.visitor)));
 
     web.post('/signup', async (request, reply) => {
+      // Accounts are cheap to make and each costs a password hash: a few a minute per address.
+      await limiter.hit(`signup:${request.ip}`, deps.config.signUpsPerMinute, reply);
       const form = new FormReader(request.body as URLSearchParams);
       const input = { name: form.text('name', { max: 200 }), email: form.text('email', { max: 254 }), password: (request.body as URLSearchParams | undefined)?.get('password') ?? '' };
       const result = await attempt(() => signUp(deps, input));
