@@ -139,6 +139,9 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await page.getByRole('button', { name: 'Copy key' }).click();
     assert.equal(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()), key, 'the copy button copies the key');
     await review(page, 'keys-created');
+    await page.reload();
+    assert.equal(await page.locator('#new-key').count(), 0, 'shown once: gone on reload, and no second key made');
+    assert.equal(await page.locator('tr[data-key]').count(), 1);
 
     const me = await fetch(`${base}/v1/users/me`, { headers: { 'x-api-key': key } });
     assert.equal(me.status, 200);

@@ -93,6 +93,18 @@ export function notice(code: string | undefined): Html {
   return text === undefined ? html`` : html`<div class="notice ok" role="status">${text}</div>`;
 }
 
+const STATUS_LABEL: Record<string, string> = {
+  scheduled: 'Scheduled', waiting_for_funds: 'Waiting for funds', approved: 'Approved', rejected: 'Rejected',
+  check_mailed: 'Check mailed', completed: 'Completed', not_completed: 'Not completed',
+  new: 'Sent', accepted: 'Accepted', claimed: 'Claimed', denied: 'Declined',
+  pending: 'Pending', success: 'Cleared', failed: 'Failed', active: 'Active', cancelled: 'Stopped',
+};
+
+/** A status as a labelled badge: donations, gifts, contributions and recurring donations. */
+export function status(s: string): Html {
+  return html`<span class="status status-${s}">${STATUS_LABEL[s] ?? s}</span>`;
+}
+
 export function layout(v: Visitor, title: string, body: Html): Html {
   const s = v.session;
   return html`<!doctype html>

@@ -2,7 +2,7 @@
 // allow), a new donation with search-as-you-type, gifts with their share
 // links, contributions and recurring donations.
 import { html, day, usd, usdCents, type Html } from '../html.ts';
-import { csrfField, errorSummary, field, layout, notice, pager, select, type FormState } from '../layout.ts';
+import { csrfField, errorSummary, field, layout, notice, pager, select, status, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
 import { isCancellable } from '../../modules/donations/index.ts';
 import { SCHEDULE_FREQUENCIES } from '../../modules/scheduled/index.ts';
@@ -20,17 +20,6 @@ export interface DashboardForms {
   donation?: FormState & { choices?: Array<{ ein: string; name: string; city: string; state: string }> };
   gift?: FormState;
   schedule?: FormState;
-}
-
-const STATUS_LABEL: Record<string, string> = {
-  scheduled: 'Scheduled', waiting_for_funds: 'Waiting for funds', approved: 'Approved', rejected: 'Rejected',
-  check_mailed: 'Check mailed', completed: 'Completed', not_completed: 'Not completed',
-  new: 'Sent', accepted: 'Accepted', claimed: 'Claimed', denied: 'Declined',
-  pending: 'Pending', success: 'Cleared', failed: 'Failed', active: 'Active', cancelled: 'Stopped',
-};
-
-function status(s: string): Html {
-  return html`<span class="status status-${s}">${STATUS_LABEL[s] ?? s}</span>`;
 }
 
 function charityField(prefix: string, state: DashboardForms['donation']): Html {

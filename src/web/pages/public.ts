@@ -1,7 +1,7 @@
 // Pages anyone may open: home, the directory, a non-profit, a profile, a
 // gift, and the error page.
 import { html, day, usd, type Html } from '../html.ts';
-import { csrfField, layout, notice, pager, type FormState } from '../layout.ts';
+import { csrfField, layout, notice, pager, status, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
 import { donationForm } from './dashboard.ts';
 
@@ -80,7 +80,7 @@ export function profilePage(v: Visitor, p: ProfileView, donations: { items: Publ
     ${p.own && !p.visible ? html`<p class="notice">Only you can see this page: your profile is hidden. <a href="/settings/profile">Change it</a>.</p>` : ''}
     <h2>Donations</h2>
     ${donations.items.length === 0 ? html`<p class="empty">No public donations yet.</p>` : html`<ul class="donations">${donations.items.map((d) => html`<li data-donation="${d.id}">
-      <a href="${d.non_profit.public_path}">${d.non_profit.name}</a> <span class="muted">${d.non_profit.city}, ${d.non_profit.state} · ${day(d.created_at)}</span>
+      <a href="${d.non_profit.public_path}">${d.non_profit.name}</a> <span class="muted">${d.non_profit.city}, ${d.non_profit.state} · ${day(d.created_at)}</span> ${status(d.status)}
       ${d.note === undefined ? '' : html`<blockquote class="note">${d.note}</blockquote>`}</li>`)}</ul>`}
     ${pager(`/${p.slug}`, donations.meta.page, donations.meta.last)}
   </article>`);

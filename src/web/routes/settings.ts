@@ -1,6 +1,7 @@
 // Settings: API keys and the profile.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { createKey, listKeys, revokeKey } from '../../modules/keys/index.ts';
+import { createKey, findCallerByHash, hashKey, listKeys, looksLikeKey, revokeKey } from '../../modules/keys/index.ts';
+import { parseCookies } from '../visitor.ts';
 import { currentFund, findUserById, fundCauseIds, updateProfile, SLUG_MAX } from '../../modules/users/index.ts';
 import { CAUSES } from '../../modules/nonprofits/index.ts';
 import { AppError } from '../../shared/errors.ts';
@@ -10,6 +11,7 @@ import { keyPage, keysPage, profileSettingsPage, type ProfileValues } from '../p
 import { requireSession, sendPage, type WebContext } from '../web.ts';
 
 const AVATAR_URL_MAX = 500;
+const NEW_KEY_COOKIE = 'almoner_new_key';
 
 function keyId(request: FastifyRequest): number {
   const raw = (request.params as { id: string }).id;
@@ -29,13 +31,25 @@ function avatarProblem(url: string): string | undefined {
 }
 
 export function settingsRoutes({ deps }: WebContext) {
+  const newKeyCookie = (key: string) => `${NEW_KEY_COOKIE}=${key}; Path=/settings/keys; HttpOnly; SameSite=Strict; Max-Age=${key === '' ? 0 : 300}${deps.config.cookieSecure ? '; Secure' : ''}`;
   return async (web: FastifyInstance) => {
     web.addHook('preHandler', requireSession);
     const userId = (request: FastifyRequest) => request.visitor.session!.user_id;
 
+    // A new key travels from the create form to this page in a short-lived cookie only this
+    // path receives, so reloading the page never creates a second key, and the key is shown once.
     web.get('/settings/keys', async (request, reply) => {
       const done = (request.query as { done?: string }).done;
-      return sendPage(reply, keysPage(request.visitor, await listKeys(deps, userId(request)), done === undefined ? {} : { done }));
+      const keys = await listKeys(deps, userId(request));
+      const fresh = parseCookies(request.headers.cookie).get(NEW_KEY_COOKIE);
+      let created: { name: string; key: string } | undefined;
+      if (fresh !== undefined) {
+        reply.header('set-cookie', newKeyCookie(''));
+        const holder = looksLikeKey(fresh) ? await findCallerByHash(deps.db, hashKey(fresh)) : undefined;
+        const mine = holder?.user_id === userId(request) ? keys.find((k) => k.id === holder.key_id) : undefined;
+        if (mine !== undefined) created = { name: mine.name, key: fresh };
+      }
+      return sendPage(reply, keysPage(request.visitor, keys, { ...(done === undefined ? {} : { done }), ...(created === undefined ? {} : { created }) }));
     });
 
     web.post('/settings/keys', async (request, reply) => {
@@ -44,8 +58,7 @@ export function settingsRoutes({ deps }: WebContext) {
       const mode = form.oneOf('mode', ['live', 'test'] as const, 'live');
       if (!form.ok) return sendPage(reply, keysPage(request.visitor, await listKeys(deps, userId(request)), { state: form.state() }), 422);
       const created = await createKey(deps, userId(request), name, mode);
-      // Shown in this response only (no redirect): the key is never in a URL, a log or the database.
-      return sendPage(reply, keysPage(request.visitor, await listKeys(deps, userId(request)), { created: { name, key: created.key } }), 201);
+      return reply.code(303).header('set-cookie', newKeyCookie(created.key)).header('location', '/settings/keys').send();
     });
 
     web.get('/settings/keys/:id', async (request, reply) => {
