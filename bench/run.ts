@@ -136,7 +136,7 @@ async function benchEngine(engine: string): Promise<string[]> {
     const listPath = '/v1/donations?page=1&per_page=25';
     if (values.only === 'workers') {
       log(`  -- almoner serve --workers 1 and 2`);
-      return benchWorkers(engine, databaseUrl, seeded, autocannonUnpinned, log);
+      return await benchWorkers(engine, databaseUrl, seeded, autocannonUnpinned, log); // awaited here, before the finally removes the database
     }
 
     // The ceiling answers a body of exactly the list response's size.

@@ -52,6 +52,8 @@ export async function benchWorkers(engine: string, databaseUrl: string, seeded: 
   for (const workers of [1, 2]) {
     const { child, base } = await startWorkers(databaseUrl, workers);
     try {
+      const probe = await fetch(`${base}/v1/donations?per_page=1`, { headers: { 'x-api-key': seeded.key } });
+      if (probe.status !== 200) throw new Error(`the server on ${databaseUrl} answered ${probe.status} for ${seeded.key}: ${await probe.text()}`);
       for (const [name, path, options] of [
         ['GET /v1/donations', '/v1/donations?page=1&per_page=25', { key: seeded.key }],
         ['POST /v1/donations', '/v1/donations', { key: seeded.key, method: 'POST', body: JSON.stringify({ amount: 10, ein: seeded.ein }) }],
