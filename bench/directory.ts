@@ -3,7 +3,7 @@
 // (timed, with the progress bar), then measures EIN lookups and searches of
 // 1-3 words with and without typos: single-client latency and throughput at
 // 50 connections. The server runs on core 0, the client on core 1.
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { createUser } from '../src/modules/users/index.ts';
 import { createKey } from '../src/modules/keys/index.ts';
 import { tokenize } from '../src/modules/nonprofits/nonprofits.ts';
 import { generateDirectory, NATIONAL_SIZE } from './generate-directory.ts';
+import { startServer } from './processes.ts';
 
 const HERE = new URL('.', import.meta.url).pathname;
 const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
@@ -61,16 +62,7 @@ export async function benchDirectory(log: (line: string) => void, total = NATION
     });
     const eins = sample.map((r) => `/v1/non_profits/${r.ein}`);
 
-    const server = spawn('taskset', ['-c', '0', process.execPath, join(HERE, 'servers.ts'), 'app'], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
-    const port = await new Promise<number>((resolve, reject) => {
-      let out = '';
-      server.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /listening (\d+)/.exec(out);
-        if (m) resolve(Number(m[1]));
-      });
-      server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-    });
+    const { child: server, port } = await startServer('app', { DATABASE_URL: databaseUrl });
     const base = `http://127.0.0.1:${port}`;
     try {
       client(base, key, [...exact, ...typos], 4, 3); // warm-up: vocabulary, caches

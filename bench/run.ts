@@ -9,14 +9,14 @@
 // national directory (bench/directory.ts).
 // Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|workers|directory
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir, cpus } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { seedBench } from './seed.ts';
 import { benchDirectory } from './directory.ts';
 import { benchWorkers } from './workers.ts';
+import { freshDatabase, startServer } from './processes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -30,8 +30,6 @@ const { values } = parseArgs({
 });
 const DURATION_S = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
-const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const HERE = new URL('.', import.meta.url).pathname;
 const AUTOCANNON = new URL('../node_modules/autocannon/autocannon.js', import.meta.url).pathname;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -41,19 +39,6 @@ interface Result {
   p99: number;
   non2xx: number;
   errors: number;
-}
-
-function startServer(mode: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn('taskset', ['-c', '0', process.execPath, join(HERE, 'servers.ts'), mode], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening (\d+)/.exec(out);
-      if (match) resolve({ child, port: Number(match[1]) });
-    });
-    child.on('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
-  });
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -106,29 +91,7 @@ async function measure(label: string, mode: string, env: Record<string, string>,
 }
 
 async function benchEngine(engine: string): Promise<string[]> {
-  let databaseUrl: string;
-  let cleanup: () => Promise<void>;
-  const dir = mkdtempSync(join(tmpdir(), 'almoner-bench-'));
-  if (engine === 'sqlite') {
-    databaseUrl = `sqlite:${join(dir, 'bench.sqlite')}`;
-    cleanup = async () => rmSync(dir, { recursive: true, force: true });
-  } else {
-    const schema = `bench_${Date.now()}`;
-    const admin = new pg.Client({ connectionString: PG_BASE });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    const url = new URL(PG_BASE);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    databaseUrl = url.toString();
-    cleanup = async () => {
-      const c = new pg.Client({ connectionString: PG_BASE });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.end();
-      rmSync(dir, { recursive: true, force: true });
-    };
-  }
+  const { databaseUrl, dir, cleanup } = await freshDatabase(engine, 'bench');
   try {
     log(`\n== ${engine}: seeding ${Number(values.users) * Number(values['per-user'])} donations`);
     const seeded = await seedBench(databaseUrl, Number(values.users), Number(values['per-user']), log);

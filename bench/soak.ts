@@ -7,18 +7,15 @@
 // errors, p50/p99 and the server's resident memory; the end checks RSS growth
 // after the warm-up minute (< 10%), no errors, and p99 stable.
 // Options: --minutes 10  --rate 300  --engine sqlite|postgres
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir, cpus } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
+import { freshDatabase, startServer } from './processes.ts';
 import { seedBench } from './seed.ts';
 
 const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string', default: '300' }, engine: { type: 'string', default: 'sqlite' } } });
 const MINUTES = Number(values.minutes);
 const RATE = Number(values.rate);
-const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 function rssMiB(pid: number): number {
@@ -30,37 +27,10 @@ function percentile(sorted: number[], p: number): number {
   return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'almoner-soak-'));
-let databaseUrl = `sqlite:${join(dir, 'soak.sqlite')}`;
-let dropSchema = async () => {};
-if (values.engine === 'postgres') {
-  const schema = `soak_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: PG_BASE });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const url = new URL(PG_BASE);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  databaseUrl = url.toString();
-  dropSchema = async () => {
-    const c = new pg.Client({ connectionString: PG_BASE });
-    await c.connect();
-    await c.query(`drop schema ${schema} cascade`);
-    await c.end();
-  };
-}
+const { databaseUrl, cleanup } = await freshDatabase(values.engine ?? 'sqlite', 'soak');
 log(`== soak on ${values.engine}: ${MINUTES} min at ${RATE} req/s`);
 const seeded = await seedBench(databaseUrl, 1, 10_000, log);
-const child = spawn('taskset', ['-c', '0', process.execPath, new URL('./servers.ts', import.meta.url).pathname, 'app'], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
-const port = await new Promise<number>((resolve, reject) => {
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => {
-    out += c.toString();
-    const m = /listening (\d+)/.exec(out);
-    if (m) resolve(Number(m[1]));
-  });
-  child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-});
+const { child, port } = await startServer('app', { DATABASE_URL: databaseUrl });
 const base = `http://127.0.0.1:${port}`;
 const headers = { 'x-api-key': seeded.key, 'content-type': 'application/json' };
 const created: number[] = [];
@@ -151,8 +121,7 @@ await new Promise<void>((resolve) => {
 });
 const finalRss = rssMiB(child.pid!);
 child.kill('SIGTERM');
-await dropSchema();
-rmSync(dir, { recursive: true, force: true });
+await cleanup();
 
 // Warm-up: the first two minutes of a long run (caches fill, the JIT settles), the first of a short one.
 const warmIndex = MINUTES >= 5 ? 2 : Math.min(1, MINUTES - 1);

@@ -4,7 +4,7 @@
 // need both cores, so it shares them, as it would on a real two-core host
 // behind a local proxy. The figures say how much a second worker adds here.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './processes.ts';
 
 export interface Load {
   rps: number;
@@ -15,15 +15,6 @@ export interface Load {
 type Autocannon = (url: string, options: { method?: string; body?: string; key?: string; duration?: number }) => Promise<Load>;
 
 const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    }).on('error', reject);
-  });
-}
 
 async function startWorkers(databaseUrl: string, workers: number): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();

@@ -5,7 +5,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../bench/processes.ts';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
@@ -22,15 +22,6 @@ const available = existsSync(CHROMIUM);
 if (!available) {
   if (process.env.ALMONER_REQUIRE_BROWSER === '1') throw new Error(`Chromium is required here but ${CHROMIUM} does not exist (apt-get install chromium)`);
   process.stderr.write(`\n*** ${CHROMIUM} not found: browser tests are SKIPPED (apt-get install chromium, or set CHROMIUM_PATH). ***\n\n`);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    }).on('error', reject);
-  });
 }
 
 describe('in a browser (Chromium)', { skip: !available }, () => {
