@@ -6,15 +6,16 @@
 // The server runs on core 0, this load on core 1. Each minute prints requests,
 // errors, p50/p99 and the server's resident memory; the end checks RSS growth
 // after the warm-up minute (< 10%), no errors, and p99 stable.
-// Options: --minutes 10  --rate 300  --engine sqlite|postgres
+// Options: --minutes 10  --rate 300  --engine sqlite|postgres  --sqlite-cache-mb N
 import { readFileSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { freshDatabase, startServer } from './processes.ts';
 import { seedBench } from './seed.ts';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string', default: '300' }, engine: { type: 'string', default: 'sqlite' } } });
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string', default: '300' }, engine: { type: 'string', default: 'sqlite' }, 'sqlite-cache-mb': { type: 'string' } } });
 const MINUTES = Number(values.minutes);
+const cacheMb = values['sqlite-cache-mb'];
 const RATE = Number(values.rate);
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -28,9 +29,12 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const { databaseUrl, cleanup } = await freshDatabase(values.engine ?? 'sqlite', 'soak');
-log(`== soak on ${values.engine}: ${MINUTES} min at ${RATE} req/s`);
+log(`== soak on ${values.engine}: ${MINUTES} min at ${RATE} req/s${cacheMb === undefined ? '' : `, SQLite page cache ${cacheMb} MiB`}`);
 const seeded = await seedBench(databaseUrl, 1, 10_000, log);
-const { child, port } = await startServer('app', { DATABASE_URL: databaseUrl });
+// SQLite's page cache grows with the database up to its size (64 MiB by default) and counts in
+// RSS; a small cache (--sqlite-cache-mb 2, SQLite's own default) is full after the warm-up, so
+// what RSS does then is everything else.
+const { child, port } = await startServer('app', { DATABASE_URL: databaseUrl, ...(cacheMb === undefined ? {} : { SQLITE_CACHE_MB: cacheMb }) });
 const base = `http://127.0.0.1:${port}`;
 const headers = { 'x-api-key': seeded.key, 'content-type': 'application/json' };
 const created: number[] = [];

@@ -15,6 +15,8 @@ export interface Config {
   dbPoolMax: number;
   dbStatementTimeoutMs: number;
   dbConnectTimeoutMs: number;
+  /** SQLite's page cache in MiB: faster reads, and resident memory that grows with the database up to this. */
+  sqliteCacheMb: number;
   requestTimeoutMs: number;
   /** How often the server runs the scheduler of recurring donations; 0 turns it off. */
   schedulerIntervalMs: number;
@@ -73,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
     dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
+    sqliteCacheMb: integer(env, 'SQLITE_CACHE_MB', 64, 1, 65_536),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     schedulerIntervalMs: integer(env, 'SCHEDULER_INTERVAL_MS', 60_000, 0, 86_400_000),
     sandboxTickMs: integer(env, 'SANDBOX_TICK_MS', 1_000, 0, 3_600_000),

@@ -23,6 +23,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     poolMax: config.dbPoolMax,
     statementTimeoutMs: config.dbStatementTimeoutMs,
     connectTimeoutMs: config.dbConnectTimeoutMs,
+    sqliteCacheMb: config.sqliteCacheMb,
   });
   try {
     const applied = await migrate(handle);

@@ -24,6 +24,8 @@ export interface DatabaseOptions {
   poolMax?: number;
   statementTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /** SQLite's page cache, in MiB. */
+  sqliteCacheMb?: number;
 }
 
 let pgTypesConfigured = false;
@@ -65,7 +67,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   }
   const path = options.url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new NodeSqliteDatabase(path);
+  const sqlite = new NodeSqliteDatabase(path, options.sqliteCacheMb === undefined ? {} : { cacheMb: options.sqliteCacheMb });
   const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(sqlite) });
   return { db, engine, sqlite, close: () => db.destroy() };
 }
