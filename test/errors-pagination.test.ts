@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, type TestEnv, type TestUser } from './harness.ts';
+import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, TestClock, type TestEnv, type TestUser } from './harness.ts';
 import { buildApp } from '../src/app.ts';
 import { applyDonationEvent } from '../src/modules/donations/index.ts';
 import { AppError } from '../src/shared/errors.ts';
@@ -205,9 +205,14 @@ for (const { name: engine } of engines()) {
 describe('rate limits shared across nodes through Redis', { skip: process.env.TEST_REDIS_URL === undefined && 'TEST_REDIS_URL is not set: no Redis to share limits through' }, () => {
   test('two nodes count one key together: the sixth request of five allowed is refused on either', async () => {
     const prefix = `almoner:test:${Date.now()}:${Math.random()}:`;
-    const env = await openEnv('sqlite', { rateLimitPerMinute: 5, redisUrl: process.env.TEST_REDIS_URL as string, redisPrefix: prefix });
+    // Mid-minute on a fixed clock, so the six requests share one window however slow the machine.
+    const env = await openEnv('sqlite', { rateLimitPerMinute: 5, redisUrl: process.env.TEST_REDIS_URL as string, redisPrefix: prefix }, { clock: new TestClock('2026-11-22T12:00:30.000Z') });
     const second = await buildApp(env.deps); // another node: its own process memory, the same Redis
     try {
+      // Each node's first command waits for its connection; a node whose Redis answers too slowly
+      // counts alone (tested below), so connect both before counting.
+      const other = await makeUser(env.deps);
+      for (const node of [env.app, second]) assert.equal((await call(node, 'GET', '/v1/users/me', { key: other.key })).status, 200);
       const user = await makeUser(env.deps);
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) statuses.push((await call(i % 2 === 0 ? env.app : second, 'GET', '/v1/users/me', { key: user.key })).status);
