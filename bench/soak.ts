@@ -145,7 +145,7 @@ log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.
 log(`| engine | minutes | rate | requests | errors | RSS median, minute ${warmIndex + 1} -> last (final) | growth | JS heap median | growth | p99 minute ${warmIndex + 1} -> last | most in flight |`);
 log(`|---|---|---|---|---|---|---|---|---|---|---|`);
 log(`| ${values.engine} | ${MINUTES} | ${RATE}/s | ${total} | ${errors} | ${warmRss.toFixed(0)} -> ${lastRss.toFixed(0)} MiB (${finalRss.toFixed(0)}) | ${(growth * 100).toFixed(1)}% | ${median(warm.heap).toFixed(0)} -> ${median(last.heap).toFixed(0)} MiB | ${(heapGrowth * 100).toFixed(1)}% | ${p99(warm).toFixed(1)} -> ${p99(last).toFixed(1)} ms | ${maxInFlight} |`);
-if (sqliteFile !== undefined) log(`database file: ${(databaseMiB[warmIndex] ?? 0).toFixed(0)} MiB in minute ${warmIndex + 1} -> ${(databaseMiB.at(-1) ?? 0).toFixed(0)} MiB at the end (pages read or written stay in RSS up to the 64 MiB page cache)`);
+if (sqliteFile !== undefined) log(`database file: ${(databaseMiB[warmIndex] ?? 0).toFixed(0)} MiB in minute ${warmIndex + 1} -> ${(databaseMiB.at(-1) ?? 0).toFixed(0)} MiB at the end (pages read or written stay in RSS up to the ${cacheMb ?? 64} MiB page cache)`);
 log(`p50 / p99 by request: ${[...byKind].map(([k, v]) => { const s = [...v].sort((a, b) => a - b); return `${k} ${percentile(s, 0.5).toFixed(1)} / ${percentile(s, 0.99).toFixed(1)} ms`; }).join(', ')}`);
 if (errors > 0) log(`errors: ${JSON.stringify(Object.fromEntries(errorsSeen))}`);
 const ok = errors === 0 && growth < 0.10 && p99(last) < Math.max(2 * p99(warm), p99(warm) + 20);
