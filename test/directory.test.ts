@@ -12,6 +12,10 @@ import { engines, openEnv, makeUser, fund, call, type TestEnv } from './harness.
 import { importBmf } from '../src/modules/nonprofits/import.service.ts';
 import { parseCsvLine } from '../src/modules/nonprofits/bmf.ts';
 import { tokenize } from '../src/modules/nonprofits/nonprofits.ts';
+import { upsertNonProfit } from '../src/modules/nonprofits/index.ts';
+import { openPlatform } from '../src/platform.ts';
+import { buildApp } from '../src/app.ts';
+import pino from 'pino';
 
 const DATA = join(process.cwd(), '..', 'shared', 'data', 'nonprofits');
 const BMF = join(DATA, 'bmf');
@@ -87,6 +91,49 @@ for (const { name: engine } of engines()) {
       assert.ok(again.older >= 1, `kept newer ${again.older}`);
       const stillNew = await call(env.app, 'GET', `/v1/non_profits/${parseCsvLine(rows[50] as string)[0]}`, { key: (await makeUser(env.deps)).key });
       assert.equal(stillNew.status, 200);
+    });
+
+    test('a donation shows its organisation as the directory has it now, on every node, even after an import cut off half-way', async () => {
+      const lines = bmfLines('eo_vt.csv.gz');
+      const columns = parseCsvLine(lines[0] as string);
+      const target = await env.deps.db.selectFrom('non_profits').select('ein').where('eligible', '=', 1).where('removed_at', 'is', null)
+        .where('ein', 'in', lines.slice(100, 200).map((l) => l.slice(0, 9))).orderBy('id').executeTakeFirstOrThrow();
+      const ein = target.ein;
+      const fields = parseCsvLine(lines.find((l) => l.startsWith(`${ein},`)) as string);
+      const donor = await makeUser(env.deps);
+      await fund(env.deps, donor, 10_000);
+      // Another node: its own connection and its own memory.
+      const other = await openPlatform(env.deps.config, { log: pino({ level: 'silent' }) });
+      const otherApp = await buildApp(other.deps);
+      try {
+        assert.equal((await call(env.app, 'POST', '/v1/donations', { key: donor.key, body: { amount: 10, ein } })).status, 201);
+        const shown = async () => Promise.all([env.app, otherApp].map(async (app) => {
+          const res = await call(app, 'GET', '/v1/donations', { key: donor.key });
+          return res.body.items.find((d: { non_profit: { ein: string } }) => d.non_profit.ein === ein).non_profit.name as string;
+        }));
+        const before = await shown();
+        assert.equal(before[0], before[1]);
+        assert.doesNotMatch(before[0] as string, /Renamed/);
+
+        // A newer file renames it; the import stops right after its (only) batch committed.
+        fields[columns.indexOf('NAME')] = 'GREEN MOUNTAIN RENAMED TRUST';
+        const file = writeBmf(dir, 'eo_vt.csv', [lines[0] as string, fields.map((v) => (/[",]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v)).join(',')]);
+        await assert.rejects(importBmf(env.deps, [file], { zipCentroids: ZIPS, onProgress: () => { throw new Error('power cut'); } }), /power cut/);
+        assert.deepEqual(await shown(), ['Green Mountain Renamed Trust', 'Green Mountain Renamed Trust']);
+
+        // A change through upsert (the demo seed's path) shows at once as well.
+        const row = await env.deps.db.selectFrom('non_profits').selectAll().where('ein', '=', ein).executeTakeFirstOrThrow();
+        const { id: _id, created_at: _c, updated_at: _u, source: _s, last_seen_run: _l, removed_at: _r, ...input } = row;
+        await upsertNonProfit(env.deps.db, { ...input, name: 'Green Mountain Trust', city: 'Montpelier' }, new Date().toISOString());
+        const after = await Promise.all([env.app, otherApp].map(async (app) => (await call(app, 'GET', '/v1/donations', { key: donor.key })).body.items[0].non_profit));
+        for (const np of after) {
+          assert.equal(np.name, 'Green Mountain Trust');
+          assert.equal(np.city, 'Montpelier');
+        }
+      } finally {
+        await otherApp.close();
+        await other.close();
+      }
     });
 
     test('a removed organisation is not found by search and cannot receive donations', async () => {

@@ -12,6 +12,7 @@ import * as m006 from './migrations/006_directory.ts';
 import * as m007 from './migrations/007_directory_top.ts';
 import * as m008 from './migrations/008_accounts.ts';
 import * as m009 from './migrations/009_idempotency_outcome.ts';
+import * as m010 from './migrations/010_non_profit_cards.ts';
 
 const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
   { name: '001_initial', up: m001.up },
@@ -23,6 +24,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
   { name: '007_directory_top', up: m007.up },
   { name: '008_accounts', up: m008.up },
   { name: '009_idempotency_outcome', up: m009.up },
+  { name: '010_non_profit_cards', up: m010.up },
 ];
 
 export async function migrate(handle: DatabaseHandle): Promise<string[]> {

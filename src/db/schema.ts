@@ -100,7 +100,10 @@ export interface ImportRunsTable {
 
 export interface DirectoryEpochTable {
   id: number;
+  /** Raised when the search vocabulary is rebuilt (the end of an import). */
   epoch: number;
+  /** Raised by every change of an organisation's shown fields, in its transaction. */
+  records_epoch: Generated<number>;
 }
 
 export interface DonationsTable {

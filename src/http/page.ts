@@ -2,11 +2,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export function setLinkHeader(request: FastifyRequest, reply: FastifyReply, meta: { page: number; last: number }, perPage: number): void {
-  const url = new URL(request.url, 'http://local');
+  // The request's own path and query, with page and per_page replaced. (Split by
+  // hand: a WHATWG URL per request was a measurable share of a list's time.)
+  const mark = request.url.indexOf('?');
+  const path = mark === -1 ? request.url : request.url.slice(0, mark);
+  const params = new URLSearchParams(mark === -1 ? '' : request.url.slice(mark + 1));
   const link = (page: number, rel: string) => {
-    url.searchParams.set('page', String(page));
-    url.searchParams.set('per_page', String(perPage));
-    return `<${url.pathname}${url.search}>; rel="${rel}"`;
+    params.set('page', String(page));
+    params.set('per_page', String(perPage));
+    return `<${path}?${params.toString()}>; rel="${rel}"`;
   };
   const links = [link(1, 'first')];
   if (meta.page > 1) links.push(link(Math.min(meta.page - 1, meta.last), 'prev'));

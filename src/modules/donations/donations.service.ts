@@ -14,7 +14,7 @@ import type { Caller } from '../keys/index.ts';
 import { recordOutcome } from '../../shared/outcome.ts';
 import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, initialStatus, isCancellable, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
 import * as store from './donations.store.ts';
-import { ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
+import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 
 export interface NewDonation {
   amount_cents: number;
@@ -56,7 +56,7 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   });
   const record = await store.findDonation(deps.db, id);
   assert(record !== undefined, 'the donation just created exists');
-  return ownUserScopedForm(deps, record);
+  return ownUserScopedForm(await cardsFor(deps, [record]), record);
 }
 
 /**
@@ -150,18 +150,19 @@ export async function promoteWaiting(deps: Deps, trx: Trx, fundId: number, at: s
 export async function getCreatedDonation(deps: Deps, caller: Caller, donationId: number) {
   const record = await store.findDonation(deps.db, donationId);
   if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
-  return ownUserScopedForm(deps, record);
+  return ownUserScopedForm(await cardsFor(deps, [record]), record);
 }
 
 export async function getOwnDonation(deps: Deps, caller: Caller, donationId: number) {
   const record = await store.findDonation(deps.db, donationId);
   if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
-  return ownListForm(deps, record);
+  return ownListForm(deps, await cardsFor(deps, [record]), record);
 }
 
 export async function listOwnDonations(deps: Deps, caller: Caller, page: PageRequest) {
   const { rows, count } = await store.listByUser(deps.db, caller.user_id, false, page);
-  return toPage(rows.map((r) => ownListForm(deps, r)), count, page);
+  const cards = await cardsFor(deps, rows);
+  return toPage(rows.map((r) => ownListForm(deps, cards, r)), count, page);
 }
 
 /** A user's donations: all of them for the owner, public ones (reduced) for others. Throws user_not_found. */
@@ -169,13 +170,15 @@ export async function listUserDonations(deps: Deps, caller: Caller, userId: numb
   const own = userId === caller.user_id;
   if (!own) await visibleUser(deps, caller.user_id, userId);
   const { rows, count } = await store.listByUser(deps.db, userId, !own, page);
-  return toPage(rows.map((r) => (own ? ownUserScopedForm(deps, r) : userScopedForm(deps, r))), count, page);
+  const cards = await cardsFor(deps, rows);
+  return toPage(rows.map((r) => (own ? ownUserScopedForm(cards, r) : userScopedForm(cards, r))), count, page);
 }
 
 /** A user's public donations, in the form others see (the web profile page decides who may look). */
 export async function listPublicDonations(deps: Deps, userId: number, page: PageRequest) {
   const { rows, count } = await store.listByUser(deps.db, userId, true, page);
-  return toPage(rows.map((r) => userScopedForm(deps, r)), count, page);
+  const cards = await cardsFor(deps, rows);
+  return toPage(rows.map((r) => userScopedForm(cards, r)), count, page);
 }
 
 /** One donation of a user, as listUserDonations shows it. Throws user_not_found, donation_not_found. */
@@ -186,7 +189,8 @@ export async function getUserDonation(deps: Deps, caller: Caller, userId: number
   if (record === undefined || record.user_id !== userId || (!own && record.visibility !== 'public')) {
     throw notFound('donation_not_found', `no donation ${donationId}`);
   }
-  return own ? ownUserScopedForm(deps, record) : userScopedForm(deps, record);
+  const cards = await cardsFor(deps, [record]);
+  return own ? ownUserScopedForm(cards, record) : userScopedForm(cards, record);
 }
 
 /** POST /v1/users/:user_id/donations: only under one's own id. Throws user_not_found, forbidden. */

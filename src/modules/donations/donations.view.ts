@@ -2,63 +2,55 @@
 // owner's 2.3 + amount + visibility of DECISIONS 8).
 import type { Deps } from '../../deps.ts';
 import { centsToDollars } from '../../shared/money.ts';
-import { avatarUrl } from '../users/index.ts';
-import { causeById, causeLogoUrl } from '../nonprofits/causes.ts';
 import { assert } from '../../shared/assert.ts';
+import { avatarUrl } from '../users/index.ts';
+import { nonProfitCards, type NonProfitCard } from '../nonprofits/index.ts';
 import type { DonationRecord } from './donations.store.ts';
 
-/** Form 2.2: the non-profit inside a donation. */
-export function donationNonProfit(deps: Deps, r: DonationRecord) {
-  const cause = causeById(r.np_cause_id);
-  assert(cause !== undefined, 'a non-profit has a known cause');
-  return {
-    ein: r.np_ein,
-    name: r.np_name,
-    website: r.np_website ?? '',
-    city: r.np_city,
-    state: r.np_state,
-    logo: causeLogoUrl(deps.config.publicUrl, cause),
-    public_path: r.np_slug,
-    public_url: `${deps.config.publicUrl}${r.np_slug}`,
-    cause_id: r.np_cause_id,
-  };
+/** The non-profits (form 2.2) of these records, by id. */
+export type Cards = ReadonlyMap<number, NonProfitCard>;
+
+export function cardsFor(deps: Deps, records: readonly DonationRecord[]): Promise<Cards> {
+  return nonProfitCards(deps, records.map((r) => r.non_profit_id));
 }
 
-function noteOf(r: DonationRecord) {
-  return r.note === null ? {} : { note: r.note };
+function cardOf(cards: Cards, r: DonationRecord): NonProfitCard {
+  const card = cards.get(r.non_profit_id);
+  assert(card !== undefined, 'cardsFor read every non-profit of the records');
+  return card;
 }
 
 /** Form 2.1: the own list and GET /v1/donations/:id. */
-export function ownListForm(deps: Deps, r: DonationRecord) {
+export function ownListForm(deps: Deps, cards: Cards, r: DonationRecord) {
   return {
     id: r.id,
     amount: centsToDollars(r.amount_cents),
     status: r.status,
-    ...noteOf(r),
+    note: r.note ?? undefined,
     scheduled_donation_id: r.scheduled_donation_id,
     visibility: r.visibility,
     created_at: r.created_at,
     mailed_at: r.mailed_at,
-    non_profit: donationNonProfit(deps, r),
+    non_profit: cardOf(cards, r),
     fund: { id: r.fund_id, name: r.fund_name },
-    user: { id: r.user_id, name: r.user_name, city: r.user_city, avatar: avatarUrl(deps, { avatar_url: r.user_avatar_url }), slug: r.user_slug },
+    user: { id: r.user_id, name: r.owner.name, city: r.owner.city, avatar: avatarUrl(deps, r.owner), slug: r.owner.slug },
   };
 }
 
 /** Form 2.3, reduced: what anyone else sees of a public donation. */
-export function userScopedForm(deps: Deps, r: DonationRecord) {
+export function userScopedForm(cards: Cards, r: DonationRecord) {
   return {
     id: r.id,
     user_id: r.user_id,
     status: r.status,
-    ...noteOf(r),
+    note: r.note ?? undefined,
     created_at: r.created_at,
     mailed_at: r.mailed_at,
-    non_profit: donationNonProfit(deps, r),
+    non_profit: cardOf(cards, r),
   };
 }
 
 /** Form 2.3 for its owner: plus amount and visibility (DECISIONS 8, compat). */
-export function ownUserScopedForm(deps: Deps, r: DonationRecord) {
-  return { ...userScopedForm(deps, r), amount: centsToDollars(r.amount_cents), visibility: r.visibility };
+export function ownUserScopedForm(cards: Cards, r: DonationRecord) {
+  return { ...userScopedForm(cards, r), amount: centsToDollars(r.amount_cents), visibility: r.visibility };
 }

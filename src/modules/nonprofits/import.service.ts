@@ -13,7 +13,7 @@ import type { Trx } from '../ledger/index.ts';
 import { bulkInsert } from '../../db/bulk.ts';
 import { readBmf, readZipCentroids, toNonProfitInput, type ZipCentroids } from './bmf.ts';
 import { indexWords } from './nonprofits.ts';
-import type { NonProfitInput } from './nonprofits.store.ts';
+import { bumpRecordsEpoch, type NonProfitInput } from './nonprofits.store.ts';
 
 // Rows per database transaction: bigger batches write each hot index page once
 // per commit instead of once per thousand rows.
@@ -95,6 +95,7 @@ async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], sourc
   const byEin = new Map(existing.map((e) => [e.ein, e]));
   const added: NonProfitInput[] = [];
   const seen: number[] = [];
+  const updatedBefore = summary.updated;
   for (const input of batch) {
     const old = byEin.get(input.ein);
     if (old === undefined) {
@@ -120,6 +121,7 @@ async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], sourc
     summary.updated += 1;
   }
   if (seen.length > 0) await trx.updateTable('non_profits').set({ last_seen_run: runId }).where('id', 'in', seen).execute();
+  if (summary.updated > updatedBefore) await bumpRecordsEpoch(trx);
   for (let i = 0; i < added.length; i += 1000) {
     const chunk = added.slice(i, i + 1000); // within every engine's limit on bound parameters
     const rows = await bulkInsert<{ id: number; name: string; city: string }>(trx, deps.engine, 'non_profits', [...INSERTED, 'source', 'last_seen_run', 'created_at', 'updated_at'],

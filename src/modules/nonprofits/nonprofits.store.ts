@@ -58,6 +58,23 @@ export async function findByEin(db: Db | Trx, ein: string): Promise<NonProfit | 
   return row === undefined ? undefined : toNonProfit(row);
 }
 
+export type CardRow = Pick<NonProfitsTable, 'ein' | 'name' | 'website' | 'city' | 'state' | 'cause_id' | 'slug'> & { id: number };
+
+/** What a donation shows of each of these organisations (see cards.ts). */
+export async function cardRows(db: Db, ids: readonly number[]): Promise<CardRow[]> {
+  const rows: CardRow[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    rows.push(...await db.selectFrom('non_profits').select(['id', 'ein', 'name', 'website', 'city', 'state', 'cause_id', 'slug'])
+      .where('id', 'in', ids.slice(i, i + 500)).execute());
+  }
+  return rows;
+}
+
+/** Raised with every change of an organisation's shown fields, in its transaction: nodes then drop their cards. */
+export async function bumpRecordsEpoch(trx: Db | Trx): Promise<void> {
+  await trx.updateTable('directory_epoch').set((eb) => ({ records_epoch: eb('records_epoch', '+', 1) })).where('id', '=', 1).execute();
+}
+
 /** What the IRS data says of an organisation; the importer adds where and when it saw it. */
 export type NonProfitInput = Omit<NonProfitsTable, 'id' | 'created_at' | 'updated_at' | 'source' | 'last_seen_run' | 'removed_at'>;
 
@@ -79,6 +96,7 @@ export async function upsert(db: Db | Trx, input: NonProfitInput, at: string): P
   const changed = (Object.keys(input) as Array<keyof NonProfitInput>).some((k) => existing[k] !== input[k]);
   if (!changed) return 'unchanged';
   await db.updateTable('non_profits').set({ ...input, updated_at: at }).where('id', '=', existing.id).execute();
+  await bumpRecordsEpoch(db);
   if (existing.name !== input.name || existing.city !== input.city) await replaceWords(db, existing.id, input.name, input.city);
   return 'updated';
 }

@@ -1,0 +1,68 @@
+// The non-profit as a donation shows it (form 2.2), kept in memory per node.
+// A page of 25 donations names up to 25 organisations; reading them with the
+// page (a join) cost more than the rest of the query, and they rarely change.
+// Every change of their shown fields raises `directory_epoch.records_epoch` in
+// its transaction (the importer, upsert); a node reads the counter on each
+// use and forgets every card when it moved, as the API key cache does.
+import type { Deps } from '../../deps.ts';
+import type { Database } from '../../db/schema.ts';
+import { prepared } from '../../db/prepared.ts';
+import { assert } from '../../shared/assert.ts';
+import { causeById, causeLogoUrl } from './causes.ts';
+import { cardRows, type CardRow } from './nonprofits.store.ts';
+
+export interface NonProfitCard {
+  readonly ein: string;
+  readonly name: string;
+  readonly website: string;
+  readonly city: string;
+  readonly state: string;
+  readonly logo: string;
+  readonly public_path: string;
+  readonly public_url: string;
+  readonly cause_id: number;
+}
+
+const MAX_CARDS = 50_000;
+
+const epochQuery = prepared<Database, { records_epoch: number }, Record<string, never>>((db) =>
+  db.selectFrom('directory_epoch').select('records_epoch').where('id', '=', 1));
+
+/** One cache per database (tests open several in one process). */
+const caches = new WeakMap<object, { epoch: number; cards: Map<number, NonProfitCard> }>();
+
+function toCard(publicUrl: string, row: CardRow): NonProfitCard {
+  const cause = causeById(row.cause_id);
+  assert(cause !== undefined, 'a non-profit has a known cause');
+  return Object.freeze({
+    ein: row.ein,
+    name: row.name,
+    website: row.website ?? '',
+    city: row.city,
+    state: row.state,
+    logo: causeLogoUrl(publicUrl, cause),
+    public_path: row.slug,
+    public_url: `${publicUrl}${row.slug}`,
+    cause_id: row.cause_id,
+  });
+}
+
+/** The cards of these non-profit ids (each must exist: donations reference them). */
+export async function nonProfitCards(deps: Deps, ids: readonly number[]): Promise<ReadonlyMap<number, NonProfitCard>> {
+  const [row] = await epochQuery(deps.db, {});
+  const epoch = row?.records_epoch ?? 0;
+  let cache = caches.get(deps.db);
+  if (cache === undefined || cache.epoch !== epoch) {
+    cache = { epoch, cards: new Map() };
+    caches.set(deps.db, cache);
+  }
+  const cards = cache.cards;
+  const missing = [...new Set(ids.filter((id) => !cards.has(id)))];
+  if (missing.length > 0) {
+    if (cards.size + missing.length > MAX_CARDS) cards.clear();
+    // Read after the epoch: a card is never older than the epoch it is kept under.
+    for (const r of await cardRows(deps.db, missing)) cards.set(r.id, toCard(deps.config.publicUrl, r));
+  }
+  for (const id of ids) assert(cards.has(id), `non-profit ${id} exists`);
+  return cards;
+}
