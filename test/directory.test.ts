@@ -14,6 +14,7 @@ import { parseCsvLine } from '../src/modules/nonprofits/bmf.ts';
 import { tokenize } from '../src/modules/nonprofits/nonprofits.ts';
 import { upsertNonProfit } from '../src/modules/nonprofits/index.ts';
 import { openPlatform } from '../src/platform.ts';
+import { runCheck } from '../src/modules/check/index.ts';
 import { buildApp } from '../src/app.ts';
 import pino from 'pino';
 
@@ -61,11 +62,17 @@ for (const { name: engine } of engines()) {
       const nameAt = columns.indexOf('NAME');
       const periodAt = columns.indexOf('TAX_PERIOD');
       // The older snapshot: 40 organisations not founded yet, 25 under an earlier name (and an earlier filing, where they have one).
+      // And 10 more with another income under the same name (search ranks by it).
+      const incomeAt = columns.indexOf('INCOME_AMT');
       const older = rows.slice(40).map((line, i) => {
-        if (i >= 25) return line;
+        if (i >= 35) return line;
         const f = parseCsvLine(line);
-        f[nameAt] = `${f[nameAt]} OLD NAME`;
-        if ((f[periodAt] ?? '') > '201912') f[periodAt] = '201912';
+        if (i < 25) {
+          f[nameAt] = `${f[nameAt]} OLD NAME`;
+          if ((f[periodAt] ?? '') > '201912') f[periodAt] = '201912';
+        } else {
+          f[incomeAt] = String(Number(f[incomeAt] || 0) + 12_345);
+        }
         return f.map((v) => (/[",]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v)).join(',');
       });
       const first = await importBmf(env.deps, [writeBmf(dir, 'eo_vt.csv', [header, ...older])], { zipCentroids: ZIPS });
@@ -74,7 +81,9 @@ for (const { name: engine } of engines()) {
 
       const real = await importBmf(env.deps, [join(BMF, 'eo_vt.csv.gz')], { zipCentroids: ZIPS });
       assert.equal(real.added, 40);
-      assert.ok(real.updated >= 25, `updated ${real.updated}`);
+      assert.ok(real.updated >= 35, `updated ${real.updated}`);
+      const sizes = (await runCheck(env.deps)).find((r) => r.name === 'every search word carries its organisation\'s size');
+      assert.deepEqual(sizes?.failures, [], 'the word index has the new incomes');
       assert.equal(real.added + real.updated + real.unchanged + real.older + real.rejected, rows.length);
       assert.equal(real.removed, 0);
       const renamed = parseCsvLine(rows[40] as string);

@@ -84,6 +84,8 @@ export interface NonProfitWordsTable {
   word: string;
   non_profit_id: number;
   kind: string;
+  /** The organisation's size (BMF income), so the index lists a word's biggest users first. */
+  size: Generated<number>;
 }
 
 export interface DirectoryVocabularyTable {

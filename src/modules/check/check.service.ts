@@ -113,6 +113,13 @@ async function donationCounts(deps: Deps): Promise<string[]> {
     .map((c) => `user ${c.id}: counted ${c.total ?? 0} donations (${c.public_total ?? 0} public), has ${c.actual} (${c.actual_public} public)`);
 }
 
+/** Search lists a word's users biggest first by the size each word row carries. */
+async function wordSizes(deps: Deps): Promise<string[]> {
+  const rows = await deps.db.selectFrom('non_profit_words as w').innerJoin('non_profits as n', 'n.id', 'w.non_profit_id')
+    .select(['n.ein', 'w.word', 'w.size', 'n.income_amt']).whereRef('w.size', '!=', 'n.income_amt').limit(1000).execute();
+  return rows.map((r) => `non-profit ${r.ein}: its word "${r.word}" has size ${r.size}, its income is ${r.income_amt}`);
+}
+
 export async function runCheck(deps: Deps): Promise<CheckResult[]> {
   const checks: Array<[string, (deps: Deps) => Promise<string[]>]> = [
     ['every journal entry balances', balancedEntries],
@@ -123,6 +130,7 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ['every contribution brought exactly what its status says', contributionMoney],
     ['every fund\'s reserved money matches its held donations and gifts', holds],
     ['every user\'s donation count is right', donationCounts],
+    ['every search word carries its organisation\'s size', wordSizes],
   ];
   const results: CheckResult[] = [];
   for (const [name, fn] of checks) results.push({ name, failures: await fn(deps) });

@@ -116,7 +116,9 @@ async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], sourc
     await trx.updateTable('non_profits').set({ ...input, source, last_seen_run: runId, removed_at: null, updated_at: at }).where('id', '=', old.id).execute();
     if (old.name !== input.name || old.city !== input.city) {
       await trx.deleteFrom('non_profit_words').where('non_profit_id', '=', old.id).execute();
-      await insertWords(deps, trx, [{ id: old.id, name: input.name, city: input.city }]);
+      await insertWords(deps, trx, [{ id: old.id, name: input.name, city: input.city, income_amt: input.income_amt }]);
+    } else if (old.income_amt !== input.income_amt) {
+      await trx.updateTable('non_profit_words').set({ size: input.income_amt }).where('non_profit_id', '=', old.id).execute();
     }
     summary.updated += 1;
   }
@@ -124,8 +126,8 @@ async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], sourc
   if (summary.updated > updatedBefore) await bumpRecordsEpoch(trx);
   for (let i = 0; i < added.length; i += 1000) {
     const chunk = added.slice(i, i + 1000); // within every engine's limit on bound parameters
-    const rows = await bulkInsert<{ id: number; name: string; city: string }>(trx, deps.engine, 'non_profits', [...INSERTED, 'source', 'last_seen_run', 'created_at', 'updated_at'],
-      chunk.map((a) => [...INSERTED.map((c) => a[c]), source, runId, at, at]), ['id', 'name', 'city']);
+    const rows = await bulkInsert<{ id: number; name: string; city: string; income_amt: number }>(trx, deps.engine, 'non_profits', [...INSERTED, 'source', 'last_seen_run', 'created_at', 'updated_at'],
+      chunk.map((a) => [...INSERTED.map((c) => a[c]), source, runId, at, at]), ['id', 'name', 'city', 'income_amt']);
     await insertWords(deps, trx, rows);
     summary.added += chunk.length;
   }
@@ -133,9 +135,9 @@ async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], sourc
 
 const INSERTED: ReadonlyArray<keyof NonProfitInput> = ['ein', ...COMPARED];
 
-async function insertWords(deps: Deps, trx: Trx, rows: ReadonlyArray<{ id: number; name: string; city: string }>): Promise<void> {
-  const words = rows.flatMap((r) => indexWords(r.name, r.city).map((w) => [w.word, r.id, w.kind] as const));
-  for (let i = 0; i < words.length; i += 5000) await bulkInsert(trx, deps.engine, 'non_profit_words', ['word', 'non_profit_id', 'kind'], words.slice(i, i + 5000));
+async function insertWords(deps: Deps, trx: Trx, rows: ReadonlyArray<{ id: number; name: string; city: string; income_amt: number }>): Promise<void> {
+  const words = rows.flatMap((r) => indexWords(r.name, r.city).map((w) => [w.word, r.id, w.kind, r.income_amt] as const));
+  for (let i = 0; i < words.length; i += 4000) await bulkInsert(trx, deps.engine, 'non_profit_words', ['word', 'non_profit_id', 'kind', 'size'], words.slice(i, i + 4000));
 }
 
 /**
@@ -145,7 +147,7 @@ async function insertWords(deps: Deps, trx: Trx, rows: ReadonlyArray<{ id: numbe
  * (ensureDirectoryIndexes).
  */
 const BULK_INDEXES: ReadonlyArray<{ name: string; table: 'non_profits' | 'non_profit_words'; columns: string[] }> = [
-  { name: 'non_profit_words_word', table: 'non_profit_words', columns: ['word', 'non_profit_id'] },
+  { name: 'non_profit_words_word_size', table: 'non_profit_words', columns: ['word', 'size desc', 'non_profit_id'] },
   { name: 'non_profits_cause', table: 'non_profits', columns: ['cause_id'] },
   { name: 'non_profits_state_size', table: 'non_profits', columns: ['state', 'income_amt'] },
 ];
@@ -290,10 +292,11 @@ export async function rebuildVocabulary(deps: Deps): Promise<void> {
     await sql`insert into directory_vocabulary (word, df) select word, count(*) from non_profit_words group by word`.execute(trx);
     await trx.deleteFrom('directory_top').execute();
     const common = await trx.selectFrom('directory_vocabulary').select('word').where('df', '>', COMMON_WORD_DF).execute();
+    // The word index lists a word's users biggest first: each list reads about COMMON_WORD_TOP entries.
     for (const { word } of common) {
       await sql`insert into directory_top (word, non_profit_id)
-        select ${word}, n.id from non_profit_words w join non_profits n on n.id = w.non_profit_id
-        where w.word = ${word} and n.removed_at is null order by n.income_amt desc, n.asset_amt desc limit ${COMMON_WORD_TOP}`.execute(trx);
+        select ${word}, w.non_profit_id from non_profit_words w join non_profits n on n.id = w.non_profit_id
+        where w.word = ${word} and n.removed_at is null order by w.size desc, w.non_profit_id limit ${COMMON_WORD_TOP}`.execute(trx);
     }
     await trx.updateTable('directory_epoch').set((eb) => ({ epoch: eb('epoch', '+', 1) })).where('id', '=', 1).execute();
   });

@@ -79,10 +79,10 @@ export async function bumpRecordsEpoch(trx: Db | Trx): Promise<void> {
 export type NonProfitInput = Omit<NonProfitsTable, 'id' | 'created_at' | 'updated_at' | 'source' | 'last_seen_run' | 'removed_at'>;
 
 /** Rewrites an organisation's index words (after an insert or a name or city change). */
-export async function replaceWords(db: Db | Trx, nonProfitId: number, name: string, city: string): Promise<void> {
+export async function replaceWords(db: Db | Trx, nonProfitId: number, name: string, city: string, size: number): Promise<void> {
   await db.deleteFrom('non_profit_words').where('non_profit_id', '=', nonProfitId).execute();
   const words = indexWords(name, city);
-  if (words.length > 0) await db.insertInto('non_profit_words').values(words.map((w) => ({ ...w, non_profit_id: nonProfitId }))).execute();
+  if (words.length > 0) await db.insertInto('non_profit_words').values(words.map((w) => ({ ...w, non_profit_id: nonProfitId, size }))).execute();
 }
 
 /** Inserts or updates by EIN; returns 'added', 'updated' or 'unchanged'. */
@@ -90,13 +90,15 @@ export async function upsert(db: Db | Trx, input: NonProfitInput, at: string): P
   const existing = await db.selectFrom('non_profits').selectAll().where('ein', '=', input.ein).executeTakeFirst();
   if (existing === undefined) {
     const row = await db.insertInto('non_profits').values({ ...input, source: '', created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow();
-    await replaceWords(db, row.id, input.name, input.city);
+    await replaceWords(db, row.id, input.name, input.city, input.income_amt);
     return 'added';
   }
   const changed = (Object.keys(input) as Array<keyof NonProfitInput>).some((k) => existing[k] !== input[k]);
   if (!changed) return 'unchanged';
   await db.updateTable('non_profits').set({ ...input, updated_at: at }).where('id', '=', existing.id).execute();
   await bumpRecordsEpoch(db);
-  if (existing.name !== input.name || existing.city !== input.city) await replaceWords(db, existing.id, input.name, input.city);
+  if (existing.name !== input.name || existing.city !== input.city || existing.income_amt !== input.income_amt) {
+    await replaceWords(db, existing.id, input.name, input.city, input.income_amt);
+  }
   return 'updated';
 }

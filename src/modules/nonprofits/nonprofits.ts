@@ -72,9 +72,9 @@ export function isEligible(deductibility: string, status: string): boolean {
 
 /** The words of a name or query: ASCII-folded, lower case, apostrophes dropped, split on anything else. */
 export function tokenize(text: string): string[] {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
+  // Accents off (NFKD, then the combining marks); ASCII text, nearly every
+  // BMF name, has none, and search tokenizes thousands of names a query.
+  return (ASCII.test(text) ? text : text.normalize('NFKD').replace(/[\u0300-\u036f]/g, ''))
     .toLowerCase()
     .replace(/['\u2019`]/g, '')
     .split(/[^a-z0-9]+/)

@@ -28,6 +28,9 @@ const QUERY_WORDS_MAX = 8;
 
 type Row = Parameters<typeof toNonProfit>[0] & { income_amt: number; asset_amt: number };
 const ROW_COLUMNS = ['id', 'ein', 'name', 'website', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'eligible', 'slug', 'income_amt', 'asset_amt'] as const;
+/** What ranking a candidate needs; the page's rows are then read whole. */
+type Candidate = Pick<Row, 'id' | 'ein' | 'name' | 'city' | 'state' | 'latitude' | 'longitude' | 'cause_id' | 'income_amt' | 'asset_amt'>;
+const CANDIDATE_COLUMNS = ['id', 'ein', 'name', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'income_amt', 'asset_amt'] as const;
 
 function distanceKm(aLat: number, aLng: number, bLat: number, bLng: number): number {
   const rad = Math.PI / 180;
@@ -38,7 +41,7 @@ function distanceKm(aLat: number, aLng: number, bLat: number, bLng: number): num
 }
 
 interface Scored {
-  row: Row;
+  row: Candidate;
   tier: number;
   penalty: number;
 }
@@ -51,6 +54,11 @@ function matchQuality(words: readonly string[], expansions: ReadonlyMap<string, 
     if (q !== undefined && (best === undefined || q < best)) best = q;
   }
   return best;
+}
+
+/** Organisation ids by size, biggest first (then by id); at most `limit`. */
+function biggest(sizes: ReadonlyMap<number, number>, limit: number): number[] {
+  return [...sizes].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit).map(([id]) => id);
 }
 
 export class DirectorySearch {
@@ -86,10 +94,13 @@ export class DirectorySearch {
     const tokens = tokenize(q.query ?? '').slice(0, QUERY_WORDS_MAX);
     // Text with no letters or digits ("%", "--") asks for something no name has.
     if (tokens.length === 0 && (q.query ?? '').trim() !== '') return toPage([], 0, page);
-    const rows = tokens.length === 0 ? undefined : await this.#ranked(q, tokens);
-    if (rows === undefined) return this.#browse(q, page);
+    const ranked = tokens.length === 0 ? undefined : await this.#ranked(q, tokens);
+    if (ranked === undefined) return this.#browse(q, page);
     const start = offsetOf(page);
-    return toPage(rows.slice(start, start + page.per_page).map((r) => nonProfitForm(this.#deps, toNonProfit(r) as NonProfit)), rows.length, page);
+    const ids = ranked.slice(start, start + page.per_page).map((c) => c.id);
+    const byId = new Map((await this.#rows(ids)).map((r) => [r.id, r]));
+    const rows = ids.map((id) => byId.get(id)).filter((r) => r !== undefined);
+    return toPage(rows.map((r) => nonProfitForm(this.#deps, toNonProfit(r) as NonProfit)), ranked.length, page);
   }
 
   /** No query words: the filters alone, biggest organisations first. */
@@ -116,8 +127,26 @@ export class DirectorySearch {
     return toPage((rows as Row[]).map((r) => nonProfitForm(this.#deps, toNonProfit(r))), Number(counted.n), page);
   }
 
+  /** The organisations using any of `words`, each with its size. */
+  async #postings(words: readonly string[]): Promise<Map<number, number>> {
+    const rows = await this.#deps.db.selectFrom('non_profit_words').select(['non_profit_id', 'size']).where('word', 'in', words).execute();
+    return new Map(rows.map((r) => [r.non_profit_id, r.size]));
+  }
+
+  /** The organisations with these ids that are still listed. */
+  async #rows(ids: readonly number[]): Promise<Row[]> {
+    if (ids.length === 0) return [];
+    return await this.#deps.db.selectFrom('non_profits').select(ROW_COLUMNS).where('removed_at', 'is', null).where('id', 'in', ids).execute() as Row[];
+  }
+
+  /** What ranking needs of the organisations with these ids that are still listed. */
+  async #candidates(ids: readonly number[]): Promise<Candidate[]> {
+    if (ids.length === 0) return [];
+    return await this.#deps.db.selectFrom('non_profits').select(CANDIDATE_COLUMNS).where('removed_at', 'is', null).where('id', 'in', ids).execute();
+  }
+
   /** Query words: candidates from the word index, checked and ranked here. */
-  async #ranked(q: SearchQuery, tokens: string[]): Promise<Row[]> {
+  async #ranked(q: SearchQuery, tokens: string[]): Promise<Candidate[]> {
     const db = this.#deps.db;
     const vocabulary = await this.vocabulary();
     const joined = tokens.join(' ');
@@ -131,21 +160,23 @@ export class DirectorySearch {
 
     // Candidates: the rarest word's organisations (looked up in the index), narrowed by every other word that is rare enough.
     const drivers = expansions.filter((e) => e.list.length > 0 && e.df <= DRIVING_DF_MAX).sort((a, b) => a.df - b.df);
-    let rows: Row[] = [];
+    let rows: Candidate[] = [];
     const [first, ...others] = drivers.slice(0, 3);
     if (first !== undefined) {
-      // Candidates: organisations using the rarest word, narrowed by the next
-      // rarest ones; at most the CANDIDATE_ROWS biggest are read and ranked.
-      let q = db.selectFrom('non_profits').select(ROW_COLUMNS).where('removed_at', 'is', null)
-        .where('id', 'in', (eb) => eb.selectFrom('non_profit_words').select('non_profit_id').where('word', 'in', first.list.map((e) => e.word)));
+      // Candidates: the organisations using the rarest word that use the next
+      // rarest ones too, the biggest first. Each word's users come from the word
+      // index alone (no rows), and are intersected here: every driving word has
+      // at most DRIVING_DF_MAX users, and a planner cannot pick a bad join order.
+      const sizes = await this.#postings(first.list.map((e) => e.word));
       for (const d of others) {
-        q = q.where('id', 'in', (eb) => eb.selectFrom('non_profit_words').select('non_profit_id').where('word', 'in', d.list.map((e) => e.word)));
+        const users = await this.#postings(d.list.map((e) => e.word));
+        for (const id of sizes.keys()) if (!users.has(id)) sizes.delete(id);
       }
-      rows = await q.orderBy('income_amt', 'desc').orderBy('id').limit(CANDIDATE_ROWS).execute() as Row[];
+      rows = await this.#candidates(biggest(sizes, CANDIDATE_ROWS));
     } else {
       // Every word is common ("first baptist church"): the biggest organisations
       // using the rarest of them, from the lists the import keeps (directory_top),
-      // plus every user of its rarer expansions.
+      // plus the biggest users of its rarer expansions.
       const rarest = expansions.filter((e) => e.list.length > 0).sort((a, b) => a.df - b.df)[0];
       if (rarest !== undefined) {
         const common = rarest.list.filter((e) => e.df > COMMON_WORD_DF).map((e) => e.word);
@@ -157,16 +188,13 @@ export class DirectorySearch {
           rare.push(e.word);
           budget -= e.df;
         }
-        rows = await db.selectFrom('non_profits').select(ROW_COLUMNS).where('removed_at', 'is', null)
-          .where((eb) => eb.or([
-            ...(common.length > 0 ? [eb('id', 'in', eb.selectFrom('directory_top').select('non_profit_id').where('word', 'in', common))] : []),
-            ...(rare.length > 0 ? [eb('id', 'in', eb.selectFrom('non_profit_words').select('non_profit_id').where('word', 'in', rare))] : []),
-          ]))
-          .orderBy('income_amt', 'desc').orderBy('id').limit(CANDIDATE_ROWS).execute() as Row[];
+        const top = common.length === 0 ? [] : (await db.selectFrom('directory_top').select('non_profit_id').where('word', 'in', common).execute()).map((r) => r.non_profit_id);
+        const others = rare.length === 0 ? [] : biggest(await this.#postings(rare), Math.max(CANDIDATE_ROWS - top.length, 0));
+        rows = await this.#candidates([...new Set([...top, ...others])]);
       }
     }
     if (ein !== null) {
-      const exact = await db.selectFrom('non_profits').select(ROW_COLUMNS).where('ein', '=', ein).where('removed_at', 'is', null).execute() as Row[];
+      const exact = await db.selectFrom('non_profits').select(CANDIDATE_COLUMNS).where('ein', '=', ein).where('removed_at', 'is', null).execute();
       rows = [...exact, ...rows.filter((r) => r.ein !== ein)];
     }
 
