@@ -22,11 +22,18 @@ export const idempotencyClaims = new AsyncLocalStorage<IdempotencyClaim>();
 export async function recordOutcome(trx: Transaction<Database>, resource: string): Promise<void> {
   const claim = idempotencyClaims.getStore();
   if (claim === undefined) return;
+  if (!await recordClaimOutcome(trx, claim, resource)) throw keyTakenOver();
+}
+
+/** The compare-and-set of recordOutcome for a claim passed explicitly (work batched across requests); false when the key was taken over. */
+export async function recordClaimOutcome(trx: Transaction<Database>, claim: IdempotencyClaim, resource: string): Promise<boolean> {
   const updated = await trx.updateTable('idempotency_keys').set({ state: 'committed', resource })
     .where('user_id', '=', claim.user_id).where('key', '=', claim.key)
     .where('claim_token', '=', claim.token).where('state', '=', 'in_progress')
     .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) !== 1) {
-    throw new AppError('conflict', 'idempotency_key_in_use', 'another request with this Idempotency-Key took over; retry to get its result');
-  }
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+export function keyTakenOver(): AppError {
+  return new AppError('conflict', 'idempotency_key_in_use', 'another request with this Idempotency-Key took over; retry to get its result');
 }

@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
+import { bulkInsert } from '../../db/bulk.ts';
+import type { Engine } from '../../db/database.ts';
 import { assert } from '../../shared/assert.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Trx } from '../ledger/index.ts';
@@ -110,7 +112,7 @@ export async function listByUser(db: Db, userId: number, publicOnly: boolean, pa
   return { rows: await withOwners(db, rows, owner, userId), count };
 }
 
-type NewDonationRow = {
+export type NewDonationRow = {
   user_id: number; fund_id: number; non_profit_id: number; amount_cents: number; status: string; note: string | null;
   private_memo: string | null; visibility: string; scheduled_donation_id: number | null; created_at: string;
   /** The date of a recurring donation's occurrence: unique with scheduled_donation_id. */
@@ -133,6 +135,37 @@ export async function insertDonation(trx: Trx, donation: NewDonationRow): Promis
   assert(row !== undefined, 'the donation was inserted');
   await countDonationQuery(trx, { user_id: donation.user_id, is_public: donation.visibility === 'public' ? 1 : 0 });
   return row.id;
+}
+
+const countDonationsQuery = prepared<Database, never, { user_id: number; total: number; public_total: number }>((db, p) => db.insertInto('donation_counts')
+  .values({ user_id: p('user_id'), total: p('total'), public_total: p('public_total') })
+  .onConflict((oc) => oc.column('user_id').doUpdateSet({
+    total: sql`donation_counts.total + ${p('total')}`, public_total: sql`donation_counts.public_total + ${p('public_total')}`,
+  })));
+
+const DONATION_COLUMNS = [
+  'id', 'user_id', 'fund_id', 'non_profit_id', 'amount_cents', 'status', 'note', 'private_memo', 'visibility',
+  'scheduled_donation_id', 'created_at', 'updated_at', 'scheduled_for',
+] as const;
+
+/** Inserts donations with the ids reserved for them (db/ids.ts) in one statement, and counts them. */
+export async function insertDonations(trx: Trx, engine: Engine, donations: ReadonlyArray<NewDonationRow & { id: number }>): Promise<void> {
+  const [only] = donations;
+  if (only === undefined) return;
+  for (let i = 0; i < donations.length; i += 1000) {
+    await bulkInsert(trx, engine, 'donations', DONATION_COLUMNS, donations.slice(i, i + 1000).map((d) => [
+      d.id, d.user_id, d.fund_id, d.non_profit_id, d.amount_cents, d.status, d.note, d.private_memo, d.visibility,
+      d.scheduled_donation_id, d.created_at, d.created_at, d.scheduled_for ?? null,
+    ]));
+  }
+  const perUser = new Map<number, { total: number; public_total: number }>();
+  for (const d of donations) {
+    const c = perUser.get(d.user_id) ?? { total: 0, public_total: 0 };
+    c.total += 1;
+    if (d.visibility === 'public') c.public_total += 1;
+    perUser.set(d.user_id, c);
+  }
+  for (const [user_id, c] of perUser) await countDonationsQuery(trx, { user_id, ...c });
 }
 
 /** Reads a donation's status for a state change; locks the row on PostgreSQL. */

@@ -3,7 +3,9 @@ import { sql, type Transaction } from 'kysely';
 import type { Db, Engine } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { assert } from '../../shared/assert.ts';
+import { bulkInsert } from '../../db/bulk.ts';
+import { reserveIds } from '../../db/ids.ts';
+import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import {
   FUND_ACCOUNT_KINDS,
   OUTSIDE_ACCOUNT_KINDS,
@@ -137,4 +139,42 @@ export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly
     await moveBalanceQuery(trx, { id: posting.account_id, amount_cents: posting.amount_cents });
   }
   return entry.id;
+}
+
+/**
+ * Appends many balanced journal entries in a few statements (a batch of
+ * donations' holds) and moves each cached balance once, by the sum of its
+ * postings. Returns the entries' ids, in order.
+ */
+export async function postEntries(trx: Trx, engine: Engine, entries: ReadonlyArray<{ cause: EntryCause; movements: readonly Movement[] }>, at: string): Promise<number[]> {
+  const [only] = entries;
+  if (entries.length === 1 && only !== undefined) return [await postEntry(trx, only.cause, only.movements, at)];
+  if (entries.length === 0) return [];
+  for (const { cause } of entries) {
+    assert(
+      cause.donation_id !== undefined || cause.gift_id !== undefined || cause.contribution_id !== undefined || cause.audit_id !== undefined,
+      'every entry names what caused it',
+    );
+  }
+  const ids = await reserveIds(trx, engine, 'journal_entries', entries.length);
+  const postings: Array<[number, number, number]> = [];
+  const deltas = new Map<number, number>();
+  entries.forEach((e, i) => {
+    for (const p of postingsOf(e.movements)) {
+      postings.push([ids[i] as number, p.account_id, p.amount_cents]);
+      deltas.set(p.account_id, (deltas.get(p.account_id) ?? 0) + p.amount_cents);
+    }
+  });
+  // Within every engine's limit on bound parameters.
+  for (let i = 0; i < entries.length; i += 1000) {
+    await bulkInsert(trx, engine, 'journal_entries', ['id', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'created_at'],
+      entries.slice(i, i + 1000).map((e, j) => [ids[i + j], e.cause.memo, e.cause.donation_id ?? null, e.cause.gift_id ?? null, e.cause.contribution_id ?? null, e.cause.audit_id ?? null, at]));
+  }
+  for (let i = 0; i < postings.length; i += 2000) await bulkInsert(trx, engine, 'postings', ['entry_id', 'account_id', 'amount_cents'], postings.slice(i, i + 2000));
+  const moves = [...deltas].filter(([, cents]) => cents !== 0);
+  for (const [, cents] of moves) assertSafeInteger(cents, 'balance movement');
+  const [a, b] = moves;
+  if (moves.length === 2 && a !== undefined && b !== undefined) await movePairQuery(trx, { a: a[0], a_cents: a[1], b: b[0], b_cents: b[1] });
+  else for (const [id, cents] of moves) await moveBalanceQuery(trx, { id, amount_cents: cents });
+  return ids;
 }

@@ -1,0 +1,26 @@
+// Ids for rows inserted several at once. A multi-row INSERT ... RETURNING
+// promises no order of the rows it returns, so a use case that writes many
+// related rows (donations, then their journal entries) takes their ids first
+// and inserts them explicitly. Needs the write transaction: on SQLite it
+// holds the only writer; on PostgreSQL the ids come from the table's own
+// sequence, as a default id would.
+import { sql, type Kysely } from 'kysely';
+import type { Engine } from './database.ts';
+import { assert } from '../shared/assert.ts';
+
+export type IdTable = 'donations' | 'journal_entries';
+
+export async function reserveIds(trx: Kysely<any>, engine: Engine, table: IdTable, n: number): Promise<number[]> {
+  if (n === 0) return [];
+  if (engine === 'postgres') {
+    const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence(${table}, 'id')) as id from generate_series(1, ${n})`.execute(trx);
+    assert(rows.length === n, 'one id per row asked for');
+    return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+  }
+  // AUTOINCREMENT: above every id ever used (sqlite_sequence), not only the largest still there.
+  const { rows } = await sql<{ last: number }>`select max(
+      coalesce((select seq from sqlite_sequence where name = ${table}), 0),
+      coalesce((select max(id) from ${sql.table(table)}), 0)) as last`.execute(trx);
+  const last = Number(rows[0]?.last ?? 0);
+  return Array.from({ length: n }, (_, i) => last + 1 + i);
+}
