@@ -149,6 +149,22 @@ for (const { name: engine } of engines()) {
       await assertLedgerBalanced(env.deps);
     });
 
+    test('in a shared transaction, a request for an unknown or ineligible non-profit fails alone', async () => {
+      await makeNonProfit(env.deps, { ein: '010000001', name: 'Private Foundation', eligible: 0 });
+      const user = await makeUser(env.deps);
+      await fund(env.deps, user, 1_000 * 100);
+      const caller = { user_id: user.user_id, fund_id: user.fund_id } as Caller;
+      const donate = (ein: string) => createDonation(env.deps, caller, { amount_cents: 1000, ein });
+      const before = donationBatchStats(env.deps);
+      const results = await Promise.allSettled([donate('261544963'), donate('999999999'), donate('261544963'), donate('010000001'), donate('261544963')]);
+      assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 1, 'all five in one transaction');
+      assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value.status : (r.reason as AppError).code)),
+        ['scheduled', 'non_profit_not_found', 'scheduled', 'non_profit_ineligible', 'scheduled']);
+      const made = await env.deps.db.selectFrom('donations').select('id').where('user_id', '=', user.user_id).execute();
+      assert.deepEqual(made.map((d) => d.id).sort((a, b) => a - b), results.filter((r) => r.status === 'fulfilled').map((r) => r.value.id).sort((a, b) => a - b));
+      await assertLedgerBalanced(env.deps);
+    });
+
     test('100 parallel gifts against a fund that can afford 10', async () => {
       const user = await makeUser(env.deps);
       await fund(env.deps, user, 10 * 1800);

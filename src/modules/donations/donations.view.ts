@@ -14,7 +14,10 @@ export function cardsFor(deps: Deps, records: readonly DonationRecord[]): Promis
   return nonProfitCards(deps, records.map((r) => r.non_profit_id));
 }
 
-function cardOf(cards: Cards, r: DonationRecord): NonProfitCard {
+/** What forms 2.3 show of a donation. */
+type Shown = Pick<DonationRecord, 'id' | 'user_id' | 'status' | 'note' | 'created_at' | 'mailed_at' | 'non_profit_id' | 'amount_cents' | 'visibility'>;
+
+function cardOf(cards: Cards, r: Shown): NonProfitCard {
   const card = cards.get(r.non_profit_id);
   assert(card !== undefined, 'cardsFor read every non-profit of the records');
   return card;
@@ -38,7 +41,7 @@ export function ownListForm(deps: Deps, cards: Cards, r: DonationRecord) {
 }
 
 /** Form 2.3, reduced: what anyone else sees of a public donation. */
-export function userScopedForm(cards: Cards, r: DonationRecord) {
+export function userScopedForm(cards: Cards, r: Shown) {
   return {
     id: r.id,
     user_id: r.user_id,
@@ -51,6 +54,6 @@ export function userScopedForm(cards: Cards, r: DonationRecord) {
 }
 
 /** Form 2.3 for its owner: plus amount and visibility (DECISIONS 8, compat). */
-export function ownUserScopedForm(cards: Cards, r: DonationRecord) {
+export function ownUserScopedForm(cards: Cards, r: Shown) {
   return { ...userScopedForm(cards, r), amount: centsToDollars(r.amount_cents), visibility: r.visibility };
 }

@@ -9,7 +9,7 @@ import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { assert } from '../../shared/assert.ts';
 import { causeById, causeLogoUrl } from './causes.ts';
-import { cardRows, type CardRow } from './nonprofits.store.ts';
+import { cardRows, type CardRow, type NonProfit } from './nonprofits.store.ts';
 
 export interface NonProfitCard {
   readonly ein: string;
@@ -45,6 +45,11 @@ function toCard(publicUrl: string, row: CardRow): NonProfitCard {
     public_url: `${publicUrl}${row.slug}`,
     cause_id: row.cause_id,
   });
+}
+
+/** The card of an organisation already read. */
+export function cardOfNonProfit(publicUrl: string, np: NonProfit): NonProfitCard {
+  return toCard(publicUrl, { id: np.id, ein: np.ein, name: np.name, website: np.website, city: np.city, state: np.state, cause_id: np.cause_id, slug: np.public_path });
 }
 
 /** The cards of these non-profit ids (each must exist: donations reference them). */

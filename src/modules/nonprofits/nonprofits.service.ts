@@ -45,10 +45,21 @@ export async function getNonProfit(deps: Deps, einText: string) {
  * Throws not_found (non_profit_not_found), unprocessable (non_profit_ineligible).
  */
 export async function findRecipient(db: Db | Trx, ein: string): Promise<store.NonProfit> {
-  const np = await store.findByEin(db, ein);
-  if (np === undefined) throw notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
+  const np = recipientOr(ein, await store.findByEin(db, ein));
+  if (np instanceof AppError) throw np;
+  return np;
+}
+
+/** findRecipient for several EINs in one statement: each one's organisation, or the error findRecipient would throw. */
+export async function findRecipients(db: Db | Trx, eins: readonly string[]): Promise<Map<string, store.NonProfit | AppError>> {
+  const found = new Map((await store.findByEins(db, [...new Set(eins)])).map((np) => [np.ein, np]));
+  return new Map(eins.map((ein) => [ein, recipientOr(ein, found.get(ein))]));
+}
+
+function recipientOr(ein: string, np: store.NonProfit | undefined): store.NonProfit | AppError {
+  if (np === undefined) return notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
   if (!np.eligible || np.removed) {
-    throw new AppError('unprocessable', 'non_profit_ineligible', `${np.name} cannot receive donations${np.removed ? ': the IRS no longer lists it' : ''}`);
+    return new AppError('unprocessable', 'non_profit_ineligible', `${np.name} cannot receive donations${np.removed ? ': the IRS no longer lists it' : ''}`);
   }
   return np;
 }

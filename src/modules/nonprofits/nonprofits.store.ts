@@ -75,6 +75,12 @@ export async function bumpRecordsEpoch(trx: Db | Trx): Promise<void> {
   await trx.updateTable('directory_epoch').set((eb) => ({ records_epoch: eb('records_epoch', '+', 1) })).where('id', '=', 1).execute();
 }
 
+export async function findByEins(db: Db | Trx, eins: readonly string[]): Promise<NonProfit[]> {
+  if (eins.length === 0) return [];
+  const rows = await db.selectFrom('non_profits').select(COLUMNS).where('ein', 'in', eins).execute();
+  return rows.map(toNonProfit);
+}
+
 /** What the IRS data says of an organisation; the importer adds where and when it saw it. */
 export type NonProfitInput = Omit<NonProfitsTable, 'id' | 'created_at' | 'updated_at' | 'source' | 'last_seen_run' | 'removed_at'>;
 
