@@ -24,6 +24,7 @@ const TRANSPORT: Case[] = [
   ['form encoded', 'amount=20', 415, 'unsupported_media_type', { 'content-type': 'application/x-www-form-urlencoded' }],
   ['oversized', JSON.stringify({ amount: 20, name: 'x', ein: '261544963', note: huge }), 413, 'payload_too_large'],
   ['NaN literal', '{"amount": NaN, "ein": "261544963", "name": "x"}', 400, 'invalid_json'],
+  ['a NUL character in a text', '{"amount": 20, "ein": "261544963", "name": "a\\u0000b", "note": "a\\u0000b"}', 422, 'validation_failed'],
 ];
 
 /** Amount problems, for both donation paths and gifts. */
@@ -148,6 +149,19 @@ for (const { name: engine } of engines()) {
         assert.deepEqual(await fingerprint(env.deps), before);
       });
     }
+
+    test('a NUL character in a path or query is refused or finds nothing, never a 500', async () => {
+      const before = await fingerprint(env.deps);
+      for (const [url, status] of [
+        ['/v1/users/a%00b', 400], ['/v1/users/%00/donations', 400], ['/v1/non_profits?state=V%00', 400], ['/v1/non_profits/26154%004963', 400],
+        ['/v1/gifts/ab%00cd', 400], ['/v1/non_profits?query=a%00b', 200],
+      ] as const) {
+        const res = await call(env.app, 'GET', url, { key: user.key });
+        assert.equal(res.status, status, `${url}: ${JSON.stringify(res.body)}`);
+        if (status === 400) assert.equal(res.body.code, 'invalid_parameter', url);
+      }
+      assert.deepEqual(await fingerprint(env.deps), before);
+    });
 
     test('every field problem is listed at once', async () => {
       const res = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10.005, ein: 'x', ammount: 3, note: 5 } });

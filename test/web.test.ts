@@ -346,6 +346,7 @@ for (const { name: engine } of engines()) {
         ['/dashboard/donations', { ein: '999999999', amount: '20' }, 404, 'No non-profit with EIN 999999999'],
         ['/dashboard/donations', { ein: INELIGIBLE_EIN, amount: '20' }, 422, 'cannot receive donations'],
         ['/dashboard/donations', { ein: EIN, amount: '20', note: 'n'.repeat(1001) }, 422, 'note must be at most 1000 characters'],
+        ['/dashboard/donations', { ein: EIN, amount: '20', note: 'a\u0000b' }, 422, 'note must not contain the NUL character'],
         ['/dashboard/donations', { ein: EIN, amount: '20', visibility: 'everyone' }, 422, 'visibility must be one of public, private'],
         ['/dashboard/gifts', { name: 'Bo', amount: '17.99' }, 422, 'amount must be at least $18'],
         ['/dashboard/gifts', { name: '', amount: '20' }, 422, 'name is required'],

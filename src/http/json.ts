@@ -13,7 +13,37 @@ export function parseStrictJson(text: string): unknown {
     throw new AppError('bad_request', 'invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
   }
   checkKeys(text);
+  // JSON can carry U+0000 (as \u0000); no field has a use for it and PostgreSQL cannot store it in text.
+  if (text.includes('\\u0000')) {
+    const field = nulAt(value, '');
+    if (field !== undefined) {
+      throw new AppError('unprocessable', 'validation_failed', `${field} must not contain the NUL character (U+0000)`, {
+        errors: [{ field, code: 'validation_failed', message: 'must not contain the NUL character (U+0000)' }],
+      });
+    }
+  }
   return value;
+}
+
+/** The path (as validation errors name fields) of the first string holding U+0000, if any. */
+function nulAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? (path === '' ? '(body)' : path) : undefined;
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) {
+      const found = nulAt(item, path === '' ? String(i) : `${path}.${i}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const here = path === '' ? key : `${path}.${key}`;
+      if (key.includes('\u0000')) return here;
+      const found = nulAt(item, here);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 /** Walks well-formed JSON text (JSON.parse has accepted it) checking object keys. */

@@ -19,6 +19,7 @@ export class FormReader {
     this.values[name] = value;
     if (options.required === true && value === '') this.errors[name] = 'is required';
     else if ([...value].length > options.max) this.errors[name] = `must be at most ${options.max} characters`;
+    else if (value.includes('\u0000')) this.errors[name] = 'must not contain the NUL character';
     return value;
   }
 

@@ -58,7 +58,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get('/users/:user_id', {
       schema: {
         tags, summary: 'A profile by slug (any case) or numeric id',
-        params: Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 200, description: 'Profile slug, or an all-digit user id' }) }),
+        params: Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f]+$', description: 'Profile slug, or an all-digit user id' }) }),
         response: withProblems({ 200: Type.Ref('Profile') }),
       },
     }, async (request) => service.getProfile(deps, request.caller, request.params.user_id));
