@@ -23,7 +23,7 @@ const DRIVING_DF_MAX = COMMON_WORD_DF;
 /** The most candidates one search ranks; `meta.count` is capped here too. */
 export const SEARCH_CANDIDATES_MAX = 2_000;
 /** The most organisations one search reads from the database, biggest first. */
-const CANDIDATE_ROWS = 3_000;
+const CANDIDATE_ROWS = 2_000;
 const QUERY_WORDS_MAX = 8;
 
 type Row = Parameters<typeof toNonProfit>[0] & { income_amt: number; asset_amt: number };
