@@ -1,22 +1,70 @@
-// Multi-row INSERTs for bulk loads, written as SQL text directly: building a
-// 1,000-row insert through Kysely's query builder cost more than running it.
-// Table and column names come from our code, never from input.
+// Multi-row INSERTs and other statements written as SQL text directly:
+// building a 1,000-row insert through Kysely's query builder cost more than
+// running it. Table and column names come from our code, never from input.
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Engine } from './database.ts';
+
+/** Most rows one INSERT carries: within every engine's limit on bound parameters. */
+const ROWS_PER_INSERT = 1000;
 
 export async function bulkInsert<R = unknown>(
   db: Kysely<any>, engine: Engine, table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>, returning?: readonly string[],
 ): Promise<R[]> {
   if (rows.length === 0) return [];
   const params: unknown[] = [];
-  const tuples = rows.map((row) => {
-    const marks = row.map((value) => {
-      params.push(value === undefined ? null : value);
-      return engine === 'postgres' ? `$${params.length}` : '?';
-    });
-    return `(${marks.join(',')})`;
-  });
-  const text = `insert into ${table} (${columns.join(',')}) values ${tuples.join(',')}${returning === undefined ? '' : ` returning ${returning.join(',')}`}`;
+  const text = `${insertText(engine, table, columns, rows, params)}${returning === undefined ? '' : ` returning ${returning.join(',')}`}`;
   const result = await db.executeQuery<R>(CompiledQuery.raw(text, params));
   return result.rows;
+}
+
+function mark(engine: Engine, params: unknown[], value: unknown): string {
+  params.push(value === undefined ? null : value);
+  return engine === 'postgres' ? `$${params.length}` : '?';
+}
+
+function insertText(engine: Engine, table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>, params: unknown[]): string {
+  const tuples = rows.map((row) => `(${row.map((value) => mark(engine, params, value)).join(',')})`);
+  return `insert into ${table} (${columns.join(',')}) values ${tuples.join(',')}`;
+}
+
+/** A statement that returns nothing; `text` appends its values to `params` and returns its SQL. */
+export interface Statement {
+  text(engine: Engine, params: unknown[]): string;
+}
+
+/** INSERTs of `rows` (one statement per ROWS_PER_INSERT rows). */
+export function insertRows(table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>): Statement[] {
+  const out: Statement[] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+    out.push({ text: (engine, params) => insertText(engine, table, columns, chunk, params) });
+  }
+  return out;
+}
+
+/** A statement written with `value` marking where each bound value goes. */
+export function statement(write: (value: (v: unknown) => string) => string): Statement {
+  return { text: (engine, params) => write((v) => mark(engine, params, v)) };
+}
+
+/**
+ * Runs statements that return nothing, in order. On PostgreSQL they go as one
+ * statement (data-modifying WITH clauses), so a use case's writes cost one
+ * round trip while it holds its locks; they then see the database as it was
+ * before all of them (none of ours reads what another writes; foreign keys
+ * are checked at the end of the statement). SQLite has no round trips to save.
+ */
+export async function runStatements(db: Kysely<any>, engine: Engine, statements: readonly Statement[]): Promise<void> {
+  if (statements.length === 0) return;
+  if (engine === 'postgres' && statements.length > 1) {
+    const params: unknown[] = [];
+    const parts = statements.map((s, i) => `w${i} as (${s.text(engine, params)})`);
+    await db.executeQuery(CompiledQuery.raw(`with ${parts.join(', ')} select 1`, params));
+    return;
+  }
+  for (const s of statements) {
+    const params: unknown[] = [];
+    const text = s.text(engine, params);
+    await db.executeQuery(CompiledQuery.raw(text, params));
+  }
 }

@@ -4,8 +4,8 @@ import type { Deps } from '../../deps.ts';
 import { AppError, conflict, notFound } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { toPage, type PageRequest } from '../../shared/page.ts';
-import { lockFundAccounts, outsideAccountId, postEntries, postEntry, type FundAccounts, type Trx } from '../ledger/index.ts';
-import { recordEvent, recordEvents } from '../events/index.ts';
+import { entryStatements, lockFundAccounts, outsideAccountId, postEntry, reserveEntryIds, type FundAccounts, type Trx } from '../ledger/index.ts';
+import { eventStatements, recordEvent } from '../events/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { cardOfNonProfit, findRecipients, type NonProfit } from '../nonprofits/index.ts';
 import { normalizeEin } from '../nonprofits/nonprofits.ts';
@@ -13,6 +13,7 @@ import { visibleUser } from '../users/index.ts';
 import type { Caller } from '../keys/index.ts';
 import { idempotencyClaims, keyTakenOver, recordClaimOutcome, type IdempotencyClaim } from '../../shared/outcome.ts';
 import { reserveIds } from '../../db/ids.ts';
+import { runStatements } from '../../db/bulk.ts';
 import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, initialStatus, isCancellable, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
 import * as store from './donations.store.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
@@ -82,14 +83,20 @@ async function insertHeld(deps: Deps, trx: Trx, accounts: FundAccounts, donation
     if (status === 'scheduled') available -= d.amount_cents;
     return { ...d, status, created_at: at };
   });
-  await store.insertDonations(trx, deps.engine, rows);
-  await postEntries(trx, deps.engine, rows.filter((d) => d.status === 'scheduled').map((d) => ({
-    cause: { memo: 'donation scheduled: hold', donation_id: d.id },
-    movements: [{ from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: d.amount_cents }],
-  })), at);
-  await recordEvents(trx, deps.engine, rows.map((d) => ({
-    user_id: d.user_id, type: 'donation.created' as const, object_type: 'donation', object_id: d.id, data: { status: d.status }, at,
-  })));
+  const held = rows.filter((d) => d.status === 'scheduled');
+  const entryIds = await reserveEntryIds(trx, deps.engine, held.length);
+  // One statement on PostgreSQL (db/bulk.ts): the fund's lock is held through fewer round trips.
+  await runStatements(trx, deps.engine, [
+    ...store.donationStatements(rows),
+    ...entryStatements(held.map((d, i) => ({
+      id: entryIds[i] as number,
+      cause: { memo: 'donation scheduled: hold', donation_id: d.id },
+      movements: [{ from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: d.amount_cents }],
+    })), at),
+    ...eventStatements(rows.map((d) => ({
+      user_id: d.user_id, type: 'donation.created' as const, object_type: 'donation', object_id: d.id, data: { status: d.status }, at,
+    }))),
+  ]);
   return rows;
 }
 

@@ -3,8 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { bulkInsert } from '../../db/bulk.ts';
-import type { Engine } from '../../db/database.ts';
+import { insertRows, statement, type Statement } from '../../db/bulk.ts';
 import { assert } from '../../shared/assert.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Trx } from '../ledger/index.ts';
@@ -136,27 +135,13 @@ export async function insertDonation(trx: Trx, donation: NewDonationRow): Promis
   return row.id;
 }
 
-const countDonationsQuery = prepared<Database, never, { user_id: number; total: number; public_total: number }>((db, p) => db.insertInto('donation_counts')
-  .values({ user_id: p('user_id'), total: p('total'), public_total: p('public_total') })
-  .onConflict((oc) => oc.column('user_id').doUpdateSet({
-    total: sql`donation_counts.total + ${p('total')}`, public_total: sql`donation_counts.public_total + ${p('public_total')}`,
-  })));
-
 const DONATION_COLUMNS = [
   'id', 'user_id', 'fund_id', 'non_profit_id', 'amount_cents', 'status', 'note', 'private_memo', 'visibility',
   'scheduled_donation_id', 'created_at', 'updated_at', 'scheduled_for',
 ] as const;
 
-/** Inserts donations with the ids reserved for them (db/ids.ts) in one statement, and counts them. */
-export async function insertDonations(trx: Trx, engine: Engine, donations: ReadonlyArray<NewDonationRow & { id: number }>): Promise<void> {
-  const [only] = donations;
-  if (only === undefined) return;
-  for (let i = 0; i < donations.length; i += 1000) {
-    await bulkInsert(trx, engine, 'donations', DONATION_COLUMNS, donations.slice(i, i + 1000).map((d) => [
-      d.id, d.user_id, d.fund_id, d.non_profit_id, d.amount_cents, d.status, d.note, d.private_memo, d.visibility,
-      d.scheduled_donation_id, d.created_at, d.created_at, d.scheduled_for ?? null,
-    ]));
-  }
+/** The statements that insert donations with the ids reserved for them (db/ids.ts), and count them. */
+export function donationStatements(donations: ReadonlyArray<NewDonationRow & { id: number }>): Statement[] {
   const perUser = new Map<number, { total: number; public_total: number }>();
   for (const d of donations) {
     const c = perUser.get(d.user_id) ?? { total: 0, public_total: 0 };
@@ -164,7 +149,14 @@ export async function insertDonations(trx: Trx, engine: Engine, donations: Reado
     if (d.visibility === 'public') c.public_total += 1;
     perUser.set(d.user_id, c);
   }
-  for (const [user_id, c] of perUser) await countDonationsQuery(trx, { user_id, ...c });
+  return [
+    ...insertRows('donations', DONATION_COLUMNS, donations.map((d) => [
+      d.id, d.user_id, d.fund_id, d.non_profit_id, d.amount_cents, d.status, d.note, d.private_memo, d.visibility,
+      d.scheduled_donation_id, d.created_at, d.created_at, d.scheduled_for ?? null,
+    ])),
+    ...[...perUser].map(([userId, c]) => statement((v) => `insert into donation_counts (user_id, total, public_total) values (${v(userId)}, ${v(c.total)}, ${v(c.public_total)})
+      on conflict (user_id) do update set total = donation_counts.total + excluded.total, public_total = donation_counts.public_total + excluded.public_total`)),
+  ];
 }
 
 /** Reads a donation's status for a state change; locks the row on PostgreSQL. */

@@ -3,8 +3,7 @@
 import type { Trx } from '../ledger/index.ts';
 import type { Database, EventsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { bulkInsert } from '../../db/bulk.ts';
-import type { Engine } from '../../db/database.ts';
+import { insertRows, type Statement } from '../../db/bulk.ts';
 
 const insertEventQuery = prepared<Database, never, Omit<EventsTable, 'id'>>((db, p) => db.insertInto('events').values({
   user_id: p('user_id'), type: p('type'), object_type: p('object_type'), object_id: p('object_id'), data: p('data'), created_at: p('created_at'),
@@ -29,15 +28,8 @@ export async function recordEvent(
   });
 }
 
-/** Many events in one statement (a batch of donations). */
-export async function recordEvents(
-  trx: Trx, engine: Engine,
-  events: ReadonlyArray<{ user_id: number; type: EventType; object_type: string; object_id: number; data: unknown; at: string }>,
-): Promise<void> {
-  const [only] = events;
-  if (events.length === 1 && only !== undefined) return recordEvent(trx, only);
-  for (let i = 0; i < events.length; i += 1000) {
-    await bulkInsert(trx, engine, 'events', ['user_id', 'type', 'object_type', 'object_id', 'data', 'created_at'],
-      events.slice(i, i + 1000).map((e) => [e.user_id, e.type, e.object_type, e.object_id, JSON.stringify(e.data), e.at]));
-  }
+/** The statement that records many events (a batch of donations). */
+export function eventStatements(events: ReadonlyArray<{ user_id: number; type: EventType; object_type: string; object_id: number; data: unknown; at: string }>): Statement[] {
+  return insertRows('events', ['user_id', 'type', 'object_type', 'object_id', 'data', 'created_at'],
+    events.map((e) => [e.user_id, e.type, e.object_type, e.object_id, JSON.stringify(e.data), e.at]));
 }

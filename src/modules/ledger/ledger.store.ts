@@ -3,7 +3,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Db, Engine } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { bulkInsert } from '../../db/bulk.ts';
+import { statement, insertRows, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import {
@@ -142,39 +142,36 @@ export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly
 }
 
 /**
- * Appends many balanced journal entries in a few statements (a batch of
- * donations' holds) and moves each cached balance once, by the sum of its
- * postings. Returns the entries' ids, in order.
+ * The statements that append many balanced journal entries (a batch of
+ * donations' holds), with the ids reserved for them (`reserveEntryIds`), and
+ * move each cached balance once, by the sum of its postings.
  */
-export async function postEntries(trx: Trx, engine: Engine, entries: ReadonlyArray<{ cause: EntryCause; movements: readonly Movement[] }>, at: string): Promise<number[]> {
-  const [only] = entries;
-  if (entries.length === 1 && only !== undefined) return [await postEntry(trx, only.cause, only.movements, at)];
+export function entryStatements(entries: ReadonlyArray<{ id: number; cause: EntryCause; movements: readonly Movement[] }>, at: string): Statement[] {
   if (entries.length === 0) return [];
-  for (const { cause } of entries) {
-    assert(
-      cause.donation_id !== undefined || cause.gift_id !== undefined || cause.contribution_id !== undefined || cause.audit_id !== undefined,
-      'every entry names what caused it',
-    );
-  }
-  const ids = await reserveIds(trx, engine, 'journal_entries', entries.length);
   const postings: Array<[number, number, number]> = [];
   const deltas = new Map<number, number>();
-  entries.forEach((e, i) => {
+  for (const e of entries) {
+    assert(
+      e.cause.donation_id !== undefined || e.cause.gift_id !== undefined || e.cause.contribution_id !== undefined || e.cause.audit_id !== undefined,
+      'every entry names what caused it',
+    );
     for (const p of postingsOf(e.movements)) {
-      postings.push([ids[i] as number, p.account_id, p.amount_cents]);
+      postings.push([e.id, p.account_id, p.amount_cents]);
       deltas.set(p.account_id, (deltas.get(p.account_id) ?? 0) + p.amount_cents);
     }
-  });
-  // Within every engine's limit on bound parameters.
-  for (let i = 0; i < entries.length; i += 1000) {
-    await bulkInsert(trx, engine, 'journal_entries', ['id', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'created_at'],
-      entries.slice(i, i + 1000).map((e, j) => [ids[i + j], e.cause.memo, e.cause.donation_id ?? null, e.cause.gift_id ?? null, e.cause.contribution_id ?? null, e.cause.audit_id ?? null, at]));
   }
-  for (let i = 0; i < postings.length; i += 2000) await bulkInsert(trx, engine, 'postings', ['entry_id', 'account_id', 'amount_cents'], postings.slice(i, i + 2000));
   const moves = [...deltas].filter(([, cents]) => cents !== 0);
   for (const [, cents] of moves) assertSafeInteger(cents, 'balance movement');
-  const [a, b] = moves;
-  if (moves.length === 2 && a !== undefined && b !== undefined) await movePairQuery(trx, { a: a[0], a_cents: a[1], b: b[0], b_cents: b[1] });
-  else for (const [id, cents] of moves) await moveBalanceQuery(trx, { id, amount_cents: cents });
-  return ids;
+  return [
+    ...insertRows('journal_entries', ['id', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'created_at'],
+      entries.map((e) => [e.id, e.cause.memo, e.cause.donation_id ?? null, e.cause.gift_id ?? null, e.cause.contribution_id ?? null, e.cause.audit_id ?? null, at])),
+    ...insertRows('postings', ['entry_id', 'account_id', 'amount_cents'], postings),
+    ...(moves.length === 0 ? [] : [statement((v) => `update ledger_accounts set balance_cents = balance_cents + case ${
+      moves.map(([id, cents]) => `when id = ${v(id)} then cast(${v(cents)} as bigint)`).join(' ')} end where id in (${moves.map(([id]) => v(id)).join(',')})`)]),
+  ];
+}
+
+/** Ids for `n` journal entries (db/ids.ts). */
+export function reserveEntryIds(trx: Trx, engine: Engine, n: number): Promise<number[]> {
+  return reserveIds(trx, engine, 'journal_entries', n);
 }
