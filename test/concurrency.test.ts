@@ -27,6 +27,30 @@ for (const { name: engine } of engines()) {
     });
     after(async () => env.close());
 
+    /**
+     * Another node holds the fund's lock (PostgreSQL): `first`'s transaction waits for it, the
+     * requests of `rest` queue behind it and then share the next transaction.
+     */
+    async function behindAnotherNode<T>(fundId: number, first: () => Promise<T>, rest: () => Array<Promise<T>>): Promise<Array<PromiseSettledResult<T>>> {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => { release = resolve; });
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => { locked = resolve; });
+      const blocker = env.deps.db.transaction().execute(async (trx) => {
+        await lockFundAccounts(trx, 'postgres', fundId);
+        locked();
+        await held;
+      });
+      await isLocked;
+      const waiting = first();
+      await new Promise((r) => setTimeout(r, 100));
+      const queued = rest();
+      await new Promise((r) => setTimeout(r, 100));
+      release();
+      await blocker;
+      return Promise.allSettled([waiting, ...queued]);
+    }
+
     const post = (key: string, path: string, body: unknown) =>
       fetch(`${base}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) })
         .then(async (res) => ({ status: res.status, body: (await res.json()) as { status?: string; code?: string } }));
@@ -86,24 +110,7 @@ for (const { name: engine } of engines()) {
         results = await Promise.allSettled([donate(), donate(), donate(), donate(), stale()]);
         assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 1, 'all five in one transaction');
       } else {
-        // Another node holds the fund's lock: the first request's transaction waits for it, the other four queue behind and then share one.
-        let release!: () => void;
-        const held = new Promise<void>((resolve) => { release = resolve; });
-        let locked!: () => void;
-        const isLocked = new Promise<void>((resolve) => { locked = resolve; });
-        const blocker = env.deps.db.transaction().execute(async (trx) => {
-          await lockFundAccounts(trx, 'postgres', user.fund_id);
-          locked();
-          await held;
-        });
-        await isLocked;
-        const first = donate();
-        await new Promise((r) => setTimeout(r, 100));
-        const rest = [donate(), donate(), donate(), stale()];
-        await new Promise((r) => setTimeout(r, 100));
-        release();
-        await blocker;
-        results = await Promise.allSettled([first, ...rest]);
+        results = await behindAnotherNode(user.fund_id, donate, () => [donate(), donate(), donate(), stale()]);
         assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 2, 'the last four in one transaction');
       }
       assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
@@ -124,23 +131,7 @@ for (const { name: engine } of engines()) {
       const caller = { user_id: user.user_id, fund_id: user.fund_id } as Caller;
       const donate = (note: string) => createDonation(env.deps, caller, { amount_cents: 1000, ein: '261544963', note });
       const before = donationBatchStats(env.deps);
-      let release!: () => void;
-      const held = new Promise<void>((resolve) => { release = resolve; });
-      let locked!: () => void;
-      const isLocked = new Promise<void>((resolve) => { locked = resolve; });
-      const blocker = env.deps.db.transaction().execute(async (trx) => {
-        await lockFundAccounts(trx, 'postgres', user.fund_id);
-        locked();
-        await held;
-      });
-      await isLocked;
-      const first = donate('first');
-      await new Promise((r) => setTimeout(r, 100));
-      const rest = [donate('a'), donate('b\u0000'), donate('c')];
-      await new Promise((r) => setTimeout(r, 100));
-      release();
-      await blocker;
-      const results = await Promise.allSettled([first, ...rest]);
+      const results = await behindAnotherNode(user.fund_id, () => donate('first'), () => [donate('a'), donate('b\u0000'), donate('c')]);
       assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
       // The first alone, then the three together (failed), then each of the three alone.
       assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 5);
