@@ -104,25 +104,31 @@ export async function listGifts(deps: Deps, caller: Caller, page: PageRequest) {
 export async function viewGift(deps: Deps, viewerId: number | null, code: string) {
   const gift = await deps.db.selectFrom('gifts').selectAll().where('code', '=', code.toLowerCase()).executeTakeFirst();
   if (gift === undefined) throw notFound('gift_not_found', `no gift ${code}`);
-  if (gift.seen === 0 && viewerId !== gift.user_id) {
-    const at = deps.clock.now().toISOString();
-    await deps.db.transaction().execute(async (trx) => {
-      const updated = await trx.updateTable('gifts').set({ seen: 1 }).where('id', '=', gift.id).where('seen', '=', 0).executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 1) {
-        await recordEvent(trx, { user_id: gift.user_id, type: 'gift.updated', object_type: 'gift', object_id: gift.id, data: { seen: true }, at });
-      }
-    });
-    gift.seen = 1;
-  }
+  await markSeen(deps, viewerId, gift);
   return giftForm(deps, gift);
 }
 
-/** The gift's page: the gift as viewGift shows it (setting `seen`), with who gave it. Throws gift_not_found. */
+/** The first view by anyone but its giver sets `seen`, once, with its event. */
+async function markSeen(deps: Deps, viewerId: number | null, gift: { id: number; user_id: number; seen: number }): Promise<void> {
+  if (gift.seen !== 0 || viewerId === gift.user_id) return;
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    const updated = await trx.updateTable('gifts').set({ seen: 1 }).where('id', '=', gift.id).where('seen', '=', 0).executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 1) {
+      await recordEvent(trx, { user_id: gift.user_id, type: 'gift.updated', object_type: 'gift', object_id: gift.id, data: { seen: true }, at });
+    }
+  });
+  gift.seen = 1;
+}
+
+/** The gift's page: the gift as viewGift shows it (setting `seen`), with who gave it, in one read. Throws gift_not_found. */
 export async function openGiftPage(deps: Deps, viewerId: number | null, code: string) {
-  const gift = await viewGift(deps, viewerId, code);
-  const giver = await deps.db.selectFrom('gifts as g').innerJoin('users as u', 'u.id', 'g.user_id')
-    .select(['u.id', 'u.name']).where('g.code', '=', code.toLowerCase()).executeTakeFirstOrThrow();
-  return { ...gift, giver_id: giver.id, giver_name: giver.name };
+  const row = await deps.db.selectFrom('gifts as g').innerJoin('users as u', 'u.id', 'g.user_id')
+    .selectAll('g').select('u.name as giver_name').where('g.code', '=', code.toLowerCase()).executeTakeFirst();
+  if (row === undefined) throw notFound('gift_not_found', `no gift ${code}`);
+  const { giver_name, ...gift } = row;
+  await markSeen(deps, viewerId, gift);
+  return { ...giftForm(deps, gift), giver_id: gift.user_id, giver_name };
 }
 
 type RecipientAction = 'accept' | 'claim' | 'deny';
