@@ -398,6 +398,12 @@ for (const { name: engine } of engines()) {
       const bo = new WebClient(env.app);
       await bo.signUp('Bo', email());
       await bo.get(path);
+      // A name that matches several: the page offers them, and nothing happens yet.
+      const ambiguous = await bo.post(`${path}/claim`, { ein: 'Khan' });
+      assert.equal(ambiguous.status, 200);
+      assert.ok(textOf(ambiguous.body).includes('Which non-profit did you mean?'));
+      assert.ok(ambiguous.body.includes(`value="${EIN}"`) && ambiguous.body.includes(`value="${OTHER_EIN}"`), 'both matches offered');
+      assert.equal((await giftRow()).status, 'new');
       const claimed = await bo.post(`${path}/claim`, { ein: 'Khan Academy' });
       assert.equal(claimed.status, 303);
       const done = await bo.get(claimed.location!);

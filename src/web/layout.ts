@@ -88,6 +88,15 @@ const NOTICES: Record<string, string> = {
 };
 
 /** Messages after a redirect are chosen by code from this list: no visitor text travels in a URL. */
+/** A charity name that matched several: pick one (forms that take a name or an EIN, without JavaScript). */
+export type CharityChoice = { ein: string; name: string; city: string; state: string };
+
+export function charityChoices(choices: readonly CharityChoice[]): Html {
+  return html`<fieldset class="field"><legend>Which non-profit did you mean?</legend>
+      ${choices.map((c, i) => html`<label class="choice"><input type="radio" name="ein" value="${c.ein}"${i === 0 ? html` checked` : ''}> ${c.name} <span class="muted">${c.city}, ${c.state} · EIN ${c.ein}</span></label>`)}
+    </fieldset>`;
+}
+
 export function notice(code: string | undefined): Html {
   const text = code === undefined ? undefined : NOTICES[code];
   return text === undefined ? html`` : html`<div class="notice ok" role="status">${text}</div>`;

@@ -2,7 +2,7 @@
 // allow), a new donation with search-as-you-type, gifts with their share
 // links, contributions and recurring donations.
 import { html, day, usd, usdCents, type Html } from '../html.ts';
-import { csrfField, errorSummary, field, layout, notice, pager, select, status, type FormState } from '../layout.ts';
+import { charityChoices, csrfField, errorSummary, field, layout, notice, pager, select, status, type CharityChoice, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
 import { isCancellable } from '../../modules/donations/index.ts';
 import { SCHEDULE_FREQUENCIES } from '../../modules/scheduled/index.ts';
@@ -17,18 +17,14 @@ export interface DashboardData {
 
 /** Where a form on the dashboard stands after a failed post: which form, what was typed, what went wrong, and choices for an ambiguous charity name. */
 export interface DashboardForms {
-  donation?: FormState & { choices?: Array<{ ein: string; name: string; city: string; state: string }> };
+  donation?: FormState & { choices?: CharityChoice[] };
   gift?: FormState;
   schedule?: FormState;
 }
 
 function charityField(prefix: string, state: DashboardForms['donation']): Html {
   const choices = state?.choices ?? [];
-  if (choices.length > 0) {
-    return html`<fieldset class="field"><legend>Which non-profit did you mean?</legend>
-      ${choices.map((c, i) => html`<label class="choice"><input type="radio" name="ein" value="${c.ein}"${i === 0 ? html` checked` : ''}> ${c.name} <span class="muted">${c.city}, ${c.state} · EIN ${c.ein}</span></label>`)}
-    </fieldset>`;
-  }
+  if (choices.length > 0) return charityChoices(choices);
   return field({
     name: 'ein', form: prefix, label: 'Non-profit', state, required: true,
     hint: 'Type a name, a city or an EIN. Suggestions appear as you type.',

@@ -1,7 +1,7 @@
 // Pages anyone may open: home, the directory, a non-profit, a profile, a
 // gift, and the error page.
 import { html, day, usd, type Html } from '../html.ts';
-import { csrfField, layout, notice, pager, status, type FormState } from '../layout.ts';
+import { charityChoices, csrfField, layout, notice, pager, status, type CharityChoice, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
 import { donationForm } from './dashboard.ts';
 
@@ -96,7 +96,7 @@ export interface GiftView {
   giver_name: string;
 }
 
-export function giftPage(v: Visitor, g: GiftView, options: { isGiver: boolean; done?: string; error?: string; claimEin?: string }): Html {
+export function giftPage(v: Visitor, g: GiftView, options: { isGiver: boolean; done?: string; error?: string; claimEin?: string; claimChoices?: readonly CharityChoice[] }): Html {
   const path = `/gifts/${g.code}`;
   const closed: Record<string, string> = {
     accepted: 'This gift has been accepted.',
@@ -111,9 +111,9 @@ export function giftPage(v: Visitor, g: GiftView, options: { isGiver: boolean; d
     actions = html`<div class="gift-actions">
       <form method="post" action="${path}/accept" class="card">${csrfField(v)}<h2>Keep it in your fund</h2><p>The money goes into your own fund, to give later.</p><button type="submit">Accept the gift</button></form>
       <form method="post" action="${path}/claim" class="card" novalidate>${csrfField(v)}<h2>Send it to a non-profit</h2>
-        <div class="field"><label for="f-ein">Non-profit</label><p class="hint" id="f-ein-hint">Type a name or an EIN.</p>
+        ${options.claimChoices !== undefined && options.claimChoices.length > 0 ? charityChoices(options.claimChoices) : html`<div class="field"><label for="f-ein">Non-profit</label><p class="hint" id="f-ein-hint">Type a name or an EIN.</p>
         <input id="f-ein" name="ein" required aria-describedby="f-ein-hint" data-suggest="claim" autocomplete="off" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="claim-suggestions" value="${options.claimEin ?? ''}"></div>
-        <ul class="suggestions" id="claim-suggestions" role="listbox" aria-label="Matching non-profits" hidden></ul><p class="chosen muted" id="claim-chosen" aria-live="polite"></p>
+        <ul class="suggestions" id="claim-suggestions" role="listbox" aria-label="Matching non-profits" hidden></ul><p class="chosen muted" id="claim-chosen" aria-live="polite"></p>`}
         <button type="submit">Send ${usd(g.amount)}</button></form>
       <form method="post" action="${path}/deny" class="card">${csrfField(v)}<h2>Decline</h2><p>The money goes back to ${g.giver_name}.</p><button type="submit" class="secondary">Decline the gift</button></form>
     </div>`;

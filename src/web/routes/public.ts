@@ -10,6 +10,7 @@ import { AppError } from '../../shared/errors.ts';
 import { attempt } from '../forms.ts';
 import { charityPage, charitySearchPage, giftPage, homePage, profilePage } from '../pages/public.ts';
 import { requireSession, sendPage, type WebContext } from '../web.ts';
+import type { CharityChoice } from '../layout.ts';
 
 const QUERY_MAX = 200;
 const SUGGESTIONS = 8;
@@ -52,7 +53,7 @@ export function publicRoutes({ deps, directory }: WebContext) {
       if (!/^[0-9a-fA-F-]{36}$/.test(code)) throw new AppError('not_found', 'gift_not_found', 'there is no gift at this address');
       return code;
     };
-    const showGift = async (request: FastifyRequest, reply: FastifyReply, options: { done?: string; error?: string; claimEin?: string }, status = 200) => {
+    const showGift = async (request: FastifyRequest, reply: FastifyReply, options: { done?: string; error?: string; claimEin?: string; claimChoices?: CharityChoice[] }, status = 200) => {
       const code = giftCode(request);
       const gift = await openGiftPage(deps, request.visitor.session?.user_id ?? null, code);
       return sendPage(reply, giftPage(request.visitor, gift, { ...options, isGiver: gift.giver_id === request.visitor.session?.user_id }), status);
@@ -65,13 +66,24 @@ export function publicRoutes({ deps, directory }: WebContext) {
         const code = giftCode(request);
         const caller = callerOf(request.visitor.session!);
         const ein = (request.body as URLSearchParams | undefined)?.get('ein')?.trim() ?? '';
+        // A name typed without picking a suggestion: claim for the one match, or offer the best ones.
+        let choices: CharityChoice[] = [];
         const result = await attempt(async () => {
           if (name === 'accept') return acceptGift(deps, caller, code);
           if (name === 'deny') return denyGift(deps, caller, code);
-          const found = normalizeEin(ein) ?? (await directory.search({ query: ein.slice(0, QUERY_MAX) }, { page: 1, per_page: 1 })).items[0]?.ein;
-          if (found === undefined) throw new AppError('unprocessable', 'non_profit_not_found', 'no non-profit matches that name or EIN');
+          let found = normalizeEin(ein);
+          if (found === null && ein !== '') {
+            const matches = (await directory.search({ query: ein.slice(0, QUERY_MAX) }, { page: 1, per_page: 5 })).items;
+            if (matches.length > 1) {
+              choices = matches;
+              return undefined;
+            }
+            found = matches[0]?.ein ?? null;
+          }
+          if (found === null) throw new AppError('unprocessable', 'non_profit_not_found', 'no non-profit matches that name or EIN');
           return claimGift(deps, caller, code, found);
         });
+        if (result.ok && choices.length > 0) return showGift(request, reply, { error: 'Choose the non-profit you meant.', claimEin: ein, claimChoices: choices });
         if (!result.ok) {
           if (result.error.kind === 'not_found' && result.error.code === 'gift_not_found') throw result.error;
           return showGift(request, reply, { error: `${result.error.message.charAt(0).toUpperCase()}${result.error.message.slice(1)}.`, claimEin: ein }, result.error.kind === 'conflict' ? 409 : result.error.kind === 'forbidden' ? 403 : 422);
