@@ -8,13 +8,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli, startServerProcess } from './harness.ts';
 
-test('SIGTERM drops no request: not ready first, then in-flight requests finish, then exit 0', async () => {
+/** A fresh SQLite file with one user made by the CLI, and that user's key; removed afterwards. */
+async function withFreshDatabase(name: string, run: (url: string, key: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'almoner-shutdown-'));
   const url = `sqlite:${join(dir, 'db.sqlite')}`;
   try {
-    const created = await runCli(['users', 'create', '--name', 'Shutdown Tester'], url);
-    const key = /(alm_live_[0-9A-Za-z]{40})/.exec(created.stdout)?.[1] as string;
+    const created = await runCli(['users', 'create', '--name', name], url);
+    const key = /(alm_live_[0-9A-Za-z]{40})/.exec(created.stdout)?.[1];
     assert.ok(key, created.stderr);
+    await run(url, key);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('SIGTERM drops no request: not ready first, then in-flight requests finish, then exit 0', async () => {
+  await withFreshDatabase('Shutdown Tester', async (url, key) => {
     const { server, base, exited } = await startServerProcess(url, { SHUTDOWN_GRACE_MS: '400' });
     const get = (path: string) => fetch(`${base}${path}`, { headers: { 'x-api-key': key } }).then((r) => r.status, () => 0);
 
@@ -27,17 +36,11 @@ test('SIGTERM drops no request: not ready first, then in-flight requests finish,
     assert.equal(await get('/v1/users/me'), 200, 'still serving during the grace period');
     assert.deepEqual([...new Set(await Promise.all(inFlight))], [200], 'no request dropped');
     assert.equal(await exited, 0);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('serve --workers 2: two processes share one port; a dead worker is replaced; SIGTERM stops them all', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'almoner-workers-'));
-  const url = `sqlite:${join(dir, 'db.sqlite')}`;
-  try {
-    const created = await runCli(['users', 'create', '--name', 'Worker Tester'], url);
-    const key = /(alm_live_[0-9A-Za-z]{40})/.exec(created.stdout)?.[1] as string;
+  await withFreshDatabase('Worker Tester', async (url, key) => {
     const primary = spawn(process.execPath, [new URL('../bin/almoner.js', import.meta.url).pathname, 'serve', '--workers', '2'], {
       env: { ...process.env, DATABASE_URL: url, PORT: '0', SHUTDOWN_GRACE_MS: '100', SCHEDULER_INTERVAL_MS: '0', SANDBOX_TICK_MS: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -63,7 +66,5 @@ test('serve --workers 2: two processes share one port; a dead worker is replaced
     assert.deepEqual([...new Set(await Promise.all(Array.from({ length: 40 }, get)))], [200]);
     primary.kill('SIGTERM');
     assert.equal(await exited, 0);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
