@@ -2,7 +2,9 @@
 // message a person can act on; the service functions then apply the rules.
 import { AppError } from '../shared/errors.ts';
 import { parseDollarText } from '../shared/money.ts';
-import type { FormState } from './layout.ts';
+import type { CharityChoice, FormState } from './layout.ts';
+import { normalizeEin } from '../modules/nonprofits/index.ts';
+import type { DirectorySearch } from '../modules/nonprofits/search.service.ts';
 
 export class FormReader {
   readonly values: Record<string, string> = {};
@@ -92,4 +94,16 @@ export function stateOf(error: AppError, values: Record<string, string>): FormSt
 export function safeNext(next: string | null | undefined): string {
   if (next === null || next === undefined || !next.startsWith('/') || next.startsWith('//') || next.includes('\\') || next.length > 500) return '/dashboard';
   return next;
+}
+
+/**
+ * What a typed charity names, for forms that take a name or an EIN (the
+ * search-as-you-type picks an EIN; without JavaScript a name arrives): the
+ * EIN, or the best matches of the text (none for no text).
+ */
+export async function whichCharity(directory: DirectorySearch, text: string): Promise<{ ein: string } | { matches: CharityChoice[] }> {
+  const ein = normalizeEin(text);
+  if (ein !== null) return { ein };
+  if (text === '') return { matches: [] };
+  return { matches: (await directory.search({ query: text }, { page: 1, per_page: 5 })).items };
 }

@@ -87,7 +87,6 @@ const NOTICES: Record<string, string> = {
   gift_denied: 'The gift is declined; the money goes back to the giver.',
 };
 
-/** Messages after a redirect are chosen by code from this list: no visitor text travels in a URL. */
 /** A charity name that matched several: pick one (forms that take a name or an EIN, without JavaScript). */
 export type CharityChoice = { ein: string; name: string; city: string; state: string };
 
@@ -97,6 +96,7 @@ export function charityChoices(choices: readonly CharityChoice[]): Html {
     </fieldset>`;
 }
 
+/** Messages after a redirect are chosen by code from this list: no visitor text travels in a URL. */
 export function notice(code: string | undefined): Html {
   const text = code === undefined ? undefined : NOTICES[code];
   return text === undefined ? html`` : html`<div class="notice ok" role="status">${text}</div>`;

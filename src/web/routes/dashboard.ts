@@ -11,7 +11,7 @@ import { cancelSchedule, createSchedule, listSchedules, SCHEDULE_FREQUENCIES } f
 import { normalizeEin } from '../../modules/nonprofits/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
-import { attempt, FormReader, stateOf } from '../forms.ts';
+import { attempt, FormReader, stateOf, whichCharity } from '../forms.ts';
 import { dashboardPage, type DashboardData, type DashboardForms } from '../pages/dashboard.ts';
 import { requireSession, sendPage, type WebContext } from '../web.ts';
 
@@ -58,13 +58,14 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
       const amount = form.amount('amount', DONATION_MIN_CENTS);
       const note = form.text('note', { max: 1000 });
       const visibility = form.oneOf('visibility', ['public', 'private'] as const, 'public');
-      let ein = normalizeEin(target);
-      if (ein === null && target !== '') {
+      const named = await whichCharity(directory, target);
+      let ein = 'ein' in named ? named.ein : null;
+      if ('matches' in named && target !== '') {
         // No JavaScript, or a name typed without picking a suggestion: offer the best matches.
-        const found = await directory.search({ query: target }, { page: 1, per_page: 5 });
-        if (found.items.length === 0) form.fail('ein', 'matches no non-profit; try other words or the EIN');
-        else if (found.items.length === 1 && form.ok) ein = found.items[0]!.ein;
-        else return rerender(request, reply, { donation: { ...form.state('Choose the non-profit you meant.'), choices: found.items } }, 200);
+        const [only] = named.matches;
+        if (only === undefined) form.fail('ein', 'matches no non-profit; try other words or the EIN');
+        else if (named.matches.length === 1 && form.ok) ein = only.ein;
+        else return rerender(request, reply, { donation: { ...form.state('Choose the non-profit you meant.'), choices: named.matches } }, 200);
       }
       if (!form.ok || ein === null) return rerender(request, reply, { donation: form.state() }, 422);
       const input = { amount_cents: amount, ein, visibility, ...(note === '' ? {} : { note }) };

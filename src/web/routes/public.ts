@@ -7,7 +7,7 @@ import { findByEin, nonProfitForm, normalizeEin, causeById } from '../../modules
 import { avatarUrl, currentFund, findUserBySlug, fundCauseIds } from '../../modules/users/index.ts';
 import { listPublicDonations } from '../../modules/donations/index.ts';
 import { AppError } from '../../shared/errors.ts';
-import { attempt } from '../forms.ts';
+import { attempt, whichCharity } from '../forms.ts';
 import { charityPage, charitySearchPage, giftPage, homePage, profilePage } from '../pages/public.ts';
 import { requireSession, sendPage, type WebContext } from '../web.ts';
 import type { CharityChoice } from '../layout.ts';
@@ -71,16 +71,13 @@ export function publicRoutes({ deps, directory }: WebContext) {
         const result = await attempt(async () => {
           if (name === 'accept') return acceptGift(deps, caller, code);
           if (name === 'deny') return denyGift(deps, caller, code);
-          let found = normalizeEin(ein);
-          if (found === null && ein !== '') {
-            const matches = (await directory.search({ query: ein.slice(0, QUERY_MAX) }, { page: 1, per_page: 5 })).items;
-            if (matches.length > 1) {
-              choices = matches;
-              return undefined;
-            }
-            found = matches[0]?.ein ?? null;
+          const named = await whichCharity(directory, ein.slice(0, QUERY_MAX));
+          if ('matches' in named && named.matches.length > 1) {
+            choices = named.matches;
+            return undefined;
           }
-          if (found === null) throw new AppError('unprocessable', 'non_profit_not_found', 'no non-profit matches that name or EIN');
+          const found = 'ein' in named ? named.ein : named.matches[0]?.ein;
+          if (found === undefined) throw new AppError('unprocessable', 'non_profit_not_found', 'no non-profit matches that name or EIN');
           return claimGift(deps, caller, code, found);
         });
         if (result.ok && choices.length > 0) return showGift(request, reply, { error: 'Choose the non-profit you meant.', claimEin: ein, claimChoices: choices });
