@@ -78,13 +78,17 @@ function autocannonUnpinned(url: string, options: Parameters<typeof autocannon>[
   return autocannon(url, { ...options, pinned: false });
 }
 
+function report(label: string, r: Result): void {
+  log(`  ${label.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms${r.non2xx + r.errors > 0 ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : ''}`);
+}
+
 async function measure(label: string, mode: string, env: Record<string, string>, path: string, options: Parameters<typeof autocannon>[1] = {}): Promise<Result> {
   const { child, port } = await startServer(mode, env);
   try {
     const url = `http://127.0.0.1:${port}${path}`;
     await autocannon(url, { ...options, duration: 3, rate: undefined }); // warm-up
     const result = await autocannon(url, options);
-    log(`  ${label.padEnd(44)} ${result.rps.toFixed(0).padStart(7)} req/s  p50 ${String(result.p50).padStart(4)} ms  p99 ${String(result.p99).padStart(4)} ms${result.non2xx + result.errors > 0 ? `  (${result.non2xx} non-2xx, ${result.errors} errors)` : ''}`);
+    report(label, result);
     return result;
   } finally {
     await stop(child);
@@ -102,7 +106,7 @@ async function measureAtRate(label: string, mode: string, env: Record<string, st
     const args = ['-c', '1', process.execPath, OPEN_LOOP, url, String(rate), String(DURATION_S), String(CONNECTIONS)];
     if (key !== undefined) args.push(`x-api-key=${key}`);
     const r = JSON.parse(execFileSync('taskset', args).toString()) as { rps: number; p50: number; p99: number; non2xx: number; errors: number };
-    log(`  ${label.padEnd(44)} ${String(r.rps).padStart(7)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms${r.non2xx + r.errors > 0 ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : ''}`);
+    report(label, r);
     return r;
   } finally {
     await stop(child);

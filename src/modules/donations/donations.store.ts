@@ -1,9 +1,9 @@
 // Every SQL statement about donations.
-import { sql } from 'kysely';
-import type { Db } from '../../db/database.ts';
+import type { Db, Engine } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { insertRows, statement, type Statement } from '../../db/bulk.ts';
+import { insertRows, runStatements, statement, type Statement } from '../../db/bulk.ts';
+import { reserveIds } from '../../db/ids.ts';
 import { assert } from '../../shared/assert.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Trx } from '../ledger/index.ts';
@@ -117,22 +117,12 @@ export type NewDonationRow = {
   scheduled_for?: string | null;
 };
 
-const insertDonationQuery = prepared<Database, { id: number }, NewDonationRow>((db, p) => db.insertInto('donations').values({
-  user_id: p('user_id'), fund_id: p('fund_id'), non_profit_id: p('non_profit_id'), amount_cents: p('amount_cents'), status: p('status'),
-  note: p('note'), private_memo: p('private_memo'), visibility: p('visibility'), scheduled_donation_id: p('scheduled_donation_id'),
-  created_at: p('created_at'), updated_at: p('created_at'), scheduled_for: p('scheduled_for'),
-}).returning('id'));
-
-// The list's meta.count, kept with every insert; `almoner check` recounts it.
-const countDonationQuery = prepared<Database, never, { user_id: number; is_public: number }>((db, p) => db.insertInto('donation_counts')
-  .values({ user_id: p('user_id'), total: 1, public_total: p('is_public') })
-  .onConflict((oc) => oc.column('user_id').doUpdateSet({ total: sql`donation_counts.total + 1`, public_total: sql`donation_counts.public_total + ${p('is_public')}` })));
-
-export async function insertDonation(trx: Trx, donation: NewDonationRow): Promise<number> {
-  const [row] = await insertDonationQuery(trx, { ...donation, scheduled_for: donation.scheduled_for ?? null });
-  assert(row !== undefined, 'the donation was inserted');
-  await countDonationQuery(trx, { user_id: donation.user_id, is_public: donation.visibility === 'public' ? 1 : 0 });
-  return row.id;
+/** Inserts one donation (a gift's claim) and counts it: the statements of a batch, for one. */
+export async function insertDonation(trx: Trx, engine: Engine, donation: NewDonationRow): Promise<number> {
+  const [id] = await reserveIds(trx, engine, 'donations', 1);
+  assert(id !== undefined, 'an id was reserved');
+  await runStatements(trx, engine, donationStatements([{ ...donation, id }]));
+  return id;
 }
 
 const DONATION_COLUMNS = [
@@ -140,7 +130,7 @@ const DONATION_COLUMNS = [
   'scheduled_donation_id', 'created_at', 'updated_at', 'scheduled_for',
 ] as const;
 
-/** The statements that insert donations with the ids reserved for them (db/ids.ts), and count them. */
+/** The statements that insert donations with the ids reserved for them (db/ids.ts), and count them (the list's meta.count; `almoner check` recounts it). */
 export function donationStatements(donations: ReadonlyArray<NewDonationRow & { id: number }>): Statement[] {
   const perUser = new Map<number, { total: number; public_total: number }>();
   for (const d of donations) {

@@ -189,7 +189,7 @@ export async function claimGift(deps: Deps, caller: Caller | null, code: string,
     const nonProfit = await findRecipient(trx, ein);
     const { gift, giverAccounts } = await lockGiftFor(deps, trx, caller, code, 'claim');
     const at = deps.clock.now().toISOString();
-    const donationId = await insertDonation(trx, {
+    const donationId = await insertDonation(trx, deps.engine, {
       user_id: gift.user_id, fund_id: gift.fund_id, non_profit_id: nonProfit.id, amount_cents: gift.amount_cents, status: 'scheduled',
       note: `Gift to ${gift.name}`, private_memo: null, visibility: 'public', scheduled_donation_id: null, created_at: at,
     });

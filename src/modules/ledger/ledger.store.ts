@@ -112,12 +112,16 @@ export interface EntryCause {
   audit_id?: number;
 }
 
-/** Appends one balanced journal entry and moves the cached balances with it. */
-export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly Movement[], at: string): Promise<number> {
+function assertCaused(cause: EntryCause): void {
   assert(
     cause.donation_id !== undefined || cause.gift_id !== undefined || cause.contribution_id !== undefined || cause.audit_id !== undefined,
     'every entry names what caused it',
   );
+}
+
+/** Appends one balanced journal entry and moves the cached balances with it. */
+export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly Movement[], at: string): Promise<number> {
+  assertCaused(cause);
   const postings = postingsOf(movements);
   const [entry] = await insertEntryQuery(trx, {
     memo: cause.memo,
@@ -151,10 +155,7 @@ export function entryStatements(entries: ReadonlyArray<{ id: number; cause: Entr
   const postings: Array<[number, number, number]> = [];
   const deltas = new Map<number, number>();
   for (const e of entries) {
-    assert(
-      e.cause.donation_id !== undefined || e.cause.gift_id !== undefined || e.cause.contribution_id !== undefined || e.cause.audit_id !== undefined,
-      'every entry names what caused it',
-    );
+    assertCaused(e.cause);
     for (const p of postingsOf(e.movements)) {
       postings.push([e.id, p.account_id, p.amount_cents]);
       deltas.set(p.account_id, (deltas.get(p.account_id) ?? 0) + p.amount_cents);
