@@ -404,6 +404,11 @@ for (const { name: engine } of engines()) {
       assert.ok(textOf(ambiguous.body).includes('Which non-profit did you mean?'));
       assert.ok(ambiguous.body.includes(`value="${EIN}"`) && ambiguous.body.includes(`value="${OTHER_EIN}"`), 'both matches offered');
       assert.equal((await giftRow()).status, 'new');
+      // Nothing typed names no non-profit (not the directory's biggest).
+      const empty = await bo.post(`${path}/claim`, { ein: '' });
+      assert.equal(empty.status, 422);
+      assert.ok(textOf(empty.body).includes('No non-profit matches that name or EIN'));
+      assert.equal((await giftRow()).status, 'new');
       const claimed = await bo.post(`${path}/claim`, { ein: 'Khan Academy' });
       assert.equal(claimed.status, 303);
       const done = await bo.get(claimed.location!);
