@@ -2,6 +2,7 @@
 import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
+import { FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
 import type { Trx } from '../ledger/index.ts';
 
 export interface Caller {
@@ -77,7 +78,9 @@ export async function bumpAuthEpoch(trx: Trx): Promise<void> {
 
 const epochQuery = prepared<Database, { epoch: number }, Record<string, never>>((db) => db.selectFrom('auth_epoch').select('epoch').where('id', '=', 1));
 
-export async function authEpoch(db: Db): Promise<number> {
-  const [row] = await epochQuery(db, {});
-  return row?.epoch ?? 0;
+const epochReads = new WeakMap<Db, FreshReads<number>>();
+
+/** The auth epoch, from a read that began after the call (db/fresh-reads.ts: concurrent callers share reads). */
+export function authEpoch(db: Db): Promise<number> {
+  return freshReadsOf(epochReads, db, async (d) => (await epochQuery(d, {}))[0]?.epoch ?? 0).get();
 }

@@ -6,7 +6,9 @@
 // use and forgets every card when it moved, as the API key cache does.
 import type { Deps } from '../../deps.ts';
 import type { Database } from '../../db/schema.ts';
+import type { Db } from '../../db/database.ts';
 import { prepared } from '../../db/prepared.ts';
+import { FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
 import { assert } from '../../shared/assert.ts';
 import { causeById, causeLogoUrl } from './causes.ts';
 import { cardRows, type CardRow, type NonProfit } from './nonprofits.store.ts';
@@ -30,6 +32,7 @@ const epochQuery = prepared<Database, { records_epoch: number }, Record<string, 
 
 /** One cache per database (tests open several in one process). */
 const caches = new WeakMap<object, { epoch: number; cards: Map<number, NonProfitCard> }>();
+const epochReads = new WeakMap<Db, FreshReads<number>>();
 
 function toCard(publicUrl: string, row: CardRow): NonProfitCard {
   const cause = causeById(row.cause_id);
@@ -54,8 +57,8 @@ export function cardOfNonProfit(publicUrl: string, np: NonProfit): NonProfitCard
 
 /** The cards of these non-profit ids (each must exist: donations reference them). */
 export async function nonProfitCards(deps: Deps, ids: readonly number[]): Promise<ReadonlyMap<number, NonProfitCard>> {
-  const [row] = await epochQuery(deps.db, {});
-  const epoch = row?.records_epoch ?? 0;
+  // A read that began after this call (db/fresh-reads.ts: concurrent requests share it).
+  const epoch = await freshReadsOf(epochReads, deps.db, async (db) => (await epochQuery(db, {}))[0]?.records_epoch ?? 0).get();
   let cache = caches.get(deps.db);
   if (cache === undefined || cache.epoch !== epoch) {
     cache = { epoch, cards: new Map() };
