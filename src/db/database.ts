@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Database } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-adapter.ts';
 import { assertSafeInteger } from '../shared/assert.ts';
+import { statementName } from './prepared.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -43,6 +44,22 @@ function configurePgTypes(): void {
   pg.types.setTypeParser(1700, (text: string) => Number(text));
 }
 
+/**
+ * A pg client that sends the prepared queries (db/prepared.ts) as named
+ * statements: parsed and planned once per connection, then only bound and
+ * run. Any other SQL goes as before, unnamed.
+ */
+class NamingClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [text, values] = args;
+    if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
+      const name = statementName(text);
+      if (name !== undefined) args = [{ name, text, values }];
+    }
+    return (pg.Client.prototype.query as (...a: unknown[]) => never).apply(this, args);
+  }
+}
+
 export function engineOf(url: string): Engine {
   return /^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite';
 }
@@ -52,6 +69,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   if (engine === 'postgres') {
     configurePgTypes();
     const pool = new pg.Pool({
+      Client: NamingClient,
       connectionString: options.url,
       max: options.poolMax ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { Kysely, sql, type Generated } from 'kysely';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-adapter.ts';
 import { prepared } from './prepared.ts';
+import { openDatabase } from './database.ts';
+import { engines } from '../../test/harness.ts';
 
 interface T { items: { id: Generated<number>; owner: number; label: string } }
 
@@ -21,3 +23,23 @@ test('a prepared query puts each named value in its place, every time', async ()
     await db.destroy();
   }
 });
+
+// PostgreSQL: a prepared query goes as a named statement, parsed and planned once per connection.
+for (const { name: engine } of engines()) {
+  if (engine !== 'postgres') continue;
+  test('on PostgreSQL a prepared query is a named statement of its connection; other SQL is not', async () => {
+    const handle = openDatabase({ url: process.env.TEST_DATABASE_URL ?? '', poolMax: 1 });
+    try {
+      const one = prepared<T, { n: number }, { n: number }>((k, p) => k.selectNoFrom(sql<number>`cast(${p('n')} as int)`.as('n')) as never);
+      const db = handle.db as unknown as Kysely<T>;
+      assert.deepEqual(await one(db, { n: 1 }), [{ n: 1 }]);
+      assert.deepEqual(await one(db, { n: 2 }), [{ n: 2 }]);
+      await sql`select ${3} as n`.execute(db);
+      const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(db);
+      assert.equal(rows.length, 1, 'one named statement: the prepared query, once');
+      assert.match(rows[0]?.statement ?? '', /cast\(\$1 as int\)/);
+    } finally {
+      await handle.close();
+    }
+  });
+}
