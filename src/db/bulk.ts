@@ -68,3 +68,29 @@ export async function runStatements(db: Kysely<any>, engine: Engine, statements:
     await db.executeQuery(CompiledQuery.raw(text, params));
   }
 }
+
+/** The SQLSTATE of almoner_expect (migration 012): a guarded write found its assumption false and wrote nothing. */
+export const EXPECTATION_FAILED = 'AL001';
+
+export function isExpectationFailed(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === EXPECTATION_FAILED;
+}
+
+/**
+ * PostgreSQL, outside a transaction: `guard`, a data-modifying statement
+ * returning one column `value`, and then `statements`, all as one statement,
+ * so one round trip and one commit. It writes only if `guard` returned
+ * exactly one row, whose `value` it resolves to; otherwise nothing at all is
+ * written and it throws an error with code EXPECTATION_FAILED. Every clause
+ * sees the database as it was when the statement began, except that `guard`,
+ * an UPDATE, first waits for a row another transaction holds and then tests
+ * that row as it was committed: the guard is a compare-and-set.
+ */
+export async function runIfOneRow(db: Kysely<any>, guard: Statement, statements: readonly Statement[], what: string): Promise<unknown> {
+  const params: unknown[] = [];
+  const parts = [`g as (${guard.text('postgres', params)})`, ...statements.map((s, i) => `w${i} as (${s.text('postgres', params)})`)];
+  params.push(what);
+  const { rows } = await db.executeQuery<{ value: unknown }>(CompiledQuery.raw(
+    `with ${parts.join(', ')} select almoner_expect(count(*) = 1, $${params.length}) as ok, min(value) as value from g`, params));
+  return rows[0]?.value;
+}

@@ -1,9 +1,9 @@
 // Ids for rows inserted several at once. A multi-row INSERT ... RETURNING
 // promises no order of the rows it returns, so a use case that writes many
 // related rows (donations, then their journal entries) takes their ids first
-// and inserts them explicitly. Needs the write transaction: on SQLite it
-// holds the only writer; on PostgreSQL the ids come from the table's own
-// sequence, as a default id would.
+// and inserts them explicitly. On SQLite it needs the write transaction, the
+// only writer; on PostgreSQL the ids come from the table's own sequence, as a
+// default id would, on any connection.
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from './database.ts';
 import { assert } from '../shared/assert.ts';
@@ -23,4 +23,13 @@ export async function reserveIds(trx: Kysely<any>, engine: Engine, table: IdTabl
       coalesce((select max(id) from ${sql.table(table)}), 0)) as last`.execute(trx);
   const last = Number(rows[0]?.last ?? 0);
   return Array.from({ length: n }, (_, i) => last + 1 + i);
+}
+
+/** PostgreSQL: `n` ids of each table in one round trip (each list ascending). */
+export async function reserveIdsOfEach(db: Kysely<any>, tables: readonly IdTable[], n: number): Promise<number[][]> {
+  if (n === 0) return tables.map(() => []);
+  const columns = tables.map((t, i) => sql`nextval(pg_get_serial_sequence(${t}, 'id')) as ${sql.ref(`id${i}`)}`);
+  const { rows } = await sql<Record<string, number>>`select ${sql.join(columns)} from generate_series(1, ${n})`.execute(db);
+  assert(rows.length === n, 'one id per row asked for');
+  return tables.map((_, i) => rows.map((r) => Number(r[`id${i}`])).sort((a, b) => a - b));
 }

@@ -14,6 +14,7 @@ import * as m008 from './migrations/008_accounts.ts';
 import * as m009 from './migrations/009_idempotency_outcome.ts';
 import * as m010 from './migrations/010_non_profit_cards.ts';
 import * as m011 from './migrations/011_word_size.ts';
+import * as m012 from './migrations/012_expect.ts';
 
 const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
   { name: '001_initial', up: m001.up },
@@ -27,6 +28,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
   { name: '009_idempotency_outcome', up: m009.up },
   { name: '010_non_profit_cards', up: m010.up },
   { name: '011_word_size', up: m011.up },
+  { name: '012_expect', up: m012.up },
 ];
 
 export async function migrate(handle: DatabaseHandle): Promise<string[]> {

@@ -1,10 +1,11 @@
 // Use cases for donations. Each owns its database transaction; every money
 // movement is a journal entry inside it.
 import type { Deps } from '../../deps.ts';
+import type { Db } from '../../db/database.ts';
 import { AppError, conflict, notFound } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { toPage, type PageRequest } from '../../shared/page.ts';
-import { entryStatements, lockFundAccounts, outsideAccountId, postEntry, reserveEntryIds, type FundAccounts, type Trx } from '../ledger/index.ts';
+import { entryStatements, guardedEntryStatements, lockFundAccounts, outsideAccountId, postEntry, readFundAccounts, reserveEntryIds, type FundAccounts, type Trx } from '../ledger/index.ts';
 import { eventStatements, recordEvent } from '../events/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { cardOfNonProfit, findRecipients, type NonProfit } from '../nonprofits/index.ts';
@@ -12,8 +13,8 @@ import { normalizeEin } from '../nonprofits/nonprofits.ts';
 import { visibleUser } from '../users/index.ts';
 import type { Caller } from '../keys/index.ts';
 import { idempotencyClaims, keyTakenOver, recordClaimOutcome, type IdempotencyClaim } from '../../shared/outcome.ts';
-import { reserveIds } from '../../db/ids.ts';
-import { runStatements } from '../../db/bulk.ts';
+import { reserveIds, reserveIdsOfEach } from '../../db/ids.ts';
+import { isExpectationFailed, runIfOneRow, runStatements } from '../../db/bulk.ts';
 import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, initialStatus, isCancellable, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
 import * as store from './donations.store.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
@@ -77,27 +78,43 @@ type HeldDonation = {
  */
 async function insertHeld(deps: Deps, trx: Trx, accounts: FundAccounts, donations: ReadonlyArray<HeldDonation & { id: number }>): Promise<Array<{ id: number; status: DonationStatus; created_at: string }>> {
   const at = deps.clock.now().toISOString();
-  let available = accounts.balances.available_cents;
-  const rows = donations.map((d) => {
-    const status = initialStatus(available, d.amount_cents);
-    if (status === 'scheduled') available -= d.amount_cents;
-    return { ...d, status, created_at: at };
-  });
-  const held = rows.filter((d) => d.status === 'scheduled');
+  const { rows, held } = decide(accounts.balances.available_cents, donations, at);
   const entryIds = await reserveEntryIds(trx, deps.engine, held.length);
   // One statement on PostgreSQL (db/bulk.ts): the fund's lock is held through fewer round trips.
   await runStatements(trx, deps.engine, [
     ...store.donationStatements(rows),
-    ...entryStatements(held.map((d, i) => ({
-      id: entryIds[i] as number,
-      cause: { memo: 'donation scheduled: hold', donation_id: d.id },
-      movements: [{ from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: d.amount_cents }],
-    })), at),
-    ...eventStatements(rows.map((d) => ({
-      user_id: d.user_id, type: 'donation.created' as const, object_type: 'donation', object_id: d.id, data: { status: d.status }, at,
-    }))),
+    ...entryStatements(holdEntries(accounts.ids, held, entryIds), at),
+    ...createdEvents(rows),
   ]);
   return rows;
+}
+
+type DecidedDonation = HeldDonation & { id: number; status: DonationStatus; created_at: string };
+
+/** Each donation `scheduled` while `available` (less the holds before it) covers it, else `waiting_for_funds`. */
+function decide(available: number, donations: ReadonlyArray<HeldDonation & { id: number }>, at: string): { rows: DecidedDonation[]; held: DecidedDonation[] } {
+  let left = available;
+  const rows = donations.map((d) => {
+    const status = initialStatus(left, d.amount_cents);
+    if (status === 'scheduled') left -= d.amount_cents;
+    return { ...d, status, created_at: at };
+  });
+  return { rows, held: rows.filter((d) => d.status === 'scheduled') };
+}
+
+function createdEvents(rows: readonly DecidedDonation[]) {
+  return eventStatements(rows.map((d) => ({
+    user_id: d.user_id, type: 'donation.created' as const, object_type: 'donation', object_id: d.id, data: { status: d.status }, at: d.created_at,
+  })));
+}
+
+/** A hold for each scheduled donation: available to reserved, with the entry ids reserved for them. */
+function holdEntries(ids: FundAccounts['ids'], held: readonly DecidedDonation[], entryIds: readonly number[]) {
+  return held.map((d, i) => ({
+    id: entryIds[i] as number,
+    cause: { memo: 'donation scheduled: hold', donation_id: d.id },
+    movements: [{ from_account_id: ids.available, to_account_id: ids.reserved, amount_cents: d.amount_cents }],
+  }));
 }
 
 /**
@@ -140,6 +157,25 @@ interface Waiting extends Submitted {
   reject: (error: unknown) => void;
 }
 
+interface KnownFund {
+  ids: FundAccounts['ids'];
+  available_cents: number;
+}
+
+function settled(outcomes: ReadonlyArray<Made | AppError | undefined>): Array<Made | AppError> {
+  return outcomes.map((o) => {
+    assert(o !== undefined, 'every request has an outcome');
+    return o;
+  });
+}
+
+function knownFund(accounts: FundAccounts): KnownFund {
+  return { ids: accounts.ids, available_cents: accounts.balances.available_cents };
+}
+
+/** The most funds whose balance a node remembers. */
+const KNOWN_FUNDS_MAX = 10_000;
+
 /** The most donations one transaction creates. */
 const BATCH_MAX = 200;
 
@@ -147,8 +183,14 @@ class FundBatches {
   readonly #deps: Deps;
   /** Per fund: the requests waiting for its next transaction; present while one runs. */
   readonly #queues = new Map<number, Waiting[]>();
-  /** Transactions run and the donation requests they carried. */
-  readonly stats = { transactions: 0, requests: 0 };
+  /**
+   * PostgreSQL: per fund, its accounts and available balance as this node last
+   * wrote them. Only a guess (another node, or any other use case, may have
+   * moved the balance since): a guarded write checks it.
+   */
+  readonly #known = new Map<number, KnownFund>();
+  /** Transactions run and the donation requests they carried; guarded writes that found the balance moved. */
+  readonly stats = { transactions: 0, requests: 0, moved: 0 };
 
   constructor(deps: Deps) {
     this.#deps = deps;
@@ -188,7 +230,7 @@ class FundBatches {
     this.stats.transactions += 1;
     this.stats.requests += batch.length;
     try {
-      outcomes = await this.#deps.db.transaction().execute((trx) => this.#create(trx, batch));
+      outcomes = await this.#createGuarded(batch) ?? await this.#deps.db.transaction().execute((trx) => this.#create(trx, batch));
     } catch (error) {
       if (batch.length === 1) {
         batch[0]?.reject(error);
@@ -203,6 +245,58 @@ class FundBatches {
       if (outcome instanceof AppError) w.reject(outcome);
       else w.resolve(outcome);
     });
+  }
+
+  /**
+   * PostgreSQL, a batch without Idempotency-Keys: one statement and no lock
+   * held across round trips. The recipients, ids and (unless this node wrote
+   * last) the balance are read first; then the writes go in one statement that
+   * commits only if the fund's available balance is still the one decided on
+   * (db/bulk.ts runIfOneRow). Undefined when it did not write: the balance
+   * had moved or the statement failed; the locked transaction then decides.
+   */
+  async #createGuarded(batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
+    if (this.#deps.engine !== 'postgres' || batch.some((w) => w.claim !== undefined)) return undefined;
+    // One connection for the batch: the pool is shared with every request's reads.
+    return this.#deps.db.connection().execute((conn) => this.#writeGuarded(conn, batch));
+  }
+
+  async #writeGuarded(conn: Db, batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
+    const fundId = batch[0]?.donation.fund_id;
+    assert(fundId !== undefined, 'a batch is never empty');
+    const recipients = await findRecipients(conn, batch.map((w) => w.ein));
+    const [ids = [], entryIds = []] = await reserveIdsOfEach(conn, ['donations', 'journal_entries'], batch.length);
+    const fund = this.#known.get(fundId) ?? knownFund(await readFundAccounts(conn, fundId));
+    const outcomes: Array<Made | AppError | undefined> = [];
+    const made: Array<HeldDonation & { id: number }> = [];
+    const madeAt: number[] = [];
+    batch.forEach((w, i) => {
+      const np = recipients.get(w.ein);
+      assert(np !== undefined, 'every EIN was looked up');
+      outcomes.push(np instanceof AppError ? np : undefined);
+      if (np instanceof AppError) return;
+      made.push({ ...w.donation, non_profit_id: np.id, id: ids[i] as number });
+      madeAt.push(i);
+    });
+    if (made.length === 0) return settled(outcomes);
+    const at = this.#deps.clock.now().toISOString();
+    const { rows, held } = decide(fund.available_cents, made, at);
+    const { guard, statements } = guardedEntryStatements(holdEntries(fund.ids, held, entryIds), at, { account_id: fund.ids.available, expected_cents: fund.available_cents });
+    try {
+      const available = await runIfOneRow(conn, guard, [...store.donationStatements(rows), ...statements, ...createdEvents(rows)], 'the fund\'s available balance is as read');
+      assertSafeInteger(available, 'available balance');
+      if (this.#known.size >= KNOWN_FUNDS_MAX) this.#known.clear();
+      this.#known.set(fundId, { ids: fund.ids, available_cents: available });
+    } catch (error) {
+      this.#known.delete(fundId);
+      if (isExpectationFailed(error)) this.stats.moved += 1;
+      return undefined;
+    }
+    rows.forEach((row, j) => {
+      const i = madeAt[j] as number;
+      outcomes[i] = { id: row.id, status: row.status, created_at: row.created_at, nonProfit: recipients.get(batch[i]?.ein ?? '') as NonProfit };
+    });
+    return settled(outcomes);
   }
 
   async #create(trx: Trx, batch: readonly Waiting[]): Promise<Array<Made | AppError>> {
@@ -233,17 +327,14 @@ class FundBatches {
       const i = madeAt[j] as number;
       outcomes[i] = { id: row.id, status: row.status, created_at: row.created_at, nonProfit: found[i] as NonProfit };
     });
-    return outcomes.map((o) => {
-      assert(o !== undefined, 'every request has an outcome');
-      return o;
-    });
+    return settled(outcomes);
   }
 }
 
 const batches = new WeakMap<Deps, FundBatches>();
 
 /** How well requests shared transactions on this node (tests, diagnostics). */
-export function donationBatchStats(deps: Deps): { transactions: number; requests: number } {
+export function donationBatchStats(deps: Deps): { transactions: number; requests: number; moved: number } {
   return { ...batchesOf(deps).stats };
 }
 

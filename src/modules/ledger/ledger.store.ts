@@ -145,15 +145,39 @@ export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly
   return entry.id;
 }
 
+type NewEntry = { id: number; cause: EntryCause; movements: readonly Movement[] };
+
 /**
  * The statements that append many balanced journal entries (a batch of
  * donations' holds), with the ids reserved for them (`reserveEntryIds`), and
  * move each cached balance once, by the sum of its postings.
  */
-export function entryStatements(entries: ReadonlyArray<{ id: number; cause: EntryCause; movements: readonly Movement[] }>, at: string): Statement[] {
-  if (entries.length === 0) return [];
-  const postings: Array<[number, number, number]> = [];
+export function entryStatements(entries: readonly NewEntry[], at: string): Statement[] {
+  const { inserts, deltas } = entryRows(entries, at);
+  return [...inserts, ...moveStatements(deltas)];
+}
+
+/**
+ * entryStatements for db/bulk.ts runIfOneRow: `guarded`'s movement is a
+ * compare-and-set, made only while its balance is still `expected`, which
+ * returns its new balance as `value`; everything else is in `statements`.
+ */
+export function guardedEntryStatements(entries: readonly NewEntry[], at: string, guarded: { account_id: number; expected_cents: number }): { guard: Statement; statements: Statement[] } {
+  const { inserts, deltas } = entryRows(entries, at);
+  const cents = deltas.get(guarded.account_id) ?? 0;
+  deltas.delete(guarded.account_id);
+  assertSafeInteger(guarded.expected_cents + cents, 'guarded balance');
+  return {
+    guard: statement((v) => `update ledger_accounts set balance_cents = balance_cents + cast(${v(cents)} as bigint)
+      where id = ${v(guarded.account_id)} and balance_cents = ${v(guarded.expected_cents)} returning balance_cents as value`),
+    statements: [...inserts, ...moveStatements(deltas)],
+  };
+}
+
+function entryRows(entries: readonly NewEntry[], at: string): { inserts: Statement[]; deltas: Map<number, number> } {
   const deltas = new Map<number, number>();
+  if (entries.length === 0) return { inserts: [], deltas };
+  const postings: Array<[number, number, number]> = [];
   for (const e of entries) {
     assertCaused(e.cause);
     for (const p of postingsOf(e.movements)) {
@@ -161,18 +185,26 @@ export function entryStatements(entries: ReadonlyArray<{ id: number; cause: Entr
       deltas.set(p.account_id, (deltas.get(p.account_id) ?? 0) + p.amount_cents);
     }
   }
+  return {
+    inserts: [
+      ...insertRows('journal_entries', ['id', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'created_at'],
+        entries.map((e) => [e.id, e.cause.memo, e.cause.donation_id ?? null, e.cause.gift_id ?? null, e.cause.contribution_id ?? null, e.cause.audit_id ?? null, at])),
+      ...insertRows('postings', ['entry_id', 'account_id', 'amount_cents'], postings),
+    ],
+    deltas,
+  };
+}
+
+/** Moves each account's cached balance by its sum, in one UPDATE. */
+function moveStatements(deltas: ReadonlyMap<number, number>): Statement[] {
   const moves = [...deltas].filter(([, cents]) => cents !== 0);
   for (const [, cents] of moves) assertSafeInteger(cents, 'balance movement');
-  return [
-    ...insertRows('journal_entries', ['id', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'created_at'],
-      entries.map((e) => [e.id, e.cause.memo, e.cause.donation_id ?? null, e.cause.gift_id ?? null, e.cause.contribution_id ?? null, e.cause.audit_id ?? null, at])),
-    ...insertRows('postings', ['entry_id', 'account_id', 'amount_cents'], postings),
-    ...(moves.length === 0 ? [] : [statement((v) => `update ledger_accounts set balance_cents = balance_cents + case ${
-      moves.map(([id, cents]) => `when id = ${v(id)} then cast(${v(cents)} as bigint)`).join(' ')} end where id in (${moves.map(([id]) => v(id)).join(',')})`)]),
-  ];
+  if (moves.length === 0) return [];
+  return [statement((v) => `update ledger_accounts set balance_cents = balance_cents + case ${
+    moves.map(([id, cents]) => `when id = ${v(id)} then cast(${v(cents)} as bigint)`).join(' ')} end where id in (${moves.map(([id]) => v(id)).join(',')})`)];
 }
 
 /** Ids for `n` journal entries (db/ids.ts). */
-export function reserveEntryIds(trx: Trx, engine: Engine, n: number): Promise<number[]> {
-  return reserveIds(trx, engine, 'journal_entries', n);
+export function reserveEntryIds(db: Db | Trx, engine: Engine, n: number): Promise<number[]> {
+  return reserveIds(db, engine, 'journal_entries', n);
 }
