@@ -2,7 +2,7 @@
 // was resolved. An entry serves only while the epoch is unchanged; any
 // revocation raises the epoch, so a revoked key fails on the next request on
 // every node. Reading the epoch is one primary-key lookup instead of the
-// key/user/fund join.
+// key/user/fund join, and concurrent requests share it (db/fresh-reads.ts).
 import type { Caller } from '../modules/keys/index.ts';
 
 const MAX_ENTRIES = 10_000;

@@ -137,6 +137,8 @@ export async function insertWithHold(deps: Deps, trx: Trx, d: HeldDonation): Pro
 // the same fund that arrive while one of its transactions runs wait, and the
 // next transaction creates all of them at once: one lock, one commit, a few
 // statements. Each request still gets exactly its own donation or error.
+// On PostgreSQL a batch first tries without the lock: one statement guarded
+// by a compare-and-set on the balance (#createGuarded, ADR 9).
 
 interface Submitted {
   /** The recipient's EIN, looked up in the shared transaction (findRecipient's rules). */
@@ -249,8 +251,8 @@ class FundBatches {
 
   /**
    * PostgreSQL, a batch without Idempotency-Keys: one statement and no lock
-   * held across round trips. The recipients, ids and (unless this node wrote
-   * last) the balance are read first; then the writes go in one statement that
+   * held across round trips. The recipients, ids and (unless this node
+   * remembers it) the balance are read first; then the writes go in one statement that
    * commits only if the fund's available balance is still the one decided on
    * (db/bulk.ts runIfOneRow). Undefined when it did not write: the balance
    * had moved or the statement failed; the locked transaction then decides.
