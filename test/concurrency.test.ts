@@ -5,7 +5,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { engines, openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, balancesOf, type TestEnv } from './harness.ts';
+import { engines, openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, type TestEnv } from './harness.ts';
 import { openPlatform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import { createDonation, donationBatchStats } from '../src/modules/donations/index.ts';
@@ -192,25 +192,42 @@ for (const { name: engine } of engines()) {
     if (engine === 'postgres') test('a balance another node moved: this node\'s memory of it is checked and the real balance decides', async () => {
       const second = await openPlatform(env.platform.deps.config, { log: pino({ level: 'silent' }) });
       try {
-        const user = await makeUser(env.deps);
-        await fund(env.deps, user, 100 * 100);
-        const caller = { user_id: user.user_id, fund_id: user.fund_id } as Caller;
-        const donate = (deps: typeof env.deps, dollars: number) => createDonation(deps, caller, { amount_cents: dollars * 100, ein: '261544963' }).then((d) => d.status);
-        const before = donationBatchStats(env.deps);
-        assert.equal(await donate(env.deps, 60), 'scheduled'); // this node: $40 left
-        assert.equal(await donate(second.deps, 30), 'scheduled'); // really $10 left
-        assert.equal(await donate(env.deps, 20), 'waiting_for_funds', 'this node remembered $40; $10 decides');
-        assert.equal(await donate(env.deps, 10), 'scheduled'); // this node: $0 left
-        await fund(second.deps, user, 50 * 100); // the $20 is promoted: really $30 left
-        assert.equal(await donate(env.deps, 30), 'scheduled', 'this node remembered $0; $30 decides');
-        assert.equal(donationBatchStats(env.deps).moved - before.moved, 2, 'twice the guarded write found the balance moved and wrote nothing');
-        assert.equal(await balancesOf(env.deps, user.fund_id), await balancesOf(second.deps, user.fund_id));
-        const accounts = await env.deps.db.selectFrom('ledger_accounts').select(['kind', 'balance_cents']).where('fund_id', '=', user.fund_id).execute();
-        const balance = Object.fromEntries(accounts.map((a) => [a.kind, a.balance_cents]));
-        assert.equal(balance.available, 0);
-        assert.equal(balance.reserved, (60 + 30 + 20 + 10 + 30) * 100);
-        const counts = await env.deps.db.selectFrom('donations').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
-        assert.equal(Number(counts.n), 5, 'no write of a refused guess was kept');
+        const donor = async (dollars: number) => {
+          const user = await makeUser(env.deps);
+          await fund(env.deps, user, dollars * 100);
+          const caller = { user_id: user.user_id, fund_id: user.fund_id } as Caller;
+          const donate = (deps: typeof env.deps, d: number) => createDonation(deps, caller, { amount_cents: d * 100, ein: '261544963' }).then((made) => made.status);
+          return { user, donate };
+        };
+        const stats = () => donationBatchStats(env.deps);
+        const before = stats();
+
+        // The memory says there is enough; there is not.
+        const one = await donor(100);
+        assert.equal(await one.donate(env.deps, 60), 'scheduled'); // this node: $40 left
+        assert.equal(await one.donate(second.deps, 30), 'scheduled'); // really $10 left
+        assert.equal(await one.donate(env.deps, 20), 'waiting_for_funds', 'this node remembered $40; $10 decides');
+        assert.equal(stats().moved - before.moved, 1, 'the guarded write found the balance moved and wrote nothing');
+        // For a while that fund's batches take the lock at once instead of guessing again.
+        const locked = stats().locked;
+        assert.equal(await one.donate(env.deps, 10), 'scheduled');
+        assert.equal(stats().locked - locked, 1);
+        assert.equal(stats().moved - before.moved, 1);
+
+        // The memory says there is not enough; there is.
+        const two = await donor(100);
+        assert.equal(await two.donate(env.deps, 90), 'scheduled'); // this node: $10 left
+        await fund(second.deps, two.user, 50 * 100); // really $60 left
+        assert.equal(await two.donate(env.deps, 30), 'scheduled', 'this node remembered $10; $60 decides');
+        assert.equal(stats().moved - before.moved, 2);
+
+        for (const [{ user }, available, reserved] of [[one, 0, 100], [two, 30, 120]] as const) {
+          const accounts = await env.deps.db.selectFrom('ledger_accounts').select(['kind', 'balance_cents']).where('fund_id', '=', user.fund_id).execute();
+          const balance = Object.fromEntries(accounts.map((a) => [a.kind, a.balance_cents]));
+          assert.deepEqual([balance.available, balance.reserved], [available * 100, reserved * 100]);
+        }
+        const counts = await env.deps.db.selectFrom('donations').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', 'in', [one.user.user_id, two.user.user_id]).executeTakeFirstOrThrow();
+        assert.equal(Number(counts.n), 6, 'no write of a refused guess was kept');
         await assertLedgerBalanced(env.deps);
       } finally {
         await second.close();
