@@ -264,26 +264,26 @@ class FundBatches {
   /**
    * PostgreSQL, a batch without Idempotency-Keys: one statement and no lock
    * held across round trips. The recipients, ids and (unless this node
-   * remembers it) the balance are read first; then the writes go in one statement that
-   * commits only if the fund's available balance is still the one decided on
-   * (db/bulk.ts runIfOneRow). Undefined when it did not write: the balance
-   * had moved or the statement failed; the locked transaction then decides.
+   * remembers it) the balance are read first; then the writes go in one
+   * statement that commits only if the fund's available balance is still the
+   * one decided on (db/bulk.ts runIfOneRow). Undefined when it did not write
+   * (the balance had moved, the statement failed, or the fund is contended):
+   * the locked transaction then decides.
    */
   async #createGuarded(batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
     if (this.#deps.engine !== 'postgres' || batch.some((w) => w.claim !== undefined)) return undefined;
-    const fundId = batch[0]?.donation.fund_id ?? 0;
+    const fundId = batch[0]?.donation.fund_id;
+    assert(fundId !== undefined, 'a batch is never empty');
     const until = this.#contended.get(fundId);
     if (until !== undefined) {
       if (performance.now() < until) return undefined;
       this.#contended.delete(fundId);
     }
     // One connection for the batch: the pool is shared with every request's reads.
-    return this.#deps.db.connection().execute((conn) => this.#writeGuarded(conn, batch));
+    return this.#deps.db.connection().execute((conn) => this.#writeGuarded(conn, fundId, batch));
   }
 
-  async #writeGuarded(conn: Db, batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
-    const fundId = batch[0]?.donation.fund_id;
-    assert(fundId !== undefined, 'a batch is never empty');
+  async #writeGuarded(conn: Db, fundId: number, batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
     const recipients = await findRecipients(conn, batch.map((w) => w.ein));
     const [ids = [], entryIds = []] = await reserveIdsOfEach(conn, ['donations', 'journal_entries'], batch.length);
     const fund = this.#known.get(fundId) ?? knownFund(await readFundAccounts(conn, fundId));

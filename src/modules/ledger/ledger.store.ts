@@ -205,6 +205,6 @@ function moveStatements(deltas: ReadonlyMap<number, number>): Statement[] {
 }
 
 /** Ids for `n` journal entries (db/ids.ts). */
-export function reserveEntryIds(db: Db | Trx, engine: Engine, n: number): Promise<number[]> {
-  return reserveIds(db, engine, 'journal_entries', n);
+export function reserveEntryIds(trx: Trx, engine: Engine, n: number): Promise<number[]> {
+  return reserveIds(trx, engine, 'journal_entries', n);
 }
