@@ -19,6 +19,10 @@ import { openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, type Test
 import { loadConfig } from '../src/config.ts';
 import { openPlatform, type Platform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
+import { sql } from 'kysely';
+import { createDonation } from '../src/modules/donations/index.ts';
+import { lockFundAccounts } from '../src/modules/ledger/index.ts';
+import type { Caller } from '../src/modules/keys/index.ts';
 
 const EIN = '261544963';
 
@@ -158,6 +162,38 @@ describe('the database restarts under load (postgres)', { skip: process.env.TEST
     // 503, yet its donation may exist. That is the only way a row may exist without a 201.
     const unacknowledged = stored.size - acknowledged.length;
     assert.ok(unacknowledged >= 0 && unacknowledged <= (outcomes.cut!.get('503 unavailable') ?? 0), `${unacknowledged} donations without a 201`);
+    await assertLedgerBalanced(env.deps);
+  });
+  test('a write cut off while the database still runs it is not made again: its requests fail and it exists once', async () => {
+    const donor = await makeUser(env.deps);
+    await fund(env.deps, donor, 1_000 * 100);
+    const caller = { user_id: donor.user_id, fund_id: donor.fund_id } as Caller;
+    // Another node holds the fund's accounts: the batch's guarded statement waits in the database.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => { locked = resolve; });
+    const blocker = env.deps.db.transaction().execute(async (trx) => {
+      await lockFundAccounts(trx, 'postgres', donor.fund_id);
+      locked();
+      await held;
+    });
+    await isLocked;
+    const made = Promise.allSettled(Array.from({ length: 3 }, () => createDonation(platform.deps, caller, { amount_cents: 1000, ein: EIN })));
+    const waiting = async () => Number((await sql<{ n: number }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'with g as%'`.execute(env.deps.db)).rows[0]?.n);
+    for (let i = 0; i < 100 && await waiting() === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await waiting(), 1, 'the batch waits for the fund in one statement');
+    // The connection is lost; the statement goes on in the database and commits once the fund is free.
+    await proxy.cut();
+    await proxy.up();
+    release();
+    await blocker;
+    const results = await made;
+    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected'], 'the app cannot know: each request fails (503 at the edge)');
+    const count = async () => Number((await env.deps.db.selectFrom('donations').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', donor.user_id).executeTakeFirstOrThrow()).n);
+    for (let i = 0; i < 100 && await count() < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await count(), 3, 'written once by the statement that was cut off, never again by a retry');
     await assertLedgerBalanced(env.deps);
   });
 });

@@ -1,7 +1,7 @@
 // Use cases for donations. Each owns its database transaction; every money
 // movement is a journal entry inside it.
 import type { Deps } from '../../deps.ts';
-import type { Db } from '../../db/database.ts';
+import { outcomeUnknown, type Db } from '../../db/database.ts';
 import { AppError, conflict, notFound } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { toPage, type PageRequest } from '../../shared/page.ts';
@@ -246,8 +246,10 @@ class FundBatches {
     try {
       outcomes = await this.#createGuarded(batch) ?? await this.#createLocked(batch);
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]?.reject(error);
+      // Tried again one by one only when the database refused it, so nothing was written;
+      // a lost connection may have committed it, and each request fails (503) instead.
+      if (batch.length === 1 || outcomeUnknown(this.#deps.engine, error)) {
+        for (const w of batch) w.reject(error);
         return;
       }
       for (const one of batch) await this.#run([one]);
@@ -314,6 +316,8 @@ class FundBatches {
         if (this.#contended.size >= KNOWN_FUNDS_MAX) this.#contended.clear();
         this.#contended.set(fundId, performance.now() + CONTENDED_MS);
       }
+      // The locked path would write it a second time if this one committed.
+      if (outcomeUnknown('postgres', error)) throw error;
       return undefined;
     }
     rows.forEach((row, j) => {
