@@ -58,8 +58,7 @@ export async function runStatements(db: Kysely<any>, engine: Engine, statements:
   if (statements.length === 0) return;
   if (engine === 'postgres' && statements.length > 1) {
     const params: unknown[] = [];
-    const parts = statements.map((s, i) => `w${i} as (${s.text(engine, params)})`);
-    await db.executeQuery(CompiledQuery.raw(`with ${parts.join(', ')} select 1`, params));
+    await db.executeQuery(CompiledQuery.raw(`with ${withClauses(statements, params).join(', ')} select 1`, params));
     return;
   }
   for (const s of statements) {
@@ -67,6 +66,11 @@ export async function runStatements(db: Kysely<any>, engine: Engine, statements:
     const text = s.text(engine, params);
     await db.executeQuery(CompiledQuery.raw(text, params));
   }
+}
+
+/** PostgreSQL: each statement as a data-modifying WITH clause, `w0` on. */
+function withClauses(statements: readonly Statement[], params: unknown[]): string[] {
+  return statements.map((s, i) => `w${i} as (${s.text('postgres', params)})`);
 }
 
 /** The SQLSTATE of almoner_expect (migration 012): a guarded write found its assumption false and wrote nothing. */
@@ -88,7 +92,7 @@ export function isExpectationFailed(error: unknown): boolean {
  */
 export async function runIfOneRow(db: Kysely<any>, guard: Statement, statements: readonly Statement[], what: string): Promise<unknown> {
   const params: unknown[] = [];
-  const parts = [`g as (${guard.text('postgres', params)})`, ...statements.map((s, i) => `w${i} as (${s.text('postgres', params)})`)];
+  const parts = [`g as (${guard.text('postgres', params)})`, ...withClauses(statements, params)];
   params.push(what);
   const { rows } = await db.executeQuery<{ value: unknown }>(CompiledQuery.raw(
     `with ${parts.join(', ')} select almoner_expect(count(*) = 1, $${params.length}) as ok, min(value) as value from g`, params));

@@ -12,11 +12,7 @@ export type IdTable = 'donations' | 'journal_entries';
 
 export async function reserveIds(trx: Kysely<any>, engine: Engine, table: IdTable, n: number): Promise<number[]> {
   if (n === 0) return [];
-  if (engine === 'postgres') {
-    const { rows } = await sql<{ id: number }>`select nextval(pg_get_serial_sequence(${table}, 'id')) as id from generate_series(1, ${n})`.execute(trx);
-    assert(rows.length === n, 'one id per row asked for');
-    return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
-  }
+  if (engine === 'postgres') return (await reserveIdsOfEach(trx, [table], n))[0] ?? [];
   // AUTOINCREMENT: above every id ever used (sqlite_sequence), not only the largest still there.
   const { rows } = await sql<{ last: number }>`select max(
       coalesce((select seq from sqlite_sequence where name = ${table}), 0),

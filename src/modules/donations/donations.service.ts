@@ -164,7 +164,26 @@ interface KnownFund {
   available_cents: number;
 }
 
-function settled(outcomes: ReadonlyArray<Made | AppError | undefined>): Array<Made | AppError> {
+/** Each request's non-profit or error (findRecipients), the errors as outcomes already, and which requests go on. */
+function sortOut(batch: readonly Waiting[], recipients: ReadonlyMap<string, NonProfit | AppError>) {
+  const found = batch.map((w) => recipients.get(w.ein) as NonProfit | AppError);
+  const outcomes: Array<Made | AppError | undefined> = found.map((np) => (np instanceof AppError ? np : undefined));
+  const valid = [...outcomes.keys()].filter((i) => outcomes[i] === undefined);
+  return { found, outcomes, valid };
+}
+
+/**
+ * Every request's outcome: the error it already has, else the donation
+ * written for it (`rows[j]` was made for request `madeAt[j]`, to `found`'s non-profit).
+ */
+function settled(
+  outcomes: Array<Made | AppError | undefined>, found: ReadonlyArray<NonProfit | AppError>,
+  madeAt: readonly number[], rows: ReadonlyArray<{ id: number; status: DonationStatus; created_at: string }>,
+): Array<Made | AppError> {
+  rows.forEach((row, j) => {
+    const i = madeAt[j] as number;
+    outcomes[i] = { id: row.id, status: row.status, created_at: row.created_at, nonProfit: found[i] as NonProfit };
+  });
   return outcomes.map((o) => {
     assert(o !== undefined, 'every request has an outcome');
     return o;
@@ -238,7 +257,11 @@ class FundBatches {
     }
   }
 
-  /** One transaction for the batch; if it fails, each request is tried alone, so one cannot fail the others. */
+  /**
+   * One write for the batch (guarded, else a locked transaction). If the
+   * database refuses it, each request is tried alone, so one cannot fail the
+   * others; if the connection was lost, each fails.
+   */
   async #run(batch: Waiting[]): Promise<void> {
     let outcomes: Array<Made | AppError>;
     this.stats.transactions += 1;
@@ -289,18 +312,9 @@ class FundBatches {
     const recipients = await findRecipients(conn, batch.map((w) => w.ein));
     const [ids = [], entryIds = []] = await reserveIdsOfEach(conn, ['donations', 'journal_entries'], batch.length);
     const fund = this.#known.get(fundId) ?? knownFund(await readFundAccounts(conn, fundId));
-    const outcomes: Array<Made | AppError | undefined> = [];
-    const made: Array<HeldDonation & { id: number }> = [];
-    const madeAt: number[] = [];
-    batch.forEach((w, i) => {
-      const np = recipients.get(w.ein);
-      assert(np !== undefined, 'every EIN was looked up');
-      outcomes.push(np instanceof AppError ? np : undefined);
-      if (np instanceof AppError) return;
-      made.push({ ...w.donation, non_profit_id: np.id, id: ids[i] as number });
-      madeAt.push(i);
-    });
-    if (made.length === 0) return settled(outcomes);
+    const { found, outcomes, valid: madeAt } = sortOut(batch, recipients);
+    const made = madeAt.map((i) => ({ ...(batch[i] as Waiting).donation, non_profit_id: (found[i] as NonProfit).id, id: ids[i] as number }));
+    if (made.length === 0) return settled(outcomes, found, [], []);
     const at = this.#deps.clock.now().toISOString();
     const { rows, held } = decide(fund.available_cents, made, at);
     const { guard, statements } = guardedEntryStatements(holdEntries(fund.ids, held, entryIds), at, { account_id: fund.ids.available, expected_cents: fund.available_cents });
@@ -320,11 +334,7 @@ class FundBatches {
       if (outcomeUnknown('postgres', error)) throw error;
       return undefined;
     }
-    rows.forEach((row, j) => {
-      const i = madeAt[j] as number;
-      outcomes[i] = { id: row.id, status: row.status, created_at: row.created_at, nonProfit: recipients.get(batch[i]?.ein ?? '') as NonProfit };
-    });
-    return settled(outcomes);
+    return settled(outcomes, found, madeAt, rows);
   }
 
   #createLocked(batch: readonly Waiting[]): Promise<Array<Made | AppError>> {
@@ -336,10 +346,7 @@ class FundBatches {
     const first = batch[0];
     assert(first !== undefined, 'a batch is never empty');
     const accounts = await lockFundAccounts(trx, this.#deps.engine, first.donation.fund_id);
-    const recipients = await findRecipients(trx, batch.map((w) => w.ein));
-    const found = batch.map((w) => recipients.get(w.ein) as NonProfit | AppError);
-    const outcomes: Array<Made | AppError | undefined> = found.map((np) => (np instanceof AppError ? np : undefined));
-    const valid = [...outcomes.keys()].filter((i) => outcomes[i] === undefined);
+    const { found, outcomes, valid } = sortOut(batch, await findRecipients(trx, batch.map((w) => w.ein)));
     const ids = await reserveIds(trx, this.#deps.engine, 'donations', valid.length);
     const made: Array<HeldDonation & { id: number }> = [];
     const madeAt: number[] = [];
@@ -355,12 +362,7 @@ class FundBatches {
       made.push({ ...w.donation, non_profit_id: (found[i] as NonProfit).id, id });
       madeAt.push(i);
     }
-    const rows = await insertHeld(this.#deps, trx, accounts, made);
-    rows.forEach((row, j) => {
-      const i = madeAt[j] as number;
-      outcomes[i] = { id: row.id, status: row.status, created_at: row.created_at, nonProfit: found[i] as NonProfit };
-    });
-    return settled(outcomes);
+    return settled(outcomes, found, madeAt, await insertHeld(this.#deps, trx, accounts, made));
   }
 }
 
