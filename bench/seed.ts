@@ -1,12 +1,18 @@
 // Seeds a benchmark database: the demo non-profits, 10 users, and 1,000,000
 // donations, 100,000 of them the bench user's. The bulk donations are
-// written straight into the table (status completed, no journal entries):
-// they exist to be read. Every donation the benchmark creates goes through
-// the real use case.
+// written straight into the tables (status completed), each with the journal
+// a paid donation has (its hold, then its payment: two entries, four
+// postings), funded by a contribution recorded through the real use case, so
+// that the database is one `almoner check` passes and its journal is the size
+// a platform with a million donations has: writes then meet the indexes and
+// the query plans of a full journal, not an empty one. Every donation the
+// benchmark creates goes through the real use case.
+import assert from 'node:assert/strict';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.ts';
 import { openPlatform } from '../src/platform.ts';
+import type { Deps } from '../src/deps.ts';
 import { loadDemoNonProfits } from '../src/demo/seed.ts';
 import { createUser } from '../src/modules/users/index.ts';
 import { createKey } from '../src/modules/keys/index.ts';
@@ -15,6 +21,41 @@ import { recordContribution } from '../src/modules/contributions/index.ts';
 export interface Seeded {
   key: string;
   ein: string;
+}
+
+/**
+ * The journal of a fund's bulk donations as if each had been held and paid:
+ * a contribution of their sum (the real use case), then per donation the
+ * entries 'donation scheduled: hold' (available -x, reserved +x) and
+ * 'donation pay' (reserved -x, grants_paid +x), and the cached balances moved
+ * by the same sums.
+ */
+async function journalOfPaidDonations(deps: Deps, userId: number, fundId: number): Promise<void> {
+  const { sum } = await deps.db.selectFrom('donations').where('fund_id', '=', fundId)
+    .select((eb) => eb.fn.sum<number>('amount_cents').as('sum')).executeTakeFirstOrThrow();
+  const total = Number(sum);
+  assert(Number.isSafeInteger(total) && total > 0);
+  await recordContribution(deps, { user_id: userId, fund_id: fundId, type: 'wire_payment', units: (total / 100).toFixed(2), valuation: '1', currency: 'USD', frequency: 'OneTime', status: 'success' });
+  await deps.db.transaction().execute(async (trx) => {
+    for (const memo of ['donation scheduled: hold', 'donation pay']) {
+      await sql`insert into journal_entries (memo, donation_id, created_at)
+        select ${memo}, id, created_at from donations where fund_id = ${fundId} order by id`.execute(trx);
+    }
+    // Each entry's two postings: the amount leaves the first account and reaches the second.
+    await sql`insert into postings (entry_id, account_id, amount_cents)
+      select j.id, a.id, case when m.sign = 1 then d.amount_cents else -d.amount_cents end
+      from donations d
+      join journal_entries j on j.donation_id = d.id
+      join (select 'donation scheduled: hold' as memo, 'available' as kind, -1 as sign, 0 as outside
+            union all select 'donation scheduled: hold', 'reserved', 1, 0
+            union all select 'donation pay', 'reserved', -1, 0
+            union all select 'donation pay', 'grants_paid', 1, 1) m on m.memo = j.memo
+      join ledger_accounts a on a.kind = m.kind and (case when m.outside = 1 then a.fund_id is null else a.fund_id = d.fund_id end)
+      where d.fund_id = ${fundId}
+      order by j.id`.execute(trx);
+    await sql`update ledger_accounts set balance_cents = balance_cents - ${total} where fund_id = ${fundId} and kind = 'available'`.execute(trx);
+    await sql`update ledger_accounts set balance_cents = balance_cents + ${total} where fund_id is null and kind = 'grants_paid'`.execute(trx);
+  });
 }
 
 export async function seedBench(databaseUrl: string, users: number, perUser: number, log: (line: string) => void): Promise<Seeded> {
@@ -44,7 +85,8 @@ export async function seedBench(databaseUrl: string, users: number, perUser: num
           from generate_series(1, ${perUser}) as i`.execute(deps.db);
       }
       await sql`insert into donation_counts (user_id, total, public_total) values (${created.user_id}, ${perUser}, ${perUser})`.execute(deps.db);
-      log(`  user ${u + 1}/${users}: ${perUser} donations in ${Date.now() - started} ms`);
+      await journalOfPaidDonations(deps, created.user_id, created.fund_id);
+      log(`  user ${u + 1}/${users}: ${perUser} donations and their journal in ${Date.now() - started} ms`);
     }
     await sql`analyze`.execute(deps.db);
     return { key, ein: eligible[0] as string };
