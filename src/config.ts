@@ -15,6 +15,12 @@ export interface Config {
   dbPoolMax: number;
   dbStatementTimeoutMs: number;
   dbConnectTimeoutMs: number;
+  /**
+   * PostgreSQL: how long a pooled connection lives before it is replaced (0: for ever). A
+   * connection keeps the plans it made (its prepared statements', its foreign-key checks')
+   * until the tables' statistics change; a new one plans against the tables as they are.
+   */
+  dbConnectionLifetimeS: number;
   /** SQLite's page cache in MiB: faster reads, and resident memory that grows with the database up to this. */
   sqliteCacheMb: number;
   requestTimeoutMs: number;
@@ -75,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
     dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
+    dbConnectionLifetimeS: integer(env, 'DB_CONNECTION_LIFETIME_S', 600, 0, 86_400),
     sqliteCacheMb: integer(env, 'SQLITE_CACHE_MB', 64, 1, 65_536),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     schedulerIntervalMs: integer(env, 'SCHEDULER_INTERVAL_MS', 60_000, 0, 86_400_000),

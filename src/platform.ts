@@ -23,6 +23,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     poolMax: config.dbPoolMax,
     statementTimeoutMs: config.dbStatementTimeoutMs,
     connectTimeoutMs: config.dbConnectTimeoutMs,
+    connectionLifetimeS: config.dbConnectionLifetimeS,
     sqliteCacheMb: config.sqliteCacheMb,
   });
   try {

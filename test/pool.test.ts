@@ -33,3 +33,24 @@ describe('connection pool and statement limits on postgres', { skip: process.env
     await assert.rejects(sql`select pg_sleep(2)`.execute(env.deps.db), (e: { code?: string }) => e.code === '57014');
   });
 });
+
+describe('connection lifetime on postgres', { skip: process.env.TEST_DATABASE_URL === undefined && 'TEST_DATABASE_URL is not set' }, () => {
+  let env: TestEnv;
+  let user: TestUser;
+  before(async () => {
+    env = await openEnv('postgres', { dbPoolMax: 1, dbConnectionLifetimeS: 1 });
+    user = await makeUser(env.deps);
+  });
+  after(async () => env.close());
+
+  const backend = async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(env.deps.db)).rows[0]?.pid;
+
+  test('a connection older than DB_CONNECTION_LIFETIME_S is replaced by a new one, and requests go on', async () => {
+    const first = await backend();
+    assert.equal(await backend(), first, 'the same connection while it is young');
+    await new Promise((r) => setTimeout(r, 1_300));
+    const second = await backend();
+    assert.notEqual(second, first, 'a new server process after the lifetime');
+    assert.equal((await call(env.app, 'GET', '/v1/users/me', { key: user.key })).status, 200);
+  });
+});

@@ -25,6 +25,8 @@ export interface DatabaseOptions {
   poolMax?: number;
   statementTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /** PostgreSQL: seconds a pooled connection lives before it is replaced (0 or unset: for ever). */
+  connectionLifetimeS?: number;
   /** SQLite's page cache, in MiB. */
   sqliteCacheMb?: number;
 }
@@ -85,6 +87,8 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       max: options.poolMax ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       statement_timeout: options.statementTimeoutMs ?? 10_000,
+      // Ended when next idle after this long (a checked-out one finishes its work first).
+      maxLifetimeSeconds: options.connectionLifetimeS ?? 0,
     });
     // A client that loses its server must not crash the process: idle ones report to the
     // pool; one checked out (between statements of a transaction) reports to itself, and
