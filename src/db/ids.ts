@@ -7,6 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from './database.ts';
 import { assert } from '../shared/assert.ts';
+import { prepared } from './prepared.ts';
 
 export type IdTable = 'donations' | 'journal_entries';
 
@@ -21,11 +22,27 @@ export async function reserveIds(trx: Kysely<any>, engine: Engine, table: IdTabl
   return Array.from({ length: n }, (_, i) => last + 1 + i);
 }
 
+/** Per list of tables, the statement that takes `n` ids of each: prepared, so parsed and planned once per connection. */
+const idsQueries = new Map<string, (db: Kysely<any>, values: { n: number }) => Promise<Array<Record<string, number>>>>();
+
+function idsQuery(tables: readonly IdTable[]) {
+  const key = tables.join(',');
+  let query = idsQueries.get(key);
+  if (query === undefined) {
+    query = prepared<any, Record<string, number>, { n: number }>((db, p) => {
+      const columns = tables.map((t, i) => sql`nextval(pg_get_serial_sequence(${t}, 'id')) as ${sql.ref(`id${i}`)}`);
+      const statement = sql<Record<string, number>>`select ${sql.join(columns)} from generate_series(1, ${p('n')}::int)`;
+      return { compile: () => statement.compile(db) };
+    });
+    idsQueries.set(key, query);
+  }
+  return query;
+}
+
 /** PostgreSQL: `n` ids of each table in one round trip (each list ascending). */
 export async function reserveIdsOfEach(db: Kysely<any>, tables: readonly IdTable[], n: number): Promise<number[][]> {
   if (n === 0) return tables.map(() => []);
-  const columns = tables.map((t, i) => sql`nextval(pg_get_serial_sequence(${t}, 'id')) as ${sql.ref(`id${i}`)}`);
-  const { rows } = await sql<Record<string, number>>`select ${sql.join(columns)} from generate_series(1, ${n})`.execute(db);
+  const rows = await idsQuery(tables)(db, { n });
   assert(rows.length === n, 'one id per row asked for');
   return tables.map((_, i) => rows.map((r) => Number(r[`id${i}`])).sort((a, b) => a - b));
 }
