@@ -176,7 +176,8 @@ for (const { name: engine } of engines()) {
 
   describe(`rate limits on ${engine}`, () => {
     let env: TestEnv;
-    before(async () => { env = await openEnv(engine, { rateLimitPerMinute: 5, rateLimitAnonymousPerMinute: 3 }); });
+    // Mid-minute on a fixed clock, so each test's requests share one window however slow the machine.
+    before(async () => { env = await openEnv(engine, { rateLimitPerMinute: 5, rateLimitAnonymousPerMinute: 3 }, { clock: new TestClock('2026-11-22T12:00:30.000Z') }); });
     after(async () => env.close());
 
     test('per key: RateLimit headers, then 429 rate_limited with Retry-After; other keys unaffected', async () => {
@@ -227,7 +228,8 @@ describe('rate limits shared across nodes through Redis', { skip: process.env.TE
   });
 
   test('a node that cannot reach Redis counts alone instead of refusing traffic', async () => {
-    const env = await openEnv('sqlite', { rateLimitPerMinute: 3, redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'almoner:none:' });
+    // Mid-minute on a fixed clock: on the system clock the four requests could straddle a window.
+    const env = await openEnv('sqlite', { rateLimitPerMinute: 3, redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'almoner:none:' }, { clock: new TestClock('2026-11-22T12:00:30.000Z') });
     try {
       const user = await makeUser(env.deps);
       const statuses: number[] = [];
