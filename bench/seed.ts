@@ -43,7 +43,7 @@ async function journalOfPaidDonations(deps: Deps, userId: number, fundId: number
     }
     // Each entry's two postings: the amount leaves the first account and reaches the second.
     await sql`insert into postings (entry_id, account_id, amount_cents)
-      select j.id, a.id, case when m.sign = 1 then d.amount_cents else -d.amount_cents end
+      select j.id, a.id, m.sign * d.amount_cents
       from donations d
       join journal_entries j on j.donation_id = d.id
       join (select 'donation scheduled: hold' as memo, 'available' as kind, -1 as sign, 0 as outside

@@ -13,6 +13,9 @@ import { AppError } from '../src/shared/errors.ts';
 import { problemOf } from '../src/http/errors.ts';
 import type { Database } from '../src/db/schema.ts';
 
+/** Rate limits count per minute: tests that count pin the clock to the middle of one, so their requests share a window however slow the machine. */
+const MID_MINUTE = '2026-11-22T12:00:30.000Z';
+
 function assertProblem(res: { status: number; body: any; headers: Record<string, unknown> }, status: number, code: string): void {
   assert.equal(res.status, status, JSON.stringify(res.body));
   assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
@@ -176,8 +179,7 @@ for (const { name: engine } of engines()) {
 
   describe(`rate limits on ${engine}`, () => {
     let env: TestEnv;
-    // Mid-minute on a fixed clock, so each test's requests share one window however slow the machine.
-    before(async () => { env = await openEnv(engine, { rateLimitPerMinute: 5, rateLimitAnonymousPerMinute: 3 }, { clock: new TestClock('2026-11-22T12:00:30.000Z') }); });
+    before(async () => { env = await openEnv(engine, { rateLimitPerMinute: 5, rateLimitAnonymousPerMinute: 3 }, { clock: new TestClock(MID_MINUTE) }); });
     after(async () => env.close());
 
     test('per key: RateLimit headers, then 429 rate_limited with Retry-After; other keys unaffected', async () => {
@@ -206,8 +208,7 @@ for (const { name: engine } of engines()) {
 describe('rate limits shared across nodes through Redis', { skip: process.env.TEST_REDIS_URL === undefined && 'TEST_REDIS_URL is not set: no Redis to share limits through' }, () => {
   test('two nodes count one key together: the sixth request of five allowed is refused on either', async () => {
     const prefix = `almoner:test:${Date.now()}:${Math.random()}:`;
-    // Mid-minute on a fixed clock, so the six requests share one window however slow the machine.
-    const env = await openEnv('sqlite', { rateLimitPerMinute: 5, redisUrl: process.env.TEST_REDIS_URL as string, redisPrefix: prefix }, { clock: new TestClock('2026-11-22T12:00:30.000Z') });
+    const env = await openEnv('sqlite', { rateLimitPerMinute: 5, redisUrl: process.env.TEST_REDIS_URL as string, redisPrefix: prefix }, { clock: new TestClock(MID_MINUTE) });
     const second = await buildApp(env.deps); // another node: its own process memory, the same Redis
     try {
       // Each node's first command waits for its connection; a node whose Redis answers too slowly
@@ -228,8 +229,7 @@ describe('rate limits shared across nodes through Redis', { skip: process.env.TE
   });
 
   test('a node that cannot reach Redis counts alone instead of refusing traffic', async () => {
-    // Mid-minute on a fixed clock: on the system clock the four requests could straddle a window.
-    const env = await openEnv('sqlite', { rateLimitPerMinute: 3, redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'almoner:none:' }, { clock: new TestClock('2026-11-22T12:00:30.000Z') });
+    const env = await openEnv('sqlite', { rateLimitPerMinute: 3, redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'almoner:none:' }, { clock: new TestClock(MID_MINUTE) });
     try {
       const user = await makeUser(env.deps);
       const statuses: number[] = [];

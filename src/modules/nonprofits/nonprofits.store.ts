@@ -77,8 +77,11 @@ export async function bumpRecordsEpoch(trx: Db | Trx): Promise<void> {
 
 export async function findByEins(db: Db | Trx, eins: readonly string[]): Promise<NonProfit[]> {
   if (eins.length === 0) return [];
-  // One EIN (most batches of donations): the prepared statement, planned once per connection.
-  if (eins.length === 1) return (await byEinQuery(db, { ein: eins[0] as string })).map(toNonProfit);
+  // One EIN (most batches of donations): findByEin's prepared statement, planned once per connection.
+  if (eins.length === 1) {
+    const found = await findByEin(db, eins[0] as string);
+    return found === undefined ? [] : [found];
+  }
   const rows = await db.selectFrom('non_profits').select(COLUMNS).where('ein', 'in', eins).execute();
   return rows.map(toNonProfit);
 }
