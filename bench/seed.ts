@@ -50,11 +50,11 @@ async function journalOfPaidDonations(deps: Deps, userId: number, fundId: number
             union all select 'donation scheduled: hold', 'reserved', 1, 0
             union all select 'donation pay', 'reserved', -1, 0
             union all select 'donation pay', 'grants_paid', 1, 1) m on m.memo = j.memo
-      join ledger_accounts a on a.kind = m.kind and (case when m.outside = 1 then a.fund_id is null else a.fund_id = d.fund_id end)
+      join ledger_accounts a on a.kind = m.kind and a.book = 'live' and (case when m.outside = 1 then a.fund_id is null else a.fund_id = d.fund_id end)
       where d.fund_id = ${fundId}
       order by j.id`.execute(trx);
     await sql`update ledger_accounts set balance_cents = balance_cents - ${total} where fund_id = ${fundId} and kind = 'available'`.execute(trx);
-    await sql`update ledger_accounts set balance_cents = balance_cents + ${total} where fund_id is null and kind = 'grants_paid'`.execute(trx);
+    await sql`update ledger_accounts set balance_cents = balance_cents + ${total} where fund_id is null and kind = 'grants_paid' and book = 'live'`.execute(trx);
   });
 }
 

@@ -173,7 +173,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         return { status: 201, location: `/v1/users/${donation.user_id}/donations/${donation.id}`, body: donation };
       },
       gift: async (caller, code) => ({ status: 201, location: `/v1/gifts/${code}`, body: await getGift(deps, caller, code) }),
-      gift_action: async (_caller, code) => ({ status: 200, body: await giftFormByCode(deps, code) }),
+      gift_action: async (caller, code) => ({ status: 200, body: await giftFormByCode(deps, caller, code) }),
       scheduled_donation: async (caller, id) => ({ status: 201, location: `/v1/scheduled_donations/${id}`, body: await getSchedule(deps, caller, Number(id)) }),
     };
     const claim = async (request: FastifyRequest, reply: FastifyReply) => {

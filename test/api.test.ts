@@ -200,7 +200,7 @@ for (const { name: engine } of engines()) {
     test('a donation accepted or rejected by the platform cannot be cancelled', async () => {
       for (const events of [['approve'], ['reject'], ['approve', 'pay'], ['approve', 'mail_check']] as const) {
         const d = await call(env.app, 'POST', '/v1/donations', { key: bob.key, body: { amount: 10, ein: '261544963' } });
-        for (const e of events) await applyDonationEvent(env.deps, d.body.id, e);
+        for (const e of events) await applyDonationEvent(env.deps, 'live', d.body.id, e);
         const del = await call(env.app, 'DELETE', `/v1/donations/${d.body.id}`, { key: bob.key });
         assert.equal(del.status, 409, events.join(','));
         assert.equal(del.body.code, 'donation_not_cancellable');

@@ -10,7 +10,6 @@ import { openPlatform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import { createDonation, donationBatchStats } from '../src/modules/donations/index.ts';
 import { idempotencyClaims } from '../src/shared/outcome.ts';
-import type { Caller } from '../src/modules/keys/index.ts';
 import { lockFundAccounts } from '../src/modules/ledger/index.ts';
 import type { AppError } from '../src/shared/errors.ts';
 
@@ -100,7 +99,7 @@ for (const { name: engine } of engines()) {
         user_id: user.user_id, key: 'taken-over', request_hash: 'h', state: 'in_progress', response_status: null, response_body: null,
         locked_until: now, created_at: now, claim_token: 'the-newer-attempt', resource: null,
       }).execute();
-      const caller = { user_id: user.user_id, fund_id: user.fund_id } as Caller;
+      const caller = user.caller;
       const donate = () => createDonation(env.deps, caller, { amount_cents: 1000, ein: '261544963' });
       const stale = () => idempotencyClaims.run({ user_id: user.user_id, key: 'taken-over', token: 'the-older-attempt' }, donate);
       const before = donationBatchStats(env.deps);
@@ -128,7 +127,7 @@ for (const { name: engine } of engines()) {
     if (engine === 'postgres') test('when a shared transaction fails, each request is tried alone: one bad request fails no other', async () => {
       const user = await makeUser(env.deps);
       await fund(env.deps, user, 1_000 * 100);
-      const caller = { user_id: user.user_id, fund_id: user.fund_id } as Caller;
+      const caller = user.caller;
       const donate = (note: string) => createDonation(env.deps, caller, { amount_cents: 1000, ein: '261544963', note });
       const before = donationBatchStats(env.deps);
       const results = await behindAnotherNode(user.fund_id, () => donate('first'), () => [donate('a'), donate('b\u0000'), donate('c')]);
@@ -144,7 +143,7 @@ for (const { name: engine } of engines()) {
       await makeNonProfit(env.deps, { ein: '010000001', name: 'Private Foundation', eligible: 0 });
       const user = await makeUser(env.deps);
       await fund(env.deps, user, 1_000 * 100);
-      const caller = { user_id: user.user_id, fund_id: user.fund_id } as Caller;
+      const caller = user.caller;
       const donate = (ein: string) => createDonation(env.deps, caller, { amount_cents: 1000, ein });
       const before = donationBatchStats(env.deps);
       const results = await Promise.allSettled([donate('261544963'), donate('999999999'), donate('261544963'), donate('010000001'), donate('261544963')]);
@@ -195,7 +194,7 @@ for (const { name: engine } of engines()) {
         const donor = async (dollars: number) => {
           const user = await makeUser(env.deps);
           await fund(env.deps, user, dollars * 100);
-          const caller = { user_id: user.user_id, fund_id: user.fund_id } as Caller;
+          const caller = user.caller;
           const donate = (deps: typeof env.deps, d: number) => createDonation(deps, caller, { amount_cents: d * 100, ein: '261544963' }).then((made) => made.status);
           return { user, donate };
         };

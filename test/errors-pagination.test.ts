@@ -60,7 +60,7 @@ for (const { name: engine } of engines()) {
 
     test('409 invalid_transition from the donation state machine', async () => {
       const d = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10, ein: '261544963' } });
-      await assert.rejects(applyDonationEvent(env.deps, d.body.id, 'pay'), (e: unknown) => e instanceof AppError && e.code === 'invalid_transition' && problemOf(e, 'r').status === 409);
+      await assert.rejects(applyDonationEvent(env.deps, 'live', d.body.id, 'pay'), (e: unknown) => e instanceof AppError && e.code === 'invalid_transition' && problemOf(e, 'r').status === 409);
       assert.equal((await call(env.app, 'GET', `/v1/donations/${d.body.id}`, { key: user.key })).body.status, 'scheduled');
     });
 

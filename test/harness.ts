@@ -125,7 +125,7 @@ export async function makeUser(deps: Deps, input: Partial<NewUser> = {}): Promis
     fund_id: created.fund_id,
     slug: created.slug,
     key: created.key,
-    caller: { user_id: created.user_id, fund_id: created.fund_id, key_id: created.key_id, mode: 'live', user_status: 'active', last_used_at: null },
+    caller: { user_id: created.user_id, fund_id: created.fund_id, key_id: created.key_id, mode: 'live', book: 'live', user_status: 'active', last_used_at: null },
   };
 }
 

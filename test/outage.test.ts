@@ -22,7 +22,6 @@ import { buildApp } from '../src/app.ts';
 import { sql } from 'kysely';
 import { createDonation } from '../src/modules/donations/index.ts';
 import { lockFundAccounts } from '../src/modules/ledger/index.ts';
-import type { Caller } from '../src/modules/keys/index.ts';
 
 const EIN = '261544963';
 
@@ -167,7 +166,7 @@ describe('the database restarts under load (postgres)', { skip: process.env.TEST
   test('a write cut off while the database still runs it is not made again: its requests fail and it exists once', async () => {
     const donor = await makeUser(env.deps);
     await fund(env.deps, donor, 1_000 * 100);
-    const caller = { user_id: donor.user_id, fund_id: donor.fund_id } as Caller;
+    const caller = donor.caller;
     // Another node holds the fund's accounts: the batch's guarded statement waits in the database.
     let release!: () => void;
     const held = new Promise<void>((resolve) => { release = resolve; });

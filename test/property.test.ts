@@ -108,7 +108,7 @@ for (const { name: engine } of engines()) {
             const to = op.kind === 'receive' ? 'pending' : op.kind === 'clear' ? 'success' : 'failed';
             const allowed = (c.status === 'waiting_for_funds' && (to === 'pending' || to === 'failed')) || (c.status === 'pending' && (to === 'success' || to === 'failed'));
             expected = allowed ? 'ok' : 'invalid_transition';
-            actual = await outcome(() => advanceContribution(deps, c.id, to, 'property'));
+            actual = await outcome(() => advanceContribution(deps, 'live', c.id, to, 'property'));
             if (allowed) {
               const f = m.funds[c.user] as Fund;
               if (c.status === 'waiting_for_funds' && to === 'pending') f.pending += c.cents;
@@ -150,7 +150,7 @@ for (const { name: engine } of engines()) {
             const rule = DONATION_TRANSITIONS[op.event];
             const ok = (rule.from as readonly string[]).includes(d.status);
             expected = ok ? 'ok' : 'invalid_transition';
-            actual = await outcome(() => applyDonationEvent(deps, d.id, op.event, { actor: 'property', reason: 'property test' }));
+            actual = await outcome(() => applyDonationEvent(deps, 'live', d.id, op.event, { actor: 'property', reason: 'property test' }));
             if (ok) {
               const f = m.funds[d.user] as Fund;
               d.status = rule.to;

@@ -37,7 +37,7 @@ for (const { name: engine } of engines()) {
         const id = await donate();
         const [cancel, approve] = await Promise.allSettled([
           call(env.app, 'DELETE', `/v1/donations/${id}`, { key: user.key }),
-          applyDonationEvent(env.deps, id, 'approve', { actor: 'test' }),
+          applyDonationEvent(env.deps, 'live', id, 'approve', { actor: 'test' }),
         ]);
         assert.equal(cancel.status, 'fulfilled');
         const cancelled = cancel.status === 'fulfilled' && cancel.value.status === 200;
@@ -61,12 +61,12 @@ for (const { name: engine } of engines()) {
       const ids: number[] = [];
       for (let i = 0; i < 20; i++) {
         const id = await donate();
-        await applyDonationEvent(env.deps, id, 'approve', { actor: 'test' });
+        await applyDonationEvent(env.deps, 'live', id, 'approve', { actor: 'test' });
         ids.push(id);
       }
       const [a, b] = await Promise.all([
-        applyDonationEventToMany(env.deps, ids, 'pay', { actor: 'operator a' }),
-        applyDonationEventToMany(env.deps, [...ids].reverse(), 'pay', { actor: 'operator b' }),
+        applyDonationEventToMany(env.deps, 'live', ids, 'pay', { actor: 'operator a' }),
+        applyDonationEventToMany(env.deps, 'live', [...ids].reverse(), 'pay', { actor: 'operator b' }),
       ]);
       assert.deepEqual([...a.done, ...b.done].sort((x, y) => x - y), ids, 'every donation paid by exactly one operator');
       assert.equal(a.skipped.length + b.skipped.length, 20);

@@ -19,7 +19,7 @@ async function userIdOf(env: TestEnv, email: string): Promise<number> {
 async function fundOf(env: TestEnv, email: string) {
   const userId = await userIdOf(env, email);
   const f = await env.deps.db.selectFrom('funds').select('id').where('user_id', '=', userId).executeTakeFirstOrThrow();
-  return { user_id: userId, fund_id: f.id, slug: '', key: '', caller: { user_id: userId, fund_id: f.id, key_id: 0, mode: 'live', user_status: 'active', last_used_at: null } };
+  return { user_id: userId, fund_id: f.id, slug: '', key: '', caller: { user_id: userId, fund_id: f.id, key_id: 0, mode: 'live' as const, book: 'live' as const, user_status: 'active', last_used_at: null } };
 }
 
 for (const { name: engine } of engines()) {

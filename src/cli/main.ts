@@ -18,7 +18,8 @@ import { AppError } from '../shared/errors.ts';
 import { centsToDollars, parseDollars } from '../shared/money.ts';
 import { formatCheck, runCheck } from '../modules/check/index.ts';
 import { createAdminToken } from '../modules/admin/admin.service.ts';
-import { currentFund, listUsers, setUserStatus, statement } from '../modules/users/index.ts';
+import { fundOfUser, listUsers, setUserStatus, statement } from '../modules/users/index.ts';
+import type { Book } from '../shared/book.ts';
 import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, type ContributionStatus, type ContributionType, type Frequency } from '../modules/contributions/index.ts';
 import { applyDonationEventToMany, donationIdsInStatus, type DonationEvent } from '../modules/donations/index.ts';
 import { movePortfolio } from '../modules/portfolio/portfolio.service.ts';
@@ -55,6 +56,9 @@ Commands:
   db backup --to FILE        An online, consistent copy of the SQLite database (the server may keep running)
   db copy --from sqlite:PATH --to postgres://...
                              Move a whole platform from SQLite to an empty PostgreSQL database, verified
+
+The users, contributions, donations and portfolio commands act on live users and money only;
+add --sandbox to act on the sandbox twins' instead (sandbox and live are two books).
 `;
 
 class UsageError extends Error {}
@@ -249,15 +253,18 @@ async function operate(group: string, sub: string | undefined, args: string[]): 
       page: { type: 'string' }, user: { type: 'string' }, type: { type: 'string' }, units: { type: 'string' }, valuation: { type: 'string' },
       currency: { type: 'string' }, status: { type: 'string' }, frequency: { type: 'string' }, to: { type: 'string' }, reason: { type: 'string' },
       amount: { type: 'string' }, date: { type: 'string' }, name: { type: 'string' },
+      // Operators act in the live book; --sandbox acts on the sandbox twins' instead (DECISIONS 14).
+      sandbox: { type: 'boolean', default: false },
     },
   });
+  const book: Book = values.sandbox === true ? 'test' : 'live';
   const out = (text: string) => process.stdout.write(`${text}\n`);
   const key = `${group} ${sub ?? ''}`.trim();
   switch (key) {
     case 'users list': {
       const page = values.page === undefined ? 1 : id(values.page, '--page');
       return withPlatform(async ({ deps }) => {
-        const { items, count } = await listUsers(deps, { page, per_page: 50 });
+        const { items, count } = await listUsers(deps, book, { page, per_page: 50 });
         for (const u of items) out(`${String(u.id).padStart(6)}  ${u.slug.padEnd(24)} ${u.status.padEnd(10)} ${u.visible ? 'visible' : 'hidden '}  fund ${u.fund_id} ${u.fund_name}`);
         out(`${count} users; page ${page}`);
         return 0;
@@ -274,7 +281,7 @@ async function operate(group: string, sub: string | undefined, args: string[]): 
     case 'users statement': {
       const userId = id(positionals[0], 'the user id');
       return withPlatform(async ({ deps }) => {
-        const s = await statement(deps, userId);
+        const s = await statement(deps, book, userId);
         out(`Statement for ${s.user.name} (${s.user.slug}), fund ${s.fund.id} "${s.fund.name}"`);
         out(`  amount ${centsToDollars(s.balances.amount_cents)}  available ${centsToDollars(s.balances.available_balance_cents)}  pending deposits ${centsToDollars(s.balances.pending_deposit_balance_cents)}  portfolio ${centsToDollars(s.balances.portfolio_balance_cents)}`);
         for (const l of s.lines) {
@@ -289,8 +296,7 @@ async function operate(group: string, sub: string | undefined, args: string[]): 
       for (const required of ['type', 'units', 'valuation', 'currency'] as const) if (values[required] === undefined) throw new UsageError(`--${required} is required`);
       if (!(CONTRIBUTION_TYPES as readonly string[]).includes(values.type as string)) throw new UsageError(`--type must be one of ${CONTRIBUTION_TYPES.join(', ')}`);
       return withPlatform(async ({ deps }) => {
-        const fund = await currentFund(deps.db, userId);
-        if (fund === undefined) throw new AppError('not_found', 'user_not_found', `no user ${userId}`);
+        const fund = await fundOfUser(deps, book, userId);
         const contributionId = await recordContribution(deps, {
           user_id: userId, fund_id: fund.id, type: values.type as ContributionType, units: values.units as string, valuation: values.valuation as string,
           currency: values.currency as string, frequency: (values.frequency ?? 'OneTime') as Frequency, status: (values.status ?? 'pending') as ContributionStatus,
@@ -303,7 +309,7 @@ async function operate(group: string, sub: string | undefined, args: string[]): 
       const contributionId = id(positionals[0], 'the contribution id');
       if (!['pending', 'success', 'failed'].includes(values.to ?? '')) throw new UsageError('--to must be pending, success or failed');
       return withPlatform(async ({ deps }) => {
-        await advanceContribution(deps, contributionId, values.to as ContributionStatus, actor());
+        await advanceContribution(deps, book, contributionId, values.to as ContributionStatus, actor());
         out(`Contribution ${contributionId} is ${values.to}.`);
         return 0;
       });
@@ -316,8 +322,8 @@ async function operate(group: string, sub: string | undefined, args: string[]): 
       if (!all && ids.length === 0) throw new UsageError('give at least one donation id');
       if (event === 'reject' && (values.reason ?? '').trim() === '') throw new UsageError('--reason is required to reject');
       return withPlatform(async ({ deps }) => {
-        const targets = all ? await donationIdsInStatus(deps, 'approved', 100_000) : ids;
-        const result = await applyDonationEventToMany(deps, targets, event, { actor: actor(), ...(values.reason === undefined ? {} : { reason: values.reason }) });
+        const targets = all ? await donationIdsInStatus(deps, book, 'approved', 100_000) : ids;
+        const result = await applyDonationEventToMany(deps, book, targets, event, { actor: actor(), ...(values.reason === undefined ? {} : { reason: values.reason }) });
         out(`${event.replace('_', ' ')}: ${result.done.length} done${result.done.length > 0 ? ` (${result.done.join(', ')})` : ''}`);
         for (const s of result.skipped) process.stderr.write(`  donation ${s.id}: skipped (${s.code})\n`);
         return result.skipped.length > 0 && !all ? 1 : 0;
@@ -328,8 +334,7 @@ async function operate(group: string, sub: string | undefined, args: string[]): 
       const amount = parseDollars(Number(values.amount ?? 'x'));
       if (values.amount === undefined || !/^\d+(\.\d{1,2})?$/.test(values.amount) || !amount.ok || amount.cents <= 0) throw new UsageError('--amount must be dollars with at most 2 decimals, more than 0');
       return withPlatform(async ({ deps }) => {
-        const fund = await currentFund(deps.db, userId);
-        if (fund === undefined) throw new AppError('not_found', 'user_not_found', `no user ${userId}`);
+        const fund = await fundOfUser(deps, book, userId);
         await movePortfolio(deps, fund.id, sub as 'invest' | 'liquidate', amount.cents, actor());
         out(`${sub === 'invest' ? 'Invested' : 'Liquidated'} ${values.amount} for user ${userId}.`);
         return 0;

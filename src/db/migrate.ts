@@ -15,8 +15,9 @@ import * as m009 from './migrations/009_idempotency_outcome.ts';
 import * as m010 from './migrations/010_non_profit_cards.ts';
 import * as m011 from './migrations/011_word_size.ts';
 import * as m012 from './migrations/012_expect.ts';
+import * as m013 from './migrations/013_books.ts';
 
-const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
+const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTables?: boolean }> = [
   { name: '001_initial', up: m001.up },
   { name: '002_donation_counts', up: m002.up },
   { name: '003_auth_epoch', up: m003.up },
@@ -29,6 +30,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up }> = [
   { name: '010_non_profit_cards', up: m010.up },
   { name: '011_word_size', up: m011.up },
   { name: '012_expect', up: m012.up },
+  { name: '013_books', up: m013.up, rebuildsTables: m013.rebuildsTables },
 ];
 
 export async function migrate(handle: DatabaseHandle): Promise<string[]> {
@@ -36,16 +38,28 @@ export async function migrate(handle: DatabaseHandle): Promise<string[]> {
   await sql`create table if not exists schema_migrations (name text primary key, applied_at text not null)`.execute(db);
   const applied: string[] = [];
   for (const migration of MIGRATIONS) {
-    await db.transaction().execute(async (trx) => {
-      // On PostgreSQL two nodes may start at once: the advisory lock makes
-      // the second wait and then see the migration as done.
-      if (engine === 'postgres') await sql`select pg_advisory_xact_lock(7243001)`.execute(trx);
-      const done = await sql<{ name: string }>`select name from schema_migrations where name = ${migration.name}`.execute(trx);
-      if (done.rows.length > 0) return;
-      await migration.up(trx, engine);
-      await sql`insert into schema_migrations (name, applied_at) values (${migration.name}, ${new Date().toISOString()})`.execute(trx);
-      applied.push(migration.name);
-    });
+    // SQLite's way to rebuild a table another references: foreign keys off
+    // around the transaction (a pragma that is a no-op inside one).
+    const keysOff = engine === 'sqlite' && migration.rebuildsTables === true;
+    if (keysOff) await sql`pragma foreign_keys = off`.execute(db);
+    try {
+      await runOne(handle, migration, applied);
+    } finally {
+      if (keysOff) await sql`pragma foreign_keys = on`.execute(db);
+    }
   }
   return applied;
+}
+
+async function runOne({ db, engine }: DatabaseHandle, migration: (typeof MIGRATIONS)[number], applied: string[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    // On PostgreSQL two nodes may start at once: the advisory lock makes
+    // the second wait and then see the migration as done.
+    if (engine === 'postgres') await sql`select pg_advisory_xact_lock(7243001)`.execute(trx);
+    const done = await sql<{ name: string }>`select name from schema_migrations where name = ${migration.name}`.execute(trx);
+    if (done.rows.length > 0) return;
+    await migration.up(trx, engine);
+    await sql`insert into schema_migrations (name, applied_at) values (${migration.name}, ${new Date().toISOString()})`.execute(trx);
+    applied.push(migration.name);
+  });
 }

@@ -1,6 +1,7 @@
 // Row types: what the tables hold. Domain modules map these to their own
 // values; nothing outside a *.store.ts file should need them.
 import type { Generated } from 'kysely';
+import type { Book } from '../shared/book.ts';
 
 export interface UsersTable {
   id: Generated<number>;
@@ -14,6 +15,8 @@ export interface UsersTable {
   status: string;
   created_at: string;
   sandbox_of: number | null;
+  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  book: Book;
 }
 
 export interface FundsTable {
@@ -22,6 +25,8 @@ export interface FundsTable {
   name: string;
   summary: string;
   created_at: string;
+  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  book: Book;
 }
 
 export interface CausesTable {
@@ -129,6 +134,8 @@ export interface DonationsTable {
   voided_at: string | null;
   rejection_reason: string | null;
   scheduled_for: string | null;
+  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  book: Book;
 }
 
 export interface GiftsTable {
@@ -148,6 +155,8 @@ export interface GiftsTable {
   updated_at: string;
   recipient_user_id: number | null;
   donation_id: number | null;
+  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  book: Book;
 }
 
 export interface ContributionsTable {
@@ -164,6 +173,8 @@ export interface ContributionsTable {
   created_at: string;
   received_at: string | null;
   completed_at: string | null;
+  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  book: Book;
 }
 
 export interface LedgerAccountsTable {
@@ -171,6 +182,8 @@ export interface LedgerAccountsTable {
   fund_id: number | null;
   kind: string;
   balance_cents: number;
+  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  book: Book;
 }
 
 export interface JournalEntriesTable {
@@ -181,6 +194,8 @@ export interface JournalEntriesTable {
   contribution_id: number | null;
   audit_id: number | null;
   created_at: string;
+  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  book: Book;
 }
 
 export interface PostingsTable {
@@ -188,6 +203,8 @@ export interface PostingsTable {
   entry_id: number;
   account_id: number;
   amount_cents: number;
+  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  book: Book;
 }
 
 export interface IdempotencyKeysTable {
@@ -259,6 +276,8 @@ export interface ScheduledDonationsTable {
   status: string;
   created_at: string;
   updated_at: string;
+  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  book: Book;
 }
 
 export interface DirectoryTopTable {

@@ -51,7 +51,7 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
     alan: await createUser(deps, { name: 'Alan Turing', slug: 'alan', city: 'Manchester', visible: false, fund_name: 'Private Fund', cause_ids: [5, 16] }, trx),
     katherine: await createUser(deps, { name: 'Katherine Johnson', slug: 'katherine', city: 'Hampton', fund_name: 'Johnson Giving Fund', fund_summary: 'Youth and STEM.', cause_ids: [13, 19] }, trx),
   }));
-  const caller = (u: { user_id: number; fund_id: number }): Caller => ({ user_id: u.user_id, fund_id: u.fund_id, key_id: 0, mode: 'live', user_status: 'active', last_used_at: null });
+  const caller = (u: { user_id: number; fund_id: number }): Caller => ({ user_id: u.user_id, fund_id: u.fund_id, key_id: 0, mode: 'live', book: 'live', user_status: 'active', last_used_at: null });
 
   const contribute = (u: { user_id: number; fund_id: number }, type: Parameters<typeof recordContribution>[1]['type'], units: string, valuation: string, currency: string, status: Parameters<typeof recordContribution>[1]['status']) =>
     recordContribution(deps, { user_id: u.user_id, fund_id: u.fund_id, type, units, valuation, currency, frequency: 'OneTime', status });
@@ -60,7 +60,7 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   await contribute(users.ada, 'stock_payment', '10', '187.42', 'AAPL', 'success');
   await contribute(users.ada, 'crypto_payment', '0.05', '64250.12345678', 'BTC', 'pending');
   await contribute(users.ada, 'wire_payment', '2500', '1', 'USD', 'waiting_for_funds');
-  await advanceContribution(deps, await contribute(users.ada, 'check_payment', '300', '1', 'USD', 'pending'), 'failed', 'demo'); // a bounced check
+  await advanceContribution(deps, 'live', await contribute(users.ada, 'check_payment', '300', '1', 'USD', 'pending'), 'failed', 'demo'); // a bounced check
   await contribute(users.grace, 'credit_card_scheduled_deposit', '1200', '1', 'USD', 'success');
   await contribute(users.alan, 'wire_daf_transfer', '800', '1', 'USD', 'success');
   await contribute(users.katherine, 'company_payment', '400', '1', 'USD', 'success');
@@ -69,7 +69,7 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   const ada = caller(users.ada);
   const donate = async (who: Caller, i: number, amount_cents: number, extra: { note?: string; visibility?: 'public' | 'private'; private_memo?: string } = {}) =>
     (await createDonation(deps, who, { amount_cents, ein: ein(i), ...extra })).id;
-  const advance = async (id: number, events: DonationEvent[]) => { for (const e of events) await applyDonationEvent(deps, id, e); };
+  const advance = async (id: number, events: DonationEvent[]) => { for (const e of events) await applyDonationEvent(deps, 'live', id, e); };
 
   await donate(ada, 0, 25_000, { note: 'For the new wing.' });
   await advance(await donate(ada, 1, 10_000, { note: 'Keep up the good work.' }), ['approve']);

@@ -132,7 +132,7 @@ export async function sessionFor(deps: Deps, token: string): Promise<store.Sessi
 
 /** The web acts for a signed-in user through the same service functions as an API key. */
 export function callerOf(session: store.Session): Caller {
-  return { user_id: session.user_id, fund_id: session.fund_id, key_id: 0, mode: 'live', user_status: session.user_status, last_used_at: null };
+  return { user_id: session.user_id, fund_id: session.fund_id, key_id: 0, mode: 'live', book: 'live', user_status: session.user_status, last_used_at: null };
 }
 
 export async function accountEmail(deps: Deps, userId: number): Promise<string | undefined> {

@@ -8,7 +8,8 @@ import { parseDollars } from '../../shared/money.ts';
 import { PageQuery, StringEnum } from '../../http/schemas.ts';
 import { pageRequest } from '../../shared/page.ts';
 import { findOperator, type Operator } from './admin.service.ts';
-import { createUserAudited, listUsers, setUserStatus, statement, currentFund } from '../users/index.ts';
+import { createUserAudited, listUsers, setUserStatus, statement, fundOfUser } from '../users/index.ts';
+import { BOOKS, type Book } from '../../shared/book.ts';
 import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, FREQUENCIES } from '../contributions/index.ts';
 import { applyDonationEvent, applyDonationEventToMany, donationIdsInStatus, DONATION_STATUSES, type DonationEvent } from '../donations/index.ts';
 import { movePortfolio } from '../portfolio/portfolio.service.ts';
@@ -34,10 +35,14 @@ function decimalText(value: string | number): string {
   return text;
 }
 
-async function fundOf(deps: Deps, userId: number): Promise<number> {
-  const fund = await currentFund(deps.db, userId);
-  if (fund === undefined) throw new AppError('not_found', 'user_not_found', `no user ${userId}`);
-  return fund.id;
+/**
+ * Operators act in the live book: a sandbox object is not found unless the
+ * request asks for the sandbox with `?book=test` (DECISIONS 14).
+ */
+const BookQuery = Type.Object({ book: Type.Optional(StringEnum(BOOKS, { description: 'live (default) or test: the sandbox twins\' book' })) }, { additionalProperties: false });
+
+function bookOf(request: { query: unknown }): Book {
+  return (request.query as { book?: Book } | undefined)?.book ?? 'live';
 }
 
 export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -53,9 +58,9 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       request.operator = operator;
     });
 
-    app.get('/users', { schema: { tags, summary: 'Users with their funds', querystring: PageQuery } }, async (request) => {
+    app.get('/users', { schema: { tags, summary: 'Users with their funds (live users; ?book=test for the sandbox twins)', querystring: Type.Composite([PageQuery, BookQuery], { additionalProperties: false }) } }, async (request) => {
       const page = pageRequest(request.query);
-      const { items, count } = await listUsers(deps, page);
+      const { items, count } = await listUsers(deps, bookOf(request), page);
       return { items, meta: { count, page: page.page, last: Math.max(1, Math.ceil(count / page.per_page)) } };
     });
 
@@ -78,11 +83,11 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       });
     }
 
-    app.get('/users/:id/statement', { schema: { tags, summary: 'A user\'s balances and journal lines', params: Type.Object({ id: Id }) } }, async (request) => statement(deps, request.params.id));
+    app.get('/users/:id/statement', { schema: { tags, summary: 'A user\'s balances and journal lines', params: Type.Object({ id: Id }), querystring: BookQuery } }, async (request) => statement(deps, bookOf(request), request.params.id));
 
     app.post('/contributions', {
       schema: {
-        tags, summary: 'Record a contribution',
+        tags, summary: 'Record a contribution', querystring: BookQuery,
         body: Type.Object({
           user_id: Id,
           type: StringEnum(CONTRIBUTION_TYPES),
@@ -96,35 +101,36 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     }, async (request, reply) => {
       const b = request.body;
       const id = await recordContribution(deps, {
-        user_id: b.user_id, fund_id: await fundOf(deps, b.user_id), type: b.type, units: decimalText(b.units), valuation: decimalText(b.valuation),
+        user_id: b.user_id, fund_id: (await fundOfUser(deps, bookOf(request), b.user_id)).id, type: b.type, units: decimalText(b.units), valuation: decimalText(b.valuation),
         currency: b.currency, frequency: b.frequency ?? 'OneTime', status: b.status ?? 'pending',
       }, request.operator.actor);
       return reply.code(201).send({ id });
     });
 
     app.post('/contributions/:id/advance', {
-      schema: { tags, summary: 'Move a contribution along its state machine', params: Type.Object({ id: Id }), body: Type.Object({ status: StringEnum(['pending', 'success', 'failed'] as const) }, { additionalProperties: false }) },
+      schema: { tags, summary: 'Move a contribution along its state machine', params: Type.Object({ id: Id }), querystring: BookQuery, body: Type.Object({ status: StringEnum(['pending', 'success', 'failed'] as const) }, { additionalProperties: false }) },
     }, async (request) => {
-      await advanceContribution(deps, request.params.id, request.body.status, request.operator.actor);
+      await advanceContribution(deps, bookOf(request), request.params.id, request.body.status, request.operator.actor);
       return {};
     });
 
     for (const event of EVENTS) {
       app.post(`/donations/:id/${event}`, {
         schema: {
-          tags, summary: `${event.replace('_', ' ')} a donation`, params: Type.Object({ id: Id }),
+          tags, summary: `${event.replace('_', ' ')} a donation`, params: Type.Object({ id: Id }), querystring: BookQuery,
           ...(event === 'reject' ? { body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }) } : {}),
         },
       }, async (request) => {
         const reason = (request.body as { reason?: string } | undefined)?.reason;
-        const status = await applyDonationEvent(deps, request.params.id, event, { actor: request.operator.actor, ...(reason === undefined ? {} : { reason }) });
+        const status = await applyDonationEvent(deps, bookOf(request), request.params.id, event, { actor: request.operator.actor, ...(reason === undefined ? {} : { reason }) });
         return { id: request.params.id, status };
       });
     }
 
     app.post('/donations/batch', {
       schema: {
-        tags, summary: 'Apply one event to many donations: listed ids, or every donation in a status ("pay every approved donation")',
+        tags, summary: 'Apply one event to many donations: listed ids, or every donation in a status ("pay every approved donation"); live donations unless ?book=test',
+        querystring: BookQuery,
         body: Type.Object({
           event: StringEnum(EVENTS),
           ids: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: BATCH_MAX })),
@@ -137,20 +143,20 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       if ((b.ids === undefined) === (b.status === undefined)) {
         throw new AppError('unprocessable', 'validation_failed', 'give either ids or status', { errors: [{ field: 'ids', code: 'validation_failed', message: 'give either ids or status, not both' }] });
       }
-      const ids = b.ids ?? (await donationIdsInStatus(deps, b.status as (typeof DONATION_STATUSES)[number], BATCH_MAX));
-      return applyDonationEventToMany(deps, ids, b.event as DonationEvent, { actor: request.operator.actor, ...(b.reason === undefined ? {} : { reason: b.reason }) });
+      const ids = b.ids ?? (await donationIdsInStatus(deps, bookOf(request), b.status as (typeof DONATION_STATUSES)[number], BATCH_MAX));
+      return applyDonationEventToMany(deps, bookOf(request), ids, b.event as DonationEvent, { actor: request.operator.actor, ...(b.reason === undefined ? {} : { reason: b.reason }) });
     });
 
     app.post('/users/:id/portfolio', {
       schema: {
         tags, summary: 'Move money between available and the portfolio',
-        params: Type.Object({ id: Id }),
+        params: Type.Object({ id: Id }), querystring: BookQuery,
         body: Type.Object({ move: StringEnum(['invest', 'liquidate'] as const), amount: Type.Number() }, { additionalProperties: false }),
       },
     }, async (request) => {
       const amount = parseDollars(request.body.amount);
       if (!amount.ok) throw new AppError('unprocessable', 'amount_invalid', `amount ${amount.reason}`, { errors: [{ field: 'amount', code: 'amount_invalid', message: amount.reason }] });
-      await movePortfolio(deps, await fundOf(deps, request.params.id), request.body.move, amount.cents, request.operator.actor);
+      await movePortfolio(deps, (await fundOfUser(deps, bookOf(request), request.params.id)).id, request.body.move, amount.cents, request.operator.actor);
       return {};
     });
 

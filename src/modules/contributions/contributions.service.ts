@@ -11,6 +11,7 @@ import { lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.t
 import { recordEvent } from '../events/index.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import type { Caller } from '../keys/index.ts';
+import type { Book } from '../../shared/book.ts';
 import { CONTRIBUTION_TRANSITIONS, contributionProblems, type ContributionStatus, type ContributionType, type Frequency } from './contributions.ts';
 
 export interface NewContribution {
@@ -39,6 +40,7 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
     const at = deps.clock.now().toISOString();
     const accounts = await lockFundAccounts(trx, deps.engine, input.fund_id);
     const row = await trx.insertInto('contributions').values({
+      book: accounts.book,
       user_id: input.user_id,
       fund_id: input.fund_id,
       type: input.type,
@@ -52,10 +54,10 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
       received_at: input.status === 'pending' || input.status === 'success' ? at : null,
       completed_at: input.status === 'success' ? at : null,
     }).returning('id').executeTakeFirstOrThrow();
-    const deposits = await outsideAccountId(trx, 'deposits');
+    const deposits = await outsideAccountId(trx, 'deposits', accounts.book);
     if (amountCents > 0 && (input.status === 'pending' || input.status === 'success')) {
       const to = input.status === 'pending' ? accounts.ids.pending_deposit : accounts.ids.available;
-      await postEntry(trx, { memo: `contribution ${input.status}`, contribution_id: row.id }, [
+      await postEntry(trx, { book: accounts.book, memo: `contribution ${input.status}`, contribution_id: row.id }, [
         { from_account_id: deposits, to_account_id: to, amount_cents: amountCents },
       ], at);
     }
@@ -72,11 +74,12 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
  * Moves a contribution along DECISIONS 7 with its postings: pending puts its
  * value in pending_deposit, success moves it to available (and promotes
  * waiting donations), failed reverses what was received.
+ * Only a contribution of `book` is found (DECISIONS 14).
  * Throws: not_found (contribution_not_found), conflict (invalid_transition).
  */
-export async function advanceContribution(deps: Deps, contributionId: number, to: ContributionStatus, actor: string): Promise<void> {
+export async function advanceContribution(deps: Deps, book: Book, contributionId: number, to: ContributionStatus, actor: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
-    const found = await trx.selectFrom('contributions').select(['id', 'fund_id']).where('id', '=', contributionId).executeTakeFirst();
+    const found = await trx.selectFrom('contributions').select(['id', 'fund_id']).where('id', '=', contributionId).where('book', '=', book).executeTakeFirst();
     if (found === undefined) throw notFound('contribution_not_found', `no contribution ${contributionId}`);
     const accounts = await lockFundAccounts(trx, deps.engine, found.fund_id);
     let q = trx.selectFrom('contributions').selectAll().where('id', '=', contributionId);
@@ -86,7 +89,7 @@ export async function advanceContribution(deps: Deps, contributionId: number, to
       throw conflict('invalid_transition', `a contribution that is ${c.status} cannot become ${to}`);
     }
     const at = deps.clock.now().toISOString();
-    const deposits = await outsideAccountId(trx, 'deposits');
+    const deposits = await outsideAccountId(trx, 'deposits', accounts.book);
     const moves: Record<string, [number, number] | null> = {
       'waiting_for_funds>pending': [deposits, accounts.ids.pending_deposit],
       'pending>success': [accounts.ids.pending_deposit, accounts.ids.available],
@@ -101,7 +104,7 @@ export async function advanceContribution(deps: Deps, contributionId: number, to
     }).where('id', '=', c.id).where('status', '=', c.status).executeTakeFirst();
     assert(Number(updated.numUpdatedRows) === 1, 'the locked contribution is still in the state read');
     if (move !== null && move !== undefined && c.amount_cents > 0) {
-      await postEntry(trx, { memo: `contribution ${to}`, contribution_id: c.id }, [{ from_account_id: move[0], to_account_id: move[1], amount_cents: c.amount_cents }], at);
+      await postEntry(trx, { book: accounts.book, memo: `contribution ${to}`, contribution_id: c.id }, [{ from_account_id: move[0], to_account_id: move[1], amount_cents: c.amount_cents }], at);
     }
     if (to === 'success') await promoteWaiting(deps, trx, c.fund_id, at);
     await recordEvent(trx, { user_id: c.user_id, type: 'contribution.updated', object_type: 'contribution', object_id: c.id, data: { status: to, previous_status: c.status }, at });

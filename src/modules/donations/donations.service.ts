@@ -12,10 +12,11 @@ import { cardOfNonProfit, findRecipients, type NonProfit } from '../nonprofits/i
 import { normalizeEin } from '../nonprofits/nonprofits.ts';
 import { visibleUser } from '../users/index.ts';
 import type { Caller } from '../keys/index.ts';
+import { isBook, type Book } from '../../shared/book.ts';
 import { idempotencyClaims, keyTakenOver, recordClaimOutcome, type IdempotencyClaim } from '../../shared/outcome.ts';
 import { reserveIds, reserveIdsOfEach } from '../../db/ids.ts';
 import { isExpectationFailed, runIfOneRow, runStatements } from '../../db/bulk.ts';
-import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, initialStatus, isCancellable, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
+import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, initialStatus, isCancellable, shownToOthers, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
 import * as store from './donations.store.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 
@@ -36,6 +37,7 @@ export interface NewDonation {
 export async function createDonation(deps: Deps, caller: Caller, input: NewDonation) {
   assertSafeInteger(input.amount_cents, 'donation amount');
   assert(input.amount_cents >= DONATION_MIN_CENTS, 'the route enforces the minimum');
+  assert(isBook(caller.book), 'a caller acts in a book');
   const ein = normalizeEin(input.ein);
   if (ein === null) {
     throw new AppError('unprocessable', 'validation_failed', 'ein must be 9 digits, as 123456789 or 12-3456789', {
@@ -47,6 +49,7 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   const made = await batchesOf(deps).submit({
     ein,
     donation: {
+      book: caller.book,
       user_id: caller.user_id,
       fund_id: caller.fund_id,
       amount_cents: input.amount_cents,
@@ -66,7 +69,7 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
 }
 
 type HeldDonation = {
-  user_id: number; fund_id: number; non_profit_id: number; amount_cents: number; note: string | null; private_memo: string | null;
+  book: Book; user_id: number; fund_id: number; non_profit_id: number; amount_cents: number; note: string | null; private_memo: string | null;
   visibility: string; scheduled_donation_id: number | null; scheduled_for?: string;
 };
 
@@ -112,7 +115,7 @@ function createdEvents(rows: readonly DecidedDonation[]) {
 function holdEntries(ids: FundAccounts['ids'], held: readonly DecidedDonation[], entryIds: readonly number[]) {
   return held.map((d, i) => ({
     id: entryIds[i] as number,
-    cause: { memo: 'donation scheduled: hold', donation_id: d.id },
+    cause: { book: d.book, memo: 'donation scheduled: hold', donation_id: d.id },
     movements: [{ from_account_id: ids.available, to_account_id: ids.reserved, amount_cents: d.amount_cents }],
   }));
 }
@@ -389,7 +392,7 @@ function batchesOf(deps: Deps): FundBatches {
  */
 export async function cancelDonation(deps: Deps, caller: Caller, donationId: number): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
-    const { donation, accounts } = await lockDonationAndFund(deps, trx, donationId);
+    const { donation, accounts } = await lockDonationAndFund(deps, trx, caller.book, donationId);
     if (donation === undefined || donation.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
     if (!isCancellable(donation.status)) {
       throw conflict('donation_not_cancellable', `a donation that is ${donation.status} can no longer be cancelled`);
@@ -398,7 +401,7 @@ export async function cancelDonation(deps: Deps, caller: Caller, donationId: num
     const moved = await store.transition(trx, donation.id, donation.status, 'not_completed', at, { cancelled_at: at });
     assert(moved, 'the locked donation is still in the state read');
     if (donation.status === 'scheduled') {
-      await postEntry(trx, { memo: 'donation cancelled: hold released', donation_id: donation.id }, [
+      await postEntry(trx, { book: accounts.book, memo: 'donation cancelled: hold released', donation_id: donation.id }, [
         { from_account_id: accounts.ids.reserved, to_account_id: accounts.ids.available, amount_cents: donation.amount_cents },
       ], at);
       await promoteWaiting(deps, trx, donation.fund_id, at);
@@ -411,12 +414,13 @@ export async function cancelDonation(deps: Deps, caller: Caller, donationId: num
  * Locks in one order everywhere, the fund's accounts first and then the
  * donation row, so that a cancel and a promotion of the same fund cannot
  * deadlock on PostgreSQL. The donation is read again under the locks.
+ * Only a donation of `book` is found.
  */
-async function lockDonationAndFund(deps: Deps, trx: Trx, donationId: number) {
-  const unlocked = await store.lockDonation(trx, false, donationId);
+async function lockDonationAndFund(deps: Deps, trx: Trx, book: Book, donationId: number) {
+  const unlocked = await store.lockDonation(trx, false, book, donationId);
   if (unlocked === undefined) return { donation: undefined, accounts: undefined as never };
   const accounts = await lockFundAccounts(trx, deps.engine, unlocked.fund_id);
-  const donation = await store.lockDonation(trx, deps.engine === 'postgres', donationId);
+  const donation = await store.lockDonation(trx, deps.engine === 'postgres', book, donationId);
   assert(donation !== undefined && donation.fund_id === unlocked.fund_id, 'a donation never leaves its fund');
   return { donation, accounts };
 }
@@ -436,7 +440,7 @@ export async function promoteWaiting(deps: Deps, trx: Trx, fundId: number, at: s
     if (donation.amount_cents > available) continue;
     const moved = await store.transition(trx, donation.id, 'waiting_for_funds', 'scheduled', at);
     assert(moved, 'a waiting donation read under the fund lock is still waiting');
-    await postEntry(trx, { memo: 'donation scheduled: hold', donation_id: donation.id }, [
+    await postEntry(trx, { book: accounts.book, memo: 'donation scheduled: hold', donation_id: donation.id }, [
       { from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: donation.amount_cents },
     ], at);
     await recordEvent(trx, { user_id: donation.user_id, type: 'donation.updated', object_type: 'donation', object_id: donation.id, data: { status: 'scheduled', previous_status: 'waiting_for_funds' }, at });
@@ -449,13 +453,13 @@ export async function promoteWaiting(deps: Deps, trx: Trx, fundId: number, at: s
 /** Form 2.1 of one of the caller's donations. Throws donation_not_found. */
 /** A donation as its create answered it (form 2.3 for its owner), for a replayed request. Throws donation_not_found. */
 export async function getCreatedDonation(deps: Deps, caller: Caller, donationId: number) {
-  const record = await store.findDonation(deps.db, donationId);
+  const record = await store.findDonation(deps.db, caller.book, donationId);
   if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
   return ownUserScopedForm(await cardsFor(deps, [record]), record);
 }
 
 export async function getOwnDonation(deps: Deps, caller: Caller, donationId: number) {
-  const record = await store.findDonation(deps.db, donationId);
+  const record = await store.findDonation(deps.db, caller.book, donationId);
   if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
   return ownListForm(deps, await cardsFor(deps, [record]), record);
 }
@@ -469,7 +473,7 @@ export async function listOwnDonations(deps: Deps, caller: Caller, page: PageReq
 /** A user's donations: all of them for the owner, public ones (reduced) for others. Throws user_not_found. */
 export async function listUserDonations(deps: Deps, caller: Caller, userId: number, page: PageRequest) {
   const own = userId === caller.user_id;
-  if (!own) await visibleUser(deps, caller.user_id, userId);
+  if (!own) await visibleUser(deps, caller, userId);
   const { rows, count } = await store.listByUser(deps.db, userId, !own, page);
   const cards = await cardsFor(deps, rows);
   return toPage(rows.map((r) => (own ? ownUserScopedForm(cards, r) : userScopedForm(cards, r))), count, page);
@@ -485,9 +489,9 @@ export async function listPublicDonations(deps: Deps, userId: number, page: Page
 /** One donation of a user, as listUserDonations shows it. Throws user_not_found, donation_not_found. */
 export async function getUserDonation(deps: Deps, caller: Caller, userId: number, donationId: number) {
   const own = userId === caller.user_id;
-  if (!own) await visibleUser(deps, caller.user_id, userId);
-  const record = await store.findDonation(deps.db, donationId);
-  if (record === undefined || record.user_id !== userId || (!own && record.visibility !== 'public')) {
+  if (!own) await visibleUser(deps, caller, userId);
+  const record = await store.findDonation(deps.db, caller.book, donationId);
+  if (record === undefined || record.user_id !== userId || (!own && !shownToOthers(record))) {
     throw notFound('donation_not_found', `no donation ${donationId}`);
   }
   const cards = await cardsFor(deps, [record]);
@@ -497,7 +501,7 @@ export async function getUserDonation(deps: Deps, caller: Caller, userId: number
 /** POST /v1/users/:user_id/donations: only under one's own id. Throws user_not_found, forbidden. */
 export async function createDonationForUser(deps: Deps, caller: Caller, userId: number, input: NewDonation) {
   if (userId !== caller.user_id) {
-    await visibleUser(deps, caller.user_id, userId);
+    await visibleUser(deps, caller, userId);
     throw new AppError('forbidden', 'forbidden', 'donations can only be created from your own fund');
   }
   return createDonation(deps, caller, input);
@@ -522,12 +526,13 @@ const TIMESTAMP_OF: Record<DonationEvent, 'approved_at' | 'rejected_at' | 'compl
  * An operator's event on a donation: every transition of DECISIONS 7 and no
  * other, with its postings, its timestamp, its event and its audit entry, in
  * one database transaction.
+ * Only a donation of `book` is found: operators act on live ones unless they ask for the sandbox.
  * Throws: not_found (donation_not_found), conflict (invalid_transition).
  */
-export async function applyDonationEvent(deps: Deps, donationId: number, event: DonationEvent, options: EventOptions = { actor: 'system' }): Promise<DonationStatus> {
+export async function applyDonationEvent(deps: Deps, book: Book, donationId: number, event: DonationEvent, options: EventOptions = { actor: 'system' }): Promise<DonationStatus> {
   const rule = DONATION_TRANSITIONS[event];
   return deps.db.transaction().execute(async (trx) => {
-    const { donation, accounts } = await lockDonationAndFund(deps, trx, donationId);
+    const { donation, accounts } = await lockDonationAndFund(deps, trx, book, donationId);
     if (donation === undefined) throw notFound('donation_not_found', `no donation ${donationId}`);
     if (!(rule.from as readonly string[]).includes(donation.status)) {
       throw conflict('invalid_transition', `cannot ${event.replace('_', ' ')} a donation that is ${donation.status}`);
@@ -538,14 +543,14 @@ export async function applyDonationEvent(deps: Deps, donationId: number, event: 
     const moved = await store.transition(trx, donation.id, donation.status, rule.to, at, extra);
     assert(moved, 'the locked donation is still in the state read');
     if (rule.move !== null) {
-      const grantsPaid = await outsideAccountId(trx, 'grants_paid');
+      const grantsPaid = await outsideAccountId(trx, 'grants_paid', accounts.book);
       const routes: Record<NonNullable<typeof rule.move>, [number, number]> = {
         reserved_to_available: [accounts.ids.reserved, accounts.ids.available],
         reserved_to_grants_paid: [accounts.ids.reserved, grantsPaid],
         grants_paid_to_available: [grantsPaid, accounts.ids.available],
       };
       const [from, to] = routes[rule.move];
-      await postEntry(trx, { memo: `donation ${event.replace('_', ' ')}`, donation_id: donation.id }, [
+      await postEntry(trx, { book: accounts.book, memo: `donation ${event.replace('_', ' ')}`, donation_id: donation.id }, [
         { from_account_id: from, to_account_id: to, amount_cents: donation.amount_cents },
       ], at);
       if (to === accounts.ids.available) await promoteWaiting(deps, trx, donation.fund_id, at);
@@ -560,12 +565,12 @@ export async function applyDonationEvent(deps: Deps, donationId: number, event: 
  * Applies one event to many donations, each in its own transaction: one that
  * another operator moved first is counted as skipped, never done twice.
  */
-export async function applyDonationEventToMany(deps: Deps, ids: readonly number[], event: DonationEvent, options: EventOptions): Promise<{ done: number[]; skipped: Array<{ id: number; code: string }> }> {
+export async function applyDonationEventToMany(deps: Deps, book: Book, ids: readonly number[], event: DonationEvent, options: EventOptions): Promise<{ done: number[]; skipped: Array<{ id: number; code: string }> }> {
   const done: number[] = [];
   const skipped: Array<{ id: number; code: string }> = [];
   for (const id of ids) {
     try {
-      await applyDonationEvent(deps, id, event, options);
+      await applyDonationEvent(deps, book, id, event, options);
       done.push(id);
     } catch (error) {
       if (error instanceof AppError && (error.code === 'invalid_transition' || error.code === 'donation_not_found')) skipped.push({ id, code: error.code });
@@ -575,8 +580,8 @@ export async function applyDonationEventToMany(deps: Deps, ids: readonly number[
   return { done, skipped };
 }
 
-/** Ids of donations in a status, oldest first (for batches such as "pay every approved donation"). */
-export async function donationIdsInStatus(deps: Deps, status: DonationStatus, limit: number): Promise<number[]> {
-  const rows = await deps.db.selectFrom('donations').select('id').where('status', '=', status).orderBy('id').limit(limit).execute();
+/** Ids of donations of `book` in a status, oldest first (for batches such as "pay every approved donation"). */
+export async function donationIdsInStatus(deps: Deps, book: Book, status: DonationStatus, limit: number): Promise<number[]> {
+  const rows = await deps.db.selectFrom('donations').select('id').where('book', '=', book).where('status', '=', status).orderBy('id').limit(limit).execute();
   return rows.map((r) => r.id);
 }

@@ -7,6 +7,8 @@ import { reserveIds } from '../../db/ids.ts';
 import { assert } from '../../shared/assert.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Trx } from '../ledger/index.ts';
+import type { Book } from '../../shared/book.ts';
+import { HIDDEN_FROM_OTHERS } from './donations.ts';
 
 export interface DonationRecord {
   id: number;
@@ -43,8 +45,9 @@ const pageQuery = prepared<Database, PageRow, { user_id: number; limit: number; 
   donationRows(db).where('user_id', '=', p('user_id'))
     .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit')).offset(p('offset')));
 
+// Others see a user's public donations that happened (DECISIONS 8): never a cancelled or rejected one.
 const publicPageQuery = prepared<Database, PageRow, { user_id: number; limit: number; offset: number }>((db, p) =>
-  donationRows(db).where('user_id', '=', p('user_id')).where('visibility', '=', 'public')
+  donationRows(db).where('user_id', '=', p('user_id')).where('visibility', '=', 'public').where('status', 'not in', [...HIDDEN_FROM_OTHERS])
     .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit')).offset(p('offset')));
 
 
@@ -93,10 +96,11 @@ async function withOwners(db: Db | Trx, rows: PageRow[], known?: Array<Owner & {
   });
 }
 
-const byIdQuery = prepared<Database, PageRow, { id: number }>((db, p) => donationRows(db).where('id', '=', p('id')));
+const byIdQuery = prepared<Database, PageRow, { id: number; book: Book }>((db, p) => donationRows(db).where('id', '=', p('id')).where('book', '=', p('book')));
 
-export async function findDonation(db: Db | Trx, id: number): Promise<DonationRecord | undefined> {
-  const [row] = await byIdQuery(db, { id });
+/** A donation of `book` (DECISIONS 14: the other book's are not found). */
+export async function findDonation(db: Db | Trx, book: Book, id: number): Promise<DonationRecord | undefined> {
+  const [row] = await byIdQuery(db, { id, book });
   return row === undefined ? undefined : (await withOwners(db, [row]))[0];
 }
 
@@ -111,7 +115,7 @@ export async function listByUser(db: Db, userId: number, publicOnly: boolean, pa
 }
 
 export type NewDonationRow = {
-  user_id: number; fund_id: number; non_profit_id: number; amount_cents: number; status: string; note: string | null;
+  book: Book; user_id: number; fund_id: number; non_profit_id: number; amount_cents: number; status: string; note: string | null;
   private_memo: string | null; visibility: string; scheduled_donation_id: number | null; created_at: string;
   /** The date of a recurring donation's occurrence: unique with scheduled_donation_id. */
   scheduled_for?: string | null;
@@ -126,7 +130,7 @@ export async function insertDonation(trx: Trx, engine: Engine, donation: NewDona
 }
 
 const DONATION_COLUMNS = [
-  'id', 'user_id', 'fund_id', 'non_profit_id', 'amount_cents', 'status', 'note', 'private_memo', 'visibility',
+  'id', 'book', 'user_id', 'fund_id', 'non_profit_id', 'amount_cents', 'status', 'note', 'private_memo', 'visibility',
   'scheduled_donation_id', 'created_at', 'updated_at', 'scheduled_for',
 ] as const;
 
@@ -141,7 +145,7 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
   }
   return [
     ...insertRows('donations', DONATION_COLUMNS, donations.map((d) => [
-      d.id, d.user_id, d.fund_id, d.non_profit_id, d.amount_cents, d.status, d.note, d.private_memo, d.visibility,
+      d.id, d.book, d.user_id, d.fund_id, d.non_profit_id, d.amount_cents, d.status, d.note, d.private_memo, d.visibility,
       d.scheduled_donation_id, d.created_at, d.created_at, d.scheduled_for ?? null,
     ])),
     ...[...perUser].map(([userId, c]) => statement((v) => `insert into donation_counts (user_id, total, public_total) values (${v(userId)}, ${v(c.total)}, ${v(c.public_total)})
@@ -149,9 +153,9 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
   ];
 }
 
-/** Reads a donation's status for a state change; locks the row on PostgreSQL. */
-export async function lockDonation(trx: Trx, forUpdate: boolean, id: number) {
-  let q = trx.selectFrom('donations').select(['id', 'user_id', 'fund_id', 'amount_cents', 'status']).where('id', '=', id);
+/** Reads a donation of `book` for a state change; locks the row on PostgreSQL. */
+export async function lockDonation(trx: Trx, forUpdate: boolean, book: Book, id: number) {
+  let q = trx.selectFrom('donations').select(['id', 'user_id', 'fund_id', 'amount_cents', 'status']).where('id', '=', id).where('book', '=', book);
   if (forUpdate) q = q.forUpdate();
   return q.executeTakeFirst();
 }
@@ -162,7 +166,14 @@ export type TransitionFields = Partial<Record<'cancelled_at' | 'mailed_at' | 'ap
 export async function transition(trx: Trx, id: number, from: string, to: string, at: string, extra: TransitionFields = {}): Promise<boolean> {
   const result = await trx.updateTable('donations').set({ status: to, updated_at: at, ...extra })
     .where('id', '=', id).where('status', '=', from).executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  const moved = Number(result.numUpdatedRows) === 1;
+  // A public donation that did not happen leaves what others see (and count).
+  if (moved && HIDDEN_FROM_OTHERS.includes(to) && !HIDDEN_FROM_OTHERS.includes(from)) {
+    await trx.updateTable('donation_counts').set((eb) => ({ public_total: eb('public_total', '-', 1) }))
+      .where('user_id', '=', (eb) => eb.selectFrom('donations').select('user_id').where('id', '=', id).where('visibility', '=', 'public'))
+      .execute();
+  }
+  return moved;
 }
 
 export async function waitingForFund(trx: Trx, fundId: number) {

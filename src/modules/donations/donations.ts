@@ -31,3 +31,11 @@ export const DONATION_TRANSITIONS: Record<DonationEvent, { from: readonly Donati
   cash_check: { from: ['check_mailed'], to: 'completed', move: null },
   void_check: { from: ['check_mailed'], to: 'not_completed', move: 'grants_paid_to_available' },
 };
+
+/** DECISIONS 8: donations that did not happen, shown only to their owner. */
+export const HIDDEN_FROM_OTHERS: readonly string[] = ['not_completed', 'rejected'];
+
+/** Whether someone other than the owner may see this donation (public, and it happened). */
+export function shownToOthers(d: { visibility: string; status: string }): boolean {
+  return d.visibility === 'public' && !HIDDEN_FROM_OTHERS.includes(d.status);
+}

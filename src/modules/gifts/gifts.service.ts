@@ -14,6 +14,7 @@ import { recordEvent } from '../events/index.ts';
 import type { Caller } from '../keys/index.ts';
 import { GIFT_MIN_CENTS } from './gifts.ts';
 import { recordOutcome } from '../../shared/outcome.ts';
+import { sameBook, type Book, type Viewer } from '../../shared/book.ts';
 
 export interface NewGift {
   name: string;
@@ -57,6 +58,7 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
     }
     const at = deps.clock.now().toISOString();
     const gift = await trx.insertInto('gifts').values({
+      book: accounts.book,
       code,
       user_id: caller.user_id,
       fund_id: caller.fund_id,
@@ -71,7 +73,7 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
       created_at: at,
       updated_at: at,
     }).returning('id').executeTakeFirstOrThrow();
-    await postEntry(trx, { memo: 'gift created: hold', gift_id: gift.id }, [
+    await postEntry(trx, { book: accounts.book, memo: 'gift created: hold', gift_id: gift.id }, [
       { from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: input.amount_cents },
     ], at);
     await recordEvent(trx, { user_id: caller.user_id, type: 'gift.created', object_type: 'gift', object_id: gift.id, data: { status: 'new' }, at });
@@ -80,10 +82,20 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
   return getGift(deps, caller, code);
 }
 
+/**
+ * The one way to find a gift for someone: by its code, in the viewer's book
+ * (DECISIONS 14: a gift of the other book is not there). Throws gift_not_found.
+ */
+async function findGift(db: Deps['db'] | Trx, viewer: { book: Book }, code: string) {
+  const gift = await db.selectFrom('gifts').selectAll().where('code', '=', code.toLowerCase()).where('book', '=', viewer.book).executeTakeFirst();
+  if (gift === undefined || !sameBook(viewer, gift)) throw notFound('gift_not_found', `no gift ${code}`);
+  return gift;
+}
+
 /** One of the caller's gifts by code. Throws gift_not_found (also for others' gifts). */
 export async function getGift(deps: Deps, caller: Caller, code: string) {
-  const gift = await deps.db.selectFrom('gifts').selectAll().where('code', '=', code.toLowerCase()).executeTakeFirst();
-  if (gift === undefined || gift.user_id !== caller.user_id) throw notFound('gift_not_found', `no gift ${code}`);
+  const gift = await findGift(deps.db, caller, code);
+  if (gift.user_id !== caller.user_id) throw notFound('gift_not_found', `no gift ${code}`);
   return giftForm(deps, gift);
 }
 
@@ -101,10 +113,9 @@ export async function listGifts(deps: Deps, caller: Caller, page: PageRequest) {
  * (a signed-in user or an anonymous visitor, `viewerId` null) sets `seen`.
  * Throws gift_not_found.
  */
-export async function viewGift(deps: Deps, viewerId: number | null, code: string) {
-  const gift = await deps.db.selectFrom('gifts').selectAll().where('code', '=', code.toLowerCase()).executeTakeFirst();
-  if (gift === undefined) throw notFound('gift_not_found', `no gift ${code}`);
-  await markSeen(deps, viewerId, gift);
+export async function viewGift(deps: Deps, viewer: Viewer, code: string) {
+  const gift = await findGift(deps.db, viewer, code);
+  await markSeen(deps, viewer.user_id, gift);
   return giftForm(deps, gift);
 }
 
@@ -122,30 +133,35 @@ async function markSeen(deps: Deps, viewerId: number | null, gift: { id: number;
 }
 
 /** The gift's page: the gift as viewGift shows it (setting `seen`), with who gave it, in one read. Throws gift_not_found. */
-export async function openGiftPage(deps: Deps, viewerId: number | null, code: string) {
+export async function openGiftPage(deps: Deps, viewer: Viewer, code: string) {
   const row = await deps.db.selectFrom('gifts as g').innerJoin('users as u', 'u.id', 'g.user_id')
-    .selectAll('g').select('u.name as giver_name').where('g.code', '=', code.toLowerCase()).executeTakeFirst();
-  if (row === undefined) throw notFound('gift_not_found', `no gift ${code}`);
+    .selectAll('g').select('u.name as giver_name').where('g.code', '=', code.toLowerCase()).where('g.book', '=', viewer.book).executeTakeFirst();
+  if (row === undefined || !sameBook(viewer, row)) throw notFound('gift_not_found', `no gift ${code}`);
   const { giver_name, ...gift } = row;
-  await markSeen(deps, viewerId, gift);
+  await markSeen(deps, viewer.user_id, gift);
   return { ...giftForm(deps, gift), giver_id: gift.user_id, giver_name };
 }
 
 type RecipientAction = 'accept' | 'claim' | 'deny';
+
+/** Who acts on a gift as its recipient: a caller, or the sandbox's simulated recipient (no user, test book). */
+export type Recipient = Caller | { user_id: null; book: 'test' };
+
+export const SIMULATED_RECIPIENT: Recipient = Object.freeze({ user_id: null, book: 'test' });
 
 /**
  * Locks the gift's (and, for accept, the recipient's) fund accounts in id
  * order, then reads the gift under the lock and checks the rules common to
  * every recipient action. Throws gift_not_found, forbidden, invalid_transition.
  */
-async function lockGiftFor(deps: Deps, trx: Trx, caller: Caller | null, code: string, action: RecipientAction) {
-  const unlocked = await trx.selectFrom('gifts').select(['id', 'fund_id', 'user_id']).where('code', '=', code.toLowerCase()).executeTakeFirst();
-  if (unlocked === undefined) throw notFound('gift_not_found', `no gift ${code}`);
-  if (caller !== null && unlocked.user_id === caller.user_id) throw new AppError('forbidden', 'forbidden', `the giver cannot ${action} their own gift`);
+async function lockGiftFor(deps: Deps, trx: Trx, recipient: Recipient, code: string, action: RecipientAction) {
+  const unlocked = await findGift(trx, recipient, code);
+  if (unlocked.user_id === recipient.user_id) throw new AppError('forbidden', 'forbidden', `the giver cannot ${action} their own gift`);
+  const caller = recipient.user_id === null ? null : recipient;
   const funds = action === 'accept' && caller !== null ? [unlocked.fund_id, caller.fund_id].sort((a, b) => a - b) : [unlocked.fund_id];
   const locked = new Map<number, FundAccounts>();
   for (const fundId of funds) locked.set(fundId, await lockFundAccounts(trx, deps.engine, fundId));
-  let q = trx.selectFrom('gifts').selectAll().where('id', '=', unlocked.id);
+  let q = trx.selectFrom('gifts').selectAll().where('id', '=', unlocked.id).where('book', '=', recipient.book);
   if (deps.engine === 'postgres') q = q.forUpdate();
   const gift = await q.executeTakeFirstOrThrow();
   if (gift.status !== 'new') throw conflict('invalid_transition', `a gift that is ${gift.status} cannot be ${action === 'deny' ? 'denied' : `${action}ed`}`);
@@ -167,60 +183,58 @@ export async function acceptGift(deps: Deps, caller: Caller, code: string) {
     const { gift, giverAccounts, recipientAccounts } = await lockGiftFor(deps, trx, caller, code, 'accept');
     assert(recipientAccounts !== undefined, 'the recipient\'s fund is locked');
     const at = deps.clock.now().toISOString();
-    await postEntry(trx, { memo: 'gift accepted', gift_id: gift.id }, [
+    await postEntry(trx, { book: gift.book, memo: 'gift accepted', gift_id: gift.id }, [
       { from_account_id: giverAccounts.ids.reserved, to_account_id: recipientAccounts.ids.available, amount_cents: gift.amount_cents },
     ], at);
     await finishGift(trx, gift, { status: 'accepted', claimed: 1, recipient_user_id: caller.user_id }, at);
     await promoteWaiting(deps, trx, caller.fund_id, at);
   });
-  return giftFormByCode(deps, code);
+  return giftFormByCode(deps, caller, code);
 }
 
 /**
  * The recipient directs the gift to a non-profit: a donation is created from
- * the held money (the gift's hold becomes the donation's). `caller` null is
- * the sandbox's simulated recipient.
+ * the held money (the gift's hold becomes the donation's).
  * Throws gift_not_found, forbidden, invalid_transition, non_profit_not_found, non_profit_ineligible.
  */
-export async function claimGift(deps: Deps, caller: Caller | null, code: string, einText: string) {
+export async function claimGift(deps: Deps, recipient: Recipient, code: string, einText: string) {
   const ein = normalizeEin(einText);
   if (ein === null) throw unprocessable('validation_failed', 'ein must be 9 digits', [{ field: 'ein', code: 'validation_failed', message: 'must be 9 digits' }]);
   await deps.db.transaction().execute(async (trx) => {
     const nonProfit = await findRecipient(trx, ein);
-    const { gift, giverAccounts } = await lockGiftFor(deps, trx, caller, code, 'claim');
+    const { gift, giverAccounts } = await lockGiftFor(deps, trx, recipient, code, 'claim');
     const at = deps.clock.now().toISOString();
     const donationId = await insertDonation(trx, deps.engine, {
-      user_id: gift.user_id, fund_id: gift.fund_id, non_profit_id: nonProfit.id, amount_cents: gift.amount_cents, status: 'scheduled',
+      book: gift.book, user_id: gift.user_id, fund_id: gift.fund_id, non_profit_id: nonProfit.id, amount_cents: gift.amount_cents, status: 'scheduled',
       note: `Gift to ${gift.name}`, private_memo: null, visibility: 'public', scheduled_donation_id: null, created_at: at,
     });
-    await postEntry(trx, { memo: 'gift claimed: hold released', gift_id: gift.id }, [
+    await postEntry(trx, { book: gift.book, memo: 'gift claimed: hold released', gift_id: gift.id }, [
       { from_account_id: giverAccounts.ids.reserved, to_account_id: giverAccounts.ids.available, amount_cents: gift.amount_cents },
     ], at);
-    await postEntry(trx, { memo: 'donation scheduled from a gift: hold', donation_id: donationId }, [
+    await postEntry(trx, { book: gift.book, memo: 'donation scheduled from a gift: hold', donation_id: donationId }, [
       { from_account_id: giverAccounts.ids.available, to_account_id: giverAccounts.ids.reserved, amount_cents: gift.amount_cents },
     ], at);
     await recordEvent(trx, { user_id: gift.user_id, type: 'donation.created', object_type: 'donation', object_id: donationId, data: { status: 'scheduled', gift_id: gift.id }, at });
-    await finishGift(trx, gift, { status: 'claimed', claimed: 1, recipient_user_id: caller?.user_id ?? null, ein, donation_id: donationId }, at);
+    await finishGift(trx, gift, { status: 'claimed', claimed: 1, recipient_user_id: recipient.user_id, ein, donation_id: donationId }, at);
   });
-  return giftFormByCode(deps, code);
+  return giftFormByCode(deps, recipient, code);
 }
 
-/** The recipient refuses the gift: the hold goes back to the giver (`caller` null: the sandbox's simulated recipient). Throws gift_not_found, forbidden, invalid_transition. */
-export async function denyGift(deps: Deps, caller: Caller | null, code: string) {
+/** The recipient refuses the gift: the hold goes back to the giver. Throws gift_not_found, forbidden, invalid_transition. */
+export async function denyGift(deps: Deps, recipient: Recipient, code: string) {
   await deps.db.transaction().execute(async (trx) => {
-    const { gift, giverAccounts } = await lockGiftFor(deps, trx, caller, code, 'deny');
+    const { gift, giverAccounts } = await lockGiftFor(deps, trx, recipient, code, 'deny');
     const at = deps.clock.now().toISOString();
-    await postEntry(trx, { memo: 'gift denied: hold released', gift_id: gift.id }, [
+    await postEntry(trx, { book: gift.book, memo: 'gift denied: hold released', gift_id: gift.id }, [
       { from_account_id: giverAccounts.ids.reserved, to_account_id: giverAccounts.ids.available, amount_cents: gift.amount_cents },
     ], at);
-    await finishGift(trx, gift, { status: 'denied', claimed: 0, recipient_user_id: caller?.user_id ?? null }, at);
+    await finishGift(trx, gift, { status: 'denied', claimed: 0, recipient_user_id: recipient.user_id }, at);
     await promoteWaiting(deps, trx, gift.fund_id, at);
   });
-  return giftFormByCode(deps, code);
+  return giftFormByCode(deps, recipient, code);
 }
 
-/** A gift in the form its recipient's actions answer with. */
-export async function giftFormByCode(deps: Deps, code: string) {
-  const gift = await deps.db.selectFrom('gifts').selectAll().where('code', '=', code.toLowerCase()).executeTakeFirstOrThrow();
-  return giftForm(deps, gift);
+/** A gift in the form its recipient's actions answer with. Throws gift_not_found. */
+export async function giftFormByCode(deps: Deps, viewer: { book: Book }, code: string) {
+  return giftForm(deps, await findGift(deps.db, viewer, code));
 }

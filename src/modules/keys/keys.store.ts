@@ -4,12 +4,16 @@ import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
 import type { Trx } from '../ledger/index.ts';
+import type { Book } from '../../shared/book.ts';
 
 export interface Caller {
   user_id: number;
   fund_id: number;
   key_id: number;
   mode: string;
+  /** The book the caller acts in (DECISIONS 14): a test key's is 'test'. Every lookup on its behalf names it. */
+  book: Book;
+  /** The user's status, or for a sandbox twin its live owner's when that is not active: suspending a user stops both. */
   user_status: string;
   last_used_at: string | null;
 }
@@ -24,17 +28,27 @@ export interface ApiKeyView {
 }
 
 // Runs on every authenticated request: prepared once.
-const callerQuery = prepared<Database, Caller, { key_hash: string }>((db, p) => db.selectFrom('api_keys as k')
+type CallerRow = Omit<Caller, 'user_status'> & { own_status: string; owner_status: string | null };
+
+// A key acts only in its user's book (a key whose mode differs from it is no key at all),
+// and a sandbox twin is stopped with its owner.
+const callerQuery = prepared<Database, CallerRow, { key_hash: string }>((db, p) => db.selectFrom('api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
+    .leftJoin('users as o', 'o.id', 'u.sandbox_of')
     .innerJoin('funds as f', 'f.user_id', 'u.id')
-    .select(['k.id as key_id', 'k.user_id', 'k.mode', 'k.last_used_at', 'u.status as user_status', 'f.id as fund_id'])
+    .select(['k.id as key_id', 'k.user_id', 'k.mode', 'k.last_used_at', 'u.book', 'u.status as own_status', 'o.status as owner_status', 'f.id as fund_id'])
     .where('k.key_hash', '=', p('key_hash'))
     .where('k.revoked_at', 'is', null)
+    .whereRef('k.mode', '=', 'u.book')
+    .whereRef('f.book', '=', 'u.book')
     .orderBy('f.id')
     .limit(1));
 
 export async function findCallerByHash(db: Db, keyHash: string): Promise<Caller | undefined> {
-  return (await callerQuery(db, { key_hash: keyHash }))[0];
+  const row = (await callerQuery(db, { key_hash: keyHash }))[0];
+  if (row === undefined) return undefined;
+  const { own_status, owner_status, ...caller } = row;
+  return { ...caller, user_status: own_status !== 'active' || owner_status === null ? own_status : owner_status };
 }
 
 /** Writes last_used_at unless another request (on any node) did so within the interval. */

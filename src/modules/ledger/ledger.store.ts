@@ -6,6 +6,7 @@ import { prepared } from '../../db/prepared.ts';
 import { statement, insertRows, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
+import { BOOKS, type Book } from '../../shared/book.ts';
 import {
   FUND_ACCOUNT_KINDS,
   OUTSIDE_ACCOUNT_KINDS,
@@ -19,67 +20,76 @@ import {
 export type Trx = Transaction<Database>;
 
 export interface FundAccounts {
+  /** The book the fund and all its accounts are in. */
+  book: Book;
   ids: Record<FundAccountKind, number>;
   balances: FundBalances;
 }
 
-export async function createFundAccounts(trx: Trx, fundId: number): Promise<void> {
+export async function createFundAccounts(trx: Trx, fundId: number, book: Book): Promise<void> {
   await trx.insertInto('ledger_accounts')
-    .values(FUND_ACCOUNT_KINDS.map((kind) => ({ fund_id: fundId, kind, balance_cents: 0 })))
+    .values(FUND_ACCOUNT_KINDS.map((kind) => ({ fund_id: fundId, kind, balance_cents: 0, book })))
     .execute();
 }
 
+/** Each book has its own outside accounts: sandbox deposits and grants never meet live ones. */
 export async function ensureOutsideAccounts(db: Db): Promise<void> {
-  for (const kind of OUTSIDE_ACCOUNT_KINDS) {
-    const found = await db.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', kind).executeTakeFirst();
-    if (found === undefined) await db.insertInto('ledger_accounts').values({ fund_id: null, kind, balance_cents: 0 }).execute();
+  for (const book of BOOKS) {
+    for (const kind of OUTSIDE_ACCOUNT_KINDS) {
+      const found = await db.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', kind).where('book', '=', book).executeTakeFirst();
+      if (found === undefined) await db.insertInto('ledger_accounts').values({ fund_id: null, kind, balance_cents: 0, book }).execute();
+    }
   }
 }
 
 // The statements of every money movement, prepared once (see db/prepared.ts).
-const outsideAccountQuery = prepared<Database, { id: number }, { kind: string }>((db, p) =>
-  db.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', p('kind')));
+const outsideAccountQuery = prepared<Database, { id: number }, { kind: string; book: Book }>((db, p) =>
+  db.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', p('kind')).where('book', '=', p('book')));
 const fundAccountsQuery = prepared<Database, AccountRow, { fund_id: number }>((db, p) =>
-  db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents']).where('fund_id', '=', p('fund_id')).orderBy('id'));
+  db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents', 'book']).where('fund_id', '=', p('fund_id')).orderBy('id'));
 const fundAccountsForUpdateQuery = prepared<Database, AccountRow, { fund_id: number }>((db, p) =>
-  db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents']).where('fund_id', '=', p('fund_id')).orderBy('id').forUpdate());
-const insertEntryQuery = prepared<Database, { id: number }, { memo: string; donation_id: number | null; gift_id: number | null; contribution_id: number | null; audit_id: number | null; created_at: string }>((db, p) =>
-  db.insertInto('journal_entries').values({ memo: p('memo'), donation_id: p('donation_id'), gift_id: p('gift_id'), contribution_id: p('contribution_id'), audit_id: p('audit_id'), created_at: p('created_at') }).returning('id'));
-const insertPostingQuery = prepared<Database, never, { entry_id: number; account_id: number; amount_cents: number }>((db, p) =>
-  db.insertInto('postings').values({ entry_id: p('entry_id'), account_id: p('account_id'), amount_cents: p('amount_cents') }));
+  db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents', 'book']).where('fund_id', '=', p('fund_id')).orderBy('id').forUpdate());
+const insertEntryQuery = prepared<Database, { id: number }, { book: Book; memo: string; donation_id: number | null; gift_id: number | null; contribution_id: number | null; audit_id: number | null; created_at: string }>((db, p) =>
+  db.insertInto('journal_entries').values({ book: p('book'), memo: p('memo'), donation_id: p('donation_id'), gift_id: p('gift_id'), contribution_id: p('contribution_id'), audit_id: p('audit_id'), created_at: p('created_at') }).returning('id'));
+const insertPostingQuery = prepared<Database, never, { book: Book; entry_id: number; account_id: number; amount_cents: number }>((db, p) =>
+  db.insertInto('postings').values({ book: p('book'), entry_id: p('entry_id'), account_id: p('account_id'), amount_cents: p('amount_cents') }));
 const moveBalanceQuery = prepared<Database, never, { id: number; amount_cents: number }>((db, p) =>
   db.updateTable('ledger_accounts').set({ balance_cents: sql`balance_cents + ${p('amount_cents')}` }).where('id', '=', p('id')));
 
 // A movement between two accounts (nearly every entry) in two statements
 // instead of four: fewer round trips while the fund's accounts are locked.
-const insertPostingPairQuery = prepared<Database, never, { entry_id: number; a: number; a_cents: number; b: number; b_cents: number }>((db, p) =>
+const insertPostingPairQuery = prepared<Database, never, { book: Book; entry_id: number; a: number; a_cents: number; b: number; b_cents: number }>((db, p) =>
   db.insertInto('postings').values([
-    { entry_id: p('entry_id'), account_id: p('a'), amount_cents: p('a_cents') },
-    { entry_id: p('entry_id'), account_id: p('b'), amount_cents: p('b_cents') },
+    { book: p('book'), entry_id: p('entry_id'), account_id: p('a'), amount_cents: p('a_cents') },
+    { book: p('book'), entry_id: p('entry_id'), account_id: p('b'), amount_cents: p('b_cents') },
   ]));
 const movePairQuery = prepared<Database, never, { a: number; a_cents: number; b: number; b_cents: number }>((db, p) =>
   db.updateTable('ledger_accounts')
     .set({ balance_cents: sql`balance_cents + case when id = ${p('a')} then cast(${p('a_cents')} as bigint) else cast(${p('b_cents')} as bigint) end` })
     .where('id', 'in', [p('a'), p('b')]));
 
-type AccountRow = { id: number; kind: string; balance_cents: number };
+type AccountRow = { id: number; kind: string; balance_cents: number; book: Book };
 
-export async function outsideAccountId(trx: Trx | Db, kind: OutsideAccountKind): Promise<number> {
-  const [row] = await outsideAccountQuery(trx, { kind });
-  assert(row !== undefined, `outside account ${kind} exists (created at start)`);
+export async function outsideAccountId(trx: Trx | Db, kind: OutsideAccountKind, book: Book): Promise<number> {
+  const [row] = await outsideAccountQuery(trx, { kind, book });
+  assert(row !== undefined, `outside account ${kind} of the ${book} book exists (created at start)`);
   return row.id;
 }
 
 function toFundAccounts(rows: AccountRow[]): FundAccounts {
   const ids: Partial<Record<FundAccountKind, number>> = {};
   const balances: Partial<Record<FundAccountKind, number>> = {};
+  const book = rows[0]?.book;
+  assert(book !== undefined, 'a fund has accounts');
   for (const row of rows) {
+    assert(row.book === book, 'a fund\'s accounts are all in one book');
     ids[row.kind as FundAccountKind] = row.id;
     balances[row.kind as FundAccountKind] = row.balance_cents;
   }
   for (const kind of FUND_ACCOUNT_KINDS) assert(ids[kind] !== undefined, `fund account ${kind} exists`);
   const b = balances as Record<FundAccountKind, number>;
   return {
+    book,
     ids: ids as Record<FundAccountKind, number>,
     balances: {
       pending_deposit_cents: b.pending_deposit,
@@ -104,6 +114,11 @@ export async function readFundAccounts(db: Db, fundId: number): Promise<FundAcco
 }
 
 export interface EntryCause {
+  /**
+   * The book the entry is in. Every posting is written in it too, and the
+   * database refuses a posting on an account of the other book (013_books).
+   */
+  book: Book;
   memo: string;
   donation_id?: number;
   gift_id?: number;
@@ -124,6 +139,7 @@ export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly
   assertCaused(cause);
   const postings = postingsOf(movements);
   const [entry] = await insertEntryQuery(trx, {
+    book: cause.book,
     memo: cause.memo,
     donation_id: cause.donation_id ?? null,
     gift_id: cause.gift_id ?? null,
@@ -134,12 +150,12 @@ export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly
   assert(entry !== undefined, 'the entry was inserted');
   const [a, b] = postings;
   if (postings.length === 2 && a !== undefined && b !== undefined) {
-    await insertPostingPairQuery(trx, { entry_id: entry.id, a: a.account_id, a_cents: a.amount_cents, b: b.account_id, b_cents: b.amount_cents });
+    await insertPostingPairQuery(trx, { book: cause.book, entry_id: entry.id, a: a.account_id, a_cents: a.amount_cents, b: b.account_id, b_cents: b.amount_cents });
     await movePairQuery(trx, { a: a.account_id, a_cents: a.amount_cents, b: b.account_id, b_cents: b.amount_cents });
     return entry.id;
   }
   for (const posting of postings) {
-    await insertPostingQuery(trx, { entry_id: entry.id, ...posting });
+    await insertPostingQuery(trx, { book: cause.book, entry_id: entry.id, ...posting });
     await moveBalanceQuery(trx, { id: posting.account_id, amount_cents: posting.amount_cents });
   }
   return entry.id;
@@ -177,19 +193,19 @@ export function guardedEntryStatements(entries: readonly NewEntry[], at: string,
 function entryRows(entries: readonly NewEntry[], at: string): { inserts: Statement[]; deltas: Map<number, number> } {
   const deltas = new Map<number, number>();
   if (entries.length === 0) return { inserts: [], deltas };
-  const postings: Array<[number, number, number]> = [];
+  const postings: Array<[number, number, number, Book]> = [];
   for (const e of entries) {
     assertCaused(e.cause);
     for (const p of postingsOf(e.movements)) {
-      postings.push([e.id, p.account_id, p.amount_cents]);
+      postings.push([e.id, p.account_id, p.amount_cents, e.cause.book]);
       deltas.set(p.account_id, (deltas.get(p.account_id) ?? 0) + p.amount_cents);
     }
   }
   return {
     inserts: [
-      ...insertRows('journal_entries', ['id', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'created_at'],
-        entries.map((e) => [e.id, e.cause.memo, e.cause.donation_id ?? null, e.cause.gift_id ?? null, e.cause.contribution_id ?? null, e.cause.audit_id ?? null, at])),
-      ...insertRows('postings', ['entry_id', 'account_id', 'amount_cents'], postings),
+      ...insertRows('journal_entries', ['id', 'book', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'created_at'],
+        entries.map((e) => [e.id, e.cause.book, e.cause.memo, e.cause.donation_id ?? null, e.cause.gift_id ?? null, e.cause.contribution_id ?? null, e.cause.audit_id ?? null, at])),
+      ...insertRows('postings', ['entry_id', 'account_id', 'amount_cents', 'book'], postings),
     ],
     deltas,
   };

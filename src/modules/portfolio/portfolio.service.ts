@@ -33,7 +33,7 @@ export async function movePortfolio(deps: Deps, fundId: number, move: PortfolioM
       after: JSON.stringify({ amount_cents: amountCents }), created_at: at,
     }).returning('id').executeTakeFirstOrThrow();
     // A portfolio move has no donation, gift or contribution: its entry names the audit entry that caused it.
-    await postEntry(trx, { memo: `portfolio ${move} (audit ${audit.id})`, audit_id: audit.id }, [{ from_account_id: from, to_account_id: to, amount_cents: amountCents }], at);
+    await postEntry(trx, { book: accounts.book, memo: `portfolio ${move} (audit ${audit.id})`, audit_id: audit.id }, [{ from_account_id: from, to_account_id: to, amount_cents: amountCents }], at);
     if (move === 'liquidate') await promoteWaiting(deps, trx, fundId, at);
   });
 }

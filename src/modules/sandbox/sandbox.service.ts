@@ -7,7 +7,7 @@ import { AppError, notFound } from '../../shared/errors.ts';
 import type { Caller } from '../keys/index.ts';
 import { advanceContribution, recordContribution } from '../contributions/index.ts';
 import { applyDonationEvent, type DonationEvent } from '../donations/index.ts';
-import { claimGift, denyGift } from '../gifts/index.ts';
+import { claimGift, denyGift, SIMULATED_RECIPIENT } from '../gifts/index.ts';
 
 const ACTOR = 'sandbox';
 
@@ -31,23 +31,23 @@ export type SandboxMove =
 export async function sandboxAdvance(deps: Deps, caller: Caller, move: SandboxMove): Promise<{ status: string }> {
   requireSandbox(caller);
   if (move.object === 'donation') {
-    const owner = await deps.db.selectFrom('donations').select('user_id').where('id', '=', move.id).executeTakeFirst();
+    const owner = await deps.db.selectFrom('donations').select('user_id').where('id', '=', move.id).where('book', '=', 'test').executeTakeFirst();
     if (owner?.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${move.id}`);
-    return { status: await applyDonationEvent(deps, move.id, move.event, { actor: ACTOR, reason: 'sandbox' }) };
+    return { status: await applyDonationEvent(deps, 'test', move.id, move.event, { actor: ACTOR, reason: 'sandbox' }) };
   }
   if (move.object === 'contribution') {
-    const owner = await deps.db.selectFrom('contributions').select('user_id').where('id', '=', move.id).executeTakeFirst();
+    const owner = await deps.db.selectFrom('contributions').select('user_id').where('id', '=', move.id).where('book', '=', 'test').executeTakeFirst();
     if (owner?.user_id !== caller.user_id) throw notFound('contribution_not_found', `no contribution ${move.id}`);
-    await advanceContribution(deps, move.id, move.to, ACTOR);
+    await advanceContribution(deps, 'test', move.id, move.to, ACTOR);
     return { status: move.to };
   }
-  const owner = await deps.db.selectFrom('gifts').select('user_id').where('code', '=', move.code.toLowerCase()).executeTakeFirst();
+  const owner = await deps.db.selectFrom('gifts').select('user_id').where('code', '=', move.code.toLowerCase()).where('book', '=', 'test').executeTakeFirst();
   if (owner?.user_id !== caller.user_id) throw notFound('gift_not_found', `no gift ${move.code}`);
   if (move.action === 'claim') {
     if (move.ein === undefined) throw new AppError('unprocessable', 'validation_failed', 'ein is required to claim', { errors: [{ field: 'ein', code: 'validation_failed', message: 'is required' }] });
-    return { status: (await claimGift(deps, null, move.code, move.ein)).status };
+    return { status: (await claimGift(deps, SIMULATED_RECIPIENT, move.code, move.ein)).status };
   }
-  return { status: (await denyGift(deps, null, move.code)).status };
+  return { status: (await denyGift(deps, SIMULATED_RECIPIENT, move.code)).status };
 }
 
 /**
@@ -68,13 +68,13 @@ export async function runSandboxClock(deps: Deps): Promise<{ moved: number }> {
       if (!(error instanceof AppError && error.code === 'invalid_transition')) throw error;
     }
   };
-  const contributions = await deps.db.selectFrom('contributions as c').innerJoin('users as u', 'u.id', 'c.user_id')
-    .select('c.id').where('u.sandbox_of', 'is not', null).where('c.status', '=', 'pending').where('c.received_at', '<=', before(deps.config.sandboxClearDelayMs)).limit(500).execute();
-  for (const c of contributions) await attempt(() => advanceContribution(deps, c.id, 'success', ACTOR));
+  const contributions = await deps.db.selectFrom('contributions as c')
+    .select('c.id').where('c.book', '=', 'test').where('c.status', '=', 'pending').where('c.received_at', '<=', before(deps.config.sandboxClearDelayMs)).limit(500).execute();
+  for (const c of contributions) await attempt(() => advanceContribution(deps, 'test', c.id, 'success', ACTOR));
   for (const [status, event, delay] of [['scheduled', 'approve', deps.config.sandboxApproveDelayMs], ['approved', 'pay', deps.config.sandboxCompleteDelayMs]] as const) {
-    const due = await deps.db.selectFrom('donations as d').innerJoin('users as u', 'u.id', 'd.user_id')
-      .select('d.id').where('u.sandbox_of', 'is not', null).where('d.status', '=', status).where('d.updated_at', '<=', before(delay)).limit(500).execute();
-    for (const d of due) await attempt(() => applyDonationEvent(deps, d.id, event, { actor: ACTOR }));
+    const due = await deps.db.selectFrom('donations as d')
+      .select('d.id').where('d.book', '=', 'test').where('d.status', '=', status).where('d.updated_at', '<=', before(delay)).limit(500).execute();
+    for (const d of due) await attempt(() => applyDonationEvent(deps, 'test', d.id, event, { actor: ACTOR }));
   }
   return { moved };
 }

@@ -56,7 +56,7 @@ export async function createSchedule(deps: Deps, caller: Caller, input: NewSched
   const at = deps.clock.now().toISOString();
   const row = await deps.db.transaction().execute(async (trx) => {
     const inserted = await trx.insertInto('scheduled_donations').values({
-      user_id: caller.user_id, fund_id: caller.fund_id, non_profit_id: np.id, amount_cents: input.amount_cents, frequency: input.frequency,
+      book: caller.book, user_id: caller.user_id, fund_id: caller.fund_id, non_profit_id: np.id, amount_cents: input.amount_cents, frequency: input.frequency,
       start_date: start, occurrences: 0, next_date: start, note: input.note ?? null, visibility: input.visibility ?? 'public', status: 'active',
       created_at: at, updated_at: at,
     }).returningAll().executeTakeFirstOrThrow();
@@ -76,7 +76,7 @@ export async function listSchedules(deps: Deps, caller: Caller, page: PageReques
 }
 
 async function ownSchedule(deps: Deps, caller: Caller, id: number): Promise<Row> {
-  const row = await deps.db.selectFrom('scheduled_donations').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await deps.db.selectFrom('scheduled_donations').selectAll().where('id', '=', id).where('book', '=', caller.book).executeTakeFirst();
   if (row === undefined || row.user_id !== caller.user_id) throw notFound('scheduled_donation_not_found', `no scheduled donation ${id}`);
   return row;
 }
@@ -118,7 +118,7 @@ export async function runScheduler(deps: Deps, asOf: string = today(deps), limit
         }).where('id', '=', s.id).where('occurrences', '=', s.occurrences).where('status', '=', 'active').executeTakeFirst();
         if (Number(claimed.numUpdatedRows) !== 1) return false; // another scheduler took this occurrence
         await insertWithHold(deps, trx, {
-          user_id: s.user_id, fund_id: s.fund_id, non_profit_id: s.non_profit_id, amount_cents: s.amount_cents, note: s.note, private_memo: null,
+          book: s.book, user_id: s.user_id, fund_id: s.fund_id, non_profit_id: s.non_profit_id, amount_cents: s.amount_cents, note: s.note, private_memo: null,
           visibility: s.visibility, scheduled_donation_id: s.id, scheduled_for: s.next_date,
         });
         return true;

@@ -8,6 +8,7 @@ import { slugify } from '../nonprofits/nonprofits.ts';
 import { causeById, causeJson } from '../nonprofits/causes.ts';
 import { balanceView, createFundAccounts, readFundAccounts, type Trx } from '../ledger/index.ts';
 import type { Caller } from '../keys/index.ts';
+import { sameBook, type Book, type Viewer } from '../../shared/book.ts';
 import * as store from './users.store.ts';
 
 export type { User, Fund } from './users.store.ts';
@@ -55,7 +56,7 @@ async function freeSlug(trx: Trx, wanted: string): Promise<string> {
 export async function createUser(deps: Deps, input: NewUser, trx: Trx): Promise<{ user_id: number; fund_id: number; slug: string }> {
   const at = deps.clock.now().toISOString();
   const slug = await freeSlug(trx, input.slug ?? input.name);
-  const userId = await store.insertUser(trx, {
+  const { id: userId, book } = await store.insertUser(trx, {
     name: input.name,
     slug,
     city: input.city ?? '',
@@ -67,12 +68,13 @@ export async function createUser(deps: Deps, input: NewUser, trx: Trx): Promise<
     ...(input.sandbox_of === undefined ? {} : { sandbox_of: input.sandbox_of }),
   });
   const fundId = await store.insertFund(trx, {
+    book,
     user_id: userId,
     name: input.fund_name ?? `${input.name}'s Fund`,
     summary: input.fund_summary ?? '',
     created_at: at,
   });
-  await createFundAccounts(trx, fundId);
+  await createFundAccounts(trx, fundId, book);
   await store.setFundCauses(trx, fundId, input.cause_ids ?? []);
   return { user_id: userId, fund_id: fundId, slug };
 }
@@ -89,10 +91,15 @@ function coverUrl(deps: Deps, user: { cover_image_url: string | null }): string 
  * A user the viewer may see: themselves, or a visible profile.
  * Throws not_found (user_not_found) otherwise, never revealing that a hidden one exists.
  */
-export async function visibleUser(deps: Deps, viewerId: number, userId: number): Promise<store.User> {
+export async function visibleUser(deps: Deps, viewer: Viewer, userId: number): Promise<store.User> {
   const user = await store.findUserById(deps.db, userId);
-  if (user === undefined || (!user.visible && user.id !== viewerId)) throw notFound('user_not_found', `no user ${userId}`);
+  if (user === undefined || !mayView(viewer, user)) throw notFound('user_not_found', `no user ${userId}`);
   return user;
+}
+
+/** A profile is there for a viewer of its book: its owner, or anyone when it is visible. */
+function mayView(viewer: Viewer, user: store.User): boolean {
+  return sameBook(viewer, user) && (user.visible || user.id === viewer.user_id);
 }
 
 /** `ref` is "me", an all-digit id, or a slug (any case). Throws user_not_found. */
@@ -101,7 +108,7 @@ export async function getProfile(deps: Deps, caller: Caller, ref: string) {
   if (ref === 'me') user = await store.findUserById(deps.db, caller.user_id);
   else if (/^\d{1,15}$/.test(ref)) user = await store.findUserById(deps.db, Number(ref));
   else user = await store.findUserBySlug(deps.db, ref);
-  if (user === undefined || (!user.visible && user.id !== caller.user_id)) throw notFound('user_not_found', `no user ${ref}`);
+  if (user === undefined || !mayView(caller, user)) throw notFound('user_not_found', `no user ${ref}`);
   const own = user.id === caller.user_id;
   const fund = await store.currentFund(deps.db, user.id);
   assert(fund !== undefined, 'every user has a current fund');
@@ -137,7 +144,7 @@ async function userCauses(deps: Deps, fundId: number) {
 
 /** The causes of a visible user's fund. Throws user_not_found. */
 export async function listUserCauses(deps: Deps, caller: Caller, userId: number) {
-  const user = await visibleUser(deps, caller.user_id, userId);
+  const user = await visibleUser(deps, caller, userId);
   const fund = await store.currentFund(deps.db, user.id);
   assert(fund !== undefined, 'every user has a current fund');
   return userCauses(deps, fund.id);
@@ -156,8 +163,9 @@ export async function getBalance(deps: Deps, caller: Caller) {
  */
 export async function setUserStatus(deps: Deps, userId: number, status: 'active' | 'suspended', actor: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
+    // A live user: suspending them stops their sandbox twin too (keys/keys.store.ts findCallerByHash).
     const user = await store.findUserById(trx, userId);
-    if (user === undefined) throw notFound('user_not_found', `no user ${userId}`);
+    if (user === undefined || user.book !== 'live') throw notFound('user_not_found', `no user ${userId}`);
     if (user.status === status) throw conflict('invalid_transition', `user ${userId} is already ${status}`);
     const at = deps.clock.now().toISOString();
     await trx.updateTable('users').set({ status }).where('id', '=', userId).execute();
@@ -196,10 +204,11 @@ export async function updateProfile(deps: Deps, userId: number, change: ProfileC
   });
 }
 
-export async function listUsers(deps: Deps, page: { page: number; per_page: number }) {
+/** The users of one book (operators see live users unless they ask for the sandbox twins). */
+export async function listUsers(deps: Deps, book: Book, page: { page: number; per_page: number }) {
   const [counted, rows] = await Promise.all([
-    deps.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    deps.db.selectFrom('users as u').innerJoin('funds as f', 'f.user_id', 'u.id')
+    deps.db.selectFrom('users').where('book', '=', book).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    deps.db.selectFrom('users as u').innerJoin('funds as f', 'f.user_id', 'u.id').where('u.book', '=', book)
       .select(['u.id', 'u.name', 'u.slug', 'u.city', 'u.visible', 'u.status', 'u.created_at', 'f.id as fund_id', 'f.name as fund_name'])
       .orderBy('u.id').limit(page.per_page).offset((page.page - 1) * page.per_page).execute(),
   ]);
@@ -215,10 +224,21 @@ export async function createUserAudited(deps: Deps, input: NewUser, actor: strin
   });
 }
 
-/** A user's statement: balances, then every journal line on their fund's accounts, oldest first. */
-export async function statement(deps: Deps, userId: number) {
+/**
+ * The fund an operator acts on for a user of `book` (operators act in the
+ * live book unless they ask for the sandbox). Throws user_not_found.
+ */
+export async function fundOfUser(deps: Deps, book: Book, userId: number): Promise<store.Fund> {
   const user = await store.findUserById(deps.db, userId);
-  if (user === undefined) throw notFound('user_not_found', `no user ${userId}`);
+  const fund = user === undefined || user.book !== book ? undefined : await store.currentFund(deps.db, userId);
+  if (fund === undefined) throw notFound('user_not_found', `no user ${userId}`);
+  return fund;
+}
+
+/** A user's statement: balances, then every journal line on their fund's accounts, oldest first. */
+export async function statement(deps: Deps, book: Book, userId: number) {
+  const user = await store.findUserById(deps.db, userId);
+  if (user === undefined || user.book !== book) throw notFound('user_not_found', `no user ${userId}`);
   const fund = await store.currentFund(deps.db, userId);
   assert(fund !== undefined, 'every user has a current fund');
   const accounts = await readFundAccounts(deps.db, fund.id);

@@ -2,6 +2,7 @@
 import type { Db } from '../../db/database.ts';
 import type { UsersTable } from '../../db/schema.ts';
 import type { Trx } from '../ledger/index.ts';
+import type { Book } from '../../shared/book.ts';
 
 export interface User {
   id: number;
@@ -13,6 +14,7 @@ export interface User {
   visible: boolean;
   onboarding_status: string;
   status: string;
+  book: Book;
 }
 
 export interface Fund {
@@ -22,7 +24,7 @@ export interface Fund {
   summary: string;
 }
 
-const USER_COLUMNS = ['id', 'name', 'slug', 'city', 'avatar_url', 'cover_image_url', 'visible', 'onboarding_status', 'status'] as const;
+const USER_COLUMNS = ['id', 'name', 'slug', 'city', 'avatar_url', 'cover_image_url', 'visible', 'onboarding_status', 'status', 'book'] as const;
 
 function toUser(row: Pick<UsersTable, Exclude<(typeof USER_COLUMNS)[number], 'id'>> & { id: number }): User {
   return { ...row, visible: row.visible === 1 };
@@ -42,12 +44,13 @@ export async function slugTaken(db: Db | Trx, slug: string): Promise<boolean> {
   return (await db.selectFrom('users').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined;
 }
 
-export async function insertUser(trx: Trx, user: Omit<User, 'id' | 'status'> & { created_at: string; sandbox_of?: number }): Promise<number> {
-  const row = await trx.insertInto('users').values({ ...user, visible: user.visible ? 1 : 0, status: 'active' }).returning('id').executeTakeFirstOrThrow();
-  return row.id;
+/** A sandbox twin (`sandbox_of` set) is in the test book; everyone else in the live one. */
+export async function insertUser(trx: Trx, user: Omit<User, 'id' | 'status' | 'book'> & { created_at: string; sandbox_of?: number }): Promise<{ id: number; book: Book }> {
+  const book: Book = user.sandbox_of === undefined ? 'live' : 'test';
+  const row = await trx.insertInto('users').values({ ...user, book, visible: user.visible ? 1 : 0, status: 'active' }).returning('id').executeTakeFirstOrThrow();
+  return { id: row.id, book };
 }
-
-export async function insertFund(trx: Trx, fund: Omit<Fund, 'id'> & { created_at: string }): Promise<number> {
+export async function insertFund(trx: Trx, fund: Omit<Fund, 'id'> & { created_at: string; book: Book }): Promise<number> {
   const row = await trx.insertInto('funds').values(fund).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }

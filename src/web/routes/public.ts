@@ -55,7 +55,8 @@ export function publicRoutes({ deps, directory }: WebContext) {
     };
     const showGift = async (request: FastifyRequest, reply: FastifyReply, options: { done?: string; error?: string; claimEin?: string; claimChoices?: CharityChoice[] }, status = 200) => {
       const code = giftCode(request);
-      const gift = await openGiftPage(deps, request.visitor.session?.user_id ?? null, code);
+      // The web is the live book's: a sandbox gift has no page (DECISIONS 14).
+      const gift = await openGiftPage(deps, { user_id: request.visitor.session?.user_id ?? null, book: 'live' }, code);
       return sendPage(reply, giftPage(request.visitor, gift, { ...options, isGiver: gift.giver_id === request.visitor.session?.user_id }), status);
     };
 
