@@ -11,7 +11,7 @@ import { AppError } from './shared/errors.ts';
 import { ulid } from './shared/ulid.ts';
 import { authenticate } from './http/auth.ts';
 import { CallerCache } from './http/caller-cache.ts';
-import { registerErrorHandling, sendProblem } from './http/errors.ts';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.ts';
 import { claimIdempotencyKey, settleIdempotencyKey, withClaim, type Replayers } from './http/idempotency.ts';
 import { getCreatedDonation } from './modules/donations/index.ts';
 import { getGift, giftFormByCode } from './modules/gifts/index.ts';
@@ -56,6 +56,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
     requestTimeout: deps.config.requestTimeoutMs,
     return503OnClosing: true,
+    // Errors raised before a route runs answer problem+json too (http/errors.ts).
+    frameworkErrors,
+    clientErrorHandler,
     ajv: { customOptions: {} },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -108,7 +108,7 @@ function keyCases(): Case[] {
     ['unknown field user_id', { name: 'x', user_id: 1 }, 422, 'unknown_field'],
     ['several unknown fields', { name: 'x', a: 1, b: 2 }, 422, 'unknown_field'],
     ['nested junk', { name: { __x: [1, { y: null }] } }, 422, 'validation_failed'],
-    ['a deeply nested body', `{"name": ${'['.repeat(500)}${']'.repeat(500)}}`, 422, 'validation_failed'],
+    ['a deeply nested body', `{"name": ${'['.repeat(500)}${']'.repeat(500)}}`, 400, 'invalid_json'],
   ];
 }
 

@@ -1,6 +1,8 @@
 // The one place errors become HTTP: the kind -> status table, problem+json
 // bodies (RFC 9457), and the translation of Fastify's own errors.
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ulid } from '../shared/ulid.ts';
 import { AppError, type ErrorKind, type FieldError } from '../shared/errors.ts';
 import { AMOUNT_KEYWORD } from './validation.ts';
 
@@ -10,11 +12,14 @@ export const STATUS_OF_KIND: Record<ErrorKind, number> = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   unavailable: 503,
   internal: 500,
 };
@@ -47,6 +52,10 @@ const TITLES: Record<string, string> = {
   insufficient_funds: 'Insufficient funds',
   idempotency_key_reused: 'Idempotency key reused',
   rate_limited: 'Too many requests',
+  uri_too_long: 'URI too long',
+  headers_too_large: 'Request headers too large',
+  request_timeout: 'Request timeout',
+  bad_request: 'Bad request',
   internal_error: 'Internal error',
   unavailable: 'Service unavailable',
 };
@@ -182,4 +191,31 @@ export function toAppError(error: FastifyError, request: FastifyRequest): AppErr
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => sendProblem(reply, toAppError(error, request)));
+}
+
+/**
+ * Fastify's errors raised before routing (a path parameter over the length
+ * limit, a malformed URL), which bypass the error handler: the same problem+json.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('x-request-id', String(reply.request.id));
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendProblem(reply, new AppError('uri_too_long', 'uri_too_long', 'a path segment is too long'));
+  return sendProblem(reply, new AppError('bad_request', 'invalid_parameter', 'the URL is malformed'));
+}
+
+/**
+ * Errors Node's HTTP parser raises before there is a request (headers or a
+ * request line over the size limit, a malformed request, a timeout): a
+ * problem+json written to the socket, with a request id of its own.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const kind = error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'bad_request';
+  const detail = kind === 'headers_too_large' ? 'the request line or headers are too large (the query string counts)' : kind === 'request_timeout' ? 'the request took too long to arrive' : 'the request is malformed';
+  const requestId = ulid();
+  const body = JSON.stringify(problemOf(new AppError(kind, kind, detail), requestId));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${STATUS_OF_KIND[kind]} ${TITLES[kind] ?? kind}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }

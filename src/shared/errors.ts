@@ -6,11 +6,14 @@ export type ErrorKind =
   | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
+  | 'request_timeout'
   | 'conflict'
   | 'payload_too_large'
+  | 'uri_too_long'
   | 'unsupported_media_type'
   | 'unprocessable'
   | 'rate_limited'
+  | 'headers_too_large'
   | 'unavailable'
   | 'internal';
 

@@ -5,6 +5,14 @@ import { assertSafeInteger } from './assert.ts';
 
 export const AMOUNT_MAX_CENTS = 1_000_000_000; // $10,000,000 (DECISIONS 5)
 
+/**
+ * The bounds that keep every amount, balance and sum an exact safe integer of
+ * cents (2^53 is about $90 trillion): one contribution is at most
+ * $1,000,000,000, and no fund ever holds more than $100,000,000,000.
+ */
+export const CONTRIBUTION_MAX_CENTS = 100_000_000_000;
+export const FUND_MAX_CENTS = 10_000_000_000_000;
+
 export type ParsedAmount =
   | { ok: true; cents: number }
   | { ok: false; reason: string };
@@ -51,6 +59,15 @@ export function parseDecimal(text: string, scale: number): bigint | null {
  * Both factors are decimal texts with at most 8 places.
  */
 export function valueInCents(units: string, valuation: string): number {
+  const cents = exactValueInCents(units, valuation);
+  if (cents > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('units x valuation is beyond an exact amount of cents');
+  const value = Number(cents);
+  assertSafeInteger(value, 'contribution value in cents');
+  return value;
+}
+
+/** valueInCents as a BigInt, however large (to compare with the bounds before anything else). */
+export function exactValueInCents(units: string, valuation: string): bigint {
   const u = parseDecimal(units, 8);
   const v = parseDecimal(valuation, 8);
   if (u === null || v === null) throw new RangeError('units and valuation must be decimals with at most 8 places');
@@ -60,9 +77,7 @@ export function valueInCents(units: string, valuation: string): number {
   const remainder = product % divisor;
   const twice = remainder * 2n;
   if (twice > divisor || (twice === divisor && quotient % 2n === 1n)) quotient += 1n;
-  const cents = Number(quotient);
-  assertSafeInteger(cents, 'contribution value in cents');
-  return cents;
+  return quotient;
 }
 
 /**

@@ -91,9 +91,29 @@ export function stateOf(error: AppError, values: Record<string, string>): FormSt
 }
 
 /** Where to go after signing in: a path on this site, never another site. */
+const HOME = '/dashboard';
+const OWN_ORIGIN = 'https://almoner.invalid';
+
+/**
+ * Where to go after signing in: a path of this site, or the dashboard.
+ * Judged as a browser would read it: any control, space or invisible
+ * character is refused outright (browsers drop tabs and newlines, turning
+ * `/\t/evil.com` into `//evil.com`), and so is anything that the URL parser
+ * resolves to another origin. What is returned is the parser's own ASCII
+ * serialisation, safe in a Location header.
+ */
 export function safeNext(next: string | null | undefined): string {
-  if (next === null || next === undefined || !next.startsWith('/') || next.startsWith('//') || next.includes('\\') || next.length > 500) return '/dashboard';
-  return next;
+  if (typeof next !== 'string' || next.length === 0 || next.length > 500 || next[0] !== '/') return HOME;
+  if (/[\p{C}\p{Z}\s\\]/u.test(next)) return HOME;
+  let url: URL;
+  try {
+    url = new URL(next, `${OWN_ORIGIN}/`);
+  } catch {
+    return HOME;
+  }
+  if (url.origin !== OWN_ORIGIN) return HOME;
+  const path = `${url.pathname}${url.search}${url.hash}`;
+  return path.startsWith('//') ? HOME : path;
 }
 
 /**

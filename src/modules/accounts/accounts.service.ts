@@ -93,31 +93,34 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
   const now = deps.clock.now();
   const since = new Date(now.getTime() - SIGN_IN_WINDOW_MS).toISOString();
   const email = normalizeEmail(input.email) ?? input.email.trim().toLowerCase().slice(0, 254);
-  for (const [column, value, max] of [['email', email, SIGN_IN_FAILURES_PER_EMAIL], ['ip', input.ip, SIGN_IN_FAILURES_PER_IP]] as const) {
-    if (await store.countFailures(deps.db, column, value, since) >= max) {
-      const oldest = await store.oldestFailure(deps.db, column, value, since);
-      const retryMs = oldest === undefined ? SIGN_IN_WINDOW_MS : Date.parse(oldest) + SIGN_IN_WINDOW_MS - now.getTime();
-      const retrySeconds = Math.max(1, Math.ceil(retryMs / 1000));
-      throw new AppError('rate_limited', 'too_many_sign_ins', `too many failed sign-ins; try again in ${Math.ceil(retrySeconds / 60)} minutes`, { headers: { 'retry-after': String(retrySeconds) } });
-    }
+  // The attempt takes its place in the throttle before its password is evaluated (accounts.store.ts reserveAttempt).
+  const reserved = await store.reserveAttempt(deps.db, deps.engine, { email, ip: input.ip, at: now.toISOString() }, since, { email: SIGN_IN_FAILURES_PER_EMAIL, ip: SIGN_IN_FAILURES_PER_IP });
+  if ('over' in reserved) {
+    const retryMs = reserved.oldest === undefined ? SIGN_IN_WINDOW_MS : Date.parse(reserved.oldest) + SIGN_IN_WINDOW_MS - now.getTime();
+    const retrySeconds = Math.max(1, Math.ceil(retryMs / 1000));
+    throw new AppError('rate_limited', 'too_many_sign_ins', `too many failed sign-ins; try again in ${Math.ceil(retrySeconds / 60)} minutes`, { headers: { 'retry-after': String(retrySeconds) } });
   }
   const account = await store.findAccountByEmail(deps.db, email);
   // An unknown email costs the same work as a wrong password, so timing does not tell which.
   const ok = account === undefined
     ? (await hashPassword(input.password.slice(0, 200), cost(deps)), false)
     : await verifyPassword(input.password.slice(0, 200), account.password_hash);
-  if (!ok || account === undefined) {
-    await store.recordFailure(deps.db, { email, ip: input.ip, at: now.toISOString() }, since);
-    throw refused();
-  }
-  return deps.db.transaction().execute(async (trx) => {
+  // A wrong password leaves its reservation as the failure it was.
+  if (!ok || account === undefined) throw refused();
+  const opened = await deps.db.transaction().execute(async (trx) => {
     const status = await trx.selectFrom('users').select('status').where('id', '=', account.user_id).executeTakeFirstOrThrow();
-    if (status.status !== 'active') throw new AppError('forbidden', 'account_suspended', 'this account is suspended');
+    if (status.status !== 'active') return undefined;
     await store.clearFailures(trx, email);
     if (previousToken !== undefined) await store.deleteSession(trx, sessionHash(previousToken));
     await store.deleteExpiredSessionsOf(trx, account.user_id, now.toISOString());
     return openSession(deps, trx, account.user_id);
   });
+  if (opened === undefined) {
+    // The right password of a suspended account is no failure.
+    await store.releaseAttempt(deps.db, reserved.id);
+    throw new AppError('forbidden', 'account_suspended', 'this account is suspended');
+  }
+  return opened;
 }
 
 export async function signOut(deps: Deps, token: string): Promise<void> {

@@ -1,5 +1,6 @@
 // Every SQL statement about web accounts, sessions and failed sign-ins.
-import type { Db } from '../../db/database.ts';
+import { sql } from 'kysely';
+import type { Db, Engine } from '../../db/database.ts';
 import type { Trx } from '../ledger/index.ts';
 
 export interface Session {
@@ -49,23 +50,46 @@ export async function deleteExpiredSessionsOf(db: Db | Trx, userId: number, now:
   await db.deleteFrom('web_sessions').where('user_id', '=', userId).where('expires_at', '<=', now).execute();
 }
 
-export async function countFailures(db: Db, column: 'email' | 'ip', value: string, since: string): Promise<number> {
+/**
+ * Reserves a sign-in attempt before its password is looked at: the attempt is
+ * recorded as a failure (released when it succeeds), unless this email or
+ * address already has `limits` failures in the window. Both are decided under
+ * a lock per email and per address (PostgreSQL advisory locks, taken in one
+ * order; SQLite's writers run one at a time), so requests arriving together
+ * can never evaluate more passwords than the limit.
+ * Returns the reservation's id, or the column that is over its limit with its oldest failure.
+ */
+export async function reserveAttempt(db: Db, engine: Engine, attempt: { email: string; ip: string; at: string }, since: string, limits: { email: number; ip: number }):
+  Promise<{ id: number } | { over: 'email' | 'ip'; oldest: string | undefined }> {
+  return db.transaction().execute(async (trx) => {
+    if (engine === 'postgres') {
+      for (const key of [`signin:email:${attempt.email}`, `signin:ip:${attempt.ip}`]) await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
+    }
+    await trx.deleteFrom('sign_in_failures').where('email', '=', attempt.email).where('at', '<=', since).execute();
+    for (const column of ['email', 'ip'] as const) {
+      if (await countFailures(trx, column, attempt[column], since) >= limits[column]) {
+        return { over: column, oldest: await oldestFailure(trx, column, attempt[column], since) };
+      }
+    }
+    const row = await trx.insertInto('sign_in_failures').values(attempt).returning('id').executeTakeFirstOrThrow();
+    return { id: row.id };
+  });
+}
+
+/** A reserved attempt that succeeded is no failure. */
+export async function releaseAttempt(db: Db | Trx, id: number): Promise<void> {
+  await db.deleteFrom('sign_in_failures').where('id', '=', id).execute();
+}
+
+export async function countFailures(db: Db | Trx, column: 'email' | 'ip', value: string, since: string): Promise<number> {
   const row = await db.selectFrom('sign_in_failures').select((eb) => eb.fn.countAll<number>().as('n'))
     .where(column, '=', value).where('at', '>', since).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-export async function oldestFailure(db: Db, column: 'email' | 'ip', value: string, since: string): Promise<string | undefined> {
+export async function oldestFailure(db: Db | Trx, column: 'email' | 'ip', value: string, since: string): Promise<string | undefined> {
   const row = await db.selectFrom('sign_in_failures').select('at').where(column, '=', value).where('at', '>', since).orderBy('at').limit(1).executeTakeFirst();
   return row?.at;
-}
-
-/** Records a failure and forgets this email's failures that have left the window. */
-export async function recordFailure(db: Db, failure: { email: string; ip: string; at: string }, windowStart: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('sign_in_failures').where('email', '=', failure.email).where('at', '<=', windowStart).execute();
-    await trx.insertInto('sign_in_failures').values(failure).execute();
-  });
 }
 
 export async function clearFailures(db: Db | Trx, email: string): Promise<void> {

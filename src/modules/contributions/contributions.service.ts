@@ -2,12 +2,12 @@
 // operator or a payment integration, never the public API) and listing it.
 import type { Deps } from '../../deps.ts';
 import type { ContributionsTable } from '../../db/schema.ts';
-import { valueInCents } from '../../shared/money.ts';
+import { centsToDollars, CONTRIBUTION_MAX_CENTS, exactValueInCents, valueInCents } from '../../shared/money.ts';
 import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import { recordAudit } from '../audit/index.ts';
 import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
-import { lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
+import { assertFundCanHold, lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import type { Caller } from '../keys/index.ts';
@@ -34,11 +34,15 @@ export interface NewContribution {
 export async function recordContribution(deps: Deps, input: NewContribution, actor?: string): Promise<number> {
   const problems = contributionProblems(input);
   if (problems.length > 0) throw fieldErrors(problems);
+  if (exactValueInCents(input.units, input.valuation) > BigInt(CONTRIBUTION_MAX_CENTS)) {
+    throw fieldErrors([{ field: 'units', code: 'amount_invalid', message: `units x valuation must be at most ${centsToDollars(CONTRIBUTION_MAX_CENTS)} dollars` }]);
+  }
   const amountCents = valueInCents(input.units, input.valuation);
   if (amountCents <= 0) throw fieldErrors([{ field: 'units', code: 'validation_failed', message: 'units x valuation is less than one cent' }]);
   return deps.db.transaction().execute(async (trx) => {
     const at = deps.clock.now().toISOString();
     const accounts = await lockFundAccounts(trx, deps.engine, input.fund_id);
+    assertFundCanHold(accounts, amountCents);
     const row = await trx.insertInto('contributions').values({
       book: accounts.book,
       user_id: input.user_id,

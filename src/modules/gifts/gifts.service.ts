@@ -9,7 +9,7 @@ import { insertDonation } from '../donations/donations.store.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
-import { lockFundAccounts, postEntry, type FundAccounts, type Trx } from '../ledger/index.ts';
+import { assertFundCanHold, lockFundAccounts, postEntry, type FundAccounts, type Trx } from '../ledger/index.ts';
 import { recordEvent } from '../events/index.ts';
 import type { Caller } from '../keys/index.ts';
 import { GIFT_MIN_CENTS } from './gifts.ts';
@@ -182,6 +182,7 @@ export async function acceptGift(deps: Deps, caller: Caller, code: string) {
   await deps.db.transaction().execute(async (trx) => {
     const { gift, giverAccounts, recipientAccounts } = await lockGiftFor(deps, trx, caller, code, 'accept');
     assert(recipientAccounts !== undefined, 'the recipient\'s fund is locked');
+    assertFundCanHold(recipientAccounts, gift.amount_cents);
     const at = deps.clock.now().toISOString();
     await postEntry(trx, { book: gift.book, memo: 'gift accepted', gift_id: gift.id }, [
       { from_account_id: giverAccounts.ids.reserved, to_account_id: recipientAccounts.ids.available, amount_cents: gift.amount_cents },

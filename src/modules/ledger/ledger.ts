@@ -1,5 +1,7 @@
 // The journal's vocabulary and its one rule: every entry sums to zero.
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
+import { AppError } from '../../shared/errors.ts';
+import { centsToDollars, FUND_MAX_CENTS } from '../../shared/money.ts';
 
 export const FUND_ACCOUNT_KINDS = ['pending_deposit', 'available', 'reserved', 'portfolio'] as const;
 export type FundAccountKind = (typeof FUND_ACCOUNT_KINDS)[number];
@@ -49,4 +51,19 @@ export function balanceView(b: FundBalances) {
     portfolio_balance_cents: b.portfolio_cents,
     available_balance_cents: b.available_cents,
   };
+}
+
+/**
+ * Money coming into a fund from outside it (a contribution, an accepted gift)
+ * may not take it past FUND_MAX_CENTS: every balance stays an exact amount.
+ * Throws unprocessable (amount_invalid).
+ */
+export function assertFundCanHold(fund: { balances: FundBalances }, incomingCents: number): void {
+  const b = fund.balances;
+  const held = b.pending_deposit_cents + b.available_cents + b.reserved_cents + b.portfolio_cents;
+  if (held + incomingCents > FUND_MAX_CENTS) {
+    throw new AppError('unprocessable', 'amount_invalid', `a fund may hold at most ${centsToDollars(FUND_MAX_CENTS)} dollars`, {
+      errors: [{ field: 'amount', code: 'amount_invalid', message: `would take the fund past ${centsToDollars(FUND_MAX_CENTS)} dollars` }],
+    });
+  }
 }
