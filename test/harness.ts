@@ -158,6 +158,12 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
   out.balances = accounts.map((a) => `${a.id}:${a.balance_cents}`).join(',');
   const statuses = await deps.db.selectFrom('donations').select(['id', 'status']).orderBy('id').execute();
   out.donation_statuses = statuses.map((d) => `${d.id}:${d.status}`).join(',');
+  const gifts = await deps.db.selectFrom('gifts').select(['id', 'status', 'seen']).orderBy('id').execute();
+  out.gift_statuses = gifts.map((g) => `${g.id}:${g.status}:${g.seen}`).join(',');
+  const contributions = await deps.db.selectFrom('contributions').select(['id', 'status']).orderBy('id').execute();
+  out.contribution_statuses = contributions.map((c) => `${c.id}:${c.status}`).join(',');
+  const userStatuses = await deps.db.selectFrom('users').select(['id', 'status']).orderBy('id').execute();
+  out.user_statuses = userStatuses.map((u) => `${u.id}:${u.status}`).join(',');
   const users = await deps.db.selectFrom('users').select(['id', 'name', 'slug', 'visible', 'avatar_url']).orderBy('id').execute();
   out.profiles = users.map((u) => `${u.id}:${u.name}:${u.slug}:${u.visible}:${u.avatar_url}`).join(',');
   const keys = await deps.db.selectFrom('api_keys').select(['id', 'revoked_at']).orderBy('id').execute();
