@@ -5,7 +5,7 @@
 // journal_entries(id, book) and ledger_accounts(id, book). Each book has its
 // own outside accounts (deposits, grants paid).
 //
-// Existing data: the sandbox twins' rows move to the test book, and so do the
+// Existing data: the sandbox twins' rows move to the test book, sandbox keys to the twins, and so do the
 // postings their entries made on the shared outside accounts (whose balances
 // are then recomputed). An entry that already crossed books (the flaw this
 // fixes) is kept as it is, so that `almoner check` reports it.
@@ -24,6 +24,13 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
 
   await addBook('users');
   await sql`update users set book = 'test' where sandbox_of is not null`.execute(db);
+  // A sandbox key made on the web belonged to the live user (acting in the live book): it moves to
+  // the user's twin where there is one, and is revoked where there is none (a twin is made on first use).
+  await sql`update api_keys set user_id = (select t.id from users t where t.sandbox_of = api_keys.user_id)
+    where mode = 'test' and exists (select 1 from users t where t.sandbox_of = api_keys.user_id)`.execute(db);
+  await sql`update api_keys set revoked_at = ${new Date().toISOString()}
+    where mode = 'test' and revoked_at is null and user_id in (select id from users where book = 'live')`.execute(db);
+  await sql`update auth_epoch set epoch = epoch + 1`.execute(db);
   await addBook('funds');
   await sql`update funds set book = 'test' where user_id in (select id from users where book = 'test')`.execute(db);
   await sql`create unique index funds_id_book on funds (id, book)`.execute(db);

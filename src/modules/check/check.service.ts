@@ -175,7 +175,7 @@ async function objectsInTheirBook(deps: Deps): Promise<string[]> {
     ['gift', `select g.id, g.book as own, u.book as other, 'its recipient' as what from gifts g join users u on u.id = g.recipient_user_id where g.book <> u.book`],
     ['gift', `select g.id, g.book as own, d.book as other, 'the donation it made' as what from gifts g join donations d on d.id = g.donation_id where g.book <> d.book`],
     ['donation', `select d.id, d.book as own, s.book as other, 'its recurring donation' as what from donations d join scheduled_donations s on s.id = d.scheduled_donation_id where d.book <> s.book`],
-    ['API key', `select k.id, k.mode as own, u.book as other, 'its user' as what from api_keys k join users u on u.id = k.user_id where k.mode <> u.book`],
+    ['API key', `select k.id, k.mode as own, u.book as other, 'its user' as what from api_keys k join users u on u.id = k.user_id where k.mode <> u.book and k.revoked_at is null`],
   ];
   const failures: string[] = [];
   for (const [name, query] of mismatches) {

@@ -2,7 +2,7 @@
 import type { Deps } from '../../deps.ts';
 import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { recordAudit } from '../audit/index.ts';
-import { bumpAuthEpoch } from '../keys/index.ts';
+import { bumpAuthEpoch, createKey, listKeys, revokeKey, type ApiKeyView, type CreatedKey, type KeyMode } from '../keys/index.ts';
 import { assert } from '../../shared/assert.ts';
 import { slugify } from '../nonprofits/nonprofits.ts';
 import { causeById, causeJson } from '../nonprofits/causes.ts';
@@ -266,4 +266,31 @@ export async function sandboxUserFor(deps: Deps, userId: number, trx: Trx): Prom
     name: user.name, slug: `${user.slug}-sandbox`, city: user.city, visible: false, fund_name: `${fund.name} (sandbox)`, sandbox_of: userId,
   }, trx);
   return twin.user_id;
+}
+
+/**
+ * A key for the live user `ownerId` (the web's settings): a live key is
+ * theirs; a sandbox key belongs to their sandbox twin, in the test book, as
+ * the API makes it. Never a test key on a live user.
+ */
+export async function createKeyForOwner(deps: Deps, ownerId: number, name: string, mode: KeyMode): Promise<CreatedKey> {
+  return deps.db.transaction().execute(async (trx) => {
+    const holder = mode === 'test' ? await sandboxUserFor(deps, ownerId, trx) : ownerId;
+    return createKey(deps, holder, name, mode, trx);
+  });
+}
+
+/** The keys of a live user and of their sandbox twin, newest first: what their settings page manages. */
+export async function keysOfOwner(deps: Deps, ownerId: number): Promise<ApiKeyView[]> {
+  const twin = await store.findSandboxTwin(deps.db, ownerId);
+  const keys = [...await listKeys(deps, ownerId), ...(twin === undefined ? [] : await listKeys(deps, twin))];
+  return keys.sort((a, b) => b.id - a.id);
+}
+
+/** Revokes one of the keys keysOfOwner lists. Throws api_key_not_found. */
+export async function revokeKeyOfOwner(deps: Deps, ownerId: number, keyId: number): Promise<void> {
+  const own = (await listKeys(deps, ownerId)).some((k) => k.id === keyId);
+  const holder = own ? ownerId : await store.findSandboxTwin(deps.db, ownerId);
+  if (holder === undefined) throw notFound('api_key_not_found', `no API key ${keyId}`);
+  await revokeKey(deps, holder, keyId);
 }

@@ -1,8 +1,8 @@
 // Settings: API keys and the profile.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { createKey, findCallerByHash, hashKey, listKeys, looksLikeKey, revokeKey } from '../../modules/keys/index.ts';
+import { findCallerByHash, hashKey, looksLikeKey } from '../../modules/keys/index.ts';
 import { parseCookies } from '../visitor.ts';
-import { currentFund, findUserById, fundCauseIds, updateProfile, SLUG_MAX } from '../../modules/users/index.ts';
+import { createKeyForOwner, currentFund, findUserById, fundCauseIds, keysOfOwner, revokeKeyOfOwner, updateProfile, SLUG_MAX } from '../../modules/users/index.ts';
 import { CAUSES } from '../../modules/nonprofits/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
@@ -40,13 +40,13 @@ export function settingsRoutes({ deps }: WebContext) {
     // path receives, so reloading the page never creates a second key, and the key is shown once.
     web.get('/settings/keys', async (request, reply) => {
       const done = (request.query as { done?: string }).done;
-      const keys = await listKeys(deps, userId(request));
+      const keys = await keysOfOwner(deps, userId(request));
       const fresh = parseCookies(request.headers.cookie).get(NEW_KEY_COOKIE);
       let created: { name: string; key: string } | undefined;
       if (fresh !== undefined) {
         reply.header('set-cookie', newKeyCookie(''));
         const holder = looksLikeKey(fresh) ? await findCallerByHash(deps.db, hashKey(fresh)) : undefined;
-        const mine = holder?.user_id === userId(request) ? keys.find((k) => k.id === holder.key_id) : undefined;
+        const mine = holder === undefined ? undefined : keys.find((k) => k.id === holder.key_id);
         if (mine !== undefined) created = { name: mine.name, key: fresh };
       }
       return sendPage(reply, keysPage(request.visitor, keys, { ...(done === undefined ? {} : { done }), ...(created === undefined ? {} : { created }) }));
@@ -56,20 +56,20 @@ export function settingsRoutes({ deps }: WebContext) {
       const form = new FormReader(request.body as URLSearchParams);
       const name = form.text('name', { required: true, max: 200 });
       const mode = form.oneOf('mode', ['live', 'test'] as const, 'live');
-      if (!form.ok) return sendPage(reply, keysPage(request.visitor, await listKeys(deps, userId(request)), { state: form.state() }), 422);
-      const created = await createKey(deps, userId(request), name, mode);
+      if (!form.ok) return sendPage(reply, keysPage(request.visitor, await keysOfOwner(deps, userId(request)), { state: form.state() }), 422);
+      const created = await createKeyForOwner(deps, userId(request), name, mode);
       return reply.code(303).header('set-cookie', newKeyCookie(created.key)).header('location', '/settings/keys').send();
     });
 
     web.get('/settings/keys/:id', async (request, reply) => {
       const id = keyId(request);
-      const key = (await listKeys(deps, userId(request))).find((k) => k.id === id);
+      const key = (await keysOfOwner(deps, userId(request))).find((k) => k.id === id);
       if (key === undefined) throw new AppError('not_found', 'api_key_not_found', `no API key ${id}`);
       return sendPage(reply, keyPage(request.visitor, key));
     });
 
     web.post('/settings/keys/:id/revoke', async (request, reply) => {
-      await revokeKey(deps, userId(request), keyId(request));
+      await revokeKeyOfOwner(deps, userId(request), keyId(request));
       return reply.code(303).header('location', '/settings/keys?done=key_revoked').send();
     });
 
