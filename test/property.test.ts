@@ -1,9 +1,12 @@
 // A property test of the money rules: random sequences of 10,000 operations
-// across users (contribute, receive, clear, fail, donate, cancel, approve,
+// across users and both books (each user acts with a live key and with a
+// sandbox key; contribute, receive, clear, fail, donate, cancel, approve,
 // reject, pay, mail, cash, void, gift, accept, claim, deny, invest,
-// liquidate) run against the real services and against a small in-memory
-// model; after every step the outcome (or the error code) and the balances
-// of every fund must agree; at the end `almoner check` must pass.
+// liquidate; operators and gift recipients sometimes act from the other
+// book) run against the real services and against a small in-memory model;
+// after every step the outcome (or the error code), the balances of every
+// fund and each book's outside accounts must agree, so a book's totals move
+// only by that book's causes; at the end `almoner check` must pass.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -12,29 +15,37 @@ import { AppError } from '../src/shared/errors.ts';
 import { advanceContribution, recordContribution } from '../src/modules/contributions/index.ts';
 import { applyDonationEvent, cancelDonation, createDonation, DONATION_TRANSITIONS, type DonationEvent } from '../src/modules/donations/index.ts';
 import { acceptGift, claimGift, createGift, denyGift } from '../src/modules/gifts/index.ts';
+import { findCallerByHash, hashKey, type Caller } from '../src/modules/keys/index.ts';
+import { createKeyForOwner } from '../src/modules/users/index.ts';
+import type { Book } from '../src/shared/book.ts';
 import { movePortfolio } from '../src/modules/portfolio/portfolio.service.ts';
 
 const STEPS = Number(process.env.PROPERTY_STEPS ?? 10_000);
 const USERS = 4;
+/** Each user acts in both books: actor i < USERS is user i's live key, actor USERS + i their sandbox key. */
+const ACTORS = USERS * 2;
+const bookOf = (actor: number): Book => (actor < USERS ? 'live' : 'test');
 
 type Op =
   | { kind: 'contribute'; user: number; cents: number; status: 'waiting_for_funds' | 'pending' | 'success' }
-  | { kind: 'receive' | 'clear' | 'fail'; pick: number }
+  | { kind: 'receive' | 'clear' | 'fail'; pick: number; book: Book }
   | { kind: 'donate'; user: number; cents: number }
   | { kind: 'cancel'; pick: number }
-  | { kind: 'event'; event: DonationEvent; pick: number }
+  | { kind: 'event'; event: DonationEvent; pick: number; book: Book }
   | { kind: 'gift'; user: number; cents: number }
   | { kind: 'accept' | 'claim' | 'deny'; pick: number; user: number }
   | { kind: 'invest' | 'liquidate'; user: number; cents: number };
 
-const user = fc.nat(USERS - 1);
+const user = fc.nat(ACTORS - 1);
+/** The book an operator acts in: mostly the object's own, sometimes the other. */
+const book = fc.constantFrom<Book>('live', 'test');
 const pick = fc.nat(1_000_000);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('contribute' as const), user, cents: fc.integer({ min: 1, max: 50_000 }), status: fc.constantFrom('waiting_for_funds' as const, 'pending' as const, 'success' as const) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('receive' as const, 'clear' as const, 'fail' as const), pick }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('receive' as const, 'clear' as const, 'fail' as const), pick, book }) },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('donate' as const), user, cents: fc.integer({ min: 1000, max: 30_000 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('event' as const), event: fc.constantFrom<DonationEvent>('approve', 'reject', 'pay', 'mail_check', 'cash_check', 'void_check'), pick }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('event' as const), event: fc.constantFrom<DonationEvent>('approve', 'reject', 'pay', 'mail_check', 'cash_check', 'void_check'), pick, book }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('gift' as const), user, cents: fc.integer({ min: 1800, max: 20_000 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('accept' as const, 'claim' as const, 'deny' as const), pick, user }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('invest' as const, 'liquidate' as const), user, cents: fc.integer({ min: 1, max: 20_000 }) }) },
@@ -43,6 +54,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 interface Fund { pending: number; available: number; reserved: number; portfolio: number }
 interface Model {
   funds: Fund[];
+  /** Per book: what its outside accounts hold (deposits received are negative there, grants paid positive). */
+  outside: Record<Book, { deposits: number; grants_paid: number }>;
   donations: Array<{ id: number; user: number; cents: number; status: string }>;
   gifts: Array<{ id: number; code: string; user: number; cents: number; status: string }>;
   contributions: Array<{ id: number; user: number; cents: number; status: string }>;
@@ -78,9 +91,21 @@ for (const { name: engine } of engines()) {
 
     test(`${STEPS} random operations agree with the model at every step`, { timeout: 600_000 }, async () => {
       await makeNonProfit(env.deps, { ein: '261544963', name: 'Vermont Foodbank' });
-      const users: TestUser[] = [];
-      for (let i = 0; i < USERS; i++) users.push(await makeUser(env.deps));
-      const m: Model = { funds: users.map(() => ({ pending: 0, available: 0, reserved: 0, portfolio: 0 })), donations: [], gifts: [], contributions: [] };
+      const people: TestUser[] = [];
+      for (let i = 0; i < USERS; i++) people.push(await makeUser(env.deps));
+      // Actors: the live keys, then a sandbox key of each user (a real key, resolved as a request's would be).
+      const users: TestUser[] = [...people];
+      for (const person of people) {
+        const made = await createKeyForOwner(env.deps, person.user_id, 'property', 'test');
+        const caller = await findCallerByHash(env.deps.db, hashKey(made.key)) as Caller;
+        assert.equal(caller.book, 'test');
+        users.push({ user_id: caller.user_id, fund_id: caller.fund_id, slug: '', key: made.key, caller });
+      }
+      const m: Model = {
+        funds: users.map(() => ({ pending: 0, available: 0, reserved: 0, portfolio: 0 })), donations: [], gifts: [], contributions: [],
+        outside: { live: { deposits: 0, grants_paid: 0 }, test: { deposits: 0, grants_paid: 0 } },
+      };
+      const outsideIds = await env.deps.db.selectFrom('ledger_accounts').select(['id', 'kind', 'book']).where('fund_id', 'is', null).execute();
       const ops = fc.sample(fc.array(opArb, { minLength: STEPS, maxLength: STEPS }), { numRuns: 1, seed: Number(process.env.PROPERTY_SEED ?? 20261122) })[0] as Op[];
       const seen = new Map<string, number>();
       const { deps } = env;
@@ -98,6 +123,7 @@ for (const { name: engine } of engines()) {
             });
             m.contributions.push({ id, user: op.user, cents: op.cents, status: op.status });
             const f = m.funds[op.user] as Fund;
+            if (op.status !== 'waiting_for_funds') m.outside[bookOf(op.user)].deposits -= op.cents;
             if (op.status === 'pending') f.pending += op.cents;
             if (op.status === 'success') { f.available += op.cents; promote(m, op.user); }
             break;
@@ -106,14 +132,16 @@ for (const { name: engine } of engines()) {
             const c = m.contributions[op.pick % Math.max(1, m.contributions.length)];
             if (c === undefined) continue;
             const to = op.kind === 'receive' ? 'pending' : op.kind === 'clear' ? 'success' : 'failed';
-            const allowed = (c.status === 'waiting_for_funds' && (to === 'pending' || to === 'failed')) || (c.status === 'pending' && (to === 'success' || to === 'failed'));
-            expected = allowed ? 'ok' : 'invalid_transition';
-            actual = await outcome(() => advanceContribution(deps, 'live', c.id, to, 'property'));
+            const inBook = bookOf(c.user) === op.book;
+            const allowed = inBook && ((c.status === 'waiting_for_funds' && (to === 'pending' || to === 'failed')) || (c.status === 'pending' && (to === 'success' || to === 'failed')));
+            expected = !inBook ? 'contribution_not_found' : allowed ? 'ok' : 'invalid_transition';
+            actual = await outcome(() => advanceContribution(deps, op.book, c.id, to, 'property'));
             if (allowed) {
               const f = m.funds[c.user] as Fund;
-              if (c.status === 'waiting_for_funds' && to === 'pending') f.pending += c.cents;
+              const outside = m.outside[bookOf(c.user)];
+              if (c.status === 'waiting_for_funds' && to === 'pending') { f.pending += c.cents; outside.deposits -= c.cents; }
               if (c.status === 'pending' && to === 'success') { f.pending -= c.cents; f.available += c.cents; }
-              if (c.status === 'pending' && to === 'failed') f.pending -= c.cents;
+              if (c.status === 'pending' && to === 'failed') { f.pending -= c.cents; outside.deposits += c.cents; }
               c.status = to;
               if (to === 'success') promote(m, c.user);
             }
@@ -148,15 +176,17 @@ for (const { name: engine } of engines()) {
             const d = m.donations[op.pick % Math.max(1, m.donations.length)];
             if (d === undefined) continue;
             const rule = DONATION_TRANSITIONS[op.event];
-            const ok = (rule.from as readonly string[]).includes(d.status);
-            expected = ok ? 'ok' : 'invalid_transition';
-            actual = await outcome(() => applyDonationEvent(deps, 'live', d.id, op.event, { actor: 'property', reason: 'property test' }));
+            const inBook = bookOf(d.user) === op.book;
+            const ok = inBook && (rule.from as readonly string[]).includes(d.status);
+            expected = !inBook ? 'donation_not_found' : ok ? 'ok' : 'invalid_transition';
+            actual = await outcome(() => applyDonationEvent(deps, op.book, d.id, op.event, { actor: 'property', reason: 'property test' }));
             if (ok) {
               const f = m.funds[d.user] as Fund;
+              const outside = m.outside[bookOf(d.user)];
               d.status = rule.to;
               if (rule.move === 'reserved_to_available') { f.reserved -= d.cents; f.available += d.cents; promote(m, d.user); }
-              if (rule.move === 'reserved_to_grants_paid') f.reserved -= d.cents;
-              if (rule.move === 'grants_paid_to_available') { f.available += d.cents; promote(m, d.user); }
+              if (rule.move === 'reserved_to_grants_paid') { f.reserved -= d.cents; outside.grants_paid += d.cents; }
+              if (rule.move === 'grants_paid_to_available') { f.available += d.cents; outside.grants_paid -= d.cents; promote(m, d.user); }
             }
             break;
           }
@@ -178,7 +208,8 @@ for (const { name: engine } of engines()) {
             const g = m.gifts[op.pick % Math.max(1, m.gifts.length)];
             if (g === undefined) continue;
             const recipient = users[op.user] as TestUser;
-            expected = op.user === g.user ? 'forbidden' : g.status !== 'new' ? 'invalid_transition' : 'ok';
+            // A gift of the other book is not there for the recipient (DECISIONS 14): no money crosses.
+            expected = bookOf(op.user) !== bookOf(g.user) ? 'gift_not_found' : op.user === g.user ? 'forbidden' : g.status !== 'new' ? 'invalid_transition' : 'ok';
             actual = await outcome(async () => {
               if (op.kind === 'accept') await acceptGift(deps, recipient.caller, g.code);
               else if (op.kind === 'deny') await denyGift(deps, recipient.caller, g.code);
@@ -220,6 +251,13 @@ for (const { name: engine } of engines()) {
         assert.equal(actual, expected, label);
         seen.set(`${op.kind}:${actual}`, (seen.get(`${op.kind}:${actual}`) ?? 0) + 1);
 
+        // Each book's outside accounts move only by that book's own causes.
+        const outsideRows = await deps.db.selectFrom('ledger_accounts').select(['id', 'balance_cents']).where('fund_id', 'is', null).execute();
+        for (const r of outsideRows) {
+          const account = outsideIds.find((a) => a.id === r.id);
+          assert.ok(account !== undefined, 'no outside account appears');
+          assert.equal(r.balance_cents, m.outside[account.book][account.kind as 'deposits' | 'grants_paid'], `${label}: ${account.book} ${account.kind}`);
+        }
         // Every fund's four figures agree with the model after every step.
         const rows = await deps.db.selectFrom('ledger_accounts').select(['fund_id', 'kind', 'balance_cents']).where('fund_id', 'in', users.map((u) => u.fund_id)).execute();
         for (const [i, u] of users.entries()) {
@@ -234,7 +272,8 @@ for (const { name: engine } of engines()) {
         }
       }
       // The sequence reached every kind of outcome that matters.
-      for (const k of ['contribute:ok', 'clear:ok', 'fail:ok', 'donate:ok', 'cancel:ok', 'cancel:donation_not_cancellable', 'event:ok', 'event:invalid_transition', 'gift:ok', 'gift:insufficient_funds', 'accept:ok', 'claim:ok', 'deny:ok', 'invest:ok', 'liquidate:ok']) {
+      for (const k of ['contribute:ok', 'clear:ok', 'fail:ok', 'clear:contribution_not_found', 'donate:ok', 'cancel:ok', 'cancel:donation_not_cancellable', 'event:ok', 'event:invalid_transition', 'event:donation_not_found',
+        'gift:ok', 'gift:insufficient_funds', 'accept:ok', 'accept:gift_not_found', 'claim:ok', 'claim:gift_not_found', 'deny:ok', 'deny:gift_not_found', 'invest:ok', 'liquidate:ok']) {
         assert.ok((seen.get(k) ?? 0) > 0, `the sequence exercised ${k}`);
       }
       await assertLedgerBalanced(env.deps);
