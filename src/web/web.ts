@@ -60,6 +60,12 @@ export function webApp(ctx: WebContext) {
     web.addHook('onRoute', (route) => {
       route.schema = { ...route.schema, hide: true };
     });
+    // A page reads each query parameter as one text: a repeated one (?query=a&query=b) counts once, as its first value.
+    web.addHook('preValidation', async (request) => {
+      const query = request.query as Record<string, unknown> | undefined;
+      if (query === undefined || query === null) return;
+      for (const [name, value] of Object.entries(query)) if (Array.isArray(value)) query[name] = value[0];
+    });
     web.addHook('onRequest', async (request, reply) => {
       reply.header('content-security-policy', CONTENT_SECURITY_POLICY)
         .header('x-content-type-options', 'nosniff')
