@@ -57,6 +57,31 @@ export interface EnvOptions {
 }
 
 export async function openEnv(engine: EngineSpec['name'], overrides: Partial<Config> = {}, options: EnvOptions = {}): Promise<TestEnv> {
+  const { databaseUrl, cleanup } = await freshDatabase(engine, options);
+  const config = testConfig(databaseUrl, overrides);
+  const platform = await openPlatform(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  const app = await buildApp(platform.deps);
+  await app.ready();
+  return {
+    engine,
+    platform,
+    deps: platform.deps,
+    app,
+    async close() {
+      await app.close();
+      await platform.close();
+      await cleanup();
+    },
+  };
+}
+
+/** The configuration tests run with: fast password hashing, limits out of the way. */
+export function testConfig(databaseUrl: string, overrides: Partial<Config> = {}): Config {
+  return loadConfig({}, { databaseUrl, publicUrl: 'https://almoner.test', rateLimitPerMinute: 100_000, rateLimitAnonymousPerMinute: 100_000, passwordScryptN: 1024, passwordScryptP: 1, signUpsPerMinute: 100_000, ...overrides });
+}
+
+/** An empty database on `engine`: a temp SQLite file, or a schema of its own on TEST_DATABASE_URL. */
+export async function freshDatabase(engine: EngineSpec['name'], options: { keepAs?: string } = {}): Promise<{ databaseUrl: string; cleanup: () => Promise<void> }> {
   let databaseUrl: string;
   let cleanup: () => Promise<void>;
   if (engine === 'sqlite' && options.keepAs !== undefined) {
@@ -87,21 +112,7 @@ export async function openEnv(engine: EngineSpec['name'], overrides: Partial<Con
       await c.end();
     };
   }
-  const config = loadConfig({}, { databaseUrl, publicUrl: 'https://almoner.test', rateLimitPerMinute: 100_000, rateLimitAnonymousPerMinute: 100_000, passwordScryptN: 1024, passwordScryptP: 1, signUpsPerMinute: 100_000, ...overrides });
-  const platform = await openPlatform(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...(options.clock === undefined ? {} : { clock: options.clock }) });
-  const app = await buildApp(platform.deps);
-  await app.ready();
-  return {
-    engine,
-    platform,
-    deps: platform.deps,
-    app,
-    async close() {
-      await app.close();
-      await platform.close();
-      await cleanup();
-    },
-  };
+  return { databaseUrl, cleanup };
 }
 
 export interface TestUser {

@@ -33,11 +33,14 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '013_books', up: m013.up, rebuildsTables: m013.rebuildsTables },
 ];
 
-export async function migrate(handle: DatabaseHandle): Promise<string[]> {
+/** Applies every migration not yet applied, in order (`until`: stop after that one, for tests of a migration). */
+export async function migrate(handle: DatabaseHandle, options: { until?: string } = {}): Promise<string[]> {
   const { db, engine } = handle;
   await sql`create table if not exists schema_migrations (name text primary key, applied_at text not null)`.execute(db);
   const applied: string[] = [];
-  for (const migration of MIGRATIONS) {
+  const last = options.until === undefined ? MIGRATIONS.length : MIGRATIONS.findIndex((m) => m.name === options.until) + 1;
+  if (last === 0) throw new Error(`no migration ${options.until}`);
+  for (const migration of MIGRATIONS.slice(0, last)) {
     // SQLite's way to rebuild a table another references: foreign keys off
     // around the transaction (a pragma that is a no-op inside one).
     const keysOff = engine === 'sqlite' && migration.rebuildsTables === true;
