@@ -5,7 +5,8 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../src/app.ts';
 import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
-import { setUserStatus } from '../src/modules/users/index.ts';
+import { createKeyForOwner, setUserStatus } from '../src/modules/users/index.ts';
+import { WebClient } from './web-client.ts';
 
 type Expect = [number, string | null];
 
@@ -208,6 +209,110 @@ for (const { name: engine } of engines()) {
     test('operational endpoints need no key', async () => {
       for (const url of ['/healthz', '/readyz', '/openapi.json', '/metrics']) {
         assert.equal((await call(env.app, 'GET', url)).status, 200, url);
+      }
+    });
+  });
+}
+
+/** A web form of the dashboard, settings or a gift's page, acting on the owner's objects `o` (or on none). */
+interface WebForm {
+  path: (o: WebObjects) => string;
+  fields: Record<string, string>;
+  /** What another signed-in user gets on the owner's live objects: success (303) or not found. */
+  other: 303 | 404;
+  /** What a signed-in user (the owner or another) gets on the owner's sandbox objects. */
+  sandbox: 303 | 404;
+}
+
+interface WebObjects { donation_id: number; gift_code: string; key_id: number; schedule_id: number }
+
+const WEB_FORMS: WebForm[] = [
+  { path: () => '/dashboard/donations', fields: { ein: '261544963', amount: '10' }, other: 303, sandbox: 303 },
+  { path: (o) => `/dashboard/donations/${o.donation_id}/cancel`, fields: {}, other: 404, sandbox: 404 },
+  { path: () => '/dashboard/gifts', fields: { name: 'X', amount: '18' }, other: 303, sandbox: 303 },
+  { path: () => '/dashboard/scheduled', fields: { ein: '261544963', amount: '10', frequency: 'Monthly' }, other: 303, sandbox: 303 },
+  { path: (o) => `/dashboard/scheduled/${o.schedule_id}/cancel`, fields: {}, other: 404, sandbox: 404 },
+  { path: () => '/settings/keys', fields: { name: 'k', mode: 'test' }, other: 303, sandbox: 303 },
+  { path: (o) => `/settings/keys/${o.key_id}/revoke`, fields: {}, other: 404, sandbox: 404 },
+  { path: (o) => `/gifts/${o.gift_code}/accept`, fields: {}, other: 303, sandbox: 404 },
+  { path: (o) => `/gifts/${o.gift_code}/claim`, fields: { ein: '261544963' }, other: 303, sandbox: 404 },
+  { path: (o) => `/gifts/${o.gift_code}/deny`, fields: {}, other: 303, sandbox: 404 },
+];
+
+for (const { name: engine } of engines()) {
+  describe(`web authorization on ${engine}`, () => {
+    let env: TestEnv;
+    let ownerKey: string;
+    let ownerTestKey: string;
+    let other: WebClient;
+    let suspended: WebClient;
+    let seq = 0;
+
+    async function signedUp(name: string): Promise<{ browser: WebClient; user_id: number; fund_id: number }> {
+      const browser = new WebClient(env.app);
+      const address = `web-${++seq}-${engine}@example.org`;
+      await browser.signUp(name, address);
+      await browser.get('/dashboard');
+      const row = await env.deps.db.selectFrom('accounts as a').innerJoin('funds as f', 'f.user_id', 'a.user_id').select(['a.user_id', 'f.id as fund_id']).where('a.email', '=', address).executeTakeFirstOrThrow();
+      await fund(env.deps, { ...row, slug: '', key: '', caller: undefined as never }, 10_000_000);
+      return { browser, ...row };
+    }
+
+    async function objectsOf(key: string): Promise<WebObjects> {
+      const d = await call(env.app, 'POST', '/v1/donations', { key, body: { amount: 10, ein: '261544963' } });
+      const g = await call(env.app, 'POST', '/v1/gifts', { key, body: { name: 'Y', amount: 18 } });
+      const k = await call(env.app, 'POST', '/v1/api_keys', { key, body: { name: 'spare' } });
+      const s = await call(env.app, 'POST', '/v1/scheduled_donations', { key, body: { amount: 10, ein: '261544963', frequency: 'Monthly' } });
+      for (const made of [d, g, k, s]) assert.equal(made.status, 201, JSON.stringify(made.body));
+      return { donation_id: d.body.id, gift_code: g.body.code, key_id: k.body.id, schedule_id: s.body.id };
+    }
+
+    before(async () => {
+      env = await openEnv(engine);
+      await makeNonProfit(env.deps, { ein: '261544963', name: 'Vermont Foodbank' });
+      const owner = await signedUp('Web Owner');
+      ownerKey = (await createKeyForOwner(env.deps, owner.user_id, 'api', 'live')).key;
+      ownerTestKey = (await createKeyForOwner(env.deps, owner.user_id, 'sandbox', 'test')).key;
+      const deposit = await call(env.app, 'POST', '/v1/sandbox/deposits', { key: ownerTestKey, body: { amount: 100_000 } });
+      await call(env.app, 'POST', '/v1/sandbox/advance', { key: ownerTestKey, body: { object: 'contribution', id: deposit.body.contribution_id, to: 'success' } });
+      other = (await signedUp('Web Other')).browser;
+      const held = await signedUp('Web Suspended');
+      suspended = held.browser;
+      await setUserStatus(env.deps, held.user_id, 'suspended', 'test');
+    });
+    after(async () => env.close());
+
+    for (const form of WEB_FORMS) {
+      test(`POST ${form.path({ donation_id: 0, gift_code: ':code', key_id: 0, schedule_id: 0 })}`, async () => {
+        const live = await objectsOf(ownerKey);
+        const before = await fingerprint(env.deps);
+        // No session, or a suspended user's: nothing happens, and the visitor is sent to sign in or refused.
+        for (const [label, browser] of [['anonymous', new WebClient(env.app)], ['a suspended user', suspended]] as const) {
+          await browser.get('/signin');
+          const res = await browser.post(form.path(live), form.fields);
+          assert.ok(res.status === 403 || (res.status === 303 && res.location?.startsWith('/signin')), `${label}: ${res.status} ${res.location}`);
+          assert.deepEqual(await fingerprint(env.deps), before, `${label}: nothing changed`);
+        }
+        // The owner's sandbox objects are not there on the web, for anyone (the owner's twin's key is the owner's to revoke).
+        const sandbox = await objectsOf(ownerTestKey);
+        await other.get('/dashboard');
+        const beforeSandbox = await fingerprint(env.deps);
+        const res = await other.post(form.path(sandbox), form.fields);
+        assert.equal(res.status, form.sandbox, `another user on sandbox objects: ${res.status}`);
+        if (form.sandbox === 404) assert.deepEqual(await fingerprint(env.deps), beforeSandbox);
+        await other.get('/dashboard');
+        const mine = await other.post(form.path(live), form.fields);
+        assert.equal(mine.status, form.other, `another user on live objects: ${mine.status}`);
+        await assertLedgerBalanced(env.deps);
+      });
+    }
+
+    test('a gift\'s page: a live gift is there for everyone, a sandbox gift for no one', async () => {
+      const live = await objectsOf(ownerKey);
+      const sandbox = await objectsOf(ownerTestKey);
+      for (const browser of [new WebClient(env.app), other, suspended]) {
+        assert.equal((await browser.get(`/gifts/${live.gift_code}`)).status, 200);
+        assert.equal((await browser.get(`/gifts/${sandbox.gift_code}`)).status, 404);
       }
     });
   });

@@ -59,6 +59,11 @@ export async function touchKey(db: Db, keyId: number, now: string, notBefore: st
     .execute();
 }
 
+/** The book of the user a key would act for. */
+export async function bookOfUser(db: Db | Trx, userId: number): Promise<Book | undefined> {
+  return (await db.selectFrom('users').select('book').where('id', '=', userId).executeTakeFirst())?.book;
+}
+
 export async function insertKey(db: Db | Trx, key: { user_id: number; name: string; key_hash: string; last4: string; mode: string; created_at: string }): Promise<ApiKeyView> {
   return db.insertInto('api_keys').values(key)
     .returning(['id', 'name', 'last4', 'mode', 'created_at', 'last_used_at'])
