@@ -36,6 +36,24 @@ describe('almoner users create', () => {
     }
   });
 
+  test('operator commands act on live users unless --sandbox asks for the twins', async () => {
+    const created = await runCli(['users', 'create', '--name', 'Sandy Box', '--test'], url);
+    assert.equal(created.code, 0, created.stderr);
+    const live = await runCli(['users', 'list'], url);
+    assert.match(live.stdout, /sandy-box /);
+    assert.doesNotMatch(live.stdout, /-sandbox /, 'no twin among live users');
+    const sandbox = await runCli(['users', 'list', '--sandbox'], url);
+    assert.match(sandbox.stdout, /sandy-box-sandbox /);
+    assert.doesNotMatch(sandbox.stdout, /grace-hopper /);
+    const twinId = /^\s*(\d+)\s+sandy-box-sandbox/m.exec(sandbox.stdout)?.[1];
+    assert.ok(twinId !== undefined);
+    const suspend = await runCli(['users', 'suspend', twinId], url);
+    assert.equal(suspend.code, 1, 'a twin is not a live user');
+    assert.match(suspend.stderr, /no user/);
+    const statement = await runCli(['users', 'statement', twinId, '--sandbox'], url);
+    assert.equal(statement.code, 0, statement.stderr);
+  });
+
   test('bad input: a clear message, exit code 2, nothing written', async () => {
     const env = await openEnv('sqlite', { databaseUrl: url });
     const before = await fingerprint(env.deps);
