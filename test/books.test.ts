@@ -159,6 +159,14 @@ for (const { name: engine } of engines()) {
       }
       assert.deepEqual(await fingerprint(env.deps), before);
       assert.equal((await call(env.app, 'GET', `/admin/v1/users/${twinId}/statement?book=test`, { headers: auth })).status, 200);
+      // The audit log too: the live book's by default, the sandbox's when asked.
+      const audit = await call(env.app, 'GET', '/admin/v1/audit?per_page=100', { headers: auth });
+      assert.ok(audit.body.items.some((e: { object_id: number; action: string }) => e.object_id === liveDonation.body.id && e.action === 'donation.approve'));
+      assert.ok(!audit.body.items.some((e: { object_id: number; object_type: string }) => e.object_type === 'donation' && e.object_id === testDonation.body.id), 'no sandbox donation');
+      assert.ok(!audit.body.items.some((e: { actor: string }) => e.actor === 'sandbox'), 'nothing the sandbox did');
+      const sandboxAudit = await call(env.app, 'GET', '/admin/v1/audit?book=test&per_page=100', { headers: auth });
+      assert.ok(sandboxAudit.body.items.some((e: { object_id: number; action: string }) => e.object_id === testDonation.body.id && e.action === 'donation.approve'));
+      assert.ok(sandboxAudit.body.items.some((e: { actor: string }) => e.actor === 'sandbox'));
       await assertLedgerBalanced(env.deps);
     });
 

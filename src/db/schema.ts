@@ -259,6 +259,8 @@ export interface AuditLogTable {
   before: string | null;
   after: string | null;
   created_at: string;
+  /** DECISIONS 14: the book of the object acted on; operators' lists show the live book's. */
+  book: Book;
 }
 
 export interface ScheduledDonationsTable {

@@ -161,10 +161,10 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     });
 
     app.get('/audit', {
-      schema: { tags, summary: 'The audit log, newest first', querystring: Type.Composite([PageQuery, Type.Object({ object_type: Type.Optional(Type.String()), object_id: Type.Optional(Id) })]) },
+      schema: { tags, summary: 'The audit log, newest first (the live book\'s; ?book=test for the sandbox\'s)', querystring: Type.Composite([PageQuery, BookQuery, Type.Object({ object_type: Type.Optional(Type.String()), object_id: Type.Optional(Id) })]) },
     }, async (request) => {
       const page = pageRequest(request.query);
-      let q = deps.db.selectFrom('audit_log').selectAll();
+      let q = deps.db.selectFrom('audit_log').selectAll().where('book', '=', bookOf(request));
       if (request.query.object_type !== undefined) q = q.where('object_type', '=', request.query.object_type);
       if (request.query.object_id !== undefined) q = q.where('object_id', '=', request.query.object_id);
       const rows = await q.orderBy('id', 'desc').limit(page.per_page).offset((page.page - 1) * page.per_page).execute();

@@ -1,8 +1,11 @@
 // The audit log: who did what to which object, when, and its state before
 // and after. Written in the same database transaction as the action.
 import type { Trx } from '../ledger/index.ts';
+import type { Book } from '../../shared/book.ts';
 
 export interface AuditEntry {
+  /** The book of the object acted on. */
+  book: Book;
   actor: string;
   action: string;
   object_type: string;
@@ -14,6 +17,7 @@ export interface AuditEntry {
 
 export async function recordAudit(trx: Trx, entry: AuditEntry): Promise<void> {
   await trx.insertInto('audit_log').values({
+    book: entry.book,
     actor: entry.actor,
     action: entry.action,
     object_type: entry.object_type,

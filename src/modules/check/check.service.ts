@@ -176,6 +176,9 @@ async function objectsInTheirBook(deps: Deps): Promise<string[]> {
     ['gift', `select g.id, g.book as own, d.book as other, 'the donation it made' as what from gifts g join donations d on d.id = g.donation_id where g.book <> d.book`],
     ['donation', `select d.id, d.book as own, s.book as other, 'its recurring donation' as what from donations d join scheduled_donations s on s.id = d.scheduled_donation_id where d.book <> s.book`],
     ['API key', `select k.id, k.mode as own, u.book as other, 'its user' as what from api_keys k join users u on u.id = k.user_id where k.mode <> u.book and k.revoked_at is null`],
+    ['journal entry', `select j.id, j.book as own, a.book as other, 'the operator action that caused it' as what from journal_entries j join audit_log a on a.id = j.audit_id where j.book <> a.book`],
+    ...(['donation', 'contribution'] as const).map((object): [string, string] => [
+      'audit entry', `select a.id, a.book as own, o.book as other, 'its ${object}' as what from audit_log a join ${object}s o on o.id = a.object_id where a.object_type = '${object}' and a.book <> o.book`]),
   ];
   const failures: string[] = [];
   for (const [name, query] of mismatches) {

@@ -68,7 +68,7 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
     await recordEvent(trx, { user_id: input.user_id, type: 'contribution.created', object_type: 'contribution', object_id: row.id, data: { status: input.status }, at });
     if (input.status === 'success') await promoteWaiting(deps, trx, input.fund_id, at);
     if (actor !== undefined) {
-      await recordAudit(trx, { actor, action: 'contribution.record', object_type: 'contribution', object_id: row.id, before: null, after: { status: input.status, amount_cents: amountCents, user_id: input.user_id }, at });
+      await recordAudit(trx, { book: accounts.book, actor, action: 'contribution.record', object_type: 'contribution', object_id: row.id, before: null, after: { status: input.status, amount_cents: amountCents, user_id: input.user_id }, at });
     }
     return row.id;
   });
@@ -112,7 +112,7 @@ export async function advanceContribution(deps: Deps, book: Book, contributionId
     }
     if (to === 'success') await promoteWaiting(deps, trx, c.fund_id, at);
     await recordEvent(trx, { user_id: c.user_id, type: 'contribution.updated', object_type: 'contribution', object_id: c.id, data: { status: to, previous_status: c.status }, at });
-    await recordAudit(trx, { actor, action: `contribution.${to}`, object_type: 'contribution', object_id: c.id, before: { status: c.status }, after: { status: to }, at });
+    await recordAudit(trx, { book: accounts.book, actor, action: `contribution.${to}`, object_type: 'contribution', object_id: c.id, before: { status: c.status }, after: { status: to }, at });
   });
 }
 

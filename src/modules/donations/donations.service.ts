@@ -556,7 +556,7 @@ export async function applyDonationEvent(deps: Deps, book: Book, donationId: num
       if (to === accounts.ids.available) await promoteWaiting(deps, trx, donation.fund_id, at);
     }
     await recordEvent(trx, { user_id: donation.user_id, type: 'donation.updated', object_type: 'donation', object_id: donation.id, data: { status: rule.to, previous_status: donation.status }, at });
-    await recordAudit(trx, { actor: options.actor, action: `donation.${event}`, object_type: 'donation', object_id: donation.id, before: { status: donation.status }, after: { status: rule.to, ...(options.reason === undefined ? {} : { reason: options.reason }) }, at });
+    await recordAudit(trx, { book: accounts.book, actor: options.actor, action: `donation.${event}`, object_type: 'donation', object_id: donation.id, before: { status: donation.status }, after: { status: rule.to, ...(options.reason === undefined ? {} : { reason: options.reason }) }, at });
     return rule.to;
   });
 }

@@ -28,7 +28,7 @@ export async function movePortfolio(deps: Deps, fundId: number, move: PortfolioM
     }
     const at = deps.clock.now().toISOString();
     const audit = await trx.insertInto('audit_log').values({
-      actor, action: `portfolio.${move}`, object_type: 'fund', object_id: fundId,
+      book: accounts.book, actor, action: `portfolio.${move}`, object_type: 'fund', object_id: fundId,
       before: JSON.stringify({ available_cents: accounts.balances.available_cents, portfolio_cents: accounts.balances.portfolio_cents }),
       after: JSON.stringify({ amount_cents: amountCents }), created_at: at,
     }).returning('id').executeTakeFirstOrThrow();

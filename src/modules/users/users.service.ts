@@ -170,7 +170,7 @@ export async function setUserStatus(deps: Deps, userId: number, status: 'active'
     const at = deps.clock.now().toISOString();
     await trx.updateTable('users').set({ status }).where('id', '=', userId).execute();
     await bumpAuthEpoch(trx);
-    await recordAudit(trx, { actor, action: status === 'suspended' ? 'user.suspend' : 'user.reactivate', object_type: 'user', object_id: userId, before: { status: user.status }, after: { status }, at });
+    await recordAudit(trx, { book: 'live', actor, action: status === 'suspended' ? 'user.suspend' : 'user.reactivate', object_type: 'user', object_id: userId, before: { status: user.status }, after: { status }, at });
   });
 }
 
@@ -219,7 +219,7 @@ export async function listUsers(deps: Deps, book: Book, page: { page: number; pe
 export async function createUserAudited(deps: Deps, input: NewUser, actor: string) {
   return deps.db.transaction().execute(async (trx) => {
     const created = await createUser(deps, input, trx);
-    await recordAudit(trx, { actor, action: 'user.create', object_type: 'user', object_id: created.user_id, before: null, after: { name: input.name, slug: created.slug }, at: deps.clock.now().toISOString() });
+    await recordAudit(trx, { book: 'live', actor, action: 'user.create', object_type: 'user', object_id: created.user_id, before: null, after: { name: input.name, slug: created.slug }, at: deps.clock.now().toISOString() });
     return created;
   });
 }
