@@ -48,6 +48,20 @@ for (const { name: engine } of engines()) {
       }
     });
 
+    test('error messages say what would be right: the allowed values, the amount\'s form, a cancel already done', async () => {
+      const frequency = await call(env.app, 'POST', '/v1/scheduled_donations', { key: user.key, body: { amount: 10, ein: '261544963', frequency: 'Daily' } });
+      assertProblem(frequency, 422, 'validation_failed');
+      assert.equal(frequency.body.errors[0].message, 'must be one of: OneTime, Weekly, Monthly, Yearly');
+      const amount = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 'ten', ein: '261544963' } });
+      assertProblem(amount, 422, 'amount_invalid');
+      assert.equal(amount.body.errors[0].message, 'must be a number of dollars, such as 25 or 25.50');
+      const d = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10, ein: '261544963' } });
+      assert.equal((await call(env.app, 'DELETE', `/v1/donations/${d.body.id}`, { key: user.key })).status, 200);
+      const again = await call(env.app, 'DELETE', `/v1/donations/${d.body.id}`, { key: user.key });
+      assertProblem(again, 409, 'donation_not_cancellable');
+      assert.equal(again.body.detail, 'this donation was already cancelled');
+    });
+
     test('404 not_found for an unknown path; 405 method_not_allowed with Allow', async () => {
       assertProblem(await call(env.app, 'GET', '/v1/nothing-here', { key: user.key }), 404, 'not_found');
       assertProblem(await call(env.app, 'GET', '/v2/donations'), 404, 'not_found');

@@ -124,6 +124,8 @@ export function fromValidation(error: FastifyError): AppError {
     else if (AMOUNT_FIELDS.has(field) && e.keyword !== 'required') code = 'amount_invalid';
     const message = e.keyword === 'additionalProperties' ? 'is not a known field'
       : e.keyword === 'required' ? 'is required'
+      : e.keyword === 'enum' ? `must be one of: ${(e.params.allowedValues as unknown[] | undefined)?.map(String).join(', ') ?? 'the allowed values'}`
+      : code === 'amount_invalid' && e.keyword === 'type' ? 'must be a number of dollars, such as 25 or 25.50'
       : e.message ?? 'is invalid';
     return { field, code, message };
   });

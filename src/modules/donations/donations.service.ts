@@ -395,7 +395,7 @@ export async function cancelDonation(deps: Deps, caller: Caller, donationId: num
     const { donation, accounts } = await lockDonationAndFund(deps, trx, caller.book, donationId);
     if (donation === undefined || donation.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
     if (!isCancellable(donation.status)) {
-      throw conflict('donation_not_cancellable', `a donation that is ${donation.status} can no longer be cancelled`);
+      throw conflict('donation_not_cancellable', donation.cancelled_at !== null ? 'this donation was already cancelled' : `a donation that is ${donation.status} can no longer be cancelled`);
     }
     const at = deps.clock.now().toISOString();
     const moved = await store.transition(trx, donation.id, donation.status, 'not_completed', at, { cancelled_at: at });

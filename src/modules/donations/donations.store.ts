@@ -155,7 +155,7 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
 
 /** Reads a donation of `book` for a state change; locks the row on PostgreSQL. */
 export async function lockDonation(trx: Trx, forUpdate: boolean, book: Book, id: number) {
-  let q = trx.selectFrom('donations').select(['id', 'user_id', 'fund_id', 'amount_cents', 'status']).where('id', '=', id).where('book', '=', book);
+  let q = trx.selectFrom('donations').select(['id', 'user_id', 'fund_id', 'amount_cents', 'status', 'cancelled_at']).where('id', '=', id).where('book', '=', book);
   if (forUpdate) q = q.forUpdate();
   return q.executeTakeFirst();
 }
