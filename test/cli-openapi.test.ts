@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engines, openEnv, call, fingerprint, runCli, type TestEnv } from './harness.ts';
+import { WebClient } from './web-client.ts';
 
 
 
@@ -34,6 +35,26 @@ describe('almoner users create', () => {
       await env.app.close();
       await env.platform.close();
     }
+  });
+
+  test('users create --email --password: the user signs in to the web app; a taken slug is said', async () => {
+    const res = await runCli(['users', 'create', '--name', 'Grace Hopper', '--email', 'grace@example.org', '--password', 'correct horse battery'], url);
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /Note: this user's profile is \/grace-hopper-2 \(not \/grace-hopper: taken, reserved or too long\)/);
+    assert.match(res.stdout, /They sign in to the web app as grace@example.org/);
+    const env = await openEnv('sqlite', { databaseUrl: url });
+    try {
+      const browser = new WebClient(env.app);
+      const signedIn = await browser.signIn('grace@example.org');
+      assert.equal(signedIn.status, 303);
+      assert.equal(signedIn.location, '/dashboard');
+    } finally {
+      await env.app.close();
+      await env.platform.close();
+    }
+    const half = await runCli(['users', 'create', '--name', 'No Password', '--email', 'np@example.org'], url);
+    assert.equal(half.code, 2);
+    assert.match(half.stderr, /--email and --password go together/);
   });
 
   test('operator commands act on live users unless --sandbox asks for the twins', async () => {

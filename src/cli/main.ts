@@ -8,6 +8,8 @@ import { startJobs } from '../jobs.ts';
 import { seedDemo, DEMO_PASSWORD } from '../demo/seed.ts';
 import { createKey } from '../modules/keys/index.ts';
 import { createUser, sandboxUserFor } from '../modules/users/index.ts';
+import { addAccount } from '../modules/accounts/index.ts';
+import { slugify } from '../modules/nonprofits/nonprofits.ts';
 import pino from 'pino';
 import { userInfo } from 'node:os';
 import { existsSync } from 'node:fs';
@@ -36,7 +38,9 @@ Commands:
   check                      Verify every ledger invariant; exit 1 with a report if one fails
 
   users create --name NAME [--slug SLUG] [--city CITY] [--private] [--key-name NAME] [--test]
-                             Create a user with a fund and print a new API key (--test: a sandbox key)
+               [--email EMAIL --password PASSWORD]
+                             Create a user with a fund and print a new API key (--test: a sandbox key;
+                             --email and --password: they can sign in to the web app)
   users list [--page N]      Users with their funds
   users suspend ID | users reactivate ID
   users statement ID         Balances and every journal line of the user's fund
@@ -83,9 +87,12 @@ async function usersCreate(args: string[]): Promise<void> {
       private: { type: 'boolean', default: false },
       'key-name': { type: 'string', default: 'cli' },
       test: { type: 'boolean', default: false },
+      email: { type: 'string' },
+      password: { type: 'string' },
     },
     strict: true,
   });
+  if ((values.email === undefined) !== (values.password === undefined)) throw new UsageError('--email and --password go together (the user signs in to the web app with them)');
   const name = values.name?.trim() ?? '';
   if (name === '' || name.length > 200) throw new UsageError('--name is required (1 to 200 characters)');
   if (values.slug !== undefined && !/^[a-z0-9-]{1,60}$/i.test(values.slug)) throw new UsageError('--slug takes letters, digits and dashes (at most 60)');
@@ -94,9 +101,14 @@ async function usersCreate(args: string[]): Promise<void> {
       const user = await createUser(deps, { name, slug: values.slug, city: values.city, visible: !values.private }, trx);
       const owner = values.test ? await sandboxUserFor(deps, user.user_id, trx) : user.user_id;
       const key = await createKey(deps, owner, values['key-name'], values.test ? 'test' : 'live', trx);
+      if (values.email !== undefined && values.password !== undefined) await addAccount(deps, user.user_id, values.email, values.password, trx);
       return { ...user, key: key.key };
     });
-    process.stdout.write(`Created user ${created.user_id} (${created.slug}) with fund ${created.fund_id}.\nAPI key (shown once): ${created.key}\n`);
+    const wanted = slugify(values.slug ?? name);
+    process.stdout.write(`Created user ${created.user_id} (${created.slug}) with fund ${created.fund_id}.\n`);
+    if (created.slug !== wanted) process.stdout.write(`Note: this user's profile is /${created.slug} (not /${wanted}: taken, reserved or too long).\n`);
+    if (values.email !== undefined) process.stdout.write(`They sign in to the web app as ${values.email}.\n`);
+    process.stdout.write(`API key (shown once): ${created.key}\n`);
   });
 }
 

@@ -66,18 +66,24 @@ export async function signUp(deps: Deps, input: SignUp): Promise<Opened> {
   });
 }
 
-/** Gives an existing user (the demo's, or one an operator made) an email and password for the web. Throws validation_failed, email_taken. */
-export async function addAccount(deps: Deps, userId: number, emailText: string, password: string): Promise<void> {
+/**
+ * Gives an existing user (the demo's, or one an operator made) an email and
+ * password for the web; in `trx` when given (the user's own creation).
+ * Throws validation_failed, email_taken.
+ */
+export async function addAccount(deps: Deps, userId: number, emailText: string, password: string, trx?: Trx): Promise<void> {
   const email = normalizeEmail(emailText);
   const weak = passwordProblem(password);
   if (email === null) throw fieldErrors([{ field: 'email', code: 'validation_failed', message: 'must be an email address' }]);
   if (weak !== undefined) throw fieldErrors([{ field: 'password', code: 'validation_failed', message: weak }]);
   const passwordHash = await hashPassword(password, cost(deps));
-  await deps.db.transaction().execute(async (trx) => {
-    if (!(await store.insertAccount(trx, { user_id: userId, email, password_hash: passwordHash, created_at: deps.clock.now().toISOString() }))) {
+  const insert = async (t: Trx) => {
+    if (!(await store.insertAccount(t, { user_id: userId, email, password_hash: passwordHash, created_at: deps.clock.now().toISOString() }))) {
       throw conflict('email_taken', `an account with the email ${email} exists`);
     }
-  });
+  };
+  if (trx !== undefined) await insert(trx);
+  else await deps.db.transaction().execute(insert);
 }
 
 function refused(): AppError {
