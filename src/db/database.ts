@@ -2,7 +2,7 @@
 // PostgreSQL through pg. Everything above this file speaks Kysely only.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-adapter.ts';
@@ -11,6 +11,8 @@ import { statementName } from './prepared.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
+/** A database transaction: every use case's unit of work. */
+export type Trx = Transaction<Database>;
 
 export interface DatabaseHandle {
   db: Db;

@@ -15,7 +15,7 @@ import { acceptGift, claimGift, createGift, denyGift } from '../modules/gifts/in
 import { movePortfolio } from '../modules/portfolio/portfolio.service.ts';
 import { createSchedule, runScheduler } from '../modules/scheduled/scheduled.service.ts';
 import { createAdminToken } from '../modules/admin/admin.service.ts';
-import type { Caller } from '../modules/keys/index.ts';
+import type { Caller } from '../shared/caller.ts';
 
 const NONPROFITS_CSV = fileURLToPath(new URL('./nonprofits.csv', import.meta.url));
 const ZIPS_CSV = fileURLToPath(new URL('./zips.csv', import.meta.url));

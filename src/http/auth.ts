@@ -3,7 +3,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../shared/errors.ts';
-import { authEpoch, findCallerByHash, hashKey, looksLikeKey, touchKey, LAST_USED_WRITE_INTERVAL_MS, type Caller } from '../modules/keys/index.ts';
+import { authEpoch, findCallerByHash, hashKey, looksLikeKey, touchKey, LAST_USED_WRITE_INTERVAL_MS } from '../modules/keys/index.ts';
+import type { Caller } from '../shared/caller.ts';
 import type { CallerCache } from './caller-cache.ts';
 
 declare module 'fastify' {

@@ -4,7 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
-import type { Caller } from '../modules/keys/index.ts';
+import type { Caller } from '../shared/caller.ts';
 import { AppError } from '../shared/errors.ts';
 import { idempotencyClaims, type IdempotencyClaim } from '../shared/outcome.ts';
 

@@ -4,8 +4,8 @@
 import type { Deps } from '../../deps.ts';
 import { AppError, conflict, fieldErrors, type FieldError } from '../../shared/errors.ts';
 import { createUser } from '../users/index.ts';
-import type { Caller } from '../keys/index.ts';
-import type { Trx } from '../ledger/index.ts';
+import type { Caller } from '../../shared/caller.ts';
+import type { Trx } from '../../db/database.ts';
 import { hashPassword, verifyPassword, type ScryptCost } from './passwords.ts';
 import {
   newSecret, normalizeEmail, passwordProblem, sessionHash,

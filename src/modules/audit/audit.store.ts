@@ -1,6 +1,6 @@
 // The audit log: who did what to which object, when, and its state before
 // and after. Written in the same database transaction as the action.
-import type { Trx } from '../ledger/index.ts';
+import type { Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 
 export interface AuditEntry {

@@ -10,7 +10,7 @@ import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
 import { assertFundCanHold, lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { promoteWaiting } from '../donations/index.ts';
-import type { Caller } from '../keys/index.ts';
+import type { Caller } from '../../shared/caller.ts';
 import type { Book } from '../../shared/book.ts';
 import { CONTRIBUTION_TRANSITIONS, contributionProblems, type ContributionStatus, type ContributionType, type Frequency } from './contributions.ts';
 

@@ -6,7 +6,7 @@ import { insertRows, runStatements, statement, type Statement } from '../../db/b
 import { reserveIds } from '../../db/ids.ts';
 import { assert } from '../../shared/assert.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
-import type { Trx } from '../ledger/index.ts';
+import type { Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 import { HIDDEN_FROM_OTHERS } from './donations.ts';
 

@@ -1,6 +1,6 @@
 // The transactional outbox (DECISIONS 12): an event row is written in the
 // same database transaction as the state change it reports.
-import type { Trx } from '../ledger/index.ts';
+import type { Trx } from '../../db/database.ts';
 import type { Database, EventsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { insertRows, type Statement } from '../../db/bulk.ts';

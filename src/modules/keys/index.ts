@@ -1,3 +1,3 @@
 export * from './keys.ts';
 export { createKey, listKeys, revokeKey, type CreatedKey } from './keys.service.ts';
-export { authEpoch, bumpAuthEpoch, findCallerByHash, touchKey, type Caller, type ApiKeyView } from './keys.store.ts';
+export { authEpoch, bumpAuthEpoch, findCallerByHash, touchKey, type ApiKeyView } from './keys.store.ts';

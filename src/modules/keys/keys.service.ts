@@ -2,7 +2,7 @@
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
-import type { Trx } from '../ledger/index.ts';
+import type { Trx } from '../../db/database.ts';
 import { generateKey, hashKey, type KeyMode } from './keys.ts';
 import * as store from './keys.store.ts';
 

@@ -3,20 +3,10 @@ import type { Db } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
-import type { Trx } from '../ledger/index.ts';
+import type { Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
+import type { Caller } from '../../shared/caller.ts';
 
-export interface Caller {
-  user_id: number;
-  fund_id: number;
-  key_id: number;
-  mode: string;
-  /** The book the caller acts in (DECISIONS 14): a test key's is 'test'. Every lookup on its behalf names it. */
-  book: Book;
-  /** The user's status, or for a sandbox twin its live owner's when that is not active: suspending a user stops both. */
-  user_status: string;
-  last_used_at: string | null;
-}
 
 export interface ApiKeyView {
   id: number;

@@ -1,6 +1,6 @@
 // Every SQL statement of the journal.
-import { sql, type Transaction } from 'kysely';
-import type { Db, Engine } from '../../db/database.ts';
+import { sql } from 'kysely';
+import type { Db, Engine, Trx } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { statement, insertRows, type Statement } from '../../db/bulk.ts';
@@ -17,7 +17,6 @@ import {
   type OutsideAccountKind,
 } from './ledger.ts';
 
-export type Trx = Transaction<Database>;
 
 export interface FundAccounts {
   /** The book the fund and all its accounts are in. */

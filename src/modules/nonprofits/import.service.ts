@@ -9,7 +9,7 @@ import { basename, join } from 'node:path';
 import { sql } from 'kysely';
 import type { Deps } from '../../deps.ts';
 import type { Db } from '../../db/database.ts';
-import type { Trx } from '../ledger/index.ts';
+import type { Trx } from '../../db/database.ts';
 import { bulkInsert } from '../../db/bulk.ts';
 import { readBmf, readZipCentroids, toNonProfitInput, type ZipCentroids } from './bmf.ts';
 import { indexWords } from './nonprofits.ts';

@@ -2,7 +2,7 @@
 import type { Db } from '../../db/database.ts';
 import type { Database, NonProfitsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import type { Trx } from '../ledger/index.ts';
+import type { Trx } from '../../db/database.ts';
 import { CAUSES } from './causes.ts';
 import { indexWords } from './nonprofits.ts';
 

@@ -4,7 +4,7 @@
 // every branch without an operator.
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
-import type { Caller } from '../keys/index.ts';
+import type { Caller } from '../../shared/caller.ts';
 import { advanceContribution, recordContribution } from '../contributions/index.ts';
 import { applyDonationEvent, type DonationEvent } from '../donations/index.ts';
 import { claimGift, denyGift, SIMULATED_RECIPIENT } from '../gifts/index.ts';

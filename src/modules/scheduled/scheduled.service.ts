@@ -10,7 +10,7 @@ import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
 import { findRecipient } from '../nonprofits/index.ts';
 import { normalizeEin } from '../nonprofits/nonprofits.ts';
 import { insertWithHold } from '../donations/index.ts';
-import type { Caller } from '../keys/index.ts';
+import type { Caller } from '../../shared/caller.ts';
 import { isDate, occurrenceDate, type ScheduleFrequency } from './scheduled.ts';
 
 type Row = Omit<ScheduledDonationsTable, 'id'> & { id: number };

@@ -6,8 +6,9 @@ import { bumpAuthEpoch, createKey, listKeys, revokeKey, type ApiKeyView, type Cr
 import { assert } from '../../shared/assert.ts';
 import { slugify } from '../nonprofits/nonprofits.ts';
 import { causeById, causeJson } from '../nonprofits/causes.ts';
-import { balanceView, createFundAccounts, readFundAccounts, type Trx } from '../ledger/index.ts';
-import type { Caller } from '../keys/index.ts';
+import { balanceView, createFundAccounts, readFundAccounts } from '../ledger/index.ts';
+import type { Trx } from '../../db/database.ts';
+import type { Caller } from '../../shared/caller.ts';
 import { sameBook, type Book, type Viewer } from '../../shared/book.ts';
 import * as store from './users.store.ts';
 

@@ -1,7 +1,7 @@
 // Every SQL statement about users, funds, follows and fund causes.
 import type { Db } from '../../db/database.ts';
 import type { UsersTable } from '../../db/schema.ts';
-import type { Trx } from '../ledger/index.ts';
+import type { Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 
 export interface User {

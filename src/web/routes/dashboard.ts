@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { callerOf } from '../../modules/accounts/index.ts';
-import type { Caller } from '../../modules/keys/index.ts';
+import type { Caller } from '../../shared/caller.ts';
 import { getBalance } from '../../modules/users/index.ts';
 import { cancelDonation, createDonation, listOwnDonations, DONATION_MIN_CENTS } from '../../modules/donations/index.ts';
 import { createGift, listGifts, GIFT_MIN_CENTS } from '../../modules/gifts/index.ts';
