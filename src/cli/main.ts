@@ -7,7 +7,7 @@ import { serve } from '../main.ts';
 import { startJobs } from '../jobs.ts';
 import { seedDemo, DEMO_PASSWORD } from '../demo/seed.ts';
 import { createKey } from '../modules/keys/index.ts';
-import { createUser, sandboxUserFor } from '../modules/users/index.ts';
+import { createKeyForOwner, createUser } from '../modules/users/index.ts';
 import { addAccount } from '../modules/accounts/index.ts';
 import { slugify } from '../modules/nonprofits/nonprofits.ts';
 import pino from 'pino';
@@ -99,8 +99,7 @@ async function usersCreate(args: string[]): Promise<void> {
   await withPlatform(async ({ deps }) => {
     const created = await deps.db.transaction().execute(async (trx) => {
       const user = await createUser(deps, { name, slug: values.slug, city: values.city, visible: !values.private }, trx);
-      const owner = values.test ? await sandboxUserFor(deps, user.user_id, trx) : user.user_id;
-      const key = await createKey(deps, owner, values['key-name'], values.test ? 'test' : 'live', trx);
+      const key = await createKeyForOwner(deps, user.user_id, values['key-name'], values.test ? 'test' : 'live', trx);
       if (values.email !== undefined && values.password !== undefined) await addAccount(deps, user.user_id, values.email, values.password, trx);
       return { ...user, key: key.key };
     });

@@ -274,11 +274,9 @@ export async function sandboxUserFor(deps: Deps, userId: number, trx: Trx): Prom
  * theirs; a sandbox key belongs to their sandbox twin, in the test book, as
  * the API makes it. Never a test key on a live user.
  */
-export async function createKeyForOwner(deps: Deps, ownerId: number, name: string, mode: KeyMode): Promise<CreatedKey> {
-  return deps.db.transaction().execute(async (trx) => {
-    const holder = mode === 'test' ? await sandboxUserFor(deps, ownerId, trx) : ownerId;
-    return createKey(deps, holder, name, mode, trx);
-  });
+export async function createKeyForOwner(deps: Deps, ownerId: number, name: string, mode: KeyMode, trx?: Trx): Promise<CreatedKey> {
+  const make = async (t: Trx) => createKey(deps, mode === 'test' ? await sandboxUserFor(deps, ownerId, t) : ownerId, name, mode, t);
+  return trx === undefined ? deps.db.transaction().execute(make) : make(trx);
 }
 
 /** The keys of a live user and of their sandbox twin, newest first: what their settings page manages. */
