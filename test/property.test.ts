@@ -19,7 +19,7 @@ import { findCallerByHash, hashKey } from '../src/modules/keys/index.ts';
 import type { Caller } from '../src/shared/caller.ts';
 import { createKeyForOwner } from '../src/modules/users/index.ts';
 import type { Book } from '../src/shared/book.ts';
-import { movePortfolio } from '../src/modules/portfolio/portfolio.service.ts';
+import { movePortfolio } from '../src/modules/portfolio/index.ts';
 
 const STEPS = Number(process.env.PROPERTY_STEPS ?? 10_000);
 const USERS = 4;

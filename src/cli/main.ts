@@ -9,7 +9,7 @@ import { seedDemo, DEMO_PASSWORD } from '../demo/seed.ts';
 import { createKey } from '../modules/keys/index.ts';
 import { createKeyForOwner, createUser } from '../modules/users/index.ts';
 import { addAccount } from '../modules/accounts/index.ts';
-import { slugify } from '../modules/nonprofits/nonprofits.ts';
+import { slugify } from '../modules/nonprofits/index.ts';
 import pino from 'pino';
 import { userInfo } from 'node:os';
 import { existsSync } from 'node:fs';
@@ -24,7 +24,7 @@ import { fundOfUser, listUsers, setUserStatus, statement } from '../modules/user
 import type { Book } from '../shared/book.ts';
 import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, type ContributionStatus, type ContributionType, type Frequency } from '../modules/contributions/index.ts';
 import { applyDonationEventToMany, donationIdsInStatus, type DonationEvent } from '../modules/donations/index.ts';
-import { movePortfolio } from '../modules/portfolio/portfolio.service.ts';
+import { movePortfolio } from '../modules/portfolio/index.ts';
 import { runScheduler } from '../modules/scheduled/scheduled.service.ts';
 import { isDate } from '../modules/scheduled/scheduled.ts';
 import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/import.service.ts';

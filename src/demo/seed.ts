@@ -12,7 +12,7 @@ import { importBmf, sourceOf } from '../modules/nonprofits/import.service.ts';
 import { advanceContribution, recordContribution } from '../modules/contributions/index.ts';
 import { applyDonationEvent, cancelDonation, createDonation, type DonationEvent } from '../modules/donations/index.ts';
 import { acceptGift, claimGift, createGift, denyGift } from '../modules/gifts/index.ts';
-import { movePortfolio } from '../modules/portfolio/portfolio.service.ts';
+import { movePortfolio } from '../modules/portfolio/index.ts';
 import { createSchedule, runScheduler } from '../modules/scheduled/scheduled.service.ts';
 import { createAdminToken } from '../modules/admin/admin.service.ts';
 import type { Caller } from '../shared/caller.ts';

@@ -12,7 +12,7 @@ import { createUserAudited, listUsers, setUserStatus, statement, fundOfUser } fr
 import { BOOKS, type Book } from '../../shared/book.ts';
 import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, FREQUENCIES } from '../contributions/index.ts';
 import { applyDonationEvent, applyDonationEventToMany, donationIdsInStatus, DONATION_STATUSES, type DonationEvent } from '../donations/index.ts';
-import { movePortfolio } from '../portfolio/portfolio.service.ts';
+import { movePortfolio } from '../portfolio/index.ts';
 import { formatCheck, runCheck } from '../check/index.ts';
 
 declare module 'fastify' {

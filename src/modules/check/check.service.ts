@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import type { Deps } from '../../deps.ts';
 import type { Engine } from '../../db/database.ts';
-import { HIDDEN_FROM_OTHERS } from '../donations/donations.ts';
+import { HIDDEN_FROM_OTHERS } from '../donations/index.ts';
 
 export interface CheckResult {
   name: string;

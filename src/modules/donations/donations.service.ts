@@ -9,8 +9,7 @@ import { entryStatements, guardedEntryStatements, lockFundAccounts, outsideAccou
 import type { Trx } from '../../db/database.ts';
 import { eventStatements, recordEvent } from '../events/index.ts';
 import { recordAudit } from '../audit/index.ts';
-import { cardOfNonProfit, findRecipients, type NonProfit } from '../nonprofits/index.ts';
-import { normalizeEin } from '../nonprofits/nonprofits.ts';
+import { cardOfNonProfit, findRecipients, type NonProfit, normalizeEin } from '../nonprofits/index.ts';
 import { visibleUser } from '../users/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { isBook, type Book } from '../../shared/book.ts';
