@@ -11,6 +11,7 @@ import { createKeyForOwner, createUser } from '../modules/users/index.ts';
 import { addAccount } from '../modules/accounts/index.ts';
 import { slugify } from '../modules/nonprofits/index.ts';
 import pino from 'pino';
+import pretty from 'pino-pretty';
 import { userInfo } from 'node:os';
 import { existsSync } from 'node:fs';
 import { backup as sqliteBackup } from 'node:sqlite';
@@ -111,9 +112,21 @@ async function usersCreate(args: string[]): Promise<void> {
   });
 }
 
+/** A demo log line: a request as `GET /v1/donations` then `-> 200 in 11 ms`, anything else as its message and fields. */
+function demoLine(entry: Record<string, unknown>, messageKey: string): string {
+  const req = entry.req as { method?: string; url?: string } | undefined;
+  const res = entry.res as { statusCode?: number } | undefined;
+  if (req !== undefined) return `${String(entry.reqId ?? '')} ${req.method ?? ''} ${req.url ?? ''}`;
+  if (res !== undefined) return `${String(entry.reqId ?? '')} -> ${res.statusCode ?? ''} in ${Math.round(Number(entry.responseTime ?? 0))} ms`;
+  const { [messageKey]: message, level: _level, time: _time, pid: _pid, hostname: _host, ...rest } = entry;
+  return Object.keys(rest).length === 0 ? String(message ?? '') : `${String(message ?? '')} ${JSON.stringify(rest)}`;
+}
+
 async function demo(): Promise<void> {
   const config = loadConfig();
-  const platform = await openPlatform(config);
+  // The demo is watched by a person: one readable line per log entry (production logs stay JSON).
+  const log = pino({ level: config.logLevel }, pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', hideObject: true, messageFormat: demoLine }));
+  const platform = await openPlatform(config, { log });
   const result = await seedDemo(platform.deps);
   let key = result.key;
   if (!result.created) {
