@@ -1,7 +1,7 @@
 // Background jobs of a server process: the scheduler of recurring donations
 // and the sandbox clock. Both are safe to run on every node at once.
 import type { Platform } from './platform.ts';
-import { runScheduler } from './modules/scheduled/scheduled.service.ts';
+import { runScheduler } from './modules/scheduled/index.ts';
 import { runSandboxClock } from './modules/sandbox/sandbox.service.ts';
 
 export function startJobs(platform: Platform): () => void {

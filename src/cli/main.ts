@@ -2,34 +2,22 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { openPlatform } from '../platform.ts';
-import { buildApp } from '../app.ts';
 import { serve } from '../main.ts';
-import { startJobs } from '../jobs.ts';
-import { seedDemo, DEMO_PASSWORD } from '../demo/seed.ts';
-import { createKey } from '../modules/keys/index.ts';
 import { createKeyForOwner, createUser } from '../modules/users/index.ts';
 import { addAccount } from '../modules/accounts/index.ts';
 import { slugify } from '../modules/nonprofits/index.ts';
 import pino from 'pino';
-import pretty from 'pino-pretty';
-import { userInfo } from 'node:os';
 import { existsSync } from 'node:fs';
 import { backup as sqliteBackup } from 'node:sqlite';
 import { assert } from '../shared/assert.ts';
 import { copyDatabase } from '../db/copy.ts';
 import { AppError } from '../shared/errors.ts';
-import { centsToDollars, parseDollars } from '../shared/money.ts';
 import { formatCheck, runCheck } from '../modules/check/index.ts';
-import { createAdminToken } from '../modules/admin/admin.service.ts';
-import { fundOfUser, listUsers, setUserStatus, statement } from '../modules/users/index.ts';
-import type { Book } from '../shared/book.ts';
-import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, type ContributionStatus, type ContributionType, type Frequency } from '../modules/contributions/index.ts';
-import { applyDonationEventToMany, donationIdsInStatus, type DonationEvent } from '../modules/donations/index.ts';
-import { movePortfolio } from '../modules/portfolio/index.ts';
-import { runScheduler } from '../modules/scheduled/scheduled.service.ts';
-import { isDate } from '../modules/scheduled/scheduled.ts';
 import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/import.service.ts';
 
+import { UsageError, withPlatform } from './common.ts';
+import { operate } from './operate.ts';
+import { demo } from './demo.ts';
 const USAGE = `Usage: almoner <command> [options]
 
 Commands:
@@ -66,18 +54,6 @@ The users, contributions, donations and portfolio commands act on live users and
 add --sandbox to act on the sandbox twins' instead (sandbox and live are two books).
 `;
 
-class UsageError extends Error {}
-
-async function withPlatform<T>(fn: (p: Awaited<ReturnType<typeof openPlatform>>) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const platform = await openPlatform(config, { log: pino({ level: process.env.LOG_LEVEL ?? 'warn' }) });
-  try {
-    return await fn(platform);
-  } finally {
-    await platform.close();
-  }
-}
-
 async function usersCreate(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -112,53 +88,6 @@ async function usersCreate(args: string[]): Promise<void> {
   });
 }
 
-/** A demo log line: a request as `GET /v1/donations` then `-> 200 in 11 ms`, anything else as its message and fields. */
-function demoLine(entry: Record<string, unknown>, messageKey: string): string {
-  const req = entry.req as { method?: string; url?: string } | undefined;
-  const res = entry.res as { statusCode?: number } | undefined;
-  if (req !== undefined) return `${String(entry.reqId ?? '')} ${req.method ?? ''} ${req.url ?? ''}`;
-  if (res !== undefined) return `${String(entry.reqId ?? '')} -> ${res.statusCode ?? ''} in ${Math.round(Number(entry.responseTime ?? 0))} ms`;
-  const { [messageKey]: message, level: _level, time: _time, pid: _pid, hostname: _host, ...rest } = entry;
-  return Object.keys(rest).length === 0 ? String(message ?? '') : `${String(message ?? '')} ${JSON.stringify(rest)}`;
-}
-
-async function demo(): Promise<void> {
-  const config = loadConfig();
-  // The demo is watched by a person: one readable line per log entry (production logs stay JSON).
-  const log = pino({ level: config.logLevel }, pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', hideObject: true, messageFormat: demoLine }));
-  const platform = await openPlatform(config, { log });
-  const result = await seedDemo(platform.deps);
-  let key = result.key;
-  if (!result.created) {
-    const ada = await platform.deps.db.selectFrom('users').select('id').where('slug', '=', 'ada').executeTakeFirst();
-    if (ada !== undefined) key = (await createKey(platform.deps, ada.id, 'demo', 'live')).key;
-  }
-  const app = await buildApp(platform.deps);
-  await app.listen({ host: config.host, port: config.port });
-  const stopJobs = startJobs(platform);
-  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
-  process.stdout.write([
-    '',
-    `Almoner is running at ${base} on ${config.databaseUrl}${result.created ? ' (demo data loaded)' : ''}`,
-    key !== undefined ? `Demo API key for Ada Lovelace (shown once): ${key}` : 'No demo user "ada" here: create one with `npx almoner users create --name NAME`.',
-    key !== undefined ? `Try:  curl -s -H 'X-Api-Key: ${key}' ${base}/v1/donations` : '',
-    result.operator_token !== undefined ? `Operator token (shown once): ${result.operator_token}   e.g. curl -s -H 'Authorization: Bearer ${result.operator_token}' ${base}/admin/v1/users` : '',
-    `Web app: ${config.publicUrl}  (sign in as ada@example.org, grace@example.org or katherine@example.org, password ${DEMO_PASSWORD})`,
-    `API reference: ${base}/docs    OpenAPI: ${base}/openapi.json`,
-    'Stop with Ctrl-C.',
-    '',
-  ].join('\n'));
-  const stop = async () => {
-    stopJobs();
-    await app.close();
-    await platform.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
-}
-
-/** A progress line: a bar on a terminal, a line every few seconds otherwise. */
 function progressPrinter(): (p: ImportProgress) => void {
   const started = Date.now();
   const tty = process.stderr.isTTY === true;
@@ -256,135 +185,6 @@ async function check(): Promise<number> {
     (ok ? process.stdout : process.stderr).write(text);
     return ok ? 0 : 1;
   });
-}
-
-const actor = () => `cli:${userInfo().username}`;
-
-function id(text: string | undefined, what: string): number {
-  if (text === undefined || !/^[1-9][0-9]{0,15}$/.test(text)) throw new UsageError(`${what} must be a positive whole number, got ${JSON.stringify(text ?? '')}`);
-  return Number(text);
-}
-
-const DONATION_EVENTS: Record<string, DonationEvent> = { approve: 'approve', reject: 'reject', pay: 'pay', 'mail-check': 'mail_check', cash: 'cash_check', void: 'void_check' };
-
-/** The operator commands: each parses its arguments fully before touching the database. */
-async function operate(group: string, sub: string | undefined, args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      page: { type: 'string' }, user: { type: 'string' }, type: { type: 'string' }, units: { type: 'string' }, valuation: { type: 'string' },
-      currency: { type: 'string' }, status: { type: 'string' }, frequency: { type: 'string' }, to: { type: 'string' }, reason: { type: 'string' },
-      amount: { type: 'string' }, date: { type: 'string' }, name: { type: 'string' },
-      // Operators act in the live book; --sandbox acts on the sandbox twins' instead (DECISIONS 14).
-      sandbox: { type: 'boolean', default: false },
-    },
-  });
-  const book: Book = values.sandbox === true ? 'test' : 'live';
-  const out = (text: string) => process.stdout.write(`${text}\n`);
-  const key = `${group} ${sub ?? ''}`.trim();
-  switch (key) {
-    case 'users list': {
-      const page = values.page === undefined ? 1 : id(values.page, '--page');
-      return withPlatform(async ({ deps }) => {
-        const { items, count } = await listUsers(deps, book, { page, per_page: 50 });
-        for (const u of items) out(`${String(u.id).padStart(6)}  ${u.slug.padEnd(24)} ${u.status.padEnd(10)} ${u.visible ? 'visible' : 'hidden '}  fund ${u.fund_id} ${u.fund_name}`);
-        out(`${count} users; page ${page}`);
-        return 0;
-      });
-    }
-    case 'users suspend': case 'users reactivate': {
-      const userId = id(positionals[0], 'the user id');
-      return withPlatform(async ({ deps }) => {
-        await setUserStatus(deps, userId, sub === 'suspend' ? 'suspended' : 'active', actor());
-        out(`User ${userId} is ${sub === 'suspend' ? 'suspended: their keys stop working now' : 'active again'}.`);
-        return 0;
-      });
-    }
-    case 'users statement': {
-      const userId = id(positionals[0], 'the user id');
-      return withPlatform(async ({ deps }) => {
-        const s = await statement(deps, book, userId);
-        out(`Statement for ${s.user.name} (${s.user.slug}), fund ${s.fund.id} "${s.fund.name}"`);
-        out(`  amount ${centsToDollars(s.balances.amount_cents)}  available ${centsToDollars(s.balances.available_balance_cents)}  pending deposits ${centsToDollars(s.balances.pending_deposit_balance_cents)}  portfolio ${centsToDollars(s.balances.portfolio_balance_cents)}`);
-        for (const l of s.lines) {
-          const cause = l.donation_id !== null ? `donation ${l.donation_id}` : l.gift_id !== null ? `gift ${l.gift_id}` : l.contribution_id !== null ? `contribution ${l.contribution_id}` : `operator action ${l.audit_id}`;
-          out(`  ${l.created_at}  entry ${String(l.entry_id).padStart(6)}  ${l.account.padEnd(16)} ${String(centsToDollars(l.amount_cents)).padStart(12)}  ${l.memo} (${cause})`);
-        }
-        return 0;
-      });
-    }
-    case 'contributions record': {
-      const userId = id(values.user, '--user');
-      for (const required of ['type', 'units', 'valuation', 'currency'] as const) if (values[required] === undefined) throw new UsageError(`--${required} is required`);
-      if (!(CONTRIBUTION_TYPES as readonly string[]).includes(values.type as string)) throw new UsageError(`--type must be one of ${CONTRIBUTION_TYPES.join(', ')}`);
-      return withPlatform(async ({ deps }) => {
-        const fund = await fundOfUser(deps, book, userId);
-        const contributionId = await recordContribution(deps, {
-          user_id: userId, fund_id: fund.id, type: values.type as ContributionType, units: values.units as string, valuation: values.valuation as string,
-          currency: values.currency as string, frequency: (values.frequency ?? 'OneTime') as Frequency, status: (values.status ?? 'pending') as ContributionStatus,
-        }, actor());
-        out(`Recorded contribution ${contributionId}.`);
-        return 0;
-      });
-    }
-    case 'contributions advance': {
-      const contributionId = id(positionals[0], 'the contribution id');
-      if (!['pending', 'success', 'failed'].includes(values.to ?? '')) throw new UsageError('--to must be pending, success or failed');
-      return withPlatform(async ({ deps }) => {
-        await advanceContribution(deps, book, contributionId, values.to as ContributionStatus, actor());
-        out(`Contribution ${contributionId} is ${values.to}.`);
-        return 0;
-      });
-    }
-    case 'donations pay-all-approved': case 'donations approve': case 'donations reject': case 'donations pay': case 'donations mail-check': case 'donations cash': case 'donations void': {
-      const all = sub === 'pay-all-approved';
-      const event = all ? 'pay' : DONATION_EVENTS[sub as string];
-      if (event === undefined) throw new UsageError(`unknown donations command: ${sub}`);
-      const ids = all ? [] : positionals.map((p) => id(p, 'a donation id'));
-      if (!all && ids.length === 0) throw new UsageError('give at least one donation id');
-      if (event === 'reject' && (values.reason ?? '').trim() === '') throw new UsageError('--reason is required to reject');
-      return withPlatform(async ({ deps }) => {
-        const targets = all ? await donationIdsInStatus(deps, book, 'approved', 100_000) : ids;
-        const result = await applyDonationEventToMany(deps, book, targets, event, { actor: actor(), ...(values.reason === undefined ? {} : { reason: values.reason }) });
-        out(`${event.replace('_', ' ')}: ${result.done.length} done${result.done.length > 0 ? ` (${result.done.join(', ')})` : ''}`);
-        for (const s of result.skipped) process.stderr.write(`  donation ${s.id}: skipped (${s.code})\n`);
-        return result.skipped.length > 0 && !all ? 1 : 0;
-      });
-    }
-    case 'portfolio invest': case 'portfolio liquidate': {
-      const userId = id(values.user, '--user');
-      const amount = parseDollars(Number(values.amount ?? 'x'));
-      if (values.amount === undefined || !/^\d+(\.\d{1,2})?$/.test(values.amount) || !amount.ok || amount.cents <= 0) throw new UsageError('--amount must be dollars with at most 2 decimals, more than 0');
-      return withPlatform(async ({ deps }) => {
-        const fund = await fundOfUser(deps, book, userId);
-        await movePortfolio(deps, fund.id, sub as 'invest' | 'liquidate', amount.cents, actor());
-        out(`${sub === 'invest' ? 'Invested' : 'Liquidated'} ${values.amount} for user ${userId}.`);
-        return 0;
-      });
-    }
-    case 'scheduler run': {
-      if (values.date !== undefined && !isDate(values.date)) throw new UsageError('--date must be YYYY-MM-DD');
-      return withPlatform(async ({ deps }) => {
-        const { created } = await runScheduler(deps, values.date);
-        out(`Made ${created} donation${created === 1 ? '' : 's'} from recurring donations.`);
-        return 0;
-      });
-    }
-    case 'admin token': {
-      if (positionals[0] !== 'create') throw new UsageError('usage: almoner admin token create --name NAME');
-      const name = values.name?.trim() ?? '';
-      if (name === '' || name.length > 100) throw new UsageError('--name is required (1 to 100 characters)');
-      return withPlatform(async ({ deps }) => {
-        const token = await createAdminToken(deps, name);
-        out(`Operator token ${token.id} "${name}" (shown once): ${token.token}`);
-        return 0;
-      });
-    }
-    default:
-      throw new UsageError(`unknown command: ${key}`);
-  }
 }
 
 export async function run(argv: string[]): Promise<number> {

@@ -13,8 +13,8 @@ import { advanceContribution, recordContribution } from '../modules/contribution
 import { applyDonationEvent, cancelDonation, createDonation, type DonationEvent } from '../modules/donations/index.ts';
 import { acceptGift, claimGift, createGift, denyGift } from '../modules/gifts/index.ts';
 import { movePortfolio } from '../modules/portfolio/index.ts';
-import { createSchedule, runScheduler } from '../modules/scheduled/scheduled.service.ts';
-import { createAdminToken } from '../modules/admin/admin.service.ts';
+import { createSchedule, runScheduler } from '../modules/scheduled/index.ts';
+import { createAdminToken } from '../modules/admin/index.ts';
 import type { Caller } from '../shared/caller.ts';
 
 const NONPROFITS_CSV = fileURLToPath(new URL('./nonprofits.csv', import.meta.url));

@@ -292,3 +292,8 @@ export async function revokeKeyOfOwner(deps: Deps, ownerId: number, keyId: numbe
   if (holder === undefined) throw notFound('api_key_not_found', `no API key ${keyId}`);
   await revokeKey(deps, holder, keyId);
 }
+
+/** The id of the user with this slug (any case), if any. */
+export async function userIdBySlug(deps: Deps, slug: string): Promise<number | undefined> {
+  return (await store.findUserBySlug(deps.db, slug))?.id;
+}

@@ -1,0 +1,59 @@
+// `almoner demo`: the embedded database with demo data, served, with logs for a person.
+import { loadConfig } from '../config.ts';
+import { openPlatform } from '../platform.ts';
+import { buildApp } from '../app.ts';
+import { startJobs } from '../jobs.ts';
+import { seedDemo, DEMO_PASSWORD } from '../demo/seed.ts';
+import { createKey } from '../modules/keys/index.ts';
+import { userIdBySlug } from '../modules/users/index.ts';
+import pino from 'pino';
+import pretty from 'pino-pretty';
+
+
+/** A demo log line: a request as `GET /v1/donations` then `-> 200 in 11 ms`, anything else as its message and fields. */
+function demoLine(entry: Record<string, unknown>, messageKey: string): string {
+  const req = entry.req as { method?: string; url?: string } | undefined;
+  const res = entry.res as { statusCode?: number } | undefined;
+  if (req !== undefined) return `${String(entry.reqId ?? '')} ${req.method ?? ''} ${req.url ?? ''}`;
+  if (res !== undefined) return `${String(entry.reqId ?? '')} -> ${res.statusCode ?? ''} in ${Math.round(Number(entry.responseTime ?? 0))} ms`;
+  const { [messageKey]: message, level: _level, time: _time, pid: _pid, hostname: _host, ...rest } = entry;
+  return Object.keys(rest).length === 0 ? String(message ?? '') : `${String(message ?? '')} ${JSON.stringify(rest)}`;
+}
+
+export async function demo(): Promise<void> {
+  const config = loadConfig();
+  // The demo is watched by a person: one readable line per log entry (production logs stay JSON).
+  const log = pino({ level: config.logLevel }, pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', hideObject: true, messageFormat: demoLine }));
+  const platform = await openPlatform(config, { log });
+  const result = await seedDemo(platform.deps);
+  let key = result.key;
+  if (!result.created) {
+    const ada = await userIdBySlug(platform.deps, 'ada');
+    if (ada !== undefined) key = (await createKey(platform.deps, ada, 'demo', 'live')).key;
+  }
+  const app = await buildApp(platform.deps);
+  await app.listen({ host: config.host, port: config.port });
+  const stopJobs = startJobs(platform);
+  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
+  process.stdout.write([
+    '',
+    `Almoner is running at ${base} on ${config.databaseUrl}${result.created ? ' (demo data loaded)' : ''}`,
+    key !== undefined ? `Demo API key for Ada Lovelace (shown once): ${key}` : 'No demo user "ada" here: create one with `npx almoner users create --name NAME`.',
+    key !== undefined ? `Try:  curl -s -H 'X-Api-Key: ${key}' ${base}/v1/donations` : '',
+    result.operator_token !== undefined ? `Operator token (shown once): ${result.operator_token}   e.g. curl -s -H 'Authorization: Bearer ${result.operator_token}' ${base}/admin/v1/users` : '',
+    `Web app: ${config.publicUrl}  (sign in as ada@example.org, grace@example.org or katherine@example.org, password ${DEMO_PASSWORD})`,
+    `API reference: ${base}/docs    OpenAPI: ${base}/openapi.json`,
+    'Stop with Ctrl-C.',
+    '',
+  ].join('\n'));
+  const stop = async () => {
+    stopJobs();
+    await app.close();
+    await platform.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+/** A progress line: a bar on a terminal, a line every few seconds otherwise. */

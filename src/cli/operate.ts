@@ -1,0 +1,135 @@
+// The operator commands of `almoner`: users, contributions, donations,
+// portfolio, the scheduler and operator tokens, over the same use cases as /admin/v1.
+import { parseArgs } from 'node:util';
+import { centsToDollars, parseDollars } from '../shared/money.ts';
+import { createAdminToken } from '../modules/admin/index.ts';
+import { fundOfUser, listUsers, setUserStatus, statement } from '../modules/users/index.ts';
+import type { Book } from '../shared/book.ts';
+import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, type ContributionStatus, type ContributionType, type Frequency } from '../modules/contributions/index.ts';
+import { applyDonationEventToMany, donationIdsInStatus, type DonationEvent } from '../modules/donations/index.ts';
+import { movePortfolio } from '../modules/portfolio/index.ts';
+import { isDate, runScheduler } from '../modules/scheduled/index.ts';
+
+import { actor, id, UsageError, withPlatform } from './common.ts';
+
+const DONATION_EVENTS: Record<string, DonationEvent> = { approve: 'approve', reject: 'reject', pay: 'pay', 'mail-check': 'mail_check', cash: 'cash_check', void: 'void_check' };
+
+/** The operator commands: each parses its arguments fully before touching the database. */
+export async function operate(group: string, sub: string | undefined, args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      page: { type: 'string' }, user: { type: 'string' }, type: { type: 'string' }, units: { type: 'string' }, valuation: { type: 'string' },
+      currency: { type: 'string' }, status: { type: 'string' }, frequency: { type: 'string' }, to: { type: 'string' }, reason: { type: 'string' },
+      amount: { type: 'string' }, date: { type: 'string' }, name: { type: 'string' },
+      // Operators act in the live book; --sandbox acts on the sandbox twins' instead (DECISIONS 14).
+      sandbox: { type: 'boolean', default: false },
+    },
+  });
+  const book: Book = values.sandbox === true ? 'test' : 'live';
+  const out = (text: string) => process.stdout.write(`${text}\n`);
+  const key = `${group} ${sub ?? ''}`.trim();
+  switch (key) {
+    case 'users list': {
+      const page = values.page === undefined ? 1 : id(values.page, '--page');
+      return withPlatform(async ({ deps }) => {
+        const { items, count } = await listUsers(deps, book, { page, per_page: 50 });
+        for (const u of items) out(`${String(u.id).padStart(6)}  ${u.slug.padEnd(24)} ${u.status.padEnd(10)} ${u.visible ? 'visible' : 'hidden '}  fund ${u.fund_id} ${u.fund_name}`);
+        out(`${count} users; page ${page}`);
+        return 0;
+      });
+    }
+    case 'users suspend': case 'users reactivate': {
+      const userId = id(positionals[0], 'the user id');
+      return withPlatform(async ({ deps }) => {
+        await setUserStatus(deps, userId, sub === 'suspend' ? 'suspended' : 'active', actor());
+        out(`User ${userId} is ${sub === 'suspend' ? 'suspended: their keys stop working now' : 'active again'}.`);
+        return 0;
+      });
+    }
+    case 'users statement': {
+      const userId = id(positionals[0], 'the user id');
+      return withPlatform(async ({ deps }) => {
+        const s = await statement(deps, book, userId);
+        out(`Statement for ${s.user.name} (${s.user.slug}), fund ${s.fund.id} "${s.fund.name}"`);
+        out(`  amount ${centsToDollars(s.balances.amount_cents)}  available ${centsToDollars(s.balances.available_balance_cents)}  pending deposits ${centsToDollars(s.balances.pending_deposit_balance_cents)}  portfolio ${centsToDollars(s.balances.portfolio_balance_cents)}`);
+        for (const l of s.lines) {
+          const cause = l.donation_id !== null ? `donation ${l.donation_id}` : l.gift_id !== null ? `gift ${l.gift_id}` : l.contribution_id !== null ? `contribution ${l.contribution_id}` : `operator action ${l.audit_id}`;
+          out(`  ${l.created_at}  entry ${String(l.entry_id).padStart(6)}  ${l.account.padEnd(16)} ${String(centsToDollars(l.amount_cents)).padStart(12)}  ${l.memo} (${cause})`);
+        }
+        return 0;
+      });
+    }
+    case 'contributions record': {
+      const userId = id(values.user, '--user');
+      for (const required of ['type', 'units', 'valuation', 'currency'] as const) if (values[required] === undefined) throw new UsageError(`--${required} is required`);
+      if (!(CONTRIBUTION_TYPES as readonly string[]).includes(values.type as string)) throw new UsageError(`--type must be one of ${CONTRIBUTION_TYPES.join(', ')}`);
+      return withPlatform(async ({ deps }) => {
+        const fund = await fundOfUser(deps, book, userId);
+        const contributionId = await recordContribution(deps, {
+          user_id: userId, fund_id: fund.id, type: values.type as ContributionType, units: values.units as string, valuation: values.valuation as string,
+          currency: values.currency as string, frequency: (values.frequency ?? 'OneTime') as Frequency, status: (values.status ?? 'pending') as ContributionStatus,
+        }, actor());
+        out(`Recorded contribution ${contributionId}.`);
+        return 0;
+      });
+    }
+    case 'contributions advance': {
+      const contributionId = id(positionals[0], 'the contribution id');
+      if (!['pending', 'success', 'failed'].includes(values.to ?? '')) throw new UsageError('--to must be pending, success or failed');
+      return withPlatform(async ({ deps }) => {
+        await advanceContribution(deps, book, contributionId, values.to as ContributionStatus, actor());
+        out(`Contribution ${contributionId} is ${values.to}.`);
+        return 0;
+      });
+    }
+    case 'donations pay-all-approved': case 'donations approve': case 'donations reject': case 'donations pay': case 'donations mail-check': case 'donations cash': case 'donations void': {
+      const all = sub === 'pay-all-approved';
+      const event = all ? 'pay' : DONATION_EVENTS[sub as string];
+      if (event === undefined) throw new UsageError(`unknown donations command: ${sub}`);
+      const ids = all ? [] : positionals.map((p) => id(p, 'a donation id'));
+      if (!all && ids.length === 0) throw new UsageError('give at least one donation id');
+      if (event === 'reject' && (values.reason ?? '').trim() === '') throw new UsageError('--reason is required to reject');
+      return withPlatform(async ({ deps }) => {
+        const targets = all ? await donationIdsInStatus(deps, book, 'approved', 100_000) : ids;
+        const result = await applyDonationEventToMany(deps, book, targets, event, { actor: actor(), ...(values.reason === undefined ? {} : { reason: values.reason }) });
+        out(`${event.replace('_', ' ')}: ${result.done.length} done${result.done.length > 0 ? ` (${result.done.join(', ')})` : ''}`);
+        for (const s of result.skipped) process.stderr.write(`  donation ${s.id}: skipped (${s.code})\n`);
+        return result.skipped.length > 0 && !all ? 1 : 0;
+      });
+    }
+    case 'portfolio invest': case 'portfolio liquidate': {
+      const userId = id(values.user, '--user');
+      const amount = parseDollars(Number(values.amount ?? 'x'));
+      if (values.amount === undefined || !/^\d+(\.\d{1,2})?$/.test(values.amount) || !amount.ok || amount.cents <= 0) throw new UsageError('--amount must be dollars with at most 2 decimals, more than 0');
+      return withPlatform(async ({ deps }) => {
+        const fund = await fundOfUser(deps, book, userId);
+        await movePortfolio(deps, fund.id, sub as 'invest' | 'liquidate', amount.cents, actor());
+        out(`${sub === 'invest' ? 'Invested' : 'Liquidated'} ${values.amount} for user ${userId}.`);
+        return 0;
+      });
+    }
+    case 'scheduler run': {
+      if (values.date !== undefined && !isDate(values.date)) throw new UsageError('--date must be YYYY-MM-DD');
+      return withPlatform(async ({ deps }) => {
+        const { created } = await runScheduler(deps, values.date);
+        out(`Made ${created} donation${created === 1 ? '' : 's'} from recurring donations.`);
+        return 0;
+      });
+    }
+    case 'admin token': {
+      if (positionals[0] !== 'create') throw new UsageError('usage: almoner admin token create --name NAME');
+      const name = values.name?.trim() ?? '';
+      if (name === '' || name.length > 100) throw new UsageError('--name is required (1 to 100 characters)');
+      return withPlatform(async ({ deps }) => {
+        const token = await createAdminToken(deps, name);
+        out(`Operator token ${token.id} "${name}" (shown once): ${token.token}`);
+        return 0;
+      });
+    }
+    default:
+      throw new UsageError(`unknown command: ${key}`);
+  }
+}
