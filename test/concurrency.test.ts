@@ -9,7 +9,7 @@ import { engines, openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, 
 import { openPlatform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import { createDonation, donationBatchStats } from '../src/modules/donations/index.ts';
-import { idempotencyClaims } from '../src/shared/outcome.ts';
+import { idempotencyClaims } from '../src/modules/idempotency/index.ts';
 import { lockFundAccounts } from '../src/modules/ledger/index.ts';
 import type { AppError } from '../src/shared/errors.ts';
 

@@ -5,7 +5,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
-import { idempotencyClaims } from '../src/shared/outcome.ts';
+import { idempotencyClaims } from '../src/modules/idempotency/index.ts';
 import { createDonation } from '../src/modules/donations/index.ts';
 import { AppError } from '../src/shared/errors.ts';
 

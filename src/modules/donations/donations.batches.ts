@@ -10,7 +10,7 @@ import { entryStatements, guardedEntryStatements, lockFundAccounts, readFundAcco
 import { eventStatements } from '../events/index.ts';
 import { findRecipients, type NonProfit } from '../nonprofits/index.ts';
 import type { Book } from '../../shared/book.ts';
-import { keyTakenOver, recordClaimOutcome, type IdempotencyClaim } from '../../shared/outcome.ts';
+import { keyTakenOver, recordClaimOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
 import { reserveIds, reserveIdsOfEach } from '../../db/ids.ts';
 import { isExpectationFailed, runIfOneRow, runStatements } from '../../db/bulk.ts';
 import { initialStatus, type DonationStatus } from './donations.ts';

@@ -12,7 +12,7 @@ import { cardOfNonProfit, normalizeEin } from '../nonprofits/index.ts';
 import { visibleUser } from '../users/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { isBook, type Book } from '../../shared/book.ts';
-import { idempotencyClaims } from '../../shared/outcome.ts';
+import { idempotencyClaims } from '../idempotency/index.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, isCancellable, shownToOthers, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
 import * as store from './donations.store.ts';

@@ -13,7 +13,7 @@ import type { Trx } from '../../db/database.ts';
 import { recordEvent } from '../events/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { GIFT_MIN_CENTS } from './gifts.ts';
-import { recordOutcome } from '../../shared/outcome.ts';
+import { recordOutcome } from '../idempotency/index.ts';
 import { sameBook, type Book, type Viewer } from '../../shared/book.ts';
 
 export interface NewGift {

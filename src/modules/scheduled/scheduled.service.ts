@@ -1,7 +1,7 @@
 // Recurring donations and the scheduler that turns their dates into
 // donations, exactly once per date however many processes run it.
 import type { Deps } from '../../deps.ts';
-import { recordOutcome } from '../../shared/outcome.ts';
+import { recordOutcome } from '../idempotency/index.ts';
 import type { ScheduledDonationsTable } from '../../db/schema.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';

@@ -6,32 +6,17 @@
 // and its whole transaction rolls back. A retry that finds an outcome
 // recorded answers with that resource instead of doing the work again.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Transaction } from 'kysely';
-import type { Database } from '../db/schema.ts';
-import { AppError } from './errors.ts';
-
-export interface IdempotencyClaim {
-  user_id: number;
-  key: string;
-  token: string;
-}
+import type { Trx } from '../../db/database.ts';
+import { AppError } from '../../shared/errors.ts';
+import { recordClaimOutcome, type IdempotencyClaim } from './idempotency.store.ts';
 
 export const idempotencyClaims = new AsyncLocalStorage<IdempotencyClaim>();
 
 /** `resource` is `<kind>:<id>`, e.g. `donation:42`. Throws conflict (idempotency_key_in_use) when this attempt no longer holds the key. */
-export async function recordOutcome(trx: Transaction<Database>, resource: string): Promise<void> {
+export async function recordOutcome(trx: Trx, resource: string): Promise<void> {
   const claim = idempotencyClaims.getStore();
   if (claim === undefined) return;
   if (!await recordClaimOutcome(trx, claim, resource)) throw keyTakenOver();
-}
-
-/** The compare-and-set of recordOutcome for a claim passed explicitly (work batched across requests); false when the key was taken over. */
-export async function recordClaimOutcome(trx: Transaction<Database>, claim: IdempotencyClaim, resource: string): Promise<boolean> {
-  const updated = await trx.updateTable('idempotency_keys').set({ state: 'committed', resource })
-    .where('user_id', '=', claim.user_id).where('key', '=', claim.key)
-    .where('claim_token', '=', claim.token).where('state', '=', 'in_progress')
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) === 1;
 }
 
 export function keyTakenOver(): AppError {

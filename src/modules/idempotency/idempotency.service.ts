@@ -1,0 +1,47 @@
+// Claiming an Idempotency-Key and settling it (DECISIONS 11). The first
+// request with a key claims it with a fresh token; a later one with the same
+// key and request gets the stored answer, or the resource its work committed;
+// a different request with the key is refused; a claim whose attempt died
+// (its lock ran out) is taken over.
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../../deps.ts';
+import { AppError } from '../../shared/errors.ts';
+import * as store from './idempotency.store.ts';
+import type { IdempotencyClaim } from './idempotency.store.ts';
+
+export type Claimed =
+  | { kind: 'claimed'; claim: IdempotencyClaim }
+  /** The stored answer of the first request: its status and what the HTTP layer stored. */
+  | { kind: 'answered'; status: number; response: string }
+  /** The first request's work committed (`<kind>:<id>`) but its answer was not stored. */
+  | { kind: 'committed'; resource: string };
+
+function inUse(): AppError {
+  return new AppError('conflict', 'idempotency_key_in_use', 'a request with this Idempotency-Key is being processed; retry shortly');
+}
+
+/** Throws idempotency_key_reused (another request with this key), idempotency_key_in_use (still running). */
+export async function claimKey(deps: Deps, userId: number, key: string, requestHash: string): Promise<Claimed> {
+  const now = deps.clock.now();
+  const claim = { user_id: userId, key, token: randomUUID() };
+  const lockedUntil = new Date(now.getTime() + deps.config.idempotencyLockMs).toISOString();
+  await store.clearExpired(deps.db, userId, key, new Date(now.getTime() - deps.config.idempotencyTtlHours * 3_600_000).toISOString());
+  if (await store.insertClaim(deps.db, claim, requestHash, lockedUntil, now.toISOString())) return { kind: 'claimed', claim };
+  const existing = await store.findRecord(deps.db, userId, key);
+  if (existing === undefined) throw inUse();
+  if (existing.request_hash !== requestHash) throw new AppError('unprocessable', 'idempotency_key_reused', 'this Idempotency-Key was used with a different request');
+  if (existing.state === 'done' && existing.response_status !== null && existing.response_body !== null) {
+    return { kind: 'answered', status: existing.response_status, response: existing.response_body };
+  }
+  if (existing.state === 'committed' && existing.resource !== null) return { kind: 'committed', resource: existing.resource };
+  // In progress. If its lock ran out, the first attempt died: take the key over with a new
+  // token. Should the first attempt still be alive, its outcome write fails and it rolls back.
+  if (await store.takeOver(deps.db, claim, lockedUntil, now.toISOString())) return { kind: 'claimed', claim };
+  throw inUse();
+}
+
+/** Stores a claimed request's answer (`response` undefined: released for a retry, unless its work committed). */
+export async function settleKey(deps: Deps, claim: IdempotencyClaim, status: number, response: string | undefined): Promise<void> {
+  if (response === undefined) await store.release(deps.db, claim);
+  else await store.storeResponse(deps.db, claim, status, response);
+}
