@@ -1,7 +1,6 @@
 // Every SQL statement about web accounts, sessions and failed sign-ins.
 import { sql } from 'kysely';
-import type { Db, Engine } from '../../db/database.ts';
-import type { Trx } from '../../db/database.ts';
+import type { Db, Engine, Trx } from '../../db/database.ts';
 
 export interface Session {
   user_id: number;

@@ -1,12 +1,11 @@
 // Every SQL statement about donations.
-import type { Db, Engine } from '../../db/database.ts';
+import type { Db, Engine, Trx } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { insertRows, runStatements, statement, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { assert } from '../../shared/assert.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
-import type { Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 import { HIDDEN_FROM_OTHERS } from './donations.ts';
 

@@ -1,9 +1,8 @@
 // Every SQL statement about API keys.
-import type { Db } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
-import type { Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 import type { Caller } from '../../shared/caller.ts';
 

@@ -1,8 +1,7 @@
 // Use cases for the non-profit directory.
 import type { Deps } from '../../deps.ts';
 import { AppError, badRequest, notFound } from '../../shared/errors.ts';
-import type { Db } from '../../db/database.ts';
-import type { Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import { assert } from '../../shared/assert.ts';
 import { causeById, causeJson, causeLogoUrl } from './causes.ts';
 import { normalizeEin } from './nonprofits.ts';

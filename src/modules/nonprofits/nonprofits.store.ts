@@ -1,8 +1,7 @@
 // Every SQL statement of the non-profit directory.
-import type { Db } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import type { Database, NonProfitsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import type { Trx } from '../../db/database.ts';
 import { CAUSES } from './causes.ts';
 import { indexWords } from './nonprofits.ts';
 

@@ -1,7 +1,6 @@
 // Every SQL statement about users, funds, follows and fund causes.
-import type { Db } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import type { UsersTable } from '../../db/schema.ts';
-import type { Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 
 export interface User {
