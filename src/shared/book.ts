@@ -18,12 +18,10 @@ export interface Viewer {
   book: Book;
 }
 
-/** The live book's anonymous visitor: the public web pages look as them. */
-export const ANONYMOUS: Viewer = Object.freeze({ user_id: null, book: 'live' });
-
 /**
- * The rule every lookup on a viewer's behalf applies first: an object of the
- * other book does not exist for them (404, never 403, never a hint).
+ * Whether a viewer may see an object already read (a user): an object of the
+ * other book does not exist for them (404, never 403, never a hint). Stores
+ * apply the same rule in SQL, by the viewer's book.
  */
 export function sameBook(viewer: { book: Book }, object: { book: Book }): boolean {
   return viewer.book === object.book;

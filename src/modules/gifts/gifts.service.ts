@@ -14,7 +14,7 @@ import { recordEvent } from '../events/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { GIFT_MIN_CENTS } from './gifts.ts';
 import { recordOutcome } from '../idempotency/index.ts';
-import { sameBook, type Book, type Viewer } from '../../shared/book.ts';
+import type { Book, Viewer } from '../../shared/book.ts';
 
 export interface NewGift {
   name: string;
@@ -88,7 +88,7 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
  */
 async function findGift(db: Deps['db'] | Trx, viewer: { book: Book }, code: string) {
   const gift = await db.selectFrom('gifts').selectAll().where('code', '=', code.toLowerCase()).where('book', '=', viewer.book).executeTakeFirst();
-  if (gift === undefined || !sameBook(viewer, gift)) throw notFound('gift_not_found', `no gift ${code}`);
+  if (gift === undefined) throw notFound('gift_not_found', `no gift ${code}`);
   return gift;
 }
 
@@ -136,7 +136,7 @@ async function markSeen(deps: Deps, viewerId: number | null, gift: { id: number;
 export async function openGiftPage(deps: Deps, viewer: Viewer, code: string) {
   const row = await deps.db.selectFrom('gifts as g').innerJoin('users as u', 'u.id', 'g.user_id')
     .selectAll('g').select('u.name as giver_name').where('g.code', '=', code.toLowerCase()).where('g.book', '=', viewer.book).executeTakeFirst();
-  if (row === undefined || !sameBook(viewer, row)) throw notFound('gift_not_found', `no gift ${code}`);
+  if (row === undefined) throw notFound('gift_not_found', `no gift ${code}`);
   const { giver_name, ...gift } = row;
   await markSeen(deps, viewer.user_id, gift);
   return { ...giftForm(deps, gift), giver_id: gift.user_id, giver_name };
@@ -161,7 +161,7 @@ async function lockGiftFor(deps: Deps, trx: Trx, recipient: Recipient, code: str
   const funds = action === 'accept' && caller !== null ? [unlocked.fund_id, caller.fund_id].sort((a, b) => a - b) : [unlocked.fund_id];
   const locked = new Map<number, FundAccounts>();
   for (const fundId of funds) locked.set(fundId, await lockFundAccounts(trx, deps.engine, fundId));
-  let q = trx.selectFrom('gifts').selectAll().where('id', '=', unlocked.id).where('book', '=', recipient.book);
+  let q = trx.selectFrom('gifts').selectAll().where('id', '=', unlocked.id);
   if (deps.engine === 'postgres') q = q.forUpdate();
   const gift = await q.executeTakeFirstOrThrow();
   if (gift.status !== 'new') throw conflict('invalid_transition', `a gift that is ${gift.status} cannot be ${action === 'deny' ? 'denied' : `${action}ed`}`);
