@@ -5,7 +5,7 @@
 // public profile showing donations that did not happen.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { engines, openEnv, makeUser, accountOf, fund, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv } from './harness.ts';
 import { WebClient, textOf } from './web-client.ts';
 import { applyDonationEvent } from '../src/modules/donations/index.ts';
 import { recordContribution } from '../src/modules/contributions/index.ts';
@@ -118,8 +118,7 @@ for (const { name: engine } of engines()) {
       const browser = new WebClient(env.app);
       const address = email();
       await browser.signUp('Form Filler', address);
-      const row = await env.deps.db.selectFrom('accounts as a').innerJoin('funds as f', 'f.user_id', 'a.user_id').select(['a.user_id', 'f.id as fund_id']).where('a.email', '=', address).executeTakeFirstOrThrow();
-      await fund(env.deps, { user_id: row.user_id, fund_id: row.fund_id } as TestUser, 100_000);
+      await fund(env.deps, await accountOf(env.deps, address), 100_000);
       await browser.get('/dashboard');
       const before = await fingerprint(env.deps);
       for (const [url, fields] of [

@@ -4,7 +4,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../src/app.ts';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { engines, openEnv, makeUser, accountOf, fund, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
 import { createKeyForOwner, setUserStatus } from '../src/modules/users/index.ts';
 import { WebClient } from './web-client.ts';
 
@@ -253,8 +253,8 @@ for (const { name: engine } of engines()) {
       const address = `web-${++seq}-${engine}@example.org`;
       await browser.signUp(name, address);
       await browser.get('/dashboard');
-      const row = await env.deps.db.selectFrom('accounts as a').innerJoin('funds as f', 'f.user_id', 'a.user_id').select(['a.user_id', 'f.id as fund_id']).where('a.email', '=', address).executeTakeFirstOrThrow();
-      await fund(env.deps, { ...row, slug: '', key: '', caller: undefined as never }, 10_000_000);
+      const row = await accountOf(env.deps, address);
+      await fund(env.deps, row, 10_000_000);
       return { browser, ...row };
     }
 

@@ -144,8 +144,14 @@ export async function makeUser(deps: Deps, input: Partial<NewUser> = {}): Promis
   };
 }
 
+/** The user and fund of the web account signed up with `email`. */
+export async function accountOf(deps: Deps, email: string): Promise<{ user_id: number; fund_id: number }> {
+  return deps.db.selectFrom('accounts as a').innerJoin('funds as f', 'f.user_id', 'a.user_id')
+    .select(['a.user_id', 'f.id as fund_id']).where('a.email', '=', email).executeTakeFirstOrThrow();
+}
+
 /** Puts `cents` into the user's available balance through a cleared contribution. */
-export async function fund(deps: Deps, user: TestUser, cents: number): Promise<void> {
+export async function fund(deps: Deps, user: { user_id: number; fund_id: number }, cents: number): Promise<void> {
   await recordContribution(deps, {
     user_id: user.user_id, fund_id: user.fund_id, type: 'wire_payment',
     units: `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`, valuation: '1', currency: 'USD', frequency: 'OneTime', status: 'success',

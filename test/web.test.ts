@@ -2,7 +2,7 @@
 // CSRF, keys, the dashboard's forms, public pages, gifts, and escaping.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { engines, openEnv, fund, makeNonProfit, makeUser, call, fingerprint, assertLedgerBalanced, TestClock, type TestEnv } from './harness.ts';
+import { engines, openEnv, accountOf, fund, makeNonProfit, makeUser, call, fingerprint, assertLedgerBalanced, TestClock, type TestEnv } from './harness.ts';
 import { WebClient, textOf } from './web-client.ts';
 import { setUserStatus } from '../src/modules/users/index.ts';
 
@@ -16,11 +16,6 @@ async function userIdOf(env: TestEnv, email: string): Promise<number> {
   return row.user_id;
 }
 
-async function fundOf(env: TestEnv, email: string) {
-  const userId = await userIdOf(env, email);
-  const f = await env.deps.db.selectFrom('funds').select('id').where('user_id', '=', userId).executeTakeFirstOrThrow();
-  return { user_id: userId, fund_id: f.id, slug: '', key: '', caller: { user_id: userId, fund_id: f.id, key_id: 0, mode: 'live' as const, book: 'live' as const, user_status: 'active', last_used_at: null } };
-}
 
 for (const { name: engine } of engines()) {
   describe(`web app (${engine})`, () => {
@@ -42,7 +37,7 @@ for (const { name: engine } of engines()) {
       const browser = new WebClient(env.app);
       const address = email();
       await browser.signUp(name, address);
-      const f = await fundOf(env, address);
+      const f = await accountOf(env.deps, address);
       await fund(env.deps, f, cents);
       await browser.get('/dashboard');
       return { browser, address, f };
@@ -222,7 +217,7 @@ for (const { name: engine } of engines()) {
       const address = email();
       const b = new WebClient(env.app);
       await b.signUp('Csrf', address);
-      await fund(env.deps, await fundOf(env, address), 100_00);
+      await fund(env.deps, await accountOf(env.deps, address), 100_00);
       await b.get('/dashboard');
       const fields = { ein: EIN, amount: '20' };
       const before = await fingerprint(env.deps);
