@@ -4,7 +4,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../src/app.ts';
-import { engines, openEnv, makeUser, accountOf, fund, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { engines, openEnv, makeUser, accountOf, fund, fundSandbox, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
 import { createKeyForOwner, setUserStatus } from '../src/modules/users/index.ts';
 import { WebClient } from './web-client.ts';
 
@@ -97,8 +97,7 @@ for (const { name: engine } of engines()) {
     async function sandboxKey(user: TestUser): Promise<string> {
       const k = await call(env.app, 'POST', '/v1/api_keys', { key: user.key, body: { name: 'sandbox', mode: 'test' } });
       assert.equal(k.status, 201);
-      const deposit = await call(env.app, 'POST', '/v1/sandbox/deposits', { key: k.body.key, body: { amount: 100_000 } });
-      await call(env.app, 'POST', '/v1/sandbox/advance', { key: k.body.key, body: { object: 'contribution', id: deposit.body.contribution_id, to: 'success' } });
+      await fundSandbox(env.app, k.body.key, 100_000);
       return k.body.key;
     }
 
@@ -273,8 +272,7 @@ for (const { name: engine } of engines()) {
       const owner = await signedUp('Web Owner');
       ownerKey = (await createKeyForOwner(env.deps, owner.user_id, 'api', 'live')).key;
       ownerTestKey = (await createKeyForOwner(env.deps, owner.user_id, 'sandbox', 'test')).key;
-      const deposit = await call(env.app, 'POST', '/v1/sandbox/deposits', { key: ownerTestKey, body: { amount: 100_000 } });
-      await call(env.app, 'POST', '/v1/sandbox/advance', { key: ownerTestKey, body: { object: 'contribution', id: deposit.body.contribution_id, to: 'success' } });
+      await fundSandbox(env.app, ownerTestKey, 100_000);
       other = (await signedUp('Web Other')).browser;
       const held = await signedUp('Web Suspended');
       suspended = held.browser;

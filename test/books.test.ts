@@ -5,7 +5,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { engines, openEnv, makeUser, fund, fundSandbox, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
 import { WebClient } from './web-client.ts';
 import { formatCheck, runCheck } from '../src/modules/check/index.ts';
 import { lockFundAccounts, postEntry } from '../src/modules/ledger/index.ts';
@@ -27,8 +27,7 @@ for (const { name: engine } of engines()) {
       await fund(env.deps, bob, 500_000);
       const k = await call(env.app, 'POST', '/v1/api_keys', { key: bob.key, body: { name: 'sandbox', mode: 'test' } });
       bobTest = k.body.key;
-      const deposit = await call(env.app, 'POST', '/v1/sandbox/deposits', { key: bobTest, body: { amount: 1000 } });
-      await call(env.app, 'POST', '/v1/sandbox/advance', { key: bobTest, body: { object: 'contribution', id: deposit.body.contribution_id, to: 'success' } });
+      await fundSandbox(env.app, bobTest, 1000);
       operator = (await createAdminToken(env.deps, 'books test')).token;
     });
     after(async () => env.close());

@@ -150,6 +150,13 @@ export async function accountOf(deps: Deps, email: string): Promise<{ user_id: n
     .select(['a.user_id', 'f.id as fund_id']).where('a.email', '=', email).executeTakeFirstOrThrow();
 }
 
+/** Puts `dollars` into a sandbox key's fund as an integrator would: a sandbox deposit, cleared through /v1/sandbox/advance. */
+export async function fundSandbox(app: FastifyInstance, testKey: string, dollars: number): Promise<void> {
+  const deposit = await call(app, 'POST', '/v1/sandbox/deposits', { key: testKey, body: { amount: dollars } });
+  const cleared = await call(app, 'POST', '/v1/sandbox/advance', { key: testKey, body: { object: 'contribution', id: deposit.body.contribution_id, to: 'success' } });
+  if (deposit.status !== 201 || cleared.status !== 200) throw new Error(`sandbox funding failed: ${deposit.status} ${cleared.status}`);
+}
+
 /** Puts `cents` into the user's available balance through a cleared contribution. */
 export async function fund(deps: Deps, user: { user_id: number; fund_id: number }, cents: number): Promise<void> {
   await recordContribution(deps, {
