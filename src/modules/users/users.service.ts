@@ -229,18 +229,20 @@ export async function createUserAudited(deps: Deps, input: NewUser, actor: strin
  * live book unless they ask for the sandbox). Throws user_not_found.
  */
 export async function fundOfUser(deps: Deps, book: Book, userId: number): Promise<store.Fund> {
+  return (await userInBook(deps, book, userId)).fund;
+}
+
+/** A user of `book` with their current fund. Throws user_not_found (also for a user of the other book). */
+async function userInBook(deps: Deps, book: Book, userId: number): Promise<{ user: store.User; fund: store.Fund }> {
   const user = await store.findUserById(deps.db, userId);
   const fund = user === undefined || user.book !== book ? undefined : await store.currentFund(deps.db, userId);
-  if (fund === undefined) throw notFound('user_not_found', `no user ${userId}`);
-  return fund;
+  if (user === undefined || fund === undefined) throw notFound('user_not_found', `no user ${userId}`);
+  return { user, fund };
 }
 
 /** A user's statement: balances, then every journal line on their fund's accounts, oldest first. */
 export async function statement(deps: Deps, book: Book, userId: number) {
-  const user = await store.findUserById(deps.db, userId);
-  if (user === undefined || user.book !== book) throw notFound('user_not_found', `no user ${userId}`);
-  const fund = await store.currentFund(deps.db, userId);
-  assert(fund !== undefined, 'every user has a current fund');
+  const { user, fund } = await userInBook(deps, book, userId);
   const accounts = await readFundAccounts(deps.db, fund.id);
   const lines = await deps.db.selectFrom('postings as p').innerJoin('journal_entries as j', 'j.id', 'p.entry_id').innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
     .select(['j.id as entry_id', 'j.created_at', 'j.memo', 'a.kind as account', 'p.amount_cents', 'j.donation_id', 'j.gift_id', 'j.contribution_id', 'j.audit_id'])
