@@ -5,12 +5,11 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import FindMyWay from 'find-my-way';
-import { sql } from 'kysely';
 import type { Deps } from './deps.ts';
+import { ping } from './db/database.ts';
 import { AppError } from './shared/errors.ts';
 import { ulid } from './shared/ulid.ts';
 import { authenticate } from './http/auth.ts';
-import { CallerCache } from './http/caller-cache.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.ts';
 import { claimIdempotencyKey, settleIdempotencyKey, withClaim, type Replayers } from './http/idempotency.ts';
 import { getCreatedDonation } from './modules/donations/index.ts';
@@ -21,16 +20,16 @@ import { registerMetrics } from './http/metrics.ts';
 import { InProcessCounter, RateLimiter, RedisCounter } from './http/rate-limit.ts';
 import { Problem } from './http/schemas.ts';
 import { validatorCompiler } from './http/validation.ts';
-import { CAUSES, causeLogoSvg } from './modules/nonprofits/index.ts';
+import { CAUSES, causeLogoSvg, DirectorySearch } from './modules/nonprofits/index.ts';
 import { Cause, DonationNonProfit, NonProfit } from './modules/nonprofits/nonprofits.schema.ts';
 import { nonProfitRoutes } from './modules/nonprofits/nonprofits.routes.ts';
-import { DirectorySearch } from './modules/nonprofits/search.service.ts';
 import { OwnDonation, UserDonation } from './modules/donations/donations.schema.ts';
 import { donationRoutes } from './modules/donations/donations.routes.ts';
 import { Gift, giftRoutes } from './modules/gifts/gifts.routes.ts';
 import { Balance, Profile, userRoutes } from './modules/users/users.routes.ts';
 import { Contribution, contributionRoutes } from './modules/contributions/contributions.routes.ts';
 import { ApiKey, keyRoutes } from './modules/keys/keys.routes.ts';
+import { CallerCache } from './modules/keys/index.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
@@ -131,7 +130,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     if (options.draining?.() === true) return sendProblem(reply, new AppError('unavailable', 'unavailable', 'this node is shutting down'));
     try {
-      await sql`select 1`.execute(deps.db);
+      await ping(deps.db);
       return { status: 'ready' };
     } catch {
       return sendProblem(reply, new AppError('unavailable', 'unavailable', 'the database cannot be reached'));

@@ -2,7 +2,7 @@
 // and the sandbox clock. Both are safe to run on every node at once.
 import type { Platform } from './platform.ts';
 import { runScheduler } from './modules/scheduled/index.ts';
-import { runSandboxClock } from './modules/sandbox/sandbox.service.ts';
+import { runSandboxClock } from './modules/sandbox/index.ts';
 
 export function startJobs(platform: Platform): () => void {
   const { deps } = platform;

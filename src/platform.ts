@@ -6,9 +6,8 @@ import type { Deps } from './deps.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { cryptoIds, systemClock, type Clock, type Ids } from './shared/clock.ts';
-import { ensureOutsideAccounts } from './modules/ledger/index.ts';
-import { seedCauses } from './modules/nonprofits/index.ts';
-import { ensureDirectoryIndexes } from './modules/nonprofits/import.service.ts';
+import { openBooks } from './modules/ledger/index.ts';
+import { prepareDirectory } from './modules/nonprofits/index.ts';
 
 export interface Platform {
   deps: Deps;
@@ -29,9 +28,8 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
   try {
     const applied = await migrate(handle);
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    await seedCauses(handle.db);
-    await ensureOutsideAccounts(handle.db);
-    await ensureDirectoryIndexes(handle.db);
+    await prepareDirectory(handle.db);
+    await openBooks(handle.db);
   } catch (error) {
     await handle.close();
     throw error;

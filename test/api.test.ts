@@ -3,7 +3,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines, openEnv, makeUser, fund, makeNonProfit, call, assertLedgerBalanced, assertSchema, type TestEnv, type TestUser } from './harness.ts';
-import { insertFollow } from '../src/modules/users/index.ts';
+import { insertFollow } from '../src/modules/users/users.store.ts';
 import { recordContribution } from '../src/modules/contributions/index.ts';
 import { applyDonationEvent } from '../src/modules/donations/index.ts';
 

@@ -12,7 +12,7 @@ import { engines, openEnv, makeUser, fund, call, type TestEnv } from './harness.
 import { importBmf } from '../src/modules/nonprofits/import.service.ts';
 import { parseCsvLine } from '../src/modules/nonprofits/bmf.ts';
 import { tokenize } from '../src/modules/nonprofits/nonprofits.ts';
-import { upsertNonProfit } from '../src/modules/nonprofits/index.ts';
+import { upsert as upsertNonProfit } from '../src/modules/nonprofits/nonprofits.store.ts';
 import { openPlatform } from '../src/platform.ts';
 import { runCheck } from '../src/modules/check/index.ts';
 import { buildApp } from '../src/app.ts';

@@ -11,7 +11,7 @@ import pg from 'pg';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 
@@ -21,11 +21,11 @@ import { openPlatform, type Platform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import type { Deps } from '../src/deps.ts';
 import type { Clock } from '../src/shared/clock.ts';
-import { createKey } from '../src/modules/keys/index.ts';
 import type { Caller } from '../src/shared/caller.ts';
-import { createUser, type NewUser } from '../src/modules/users/index.ts';
+import { createUserWithKey, type NewUser } from '../src/modules/users/index.ts';
 import { recordContribution } from '../src/modules/contributions/index.ts';
-import { upsertNonProfit, publicPath, type NonProfitInput } from '../src/modules/nonprofits/index.ts';
+import { publicPath } from '../src/modules/nonprofits/index.ts';
+import { upsert as upsertNonProfit, type NonProfitInput } from '../src/modules/nonprofits/nonprofits.store.ts';
 import { formatCheck, runCheck } from '../src/modules/check/index.ts';
 
 export interface EngineSpec {
@@ -43,6 +43,24 @@ export function engines(): EngineSpec[] {
     process.stderr.write('\n*** TEST_DATABASE_URL is not set: PostgreSQL tests are SKIPPED; only SQLite runs. ***\n\n');
   }
   return list;
+}
+
+/**
+ * A suite run once per engine, each on a fresh database with the app built
+ * on it (`env()` inside a test). For the tests beside a store or a service.
+ */
+export function describeEachEngine(title: string, body: (env: () => TestEnv) => void): void {
+  for (const { name: engine } of engines()) {
+    describe(`${title} (${engine})`, () => {
+      let opened: TestEnv | undefined;
+      before(async () => { opened = await openEnv(engine); });
+      after(async () => { await opened?.close(); });
+      body(() => {
+        if (opened === undefined) throw new Error('the suite\'s database is not open');
+        return opened;
+      });
+    });
+  }
 }
 
 export interface TestEnv {
@@ -130,17 +148,13 @@ export interface TestUser {
 let userSeq = 0;
 export async function makeUser(deps: Deps, input: Partial<NewUser> = {}): Promise<TestUser> {
   userSeq += 1;
-  const created = await deps.db.transaction().execute(async (trx) => {
-    const user = await createUser(deps, { name: `Donor ${userSeq}`, city: 'Burlington', ...input }, trx);
-    const key = await createKey(deps, user.user_id, 'test', 'live', trx);
-    return { ...user, key: key.key, key_id: key.id };
-  });
+  const created = await createUserWithKey(deps, { name: `Donor ${userSeq}`, city: 'Burlington', ...input }, { name: 'test', mode: 'live' }, 'test:harness');
   return {
     user_id: created.user_id,
     fund_id: created.fund_id,
     slug: created.slug,
-    key: created.key,
-    caller: { user_id: created.user_id, fund_id: created.fund_id, key_id: created.key_id, mode: 'live', book: 'live', user_status: 'active', last_used_at: null },
+    key: created.key.key,
+    caller: { user_id: created.user_id, fund_id: created.fund_id, key_id: created.key.id, mode: 'live', book: 'live', user_status: 'active', last_used_at: null },
   };
 }
 

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { openPlatform } from '../platform.ts';
 import { serve } from '../main.ts';
-import { createKeyForOwner, createUser } from '../modules/users/index.ts';
+import { createUserWithKey } from '../modules/users/index.ts';
 import { addAccount } from '../modules/accounts/index.ts';
 import { slugify } from '../modules/nonprofits/index.ts';
 import pino from 'pino';
@@ -13,9 +13,9 @@ import { assert } from '../shared/assert.ts';
 import { copyDatabase } from '../db/copy.ts';
 import { AppError } from '../shared/errors.ts';
 import { formatCheck, runCheck } from '../modules/check/index.ts';
-import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/import.service.ts';
+import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/index.ts';
 
-import { UsageError, withPlatform } from './common.ts';
+import { UsageError, actor, withPlatform } from './common.ts';
 import { operate } from './operate.ts';
 import { demo } from './demo.ts';
 const USAGE = `Usage: almoner <command> [options]
@@ -74,17 +74,14 @@ async function usersCreate(args: string[]): Promise<void> {
   if (name === '' || name.length > 200) throw new UsageError('--name is required (1 to 200 characters)');
   if (values.slug !== undefined && !/^[a-z0-9-]{1,60}$/i.test(values.slug)) throw new UsageError('--slug takes letters, digits and dashes (at most 60)');
   await withPlatform(async ({ deps }) => {
-    const created = await deps.db.transaction().execute(async (trx) => {
-      const user = await createUser(deps, { name, slug: values.slug, city: values.city, visible: !values.private }, trx);
-      const key = await createKeyForOwner(deps, user.user_id, values['key-name'], values.test ? 'test' : 'live', trx);
-      if (values.email !== undefined && values.password !== undefined) await addAccount(deps, user.user_id, values.email, values.password, trx);
-      return { ...user, key: key.key };
-    });
+    const { email, password } = values;
+    const created = await createUserWithKey(deps, { name, slug: values.slug, city: values.city, visible: !values.private }, { name: values['key-name'], mode: values.test ? 'test' : 'live' }, actor(),
+      email === undefined || password === undefined ? undefined : (trx, userId) => addAccount(deps, userId, email, password, trx));
     const wanted = slugify(values.slug ?? name);
     process.stdout.write(`Created user ${created.user_id} (${created.slug}) with fund ${created.fund_id}.\n`);
     if (created.slug !== wanted) process.stdout.write(`Note: this user's profile is /${created.slug} (not /${wanted}: taken, reserved or too long).\n`);
     if (values.email !== undefined) process.stdout.write(`They sign in to the web app as ${values.email}.\n`);
-    process.stdout.write(`API key (shown once): ${created.key}\n`);
+    process.stdout.write(`API key (shown once): ${created.key.key}\n`);
   });
 }
 

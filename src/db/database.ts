@@ -2,7 +2,7 @@
 // PostgreSQL through pg. Everything above this file speaks Kysely only.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-adapter.ts';
@@ -105,4 +105,9 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   const sqlite = new NodeSqliteDatabase(path, options.sqliteCacheMb === undefined ? {} : { cacheMb: options.sqliteCacheMb });
   const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(sqlite) });
   return { db, engine, sqlite, close: () => db.destroy() };
+}
+
+/** One round trip to the database (readiness): throws when it cannot be reached. */
+export async function ping(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
 }

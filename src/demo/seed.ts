@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import type { Deps } from '../deps.ts';
 import { assert } from '../shared/assert.ts';
 import { createKey } from '../modules/keys/index.ts';
-import { createUser, insertFollow } from '../modules/users/index.ts';
+import { createUser, follow, hasUsers } from '../modules/users/index.ts';
 import { addAccount } from '../modules/accounts/index.ts';
-import { importBmf, sourceOf } from '../modules/nonprofits/import.service.ts';
+import { einsOfFile, importBmf, sourceOf } from '../modules/nonprofits/index.ts';
 import { advanceContribution, recordContribution } from '../modules/contributions/index.ts';
 import { applyDonationEvent, cancelDonation, createDonation, type DonationEvent } from '../modules/donations/index.ts';
 import { acceptGift, claimGift, createGift, denyGift } from '../modules/gifts/index.ts';
@@ -24,8 +24,7 @@ const ZIPS_CSV = fileURLToPath(new URL('./zips.csv', import.meta.url));
 export async function loadDemoNonProfits(deps: Deps): Promise<{ eligible: string[]; ineligible: string[] }> {
   const summary = await importBmf(deps, [NONPROFITS_CSV], { zipCentroids: ZIPS_CSV });
   assert(summary.rejected === 0, 'every demo organisation is valid');
-  const rows = await deps.db.selectFrom('non_profits').select(['ein', 'eligible']).where('source', '=', sourceOf(NONPROFITS_CSV)).orderBy('id').execute();
-  return { eligible: rows.filter((r) => r.eligible === 1).map((r) => r.ein), ineligible: rows.filter((r) => r.eligible !== 1).map((r) => r.ein) };
+  return einsOfFile(deps, sourceOf(NONPROFITS_CSV));
 }
 
 /** Every demo user signs in to the web app as <first name>@example.org with this password. Demo data only. */
@@ -40,8 +39,7 @@ export interface DemoResult {
 
 /** Seeds the demo platform and returns a fresh live key for its first user. */
 export async function seedDemo(deps: Deps): Promise<DemoResult> {
-  const existing = await deps.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
-  if (existing !== undefined) return { created: false };
+  if (await hasUsers(deps)) return { created: false };
   const { eligible, ineligible } = await loadDemoNonProfits(deps);
   const ein = (i: number) => eligible[i % eligible.length] as string;
 
@@ -97,10 +95,9 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   await createSchedule(deps, ada, { ein: ein(14), amount_cents: 2_500, frequency: 'Monthly', next_date: deps.clock.now().toISOString().slice(0, 10), note: 'Every month.' });
   await runScheduler(deps);
 
-  const at = deps.clock.now().toISOString();
-  await insertFollow(deps.db, users.ada.user_id, users.grace.user_id, at);
-  await insertFollow(deps.db, users.grace.user_id, users.ada.user_id, at);
-  await insertFollow(deps.db, users.katherine.user_id, users.ada.user_id, at);
+  await follow(deps, users.ada.user_id, users.grace.user_id);
+  await follow(deps, users.grace.user_id, users.ada.user_id);
+  await follow(deps, users.katherine.user_id, users.ada.user_id);
   assert(ineligible.length > 0, 'the demo includes ineligible organisations');
 
   for (const [name, user] of Object.entries(users)) await addAccount(deps, user.user_id, `${name}@example.org`, DEMO_PASSWORD);

@@ -3,9 +3,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../shared/errors.ts';
-import { authEpoch, findCallerByHash, hashKey, looksLikeKey, touchKey, LAST_USED_WRITE_INTERVAL_MS } from '../modules/keys/index.ts';
+import { callerOfKey, noteKeyUse, type CallerCache } from '../modules/keys/index.ts';
 import type { Caller } from '../shared/caller.ts';
-import type { CallerCache } from './caller-cache.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,29 +30,13 @@ export async function authenticate(deps: Deps, cache: CallerCache, request: Fast
   if (key === undefined) {
     throw new AppError('unauthenticated', 'unauthenticated', 'send your API key in the X-Api-Key header', { headers: CHALLENGE });
   }
-  // A string that cannot be a key is not worth a database round trip.
-  let caller: Caller | undefined;
-  if (looksLikeKey(key)) {
-    const keyHash = hashKey(key);
-    const epoch = await authEpoch(deps.db);
-    caller = cache.get(keyHash, epoch);
-    if (caller === undefined) {
-      caller = await findCallerByHash(deps.db, keyHash);
-      if (caller !== undefined) cache.set(keyHash, epoch, caller);
-    }
-  }
+  const caller = await callerOfKey(deps, cache, key);
   if (caller === undefined) {
     throw new AppError('unauthenticated', 'invalid_api_key', 'the API key is unknown or revoked', { headers: CHALLENGE });
   }
   if (caller.user_status !== 'active') {
     throw new AppError('forbidden', 'forbidden', 'this account is suspended');
   }
-  const now = deps.clock.now();
-  const stale = caller.last_used_at === null || Date.parse(caller.last_used_at) < now.getTime() - LAST_USED_WRITE_INTERVAL_MS;
-  if (stale) {
-    const notBefore = new Date(now.getTime() - LAST_USED_WRITE_INTERVAL_MS).toISOString();
-    await touchKey(deps.db, caller.key_id, now.toISOString(), notBefore);
-    caller.last_used_at = now.toISOString();
-  }
+  await noteKeyUse(deps, caller);
   return caller;
 }

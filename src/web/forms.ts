@@ -4,7 +4,7 @@ import { AppError } from '../shared/errors.ts';
 import { parseDollarText } from '../shared/money.ts';
 import type { CharityChoice, FormState } from './layout.ts';
 import { normalizeEin } from '../modules/nonprofits/index.ts';
-import type { DirectorySearch } from '../modules/nonprofits/search.service.ts';
+import type { DirectorySearch } from '../modules/nonprofits/index.ts';
 
 export class FormReader {
   readonly values: Record<string, string> = {};

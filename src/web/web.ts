@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Deps } from '../deps.ts';
 import { AppError } from '../shared/errors.ts';
 import { STATUS_OF_KIND, toAppError } from '../http/errors.ts';
-import type { DirectorySearch } from '../modules/nonprofits/search.service.ts';
+import type { DirectorySearch } from '../modules/nonprofits/index.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Html } from './html.ts';
 import { errorPage } from './pages/public.ts';

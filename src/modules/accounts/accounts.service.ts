@@ -114,8 +114,7 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
   // A wrong password leaves its reservation as the failure it was.
   if (!ok || account === undefined) throw refused();
   const opened = await deps.db.transaction().execute(async (trx) => {
-    const status = await trx.selectFrom('users').select('status').where('id', '=', account.user_id).executeTakeFirstOrThrow();
-    if (status.status !== 'active') return undefined;
+    if (await store.statusOfUser(trx, account.user_id) !== 'active') return undefined;
     await store.clearFailures(trx, email);
     if (previousToken !== undefined) await store.deleteSession(trx, sessionHash(previousToken));
     await store.deleteExpiredSessionsOf(trx, account.user_id, now.toISOString());

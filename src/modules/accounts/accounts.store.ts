@@ -80,17 +80,22 @@ export async function releaseAttempt(db: Db | Trx, id: number): Promise<void> {
   await db.deleteFrom('sign_in_failures').where('id', '=', id).execute();
 }
 
-export async function countFailures(db: Db | Trx, column: 'email' | 'ip', value: string, since: string): Promise<number> {
+async function countFailures(db: Db | Trx, column: 'email' | 'ip', value: string, since: string): Promise<number> {
   const row = await db.selectFrom('sign_in_failures').select((eb) => eb.fn.countAll<number>().as('n'))
     .where(column, '=', value).where('at', '>', since).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-export async function oldestFailure(db: Db | Trx, column: 'email' | 'ip', value: string, since: string): Promise<string | undefined> {
+async function oldestFailure(db: Db | Trx, column: 'email' | 'ip', value: string, since: string): Promise<string | undefined> {
   const row = await db.selectFrom('sign_in_failures').select('at').where(column, '=', value).where('at', '>', since).orderBy('at').limit(1).executeTakeFirst();
   return row?.at;
 }
 
 export async function clearFailures(db: Db | Trx, email: string): Promise<void> {
   await db.deleteFrom('sign_in_failures').where('email', '=', email).execute();
+}
+
+/** The status of an account's user (a suspended user cannot sign in). */
+export async function statusOfUser(trx: Trx, userId: number): Promise<string> {
+  return (await trx.selectFrom('users').select('status').where('id', '=', userId).executeTakeFirstOrThrow()).status;
 }

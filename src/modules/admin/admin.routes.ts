@@ -7,7 +7,7 @@ import { AppError } from '../../shared/errors.ts';
 import { parseDollars } from '../../shared/money.ts';
 import { PageQuery, StringEnum } from '../../http/schemas.ts';
 import { pageRequest } from '../../shared/page.ts';
-import { findOperator, type Operator } from './admin.service.ts';
+import { auditLog, findOperator, type Operator } from './admin.service.ts';
 import { createUserAudited, listUsers, setUserStatus, statement, fundOfUser } from '../users/index.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
 import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, FREQUENCIES } from '../contributions/index.ts';
@@ -164,11 +164,8 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       schema: { tags, summary: 'The audit log, newest first (the live book\'s; ?book=test for the sandbox\'s)', querystring: Type.Composite([PageQuery, BookQuery, Type.Object({ object_type: Type.Optional(Type.String()), object_id: Type.Optional(Id) })]) },
     }, async (request) => {
       const page = pageRequest(request.query);
-      let q = deps.db.selectFrom('audit_log').selectAll().where('book', '=', bookOf(request));
-      if (request.query.object_type !== undefined) q = q.where('object_type', '=', request.query.object_type);
-      if (request.query.object_id !== undefined) q = q.where('object_id', '=', request.query.object_id);
-      const rows = await q.orderBy('id', 'desc').limit(page.per_page).offset((page.page - 1) * page.per_page).execute();
-      return { items: rows.map((r) => ({ ...r, before: r.before === null ? null : JSON.parse(r.before), after: r.after === null ? null : JSON.parse(r.after) })) };
+      const { object_type, object_id } = request.query;
+      return { items: await auditLog(deps, bookOf(request), { ...(object_type === undefined ? {} : { object_type }), ...(object_id === undefined ? {} : { object_id }) }, page) };
     });
 
     app.get('/check', { schema: { tags, summary: 'Run every ledger invariant (as `almoner check`)' } }, async (_request, reply) => {

@@ -3,6 +3,10 @@
 // with one is audited under its name.
 import type { Deps } from '../../deps.ts';
 import { hashKey } from '../keys/index.ts';
+import { listAudit, type AuditFilter } from '../audit/index.ts';
+import type { Book } from '../../shared/book.ts';
+import type { PageRequest } from '../../shared/page.ts';
+import { findAdminToken, insertAdminToken } from './admin.store.ts';
 
 const TOKEN_PATTERN = /^alm_admin_[0-9A-Za-z]{40}$/;
 
@@ -13,14 +17,18 @@ export interface Operator {
 
 export async function createAdminToken(deps: Deps, name: string): Promise<{ id: number; token: string }> {
   const token = `alm_admin_${deps.ids.base62(40)}`;
-  const row = await deps.db.insertInto('admin_tokens').values({
-    name, token_hash: hashKey(token), last4: token.slice(-4), created_at: deps.clock.now().toISOString(),
-  }).returning('id').executeTakeFirstOrThrow();
-  return { id: row.id, token };
+  const id = await insertAdminToken(deps.db, { name, token_hash: hashKey(token), last4: token.slice(-4), created_at: deps.clock.now().toISOString() });
+  return { id, token };
 }
 
 export async function findOperator(deps: Deps, token: string): Promise<Operator | undefined> {
   if (!TOKEN_PATTERN.test(token)) return undefined;
-  const row = await deps.db.selectFrom('admin_tokens').select(['id', 'name']).where('token_hash', '=', hashKey(token)).where('revoked_at', 'is', null).executeTakeFirst();
+  const row = await findAdminToken(deps.db, hashKey(token));
   return row === undefined ? undefined : { token_id: row.id, actor: `admin:${row.name}` };
+}
+
+/** The audit log of a book, newest first, optionally of one object type or object. */
+export async function auditLog(deps: Deps, book: Book, filter: AuditFilter, page: PageRequest) {
+  const rows = await listAudit(deps.db, book, filter, page);
+  return rows.map((r) => ({ ...r, before: r.before === null ? null : JSON.parse(r.before), after: r.after === null ? null : JSON.parse(r.after) }));
 }

@@ -1,6 +1,7 @@
 // The audit log: who did what to which object, when, and its state before
 // and after. Written in the same database transaction as the action.
-import type { Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
+import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Book } from '../../shared/book.ts';
 
 export interface AuditEntry {
@@ -15,8 +16,9 @@ export interface AuditEntry {
   at: string;
 }
 
-export async function recordAudit(trx: Trx, entry: AuditEntry): Promise<void> {
-  await trx.insertInto('audit_log').values({
+/** Writes an audit entry; returns its id. */
+export async function recordAudit(trx: Trx, entry: AuditEntry): Promise<number> {
+  const row = await trx.insertInto('audit_log').values({
     book: entry.book,
     actor: entry.actor,
     action: entry.action,
@@ -25,5 +27,19 @@ export async function recordAudit(trx: Trx, entry: AuditEntry): Promise<void> {
     before: entry.before === undefined ? null : JSON.stringify(entry.before),
     after: entry.after === undefined ? null : JSON.stringify(entry.after),
     created_at: entry.at,
-  }).execute();
+  }).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export interface AuditFilter {
+  object_type?: string;
+  object_id?: number;
+}
+
+/** A page of a book's audit log, newest first. */
+export async function listAudit(db: Db, book: Book, filter: AuditFilter, page: PageRequest) {
+  let q = db.selectFrom('audit_log').selectAll().where('book', '=', book);
+  if (filter.object_type !== undefined) q = q.where('object_type', '=', filter.object_type);
+  if (filter.object_id !== undefined) q = q.where('object_id', '=', filter.object_id);
+  return q.orderBy('id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute();
 }

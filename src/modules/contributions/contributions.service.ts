@@ -1,17 +1,17 @@
 // Use cases for contributions: recording money coming into a fund (by an
 // operator or a payment integration, never the public API) and listing it.
 import type { Deps } from '../../deps.ts';
-import type { ContributionsTable } from '../../db/schema.ts';
 import { centsToDollars, CONTRIBUTION_MAX_CENTS, exactValueInCents, valueInCents } from '../../shared/money.ts';
 import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import { recordAudit } from '../audit/index.ts';
-import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
+import { toPage, type PageRequest } from '../../shared/page.ts';
 import { assertFundCanHold, lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import type { Book } from '../../shared/book.ts';
+import { fundOfContribution, insertContribution, lockContribution, moveContribution, pageOfContributions, type Contribution } from './contributions.store.ts';
 import { CONTRIBUTION_TRANSITIONS, contributionProblems, type ContributionStatus, type ContributionType, type Frequency } from './contributions.ts';
 
 export interface NewContribution {
@@ -43,7 +43,7 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
     const at = deps.clock.now().toISOString();
     const accounts = await lockFundAccounts(trx, deps.engine, input.fund_id);
     assertFundCanHold(accounts, amountCents);
-    const row = await trx.insertInto('contributions').values({
+    const id = await insertContribution(trx, {
       book: accounts.book,
       user_id: input.user_id,
       fund_id: input.fund_id,
@@ -57,20 +57,20 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
       created_at: at,
       received_at: input.status === 'pending' || input.status === 'success' ? at : null,
       completed_at: input.status === 'success' ? at : null,
-    }).returning('id').executeTakeFirstOrThrow();
+    });
     const deposits = await outsideAccountId(trx, 'deposits', accounts.book);
     if (amountCents > 0 && (input.status === 'pending' || input.status === 'success')) {
       const to = input.status === 'pending' ? accounts.ids.pending_deposit : accounts.ids.available;
-      await postEntry(trx, { book: accounts.book, memo: `contribution ${input.status}`, contribution_id: row.id }, [
+      await postEntry(trx, { book: accounts.book, memo: `contribution ${input.status}`, contribution_id: id }, [
         { from_account_id: deposits, to_account_id: to, amount_cents: amountCents },
       ], at);
     }
-    await recordEvent(trx, { user_id: input.user_id, type: 'contribution.created', object_type: 'contribution', object_id: row.id, data: { status: input.status }, at });
+    await recordEvent(trx, { user_id: input.user_id, type: 'contribution.created', object_type: 'contribution', object_id: id, data: { status: input.status }, at });
     if (input.status === 'success') await promoteWaiting(deps, trx, input.fund_id, at);
     if (actor !== undefined) {
-      await recordAudit(trx, { book: accounts.book, actor, action: 'contribution.record', object_type: 'contribution', object_id: row.id, before: null, after: { status: input.status, amount_cents: amountCents, user_id: input.user_id }, at });
+      await recordAudit(trx, { book: accounts.book, actor, action: 'contribution.record', object_type: 'contribution', object_id: id, before: null, after: { status: input.status, amount_cents: amountCents, user_id: input.user_id }, at });
     }
-    return row.id;
+    return id;
   });
 }
 
@@ -83,12 +83,10 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
  */
 export async function advanceContribution(deps: Deps, book: Book, contributionId: number, to: ContributionStatus, actor: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
-    const found = await trx.selectFrom('contributions').select(['id', 'fund_id']).where('id', '=', contributionId).where('book', '=', book).executeTakeFirst();
-    if (found === undefined) throw notFound('contribution_not_found', `no contribution ${contributionId}`);
-    const accounts = await lockFundAccounts(trx, deps.engine, found.fund_id);
-    let q = trx.selectFrom('contributions').selectAll().where('id', '=', contributionId);
-    if (deps.engine === 'postgres') q = q.forUpdate();
-    const c = await q.executeTakeFirstOrThrow();
+    const fundId = await fundOfContribution(trx, book, contributionId);
+    if (fundId === undefined) throw notFound('contribution_not_found', `no contribution ${contributionId}`);
+    const accounts = await lockFundAccounts(trx, deps.engine, fundId);
+    const c = await lockContribution(trx, deps.engine, contributionId);
     if (!(CONTRIBUTION_TRANSITIONS[c.status] ?? []).includes(to)) {
       throw conflict('invalid_transition', `a contribution that is ${c.status} cannot become ${to}`);
     }
@@ -101,12 +99,7 @@ export async function advanceContribution(deps: Deps, book: Book, contributionId
       'waiting_for_funds>failed': null,
     };
     const move = moves[`${c.status}>${to}`];
-    const updated = await trx.updateTable('contributions').set({
-      status: to,
-      ...(to === 'pending' ? { received_at: at } : {}),
-      ...(to === 'success' || to === 'failed' ? { completed_at: at } : {}),
-    }).where('id', '=', c.id).where('status', '=', c.status).executeTakeFirst();
-    assert(Number(updated.numUpdatedRows) === 1, 'the locked contribution is still in the state read');
+    assert(await moveContribution(trx, c.id, c.status, to, at), 'the locked contribution is still in the state read');
     if (move !== null && move !== undefined && c.amount_cents > 0) {
       await postEntry(trx, { book: accounts.book, memo: `contribution ${to}`, contribution_id: c.id }, [{ from_account_id: move[0], to_account_id: move[1], amount_cents: c.amount_cents }], at);
     }
@@ -116,9 +109,7 @@ export async function advanceContribution(deps: Deps, book: Book, contributionId
   });
 }
 
-type ContributionRow = Omit<ContributionsTable, 'id'> & { id: number };
-
-function contributionForm(c: ContributionRow) {
+function contributionForm(c: Contribution) {
   return {
     id: c.id,
     units: Number(c.units),
@@ -135,10 +126,6 @@ function contributionForm(c: ContributionRow) {
 
 /** The caller's own contributions, newest first (spec 4.6: private to the owner). */
 export async function listContributions(deps: Deps, caller: Caller, page: PageRequest) {
-  const [counted, rows] = await Promise.all([
-    deps.db.selectFrom('contributions').where('user_id', '=', caller.user_id).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-    deps.db.selectFrom('contributions').selectAll().where('user_id', '=', caller.user_id)
-      .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute(),
-  ]);
-  return toPage(rows.map(contributionForm), Number(counted.count), page);
+  const { rows, count } = await pageOfContributions(deps.db, caller.user_id, page);
+  return toPage(rows.map(contributionForm), count, page);
 }

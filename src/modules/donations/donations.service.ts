@@ -279,6 +279,5 @@ export async function applyDonationEventToMany(deps: Deps, book: Book, ids: read
 
 /** Ids of donations of `book` in a status, oldest first (for batches such as "pay every approved donation"). */
 export async function donationIdsInStatus(deps: Deps, book: Book, status: DonationStatus, limit: number): Promise<number[]> {
-  const rows = await deps.db.selectFrom('donations').select('id').where('book', '=', book).where('status', '=', status).orderBy('id').limit(limit).execute();
-  return rows.map((r) => r.id);
+  return store.idsInStatus(deps.db, book, status, limit);
 }

@@ -180,3 +180,9 @@ export async function waitingForFund(trx: Trx, fundId: number) {
     .where('fund_id', '=', fundId).where('status', '=', 'waiting_for_funds')
     .orderBy('id').execute();
 }
+
+/** Ids of donations of `book` in a status, oldest first. */
+export async function idsInStatus(db: Db, book: Book, status: string, limit: number): Promise<number[]> {
+  const rows = await db.selectFrom('donations').select('id').where('book', '=', book).where('status', '=', status).orderBy('id').limit(limit).execute();
+  return rows.map((r) => r.id);
+}

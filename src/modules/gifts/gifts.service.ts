@@ -1,13 +1,12 @@
 // Use cases for gifts: create (with a hold on the giver's fund), read, list.
 import type { Deps } from '../../deps.ts';
-import type { GiftsTable } from '../../db/schema.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { AppError, conflict, notFound, unprocessable } from '../../shared/errors.ts';
 import { findRecipient, normalizeEin } from '../nonprofits/index.ts';
 import { insertDonation } from '../donations/donations.store.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import { centsToDollars } from '../../shared/money.ts';
-import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
+import { toPage, type PageRequest } from '../../shared/page.ts';
 import { assertFundCanHold, lockFundAccounts, postEntry, type FundAccounts } from '../ledger/index.ts';
 import type { Trx } from '../../db/database.ts';
 import { recordEvent } from '../events/index.ts';
@@ -15,6 +14,7 @@ import type { Caller } from '../../shared/caller.ts';
 import { GIFT_MIN_CENTS } from './gifts.ts';
 import { recordOutcome } from '../idempotency/index.ts';
 import type { Book, Viewer } from '../../shared/book.ts';
+import { endGift, findGiftByCode, findGiftWithGiver, insertGift, lockGift, markGiftSeen, pageOfGifts, type Gift, type GiftEnd } from './gifts.store.ts';
 
 export interface NewGift {
   name: string;
@@ -23,9 +23,7 @@ export interface NewGift {
   email?: string;
 }
 
-type GiftRow = Omit<GiftsTable, 'id'> & { id: number };
-
-function giftForm(deps: Deps, g: GiftRow) {
+function giftForm(deps: Deps, g: Gift) {
   return {
     name: g.name,
     amount: centsToDollars(g.amount_cents),
@@ -57,7 +55,7 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
       ]);
     }
     const at = deps.clock.now().toISOString();
-    const gift = await trx.insertInto('gifts').values({
+    const giftId = await insertGift(trx, {
       book: accounts.book,
       code,
       user_id: caller.user_id,
@@ -72,11 +70,11 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
       claimed: 0,
       created_at: at,
       updated_at: at,
-    }).returning('id').executeTakeFirstOrThrow();
-    await postEntry(trx, { book: accounts.book, memo: 'gift created: hold', gift_id: gift.id }, [
+    });
+    await postEntry(trx, { book: accounts.book, memo: 'gift created: hold', gift_id: giftId }, [
       { from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: input.amount_cents },
     ], at);
-    await recordEvent(trx, { user_id: caller.user_id, type: 'gift.created', object_type: 'gift', object_id: gift.id, data: { status: 'new' }, at });
+    await recordEvent(trx, { user_id: caller.user_id, type: 'gift.created', object_type: 'gift', object_id: giftId, data: { status: 'new' }, at });
     await recordOutcome(trx, `gift:${code}`);
   });
   return getGift(deps, caller, code);
@@ -87,7 +85,7 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
  * (DECISIONS 14: a gift of the other book is not there). Throws gift_not_found.
  */
 async function findGift(db: Deps['db'] | Trx, viewer: { book: Book }, code: string) {
-  const gift = await db.selectFrom('gifts').selectAll().where('code', '=', code.toLowerCase()).where('book', '=', viewer.book).executeTakeFirst();
+  const gift = await findGiftByCode(db, viewer.book, code);
   if (gift === undefined) throw notFound('gift_not_found', `no gift ${code}`);
   return gift;
 }
@@ -100,12 +98,8 @@ export async function getGift(deps: Deps, caller: Caller, code: string) {
 }
 
 export async function listGifts(deps: Deps, caller: Caller, page: PageRequest) {
-  const [counted, rows] = await Promise.all([
-    deps.db.selectFrom('gifts').where('user_id', '=', caller.user_id).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-    deps.db.selectFrom('gifts').selectAll().where('user_id', '=', caller.user_id)
-      .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute(),
-  ]);
-  return toPage(rows.map((g) => giftForm(deps, g)), Number(counted.count), page);
+  const { rows, count } = await pageOfGifts(deps.db, caller.user_id, page);
+  return toPage(rows.map((g) => giftForm(deps, g)), count, page);
 }
 
 /**
@@ -124,8 +118,7 @@ async function markSeen(deps: Deps, viewerId: number | null, gift: { id: number;
   if (gift.seen !== 0 || viewerId === gift.user_id) return;
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
-    const updated = await trx.updateTable('gifts').set({ seen: 1 }).where('id', '=', gift.id).where('seen', '=', 0).executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 1) {
+    if (await markGiftSeen(trx, gift.id)) {
       await recordEvent(trx, { user_id: gift.user_id, type: 'gift.updated', object_type: 'gift', object_id: gift.id, data: { seen: true }, at });
     }
   });
@@ -134,8 +127,7 @@ async function markSeen(deps: Deps, viewerId: number | null, gift: { id: number;
 
 /** The gift's page: the gift as viewGift shows it (setting `seen`), with who gave it, in one read. Throws gift_not_found. */
 export async function openGiftPage(deps: Deps, viewer: Viewer, code: string) {
-  const row = await deps.db.selectFrom('gifts as g').innerJoin('users as u', 'u.id', 'g.user_id')
-    .selectAll('g').select('u.name as giver_name').where('g.code', '=', code.toLowerCase()).where('g.book', '=', viewer.book).executeTakeFirst();
+  const row = await findGiftWithGiver(deps.db, viewer.book, code);
   if (row === undefined) throw notFound('gift_not_found', `no gift ${code}`);
   const { giver_name, ...gift } = row;
   await markSeen(deps, viewer.user_id, gift);
@@ -161,18 +153,15 @@ async function lockGiftFor(deps: Deps, trx: Trx, recipient: Recipient, code: str
   const funds = action === 'accept' && caller !== null ? [unlocked.fund_id, caller.fund_id].sort((a, b) => a - b) : [unlocked.fund_id];
   const locked = new Map<number, FundAccounts>();
   for (const fundId of funds) locked.set(fundId, await lockFundAccounts(trx, deps.engine, fundId));
-  let q = trx.selectFrom('gifts').selectAll().where('id', '=', unlocked.id);
-  if (deps.engine === 'postgres') q = q.forUpdate();
-  const gift = await q.executeTakeFirstOrThrow();
+  const gift = await lockGift(trx, deps.engine, unlocked.id);
   if (gift.status !== 'new') throw conflict('invalid_transition', `a gift that is ${gift.status} cannot be ${action === 'deny' ? 'denied' : `${action}ed`}`);
   const giverAccounts = locked.get(gift.fund_id);
   assert(giverAccounts !== undefined, 'the giver\'s fund is locked');
   return { gift, giverAccounts, recipientAccounts: caller === null ? undefined : locked.get(caller.fund_id) };
 }
 
-async function finishGift(trx: Trx, { id: giftId, user_id: giverId, code }: { id: number; user_id: number; code: string }, fields: { status: string; claimed: number; recipient_user_id: number | null; ein?: string; donation_id?: number }, at: string): Promise<void> {
-  const updated = await trx.updateTable('gifts').set({ ...fields, seen: 1, updated_at: at }).where('id', '=', giftId).where('status', '=', 'new').executeTakeFirst();
-  assert(Number(updated.numUpdatedRows) === 1, 'the locked gift is still new');
+async function finishGift(trx: Trx, { id: giftId, user_id: giverId, code }: { id: number; user_id: number; code: string }, fields: GiftEnd, at: string): Promise<void> {
+  assert(await endGift(trx, giftId, fields, at), 'the locked gift is still new');
   await recordEvent(trx, { user_id: giverId, type: 'gift.updated', object_type: 'gift', object_id: giftId, data: { status: fields.status }, at });
   await recordOutcome(trx, `gift_action:${code}`);
 }

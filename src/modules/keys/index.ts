@@ -1,3 +1,4 @@
 export * from './keys.ts';
-export { createKey, listKeys, revokeKey, type CreatedKey } from './keys.service.ts';
-export { authEpoch, bumpAuthEpoch, findCallerByHash, touchKey, type ApiKeyView } from './keys.store.ts';
+export { callerOfKey, createKey, listKeys, noteKeyUse, revokeKey, type CreatedKey } from './keys.service.ts';
+export { bumpAuthEpoch, type ApiKeyView } from './keys.store.ts';
+export { CallerCache } from './caller-cache.ts';

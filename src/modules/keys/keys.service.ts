@@ -3,8 +3,10 @@ import type { Deps } from '../../deps.ts';
 import { notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import type { Trx } from '../../db/database.ts';
-import { generateKey, hashKey, type KeyMode } from './keys.ts';
+import type { Caller } from '../../shared/caller.ts';
+import { generateKey, hashKey, looksLikeKey, LAST_USED_WRITE_INTERVAL_MS, type KeyMode } from './keys.ts';
 import * as store from './keys.store.ts';
+import type { CallerCache } from './caller-cache.ts';
 
 export interface CreatedKey extends store.ApiKeyView {
   key: string;
@@ -34,4 +36,31 @@ export function listKeys(deps: Deps, userId: number): Promise<store.ApiKeyView[]
 export async function revokeKey(deps: Deps, userId: number, keyId: number): Promise<void> {
   const revoked = await store.revokeKey(deps.db, userId, keyId, deps.clock.now().toISOString());
   if (!revoked) throw notFound('api_key_not_found', `no API key ${keyId}`);
+}
+
+/**
+ * The caller a key acts for, or undefined for a string that is no live key.
+ * Served from the node's cache while the auth epoch is unchanged (caller-cache.ts).
+ */
+export async function callerOfKey(deps: Deps, cache: CallerCache, key: string): Promise<Caller | undefined> {
+  // A string that cannot be a key is not worth a database round trip.
+  if (!looksLikeKey(key)) return undefined;
+  const keyHash = hashKey(key);
+  const epoch = await store.authEpoch(deps.db);
+  let caller = cache.get(keyHash, epoch);
+  if (caller === undefined) {
+    caller = await store.findCallerByHash(deps.db, keyHash);
+    if (caller !== undefined) cache.set(keyHash, epoch, caller);
+  }
+  return caller;
+}
+
+/** Records that a key was used, at most once per LAST_USED_WRITE_INTERVAL_MS. */
+export async function noteKeyUse(deps: Deps, caller: Caller): Promise<void> {
+  const now = deps.clock.now();
+  const stale = caller.last_used_at === null || Date.parse(caller.last_used_at) < now.getTime() - LAST_USED_WRITE_INTERVAL_MS;
+  if (!stale) return;
+  const notBefore = new Date(now.getTime() - LAST_USED_WRITE_INTERVAL_MS).toISOString();
+  await store.touchKey(deps.db, caller.key_id, now.toISOString(), notBefore);
+  caller.last_used_at = now.toISOString();
 }

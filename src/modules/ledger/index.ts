@@ -1,2 +1,3 @@
 export * from './ledger.ts';
 export * from './ledger.store.ts';
+export { openBooks } from './ledger.service.ts';

@@ -223,3 +223,10 @@ function moveStatements(deltas: ReadonlyMap<number, number>): Statement[] {
 export function reserveEntryIds(trx: Trx, engine: Engine, n: number): Promise<number[]> {
   return reserveIds(trx, engine, 'journal_entries', n);
 }
+
+/** Every journal line on a fund's accounts, oldest first (an operator's statement). */
+export async function journalOfFund(db: Db, fundId: number) {
+  return db.selectFrom('postings as p').innerJoin('journal_entries as j', 'j.id', 'p.entry_id').innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+    .select(['j.id as entry_id', 'j.created_at', 'j.memo', 'a.kind as account', 'p.amount_cents', 'j.donation_id', 'j.gift_id', 'j.contribution_id', 'j.audit_id'])
+    .where('a.fund_id', '=', fundId).orderBy('j.id').orderBy('p.id').execute();
+}

@@ -5,13 +5,11 @@
 // its transaction (the importer, upsert); a node reads the counter on each
 // use and forgets every card when it moved, as the API key cache does.
 import type { Deps } from '../../deps.ts';
-import type { Database } from '../../db/schema.ts';
 import type { Db } from '../../db/database.ts';
-import { prepared } from '../../db/prepared.ts';
 import { FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
 import { assert } from '../../shared/assert.ts';
 import { causeById, causeLogoUrl } from './causes.ts';
-import { cardRows, type CardRow, type NonProfit } from './nonprofits.store.ts';
+import { cardRows, recordsEpoch, type CardRow, type NonProfit } from './nonprofits.store.ts';
 
 export interface NonProfitCard {
   readonly ein: string;
@@ -26,9 +24,6 @@ export interface NonProfitCard {
 }
 
 const MAX_CARDS = 50_000;
-
-const epochQuery = prepared<Database, { records_epoch: number }, Record<string, never>>((db) =>
-  db.selectFrom('directory_epoch').select('records_epoch').where('id', '=', 1));
 
 /** One cache per database (tests open several in one process). */
 const caches = new WeakMap<object, { epoch: number; cards: Map<number, NonProfitCard> }>();
@@ -58,7 +53,7 @@ export function cardOfNonProfit(publicUrl: string, np: NonProfit): NonProfitCard
 /** The cards of these non-profit ids (each must exist: donations reference them). */
 export async function nonProfitCards(deps: Deps, ids: readonly number[]): Promise<ReadonlyMap<number, NonProfitCard>> {
   // A read that began after this call (db/fresh-reads.ts: concurrent requests share it).
-  const epoch = await freshReadsOf(epochReads, deps.db, async (db) => (await epochQuery(db, {}))[0]?.records_epoch ?? 0).get();
+  const epoch = await freshReadsOf(epochReads, deps.db, async (db) => recordsEpoch(db)).get();
   let cache = caches.get(deps.db);
   if (cache === undefined || cache.epoch !== epoch) {
     cache = { epoch, cards: new Map() };

@@ -6,13 +6,13 @@
 // is newer than the file).
 import { readdirSync, statSync, createReadStream } from 'node:fs';
 import { basename, join } from 'node:path';
-import { sql } from 'kysely';
 import type { Deps } from '../../deps.ts';
-import type { Db, Trx } from '../../db/database.ts';
-import { bulkInsert } from '../../db/bulk.ts';
+import type { Trx } from '../../db/database.ts';
 import { readBmf, readZipCentroids, toNonProfitInput, type ZipCentroids } from './bmf.ts';
 import { indexWords } from './nonprofits.ts';
 import { bumpRecordsEpoch, type NonProfitInput } from './nonprofits.store.ts';
+import * as store from './directory.store.ts';
+
 
 // Rows per database transaction: bigger batches write each hot index page once
 // per commit instead of once per thousand rows.
@@ -83,14 +83,12 @@ function defaultZipFile(files: readonly string[]): string | undefined {
   return undefined;
 }
 
-type Existing = { id: number; ein: string; tax_period: string; source: string; removed_at: string | null } & NonProfitInput;
-
 const COMPARED: ReadonlyArray<keyof NonProfitInput> = [
   'name', 'name_lower', 'website', 'city', 'state', 'zip', 'latitude', 'longitude', 'ntee_code', 'cause_id', 'eligible', 'slug', 'income_amt', 'asset_amt', 'tax_period',
 ];
 
 async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], source: string, runId: number, at: string, summary: ImportSummary): Promise<void> {
-  const existing = await trx.selectFrom('non_profits').selectAll().where('ein', 'in', batch.map((b) => b.ein)).execute() as unknown as Existing[];
+  const existing = await store.storedByEins(trx, batch.map((b) => b.ein));
   const byEin = new Map(existing.map((e) => [e.ein, e]));
   const added: NonProfitInput[] = [];
   const seen: number[] = [];
@@ -112,51 +110,24 @@ async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], sourc
       seen.push(old.id);
       continue;
     }
-    await trx.updateTable('non_profits').set({ ...input, source, last_seen_run: runId, removed_at: null, updated_at: at }).where('id', '=', old.id).execute();
+    await store.rewriteNonProfit(trx, old.id, input, source, runId, at);
     if (old.name !== input.name || old.city !== input.city) {
-      await trx.deleteFrom('non_profit_words').where('non_profit_id', '=', old.id).execute();
-      await insertWords(deps, trx, [{ id: old.id, name: input.name, city: input.city, income_amt: input.income_amt }]);
+      await store.deleteWords(trx, old.id);
+      await store.insertWords(trx, deps.engine, wordsOf([{ id: old.id, name: input.name, city: input.city, income_amt: input.income_amt }]));
     } else if (old.income_amt !== input.income_amt) {
-      await trx.updateTable('non_profit_words').set({ size: input.income_amt }).where('non_profit_id', '=', old.id).execute();
+      await store.resizeWords(trx, old.id, input.income_amt);
     }
     summary.updated += 1;
   }
-  if (seen.length > 0) await trx.updateTable('non_profits').set({ last_seen_run: runId }).where('id', 'in', seen).execute();
+  await store.markSeenByRun(trx, seen, runId);
   if (summary.updated > updatedBefore) await bumpRecordsEpoch(trx);
-  for (let i = 0; i < added.length; i += 1000) {
-    const chunk = added.slice(i, i + 1000); // within every engine's limit on bound parameters
-    const rows = await bulkInsert<{ id: number; name: string; city: string; income_amt: number }>(trx, deps.engine, 'non_profits', [...INSERTED, 'source', 'last_seen_run', 'created_at', 'updated_at'],
-      chunk.map((a) => [...INSERTED.map((c) => a[c]), source, runId, at, at]), ['id', 'name', 'city', 'income_amt']);
-    await insertWords(deps, trx, rows);
-    summary.added += chunk.length;
-  }
+  const inserted = await store.insertNonProfits(trx, deps.engine, added, source, runId, at);
+  await store.insertWords(trx, deps.engine, wordsOf(inserted));
+  summary.added += added.length;
 }
 
-const INSERTED: ReadonlyArray<keyof NonProfitInput> = ['ein', ...COMPARED];
-
-async function insertWords(deps: Deps, trx: Trx, rows: ReadonlyArray<{ id: number; name: string; city: string; income_amt: number }>): Promise<void> {
-  const words = rows.flatMap((r) => indexWords(r.name, r.city).map((w) => [w.word, r.id, w.kind, r.income_amt] as const));
-  for (let i = 0; i < words.length; i += 4000) await bulkInsert(trx, deps.engine, 'non_profit_words', ['word', 'non_profit_id', 'kind', 'size'], words.slice(i, i + 4000));
-}
-
-/**
- * Indexes that only reads use, dropped for the load and built again after it:
- * building an index once is far cheaper than updating it row by row. If an
- * import is cut short, the next start of the platform builds them
- * (ensureDirectoryIndexes).
- */
-const BULK_INDEXES: ReadonlyArray<{ name: string; table: 'non_profits' | 'non_profit_words'; columns: string[] }> = [
-  { name: 'non_profit_words_word_size', table: 'non_profit_words', columns: ['word', 'size desc', 'non_profit_id'] },
-  { name: 'non_profits_cause', table: 'non_profits', columns: ['cause_id'] },
-  { name: 'non_profits_state_size', table: 'non_profits', columns: ['state', 'income_amt'] },
-];
-
-export async function ensureDirectoryIndexes(db: Db): Promise<void> {
-  for (const index of BULK_INDEXES) await db.schema.createIndex(index.name).ifNotExists().on(index.table).columns(index.columns).execute();
-}
-
-async function dropDirectoryIndexes(deps: Deps): Promise<void> {
-  for (const index of BULK_INDEXES) await deps.db.schema.dropIndex(index.name).ifExists().execute();
+function wordsOf(rows: readonly store.Indexed[]): store.WordRow[] {
+  return rows.flatMap((r) => indexWords(r.name, r.city).map((w) => [w.word, r.id, w.kind, r.income_amt] as const));
 }
 
 /** Imports every file; see the header of this file for the rules. Throws on an unreadable file. */
@@ -171,18 +142,13 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
     if (summary.rejections.length < REJECTIONS_KEPT) summary.rejections.push(r);
   };
   // An import can be run again safely, so its commits need not each be
-  // flushed to disk: on SQLite this connection's commits skip the fsync
-  // (WAL, synchronous=NORMAL: a crash can lose the last batches, never
-  // corrupt); the last step below is a full checkpoint.
-  if (deps.engine === 'sqlite') {
-    await sql`pragma synchronous = NORMAL`.execute(deps.db);
-    // Index builds and the vocabulary count sort millions of words: on disk, so memory stays bounded.
-    await sql`pragma temp_store = FILE`.execute(deps.db);
-  }
+  // flushed to disk; the last step below is a full checkpoint. Index builds
+  // and the vocabulary count sort millions of words: on disk, so memory stays bounded.
+  if (deps.engine === 'sqlite') await store.sqliteBulkLoad(deps.db, true);
   // Worth it only for a big load; a small file updates the indexes in place.
   const bulk = bytesTotal > 5_000_000;
-  if (bulk) await dropDirectoryIndexes(deps);
-  const run = await deps.db.insertInto('import_runs').values({ started_at: deps.clock.now().toISOString(), finished_at: null, summary: null }).returning('id').executeTakeFirstOrThrow();
+  if (bulk) await store.dropDirectoryIndexes(deps.db);
+  const runId = await store.startImportRun(deps.db, deps.clock.now().toISOString());
   let bytesBefore = 0;
 
   for (const file of files) {
@@ -204,7 +170,7 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
       const current = batch;
       batch = [];
       try {
-        await deps.db.transaction().execute((trx) => processBatch(deps, trx, current, source, run.id, at, summary));
+        await deps.db.transaction().execute((trx) => processBatch(deps, trx, current, source, runId, at, summary));
         options.onProgress?.({ file: name, rows: summary.rows, bytes_done: bytesBefore + fileBytes, bytes_total: bytesTotal });
       } catch (error) {
         writeFailed = true;
@@ -256,27 +222,19 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
       headerOk = false;
     }
     if (headerOk) {
-      const removed = await deps.db.updateTable('non_profits').set({ removed_at: deps.clock.now().toISOString() })
-        .where('source', '=', source).where('removed_at', 'is', null).where('tax_period', '<=', fileMaxPeriod)
-        .where((eb) => eb.or([eb('last_seen_run', 'is', null), eb('last_seen_run', '!=', run.id)]))
-        .executeTakeFirst();
-      summary.removed += Number(removed.numUpdatedRows);
+      summary.removed += await store.markUnlisted(deps.db, source, runId, fileMaxPeriod, deps.clock.now().toISOString());
     }
     bytesBefore += statSync(file).size;
   }
 
   if (bulk) {
     options.onStep?.('building the search indexes');
-    await ensureDirectoryIndexes(deps.db);
+    await store.ensureDirectoryIndexes(deps.db);
   }
   options.onStep?.('counting words for search');
   await rebuildVocabulary(deps);
-  if (deps.engine === 'sqlite') {
-    await sql`pragma synchronous = FULL`.execute(deps.db);
-    await sql`pragma temp_store = MEMORY`.execute(deps.db);
-    await sql`pragma wal_checkpoint(TRUNCATE)`.execute(deps.db);
-  }
-  await deps.db.updateTable('import_runs').set({ finished_at: deps.clock.now().toISOString(), summary: JSON.stringify({ ...summary, rejections: summary.rejections.slice(0, 20) }) }).where('id', '=', run.id).execute();
+  if (deps.engine === 'sqlite') await store.sqliteBulkLoad(deps.db, false);
+  await store.finishImportRun(deps.db, runId, { ...summary, rejections: summary.rejections.slice(0, 20) }, deps.clock.now().toISOString());
   return summary;
 }
 
@@ -286,17 +244,5 @@ export const COMMON_WORD_TOP = 1_000;
 
 /** Recounts the vocabulary from the word index, lists the biggest users of common words, and tells search nodes to reload. */
 export async function rebuildVocabulary(deps: Deps): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('directory_vocabulary').execute();
-    await sql`insert into directory_vocabulary (word, df) select word, count(*) from non_profit_words group by word`.execute(trx);
-    await trx.deleteFrom('directory_top').execute();
-    const common = await trx.selectFrom('directory_vocabulary').select('word').where('df', '>', COMMON_WORD_DF).execute();
-    // The word index lists a word's users biggest first: each list reads about COMMON_WORD_TOP entries.
-    for (const { word } of common) {
-      await sql`insert into directory_top (word, non_profit_id)
-        select ${word}, w.non_profit_id from non_profit_words w join non_profits n on n.id = w.non_profit_id
-        where w.word = ${word} and n.removed_at is null order by w.size desc, w.non_profit_id limit ${COMMON_WORD_TOP}`.execute(trx);
-    }
-    await trx.updateTable('directory_epoch').set((eb) => ({ epoch: eb('epoch', '+', 1) })).where('id', '=', 1).execute();
-  });
+  await deps.db.transaction().execute((trx) => store.rebuildVocabularyTables(trx, COMMON_WORD_DF, COMMON_WORD_TOP));
 }

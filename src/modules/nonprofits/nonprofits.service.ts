@@ -6,6 +6,7 @@ import { assert } from '../../shared/assert.ts';
 import { causeById, causeJson, causeLogoUrl } from './causes.ts';
 import { normalizeEin } from './nonprofits.ts';
 import * as store from './nonprofits.store.ts';
+import { ensureDirectoryIndexes } from './directory.store.ts';
 
 /** Form 2.5 (detail and search item; both carry `id`, DECISIONS 9). */
 export function nonProfitForm(deps: Deps, np: store.NonProfit) {
@@ -38,6 +39,12 @@ export async function getNonProfit(deps: Deps, einText: string) {
   return nonProfitForm(deps, np);
 }
 
+/** A charity's page: its form, and whether it can receive donations now. Throws non_profit_not_found. */
+export async function charityByEin(deps: Deps, ein: string) {
+  const np = await store.findByEin(deps.db, ein);
+  if (np === undefined) throw notFound('non_profit_not_found', 'there is no non-profit at this address');
+  return { view: nonProfitForm(deps, np), receives: np.eligible && !np.removed };
+}
 
 /**
  * The organisation a donation goes to: known, eligible, and still listed by the IRS.
@@ -61,4 +68,19 @@ function recipientOr(ein: string, np: store.NonProfit | undefined): store.NonPro
     return new AppError('unprocessable', 'non_profit_ineligible', `${np.name} cannot receive donations${np.removed ? ': the IRS no longer lists it' : ''}`);
   }
   return np;
+}
+
+/**
+ * Readies the directory on every start (idempotent): the causes of DECISIONS 9,
+ * and the search indexes an interrupted import may have left dropped.
+ */
+export async function prepareDirectory(db: Db): Promise<void> {
+  await store.seedCauses(db);
+  await ensureDirectoryIndexes(db);
+}
+
+/** The organisations one imported file brought, in import order, split by whether they may receive donations. */
+export async function einsOfFile(deps: Deps, source: string): Promise<{ eligible: string[]; ineligible: string[] }> {
+  const rows = await store.einsOfSource(deps.db, source);
+  return { eligible: rows.filter((r) => r.eligible).map((r) => r.ein), ineligible: rows.filter((r) => !r.eligible).map((r) => r.ein) };
 }

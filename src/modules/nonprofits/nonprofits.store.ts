@@ -112,3 +112,17 @@ export async function upsert(db: Db | Trx, input: NonProfitInput, at: string): P
   }
   return 'updated';
 }
+
+/** The EINs an import source brought, in import order, with whether each may receive donations. */
+export async function einsOfSource(db: Db, source: string): Promise<{ ein: string; eligible: boolean }[]> {
+  const rows = await db.selectFrom('non_profits').select(['ein', 'eligible']).where('source', '=', source).orderBy('id').execute();
+  return rows.map((r) => ({ ein: r.ein, eligible: r.eligible === 1 }));
+}
+
+const recordsEpochQuery = prepared<Database, { records_epoch: number }, Record<string, never>>((db) =>
+  db.selectFrom('directory_epoch').select('records_epoch').where('id', '=', 1));
+
+/** Raised by every change of an organisation's shown fields (cards.ts forgets its cards when it moves). */
+export async function recordsEpoch(db: Db): Promise<number> {
+  return (await recordsEpochQuery(db, {}))[0]?.records_epoch ?? 0;
+}

@@ -8,6 +8,8 @@ import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
 import { normalizeEin, tokenize } from './nonprofits.ts';
 import { Vocabulary, type Expansion } from './vocabulary.ts';
 import { toNonProfit, type NonProfit } from './nonprofits.store.ts';
+import * as store from './search.store.ts';
+import type { Candidate } from './search.store.ts';
 import { nonProfitForm } from './nonprofits.service.ts';
 import { COMMON_WORD_DF } from './import.service.ts';
 
@@ -26,11 +28,6 @@ export const SEARCH_CANDIDATES_MAX = 2_000;
 const CANDIDATE_ROWS = 2_000;
 const QUERY_WORDS_MAX = 8;
 
-type Row = Parameters<typeof toNonProfit>[0] & { income_amt: number; asset_amt: number };
-const ROW_COLUMNS = ['id', 'ein', 'name', 'website', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'eligible', 'slug', 'income_amt', 'asset_amt'] as const;
-/** What ranking a candidate needs; the page's rows are then read whole. */
-type Candidate = Pick<Row, 'id' | 'ein' | 'name' | 'city' | 'state' | 'latitude' | 'longitude' | 'cause_id' | 'income_amt' | 'asset_amt'>;
-const CANDIDATE_COLUMNS = ['id', 'ein', 'name', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'income_amt', 'asset_amt'] as const;
 
 function distanceKm(aLat: number, aLng: number, bLat: number, bLng: number): number {
   const rad = Math.PI / 180;
@@ -72,22 +69,16 @@ export class DirectorySearch {
 
   /** The vocabulary, reloaded when an import (or any directory change) has raised the epoch. */
   async vocabulary(): Promise<Vocabulary> {
-    const row = await this.#deps.db.selectFrom('directory_epoch').select('epoch').where('id', '=', 1).executeTakeFirst();
-    const epoch = row?.epoch ?? 0;
+    const epoch = await store.directoryEpoch(this.#deps.db);
     if (this.#vocabulary?.epoch === epoch) return this.#vocabulary.vocabulary;
     this.#loading ??= (async () => {
-      const entries = await this.#deps.db.selectFrom('directory_vocabulary').select(['word', 'df']).execute();
-      const vocabulary = new Vocabulary(entries.length > 0 ? entries : await this.#countWords());
+      const entries = await store.vocabularyEntries(this.#deps.db);
+      // A directory filled without an import (tests, early demo data) has no vocabulary table yet.
+      const vocabulary = new Vocabulary(entries.length > 0 ? entries : await store.countWords(this.#deps.db));
       this.#vocabulary = { epoch, vocabulary };
       return vocabulary;
     })().finally(() => { this.#loading = undefined; });
     return this.#loading;
-  }
-
-  // A directory filled without an import (tests, early demo data) has no vocabulary table yet.
-  async #countWords(): Promise<Array<{ word: string; df: number }>> {
-    const rows = await this.#deps.db.selectFrom('non_profit_words').select(['word', (eb) => eb.fn.countAll<number>().as('df')]).groupBy('word').execute();
-    return rows.map((r) => ({ word: r.word, df: Number(r.df) }));
   }
 
   async search(q: SearchQuery, page: PageRequest) {
@@ -98,51 +89,27 @@ export class DirectorySearch {
     if (ranked === undefined) return this.#browse(q, page);
     const start = offsetOf(page);
     const ids = ranked.slice(start, start + page.per_page).map((c) => c.id);
-    const byId = new Map((await this.#rows(ids)).map((r) => [r.id, r]));
+    const byId = new Map((await store.listedRows(this.#deps.db, ids)).map((r) => [r.id, r]));
     const rows = ids.map((id) => byId.get(id)).filter((r) => r !== undefined);
     return toPage(rows.map((r) => nonProfitForm(this.#deps, toNonProfit(r) as NonProfit)), ranked.length, page);
   }
 
   /** No query words: the filters alone, biggest organisations first. */
   async #browse(q: SearchQuery, page: PageRequest) {
-    let base = this.#deps.db.selectFrom('non_profits').where('removed_at', 'is', null);
-    if (q.cause_id !== undefined) base = base.where('cause_id', '=', q.cause_id);
-    if (q.state !== undefined) base = base.where('state', '=', q.state.toUpperCase());
+    const filters: store.Filters = { ...(q.cause_id === undefined ? {} : { cause_id: q.cause_id }), ...(q.state === undefined ? {} : { state: q.state }) };
     if (q.near !== undefined) {
       const dLat = q.near.radius_km / 111;
       const dLng = q.near.radius_km / (111 * Math.max(0.01, Math.cos((q.near.latitude * Math.PI) / 180)));
-      base = base.where('latitude', '>=', q.near.latitude - dLat).where('latitude', '<=', q.near.latitude + dLat)
-        .where('longitude', '>=', q.near.longitude - dLng).where('longitude', '<=', q.near.longitude + dLng);
+      const box = { lat: [q.near.latitude - dLat, q.near.latitude + dLat] as [number, number], lng: [q.near.longitude - dLng, q.near.longitude + dLng] as [number, number] };
       // The box is a superset of the circle: rank and cut the box in memory.
-      const boxed = await base.select(ROW_COLUMNS).orderBy('income_amt', 'desc').orderBy('name').limit(SEARCH_CANDIDATES_MAX * 5).execute() as Row[];
+      const boxed = await store.biggestMatching(this.#deps.db, { ...filters, box }, SEARCH_CANDIDATES_MAX * 5);
       const near = q.near;
       const inside = boxed.filter((r) => r.latitude !== null && r.longitude !== null && distanceKm(near.latitude, near.longitude, r.latitude, r.longitude) <= near.radius_km);
       const start = offsetOf(page);
       return toPage(inside.slice(start, start + page.per_page).map((r) => nonProfitForm(this.#deps, toNonProfit(r))), inside.length, page);
     }
-    const [counted, rows] = await Promise.all([
-      base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-      base.select(ROW_COLUMNS).orderBy('income_amt', 'desc').orderBy('name').orderBy('id').limit(page.per_page).offset(offsetOf(page)).execute(),
-    ]);
-    return toPage((rows as Row[]).map((r) => nonProfitForm(this.#deps, toNonProfit(r))), Number(counted.n), page);
-  }
-
-  /** The organisations using any of `words`, each with its size. */
-  async #postings(words: readonly string[]): Promise<Map<number, number>> {
-    const rows = await this.#deps.db.selectFrom('non_profit_words').select(['non_profit_id', 'size']).where('word', 'in', words).execute();
-    return new Map(rows.map((r) => [r.non_profit_id, r.size]));
-  }
-
-  /** The organisations with these ids that are still listed. */
-  async #rows(ids: readonly number[]): Promise<Row[]> {
-    if (ids.length === 0) return [];
-    return await this.#deps.db.selectFrom('non_profits').select(ROW_COLUMNS).where('removed_at', 'is', null).where('id', 'in', ids).execute() as Row[];
-  }
-
-  /** What ranking needs of the organisations with these ids that are still listed. */
-  async #candidates(ids: readonly number[]): Promise<Candidate[]> {
-    if (ids.length === 0) return [];
-    return await this.#deps.db.selectFrom('non_profits').select(CANDIDATE_COLUMNS).where('removed_at', 'is', null).where('id', 'in', ids).execute();
+    const { rows, count } = await store.pageMatching(this.#deps.db, filters, page);
+    return toPage(rows.map((r) => nonProfitForm(this.#deps, toNonProfit(r))), count, page);
   }
 
   /** Query words: candidates from the word index, checked and ranked here. */
@@ -167,12 +134,12 @@ export class DirectorySearch {
       // rarest ones too, the biggest first. Each word's users come from the word
       // index alone (no rows), and are intersected here: every driving word has
       // at most DRIVING_DF_MAX users, and a planner cannot pick a bad join order.
-      const sizes = await this.#postings(first.list.map((e) => e.word));
+      const sizes = await store.postings(db, first.list.map((e) => e.word));
       for (const d of others) {
-        const users = await this.#postings(d.list.map((e) => e.word));
+        const users = await store.postings(db, d.list.map((e) => e.word));
         for (const id of sizes.keys()) if (!users.has(id)) sizes.delete(id);
       }
-      rows = await this.#candidates(biggest(sizes, CANDIDATE_ROWS));
+      rows = await store.listedCandidates(db, { ids: biggest(sizes, CANDIDATE_ROWS) });
     } else {
       // Every word is common ("first baptist church"): the biggest organisations
       // using the rarest of them, from the lists the import keeps (directory_top),
@@ -188,13 +155,13 @@ export class DirectorySearch {
           rare.push(e.word);
           budget -= e.df;
         }
-        const top = common.length === 0 ? [] : (await db.selectFrom('directory_top').select('non_profit_id').where('word', 'in', common).execute()).map((r) => r.non_profit_id);
-        const others = rare.length === 0 ? [] : biggest(await this.#postings(rare), Math.max(CANDIDATE_ROWS - top.length, 0));
-        rows = await this.#candidates([...new Set([...top, ...others])]);
+        const top = await store.topOfWords(db, common);
+        const others = rare.length === 0 ? [] : biggest(await store.postings(db, rare), Math.max(CANDIDATE_ROWS - top.length, 0));
+        rows = await store.listedCandidates(db, { ids: [...new Set([...top, ...others])] });
       }
     }
     if (ein !== null) {
-      const exact = await db.selectFrom('non_profits').select(CANDIDATE_COLUMNS).where('ein', '=', ein).where('removed_at', 'is', null).execute();
+      const exact = await store.listedCandidates(db, { ein });
       rows = [...exact, ...rows.filter((r) => r.ein !== ein)];
     }
 

@@ -6,6 +6,7 @@ import { AppError, fieldErrors } from '../../shared/errors.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import { lockFundAccounts, postEntry } from '../ledger/index.ts';
 import { promoteWaiting } from '../donations/index.ts';
+import { recordAudit } from '../audit/index.ts';
 
 export type PortfolioMove = 'invest' | 'liquidate';
 
@@ -27,13 +28,13 @@ export async function movePortfolio(deps: Deps, fundId: number, move: PortfolioM
       throw new AppError('unprocessable', 'insufficient_funds', `the fund has ${centsToDollars(fromBalance)} to ${move}, not ${centsToDollars(amountCents)}`);
     }
     const at = deps.clock.now().toISOString();
-    const audit = await trx.insertInto('audit_log').values({
+    const auditId = await recordAudit(trx, {
       book: accounts.book, actor, action: `portfolio.${move}`, object_type: 'fund', object_id: fundId,
-      before: JSON.stringify({ available_cents: accounts.balances.available_cents, portfolio_cents: accounts.balances.portfolio_cents }),
-      after: JSON.stringify({ amount_cents: amountCents }), created_at: at,
-    }).returning('id').executeTakeFirstOrThrow();
+      before: { available_cents: accounts.balances.available_cents, portfolio_cents: accounts.balances.portfolio_cents },
+      after: { amount_cents: amountCents }, at,
+    });
     // A portfolio move has no donation, gift or contribution: its entry names the audit entry that caused it.
-    await postEntry(trx, { book: accounts.book, memo: `portfolio ${move} (audit ${audit.id})`, audit_id: audit.id }, [{ from_account_id: from, to_account_id: to, amount_cents: amountCents }], at);
+    await postEntry(trx, { book: accounts.book, memo: `portfolio ${move} (audit ${auditId})`, audit_id: auditId }, [{ from_account_id: from, to_account_id: to, amount_cents: amountCents }], at);
     if (move === 'liquidate') await promoteWaiting(deps, trx, fundId, at);
   });
 }

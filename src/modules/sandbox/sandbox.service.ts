@@ -2,6 +2,7 @@
 // complete by themselves after configurable delays, and the caller may move
 // any of their own objects along its state machine, so integrators can test
 // every branch without an operator.
+import { idleTestDonations, ownerOfTestObject, pendingTestContributions } from './sandbox.store.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
 import type { Caller } from '../../shared/caller.ts';
@@ -31,18 +32,15 @@ export type SandboxMove =
 export async function sandboxAdvance(deps: Deps, caller: Caller, move: SandboxMove): Promise<{ status: string }> {
   requireSandbox(caller);
   if (move.object === 'donation') {
-    const owner = await deps.db.selectFrom('donations').select('user_id').where('id', '=', move.id).where('book', '=', 'test').executeTakeFirst();
-    if (owner?.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${move.id}`);
+    if (await ownerOfTestObject(deps.db, move) !== caller.user_id) throw notFound('donation_not_found', `no donation ${move.id}`);
     return { status: await applyDonationEvent(deps, 'test', move.id, move.event, { actor: ACTOR, reason: 'sandbox' }) };
   }
   if (move.object === 'contribution') {
-    const owner = await deps.db.selectFrom('contributions').select('user_id').where('id', '=', move.id).where('book', '=', 'test').executeTakeFirst();
-    if (owner?.user_id !== caller.user_id) throw notFound('contribution_not_found', `no contribution ${move.id}`);
+    if (await ownerOfTestObject(deps.db, move) !== caller.user_id) throw notFound('contribution_not_found', `no contribution ${move.id}`);
     await advanceContribution(deps, 'test', move.id, move.to, ACTOR);
     return { status: move.to };
   }
-  const owner = await deps.db.selectFrom('gifts').select('user_id').where('code', '=', move.code.toLowerCase()).where('book', '=', 'test').executeTakeFirst();
-  if (owner?.user_id !== caller.user_id) throw notFound('gift_not_found', `no gift ${move.code}`);
+  if (await ownerOfTestObject(deps.db, move) !== caller.user_id) throw notFound('gift_not_found', `no gift ${move.code}`);
   if (move.action === 'claim') {
     if (move.ein === undefined) throw new AppError('unprocessable', 'validation_failed', 'ein is required to claim', { errors: [{ field: 'ein', code: 'validation_failed', message: 'is required' }] });
     return { status: (await claimGift(deps, SIMULATED_RECIPIENT, move.code, move.ein)).status };
@@ -68,13 +66,13 @@ export async function runSandboxClock(deps: Deps): Promise<{ moved: number }> {
       if (!(error instanceof AppError && error.code === 'invalid_transition')) throw error;
     }
   };
-  const contributions = await deps.db.selectFrom('contributions as c')
-    .select('c.id').where('c.book', '=', 'test').where('c.status', '=', 'pending').where('c.received_at', '<=', before(deps.config.sandboxClearDelayMs)).limit(500).execute();
-  for (const c of contributions) await attempt(() => advanceContribution(deps, 'test', c.id, 'success', ACTOR));
+  for (const id of await pendingTestContributions(deps.db, before(deps.config.sandboxClearDelayMs), 500)) {
+    await attempt(() => advanceContribution(deps, 'test', id, 'success', ACTOR));
+  }
   for (const [status, event, delay] of [['scheduled', 'approve', deps.config.sandboxApproveDelayMs], ['approved', 'pay', deps.config.sandboxCompleteDelayMs]] as const) {
-    const due = await deps.db.selectFrom('donations as d')
-      .select('d.id').where('d.book', '=', 'test').where('d.status', '=', status).where('d.updated_at', '<=', before(delay)).limit(500).execute();
-    for (const d of due) await attempt(() => applyDonationEvent(deps, 'test', d.id, event, { actor: ACTOR }));
+    for (const id of await idleTestDonations(deps.db, status, before(delay), 500)) {
+      await attempt(() => applyDonationEvent(deps, 'test', id, event, { actor: ACTOR }));
+    }
   }
   return { moved };
 }

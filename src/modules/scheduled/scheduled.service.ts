@@ -2,17 +2,15 @@
 // donations, exactly once per date however many processes run it.
 import type { Deps } from '../../deps.ts';
 import { recordOutcome } from '../idempotency/index.ts';
-import type { ScheduledDonationsTable } from '../../db/schema.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import { centsToDollars } from '../../shared/money.ts';
-import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
-import { findRecipient, normalizeEin } from '../nonprofits/index.ts';
+import { toPage, type PageRequest } from '../../shared/page.ts';
+import { findRecipient, nonProfitCards, normalizeEin, type NonProfitCard } from '../nonprofits/index.ts';
 import { insertWithHold } from '../donations/index.ts';
 import type { Caller } from '../../shared/caller.ts';
+import { claimOccurrence, dueSchedules, findSchedule, insertSchedule, pageOfSchedules, stopSchedule, type Schedule } from './scheduled.store.ts';
 import { isDate, occurrenceDate, type ScheduleFrequency } from './scheduled.ts';
-
-type Row = Omit<ScheduledDonationsTable, 'id'> & { id: number };
 
 export interface NewSchedule {
   ein: string;
@@ -27,8 +25,22 @@ function today(deps: Deps): string {
   return deps.clock.now().toISOString().slice(0, 10);
 }
 
-async function scheduleForm(deps: Deps, r: Row) {
-  const np = await deps.db.selectFrom('non_profits').select(['ein', 'name']).where('id', '=', r.non_profit_id).executeTakeFirstOrThrow();
+async function scheduleForms(deps: Deps, rows: Schedule[]) {
+  const cards = await nonProfitCards(deps, rows.map((r) => r.non_profit_id));
+  return rows.map((r) => {
+    const np = cards.get(r.non_profit_id);
+    assert(np !== undefined, 'nonProfitCards has every id asked for');
+    return scheduleForm(r, np);
+  });
+}
+
+async function oneScheduleForm(deps: Deps, r: Schedule) {
+  const [form] = await scheduleForms(deps, [r]);
+  assert(form !== undefined, 'one form for one row');
+  return form;
+}
+
+function scheduleForm(r: Schedule, np: NonProfitCard) {
   return {
     id: r.id,
     ein: np.ein,
@@ -54,41 +66,36 @@ export async function createSchedule(deps: Deps, caller: Caller, input: NewSched
   const np = await findRecipient(deps.db, ein);
   const at = deps.clock.now().toISOString();
   const row = await deps.db.transaction().execute(async (trx) => {
-    const inserted = await trx.insertInto('scheduled_donations').values({
+    const inserted = await insertSchedule(trx, {
       book: caller.book, user_id: caller.user_id, fund_id: caller.fund_id, non_profit_id: np.id, amount_cents: input.amount_cents, frequency: input.frequency,
       start_date: start, occurrences: 0, next_date: start, note: input.note ?? null, visibility: input.visibility ?? 'public', status: 'active',
       created_at: at, updated_at: at,
-    }).returningAll().executeTakeFirstOrThrow();
+    });
     await recordOutcome(trx, `scheduled_donation:${inserted.id}`);
     return inserted;
   });
-  return scheduleForm(deps, row);
+  return oneScheduleForm(deps, row);
 }
 
 export async function listSchedules(deps: Deps, caller: Caller, page: PageRequest) {
-  const [counted, rows] = await Promise.all([
-    deps.db.selectFrom('scheduled_donations').where('user_id', '=', caller.user_id).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    deps.db.selectFrom('scheduled_donations').selectAll().where('user_id', '=', caller.user_id).orderBy('created_at', 'desc').orderBy('id', 'desc')
-      .limit(page.per_page).offset(offsetOf(page)).execute(),
-  ]);
-  return toPage(await Promise.all(rows.map((r) => scheduleForm(deps, r))), Number(counted.n), page);
+  const { rows, count } = await pageOfSchedules(deps.db, caller.user_id, page);
+  return toPage(await scheduleForms(deps, rows), count, page);
 }
 
-async function ownSchedule(deps: Deps, caller: Caller, id: number): Promise<Row> {
-  const row = await deps.db.selectFrom('scheduled_donations').selectAll().where('id', '=', id).where('book', '=', caller.book).executeTakeFirst();
+async function ownSchedule(deps: Deps, caller: Caller, id: number): Promise<Schedule> {
+  const row = await findSchedule(deps.db, caller.book, id);
   if (row === undefined || row.user_id !== caller.user_id) throw notFound('scheduled_donation_not_found', `no scheduled donation ${id}`);
   return row;
 }
 
 export async function getSchedule(deps: Deps, caller: Caller, id: number) {
-  return scheduleForm(deps, await ownSchedule(deps, caller, id));
+  return oneScheduleForm(deps, await ownSchedule(deps, caller, id));
 }
 
 /** Stops a recurring donation; donations it already made are kept. Throws scheduled_donation_not_found. */
 export async function cancelSchedule(deps: Deps, caller: Caller, id: number): Promise<void> {
   await ownSchedule(deps, caller, id);
-  await deps.db.updateTable('scheduled_donations').set({ status: 'cancelled', updated_at: deps.clock.now().toISOString() })
-    .where('id', '=', id).where('status', '=', 'active').execute();
+  await stopSchedule(deps.db, id, deps.clock.now().toISOString());
 }
 
 /**
@@ -101,21 +108,15 @@ export async function cancelSchedule(deps: Deps, caller: Caller, id: number): Pr
 export async function runScheduler(deps: Deps, asOf: string = today(deps), limit = 1000): Promise<{ created: number }> {
   let created = 0;
   for (;;) {
-    const due = await deps.db.selectFrom('scheduled_donations').selectAll().where('status', '=', 'active').where('next_date', '<=', asOf)
-      .orderBy('next_date').orderBy('id').limit(100).execute();
+    const due = await dueSchedules(deps.db, asOf, 100);
     if (due.length === 0 || created >= limit) break;
     let progressed = false;
     for (const s of due) {
       if (created >= limit) break;
       const made = await deps.db.transaction().execute(async (trx) => {
         const following = occurrenceDate(s.start_date, s.frequency as ScheduleFrequency, s.occurrences + 1);
-        const claimed = await trx.updateTable('scheduled_donations').set({
-          occurrences: s.occurrences + 1,
-          next_date: following,
-          status: s.frequency === 'OneTime' ? 'completed' : 'active',
-          updated_at: deps.clock.now().toISOString(),
-        }).where('id', '=', s.id).where('occurrences', '=', s.occurrences).where('status', '=', 'active').executeTakeFirst();
-        if (Number(claimed.numUpdatedRows) !== 1) return false; // another scheduler took this occurrence
+        const next = { next_date: following, status: s.frequency === 'OneTime' ? 'completed' : 'active' };
+        if (!await claimOccurrence(trx, s, next, deps.clock.now().toISOString())) return false; // another scheduler took this occurrence
         await insertWithHold(deps, trx, {
           book: s.book, user_id: s.user_id, fund_id: s.fund_id, non_profit_id: s.non_profit_id, amount_cents: s.amount_cents, note: s.note, private_memo: null,
           visibility: s.visibility, scheduled_donation_id: s.id, scheduled_for: s.next_date,

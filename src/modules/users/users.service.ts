@@ -5,7 +5,7 @@ import { recordAudit } from '../audit/index.ts';
 import { bumpAuthEpoch, createKey, listKeys, revokeKey, type ApiKeyView, type CreatedKey, type KeyMode } from '../keys/index.ts';
 import { assert } from '../../shared/assert.ts';
 import { causeById, causeJson, slugify } from '../nonprofits/index.ts';
-import { balanceView, createFundAccounts, readFundAccounts } from '../ledger/index.ts';
+import { balanceView, createFundAccounts, journalOfFund, readFundAccounts } from '../ledger/index.ts';
 import type { Trx } from '../../db/database.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { sameBook, type Book, type Viewer } from '../../shared/book.ts';
@@ -134,6 +134,26 @@ export async function getProfile(deps: Deps, caller: Caller, ref: string) {
   };
 }
 
+/**
+ * A profile page at /<slug>: the user, if the viewer may see it and it is active,
+ * with its fund's name and cause ids. Throws user_not_found otherwise.
+ */
+export async function profileBySlug(deps: Deps, viewer: Viewer, slug: string) {
+  const user = /^[a-z0-9-]{1,60}$/.test(slug) ? await store.findUserBySlug(deps.db, slug) : undefined;
+  if (user === undefined || !mayView(viewer, user) || user.status !== 'active') throw notFound('user_not_found', 'there is no profile at this address');
+  const fund = await store.currentFund(deps.db, user.id);
+  assert(fund !== undefined, 'every user has a current fund');
+  return { user, own: user.id === viewer.user_id, fund_name: fund.name, cause_ids: await store.fundCauseIds(deps.db, fund.id) };
+}
+
+/** What a user's own profile settings show. Throws user_not_found. */
+export async function ownProfile(deps: Deps, userId: number) {
+  const user = await store.findUserById(deps.db, userId);
+  const fund = await store.currentFund(deps.db, userId);
+  if (user === undefined || fund === undefined) throw notFound('user_not_found', `no user ${userId}`);
+  return { name: user.name, slug: user.slug, visible: user.visible, avatar_url: user.avatar_url ?? '', fund_name: fund.name, cause_ids: await store.fundCauseIds(deps.db, fund.id) };
+}
+
 async function userCauses(deps: Deps, fundId: number) {
   const ids = await store.fundCauseIds(deps.db, fundId);
   return ids.flatMap((id) => {
@@ -168,7 +188,7 @@ export async function setUserStatus(deps: Deps, userId: number, status: 'active'
     if (user === undefined || user.book !== 'live') throw notFound('user_not_found', `no user ${userId}`);
     if (user.status === status) throw conflict('invalid_transition', `user ${userId} is already ${status}`);
     const at = deps.clock.now().toISOString();
-    await trx.updateTable('users').set({ status }).where('id', '=', userId).execute();
+    await store.setStatus(trx, userId, status);
     await bumpAuthEpoch(trx);
     await recordAudit(trx, { book: 'live', actor, action: status === 'suspended' ? 'user.suspend' : 'user.reactivate', object_type: 'user', object_id: userId, before: { status: user.status }, after: { status }, at });
   });
@@ -194,33 +214,43 @@ export async function updateProfile(deps: Deps, userId: number, change: ProfileC
   const unknownCause = change.cause_ids.find((id) => causeById(id) === undefined);
   if (unknownCause !== undefined) throw fieldErrors([{ field: 'cause_ids', code: 'validation_failed', message: `has no cause ${unknownCause}` }]);
   await deps.db.transaction().execute(async (trx) => {
-    const owner = await trx.selectFrom('users').select('id').where('slug', '=', change.slug).where('id', '!=', userId).executeTakeFirst();
-    if (owner !== undefined) throw conflict('slug_taken', `the address /${change.slug} belongs to someone else`);
-    await trx.updateTable('users').set({ name: change.name, slug: change.slug, visible: change.visible ? 1 : 0, avatar_url: change.avatar_url }).where('id', '=', userId).execute();
+    if (await store.slugTaken(trx, change.slug, userId)) throw conflict('slug_taken', `the address /${change.slug} belongs to someone else`);
+    await store.updateUser(trx, userId, { name: change.name, slug: change.slug, visible: change.visible, avatar_url: change.avatar_url });
     const fund = await store.currentFund(trx, userId);
     assert(fund !== undefined, 'every user has a current fund');
-    await trx.updateTable('funds').set({ name: change.fund_name }).where('id', '=', fund.id).execute();
+    await store.renameFund(trx, fund.id, change.fund_name);
     await store.setFundCauses(trx, fund.id, [...new Set(change.cause_ids)]);
   });
 }
 
 /** The users of one book (operators see live users unless they ask for the sandbox twins). */
 export async function listUsers(deps: Deps, book: Book, page: { page: number; per_page: number }) {
-  const [counted, rows] = await Promise.all([
-    deps.db.selectFrom('users').where('book', '=', book).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    deps.db.selectFrom('users as u').innerJoin('funds as f', 'f.user_id', 'u.id').where('u.book', '=', book)
-      .select(['u.id', 'u.name', 'u.slug', 'u.city', 'u.visible', 'u.status', 'u.created_at', 'f.id as fund_id', 'f.name as fund_name'])
-      .orderBy('u.id').limit(page.per_page).offset((page.page - 1) * page.per_page).execute(),
-  ]);
-  return { items: rows.map((r) => ({ ...r, visible: r.visible === 1 })), count: Number(counted.n) };
+  const { rows, count } = await store.pageOfUsers(deps.db, book, page);
+  return { items: rows.map((r) => ({ ...r, visible: r.visible === 1 })), count };
 }
 
 /** Creates a user with a fund as an operator does, audited. */
 export async function createUserAudited(deps: Deps, input: NewUser, actor: string) {
+  return deps.db.transaction().execute((trx) => createAudited(deps, trx, input, actor));
+}
+
+async function createAudited(deps: Deps, trx: Trx, input: NewUser, actor: string) {
+  const created = await createUser(deps, input, trx);
+  await recordAudit(trx, { book: 'live', actor, action: 'user.create', object_type: 'user', object_id: created.user_id, before: null, after: { name: input.name, slug: created.slug }, at: deps.clock.now().toISOString() });
+  return created;
+}
+
+/**
+ * The one composition of a new user with an API key (the operator's CLI, the
+ * tests), in one transaction, audited: a test key belongs to the user's
+ * sandbox twin, made with it. `also` runs in the same transaction (e.g. a web account).
+ */
+export async function createUserWithKey(deps: Deps, input: NewUser, key: { name: string; mode: KeyMode }, actor: string, also?: (trx: Trx, userId: number) => Promise<void>) {
   return deps.db.transaction().execute(async (trx) => {
-    const created = await createUser(deps, input, trx);
-    await recordAudit(trx, { book: 'live', actor, action: 'user.create', object_type: 'user', object_id: created.user_id, before: null, after: { name: input.name, slug: created.slug }, at: deps.clock.now().toISOString() });
-    return created;
+    const user = await createAudited(deps, trx, input, actor);
+    const created = await createKeyForOwner(deps, user.user_id, key.name, key.mode, trx);
+    if (also !== undefined) await also(trx, user.user_id);
+    return { ...user, key: created };
   });
 }
 
@@ -244,9 +274,7 @@ async function userInBook(deps: Deps, book: Book, userId: number): Promise<{ use
 export async function statement(deps: Deps, book: Book, userId: number) {
   const { user, fund } = await userInBook(deps, book, userId);
   const accounts = await readFundAccounts(deps.db, fund.id);
-  const lines = await deps.db.selectFrom('postings as p').innerJoin('journal_entries as j', 'j.id', 'p.entry_id').innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
-    .select(['j.id as entry_id', 'j.created_at', 'j.memo', 'a.kind as account', 'p.amount_cents', 'j.donation_id', 'j.gift_id', 'j.contribution_id', 'j.audit_id'])
-    .where('a.fund_id', '=', fund.id).orderBy('j.id').orderBy('p.id').execute();
+  const lines = await journalOfFund(deps.db, fund.id);
   return { user: { id: user.id, name: user.name, slug: user.slug, status: user.status }, fund: { id: fund.id, name: fund.name }, balances: balanceView(accounts.balances), lines };
 }
 
@@ -298,4 +326,14 @@ export async function revokeKeyOfOwner(deps: Deps, ownerId: number, keyId: numbe
 /** The id of the user with this slug (any case), if any. */
 export async function userIdBySlug(deps: Deps, slug: string): Promise<number | undefined> {
   return (await store.findUserBySlug(deps.db, slug))?.id;
+}
+
+/** One user follows another (the demo's profiles; no API route writes follows yet). */
+export function follow(deps: Deps, followerId: number, followeeId: number): Promise<void> {
+  return store.insertFollow(deps.db, followerId, followeeId, deps.clock.now().toISOString());
+}
+
+/** True once the platform has any user (the demo seeds only an empty one). */
+export function hasUsers(deps: Deps): Promise<boolean> {
+  return store.anyUser(deps.db);
 }

@@ -2,6 +2,7 @@
 import type { Db, Trx } from '../../db/database.ts';
 import type { UsersTable } from '../../db/schema.ts';
 import type { Book } from '../../shared/book.ts';
+import { offsetOf, type PageRequest } from '../../shared/page.ts';
 
 export interface User {
   id: number;
@@ -39,8 +40,11 @@ export async function findUserBySlug(db: Db | Trx, slug: string): Promise<User |
   return row === undefined ? undefined : toUser(row);
 }
 
-export async function slugTaken(db: Db | Trx, slug: string): Promise<boolean> {
-  return (await db.selectFrom('users').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined;
+/** True when a user (other than `exceptUserId`, if given) has `slug`. */
+export async function slugTaken(db: Db | Trx, slug: string, exceptUserId?: number): Promise<boolean> {
+  let q = db.selectFrom('users').select('id').where('slug', '=', slug);
+  if (exceptUserId !== undefined) q = q.where('id', '!=', exceptUserId);
+  return (await q.executeTakeFirst()) !== undefined;
 }
 
 /** A sandbox twin (`sandbox_of` set) is in the test book; everyone else in the live one. */
@@ -86,4 +90,32 @@ export async function findSandboxTwin(db: Db | Trx, userId: number): Promise<num
 export async function sandboxOf(db: Db | Trx, userId: number): Promise<number | null | undefined> {
   const row = await db.selectFrom('users').select('sandbox_of').where('id', '=', userId).executeTakeFirst();
   return row?.sandbox_of;
+}
+
+export async function setStatus(trx: Trx, userId: number, status: string): Promise<void> {
+  await trx.updateTable('users').set({ status }).where('id', '=', userId).execute();
+}
+
+export async function updateUser(trx: Trx, userId: number, change: { name: string; slug: string; visible: boolean; avatar_url: string | null }): Promise<void> {
+  await trx.updateTable('users').set({ ...change, visible: change.visible ? 1 : 0 }).where('id', '=', userId).execute();
+}
+
+export async function renameFund(trx: Trx, fundId: number, name: string): Promise<void> {
+  await trx.updateTable('funds').set({ name }).where('id', '=', fundId).execute();
+}
+
+/** A page of the users of a book with their funds, by id, and how many the book has. */
+export async function pageOfUsers(db: Db, book: Book, page: PageRequest) {
+  const [counted, rows] = await Promise.all([
+    db.selectFrom('users').where('book', '=', book).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    db.selectFrom('users as u').innerJoin('funds as f', 'f.user_id', 'u.id').where('u.book', '=', book)
+      .select(['u.id', 'u.name', 'u.slug', 'u.city', 'u.visible', 'u.status', 'u.created_at', 'f.id as fund_id', 'f.name as fund_name'])
+      .orderBy('u.id').limit(page.per_page).offset(offsetOf(page)).execute(),
+  ]);
+  return { rows, count: Number(counted.n) };
+}
+
+/** True once the platform has any user. */
+export async function anyUser(db: Db): Promise<boolean> {
+  return (await db.selectFrom('users').select('id').limit(1).executeTakeFirst()) !== undefined;
 }

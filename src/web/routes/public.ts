@@ -3,8 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../../modules/accounts/index.ts';
 import { acceptGift, claimGift, denyGift, openGiftPage } from '../../modules/gifts/index.ts';
-import { findByEin, nonProfitForm, normalizeEin, causeById } from '../../modules/nonprofits/index.ts';
-import { avatarUrl, currentFund, findUserBySlug, fundCauseIds } from '../../modules/users/index.ts';
+import { charityByEin, normalizeEin, causeById } from '../../modules/nonprofits/index.ts';
+import { avatarUrl, profileBySlug } from '../../modules/users/index.ts';
 import { listPublicDonations } from '../../modules/donations/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { attempt, whichCharity } from '../forms.ts';
@@ -41,11 +41,10 @@ export function publicRoutes({ deps, directory }: WebContext) {
     web.get('/charities/:path', async (request, reply) => {
       const path = (request.params as { path: string }).path;
       const ein = normalizeEin(path.slice(0, 9));
-      const np = ein === null ? undefined : await findByEin(deps.db, ein);
-      if (np === undefined) throw new AppError('not_found', 'non_profit_not_found', 'there is no non-profit at this address');
-      const view = nonProfitForm(deps, np);
+      if (ein === null) throw new AppError('not_found', 'non_profit_not_found', 'there is no non-profit at this address');
+      const { view, receives } = await charityByEin(deps, ein);
       if (view.public_path !== `/charities/${path}`) return reply.code(301).header('location', view.public_path).send();
-      return sendPage(reply, charityPage(request.visitor, view, np.eligible && !np.removed));
+      return sendPage(reply, charityPage(request.visitor, view, receives));
     });
 
     const giftCode = (request: FastifyRequest) => {
@@ -96,14 +95,12 @@ export function publicRoutes({ deps, directory }: WebContext) {
     // Profiles at /<slug> (registered last; every fixed path above wins over it).
     web.get('/:slug', async (request, reply) => {
       const slug = (request.params as { slug: string }).slug.toLowerCase();
-      const user = /^[a-z0-9-]{1,60}$/.test(slug) ? await findUserBySlug(deps.db, slug) : undefined;
-      const own = user !== undefined && user.id === request.visitor.session?.user_id;
-      if (user === undefined || (!user.visible && !own) || user.status !== 'active') throw new AppError('not_found', 'user_not_found', 'there is no profile at this address');
-      const fund = await currentFund(deps.db, user.id);
-      const causes = fund === undefined ? [] : (await fundCauseIds(deps.db, fund.id)).flatMap((id) => causeById(id) ?? []);
+      // The web is the live book's (DECISIONS 14).
+      const { user, own, fund_name, cause_ids } = await profileBySlug(deps, { user_id: request.visitor.session?.user_id ?? null, book: 'live' }, slug);
+      const causes = cause_ids.flatMap((id) => causeById(id) ?? []);
       const donations = await listPublicDonations(deps, user.id, { page: pageParam((request.query as { page?: string }).page), per_page: 20 });
       return sendPage(reply, profilePage(request.visitor, {
-        name: user.name, slug: user.slug, avatar: avatarUrl(deps, user), fund_name: fund?.name ?? '', causes, own, visible: user.visible,
+        name: user.name, slug: user.slug, avatar: avatarUrl(deps, user), fund_name, causes, own, visible: user.visible,
       }, donations));
     });
   };

@@ -1,8 +1,7 @@
 // Settings: API keys and the profile.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { findCallerByHash, hashKey, looksLikeKey } from '../../modules/keys/index.ts';
 import { parseCookies } from '../visitor.ts';
-import { createKeyForOwner, currentFund, findUserById, fundCauseIds, keysOfOwner, revokeKeyOfOwner, updateProfile, SLUG_MAX } from '../../modules/users/index.ts';
+import { createKeyForOwner, keysOfOwner, ownProfile, revokeKeyOfOwner, updateProfile, SLUG_MAX } from '../../modules/users/index.ts';
 import { CAUSES } from '../../modules/nonprofits/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
@@ -45,9 +44,12 @@ export function settingsRoutes({ deps }: WebContext) {
       let created: { name: string; key: string } | undefined;
       if (fresh !== undefined) {
         reply.header('set-cookie', newKeyCookie(''));
-        const holder = looksLikeKey(fresh) ? await findCallerByHash(deps.db, hashKey(fresh)) : undefined;
-        const mine = holder === undefined ? undefined : keys.find((k) => k.id === holder.key_id);
-        if (mine !== undefined) created = { name: mine.name, key: fresh };
+        // The cookie holds "<key id>.<key>": shown only for a key of this user that ends as it does.
+        const dot = fresh.indexOf('.');
+        const id = Number(fresh.slice(0, dot));
+        const key = fresh.slice(dot + 1);
+        const mine = keys.find((k) => k.id === id && key.endsWith(k.last4));
+        if (dot > 0 && mine !== undefined) created = { name: mine.name, key };
       }
       return sendPage(reply, keysPage(request.visitor, keys, { ...(done === undefined ? {} : { done }), ...(created === undefined ? {} : { created }) }));
     });
@@ -58,7 +60,7 @@ export function settingsRoutes({ deps }: WebContext) {
       const mode = form.oneOf('mode', ['live', 'test'] as const, 'live');
       if (!form.ok) return sendPage(reply, keysPage(request.visitor, await keysOfOwner(deps, userId(request)), { state: form.state() }), 422);
       const created = await createKeyForOwner(deps, userId(request), name, mode);
-      return reply.code(303).header('set-cookie', newKeyCookie(created.key)).header('location', '/settings/keys').send();
+      return reply.code(303).header('set-cookie', newKeyCookie(`${created.id}.${created.key}`)).header('location', '/settings/keys').send();
     });
 
     web.get('/settings/keys/:id', async (request, reply) => {
@@ -73,12 +75,7 @@ export function settingsRoutes({ deps }: WebContext) {
       return reply.code(303).header('location', '/settings/keys?done=key_revoked').send();
     });
 
-    const current = async (id: number): Promise<ProfileValues> => {
-      const user = await findUserById(deps.db, id);
-      const fund = await currentFund(deps.db, id);
-      if (user === undefined || fund === undefined) throw new AppError('not_found', 'user_not_found', `no user ${id}`);
-      return { name: user.name, slug: user.slug, visible: user.visible, avatar_url: user.avatar_url ?? '', fund_name: fund.name, cause_ids: await fundCauseIds(deps.db, fund.id) };
-    };
+    const current = (id: number): Promise<ProfileValues> => ownProfile(deps, id);
     const origin = new URL(deps.config.publicUrl).host;
 
     web.get('/settings/profile', async (request, reply) => {

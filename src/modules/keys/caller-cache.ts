@@ -3,7 +3,7 @@
 // revocation raises the epoch, so a revoked key fails on the next request on
 // every node. Reading the epoch is one primary-key lookup instead of the
 // key/user/fund join, and concurrent requests share it (db/fresh-reads.ts).
-import type { Caller } from '../shared/caller.ts';
+import type { Caller } from '../../shared/caller.ts';
 
 const MAX_ENTRIES = 10_000;
 

@@ -1,0 +1,93 @@
+// The layout rules of ARCHITECTURE.md that dependency-cruiser cannot see,
+// checked on the TypeScript program itself (npm run lint:layout, in CI):
+//   1. SQL lives in stores: no query builder call, `sql` template or raw
+//      query outside `*.store.ts` and `src/db/`.
+//   2. The app, the web, the CLI, the demo and `http/` call services, never a
+//      store function, even one a module's index.ts re-exports.
+//   3. Every function a store exports is exercised by the test beside it
+//      (`x.store.ts` -> `x.store.test.ts`, which runs on both engines).
+//   4. No file in src/ is longer than 400 lines.
+// Exit status 1 and one line per violation when any rule is broken.
+import { existsSync, readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import ts from 'typescript';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const MAX_LINES = 400;
+const QUERY_METHODS = new Set(['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'replaceInto', 'mergeInto', 'executeQuery']);
+
+const rel = (file: string) => relative(ROOT, file).split('\\').join('/');
+const isStore = (file: string) => file.endsWith('.store.ts');
+const isDb = (file: string) => file.startsWith('src/db/');
+const isTest = (file: string) => file.endsWith('.test.ts');
+const callsServices = (file: string) => !file.startsWith('src/modules/') && !isDb(file) && !file.startsWith('src/shared/');
+
+export function checkLayout(root: string = ROOT): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(resolve(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  if (config === undefined) return ['tsconfig.json cannot be read'];
+  const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
+  const checker = program.getTypeChecker();
+  const problems: string[] = [];
+  const at = (sf: ts.SourceFile, node: ts.Node) => `${relative(root, sf.fileName).split('\\').join('/')}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}`;
+
+  for (const sf of program.getSourceFiles()) {
+    const file = relative(root, sf.fileName).split('\\').join('/');
+    if (!file.startsWith('src/') || isTest(file)) continue;
+
+    const lines = sf.text.split('\n').length - (sf.text.endsWith('\n') ? 1 : 0);
+    if (lines > MAX_LINES) problems.push(`${file}: ${lines} lines (at most ${MAX_LINES}): split it by concern`);
+
+    const visit = (node: ts.Node): void => {
+      if (!isStore(file) && !isDb(file)) {
+        if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && QUERY_METHODS.has(node.expression.name.text)) {
+          problems.push(`${at(sf, node)}: SQL outside a store (.${node.expression.name.text}): move it to the module's store`);
+        }
+        if (ts.isTaggedTemplateExpression(node) && ts.isIdentifier(node.tag) && node.tag.text === 'sql') {
+          problems.push(`${at(sf, node)}: SQL outside a store (sql\`...\`): move it to the module's store`);
+        }
+      }
+      if (callsServices(file) && ts.isImportDeclaration(node) && node.importClause !== undefined && !node.importClause.isTypeOnly) {
+        const bindings = node.importClause.namedBindings;
+        if (bindings !== undefined && ts.isNamedImports(bindings)) {
+          for (const spec of bindings.elements) {
+            if (spec.isTypeOnly) continue;
+            const symbol = checker.getSymbolAtLocation(spec.name);
+            const target = symbol === undefined ? undefined : (symbol.flags & ts.SymbolFlags.Alias) !== 0 ? checker.getAliasedSymbol(symbol) : symbol;
+            const declaration = target?.declarations?.[0];
+            if (declaration === undefined || (target!.flags & ts.SymbolFlags.Value) === 0) continue;
+            const from = relative(root, declaration.getSourceFile().fileName).split('\\').join('/');
+            if (isStore(from)) problems.push(`${at(sf, spec)}: ${spec.name.text} is a store function (${from}): call a service instead`);
+          }
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(sf);
+
+    if (isStore(file)) {
+      const testFile = sf.fileName.replace(/\.store\.ts$/, '.store.test.ts');
+      const testText = existsSync(testFile) ? readFileSync(testFile, 'utf8') : undefined;
+      for (const statement of sf.statements) {
+        const exported = ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+        if (!exported || !ts.isFunctionDeclaration(statement) || statement.name === undefined) continue;
+        const name = statement.name.text;
+        if (testText === undefined) {
+          problems.push(`${file}: ${name} has no test: ${rel(testFile)} does not exist`);
+        } else if (!new RegExp(`\\b${name}\\b`).test(testText)) {
+          problems.push(`${file}: ${name} is not exercised by ${rel(testFile)}`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+if (import.meta.main) {
+  const problems = checkLayout();
+  for (const p of problems) process.stderr.write(`${p}\n`);
+  if (problems.length > 0) {
+    process.stderr.write(`\n${problems.length} layout rule(s) broken (scripts/check-layout.ts; ARCHITECTURE.md)\n`);
+    process.exit(1);
+  }
+  process.stdout.write('layout: SQL only in stores, no store called from outside the modules, every store function tested beside it, no file over 400 lines\n');
+}

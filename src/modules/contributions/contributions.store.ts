@@ -1,0 +1,44 @@
+// Every SQL statement about contributions.
+import type { Insertable, Selectable } from 'kysely';
+import type { Db, Engine, Trx } from '../../db/database.ts';
+import type { ContributionsTable } from '../../db/schema.ts';
+import { newestOfUser } from '../../db/pages.ts';
+import type { Book } from '../../shared/book.ts';
+import type { PageRequest } from '../../shared/page.ts';
+import type { ContributionStatus } from './contributions.ts';
+
+export type Contribution = Selectable<ContributionsTable>;
+
+/** Inserts a contribution; returns its id. */
+export async function insertContribution(trx: Trx, contribution: Insertable<ContributionsTable>): Promise<number> {
+  const row = await trx.insertInto('contributions').values(contribution).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** The fund of a contribution of `book`, or undefined: read before its fund is locked. */
+export async function fundOfContribution(db: Db | Trx, book: Book, id: number): Promise<number | undefined> {
+  const row = await db.selectFrom('contributions').select('fund_id').where('id', '=', id).where('book', '=', book).executeTakeFirst();
+  return row?.fund_id;
+}
+
+/** A contribution by id, locked for update on PostgreSQL (SQLite's write transaction already excludes others). */
+export async function lockContribution(trx: Trx, engine: Engine, id: number): Promise<Contribution> {
+  let q = trx.selectFrom('contributions').selectAll().where('id', '=', id);
+  if (engine === 'postgres') q = q.forUpdate();
+  return q.executeTakeFirstOrThrow();
+}
+
+/** Moves a contribution from `from` to `to`, stamping when it was received or completed; true if it was still `from`. */
+export async function moveContribution(trx: Trx, id: number, from: string, to: ContributionStatus, at: string): Promise<boolean> {
+  const updated = await trx.updateTable('contributions').set({
+    status: to,
+    ...(to === 'pending' ? { received_at: at } : {}),
+    ...(to === 'success' || to === 'failed' ? { completed_at: at } : {}),
+  }).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/** A page of a user's contributions, newest first, and how many they have. */
+export function pageOfContributions(db: Db, userId: number, page: PageRequest): Promise<{ rows: Contribution[]; count: number }> {
+  return newestOfUser(db, 'contributions', userId, page);
+}

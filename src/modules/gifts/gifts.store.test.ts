@@ -1,0 +1,61 @@
+// Every function of gifts.store.ts on both engines.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeEachEngine, makeUser } from '../../../test/harness.ts';
+import * as store from './gifts.store.ts';
+
+describeEachEngine('gifts store', (env) => {
+  let seq = 0;
+  const gift = (u: { user_id: number; fund_id: number }, created_at: string) => {
+    seq += 1;
+    return {
+      book: 'live' as const, code: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`, user_id: u.user_id, fund_id: u.fund_id, name: 'Grace', email: null,
+      amount_cents: 2500, message: null, ein: null, seen: 0, status: 'new', claimed: 0, created_at, updated_at: created_at,
+    };
+  };
+
+  test('insertGift, findGiftByCode (any case, its book only) and findGiftWithGiver', async () => {
+    const { db } = env().deps;
+    const giver = await makeUser(env().deps, { name: 'Giver Name' });
+    const g = gift(giver, '2026-01-01T00:00:00Z');
+    const id = await db.transaction().execute((trx) => store.insertGift(trx, g));
+    const found = await store.findGiftByCode(db, 'live', g.code.toUpperCase());
+    assert.equal(found?.id, id);
+    assert.equal(found?.amount_cents, 2500);
+    assert.equal(await store.findGiftByCode(db, 'test', g.code), undefined);
+    const withGiver = await store.findGiftWithGiver(db, 'live', g.code);
+    assert.equal(withGiver?.giver_name, 'Giver Name');
+    assert.equal(withGiver?.id, id);
+    assert.equal(await store.findGiftWithGiver(db, 'test', g.code), undefined);
+  });
+
+  test('markGiftSeen once; lockGift reads it; endGift only from new', async () => {
+    const { db, engine } = env().deps;
+    const giver = await makeUser(env().deps);
+    const recipient = await makeUser(env().deps);
+    const id = await db.transaction().execute((trx) => store.insertGift(trx, gift(giver, '2026-01-01T00:00:00Z')));
+    assert.equal(await db.transaction().execute((trx) => store.markGiftSeen(trx, id)), true);
+    assert.equal(await db.transaction().execute((trx) => store.markGiftSeen(trx, id)), false);
+    await db.transaction().execute(async (trx) => {
+      const locked = await store.lockGift(trx, engine, id);
+      assert.deepEqual([locked.seen, locked.status], [1, 'new']);
+      assert.equal(await store.endGift(trx, id, { status: 'accepted', claimed: 1, recipient_user_id: recipient.user_id }, '2026-01-02T00:00:00Z'), true);
+      assert.equal(await store.endGift(trx, id, { status: 'denied', claimed: 0, recipient_user_id: recipient.user_id }, '2026-01-02T00:00:00Z'), false);
+    });
+    const ended = await db.transaction().execute((trx) => store.lockGift(trx, engine, id));
+    assert.deepEqual([ended.status, ended.claimed, ended.recipient_user_id, ended.updated_at], ['accepted', 1, recipient.user_id, '2026-01-02T00:00:00Z']);
+  });
+
+  test('pageOfGifts: a user\'s own, newest first, with their count', async () => {
+    const { db } = env().deps;
+    const [user, other] = [await makeUser(env().deps), await makeUser(env().deps)];
+    const ids = await db.transaction().execute(async (trx) => [
+      await store.insertGift(trx, gift(user, '2026-01-02T00:00:00Z')),
+      await store.insertGift(trx, gift(user, '2026-01-01T00:00:00Z')),
+      await store.insertGift(trx, gift(other, '2026-01-03T00:00:00Z')),
+    ]);
+    const page = await store.pageOfGifts(db, user.user_id, { page: 1, per_page: 10 });
+    assert.equal(page.count, 2);
+    assert.deepEqual(page.rows.map((r) => r.id), [ids[0], ids[1]]);
+  });
+});

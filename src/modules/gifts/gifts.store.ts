@@ -1,0 +1,58 @@
+// Every SQL statement about gifts.
+import type { Insertable, Selectable } from 'kysely';
+import type { Db, Engine, Trx } from '../../db/database.ts';
+import type { GiftsTable } from '../../db/schema.ts';
+import type { Book } from '../../shared/book.ts';
+import { newestOfUser } from '../../db/pages.ts';
+import type { PageRequest } from '../../shared/page.ts';
+
+export type Gift = Selectable<GiftsTable>;
+
+/** Inserts a gift; returns its id. */
+export async function insertGift(trx: Trx, gift: Insertable<GiftsTable>): Promise<number> {
+  const row = await trx.insertInto('gifts').values(gift).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** A gift by its code (any case) in a book, or undefined. */
+export async function findGiftByCode(db: Db | Trx, book: Book, code: string): Promise<Gift | undefined> {
+  return db.selectFrom('gifts').selectAll().where('code', '=', code.toLowerCase()).where('book', '=', book).executeTakeFirst();
+}
+
+/** A gift by its code in a book, with its giver's name, or undefined. */
+export async function findGiftWithGiver(db: Db | Trx, book: Book, code: string): Promise<(Gift & { giver_name: string }) | undefined> {
+  return db.selectFrom('gifts as g').innerJoin('users as u', 'u.id', 'g.user_id')
+    .selectAll('g').select('u.name as giver_name').where('g.code', '=', code.toLowerCase()).where('g.book', '=', book).executeTakeFirst();
+}
+
+/** A page of a user's gifts, newest first, and how many they have. */
+export function pageOfGifts(db: Db, userId: number, page: PageRequest): Promise<{ rows: Gift[]; count: number }> {
+  return newestOfUser(db, 'gifts', userId, page);
+}
+
+/** Sets `seen` on a gift not seen yet; true if this call set it. */
+export async function markGiftSeen(trx: Trx, giftId: number): Promise<boolean> {
+  const updated = await trx.updateTable('gifts').set({ seen: 1 }).where('id', '=', giftId).where('seen', '=', 0).executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/** Reads a gift by id, locked for update on PostgreSQL (SQLite's write transaction already excludes others). */
+export async function lockGift(trx: Trx, engine: Engine, giftId: number): Promise<Gift> {
+  let q = trx.selectFrom('gifts').selectAll().where('id', '=', giftId);
+  if (engine === 'postgres') q = q.forUpdate();
+  return q.executeTakeFirstOrThrow();
+}
+
+export interface GiftEnd {
+  status: string;
+  claimed: number;
+  recipient_user_id: number | null;
+  ein?: string;
+  donation_id?: number;
+}
+
+/** Moves a gift that is still `new` to its end; true if it was still new. */
+export async function endGift(trx: Trx, giftId: number, end: GiftEnd, at: string): Promise<boolean> {
+  const updated = await trx.updateTable('gifts').set({ ...end, seen: 1, updated_at: at }).where('id', '=', giftId).where('status', '=', 'new').executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}

@@ -1,0 +1,136 @@
+// Every SQL statement of the directory import: the organisations and their
+// word index written in bulk, the import runs, the search indexes dropped
+// and built around a big load, and the vocabulary counted from the words.
+import { sql } from 'kysely';
+import type { Db, Engine, Trx } from '../../db/database.ts';
+import { bulkInsert } from '../../db/bulk.ts';
+import type { NonProfitInput } from './nonprofits.store.ts';
+
+export type StoredNonProfit = { id: number; ein: string; tax_period: string; source: string; removed_at: string | null } & NonProfitInput;
+
+/** The stored organisations among these EINs. */
+export async function storedByEins(trx: Trx, eins: readonly string[]): Promise<StoredNonProfit[]> {
+  if (eins.length === 0) return [];
+  return await trx.selectFrom('non_profits').selectAll().where('ein', 'in', eins).execute() as unknown as StoredNonProfit[];
+}
+
+/** Rewrites an organisation from a file's row: listed again, seen by this run. */
+export async function rewriteNonProfit(trx: Trx, id: number, input: NonProfitInput, source: string, runId: number, at: string): Promise<void> {
+  await trx.updateTable('non_profits').set({ ...input, source, last_seen_run: runId, removed_at: null, updated_at: at }).where('id', '=', id).execute();
+}
+
+/** Marks organisations as seen by this run (their rows unchanged). */
+export async function markSeenByRun(trx: Trx, ids: readonly number[], runId: number): Promise<void> {
+  if (ids.length > 0) await trx.updateTable('non_profits').set({ last_seen_run: runId }).where('id', 'in', ids).execute();
+}
+
+export interface Indexed {
+  id: number;
+  name: string;
+  city: string;
+  income_amt: number;
+}
+
+const INSERTED = ['ein', 'name', 'name_lower', 'website', 'city', 'state', 'zip', 'latitude', 'longitude', 'ntee_code', 'cause_id', 'eligible', 'slug', 'income_amt', 'asset_amt', 'tax_period'] as const satisfies ReadonlyArray<keyof NonProfitInput>;
+
+/** Inserts new organisations (at most 1,000 a statement, within every engine's limit on bound parameters). */
+export async function insertNonProfits(trx: Trx, engine: Engine, rows: readonly NonProfitInput[], source: string, runId: number, at: string): Promise<Indexed[]> {
+  const inserted: Indexed[] = [];
+  for (let i = 0; i < rows.length; i += 1000) {
+    inserted.push(...await bulkInsert<Indexed>(trx, engine, 'non_profits', [...INSERTED, 'source', 'last_seen_run', 'created_at', 'updated_at'],
+      rows.slice(i, i + 1000).map((a) => [...INSERTED.map((c) => a[c]), source, runId, at, at]), ['id', 'name', 'city', 'income_amt']));
+  }
+  return inserted;
+}
+
+export type WordRow = readonly [word: string, nonProfitId: number, kind: string, size: number];
+
+/** Adds words to the index. */
+export async function insertWords(trx: Trx, engine: Engine, words: readonly WordRow[]): Promise<void> {
+  for (let i = 0; i < words.length; i += 4000) await bulkInsert(trx, engine, 'non_profit_words', ['word', 'non_profit_id', 'kind', 'size'], words.slice(i, i + 4000));
+}
+
+/** Forgets an organisation's words (its name or city changed). */
+export async function deleteWords(trx: Trx, nonProfitId: number): Promise<void> {
+  await trx.deleteFrom('non_profit_words').where('non_profit_id', '=', nonProfitId).execute();
+}
+
+/** Gives an organisation's words its new size (the index lists a word's users biggest first). */
+export async function resizeWords(trx: Trx, nonProfitId: number, size: number): Promise<void> {
+  await trx.updateTable('non_profit_words').set({ size }).where('non_profit_id', '=', nonProfitId).execute();
+}
+
+/**
+ * Indexes that only reads use, dropped for a big load and built again after it:
+ * building an index once is far cheaper than updating it row by row. If an
+ * import is cut short, the next start of the platform builds them.
+ */
+const BULK_INDEXES: ReadonlyArray<{ name: string; table: 'non_profits' | 'non_profit_words'; columns: string[] }> = [
+  { name: 'non_profit_words_word_size', table: 'non_profit_words', columns: ['word', 'size desc', 'non_profit_id'] },
+  { name: 'non_profits_cause', table: 'non_profits', columns: ['cause_id'] },
+  { name: 'non_profits_state_size', table: 'non_profits', columns: ['state', 'income_amt'] },
+];
+
+export async function ensureDirectoryIndexes(db: Db): Promise<void> {
+  for (const index of BULK_INDEXES) await db.schema.createIndex(index.name).ifNotExists().on(index.table).columns(index.columns).execute();
+}
+
+export async function dropDirectoryIndexes(db: Db): Promise<void> {
+  for (const index of BULK_INDEXES) await db.schema.dropIndex(index.name).ifExists().execute();
+}
+
+/**
+ * SQLite, for a load that can be run again: commits skip the fsync (WAL,
+ * synchronous=NORMAL: a crash can lose the last batches, never corrupt) and
+ * sorts go to disk. `false` restores full durability and checkpoints the WAL.
+ */
+export async function sqliteBulkLoad(db: Db, on: boolean): Promise<void> {
+  if (on) {
+    await sql`pragma synchronous = NORMAL`.execute(db);
+    await sql`pragma temp_store = FILE`.execute(db);
+    return;
+  }
+  await sql`pragma synchronous = FULL`.execute(db);
+  await sql`pragma temp_store = MEMORY`.execute(db);
+  await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+}
+
+export async function startImportRun(db: Db, at: string): Promise<number> {
+  const run = await db.insertInto('import_runs').values({ started_at: at, finished_at: null, summary: null }).returning('id').executeTakeFirstOrThrow();
+  return run.id;
+}
+
+export async function finishImportRun(db: Db, runId: number, summary: unknown, at: string): Promise<void> {
+  await db.updateTable('import_runs').set({ finished_at: at, summary: JSON.stringify(summary) }).where('id', '=', runId).execute();
+}
+
+/**
+ * Marks removed the organisations of `source` a complete file no longer lists:
+ * not seen by this run, and not newer than the file. Returns how many.
+ */
+export async function markUnlisted(db: Db, source: string, runId: number, fileMaxPeriod: string, at: string): Promise<number> {
+  const removed = await db.updateTable('non_profits').set({ removed_at: at })
+    .where('source', '=', source).where('removed_at', 'is', null).where('tax_period', '<=', fileMaxPeriod)
+    .where((eb) => eb.or([eb('last_seen_run', 'is', null), eb('last_seen_run', '!=', runId)]))
+    .executeTakeFirst();
+  return Number(removed.numUpdatedRows);
+}
+
+/**
+ * Recounts the vocabulary from the word index, lists the `top` biggest users
+ * of every word used by more than `commonDf` organisations, and raises the
+ * directory epoch so that search nodes reload.
+ */
+export async function rebuildVocabularyTables(trx: Trx, commonDf: number, top: number): Promise<void> {
+  await trx.deleteFrom('directory_vocabulary').execute();
+  await sql`insert into directory_vocabulary (word, df) select word, count(*) from non_profit_words group by word`.execute(trx);
+  await trx.deleteFrom('directory_top').execute();
+  const common = await trx.selectFrom('directory_vocabulary').select('word').where('df', '>', commonDf).execute();
+  // The word index lists a word's users biggest first: each list reads about `top` entries.
+  for (const { word } of common) {
+    await sql`insert into directory_top (word, non_profit_id)
+      select ${word}, w.non_profit_id from non_profit_words w join non_profits n on n.id = w.non_profit_id
+      where w.word = ${word} and n.removed_at is null order by w.size desc, w.non_profit_id limit ${top}`.execute(trx);
+  }
+  await trx.updateTable('directory_epoch').set((eb) => ({ epoch: eb('epoch', '+', 1) })).where('id', '=', 1).execute();
+}

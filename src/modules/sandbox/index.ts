@@ -1,0 +1,1 @@
+export { runSandboxClock } from './sandbox.service.ts';
