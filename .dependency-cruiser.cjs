@@ -43,8 +43,8 @@ module.exports = {
     {
       name: 'http-only-from-routes',
       severity: 'error',
-      comment: 'Inside a module only its routes speak HTTP.',
-      from: { path: '^src/modules/', pathNot: '\\.routes\\.ts$' },
+      comment: 'Inside a module only its HTTP contract (routes and their schemas) speaks HTTP.',
+      from: { path: '^src/modules/', pathNot: '\\.(routes|schema)\\.ts$' },
       to: { path: '^src/http/' },
     },
     {

@@ -54,7 +54,7 @@ export function checkLayout(root: string = ROOT): string[] {
             const symbol = checker.getSymbolAtLocation(spec.name);
             const target = symbol === undefined ? undefined : (symbol.flags & ts.SymbolFlags.Alias) !== 0 ? checker.getAliasedSymbol(symbol) : symbol;
             const declaration = target?.declarations?.[0];
-            if (declaration === undefined || (target!.flags & ts.SymbolFlags.Value) === 0) continue;
+            if (target === undefined || declaration === undefined || (target.flags & ts.SymbolFlags.Value) === 0) continue;
             const from = relative(root, declaration.getSourceFile().fileName).split('\\').join('/');
             if (isStore(from)) problems.push(`${at(sf, spec)}: ${spec.name.text} is a store function (${from}): call a service instead`);
           }

@@ -165,7 +165,7 @@ describe('almoner check', () => {
       await broken.platform.close();
       const bad = await runCli(['check'], url);
       assert.equal(bad.code, 1);
-      assert.match(bad.stderr, /FAIL  every balance equals its postings.*\n.*portfolio: balance 123 but its postings sum to 0/);
+      assert.match(bad.stderr, /FAIL {2}every balance equals its postings.*\n.*portfolio: balance 123 but its postings sum to 0/);
       assert.match(bad.stderr, /donation 1 \(completed\): 2000 cents on reserved, should be 0/);
       assert.match(bad.stderr, /Some invariants do not hold/);
     } finally {

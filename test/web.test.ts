@@ -472,7 +472,7 @@ for (const { name: engine } of engines()) {
     });
 
     test('HTML in a name, a note, a gift and a key name is shown as text on every page', async () => {
-      const { browser: b, address: address } = await donor(XSS, 100_00);
+      const { browser: b, address } = await donor(XSS, 100_00);
       await b.post('/dashboard/donations', { ein: EIN, amount: '10', note: XSS });
       await b.post('/dashboard/gifts', { name: XSS, amount: '20', message: XSS });
       await b.get('/settings/keys');

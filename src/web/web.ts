@@ -3,47 +3,17 @@
 // every POST must carry the visitor's CSRF token, every page is sent with a
 // content security policy that allows only this site's own script and styles.
 import { readFileSync } from 'node:fs';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Deps } from '../deps.ts';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { CONTENT_SECURITY_POLICY, sendPage, type WebContext } from './context.ts';
 import { AppError } from '../shared/errors.ts';
 import { STATUS_OF_KIND, toAppError } from '../http/errors.ts';
-import type { DirectorySearch } from '../modules/nonprofits/index.ts';
-import type { RateLimiter } from '../http/rate-limit.ts';
-import type { Html } from './html.ts';
 import { errorPage } from './pages/public.ts';
-import { formIsGenuine, readVisitor, type Visitor } from './visitor.ts';
+import { formIsGenuine, readVisitor } from './visitor.ts';
 import { accountRoutes } from './routes/account.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { publicRoutes } from './routes/public.ts';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    visitor: Visitor;
-  }
-}
-
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' https: data:", "connect-src 'self'",
-  "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'",
-].join('; ');
-
-export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
-  return reply.code(status).type('text/html; charset=utf-8').send(page.text);
-}
-
-/** GET pages of signed-in users send signed-out visitors to sign in, and back afterwards. */
-export async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-  if (request.visitor.session !== undefined) return undefined;
-  const next = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
-  return reply.code(303).header('location', `/signin${next}`).send();
-}
-
-export interface WebContext {
-  deps: Deps;
-  directory: DirectorySearch;
-  limiter: RateLimiter;
-}
 
 const ASSETS = new Map<string, { type: string; body: string }>([
   ['app.css', { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8') }],

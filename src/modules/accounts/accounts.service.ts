@@ -108,9 +108,9 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
   }
   const account = await store.findAccountByEmail(deps.db, email);
   // An unknown email costs the same work as a wrong password, so timing does not tell which.
-  const ok = account === undefined
-    ? (await hashPassword(input.password.slice(0, 200), cost(deps)), false)
-    : await verifyPassword(input.password.slice(0, 200), account.password_hash);
+  let ok = false;
+  if (account === undefined) await hashPassword(input.password.slice(0, 200), cost(deps));
+  else ok = await verifyPassword(input.password.slice(0, 200), account.password_hash);
   // A wrong password leaves its reservation as the failure it was.
   if (!ok || account === undefined) throw refused();
   const opened = await deps.db.transaction().execute(async (trx) => {

@@ -28,7 +28,7 @@ export function contributionProblems(input: { type: string; units: string; valua
   if (!(CONTRIBUTION_TYPES as readonly string[]).includes(input.type)) bad('type', `must be one of ${CONTRIBUTION_TYPES.join(', ')}`);
   if (!DECIMAL_8.test(input.units) || /^0+(\.0+)?$/.test(input.units)) bad('units', 'must be a positive decimal with at most 8 places');
   if (!DECIMAL_8.test(input.valuation) || /^0+(\.0+)?$/.test(input.valuation)) bad('valuation', 'must be a positive decimal with at most 8 places');
-  if (!/^[A-Z0-9.\-]{1,16}$/.test(input.currency)) bad('currency', 'must be 1 to 16 capital letters or digits (USD, AAPL, BTC)');
+  if (!/^[A-Z0-9.-]{1,16}$/.test(input.currency)) bad('currency', 'must be 1 to 16 capital letters or digits (USD, AAPL, BTC)');
   if (!(FREQUENCIES as readonly string[]).includes(input.frequency)) bad('frequency', `must be one of ${FREQUENCIES.join(', ')}`);
   if (!['waiting_for_funds', 'pending', 'success'].includes(input.status)) bad('status', 'a new contribution is waiting_for_funds, pending or success');
   return problems;

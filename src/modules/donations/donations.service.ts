@@ -82,6 +82,11 @@ export async function insertWithHold(deps: Deps, trx: Trx, d: HeldDonation): Pro
   return id;
 }
 
+/** Inserts one donation in the caller's transaction, which writes its hold (a gift's claim moves the gift's hold to it). */
+export function insertDonation(deps: Deps, trx: Trx, row: store.NewDonationRow): Promise<number> {
+  return store.insertDonation(trx, deps.engine, row);
+}
+
 /**
  * The owner cancels (spec 4.2, DECISIONS 7): scheduled or waiting_for_funds
  * become not_completed, a hold goes back to available, the record stays.

@@ -3,8 +3,7 @@ import type { Deps } from '../../deps.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { AppError, conflict, notFound, unprocessable } from '../../shared/errors.ts';
 import { findRecipient, normalizeEin } from '../nonprofits/index.ts';
-import { insertDonation } from '../donations/donations.store.ts';
-import { promoteWaiting } from '../donations/index.ts';
+import { insertDonation, promoteWaiting } from '../donations/index.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import { toPage, type PageRequest } from '../../shared/page.ts';
 import { assertFundCanHold, lockFundAccounts, postEntry, type FundAccounts } from '../ledger/index.ts';
@@ -194,7 +193,7 @@ export async function claimGift(deps: Deps, recipient: Recipient, code: string, 
     const nonProfit = await findRecipient(trx, ein);
     const { gift, giverAccounts } = await lockGiftFor(deps, trx, recipient, code, 'claim');
     const at = deps.clock.now().toISOString();
-    const donationId = await insertDonation(trx, deps.engine, {
+    const donationId = await insertDonation(deps, trx, {
       book: gift.book, user_id: gift.user_id, fund_id: gift.fund_id, non_profit_id: nonProfit.id, amount_cents: gift.amount_cents, status: 'scheduled',
       note: `Gift to ${gift.name}`, private_memo: null, visibility: 'public', scheduled_donation_id: null, created_at: at,
     });

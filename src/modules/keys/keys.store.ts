@@ -2,7 +2,7 @@
 import type { Db, Trx } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
+import { type FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
 import type { Book } from '../../shared/book.ts';
 import type { Caller } from '../../shared/caller.ts';
 

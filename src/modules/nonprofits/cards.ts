@@ -6,7 +6,7 @@
 // use and forgets every card when it moved, as the API key cache does.
 import type { Deps } from '../../deps.ts';
 import type { Db } from '../../db/database.ts';
-import { FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
+import { type FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
 import { assert } from '../../shared/assert.ts';
 import { causeById, causeLogoUrl } from './causes.ts';
 import { cardRows, recordsEpoch, type CardRow, type NonProfit } from './nonprofits.store.ts';

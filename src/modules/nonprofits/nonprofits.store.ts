@@ -89,7 +89,7 @@ export async function findByEins(db: Db | Trx, eins: readonly string[]): Promise
 export type NonProfitInput = Omit<NonProfitsTable, 'id' | 'created_at' | 'updated_at' | 'source' | 'last_seen_run' | 'removed_at'>;
 
 /** Rewrites an organisation's index words (after an insert or a name or city change). */
-export async function replaceWords(db: Db | Trx, nonProfitId: number, name: string, city: string, size: number): Promise<void> {
+async function replaceWords(db: Db | Trx, nonProfitId: number, name: string, city: string, size: number): Promise<void> {
   await db.deleteFrom('non_profit_words').where('non_profit_id', '=', nonProfitId).execute();
   const words = indexWords(name, city);
   if (words.length > 0) await db.insertInto('non_profit_words').values(words.map((w) => ({ ...w, non_profit_id: nonProfitId, size }))).execute();

@@ -62,7 +62,10 @@ export class Vocabulary {
       if (w.length >= 3) {
         for (const t of new Set(trigrams(w))) {
           let list = this.#trigrams.get(t);
-          if (list === undefined) this.#trigrams.set(t, (list = []));
+          if (list === undefined) {
+            list = [];
+            this.#trigrams.set(t, list);
+          }
           list.push(i);
         }
       }

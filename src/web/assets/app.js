@@ -1,6 +1,6 @@
 // Almoner's only script: copy buttons and search-as-you-type. Every page
 // works without it; it only saves typing.
-'use strict';
+
 
 function announce(button, text) {
   const original = button.textContent;
@@ -39,7 +39,7 @@ function suggest(input) {
   }
   function highlight(index) {
     active = index;
-    [...list.children].forEach((li, i) => li.setAttribute('aria-selected', String(i === index)));
+    for (const [i, li] of [...list.children].entries()) li.setAttribute('aria-selected', String(i === index));
     if (index >= 0) input.setAttribute('aria-activedescendant', `${prefix}-option-${index}`);
   }
   function pick(index) {

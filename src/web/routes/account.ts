@@ -5,7 +5,7 @@ import { attempt, FormReader, safeNext, stateOf } from '../forms.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
 import { signInPage, signUpPage } from '../pages/account.ts';
 import { cookieHeader, SESSION_COOKIE } from '../visitor.ts';
-import { sendPage, type WebContext } from '../web.ts';
+import { sendPage, type WebContext } from '../context.ts';
 
 export function accountRoutes({ deps, limiter }: WebContext) {
   const sessionCookie = (token: string) => cookieHeader(deps, SESSION_COOKIE, token, deps.config.sessionTtlHours * 3600);

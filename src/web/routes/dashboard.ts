@@ -13,7 +13,7 @@ import { AppError } from '../../shared/errors.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
 import { attempt, FormReader, stateOf, whichCharity } from '../forms.ts';
 import { dashboardPage, type DashboardData, type DashboardForms } from '../pages/dashboard.ts';
-import { requireSession, sendPage, type WebContext } from '../web.ts';
+import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 
 const PER_PAGE = 20;
 
@@ -42,7 +42,7 @@ function idParam(request: FastifyRequest): number {
 export function dashboardRoutes({ deps, directory }: WebContext) {
   return async (web: FastifyInstance) => {
     web.addHook('preHandler', requireSession);
-    const caller = (request: FastifyRequest) => callerOf(request.visitor.session!);
+    const caller = (request: FastifyRequest) => callerOf(sessionOf(request));
     const rerender = async (request: FastifyRequest, reply: FastifyReply, forms: DashboardForms, status: number) =>
       sendPage(reply, dashboardPage(request.visitor, await loadDashboard(deps, caller(request), 1), forms), status);
     const back = (reply: FastifyReply, done: string, anchor: string) => reply.code(303).header('location', `/dashboard?done=${done}#${anchor}`).send();

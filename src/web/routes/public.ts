@@ -9,7 +9,7 @@ import { listPublicDonations } from '../../modules/donations/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { attempt, whichCharity } from '../forms.ts';
 import { charityPage, charitySearchPage, giftPage, homePage, profilePage } from '../pages/public.ts';
-import { requireSession, sendPage, type WebContext } from '../web.ts';
+import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 import type { CharityChoice } from '../layout.ts';
 
 const QUERY_MAX = 200;
@@ -64,7 +64,7 @@ export function publicRoutes({ deps, directory }: WebContext) {
     const act = (name: 'accept' | 'claim' | 'deny', done: string) => {
       web.post(`/gifts/:code/${name}`, { preHandler: requireSession }, async (request, reply) => {
         const code = giftCode(request);
-        const caller = callerOf(request.visitor.session!);
+        const caller = callerOf(sessionOf(request));
         const ein = (request.body as URLSearchParams | undefined)?.get('ein')?.trim() ?? '';
         // A name typed without picking a suggestion: claim for the one match, or offer the best ones.
         let choices: CharityChoice[] = [];

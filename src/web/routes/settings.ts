@@ -7,7 +7,7 @@ import { AppError } from '../../shared/errors.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
 import { attempt, FormReader, stateOf } from '../forms.ts';
 import { keyPage, keysPage, profileSettingsPage, type ProfileValues } from '../pages/settings.ts';
-import { requireSession, sendPage, type WebContext } from '../web.ts';
+import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 
 const AVATAR_URL_MAX = 500;
 const NEW_KEY_COOKIE = 'almoner_new_key';
@@ -33,7 +33,7 @@ export function settingsRoutes({ deps }: WebContext) {
   const newKeyCookie = (key: string) => `${NEW_KEY_COOKIE}=${key}; Path=/settings/keys; HttpOnly; SameSite=Strict; Max-Age=${key === '' ? 0 : 300}${deps.config.cookieSecure ? '; Secure' : ''}`;
   return async (web: FastifyInstance) => {
     web.addHook('preHandler', requireSession);
-    const userId = (request: FastifyRequest) => request.visitor.session!.user_id;
+    const userId = (request: FastifyRequest) => sessionOf(request).user_id;
 
     // A new key travels from the create form to this page in a short-lived cookie only this
     // path receives, so reloading the page never creates a second key, and the key is shown once.

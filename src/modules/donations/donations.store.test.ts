@@ -1,0 +1,65 @@
+// Every function of donations.store.ts on both engines.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeEachEngine, makeNonProfit, makeUser } from '../../../test/harness.ts';
+import { reserveIds } from '../../db/ids.ts';
+import { runStatements } from '../../db/bulk.ts';
+import * as store from './donations.store.ts';
+
+describeEachEngine('donations store', (env) => {
+  const at = '2026-01-01T00:00:00Z';
+  const row = async (u: { user_id: number; fund_id: number }, visibility = 'public'): Promise<store.NewDonationRow> => {
+    const np = await env().deps.db.selectFrom('non_profits').select('id').orderBy('id').executeTakeFirstOrThrow();
+    return { book: 'live', user_id: u.user_id, fund_id: u.fund_id, non_profit_id: np.id, amount_cents: 1_000, status: 'scheduled', note: null, private_memo: null, visibility, scheduled_donation_id: null, created_at: at };
+  };
+
+  test('insertDonation writes a donation and counts it; findDonation reads it in its book only', async () => {
+    const { db, engine } = env().deps;
+    await makeNonProfit(env().deps, { ein: '222222222', name: 'Donations Charity' });
+    const user = await makeUser(env().deps, { name: 'Donor' });
+    const donation = await row(user);
+    const id = await db.transaction().execute((trx) => store.insertDonation(trx, engine, donation));
+    const found = await store.findDonation(db, 'live', id);
+    assert.deepEqual([found?.status, found?.amount_cents, found?.owner.name, found?.fund_name], ['scheduled', 1_000, 'Donor', `Donor's Fund`]);
+    assert.equal(await store.findDonation(db, 'test', id), undefined);
+    const counts = await db.selectFrom('donation_counts').selectAll().where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
+    assert.deepEqual([counts.total, counts.public_total], [1, 1]);
+  });
+
+  test('donationStatements insert a batch with reserved ids and count public and private ones; listByUser pages them', async () => {
+    const { db, engine } = env().deps;
+    const user = await makeUser(env().deps);
+    const rows = [await row(user), await row(user, 'private'), await row(user)];
+    const ids = await db.transaction().execute(async (trx) => {
+      const reserved = await reserveIds(trx, engine, 'donations', rows.length);
+      await runStatements(trx, engine, store.donationStatements(rows.map((r, i) => ({ ...r, id: reserved[i]! }))));
+      return reserved;
+    });
+    const own = await store.listByUser(db, user.user_id, false, { page: 1, per_page: 10 });
+    assert.equal(own.count, 3);
+    assert.deepEqual(own.rows.map((r) => r.id), [...ids].reverse(), 'newest first (same time: by id)');
+    const others = await store.listByUser(db, user.user_id, true, { page: 1, per_page: 10 });
+    assert.equal(others.count, 2);
+    assert.ok(others.rows.every((r) => r.visibility === 'public'));
+    assert.deepEqual(await store.idsInStatus(db, 'live', 'scheduled', 1_000).then((all) => all.filter((id) => ids.includes(id))), ids);
+    assert.deepEqual(await store.idsInStatus(db, 'test', 'scheduled', 1_000).then((all) => all.filter((id) => ids.includes(id))), []);
+  });
+
+  test('lockDonation, transition (a compare-and-set; a public one that did not happen leaves the public count), waitingForFund', async () => {
+    const { db, engine } = env().deps;
+    const user = await makeUser(env().deps);
+    const scheduled = await row(user);
+    const waiting = { ...scheduled, status: 'waiting_for_funds' };
+    const [a, w] = await db.transaction().execute(async (trx) => [await store.insertDonation(trx, engine, scheduled), await store.insertDonation(trx, engine, waiting)]);
+    await db.transaction().execute(async (trx) => {
+      assert.equal((await store.lockDonation(trx, engine === 'postgres', 'live', a!))?.status, 'scheduled');
+      assert.equal(await store.lockDonation(trx, engine === 'postgres', 'test', a!), undefined);
+      assert.equal(await store.transition(trx, a!, 'scheduled', 'not_completed', at, { cancelled_at: at }), true);
+      assert.equal(await store.transition(trx, a!, 'scheduled', 'approved', at), false);
+      assert.deepEqual((await store.waitingForFund(trx, user.fund_id)).map((d) => d.id), [w]);
+    });
+    const counts = await db.selectFrom('donation_counts').selectAll().where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
+    assert.deepEqual([counts.total, counts.public_total], [2, 1]);
+    assert.equal((await store.findDonation(db, 'live', a!))?.status, 'not_completed');
+  });
+});

@@ -1,0 +1,52 @@
+// Every function of search.store.ts on both engines.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeEachEngine, makeNonProfit } from '../../../test/harness.ts';
+import { rebuildVocabularyTables } from './directory.store.ts';
+import * as store from './search.store.ts';
+
+describeEachEngine('search store', (env) => {
+  const idOf = async (ein: string) => (await env().deps.db.selectFrom('non_profits').select('id').where('ein', '=', ein).executeTakeFirstOrThrow()).id;
+
+  test('the vocabulary: countWords from the index, vocabularyEntries once counted, directoryEpoch raised; topOfWords', async () => {
+    const { deps } = env();
+    await makeNonProfit(deps, { ein: '400000001', name: 'Maple Syrup Society', income_amt: 50 });
+    await makeNonProfit(deps, { ein: '400000002', name: 'Maple Leaf Rescue', income_amt: 900 });
+    assert.equal((await store.countWords(deps.db)).find((w) => w.word === 'maple')?.df, 2);
+    const epoch = await store.directoryEpoch(deps.db);
+    await deps.db.transaction().execute((trx) => rebuildVocabularyTables(trx, 1, 1));
+    assert.equal(await store.directoryEpoch(deps.db), epoch + 1);
+    assert.equal((await store.vocabularyEntries(deps.db)).find((w) => w.word === 'maple')?.df, 2);
+    assert.deepEqual(await store.topOfWords(deps.db, ['maple']), [await idOf('400000002')], 'the biggest user of a common word');
+    assert.deepEqual(await store.topOfWords(deps.db, []), []);
+  });
+
+  test('postings, listedRows and listedCandidates (by ids or EIN) read only listed organisations', async () => {
+    const { deps } = env();
+    await makeNonProfit(deps, { ein: '400000003', name: 'Birch Bark Canoes', income_amt: 5 });
+    await makeNonProfit(deps, { ein: '400000004', name: 'Birch Removed Org', income_amt: 7 });
+    const [kept, gone] = [await idOf('400000003'), await idOf('400000004')];
+    await deps.db.updateTable('non_profits').set({ removed_at: '2026-01-01T00:00:00Z' }).where('id', '=', gone).execute();
+    assert.deepEqual(await store.postings(deps.db, ['birch']), new Map([[kept, 5], [gone, 7]]), 'the index itself lists both');
+    assert.deepEqual(await store.postings(deps.db, []), new Map());
+    assert.deepEqual((await store.listedRows(deps.db, [kept, gone])).map((r) => r.ein), ['400000003']);
+    assert.deepEqual(await store.listedRows(deps.db, []), []);
+    assert.deepEqual((await store.listedCandidates(deps.db, { ids: [kept, gone] })).map((r) => r.ein), ['400000003']);
+    assert.deepEqual((await store.listedCandidates(deps.db, { ein: '400000004' })), []);
+    assert.equal((await store.listedCandidates(deps.db, { ein: '400000003' }))[0]?.income_amt, 5);
+    assert.deepEqual(await store.listedCandidates(deps.db, { ids: [] }), []);
+  });
+
+  test('biggestMatching and pageMatching filter by cause, state and box, biggest first', async () => {
+    const { deps } = env();
+    await makeNonProfit(deps, { ein: '400000005', name: 'Desert Fund', state: 'AZ', cause_id: 7, income_amt: 30, latitude: 33.4, longitude: -112.0 });
+    await makeNonProfit(deps, { ein: '400000006', name: 'Canyon Fund', state: 'AZ', cause_id: 7, income_amt: 60, latitude: 36.1, longitude: -112.1 });
+    await makeNonProfit(deps, { ein: '400000007', name: 'Mesa Fund', state: 'AZ', cause_id: 8, income_amt: 90, latitude: 33.4, longitude: -111.8 });
+    const az = await store.pageMatching(deps.db, { state: 'az', cause_id: 7 }, { page: 1, per_page: 1 });
+    assert.deepEqual([az.count, az.rows.map((r) => r.ein)], [2, ['400000006']]);
+    assert.deepEqual((await store.pageMatching(deps.db, { state: 'AZ', cause_id: 7 }, { page: 2, per_page: 1 })).rows.map((r) => r.ein), ['400000005']);
+    const phoenix = await store.biggestMatching(deps.db, { state: 'AZ', box: { lat: [33, 34], lng: [-113, -111] } }, 10);
+    assert.deepEqual(phoenix.map((r) => r.ein), ['400000007', '400000005']);
+    assert.deepEqual((await store.biggestMatching(deps.db, { state: 'AZ' }, 1)).map((r) => r.ein), ['400000007']);
+  });
+});
