@@ -21,7 +21,14 @@ const HERE = new URL('.', import.meta.url).pathname;
 const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
 const SHARED = join(process.cwd(), '..', 'shared', 'data', 'nonprofits');
 
-interface ClientResult { requests: number; rps: number; p50: number; p95: number; p99: number; errors: number }
+interface ClientResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  errors: number;
+}
 
 function client(base: string, key: string, paths: string[], concurrency: number, seconds: number): ClientResult {
   const file = join(tmpdir(), `almoner-paths-${process.pid}.json`);
@@ -40,7 +47,8 @@ export async function benchDirectory(log: (line: string) => void, total = NATION
     log('== directory: importing into SQLite');
     const started = Date.now();
     execFileSync(process.execPath, [BIN, 'nonprofits', 'import', generated, '--zips', join(SHARED, 'geo', 'zip_centroids_2021_zcta.csv.gz')], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'inherit', 'inherit'],
     });
     const importSeconds = (Date.now() - started) / 1000;
 
@@ -55,7 +63,9 @@ export async function benchDirectory(log: (line: string) => void, total = NATION
     const exact: string[] = [];
     const typos: string[] = [];
     sample.forEach((r, i) => {
-      const words = tokenize(r.name).filter((w) => !['inc', 'of', 'the', 'and'].includes(w)).slice(0, 1 + (i % 3));
+      const words = tokenize(r.name)
+        .filter((w) => !['inc', 'of', 'the', 'and'].includes(w))
+        .slice(0, 1 + (i % 3));
       if (words.length === 0) return;
       exact.push(`/v1/non_profits?per_page=25&query=${encodeURIComponent(words.join(' '))}`);
       typos.push(`/v1/non_profits?per_page=25&query=${encodeURIComponent(words.map((w, j) => (j === words.length - 1 ? swap(w) : w)).join(' '))}`);
@@ -67,10 +77,16 @@ export async function benchDirectory(log: (line: string) => void, total = NATION
     try {
       client(base, key, [...exact, ...typos], 4, 3); // warm-up: vocabulary, caches
       const rows: string[] = [];
-      for (const [label, paths] of [['EIN lookup', eins], ['search, 1-3 words', exact], ['search, 1-3 words with a typo', typos]] as const) {
+      for (const [label, paths] of [
+        ['EIN lookup', eins],
+        ['search, 1-3 words', exact],
+        ['search, 1-3 words with a typo', typos],
+      ] as const) {
         const single = client(base, key, paths, 1, 8);
         const loaded = client(base, key, paths, 50, 8);
-        log(`  ${label.padEnd(32)} single client p50 ${single.p50} / p95 ${single.p95} / p99 ${single.p99} ms; 50 connections ${loaded.rps} req/s (p99 ${loaded.p99} ms)${single.errors + loaded.errors > 0 ? ` ERRORS ${single.errors + loaded.errors}` : ''}`);
+        log(
+          `  ${label.padEnd(32)} single client p50 ${single.p50} / p95 ${single.p95} / p99 ${single.p99} ms; 50 connections ${loaded.rps} req/s (p99 ${loaded.p99} ms)${single.errors + loaded.errors > 0 ? ` ERRORS ${single.errors + loaded.errors}` : ''}`,
+        );
         rows.push(`| ${label} | ${single.p50} / **${single.p95}** / **${single.p99}** | ${loaded.rps} | ${loaded.p99} |`);
       }
       return [

@@ -13,7 +13,10 @@ import { readBmf, type BmfRecord } from '../src/modules/nonprofits/bmf.ts';
 import { bmfFiles } from '../src/modules/nonprofits/import.service.ts';
 
 export const NATIONAL_SIZE = 1_900_000;
-const COLUMNS = 'EIN,NAME,ICO,STREET,CITY,STATE,ZIP,GROUP,SUBSECTION,AFFILIATION,CLASSIFICATION,RULING,DEDUCTIBILITY,FOUNDATION,ACTIVITY,ORGANIZATION,STATUS,TAX_PERIOD,ASSET_CD,INCOME_CD,FILING_REQ_CD,PF_FILING_REQ_CD,ACCT_PD,ASSET_AMT,INCOME_AMT,REVENUE_AMT,NTEE_CD,SORT_NAME'.split(',');
+const COLUMNS =
+  'EIN,NAME,ICO,STREET,CITY,STATE,ZIP,GROUP,SUBSECTION,AFFILIATION,CLASSIFICATION,RULING,DEDUCTIBILITY,FOUNDATION,ACTIVITY,ORGANIZATION,STATUS,TAX_PERIOD,ASSET_CD,INCOME_CD,FILING_REQ_CD,PF_FILING_REQ_CD,ACCT_PD,ASSET_AMT,INCOME_AMT,REVENUE_AMT,NTEE_CD,SORT_NAME'.split(
+    ',',
+  );
 
 /** mulberry32: small, fast, and the same everywhere. */
 function prng(seed: number): () => number {
@@ -51,7 +54,8 @@ export async function generateDirectory(sourceDir: string, outDir: string, total
       const other = (pick(real).NAME ?? '').split(' ');
       const at = Math.floor(random() * words.length);
       if (other[at] !== undefined && words.length > 1) words[at] = other[at] as string;
-      do ein += 1 + Math.floor(random() * 3); while (eins.has(String(ein).padStart(9, '0')));
+      do ein += 1 + Math.floor(random() * 3);
+      while (eins.has(String(ein).padStart(9, '0')));
       row = { ...base, EIN: String(ein).padStart(9, '0'), NAME: words.join(' ') };
     }
     if (!out.write(`${COLUMNS.map((c) => csv(row[c] ?? '')).join(',')}\r\n`)) await once(out, 'drain');

@@ -78,7 +78,9 @@ async function open(): Promise<Connection> {
   socket.setNoDelay(true);
   const conn: Connection = { socket, dueAt: undefined, remaining: -1, head: '' };
   socket.on('data', (chunk: Buffer) => onData(conn, chunk));
-  socket.on('error', () => { errors += 1; });
+  socket.on('error', () => {
+    errors += 1;
+  });
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   return conn;
 }
@@ -110,7 +112,14 @@ for (const c of connections) c.socket.destroy();
 
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(2));
-process.stdout.write(JSON.stringify({
-  requests: latencies.length, rps: Math.round(latencies.length / (durationMs / 1000)),
-  p50: pct(0.5), p99: pct(0.99), max: pct(1), non2xx, errors: errors + (total - latencies.length),
-}));
+process.stdout.write(
+  JSON.stringify({
+    requests: latencies.length,
+    rps: Math.round(latencies.length / (durationMs / 1000)),
+    p50: pct(0.5),
+    p99: pct(0.99),
+    max: pct(1),
+    non2xx,
+    errors: errors + (total - latencies.length),
+  }),
+);

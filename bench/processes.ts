@@ -52,9 +52,11 @@ export function startServer(mode: string, env: Record<string, string>, core = 0)
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    }).on('error', reject);
+    const s = createServer()
+      .listen(0, '127.0.0.1', () => {
+        const port = (s.address() as { port: number }).port;
+        s.close(() => resolve(port));
+      })
+      .on('error', reject);
   });
 }

@@ -56,11 +56,14 @@ function autocannon(url: string, options: { method?: string; body?: string; key?
   if (options.key !== undefined) args.push('-H', `x-api-key=${options.key}`);
   if (options.rate !== undefined) args.push('-R', String(options.rate));
   args.push(url);
-  const child = options.pinned === false
-    ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
-    : spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child =
+    options.pinned === false
+      ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
+      : spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
   let out = '';
-  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
   return new Promise((resolve, reject) => {
     child.on('exit', () => {
       try {
@@ -79,7 +82,9 @@ function autocannonUnpinned(url: string, options: Parameters<typeof autocannon>[
 }
 
 function report(label: string, r: Result): void {
-  log(`  ${label.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms${r.non2xx + r.errors > 0 ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : ''}`);
+  log(
+    `  ${label.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms${r.non2xx + r.errors > 0 ? `  (${r.non2xx} non-2xx, ${r.errors} errors)` : ''}`,
+  );
 }
 
 async function measure(label: string, mode: string, env: Record<string, string>, path: string, options: Parameters<typeof autocannon>[1] = {}): Promise<Result> {

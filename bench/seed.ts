@@ -31,11 +31,23 @@ export interface Seeded {
  * by the same sums.
  */
 async function journalOfPaidDonations(deps: Deps, userId: number, fundId: number): Promise<void> {
-  const { sum } = await deps.db.selectFrom('donations').where('fund_id', '=', fundId)
-    .select((eb) => eb.fn.sum<number>('amount_cents').as('sum')).executeTakeFirstOrThrow();
+  const { sum } = await deps.db
+    .selectFrom('donations')
+    .where('fund_id', '=', fundId)
+    .select((eb) => eb.fn.sum<number>('amount_cents').as('sum'))
+    .executeTakeFirstOrThrow();
   const total = Number(sum);
   assert(Number.isSafeInteger(total) && total > 0);
-  await recordContribution(deps, { user_id: userId, fund_id: fundId, type: 'wire_payment', units: (total / 100).toFixed(2), valuation: '1', currency: 'USD', frequency: 'OneTime', status: 'success' });
+  await recordContribution(deps, {
+    user_id: userId,
+    fund_id: fundId,
+    type: 'wire_payment',
+    units: (total / 100).toFixed(2),
+    valuation: '1',
+    currency: 'USD',
+    frequency: 'OneTime',
+    status: 'success',
+  });
   await deps.db.transaction().execute(async (trx) => {
     for (const memo of ['donation scheduled: hold', 'donation pay']) {
       await sql`insert into journal_entries (memo, donation_id, created_at)
@@ -63,14 +75,30 @@ export async function seedBench(databaseUrl: string, users: number, perUser: num
   const { deps } = platform;
   try {
     const { eligible } = await loadDemoNonProfits(deps);
-    const npCount = Number((await deps.db.selectFrom('non_profits').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    const npCount = Number(
+      (
+        await deps.db
+          .selectFrom('non_profits')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     let key = '';
     for (let u = 0; u < users; u++) {
       const started = Date.now();
       const created = await deps.db.transaction().execute((trx) => createUser(deps, { name: `Bench User ${u}` }, trx));
       if (u === 0) {
         key = (await createKey(deps, created.user_id, 'bench', 'live')).key;
-        await recordContribution(deps, { user_id: created.user_id, fund_id: created.fund_id, type: 'wire_payment', units: '100000000', valuation: '1', currency: 'USD', frequency: 'OneTime', status: 'success' });
+        await recordContribution(deps, {
+          user_id: created.user_id,
+          fund_id: created.fund_id,
+          type: 'wire_payment',
+          units: '100000000',
+          valuation: '1',
+          currency: 'USD',
+          frequency: 'OneTime',
+          status: 'success',
+        });
       }
       if (deps.engine === 'sqlite') {
         await sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < ${perUser})

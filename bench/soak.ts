@@ -13,7 +13,14 @@ import { parseArgs } from 'node:util';
 import { freshDatabase, startServer } from './processes.ts';
 import { seedBench } from './seed.ts';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '10' }, rate: { type: 'string', default: '300' }, engine: { type: 'string', default: 'sqlite' }, 'sqlite-cache-mb': { type: 'string' } } });
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    rate: { type: 'string', default: '300' },
+    engine: { type: 'string', default: 'sqlite' },
+    'sqlite-cache-mb': { type: 'string' },
+  },
+});
 const MINUTES = Number(values.minutes);
 const cacheMb = values['sqlite-cache-mb'];
 const RATE = Number(values.rate);
@@ -62,7 +69,13 @@ async function one(i: number): Promise<{ ok: boolean; ms: number; what: string }
   return { ok: response.status < 300, ms: performance.now() - started, what };
 }
 
-interface Minute { requests: number; errors: number; latencies: number[]; rss: number[]; heap: number[] }
+interface Minute {
+  requests: number;
+  errors: number;
+  latencies: number[];
+  rss: number[];
+  heap: number[];
+}
 
 /** The server's JavaScript heap in MiB, from its /metrics (RSS also counts the database pages SQLite maps). */
 async function heapMiB(): Promise<number> {
@@ -84,7 +97,12 @@ await new Promise<void>((resolve) => {
     const minute = Math.floor(elapsed / 60_000);
     if (minute >= MINUTES) {
       clearInterval(tick);
-      const wait = setInterval(() => { if (inFlight === 0) { clearInterval(wait); resolve(); } }, 50);
+      const wait = setInterval(() => {
+        if (inFlight === 0) {
+          clearInterval(wait);
+          resolve();
+        }
+      }, 50);
       return;
     }
     minutes[minute] ??= { requests: 0, errors: 0, latencies: [], rss: [], heap: [] };
@@ -94,24 +112,40 @@ await new Promise<void>((resolve) => {
       const m = minutes[minute]!;
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
-      one(sent).then((r) => {
-        m.requests++;
-        m.latencies.push(r.ms);
-        (byKind.get(r.what) ?? byKind.set(r.what, []).get(r.what)!).push(r.ms);
-        if (!r.ok) { m.errors++; errorsSeen.set(r.what, (errorsSeen.get(r.what) ?? 0) + 1); }
-      }, (error: Error) => {
-        m.requests++;
-        m.errors++;
-        errorsSeen.set(error.message, (errorsSeen.get(error.message) ?? 0) + 1);
-      }).finally(() => { inFlight--; });
+      one(sent)
+        .then(
+          (r) => {
+            m.requests++;
+            m.latencies.push(r.ms);
+            (byKind.get(r.what) ?? byKind.set(r.what, []).get(r.what)!).push(r.ms);
+            if (!r.ok) {
+              m.errors++;
+              errorsSeen.set(r.what, (errorsSeen.get(r.what) ?? 0) + 1);
+            }
+          },
+          (error: Error) => {
+            m.requests++;
+            m.errors++;
+            errorsSeen.set(error.message, (errorsSeen.get(error.message) ?? 0) + 1);
+          },
+        )
+        .finally(() => {
+          inFlight--;
+        });
     }
   }, 10);
   const sampler = setInterval(() => {
     const minute = Math.floor((Date.now() - startedAt) / 60_000);
-    if (minute >= MINUTES) { clearInterval(sampler); return; }
+    if (minute >= MINUTES) {
+      clearInterval(sampler);
+      return;
+    }
     minutes[minute]?.rss.push(rssMiB(child.pid!));
     if (sqliteFile !== undefined) databaseMiB[minute] = statSync(sqliteFile).size / 1024 / 1024;
-    void heapMiB().then((h) => minutes[minute]?.heap.push(h), () => {});
+    void heapMiB().then(
+      (h) => minutes[minute]?.heap.push(h),
+      () => {},
+    );
   }, 5_000);
   const printer = setInterval(() => {
     const minute = Math.floor((Date.now() - startedAt) / 60_000) - 1;
@@ -119,7 +153,9 @@ await new Promise<void>((resolve) => {
     if (m === undefined) return;
     const sorted = [...m.latencies].sort((a, b) => a - b);
     const rss = [...m.rss].sort((a, b) => a - b);
-    log(`  minute ${minute + 1}: ${m.requests} requests, ${m.errors} errors, p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${percentile(sorted, 0.99).toFixed(1)} ms, RSS ${(rss[0] ?? 0).toFixed(0)}-${(rss.at(-1) ?? 0).toFixed(0)} MiB, heap ${(m.heap.at(-1) ?? 0).toFixed(0)} MiB`);
+    log(
+      `  minute ${minute + 1}: ${m.requests} requests, ${m.errors} errors, p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${percentile(sorted, 0.99).toFixed(1)} ms, RSS ${(rss[0] ?? 0).toFixed(0)}-${(rss.at(-1) ?? 0).toFixed(0)} MiB, heap ${(m.heap.at(-1) ?? 0).toFixed(0)} MiB`,
+    );
     if (minute + 1 >= MINUTES) clearInterval(printer);
   }, 60_000);
 });
@@ -138,16 +174,34 @@ const warmRss = median(warm.rss);
 const lastRss = median(last.rss);
 const growth = (lastRss - warmRss) / warmRss;
 const heapGrowth = (median(last.heap) - median(warm.heap)) / median(warm.heap);
-const p99 = (m: Minute) => percentile([...m.latencies].sort((a, b) => a - b), 0.99);
+const p99 = (m: Minute) =>
+  percentile(
+    [...m.latencies].sort((a, b) => a - b),
+    0.99,
+  );
 const errors = minutes.reduce((n, m) => n + m.errors, 0);
 const total = minutes.reduce((n, m) => n + m.requests, 0);
 log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`);
-log(`| engine | minutes | rate | requests | errors | RSS median, minute ${warmIndex + 1} -> last (final) | growth | JS heap median | growth | p99 minute ${warmIndex + 1} -> last | most in flight |`);
+log(
+  `| engine | minutes | rate | requests | errors | RSS median, minute ${warmIndex + 1} -> last (final) | growth | JS heap median | growth | p99 minute ${warmIndex + 1} -> last | most in flight |`,
+);
 log(`|---|---|---|---|---|---|---|---|---|---|---|`);
-log(`| ${values.engine} | ${MINUTES} | ${RATE}/s | ${total} | ${errors} | ${warmRss.toFixed(0)} -> ${lastRss.toFixed(0)} MiB (${finalRss.toFixed(0)}) | ${(growth * 100).toFixed(1)}% | ${median(warm.heap).toFixed(0)} -> ${median(last.heap).toFixed(0)} MiB | ${(heapGrowth * 100).toFixed(1)}% | ${p99(warm).toFixed(1)} -> ${p99(last).toFixed(1)} ms | ${maxInFlight} |`);
-if (sqliteFile !== undefined) log(`database file: ${(databaseMiB[warmIndex] ?? 0).toFixed(0)} MiB in minute ${warmIndex + 1} -> ${(databaseMiB.at(-1) ?? 0).toFixed(0)} MiB at the end (pages read or written stay in RSS up to the ${cacheMb ?? 64} MiB page cache)`);
-log(`p50 / p99 by request: ${[...byKind].map(([k, v]) => { const s = [...v].sort((a, b) => a - b); return `${k} ${percentile(s, 0.5).toFixed(1)} / ${percentile(s, 0.99).toFixed(1)} ms`; }).join(', ')}`);
+log(
+  `| ${values.engine} | ${MINUTES} | ${RATE}/s | ${total} | ${errors} | ${warmRss.toFixed(0)} -> ${lastRss.toFixed(0)} MiB (${finalRss.toFixed(0)}) | ${(growth * 100).toFixed(1)}% | ${median(warm.heap).toFixed(0)} -> ${median(last.heap).toFixed(0)} MiB | ${(heapGrowth * 100).toFixed(1)}% | ${p99(warm).toFixed(1)} -> ${p99(last).toFixed(1)} ms | ${maxInFlight} |`,
+);
+if (sqliteFile !== undefined)
+  log(
+    `database file: ${(databaseMiB[warmIndex] ?? 0).toFixed(0)} MiB in minute ${warmIndex + 1} -> ${(databaseMiB.at(-1) ?? 0).toFixed(0)} MiB at the end (pages read or written stay in RSS up to the ${cacheMb ?? 64} MiB page cache)`,
+  );
+log(
+  `p50 / p99 by request: ${[...byKind]
+    .map(([k, v]) => {
+      const s = [...v].sort((a, b) => a - b);
+      return `${k} ${percentile(s, 0.5).toFixed(1)} / ${percentile(s, 0.99).toFixed(1)} ms`;
+    })
+    .join(', ')}`,
+);
 if (errors > 0) log(`errors: ${JSON.stringify(Object.fromEntries(errorsSeen))}`);
-const ok = errors === 0 && growth < 0.10 && p99(last) < Math.max(2 * p99(warm), p99(warm) + 20);
+const ok = errors === 0 && growth < 0.1 && p99(last) < Math.max(2 * p99(warm), p99(warm) + 20);
 log(ok ? 'PASS: memory flat, no error, p99 stable' : 'FAIL: see the figures above');
 process.exit(ok ? 0 : 1);

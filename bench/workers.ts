@@ -24,7 +24,10 @@ async function startWorkers(databaseUrl: string, workers: number): Promise<{ chi
   });
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
-    const ready = await fetch(`${base}/readyz`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${base}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) break;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -38,7 +41,13 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** Rows of the results table: GET list and POST donations with 1 and 2 workers, and the ratios. */
-export async function benchWorkers(engine: string, databaseUrl: string, seeded: { key: string; ein: string }, autocannon: Autocannon, log: (line: string) => void): Promise<string[]> {
+export async function benchWorkers(
+  engine: string,
+  databaseUrl: string,
+  seeded: { key: string; ein: string },
+  autocannon: Autocannon,
+  log: (line: string) => void,
+): Promise<string[]> {
   const results = new Map<string, Load>();
   for (const workers of [1, 2]) {
     const { child, base } = await startWorkers(databaseUrl, workers);
@@ -52,7 +61,9 @@ export async function benchWorkers(engine: string, databaseUrl: string, seeded: 
         await autocannon(`${base}${path}`, { ...options, duration: 3 }); // warm-up
         const r = await autocannon(`${base}${path}`, options);
         results.set(`${name} ${workers}`, r);
-        log(`  ${`${name}, ${workers} worker${workers > 1 ? 's' : ''}`.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${String(r.p99).padStart(4)} ms${r.non2xx > 0 ? `  (${r.non2xx} non-2xx)` : ''}`);
+        log(
+          `  ${`${name}, ${workers} worker${workers > 1 ? 's' : ''}`.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s  p99 ${String(r.p99).padStart(4)} ms${r.non2xx > 0 ? `  (${r.non2xx} non-2xx)` : ''}`,
+        );
       }
     } finally {
       await stop(child);

@@ -100,7 +100,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     const path = request.url.split('?')[0] ?? '/';
     const allowed = METHODS.filter((m) => known.find(m, path) !== null);
     if (allowed.length > 0) {
-      return sendProblem(reply, new AppError('method_not_allowed', 'method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } }));
+      return sendProblem(
+        reply,
+        new AppError('method_not_allowed', 'method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } }),
+      );
     }
     return sendProblem(reply, new AppError('not_found', 'not_found', `no route for ${request.method} ${path}`));
   });
@@ -137,19 +140,24 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     }
   });
   // Placeholders for profiles without their own pictures.
-  const avatarSvg = '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="96" viewBox="0 0 96 96"><rect width="96" height="96" rx="48" fill="#D5DBDB"/><circle cx="48" cy="38" r="18" fill="#85929E"/><ellipse cx="48" cy="84" rx="30" ry="22" fill="#85929E"/></svg>';
+  const avatarSvg =
+    '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="96" viewBox="0 0 96 96"><rect width="96" height="96" rx="48" fill="#D5DBDB"/><circle cx="48" cy="38" r="18" fill="#85929E"/><ellipse cx="48" cy="84" rx="30" ry="22" fill="#85929E"/></svg>';
   const coverSvg = '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="300" viewBox="0 0 1200 300"><rect width="1200" height="300" fill="#EAF2F8"/></svg>';
-  for (const [name, svg] of [['avatar', avatarSvg], ['cover', coverSvg]] as const) {
+  for (const [name, svg] of [
+    ['avatar', avatarSvg],
+    ['cover', coverSvg],
+  ] as const) {
     app.get(`/static/${name}.svg`, { schema: { hide: true } }, async (_r, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(svg));
   }
   for (const cause of CAUSES) {
     const svg = causeLogoSvg(cause);
-    app.get(`/static/causes/${cause.slug}.svg`, { schema: { hide: true } }, async (_r, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(svg));
+    app.get(`/static/causes/${cause.slug}.svg`, { schema: { hide: true } }, async (_r, reply) =>
+      reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(svg),
+    );
   }
 
-  const limiter = new RateLimiter(
-    deps.config.redisUrl === undefined ? new InProcessCounter() : new RedisCounter(deps.config.redisUrl, deps.config.redisPrefix),
-    () => deps.clock.now().getTime(),
+  const limiter = new RateLimiter(deps.config.redisUrl === undefined ? new InProcessCounter() : new RedisCounter(deps.config.redisUrl, deps.config.redisPrefix), () =>
+    deps.clock.now().getTime(),
   );
   app.addHook('onClose', async () => limiter.close());
   const callers = new CallerCache();

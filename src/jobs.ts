@@ -12,14 +12,17 @@ export function startJobs(platform: Platform): () => void {
     const timer = setInterval(() => {
       if (running) return; // a slow run is not stacked on by the next tick
       running = true;
-      job().catch((error: unknown) => deps.log.error({ err: error }, `${name} failed`)).finally(() => { running = false; });
+      job()
+        .catch((error: unknown) => deps.log.error({ err: error }, `${name} failed`))
+        .finally(() => {
+          running = false;
+        });
     }, ms);
     timer.unref();
     return timer;
   };
-  const timers = [
-    every(deps.config.schedulerIntervalMs, 'scheduler', () => runScheduler(deps)),
-    every(deps.config.sandboxTickMs, 'sandbox clock', () => runSandboxClock(deps)),
-  ];
-  return () => { for (const t of timers) clearInterval(t); };
+  const timers = [every(deps.config.schedulerIntervalMs, 'scheduler', () => runScheduler(deps)), every(deps.config.sandboxTickMs, 'sandbox clock', () => runSandboxClock(deps))];
+  return () => {
+    for (const t of timers) clearInterval(t);
+  };
 }

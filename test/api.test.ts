@@ -124,13 +124,16 @@ for (const { name: engine } of engines()) {
       assert.equal(first.fund.id, ada.fund_id);
       assert.equal(first.scheduled_donation_id, null);
       const ids = res.body.items.map((d: { id: number }) => d.id);
-      assert.deepEqual(ids, [...ids].sort((a, b) => b - a));
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a, b) => b - a),
+      );
       assert.equal(res.body.meta.count, res.body.items.length);
       const noNote = res.body.items.find((d: { id: number; note?: string }) => d.note === undefined);
       assert.ok(noNote, 'a donation without a note has no note field');
     });
 
-    test('GET /v1/donations/:id returns an own donation; another user\'s is 404', async () => {
+    test("GET /v1/donations/:id returns an own donation; another user's is 404", async () => {
       const created = await call(env.app, 'POST', '/v1/donations', { key: bob.key, body: { amount: 20, ein: '261544963' } });
       const own = await call(env.app, 'GET', `/v1/donations/${created.body.id}`, { key: bob.key });
       assert.equal(own.status, 200);
@@ -149,7 +152,10 @@ for (const { name: engine } of engines()) {
       assert.ok(ids.includes(pub.body.id));
       assert.ok(!ids.includes(priv.body.id));
       for (const item of list.body.items) {
-        assert.ok(keys(item).every((k) => DONATION_23.includes(k)), `reduced fields only: ${keys(item)}`);
+        assert.ok(
+          keys(item).every((k) => DONATION_23.includes(k)),
+          `reduced fields only: ${keys(item)}`,
+        );
         assert.equal(item.amount, undefined);
         assertSchema(env.app, 'UserDonation', item);
       }
@@ -207,7 +213,7 @@ for (const { name: engine } of engines()) {
       }
     });
 
-    test('cancelling another user\'s donation is 404 and changes nothing', async () => {
+    test("cancelling another user's donation is 404 and changes nothing", async () => {
       const d = await call(env.app, 'POST', '/v1/donations', { key: bob.key, body: { amount: 10, ein: '261544963' } });
       const del = await call(env.app, 'DELETE', `/v1/donations/${d.body.id}`, { key: ada.key });
       assert.equal(del.status, 404);
@@ -215,7 +221,7 @@ for (const { name: engine } of engines()) {
       assert.equal((await call(env.app, 'GET', `/v1/donations/${d.body.id}`, { key: bob.key })).body.status, 'scheduled');
     });
 
-    test('gifts: create holds the amount; new gifts have the spec\'s initial fields; list and read', async () => {
+    test("gifts: create holds the amount; new gifts have the spec's initial fields; list and read", async () => {
       const before = (await call(env.app, 'GET', '/v1/users/me/balance', { key: bob.key })).body;
       const res = await call(env.app, 'POST', '/v1/gifts', { key: bob.key, body: { name: 'Charles Babbage', amount: 50, message: 'Enjoy', email: 'c@example.org' } });
       assert.equal(res.status, 201);
@@ -273,14 +279,20 @@ for (const { name: engine } of engines()) {
       assert.equal(bad.status, 400);
       assert.equal(bad.body.code, 'invalid_parameter');
       const byName = await call(env.app, 'GET', '/v1/non_profits?query=foodbank', { key: ada.key });
-      assert.deepEqual(byName.body.items.map((n: { ein: string }) => n.ein), ['261544963']);
+      assert.deepEqual(
+        byName.body.items.map((n: { ein: string }) => n.ein),
+        ['261544963'],
+      );
       assert.deepEqual(keys(byName.body.items[0]), NON_PROFIT_25);
       const byPrefix = await call(env.app, 'GET', '/v1/non_profits?query=Vermont', { key: ada.key });
       assert.equal(byPrefix.body.items[0].ein, '261544963', 'a name starting with the text ranks before one containing it');
       assert.equal((await call(env.app, 'GET', '/v1/non_profits?query=26-1544963', { key: ada.key })).body.items[0].ein, '261544963');
       assert.equal((await call(env.app, 'GET', '/v1/non_profits?query=middlebury', { key: ada.key })).body.items[0].ein, '030179298');
       const byCause = await call(env.app, 'GET', '/v1/non_profits?cause_id=9', { key: ada.key });
-      assert.deepEqual(byCause.body.items.map((n: { ein: string }) => n.ein), ['261544963']);
+      assert.deepEqual(
+        byCause.body.items.map((n: { ein: string }) => n.ein),
+        ['261544963'],
+      );
       const literal = await call(env.app, 'GET', '/v1/non_profits?query=%25', { key: ada.key });
       assert.equal(literal.body.meta.count, 0, 'a query of punctuation only matches nothing');
     });
@@ -293,7 +305,10 @@ for (const { name: engine } of engines()) {
       assertSchema(env.app, 'Profile', me.body);
       assert.equal(me.body.visible, true);
       assert.deepEqual(keys(me.body.current_fund), ['causes', 'id', 'name', 'summary', 'users']);
-      assert.deepEqual(me.body.current_fund.causes.map((c: { id: number }) => c.id), [2, 19]);
+      assert.deepEqual(
+        me.body.current_fund.causes.map((c: { id: number }) => c.id),
+        [2, 19],
+      );
       assert.deepEqual(keys(me.body.current_fund.causes[0]), CAUSE_27);
       assert.deepEqual(keys(me.body.current_fund.users[0]), ['avatar', 'id', 'name', 'slug']);
       assert.equal(me.body.fund_name, me.body.current_fund.name);
@@ -316,7 +331,10 @@ for (const { name: engine } of engines()) {
       const res = await call(env.app, 'GET', `/v1/users/${ada.user_id}/causes`, { key: bob.key });
       assert.equal(res.status, 200);
       assert.ok(Array.isArray(res.body));
-      assert.deepEqual(res.body.map((c: { id: number }) => c.id), [2, 19]);
+      assert.deepEqual(
+        res.body.map((c: { id: number }) => c.id),
+        [2, 19],
+      );
       for (const c of res.body) {
         assert.deepEqual(keys(c), CAUSE_27);
         assertSchema(env.app, 'Cause', c);
@@ -327,7 +345,16 @@ for (const { name: engine } of engines()) {
     test('GET /v1/users/me/balance: form 2.9 from the journal; amount = available + reserved + portfolio', async () => {
       const fresh = await makeUser(env.deps);
       await fund(env.deps, fresh, 50_000);
-      await recordContribution(env.deps, { user_id: fresh.user_id, fund_id: fresh.fund_id, type: 'check_payment', units: '120.5', valuation: '1', currency: 'USD', frequency: 'OneTime', status: 'pending' });
+      await recordContribution(env.deps, {
+        user_id: fresh.user_id,
+        fund_id: fresh.fund_id,
+        type: 'check_payment',
+        units: '120.5',
+        valuation: '1',
+        currency: 'USD',
+        frequency: 'OneTime',
+        status: 'pending',
+      });
       await call(env.app, 'POST', '/v1/donations', { key: fresh.key, body: { amount: 100, ein: '261544963' } });
       const res = await call(env.app, 'GET', '/v1/users/me/balance', { key: fresh.key });
       assert.equal(res.status, 200);
@@ -336,10 +363,28 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(res.body, { amount: 500, pending_deposit_balance: 120.5, portfolio_balance: 0, available_balance: 400 });
     });
 
-    test('GET /v1/contributions: the own contributions in form 2.8, newest first; nobody else\'s', async () => {
+    test("GET /v1/contributions: the own contributions in form 2.8, newest first; nobody else's", async () => {
       const fresh = await makeUser(env.deps);
-      await recordContribution(env.deps, { user_id: fresh.user_id, fund_id: fresh.fund_id, type: 'stock_payment', units: '10.5', valuation: '187.42', currency: 'AAPL', frequency: 'OneTime', status: 'success' });
-      await recordContribution(env.deps, { user_id: fresh.user_id, fund_id: fresh.fund_id, type: 'crypto_payment', units: '0.00012345', valuation: '64250.12345678', currency: 'BTC', frequency: 'Monthly', status: 'pending' });
+      await recordContribution(env.deps, {
+        user_id: fresh.user_id,
+        fund_id: fresh.fund_id,
+        type: 'stock_payment',
+        units: '10.5',
+        valuation: '187.42',
+        currency: 'AAPL',
+        frequency: 'OneTime',
+        status: 'success',
+      });
+      await recordContribution(env.deps, {
+        user_id: fresh.user_id,
+        fund_id: fresh.fund_id,
+        type: 'crypto_payment',
+        units: '0.00012345',
+        valuation: '64250.12345678',
+        currency: 'BTC',
+        frequency: 'Monthly',
+        status: 'pending',
+      });
       const res = await call(env.app, 'GET', '/v1/contributions', { key: fresh.key });
       assert.equal(res.status, 200);
       assert.equal(res.body.meta.count, 2);
@@ -358,7 +403,10 @@ for (const { name: engine } of engines()) {
       const bal = await call(env.app, 'GET', '/v1/users/me/balance', { key: fresh.key });
       assert.equal(bal.body.available_balance, 1967.91); // 10.5 x 187.42 = 1967.91
       assert.equal(bal.body.pending_deposit_balance, 7.93); // 0.00012345 x 64250.12345678 = 7.9316777... -> 7.93
-      assert.equal((await call(env.app, 'GET', '/v1/contributions', { key: ada.key })).body.items.some((c: { currency: string }) => c.currency === 'BTC'), false);
+      assert.equal(
+        (await call(env.app, 'GET', '/v1/contributions', { key: ada.key })).body.items.some((c: { currency: string }) => c.currency === 'BTC'),
+        false,
+      );
     });
 
     test('a cleared contribution promotes waiting donations, oldest first', async () => {

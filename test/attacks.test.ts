@@ -40,7 +40,18 @@ for (const { name: engine } of engines()) {
     }
 
     test('after sign-in only a same-origin path survives `next`, judged as a browser parses it', async () => {
-      const hostile = ['/\t/evil.com', '/\n/evil.com', '//evil.com', '/\\evil.com', '/\\/evil.com', 'https://evil.com/', '/\u3000/evil.com', '/\u200b/evil.com', 'javascript:alert(1)', ' /dashboard'];
+      const hostile = [
+        '/\t/evil.com',
+        '/\n/evil.com',
+        '//evil.com',
+        '/\\evil.com',
+        '/\\/evil.com',
+        'https://evil.com/',
+        '/\u3000/evil.com',
+        '/\u200b/evil.com',
+        'javascript:alert(1)',
+        ' /dashboard',
+      ];
       for (const next of hostile) {
         const page = await new WebClient(env.app).get(`/signin?next=${encodeURIComponent(next)}`);
         assert.equal(page.status, 200, JSON.stringify(next));
@@ -76,14 +87,22 @@ for (const { name: engine } of engines()) {
       assert.ok(evaluated <= SIGN_IN_FAILURES_PER_EMAIL, `at most ${SIGN_IN_FAILURES_PER_EMAIL} evaluated: ${statuses.join(',')}`);
       assert.equal(statuses.filter((s) => s === 429).length, attempts.length - evaluated, 'the rest are throttled');
       for (const r of results.filter((x) => x.status === 429)) assert.ok(Number(r.headers['retry-after']) > 0);
-      const failures = await env.deps.db.selectFrom('sign_in_failures').select((eb) => eb.fn.countAll<number>().as('n')).where('email', '=', address).executeTakeFirstOrThrow();
+      const failures = await env.deps.db
+        .selectFrom('sign_in_failures')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('email', '=', address)
+        .executeTakeFirstOrThrow();
       assert.ok(Number(failures.n) <= SIGN_IN_FAILURES_PER_EMAIL);
     });
 
     test('JSON nested past the limit is 400 invalid_json, never a 5xx, and changes nothing', async () => {
       const user = await makeUser(env.deps);
       const before = await fingerprint(env.deps);
-      for (const body of [`${'['.repeat(21_000)}"\\u0000"${']'.repeat(21_000)}`, `{"amount":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}}`, '['.repeat(100_000).slice(0, 60_000)]) {
+      for (const body of [
+        `${'['.repeat(21_000)}"\\u0000"${']'.repeat(21_000)}`,
+        `{"amount":${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}}`,
+        '['.repeat(100_000).slice(0, 60_000),
+      ]) {
         const res = await call(env.app, 'POST', '/v1/donations', { key: user.key, body });
         assert.equal(res.status, 400);
         assert.equal(res.body.code, 'invalid_json');
@@ -106,7 +125,10 @@ for (const { name: engine } of engines()) {
         const res = await call(env.app, 'POST', url, { key: user.key, body: text });
         assert.equal(res.status, 422, text);
         assert.equal(res.body.code, 'amount_invalid', text);
-        assert.deepEqual(res.body.errors.map((e: { field: string }) => e.field), ['amount']);
+        assert.deepEqual(
+          res.body.errors.map((e: { field: string }) => e.field),
+          ['amount'],
+        );
       }
       assert.deepEqual(await fingerprint(env.deps), before);
       // The same numbers written plainly are fine.
@@ -137,8 +159,15 @@ for (const { name: engine } of engines()) {
       const auth = { authorization: `Bearer ${operator}` };
       const user = await makeUser(env.deps);
       const before = await fingerprint(env.deps);
-      for (const [units, valuation] of [['999999999999', '999999999999'], ['900000000000', '100'], ['1000000000.01', '1']]) {
-        const res = await call(env.app, 'POST', '/admin/v1/contributions', { headers: auth, body: { user_id: user.user_id, type: 'stock_payment', units, valuation, currency: 'AAPL', status: 'success' } });
+      for (const [units, valuation] of [
+        ['999999999999', '999999999999'],
+        ['900000000000', '100'],
+        ['1000000000.01', '1'],
+      ]) {
+        const res = await call(env.app, 'POST', '/admin/v1/contributions', {
+          headers: auth,
+          body: { user_id: user.user_id, type: 'stock_payment', units, valuation, currency: 'AAPL', status: 'success' },
+        });
         assert.equal(res.status, 422, `${units} x ${valuation}`);
         assert.equal(res.body.code, 'amount_invalid');
       }
@@ -146,10 +175,22 @@ for (const { name: engine } of engines()) {
       // A fund fills to its bound, and not a cent past it.
       const max = String(CONTRIBUTION_MAX_CENTS / 100);
       for (let i = 0; i < FUND_MAX_CENTS / CONTRIBUTION_MAX_CENTS; i++) {
-        await recordContribution(env.deps, { user_id: user.user_id, fund_id: user.fund_id, type: 'wire_payment', units: max, valuation: '1', currency: 'USD', frequency: 'OneTime', status: 'success' });
+        await recordContribution(env.deps, {
+          user_id: user.user_id,
+          fund_id: user.fund_id,
+          type: 'wire_payment',
+          units: max,
+          valuation: '1',
+          currency: 'USD',
+          frequency: 'OneTime',
+          status: 'success',
+        });
       }
       const full = await fingerprint(env.deps);
-      const over = await call(env.app, 'POST', '/admin/v1/contributions', { headers: auth, body: { user_id: user.user_id, type: 'wire_payment', units: '0.01', valuation: '1', currency: 'USD', status: 'pending' } });
+      const over = await call(env.app, 'POST', '/admin/v1/contributions', {
+        headers: auth,
+        body: { user_id: user.user_id, type: 'wire_payment', units: '0.01', valuation: '1', currency: 'USD', status: 'pending' },
+      });
       assert.equal(over.status, 422);
       assert.equal(over.body.code, 'amount_invalid');
       assert.deepEqual(await fingerprint(env.deps), full);
@@ -182,7 +223,7 @@ for (const { name: engine } of engines()) {
         const res = await fetch(`${base}${url}`, { headers: { 'x-api-key': user.key } });
         assert.equal(res.status, status, url.slice(0, 30));
         assert.match(String(res.headers.get('content-type')), /^application\/problem\+json/);
-        const body = await res.json() as { code: string; request_id: string; status: number };
+        const body = (await res.json()) as { code: string; request_id: string; status: number };
         assert.equal(body.code, code);
         assert.equal(body.status, status);
         assert.match(body.request_id, /^[0-9A-Z]{26}$/);
@@ -200,7 +241,10 @@ for (const { name: engine } of engines()) {
       await applyDonationEvent(env.deps, 'live', rejected.body.id, 'reject', { actor: 'test', reason: 'test' });
       const viewer = await makeUser(env.deps);
       const list = await call(env.app, 'GET', `/v1/users/${ada.user_id}/donations`, { key: viewer.key });
-      assert.deepEqual(list.body.items.map((d: { id: number }) => d.id), [kept.body.id]);
+      assert.deepEqual(
+        list.body.items.map((d: { id: number }) => d.id),
+        [kept.body.id],
+      );
       assert.equal(list.body.meta.count, 1, 'the count agrees');
       for (const id of [cancelled.body.id, rejected.body.id]) {
         const one = await call(env.app, 'GET', `/v1/users/${ada.user_id}/donations/${id}`, { key: viewer.key });

@@ -46,13 +46,33 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'DELETE', url: (o) => `/v1/donations/${o.donation_id}`, ...sameEverywhere(missing('donation_not_found')) },
   { method: 'GET', url: (o) => `/v1/users/${o.user_id}/donations`, other: ok(200), testOnLive: missing('user_not_found'), liveOnTest: missing('user_not_found') },
   { method: 'GET', url: (o) => `/v1/users/${o.user_id}/donations/${o.donation_id}`, other: ok(200), testOnLive: missing('user_not_found'), liveOnTest: missing('user_not_found') },
-  { method: 'GET', url: (o) => `/v1/users/${o.user_id}/donations/${o.private_donation_id}`, other: missing('donation_not_found'), testOnLive: missing('user_not_found'), liveOnTest: missing('user_not_found') },
-  { method: 'POST', url: (o) => `/v1/users/${o.user_id}/donations`, body: { amount: 10, ein: EIN }, other: forbidden, testOnLive: missing('user_not_found'), liveOnTest: missing('user_not_found') },
+  {
+    method: 'GET',
+    url: (o) => `/v1/users/${o.user_id}/donations/${o.private_donation_id}`,
+    other: missing('donation_not_found'),
+    testOnLive: missing('user_not_found'),
+    liveOnTest: missing('user_not_found'),
+  },
+  {
+    method: 'POST',
+    url: (o) => `/v1/users/${o.user_id}/donations`,
+    body: { amount: 10, ein: EIN },
+    other: forbidden,
+    testOnLive: missing('user_not_found'),
+    liveOnTest: missing('user_not_found'),
+  },
   { method: 'GET', url: () => '/v1/gifts', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: (o) => `/v1/gifts/${o.gift_code}`, ...sameEverywhere(missing('gift_not_found')) },
   { method: 'POST', url: () => '/v1/gifts', body: { name: 'X', amount: 18 }, ...sameEverywhere(ok(201)) },
   { method: 'POST', url: (o) => `/v1/gifts/${o.gift_code}/accept`, other: ok(200), testOnLive: missing('gift_not_found'), liveOnTest: missing('gift_not_found') },
-  { method: 'POST', url: (o) => `/v1/gifts/${o.gift_code}/claim`, body: { ein: EIN }, other: ok(200), testOnLive: missing('gift_not_found'), liveOnTest: missing('gift_not_found') },
+  {
+    method: 'POST',
+    url: (o) => `/v1/gifts/${o.gift_code}/claim`,
+    body: { ein: EIN },
+    other: ok(200),
+    testOnLive: missing('gift_not_found'),
+    liveOnTest: missing('gift_not_found'),
+  },
   { method: 'POST', url: (o) => `/v1/gifts/${o.gift_code}/deny`, other: ok(200), testOnLive: missing('gift_not_found'), liveOnTest: missing('gift_not_found') },
   { method: 'GET', url: () => `/v1/non_profits/${EIN}`, ...sameEverywhere(ok(200)) },
   { method: 'GET', url: () => '/v1/non_profits?query=food', ...sameEverywhere(ok(200)) },
@@ -168,21 +188,30 @@ for (const { name: engine } of engines()) {
           assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
         }
         assert.deepEqual(await fingerprint(env.deps), before, 'a refused request changes nothing');
-        for (const [label, key, objects] of [['a suspended user\'s live key', suspended.live, suspended.objects], ['a suspended user\'s sandbox key', suspended.test, suspended.sandbox]] as const) {
+        for (const [label, key, objects] of [
+          ["a suspended user's live key", suspended.live, suspended.objects],
+          ["a suspended user's sandbox key", suspended.test, suspended.sandbox],
+        ] as const) {
           await expectCall(label, endpoint, objects, key, forbidden);
         }
         // The other book, both ways, for the owner and for someone else (each on fresh objects: a success consumes them).
-        await expectCall('the owner\'s sandbox key on live objects', endpoint, live, ownerTest, endpoint.testOnLive);
-        await expectCall('another user\'s sandbox key on live objects', endpoint, await objectsOf(owner.key), otherTest, endpoint.testOnLive);
-        await expectCall('the owner\'s live key on sandbox objects', endpoint, await objectsOf(ownerTest), owner.key, endpoint.liveOnTest);
-        await expectCall('another user\'s live key on sandbox objects', endpoint, await objectsOf(ownerTest), other.key, endpoint.liveOnTest);
-        await expectCall('another user\'s live key', endpoint, await objectsOf(owner.key), other.key, endpoint.other);
+        await expectCall("the owner's sandbox key on live objects", endpoint, live, ownerTest, endpoint.testOnLive);
+        await expectCall("another user's sandbox key on live objects", endpoint, await objectsOf(owner.key), otherTest, endpoint.testOnLive);
+        await expectCall("the owner's live key on sandbox objects", endpoint, await objectsOf(ownerTest), owner.key, endpoint.liveOnTest);
+        await expectCall("another user's live key on sandbox objects", endpoint, await objectsOf(ownerTest), other.key, endpoint.liveOnTest);
+        await expectCall("another user's live key", endpoint, await objectsOf(owner.key), other.key, endpoint.other);
         await assertLedgerBalanced(env.deps);
       });
     }
 
     test('the three header forms identify the caller; X-Api-Key wins', async () => {
-      for (const headers of [{ 'x-api-key': owner.key } as Record<string, string>, { authorization: `Bearer ${owner.key}` }, { authorization: `bearer  ${owner.key}` }, { authorization: owner.key }, { 'x-api-key': owner.key, authorization: `Bearer ${other.key}` }]) {
+      for (const headers of [
+        { 'x-api-key': owner.key } as Record<string, string>,
+        { authorization: `Bearer ${owner.key}` },
+        { authorization: `bearer  ${owner.key}` },
+        { authorization: owner.key },
+        { 'x-api-key': owner.key, authorization: `Bearer ${other.key}` },
+      ]) {
         const res = await call(env.app, 'GET', '/v1/users/me', { headers });
         assert.equal(res.status, 200, JSON.stringify(Object.keys(headers)));
         assert.equal(res.body.id, owner.user_id);
@@ -223,7 +252,12 @@ interface WebForm {
   sandbox: 303 | 404;
 }
 
-interface WebObjects { donation_id: number; gift_code: string; key_id: number; schedule_id: number }
+interface WebObjects {
+  donation_id: number;
+  gift_code: string;
+  key_id: number;
+  schedule_id: number;
+}
 
 const WEB_FORMS: WebForm[] = [
   { path: () => '/dashboard/donations', fields: { ein: '261544963', amount: '10' }, other: 303, sandbox: 303 },
@@ -285,7 +319,10 @@ for (const { name: engine } of engines()) {
         const live = await objectsOf(ownerKey);
         const before = await fingerprint(env.deps);
         // No session, or a suspended user's: nothing happens, and the visitor is sent to sign in or refused.
-        for (const [label, browser] of [['anonymous', new WebClient(env.app)], ['a suspended user', suspended]] as const) {
+        for (const [label, browser] of [
+          ['anonymous', new WebClient(env.app)],
+          ['a suspended user', suspended],
+        ] as const) {
           await browser.get('/signin');
           const res = await browser.post(form.path(live), form.fields);
           assert.ok(res.status === 403 || (res.status === 303 && res.location?.startsWith('/signin')), `${label}: ${res.status} ${res.location}`);
@@ -305,7 +342,7 @@ for (const { name: engine } of engines()) {
       });
     }
 
-    test('a gift\'s page: a live gift is there for everyone, a sandbox gift for no one', async () => {
+    test("a gift's page: a live gift is there for everyone, a sandbox gift for no one", async () => {
       const live = await objectsOf(ownerKey);
       const sandbox = await objectsOf(ownerTestKey);
       for (const browser of [new WebClient(env.app), other, suspended]) {

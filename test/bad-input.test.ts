@@ -37,7 +37,14 @@ function amountCases(base: Record<string, unknown>, min: number): Case[] {
     ['amount a boolean', { ...base, amount: true }, 422, 'amount_invalid'],
     ['amount an object', { ...base, amount: { value: 20 } }, 422, 'amount_invalid'],
     ['amount an array', { ...base, amount: [20] }, 422, 'amount_invalid'],
-    ['amount 1e309 (infinity)', `{"amount": 1e309, ${Object.entries(base).map(([k, v]) => `"${k}": ${JSON.stringify(v)}`).join(', ')}}`, 422, 'amount_invalid'],
+    [
+      'amount 1e309 (infinity)',
+      `{"amount": 1e309, ${Object.entries(base)
+        .map(([k, v]) => `"${k}": ${JSON.stringify(v)}`)
+        .join(', ')}}`,
+      422,
+      'amount_invalid',
+    ],
     ['amount with 3 decimals', { ...base, amount: min + 0.005 }, 422, 'amount_invalid'],
     ['amount 10.001', { ...base, amount: 10.001 + min }, 422, 'amount_invalid'],
     ['amount negative', { ...base, amount: -min }, 422, 'amount_invalid'],
@@ -153,8 +160,12 @@ for (const { name: engine } of engines()) {
     test('a NUL character in a path or query is refused or finds nothing, never a 500', async () => {
       const before = await fingerprint(env.deps);
       for (const [url, status] of [
-        ['/v1/users/a%00b', 400], ['/v1/users/%00/donations', 400], ['/v1/non_profits?state=V%00', 400], ['/v1/non_profits/26154%004963', 400],
-        ['/v1/gifts/ab%00cd', 400], ['/v1/non_profits?query=a%00b', 200],
+        ['/v1/users/a%00b', 400],
+        ['/v1/users/%00/donations', 400],
+        ['/v1/non_profits?state=V%00', 400],
+        ['/v1/non_profits/26154%004963', 400],
+        ['/v1/gifts/ab%00cd', 400],
+        ['/v1/non_profits?query=a%00b', 200],
       ] as const) {
         const res = await call(env.app, 'GET', url, { key: user.key });
         assert.equal(res.status, status, `${url}: ${JSON.stringify(res.body)}`);

@@ -8,7 +8,9 @@ import { seedBench } from '../bench/seed.ts';
 for (const { name: engine } of engines()) {
   describe(`the benchmark seed on ${engine}`, () => {
     let env: TestEnv;
-    before(async () => { env = await openEnv(engine); });
+    before(async () => {
+      env = await openEnv(engine);
+    });
     after(async () => env.close());
 
     test('bulk donations come with their hold and payment entries, and the ledger balances', async () => {
@@ -22,7 +24,10 @@ for (const { name: engine } of engines()) {
         assert.equal(new Set(entries.filter((e) => e.memo === memo).map((e) => e.donation_id)).size, 120, memo);
       }
       const paid = await env.deps.db.selectFrom('ledger_accounts').select('balance_cents').where('kind', '=', 'grants_paid').where('book', '=', 'live').executeTakeFirstOrThrow();
-      assert.equal(paid.balance_cents, bulk.reduce((sum, d) => sum + d.amount_cents, 0));
+      assert.equal(
+        paid.balance_cents,
+        bulk.reduce((sum, d) => sum + d.amount_cents, 0),
+      );
       await assertLedgerBalanced(env.deps);
     });
   });

@@ -46,20 +46,26 @@ for (const { name: engine } of engines()) {
       const gift = await call(env.app, 'POST', '/v1/gifts', { key: bobTest, body: { name: 'Bob', amount: 300 } });
       const afterGift = await fingerprint(env.deps);
       for (const book of ['live', 'test'] as const) {
-        await assert.rejects(env.deps.db.transaction().execute(async (trx) => {
-          const at = new Date().toISOString();
-          const giftRow = await trx.selectFrom('gifts').select('id').where('code', '=', gift.body.code).executeTakeFirstOrThrow();
-          await postEntry(trx, { book, memo: 'sandbox money into a live fund', gift_id: giftRow.id }, [
-            { from_account_id: sandbox.ids.reserved, to_account_id: live.ids.available, amount_cents: 30_000 },
-          ], at);
-        }), `an entry claiming the ${book} book`);
+        await assert.rejects(
+          env.deps.db.transaction().execute(async (trx) => {
+            const at = new Date().toISOString();
+            const giftRow = await trx.selectFrom('gifts').select('id').where('code', '=', gift.body.code).executeTakeFirstOrThrow();
+            await postEntry(
+              trx,
+              { book, memo: 'sandbox money into a live fund', gift_id: giftRow.id },
+              [{ from_account_id: sandbox.ids.reserved, to_account_id: live.ids.available, amount_cents: 30_000 }],
+              at,
+            );
+          }),
+          `an entry claiming the ${book} book`,
+        );
       }
       assert.deepEqual(await fingerprint(env.deps), afterGift, 'nothing was written');
       assert.notDeepEqual(before, afterGift);
       await assertLedgerBalanced(env.deps);
     });
 
-    test('the review\'s attack: a sandbox gift accepted with a live key is not found, and no live money appears', async () => {
+    test("the review's attack: a sandbox gift accepted with a live key is not found, and no live money appears", async () => {
       const gift = await call(env.app, 'POST', '/v1/gifts', { key: bobTest, body: { name: 'Bob', amount: 300 } });
       assert.equal(gift.status, 201);
       const balance = await call(env.app, 'GET', '/v1/users/me/balance', { key: bob.key });
@@ -85,7 +91,11 @@ for (const { name: engine } of engines()) {
       assert.equal((await browser.get(`/gifts/${gift.body.code}`)).status, 404);
       await browser.get('/dashboard');
       const before = await fingerprint(env.deps);
-      for (const [action, fields] of [['accept', {}], ['deny', {}], ['claim', { ein: EIN }]] as const) {
+      for (const [action, fields] of [
+        ['accept', {}],
+        ['deny', {}],
+        ['claim', { ein: EIN }],
+      ] as const) {
         const res = await browser.post(`/gifts/${gift.body.code}/${action}`, fields);
         assert.equal(res.status, 404, action);
       }
@@ -110,7 +120,7 @@ for (const { name: engine } of engines()) {
       const deposit = await call(env.app, 'POST', '/v1/sandbox/deposits', { key, body: { amount: 50 } });
       assert.equal(deposit.status, 201, 'a sandbox key may use the sandbox');
       const id = /\/settings\/keys\/(\d+)/.exec((await browser.get('/settings/keys')).body)?.[1];
-      assert.ok(id !== undefined, 'the sandbox key is listed in the owner\'s settings');
+      assert.ok(id !== undefined, "the sandbox key is listed in the owner's settings");
       assert.equal((await browser.post(`/settings/keys/${id}/revoke`, {})).status, 303);
       assert.equal((await call(env.app, 'GET', '/v1/users/me', { key })).status, 401, 'and revoked from there');
     });
@@ -139,11 +149,17 @@ for (const { name: engine } of engines()) {
       // Users: the twins are not live users.
       const twinId = (await call(env.app, 'GET', '/v1/users/me', { key: bobTest })).body.id;
       const users = await call(env.app, 'GET', '/admin/v1/users?per_page=100', { headers: auth });
-      assert.ok(users.body.items.every((u: { slug: string }) => !u.slug.endsWith('-sandbox')), 'live users only');
+      assert.ok(
+        users.body.items.every((u: { slug: string }) => !u.slug.endsWith('-sandbox')),
+        'live users only',
+      );
       assert.ok(users.body.items.some((u: { id: number }) => u.id === bob.user_id));
       const twins = await call(env.app, 'GET', '/admin/v1/users?book=test', { headers: auth });
       assert.ok(twins.body.items.some((u: { id: number }) => u.id === twinId));
-      assert.ok(twins.body.items.every((u: { slug: string }) => u.slug.endsWith('-sandbox')), 'twins only');
+      assert.ok(
+        twins.body.items.every((u: { slug: string }) => u.slug.endsWith('-sandbox')),
+        'twins only',
+      );
       const before = await fingerprint(env.deps);
       for (const [method, url, body] of [
         ['POST', `/admin/v1/users/${twinId}/suspend`, undefined],
@@ -161,7 +177,10 @@ for (const { name: engine } of engines()) {
       // The audit log too: the live book's by default, the sandbox's when asked.
       const audit = await call(env.app, 'GET', '/admin/v1/audit?per_page=100', { headers: auth });
       assert.ok(audit.body.items.some((e: { object_id: number; action: string }) => e.object_id === liveDonation.body.id && e.action === 'donation.approve'));
-      assert.ok(!audit.body.items.some((e: { object_id: number; object_type: string }) => e.object_type === 'donation' && e.object_id === testDonation.body.id), 'no sandbox donation');
+      assert.ok(
+        !audit.body.items.some((e: { object_id: number; object_type: string }) => e.object_type === 'donation' && e.object_id === testDonation.body.id),
+        'no sandbox donation',
+      );
       assert.ok(!audit.body.items.some((e: { actor: string }) => e.actor === 'sandbox'), 'nothing the sandbox did');
       const sandboxAudit = await call(env.app, 'GET', '/admin/v1/audit?book=test&per_page=100', { headers: auth });
       assert.ok(sandboxAudit.body.items.some((e: { object_id: number; action: string }) => e.object_id === testDonation.body.id && e.action === 'donation.approve'));
@@ -175,7 +194,11 @@ for (const { name: engine } of engines()) {
       const k = await call(env.app, 'POST', '/v1/api_keys', { key: carol.key, body: { name: 'sandbox', mode: 'test' } });
       assert.equal((await call(env.app, 'POST', `/admin/v1/users/${carol.user_id}/suspend`, { headers: auth })).status, 200);
       const before = await fingerprint(env.deps);
-      for (const [method, url, body] of [['GET', '/v1/users/me/balance', undefined], ['POST', '/v1/gifts', { name: 'X', amount: 18 }], ['POST', '/v1/api_keys', { name: 'more' }]] as const) {
+      for (const [method, url, body] of [
+        ['GET', '/v1/users/me/balance', undefined],
+        ['POST', '/v1/gifts', { name: 'X', amount: 18 }],
+        ['POST', '/v1/api_keys', { name: 'more' }],
+      ] as const) {
         for (const key of [carol.key, k.body.key]) {
           const res = await call(env.app, method, url, { key, ...(body === undefined ? {} : { body }) });
           assert.equal(res.status, 403, `${method} ${url}`);
@@ -207,9 +230,21 @@ for (const { name: engine } of engines()) {
         await isolated.deps.db.updateTable('gifts').set({ book: 'live' }).where('code', '=', liveGift.body.code).execute();
         assert.equal((await check()).ok, true);
         // The other way: a posting moved onto the other book's account, past the database's own guard.
-        const sandboxDeposits = await isolated.deps.db.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', 'deposits').where('book', '=', 'test').executeTakeFirstOrThrow();
-        const livePosting = await isolated.deps.db.selectFrom('postings as p').innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
-          .select('p.id').where('a.fund_id', 'is', null).where('a.kind', '=', 'deposits').where('a.book', '=', 'live').executeTakeFirstOrThrow();
+        const sandboxDeposits = await isolated.deps.db
+          .selectFrom('ledger_accounts')
+          .select('id')
+          .where('fund_id', 'is', null)
+          .where('kind', '=', 'deposits')
+          .where('book', '=', 'test')
+          .executeTakeFirstOrThrow();
+        const livePosting = await isolated.deps.db
+          .selectFrom('postings as p')
+          .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+          .select('p.id')
+          .where('a.fund_id', 'is', null)
+          .where('a.kind', '=', 'deposits')
+          .where('a.book', '=', 'live')
+          .executeTakeFirstOrThrow();
         await withoutForeignKeys(isolated, (db) => sql`update postings set account_id = ${sandboxDeposits.id} where id = ${livePosting.id}`.execute(db));
         result = await check();
         assert.equal(result.ok, false);
@@ -230,9 +265,18 @@ for (const { name: engine } of engines()) {
         // An entry whose postings only balance as exact integers: each half sums past 2^63.
         const huge = 9_000_000_000_000_000_000n;
         await withoutForeignKeys(isolated, async (db) => {
-          const entry = await sql<{ id: number }>`insert into journal_entries (memo, contribution_id, created_at, book) values ('corrupt', ${contribution.id}, '2026-01-01T00:00:00.000Z', 'live') returning id`.execute(db);
+          const entry = await sql<{
+            id: number;
+          }>`insert into journal_entries (memo, contribution_id, created_at, book) values ('corrupt', ${contribution.id}, '2026-01-01T00:00:00.000Z', 'live') returning id`.execute(
+            db,
+          );
           const entryId = entry.rows[0]?.id;
-          for (const [account, cents] of [[accounts.ids.portfolio, huge], [accounts.ids.portfolio, huge], [accounts.ids.reserved, -huge], [accounts.ids.reserved, -huge]] as const) {
+          for (const [account, cents] of [
+            [accounts.ids.portfolio, huge],
+            [accounts.ids.portfolio, huge],
+            [accounts.ids.reserved, -huge],
+            [accounts.ids.reserved, -huge],
+          ] as const) {
             await sql`insert into postings (entry_id, account_id, amount_cents, book) values (${entryId}, ${account}, ${sql.raw(String(cents))}, 'live')`.execute(db);
           }
           await sql`update ledger_accounts set balance_cents = ${sql.raw(String(huge))} where id = ${accounts.ids.pending_deposit}`.execute(db);

@@ -8,8 +8,6 @@ import { join } from 'node:path';
 import { engines, openEnv, call, fingerprint, runCli, type TestEnv } from './harness.ts';
 import { WebClient } from './web-client.ts';
 
-
-
 describe('almoner users create', () => {
   let dir: string;
   let url: string;
@@ -80,7 +78,14 @@ describe('almoner users create', () => {
     const before = await fingerprint(env.deps);
     await env.app.close();
     await env.platform.close();
-    for (const args of [['users', 'create'], ['users', 'create', '--name', ''], ['users', 'create', '--name', 'X', '--slug', 'bad slug!'], ['users', 'create', '--name', 'X', '--bogus'], ['users', 'explode'], ['nonsense']]) {
+    for (const args of [
+      ['users', 'create'],
+      ['users', 'create', '--name', ''],
+      ['users', 'create', '--name', 'X', '--slug', 'bad slug!'],
+      ['users', 'create', '--name', 'X', '--bogus'],
+      ['users', 'explode'],
+      ['nonsense'],
+    ]) {
       const res = await runCli(args, url);
       assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
       assert.match(res.stderr, /^almoner: .+/, args.join(' '));
@@ -97,22 +102,47 @@ describe('almoner users create', () => {
 });
 
 const SPEC_PATHS: Array<[string, string]> = [
-  ['get', '/v1/donations'], ['post', '/v1/donations'], ['get', '/v1/donations/{donation_id}'], ['delete', '/v1/donations/{donation_id}'],
-  ['get', '/v1/users/{user_id}/donations'], ['post', '/v1/users/{user_id}/donations'], ['get', '/v1/users/{user_id}/donations/{donation_id}'],
-  ['get', '/v1/gifts'], ['post', '/v1/gifts'], ['get', '/v1/gifts/{code}'],
-  ['get', '/v1/non_profits'], ['get', '/v1/non_profits/{ein}'],
-  ['get', '/v1/users/me'], ['get', '/v1/users/{user_id}'], ['get', '/v1/users/{user_id}/causes'], ['get', '/v1/users/me/balance'],
-  ['get', '/v1/contributions'], ['get', '/v1/api_keys'], ['post', '/v1/api_keys'], ['delete', '/v1/api_keys/{id}'],
-  ['post', '/v1/gifts/{code}/accept'], ['post', '/v1/gifts/{code}/claim'], ['post', '/v1/gifts/{code}/deny'], ['get', '/v1/events'],
-  ['post', '/v1/scheduled_donations'], ['get', '/v1/scheduled_donations'], ['get', '/v1/scheduled_donations/{id}'], ['delete', '/v1/scheduled_donations/{id}'],
-  ['post', '/v1/sandbox/deposits'], ['post', '/v1/sandbox/advance'],
-  ['get', '/admin/v1/users'], ['post', '/admin/v1/donations/batch'], ['get', '/admin/v1/check'],
+  ['get', '/v1/donations'],
+  ['post', '/v1/donations'],
+  ['get', '/v1/donations/{donation_id}'],
+  ['delete', '/v1/donations/{donation_id}'],
+  ['get', '/v1/users/{user_id}/donations'],
+  ['post', '/v1/users/{user_id}/donations'],
+  ['get', '/v1/users/{user_id}/donations/{donation_id}'],
+  ['get', '/v1/gifts'],
+  ['post', '/v1/gifts'],
+  ['get', '/v1/gifts/{code}'],
+  ['get', '/v1/non_profits'],
+  ['get', '/v1/non_profits/{ein}'],
+  ['get', '/v1/users/me'],
+  ['get', '/v1/users/{user_id}'],
+  ['get', '/v1/users/{user_id}/causes'],
+  ['get', '/v1/users/me/balance'],
+  ['get', '/v1/contributions'],
+  ['get', '/v1/api_keys'],
+  ['post', '/v1/api_keys'],
+  ['delete', '/v1/api_keys/{id}'],
+  ['post', '/v1/gifts/{code}/accept'],
+  ['post', '/v1/gifts/{code}/claim'],
+  ['post', '/v1/gifts/{code}/deny'],
+  ['get', '/v1/events'],
+  ['post', '/v1/scheduled_donations'],
+  ['get', '/v1/scheduled_donations'],
+  ['get', '/v1/scheduled_donations/{id}'],
+  ['delete', '/v1/scheduled_donations/{id}'],
+  ['post', '/v1/sandbox/deposits'],
+  ['post', '/v1/sandbox/advance'],
+  ['get', '/admin/v1/users'],
+  ['post', '/admin/v1/donations/batch'],
+  ['get', '/admin/v1/check'],
 ];
 
 for (const { name: engine } of engines().slice(0, 1)) {
   describe(`OpenAPI document (${engine})`, () => {
     let env: TestEnv;
-    before(async () => { env = await openEnv(engine); });
+    before(async () => {
+      env = await openEnv(engine);
+    });
     after(async () => env.close());
 
     test('/openapi.json is OpenAPI 3.1 with every endpoint, its schemas, and the key scheme', async () => {
@@ -121,7 +151,11 @@ for (const { name: engine } of engines().slice(0, 1)) {
       const doc = res.body;
       assert.equal(doc.openapi, '3.1.0');
       for (const [method, path] of SPEC_PATHS) assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path} is documented`);
-      assert.equal(Object.keys(doc.paths).some((p: string) => p.startsWith('/public')), false, 'the alias is not documented twice');
+      assert.equal(
+        Object.keys(doc.paths).some((p: string) => p.startsWith('/public')),
+        false,
+        'the alias is not documented twice',
+      );
       for (const name of ['Problem', 'NonProfit', 'OwnDonation', 'UserDonation', 'Gift', 'Profile', 'Balance', 'Contribution', 'Cause']) {
         assert.ok(doc.components.schemas[name], `schema ${name}`);
       }

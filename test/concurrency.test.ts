@@ -32,9 +32,13 @@ for (const { name: engine } of engines()) {
      */
     async function behindAnotherNode<T>(fundId: number, first: () => Promise<T>, rest: () => Array<Promise<T>>): Promise<Array<PromiseSettledResult<T>>> {
       let release!: () => void;
-      const held = new Promise<void>((resolve) => { release = resolve; });
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
       let locked!: () => void;
-      const isLocked = new Promise<void>((resolve) => { locked = resolve; });
+      const isLocked = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
       const blocker = env.deps.db.transaction().execute(async (trx) => {
         await lockFundAccounts(trx, 'postgres', fundId);
         locked();
@@ -51,8 +55,10 @@ for (const { name: engine } of engines()) {
     }
 
     const post = (key: string, path: string, body: unknown) =>
-      fetch(`${base}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) })
-        .then(async (res) => ({ status: res.status, body: (await res.json()) as { status?: string; code?: string } }));
+      fetch(`${base}${path}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (res) => ({
+        status: res.status,
+        body: (await res.json()) as { status?: string; code?: string },
+      }));
 
     test('200 parallel donations against a fund that can afford 50', async () => {
       const user = await makeUser(env.deps);
@@ -86,7 +92,8 @@ for (const { name: engine } of engines()) {
       assert.equal(balance.reserved, held);
       assert.equal(balance.available, 200_000 - held);
       // Available money only shrinks while donations are created: one left waiting was larger than what remained when its turn came.
-      for (const waiting of rows.filter((r) => r.status === 'waiting_for_funds')) assert.ok(waiting.amount_cents > (balance.available as number), `waiting ${waiting.amount_cents} with ${balance.available} available`);
+      for (const waiting of rows.filter((r) => r.status === 'waiting_for_funds'))
+        assert.ok(waiting.amount_cents > (balance.available as number), `waiting ${waiting.amount_cents} with ${balance.available} available`);
       await assertLedgerBalanced(env.deps);
     });
 
@@ -95,10 +102,21 @@ for (const { name: engine } of engines()) {
       await fund(env.deps, user, 1_000 * 100);
       const now = new Date().toISOString();
       // Another attempt took the key over: it holds the claim under its own token.
-      await env.deps.db.insertInto('idempotency_keys').values({
-        user_id: user.user_id, key: 'taken-over', request_hash: 'h', state: 'in_progress', response_status: null, response_body: null,
-        locked_until: now, created_at: now, claim_token: 'the-newer-attempt', resource: null,
-      }).execute();
+      await env.deps.db
+        .insertInto('idempotency_keys')
+        .values({
+          user_id: user.user_id,
+          key: 'taken-over',
+          request_hash: 'h',
+          state: 'in_progress',
+          response_status: null,
+          response_body: null,
+          locked_until: now,
+          created_at: now,
+          claim_token: 'the-newer-attempt',
+          resource: null,
+        })
+        .execute();
       const caller = user.caller;
       const donate = () => createDonation(env.deps, caller, { amount_cents: 1000, ein: '261544963' });
       const stale = () => idempotencyClaims.run({ user_id: user.user_id, key: 'taken-over', token: 'the-older-attempt' }, donate);
@@ -112,10 +130,17 @@ for (const { name: engine } of engines()) {
         results = await behindAnotherNode(user.fund_id, donate, () => [donate(), donate(), donate(), stale()]);
         assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 2, 'the last four in one transaction');
       }
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected'],
+      );
       const refused = results[4] as PromiseRejectedResult;
       assert.equal((refused.reason as AppError).code, 'idempotency_key_in_use');
-      const made = await env.deps.db.selectFrom('donations').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
+      const made = await env.deps.db
+        .selectFrom('donations')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('user_id', '=', user.user_id)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(made.n), 4, 'the other four were created, the refused one not');
       const key = await env.deps.db.selectFrom('idempotency_keys').selectAll().where('key', '=', 'taken-over').executeTakeFirstOrThrow();
       assert.equal(key.state, 'in_progress');
@@ -124,20 +149,31 @@ for (const { name: engine } of engines()) {
     });
 
     // PostgreSQL refuses a NUL character in text (the HTTP edge refuses it before; the service is called directly here).
-    if (engine === 'postgres') test('when a shared transaction fails, each request is tried alone: one bad request fails no other', async () => {
-      const user = await makeUser(env.deps);
-      await fund(env.deps, user, 1_000 * 100);
-      const caller = user.caller;
-      const donate = (note: string) => createDonation(env.deps, caller, { amount_cents: 1000, ein: '261544963', note });
-      const before = donationBatchStats(env.deps);
-      const results = await behindAnotherNode(user.fund_id, () => donate('first'), () => [donate('a'), donate('b\u0000'), donate('c')]);
-      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-      // The first alone, then the three together (failed), then each of the three alone.
-      assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 5);
-      const notes = await env.deps.db.selectFrom('donations').select('note').where('user_id', '=', user.user_id).orderBy('id').execute();
-      assert.deepEqual(notes.map((n) => n.note), ['first', 'a', 'c']);
-      await assertLedgerBalanced(env.deps);
-    });
+    if (engine === 'postgres')
+      test('when a shared transaction fails, each request is tried alone: one bad request fails no other', async () => {
+        const user = await makeUser(env.deps);
+        await fund(env.deps, user, 1_000 * 100);
+        const caller = user.caller;
+        const donate = (note: string) => createDonation(env.deps, caller, { amount_cents: 1000, ein: '261544963', note });
+        const before = donationBatchStats(env.deps);
+        const results = await behindAnotherNode(
+          user.fund_id,
+          () => donate('first'),
+          () => [donate('a'), donate('b\u0000'), donate('c')],
+        );
+        assert.deepEqual(
+          results.map((r) => r.status),
+          ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
+        );
+        // The first alone, then the three together (failed), then each of the three alone.
+        assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 5);
+        const notes = await env.deps.db.selectFrom('donations').select('note').where('user_id', '=', user.user_id).orderBy('id').execute();
+        assert.deepEqual(
+          notes.map((n) => n.note),
+          ['first', 'a', 'c'],
+        );
+        await assertLedgerBalanced(env.deps);
+      });
 
     test('in a shared transaction, a request for an unknown or ineligible non-profit fails alone', async () => {
       await makeNonProfit(env.deps, { ein: '010000001', name: 'Private Foundation', eligible: 0 });
@@ -148,10 +184,18 @@ for (const { name: engine } of engines()) {
       const before = donationBatchStats(env.deps);
       const results = await Promise.allSettled([donate('261544963'), donate('999999999'), donate('261544963'), donate('010000001'), donate('261544963')]);
       assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 1, 'all five in one transaction');
-      assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value.status : (r.reason as AppError).code)),
-        ['scheduled', 'non_profit_not_found', 'scheduled', 'non_profit_ineligible', 'scheduled']);
+      assert.deepEqual(
+        results.map((r) => (r.status === 'fulfilled' ? r.value.status : (r.reason as AppError).code)),
+        ['scheduled', 'non_profit_not_found', 'scheduled', 'non_profit_ineligible', 'scheduled'],
+      );
       const made = await env.deps.db.selectFrom('donations').select('id').where('user_id', '=', user.user_id).execute();
-      assert.deepEqual(made.map((d) => d.id).sort((a, b) => a - b), results.filter((r) => r.status === 'fulfilled').map((r) => r.value.id).sort((a, b) => a - b));
+      assert.deepEqual(
+        made.map((d) => d.id).sort((a, b) => a - b),
+        results
+          .filter((r) => r.status === 'fulfilled')
+          .map((r) => r.value.id)
+          .sort((a, b) => a - b),
+      );
       await assertLedgerBalanced(env.deps);
     });
 
@@ -165,73 +209,88 @@ for (const { name: engine } of engines()) {
     });
 
     // Many nodes share one PostgreSQL (an SQLite file is served by one process).
-    if (engine === 'postgres') test('two nodes on one database: 200 donations spread over both, still exactly 50 scheduled', async () => {
-      const second = await openPlatform(env.platform.deps.config, { log: pino({ level: 'silent' }) }); // its own pool, as another node has
-      const secondApp = await buildApp(second.deps);
-      await secondApp.listen({ host: '127.0.0.1', port: 0 });
-      try {
-        const bases = [base, `http://127.0.0.1:${(secondApp.server.address() as AddressInfo).port}`];
-        const user = await makeUser(env.deps);
-        await fund(env.deps, user, 50 * 1000);
-        const results = await Promise.all(Array.from({ length: 200 }, (_, i) =>
-          fetch(`${bases[i % 2]}/v1/donations`, { method: 'POST', headers: { 'x-api-key': user.key, 'content-type': 'application/json' }, body: JSON.stringify({ amount: 10, ein: '261544963' }) })
-            .then(async (res) => ({ status: res.status, body: (await res.json()) as { status?: string } }))));
-        assert.deepEqual([...new Set(results.map((r) => r.status))], [201]);
-        assert.equal(results.filter((r) => r.body.status === 'scheduled').length, 50);
-        assert.equal(results.filter((r) => r.body.status === 'waiting_for_funds').length, 150);
-        await assertLedgerBalanced(env.deps);
-      } finally {
-        await secondApp.close();
-        await second.close();
-      }
-    });
+    if (engine === 'postgres')
+      test('two nodes on one database: 200 donations spread over both, still exactly 50 scheduled', async () => {
+        const second = await openPlatform(env.platform.deps.config, { log: pino({ level: 'silent' }) }); // its own pool, as another node has
+        const secondApp = await buildApp(second.deps);
+        await secondApp.listen({ host: '127.0.0.1', port: 0 });
+        try {
+          const bases = [base, `http://127.0.0.1:${(secondApp.server.address() as AddressInfo).port}`];
+          const user = await makeUser(env.deps);
+          await fund(env.deps, user, 50 * 1000);
+          const results = await Promise.all(
+            Array.from({ length: 200 }, (_, i) =>
+              fetch(`${bases[i % 2]}/v1/donations`, {
+                method: 'POST',
+                headers: { 'x-api-key': user.key, 'content-type': 'application/json' },
+                body: JSON.stringify({ amount: 10, ein: '261544963' }),
+              }).then(async (res) => ({ status: res.status, body: (await res.json()) as { status?: string } })),
+            ),
+          );
+          assert.deepEqual([...new Set(results.map((r) => r.status))], [201]);
+          assert.equal(results.filter((r) => r.body.status === 'scheduled').length, 50);
+          assert.equal(results.filter((r) => r.body.status === 'waiting_for_funds').length, 150);
+          await assertLedgerBalanced(env.deps);
+        } finally {
+          await secondApp.close();
+          await second.close();
+        }
+      });
 
     // On PostgreSQL a node remembers the balance it last wrote and writes without a lock, guarded
     // by a compare-and-set (db/bulk.ts runIfOneRow): the memory is a guess, checked, never trusted.
-    if (engine === 'postgres') test('a balance another node moved: this node\'s memory of it is checked and the real balance decides', async () => {
-      const second = await openPlatform(env.platform.deps.config, { log: pino({ level: 'silent' }) });
-      try {
-        const donor = async (dollars: number) => {
-          const user = await makeUser(env.deps);
-          await fund(env.deps, user, dollars * 100);
-          const caller = user.caller;
-          const donate = (deps: typeof env.deps, d: number) => createDonation(deps, caller, { amount_cents: d * 100, ein: '261544963' }).then((made) => made.status);
-          return { user, donate };
-        };
-        const stats = () => donationBatchStats(env.deps);
-        const before = stats();
+    if (engine === 'postgres')
+      test("a balance another node moved: this node's memory of it is checked and the real balance decides", async () => {
+        const second = await openPlatform(env.platform.deps.config, { log: pino({ level: 'silent' }) });
+        try {
+          const donor = async (dollars: number) => {
+            const user = await makeUser(env.deps);
+            await fund(env.deps, user, dollars * 100);
+            const caller = user.caller;
+            const donate = (deps: typeof env.deps, d: number) => createDonation(deps, caller, { amount_cents: d * 100, ein: '261544963' }).then((made) => made.status);
+            return { user, donate };
+          };
+          const stats = () => donationBatchStats(env.deps);
+          const before = stats();
 
-        // The memory says there is enough; there is not.
-        const one = await donor(100);
-        assert.equal(await one.donate(env.deps, 60), 'scheduled'); // this node: $40 left
-        assert.equal(await one.donate(second.deps, 30), 'scheduled'); // really $10 left
-        assert.equal(await one.donate(env.deps, 20), 'waiting_for_funds', 'this node remembered $40; $10 decides');
-        assert.equal(stats().moved - before.moved, 1, 'the guarded write found the balance moved and wrote nothing');
-        // For a while that fund's batches take the lock at once instead of guessing again.
-        const locked = stats().locked;
-        assert.equal(await one.donate(env.deps, 10), 'scheduled');
-        assert.equal(stats().locked - locked, 1);
-        assert.equal(stats().moved - before.moved, 1);
+          // The memory says there is enough; there is not.
+          const one = await donor(100);
+          assert.equal(await one.donate(env.deps, 60), 'scheduled'); // this node: $40 left
+          assert.equal(await one.donate(second.deps, 30), 'scheduled'); // really $10 left
+          assert.equal(await one.donate(env.deps, 20), 'waiting_for_funds', 'this node remembered $40; $10 decides');
+          assert.equal(stats().moved - before.moved, 1, 'the guarded write found the balance moved and wrote nothing');
+          // For a while that fund's batches take the lock at once instead of guessing again.
+          const locked = stats().locked;
+          assert.equal(await one.donate(env.deps, 10), 'scheduled');
+          assert.equal(stats().locked - locked, 1);
+          assert.equal(stats().moved - before.moved, 1);
 
-        // The memory says there is not enough; there is.
-        const two = await donor(100);
-        assert.equal(await two.donate(env.deps, 90), 'scheduled'); // this node: $10 left
-        await fund(second.deps, two.user, 50 * 100); // really $60 left
-        assert.equal(await two.donate(env.deps, 30), 'scheduled', 'this node remembered $10; $60 decides');
-        assert.equal(stats().moved - before.moved, 2);
+          // The memory says there is not enough; there is.
+          const two = await donor(100);
+          assert.equal(await two.donate(env.deps, 90), 'scheduled'); // this node: $10 left
+          await fund(second.deps, two.user, 50 * 100); // really $60 left
+          assert.equal(await two.donate(env.deps, 30), 'scheduled', 'this node remembered $10; $60 decides');
+          assert.equal(stats().moved - before.moved, 2);
 
-        for (const [{ user }, available, reserved] of [[one, 0, 100], [two, 30, 120]] as const) {
-          const accounts = await env.deps.db.selectFrom('ledger_accounts').select(['kind', 'balance_cents']).where('fund_id', '=', user.fund_id).execute();
-          const balance = Object.fromEntries(accounts.map((a) => [a.kind, a.balance_cents]));
-          assert.deepEqual([balance.available, balance.reserved], [available * 100, reserved * 100]);
+          for (const [{ user }, available, reserved] of [
+            [one, 0, 100],
+            [two, 30, 120],
+          ] as const) {
+            const accounts = await env.deps.db.selectFrom('ledger_accounts').select(['kind', 'balance_cents']).where('fund_id', '=', user.fund_id).execute();
+            const balance = Object.fromEntries(accounts.map((a) => [a.kind, a.balance_cents]));
+            assert.deepEqual([balance.available, balance.reserved], [available * 100, reserved * 100]);
+          }
+          const counts = await env.deps.db
+            .selectFrom('donations')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('user_id', 'in', [one.user.user_id, two.user.user_id])
+            .executeTakeFirstOrThrow();
+          assert.equal(Number(counts.n), 6, 'no write of a refused guess was kept');
+          await assertLedgerBalanced(env.deps);
+        } finally {
+          await second.close();
         }
-        const counts = await env.deps.db.selectFrom('donations').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', 'in', [one.user.user_id, two.user.user_id]).executeTakeFirstOrThrow();
-        assert.equal(Number(counts.n), 6, 'no write of a refused guess was kept');
-        await assertLedgerBalanced(env.deps);
-      } finally {
-        await second.close();
-      }
-    });
+      });
 
     test('parallel cancels and creates on one fund keep the journal balanced and never overdraw', async () => {
       const user = await makeUser(env.deps);
@@ -243,9 +302,22 @@ for (const { name: engine } of engines()) {
         ...Array.from({ length: 30 }, () => post(user.key, '/v1/donations', { amount: 10, ein: '261544963' }).then((r) => r.status)),
       ];
       const statuses = await Promise.all(work);
-      assert.ok(statuses.every((s) => s === 200 || s === 201), statuses.join(','));
-      const reserved = await env.deps.db.selectFrom('ledger_accounts').select('balance_cents').where('fund_id', '=', user.fund_id).where('kind', '=', 'reserved').executeTakeFirstOrThrow();
-      const scheduled = await env.deps.db.selectFrom('donations').select((eb) => eb.fn.sum<number>('amount_cents').as('s')).where('fund_id', '=', user.fund_id).where('status', '=', 'scheduled').executeTakeFirstOrThrow();
+      assert.ok(
+        statuses.every((s) => s === 200 || s === 201),
+        statuses.join(','),
+      );
+      const reserved = await env.deps.db
+        .selectFrom('ledger_accounts')
+        .select('balance_cents')
+        .where('fund_id', '=', user.fund_id)
+        .where('kind', '=', 'reserved')
+        .executeTakeFirstOrThrow();
+      const scheduled = await env.deps.db
+        .selectFrom('donations')
+        .select((eb) => eb.fn.sum<number>('amount_cents').as('s'))
+        .where('fund_id', '=', user.fund_id)
+        .where('status', '=', 'scheduled')
+        .executeTakeFirstOrThrow();
       assert.equal(reserved.balance_cents, Number(scheduled.s ?? 0), 'the hold equals the scheduled donations');
       assert.ok(reserved.balance_cents <= 20_000);
       await assertLedgerBalanced(env.deps);

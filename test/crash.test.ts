@@ -56,10 +56,12 @@ for (const { name: engine } of engines()) {
         const answered = new Map<string, number>();
         const retried = { replayed: 0, done_now: 0, waited: 0 };
         const unexpected: number[] = [];
-        const donate = (base: string, idempotencyKey: string) => fetch(`${base}/v1/donations`, {
-          method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
-          body: JSON.stringify({ amount: 10, ein: '261544963', note: idempotencyKey }),
-        });
+        const donate = (base: string, idempotencyKey: string) =>
+          fetch(`${base}/v1/donations`, {
+            method: 'POST',
+            headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+            body: JSON.stringify({ amount: 10, ein: '261544963', note: idempotencyKey }),
+          });
         /** After a restart: the same request again, until it is answered (a key still held by a dead attempt answers 409 until its lock runs out). */
         const retryUnanswered = async (base: string) => {
           for (const k of [...unanswered]) {
@@ -90,7 +92,11 @@ for (const { name: engine } of engines()) {
             for (let i = 0; !stop; i++) {
               try {
                 if ((n + i) % 5 === 0) {
-                  const res = await fetch(`${base}/admin/v1/contributions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ user_id: userId, type: 'wire_payment', units: '25', valuation: '1', currency: 'USD', status: 'success' }) });
+                  const res = await fetch(`${base}/admin/v1/contributions`, {
+                    method: 'POST',
+                    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+                    body: JSON.stringify({ user_id: userId, type: 'wire_payment', units: '25', valuation: '1', currency: 'USD', status: 'success' }),
+                  });
                   if (res.status === 201) contributions.add(((await res.json()) as { id: number }).id);
                 } else if ((n + i) % 3 === 0 && created.size > 0) {
                   const id = [...created][Math.floor(Math.random() * created.size)] as number;
@@ -129,7 +135,9 @@ for (const { name: engine } of engines()) {
         await last.exited;
         assert.equal(unanswered.size, 0);
         assert.deepEqual(unexpected, [], 'every donation answered is a 201');
-        process.stderr.write(`${engine}: ${answered.size} keys; after restarts ${retried.replayed} replayed (committed before the kill), ${retried.done_now} done then (not committed), ${retried.waited} told to wait\n`);
+        process.stderr.write(
+          `${engine}: ${answered.size} keys; after restarts ${retried.replayed} replayed (committed before the kill), ${retried.done_now} done then (not committed), ${retried.waited} told to wait\n`,
+        );
 
         const after = await openEnv(engine, { databaseUrl });
         try {

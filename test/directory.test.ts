@@ -26,7 +26,10 @@ if (!present) process.stderr.write(`\n*** ${DATA} is not there: the directory te
 
 /** The lines of a real BMF file (header first), CRLF removed. */
 function bmfLines(file: string): string[] {
-  return gunzipSync(readFileSync(join(BMF, file))).toString('latin1').split('\r\n').filter((l) => l !== '');
+  return gunzipSync(readFileSync(join(BMF, file)))
+    .toString('latin1')
+    .split('\r\n')
+    .filter((l) => l !== '');
 }
 
 function writeBmf(dir: string, name: string, lines: string[]): string {
@@ -82,7 +85,7 @@ for (const { name: engine } of engines()) {
       const real = await importBmf(env.deps, [join(BMF, 'eo_vt.csv.gz')], { zipCentroids: ZIPS });
       assert.equal(real.added, 40);
       assert.ok(real.updated >= 35, `updated ${real.updated}`);
-      const sizes = (await runCheck(env.deps)).find((r) => r.name === 'every search word carries its organisation\'s size');
+      const sizes = (await runCheck(env.deps)).find((r) => r.name === "every search word carries its organisation's size");
       assert.deepEqual(sizes?.failures, [], 'the word index has the new incomes');
       assert.equal(real.added + real.updated + real.unchanged + real.older + real.rejected, rows.length);
       assert.equal(real.removed, 0);
@@ -105,8 +108,18 @@ for (const { name: engine } of engines()) {
     test('a donation shows its organisation as the directory has it now, on every node, even after an import cut off half-way', async () => {
       const lines = bmfLines('eo_vt.csv.gz');
       const columns = parseCsvLine(lines[0] as string);
-      const target = await env.deps.db.selectFrom('non_profits').select('ein').where('eligible', '=', 1).where('removed_at', 'is', null)
-        .where('ein', 'in', lines.slice(100, 200).map((l) => l.slice(0, 9))).orderBy('id').executeTakeFirstOrThrow();
+      const target = await env.deps.db
+        .selectFrom('non_profits')
+        .select('ein')
+        .where('eligible', '=', 1)
+        .where('removed_at', 'is', null)
+        .where(
+          'ein',
+          'in',
+          lines.slice(100, 200).map((l) => l.slice(0, 9)),
+        )
+        .orderBy('id')
+        .executeTakeFirstOrThrow();
       const ein = target.ein;
       const fields = parseCsvLine(lines.find((l) => l.startsWith(`${ein},`)) as string);
       const donor = await makeUser(env.deps);
@@ -116,10 +129,13 @@ for (const { name: engine } of engines()) {
       const otherApp = await buildApp(other.deps);
       try {
         assert.equal((await call(env.app, 'POST', '/v1/donations', { key: donor.key, body: { amount: 10, ein } })).status, 201);
-        const shown = async () => Promise.all([env.app, otherApp].map(async (app) => {
-          const res = await call(app, 'GET', '/v1/donations', { key: donor.key });
-          return res.body.items.find((d: { non_profit: { ein: string } }) => d.non_profit.ein === ein).non_profit.name as string;
-        }));
+        const shown = async () =>
+          Promise.all(
+            [env.app, otherApp].map(async (app) => {
+              const res = await call(app, 'GET', '/v1/donations', { key: donor.key });
+              return res.body.items.find((d: { non_profit: { ein: string } }) => d.non_profit.ein === ein).non_profit.name as string;
+            }),
+          );
         const before = await shown();
         assert.equal(before[0], before[1]);
         assert.doesNotMatch(before[0] as string, /Renamed/);
@@ -127,7 +143,15 @@ for (const { name: engine } of engines()) {
         // A newer file renames it; the import stops right after its (only) batch committed.
         fields[columns.indexOf('NAME')] = 'GREEN MOUNTAIN RENAMED TRUST';
         const file = writeBmf(dir, 'eo_vt.csv', [lines[0] as string, fields.map((v) => (/[",]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v)).join(',')]);
-        await assert.rejects(importBmf(env.deps, [file], { zipCentroids: ZIPS, onProgress: () => { throw new Error('power cut'); } }), /power cut/);
+        await assert.rejects(
+          importBmf(env.deps, [file], {
+            zipCentroids: ZIPS,
+            onProgress: () => {
+              throw new Error('power cut');
+            },
+          }),
+          /power cut/,
+        );
         assert.deepEqual(await shown(), ['Green Mountain Renamed Trust', 'Green Mountain Renamed Trust']);
 
         // A change through upsert (the demo seed's path) shows at once as well.
@@ -153,7 +177,10 @@ for (const { name: engine } of engines()) {
       assert.equal(res.status, 422);
       assert.equal(res.body.code, 'non_profit_ineligible');
       const found = await call(env.app, 'GET', `/v1/non_profits?query=${removed.ein}`, { key: donor.key });
-      assert.equal(found.body.items.some((n: { ein: string }) => n.ein === removed.ein), false);
+      assert.equal(
+        found.body.items.some((n: { ein: string }) => n.ein === removed.ein),
+        false,
+      );
     });
 
     test('display names, eligibility, causes, coordinates and paths come from the BMF fields', async () => {
@@ -182,7 +209,10 @@ for (const { name: engine } of engines()) {
       const file = writeBmf(dir, 'eo_broken.csv', [lines[0] as string, ...good.slice(0, 2), ...broken, ...good.slice(2)]);
       const summary = await importBmf(env.deps, [file], { zipCentroids: ZIPS });
       assert.equal(summary.rejected, 5);
-      assert.deepEqual(summary.rejections.map((r) => `${r.file}:${r.line}`), ['eo_broken.csv:4', 'eo_broken.csv:5', 'eo_broken.csv:6', 'eo_broken.csv:7', 'eo_broken.csv:8']);
+      assert.deepEqual(
+        summary.rejections.map((r) => `${r.file}:${r.line}`),
+        ['eo_broken.csv:4', 'eo_broken.csv:5', 'eo_broken.csv:6', 'eo_broken.csv:7', 'eo_broken.csv:8'],
+      );
       assert.match(summary.rejections[0]?.reason ?? '', /EIN "12345" is not 9 digits/);
       assert.match(summary.rejections[1]?.reason ?? '', /NAME is empty/);
       assert.match(summary.rejections[2]?.reason ?? '', /ZIP "ABCDE"/);
@@ -210,15 +240,24 @@ for (const { name: engine } of engines()) {
 
     test('an import interrupted half-way and run again ends as one complete import', async () => {
       const total = bmfLines('eo_sd.csv.gz').length - 1;
-      await assert.rejects(importBmf(env.deps, [join(BMF, 'eo_sd.csv.gz')], {
-        zipCentroids: ZIPS,
-        onProgress: () => { throw new Error('power cut'); },
-      }), /power cut/);
+      await assert.rejects(
+        importBmf(env.deps, [join(BMF, 'eo_sd.csv.gz')], {
+          zipCentroids: ZIPS,
+          onProgress: () => {
+            throw new Error('power cut');
+          },
+        }),
+        /power cut/,
+      );
       const again = await importBmf(env.deps, [join(BMF, 'eo_sd.csv.gz')], { zipCentroids: ZIPS });
       assert.equal(again.added + again.unchanged, total);
       assert.ok(again.unchanged > 0, 'the first batch was kept');
       assert.equal(again.removed, 0);
-      const sd = await env.deps.db.selectFrom('non_profits').select((eb) => eb.fn.countAll<number>().as('n')).where('source', '=', 'eo_sd').executeTakeFirstOrThrow();
+      const sd = await env.deps.db
+        .selectFrom('non_profits')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('source', '=', 'eo_sd')
+        .executeTakeFirstOrThrow();
       assert.equal(Number(sd.n), total);
     });
   });
@@ -230,7 +269,11 @@ for (const { name: engine } of engines()) {
 
     before(async () => {
       env = await openEnv(engine);
-      await importBmf(env.deps, FILES.map((f) => join(BMF, f)), { zipCentroids: ZIPS });
+      await importBmf(
+        env.deps,
+        FILES.map((f) => join(BMF, f)),
+        { zipCentroids: ZIPS },
+      );
       key = (await makeUser(env.deps)).key;
     });
     after(async () => env.close());
@@ -240,7 +283,7 @@ for (const { name: engine } of engines()) {
       const rows = await env.deps.db.selectFrom('non_profits').select(['ein', 'name', 'city']).orderBy('ein').execute();
       const byWord = new Map<string, Set<string>>();
       const words = new Map(rows.map((r) => [r.ein, tokenize(r.name)]));
-      for (const [ein, ws] of words) for (const w of ws) (byWord.get(w) ?? byWord.set(w, new Set()).get(w) as Set<string>).add(ein);
+      for (const [ein, ws] of words) for (const w of ws) (byWord.get(w) ?? (byWord.set(w, new Set()).get(w) as Set<string>)).add(ein);
       // Distinctive names: two to six words, one of them at least 8 letters, and no other organisation has all their words.
       const chosen = rows.filter((r) => {
         const ws = words.get(r.ein) as string[];
@@ -256,10 +299,14 @@ for (const { name: engine } of engines()) {
         const ws = words.get(r.ein) as string[];
         const longest = ws.reduce((a, b) => (b.length > a.length ? b : a));
         const li = ws.indexOf(longest);
-        const second = ws.map((w, i) => [w, i] as const).filter(([w, i]) => i !== li && w.length >= 4).sort((a, b) => b[0].length - a[0].length)[0];
-        const twoTypos = longest.length >= 8
-          ? ws.map((w, i) => (i === li ? typo(typo(w, 1), 5) : w))
-          : ws.map((w, i) => (i === li ? typo(w, 1) : second !== undefined && i === second[1] ? typo(w, 1) : w));
+        const second = ws
+          .map((w, i) => [w, i] as const)
+          .filter(([w, i]) => i !== li && w.length >= 4)
+          .sort((a, b) => b[0].length - a[0].length)[0];
+        const twoTypos =
+          longest.length >= 8
+            ? ws.map((w, i) => (i === li ? typo(typo(w, 1), 5) : w))
+            : ws.map((w, i) => (i === li ? typo(w, 1) : second !== undefined && i === second[1] ? typo(w, 1) : w));
         out.push(
           { kind: 'exact', query: r.name, ein: r.ein },
           { kind: 'prefix', query: [...ws.slice(0, -1), (ws.at(-1) as string).slice(0, 3)].join(' '), ein: r.ein },

@@ -45,7 +45,17 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     ({ server } = await startServerProcess('sqlite:test-results/e2e.sqlite', { PORT: String(port), PUBLIC_URL: base }));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP localhost 127.0.0.1'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--host-resolver-rules=MAP localhost 127.0.0.1',
+      ],
     });
   });
 
@@ -70,7 +80,13 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await copy.evaluate(AXE_SOURCE);
     const result = await copy.evaluate(async () => {
       const axe = (globalThis as unknown as { axe: { run(o: unknown): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ html: string }> }> }> } }).axe;
-      return (await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } })).violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.html).slice(0, 2).join(' | ')}`);
+      return (await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } })).violations.map(
+        (v) =>
+          `${v.id} (${v.impact}): ${v.nodes
+            .map((n) => n.html)
+            .slice(0, 2)
+            .join(' | ')}`,
+      );
     });
     await checker.close();
     return result;
@@ -84,14 +100,26 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
   }
 
   test('the accessibility check finds what it should (an unlabelled input, low contrast)', async () => {
-    const problems = await accessibilityProblems('<!doctype html><html lang="en"><head><title>t</title></head><body><main><input name="x"><p style="color:#bbb;background:#fff">faint</p></main></body></html>');
-    assert.ok(problems.some((p) => p.startsWith('label')), problems.join('\n'));
-    assert.ok(problems.some((p) => p.startsWith('color-contrast')), problems.join('\n'));
+    const problems = await accessibilityProblems(
+      '<!doctype html><html lang="en"><head><title>t</title></head><body><main><input name="x"><p style="color:#bbb;background:#fff">faint</p></main></body></html>',
+    );
+    assert.ok(
+      problems.some((p) => p.startsWith('label')),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.some((p) => p.startsWith('color-contrast')),
+      problems.join('\n'),
+    );
   });
 
   async function admin(method: string, path: string, body?: unknown) {
-    const response = await fetch(`${base}/admin/v1${path}`, { method, headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    return { status: response.status, body: await response.json() as any };
+    const response = await fetch(`${base}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as any };
   }
 
   async function signUp(page: Page, name: string, email: string): Promise<void> {
@@ -128,7 +156,11 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     const key = await page.locator('#new-key').inputValue();
     assert.match(key, /^alm_live_[0-9A-Za-z]{40}$/);
     await page.getByRole('button', { name: 'Copy key' }).click();
-    assert.equal(await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()), key, 'the copy button copies the key');
+    assert.equal(
+      await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText()),
+      key,
+      'the copy button copies the key',
+    );
     await review(page, 'keys-created');
     await page.reload();
     assert.equal(await page.locator('#new-key').count(), 0, 'shown once: gone on reload, and no second key made');
@@ -136,7 +168,7 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
 
     const me = await fetch(`${base}/v1/users/me`, { headers: { 'x-api-key': key } });
     assert.equal(me.status, 200);
-    assert.equal((await me.json() as { name: string }).name, 'Ada Browser');
+    assert.equal(((await me.json()) as { name: string }).name, 'Ada Browser');
 
     await page.getByRole('link', { name: 'Dashboard' }).click();
     const charity = page.locator('#f-donate-ein');
@@ -156,8 +188,12 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await review(page, 'donation-created');
 
     const api = await fetch(`${base}/v1/donations`, { headers: { 'x-api-key': key } });
-    const listed = await api.json() as { items: Array<{ amount: number; status: string }> };
-    assert.deepEqual(listed.items.map((d) => [d.amount, d.status]), [[25, 'scheduled']], 'the API sees the web donation');
+    const listed = (await api.json()) as { items: Array<{ amount: number; status: string }> };
+    assert.deepEqual(
+      listed.items.map((d) => [d.amount, d.status]),
+      [[25, 'scheduled']],
+      'the API sees the web donation',
+    );
 
     await row.getByRole('button', { name: /Cancel the donation/ }).click();
     await page.getByText('The donation is cancelled').waitFor();
@@ -190,7 +226,7 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await signUp(giver, 'Grace Giver', 'grace@example.org');
     await fundUser('Grace Giver', '200');
     await giver.reload();
-    await giver.getByLabel('Recipient\'s name').fill('Bo');
+    await giver.getByLabel("Recipient's name").fill('Bo');
     await giver.locator('form[action="/dashboard/gifts"]').getByLabel('Amount (USD)').fill('50');
     await giver.getByLabel('Message (optional)').fill('Happy birthday, <b>Bo</b>!');
     await giver.getByRole('button', { name: 'Create gift' }).click();
@@ -237,6 +273,9 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${base}/dashboard`);
     await context.close();
-    assert.deepEqual(violations.filter((v) => /Content Security Policy|Refused to/i.test(v)), []);
+    assert.deepEqual(
+      violations.filter((v) => /Content Security Policy|Refused to/i.test(v)),
+      [],
+    );
   });
 });

@@ -43,12 +43,25 @@ for (const { name: engine } of engines()) {
     after(async () => env.close());
 
     test('400 invalid_parameter for malformed query and path parameters', async () => {
-      for (const url of ['/v1/donations?page=0', '/v1/donations?page=x', '/v1/donations?page=-1', '/v1/donations?page=1.5', '/v1/donations?per_page=0', '/v1/donations?per_page=101', '/v1/donations/abc', '/v1/donations/0', '/v1/users/abc/donations', '/v1/gifts/not-a-uuid', '/v1/non_profits?cause_id=x', '/v1/non_profits?state=Vermont']) {
+      for (const url of [
+        '/v1/donations?page=0',
+        '/v1/donations?page=x',
+        '/v1/donations?page=-1',
+        '/v1/donations?page=1.5',
+        '/v1/donations?per_page=0',
+        '/v1/donations?per_page=101',
+        '/v1/donations/abc',
+        '/v1/donations/0',
+        '/v1/users/abc/donations',
+        '/v1/gifts/not-a-uuid',
+        '/v1/non_profits?cause_id=x',
+        '/v1/non_profits?state=Vermont',
+      ]) {
         assertProblem(await call(env.app, 'GET', url, { key: user.key }), 400, 'invalid_parameter');
       }
     });
 
-    test('error messages say what would be right: the allowed values, the amount\'s form, a cancel already done', async () => {
+    test("error messages say what would be right: the allowed values, the amount's form, a cancel already done", async () => {
       const frequency = await call(env.app, 'POST', '/v1/scheduled_donations', { key: user.key, body: { amount: 10, ein: '261544963', frequency: 'Daily' } });
       assertProblem(frequency, 422, 'validation_failed');
       assert.equal(frequency.body.errors[0].message, 'must be one of: OneTime, Weekly, Monthly, Yearly');
@@ -74,12 +87,23 @@ for (const { name: engine } of engines()) {
 
     test('409 invalid_transition from the donation state machine', async () => {
       const d = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10, ein: '261544963' } });
-      await assert.rejects(applyDonationEvent(env.deps, 'live', d.body.id, 'pay'), (e: unknown) => e instanceof AppError && e.code === 'invalid_transition' && problemOf(e, 'r').status === 409);
+      await assert.rejects(
+        applyDonationEvent(env.deps, 'live', d.body.id, 'pay'),
+        (e: unknown) => e instanceof AppError && e.code === 'invalid_transition' && problemOf(e, 'r').status === 409,
+      );
       assert.equal((await call(env.app, 'GET', `/v1/donations/${d.body.id}`, { key: user.key })).body.status, 'scheduled');
     });
 
     test('500 internal_error carries no stack trace and no SQL, and rolls the whole change back', async () => {
-      const countDonations = async () => Number((await env.deps.db.selectFrom('donations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      const countDonations = async () =>
+        Number(
+          (
+            await env.deps.db
+              .selectFrom('donations')
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       const before = await countDonations();
       // The event insert is the last statement of a donation's transaction: without its table, the use case fails half-way.
       await sql`alter table events rename to events_away`.execute(env.deps.db);
@@ -96,8 +120,13 @@ for (const { name: engine } of engines()) {
     test('the failed transaction above left no half-written donation', async () => {
       const res = await call(env.app, 'GET', '/v1/donations', { key: user.key });
       for (const d of res.body.items) assert.ok(d.status !== undefined);
-      const orphans = await env.deps.db.selectFrom('donations as d').leftJoin('journal_entries as j', 'j.donation_id', 'd.id')
-        .select('d.id').where('d.status', '=', 'scheduled').where('j.id', 'is', null).execute();
+      const orphans = await env.deps.db
+        .selectFrom('donations as d')
+        .leftJoin('journal_entries as j', 'j.donation_id', 'd.id')
+        .select('d.id')
+        .where('d.status', '=', 'scheduled')
+        .where('j.id', 'is', null)
+        .execute();
       assert.deepEqual(orphans, []);
     });
 
@@ -112,10 +141,16 @@ for (const { name: engine } of engines()) {
       const newestFirst = [...ids].reverse();
       const p1 = await call(env.app, 'GET', '/v1/donations?per_page=3', { key: pager.key });
       assert.deepEqual(p1.body.meta, { count: 6, page: 1, last: 2 });
-      assert.deepEqual(p1.body.items.map((d: { id: number }) => d.id), newestFirst.slice(0, 3));
+      assert.deepEqual(
+        p1.body.items.map((d: { id: number }) => d.id),
+        newestFirst.slice(0, 3),
+      );
       assert.equal(p1.headers.link, '</v1/donations?per_page=3&page=1>; rel="first", </v1/donations?per_page=3&page=2>; rel="next", </v1/donations?per_page=3&page=2>; rel="last"');
       const p2 = await call(env.app, 'GET', '/v1/donations?per_page=3&page=2', { key: pager.key });
-      assert.deepEqual(p2.body.items.map((d: { id: number }) => d.id), newestFirst.slice(3));
+      assert.deepEqual(
+        p2.body.items.map((d: { id: number }) => d.id),
+        newestFirst.slice(3),
+      );
       assert.deepEqual(p2.body.meta, { count: 6, page: 2, last: 2 });
       assert.match(String(p2.headers.link), /rel="prev"/);
       assert.doesNotMatch(String(p2.headers.link), /rel="next"/);
@@ -153,7 +188,19 @@ for (const { name: engine } of engines()) {
 
     test('idempotency: a key still in progress is 409; a 4xx outcome is replayed too', async () => {
       const at = new Date(Date.now() + 60_000).toISOString();
-      await env.deps.db.insertInto('idempotency_keys').values({ user_id: user.user_id, key: 'busy', request_hash: 'x', state: 'in_progress', response_status: null, response_body: null, locked_until: at, created_at: new Date().toISOString() }).execute();
+      await env.deps.db
+        .insertInto('idempotency_keys')
+        .values({
+          user_id: user.user_id,
+          key: 'busy',
+          request_hash: 'x',
+          state: 'in_progress',
+          response_status: null,
+          response_body: null,
+          locked_until: at,
+          created_at: new Date().toISOString(),
+        })
+        .execute();
       const hash = await env.deps.db.selectFrom('idempotency_keys').select('request_hash').where('key', '=', 'order-123').executeTakeFirstOrThrow();
       await env.deps.db.updateTable('idempotency_keys').set({ request_hash: hash.request_hash }).where('key', '=', 'busy').execute();
       const busy = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 11, ein: '261544963' }, headers: { 'idempotency-key': 'busy' } });
@@ -167,7 +214,7 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(low2.body, low1.body);
     });
 
-    test('X-Request-Id: the client\'s sane one is echoed, an insane one replaced', async () => {
+    test("X-Request-Id: the client's sane one is echoed, an insane one replaced", async () => {
       const sane = await call(env.app, 'GET', '/v1/users/me', { key: user.key, headers: { 'x-request-id': 'abc-123' } });
       assert.equal(sane.headers['x-request-id'], 'abc-123');
       const insane = await call(env.app, 'GET', '/v1/users/me', { key: user.key, headers: { 'x-request-id': 'a b<script>' } });
@@ -193,7 +240,9 @@ for (const { name: engine } of engines()) {
 
   describe(`rate limits on ${engine}`, () => {
     let env: TestEnv;
-    before(async () => { env = await openEnv(engine, { rateLimitPerMinute: 5, rateLimitAnonymousPerMinute: 3 }, { clock: new TestClock(MID_MINUTE) }); });
+    before(async () => {
+      env = await openEnv(engine, { rateLimitPerMinute: 5, rateLimitAnonymousPerMinute: 3 }, { clock: new TestClock(MID_MINUTE) });
+    });
     after(async () => env.close());
 
     test('per key: RateLimit headers, then 429 rate_limited with Retry-After; other keys unaffected', async () => {
@@ -219,7 +268,9 @@ for (const { name: engine } of engines()) {
   });
 }
 
-describe('rate limits shared across nodes through Redis', { skip: process.env.TEST_REDIS_URL === undefined && 'TEST_REDIS_URL is not set: no Redis to share limits through' }, () => {
+describe('rate limits shared across nodes through Redis', {
+  skip: process.env.TEST_REDIS_URL === undefined && 'TEST_REDIS_URL is not set: no Redis to share limits through',
+}, () => {
   test('two nodes count one key together: the sixth request of five allowed is refused on either', async () => {
     const prefix = `almoner:test:${Date.now()}:${Math.random()}:`;
     const env = await openEnv('sqlite', { rateLimitPerMinute: 5, redisUrl: process.env.TEST_REDIS_URL as string, redisPrefix: prefix }, { clock: new TestClock(MID_MINUTE) });

@@ -15,7 +15,43 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 const EIN = '261544963';
 
 /** Characters that have broken parsers, headers, logs and databases. */
-const NASTY = ['\u0000', '\u0001', '\t', '\n', '\r', '\u000b', '\u000c', '\u001b', '\u001f', '\u007f', '\u0085', '\u00a0', '\u200b', '\u200e', '\u202e', '\u2028', '\u3000', '\ufeff', '\ud800', '\udfff', '😀', 'é', '%', '%00', '\\', '"', "'", '<', '>', '&', '/', '..', '{', '[', ' '];
+const NASTY = [
+  '\u0000',
+  '\u0001',
+  '\t',
+  '\n',
+  '\r',
+  '\u000b',
+  '\u000c',
+  '\u001b',
+  '\u001f',
+  '\u007f',
+  '\u0085',
+  '\u00a0',
+  '\u200b',
+  '\u200e',
+  '\u202e',
+  '\u2028',
+  '\u3000',
+  '\ufeff',
+  '\ud800',
+  '\udfff',
+  '😀',
+  'é',
+  '%',
+  '%00',
+  '\\',
+  '"',
+  "'",
+  '<',
+  '>',
+  '&',
+  '/',
+  '..',
+  '{',
+  '[',
+  ' ',
+];
 
 const nastyString = fc.oneof(
   fc.array(fc.oneof(fc.constantFrom(...NASTY), fc.string({ maxLength: 4 })), { maxLength: 12 }).map((parts) => parts.join('')),
@@ -24,13 +60,34 @@ const nastyString = fc.oneof(
 
 /** A JSON value as raw text, so numbers can be written as no serializer would. */
 type Raw = { raw: string };
-const rawNumber: fc.Arbitrary<Raw> = fc.oneof(
-  fc.constantFrom('1e309', '-1e309', '1e-400', '-0', '0.0', '9007199254740993', '99999999999999999999999', '10.009999999999999999', '17.999999999999999999',
-    '10.0000000000000001', '1E2', '1e+2', '0.1e1', '10.005', '-10', '18', '10', '25.5', '100000000000000000000000000000000000000'),
-  fc.double({ noNaN: true }).map((d) => String(d)),
-  fc.integer().map(String),
-  fc.tuple(fc.integer({ min: 0, max: 99_999 }), fc.stringMatching(/^[0-9]{1,25}$/)).map(([i, f]) => `${i}.${f}`),
-).map((raw) => ({ raw }));
+const rawNumber: fc.Arbitrary<Raw> = fc
+  .oneof(
+    fc.constantFrom(
+      '1e309',
+      '-1e309',
+      '1e-400',
+      '-0',
+      '0.0',
+      '9007199254740993',
+      '99999999999999999999999',
+      '10.009999999999999999',
+      '17.999999999999999999',
+      '10.0000000000000001',
+      '1E2',
+      '1e+2',
+      '0.1e1',
+      '10.005',
+      '-10',
+      '18',
+      '10',
+      '25.5',
+      '100000000000000000000000000000000000000',
+    ),
+    fc.double({ noNaN: true }).map((d) => String(d)),
+    fc.integer().map(String),
+    fc.tuple(fc.integer({ min: 0, max: 99_999 }), fc.stringMatching(/^[0-9]{1,25}$/)).map(([i, f]) => `${i}.${f}`),
+  )
+  .map((raw) => ({ raw }));
 
 const leaf: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: nastyString },
@@ -47,13 +104,30 @@ const value: fc.Arbitrary<unknown> = fc.oneof(
 function toJson(v: unknown): string {
   if (v !== null && typeof v === 'object' && 'raw' in (v as object)) return (v as Raw).raw;
   if (Array.isArray(v)) return `[${v.map(toJson).join(',')}]`;
-  if (v !== null && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${toJson(x)}`).join(',')}}`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}:${toJson(x)}`)
+      .join(',')}}`;
   return JSON.stringify(v) ?? 'null';
 }
 
 /** Header values HTTP can carry (visible ASCII, spaces, obs-text), hostile in content. */
 const headerValue = fc.oneof(
-  fc.constantFrom('', ' ', 'application/json', 'text/plain', '*/*', 'application/pdf', 'x'.repeat(300), '../../etc/passwd', '%00', '\t', 'null', '1e309', "'; drop table users; --"),
+  fc.constantFrom(
+    '',
+    ' ',
+    'application/json',
+    'text/plain',
+    '*/*',
+    'application/pdf',
+    'x'.repeat(300),
+    '../../etc/passwd',
+    '%00',
+    '\t',
+    'null',
+    '1e309',
+    "'; drop table users; --",
+  ),
   fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 40 }),
   fc.string({ unit: fc.integer({ min: 0x80, max: 0xff }).map((c) => String.fromCharCode(c)), maxLength: 8 }),
 );
@@ -70,8 +144,12 @@ interface Target {
   who: 'user' | 'sandbox' | 'operator' | 'web' | 'anonymous';
 }
 
-const T = (method: Target['method'], path: string | ((s: string) => string), fields: string[], who: Target['who'] = 'user'): Target =>
-  ({ method, path: typeof path === 'string' ? () => path : path, fields, who });
+const T = (method: Target['method'], path: string | ((s: string) => string), fields: string[], who: Target['who'] = 'user'): Target => ({
+  method,
+  path: typeof path === 'string' ? () => path : path,
+  fields,
+  who,
+});
 
 const TARGETS: Target[] = [
   T('POST', '/v1/donations', ['amount', 'ein', 'note', 'private_memo', 'visibility']),
@@ -133,9 +211,37 @@ interface Generated {
 const requestArb: fc.Arbitrary<Generated> = fc.record({
   target: fc.nat(TARGETS.length - 1),
   segment: pathSegment,
-  fields: fc.array(fc.tuple(fc.constantFrom('amount', 'ein', 'name', 'note', 'page', 'per_page', 'query', 'id', 'user_id', 'units', 'valuation', 'next', 'email', 'mode', 'visibility', 'frequency', 'event', 'status'), value), { maxLength: 6 }),
+  fields: fc.array(
+    fc.tuple(
+      fc.constantFrom(
+        'amount',
+        'ein',
+        'name',
+        'note',
+        'page',
+        'per_page',
+        'query',
+        'id',
+        'user_id',
+        'units',
+        'valuation',
+        'next',
+        'email',
+        'mode',
+        'visibility',
+        'frequency',
+        'event',
+        'status',
+      ),
+      value,
+    ),
+    { maxLength: 6 },
+  ),
   extra: fc.array(fc.tuple(nastyString, value), { maxLength: 2 }),
-  headers: fc.array(fc.tuple(fc.constantFrom('x-request-id', 'idempotency-key', 'accept', 'content-type', 'x-forwarded-for', 'origin', 'accept-language', 'if-none-match'), headerValue), { maxLength: 3 }),
+  headers: fc.array(
+    fc.tuple(fc.constantFrom('x-request-id', 'idempotency-key', 'accept', 'content-type', 'x-forwarded-for', 'origin', 'accept-language', 'if-none-match'), headerValue),
+    { maxLength: 3 },
+  ),
   asRawText: fc.boolean(),
 });
 
@@ -168,54 +274,57 @@ for (const { name: engine } of engines()) {
 
     test(`${RUNS} generated hostile requests: no 5xx, problems for every API error, nothing changed by a refusal`, { timeout: 600_000 }, async () => {
       const tally = { refused: 0, accepted: 0 };
-      await fc.assert(fc.asyncProperty(requestArb, async (g) => {
-        const target = TARGETS[g.target] as Target;
-        const pairs = [...g.fields, ...g.extra];
-        const path = target.path(g.segment);
-        const headers: Record<string, string> = Object.fromEntries(g.headers.filter(([k]) => k !== 'content-type' || target.method === 'POST'));
-        const isWeb = target.who === 'web' || target.who === 'anonymous';
-        let url = path;
-        let payload: string | undefined;
-        if (target.method === 'GET' || target.method === 'DELETE') url = `${path}${queryOf(pairs)}`;
-        else if (isWeb) {
-          const form = new URLSearchParams();
-          if (browser.csrf !== undefined) form.append('_csrf', browser.csrf);
-          for (const [k, v] of pairs) form.append(k.replace(/[\ud800-\udfff]/g, '?'), (typeof v === 'string' ? v : toJson(v)).replace(/[\ud800-\udfff]/g, '?'));
-          payload = form.toString();
-          headers['content-type'] ??= 'application/x-www-form-urlencoded';
-          headers.origin = 'https://almoner.test';
-        } else {
-          payload = g.asRawText ? toJson(Object.fromEntries(pairs)) : `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`).join(',')}}`;
-          headers['content-type'] ??= 'application/json';
-        }
-        if (target.who === 'user') headers['x-api-key'] = user.key;
-        if (target.who === 'sandbox') headers['x-api-key'] = sandboxKey;
-        if (target.who === 'operator') headers.authorization = `Bearer ${operator}`;
-        if (target.who === 'web') headers.cookie = browser.cookieHeader();
-        const before = await fingerprint(env.deps);
-        const res = await env.app.inject({ method: target.method, url, headers, ...(payload === undefined ? {} : { payload }) });
-        const label = `${target.method} ${url.slice(0, 200)} ${JSON.stringify(headers).slice(0, 200)} ${String(payload).slice(0, 300)} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
-        assert.ok(res.statusCode < 500, label);
-        if (res.statusCode >= 400) {
-          tally.refused += 1;
-          const type = String(res.headers['content-type'] ?? '');
-          if (!isWeb) {
-            assert.match(type, /^application\/problem\+json/, label);
-            const problem = JSON.parse(res.body) as { status: number; code: string; request_id: string };
-            assert.equal(problem.status, res.statusCode, label);
-            assert.match(problem.code, /^[a-z_]+$/, label);
-            assert.equal(problem.request_id, res.headers['x-request-id'], label);
+      await fc.assert(
+        fc.asyncProperty(requestArb, async (g) => {
+          const target = TARGETS[g.target] as Target;
+          const pairs = [...g.fields, ...g.extra];
+          const path = target.path(g.segment);
+          const headers: Record<string, string> = Object.fromEntries(g.headers.filter(([k]) => k !== 'content-type' || target.method === 'POST'));
+          const isWeb = target.who === 'web' || target.who === 'anonymous';
+          let url = path;
+          let payload: string | undefined;
+          if (target.method === 'GET' || target.method === 'DELETE') url = `${path}${queryOf(pairs)}`;
+          else if (isWeb) {
+            const form = new URLSearchParams();
+            if (browser.csrf !== undefined) form.append('_csrf', browser.csrf);
+            for (const [k, v] of pairs) form.append(k.replace(/[\ud800-\udfff]/g, '?'), (typeof v === 'string' ? v : toJson(v)).replace(/[\ud800-\udfff]/g, '?'));
+            payload = form.toString();
+            headers['content-type'] ??= 'application/x-www-form-urlencoded';
+            headers.origin = 'https://almoner.test';
           } else {
-            assert.match(type, /^(text\/html|application\/problem\+json)/, label);
+            payload = g.asRawText ? toJson(Object.fromEntries(pairs)) : `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${toJson(v)}`).join(',')}}`;
+            headers['content-type'] ??= 'application/json';
           }
-          // An Idempotency-Key keeps the refusal itself, to answer a retry the same way (DECISIONS 11); nothing else may change.
-          const after = await fingerprint(env.deps);
-          if ('idempotency-key' in headers) after.idempotency_keys = before.idempotency_keys;
-          assert.deepEqual(after, before, `a refused request changed the database: ${label}`);
-        } else {
-          tally.accepted += 1;
-        }
-      }), { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? 20261123), endOnFailure: true });
+          if (target.who === 'user') headers['x-api-key'] = user.key;
+          if (target.who === 'sandbox') headers['x-api-key'] = sandboxKey;
+          if (target.who === 'operator') headers.authorization = `Bearer ${operator}`;
+          if (target.who === 'web') headers.cookie = browser.cookieHeader();
+          const before = await fingerprint(env.deps);
+          const res = await env.app.inject({ method: target.method, url, headers, ...(payload === undefined ? {} : { payload }) });
+          const label = `${target.method} ${url.slice(0, 200)} ${JSON.stringify(headers).slice(0, 200)} ${String(payload).slice(0, 300)} -> ${res.statusCode} ${res.body.slice(0, 300)}`;
+          assert.ok(res.statusCode < 500, label);
+          if (res.statusCode >= 400) {
+            tally.refused += 1;
+            const type = String(res.headers['content-type'] ?? '');
+            if (!isWeb) {
+              assert.match(type, /^application\/problem\+json/, label);
+              const problem = JSON.parse(res.body) as { status: number; code: string; request_id: string };
+              assert.equal(problem.status, res.statusCode, label);
+              assert.match(problem.code, /^[a-z_]+$/, label);
+              assert.equal(problem.request_id, res.headers['x-request-id'], label);
+            } else {
+              assert.match(type, /^(text\/html|application\/problem\+json)/, label);
+            }
+            // An Idempotency-Key keeps the refusal itself, to answer a retry the same way (DECISIONS 11); nothing else may change.
+            const after = await fingerprint(env.deps);
+            if ('idempotency-key' in headers) after.idempotency_keys = before.idempotency_keys;
+            assert.deepEqual(after, before, `a refused request changed the database: ${label}`);
+          } else {
+            tally.accepted += 1;
+          }
+        }),
+        { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? 20261123), endOnFailure: true },
+      );
       assert.ok(tally.refused + tally.accepted >= RUNS);
       assert.ok(tally.refused > RUNS / 2, `most generated requests are refused (${tally.refused} of ${RUNS})`);
       await assertLedgerBalanced(env.deps);

@@ -53,10 +53,14 @@ export function describeEachEngine(title: string, body: (env: () => TestEnv) => 
   for (const { name: engine } of engines()) {
     describe(`${title} (${engine})`, () => {
       let opened: TestEnv | undefined;
-      before(async () => { opened = await openEnv(engine); });
-      after(async () => { await opened?.close(); });
+      before(async () => {
+        opened = await openEnv(engine);
+      });
+      after(async () => {
+        await opened?.close();
+      });
       body(() => {
-        if (opened === undefined) throw new Error('the suite\'s database is not open');
+        if (opened === undefined) throw new Error("the suite's database is not open");
         return opened;
       });
     });
@@ -99,7 +103,19 @@ export async function openEnv(engine: EngineSpec['name'], overrides: Partial<Con
 
 /** The configuration tests run with: fast password hashing, limits out of the way. */
 export function testConfig(databaseUrl: string, overrides: Partial<Config> = {}): Config {
-  return loadConfig({}, { databaseUrl, publicUrl: 'https://almoner.test', rateLimitPerMinute: 100_000, rateLimitAnonymousPerMinute: 100_000, passwordScryptN: 1024, passwordScryptP: 1, signUpsPerMinute: 100_000, ...overrides });
+  return loadConfig(
+    {},
+    {
+      databaseUrl,
+      publicUrl: 'https://almoner.test',
+      rateLimitPerMinute: 100_000,
+      rateLimitAnonymousPerMinute: 100_000,
+      passwordScryptN: 1024,
+      passwordScryptP: 1,
+      signUpsPerMinute: 100_000,
+      ...overrides,
+    },
+  );
 }
 
 /** An empty database on `engine`: a temp SQLite file, or a schema of its own on TEST_DATABASE_URL. */
@@ -127,12 +143,15 @@ export async function freshDatabase(engine: EngineSpec['name'], options: { keepA
     const url = new URL(base);
     url.searchParams.set('options', `-c search_path=${schema}`);
     databaseUrl = url.toString();
-    cleanup = options.keepAs !== undefined ? async () => {} : async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.end();
-    };
+    cleanup =
+      options.keepAs !== undefined
+        ? async () => {}
+        : async () => {
+            const c = new pg.Client({ connectionString: base });
+            await c.connect();
+            await c.query(`drop schema ${schema} cascade`);
+            await c.end();
+          };
   }
   return { databaseUrl, cleanup };
 }
@@ -160,8 +179,12 @@ export async function makeUser(deps: Deps, input: Partial<NewUser> = {}): Promis
 
 /** The user and fund of the web account signed up with `email`. */
 export async function accountOf(deps: Deps, email: string): Promise<{ user_id: number; fund_id: number }> {
-  return deps.db.selectFrom('accounts as a').innerJoin('funds as f', 'f.user_id', 'a.user_id')
-    .select(['a.user_id', 'f.id as fund_id']).where('a.email', '=', email).executeTakeFirstOrThrow();
+  return deps.db
+    .selectFrom('accounts as a')
+    .innerJoin('funds as f', 'f.user_id', 'a.user_id')
+    .select(['a.user_id', 'f.id as fund_id'])
+    .where('a.email', '=', email)
+    .executeTakeFirstOrThrow();
 }
 
 /** Puts `dollars` into a sandbox key's fund as an integrator would: a sandbox deposit, cleared through /v1/sandbox/advance. */
@@ -174,23 +197,63 @@ export async function fundSandbox(app: FastifyInstance, testKey: string, dollars
 /** Puts `cents` into the user's available balance through a cleared contribution. */
 export async function fund(deps: Deps, user: { user_id: number; fund_id: number }, cents: number): Promise<void> {
   await recordContribution(deps, {
-    user_id: user.user_id, fund_id: user.fund_id, type: 'wire_payment',
-    units: `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`, valuation: '1', currency: 'USD', frequency: 'OneTime', status: 'success',
+    user_id: user.user_id,
+    fund_id: user.fund_id,
+    type: 'wire_payment',
+    units: `${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`,
+    valuation: '1',
+    currency: 'USD',
+    frequency: 'OneTime',
+    status: 'success',
   });
 }
 
 export async function makeNonProfit(deps: Deps, input: Partial<NonProfitInput> & { ein: string; name: string }): Promise<void> {
   const city = input.city ?? 'Burlington';
   const state = input.state ?? 'VT';
-  await upsertNonProfit(deps.db, {
-    name_lower: input.name.toLowerCase(), website: null, city, state, zip: '05401', latitude: 44.47, longitude: -73.21,
-    ntee_code: 'B20', cause_id: 2, eligible: 1, slug: publicPath(input.ein, input.name, city, state), income_amt: 0, asset_amt: 0, tax_period: '202401', ...input,
-  }, new Date().toISOString());
+  await upsertNonProfit(
+    deps.db,
+    {
+      name_lower: input.name.toLowerCase(),
+      website: null,
+      city,
+      state,
+      zip: '05401',
+      latitude: 44.47,
+      longitude: -73.21,
+      ntee_code: 'B20',
+      cause_id: 2,
+      eligible: 1,
+      slug: publicPath(input.ein, input.name, city, state),
+      income_amt: 0,
+      asset_amt: 0,
+      tax_period: '202401',
+      ...input,
+    },
+    new Date().toISOString(),
+  );
 }
 
 /** Everything that a rejected request must leave as it was. */
 export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> {
-  const tables = ['users', 'funds', 'api_keys', 'non_profits', 'donations', 'gifts', 'contributions', 'journal_entries', 'postings', 'events', 'idempotency_keys', 'follows', 'accounts', 'web_sessions', 'scheduled_donations', 'fund_causes'] as const;
+  const tables = [
+    'users',
+    'funds',
+    'api_keys',
+    'non_profits',
+    'donations',
+    'gifts',
+    'contributions',
+    'journal_entries',
+    'postings',
+    'events',
+    'idempotency_keys',
+    'follows',
+    'accounts',
+    'web_sessions',
+    'scheduled_donations',
+    'fund_causes',
+  ] as const;
   const out: Record<string, unknown> = {};
   for (const table of tables) {
     const row = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(deps.db);
@@ -209,7 +272,10 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
   const users = await deps.db.selectFrom('users').select(['id', 'name', 'slug', 'visible', 'avatar_url']).orderBy('id').execute();
   out.profiles = users.map((u) => `${u.id}:${u.name}:${u.slug}:${u.visible}:${u.avatar_url}`).join(',');
   const keys = await deps.db.selectFrom('api_keys').select(['id', 'revoked_at']).orderBy('id').execute();
-  out.revoked_keys = keys.filter((k) => k.revoked_at !== null).map((k) => k.id).join(',');
+  out.revoked_keys = keys
+    .filter((k) => k.revoked_at !== null)
+    .map((k) => k.id)
+    .join(',');
   return out;
 }
 
@@ -277,10 +343,17 @@ export class TestClock implements Clock {
  * accounts named by their owner's slug: what a story asserts after each step.
  */
 export async function journalSince(deps: Deps, afterEntryId: number): Promise<{ text: string; last: number }> {
-  const rows = await deps.db.selectFrom('postings as p').innerJoin('journal_entries as j', 'j.id', 'p.entry_id').innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
-    .leftJoin('funds as f', 'f.id', 'a.fund_id').leftJoin('users as u', 'u.id', 'f.user_id')
+  const rows = await deps.db
+    .selectFrom('postings as p')
+    .innerJoin('journal_entries as j', 'j.id', 'p.entry_id')
+    .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+    .leftJoin('funds as f', 'f.id', 'a.fund_id')
+    .leftJoin('users as u', 'u.id', 'f.user_id')
     .select(['j.id as entry_id', 'j.memo', 'a.kind', 'u.slug', 'p.amount_cents'])
-    .where('j.id', '>', afterEntryId).orderBy('j.id').orderBy('p.id').execute();
+    .where('j.id', '>', afterEntryId)
+    .orderBy('j.id')
+    .orderBy('p.id')
+    .execute();
   const lines = rows.map((r) => {
     const account = r.slug === null ? r.kind : `${r.slug}.${r.kind}`;
     const amount = (r.amount_cents / 100).toFixed(2);

@@ -25,30 +25,65 @@ for (const { name: engine } of engines()) {
     });
     after(async () => env.close());
 
-    const row = (user: TestUser, key: string) => env.deps.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', user.user_id).where('key', '=', key).executeTakeFirstOrThrow();
+    const row = (user: TestUser, key: string) =>
+      env.deps.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', user.user_id).where('key', '=', key).executeTakeFirstOrThrow();
     /** What a crash right after the use case's commit leaves: the outcome, no stored answer. */
-    const crashAfterCommit = (user: TestUser, key: string) => env.deps.db.updateTable('idempotency_keys')
-      .set({ state: 'committed', response_status: null, response_body: null }).where('user_id', '=', user.user_id).where('key', '=', key).execute();
+    const crashAfterCommit = (user: TestUser, key: string) =>
+      env.deps.db
+        .updateTable('idempotency_keys')
+        .set({ state: 'committed', response_status: null, response_body: null })
+        .where('user_id', '=', user.user_id)
+        .where('key', '=', key)
+        .execute();
 
-    const cases: Array<{ name: string; user: () => TestUser; url: () => Promise<string> | string; body: () => unknown; status: number; resource: RegExp; id: (body: any) => unknown }> = [
+    const cases: Array<{
+      name: string;
+      user: () => TestUser;
+      url: () => Promise<string> | string;
+      body: () => unknown;
+      status: number;
+      resource: RegExp;
+      id: (body: any) => unknown;
+    }> = [
       { name: 'a donation', user: () => giver, url: () => '/v1/donations', body: () => ({ ein: EIN, amount: 10 }), status: 201, resource: /^donation:\d+$/, id: (b) => b.id },
-      { name: 'a donation under a user id', user: () => giver, url: () => `/v1/users/${giver.user_id}/donations`, body: () => ({ ein: EIN, amount: 11 }), status: 201, resource: /^donation:\d+$/, id: (b) => b.id },
-      { name: 'a gift', user: () => giver, url: () => '/v1/gifts', body: () => ({ name: 'Bo', amount: 20 }), status: 201, resource: /^gift:[0-9a-f-]{36}$/, id: (b) => b.code },
-      { name: 'a recurring donation', user: () => giver, url: () => '/v1/scheduled_donations', body: () => ({ ein: EIN, amount: 12, frequency: 'Monthly' }), status: 201, resource: /^scheduled_donation:\d+$/, id: (b) => b.id },
       {
-        name: 'claiming a gift', user: () => recipient, status: 200, resource: /^gift_action:[0-9a-f-]{36}$/, id: (b) => `${b.code} ${b.status}`, body: () => ({ ein: EIN }),
+        name: 'a donation under a user id',
+        user: () => giver,
+        url: () => `/v1/users/${giver.user_id}/donations`,
+        body: () => ({ ein: EIN, amount: 11 }),
+        status: 201,
+        resource: /^donation:\d+$/,
+        id: (b) => b.id,
+      },
+      { name: 'a gift', user: () => giver, url: () => '/v1/gifts', body: () => ({ name: 'Bo', amount: 20 }), status: 201, resource: /^gift:[0-9a-f-]{36}$/, id: (b) => b.code },
+      {
+        name: 'a recurring donation',
+        user: () => giver,
+        url: () => '/v1/scheduled_donations',
+        body: () => ({ ein: EIN, amount: 12, frequency: 'Monthly' }),
+        status: 201,
+        resource: /^scheduled_donation:\d+$/,
+        id: (b) => b.id,
+      },
+      {
+        name: 'claiming a gift',
+        user: () => recipient,
+        status: 200,
+        resource: /^gift_action:[0-9a-f-]{36}$/,
+        id: (b) => `${b.code} ${b.status}`,
+        body: () => ({ ein: EIN }),
         url: async () => `/v1/gifts/${(await call(env.app, 'POST', '/v1/gifts', { key: giver.key, body: { name: 'Cy', amount: 18 } })).body.code}/claim`,
       },
     ];
 
     for (const c of cases) {
       test(`${c.name}: the outcome is written with the work; after a crash before the answer was stored, a retry replays it`, async () => {
-        const key = `crash-${c.name.replace(/ /g, "-")}`;
+        const key = `crash-${c.name.replace(/ /g, '-')}`;
         const url = await c.url();
         const first = await call(env.app, 'POST', url, { key: c.user().key, body: c.body(), headers: { 'idempotency-key': key } });
         assert.equal(first.status, c.status, JSON.stringify(first.body));
         const stored = await row(c.user(), key);
-        assert.match(stored.resource ?? '', c.resource, 'the outcome was recorded in the use case\'s transaction');
+        assert.match(stored.resource ?? '', c.resource, "the outcome was recorded in the use case's transaction");
         assert.equal(stored.state, 'done');
         await crashAfterCommit(c.user(), key);
         const before = await fingerprint(env.deps);
@@ -67,21 +102,46 @@ for (const { name: engine } of engines()) {
       const first = await call(env.app, 'POST', '/v1/donations', { key: giver.key, body, headers: { 'idempotency-key': key } });
       // Pretend that attempt died before committing: no outcome, still claimed.
       const donationId = first.body.id as number;
-      await env.deps.db.deleteFrom('postings').where('entry_id', 'in', env.deps.db.selectFrom('journal_entries').select('id').where('donation_id', '=', donationId)).execute();
+      await env.deps.db
+        .deleteFrom('postings')
+        .where('entry_id', 'in', env.deps.db.selectFrom('journal_entries').select('id').where('donation_id', '=', donationId))
+        .execute();
       await env.deps.db.deleteFrom('journal_entries').where('donation_id', '=', donationId).execute();
       await env.deps.db.deleteFrom('events').where('object_type', '=', 'donation').where('object_id', '=', donationId).execute();
       await env.deps.db.deleteFrom('donations').where('id', '=', donationId).execute();
-      await env.deps.db.updateTable('ledger_accounts').set((eb) => ({ balance_cents: eb('balance_cents', '+', 1300) })).where('fund_id', '=', giver.fund_id).where('kind', '=', 'available').execute();
-      await env.deps.db.updateTable('ledger_accounts').set((eb) => ({ balance_cents: eb('balance_cents', '-', 1300) })).where('fund_id', '=', giver.fund_id).where('kind', '=', 'reserved').execute();
-      await env.deps.db.updateTable('donation_counts').set((eb) => ({ total: eb('total', '-', 1), public_total: eb('public_total', '-', 1) })).where('user_id', '=', giver.user_id).execute();
-      await env.deps.db.updateTable('idempotency_keys').set({ state: 'in_progress', resource: null, response_status: null, response_body: null, locked_until: new Date(Date.now() + 60_000).toISOString() }).where('key', '=', key).execute();
+      await env.deps.db
+        .updateTable('ledger_accounts')
+        .set((eb) => ({ balance_cents: eb('balance_cents', '+', 1300) }))
+        .where('fund_id', '=', giver.fund_id)
+        .where('kind', '=', 'available')
+        .execute();
+      await env.deps.db
+        .updateTable('ledger_accounts')
+        .set((eb) => ({ balance_cents: eb('balance_cents', '-', 1300) }))
+        .where('fund_id', '=', giver.fund_id)
+        .where('kind', '=', 'reserved')
+        .execute();
+      await env.deps.db
+        .updateTable('donation_counts')
+        .set((eb) => ({ total: eb('total', '-', 1), public_total: eb('public_total', '-', 1) }))
+        .where('user_id', '=', giver.user_id)
+        .execute();
+      await env.deps.db
+        .updateTable('idempotency_keys')
+        .set({ state: 'in_progress', resource: null, response_status: null, response_body: null, locked_until: new Date(Date.now() + 60_000).toISOString() })
+        .where('key', '=', key)
+        .execute();
       await assertLedgerBalanced(env.deps);
       const before = await fingerprint(env.deps);
       const early = await call(env.app, 'POST', '/v1/donations', { key: giver.key, body, headers: { 'idempotency-key': key } });
       assert.equal(early.status, 409);
       assert.equal(early.body.code, 'idempotency_key_in_use');
       assert.deepEqual(await fingerprint(env.deps), before, 'nothing while the first attempt may still be alive');
-      await env.deps.db.updateTable('idempotency_keys').set({ locked_until: new Date(Date.now() - 1000).toISOString() }).where('key', '=', key).execute();
+      await env.deps.db
+        .updateTable('idempotency_keys')
+        .set({ locked_until: new Date(Date.now() - 1000).toISOString() })
+        .where('key', '=', key)
+        .execute();
       const retry = await call(env.app, 'POST', '/v1/donations', { key: giver.key, body, headers: { 'idempotency-key': key } });
       assert.equal(retry.status, 201);
       assert.equal(retry.headers['idempotent-replayed'], undefined, 'done now, for the first time');
@@ -94,10 +154,21 @@ for (const { name: engine } of engines()) {
 
     test('an attempt whose key was taken over rolls its whole transaction back', async () => {
       const key = 'taken-over';
-      await env.deps.db.insertInto('idempotency_keys').values({
-        user_id: giver.user_id, key, request_hash: 'x', state: 'in_progress', response_status: null, response_body: null,
-        locked_until: new Date().toISOString(), created_at: new Date().toISOString(), claim_token: 'the-newer-attempt', resource: null,
-      }).execute();
+      await env.deps.db
+        .insertInto('idempotency_keys')
+        .values({
+          user_id: giver.user_id,
+          key,
+          request_hash: 'x',
+          state: 'in_progress',
+          response_status: null,
+          response_body: null,
+          locked_until: new Date().toISOString(),
+          created_at: new Date().toISOString(),
+          claim_token: 'the-newer-attempt',
+          resource: null,
+        })
+        .execute();
       const before = await fingerprint(env.deps);
       await assert.rejects(
         idempotencyClaims.run({ user_id: giver.user_id, key, token: 'the-older-attempt' }, () => createDonation(env.deps, giver.caller, { ein: EIN, amount_cents: 1400 })),

@@ -19,7 +19,11 @@ const AT = '2026-11-01T00:00:00.000Z';
 const KINDS = ['pending_deposit', 'available', 'reserved', 'portfolio'] as const;
 
 async function insert(db: Db, table: string, row: Record<string, unknown>): Promise<number> {
-  const inserted = await (db as unknown as Db).insertInto(table as 'users').values(row as never).returning('id').executeTakeFirstOrThrow();
+  const inserted = await (db as unknown as Db)
+    .insertInto(table as 'users')
+    .values(row as never)
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return Number(inserted.id);
 }
 
@@ -32,7 +36,16 @@ for (const { name: engine } of engines()) {
         const db = handle.db;
         await migrate(handle, { until: '012_expect' });
         const user = (name: string, slug: string, sandboxOf: number | null) =>
-          insert(db, 'users', { name, slug, city: '', visible: sandboxOf === null ? 1 : 0, onboarding_status: 'complete', status: 'active', created_at: AT, sandbox_of: sandboxOf });
+          insert(db, 'users', {
+            name,
+            slug,
+            city: '',
+            visible: sandboxOf === null ? 1 : 0,
+            onboarding_status: 'complete',
+            status: 'active',
+            created_at: AT,
+            sandbox_of: sandboxOf,
+          });
         const bob = await user('Bob', 'bob', null);
         const twin = await user('Bob', 'bob-sandbox', bob);
         const eve = await user('Eve', 'eve', null);
@@ -51,7 +64,10 @@ for (const { name: engine } of engines()) {
         const post = async (cause: Record<string, number>, moves: Array<[number, number, number]>) => {
           const entry = await insert(db, 'journal_entries', { memo: 'old', created_at: AT, ...cause });
           for (const [from, to, cents] of moves) {
-            for (const [account, amount] of [[from, -cents], [to, cents]] as const) {
+            for (const [account, amount] of [
+              [from, -cents],
+              [to, cents],
+            ] as const) {
               await insert(db, 'postings', { entry_id: entry, account_id: account, amount_cents: amount });
               balances.set(account, (balances.get(account) ?? 0) + amount);
             }
@@ -59,14 +75,36 @@ for (const { name: engine } of engines()) {
           return entry;
         };
         const a = (u: number, kind: string) => (accounts.get(u) as Record<string, number>)[kind] as number;
-        const contribution = (u: number, cents: number) => insert(db, 'contributions', {
-          user_id: u, fund_id: funds.get(u), type: 'wire_payment', status: 'success', units: String(cents / 100), valuation: '1', currency: 'USD', frequency: 'OneTime', amount_cents: cents, created_at: AT,
-        });
+        const contribution = (u: number, cents: number) =>
+          insert(db, 'contributions', {
+            user_id: u,
+            fund_id: funds.get(u),
+            type: 'wire_payment',
+            status: 'success',
+            units: String(cents / 100),
+            valuation: '1',
+            currency: 'USD',
+            frequency: 'OneTime',
+            amount_cents: cents,
+            created_at: AT,
+          });
         const sandboxDeposit = await contribution(twin, 100_000);
         const sandboxEntry = await post({ contribution_id: sandboxDeposit }, [[deposits, a(twin, 'available'), 100_000]]);
         await post({ contribution_id: await contribution(bob, 50_000) }, [[deposits, a(bob, 'available'), 50_000]]);
         // The attack: the twin's gift, accepted by Eve's live key.
-        const gift = await insert(db, 'gifts', { code: '11111111-1111-4111-8111-111111111111', user_id: twin, fund_id: funds.get(twin), name: 'Eve', amount_cents: 30_000, status: 'accepted', claimed: 1, seen: 1, created_at: AT, updated_at: AT, recipient_user_id: eve });
+        const gift = await insert(db, 'gifts', {
+          code: '11111111-1111-4111-8111-111111111111',
+          user_id: twin,
+          fund_id: funds.get(twin),
+          name: 'Eve',
+          amount_cents: 30_000,
+          status: 'accepted',
+          claimed: 1,
+          seen: 1,
+          created_at: AT,
+          updated_at: AT,
+          recipient_user_id: eve,
+        });
         await post({ gift_id: gift }, [[a(twin, 'available'), a(twin, 'reserved'), 30_000]]);
         const crossing = await post({ gift_id: gift }, [[a(twin, 'reserved'), a(eve, 'available'), 30_000]]);
         for (const [account, cents] of balances) await db.updateTable('ledger_accounts').set({ balance_cents: cents }).where('id', '=', account).execute();
@@ -85,15 +123,26 @@ for (const { name: engine } of engines()) {
         assert.equal(await bookOf('contributions', sandboxDeposit), 'test');
         assert.equal(await bookOf('gifts', gift), 'test');
         assert.equal(await bookOf('journal_entries', sandboxEntry), 'test');
-        const outside = await sql<{ id: number; kind: string; book: string; balance_cents: string }>`select id, kind, book, cast(balance_cents as text) as balance_cents from ledger_accounts where fund_id is null order by id`.execute(db);
+        const outside = await sql<{
+          id: number;
+          kind: string;
+          book: string;
+          balance_cents: string;
+        }>`select id, kind, book, cast(balance_cents as text) as balance_cents from ledger_accounts where fund_id is null order by id`.execute(db);
         const of = (book: string, kind: string) => outside.rows.find((r) => r.book === book && r.kind === kind);
         assert.equal(of('live', 'deposits')?.balance_cents, '-50000', 'the live deposits account holds live money only');
-        assert.equal(of('test', 'deposits')?.balance_cents, '-100000', 'the sandbox deposit moved to the sandbox\'s own');
+        assert.equal(of('test', 'deposits')?.balance_cents, '-100000', "the sandbox deposit moved to the sandbox's own");
         const sandboxPostings = await sql<{ account_id: number; book: string }>`select account_id, book from postings where entry_id = ${sandboxEntry} order by id`.execute(db);
-        assert.deepEqual(sandboxPostings.rows.map((p) => [Number(p.account_id), p.book]), [[Number(of('test', 'deposits')?.id), 'test'], [a(twin, 'available'), 'test']]);
+        assert.deepEqual(
+          sandboxPostings.rows.map((p) => [Number(p.account_id), p.book]),
+          [
+            [Number(of('test', 'deposits')?.id), 'test'],
+            [a(twin, 'available'), 'test'],
+          ],
+        );
         const keys = await sql<{ id: number; user_id: number; revoked_at: string | null }>`select id, user_id, revoked_at from api_keys order by id`.execute(db);
         const keyOf = (id: number) => keys.rows.find((k) => Number(k.id) === id);
-        assert.equal(Number(keyOf(bobsTestKey)?.user_id), twin, 'Bob\'s sandbox key now acts for his twin');
+        assert.equal(Number(keyOf(bobsTestKey)?.user_id), twin, "Bob's sandbox key now acts for his twin");
         assert.notEqual(keyOf(evesTestKey)?.revoked_at, null, 'a sandbox key with no twin to go to is revoked');
         assert.equal(keyOf(bobsLiveKey)?.revoked_at, null);
         // The database refuses a new crossing.

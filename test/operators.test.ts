@@ -30,7 +30,12 @@ for (const { name: engine } of engines()) {
     after(async () => env.close());
 
     test('the admin API takes operator tokens only', async () => {
-      for (const [auth, code] of [['', 'unauthenticated'], [`Bearer ${user.key}`, 'invalid_api_key'], ['Bearer alm_admin_nope', 'invalid_api_key'], [token, 'unauthenticated']] as const) {
+      for (const [auth, code] of [
+        ['', 'unauthenticated'],
+        [`Bearer ${user.key}`, 'invalid_api_key'],
+        ['Bearer alm_admin_nope', 'invalid_api_key'],
+        [token, 'unauthenticated'],
+      ] as const) {
         const res = await admin('GET', '/users', undefined, auth);
         assert.equal(res.status, 401, auth);
         assert.equal(res.body.code, code, auth);
@@ -85,9 +90,17 @@ for (const { name: engine } of engines()) {
         [['donations', 'approve', 'abc'], 2, /a donation id must be a positive whole number/],
         [['donations', 'reject', String(scheduledId)], 2, /--reason is required/],
         [['donations', 'explode', '1'], 2, /unknown command: donations explode/],
-        [['contributions', 'record', '--user', '999999', '--type', 'check_payment', '--units', '1', '--valuation', '1', '--currency', 'USD'], 1, /no user 999999 \(user_not_found\)/],
+        [
+          ['contributions', 'record', '--user', '999999', '--type', 'check_payment', '--units', '1', '--valuation', '1', '--currency', 'USD'],
+          1,
+          /no user 999999 \(user_not_found\)/,
+        ],
         [['contributions', 'record', '--user', String(user.user_id), '--type', 'cash', '--units', '1', '--valuation', '1', '--currency', 'USD'], 2, /--type must be one of/],
-        [['contributions', 'record', '--user', String(user.user_id), '--type', 'check_payment', '--units', '1.123456789', '--valuation', '1', '--currency', 'USD'], 1, /units: must be a positive decimal with at most 8 places/],
+        [
+          ['contributions', 'record', '--user', String(user.user_id), '--type', 'check_payment', '--units', '1.123456789', '--valuation', '1', '--currency', 'USD'],
+          1,
+          /units: must be a positive decimal with at most 8 places/,
+        ],
         [['contributions', 'record', '--user', String(user.user_id), '--type', 'check_payment', '--valuation', '1', '--currency', 'USD'], 2, /--units is required/],
         [['contributions', 'advance', String(contributionId), '--to', 'bogus'], 2, /--to must be pending, success or failed/],
         [['contributions', 'advance', '999999', '--to', 'success'], 1, /no contribution 999999/],
@@ -118,12 +131,21 @@ for (const { name: engine } of engines()) {
       assert.match(payAll.stdout, /pay: 1 done/);
       const statement = await cli('users', 'statement', String(user.user_id));
       assert.match(statement.stdout, /reserved\s+-20 {2}donation pay/);
-      const audit = await env.deps.db.selectFrom('audit_log').select(['actor', 'action']).where('object_id', '=', scheduledId).where('object_type', '=', 'donation').orderBy('id').execute();
-      assert.deepEqual(audit.map((a) => a.action), ['donation.approve', 'donation.pay']);
+      const audit = await env.deps.db
+        .selectFrom('audit_log')
+        .select(['actor', 'action'])
+        .where('object_id', '=', scheduledId)
+        .where('object_type', '=', 'donation')
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => a.action),
+        ['donation.approve', 'donation.pay'],
+      );
       assert.match(audit[0]?.actor ?? '', /^cli:/);
     });
 
-    test('a suspended user\'s keys stop working at once; reactivated, they work again', async () => {
+    test("a suspended user's keys stop working at once; reactivated, they work again", async () => {
       assert.equal((await admin('POST', `/users/${user.user_id}/suspend`)).status, 200);
       const res = await call(env.app, 'GET', '/v1/users/me', { key: user.key });
       assert.equal(res.status, 403);

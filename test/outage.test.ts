@@ -77,7 +77,18 @@ describe('the database restarts under load (postgres)', { skip: process.env.TEST
     await proxy.up();
     const viaProxy = new URL(direct);
     viaProxy.host = `127.0.0.1:${proxy.port}`;
-    const config = loadConfig({}, { databaseUrl: viaProxy.toString(), publicUrl: 'https://almoner.test', rateLimitPerMinute: 1_000_000, dbConnectTimeoutMs: 500, dbPoolMax: 8, schedulerIntervalMs: 0, sandboxTickMs: 0 });
+    const config = loadConfig(
+      {},
+      {
+        databaseUrl: viaProxy.toString(),
+        publicUrl: 'https://almoner.test',
+        rateLimitPerMinute: 1_000_000,
+        dbConnectTimeoutMs: 500,
+        dbPoolMax: 8,
+        schedulerIntervalMs: 0,
+        sandboxTickMs: 0,
+      },
+    );
     platform = await openPlatform(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
     app = await buildApp(platform.deps);
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -108,9 +119,13 @@ describe('the database restarts under load (postgres)', { skip: process.env.TEST
         const started = Date.now();
         try {
           const response = write
-            ? await fetch(`${base}/v1/donations`, { method: 'POST', headers: { 'x-api-key': user.key, 'content-type': 'application/json' }, body: JSON.stringify({ ein: EIN, amount: 10 }) })
+            ? await fetch(`${base}/v1/donations`, {
+                method: 'POST',
+                headers: { 'x-api-key': user.key, 'content-type': 'application/json' },
+                body: JSON.stringify({ ein: EIN, amount: 10 }),
+              })
             : await fetch(`${base}/v1/donations?per_page=5`, { headers: { 'x-api-key': user.key } });
-          const body = await response.json() as { id?: number; code?: string };
+          const body = (await response.json()) as { id?: number; code?: string };
           count(`${response.status}${body.code === undefined ? '' : ` ${body.code}`}`);
           if (response.status === 201 && body.id !== undefined) acknowledged.push(body.id);
           if (response.status < 300 && phase.name === 'after' && firstSuccessAfterRestore === 0 && started >= restoredAt) firstSuccessAfterRestore = Date.now();
@@ -140,7 +155,9 @@ describe('the database restarts under load (postgres)', { skip: process.env.TEST
     stop = true;
     await Promise.all(workers);
     const report = Object.fromEntries(Object.entries(outcomes).map(([k, v]) => [k, Object.fromEntries(v)]));
-    process.stderr.write(`database cut for ${restoredAt - cutAt} ms; recovered ${firstSuccessAfterRestore - restoredAt} ms after it returned; outcomes: ${JSON.stringify(report)}\n`);
+    process.stderr.write(
+      `database cut for ${restoredAt - cutAt} ms; recovered ${firstSuccessAfterRestore - restoredAt} ms after it returned; outcomes: ${JSON.stringify(report)}\n`,
+    );
 
     for (const [name, m] of Object.entries(outcomes)) {
       for (const status of m.keys()) {
@@ -169,9 +186,13 @@ describe('the database restarts under load (postgres)', { skip: process.env.TEST
     const caller = donor.caller;
     // Another node holds the fund's accounts: the batch's guarded statement waits in the database.
     let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => { locked = resolve; });
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
     const blocker = env.deps.db.transaction().execute(async (trx) => {
       await lockFundAccounts(trx, 'postgres', donor.fund_id);
       locked();
@@ -179,8 +200,9 @@ describe('the database restarts under load (postgres)', { skip: process.env.TEST
     });
     await isLocked;
     const made = Promise.allSettled(Array.from({ length: 3 }, () => createDonation(platform.deps, caller, { amount_cents: 1000, ein: EIN })));
-    const waiting = async () => Number((await sql<{ n: number }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'with g as%'`.execute(env.deps.db)).rows[0]?.n);
-    for (let i = 0; i < 100 && await waiting() === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const waiting = async () =>
+      Number((await sql<{ n: number }>`select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'with g as%'`.execute(env.deps.db)).rows[0]?.n);
+    for (let i = 0; i < 100 && (await waiting()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(await waiting(), 1, 'the batch waits for the fund in one statement');
     // The connection is lost; the statement goes on in the database and commits once the fund is free.
     await proxy.cut();
@@ -188,9 +210,22 @@ describe('the database restarts under load (postgres)', { skip: process.env.TEST
     release();
     await blocker;
     const results = await made;
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected'], 'the app cannot know: each request fails (503 at the edge)');
-    const count = async () => Number((await env.deps.db.selectFrom('donations').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', donor.user_id).executeTakeFirstOrThrow()).n);
-    for (let i = 0; i < 100 && await count() < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected', 'rejected'],
+      'the app cannot know: each request fails (503 at the edge)',
+    );
+    const count = async () =>
+      Number(
+        (
+          await env.deps.db
+            .selectFrom('donations')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('user_id', '=', donor.user_id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    for (let i = 0; i < 100 && (await count()) < 3; i++) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(await count(), 3, 'written once by the statement that was cut off, never again by a retry');
     await assertLedgerBalanced(env.deps);

@@ -16,7 +16,9 @@ describe('connection pool and statement limits on postgres', { skip: process.env
   after(async () => env.close());
 
   test('with every connection busy, a request gets 503 unavailable in about the connect timeout', async () => {
-    const busy = env.deps.db.transaction().execute(async (trx) => { await sql`select pg_sleep(0.8)`.execute(trx); });
+    const busy = env.deps.db.transaction().execute(async (trx) => {
+      await sql`select pg_sleep(0.8)`.execute(trx);
+    });
     await new Promise((r) => setTimeout(r, 50));
     const started = Date.now();
     const res = await call(env.app, 'GET', '/v1/users/me', { key: user.key });

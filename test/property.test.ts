@@ -43,17 +43,38 @@ const user = fc.nat(ACTORS - 1);
 const book = fc.constantFrom<Book>('live', 'test');
 const pick = fc.nat(1_000_000);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('contribute' as const), user, cents: fc.integer({ min: 1, max: 50_000 }), status: fc.constantFrom('waiting_for_funds' as const, 'pending' as const, 'success' as const) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('contribute' as const),
+      user,
+      cents: fc.integer({ min: 1, max: 50_000 }),
+      status: fc.constantFrom('waiting_for_funds' as const, 'pending' as const, 'success' as const),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('receive' as const, 'clear' as const, 'fail' as const), pick, book }) },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('donate' as const), user, cents: fc.integer({ min: 1000, max: 30_000 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('event' as const), event: fc.constantFrom<DonationEvent>('approve', 'reject', 'pay', 'mail_check', 'cash_check', 'void_check'), pick, book }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('event' as const),
+      event: fc.constantFrom<DonationEvent>('approve', 'reject', 'pay', 'mail_check', 'cash_check', 'void_check'),
+      pick,
+      book,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('gift' as const), user, cents: fc.integer({ min: 1800, max: 20_000 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('accept' as const, 'claim' as const, 'deny' as const), pick, user }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('invest' as const, 'liquidate' as const), user, cents: fc.integer({ min: 1, max: 20_000 }) }) },
 );
 
-interface Fund { pending: number; available: number; reserved: number; portfolio: number }
+interface Fund {
+  pending: number;
+  available: number;
+  reserved: number;
+  portfolio: number;
+}
 interface Model {
   funds: Fund[];
   /** Per book: what its outside accounts hold (deposits received are negative there, grants paid positive). */
@@ -88,7 +109,9 @@ async function outcome(fn: () => Promise<unknown>): Promise<string> {
 for (const { name: engine } of engines()) {
   describe(`money rules property on ${engine}`, () => {
     let env: TestEnv;
-    before(async () => { env = await openEnv(engine); });
+    before(async () => {
+      env = await openEnv(engine);
+    });
     after(async () => env.close());
 
     test(`${STEPS} random operations agree with the model at every step`, { timeout: 600_000 }, async () => {
@@ -99,12 +122,15 @@ for (const { name: engine } of engines()) {
       const users: TestUser[] = [...people];
       for (const person of people) {
         const made = await createKeyForOwner(env.deps, person.user_id, 'property', 'test');
-        const caller = await findCallerByHash(env.deps.db, hashKey(made.key)) as Caller;
+        const caller = (await findCallerByHash(env.deps.db, hashKey(made.key))) as Caller;
         assert.equal(caller.book, 'test');
         users.push({ user_id: caller.user_id, fund_id: caller.fund_id, slug: '', key: made.key, caller });
       }
       const m: Model = {
-        funds: users.map(() => ({ pending: 0, available: 0, reserved: 0, portfolio: 0 })), donations: [], gifts: [], contributions: [],
+        funds: users.map(() => ({ pending: 0, available: 0, reserved: 0, portfolio: 0 })),
+        donations: [],
+        gifts: [],
+        contributions: [],
         outside: { live: { deposits: 0, grants_paid: 0 }, test: { deposits: 0, grants_paid: 0 } },
       };
       const outsideIds = await env.deps.db.selectFrom('ledger_accounts').select(['id', 'kind', 'book']).where('fund_id', 'is', null).execute();
@@ -121,29 +147,57 @@ for (const { name: engine } of engines()) {
             const u = users[op.user] as TestUser;
             let id = 0;
             actual = await outcome(async () => {
-              id = await recordContribution(deps, { user_id: u.user_id, fund_id: u.fund_id, type: 'wire_payment', units: (op.cents / 100).toFixed(2), valuation: '1', currency: 'USD', frequency: 'OneTime', status: op.status }, 'property');
+              id = await recordContribution(
+                deps,
+                {
+                  user_id: u.user_id,
+                  fund_id: u.fund_id,
+                  type: 'wire_payment',
+                  units: (op.cents / 100).toFixed(2),
+                  valuation: '1',
+                  currency: 'USD',
+                  frequency: 'OneTime',
+                  status: op.status,
+                },
+                'property',
+              );
             });
             m.contributions.push({ id, user: op.user, cents: op.cents, status: op.status });
             const f = m.funds[op.user] as Fund;
             if (op.status !== 'waiting_for_funds') m.outside[bookOf(op.user)].deposits -= op.cents;
             if (op.status === 'pending') f.pending += op.cents;
-            if (op.status === 'success') { f.available += op.cents; promote(m, op.user); }
+            if (op.status === 'success') {
+              f.available += op.cents;
+              promote(m, op.user);
+            }
             break;
           }
-          case 'receive': case 'clear': case 'fail': {
+          case 'receive':
+          case 'clear':
+          case 'fail': {
             const c = m.contributions[op.pick % Math.max(1, m.contributions.length)];
             if (c === undefined) continue;
             const to = op.kind === 'receive' ? 'pending' : op.kind === 'clear' ? 'success' : 'failed';
             const inBook = bookOf(c.user) === op.book;
-            const allowed = inBook && ((c.status === 'waiting_for_funds' && (to === 'pending' || to === 'failed')) || (c.status === 'pending' && (to === 'success' || to === 'failed')));
+            const allowed =
+              inBook && ((c.status === 'waiting_for_funds' && (to === 'pending' || to === 'failed')) || (c.status === 'pending' && (to === 'success' || to === 'failed')));
             expected = !inBook ? 'contribution_not_found' : allowed ? 'ok' : 'invalid_transition';
             actual = await outcome(() => advanceContribution(deps, op.book, c.id, to, 'property'));
             if (allowed) {
               const f = m.funds[c.user] as Fund;
               const outside = m.outside[bookOf(c.user)];
-              if (c.status === 'waiting_for_funds' && to === 'pending') { f.pending += c.cents; outside.deposits -= c.cents; }
-              if (c.status === 'pending' && to === 'success') { f.pending -= c.cents; f.available += c.cents; }
-              if (c.status === 'pending' && to === 'failed') { f.pending -= c.cents; outside.deposits += c.cents; }
+              if (c.status === 'waiting_for_funds' && to === 'pending') {
+                f.pending += c.cents;
+                outside.deposits -= c.cents;
+              }
+              if (c.status === 'pending' && to === 'success') {
+                f.pending -= c.cents;
+                f.available += c.cents;
+              }
+              if (c.status === 'pending' && to === 'failed') {
+                f.pending -= c.cents;
+                outside.deposits += c.cents;
+              }
               c.status = to;
               if (to === 'success') promote(m, c.user);
             }
@@ -152,10 +206,15 @@ for (const { name: engine } of engines()) {
           case 'donate': {
             const u = users[op.user] as TestUser;
             let created = { id: 0, status: '' };
-            actual = await outcome(async () => { created = await createDonation(deps, u.caller, { amount_cents: op.cents, ein: '261544963' }); });
+            actual = await outcome(async () => {
+              created = await createDonation(deps, u.caller, { amount_cents: op.cents, ein: '261544963' });
+            });
             const f = m.funds[op.user] as Fund;
             const status = f.available >= op.cents ? 'scheduled' : 'waiting_for_funds';
-            if (status === 'scheduled') { f.available -= op.cents; f.reserved += op.cents; }
+            if (status === 'scheduled') {
+              f.available -= op.cents;
+              f.reserved += op.cents;
+            }
             m.donations.push({ id: created.id, user: op.user, cents: op.cents, status });
             assert.equal(created.status, status, label);
             break;
@@ -170,7 +229,11 @@ for (const { name: engine } of engines()) {
               const f = m.funds[d.user] as Fund;
               const wasScheduled = d.status === 'scheduled';
               d.status = 'not_completed';
-              if (wasScheduled) { f.reserved -= d.cents; f.available += d.cents; promote(m, d.user); }
+              if (wasScheduled) {
+                f.reserved -= d.cents;
+                f.available += d.cents;
+                promote(m, d.user);
+              }
             }
             break;
           }
@@ -186,9 +249,20 @@ for (const { name: engine } of engines()) {
               const f = m.funds[d.user] as Fund;
               const outside = m.outside[bookOf(d.user)];
               d.status = rule.to;
-              if (rule.move === 'reserved_to_available') { f.reserved -= d.cents; f.available += d.cents; promote(m, d.user); }
-              if (rule.move === 'reserved_to_grants_paid') { f.reserved -= d.cents; outside.grants_paid += d.cents; }
-              if (rule.move === 'grants_paid_to_available') { f.available += d.cents; outside.grants_paid -= d.cents; promote(m, d.user); }
+              if (rule.move === 'reserved_to_available') {
+                f.reserved -= d.cents;
+                f.available += d.cents;
+                promote(m, d.user);
+              }
+              if (rule.move === 'reserved_to_grants_paid') {
+                f.reserved -= d.cents;
+                outside.grants_paid += d.cents;
+              }
+              if (rule.move === 'grants_paid_to_available') {
+                f.available += d.cents;
+                outside.grants_paid -= d.cents;
+                promote(m, d.user);
+              }
             }
             break;
           }
@@ -197,7 +271,9 @@ for (const { name: engine } of engines()) {
             const f = m.funds[op.user] as Fund;
             expected = f.available >= op.cents ? 'ok' : 'insufficient_funds';
             let code = '';
-            actual = await outcome(async () => { code = (await createGift(deps, u.caller, { name: 'Someone', amount_cents: op.cents })).code; });
+            actual = await outcome(async () => {
+              code = (await createGift(deps, u.caller, { name: 'Someone', amount_cents: op.cents })).code;
+            });
             if (expected === 'ok') {
               f.available -= op.cents;
               f.reserved += op.cents;
@@ -206,7 +282,9 @@ for (const { name: engine } of engines()) {
             }
             break;
           }
-          case 'accept': case 'claim': case 'deny': {
+          case 'accept':
+          case 'claim':
+          case 'deny': {
             const g = m.gifts[op.pick % Math.max(1, m.gifts.length)];
             if (g === undefined) continue;
             const recipient = users[op.user] as TestUser;
@@ -237,15 +315,22 @@ for (const { name: engine } of engines()) {
             }
             break;
           }
-          case 'invest': case 'liquidate': {
+          case 'invest':
+          case 'liquidate': {
             const u = users[op.user] as TestUser;
             const f = m.funds[op.user] as Fund;
             const source = op.kind === 'invest' ? f.available : f.portfolio;
             expected = source >= op.cents ? 'ok' : 'insufficient_funds';
             actual = await outcome(() => movePortfolio(deps, u.fund_id, op.kind, op.cents, 'property'));
             if (expected === 'ok') {
-              if (op.kind === 'invest') { f.available -= op.cents; f.portfolio += op.cents; }
-              else { f.portfolio -= op.cents; f.available += op.cents; promote(m, op.user); }
+              if (op.kind === 'invest') {
+                f.available -= op.cents;
+                f.portfolio += op.cents;
+              } else {
+                f.portfolio -= op.cents;
+                f.available += op.cents;
+                promote(m, op.user);
+              }
             }
             break;
           }
@@ -261,7 +346,15 @@ for (const { name: engine } of engines()) {
           assert.equal(r.balance_cents, m.outside[account.book][account.kind as 'deposits' | 'grants_paid'], `${label}: ${account.book} ${account.kind}`);
         }
         // Every fund's four figures agree with the model after every step.
-        const rows = await deps.db.selectFrom('ledger_accounts').select(['fund_id', 'kind', 'balance_cents']).where('fund_id', 'in', users.map((u) => u.fund_id)).execute();
+        const rows = await deps.db
+          .selectFrom('ledger_accounts')
+          .select(['fund_id', 'kind', 'balance_cents'])
+          .where(
+            'fund_id',
+            'in',
+            users.map((u) => u.fund_id),
+          )
+          .execute();
         for (const [i, u] of users.entries()) {
           const f = m.funds[i] as Fund;
           const got = Object.fromEntries(rows.filter((r) => r.fund_id === u.fund_id).map((r) => [r.kind, r.balance_cents]));
@@ -274,8 +367,28 @@ for (const { name: engine } of engines()) {
         }
       }
       // The sequence reached every kind of outcome that matters.
-      for (const k of ['contribute:ok', 'clear:ok', 'fail:ok', 'clear:contribution_not_found', 'donate:ok', 'cancel:ok', 'cancel:donation_not_cancellable', 'event:ok', 'event:invalid_transition', 'event:donation_not_found',
-        'gift:ok', 'gift:insufficient_funds', 'accept:ok', 'accept:gift_not_found', 'claim:ok', 'claim:gift_not_found', 'deny:ok', 'deny:gift_not_found', 'invest:ok', 'liquidate:ok']) {
+      for (const k of [
+        'contribute:ok',
+        'clear:ok',
+        'fail:ok',
+        'clear:contribution_not_found',
+        'donate:ok',
+        'cancel:ok',
+        'cancel:donation_not_cancellable',
+        'event:ok',
+        'event:invalid_transition',
+        'event:donation_not_found',
+        'gift:ok',
+        'gift:insufficient_funds',
+        'accept:ok',
+        'accept:gift_not_found',
+        'claim:ok',
+        'claim:gift_not_found',
+        'deny:ok',
+        'deny:gift_not_found',
+        'invest:ok',
+        'liquidate:ok',
+      ]) {
         assert.ok((seen.get(k) ?? 0) > 0, `the sequence exercised ${k}`);
       }
       await assertLedgerBalanced(env.deps);

@@ -68,7 +68,11 @@ for (const { name: engine } of engines()) {
         applyDonationEventToMany(env.deps, 'live', ids, 'pay', { actor: 'operator a' }),
         applyDonationEventToMany(env.deps, 'live', [...ids].reverse(), 'pay', { actor: 'operator b' }),
       ]);
-      assert.deepEqual([...a.done, ...b.done].sort((x, y) => x - y), ids, 'every donation paid by exactly one operator');
+      assert.deepEqual(
+        [...a.done, ...b.done].sort((x, y) => x - y),
+        ids,
+        'every donation paid by exactly one operator',
+      );
       assert.equal(a.skipped.length + b.skipped.length, 20);
       const payments = await env.deps.db.selectFrom('journal_entries').select('donation_id').where('memo', '=', 'donation pay').where('donation_id', 'in', ids).execute();
       assert.equal(payments.length, 20, 'one payment entry per donation');
@@ -82,9 +86,20 @@ for (const { name: engine } of engines()) {
       }
       const runs = await Promise.all([schedulerProcess(env, '2030-03-01'), schedulerProcess(env, '2030-03-01')]);
       // 2030-01-01 to 2030-02-26, weekly: 9 dates for each of 5 schedules, between the two processes.
-      assert.equal(runs.reduce((sum, n) => sum + n, 0), 45, `made ${runs.join(' + ')}`);
-      const made = await env.deps.db.selectFrom('donations').select(['scheduled_donation_id', 'scheduled_for'])
-        .where('scheduled_donation_id', 'in', schedules.map((s) => s.id)).execute();
+      assert.equal(
+        runs.reduce((sum, n) => sum + n, 0),
+        45,
+        `made ${runs.join(' + ')}`,
+      );
+      const made = await env.deps.db
+        .selectFrom('donations')
+        .select(['scheduled_donation_id', 'scheduled_for'])
+        .where(
+          'scheduled_donation_id',
+          'in',
+          schedules.map((s) => s.id),
+        )
+        .execute();
       assert.equal(made.length, 45);
       assert.equal(new Set(made.map((d) => `${d.scheduled_donation_id}@${d.scheduled_for}`)).size, 45, 'no date made twice');
       assert.deepEqual(await runScheduler(env.deps, '2030-03-01'), { created: 0 });
@@ -101,7 +116,10 @@ for (const { name: engine } of engines()) {
       assert.equal(first.created + rest.created, 6);
       assert.deepEqual(await runScheduler(env.deps, '2031-06-30'), { created: 0 });
       const made = await env.deps.db.selectFrom('donations').select('scheduled_for').where('scheduled_donation_id', '=', s.id).orderBy('scheduled_for').execute();
-      assert.deepEqual(made.map((d) => d.scheduled_for), ['2031-01-31', '2031-02-28', '2031-03-31', '2031-04-30', '2031-05-31', '2031-06-30']);
+      assert.deepEqual(
+        made.map((d) => d.scheduled_for),
+        ['2031-01-31', '2031-02-28', '2031-03-31', '2031-04-30', '2031-05-31', '2031-06-30'],
+      );
     });
   });
 }

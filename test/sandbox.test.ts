@@ -39,7 +39,10 @@ for (const { name: engine } of engines()) {
 
     test('live keys cannot use the sandbox endpoints', async () => {
       const before = await fingerprint(env.deps);
-      for (const [url, body] of [['/v1/sandbox/deposits', { amount: 100 }], ['/v1/sandbox/advance', { object: 'donation', id: 1, event: 'approve' }]] as const) {
+      for (const [url, body] of [
+        ['/v1/sandbox/deposits', { amount: 100 }],
+        ['/v1/sandbox/advance', { object: 'donation', id: 1, event: 'approve' }],
+      ] as const) {
         const res = await call(env.app, 'POST', url, { key: live.key, body });
         assert.equal(res.status, 403, url);
         assert.equal(res.body.code, 'forbidden');

@@ -25,7 +25,11 @@ async function withFreshDatabase(name: string, run: (url: string, key: string) =
 test('SIGTERM drops no request: not ready first, then in-flight requests finish, then exit 0', async () => {
   await withFreshDatabase('Shutdown Tester', async (url, key) => {
     const { server, base, exited } = await startServerProcess(url, { SHUTDOWN_GRACE_MS: '400' });
-    const get = (path: string) => fetch(`${base}${path}`, { headers: { 'x-api-key': key } }).then((r) => r.status, () => 0);
+    const get = (path: string) =>
+      fetch(`${base}${path}`, { headers: { 'x-api-key': key } }).then(
+        (r) => r.status,
+        () => 0,
+      );
 
     const before = await Promise.all(Array.from({ length: 50 }, () => get('/v1/users/me')));
     assert.deepEqual([...new Set(before)], [200]);
@@ -46,7 +50,9 @@ test('serve --workers 2: two processes share one port; a dead worker is replaced
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
-    primary.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    primary.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
     const exited = new Promise<number | null>((resolve) => primary.on('exit', resolve));
     const listening = () => [...out.matchAll(/"pid":(\d+)[^\n]*Server listening at (http:\/\/127\.0\.0\.1:\d+)/g)];
     const waitFor = async (n: number) => {

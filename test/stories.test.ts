@@ -18,7 +18,8 @@ for (const { name: engine } of engines()) {
     let entry = 0;
     const clock = new TestClock('2026-01-31T09:00:00.000Z');
 
-    const admin = (method: string, url: string, body?: unknown) => call(env.app, method, `/admin/v1${url}`, { headers: { authorization: `Bearer ${op}` }, ...(body === undefined ? {} : { body }) });
+    const admin = (method: string, url: string, body?: unknown) =>
+      call(env.app, method, `/admin/v1${url}`, { headers: { authorization: `Bearer ${op}` }, ...(body === undefined ? {} : { body }) });
     /** The journal lines written since the last step. */
     const step = async () => {
       const { text, last } = await journalSince(env.deps, entry);
@@ -44,19 +45,19 @@ for (const { name: engine } of engines()) {
 
       const c = await admin('POST', '/contributions', { user_id: ada.user_id, type: 'check_payment', units: '150', valuation: '1', currency: 'USD' });
       assert.equal(c.status, 201);
-      assert.equal(await step(), lines(
-        'deposits                    -150.00  contribution pending',
-        'ada.pending_deposit          150.00  contribution pending',
-      ));
+      assert.equal(await step(), lines('deposits                    -150.00  contribution pending', 'ada.pending_deposit          150.00  contribution pending'));
       assert.equal(await balancesOf(env.deps, ada.fund_id), 'pending_deposit 150.00 | available 0.00 | reserved 0.00 | portfolio 0.00');
 
       assert.equal((await admin('POST', `/contributions/${c.body.id}/advance`, { status: 'success' })).status, 200);
-      assert.equal(await step(), lines(
-        'ada.pending_deposit         -150.00  contribution success',
-        'ada.available                150.00  contribution success',
-        'ada.available               -100.00  donation scheduled: hold',
-        'ada.reserved                 100.00  donation scheduled: hold',
-      ));
+      assert.equal(
+        await step(),
+        lines(
+          'ada.pending_deposit         -150.00  contribution success',
+          'ada.available                150.00  contribution success',
+          'ada.available               -100.00  donation scheduled: hold',
+          'ada.reserved                 100.00  donation scheduled: hold',
+        ),
+      );
       assert.equal((await call(env.app, 'GET', `/v1/donations/${d.body.id}`, { key: ada.key })).body.status, 'scheduled');
 
       assert.deepEqual((await admin('POST', `/donations/${d.body.id}/approve`)).body, { id: d.body.id, status: 'approved' });
@@ -64,38 +65,32 @@ for (const { name: engine } of engines()) {
 
       clock.advance(86_400_000);
       assert.equal((await admin('POST', `/donations/${d.body.id}/mail_check`)).body.status, 'check_mailed');
-      assert.equal(await step(), lines(
-        'ada.reserved                -100.00  donation mail check',
-        'grants_paid                  100.00  donation mail check',
-      ));
+      assert.equal(await step(), lines('ada.reserved                -100.00  donation mail check', 'grants_paid                  100.00  donation mail check'));
       const mailed = await call(env.app, 'GET', `/v1/donations/${d.body.id}`, { key: ada.key });
       assert.equal(mailed.body.mailed_at, '2026-02-01T09:00:00.000Z');
 
       assert.equal((await admin('POST', `/donations/${d.body.id}/void_check`)).body.status, 'not_completed');
-      assert.equal(await step(), lines(
-        'grants_paid                 -100.00  donation void check',
-        'ada.available                100.00  donation void check',
-      ));
+      assert.equal(await step(), lines('grants_paid                 -100.00  donation void check', 'ada.available                100.00  donation void check'));
       assert.equal(await balancesOf(env.deps, ada.fund_id), 'pending_deposit 0.00 | available 150.00 | reserved 0.00 | portfolio 0.00');
 
       const audit = await admin('GET', `/audit?object_type=donation&object_id=${d.body.id}`);
-      assert.deepEqual(audit.body.items.map((a: { action: string; actor: string }) => `${a.actor} ${a.action}`), [
-        'admin:story operator donation.void_check', 'admin:story operator donation.mail_check', 'admin:story operator donation.approve',
-      ]);
+      assert.deepEqual(
+        audit.body.items.map((a: { action: string; actor: string }) => `${a.actor} ${a.action}`),
+        ['admin:story operator donation.void_check', 'admin:story operator donation.mail_check', 'admin:story operator donation.approve'],
+      );
       assert.deepEqual(audit.body.items[0].before, { status: 'check_mailed' });
       const events = await call(env.app, 'GET', '/v1/events', { key: ada.key });
-      assert.deepEqual(events.body.items.filter((e: { object_type: string }) => e.object_type === 'donation').map((e: { data: { status: string } }) => e.data.status),
-        ['not_completed', 'check_mailed', 'approved', 'scheduled', 'waiting_for_funds']);
+      assert.deepEqual(
+        events.body.items.filter((e: { object_type: string }) => e.object_type === 'donation').map((e: { data: { status: string } }) => e.data.status),
+        ['not_completed', 'check_mailed', 'approved', 'scheduled', 'waiting_for_funds'],
+      );
     });
 
-    test('a gift is claimed to a non-profit: the hold becomes a donation from the giver\'s fund', async () => {
+    test("a gift is claimed to a non-profit: the hold becomes a donation from the giver's fund", async () => {
       await admin('POST', '/contributions', { user_id: grace.user_id, type: 'wire_payment', units: '500', valuation: '1', currency: 'USD', status: 'success' });
       await step();
       const g = await call(env.app, 'POST', '/v1/gifts', { key: grace.key, body: { name: 'Ada', amount: 50, message: 'For you' } });
-      assert.equal(await step(), lines(
-        'grace.available              -50.00  gift created: hold',
-        'grace.reserved                50.00  gift created: hold',
-      ));
+      assert.equal(await step(), lines('grace.available              -50.00  gift created: hold', 'grace.reserved                50.00  gift created: hold'));
       const own = await call(env.app, 'POST', `/v1/gifts/${g.body.code}/claim`, { key: grace.key, body: { ein: '261544963' } });
       assert.equal(own.status, 403, 'the giver cannot claim their own gift');
       const claimed = await call(env.app, 'POST', `/v1/gifts/${g.body.code}/claim`, { key: ada.key, body: { ein: '26-1544963' } });
@@ -104,12 +99,15 @@ for (const { name: engine } of engines()) {
       assert.equal(claimed.body.claimed, true);
       assert.equal(claimed.body.seen, true);
       assert.equal(claimed.body.ein, '261544963');
-      assert.equal(await step(), lines(
-        'grace.reserved               -50.00  gift claimed: hold released',
-        'grace.available               50.00  gift claimed: hold released',
-        'grace.available              -50.00  donation scheduled from a gift: hold',
-        'grace.reserved                50.00  donation scheduled from a gift: hold',
-      ));
+      assert.equal(
+        await step(),
+        lines(
+          'grace.reserved               -50.00  gift claimed: hold released',
+          'grace.available               50.00  gift claimed: hold released',
+          'grace.available              -50.00  donation scheduled from a gift: hold',
+          'grace.reserved                50.00  donation scheduled from a gift: hold',
+        ),
+      );
       const donations = await call(env.app, 'GET', '/v1/donations', { key: grace.key });
       assert.equal(donations.body.items[0].note, 'Gift to Ada');
       assert.equal(donations.body.items[0].status, 'scheduled');
@@ -135,32 +133,26 @@ for (const { name: engine } of engines()) {
       const denied = await call(env.app, 'POST', `/v1/gifts/${g.body.code}/deny`, { key: ada.key });
       assert.equal(denied.body.status, 'denied');
       assert.equal(denied.body.claimed, false);
-      assert.equal(await step(), lines(
-        'grace.reserved               -20.00  gift denied: hold released',
-        'grace.available               20.00  gift denied: hold released',
-      ));
+      assert.equal(await step(), lines('grace.reserved               -20.00  gift denied: hold released', 'grace.available               20.00  gift denied: hold released'));
     });
 
-    test('a gift is accepted into the recipient\'s fund', async () => {
+    test("a gift is accepted into the recipient's fund", async () => {
       const g = await call(env.app, 'POST', '/v1/gifts', { key: grace.key, body: { name: 'Ada', amount: 30 } });
       await step();
       const accepted = await call(env.app, 'POST', `/v1/gifts/${g.body.code}/accept`, { key: ada.key });
       assert.equal(accepted.body.status, 'accepted');
       assert.equal(accepted.body.claimed, true);
-      assert.equal(await step(), lines(
-        'grace.reserved               -30.00  gift accepted',
-        'ada.available                 30.00  gift accepted',
-      ));
+      assert.equal(await step(), lines('grace.reserved               -30.00  gift accepted', 'ada.available                 30.00  gift accepted'));
       assert.equal(await balancesOf(env.deps, ada.fund_id), 'pending_deposit 0.00 | available 180.00 | reserved 0.00 | portfolio 0.00');
     });
 
     test('an operator invests and liquidates: portfolio_balance is real', async () => {
       assert.equal((await admin('POST', `/users/${ada.user_id}/portfolio`, { move: 'invest', amount: 80 })).status, 200);
       const audit = await env.deps.db.selectFrom('audit_log').select('id').where('action', '=', 'portfolio.invest').executeTakeFirstOrThrow();
-      assert.equal(await step(), lines(
-        `ada.available                -80.00  portfolio invest (audit ${audit.id})`,
-        `ada.portfolio                 80.00  portfolio invest (audit ${audit.id})`,
-      ));
+      assert.equal(
+        await step(),
+        lines(`ada.available                -80.00  portfolio invest (audit ${audit.id})`, `ada.portfolio                 80.00  portfolio invest (audit ${audit.id})`),
+      );
       const balance = await call(env.app, 'GET', '/v1/users/me/balance', { key: ada.key });
       assert.deepEqual(balance.body, { amount: 180, pending_deposit_balance: 0, portfolio_balance: 80, available_balance: 100 });
       const tooMuch = await admin('POST', `/users/${ada.user_id}/portfolio`, { move: 'liquidate', amount: 80.01 });
@@ -179,18 +171,20 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(await runScheduler(env.deps, '2026-01-31'), { created: 0 });
       assert.deepEqual(await runScheduler(env.deps, '2026-02-01'), { created: 1 });
       assert.deepEqual(await runScheduler(env.deps, '2026-02-01'), { created: 0 });
-      assert.equal(await step(), lines(
-        'ada.available                -60.00  donation scheduled: hold',
-        'ada.reserved                  60.00  donation scheduled: hold',
-      ));
+      assert.equal(await step(), lines('ada.available                -60.00  donation scheduled: hold', 'ada.reserved                  60.00  donation scheduled: hold'));
       // Two months later, in one run: March's and April's. April finds too little available and waits.
       assert.deepEqual(await runScheduler(env.deps, '2026-04-15'), { created: 2 });
-      assert.equal(await step(), lines(
-        'ada.available                -60.00  donation scheduled: hold',
-        'ada.reserved                  60.00  donation scheduled: hold',
-      ));
-      const made = await env.deps.db.selectFrom('donations').select(['status', 'scheduled_for', 'scheduled_donation_id']).where('scheduled_donation_id', '=', s.body.id).orderBy('id').execute();
-      assert.deepEqual(made.map((d) => `${d.scheduled_for} ${d.status}`), ['2026-02-01 scheduled', '2026-03-01 scheduled', '2026-04-01 waiting_for_funds']);
+      assert.equal(await step(), lines('ada.available                -60.00  donation scheduled: hold', 'ada.reserved                  60.00  donation scheduled: hold'));
+      const made = await env.deps.db
+        .selectFrom('donations')
+        .select(['status', 'scheduled_for', 'scheduled_donation_id'])
+        .where('scheduled_donation_id', '=', s.body.id)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        made.map((d) => `${d.scheduled_for} ${d.status}`),
+        ['2026-02-01 scheduled', '2026-03-01 scheduled', '2026-04-01 waiting_for_funds'],
+      );
       const listed = await call(env.app, 'GET', '/v1/donations', { key: ada.key });
       assert.equal(listed.body.items[0].scheduled_donation_id, s.body.id);
       const got = await call(env.app, 'GET', `/v1/scheduled_donations/${s.body.id}`, { key: ada.key });

@@ -37,7 +37,8 @@ export class WebClient {
 
   async request(method: 'GET' | 'POST', url: string, options: { body?: string; headers?: Record<string, string> } = {}): Promise<Page> {
     const response = await this.#app.inject({
-      method, url,
+      method,
+      url,
       headers: { ...(this.cookies.size > 0 ? { cookie: this.cookieHeader() } : {}), ...options.headers },
       ...(options.body === undefined ? {} : { payload: options.body }),
     });
@@ -76,5 +77,9 @@ export class WebClient {
 
 /** The text of a page without tags, spaces collapsed: what a person reads. */
 export function textOf(body: string): string {
-  return body.replace(/<script[\s\S]*?<\/script>/g, ' ').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
+  return body
+    .replace(/<script[\s\S]*?<\/script>/g, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

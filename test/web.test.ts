@@ -16,7 +16,6 @@ async function userIdOf(env: TestEnv, email: string): Promise<number> {
   return row.user_id;
 }
 
-
 for (const { name: engine } of engines()) {
   describe(`web app (${engine})`, () => {
     let env: TestEnv;
@@ -245,7 +244,7 @@ for (const { name: engine } of engines()) {
       assert.equal((await b.post('/dashboard/donations', fields)).status, 303, 'the same form with its token works');
     });
 
-    test('API keys: created with a name and shown once, listed by their last 4, revoked at once; another user\'s key is out of reach', async () => {
+    test("API keys: created with a name and shown once, listed by their last 4, revoked at once; another user's key is out of reach", async () => {
       const b = new WebClient(env.app);
       const address = email();
       await b.signUp('Keys', address);
@@ -443,7 +442,7 @@ for (const { name: engine } of engines()) {
       assert.equal((await visitor.get('/no-such-person')).status, 404);
     });
 
-    test('profile settings refuse bad values and others\' addresses, and change nothing', async () => {
+    test("profile settings refuse bad values and others' addresses, and change nothing", async () => {
       const first = new WebClient(env.app);
       await first.signUp('Taken Name', email());
       const takenSlug = (await env.deps.db.selectFrom('users').select('slug').where('name', '=', 'Taken Name').executeTakeFirstOrThrow()).slug;
@@ -479,7 +478,13 @@ for (const { name: engine } of engines()) {
       const keys = await b.get((await b.post('/settings/keys', { name: XSS })).location!);
       const dash = await b.get('/dashboard');
       const gift = /readonly value="https:\/\/almoner\.test(\/gifts\/[0-9a-f-]{36})"/.exec(dash.body)?.[1];
-      const slug = (await env.deps.db.selectFrom('users').select('slug').where('id', '=', await userIdOf(env, address)).executeTakeFirstOrThrow()).slug;
+      const slug = (
+        await env.deps.db
+          .selectFrom('users')
+          .select('slug')
+          .where('id', '=', await userIdOf(env, address))
+          .executeTakeFirstOrThrow()
+      ).slug;
       const pages = [dash, keys, await new WebClient(env.app).get(`/${slug}`), await new WebClient(env.app).get(gift!)];
       for (const page of pages) {
         assert.equal(page.status, 200);

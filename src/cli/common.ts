@@ -5,7 +5,6 @@ import { openPlatform } from '../platform.ts';
 import pino from 'pino';
 import { userInfo } from 'node:os';
 
-
 export class UsageError extends Error {}
 
 export async function withPlatform<T>(fn: (p: Awaited<ReturnType<typeof openPlatform>>) => Promise<T>): Promise<T> {

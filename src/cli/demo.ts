@@ -9,7 +9,6 @@ import { userIdBySlug } from '../modules/users/index.ts';
 import pino from 'pino';
 import pretty from 'pino-pretty';
 
-
 /** A demo log line: a request as `GET /v1/donations` then `-> 200 in 11 ms`, anything else as its message and fields. */
 function demoLine(entry: Record<string, unknown>, messageKey: string): string {
   const req = entry.req as { method?: string; url?: string } | undefined;
@@ -23,7 +22,10 @@ function demoLine(entry: Record<string, unknown>, messageKey: string): string {
 export async function demo(): Promise<void> {
   const config = loadConfig();
   // The demo is watched by a person: one readable line per log entry (production logs stay JSON).
-  const log = pino({ level: config.logLevel }, pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', hideObject: true, messageFormat: demoLine }));
+  const log = pino(
+    { level: config.logLevel },
+    pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', hideObject: true, messageFormat: demoLine }),
+  );
   const platform = await openPlatform(config, { log });
   const result = await seedDemo(platform.deps);
   let key = result.key;
@@ -35,17 +37,21 @@ export async function demo(): Promise<void> {
   await app.listen({ host: config.host, port: config.port });
   const stopJobs = startJobs(platform);
   const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
-  process.stdout.write([
-    '',
-    `Almoner is running at ${base} on ${config.databaseUrl}${result.created ? ' (demo data loaded)' : ''}`,
-    key !== undefined ? `Demo API key for Ada Lovelace (shown once): ${key}` : 'No demo user "ada" here: create one with `npx almoner users create --name NAME`.',
-    key !== undefined ? `Try:  curl -s -H 'X-Api-Key: ${key}' ${base}/v1/donations` : '',
-    result.operator_token !== undefined ? `Operator token (shown once): ${result.operator_token}   e.g. curl -s -H 'Authorization: Bearer ${result.operator_token}' ${base}/admin/v1/users` : '',
-    `Web app: ${config.publicUrl}  (sign in as ada@example.org, grace@example.org or katherine@example.org, password ${DEMO_PASSWORD})`,
-    `API reference: ${base}/docs    OpenAPI: ${base}/openapi.json`,
-    'Stop with Ctrl-C.',
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      '',
+      `Almoner is running at ${base} on ${config.databaseUrl}${result.created ? ' (demo data loaded)' : ''}`,
+      key !== undefined ? `Demo API key for Ada Lovelace (shown once): ${key}` : 'No demo user "ada" here: create one with `npx almoner users create --name NAME`.',
+      key !== undefined ? `Try:  curl -s -H 'X-Api-Key: ${key}' ${base}/v1/donations` : '',
+      result.operator_token !== undefined
+        ? `Operator token (shown once): ${result.operator_token}   e.g. curl -s -H 'Authorization: Bearer ${result.operator_token}' ${base}/admin/v1/users`
+        : '',
+      `Web app: ${config.publicUrl}  (sign in as ada@example.org, grace@example.org or katherine@example.org, password ${DEMO_PASSWORD})`,
+      `API reference: ${base}/docs    OpenAPI: ${base}/openapi.json`,
+      'Stop with Ctrl-C.',
+      '',
+    ].join('\n'),
+  );
   const stop = async () => {
     stopJobs();
     await app.close();

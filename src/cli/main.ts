@@ -75,8 +75,13 @@ async function usersCreate(args: string[]): Promise<void> {
   if (values.slug !== undefined && !/^[a-z0-9-]{1,60}$/i.test(values.slug)) throw new UsageError('--slug takes letters, digits and dashes (at most 60)');
   await withPlatform(async ({ deps }) => {
     const { email, password } = values;
-    const created = await createUserWithKey(deps, { name, slug: values.slug, city: values.city, visible: !values.private }, { name: values['key-name'], mode: values.test ? 'test' : 'live' }, actor(),
-      email === undefined || password === undefined ? undefined : (trx, userId) => addAccount(deps, userId, email, password, trx));
+    const created = await createUserWithKey(
+      deps,
+      { name, slug: values.slug, city: values.city, visible: !values.private },
+      { name: values['key-name'], mode: values.test ? 'test' : 'live' },
+      actor(),
+      email === undefined || password === undefined ? undefined : (trx, userId) => addAccount(deps, userId, email, password, trx),
+    );
     const wanted = slugify(values.slug ?? name);
     process.stdout.write(`Created user ${created.user_id} (${created.slug}) with fund ${created.fund_id}.\n`);
     if (created.slug !== wanted) process.stdout.write(`Note: this user's profile is /${created.slug} (not /${wanted}: taken, reserved or too long).\n`);
@@ -124,13 +129,15 @@ async function importNonProfits(args: string[]): Promise<number> {
     });
     if (process.stderr.isTTY === true) process.stderr.write('\n');
     const seconds = (Date.now() - started) / 1000;
-    process.stdout.write([
-      `Imported ${summary.rows.toLocaleString('en-US')} rows from ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(1)} s:`,
-      `  added ${summary.added}, updated ${summary.updated}, unchanged ${summary.unchanged}, kept newer ${summary.older}, marked removed ${summary.removed}, rejected ${summary.rejected}`,
-      ...summary.rejections.slice(0, 50).map((r) => `  rejected ${r.file}:${r.line}: ${r.reason}`),
-      ...(summary.rejected > 50 ? [`  ... and ${summary.rejected - 50} more rejected`] : []),
-      '',
-    ].join('\n'));
+    process.stdout.write(
+      [
+        `Imported ${summary.rows.toLocaleString('en-US')} rows from ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(1)} s:`,
+        `  added ${summary.added}, updated ${summary.updated}, unchanged ${summary.unchanged}, kept newer ${summary.older}, marked removed ${summary.removed}, rejected ${summary.rejected}`,
+        ...summary.rejections.slice(0, 50).map((r) => `  rejected ${r.file}:${r.line}: ${r.reason}`),
+        ...(summary.rejected > 50 ? [`  ... and ${summary.rejected - 50} more rejected`] : []),
+        '',
+      ].join('\n'),
+    );
     return 0;
   });
 }
@@ -162,7 +169,8 @@ async function dbCopy(args: string[]): Promise<number> {
     try {
       const report = await copyDatabase(source.handle, target.handle, (table, rows) => process.stderr.write(`copied ${table}: ${rows}\n`));
       const mismatched = report.tables.filter((t) => t.source !== t.target);
-      for (const t of report.tables) process.stdout.write(`${t.table.padEnd(22)} ${String(t.source).padStart(10)} -> ${String(t.target).padStart(10)}${t.source === t.target ? '' : '  MISMATCH'}\n`);
+      for (const t of report.tables)
+        process.stdout.write(`${t.table.padEnd(22)} ${String(t.source).padStart(10)} -> ${String(t.target).padStart(10)}${t.source === t.target ? '' : '  MISMATCH'}\n`);
       const { ok, text } = formatCheck(await runCheck(target.deps));
       process.stdout.write(text);
       if (mismatched.length > 0 || !ok) return 1;
@@ -195,13 +203,27 @@ export async function run(argv: string[]): Promise<number> {
         await serve(workers);
         return 0;
       }
-      case 'demo': await demo(); return 0;
-      case 'migrate': await withPlatform(async () => { process.stdout.write('Database schema is up to date.\n'); }); return 0;
-      case 'check': return await check();
+      case 'demo':
+        await demo();
+        return 0;
+      case 'migrate':
+        await withPlatform(async () => {
+          process.stdout.write('Database schema is up to date.\n');
+        });
+        return 0;
+      case 'check':
+        return await check();
       case 'users':
-        if (sub === 'create') { await usersCreate(rest); return 0; }
+        if (sub === 'create') {
+          await usersCreate(rest);
+          return 0;
+        }
         return await operate('users', sub, rest);
-      case 'contributions': case 'donations': case 'portfolio': case 'scheduler': case 'admin':
+      case 'contributions':
+      case 'donations':
+      case 'portfolio':
+      case 'scheduler':
+      case 'admin':
         return await operate(command, sub, rest);
       case 'db':
         if (sub === 'copy') return await dbCopy(rest);
@@ -210,7 +232,10 @@ export async function run(argv: string[]): Promise<number> {
       case 'nonprofits':
         if (sub === 'import') return await importNonProfits(rest);
         throw new UsageError(`unknown nonprofits command: ${sub ?? '(none)'}`);
-      case undefined: case 'help': case '--help': case '-h':
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
         process.stdout.write(USAGE);
         return 0;
       default:

@@ -21,9 +21,19 @@ export async function operate(group: string, sub: string | undefined, args: stri
     allowPositionals: true,
     strict: true,
     options: {
-      page: { type: 'string' }, user: { type: 'string' }, type: { type: 'string' }, units: { type: 'string' }, valuation: { type: 'string' },
-      currency: { type: 'string' }, status: { type: 'string' }, frequency: { type: 'string' }, to: { type: 'string' }, reason: { type: 'string' },
-      amount: { type: 'string' }, date: { type: 'string' }, name: { type: 'string' },
+      page: { type: 'string' },
+      user: { type: 'string' },
+      type: { type: 'string' },
+      units: { type: 'string' },
+      valuation: { type: 'string' },
+      currency: { type: 'string' },
+      status: { type: 'string' },
+      frequency: { type: 'string' },
+      to: { type: 'string' },
+      reason: { type: 'string' },
+      amount: { type: 'string' },
+      date: { type: 'string' },
+      name: { type: 'string' },
       // Operators act in the live book; --sandbox acts on the sandbox twins' instead (DECISIONS 14).
       sandbox: { type: 'boolean', default: false },
     },
@@ -36,12 +46,14 @@ export async function operate(group: string, sub: string | undefined, args: stri
       const page = values.page === undefined ? 1 : id(values.page, '--page');
       return withPlatform(async ({ deps }) => {
         const { items, count } = await listUsers(deps, book, { page, per_page: 50 });
-        for (const u of items) out(`${String(u.id).padStart(6)}  ${u.slug.padEnd(24)} ${u.status.padEnd(10)} ${u.visible ? 'visible' : 'hidden '}  fund ${u.fund_id} ${u.fund_name}`);
+        for (const u of items)
+          out(`${String(u.id).padStart(6)}  ${u.slug.padEnd(24)} ${u.status.padEnd(10)} ${u.visible ? 'visible' : 'hidden '}  fund ${u.fund_id} ${u.fund_name}`);
         out(`${count} users; page ${page}`);
         return 0;
       });
     }
-    case 'users suspend': case 'users reactivate': {
+    case 'users suspend':
+    case 'users reactivate': {
       const userId = id(positionals[0], 'the user id');
       return withPlatform(async ({ deps }) => {
         await setUserStatus(deps, userId, sub === 'suspend' ? 'suspended' : 'active', actor());
@@ -54,9 +66,18 @@ export async function operate(group: string, sub: string | undefined, args: stri
       return withPlatform(async ({ deps }) => {
         const s = await statement(deps, book, userId);
         out(`Statement for ${s.user.name} (${s.user.slug}), fund ${s.fund.id} "${s.fund.name}"`);
-        out(`  amount ${centsToDollars(s.balances.amount_cents)}  available ${centsToDollars(s.balances.available_balance_cents)}  pending deposits ${centsToDollars(s.balances.pending_deposit_balance_cents)}  portfolio ${centsToDollars(s.balances.portfolio_balance_cents)}`);
+        out(
+          `  amount ${centsToDollars(s.balances.amount_cents)}  available ${centsToDollars(s.balances.available_balance_cents)}  pending deposits ${centsToDollars(s.balances.pending_deposit_balance_cents)}  portfolio ${centsToDollars(s.balances.portfolio_balance_cents)}`,
+        );
         for (const l of s.lines) {
-          const cause = l.donation_id !== null ? `donation ${l.donation_id}` : l.gift_id !== null ? `gift ${l.gift_id}` : l.contribution_id !== null ? `contribution ${l.contribution_id}` : `operator action ${l.audit_id}`;
+          const cause =
+            l.donation_id !== null
+              ? `donation ${l.donation_id}`
+              : l.gift_id !== null
+                ? `gift ${l.gift_id}`
+                : l.contribution_id !== null
+                  ? `contribution ${l.contribution_id}`
+                  : `operator action ${l.audit_id}`;
           out(`  ${l.created_at}  entry ${String(l.entry_id).padStart(6)}  ${l.account.padEnd(16)} ${String(centsToDollars(l.amount_cents)).padStart(12)}  ${l.memo} (${cause})`);
         }
         return 0;
@@ -68,10 +89,20 @@ export async function operate(group: string, sub: string | undefined, args: stri
       if (!(CONTRIBUTION_TYPES as readonly string[]).includes(values.type as string)) throw new UsageError(`--type must be one of ${CONTRIBUTION_TYPES.join(', ')}`);
       return withPlatform(async ({ deps }) => {
         const fund = await fundOfUser(deps, book, userId);
-        const contributionId = await recordContribution(deps, {
-          user_id: userId, fund_id: fund.id, type: values.type as ContributionType, units: values.units as string, valuation: values.valuation as string,
-          currency: values.currency as string, frequency: (values.frequency ?? 'OneTime') as Frequency, status: (values.status ?? 'pending') as ContributionStatus,
-        }, actor());
+        const contributionId = await recordContribution(
+          deps,
+          {
+            user_id: userId,
+            fund_id: fund.id,
+            type: values.type as ContributionType,
+            units: values.units as string,
+            valuation: values.valuation as string,
+            currency: values.currency as string,
+            frequency: (values.frequency ?? 'OneTime') as Frequency,
+            status: (values.status ?? 'pending') as ContributionStatus,
+          },
+          actor(),
+        );
         out(`Recorded contribution ${contributionId}.`);
         return 0;
       });
@@ -85,7 +116,13 @@ export async function operate(group: string, sub: string | undefined, args: stri
         return 0;
       });
     }
-    case 'donations pay-all-approved': case 'donations approve': case 'donations reject': case 'donations pay': case 'donations mail-check': case 'donations cash': case 'donations void': {
+    case 'donations pay-all-approved':
+    case 'donations approve':
+    case 'donations reject':
+    case 'donations pay':
+    case 'donations mail-check':
+    case 'donations cash':
+    case 'donations void': {
       const all = sub === 'pay-all-approved';
       const event = all ? 'pay' : DONATION_EVENTS[sub as string];
       if (event === undefined) throw new UsageError(`unknown donations command: ${sub}`);
@@ -100,10 +137,12 @@ export async function operate(group: string, sub: string | undefined, args: stri
         return result.skipped.length > 0 && !all ? 1 : 0;
       });
     }
-    case 'portfolio invest': case 'portfolio liquidate': {
+    case 'portfolio invest':
+    case 'portfolio liquidate': {
       const userId = id(values.user, '--user');
       const amount = parseDollars(Number(values.amount ?? 'x'));
-      if (values.amount === undefined || !/^\d+(\.\d{1,2})?$/.test(values.amount) || !amount.ok || amount.cents <= 0) throw new UsageError('--amount must be dollars with at most 2 decimals, more than 0');
+      if (values.amount === undefined || !/^\d+(\.\d{1,2})?$/.test(values.amount) || !amount.ok || amount.cents <= 0)
+        throw new UsageError('--amount must be dollars with at most 2 decimals, more than 0');
       return withPlatform(async ({ deps }) => {
         const fund = await fundOfUser(deps, book, userId);
         await movePortfolio(deps, fund.id, sub as 'invest' | 'liquidate', amount.cents, actor());

@@ -8,7 +8,12 @@ import type { Engine } from './database.ts';
 const ROWS_PER_INSERT = 1000;
 
 export async function bulkInsert<R = unknown>(
-  db: Kysely<any>, engine: Engine, table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>, returning?: readonly string[],
+  db: Kysely<any>,
+  engine: Engine,
+  table: string,
+  columns: readonly string[],
+  rows: ReadonlyArray<readonly unknown[]>,
+  returning?: readonly string[],
 ): Promise<R[]> {
   if (rows.length === 0) return [];
   const params: unknown[] = [];
@@ -94,7 +99,8 @@ export async function runIfOneRow(db: Kysely<any>, guard: Statement, statements:
   const params: unknown[] = [];
   const parts = [`g as (${guard.text('postgres', params)})`, ...withClauses(statements, params)];
   params.push(what);
-  const { rows } = await db.executeQuery<{ value: unknown }>(CompiledQuery.raw(
-    `with ${parts.join(', ')} select almoner_expect(count(*) = 1, $${params.length}) as ok, min(value) as value from g`, params));
+  const { rows } = await db.executeQuery<{ value: unknown }>(
+    CompiledQuery.raw(`with ${parts.join(', ')} select almoner_expect(count(*) = 1, $${params.length}) as ok, min(value) as value from g`, params),
+  );
   return rows[0]?.value;
 }

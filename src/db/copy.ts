@@ -8,15 +8,56 @@ import { bulkInsert } from './bulk.ts';
 
 /** Every table, parents before children (foreign keys hold at every step). */
 export const TABLES_IN_ORDER = [
-  'causes', 'users', 'accounts', 'web_sessions', 'sign_in_failures', 'funds', 'fund_causes', 'follows', 'api_keys', 'auth_epoch', 'admin_tokens', 'audit_log',
-  'non_profits', 'non_profit_words', 'directory_vocabulary', 'directory_top', 'directory_epoch', 'import_runs',
-  'scheduled_donations', 'donations', 'donation_counts', 'gifts', 'contributions', 'ledger_accounts',
-  'journal_entries', 'postings', 'idempotency_keys', 'events',
+  'causes',
+  'users',
+  'accounts',
+  'web_sessions',
+  'sign_in_failures',
+  'funds',
+  'fund_causes',
+  'follows',
+  'api_keys',
+  'auth_epoch',
+  'admin_tokens',
+  'audit_log',
+  'non_profits',
+  'non_profit_words',
+  'directory_vocabulary',
+  'directory_top',
+  'directory_epoch',
+  'import_runs',
+  'scheduled_donations',
+  'donations',
+  'donation_counts',
+  'gifts',
+  'contributions',
+  'ledger_accounts',
+  'journal_entries',
+  'postings',
+  'idempotency_keys',
+  'events',
 ] as const;
 
 /** Rows the platform writes when it opens an empty database; the copy replaces them with the source's. */
 const SEEDED = ['causes', 'ledger_accounts', 'auth_epoch', 'directory_epoch'] as const;
-const WITH_IDENTITY = new Set(['users', 'sign_in_failures', 'funds', 'api_keys', 'admin_tokens', 'audit_log', 'non_profits', 'import_runs', 'scheduled_donations', 'donations', 'gifts', 'contributions', 'ledger_accounts', 'journal_entries', 'postings', 'events']);
+const WITH_IDENTITY = new Set([
+  'users',
+  'sign_in_failures',
+  'funds',
+  'api_keys',
+  'admin_tokens',
+  'audit_log',
+  'non_profits',
+  'import_runs',
+  'scheduled_donations',
+  'donations',
+  'gifts',
+  'contributions',
+  'ledger_accounts',
+  'journal_entries',
+  'postings',
+  'events',
+]);
 const READ_BATCH = 5_000;
 
 export interface CopyReport {
@@ -41,7 +82,9 @@ export async function copyDatabase(from: DatabaseHandle, to: DatabaseHandle, onT
       let after = 0;
       let copied = 0;
       for (;;) {
-        const batch = (await sql<Record<string, unknown>>`select rowid as copy_rowid, * from ${sql.table(table)} where rowid > ${after} order by rowid limit ${READ_BATCH}`.execute(from.db)).rows;
+        const batch = (
+          await sql<Record<string, unknown>>`select rowid as copy_rowid, * from ${sql.table(table)} where rowid > ${after} order by rowid limit ${READ_BATCH}`.execute(from.db)
+        ).rows;
         if (batch.length === 0) break;
         after = Number(batch[batch.length - 1]?.copy_rowid);
         const rows = batch.map(({ copy_rowid: _rowid, ...row }) => row);
@@ -49,7 +92,13 @@ export async function copyDatabase(from: DatabaseHandle, to: DatabaseHandle, onT
         // Within every engine's limit on bound parameters.
         const perInsert = Math.max(1, Math.floor(30_000 / columns.length));
         for (let i = 0; i < rows.length; i += perInsert) {
-          await bulkInsert(trx, to.engine, table, columns, rows.slice(i, i + perInsert).map((r) => columns.map((c) => r[c])));
+          await bulkInsert(
+            trx,
+            to.engine,
+            table,
+            columns,
+            rows.slice(i, i + perInsert).map((r) => columns.map((c) => r[c])),
+          );
         }
         copied += rows.length;
       }

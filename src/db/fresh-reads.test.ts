@@ -8,7 +8,9 @@ import { FreshReads } from './fresh-reads.ts';
 function counter(ms: () => number) {
   let begun = 0;
   return {
-    get begun() { return begun; },
+    get begun() {
+      return begun;
+    },
     read: async () => {
       const mine = ++begun;
       await sleep(ms());
@@ -28,9 +30,8 @@ test('concurrent requests share reads: 50 at once cost two', async () => {
 });
 
 test('every answer comes from a read that began after its request asked', async () => {
-  await fc.assert(fc.asyncProperty(
-    fc.array(fc.record({ waitMs: fc.integer({ min: 0, max: 6 }), readMs: fc.integer({ min: 0, max: 4 }) }), { minLength: 1, maxLength: 30 }),
-    async (plan) => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.record({ waitMs: fc.integer({ min: 0, max: 6 }), readMs: fc.integer({ min: 0, max: 4 }) }), { minLength: 1, maxLength: 30 }), async (plan) => {
       let i = 0;
       const c = counter(() => plan[i++ % plan.length]?.readMs ?? 1);
       const reads = new FreshReads(c.read);
@@ -42,8 +43,9 @@ test('every answer comes from a read that began after its request asked', async 
       }
       await Promise.all(asked);
       assert.ok(c.begun <= plan.length, 'never more reads than requests');
-    },
-  ), { numRuns: 40 });
+    }),
+    { numRuns: 40 },
+  );
 });
 
 test('a failed read fails only the requests it was to answer; the next request reads again', async () => {

@@ -11,9 +11,11 @@ export async function newestOfUser<T extends OwnedTable>(db: Db, table: T, userI
   // Kysely cannot follow a table name that is a type parameter; the three tables share these columns.
   const from = db.selectFrom(table as OwnedTable as 'gifts');
   const [counted, rows] = await Promise.all([
-    from.where('user_id', '=', userId).select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow(),
-    from.selectAll().where('user_id', '=', userId)
-      .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute(),
+    from
+      .where('user_id', '=', userId)
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .executeTakeFirstOrThrow(),
+    from.selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute(),
   ]);
   return { rows: rows as unknown as Selectable<Database[T]>[], count: Number(counted.count) };
 }

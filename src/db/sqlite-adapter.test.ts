@@ -7,7 +7,9 @@ import { DatabaseSync } from 'node:sqlite';
 import { Kysely, sql, type Generated } from 'kysely';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-adapter.ts';
 
-interface T { items: { id: Generated<number>; label: string } }
+interface T {
+  items: { id: Generated<number>; label: string };
+}
 
 async function withDb(fn: (db: Kysely<T>, raw: NodeSqliteDatabase, path: string) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'almoner-sqlite-'));
@@ -36,12 +38,14 @@ function committedLabels(path: string): string[] {
 test('concurrent transactions share commits, and each is durable when it resolves', async () => {
   await withDb(async (db, raw, path) => {
     const labels = Array.from({ length: 100 }, (_, i) => `t${i}`);
-    await Promise.all(labels.map(async (label) => {
-      await db.transaction().execute(async (trx) => {
-        await trx.insertInto('items').values({ label }).execute();
-      });
-      assert.ok(committedLabels(path).includes(label), `${label} is on disk when its commit resolves`);
-    }));
+    await Promise.all(
+      labels.map(async (label) => {
+        await db.transaction().execute(async (trx) => {
+          await trx.insertInto('items').values({ label }).execute();
+        });
+        assert.ok(committedLabels(path).includes(label), `${label} is on disk when its commit resolves`);
+      }),
+    );
     assert.equal(raw.stats.transactions, 100);
     assert.ok(raw.stats.commits < 100, `100 transactions took ${raw.stats.commits} commits`);
     assert.deepEqual(committedLabels(path).sort(), [...labels].sort());
@@ -51,11 +55,21 @@ test('concurrent transactions share commits, and each is durable when it resolve
 test('a failing transaction rolls back alone; the others in its group commit', async () => {
   await withDb(async (db, _raw, path) => {
     await db.insertInto('items').values({ label: 'taken' }).execute();
-    const results = await Promise.allSettled(['a', 'taken', 'b', 'c'].map((label) => db.transaction().execute(async (trx) => {
-      await trx.insertInto('items').values({ label: `${label}-first` }).execute();
-      await trx.insertInto('items').values({ label }).execute();
-    })));
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    const results = await Promise.allSettled(
+      ['a', 'taken', 'b', 'c'].map((label) =>
+        db.transaction().execute(async (trx) => {
+          await trx
+            .insertInto('items')
+            .values({ label: `${label}-first` })
+            .execute();
+          await trx.insertInto('items').values({ label }).execute();
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    );
     assert.deepEqual(committedLabels(path).sort(), ['a', 'a-first', 'b', 'b-first', 'c', 'c-first', 'taken']);
   });
 });

@@ -139,7 +139,9 @@ class Mutex {
   /** Resolves, in call order, with the function that unlocks. */
   lock(): Promise<() => void> {
     let unlock!: () => void;
-    const next = new Promise<void>((resolve) => { unlock = resolve; });
+    const next = new Promise<void>((resolve) => {
+      unlock = resolve;
+    });
     const ready = this.#tail.then(() => unlock);
     this.#tail = this.#tail.then(() => next);
     return ready;

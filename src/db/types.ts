@@ -7,8 +7,7 @@ export function columnTypes(engine: Engine) {
   return {
     // SQLite: an INTEGER PRIMARY KEY is the rowid (64-bit). PostgreSQL: bigint identity.
     id: sqlite ? ('integer' as const) : ('bigint' as const),
-    idConstraints: (c: ColumnDefinitionBuilder) =>
-      sqlite ? c.primaryKey().autoIncrement() : c.primaryKey().generatedByDefaultAsIdentity(),
+    idConstraints: (c: ColumnDefinitionBuilder) => (sqlite ? c.primaryKey().autoIncrement() : c.primaryKey().generatedByDefaultAsIdentity()),
     ref: sqlite ? ('integer' as const) : ('bigint' as const),
     money: sqlite ? ('integer' as const) : ('bigint' as const),
     real: sqlite ? ('real' as const) : ('double precision' as const),

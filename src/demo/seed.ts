@@ -44,15 +44,41 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   const ein = (i: number) => eligible[i % eligible.length] as string;
 
   const users = await deps.db.transaction().execute(async (trx) => ({
-    ada: await createUser(deps, { name: 'Ada Lovelace', slug: 'ada', city: 'London', fund_name: 'The Analytical Fund', fund_summary: 'Science, education and the arts.', cause_ids: [2, 19, 1] }, trx),
-    grace: await createUser(deps, { name: 'Grace Hopper', slug: 'grace', city: 'Arlington', fund_name: 'Hopper Family Giving', fund_summary: 'Education and veterans.', cause_ids: [2, 14] }, trx),
+    ada: await createUser(
+      deps,
+      { name: 'Ada Lovelace', slug: 'ada', city: 'London', fund_name: 'The Analytical Fund', fund_summary: 'Science, education and the arts.', cause_ids: [2, 19, 1] },
+      trx,
+    ),
+    grace: await createUser(
+      deps,
+      { name: 'Grace Hopper', slug: 'grace', city: 'Arlington', fund_name: 'Hopper Family Giving', fund_summary: 'Education and veterans.', cause_ids: [2, 14] },
+      trx,
+    ),
     alan: await createUser(deps, { name: 'Alan Turing', slug: 'alan', city: 'Manchester', visible: false, fund_name: 'Private Fund', cause_ids: [5, 16] }, trx),
-    katherine: await createUser(deps, { name: 'Katherine Johnson', slug: 'katherine', city: 'Hampton', fund_name: 'Johnson Giving Fund', fund_summary: 'Youth and STEM.', cause_ids: [13, 19] }, trx),
+    katherine: await createUser(
+      deps,
+      { name: 'Katherine Johnson', slug: 'katherine', city: 'Hampton', fund_name: 'Johnson Giving Fund', fund_summary: 'Youth and STEM.', cause_ids: [13, 19] },
+      trx,
+    ),
   }));
-  const caller = (u: { user_id: number; fund_id: number }): Caller => ({ user_id: u.user_id, fund_id: u.fund_id, key_id: 0, mode: 'live', book: 'live', user_status: 'active', last_used_at: null });
+  const caller = (u: { user_id: number; fund_id: number }): Caller => ({
+    user_id: u.user_id,
+    fund_id: u.fund_id,
+    key_id: 0,
+    mode: 'live',
+    book: 'live',
+    user_status: 'active',
+    last_used_at: null,
+  });
 
-  const contribute = (u: { user_id: number; fund_id: number }, type: Parameters<typeof recordContribution>[1]['type'], units: string, valuation: string, currency: string, status: Parameters<typeof recordContribution>[1]['status']) =>
-    recordContribution(deps, { user_id: u.user_id, fund_id: u.fund_id, type, units, valuation, currency, frequency: 'OneTime', status });
+  const contribute = (
+    u: { user_id: number; fund_id: number },
+    type: Parameters<typeof recordContribution>[1]['type'],
+    units: string,
+    valuation: string,
+    currency: string,
+    status: Parameters<typeof recordContribution>[1]['status'],
+  ) => recordContribution(deps, { user_id: u.user_id, fund_id: u.fund_id, type, units, valuation, currency, frequency: 'OneTime', status });
 
   await contribute(users.ada, 'bank_account_scheduled_deposit', '5000', '1', 'USD', 'success');
   await contribute(users.ada, 'stock_payment', '10', '187.42', 'AAPL', 'success');
@@ -67,7 +93,9 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   const ada = caller(users.ada);
   const donate = async (who: Caller, i: number, amount_cents: number, extra: { note?: string; visibility?: 'public' | 'private'; private_memo?: string } = {}) =>
     (await createDonation(deps, who, { amount_cents, ein: ein(i), ...extra })).id;
-  const advance = async (id: number, events: DonationEvent[]) => { for (const e of events) await applyDonationEvent(deps, 'live', id, e); };
+  const advance = async (id: number, events: DonationEvent[]) => {
+    for (const e of events) await applyDonationEvent(deps, 'live', id, e);
+  };
 
   await donate(ada, 0, 25_000, { note: 'For the new wing.' });
   await advance(await donate(ada, 1, 10_000, { note: 'Keep up the good work.' }), ['approve']);

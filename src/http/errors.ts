@@ -122,11 +122,16 @@ export function fromValidation(error: FastifyError): AppError {
     if (e.keyword === 'additionalProperties') code = 'unknown_field';
     else if (e.keyword === AMOUNT_KEYWORD) code = String(e.params.code);
     else if (AMOUNT_FIELDS.has(field) && e.keyword !== 'required') code = 'amount_invalid';
-    const message = e.keyword === 'additionalProperties' ? 'is not a known field'
-      : e.keyword === 'required' ? 'is required'
-      : e.keyword === 'enum' ? `must be one of: ${(e.params.allowedValues as unknown[] | undefined)?.map(String).join(', ') ?? 'the allowed values'}`
-      : code === 'amount_invalid' && e.keyword === 'type' ? 'must be a number of dollars, such as 25 or 25.50'
-      : e.message ?? 'is invalid';
+    const message =
+      e.keyword === 'additionalProperties'
+        ? 'is not a known field'
+        : e.keyword === 'required'
+          ? 'is required'
+          : e.keyword === 'enum'
+            ? `must be one of: ${(e.params.allowedValues as unknown[] | undefined)?.map(String).join(', ') ?? 'the allowed values'}`
+            : code === 'amount_invalid' && e.keyword === 'type'
+              ? 'must be a number of dollars, such as 25 or 25.50'
+              : (e.message ?? 'is invalid');
     return { field, code, message };
   });
   // Several errors on one field from one bad value (a union's branches) say one thing.
@@ -162,7 +167,7 @@ export function fromFastify(error: FastifyError): AppError | undefined {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('bad_request', 'invalid_json', error.message);
     default:
-      if (error instanceof SyntaxError || error.statusCode === 400 && /JSON|prototype/i.test(error.message)) {
+      if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON|prototype/i.test(error.message))) {
         return new AppError('bad_request', 'invalid_json', `the body is not valid JSON: ${error.message}`);
       }
       return undefined;
@@ -173,8 +178,10 @@ export function fromFastify(error: FastifyError): AppError | undefined {
 function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string') return false;
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003', '53300', '57014', 'ERR_SQLITE_ERROR'].includes(code)
-    && !(code === 'ERR_SQLITE_ERROR' && !/busy|locked/i.test(String((error as Error).message)));
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003', '53300', '57014', 'ERR_SQLITE_ERROR'].includes(code) &&
+    !(code === 'ERR_SQLITE_ERROR' && !/busy|locked/i.test(String((error as Error).message)))
+  );
 }
 
 /** Any thrown error as the problem to answer with; bugs are logged here, once. */
@@ -213,11 +220,18 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const kind = error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'bad_request';
-  const detail = kind === 'headers_too_large' ? 'the request line or headers are too large (the query string counts)' : kind === 'request_timeout' ? 'the request took too long to arrive' : 'the request is malformed';
+  const detail =
+    kind === 'headers_too_large'
+      ? 'the request line or headers are too large (the query string counts)'
+      : kind === 'request_timeout'
+        ? 'the request took too long to arrive'
+        : 'the request is malformed';
   const requestId = ulid();
   const body = JSON.stringify(problemOf(new AppError(kind, kind, detail), requestId));
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${STATUS_OF_KIND[kind]} ${TITLES[kind] ?? kind}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${STATUS_OF_KIND[kind]} ${TITLES[kind] ?? kind}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(error);
 }

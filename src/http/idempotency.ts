@@ -27,7 +27,9 @@ interface StoredResponse {
 
 function requestHash(request: FastifyRequest): string {
   const path = request.url.split('?')[0] ?? '';
-  return createHash('sha256').update(`${request.method} ${path}\n${JSON.stringify(request.body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${request.method} ${path}\n${JSON.stringify(request.body ?? null)}`)
+    .digest('hex');
 }
 
 /** preHandler: claims the key, or replays, or refuses. Returns true when it has replied. */

@@ -106,7 +106,8 @@ function checkDepth(text: string): void {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 92) i++; // a backslash escapes the next character
+      if (ch === 92)
+        i++; // a backslash escapes the next character
       else if (ch === 34) inString = false;
     } else if (ch === 34) {
       inString = true;

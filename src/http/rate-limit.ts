@@ -57,7 +57,11 @@ export class RedisCounter implements WindowCounter {
   async increment(bucket: string, windowStart: number): Promise<number> {
     const key = `${this.#prefix}${bucket}:${windowStart}`;
     try {
-      const results = await this.#redis.multi().incr(key).pexpire(key, WINDOW_MS * 2).exec();
+      const results = await this.#redis
+        .multi()
+        .incr(key)
+        .pexpire(key, WINDOW_MS * 2)
+        .exec();
       const count = results?.[0]?.[1];
       if (typeof count === 'number') return count;
     } catch {

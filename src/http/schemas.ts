@@ -5,20 +5,26 @@ import { AMOUNT_KEYWORD } from './validation.ts';
 import { parseDollars } from '../shared/money.ts';
 import { assert } from '../shared/assert.ts';
 
-export const Problem = Type.Object({
-  type: Type.String(),
-  title: Type.String(),
-  status: Type.Integer(),
-  detail: Type.String(),
-  code: Type.String(),
-  errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() }))),
-  request_id: Type.String(),
-}, { $id: 'Problem', description: 'RFC 9457 problem details' });
+export const Problem = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), code: Type.String(), message: Type.String() }))),
+    request_id: Type.String(),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details' },
+);
 
-export const PageQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' })),
-  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: PER_PAGE_MAX, default: PER_PAGE_DEFAULT, description: `Records per page, 1 to ${PER_PAGE_MAX}` })),
-}, { additionalProperties: true });
+export const PageQuery = Type.Object(
+  {
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1' })),
+    per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: PER_PAGE_MAX, default: PER_PAGE_DEFAULT, description: `Records per page, 1 to ${PER_PAGE_MAX}` })),
+  },
+  { additionalProperties: true },
+);
 
 export const PageMeta = Type.Object({
   count: Type.Integer({ description: 'Total records' }),

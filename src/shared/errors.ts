@@ -40,10 +40,8 @@ export class AppError extends Error {
 
 export const notFound = (code: string, detail: string) => new AppError('not_found', code, detail);
 export const conflict = (code: string, detail: string) => new AppError('conflict', code, detail);
-export const unprocessable = (code: string, detail: string, errors?: FieldError[]) =>
-  new AppError('unprocessable', code, detail, errors === undefined ? undefined : { errors });
-export const badRequest = (code: string, detail: string, errors?: FieldError[]) =>
-  new AppError('bad_request', code, detail, errors === undefined ? undefined : { errors });
+export const unprocessable = (code: string, detail: string, errors?: FieldError[]) => new AppError('unprocessable', code, detail, errors === undefined ? undefined : { errors });
+export const badRequest = (code: string, detail: string, errors?: FieldError[]) => new AppError('bad_request', code, detail, errors === undefined ? undefined : { errors });
 
 /** A 422 listing every field problem at once; the problem's code is the first field's. */
 export function fieldErrors(errors: FieldError[]): AppError {

@@ -18,10 +18,13 @@ test('parseDollars rejects what it cannot represent exactly', () => {
 });
 
 test('cents round-trip through dollars for every amount in range', () => {
-  fc.assert(fc.property(fc.integer({ min: 0, max: AMOUNT_MAX_CENTS }), (cents) => {
-    const parsed = parseDollars(centsToDollars(cents));
-    assert.deepEqual(parsed, { ok: true, cents });
-  }), { numRuns: 5000 });
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: AMOUNT_MAX_CENTS }), (cents) => {
+      const parsed = parseDollars(centsToDollars(cents));
+      assert.deepEqual(parsed, { ok: true, cents });
+    }),
+    { numRuns: 5000 },
+  );
 });
 
 test('valueInCents multiplies exactly and rounds half-even once', () => {
@@ -36,8 +39,24 @@ test('valueInCents multiplies exactly and rounds half-even once', () => {
 
 test('dollars typed into a form become exact cents; anything else is refused', () => {
   const cases: Array<[string, number | null]> = [
-    ['25', 2500], ['25.5', 2550], ['25.05', 2505], [' $1,250.00 ', 125000], ['$10', 1000], ['0.01', 1], ['10000000', 1_000_000_000],
-    ['10000000.01', null], ['-5', null], ['1.005', null], ['1,25', null], ['12,34,567', null], ['', null], ['abc', null], ['1e3', null], ['NaN', null], ['Infinity', null], ['99999999999', null],
+    ['25', 2500],
+    ['25.5', 2550],
+    ['25.05', 2505],
+    [' $1,250.00 ', 125000],
+    ['$10', 1000],
+    ['0.01', 1],
+    ['10000000', 1_000_000_000],
+    ['10000000.01', null],
+    ['-5', null],
+    ['1.005', null],
+    ['1,25', null],
+    ['12,34,567', null],
+    ['', null],
+    ['abc', null],
+    ['1e3', null],
+    ['NaN', null],
+    ['Infinity', null],
+    ['99999999999', null],
   ];
   for (const [text, cents] of cases) assert.equal(parseDollarText(text), cents, JSON.stringify(text));
 });

@@ -13,9 +13,7 @@ export const AMOUNT_MAX_CENTS = 1_000_000_000; // $10,000,000 (DECISIONS 5)
 export const CONTRIBUTION_MAX_CENTS = 100_000_000_000;
 export const FUND_MAX_CENTS = 10_000_000_000_000;
 
-export type ParsedAmount =
-  | { ok: true; cents: number }
-  | { ok: false; reason: string };
+export type ParsedAmount = { ok: true; cents: number } | { ok: false; reason: string };
 
 /** Parses a JSON amount in dollars: a finite, non-negative number with at most 2 decimals. */
 export function parseDollars(value: unknown): ParsedAmount {

@@ -14,8 +14,14 @@ declare module 'fastify' {
 }
 
 export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' https: data:", "connect-src 'self'",
-  "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'",
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' https: data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
 ].join('; ');
 
 export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
@@ -41,4 +47,3 @@ export interface WebContext {
   directory: DirectorySearch;
   limiter: RateLimiter;
 }
-

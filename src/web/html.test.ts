@@ -5,7 +5,10 @@ import { html, usdCents, day } from './html.ts';
 test('interpolated strings are escaped; nested templates are not escaped twice', () => {
   const name = '<script>alert("x")</script> & \'co\'';
   const page = html`<p title="${name}">${name}</p>${html`<b>${'<i>'}</b>`}`;
-  assert.equal(page.text, '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;co&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;co&#39;</p><b>&lt;i&gt;</b>');
+  assert.equal(
+    page.text,
+    '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;co&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;co&#39;</p><b>&lt;i&gt;</b>',
+  );
 });
 
 test('arrays join, and null, undefined and false render nothing', () => {

@@ -52,9 +52,8 @@ export function field(o: FieldOptions): Html {
   const value = o.state?.values?.[o.name] ?? o.value ?? '';
   const described = [o.hint === undefined ? '' : `${id}-hint`, error === undefined ? '' : `${id}-error`].filter((s) => s !== '').join(' ');
   const common = html`id="${id}" name="${o.name}"${o.required === true ? html` required` : ''}${o.autocomplete === undefined ? '' : html` autocomplete="${o.autocomplete}"`}${o.maxlength === undefined ? '' : html` maxlength="${o.maxlength}"`}${described === '' ? '' : html` aria-describedby="${described}"`}${error === undefined ? '' : html` aria-invalid="true"`}${o.extra ?? ''}`;
-  const control = o.textarea === true
-    ? html`<textarea ${common} rows="3">${value}</textarea>`
-    : html`<input ${common} type="${o.type ?? 'text'}" value="${o.type === 'password' ? '' : value}">`;
+  const control =
+    o.textarea === true ? html`<textarea ${common} rows="3">${value}</textarea>` : html`<input ${common} type="${o.type ?? 'text'}" value="${o.type === 'password' ? '' : value}">`;
   return html`<div class="field">
     <label for="${id}">${o.label}</label>
     ${o.hint === undefined ? '' : html`<p class="hint" id="${id}-hint">${o.hint}</p>`}
@@ -103,10 +102,22 @@ export function notice(code: string | undefined): Html {
 }
 
 const STATUS_LABEL: Record<string, string> = {
-  scheduled: 'Scheduled', waiting_for_funds: 'Waiting for funds', approved: 'Approved', rejected: 'Rejected',
-  check_mailed: 'Check mailed', completed: 'Completed', not_completed: 'Not completed',
-  new: 'Sent', accepted: 'Accepted', claimed: 'Claimed', denied: 'Declined',
-  pending: 'Pending', success: 'Cleared', failed: 'Failed', active: 'Active', cancelled: 'Stopped',
+  scheduled: 'Scheduled',
+  waiting_for_funds: 'Waiting for funds',
+  approved: 'Approved',
+  rejected: 'Rejected',
+  check_mailed: 'Check mailed',
+  completed: 'Completed',
+  not_completed: 'Not completed',
+  new: 'Sent',
+  accepted: 'Accepted',
+  claimed: 'Claimed',
+  denied: 'Declined',
+  pending: 'Pending',
+  success: 'Cleared',
+  failed: 'Failed',
+  active: 'Active',
+  cancelled: 'Stopped',
 };
 
 /** A status as a labelled badge: donations, gifts, contributions and recurring donations. */
@@ -131,10 +142,12 @@ export function layout(v: Visitor, title: string, body: Html): Html {
   <a class="brand" href="/">Almoner</a>
   <nav aria-label="Main">
     <a href="/charities">Find a charity</a>
-    ${s === undefined
-      ? html`<a href="/signin">Sign in</a> <a href="/signup" class="button small">Sign up</a>`
-      : html`<a href="/dashboard">Dashboard</a> <a href="/settings/keys">API keys</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
-        <form method="post" action="/signout" class="inline">${csrfField(v)}<button type="submit" class="link">Sign out</button></form>`}
+    ${
+      s === undefined
+        ? html`<a href="/signin">Sign in</a> <a href="/signup" class="button small">Sign up</a>`
+        : html`<a href="/dashboard">Dashboard</a> <a href="/settings/keys">API keys</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
+        <form method="post" action="/signout" class="inline">${csrfField(v)}<button type="submit" class="link">Sign out</button></form>`
+    }
   </nav>
 </header>
 <main id="main" tabindex="-1">

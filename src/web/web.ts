@@ -14,7 +14,6 @@ import { dashboardRoutes } from './routes/dashboard.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { publicRoutes } from './routes/public.ts';
 
-
 const ASSETS = new Map<string, { type: string; body: string }>([
   ['app.css', { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8') }],
   ['app.js', { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/app.js', import.meta.url), 'utf8') }],
@@ -37,7 +36,8 @@ export function webApp(ctx: WebContext) {
       for (const [name, value] of Object.entries(query)) if (Array.isArray(value)) query[name] = value[0];
     });
     web.addHook('onRequest', async (request, reply) => {
-      reply.header('content-security-policy', CONTENT_SECURITY_POLICY)
+      reply
+        .header('content-security-policy', CONTENT_SECURITY_POLICY)
         .header('x-content-type-options', 'nosniff')
         .header('x-frame-options', 'DENY')
         .header('referrer-policy', 'same-origin')
@@ -50,7 +50,11 @@ export function webApp(ctx: WebContext) {
       const form = request.body instanceof URLSearchParams ? request.body : undefined;
       if (!formIsGenuine(deps, request, request.visitor, form?.get('_csrf') ?? null)) {
         request.log.warn({ url: request.url }, 'form refused: missing or wrong CSRF token, or another origin');
-        return sendPage(reply, errorPage(request.visitor, 403, 'This form has expired', 'The form was sent without its security token, or from another site. Go back, reload the page and try again.'), 403);
+        return sendPage(
+          reply,
+          errorPage(request.visitor, 403, 'This form has expired', 'The form was sent without its security token, or from another site. Go back, reload the page and try again.'),
+          403,
+        );
       }
     });
     web.setErrorHandler((error: FastifyError, request, reply) => {
@@ -59,7 +63,10 @@ export function webApp(ctx: WebContext) {
       for (const [name, value] of Object.entries(problem.headers ?? {})) reply.header(name, value);
       const visitor = request.visitor ?? { session: undefined, token: undefined, csrf: '' };
       const title = status === 404 ? 'Not found' : status >= 500 ? 'Something went wrong' : 'That did not work';
-      const detail = status >= 500 && problem.kind === 'internal' ? `Please try again. If it keeps happening, quote ${request.id} when you report it.` : `${problem.message.charAt(0).toUpperCase()}${problem.message.slice(1)}.`;
+      const detail =
+        status >= 500 && problem.kind === 'internal'
+          ? `Please try again. If it keeps happening, quote ${request.id} when you report it.`
+          : `${problem.message.charAt(0).toUpperCase()}${problem.message.slice(1)}.`;
       return sendPage(reply, errorPage(visitor, status, title, detail), status);
     });
     web.get('/static/:asset', async (request, reply) => {

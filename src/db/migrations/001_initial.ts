@@ -8,7 +8,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   const t = columnTypes(engine);
   const s = db.schema;
 
-  await s.createTable('users')
+  await s
+    .createTable('users')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('slug', 'text', (c) => c.notNull().unique())
@@ -21,7 +22,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
 
-  await s.createTable('funds')
+  await s
+    .createTable('funds')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id'))
     .addColumn('name', 'text', (c) => c.notNull())
@@ -30,7 +32,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .execute();
   await s.createIndex('funds_user').on('funds').column('user_id').execute();
 
-  await s.createTable('causes')
+  await s
+    .createTable('causes')
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('slug', 'text', (c) => c.notNull().unique())
@@ -38,20 +41,23 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .addColumn('ntee_groups', 'text', (c) => c.notNull())
     .execute();
 
-  await s.createTable('fund_causes')
+  await s
+    .createTable('fund_causes')
     .addColumn('fund_id', t.ref, (c) => c.notNull().references('funds.id'))
     .addColumn('cause_id', 'integer', (c) => c.notNull().references('causes.id'))
     .addPrimaryKeyConstraint('fund_causes_pk', ['fund_id', 'cause_id'])
     .execute();
 
-  await s.createTable('follows')
+  await s
+    .createTable('follows')
     .addColumn('follower_id', t.ref, (c) => c.notNull().references('users.id'))
     .addColumn('followee_id', t.ref, (c) => c.notNull().references('users.id'))
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('follows_pk', ['follower_id', 'followee_id'])
     .execute();
 
-  await s.createTable('api_keys')
+  await s
+    .createTable('api_keys')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id'))
     .addColumn('name', 'text', (c) => c.notNull())
@@ -64,7 +70,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .execute();
   await s.createIndex('api_keys_user').on('api_keys').column('user_id').execute();
 
-  await s.createTable('non_profits')
+  await s
+    .createTable('non_profits')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('ein', 'text', (c) => c.notNull().unique())
     .addColumn('name', 'text', (c) => c.notNull())
@@ -86,7 +93,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   await s.createIndex('non_profits_name').on('non_profits').column('name_lower').execute();
   await s.createIndex('non_profits_cause').on('non_profits').column('cause_id').execute();
 
-  await s.createTable('donations')
+  await s
+    .createTable('donations')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id'))
     .addColumn('fund_id', t.ref, (c) => c.notNull().references('funds.id'))
@@ -107,7 +115,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   // Promotion of waiting donations scans one fund's waiting ones, oldest first.
   await s.createIndex('donations_fund_status').on('donations').columns(['fund_id', 'status', 'id']).execute();
 
-  await s.createTable('gifts')
+  await s
+    .createTable('gifts')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('code', 'text', (c) => c.notNull().unique())
     .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id'))
@@ -125,7 +134,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .execute();
   await s.createIndex('gifts_user_created').on('gifts').columns(['user_id', 'created_at desc', 'id desc']).execute();
 
-  await s.createTable('contributions')
+  await s
+    .createTable('contributions')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id'))
     .addColumn('fund_id', t.ref, (c) => c.notNull().references('funds.id'))
@@ -142,7 +152,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .execute();
   await s.createIndex('contributions_user_created').on('contributions').columns(['user_id', 'created_at desc', 'id desc']).execute();
 
-  await s.createTable('ledger_accounts')
+  await s
+    .createTable('ledger_accounts')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('fund_id', t.ref, (c) => c.references('funds.id'))
     .addColumn('kind', 'text', (c) => c.notNull())
@@ -154,7 +165,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .execute();
   await s.createIndex('ledger_accounts_fund_kind').on('ledger_accounts').columns(['fund_id', 'kind']).unique().execute();
 
-  await s.createTable('journal_entries')
+  await s
+    .createTable('journal_entries')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('memo', 'text', (c) => c.notNull())
     .addColumn('donation_id', t.ref, (c) => c.references('donations.id'))
@@ -163,7 +175,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
 
-  await s.createTable('postings')
+  await s
+    .createTable('postings')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('entry_id', t.ref, (c) => c.notNull().references('journal_entries.id'))
     .addColumn('account_id', t.ref, (c) => c.notNull().references('ledger_accounts.id'))
@@ -172,7 +185,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   await s.createIndex('postings_entry').on('postings').column('entry_id').execute();
   await s.createIndex('postings_account').on('postings').column('account_id').execute();
 
-  await s.createTable('idempotency_keys')
+  await s
+    .createTable('idempotency_keys')
     .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id'))
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('request_hash', 'text', (c) => c.notNull())
@@ -184,7 +198,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .addPrimaryKeyConstraint('idempotency_keys_pk', ['user_id', 'key'])
     .execute();
 
-  await s.createTable('events')
+  await s
+    .createTable('events')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id'))
     .addColumn('type', 'text', (c) => c.notNull())

@@ -7,7 +7,8 @@ import type { Engine } from '../database.ts';
 
 export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   const t = columnTypes(engine);
-  await db.schema.createTable('donation_counts')
+  await db.schema
+    .createTable('donation_counts')
     .addColumn('user_id', t.ref, (c) => c.primaryKey().references('users.id'))
     .addColumn('total', t.money, (c) => c.notNull().defaultTo(0))
     .addColumn('public_total', t.money, (c) => c.notNull().defaultTo(0))

@@ -8,7 +8,8 @@ import type { Engine } from '../database.ts';
 
 export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   const t = columnTypes(engine);
-  await db.schema.createTable('auth_epoch')
+  await db.schema
+    .createTable('auth_epoch')
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('epoch', t.money, (c) => c.notNull())
     .execute();

@@ -9,7 +9,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   const t = columnTypes(engine);
   const s = db.schema;
 
-  await s.createTable('admin_tokens')
+  await s
+    .createTable('admin_tokens')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('token_hash', 'text', (c) => c.notNull().unique())
@@ -18,7 +19,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .addColumn('revoked_at', 'text')
     .execute();
 
-  await s.createTable('audit_log')
+  await s
+    .createTable('audit_log')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('actor', 'text', (c) => c.notNull())
     .addColumn('action', 'text', (c) => c.notNull())
@@ -31,16 +33,26 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   await s.createIndex('audit_log_object').on('audit_log').columns(['object_type', 'object_id']).execute();
 
   // A portfolio move is caused by an operator's action: its entry names the audit entry.
-  await s.alterTable('journal_entries').addColumn('audit_id', t.ref, (c) => c.references('audit_log.id')).execute();
+  await s
+    .alterTable('journal_entries')
+    .addColumn('audit_id', t.ref, (c) => c.references('audit_log.id'))
+    .execute();
 
   for (const column of ['approved_at', 'rejected_at', 'completed_at', 'voided_at', 'rejection_reason']) {
     await s.alterTable('donations').addColumn(column, 'text').execute();
   }
 
-  await s.alterTable('gifts').addColumn('recipient_user_id', t.ref, (c) => c.references('users.id')).execute();
-  await s.alterTable('gifts').addColumn('donation_id', t.ref, (c) => c.references('donations.id')).execute();
+  await s
+    .alterTable('gifts')
+    .addColumn('recipient_user_id', t.ref, (c) => c.references('users.id'))
+    .execute();
+  await s
+    .alterTable('gifts')
+    .addColumn('donation_id', t.ref, (c) => c.references('donations.id'))
+    .execute();
 
-  await s.createTable('scheduled_donations')
+  await s
+    .createTable('scheduled_donations')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id'))
     .addColumn('fund_id', t.ref, (c) => c.notNull().references('funds.id'))

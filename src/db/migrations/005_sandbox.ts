@@ -7,6 +7,9 @@ import type { Engine } from '../database.ts';
 
 export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   const t = columnTypes(engine);
-  await db.schema.alterTable('users').addColumn('sandbox_of', t.ref, (c) => c.references('users.id')).execute();
+  await db.schema
+    .alterTable('users')
+    .addColumn('sandbox_of', t.ref, (c) => c.references('users.id'))
+    .execute();
   await db.schema.createIndex('users_sandbox_of').on('users').column('sandbox_of').unique().execute();
 }

@@ -7,10 +7,19 @@ import type { Engine } from '../database.ts';
 export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   const t = columnTypes(engine);
   const s = db.schema;
-  await s.alterTable('non_profits').addColumn('asset_amt', t.money, (c) => c.notNull().defaultTo(0)).execute();
-  await s.alterTable('non_profits').addColumn('tax_period', 'text', (c) => c.notNull().defaultTo('')).execute();
+  await s
+    .alterTable('non_profits')
+    .addColumn('asset_amt', t.money, (c) => c.notNull().defaultTo(0))
+    .execute();
+  await s
+    .alterTable('non_profits')
+    .addColumn('tax_period', 'text', (c) => c.notNull().defaultTo(''))
+    .execute();
   // Where the row came from (`eo_vt`), and the import run that last saw it there.
-  await s.alterTable('non_profits').addColumn('source', 'text', (c) => c.notNull().defaultTo('')).execute();
+  await s
+    .alterTable('non_profits')
+    .addColumn('source', 'text', (c) => c.notNull().defaultTo(''))
+    .execute();
   await s.alterTable('non_profits').addColumn('last_seen_run', t.ref).execute();
   // Set when a later snapshot of its source no longer lists it.
   await s.alterTable('non_profits').addColumn('removed_at', 'text').execute();
@@ -20,7 +29,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   await s.createIndex('non_profits_state_size').on('non_profits').columns(['state', 'income_amt']).execute();
 
   // Every word of every name and city: the index search looks words up in.
-  await s.createTable('non_profit_words')
+  await s
+    .createTable('non_profit_words')
     .addColumn('word', 'text', (c) => c.notNull())
     .addColumn('non_profit_id', t.ref, (c) => c.notNull().references('non_profits.id'))
     .addColumn('kind', 'text', (c) => c.notNull()) // n: name, c: city
@@ -30,12 +40,14 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
 
   // Distinct words with how many organisations use them: the vocabulary that
   // typo-tolerant and prefix matching expand query words against.
-  await s.createTable('directory_vocabulary')
+  await s
+    .createTable('directory_vocabulary')
     .addColumn('word', 'text', (c) => c.primaryKey())
     .addColumn('df', 'integer', (c) => c.notNull())
     .execute();
 
-  await s.createTable('import_runs')
+  await s
+    .createTable('import_runs')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('started_at', 'text', (c) => c.notNull())
     .addColumn('finished_at', 'text')
@@ -43,7 +55,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .execute();
 
   // Raised whenever the directory changes, so search nodes reload their vocabulary.
-  await s.createTable('directory_epoch')
+  await s
+    .createTable('directory_epoch')
     .addColumn('id', 'integer', (c) => c.primaryKey())
     .addColumn('epoch', t.money, (c) => c.notNull())
     .execute();

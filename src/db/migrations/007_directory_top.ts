@@ -7,7 +7,8 @@ import type { Engine } from '../database.ts';
 
 export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   const t = columnTypes(engine);
-  await db.schema.createTable('directory_top')
+  await db.schema
+    .createTable('directory_top')
     .addColumn('word', 'text', (c) => c.notNull())
     .addColumn('non_profit_id', t.ref, (c) => c.notNull())
     .addPrimaryKeyConstraint('directory_top_pk', ['word', 'non_profit_id'])

@@ -7,13 +7,15 @@ import type { Engine } from '../database.ts';
 
 export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   const t = columnTypes(engine);
-  await db.schema.createTable('accounts')
+  await db.schema
+    .createTable('accounts')
     .addColumn('user_id', t.ref, (c) => c.primaryKey().references('users.id'))
     .addColumn('email', 'text', (c) => c.notNull().unique())
     .addColumn('password_hash', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createTable('web_sessions')
+  await db.schema
+    .createTable('web_sessions')
     .addColumn('id_hash', 'text', (c) => c.primaryKey())
     .addColumn('user_id', t.ref, (c) => c.notNull().references('users.id'))
     .addColumn('csrf_token', 'text', (c) => c.notNull())
@@ -21,7 +23,8 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('web_sessions_user').on('web_sessions').column('user_id').execute();
-  await db.schema.createTable('sign_in_failures')
+  await db.schema
+    .createTable('sign_in_failures')
     .addColumn('id', t.id, (c) => t.idConstraints(c))
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('ip', 'text', (c) => c.notNull())

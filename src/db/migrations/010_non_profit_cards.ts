@@ -9,5 +9,8 @@ import type { Engine } from '../database.ts';
 
 export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   const t = columnTypes(engine);
-  await db.schema.alterTable('directory_epoch').addColumn('records_epoch', t.money, (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('directory_epoch')
+    .addColumn('records_epoch', t.money, (c) => c.notNull().defaultTo(0))
+    .execute();
 }

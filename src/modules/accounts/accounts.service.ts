@@ -7,10 +7,7 @@ import { createUser } from '../users/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import type { Trx } from '../../db/database.ts';
 import { hashPassword, verifyPassword, type ScryptCost } from './passwords.ts';
-import {
-  newSecret, normalizeEmail, passwordProblem, sessionHash,
-  SIGN_IN_FAILURES_PER_EMAIL, SIGN_IN_FAILURES_PER_IP, SIGN_IN_WINDOW_MS,
-} from './accounts.ts';
+import { newSecret, normalizeEmail, passwordProblem, sessionHash, SIGN_IN_FAILURES_PER_EMAIL, SIGN_IN_FAILURES_PER_IP, SIGN_IN_WINDOW_MS } from './accounts.ts';
 import * as store from './accounts.store.ts';
 
 export type { Session } from './accounts.store.ts';
@@ -100,11 +97,16 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
   const since = new Date(now.getTime() - SIGN_IN_WINDOW_MS).toISOString();
   const email = normalizeEmail(input.email) ?? input.email.trim().toLowerCase().slice(0, 254);
   // The attempt takes its place in the throttle before its password is evaluated (accounts.store.ts reserveAttempt).
-  const reserved = await store.reserveAttempt(deps.db, deps.engine, { email, ip: input.ip, at: now.toISOString() }, since, { email: SIGN_IN_FAILURES_PER_EMAIL, ip: SIGN_IN_FAILURES_PER_IP });
+  const reserved = await store.reserveAttempt(deps.db, deps.engine, { email, ip: input.ip, at: now.toISOString() }, since, {
+    email: SIGN_IN_FAILURES_PER_EMAIL,
+    ip: SIGN_IN_FAILURES_PER_IP,
+  });
   if ('over' in reserved) {
     const retryMs = reserved.oldest === undefined ? SIGN_IN_WINDOW_MS : Date.parse(reserved.oldest) + SIGN_IN_WINDOW_MS - now.getTime();
     const retrySeconds = Math.max(1, Math.ceil(retryMs / 1000));
-    throw new AppError('rate_limited', 'too_many_sign_ins', `too many failed sign-ins; try again in ${Math.ceil(retrySeconds / 60)} minutes`, { headers: { 'retry-after': String(retrySeconds) } });
+    throw new AppError('rate_limited', 'too_many_sign_ins', `too many failed sign-ins; try again in ${Math.ceil(retrySeconds / 60)} minutes`, {
+      headers: { 'retry-after': String(retrySeconds) },
+    });
   }
   const account = await store.findAccountByEmail(deps.db, email);
   // An unknown email costs the same work as a wrong password, so timing does not tell which.
@@ -114,7 +116,7 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
   // A wrong password leaves its reservation as the failure it was.
   if (!ok || account === undefined) throw refused();
   const opened = await deps.db.transaction().execute(async (trx) => {
-    if (await store.statusOfUser(trx, account.user_id) !== 'active') return undefined;
+    if ((await store.statusOfUser(trx, account.user_id)) !== 'active') return undefined;
     await store.clearFailures(trx, email);
     if (previousToken !== undefined) await store.deleteSession(trx, sessionHash(previousToken));
     await store.deleteExpiredSessionsOf(trx, account.user_id, now.toISOString());

@@ -8,8 +8,12 @@ describeEachEngine('accounts store', (env) => {
   test('insertAccount refuses a second account for an email; findAccountByEmail and emailOf read it', async () => {
     const { db } = env().deps;
     const [a, b] = [await makeUser(env().deps), await makeUser(env().deps)];
-    const first = await db.transaction().execute((trx) => store.insertAccount(trx, { user_id: a.user_id, email: 'ada@example.org', password_hash: 'h1', created_at: '2026-01-01T00:00:00Z' }));
-    const second = await db.transaction().execute((trx) => store.insertAccount(trx, { user_id: b.user_id, email: 'ada@example.org', password_hash: 'h2', created_at: '2026-01-01T00:00:00Z' }));
+    const first = await db
+      .transaction()
+      .execute((trx) => store.insertAccount(trx, { user_id: a.user_id, email: 'ada@example.org', password_hash: 'h1', created_at: '2026-01-01T00:00:00Z' }));
+    const second = await db
+      .transaction()
+      .execute((trx) => store.insertAccount(trx, { user_id: b.user_id, email: 'ada@example.org', password_hash: 'h2', created_at: '2026-01-01T00:00:00Z' }));
     assert.equal(first, true);
     assert.equal(second, false);
     assert.deepEqual(await store.findAccountByEmail(db, 'ada@example.org'), { user_id: a.user_id, password_hash: 'h1' });
@@ -24,12 +28,23 @@ describeEachEngine('accounts store', (env) => {
     await store.insertSession(db, { id_hash: 'live', user_id: user.user_id, csrf_token: 'c1', created_at: '2026-01-01T00:00:00Z', expires_at: '2026-02-01T00:00:00Z' });
     await store.insertSession(db, { id_hash: 'old', user_id: user.user_id, csrf_token: 'c2', created_at: '2025-01-01T00:00:00Z', expires_at: '2025-02-01T00:00:00Z' });
     const found = await store.findSession(db, 'live', '2026-01-15T00:00:00Z');
-    assert.deepEqual(found, { user_id: user.user_id, fund_id: user.fund_id, name: 'Session Holder', slug: user.slug, user_status: 'active', csrf_token: 'c1', expires_at: '2026-02-01T00:00:00Z' });
+    assert.deepEqual(found, {
+      user_id: user.user_id,
+      fund_id: user.fund_id,
+      name: 'Session Holder',
+      slug: user.slug,
+      user_status: 'active',
+      csrf_token: 'c1',
+      expires_at: '2026-02-01T00:00:00Z',
+    });
     assert.equal(await store.findSession(db, 'live', '2026-02-01T00:00:00Z'), undefined, 'expired at its expiry');
     assert.equal(await store.findSession(db, 'old', '2026-01-15T00:00:00Z'), undefined);
     await store.deleteExpiredSessionsOf(db, user.user_id, '2026-01-15T00:00:00Z');
     const left = await db.selectFrom('web_sessions').select('id_hash').where('user_id', '=', user.user_id).execute();
-    assert.deepEqual(left.map((r) => r.id_hash), ['live']);
+    assert.deepEqual(
+      left.map((r) => r.id_hash),
+      ['live'],
+    );
     await store.deleteSession(db, 'live');
     assert.equal(await store.findSession(db, 'live', '2026-01-15T00:00:00Z'), undefined);
     assert.equal(await db.transaction().execute((trx) => store.statusOfUser(trx, user.user_id)), 'active');
@@ -44,14 +59,16 @@ describeEachEngine('accounts store', (env) => {
     const two = await attempt('x@example.org', '10.0.0.1');
     assert.ok('id' in one && 'id' in two);
     assert.deepEqual(await attempt('x@example.org', '10.0.0.2'), { over: 'email', oldest: '2026-01-01T00:10:00Z' });
-    assert.ok('id' in await attempt('y@example.org', '10.0.0.1'));
+    assert.ok('id' in (await attempt('y@example.org', '10.0.0.1')));
     assert.deepEqual(await attempt('z@example.org', '10.0.0.1'), { over: 'ip', oldest: '2026-01-01T00:10:00Z' });
     await store.releaseAttempt(db, one.id);
-    assert.ok('id' in await attempt('x@example.org', '10.0.0.9'), 'a released attempt is no failure');
+    assert.ok('id' in (await attempt('x@example.org', '10.0.0.9')), 'a released attempt is no failure');
     await db.transaction().execute((trx) => store.clearFailures(trx, 'x@example.org'));
     const left = await db.selectFrom('sign_in_failures').select('email').where('email', '=', 'x@example.org').execute();
     assert.equal(left.length, 0);
     // Failures older than the window are no longer counted.
-    assert.ok('id' in await store.reserveAttempt(db, engine, { email: 'y@example.org', ip: '10.9.9.9', at: '2026-03-01T00:00:00Z' }, '2026-02-01T00:00:00Z', { email: 1, ip: 1 }));
+    assert.ok(
+      'id' in (await store.reserveAttempt(db, engine, { email: 'y@example.org', ip: '10.9.9.9', at: '2026-03-01T00:00:00Z' }, '2026-02-01T00:00:00Z', { email: 1, ip: 1 })),
+    );
   });
 });

@@ -13,7 +13,12 @@ export interface Session {
 }
 
 export async function insertAccount(trx: Trx, account: { user_id: number; email: string; password_hash: string; created_at: string }): Promise<boolean> {
-  const inserted = await trx.insertInto('accounts').values(account).onConflict((oc) => oc.column('email').doNothing()).returning('user_id').executeTakeFirst();
+  const inserted = await trx
+    .insertInto('accounts')
+    .values(account)
+    .onConflict((oc) => oc.column('email').doNothing())
+    .returning('user_id')
+    .executeTakeFirst();
   return inserted !== undefined;
 }
 
@@ -30,7 +35,8 @@ export async function insertSession(db: Db | Trx, session: { id_hash: string; us
 }
 
 export async function findSession(db: Db, idHash: string, now: string): Promise<Session | undefined> {
-  return db.selectFrom('web_sessions as s')
+  return db
+    .selectFrom('web_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
     .innerJoin('funds as f', 'f.user_id', 'u.id')
     .select(['s.user_id', 'f.id as fund_id', 'u.name', 'u.slug', 'u.status as user_status', 's.csrf_token', 's.expires_at'])
@@ -58,15 +64,20 @@ export async function deleteExpiredSessionsOf(db: Db | Trx, userId: number, now:
  * can never evaluate more passwords than the limit.
  * Returns the reservation's id, or the column that is over its limit with its oldest failure.
  */
-export async function reserveAttempt(db: Db, engine: Engine, attempt: { email: string; ip: string; at: string }, since: string, limits: { email: number; ip: number }):
-  Promise<{ id: number } | { over: 'email' | 'ip'; oldest: string | undefined }> {
+export async function reserveAttempt(
+  db: Db,
+  engine: Engine,
+  attempt: { email: string; ip: string; at: string },
+  since: string,
+  limits: { email: number; ip: number },
+): Promise<{ id: number } | { over: 'email' | 'ip'; oldest: string | undefined }> {
   return db.transaction().execute(async (trx) => {
     if (engine === 'postgres') {
       for (const key of [`signin:email:${attempt.email}`, `signin:ip:${attempt.ip}`]) await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
     }
     await trx.deleteFrom('sign_in_failures').where('email', '=', attempt.email).where('at', '<=', since).execute();
     for (const column of ['email', 'ip'] as const) {
-      if (await countFailures(trx, column, attempt[column], since) >= limits[column]) {
+      if ((await countFailures(trx, column, attempt[column], since)) >= limits[column]) {
         return { over: column, oldest: await oldestFailure(trx, column, attempt[column], since) };
       }
     }
@@ -81,8 +92,12 @@ export async function releaseAttempt(db: Db | Trx, id: number): Promise<void> {
 }
 
 async function countFailures(db: Db | Trx, column: 'email' | 'ip', value: string, since: string): Promise<number> {
-  const row = await db.selectFrom('sign_in_failures').select((eb) => eb.fn.countAll<number>().as('n'))
-    .where(column, '=', value).where('at', '>', since).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('sign_in_failures')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(column, '=', value)
+    .where('at', '>', since)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -30,7 +30,9 @@ const Decimal = Type.Union([Type.String({ pattern: '^[0-9]{1,12}(\\.[0-9]{1,8})?
 function decimalText(value: string | number): string {
   const text = typeof value === 'number' ? String(value) : value;
   if (!/^[0-9]{1,12}(\.[0-9]{1,8})?$/.test(text)) {
-    throw new AppError('unprocessable', 'validation_failed', `${text} is not a decimal with at most 8 places`, { errors: [{ field: 'units', code: 'validation_failed', message: 'must be a decimal with at most 8 places' }] });
+    throw new AppError('unprocessable', 'validation_failed', `${text} is not a decimal with at most 8 places`, {
+      errors: [{ field: 'units', code: 'validation_failed', message: 'must be a decimal with at most 8 places' }],
+    });
   }
   return text;
 }
@@ -39,7 +41,7 @@ function decimalText(value: string | number): string {
  * Operators act in the live book: a sandbox object is not found unless the
  * request asks for the sandbox with `?book=test` (DECISIONS 14).
  */
-const BookQuery = Type.Object({ book: Type.Optional(StringEnum(BOOKS, { description: 'live (default) or test: the sandbox twins\' book' })) }, { additionalProperties: false });
+const BookQuery = Type.Object({ book: Type.Optional(StringEnum(BOOKS, { description: "live (default) or test: the sandbox twins' book" })) }, { additionalProperties: false });
 
 function bookOf(request: { query: unknown }): Book {
   return (request.query as { book?: Book } | undefined)?.book ?? 'live';
@@ -53,120 +55,211 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
       const operator = await findOperator(deps, token);
       if (operator === undefined) {
-        throw new AppError('unauthenticated', token === '' ? 'unauthenticated' : 'invalid_api_key', 'send an operator token as Authorization: Bearer alm_admin_...', { headers: { 'www-authenticate': 'Bearer' } });
+        throw new AppError('unauthenticated', token === '' ? 'unauthenticated' : 'invalid_api_key', 'send an operator token as Authorization: Bearer alm_admin_...', {
+          headers: { 'www-authenticate': 'Bearer' },
+        });
       }
       request.operator = operator;
     });
 
-    app.get('/users', { schema: { tags, summary: 'Users with their funds (live users; ?book=test for the sandbox twins)', querystring: Type.Composite([PageQuery, BookQuery], { additionalProperties: false }) } }, async (request) => {
-      const page = pageRequest(request.query);
-      const { items, count } = await listUsers(deps, bookOf(request), page);
-      return { items, meta: { count, page: page.page, last: Math.max(1, Math.ceil(count / page.per_page)) } };
-    });
-
-    app.post('/users', {
-      schema: {
-        tags, summary: 'Create a user with a fund',
-        body: Type.Object({
-          name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
-          slug: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]{1,60}$' })),
-          city: Type.Optional(Type.String({ maxLength: 200 })),
-          visible: Type.Optional(Type.Boolean()),
-        }, { additionalProperties: false }),
+    app.get(
+      '/users',
+      {
+        schema: {
+          tags,
+          summary: 'Users with their funds (live users; ?book=test for the sandbox twins)',
+          querystring: Type.Composite([PageQuery, BookQuery], { additionalProperties: false }),
+        },
       },
-    }, async (request, reply) => reply.code(201).send(await createUserAudited(deps, request.body, request.operator.actor)));
+      async (request) => {
+        const page = pageRequest(request.query);
+        const { items, count } = await listUsers(deps, bookOf(request), page);
+        return { items, meta: { count, page: page.page, last: Math.max(1, Math.ceil(count / page.per_page)) } };
+      },
+    );
 
-    for (const [path, status] of [['suspend', 'suspended'], ['reactivate', 'active']] as const) {
+    app.post(
+      '/users',
+      {
+        schema: {
+          tags,
+          summary: 'Create a user with a fund',
+          body: Type.Object(
+            {
+              name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+              slug: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]{1,60}$' })),
+              city: Type.Optional(Type.String({ maxLength: 200 })),
+              visible: Type.Optional(Type.Boolean()),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request, reply) => reply.code(201).send(await createUserAudited(deps, request.body, request.operator.actor)),
+    );
+
+    for (const [path, status] of [
+      ['suspend', 'suspended'],
+      ['reactivate', 'active'],
+    ] as const) {
       app.post(`/users/:id/${path}`, { schema: { tags, summary: `${path} a user`, params: Type.Object({ id: Id }) } }, async (request) => {
         await setUserStatus(deps, request.params.id, status, request.operator.actor);
         return {};
       });
     }
 
-    app.get('/users/:id/statement', { schema: { tags, summary: 'A user\'s balances and journal lines', params: Type.Object({ id: Id }), querystring: BookQuery } }, async (request) => statement(deps, bookOf(request), request.params.id));
+    app.get(
+      '/users/:id/statement',
+      { schema: { tags, summary: "A user's balances and journal lines", params: Type.Object({ id: Id }), querystring: BookQuery } },
+      async (request) => statement(deps, bookOf(request), request.params.id),
+    );
 
-    app.post('/contributions', {
-      schema: {
-        tags, summary: 'Record a contribution', querystring: BookQuery,
-        body: Type.Object({
-          user_id: Id,
-          type: StringEnum(CONTRIBUTION_TYPES),
-          units: Decimal,
-          valuation: Decimal,
-          currency: Type.String({ pattern: '^[A-Z0-9.-]{1,16}$' }),
-          frequency: Type.Optional(StringEnum(FREQUENCIES)),
-          status: Type.Optional(StringEnum(['waiting_for_funds', 'pending', 'success'] as const)),
-        }, { additionalProperties: false }),
+    app.post(
+      '/contributions',
+      {
+        schema: {
+          tags,
+          summary: 'Record a contribution',
+          querystring: BookQuery,
+          body: Type.Object(
+            {
+              user_id: Id,
+              type: StringEnum(CONTRIBUTION_TYPES),
+              units: Decimal,
+              valuation: Decimal,
+              currency: Type.String({ pattern: '^[A-Z0-9.-]{1,16}$' }),
+              frequency: Type.Optional(StringEnum(FREQUENCIES)),
+              status: Type.Optional(StringEnum(['waiting_for_funds', 'pending', 'success'] as const)),
+            },
+            { additionalProperties: false },
+          ),
+        },
       },
-    }, async (request, reply) => {
-      const b = request.body;
-      const id = await recordContribution(deps, {
-        user_id: b.user_id, fund_id: (await fundOfUser(deps, bookOf(request), b.user_id)).id, type: b.type, units: decimalText(b.units), valuation: decimalText(b.valuation),
-        currency: b.currency, frequency: b.frequency ?? 'OneTime', status: b.status ?? 'pending',
-      }, request.operator.actor);
-      return reply.code(201).send({ id });
-    });
+      async (request, reply) => {
+        const b = request.body;
+        const id = await recordContribution(
+          deps,
+          {
+            user_id: b.user_id,
+            fund_id: (await fundOfUser(deps, bookOf(request), b.user_id)).id,
+            type: b.type,
+            units: decimalText(b.units),
+            valuation: decimalText(b.valuation),
+            currency: b.currency,
+            frequency: b.frequency ?? 'OneTime',
+            status: b.status ?? 'pending',
+          },
+          request.operator.actor,
+        );
+        return reply.code(201).send({ id });
+      },
+    );
 
-    app.post('/contributions/:id/advance', {
-      schema: { tags, summary: 'Move a contribution along its state machine', params: Type.Object({ id: Id }), querystring: BookQuery, body: Type.Object({ status: StringEnum(['pending', 'success', 'failed'] as const) }, { additionalProperties: false }) },
-    }, async (request) => {
-      await advanceContribution(deps, bookOf(request), request.params.id, request.body.status, request.operator.actor);
-      return {};
-    });
+    app.post(
+      '/contributions/:id/advance',
+      {
+        schema: {
+          tags,
+          summary: 'Move a contribution along its state machine',
+          params: Type.Object({ id: Id }),
+          querystring: BookQuery,
+          body: Type.Object({ status: StringEnum(['pending', 'success', 'failed'] as const) }, { additionalProperties: false }),
+        },
+      },
+      async (request) => {
+        await advanceContribution(deps, bookOf(request), request.params.id, request.body.status, request.operator.actor);
+        return {};
+      },
+    );
 
     for (const event of EVENTS) {
-      app.post(`/donations/:id/${event}`, {
-        schema: {
-          tags, summary: `${event.replace('_', ' ')} a donation`, params: Type.Object({ id: Id }), querystring: BookQuery,
-          ...(event === 'reject' ? { body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }) } : {}),
+      app.post(
+        `/donations/:id/${event}`,
+        {
+          schema: {
+            tags,
+            summary: `${event.replace('_', ' ')} a donation`,
+            params: Type.Object({ id: Id }),
+            querystring: BookQuery,
+            ...(event === 'reject' ? { body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false }) } : {}),
+          },
         },
-      }, async (request) => {
-        const reason = (request.body as { reason?: string } | undefined)?.reason;
-        const status = await applyDonationEvent(deps, bookOf(request), request.params.id, event, { actor: request.operator.actor, ...(reason === undefined ? {} : { reason }) });
-        return { id: request.params.id, status };
-      });
+        async (request) => {
+          const reason = (request.body as { reason?: string } | undefined)?.reason;
+          const status = await applyDonationEvent(deps, bookOf(request), request.params.id, event, { actor: request.operator.actor, ...(reason === undefined ? {} : { reason }) });
+          return { id: request.params.id, status };
+        },
+      );
     }
 
-    app.post('/donations/batch', {
-      schema: {
-        tags, summary: 'Apply one event to many donations: listed ids, or every donation in a status ("pay every approved donation"); live donations unless ?book=test',
-        querystring: BookQuery,
-        body: Type.Object({
-          event: StringEnum(EVENTS),
-          ids: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: BATCH_MAX })),
-          status: Type.Optional(StringEnum(DONATION_STATUSES)),
-          reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
-        }, { additionalProperties: false }),
+    app.post(
+      '/donations/batch',
+      {
+        schema: {
+          tags,
+          summary: 'Apply one event to many donations: listed ids, or every donation in a status ("pay every approved donation"); live donations unless ?book=test',
+          querystring: BookQuery,
+          body: Type.Object(
+            {
+              event: StringEnum(EVENTS),
+              ids: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: BATCH_MAX })),
+              status: Type.Optional(StringEnum(DONATION_STATUSES)),
+              reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+            },
+            { additionalProperties: false },
+          ),
+        },
       },
-    }, async (request) => {
-      const b = request.body;
-      if ((b.ids === undefined) === (b.status === undefined)) {
-        throw new AppError('unprocessable', 'validation_failed', 'give either ids or status', { errors: [{ field: 'ids', code: 'validation_failed', message: 'give either ids or status, not both' }] });
-      }
-      const ids = b.ids ?? (await donationIdsInStatus(deps, bookOf(request), b.status as (typeof DONATION_STATUSES)[number], BATCH_MAX));
-      return applyDonationEventToMany(deps, bookOf(request), ids, b.event as DonationEvent, { actor: request.operator.actor, ...(b.reason === undefined ? {} : { reason: b.reason }) });
-    });
-
-    app.post('/users/:id/portfolio', {
-      schema: {
-        tags, summary: 'Move money between available and the portfolio',
-        params: Type.Object({ id: Id }), querystring: BookQuery,
-        body: Type.Object({ move: StringEnum(['invest', 'liquidate'] as const), amount: Type.Number() }, { additionalProperties: false }),
+      async (request) => {
+        const b = request.body;
+        if ((b.ids === undefined) === (b.status === undefined)) {
+          throw new AppError('unprocessable', 'validation_failed', 'give either ids or status', {
+            errors: [{ field: 'ids', code: 'validation_failed', message: 'give either ids or status, not both' }],
+          });
+        }
+        const ids = b.ids ?? (await donationIdsInStatus(deps, bookOf(request), b.status as (typeof DONATION_STATUSES)[number], BATCH_MAX));
+        return applyDonationEventToMany(deps, bookOf(request), ids, b.event as DonationEvent, {
+          actor: request.operator.actor,
+          ...(b.reason === undefined ? {} : { reason: b.reason }),
+        });
       },
-    }, async (request) => {
-      const amount = parseDollars(request.body.amount);
-      if (!amount.ok) throw new AppError('unprocessable', 'amount_invalid', `amount ${amount.reason}`, { errors: [{ field: 'amount', code: 'amount_invalid', message: amount.reason }] });
-      await movePortfolio(deps, (await fundOfUser(deps, bookOf(request), request.params.id)).id, request.body.move, amount.cents, request.operator.actor);
-      return {};
-    });
+    );
 
-    app.get('/audit', {
-      schema: { tags, summary: 'The audit log, newest first (the live book\'s; ?book=test for the sandbox\'s)', querystring: Type.Composite([PageQuery, BookQuery, Type.Object({ object_type: Type.Optional(Type.String()), object_id: Type.Optional(Id) })]) },
-    }, async (request) => {
-      const page = pageRequest(request.query);
-      const { object_type, object_id } = request.query;
-      return { items: await auditLog(deps, bookOf(request), { ...(object_type === undefined ? {} : { object_type }), ...(object_id === undefined ? {} : { object_id }) }, page) };
-    });
+    app.post(
+      '/users/:id/portfolio',
+      {
+        schema: {
+          tags,
+          summary: 'Move money between available and the portfolio',
+          params: Type.Object({ id: Id }),
+          querystring: BookQuery,
+          body: Type.Object({ move: StringEnum(['invest', 'liquidate'] as const), amount: Type.Number() }, { additionalProperties: false }),
+        },
+      },
+      async (request) => {
+        const amount = parseDollars(request.body.amount);
+        if (!amount.ok)
+          throw new AppError('unprocessable', 'amount_invalid', `amount ${amount.reason}`, { errors: [{ field: 'amount', code: 'amount_invalid', message: amount.reason }] });
+        await movePortfolio(deps, (await fundOfUser(deps, bookOf(request), request.params.id)).id, request.body.move, amount.cents, request.operator.actor);
+        return {};
+      },
+    );
+
+    app.get(
+      '/audit',
+      {
+        schema: {
+          tags,
+          summary: "The audit log, newest first (the live book's; ?book=test for the sandbox's)",
+          querystring: Type.Composite([PageQuery, BookQuery, Type.Object({ object_type: Type.Optional(Type.String()), object_id: Type.Optional(Id) })]),
+        },
+      },
+      async (request) => {
+        const page = pageRequest(request.query);
+        const { object_type, object_id } = request.query;
+        return { items: await auditLog(deps, bookOf(request), { ...(object_type === undefined ? {} : { object_type }), ...(object_id === undefined ? {} : { object_id }) }, page) };
+      },
+    );
 
     app.get('/check', { schema: { tags, summary: 'Run every ledger invariant (as `almoner check`)' } }, async (_request, reply) => {
       const results = await runCheck(deps);

@@ -18,16 +18,20 @@ export interface AuditEntry {
 
 /** Writes an audit entry; returns its id. */
 export async function recordAudit(trx: Trx, entry: AuditEntry): Promise<number> {
-  const row = await trx.insertInto('audit_log').values({
-    book: entry.book,
-    actor: entry.actor,
-    action: entry.action,
-    object_type: entry.object_type,
-    object_id: entry.object_id,
-    before: entry.before === undefined ? null : JSON.stringify(entry.before),
-    after: entry.after === undefined ? null : JSON.stringify(entry.after),
-    created_at: entry.at,
-  }).returning('id').executeTakeFirstOrThrow();
+  const row = await trx
+    .insertInto('audit_log')
+    .values({
+      book: entry.book,
+      actor: entry.actor,
+      action: entry.action,
+      object_type: entry.object_type,
+      object_id: entry.object_id,
+      before: entry.before === undefined ? null : JSON.stringify(entry.before),
+      after: entry.after === undefined ? null : JSON.stringify(entry.after),
+      created_at: entry.at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 

@@ -46,8 +46,7 @@ const list = (values: readonly string[]): string => values.map((v) => `'${v}'`).
 async function balancedEntries(deps: Deps): Promise<string[]> {
   const e = deps.engine;
   const sums = await rows(deps, `select entry_id, count(*) as n, ${exactSum(e, 'amount_cents', 's')} from postings group by entry_id`);
-  const failures = sums.filter((r) => total(e, r, 's') !== 0n || Number(r.n) < 2)
-    .map((r) => `journal entry ${r.entry_id} sums to ${total(e, r, 's')} over ${r.n} postings`);
+  const failures = sums.filter((r) => total(e, r, 's') !== 0n || Number(r.n) < 2).map((r) => `journal entry ${r.entry_id} sums to ${total(e, r, 's')} over ${r.n} postings`);
   const empty = await rows(deps, 'select j.id from journal_entries j where not exists (select 1 from postings p where p.entry_id = j.id)');
   return [...failures, ...empty.map((r) => `journal entry ${r.id} has no postings`)];
 }
@@ -79,9 +78,12 @@ type Cause = 'donation_id' | 'gift_id' | 'contribution_id';
 /** Net postings per (cause, account kind), exact. */
 async function netByCause(deps: Deps, cause: Cause): Promise<Map<number, Record<string, bigint>>> {
   const e = deps.engine;
-  const found = await rows(deps, `select j.${cause} as cause_id, a.kind, ${exactSum(e, 'p.amount_cents', 'net')}
+  const found = await rows(
+    deps,
+    `select j.${cause} as cause_id, a.kind, ${exactSum(e, 'p.amount_cents', 'net')}
     from postings p join journal_entries j on j.id = p.entry_id join ledger_accounts a on a.id = p.account_id
-    where j.${cause} is not null group by j.${cause}, a.kind`);
+    where j.${cause} is not null group by j.${cause}, a.kind`,
+  );
   const net = new Map<number, Record<string, bigint>>();
   for (const r of found) {
     const entry = net.get(Number(r.cause_id)) ?? {};
@@ -99,8 +101,11 @@ type Caused = { id: number; status: string; amount: bigint };
  */
 async function moneyByCause(deps: Deps, cause: Cause, table: string, name: string, expected: (r: Caused) => Record<string, bigint>): Promise<string[]> {
   const net = await netByCause(deps, cause);
-  const records = (await rows(deps, `select id, status, cast(amount_cents as text) as amount from ${table}`))
-    .map((r) => ({ id: Number(r.id), status: String(r.status), amount: big(r.amount) }));
+  const records = (await rows(deps, `select id, status, cast(amount_cents as text) as amount from ${table}`)).map((r) => ({
+    id: Number(r.id),
+    status: String(r.status),
+    amount: big(r.amount),
+  }));
   const failures: string[] = [];
   for (const r of records) {
     const n = net.get(r.id) ?? {};
@@ -111,53 +116,66 @@ async function moneyByCause(deps: Deps, cause: Cause, table: string, name: strin
   return failures;
 }
 
-const donationMoney = (deps: Deps) => moneyByCause(deps, 'donation_id', 'donations', 'donation', (d) => ({
-  reserved: HELD_DONATION.includes(d.status) ? d.amount : 0n,
-  grants_paid: PAID_DONATION.includes(d.status) ? d.amount : 0n,
-}));
+const donationMoney = (deps: Deps) =>
+  moneyByCause(deps, 'donation_id', 'donations', 'donation', (d) => ({
+    reserved: HELD_DONATION.includes(d.status) ? d.amount : 0n,
+    grants_paid: PAID_DONATION.includes(d.status) ? d.amount : 0n,
+  }));
 
 const giftMoney = (deps: Deps) => moneyByCause(deps, 'gift_id', 'gifts', 'gift', (g) => ({ reserved: g.status === 'new' ? g.amount : 0n }));
 
-const contributionMoney = (deps: Deps) => moneyByCause(deps, 'contribution_id', 'contributions', 'contribution', (c) => ({
-  pending_deposit: c.status === 'pending' ? c.amount : 0n,
-  available: c.status === 'success' ? c.amount : 0n,
-}));
+const contributionMoney = (deps: Deps) =>
+  moneyByCause(deps, 'contribution_id', 'contributions', 'contribution', (c) => ({
+    pending_deposit: c.status === 'pending' ? c.amount : 0n,
+    available: c.status === 'success' ? c.amount : 0n,
+  }));
 
 async function holds(deps: Deps): Promise<string[]> {
   const e = deps.engine;
   const reserved = await rows(deps, `select fund_id, cast(balance_cents as text) as balance from ledger_accounts where kind = 'reserved' and fund_id is not null`);
   const held = [
-    ...await rows(deps, `select fund_id, ${exactSum(e, 'amount_cents', 's')} from donations where status in (${list(HELD_DONATION)}) group by fund_id`),
-    ...await rows(deps, `select fund_id, ${exactSum(e, 'amount_cents', 's')} from gifts where status = 'new' group by fund_id`),
+    ...(await rows(deps, `select fund_id, ${exactSum(e, 'amount_cents', 's')} from donations where status in (${list(HELD_DONATION)}) group by fund_id`)),
+    ...(await rows(deps, `select fund_id, ${exactSum(e, 'amount_cents', 's')} from gifts where status = 'new' group by fund_id`)),
   ];
   const expected = new Map<number, bigint>();
   for (const r of held) expected.set(Number(r.fund_id), (expected.get(Number(r.fund_id)) ?? 0n) + total(e, r, 's'));
-  return reserved.filter((r) => big(r.balance) !== (expected.get(Number(r.fund_id)) ?? 0n))
+  return reserved
+    .filter((r) => big(r.balance) !== (expected.get(Number(r.fund_id)) ?? 0n))
     .map((r) => `fund ${r.fund_id}: ${r.balance} cents reserved, but its scheduled and approved donations and new gifts hold ${expected.get(Number(r.fund_id)) ?? 0n}`);
 }
 
 /** Counts kept for the lists' meta.count: all donations for the owner; for others, the public ones that happened (DECISIONS 8). */
 async function donationCounts(deps: Deps): Promise<string[]> {
-  const found = await rows(deps, `select u.id, c.total, c.public_total,
+  const found = await rows(
+    deps,
+    `select u.id, c.total, c.public_total,
       (select count(*) from donations d where d.user_id = u.id) as actual,
       (select count(*) from donations d where d.user_id = u.id and d.visibility = 'public' and d.status not in (${list(HIDDEN_FROM_OTHERS)})) as actual_public
-    from users u left join donation_counts c on c.user_id = u.id`);
-  return found.filter((c) => Number(c.total ?? 0) !== Number(c.actual) || Number(c.public_total ?? 0) !== Number(c.actual_public))
+    from users u left join donation_counts c on c.user_id = u.id`,
+  );
+  return found
+    .filter((c) => Number(c.total ?? 0) !== Number(c.actual) || Number(c.public_total ?? 0) !== Number(c.actual_public))
     .map((c) => `user ${c.id}: counted ${c.total ?? 0} donations (${c.public_total ?? 0} shown to others), has ${c.actual} (${c.actual_public} shown to others)`);
 }
 
 /** Search lists a word's users biggest first by the size each word row carries. */
 async function wordSizes(deps: Deps): Promise<string[]> {
-  const found = await rows(deps, `select n.ein, w.word, w.size, n.income_amt from non_profit_words w join non_profits n on n.id = w.non_profit_id
-    where w.size <> n.income_amt limit 1000`);
+  const found = await rows(
+    deps,
+    `select n.ein, w.word, w.size, n.income_amt from non_profit_words w join non_profits n on n.id = w.non_profit_id
+    where w.size <> n.income_amt limit 1000`,
+  );
   return found.map((r) => `non-profit ${r.ein}: its word "${r.word}" has size ${r.size}, its income is ${r.income_amt}`);
 }
 
 /** DECISIONS 14: no journal entry has postings in two books; every posting is in its entry's and its account's book. */
 async function entriesInOneBook(deps: Deps): Promise<string[]> {
-  const found = await rows(deps, `select p.entry_id, j.book as entry_book, p.book as posting_book, a.book as account_book, a.id as account_id
+  const found = await rows(
+    deps,
+    `select p.entry_id, j.book as entry_book, p.book as posting_book, a.book as account_book, a.id as account_id
     from postings p join journal_entries j on j.id = p.entry_id join ledger_accounts a on a.id = p.account_id
-    where p.book <> j.book or a.book <> j.book order by p.entry_id limit 1000`);
+    where p.book <> j.book or a.book <> j.book order by p.entry_id limit 1000`,
+  );
   return found.map((r) => `journal entry ${r.entry_id} (${r.entry_book}) has a posting on account ${r.account_id} of the ${r.account_book} book`);
 }
 
@@ -166,19 +184,37 @@ async function objectsInTheirBook(deps: Deps): Promise<string[]> {
   const mismatches: Array<[string, string]> = [
     ['fund', `select f.id, f.book as own, u.book as other, 'its user' as what from funds f join users u on u.id = f.user_id where f.book <> u.book`],
     ['ledger account', `select a.id, a.book as own, f.book as other, 'its fund' as what from ledger_accounts a join funds f on f.id = a.fund_id where a.book <> f.book`],
-    ...['donations', 'gifts', 'contributions', 'scheduled_donations'].flatMap((table): Array<[string, string]> => [
-      [table.replace(/s$/, '').replace('_', ' '), `select o.id, o.book as own, f.book as other, 'its fund' as what from ${table} o join funds f on f.id = o.fund_id where o.book <> f.book`],
-      [table.replace(/s$/, '').replace('_', ' '), `select o.id, o.book as own, u.book as other, 'its user' as what from ${table} o join users u on u.id = o.user_id where o.book <> u.book`],
-    ]),
+    ...['donations', 'gifts', 'contributions', 'scheduled_donations'].flatMap(
+      (table): Array<[string, string]> => [
+        [
+          table.replace(/s$/, '').replace('_', ' '),
+          `select o.id, o.book as own, f.book as other, 'its fund' as what from ${table} o join funds f on f.id = o.fund_id where o.book <> f.book`,
+        ],
+        [
+          table.replace(/s$/, '').replace('_', ' '),
+          `select o.id, o.book as own, u.book as other, 'its user' as what from ${table} o join users u on u.id = o.user_id where o.book <> u.book`,
+        ],
+      ],
+    ),
     ...(['donation', 'gift', 'contribution'] as const).map((cause): [string, string] => [
-      'journal entry', `select j.id, j.book as own, o.book as other, 'its ${cause}' as what from journal_entries j join ${cause}s o on o.id = j.${cause}_id where j.book <> o.book`]),
+      'journal entry',
+      `select j.id, j.book as own, o.book as other, 'its ${cause}' as what from journal_entries j join ${cause}s o on o.id = j.${cause}_id where j.book <> o.book`,
+    ]),
     ['gift', `select g.id, g.book as own, u.book as other, 'its recipient' as what from gifts g join users u on u.id = g.recipient_user_id where g.book <> u.book`],
     ['gift', `select g.id, g.book as own, d.book as other, 'the donation it made' as what from gifts g join donations d on d.id = g.donation_id where g.book <> d.book`],
-    ['donation', `select d.id, d.book as own, s.book as other, 'its recurring donation' as what from donations d join scheduled_donations s on s.id = d.scheduled_donation_id where d.book <> s.book`],
+    [
+      'donation',
+      `select d.id, d.book as own, s.book as other, 'its recurring donation' as what from donations d join scheduled_donations s on s.id = d.scheduled_donation_id where d.book <> s.book`,
+    ],
     ['API key', `select k.id, k.mode as own, u.book as other, 'its user' as what from api_keys k join users u on u.id = k.user_id where k.mode <> u.book and k.revoked_at is null`],
-    ['journal entry', `select j.id, j.book as own, a.book as other, 'the operator action that caused it' as what from journal_entries j join audit_log a on a.id = j.audit_id where j.book <> a.book`],
+    [
+      'journal entry',
+      `select j.id, j.book as own, a.book as other, 'the operator action that caused it' as what from journal_entries j join audit_log a on a.id = j.audit_id where j.book <> a.book`,
+    ],
     ...(['donation', 'contribution'] as const).map((object): [string, string] => [
-      'audit entry', `select a.id, a.book as own, o.book as other, 'its ${object}' as what from audit_log a join ${object}s o on o.id = a.object_id where a.object_type = '${object}' and a.book <> o.book`]),
+      'audit entry',
+      `select a.id, a.book as own, o.book as other, 'its ${object}' as what from audit_log a join ${object}s o on o.id = a.object_id where a.object_type = '${object}' and a.book <> o.book`,
+    ]),
   ];
   const failures: string[] = [];
   for (const [name, query] of mismatches) {
@@ -201,13 +237,13 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ['every journal entry names its cause', entryCauses],
     ['no journal entry has postings in two books', entriesInOneBook],
     ['every object is in the book of its user, fund and accounts', objectsInTheirBook],
-    ['each book\'s accounts sum to zero', booksSumToZero],
+    ["each book's accounts sum to zero", booksSumToZero],
     ['every donation holds or has paid exactly what its status says', donationMoney],
     ['every gift holds exactly what its status says', giftMoney],
     ['every contribution brought exactly what its status says', contributionMoney],
-    ['every fund\'s reserved money matches its held donations and gifts', holds],
-    ['every user\'s donation count is right', donationCounts],
-    ['every search word carries its organisation\'s size', wordSizes],
+    ["every fund's reserved money matches its held donations and gifts", holds],
+    ["every user's donation count is right", donationCounts],
+    ["every search word carries its organisation's size", wordSizes],
   ];
   const results: CheckResult[] = [];
   for (const [name, fn] of checks) {
@@ -237,4 +273,3 @@ export function formatCheck(results: CheckResult[]): { ok: boolean; text: string
   lines.push(ok ? 'All invariants hold.' : 'Some invariants do not hold.');
   return { ok, text: `${lines.join('\n')}\n` };
 }
-

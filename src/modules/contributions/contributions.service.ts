@@ -61,14 +61,26 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
     const deposits = await outsideAccountId(trx, 'deposits', accounts.book);
     if (amountCents > 0 && (input.status === 'pending' || input.status === 'success')) {
       const to = input.status === 'pending' ? accounts.ids.pending_deposit : accounts.ids.available;
-      await postEntry(trx, { book: accounts.book, memo: `contribution ${input.status}`, contribution_id: id }, [
-        { from_account_id: deposits, to_account_id: to, amount_cents: amountCents },
-      ], at);
+      await postEntry(
+        trx,
+        { book: accounts.book, memo: `contribution ${input.status}`, contribution_id: id },
+        [{ from_account_id: deposits, to_account_id: to, amount_cents: amountCents }],
+        at,
+      );
     }
     await recordEvent(trx, { user_id: input.user_id, type: 'contribution.created', object_type: 'contribution', object_id: id, data: { status: input.status }, at });
     if (input.status === 'success') await promoteWaiting(deps, trx, input.fund_id, at);
     if (actor !== undefined) {
-      await recordAudit(trx, { book: accounts.book, actor, action: 'contribution.record', object_type: 'contribution', object_id: id, before: null, after: { status: input.status, amount_cents: amountCents, user_id: input.user_id }, at });
+      await recordAudit(trx, {
+        book: accounts.book,
+        actor,
+        action: 'contribution.record',
+        object_type: 'contribution',
+        object_id: id,
+        before: null,
+        after: { status: input.status, amount_cents: amountCents, user_id: input.user_id },
+        at,
+      });
     }
     return id;
   });
@@ -101,11 +113,25 @@ export async function advanceContribution(deps: Deps, book: Book, contributionId
     const move = moves[`${c.status}>${to}`];
     assert(await moveContribution(trx, c.id, c.status, to, at), 'the locked contribution is still in the state read');
     if (move !== null && move !== undefined && c.amount_cents > 0) {
-      await postEntry(trx, { book: accounts.book, memo: `contribution ${to}`, contribution_id: c.id }, [{ from_account_id: move[0], to_account_id: move[1], amount_cents: c.amount_cents }], at);
+      await postEntry(
+        trx,
+        { book: accounts.book, memo: `contribution ${to}`, contribution_id: c.id },
+        [{ from_account_id: move[0], to_account_id: move[1], amount_cents: c.amount_cents }],
+        at,
+      );
     }
     if (to === 'success') await promoteWaiting(deps, trx, c.fund_id, at);
     await recordEvent(trx, { user_id: c.user_id, type: 'contribution.updated', object_type: 'contribution', object_id: c.id, data: { status: to, previous_status: c.status }, at });
-    await recordAudit(trx, { book: accounts.book, actor, action: `contribution.${to}`, object_type: 'contribution', object_id: c.id, before: { status: c.status }, after: { status: to }, at });
+    await recordAudit(trx, {
+      book: accounts.book,
+      actor,
+      action: `contribution.${to}`,
+      object_type: 'contribution',
+      object_id: c.id,
+      before: { status: c.status },
+      after: { status: to },
+      at,
+    });
   });
 }
 

@@ -6,8 +6,19 @@ import * as store from './contributions.store.ts';
 
 describeEachEngine('contributions store', (env) => {
   const row = (u: { user_id: number; fund_id: number }, created_at: string) => ({
-    book: 'live' as const, user_id: u.user_id, fund_id: u.fund_id, type: 'wire_payment', status: 'waiting_for_funds', units: '10', valuation: '1', currency: 'USD',
-    frequency: 'OneTime', amount_cents: 1000, created_at, received_at: null, completed_at: null,
+    book: 'live' as const,
+    user_id: u.user_id,
+    fund_id: u.fund_id,
+    type: 'wire_payment',
+    status: 'waiting_for_funds',
+    units: '10',
+    valuation: '1',
+    currency: 'USD',
+    frequency: 'OneTime',
+    amount_cents: 1000,
+    created_at,
+    received_at: null,
+    completed_at: null,
   });
 
   test('insertContribution, fundOfContribution (in its book only), lockContribution, moveContribution (a compare-and-set)', async () => {
@@ -28,18 +39,26 @@ describeEachEngine('contributions store', (env) => {
     assert.deepEqual([done.status, done.received_at, done.completed_at], ['success', '2026-01-02T00:00:00Z', '2026-01-03T00:00:00Z']);
   });
 
-  test('pageOfContributions: a user\'s own, newest first, with their count', async () => {
+  test("pageOfContributions: a user's own, newest first, with their count", async () => {
     const { db } = env().deps;
     const [user, other] = [await makeUser(env().deps), await makeUser(env().deps)];
-    const ids = await db.transaction().execute(async (trx) => [
-      await store.insertContribution(trx, row(user, '2026-01-01T00:00:00Z')),
-      await store.insertContribution(trx, row(user, '2026-01-03T00:00:00Z')),
-      await store.insertContribution(trx, row(user, '2026-01-02T00:00:00Z')),
-      await store.insertContribution(trx, row(other, '2026-01-04T00:00:00Z')),
-    ]);
+    const ids = await db
+      .transaction()
+      .execute(async (trx) => [
+        await store.insertContribution(trx, row(user, '2026-01-01T00:00:00Z')),
+        await store.insertContribution(trx, row(user, '2026-01-03T00:00:00Z')),
+        await store.insertContribution(trx, row(user, '2026-01-02T00:00:00Z')),
+        await store.insertContribution(trx, row(other, '2026-01-04T00:00:00Z')),
+      ]);
     const first = await store.pageOfContributions(db, user.user_id, { page: 1, per_page: 2 });
     assert.equal(first.count, 3);
-    assert.deepEqual(first.rows.map((r) => r.id), [ids[1], ids[2]]);
-    assert.deepEqual((await store.pageOfContributions(db, user.user_id, { page: 2, per_page: 2 })).rows.map((r) => r.id), [ids[0]]);
+    assert.deepEqual(
+      first.rows.map((r) => r.id),
+      [ids[1], ids[2]],
+    );
+    assert.deepEqual(
+      (await store.pageOfContributions(db, user.user_id, { page: 2, per_page: 2 })).rows.map((r) => r.id),
+      [ids[0]],
+    );
   });
 });

@@ -30,11 +30,16 @@ export async function lockContribution(trx: Trx, engine: Engine, id: number): Pr
 
 /** Moves a contribution from `from` to `to`, stamping when it was received or completed; true if it was still `from`. */
 export async function moveContribution(trx: Trx, id: number, from: string, to: ContributionStatus, at: string): Promise<boolean> {
-  const updated = await trx.updateTable('contributions').set({
-    status: to,
-    ...(to === 'pending' ? { received_at: at } : {}),
-    ...(to === 'success' || to === 'failed' ? { completed_at: at } : {}),
-  }).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  const updated = await trx
+    .updateTable('contributions')
+    .set({
+      status: to,
+      ...(to === 'pending' ? { received_at: at } : {}),
+      ...(to === 'success' || to === 'failed' ? { completed_at: at } : {}),
+    })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
 }
 

@@ -1,7 +1,15 @@
 // Contribution vocabulary (spec 2.8).
 export const CONTRIBUTION_TYPES = [
-  'bank_account_scheduled_deposit', 'credit_card_scheduled_deposit', 'crypto_payment', 'stock_payment', 'check_payment',
-  'wire_payment', 'check_daf_transfer', 'wire_daf_transfer', 'company_payment', 'third_party_payment',
+  'bank_account_scheduled_deposit',
+  'credit_card_scheduled_deposit',
+  'crypto_payment',
+  'stock_payment',
+  'check_payment',
+  'wire_payment',
+  'check_daf_transfer',
+  'wire_daf_transfer',
+  'company_payment',
+  'third_party_payment',
 ] as const;
 export type ContributionType = (typeof CONTRIBUTION_TYPES)[number];
 
@@ -22,7 +30,14 @@ export const CONTRIBUTION_TRANSITIONS: Record<string, readonly ContributionStatu
 const DECIMAL_8 = /^\d{1,12}(\.\d{1,8})?$/;
 
 /** Every problem with an operator's contribution fields, at once. */
-export function contributionProblems(input: { type: string; units: string; valuation: string; currency: string; frequency: string; status: string }): Array<{ field: string; code: string; message: string }> {
+export function contributionProblems(input: {
+  type: string;
+  units: string;
+  valuation: string;
+  currency: string;
+  frequency: string;
+  status: string;
+}): Array<{ field: string; code: string; message: string }> {
   const problems: Array<{ field: string; code: string; message: string }> = [];
   const bad = (field: string, message: string) => problems.push({ field, code: 'validation_failed', message });
   if (!(CONTRIBUTION_TYPES as readonly string[]).includes(input.type)) bad('type', `must be one of ${CONTRIBUTION_TYPES.join(', ')}`);

@@ -17,8 +17,16 @@ import { initialStatus, type DonationStatus } from './donations.ts';
 import * as store from './donations.store.ts';
 
 export type HeldDonation = {
-  book: Book; user_id: number; fund_id: number; non_profit_id: number; amount_cents: number; note: string | null; private_memo: string | null;
-  visibility: string; scheduled_donation_id: number | null; scheduled_for?: string;
+  book: Book;
+  user_id: number;
+  fund_id: number;
+  non_profit_id: number;
+  amount_cents: number;
+  note: string | null;
+  private_memo: string | null;
+  visibility: string;
+  scheduled_donation_id: number | null;
+  scheduled_for?: string;
 };
 
 /**
@@ -27,16 +35,17 @@ export type HeldDonation = {
  * `waiting_for_funds`; with their journal entries and events, a few
  * statements for the lot. `accounts` are the fund's, locked in `trx`.
  */
-export async function insertHeld(deps: Deps, trx: Trx, accounts: FundAccounts, donations: ReadonlyArray<HeldDonation & { id: number }>): Promise<Array<{ id: number; status: DonationStatus; created_at: string }>> {
+export async function insertHeld(
+  deps: Deps,
+  trx: Trx,
+  accounts: FundAccounts,
+  donations: ReadonlyArray<HeldDonation & { id: number }>,
+): Promise<Array<{ id: number; status: DonationStatus; created_at: string }>> {
   const at = deps.clock.now().toISOString();
   const { rows, held } = decide(accounts.balances.available_cents, donations, at);
   const entryIds = await reserveEntryIds(trx, deps.engine, held.length);
   // One statement on PostgreSQL (db/bulk.ts): the fund's lock is held through fewer round trips.
-  await runStatements(trx, deps.engine, [
-    ...store.donationStatements(rows),
-    ...entryStatements(holdEntries(accounts.ids, held, entryIds), at),
-    ...createdEvents(rows),
-  ]);
+  await runStatements(trx, deps.engine, [...store.donationStatements(rows), ...entryStatements(holdEntries(accounts.ids, held, entryIds), at), ...createdEvents(rows)]);
   return rows;
 }
 
@@ -54,9 +63,16 @@ function decide(available: number, donations: ReadonlyArray<HeldDonation & { id:
 }
 
 function createdEvents(rows: readonly DecidedDonation[]) {
-  return eventStatements(rows.map((d) => ({
-    user_id: d.user_id, type: 'donation.created' as const, object_type: 'donation', object_id: d.id, data: { status: d.status }, at: d.created_at,
-  })));
+  return eventStatements(
+    rows.map((d) => ({
+      user_id: d.user_id,
+      type: 'donation.created' as const,
+      object_type: 'donation',
+      object_id: d.id,
+      data: { status: d.status },
+      at: d.created_at,
+    })),
+  );
 }
 
 /** A hold for each scheduled donation: available to reserved, with the entry ids reserved for them. */
@@ -115,8 +131,10 @@ function sortOut(batch: readonly Waiting[], recipients: ReadonlyMap<string, NonP
  * written for it (`rows[j]` was made for request `madeAt[j]`, to `found`'s non-profit).
  */
 function settled(
-  outcomes: Array<Made | AppError | undefined>, found: ReadonlyArray<NonProfit | AppError>,
-  madeAt: readonly number[], rows: ReadonlyArray<{ id: number; status: DonationStatus; created_at: string }>,
+  outcomes: Array<Made | AppError | undefined>,
+  found: ReadonlyArray<NonProfit | AppError>,
+  madeAt: readonly number[],
+  rows: ReadonlyArray<{ id: number; status: DonationStatus; created_at: string }>,
 ): Array<Made | AppError> {
   rows.forEach((row, j) => {
     const i = madeAt[j] as number;
@@ -205,7 +223,7 @@ class FundBatches {
     this.stats.transactions += 1;
     this.stats.requests += batch.length;
     try {
-      outcomes = await this.#createGuarded(batch) ?? await this.#createLocked(batch);
+      outcomes = (await this.#createGuarded(batch)) ?? (await this.#createLocked(batch));
     } catch (error) {
       // Tried again one by one only when the database refused it, so nothing was written;
       // a lost connection may have committed it, and each request fails (503) instead.
@@ -247,7 +265,10 @@ class FundBatches {
   }
 
   async #writeGuarded(conn: Db, fundId: number, batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
-    const recipients = await findRecipients(conn, batch.map((w) => w.ein));
+    const recipients = await findRecipients(
+      conn,
+      batch.map((w) => w.ein),
+    );
     const [ids = [], entryIds = []] = await reserveIdsOfEach(conn, ['donations', 'journal_entries'], batch.length);
     const fund = this.#known.get(fundId) ?? knownFund(await readFundAccounts(conn, fundId));
     const { found, outcomes, valid: madeAt } = sortOut(batch, recipients);
@@ -257,7 +278,7 @@ class FundBatches {
     const { rows, held } = decide(fund.available_cents, made, at);
     const { guard, statements } = guardedEntryStatements(holdEntries(fund.ids, held, entryIds), at, { account_id: fund.ids.available, expected_cents: fund.available_cents });
     try {
-      const available = await runIfOneRow(conn, guard, [...store.donationStatements(rows), ...statements, ...createdEvents(rows)], 'the fund\'s available balance is as read');
+      const available = await runIfOneRow(conn, guard, [...store.donationStatements(rows), ...statements, ...createdEvents(rows)], "the fund's available balance is as read");
       assertSafeInteger(available, 'available balance');
       if (this.#known.size >= KNOWN_FUNDS_MAX) this.#known.clear();
       this.#known.set(fundId, { ids: fund.ids, available_cents: available });
@@ -284,7 +305,13 @@ class FundBatches {
     const first = batch[0];
     assert(first !== undefined, 'a batch is never empty');
     const accounts = await lockFundAccounts(trx, this.#deps.engine, first.donation.fund_id);
-    const { found, outcomes, valid } = sortOut(batch, await findRecipients(trx, batch.map((w) => w.ein)));
+    const { found, outcomes, valid } = sortOut(
+      batch,
+      await findRecipients(
+        trx,
+        batch.map((w) => w.ein),
+      ),
+    );
     const ids = await reserveIds(trx, this.#deps.engine, 'donations', valid.length);
     const made: Array<HeldDonation & { id: number }> = [];
     const madeAt: number[] = [];
@@ -293,7 +320,7 @@ class FundBatches {
       const id = ids[k] as number;
       // Each request's Idempotency-Key outcome, in the same transaction as its donation (shared/outcome.ts).
       // (A refused one leaves its reserved id unused.)
-      if (w.claim !== undefined && !await recordClaimOutcome(trx, w.claim, `donation:${id}`)) {
+      if (w.claim !== undefined && !(await recordClaimOutcome(trx, w.claim, `donation:${id}`))) {
         outcomes[i] = keyTakenOver();
         continue;
       }

@@ -18,63 +18,97 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['Donations'];
 
-    app.get('/donations', {
-      schema: { tags, summary: "The caller's donations (form 2.1), newest first", querystring: PageQuery, response: withProblems({ 200: OwnDonationPage }) },
-    }, async (request, reply) => {
-      const page = pageRequest(request.query);
-      const result = await service.listOwnDonations(deps, request.caller, page);
-      setLinkHeader(request, reply, result.meta, page.per_page);
-      return result;
-    });
-
-    app.get('/donations/:donation_id', {
-      schema: { tags, summary: 'One of the caller\'s donations (form 2.1)', params: DonationIdParams, response: withProblems({ 200: Type.Ref('OwnDonation') }) },
-    }, async (request) => service.getOwnDonation(deps, request.caller, request.params.donation_id));
-
-    app.post('/donations', {
-      schema: { tags, summary: 'Create a donation from the caller\'s fund', body: CreateDonationBody, response: withProblems({ 201: Type.Ref('UserDonation') }) },
-    }, async (request, reply) => {
-      const donation = await service.createDonation(deps, request.caller, newDonation(request.body));
-      return reply.code(201).header('location', `/v1/users/${donation.user_id}/donations/${donation.id}`).send(donation);
-    });
-
-    app.delete('/donations/:donation_id', {
-      schema: { tags, summary: 'Cancel a scheduled or waiting donation', params: DonationIdParams, response: withProblems({ 200: EmptyObject }) },
-    }, async (request) => {
-      await service.cancelDonation(deps, request.caller, request.params.donation_id);
-      return {};
-    });
-
-    app.get('/users/:user_id/donations', {
-      schema: {
-        tags, summary: 'A user\'s donations (form 2.3); others see public ones with reduced fields',
-        params: Type.Object({ user_id: UserIdParam }), querystring: PageQuery, response: withProblems({ 200: UserDonationPage }),
+    app.get(
+      '/donations',
+      {
+        schema: { tags, summary: "The caller's donations (form 2.1), newest first", querystring: PageQuery, response: withProblems({ 200: OwnDonationPage }) },
       },
-    }, async (request, reply) => {
-      const page = pageRequest(request.query);
-      const result = await service.listUserDonations(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id), page);
-      setLinkHeader(request, reply, result.meta, page.per_page);
-      return result;
-    });
-
-    app.get('/users/:user_id/donations/:donation_id', {
-      schema: {
-        tags, summary: 'One donation of a user (form 2.3)',
-        params: Type.Object({ user_id: UserIdParam, donation_id: DonationIdParams.properties.donation_id }),
-        response: withProblems({ 200: Type.Ref('UserDonation') }),
+      async (request, reply) => {
+        const page = pageRequest(request.query);
+        const result = await service.listOwnDonations(deps, request.caller, page);
+        setLinkHeader(request, reply, result.meta, page.per_page);
+        return result;
       },
-    }, async (request) => service.getUserDonation(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id), request.params.donation_id));
+    );
 
-    app.post('/users/:user_id/donations', {
-      schema: {
-        tags, summary: 'Create a donation under the caller\'s own user path',
-        params: Type.Object({ user_id: UserIdParam }), body: CreateDonationBody,
-        response: withProblems({ 201: Type.Ref('UserDonation'), 403: Type.Ref('Problem') }),
+    app.get(
+      '/donations/:donation_id',
+      {
+        schema: { tags, summary: "One of the caller's donations (form 2.1)", params: DonationIdParams, response: withProblems({ 200: Type.Ref('OwnDonation') }) },
       },
-    }, async (request, reply) => {
-      const userId = resolveUserId(request.params.user_id, request.caller.user_id);
-      const donation = await service.createDonationForUser(deps, request.caller, userId, newDonation(request.body));
-      return reply.code(201).header('location', `/v1/users/${donation.user_id}/donations/${donation.id}`).send(donation);
-    });
+      async (request) => service.getOwnDonation(deps, request.caller, request.params.donation_id),
+    );
+
+    app.post(
+      '/donations',
+      {
+        schema: { tags, summary: "Create a donation from the caller's fund", body: CreateDonationBody, response: withProblems({ 201: Type.Ref('UserDonation') }) },
+      },
+      async (request, reply) => {
+        const donation = await service.createDonation(deps, request.caller, newDonation(request.body));
+        return reply.code(201).header('location', `/v1/users/${donation.user_id}/donations/${donation.id}`).send(donation);
+      },
+    );
+
+    app.delete(
+      '/donations/:donation_id',
+      {
+        schema: { tags, summary: 'Cancel a scheduled or waiting donation', params: DonationIdParams, response: withProblems({ 200: EmptyObject }) },
+      },
+      async (request) => {
+        await service.cancelDonation(deps, request.caller, request.params.donation_id);
+        return {};
+      },
+    );
+
+    app.get(
+      '/users/:user_id/donations',
+      {
+        schema: {
+          tags,
+          summary: "A user's donations (form 2.3); others see public ones with reduced fields",
+          params: Type.Object({ user_id: UserIdParam }),
+          querystring: PageQuery,
+          response: withProblems({ 200: UserDonationPage }),
+        },
+      },
+      async (request, reply) => {
+        const page = pageRequest(request.query);
+        const result = await service.listUserDonations(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id), page);
+        setLinkHeader(request, reply, result.meta, page.per_page);
+        return result;
+      },
+    );
+
+    app.get(
+      '/users/:user_id/donations/:donation_id',
+      {
+        schema: {
+          tags,
+          summary: 'One donation of a user (form 2.3)',
+          params: Type.Object({ user_id: UserIdParam, donation_id: DonationIdParams.properties.donation_id }),
+          response: withProblems({ 200: Type.Ref('UserDonation') }),
+        },
+      },
+      async (request) => service.getUserDonation(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id), request.params.donation_id),
+    );
+
+    app.post(
+      '/users/:user_id/donations',
+      {
+        schema: {
+          tags,
+          summary: "Create a donation under the caller's own user path",
+          params: Type.Object({ user_id: UserIdParam }),
+          body: CreateDonationBody,
+          response: withProblems({ 201: Type.Ref('UserDonation'), 403: Type.Ref('Problem') }),
+        },
+      },
+      async (request, reply) => {
+        const userId = resolveUserId(request.params.user_id, request.caller.user_id);
+        const donation = await service.createDonationForUser(deps, request.caller, userId, newDonation(request.body));
+        return reply.code(201).header('location', `/v1/users/${donation.user_id}/donations/${donation.id}`).send(donation);
+      },
+    );
   };
 }

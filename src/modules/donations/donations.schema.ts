@@ -6,41 +6,50 @@ import { DONATION_STATUSES, VISIBILITIES } from './donations.ts';
 const Status = StringEnum(DONATION_STATUSES);
 const Visibility = StringEnum(VISIBILITIES);
 
-export const CreateDonationBody = Type.Object({
-  amount: Amount(10, 'Amount of the donation'),
-  ein: Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$', description: 'EIN of the recipient non-profit; 123456789 or 12-3456789' }),
-  note: Type.Optional(Type.String({ maxLength: 1000, description: 'Public note shown with the donation' })),
-  private_memo: Type.Optional(Type.String({ maxLength: 1000, description: 'Private memo, never shown to others' })),
-  visibility: Type.Optional(Visibility),
-}, { additionalProperties: false });
+export const CreateDonationBody = Type.Object(
+  {
+    amount: Amount(10, 'Amount of the donation'),
+    ein: Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$', description: 'EIN of the recipient non-profit; 123456789 or 12-3456789' }),
+    note: Type.Optional(Type.String({ maxLength: 1000, description: 'Public note shown with the donation' })),
+    private_memo: Type.Optional(Type.String({ maxLength: 1000, description: 'Private memo, never shown to others' })),
+    visibility: Type.Optional(Visibility),
+  },
+  { additionalProperties: false },
+);
 
 /** Form 2.1. */
-export const OwnDonation = Type.Object({
-  id: Type.Integer(),
-  amount: Type.Number(),
-  status: Status,
-  note: Type.Optional(Type.String()),
-  scheduled_donation_id: Nullable(Type.Integer()),
-  visibility: Visibility,
-  created_at: IsoDate,
-  mailed_at: NullableIsoDate,
-  non_profit: Type.Ref('DonationNonProfit'),
-  fund: Type.Object({ id: Type.Integer(), name: Type.String() }),
-  user: Type.Object({ id: Type.Integer(), name: Type.String(), city: Type.String(), avatar: Type.String(), slug: Type.String() }),
-}, { $id: 'OwnDonation' });
+export const OwnDonation = Type.Object(
+  {
+    id: Type.Integer(),
+    amount: Type.Number(),
+    status: Status,
+    note: Type.Optional(Type.String()),
+    scheduled_donation_id: Nullable(Type.Integer()),
+    visibility: Visibility,
+    created_at: IsoDate,
+    mailed_at: NullableIsoDate,
+    non_profit: Type.Ref('DonationNonProfit'),
+    fund: Type.Object({ id: Type.Integer(), name: Type.String() }),
+    user: Type.Object({ id: Type.Integer(), name: Type.String(), city: Type.String(), avatar: Type.String(), slug: Type.String() }),
+  },
+  { $id: 'OwnDonation' },
+);
 
 /** Form 2.3; `amount` and `visibility` appear only for the donation's owner. */
-export const UserDonation = Type.Object({
-  id: Type.Integer(),
-  user_id: Type.Integer(),
-  status: Status,
-  note: Type.Optional(Type.String()),
-  created_at: IsoDate,
-  mailed_at: NullableIsoDate,
-  non_profit: Type.Ref('DonationNonProfit'),
-  amount: Type.Optional(Type.Number({ description: 'Owner only' })),
-  visibility: Type.Optional(Visibility),
-}, { $id: 'UserDonation' });
+export const UserDonation = Type.Object(
+  {
+    id: Type.Integer(),
+    user_id: Type.Integer(),
+    status: Status,
+    note: Type.Optional(Type.String()),
+    created_at: IsoDate,
+    mailed_at: NullableIsoDate,
+    non_profit: Type.Ref('DonationNonProfit'),
+    amount: Type.Optional(Type.Number({ description: 'Owner only' })),
+    visibility: Type.Optional(Visibility),
+  },
+  { $id: 'UserDonation' },
+);
 
 export const OwnDonationPage = Paged(Type.Ref('OwnDonation'));
 export const UserDonationPage = Paged(Type.Ref('UserDonation'));

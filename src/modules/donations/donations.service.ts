@@ -64,8 +64,15 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   // The answer from what was written: reading it back cost four more statements.
   const card = cardOfNonProfit(deps.config.publicUrl, made.nonProfit);
   return ownUserScopedForm(new Map([[made.nonProfit.id, card]]), {
-    id: made.id, user_id: caller.user_id, status: made.status, note, created_at: made.created_at, mailed_at: null,
-    non_profit_id: made.nonProfit.id, amount_cents: input.amount_cents, visibility,
+    id: made.id,
+    user_id: caller.user_id,
+    status: made.status,
+    note,
+    created_at: made.created_at,
+    mailed_at: null,
+    non_profit_id: made.nonProfit.id,
+    amount_cents: input.amount_cents,
+    visibility,
   });
 }
 
@@ -97,18 +104,31 @@ export async function cancelDonation(deps: Deps, caller: Caller, donationId: num
     const { donation, accounts } = await lockDonationAndFund(deps, trx, caller.book, donationId);
     if (donation === undefined || donation.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
     if (!isCancellable(donation.status)) {
-      throw conflict('donation_not_cancellable', donation.cancelled_at !== null ? 'this donation was already cancelled' : `a donation that is ${donation.status} can no longer be cancelled`);
+      throw conflict(
+        'donation_not_cancellable',
+        donation.cancelled_at !== null ? 'this donation was already cancelled' : `a donation that is ${donation.status} can no longer be cancelled`,
+      );
     }
     const at = deps.clock.now().toISOString();
     const moved = await store.transition(trx, donation.id, donation.status, 'not_completed', at, { cancelled_at: at });
     assert(moved, 'the locked donation is still in the state read');
     if (donation.status === 'scheduled') {
-      await postEntry(trx, { book: accounts.book, memo: 'donation cancelled: hold released', donation_id: donation.id }, [
-        { from_account_id: accounts.ids.reserved, to_account_id: accounts.ids.available, amount_cents: donation.amount_cents },
-      ], at);
+      await postEntry(
+        trx,
+        { book: accounts.book, memo: 'donation cancelled: hold released', donation_id: donation.id },
+        [{ from_account_id: accounts.ids.reserved, to_account_id: accounts.ids.available, amount_cents: donation.amount_cents }],
+        at,
+      );
       await promoteWaiting(deps, trx, donation.fund_id, at);
     }
-    await recordEvent(trx, { user_id: caller.user_id, type: 'donation.updated', object_type: 'donation', object_id: donation.id, data: { status: 'not_completed', previous_status: donation.status }, at });
+    await recordEvent(trx, {
+      user_id: caller.user_id,
+      type: 'donation.updated',
+      object_type: 'donation',
+      object_id: donation.id,
+      data: { status: 'not_completed', previous_status: donation.status },
+      at,
+    });
   });
 }
 
@@ -142,10 +162,20 @@ export async function promoteWaiting(deps: Deps, trx: Trx, fundId: number, at: s
     if (donation.amount_cents > available) continue;
     const moved = await store.transition(trx, donation.id, 'waiting_for_funds', 'scheduled', at);
     assert(moved, 'a waiting donation read under the fund lock is still waiting');
-    await postEntry(trx, { book: accounts.book, memo: 'donation scheduled: hold', donation_id: donation.id }, [
-      { from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: donation.amount_cents },
-    ], at);
-    await recordEvent(trx, { user_id: donation.user_id, type: 'donation.updated', object_type: 'donation', object_id: donation.id, data: { status: 'scheduled', previous_status: 'waiting_for_funds' }, at });
+    await postEntry(
+      trx,
+      { book: accounts.book, memo: 'donation scheduled: hold', donation_id: donation.id },
+      [{ from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: donation.amount_cents }],
+      at,
+    );
+    await recordEvent(trx, {
+      user_id: donation.user_id,
+      type: 'donation.updated',
+      object_type: 'donation',
+      object_id: donation.id,
+      data: { status: 'scheduled', previous_status: 'waiting_for_funds' },
+      at,
+    });
     available -= donation.amount_cents;
     promoted += 1;
   }
@@ -169,7 +199,11 @@ export async function getOwnDonation(deps: Deps, caller: Caller, donationId: num
 export async function listOwnDonations(deps: Deps, caller: Caller, page: PageRequest) {
   const { rows, count } = await store.listByUser(deps.db, caller.user_id, false, page);
   const cards = await cardsFor(deps, rows);
-  return toPage(rows.map((r) => ownListForm(deps, cards, r)), count, page);
+  return toPage(
+    rows.map((r) => ownListForm(deps, cards, r)),
+    count,
+    page,
+  );
 }
 
 /** A user's donations: all of them for the owner, public ones (reduced) for others. Throws user_not_found. */
@@ -178,14 +212,22 @@ export async function listUserDonations(deps: Deps, caller: Caller, userId: numb
   if (!own) await visibleUser(deps, caller, userId);
   const { rows, count } = await store.listByUser(deps.db, userId, !own, page);
   const cards = await cardsFor(deps, rows);
-  return toPage(rows.map((r) => (own ? ownUserScopedForm(cards, r) : userScopedForm(cards, r))), count, page);
+  return toPage(
+    rows.map((r) => (own ? ownUserScopedForm(cards, r) : userScopedForm(cards, r))),
+    count,
+    page,
+  );
 }
 
 /** A user's public donations, in the form others see (the web profile page decides who may look). */
 export async function listPublicDonations(deps: Deps, userId: number, page: PageRequest) {
   const { rows, count } = await store.listByUser(deps.db, userId, true, page);
   const cards = await cardsFor(deps, rows);
-  return toPage(rows.map((r) => userScopedForm(cards, r)), count, page);
+  return toPage(
+    rows.map((r) => userScopedForm(cards, r)),
+    count,
+    page,
+  );
 }
 
 /** One donation of a user, as listUserDonations shows it. Throws user_not_found, donation_not_found. */
@@ -252,13 +294,32 @@ export async function applyDonationEvent(deps: Deps, book: Book, donationId: num
         grants_paid_to_available: [grantsPaid, accounts.ids.available],
       };
       const [from, to] = routes[rule.move];
-      await postEntry(trx, { book: accounts.book, memo: `donation ${event.replace('_', ' ')}`, donation_id: donation.id }, [
-        { from_account_id: from, to_account_id: to, amount_cents: donation.amount_cents },
-      ], at);
+      await postEntry(
+        trx,
+        { book: accounts.book, memo: `donation ${event.replace('_', ' ')}`, donation_id: donation.id },
+        [{ from_account_id: from, to_account_id: to, amount_cents: donation.amount_cents }],
+        at,
+      );
       if (to === accounts.ids.available) await promoteWaiting(deps, trx, donation.fund_id, at);
     }
-    await recordEvent(trx, { user_id: donation.user_id, type: 'donation.updated', object_type: 'donation', object_id: donation.id, data: { status: rule.to, previous_status: donation.status }, at });
-    await recordAudit(trx, { book: accounts.book, actor: options.actor, action: `donation.${event}`, object_type: 'donation', object_id: donation.id, before: { status: donation.status }, after: { status: rule.to, ...(options.reason === undefined ? {} : { reason: options.reason }) }, at });
+    await recordEvent(trx, {
+      user_id: donation.user_id,
+      type: 'donation.updated',
+      object_type: 'donation',
+      object_id: donation.id,
+      data: { status: rule.to, previous_status: donation.status },
+      at,
+    });
+    await recordAudit(trx, {
+      book: accounts.book,
+      actor: options.actor,
+      action: `donation.${event}`,
+      object_type: 'donation',
+      object_id: donation.id,
+      before: { status: donation.status },
+      after: { status: rule.to, ...(options.reason === undefined ? {} : { reason: options.reason }) },
+      at,
+    });
     return rule.to;
   });
 }
@@ -267,7 +328,13 @@ export async function applyDonationEvent(deps: Deps, book: Book, donationId: num
  * Applies one event to many donations, each in its own transaction: one that
  * another operator moved first is counted as skipped, never done twice.
  */
-export async function applyDonationEventToMany(deps: Deps, book: Book, ids: readonly number[], event: DonationEvent, options: EventOptions): Promise<{ done: number[]; skipped: Array<{ id: number; code: string }> }> {
+export async function applyDonationEventToMany(
+  deps: Deps,
+  book: Book,
+  ids: readonly number[],
+  event: DonationEvent,
+  options: EventOptions,
+): Promise<{ done: number[]; skipped: Array<{ id: number; code: string }> }> {
   const done: number[] = [];
   const skipped: Array<{ id: number; code: string }> = [];
   for (const id of ids) {

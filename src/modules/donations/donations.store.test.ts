@@ -10,7 +10,19 @@ describeEachEngine('donations store', (env) => {
   const at = '2026-01-01T00:00:00Z';
   const row = async (u: { user_id: number; fund_id: number }, visibility = 'public'): Promise<store.NewDonationRow> => {
     const np = await env().deps.db.selectFrom('non_profits').select('id').orderBy('id').executeTakeFirstOrThrow();
-    return { book: 'live', user_id: u.user_id, fund_id: u.fund_id, non_profit_id: np.id, amount_cents: 1_000, status: 'scheduled', note: null, private_memo: null, visibility, scheduled_donation_id: null, created_at: at };
+    return {
+      book: 'live',
+      user_id: u.user_id,
+      fund_id: u.fund_id,
+      non_profit_id: np.id,
+      amount_cents: 1_000,
+      status: 'scheduled',
+      note: null,
+      private_memo: null,
+      visibility,
+      scheduled_donation_id: null,
+      created_at: at,
+    };
   };
 
   test('insertDonation writes a donation and counts it; findDonation reads it in its book only', async () => {
@@ -37,7 +49,11 @@ describeEachEngine('donations store', (env) => {
     });
     const own = await store.listByUser(db, user.user_id, false, { page: 1, per_page: 10 });
     assert.equal(own.count, 3);
-    assert.deepEqual(own.rows.map((r) => r.id), [...ids].reverse(), 'newest first (same time: by id)');
+    assert.deepEqual(
+      own.rows.map((r) => r.id),
+      [...ids].reverse(),
+      'newest first (same time: by id)',
+    );
     const others = await store.listByUser(db, user.user_id, true, { page: 1, per_page: 10 });
     assert.equal(others.count, 2);
     assert.ok(others.rows.every((r) => r.visibility === 'public'));
@@ -56,7 +72,10 @@ describeEachEngine('donations store', (env) => {
       assert.equal(await store.lockDonation(trx, engine === 'postgres', 'test', a!), undefined);
       assert.equal(await store.transition(trx, a!, 'scheduled', 'not_completed', at, { cancelled_at: at }), true);
       assert.equal(await store.transition(trx, a!, 'scheduled', 'approved', at), false);
-      assert.deepEqual((await store.waitingForFund(trx, user.fund_id)).map((d) => d.id), [w]);
+      assert.deepEqual(
+        (await store.waitingForFund(trx, user.fund_id)).map((d) => d.id),
+        [w],
+      );
     });
     const counts = await db.selectFrom('donation_counts').selectAll().where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
     assert.deepEqual([counts.total, counts.public_total], [2, 1]);

@@ -29,10 +29,7 @@ export interface DonationRecord {
 // the user and their funds once (not once per row, as a join did); the
 // non-profits come from the node's cards (nonprofits/cards.ts). Prepared:
 // they run on every list request.
-const PAGE_COLUMNS = [
-  'id', 'user_id', 'fund_id', 'non_profit_id', 'amount_cents', 'status', 'note', 'visibility', 'scheduled_donation_id',
-  'created_at', 'mailed_at',
-] as const;
+const PAGE_COLUMNS = ['id', 'user_id', 'fund_id', 'non_profit_id', 'amount_cents', 'status', 'note', 'visibility', 'scheduled_donation_id', 'created_at', 'mailed_at'] as const;
 
 function donationRows(db: Db | Trx) {
   return db.selectFrom('donations').select(PAGE_COLUMNS);
@@ -41,20 +38,26 @@ function donationRows(db: Db | Trx) {
 type PageRow = Omit<DonationRecord, 'fund_name' | 'owner'>;
 
 const pageQuery = prepared<Database, PageRow, { user_id: number; limit: number; offset: number }>((db, p) =>
-  donationRows(db).where('user_id', '=', p('user_id'))
-    .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit')).offset(p('offset')));
+  donationRows(db).where('user_id', '=', p('user_id')).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit')).offset(p('offset')),
+);
 
 // Others see a user's public donations that happened (DECISIONS 8): never a cancelled or rejected one.
 const publicPageQuery = prepared<Database, PageRow, { user_id: number; limit: number; offset: number }>((db, p) =>
-  donationRows(db).where('user_id', '=', p('user_id')).where('visibility', '=', 'public').where('status', 'not in', [...HIDDEN_FROM_OTHERS])
-    .orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit')).offset(p('offset')));
-
+  donationRows(db)
+    .where('user_id', '=', p('user_id'))
+    .where('visibility', '=', 'public')
+    .where('status', 'not in', [...HIDDEN_FROM_OTHERS])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(p('limit'))
+    .offset(p('offset')),
+);
 
 const userQuery = prepared<Database, { name: string; city: string; avatar_url: string | null; slug: string }, { id: number }>((db, p) =>
-  db.selectFrom('users').select(['name', 'city', 'avatar_url', 'slug']).where('id', '=', p('id')));
+  db.selectFrom('users').select(['name', 'city', 'avatar_url', 'slug']).where('id', '=', p('id')),
+);
 
-const fundNameQuery = prepared<Database, { name: string }, { id: number }>((db, p) =>
-  db.selectFrom('funds').select('name').where('id', '=', p('id')));
+const fundNameQuery = prepared<Database, { name: string }, { id: number }>((db, p) => db.selectFrom('funds').select('name').where('id', '=', p('id')));
 
 /** The user a donation belongs to, as lists show them. */
 export type Owner = Awaited<ReturnType<typeof userQuery>>[number];
@@ -65,8 +68,13 @@ export type Owner = Awaited<ReturnType<typeof userQuery>>[number];
  * meta.count, kept by insertDonation): one statement.
  */
 const ownerQuery = prepared<Database, Owner & { fund_id: number; fund_name: string; total: number | null; public_total: number | null }, { id: number }>((db, p) =>
-  db.selectFrom('users as u').innerJoin('funds as f', 'f.user_id', 'u.id').leftJoin('donation_counts as c', 'c.user_id', 'u.id')
-    .select(['u.name', 'u.city', 'u.avatar_url', 'u.slug', 'f.id as fund_id', 'f.name as fund_name', 'c.total', 'c.public_total']).where('u.id', '=', p('id')));
+  db
+    .selectFrom('users as u')
+    .innerJoin('funds as f', 'f.user_id', 'u.id')
+    .leftJoin('donation_counts as c', 'c.user_id', 'u.id')
+    .select(['u.name', 'u.city', 'u.avatar_url', 'u.slug', 'f.id as fund_id', 'f.name as fund_name', 'c.total', 'c.public_total'])
+    .where('u.id', '=', p('id')),
+);
 
 async function withOwners(db: Db | Trx, rows: PageRow[], known?: Array<Owner & { fund_id: number; fund_name: string }>, knownUserId?: number): Promise<DonationRecord[]> {
   const users = new Map<number, Owner>();
@@ -109,13 +117,22 @@ export async function listByUser(db: Db, userId: number, publicOnly: boolean, pa
   // Both statements at once: on PostgreSQL one round trip's wait instead of two.
   const [rows, owner] = await Promise.all([(publicOnly ? publicPageQuery : pageQuery)(db, values), ownerQuery(db, { id: userId })]);
   const counted = owner[0];
-  const count = counted === undefined ? 0 : (publicOnly ? counted.public_total : counted.total) ?? 0;
+  const count = counted === undefined ? 0 : ((publicOnly ? counted.public_total : counted.total) ?? 0);
   return { rows: await withOwners(db, rows, owner, userId), count };
 }
 
 export type NewDonationRow = {
-  book: Book; user_id: number; fund_id: number; non_profit_id: number; amount_cents: number; status: string; note: string | null;
-  private_memo: string | null; visibility: string; scheduled_donation_id: number | null; created_at: string;
+  book: Book;
+  user_id: number;
+  fund_id: number;
+  non_profit_id: number;
+  amount_cents: number;
+  status: string;
+  note: string | null;
+  private_memo: string | null;
+  visibility: string;
+  scheduled_donation_id: number | null;
+  created_at: string;
   /** The date of a recurring donation's occurrence: unique with scheduled_donation_id. */
   scheduled_for?: string | null;
 };
@@ -129,8 +146,20 @@ export async function insertDonation(trx: Trx, engine: Engine, donation: NewDona
 }
 
 const DONATION_COLUMNS = [
-  'id', 'book', 'user_id', 'fund_id', 'non_profit_id', 'amount_cents', 'status', 'note', 'private_memo', 'visibility',
-  'scheduled_donation_id', 'created_at', 'updated_at', 'scheduled_for',
+  'id',
+  'book',
+  'user_id',
+  'fund_id',
+  'non_profit_id',
+  'amount_cents',
+  'status',
+  'note',
+  'private_memo',
+  'visibility',
+  'scheduled_donation_id',
+  'created_at',
+  'updated_at',
+  'scheduled_for',
 ] as const;
 
 /** The statements that insert donations with the ids reserved for them (db/ids.ts), and count them (the list's meta.count; `almoner check` recounts it). */
@@ -143,12 +172,32 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
     perUser.set(d.user_id, c);
   }
   return [
-    ...insertRows('donations', DONATION_COLUMNS, donations.map((d) => [
-      d.id, d.book, d.user_id, d.fund_id, d.non_profit_id, d.amount_cents, d.status, d.note, d.private_memo, d.visibility,
-      d.scheduled_donation_id, d.created_at, d.created_at, d.scheduled_for ?? null,
-    ])),
-    ...[...perUser].map(([userId, c]) => statement((v) => `insert into donation_counts (user_id, total, public_total) values (${v(userId)}, ${v(c.total)}, ${v(c.public_total)})
-      on conflict (user_id) do update set total = donation_counts.total + excluded.total, public_total = donation_counts.public_total + excluded.public_total`)),
+    ...insertRows(
+      'donations',
+      DONATION_COLUMNS,
+      donations.map((d) => [
+        d.id,
+        d.book,
+        d.user_id,
+        d.fund_id,
+        d.non_profit_id,
+        d.amount_cents,
+        d.status,
+        d.note,
+        d.private_memo,
+        d.visibility,
+        d.scheduled_donation_id,
+        d.created_at,
+        d.created_at,
+        d.scheduled_for ?? null,
+      ]),
+    ),
+    ...[...perUser].map(([userId, c]) =>
+      statement(
+        (v) => `insert into donation_counts (user_id, total, public_total) values (${v(userId)}, ${v(c.total)}, ${v(c.public_total)})
+      on conflict (user_id) do update set total = donation_counts.total + excluded.total, public_total = donation_counts.public_total + excluded.public_total`,
+      ),
+    ),
   ];
 }
 
@@ -163,12 +212,18 @@ export async function lockDonation(trx: Trx, forUpdate: boolean, book: Book, id:
 export type TransitionFields = Partial<Record<'cancelled_at' | 'mailed_at' | 'approved_at' | 'rejected_at' | 'completed_at' | 'voided_at' | 'rejection_reason', string | null>>;
 
 export async function transition(trx: Trx, id: number, from: string, to: string, at: string, extra: TransitionFields = {}): Promise<boolean> {
-  const result = await trx.updateTable('donations').set({ status: to, updated_at: at, ...extra })
-    .where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  const result = await trx
+    .updateTable('donations')
+    .set({ status: to, updated_at: at, ...extra })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .executeTakeFirst();
   const moved = Number(result.numUpdatedRows) === 1;
   // A public donation that did not happen leaves what others see (and count).
   if (moved && HIDDEN_FROM_OTHERS.includes(to) && !HIDDEN_FROM_OTHERS.includes(from)) {
-    await trx.updateTable('donation_counts').set((eb) => ({ public_total: eb('public_total', '-', 1) }))
+    await trx
+      .updateTable('donation_counts')
+      .set((eb) => ({ public_total: eb('public_total', '-', 1) }))
       .where('user_id', '=', (eb) => eb.selectFrom('donations').select('user_id').where('id', '=', id).where('visibility', '=', 'public'))
       .execute();
   }
@@ -176,9 +231,7 @@ export async function transition(trx: Trx, id: number, from: string, to: string,
 }
 
 export async function waitingForFund(trx: Trx, fundId: number) {
-  return trx.selectFrom('donations').select(['id', 'user_id', 'amount_cents'])
-    .where('fund_id', '=', fundId).where('status', '=', 'waiting_for_funds')
-    .orderBy('id').execute();
+  return trx.selectFrom('donations').select(['id', 'user_id', 'amount_cents']).where('fund_id', '=', fundId).where('status', '=', 'waiting_for_funds').orderBy('id').execute();
 }
 
 /** Ids of donations of `book` in a status, oldest first. */

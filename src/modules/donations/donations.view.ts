@@ -11,7 +11,10 @@ import type { DonationRecord } from './donations.store.ts';
 export type Cards = ReadonlyMap<number, NonProfitCard>;
 
 export function cardsFor(deps: Deps, records: readonly DonationRecord[]): Promise<Cards> {
-  return nonProfitCards(deps, records.map((r) => r.non_profit_id));
+  return nonProfitCards(
+    deps,
+    records.map((r) => r.non_profit_id),
+  );
 }
 
 /** What forms 2.3 show of a donation. */

@@ -6,23 +6,36 @@ import { runStatements } from '../../db/bulk.ts';
 import * as store from './events.store.ts';
 
 describeEachEngine('events store', (env) => {
-  test('recordEvent and eventStatements write events; listEvents pages a user\'s, newest first, data parsed', async () => {
+  test("recordEvent and eventStatements write events; listEvents pages a user's, newest first, data parsed", async () => {
     const { db, engine } = env().deps;
     const [user, other] = [await makeUser(env().deps), await makeUser(env().deps)];
     const at = '2026-01-01T00:00:00Z';
     await db.transaction().execute(async (trx) => {
       await store.recordEvent(trx, { user_id: user.user_id, type: 'gift.created', object_type: 'gift', object_id: 7, data: { status: 'new' }, at });
-      await runStatements(trx, engine, store.eventStatements([
-        { user_id: user.user_id, type: 'donation.created', object_type: 'donation', object_id: 8, data: { status: 'scheduled' }, at },
-        { user_id: user.user_id, type: 'donation.updated', object_type: 'donation', object_id: 8, data: { status: 'approved' }, at },
-        { user_id: other.user_id, type: 'donation.created', object_type: 'donation', object_id: 9, data: {}, at },
-      ]));
+      await runStatements(
+        trx,
+        engine,
+        store.eventStatements([
+          { user_id: user.user_id, type: 'donation.created', object_type: 'donation', object_id: 8, data: { status: 'scheduled' }, at },
+          { user_id: user.user_id, type: 'donation.updated', object_type: 'donation', object_id: 8, data: { status: 'approved' }, at },
+          { user_id: other.user_id, type: 'donation.created', object_type: 'donation', object_id: 9, data: {}, at },
+        ]),
+      );
     });
     const page = await store.listEvents(db, user.user_id, { page: 1, per_page: 2 });
     assert.equal(page.count, 3);
-    assert.deepEqual(page.rows.map((r) => [r.type, r.object_id, r.data]), [['donation.updated', 8, { status: 'approved' }], ['donation.created', 8, { status: 'scheduled' }]]);
+    assert.deepEqual(
+      page.rows.map((r) => [r.type, r.object_id, r.data]),
+      [
+        ['donation.updated', 8, { status: 'approved' }],
+        ['donation.created', 8, { status: 'scheduled' }],
+      ],
+    );
     const last = await store.listEvents(db, user.user_id, { page: 2, per_page: 2 });
-    assert.deepEqual(last.rows.map((r) => [r.type, r.data]), [['gift.created', { status: 'new' }]]);
+    assert.deepEqual(
+      last.rows.map((r) => [r.type, r.data]),
+      [['gift.created', { status: 'new' }]],
+    );
     assert.deepEqual(store.eventStatements([]), []);
   });
 });

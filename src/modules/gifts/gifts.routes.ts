@@ -7,74 +7,106 @@ import { pageRequest } from '../../shared/page.ts';
 import { GIFT_STATUSES } from './gifts.ts';
 import * as service from './gifts.service.ts';
 
-export const Gift = Type.Object({
-  name: Type.String({ description: 'Beneficiary of the gift' }),
-  amount: Type.Number(),
-  message: Nullable(Type.String()),
-  code: Type.String({ format: 'uuid' }),
-  ein: Nullable(Type.String()),
-  seen: Type.Boolean(),
-  status: StringEnum(GIFT_STATUSES),
-  updated_at: IsoDate,
-  created_at: IsoDate,
-  claimed: Type.Boolean(),
-  url: Type.String({ description: 'Shareable URL of the gift' }),
-}, { $id: 'Gift' });
+export const Gift = Type.Object(
+  {
+    name: Type.String({ description: 'Beneficiary of the gift' }),
+    amount: Type.Number(),
+    message: Nullable(Type.String()),
+    code: Type.String({ format: 'uuid' }),
+    ein: Nullable(Type.String()),
+    seen: Type.Boolean(),
+    status: StringEnum(GIFT_STATUSES),
+    updated_at: IsoDate,
+    created_at: IsoDate,
+    claimed: Type.Boolean(),
+    url: Type.String({ description: 'Shareable URL of the gift' }),
+  },
+  { $id: 'Gift' },
+);
 
-const CreateGiftBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Beneficiary of the gift' }),
-  amount: Amount(18, 'Gift amount'),
-  message: Type.Optional(Type.String({ maxLength: 1000, description: 'Shown to the recipient' })),
-  email: Type.Optional(Type.String({ format: 'email', maxLength: 320, description: 'Where to notify the recipient; stored, never returned' })),
-}, { additionalProperties: false });
+const CreateGiftBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Beneficiary of the gift' }),
+    amount: Amount(18, 'Gift amount'),
+    message: Type.Optional(Type.String({ maxLength: 1000, description: 'Shown to the recipient' })),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 320, description: 'Where to notify the recipient; stored, never returned' })),
+  },
+  { additionalProperties: false },
+);
 
 export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['Gifts'];
 
-    app.get('/gifts', {
-      schema: { tags, summary: "The caller's gifts, newest first", querystring: PageQuery, response: withProblems({ 200: Paged(Type.Ref('Gift')) }) },
-    }, async (request, reply) => {
-      const page = pageRequest(request.query);
-      const result = await service.listGifts(deps, request.caller, page);
-      setLinkHeader(request, reply, result.meta, page.per_page);
-      return result;
-    });
-
-    app.get('/gifts/:code', {
-      schema: {
-        tags, summary: 'One of the caller\'s gifts',
-        params: Type.Object({ code: Type.String({ format: 'uuid' }) }),
-        response: withProblems({ 200: Type.Ref('Gift') }),
+    app.get(
+      '/gifts',
+      {
+        schema: { tags, summary: "The caller's gifts, newest first", querystring: PageQuery, response: withProblems({ 200: Paged(Type.Ref('Gift')) }) },
       },
-    }, async (request) => service.getGift(deps, request.caller, request.params.code));
+      async (request, reply) => {
+        const page = pageRequest(request.query);
+        const result = await service.listGifts(deps, request.caller, page);
+        setLinkHeader(request, reply, result.meta, page.per_page);
+        return result;
+      },
+    );
 
-    app.post('/gifts', {
-      schema: { tags, summary: 'Create a gift; its amount is held from the caller\'s available balance', body: CreateGiftBody, response: withProblems({ 201: Type.Ref('Gift') }) },
-    }, async (request, reply) => {
-      const gift = await service.createGift(deps, request.caller, { ...request.body, amount_cents: checkedCents(request.body.amount) });
-      return reply.code(201).header('location', `/v1/gifts/${gift.code}`).send(gift);
-    });
+    app.get(
+      '/gifts/:code',
+      {
+        schema: {
+          tags,
+          summary: "One of the caller's gifts",
+          params: Type.Object({ code: Type.String({ format: 'uuid' }) }),
+          response: withProblems({ 200: Type.Ref('Gift') }),
+        },
+      },
+      async (request) => service.getGift(deps, request.caller, request.params.code),
+    );
+
+    app.post(
+      '/gifts',
+      {
+        schema: { tags, summary: "Create a gift; its amount is held from the caller's available balance", body: CreateGiftBody, response: withProblems({ 201: Type.Ref('Gift') }) },
+      },
+      async (request, reply) => {
+        const gift = await service.createGift(deps, request.caller, { ...request.body, amount_cents: checkedCents(request.body.amount) });
+        return reply.code(201).header('location', `/v1/gifts/${gift.code}`).send(gift);
+      },
+    );
 
     // The recipient's side (DECISIONS 7): whoever holds the gift's code, except its giver.
     const CodeParams = Type.Object({ code: Type.String({ format: 'uuid' }) });
     const recipientResponses = withProblems({ 200: Type.Ref('Gift'), 403: Type.Ref('Problem'), 409: Type.Ref('Problem') });
 
-    app.post('/gifts/:code/accept', {
-      schema: { tags, summary: 'Accept a gift into the caller\'s own fund', params: CodeParams, response: recipientResponses },
-    }, async (request) => service.acceptGift(deps, request.caller, request.params.code));
-
-    app.post('/gifts/:code/claim', {
-      schema: {
-        tags, summary: 'Direct a gift to a non-profit: a donation is made from the held money',
-        params: CodeParams,
-        body: Type.Object({ ein: Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$', description: 'EIN of the non-profit' }) }, { additionalProperties: false }),
-        response: recipientResponses,
+    app.post(
+      '/gifts/:code/accept',
+      {
+        schema: { tags, summary: "Accept a gift into the caller's own fund", params: CodeParams, response: recipientResponses },
       },
-    }, async (request) => service.claimGift(deps, request.caller, request.params.code, request.body.ein));
+      async (request) => service.acceptGift(deps, request.caller, request.params.code),
+    );
 
-    app.post('/gifts/:code/deny', {
-      schema: { tags, summary: 'Refuse a gift: the money goes back to the giver', params: CodeParams, response: recipientResponses },
-    }, async (request) => service.denyGift(deps, request.caller, request.params.code));
+    app.post(
+      '/gifts/:code/claim',
+      {
+        schema: {
+          tags,
+          summary: 'Direct a gift to a non-profit: a donation is made from the held money',
+          params: CodeParams,
+          body: Type.Object({ ein: Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$', description: 'EIN of the non-profit' }) }, { additionalProperties: false }),
+          response: recipientResponses,
+        },
+      },
+      async (request) => service.claimGift(deps, request.caller, request.params.code, request.body.ein),
+    );
+
+    app.post(
+      '/gifts/:code/deny',
+      {
+        schema: { tags, summary: 'Refuse a gift: the money goes back to the giver', params: CodeParams, response: recipientResponses },
+      },
+      async (request) => service.denyGift(deps, request.caller, request.params.code),
+    );
   };
 }

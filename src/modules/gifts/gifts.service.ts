@@ -70,9 +70,12 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
       created_at: at,
       updated_at: at,
     });
-    await postEntry(trx, { book: accounts.book, memo: 'gift created: hold', gift_id: giftId }, [
-      { from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: input.amount_cents },
-    ], at);
+    await postEntry(
+      trx,
+      { book: accounts.book, memo: 'gift created: hold', gift_id: giftId },
+      [{ from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: input.amount_cents }],
+      at,
+    );
     await recordEvent(trx, { user_id: caller.user_id, type: 'gift.created', object_type: 'gift', object_id: giftId, data: { status: 'new' }, at });
     await recordOutcome(trx, `gift:${code}`);
   });
@@ -98,7 +101,11 @@ export async function getGift(deps: Deps, caller: Caller, code: string) {
 
 export async function listGifts(deps: Deps, caller: Caller, page: PageRequest) {
   const { rows, count } = await pageOfGifts(deps.db, caller.user_id, page);
-  return toPage(rows.map((g) => giftForm(deps, g)), count, page);
+  return toPage(
+    rows.map((g) => giftForm(deps, g)),
+    count,
+    page,
+  );
 }
 
 /**
@@ -155,7 +162,7 @@ async function lockGiftFor(deps: Deps, trx: Trx, recipient: Recipient, code: str
   const gift = await lockGift(trx, deps.engine, unlocked.id);
   if (gift.status !== 'new') throw conflict('invalid_transition', `a gift that is ${gift.status} cannot be ${action === 'deny' ? 'denied' : `${action}ed`}`);
   const giverAccounts = locked.get(gift.fund_id);
-  assert(giverAccounts !== undefined, 'the giver\'s fund is locked');
+  assert(giverAccounts !== undefined, "the giver's fund is locked");
   return { gift, giverAccounts, recipientAccounts: caller === null ? undefined : locked.get(caller.fund_id) };
 }
 
@@ -169,12 +176,15 @@ async function finishGift(trx: Trx, { id: giftId, user_id: giverId, code }: { id
 export async function acceptGift(deps: Deps, caller: Caller, code: string) {
   await deps.db.transaction().execute(async (trx) => {
     const { gift, giverAccounts, recipientAccounts } = await lockGiftFor(deps, trx, caller, code, 'accept');
-    assert(recipientAccounts !== undefined, 'the recipient\'s fund is locked');
+    assert(recipientAccounts !== undefined, "the recipient's fund is locked");
     assertFundCanHold(recipientAccounts, gift.amount_cents);
     const at = deps.clock.now().toISOString();
-    await postEntry(trx, { book: gift.book, memo: 'gift accepted', gift_id: gift.id }, [
-      { from_account_id: giverAccounts.ids.reserved, to_account_id: recipientAccounts.ids.available, amount_cents: gift.amount_cents },
-    ], at);
+    await postEntry(
+      trx,
+      { book: gift.book, memo: 'gift accepted', gift_id: gift.id },
+      [{ from_account_id: giverAccounts.ids.reserved, to_account_id: recipientAccounts.ids.available, amount_cents: gift.amount_cents }],
+      at,
+    );
     await finishGift(trx, gift, { status: 'accepted', claimed: 1, recipient_user_id: caller.user_id }, at);
     await promoteWaiting(deps, trx, caller.fund_id, at);
   });
@@ -194,16 +204,38 @@ export async function claimGift(deps: Deps, recipient: Recipient, code: string, 
     const { gift, giverAccounts } = await lockGiftFor(deps, trx, recipient, code, 'claim');
     const at = deps.clock.now().toISOString();
     const donationId = await insertDonation(deps, trx, {
-      book: gift.book, user_id: gift.user_id, fund_id: gift.fund_id, non_profit_id: nonProfit.id, amount_cents: gift.amount_cents, status: 'scheduled',
-      note: `Gift to ${gift.name}`, private_memo: null, visibility: 'public', scheduled_donation_id: null, created_at: at,
+      book: gift.book,
+      user_id: gift.user_id,
+      fund_id: gift.fund_id,
+      non_profit_id: nonProfit.id,
+      amount_cents: gift.amount_cents,
+      status: 'scheduled',
+      note: `Gift to ${gift.name}`,
+      private_memo: null,
+      visibility: 'public',
+      scheduled_donation_id: null,
+      created_at: at,
     });
-    await postEntry(trx, { book: gift.book, memo: 'gift claimed: hold released', gift_id: gift.id }, [
-      { from_account_id: giverAccounts.ids.reserved, to_account_id: giverAccounts.ids.available, amount_cents: gift.amount_cents },
-    ], at);
-    await postEntry(trx, { book: gift.book, memo: 'donation scheduled from a gift: hold', donation_id: donationId }, [
-      { from_account_id: giverAccounts.ids.available, to_account_id: giverAccounts.ids.reserved, amount_cents: gift.amount_cents },
-    ], at);
-    await recordEvent(trx, { user_id: gift.user_id, type: 'donation.created', object_type: 'donation', object_id: donationId, data: { status: 'scheduled', gift_id: gift.id }, at });
+    await postEntry(
+      trx,
+      { book: gift.book, memo: 'gift claimed: hold released', gift_id: gift.id },
+      [{ from_account_id: giverAccounts.ids.reserved, to_account_id: giverAccounts.ids.available, amount_cents: gift.amount_cents }],
+      at,
+    );
+    await postEntry(
+      trx,
+      { book: gift.book, memo: 'donation scheduled from a gift: hold', donation_id: donationId },
+      [{ from_account_id: giverAccounts.ids.available, to_account_id: giverAccounts.ids.reserved, amount_cents: gift.amount_cents }],
+      at,
+    );
+    await recordEvent(trx, {
+      user_id: gift.user_id,
+      type: 'donation.created',
+      object_type: 'donation',
+      object_id: donationId,
+      data: { status: 'scheduled', gift_id: gift.id },
+      at,
+    });
     await finishGift(trx, gift, { status: 'claimed', claimed: 1, recipient_user_id: recipient.user_id, ein, donation_id: donationId }, at);
   });
   return giftFormByCode(deps, recipient, code);
@@ -214,9 +246,12 @@ export async function denyGift(deps: Deps, recipient: Recipient, code: string) {
   await deps.db.transaction().execute(async (trx) => {
     const { gift, giverAccounts } = await lockGiftFor(deps, trx, recipient, code, 'deny');
     const at = deps.clock.now().toISOString();
-    await postEntry(trx, { book: gift.book, memo: 'gift denied: hold released', gift_id: gift.id }, [
-      { from_account_id: giverAccounts.ids.reserved, to_account_id: giverAccounts.ids.available, amount_cents: gift.amount_cents },
-    ], at);
+    await postEntry(
+      trx,
+      { book: gift.book, memo: 'gift denied: hold released', gift_id: gift.id },
+      [{ from_account_id: giverAccounts.ids.reserved, to_account_id: giverAccounts.ids.available, amount_cents: gift.amount_cents }],
+      at,
+    );
     await finishGift(trx, gift, { status: 'denied', claimed: 0, recipient_user_id: recipient.user_id }, at);
     await promoteWaiting(deps, trx, gift.fund_id, at);
   });

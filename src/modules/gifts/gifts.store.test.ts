@@ -9,8 +9,20 @@ describeEachEngine('gifts store', (env) => {
   const gift = (u: { user_id: number; fund_id: number }, created_at: string) => {
     seq += 1;
     return {
-      book: 'live' as const, code: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`, user_id: u.user_id, fund_id: u.fund_id, name: 'Grace', email: null,
-      amount_cents: 2500, message: null, ein: null, seen: 0, status: 'new', claimed: 0, created_at, updated_at: created_at,
+      book: 'live' as const,
+      code: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
+      user_id: u.user_id,
+      fund_id: u.fund_id,
+      name: 'Grace',
+      email: null,
+      amount_cents: 2500,
+      message: null,
+      ein: null,
+      seen: 0,
+      status: 'new',
+      claimed: 0,
+      created_at,
+      updated_at: created_at,
     };
   };
 
@@ -46,16 +58,21 @@ describeEachEngine('gifts store', (env) => {
     assert.deepEqual([ended.status, ended.claimed, ended.recipient_user_id, ended.updated_at], ['accepted', 1, recipient.user_id, '2026-01-02T00:00:00Z']);
   });
 
-  test('pageOfGifts: a user\'s own, newest first, with their count', async () => {
+  test("pageOfGifts: a user's own, newest first, with their count", async () => {
     const { db } = env().deps;
     const [user, other] = [await makeUser(env().deps), await makeUser(env().deps)];
-    const ids = await db.transaction().execute(async (trx) => [
-      await store.insertGift(trx, gift(user, '2026-01-02T00:00:00Z')),
-      await store.insertGift(trx, gift(user, '2026-01-01T00:00:00Z')),
-      await store.insertGift(trx, gift(other, '2026-01-03T00:00:00Z')),
-    ]);
+    const ids = await db
+      .transaction()
+      .execute(async (trx) => [
+        await store.insertGift(trx, gift(user, '2026-01-02T00:00:00Z')),
+        await store.insertGift(trx, gift(user, '2026-01-01T00:00:00Z')),
+        await store.insertGift(trx, gift(other, '2026-01-03T00:00:00Z')),
+      ]);
     const page = await store.pageOfGifts(db, user.user_id, { page: 1, per_page: 10 });
     assert.equal(page.count, 2);
-    assert.deepEqual(page.rows.map((r) => r.id), [ids[0], ids[1]]);
+    assert.deepEqual(
+      page.rows.map((r) => r.id),
+      [ids[0], ids[1]],
+    );
   });
 });

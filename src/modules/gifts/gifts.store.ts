@@ -21,8 +21,14 @@ export async function findGiftByCode(db: Db | Trx, book: Book, code: string): Pr
 
 /** A gift by its code in a book, with its giver's name, or undefined. */
 export async function findGiftWithGiver(db: Db | Trx, book: Book, code: string): Promise<(Gift & { giver_name: string }) | undefined> {
-  return db.selectFrom('gifts as g').innerJoin('users as u', 'u.id', 'g.user_id')
-    .selectAll('g').select('u.name as giver_name').where('g.code', '=', code.toLowerCase()).where('g.book', '=', book).executeTakeFirst();
+  return db
+    .selectFrom('gifts as g')
+    .innerJoin('users as u', 'u.id', 'g.user_id')
+    .selectAll('g')
+    .select('u.name as giver_name')
+    .where('g.code', '=', code.toLowerCase())
+    .where('g.book', '=', book)
+    .executeTakeFirst();
 }
 
 /** A page of a user's gifts, newest first, and how many they have. */
@@ -53,6 +59,11 @@ export interface GiftEnd {
 
 /** Moves a gift that is still `new` to its end; true if it was still new. */
 export async function endGift(trx: Trx, giftId: number, end: GiftEnd, at: string): Promise<boolean> {
-  const updated = await trx.updateTable('gifts').set({ ...end, seen: 1, updated_at: at }).where('id', '=', giftId).where('status', '=', 'new').executeTakeFirst();
+  const updated = await trx
+    .updateTable('gifts')
+    .set({ ...end, seen: 1, updated_at: at })
+    .where('id', '=', giftId)
+    .where('status', '=', 'new')
+    .executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
 }

@@ -11,7 +11,10 @@ describeEachEngine('idempotency store', (env) => {
     const first = { user_id: user.user_id, key: 'k1', token: 't1' };
     assert.equal(await store.insertClaim(db, first, 'hash', '2026-01-01T00:01:00Z', '2026-01-01T00:00:00Z'), true);
     assert.equal(await store.insertClaim(db, { ...first, token: 't2' }, 'hash', '2026-01-01T00:01:00Z', '2026-01-01T00:00:00Z'), false);
-    assert.deepEqual({ state: (await store.findRecord(db, user.user_id, 'k1'))?.state, token: (await store.findRecord(db, user.user_id, 'k1'))?.claim_token }, { state: 'in_progress', token: 't1' });
+    assert.deepEqual(
+      { state: (await store.findRecord(db, user.user_id, 'k1'))?.state, token: (await store.findRecord(db, user.user_id, 'k1'))?.claim_token },
+      { state: 'in_progress', token: 't1' },
+    );
     assert.equal(await store.findRecord(db, user.user_id, 'nope'), undefined);
     const second = { ...first, token: 't2' };
     assert.equal(await store.takeOver(db, second, '2026-01-01T00:03:00Z', '2026-01-01T00:00:30Z'), false, 'still held');

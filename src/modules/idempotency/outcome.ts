@@ -16,7 +16,7 @@ export const idempotencyClaims = new AsyncLocalStorage<IdempotencyClaim>();
 export async function recordOutcome(trx: Trx, resource: string): Promise<void> {
   const claim = idempotencyClaims.getStore();
   if (claim === undefined) return;
-  if (!await recordClaimOutcome(trx, claim, resource)) throw keyTakenOver();
+  if (!(await recordClaimOutcome(trx, claim, resource))) throw keyTakenOver();
 }
 
 export function keyTakenOver(): AppError {

@@ -15,7 +15,7 @@ export interface CreatedKey extends store.ApiKeyView {
 /** Creates a key for a user; the full key is in the result and nowhere else, ever. */
 export async function createKey(deps: Deps, userId: number, name: string, mode: KeyMode, trx?: Trx): Promise<CreatedKey> {
   // A key acts in its user's book: a sandbox key belongs to a sandbox twin (users.createKeyForOwner), never to a live user.
-  assert(await store.bookOfUser(trx ?? deps.db, userId) === mode, `a ${mode} key is made for a user of the ${mode} book`);
+  assert((await store.bookOfUser(trx ?? deps.db, userId)) === mode, `a ${mode} key is made for a user of the ${mode} book`);
   const key = generateKey(deps.ids, mode);
   const view = await store.insertKey(trx ?? deps.db, {
     user_id: userId,

@@ -6,7 +6,14 @@ import { sandboxUserFor } from '../users/index.ts';
 import * as store from './keys.store.ts';
 
 describeEachEngine('keys store', (env) => {
-  const key = (userId: number, hash: string, mode = 'live') => ({ user_id: userId, name: `key ${hash}`, key_hash: hash, last4: hash.slice(-4), mode, created_at: '2026-01-01T00:00:00Z' });
+  const key = (userId: number, hash: string, mode = 'live') => ({
+    user_id: userId,
+    name: `key ${hash}`,
+    key_hash: hash,
+    last4: hash.slice(-4),
+    mode,
+    created_at: '2026-01-01T00:00:00Z',
+  });
 
   test('insertKey and listKeys (newest first, never revoked ones); revokeKey raises the auth epoch', async () => {
     const { db } = env().deps;
@@ -15,18 +22,21 @@ describeEachEngine('keys store', (env) => {
     const b = await store.insertKey(db, key(user.user_id, 'hash-bbbb'));
     assert.deepEqual(a, { id: a.id, name: 'key hash-aaaa', last4: 'aaaa', mode: 'live', created_at: '2026-01-01T00:00:00Z', last_used_at: null });
     const listed = await store.listKeys(db, user.user_id);
-    assert.deepEqual(listed.filter((k) => k.id === a.id || k.id === b.id).map((k) => k.id), [b.id, a.id]);
+    assert.deepEqual(
+      listed.filter((k) => k.id === a.id || k.id === b.id).map((k) => k.id),
+      [b.id, a.id],
+    );
     const before = await store.authEpoch(db);
     assert.equal(await store.revokeKey(db, user.user_id, a.id, '2026-01-02T00:00:00Z'), true);
     assert.equal(await store.revokeKey(db, user.user_id, a.id, '2026-01-02T00:00:00Z'), false, 'revoked once');
-    assert.equal(await store.revokeKey(db, user.user_id + 1, b.id, '2026-01-02T00:00:00Z'), false, 'never another user\'s key');
+    assert.equal(await store.revokeKey(db, user.user_id + 1, b.id, '2026-01-02T00:00:00Z'), false, "never another user's key");
     assert.equal(await store.authEpoch(db), before + 1);
     assert.ok(!(await store.listKeys(db, user.user_id)).some((k) => k.id === a.id));
     await db.transaction().execute((trx) => store.bumpAuthEpoch(trx));
     assert.equal(await store.authEpoch(db), before + 2);
   });
 
-  test('findCallerByHash: a key of its user\'s book acts for them; a twin stops with its suspended owner', async () => {
+  test("findCallerByHash: a key of its user's book acts for them; a twin stops with its suspended owner", async () => {
     const { db } = env().deps;
     const user = await makeUser(env().deps);
     await store.insertKey(db, key(user.user_id, 'caller-live'));

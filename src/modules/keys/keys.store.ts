@@ -6,7 +6,6 @@ import { type FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
 import type { Book } from '../../shared/book.ts';
 import type { Caller } from '../../shared/caller.ts';
 
-
 export interface ApiKeyView {
   id: number;
   name: string;
@@ -21,7 +20,9 @@ type CallerRow = Omit<Caller, 'user_status'> & { own_status: string; owner_statu
 
 // A key acts only in its user's book (a key whose mode differs from it is no key at all),
 // and a sandbox twin is stopped with its owner.
-const callerQuery = prepared<Database, CallerRow, { key_hash: string }>((db, p) => db.selectFrom('api_keys as k')
+const callerQuery = prepared<Database, CallerRow, { key_hash: string }>((db, p) =>
+  db
+    .selectFrom('api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
     .leftJoin('users as o', 'o.id', 'u.sandbox_of')
     .innerJoin('funds as f', 'f.user_id', 'u.id')
@@ -31,7 +32,8 @@ const callerQuery = prepared<Database, CallerRow, { key_hash: string }>((db, p) 
     .whereRef('k.mode', '=', 'u.book')
     .whereRef('f.book', '=', 'u.book')
     .orderBy('f.id')
-    .limit(1));
+    .limit(1),
+);
 
 export async function findCallerByHash(db: Db, keyHash: string): Promise<Caller | undefined> {
   const row = (await callerQuery(db, { key_hash: keyHash }))[0];
@@ -42,7 +44,9 @@ export async function findCallerByHash(db: Db, keyHash: string): Promise<Caller 
 
 /** Writes last_used_at unless another request (on any node) did so within the interval. */
 export async function touchKey(db: Db, keyId: number, now: string, notBefore: string): Promise<void> {
-  await db.updateTable('api_keys').set({ last_used_at: now })
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
     .where('id', '=', keyId)
     .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', notBefore)]))
     .execute();
@@ -54,13 +58,12 @@ export async function bookOfUser(db: Db | Trx, userId: number): Promise<Book | u
 }
 
 export async function insertKey(db: Db | Trx, key: { user_id: number; name: string; key_hash: string; last4: string; mode: string; created_at: string }): Promise<ApiKeyView> {
-  return db.insertInto('api_keys').values(key)
-    .returning(['id', 'name', 'last4', 'mode', 'created_at', 'last_used_at'])
-    .executeTakeFirstOrThrow();
+  return db.insertInto('api_keys').values(key).returning(['id', 'name', 'last4', 'mode', 'created_at', 'last_used_at']).executeTakeFirstOrThrow();
 }
 
 export async function listKeys(db: Db, userId: number): Promise<ApiKeyView[]> {
-  return db.selectFrom('api_keys')
+  return db
+    .selectFrom('api_keys')
     .select(['id', 'name', 'last4', 'mode', 'created_at', 'last_used_at'])
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
@@ -70,8 +73,12 @@ export async function listKeys(db: Db, userId: number): Promise<ApiKeyView[]> {
 
 export async function revokeKey(db: Db, userId: number, keyId: number, at: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const result = await trx.updateTable('api_keys').set({ revoked_at: at })
-      .where('id', '=', keyId).where('user_id', '=', userId).where('revoked_at', 'is', null)
+    const result = await trx
+      .updateTable('api_keys')
+      .set({ revoked_at: at })
+      .where('id', '=', keyId)
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) !== 1) return false;
     await bumpAuthEpoch(trx);
@@ -81,7 +88,11 @@ export async function revokeKey(db: Db, userId: number, keyId: number, at: strin
 
 /** Every change that may end a key's validity raises the epoch in its transaction. */
 export async function bumpAuthEpoch(trx: Trx): Promise<void> {
-  await trx.updateTable('auth_epoch').set((eb) => ({ epoch: eb('epoch', '+', 1) })).where('id', '=', 1).execute();
+  await trx
+    .updateTable('auth_epoch')
+    .set((eb) => ({ epoch: eb('epoch', '+', 1) }))
+    .where('id', '=', 1)
+    .execute();
 }
 
 const epochQuery = prepared<Database, { epoch: number }, Record<string, never>>((db) => db.selectFrom('auth_epoch').select('epoch').where('id', '=', 1));

@@ -13,7 +13,10 @@ describeEachEngine('ledger store', (env) => {
     await store.ensureOutsideAccounts(db);
     await store.ensureOutsideAccounts(db);
     const rows = await db.selectFrom('ledger_accounts').select(['kind', 'book']).where('fund_id', 'is', null).orderBy('book').orderBy('kind').execute();
-    assert.deepEqual(rows.map((r) => `${r.book}:${r.kind}`), ['live:deposits', 'live:grants_paid', 'test:deposits', 'test:grants_paid']);
+    assert.deepEqual(
+      rows.map((r) => `${r.book}:${r.kind}`),
+      ['live:deposits', 'live:grants_paid', 'test:deposits', 'test:grants_paid'],
+    );
     assert.notEqual(await store.outsideAccountId(db, 'deposits', 'live'), await store.outsideAccountId(db, 'deposits', 'test'));
   });
 
@@ -27,7 +30,11 @@ describeEachEngine('ledger store', (env) => {
     assert.deepEqual(locked, accounts);
     // A fund made by hand gets them from createFundAccounts.
     const fundId = await db.transaction().execute(async (trx) => {
-      const f = await trx.insertInto('funds').values({ user_id: user.user_id, name: 'Second', summary: '', created_at: at, book: 'live' }).returning('id').executeTakeFirstOrThrow();
+      const f = await trx
+        .insertInto('funds')
+        .values({ user_id: user.user_id, name: 'Second', summary: '', created_at: at, book: 'live' })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       await store.createFundAccounts(trx, f.id, 'live');
       return f.id;
     });
@@ -39,18 +46,36 @@ describeEachEngine('ledger store', (env) => {
     const user = await makeUser(env().deps);
     await fund(env().deps, user, 10_000);
     const accounts = await store.readFundAccounts(db, user.fund_id);
-    const entryId = await db.transaction().execute((trx) => store.postEntry(trx, { book: 'live', memo: 'hold', gift_id: undefined, audit_id: 1 }, [
-      { from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: 2_500 },
-    ], at));
+    const entryId = await db
+      .transaction()
+      .execute((trx) =>
+        store.postEntry(
+          trx,
+          { book: 'live', memo: 'hold', gift_id: undefined, audit_id: 1 },
+          [{ from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: 2_500 }],
+          at,
+        ),
+      );
     const after = await store.readFundAccounts(db, user.fund_id);
     assert.deepEqual([after.balances.available_cents, after.balances.reserved_cents], [7_500, 2_500]);
     const lines = await store.journalOfFund(db, user.fund_id);
     const mine = lines.filter((l) => l.entry_id === entryId);
-    assert.deepEqual(mine.map((l) => [l.account, l.amount_cents]).sort(), [['available', -2_500], ['reserved', 2_500]]);
-    assert.ok(lines.every((l, i) => i === 0 || l.entry_id >= (lines[i - 1]?.entry_id ?? 0)), 'oldest first');
-    await assert.rejects(db.transaction().execute((trx) => store.postEntry(trx, { book: 'live', memo: 'no cause' }, [
-      { from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: 1 },
-    ], at)), /names what caused it/);
+    assert.deepEqual(mine.map((l) => [l.account, l.amount_cents]).sort(), [
+      ['available', -2_500],
+      ['reserved', 2_500],
+    ]);
+    assert.ok(
+      lines.every((l, i) => i === 0 || l.entry_id >= (lines[i - 1]?.entry_id ?? 0)),
+      'oldest first',
+    );
+    await assert.rejects(
+      db
+        .transaction()
+        .execute((trx) =>
+          store.postEntry(trx, { book: 'live', memo: 'no cause' }, [{ from_account_id: accounts.ids.available, to_account_id: accounts.ids.reserved, amount_cents: 1 }], at),
+        ),
+      /names what caused it/,
+    );
   });
 
   test('entryStatements with reserveEntryIds write many entries; guardedEntryStatements writes only while the balance is the one expected', async () => {
@@ -62,15 +87,26 @@ describeEachEngine('ledger store', (env) => {
     await db.transaction().execute(async (trx) => {
       const ids = await store.reserveEntryIds(trx, engine, 2);
       assert.equal(ids.length, 2);
-      await runStatements(trx, engine, store.entryStatements(ids.map((id) => ({ id, cause: { book: 'live' as const, memo: 'batch', audit_id: 1 }, movements: [hold] })), at));
+      await runStatements(
+        trx,
+        engine,
+        store.entryStatements(
+          ids.map((id) => ({ id, cause: { book: 'live' as const, memo: 'batch', audit_id: 1 }, movements: [hold] })),
+          at,
+        ),
+      );
     });
     assert.deepEqual([(await store.readFundAccounts(db, user.fund_id)).balances.available_cents], [8_000]);
     if (engine !== 'postgres') return; // the compare-and-set statement is PostgreSQL's (ADR 9)
-    const guardedRun = (expected: number) => db.transaction().execute(async (trx) => {
-      const [id] = await store.reserveEntryIds(trx, engine, 1);
-      const { guard, statements } = store.guardedEntryStatements([{ id: id!, cause: { book: 'live', memo: 'guarded', audit_id: 1 }, movements: [hold] }], at, { account_id: a.ids.available, expected_cents: expected });
-      return runIfOneRow(trx, guard, statements, 'the balance decided on');
-    });
+    const guardedRun = (expected: number) =>
+      db.transaction().execute(async (trx) => {
+        const [id] = await store.reserveEntryIds(trx, engine, 1);
+        const { guard, statements } = store.guardedEntryStatements([{ id: id!, cause: { book: 'live', memo: 'guarded', audit_id: 1 }, movements: [hold] }], at, {
+          account_id: a.ids.available,
+          expected_cents: expected,
+        });
+        return runIfOneRow(trx, guard, statements, 'the balance decided on');
+      });
     assert.equal(Number(await guardedRun(8_000)), 7_000);
     await assert.rejects(guardedRun(8_000), (error) => isExpectationFailed(error));
     assert.equal((await store.readFundAccounts(db, user.fund_id)).balances.available_cents, 7_000, 'the refused batch wrote nothing');

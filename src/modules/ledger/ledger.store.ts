@@ -7,16 +7,7 @@ import { statement, insertRows, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
-import {
-  FUND_ACCOUNT_KINDS,
-  OUTSIDE_ACCOUNT_KINDS,
-  postingsOf,
-  type FundAccountKind,
-  type FundBalances,
-  type Movement,
-  type OutsideAccountKind,
-} from './ledger.ts';
-
+import { FUND_ACCOUNT_KINDS, OUTSIDE_ACCOUNT_KINDS, postingsOf, type FundAccountKind, type FundBalances, type Movement, type OutsideAccountKind } from './ledger.ts';
 
 export interface FundAccounts {
   /** The book the fund and all its accounts are in. */
@@ -26,7 +17,8 @@ export interface FundAccounts {
 }
 
 export async function createFundAccounts(trx: Trx, fundId: number, book: Book): Promise<void> {
-  await trx.insertInto('ledger_accounts')
+  await trx
+    .insertInto('ledger_accounts')
     .values(FUND_ACCOUNT_KINDS.map((kind) => ({ fund_id: fundId, kind, balance_cents: 0, book })))
     .execute();
 }
@@ -43,17 +35,41 @@ export async function ensureOutsideAccounts(db: Db): Promise<void> {
 
 // The statements of every money movement, prepared once (see db/prepared.ts).
 const outsideAccountQuery = prepared<Database, { id: number }, { kind: string; book: Book }>((db, p) =>
-  db.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', p('kind')).where('book', '=', p('book')));
+  db.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', p('kind')).where('book', '=', p('book')),
+);
 const fundAccountsQuery = prepared<Database, AccountRow, { fund_id: number }>((db, p) =>
-  db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents', 'book']).where('fund_id', '=', p('fund_id')).orderBy('id'));
+  db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents', 'book']).where('fund_id', '=', p('fund_id')).orderBy('id'),
+);
 const fundAccountsForUpdateQuery = prepared<Database, AccountRow, { fund_id: number }>((db, p) =>
-  db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents', 'book']).where('fund_id', '=', p('fund_id')).orderBy('id').forUpdate());
-const insertEntryQuery = prepared<Database, { id: number }, { book: Book; memo: string; donation_id: number | null; gift_id: number | null; contribution_id: number | null; audit_id: number | null; created_at: string }>((db, p) =>
-  db.insertInto('journal_entries').values({ book: p('book'), memo: p('memo'), donation_id: p('donation_id'), gift_id: p('gift_id'), contribution_id: p('contribution_id'), audit_id: p('audit_id'), created_at: p('created_at') }).returning('id'));
+  db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents', 'book']).where('fund_id', '=', p('fund_id')).orderBy('id').forUpdate(),
+);
+const insertEntryQuery = prepared<
+  Database,
+  { id: number },
+  { book: Book; memo: string; donation_id: number | null; gift_id: number | null; contribution_id: number | null; audit_id: number | null; created_at: string }
+>((db, p) =>
+  db
+    .insertInto('journal_entries')
+    .values({
+      book: p('book'),
+      memo: p('memo'),
+      donation_id: p('donation_id'),
+      gift_id: p('gift_id'),
+      contribution_id: p('contribution_id'),
+      audit_id: p('audit_id'),
+      created_at: p('created_at'),
+    })
+    .returning('id'),
+);
 const insertPostingQuery = prepared<Database, never, { book: Book; entry_id: number; account_id: number; amount_cents: number }>((db, p) =>
-  db.insertInto('postings').values({ book: p('book'), entry_id: p('entry_id'), account_id: p('account_id'), amount_cents: p('amount_cents') }));
+  db.insertInto('postings').values({ book: p('book'), entry_id: p('entry_id'), account_id: p('account_id'), amount_cents: p('amount_cents') }),
+);
 const moveBalanceQuery = prepared<Database, never, { id: number; amount_cents: number }>((db, p) =>
-  db.updateTable('ledger_accounts').set({ balance_cents: sql`balance_cents + ${p('amount_cents')}` }).where('id', '=', p('id')));
+  db
+    .updateTable('ledger_accounts')
+    .set({ balance_cents: sql`balance_cents + ${p('amount_cents')}` })
+    .where('id', '=', p('id')),
+);
 
 // A movement between two accounts (nearly every entry) in two statements
 // instead of four: fewer round trips while the fund's accounts are locked.
@@ -61,11 +77,14 @@ const insertPostingPairQuery = prepared<Database, never, { book: Book; entry_id:
   db.insertInto('postings').values([
     { book: p('book'), entry_id: p('entry_id'), account_id: p('a'), amount_cents: p('a_cents') },
     { book: p('book'), entry_id: p('entry_id'), account_id: p('b'), amount_cents: p('b_cents') },
-  ]));
+  ]),
+);
 const movePairQuery = prepared<Database, never, { a: number; a_cents: number; b: number; b_cents: number }>((db, p) =>
-  db.updateTable('ledger_accounts')
+  db
+    .updateTable('ledger_accounts')
     .set({ balance_cents: sql`balance_cents + case when id = ${p('a')} then cast(${p('a_cents')} as bigint) else cast(${p('b_cents')} as bigint) end` })
-    .where('id', 'in', [p('a'), p('b')]));
+    .where('id', 'in', [p('a'), p('b')]),
+);
 
 type AccountRow = { id: number; kind: string; balance_cents: number; book: Book };
 
@@ -81,7 +100,7 @@ function toFundAccounts(rows: AccountRow[]): FundAccounts {
   const book = rows[0]?.book;
   assert(book !== undefined, 'a fund has accounts');
   for (const row of rows) {
-    assert(row.book === book, 'a fund\'s accounts are all in one book');
+    assert(row.book === book, "a fund's accounts are all in one book");
     ids[row.kind as FundAccountKind] = row.id;
     balances[row.kind as FundAccountKind] = row.balance_cents;
   }
@@ -127,10 +146,7 @@ export interface EntryCause {
 }
 
 function assertCaused(cause: EntryCause): void {
-  assert(
-    cause.donation_id !== undefined || cause.gift_id !== undefined || cause.contribution_id !== undefined || cause.audit_id !== undefined,
-    'every entry names what caused it',
-  );
+  assert(cause.donation_id !== undefined || cause.gift_id !== undefined || cause.contribution_id !== undefined || cause.audit_id !== undefined, 'every entry names what caused it');
 }
 
 /** Appends one balanced journal entry and moves the cached balances with it. */
@@ -177,14 +193,20 @@ export function entryStatements(entries: readonly NewEntry[], at: string): State
  * compare-and-set, made only while its balance is still `expected`, which
  * returns its new balance as `value`; everything else is in `statements`.
  */
-export function guardedEntryStatements(entries: readonly NewEntry[], at: string, guarded: { account_id: number; expected_cents: number }): { guard: Statement; statements: Statement[] } {
+export function guardedEntryStatements(
+  entries: readonly NewEntry[],
+  at: string,
+  guarded: { account_id: number; expected_cents: number },
+): { guard: Statement; statements: Statement[] } {
   const { inserts, deltas } = entryRows(entries, at);
   const cents = deltas.get(guarded.account_id) ?? 0;
   deltas.delete(guarded.account_id);
   assertSafeInteger(guarded.expected_cents + cents, 'guarded balance');
   return {
-    guard: statement((v) => `update ledger_accounts set balance_cents = balance_cents + cast(${v(cents)} as bigint)
-      where id = ${v(guarded.account_id)} and balance_cents = ${v(guarded.expected_cents)} returning balance_cents as value`),
+    guard: statement(
+      (v) => `update ledger_accounts set balance_cents = balance_cents + cast(${v(cents)} as bigint)
+      where id = ${v(guarded.account_id)} and balance_cents = ${v(guarded.expected_cents)} returning balance_cents as value`,
+    ),
     statements: [...inserts, ...moveStatements(deltas)],
   };
 }
@@ -202,8 +224,11 @@ function entryRows(entries: readonly NewEntry[], at: string): { inserts: Stateme
   }
   return {
     inserts: [
-      ...insertRows('journal_entries', ['id', 'book', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'created_at'],
-        entries.map((e) => [e.id, e.cause.book, e.cause.memo, e.cause.donation_id ?? null, e.cause.gift_id ?? null, e.cause.contribution_id ?? null, e.cause.audit_id ?? null, at])),
+      ...insertRows(
+        'journal_entries',
+        ['id', 'book', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'created_at'],
+        entries.map((e) => [e.id, e.cause.book, e.cause.memo, e.cause.donation_id ?? null, e.cause.gift_id ?? null, e.cause.contribution_id ?? null, e.cause.audit_id ?? null, at]),
+      ),
       ...insertRows('postings', ['entry_id', 'account_id', 'amount_cents', 'book'], postings),
     ],
     deltas,
@@ -215,8 +240,14 @@ function moveStatements(deltas: ReadonlyMap<number, number>): Statement[] {
   const moves = [...deltas].filter(([, cents]) => cents !== 0);
   for (const [, cents] of moves) assertSafeInteger(cents, 'balance movement');
   if (moves.length === 0) return [];
-  return [statement((v) => `update ledger_accounts set balance_cents = balance_cents + case ${
-    moves.map(([id, cents]) => `when id = ${v(id)} then cast(${v(cents)} as bigint)`).join(' ')} end where id in (${moves.map(([id]) => v(id)).join(',')})`)];
+  return [
+    statement(
+      (v) =>
+        `update ledger_accounts set balance_cents = balance_cents + case ${moves
+          .map(([id, cents]) => `when id = ${v(id)} then cast(${v(cents)} as bigint)`)
+          .join(' ')} end where id in (${moves.map(([id]) => v(id)).join(',')})`,
+    ),
+  ];
 }
 
 /** Ids for `n` journal entries (db/ids.ts). */
@@ -226,7 +257,13 @@ export function reserveEntryIds(trx: Trx, engine: Engine, n: number): Promise<nu
 
 /** Every journal line on a fund's accounts, oldest first (an operator's statement). */
 export async function journalOfFund(db: Db, fundId: number) {
-  return db.selectFrom('postings as p').innerJoin('journal_entries as j', 'j.id', 'p.entry_id').innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+  return db
+    .selectFrom('postings as p')
+    .innerJoin('journal_entries as j', 'j.id', 'p.entry_id')
+    .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
     .select(['j.id as entry_id', 'j.created_at', 'j.memo', 'a.kind as account', 'p.amount_cents', 'j.donation_id', 'j.gift_id', 'j.contribution_id', 'j.audit_id'])
-    .where('a.fund_id', '=', fundId).orderBy('j.id').orderBy('p.id').execute();
+    .where('a.fund_id', '=', fundId)
+    .orderBy('j.id')
+    .orderBy('p.id')
+    .execute();
 }

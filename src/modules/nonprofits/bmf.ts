@@ -19,9 +19,13 @@ export function parseCsvLine(line: string): string[] {
       let value = '';
       i++;
       while (i < line.length) {
-        if (line[i] === '"' && line[i + 1] === '"') { value += '"'; i += 2; }
-        else if (line[i] === '"') { i++; break; }
-        else value += line[i++];
+        if (line[i] === '"' && line[i + 1] === '"') {
+          value += '"';
+          i += 2;
+        } else if (line[i] === '"') {
+          i++;
+          break;
+        } else value += line[i++];
       }
       fields.push(value);
       i++; // the comma
@@ -63,7 +67,9 @@ export async function* readBmf(path: string, source?: Readable): AsyncGenerator<
     if (text === '') continue;
     const values = parseCsvLine(text);
     const record: BmfRecord = {};
-    header.forEach((name, i) => { record[name] = values[i] ?? ''; });
+    header.forEach((name, i) => {
+      record[name] = values[i] ?? '';
+    });
     yield { line, record, header, field_count: values.length };
   }
 }

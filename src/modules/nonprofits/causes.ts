@@ -60,6 +60,11 @@ export function causeJson(publicUrl: string, cause: Cause) {
 
 /** A plain SVG badge in the cause's colour, served as every cause's logo. */
 export function causeLogoSvg(cause: Cause): string {
-  const initials = cause.name.split(/[^A-Za-z]+/).filter((w) => w.length > 2 || w === 'Arts').slice(0, 2).map((w) => w[0]).join('');
+  const initials = cause.name
+    .split(/[^A-Za-z]+/)
+    .filter((w) => w.length > 2 || w === 'Arts')
+    .slice(0, 2)
+    .map((w) => w[0])
+    .join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" rx="12" fill="${cause.color}"/><text x="32" y="41" font-family="sans-serif" font-size="24" font-weight="bold" fill="#fff" text-anchor="middle">${initials}</text></svg>`;
 }

@@ -8,8 +8,23 @@ import * as store from './directory.store.ts';
 
 describeEachEngine('directory store', (env) => {
   const input = (ein: string, name: string, extra: Partial<NonProfitInput> = {}): NonProfitInput => ({
-    ein, name, name_lower: name.toLowerCase(), website: null, city: 'Albany', state: 'NY', zip: '12207', latitude: 42.65, longitude: -73.75,
-    ntee_code: 'B20', cause_id: 2, eligible: 1, slug: `/charities/${ein}-y`, income_amt: 100, asset_amt: 200, tax_period: '202401', ...extra,
+    ein,
+    name,
+    name_lower: name.toLowerCase(),
+    website: null,
+    city: 'Albany',
+    state: 'NY',
+    zip: '12207',
+    latitude: 42.65,
+    longitude: -73.75,
+    ntee_code: 'B20',
+    cause_id: 2,
+    eligible: 1,
+    slug: `/charities/${ein}-y`,
+    income_amt: 100,
+    asset_amt: 200,
+    tax_period: '202401',
+    ...extra,
   });
   const at = '2026-01-01T00:00:00Z';
 
@@ -17,13 +32,30 @@ describeEachEngine('directory store', (env) => {
     const { db, engine } = env().deps;
     const run = await store.startImportRun(db, at);
     const inserted = await db.transaction().execute(async (trx) => {
-      const rows = await store.insertNonProfits(trx, engine, [input('200000001', 'Hudson Food Bank'), input('200000002', 'Albany Arts'), input('200000003', 'Gone Org')], 'f.csv', run, at);
-      await store.insertWords(trx, engine, rows.map((r) => [r.name.split(' ')[0]!.toLowerCase(), r.id, 'name', r.income_amt] as const));
+      const rows = await store.insertNonProfits(
+        trx,
+        engine,
+        [input('200000001', 'Hudson Food Bank'), input('200000002', 'Albany Arts'), input('200000003', 'Gone Org')],
+        'f.csv',
+        run,
+        at,
+      );
+      await store.insertWords(
+        trx,
+        engine,
+        rows.map((r) => [r.name.split(' ')[0]!.toLowerCase(), r.id, 'name', r.income_amt] as const),
+      );
       return rows;
     });
-    assert.deepEqual(inserted.map((r) => r.name), ['Hudson Food Bank', 'Albany Arts', 'Gone Org']);
+    assert.deepEqual(
+      inserted.map((r) => r.name),
+      ['Hudson Food Bank', 'Albany Arts', 'Gone Org'],
+    );
     const stored = await db.transaction().execute((trx) => store.storedByEins(trx, ['200000001', '200000002', '299999999']));
-    assert.deepEqual(stored.map((s) => [s.ein, s.source]).sort(), [['200000001', 'f.csv'], ['200000002', 'f.csv']]);
+    assert.deepEqual(stored.map((s) => [s.ein, s.source]).sort(), [
+      ['200000001', 'f.csv'],
+      ['200000002', 'f.csv'],
+    ]);
     assert.deepEqual(await db.transaction().execute((trx) => store.storedByEins(trx, [])), []);
 
     const next = await store.startImportRun(db, at);
@@ -36,7 +68,14 @@ describeEachEngine('directory store', (env) => {
     const removed = await store.markUnlisted(db, 'f.csv', next, '202401', '2026-02-01T00:00:00Z');
     assert.equal(removed, 1, 'only the organisation this run did not see');
     const gone = await db.selectFrom('non_profits').select(['ein', 'removed_at', 'name']).where('source', '=', 'f.csv').orderBy('ein').execute();
-    assert.deepEqual(gone.map((g) => [g.ein, g.removed_at !== null]), [['200000001', false], ['200000002', false], ['200000003', true]]);
+    assert.deepEqual(
+      gone.map((g) => [g.ein, g.removed_at !== null]),
+      [
+        ['200000001', false],
+        ['200000002', false],
+        ['200000003', true],
+      ],
+    );
     assert.equal(gone[0]?.name, 'Hudson Valley Food Bank');
     await store.finishImportRun(db, next, { added: 0 }, '2026-02-01T00:00:00Z');
     const finished = await db.selectFrom('import_runs').selectAll().where('id', '=', next).executeTakeFirstOrThrow();
@@ -53,9 +92,11 @@ describeEachEngine('directory store', (env) => {
   test('the search indexes: dropDirectoryIndexes then ensureDirectoryIndexes (twice is once); sqliteBulkLoad on and off', async () => {
     const { db, engine } = env().deps;
     const wanted = ['non_profit_words_word_size', 'non_profits_cause', 'non_profits_state_size'];
-    const indexes = async () => (engine === 'sqlite'
-      ? (await sql<{ name: string }>`select name from sqlite_master where type = 'index'`.execute(db)).rows
-      : (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema()`.execute(db)).rows).map((r) => r.name);
+    const indexes = async () =>
+      (engine === 'sqlite'
+        ? (await sql<{ name: string }>`select name from sqlite_master where type = 'index'`.execute(db)).rows
+        : (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema()`.execute(db)).rows
+      ).map((r) => r.name);
     await store.dropDirectoryIndexes(db);
     assert.equal((await indexes()).filter((n) => wanted.includes(n)).length, 0, 'dropped');
     await store.ensureDirectoryIndexes(db);
@@ -73,15 +114,36 @@ describeEachEngine('directory store', (env) => {
     const { db, engine } = env().deps;
     const run = await store.startImportRun(db, at);
     await db.transaction().execute(async (trx) => {
-      const rows = await store.insertNonProfits(trx, engine, [1, 2, 3].map((i) => input(`30000000${i}`, `Common Club ${i}`, { income_amt: i * 10 })), 'g.csv', run, at);
-      await store.insertWords(trx, engine, rows.map((r) => ['commonword', r.id, 'name', r.income_amt] as const));
+      const rows = await store.insertNonProfits(
+        trx,
+        engine,
+        [1, 2, 3].map((i) => input(`30000000${i}`, `Common Club ${i}`, { income_amt: i * 10 })),
+        'g.csv',
+        run,
+        at,
+      );
+      await store.insertWords(
+        trx,
+        engine,
+        rows.map((r) => ['commonword', r.id, 'name', r.income_amt] as const),
+      );
     });
     const epoch = (await db.selectFrom('directory_epoch').select('epoch').executeTakeFirstOrThrow()).epoch;
     await db.transaction().execute((trx) => store.rebuildVocabularyTables(trx, 2, 2));
     const df = await db.selectFrom('directory_vocabulary').select('df').where('word', '=', 'commonword').executeTakeFirstOrThrow();
     assert.equal(Number(df.df), 3);
-    const top = await db.selectFrom('directory_top as t').innerJoin('non_profits as n', 'n.id', 't.non_profit_id').select('n.ein').where('t.word', '=', 'commonword').orderBy('n.ein').execute();
-    assert.deepEqual(top.map((t) => t.ein), ['300000002', '300000003'], 'the two biggest');
+    const top = await db
+      .selectFrom('directory_top as t')
+      .innerJoin('non_profits as n', 'n.id', 't.non_profit_id')
+      .select('n.ein')
+      .where('t.word', '=', 'commonword')
+      .orderBy('n.ein')
+      .execute();
+    assert.deepEqual(
+      top.map((t) => t.ein),
+      ['300000002', '300000003'],
+      'the two biggest',
+    );
     assert.equal((await db.selectFrom('directory_epoch').select('epoch').executeTakeFirstOrThrow()).epoch, epoch + 1);
   });
 });

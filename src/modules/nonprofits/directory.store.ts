@@ -11,12 +11,16 @@ export type StoredNonProfit = { id: number; ein: string; tax_period: string; sou
 /** The stored organisations among these EINs. */
 export async function storedByEins(trx: Trx, eins: readonly string[]): Promise<StoredNonProfit[]> {
   if (eins.length === 0) return [];
-  return await trx.selectFrom('non_profits').selectAll().where('ein', 'in', eins).execute() as unknown as StoredNonProfit[];
+  return (await trx.selectFrom('non_profits').selectAll().where('ein', 'in', eins).execute()) as unknown as StoredNonProfit[];
 }
 
 /** Rewrites an organisation from a file's row: listed again, seen by this run. */
 export async function rewriteNonProfit(trx: Trx, id: number, input: NonProfitInput, source: string, runId: number, at: string): Promise<void> {
-  await trx.updateTable('non_profits').set({ ...input, source, last_seen_run: runId, removed_at: null, updated_at: at }).where('id', '=', id).execute();
+  await trx
+    .updateTable('non_profits')
+    .set({ ...input, source, last_seen_run: runId, removed_at: null, updated_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Marks organisations as seen by this run (their rows unchanged). */
@@ -31,14 +35,39 @@ export interface Indexed {
   income_amt: number;
 }
 
-const INSERTED = ['ein', 'name', 'name_lower', 'website', 'city', 'state', 'zip', 'latitude', 'longitude', 'ntee_code', 'cause_id', 'eligible', 'slug', 'income_amt', 'asset_amt', 'tax_period'] as const satisfies ReadonlyArray<keyof NonProfitInput>;
+const INSERTED = [
+  'ein',
+  'name',
+  'name_lower',
+  'website',
+  'city',
+  'state',
+  'zip',
+  'latitude',
+  'longitude',
+  'ntee_code',
+  'cause_id',
+  'eligible',
+  'slug',
+  'income_amt',
+  'asset_amt',
+  'tax_period',
+] as const satisfies ReadonlyArray<keyof NonProfitInput>;
 
 /** Inserts new organisations (at most 1,000 a statement, within every engine's limit on bound parameters). */
 export async function insertNonProfits(trx: Trx, engine: Engine, rows: readonly NonProfitInput[], source: string, runId: number, at: string): Promise<Indexed[]> {
   const inserted: Indexed[] = [];
   for (let i = 0; i < rows.length; i += 1000) {
-    inserted.push(...await bulkInsert<Indexed>(trx, engine, 'non_profits', [...INSERTED, 'source', 'last_seen_run', 'created_at', 'updated_at'],
-      rows.slice(i, i + 1000).map((a) => [...INSERTED.map((c) => a[c]), source, runId, at, at]), ['id', 'name', 'city', 'income_amt']));
+    inserted.push(
+      ...(await bulkInsert<Indexed>(
+        trx,
+        engine,
+        'non_profits',
+        [...INSERTED, 'source', 'last_seen_run', 'created_at', 'updated_at'],
+        rows.slice(i, i + 1000).map((a) => [...INSERTED.map((c) => a[c]), source, runId, at, at]),
+        ['id', 'name', 'city', 'income_amt'],
+      )),
+    );
   }
   return inserted;
 }
@@ -101,7 +130,11 @@ export async function startImportRun(db: Db, at: string): Promise<number> {
 }
 
 export async function finishImportRun(db: Db, runId: number, summary: unknown, at: string): Promise<void> {
-  await db.updateTable('import_runs').set({ finished_at: at, summary: JSON.stringify(summary) }).where('id', '=', runId).execute();
+  await db
+    .updateTable('import_runs')
+    .set({ finished_at: at, summary: JSON.stringify(summary) })
+    .where('id', '=', runId)
+    .execute();
 }
 
 /**
@@ -109,8 +142,12 @@ export async function finishImportRun(db: Db, runId: number, summary: unknown, a
  * not seen by this run, and not newer than the file. Returns how many.
  */
 export async function markUnlisted(db: Db, source: string, runId: number, fileMaxPeriod: string, at: string): Promise<number> {
-  const removed = await db.updateTable('non_profits').set({ removed_at: at })
-    .where('source', '=', source).where('removed_at', 'is', null).where('tax_period', '<=', fileMaxPeriod)
+  const removed = await db
+    .updateTable('non_profits')
+    .set({ removed_at: at })
+    .where('source', '=', source)
+    .where('removed_at', 'is', null)
+    .where('tax_period', '<=', fileMaxPeriod)
     .where((eb) => eb.or([eb('last_seen_run', 'is', null), eb('last_seen_run', '!=', runId)]))
     .executeTakeFirst();
   return Number(removed.numUpdatedRows);
@@ -132,5 +169,9 @@ export async function rebuildVocabularyTables(trx: Trx, commonDf: number, top: n
       select ${word}, w.non_profit_id from non_profit_words w join non_profits n on n.id = w.non_profit_id
       where w.word = ${word} and n.removed_at is null order by w.size desc, w.non_profit_id limit ${top}`.execute(trx);
   }
-  await trx.updateTable('directory_epoch').set((eb) => ({ epoch: eb('epoch', '+', 1) })).where('id', '=', 1).execute();
+  await trx
+    .updateTable('directory_epoch')
+    .set((eb) => ({ epoch: eb('epoch', '+', 1) }))
+    .where('id', '=', 1)
+    .execute();
 }

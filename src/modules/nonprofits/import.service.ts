@@ -13,7 +13,6 @@ import { indexWords } from './nonprofits.ts';
 import { bumpRecordsEpoch, type NonProfitInput } from './nonprofits.store.ts';
 import * as store from './directory.store.ts';
 
-
 // Rows per database transaction: bigger batches write each hot index page once
 // per commit instead of once per thousand rows.
 export const IMPORT_BATCH_ROWS = 10_000;
@@ -60,7 +59,12 @@ export function bmfFiles(paths: readonly string[]): string[] {
   for (const path of paths) {
     const stat = statSync(path); // throws ENOENT with the path: the CLI reports it
     if (stat.isDirectory()) {
-      files.push(...readdirSync(path).filter((f) => /\.csv(\.gz)?$/i.test(f)).sort().map((f) => join(path, f)));
+      files.push(
+        ...readdirSync(path)
+          .filter((f) => /\.csv(\.gz)?$/i.test(f))
+          .sort()
+          .map((f) => join(path, f)),
+      );
     } else {
       files.push(path);
     }
@@ -69,7 +73,10 @@ export function bmfFiles(paths: readonly string[]): string[] {
 }
 
 export function sourceOf(file: string): string {
-  return basename(file).replace(/\.gz$/i, '').replace(/\.csv$/i, '').toLowerCase();
+  return basename(file)
+    .replace(/\.gz$/i, '')
+    .replace(/\.csv$/i, '')
+    .toLowerCase();
 }
 
 function defaultZipFile(files: readonly string[]): string | undefined {
@@ -77,18 +84,37 @@ function defaultZipFile(files: readonly string[]): string | undefined {
     for (const candidate of [join(file, '..', '..', 'geo', 'zip_centroids_2021_zcta.csv.gz'), join(file, '..', 'geo', 'zip_centroids_2021_zcta.csv.gz')]) {
       try {
         if (statSync(candidate).isFile()) return candidate;
-      } catch { /* not there */ }
+      } catch {
+        /* not there */
+      }
     }
   }
   return undefined;
 }
 
 const COMPARED: ReadonlyArray<keyof NonProfitInput> = [
-  'name', 'name_lower', 'website', 'city', 'state', 'zip', 'latitude', 'longitude', 'ntee_code', 'cause_id', 'eligible', 'slug', 'income_amt', 'asset_amt', 'tax_period',
+  'name',
+  'name_lower',
+  'website',
+  'city',
+  'state',
+  'zip',
+  'latitude',
+  'longitude',
+  'ntee_code',
+  'cause_id',
+  'eligible',
+  'slug',
+  'income_amt',
+  'asset_amt',
+  'tax_period',
 ];
 
 async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], source: string, runId: number, at: string, summary: ImportSummary): Promise<void> {
-  const existing = await store.storedByEins(trx, batch.map((b) => b.ein));
+  const existing = await store.storedByEins(
+    trx,
+    batch.map((b) => b.ein),
+  );
   const byEin = new Map(existing.map((e) => [e.ein, e]));
   const added: NonProfitInput[] = [];
   const seen: number[] = [];
@@ -157,7 +183,9 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
     let fileBytes = 0;
     // Count compressed bytes as they are read, for the progress bar's ETA.
     const counter = createReadStream(file);
-    counter.on('data', (chunk) => { fileBytes += chunk.length; });
+    counter.on('data', (chunk) => {
+      fileBytes += chunk.length;
+    });
     let batch: NonProfitInput[] = [];
     let fileMaxPeriod = '';
     let headerOk = true;

@@ -26,22 +26,31 @@ function parseNear(near: string | undefined, radiusKm: number | undefined) {
 
 export function nonProfitRoutes(deps: Deps, directory: DirectorySearch): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/non_profits', {
-      schema: { tags: ['Non-profits'], summary: 'Search non-profits', querystring: NonProfitSearchQuery, response: withProblems({ 200: NonProfitPage }) },
-    }, async (request, reply) => {
-      const page = pageRequest(request.query);
-      const { query, cause_id, state, near, radius_km } = request.query;
-      const result = await directory.search({ query, cause_id, state, near: parseNear(near, radius_km) }, page);
-      setLinkHeader(request, reply, result.meta, page.per_page);
-      return result;
-    });
-
-    app.get('/non_profits/:ein', {
-      schema: {
-        tags: ['Non-profits'], summary: 'One non-profit by EIN',
-        params: Type.Object({ ein: Type.String({ maxLength: 20, description: '9 digits; 12-3456789 is accepted' }) }),
-        response: withProblems({ 200: Type.Ref('NonProfit') }),
+    app.get(
+      '/non_profits',
+      {
+        schema: { tags: ['Non-profits'], summary: 'Search non-profits', querystring: NonProfitSearchQuery, response: withProblems({ 200: NonProfitPage }) },
       },
-    }, async (request) => getNonProfit(deps, request.params.ein));
+      async (request, reply) => {
+        const page = pageRequest(request.query);
+        const { query, cause_id, state, near, radius_km } = request.query;
+        const result = await directory.search({ query, cause_id, state, near: parseNear(near, radius_km) }, page);
+        setLinkHeader(request, reply, result.meta, page.per_page);
+        return result;
+      },
+    );
+
+    app.get(
+      '/non_profits/:ein',
+      {
+        schema: {
+          tags: ['Non-profits'],
+          summary: 'One non-profit by EIN',
+          params: Type.Object({ ein: Type.String({ maxLength: 20, description: '9 digits; 12-3456789 is accepted' }) }),
+          response: withProblems({ 200: Type.Ref('NonProfit') }),
+        },
+      },
+      async (request) => getNonProfit(deps, request.params.ein),
+    );
   };
 }

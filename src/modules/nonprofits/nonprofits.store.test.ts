@@ -7,8 +7,23 @@ import * as store from './nonprofits.store.ts';
 
 describeEachEngine('nonprofits store', (env) => {
   const input = (ein: string, name: string, extra: Partial<store.NonProfitInput> = {}): store.NonProfitInput => ({
-    ein, name, name_lower: name.toLowerCase(), website: null, city: 'Burlington', state: 'VT', zip: '05401', latitude: 44.47, longitude: -73.21,
-    ntee_code: 'B20', cause_id: 2, eligible: 1, slug: `/charities/${ein}-x`, income_amt: 10, asset_amt: 20, tax_period: '202401', ...extra,
+    ein,
+    name,
+    name_lower: name.toLowerCase(),
+    website: null,
+    city: 'Burlington',
+    state: 'VT',
+    zip: '05401',
+    latitude: 44.47,
+    longitude: -73.21,
+    ntee_code: 'B20',
+    cause_id: 2,
+    eligible: 1,
+    slug: `/charities/${ein}-x`,
+    income_amt: 10,
+    asset_amt: 20,
+    tax_period: '202401',
+    ...extra,
   });
   const at = '2026-01-01T00:00:00Z';
 
@@ -31,11 +46,30 @@ describeEachEngine('nonprofits store', (env) => {
     const words = await db.selectFrom('non_profit_words as w').innerJoin('non_profits as n', 'n.id', 'w.non_profit_id').select('w.word').where('n.ein', '=', '100000001').execute();
     assert.ok(words.some((w) => w.word === 'valley') && !words.some((w) => w.word === 'lake'), 'the words follow the name');
     const found = await store.findByEin(db, '100000001');
-    assert.deepEqual({ ...found, id: 0 }, { id: 0, ein: '100000001', name: 'Champlain Valley Trust', website: null, city: 'Burlington', state: 'VT', latitude: 44.47, longitude: -73.21, cause_id: 2, eligible: true, public_path: '/charities/100000001-x', removed: false });
+    assert.deepEqual(
+      { ...found, id: 0 },
+      {
+        id: 0,
+        ein: '100000001',
+        name: 'Champlain Valley Trust',
+        website: null,
+        city: 'Burlington',
+        state: 'VT',
+        latitude: 44.47,
+        longitude: -73.21,
+        cause_id: 2,
+        eligible: true,
+        public_path: '/charities/100000001-x',
+        removed: false,
+      },
+    );
     assert.equal(await store.findByEin(db, '999999999'), undefined);
     await store.upsert(db, input('100000002', 'Second Org'), at);
     assert.deepEqual((await store.findByEins(db, ['100000002', '100000001', '999999999'])).map((n) => n.ein).sort(), ['100000001', '100000002']);
-    assert.deepEqual((await store.findByEins(db, ['100000002'])).map((n) => n.name), ['Second Org']);
+    assert.deepEqual(
+      (await store.findByEins(db, ['100000002'])).map((n) => n.name),
+      ['Second Org'],
+    );
     assert.deepEqual(await store.findByEins(db, []), []);
     assert.equal(store.toNonProfit({ ...input('1', 'x'), id: 5, removed_at: '2026-01-01' } as never).removed, true);
   });
@@ -51,7 +85,10 @@ describeEachEngine('nonprofits store', (env) => {
     await store.bumpRecordsEpoch(db);
     assert.equal(await store.recordsEpoch(db), before + 1);
     await db.updateTable('non_profits').set({ source: 'file-a' }).where('id', 'in', ids).execute();
-    assert.deepEqual(await store.einsOfSource(db, 'file-a'), [{ ein: '100000003', eligible: true }, { ein: '100000004', eligible: false }]);
+    assert.deepEqual(await store.einsOfSource(db, 'file-a'), [
+      { ein: '100000003', eligible: true },
+      { ein: '100000004', eligible: false },
+    ]);
     assert.deepEqual(await store.einsOfSource(db, 'file-b'), []);
   });
 });

@@ -44,9 +44,18 @@ export function toNonProfit(row: Row): NonProfit {
 
 export async function seedCauses(db: Db): Promise<void> {
   for (const cause of CAUSES) {
-    await db.insertInto('causes').values(cause).onConflict((oc) => oc.column('id').doUpdateSet({
-      name: cause.name, slug: cause.slug, color: cause.color, ntee_groups: cause.ntee_groups,
-    })).execute();
+    await db
+      .insertInto('causes')
+      .values(cause)
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet({
+          name: cause.name,
+          slug: cause.slug,
+          color: cause.color,
+          ntee_groups: cause.ntee_groups,
+        }),
+      )
+      .execute();
   }
 }
 
@@ -63,15 +72,24 @@ export type CardRow = Pick<NonProfitsTable, 'ein' | 'name' | 'website' | 'city' 
 export async function cardRows(db: Db, ids: readonly number[]): Promise<CardRow[]> {
   const rows: CardRow[] = [];
   for (let i = 0; i < ids.length; i += 500) {
-    rows.push(...await db.selectFrom('non_profits').select(['id', 'ein', 'name', 'website', 'city', 'state', 'cause_id', 'slug'])
-      .where('id', 'in', ids.slice(i, i + 500)).execute());
+    rows.push(
+      ...(await db
+        .selectFrom('non_profits')
+        .select(['id', 'ein', 'name', 'website', 'city', 'state', 'cause_id', 'slug'])
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute()),
+    );
   }
   return rows;
 }
 
 /** Raised with every change of an organisation's shown fields, in its transaction: nodes then drop their cards. */
 export async function bumpRecordsEpoch(trx: Db | Trx): Promise<void> {
-  await trx.updateTable('directory_epoch').set((eb) => ({ records_epoch: eb('records_epoch', '+', 1) })).where('id', '=', 1).execute();
+  await trx
+    .updateTable('directory_epoch')
+    .set((eb) => ({ records_epoch: eb('records_epoch', '+', 1) }))
+    .where('id', '=', 1)
+    .execute();
 }
 
 export async function findByEins(db: Db | Trx, eins: readonly string[]): Promise<NonProfit[]> {
@@ -92,20 +110,32 @@ export type NonProfitInput = Omit<NonProfitsTable, 'id' | 'created_at' | 'update
 async function replaceWords(db: Db | Trx, nonProfitId: number, name: string, city: string, size: number): Promise<void> {
   await db.deleteFrom('non_profit_words').where('non_profit_id', '=', nonProfitId).execute();
   const words = indexWords(name, city);
-  if (words.length > 0) await db.insertInto('non_profit_words').values(words.map((w) => ({ ...w, non_profit_id: nonProfitId, size }))).execute();
+  if (words.length > 0)
+    await db
+      .insertInto('non_profit_words')
+      .values(words.map((w) => ({ ...w, non_profit_id: nonProfitId, size })))
+      .execute();
 }
 
 /** Inserts or updates by EIN; returns 'added', 'updated' or 'unchanged'. */
 export async function upsert(db: Db | Trx, input: NonProfitInput, at: string): Promise<'added' | 'updated' | 'unchanged'> {
   const existing = await db.selectFrom('non_profits').selectAll().where('ein', '=', input.ein).executeTakeFirst();
   if (existing === undefined) {
-    const row = await db.insertInto('non_profits').values({ ...input, source: '', created_at: at, updated_at: at }).returning('id').executeTakeFirstOrThrow();
+    const row = await db
+      .insertInto('non_profits')
+      .values({ ...input, source: '', created_at: at, updated_at: at })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     await replaceWords(db, row.id, input.name, input.city, input.income_amt);
     return 'added';
   }
   const changed = (Object.keys(input) as Array<keyof NonProfitInput>).some((k) => existing[k] !== input[k]);
   if (!changed) return 'unchanged';
-  await db.updateTable('non_profits').set({ ...input, updated_at: at }).where('id', '=', existing.id).execute();
+  await db
+    .updateTable('non_profits')
+    .set({ ...input, updated_at: at })
+    .where('id', '=', existing.id)
+    .execute();
   await bumpRecordsEpoch(db);
   if (existing.name !== input.name || existing.city !== input.city || existing.income_amt !== input.income_amt) {
     await replaceWords(db, existing.id, input.name, input.city, input.income_amt);
@@ -120,7 +150,8 @@ export async function einsOfSource(db: Db, source: string): Promise<{ ein: strin
 }
 
 const recordsEpochQuery = prepared<Database, { records_epoch: number }, Record<string, never>>((db) =>
-  db.selectFrom('directory_epoch').select('records_epoch').where('id', '=', 1));
+  db.selectFrom('directory_epoch').select('records_epoch').where('id', '=', 1),
+);
 
 /** Raised by every change of an organisation's shown fields (cards.ts forgets its cards when it moves). */
 export async function recordsEpoch(db: Db): Promise<number> {

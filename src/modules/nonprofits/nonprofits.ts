@@ -28,22 +28,71 @@ export function publicPath(ein: string, name: string, city: string, state: strin
 
 const SMALL_WORDS = new Set(['a', 'an', 'and', 'as', 'at', 'by', 'for', 'in', 'of', 'on', 'or', 'the', 'to', 'with', 'de', 'la', 'del']);
 const UPPER_WORDS = new Set([
-  'USA', 'US', 'YMCA', 'YWCA', 'NAACP', 'PTA', 'PTO', 'PTSA', 'VFW', 'AFL', 'CIO', 'II', 'III', 'IV', 'LLC', 'DBA', 'UMC',
-  'AME', 'NFP', 'HIV', 'AIDS', 'ARC', 'BPOE', 'FOE', 'IOOF', 'USBC', 'AARP', 'NRA', 'ATV', 'KC', 'AMVETS', 'AAUW', 'YMCA',
-  'ACLU', 'NAMI', 'CASA', 'SPCA', 'WWII', 'LGBT', 'LGBTQ', 'STEM', 'TV', 'FM', 'AM', 'DC', 'NE', 'NW', 'SE', 'SW', 'PC',
+  'USA',
+  'US',
+  'YMCA',
+  'YWCA',
+  'NAACP',
+  'PTA',
+  'PTO',
+  'PTSA',
+  'VFW',
+  'AFL',
+  'CIO',
+  'II',
+  'III',
+  'IV',
+  'LLC',
+  'DBA',
+  'UMC',
+  'AME',
+  'NFP',
+  'HIV',
+  'AIDS',
+  'ARC',
+  'BPOE',
+  'FOE',
+  'IOOF',
+  'USBC',
+  'AARP',
+  'NRA',
+  'ATV',
+  'KC',
+  'AMVETS',
+  'AAUW',
+  'YMCA',
+  'ACLU',
+  'NAMI',
+  'CASA',
+  'SPCA',
+  'WWII',
+  'LGBT',
+  'LGBTQ',
+  'STEM',
+  'TV',
+  'FM',
+  'AM',
+  'DC',
+  'NE',
+  'NW',
+  'SE',
+  'SW',
+  'PC',
 ]);
 
 /** IRS names are ALL CAPS: "FRIENDS OF THE LIBRARY INC" -> "Friends of the Library Inc". */
 export function displayName(irsName: string): string {
   const words = irsName.trim().replace(/\s+/g, ' ').split(' ');
-  return words.map((word, index) => {
-    const bare = word.replace(/[^A-Za-z]/g, '');
-    if (UPPER_WORDS.has(bare.toUpperCase()) && bare.length > 0) return word.toUpperCase();
-    const lower = word.toLowerCase();
-    if (index > 0 && SMALL_WORDS.has(lower)) return lower;
-    // Capitalise after the start and after ', -, / and ( so "O'NEIL" -> "O'Neil".
-    return capitalizeAfter(lower, "-/('.&");
-  }).join(' ');
+  return words
+    .map((word, index) => {
+      const bare = word.replace(/[^A-Za-z]/g, '');
+      if (UPPER_WORDS.has(bare.toUpperCase()) && bare.length > 0) return word.toUpperCase();
+      const lower = word.toLowerCase();
+      if (index > 0 && SMALL_WORDS.has(lower)) return lower;
+      // Capitalise after the start and after ', -, / and ( so "O'NEIL" -> "O'Neil".
+      return capitalizeAfter(lower, "-/('.&");
+    })
+    .join(' ');
 }
 
 /** Upper-cases a letter at the start and right after any of `separators`. */

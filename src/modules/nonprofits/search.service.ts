@@ -28,7 +28,6 @@ export const SEARCH_CANDIDATES_MAX = 2_000;
 const CANDIDATE_ROWS = 2_000;
 const QUERY_WORDS_MAX = 8;
 
-
 function distanceKm(aLat: number, aLng: number, bLat: number, bLng: number): number {
   const rad = Math.PI / 180;
   const dLat = (bLat - aLat) * rad;
@@ -55,7 +54,10 @@ function matchQuality(words: readonly string[], expansions: ReadonlyMap<string, 
 
 /** Organisation ids by size, biggest first (then by id); at most `limit`. */
 function biggest(sizes: ReadonlyMap<number, number>, limit: number): number[] {
-  return [...sizes].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, limit).map(([id]) => id);
+  return [...sizes]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, limit)
+    .map(([id]) => id);
 }
 
 export class DirectorySearch {
@@ -77,7 +79,9 @@ export class DirectorySearch {
       const vocabulary = new Vocabulary(entries.length > 0 ? entries : await store.countWords(this.#deps.db));
       this.#vocabulary = { epoch, vocabulary };
       return vocabulary;
-    })().finally(() => { this.#loading = undefined; });
+    })().finally(() => {
+      this.#loading = undefined;
+    });
     return this.#loading;
   }
 
@@ -91,7 +95,11 @@ export class DirectorySearch {
     const ids = ranked.slice(start, start + page.per_page).map((c) => c.id);
     const byId = new Map((await store.listedRows(this.#deps.db, ids)).map((r) => [r.id, r]));
     const rows = ids.map((id) => byId.get(id)).filter((r) => r !== undefined);
-    return toPage(rows.map((r) => nonProfitForm(this.#deps, toNonProfit(r) as NonProfit)), ranked.length, page);
+    return toPage(
+      rows.map((r) => nonProfitForm(this.#deps, toNonProfit(r) as NonProfit)),
+      ranked.length,
+      page,
+    );
   }
 
   /** No query words: the filters alone, biggest organisations first. */
@@ -106,10 +114,18 @@ export class DirectorySearch {
       const near = q.near;
       const inside = boxed.filter((r) => r.latitude !== null && r.longitude !== null && distanceKm(near.latitude, near.longitude, r.latitude, r.longitude) <= near.radius_km);
       const start = offsetOf(page);
-      return toPage(inside.slice(start, start + page.per_page).map((r) => nonProfitForm(this.#deps, toNonProfit(r))), inside.length, page);
+      return toPage(
+        inside.slice(start, start + page.per_page).map((r) => nonProfitForm(this.#deps, toNonProfit(r))),
+        inside.length,
+        page,
+      );
     }
     const { rows, count } = await store.pageMatching(this.#deps.db, filters, page);
-    return toPage(rows.map((r) => nonProfitForm(this.#deps, toNonProfit(r))), count, page);
+    return toPage(
+      rows.map((r) => nonProfitForm(this.#deps, toNonProfit(r))),
+      count,
+      page,
+    );
   }
 
   /** Query words: candidates from the word index, checked and ranked here. */
@@ -134,9 +150,15 @@ export class DirectorySearch {
       // rarest ones too, the biggest first. Each word's users come from the word
       // index alone (no rows), and are intersected here: every driving word has
       // at most DRIVING_DF_MAX users, and a planner cannot pick a bad join order.
-      const sizes = await store.postings(db, first.list.map((e) => e.word));
+      const sizes = await store.postings(
+        db,
+        first.list.map((e) => e.word),
+      );
       for (const d of others) {
-        const users = await store.postings(db, d.list.map((e) => e.word));
+        const users = await store.postings(
+          db,
+          d.list.map((e) => e.word),
+        );
         for (const id of sizes.keys()) if (!users.has(id)) sizes.delete(id);
       }
       rows = await store.listedCandidates(db, { ids: biggest(sizes, CANDIDATE_ROWS) });
@@ -169,7 +191,11 @@ export class DirectorySearch {
     for (const row of rows) {
       if (q.cause_id !== undefined && row.cause_id !== q.cause_id) continue;
       if (q.state !== undefined && row.state !== q.state.toUpperCase()) continue;
-      if (q.near !== undefined && (row.latitude === null || row.longitude === null || distanceKm(q.near.latitude, q.near.longitude, row.latitude, row.longitude) > q.near.radius_km)) continue;
+      if (
+        q.near !== undefined &&
+        (row.latitude === null || row.longitude === null || distanceKm(q.near.latitude, q.near.longitude, row.latitude, row.longitude) > q.near.radius_km)
+      )
+        continue;
       if (row.ein === ein) {
         scored.push({ row, tier: 0, penalty: 0 });
         continue;
@@ -187,7 +213,10 @@ export class DirectorySearch {
           continue;
         }
         const inCity = matchQuality(cityWords, e.map);
-        if (inCity === undefined) { ok = false; break; }
+        if (inCity === undefined) {
+          ok = false;
+          break;
+        }
         penalty += inCity + 0.5;
         allExactInName = false;
       }
@@ -196,9 +225,15 @@ export class DirectorySearch {
       const tier = name === joined ? 1 : name.startsWith(joined) ? 2 : allExactInName ? 3 : 4;
       scored.push({ row, tier, penalty });
     }
-    scored.sort((a, b) => a.tier - b.tier || a.penalty - b.penalty || b.row.income_amt - a.row.income_amt || b.row.asset_amt - a.row.asset_amt
-      || (a.row.name < b.row.name ? -1 : a.row.name > b.row.name ? 1 : 0) || a.row.id - b.row.id);
+    scored.sort(
+      (a, b) =>
+        a.tier - b.tier ||
+        a.penalty - b.penalty ||
+        b.row.income_amt - a.row.income_amt ||
+        b.row.asset_amt - a.row.asset_amt ||
+        (a.row.name < b.row.name ? -1 : a.row.name > b.row.name ? 1 : 0) ||
+        a.row.id - b.row.id,
+    );
     return scored.slice(0, SEARCH_CANDIDATES_MAX).map((s) => s.row);
   }
 }
-

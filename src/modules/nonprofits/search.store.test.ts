@@ -27,12 +27,25 @@ describeEachEngine('search store', (env) => {
     await makeNonProfit(deps, { ein: '400000004', name: 'Birch Removed Org', income_amt: 7 });
     const [kept, gone] = [await idOf('400000003'), await idOf('400000004')];
     await deps.db.updateTable('non_profits').set({ removed_at: '2026-01-01T00:00:00Z' }).where('id', '=', gone).execute();
-    assert.deepEqual(await store.postings(deps.db, ['birch']), new Map([[kept, 5], [gone, 7]]), 'the index itself lists both');
+    assert.deepEqual(
+      await store.postings(deps.db, ['birch']),
+      new Map([
+        [kept, 5],
+        [gone, 7],
+      ]),
+      'the index itself lists both',
+    );
     assert.deepEqual(await store.postings(deps.db, []), new Map());
-    assert.deepEqual((await store.listedRows(deps.db, [kept, gone])).map((r) => r.ein), ['400000003']);
+    assert.deepEqual(
+      (await store.listedRows(deps.db, [kept, gone])).map((r) => r.ein),
+      ['400000003'],
+    );
     assert.deepEqual(await store.listedRows(deps.db, []), []);
-    assert.deepEqual((await store.listedCandidates(deps.db, { ids: [kept, gone] })).map((r) => r.ein), ['400000003']);
-    assert.deepEqual((await store.listedCandidates(deps.db, { ein: '400000004' })), []);
+    assert.deepEqual(
+      (await store.listedCandidates(deps.db, { ids: [kept, gone] })).map((r) => r.ein),
+      ['400000003'],
+    );
+    assert.deepEqual(await store.listedCandidates(deps.db, { ein: '400000004' }), []);
     assert.equal((await store.listedCandidates(deps.db, { ein: '400000003' }))[0]?.income_amt, 5);
     assert.deepEqual(await store.listedCandidates(deps.db, { ids: [] }), []);
   });
@@ -44,9 +57,18 @@ describeEachEngine('search store', (env) => {
     await makeNonProfit(deps, { ein: '400000007', name: 'Mesa Fund', state: 'AZ', cause_id: 8, income_amt: 90, latitude: 33.4, longitude: -111.8 });
     const az = await store.pageMatching(deps.db, { state: 'az', cause_id: 7 }, { page: 1, per_page: 1 });
     assert.deepEqual([az.count, az.rows.map((r) => r.ein)], [2, ['400000006']]);
-    assert.deepEqual((await store.pageMatching(deps.db, { state: 'AZ', cause_id: 7 }, { page: 2, per_page: 1 })).rows.map((r) => r.ein), ['400000005']);
+    assert.deepEqual(
+      (await store.pageMatching(deps.db, { state: 'AZ', cause_id: 7 }, { page: 2, per_page: 1 })).rows.map((r) => r.ein),
+      ['400000005'],
+    );
     const phoenix = await store.biggestMatching(deps.db, { state: 'AZ', box: { lat: [33, 34], lng: [-113, -111] } }, 10);
-    assert.deepEqual(phoenix.map((r) => r.ein), ['400000007', '400000005']);
-    assert.deepEqual((await store.biggestMatching(deps.db, { state: 'AZ' }, 1)).map((r) => r.ein), ['400000007']);
+    assert.deepEqual(
+      phoenix.map((r) => r.ein),
+      ['400000007', '400000005'],
+    );
+    assert.deepEqual(
+      (await store.biggestMatching(deps.db, { state: 'AZ' }, 1)).map((r) => r.ein),
+      ['400000007'],
+    );
   });
 });

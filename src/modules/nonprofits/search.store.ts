@@ -23,7 +23,11 @@ export async function vocabularyEntries(db: Db): Promise<Array<{ word: string; d
 
 /** The vocabulary counted from the word index itself (a directory filled without an import). */
 export async function countWords(db: Db): Promise<Array<{ word: string; df: number }>> {
-  const rows = await db.selectFrom('non_profit_words').select(['word', (eb) => eb.fn.countAll<number>().as('df')]).groupBy('word').execute();
+  const rows = await db
+    .selectFrom('non_profit_words')
+    .select(['word', (eb) => eb.fn.countAll<number>().as('df')])
+    .groupBy('word')
+    .execute();
   return rows.map((r) => ({ word: r.word, df: Number(r.df) }));
 }
 
@@ -43,7 +47,7 @@ export async function topOfWords(db: Db, words: readonly string[]): Promise<numb
 /** The organisations with these ids that are still listed. */
 export async function listedRows(db: Db, ids: readonly number[]): Promise<SearchRow[]> {
   if (ids.length === 0) return [];
-  return await db.selectFrom('non_profits').select(ROW_COLUMNS).where('removed_at', 'is', null).where('id', 'in', ids).execute() as SearchRow[];
+  return (await db.selectFrom('non_profits').select(ROW_COLUMNS).where('removed_at', 'is', null).where('id', 'in', ids).execute()) as SearchRow[];
 }
 
 /** What ranking needs of the organisations with these ids (or this EIN) that are still listed. */
@@ -72,7 +76,7 @@ function filtered(db: Db, f: Filters) {
 
 /** Up to `limit` listed organisations matching the filters, biggest first. */
 export async function biggestMatching(db: Db, f: Filters, limit: number): Promise<SearchRow[]> {
-  return await filtered(db, f).select(ROW_COLUMNS).orderBy('income_amt', 'desc').orderBy('name').limit(limit).execute() as SearchRow[];
+  return (await filtered(db, f).select(ROW_COLUMNS).orderBy('income_amt', 'desc').orderBy('name').limit(limit).execute()) as SearchRow[];
 }
 
 /** A page of the listed organisations matching the filters, biggest first, and how many match. */

@@ -17,32 +17,73 @@ function naive(a: string, b: string): number {
 }
 
 test('edit distance agrees with the textbook table, and stops early past the limit', () => {
-  fc.assert(fc.property(fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 8 }), fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 8 }), (a, b) => {
-    const exact = naive(a, b);
-    assert.equal(editDistance(a, b, 10), exact);
-    assert.equal(Math.min(editDistance(a, b, 2), 3), Math.min(exact, 3));
-  }), { numRuns: 3000 });
+  fc.assert(
+    fc.property(fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 8 }), fc.string({ unit: fc.constantFrom('a', 'b', 'c'), maxLength: 8 }), (a, b) => {
+      const exact = naive(a, b);
+      assert.equal(editDistance(a, b, 10), exact);
+      assert.equal(Math.min(editDistance(a, b, 2), 3), Math.min(exact, 3));
+    }),
+    { numRuns: 3000 },
+  );
   assert.equal(editDistance('church', 'chruch', 1), 1); // a transposition is one edit
 });
 
 test('the vocabulary expands exact words, prefixes and typos', () => {
   const v = new Vocabulary([
-    { word: 'habitat', df: 50 }, { word: 'humanity', df: 40 }, { word: 'humane', df: 30 }, { word: 'human', df: 90 },
-    { word: 'foodbank', df: 5 }, { word: 'foundation', df: 900 }, { word: 'fund', df: 300 }, { word: 'church', df: 700 },
+    { word: 'habitat', df: 50 },
+    { word: 'humanity', df: 40 },
+    { word: 'humane', df: 30 },
+    { word: 'human', df: 90 },
+    { word: 'foodbank', df: 5 },
+    { word: 'foundation', df: 900 },
+    { word: 'fund', df: 300 },
+    { word: 'church', df: 700 },
   ]);
-  assert.deepEqual(v.expand('habitat', false).map((e) => [e.word, e.quality]), [['habitat', 0]]);
-  assert.deepEqual(v.expand('hum', true).map((e) => e.word), ['human', 'humanity', 'humane']);
-  assert.deepEqual(v.expand('habitta', false).map((e) => [e.word, e.quality]), [['habitat', 2]]);
-  assert.deepEqual(v.expand('humanitty', false).map((e) => e.word), ['humanity']);
-  assert.deepEqual(v.expand('foundatoin', false).map((e) => [e.word, e.quality]), [['foundation', 2]]);
-  assert.deepEqual(v.expand('chruch', false).map((e) => e.word), ['church']);
+  assert.deepEqual(
+    v.expand('habitat', false).map((e) => [e.word, e.quality]),
+    [['habitat', 0]],
+  );
+  assert.deepEqual(
+    v.expand('hum', true).map((e) => e.word),
+    ['human', 'humanity', 'humane'],
+  );
+  assert.deepEqual(
+    v.expand('habitta', false).map((e) => [e.word, e.quality]),
+    [['habitat', 2]],
+  );
+  assert.deepEqual(
+    v.expand('humanitty', false).map((e) => e.word),
+    ['humanity'],
+  );
+  assert.deepEqual(
+    v.expand('foundatoin', false).map((e) => [e.word, e.quality]),
+    [['foundation', 2]],
+  );
+  assert.deepEqual(
+    v.expand('chruch', false).map((e) => e.word),
+    ['church'],
+  );
   assert.deepEqual(v.expand('fnd', false), [], 'no typos allowed in words under 4 letters');
   assert.deepEqual(v.expand('hu', true), [], 'two letters are not a prefix worth expanding');
 });
 
 test('a word many names use is taken as typed; a rare or unknown one may be a typo', () => {
-  const v = new Vocabulary([{ word: 'legion', df: 900 }, { word: 'region', df: 300 }, { word: 'humanty', df: 2 }, { word: 'humanity', df: 400 }]);
-  assert.deepEqual(v.expand('legion', false).map((e) => e.word), ['legion']);
-  assert.deepEqual(v.expand('humanty', false).map((e) => e.word), ['humanty', 'humanity']);
-  assert.deepEqual(v.expand('regoin', false).map((e) => e.word), ['region']);
+  const v = new Vocabulary([
+    { word: 'legion', df: 900 },
+    { word: 'region', df: 300 },
+    { word: 'humanty', df: 2 },
+    { word: 'humanity', df: 400 },
+  ]);
+  assert.deepEqual(
+    v.expand('legion', false).map((e) => e.word),
+    ['legion'],
+  );
+  assert.deepEqual(
+    v.expand('humanty', false).map((e) => e.word),
+    ['humanty', 'humanity'],
+  );
+  assert.deepEqual(
+    v.expand('regoin', false).map((e) => e.word),
+    ['region'],
+  );
 });

@@ -21,20 +21,31 @@ export async function movePortfolio(deps: Deps, fundId: number, move: PortfolioM
   if (amountCents <= 0) throw fieldErrors([{ field: 'amount', code: 'validation_failed', message: 'must be more than 0' }]);
   await deps.db.transaction().execute(async (trx) => {
     const accounts = await lockFundAccounts(trx, deps.engine, fundId);
-    const [from, to, fromBalance] = move === 'invest'
-      ? [accounts.ids.available, accounts.ids.portfolio, accounts.balances.available_cents]
-      : [accounts.ids.portfolio, accounts.ids.available, accounts.balances.portfolio_cents];
+    const [from, to, fromBalance] =
+      move === 'invest'
+        ? [accounts.ids.available, accounts.ids.portfolio, accounts.balances.available_cents]
+        : [accounts.ids.portfolio, accounts.ids.available, accounts.balances.portfolio_cents];
     if (fromBalance < amountCents) {
       throw new AppError('unprocessable', 'insufficient_funds', `the fund has ${centsToDollars(fromBalance)} to ${move}, not ${centsToDollars(amountCents)}`);
     }
     const at = deps.clock.now().toISOString();
     const auditId = await recordAudit(trx, {
-      book: accounts.book, actor, action: `portfolio.${move}`, object_type: 'fund', object_id: fundId,
+      book: accounts.book,
+      actor,
+      action: `portfolio.${move}`,
+      object_type: 'fund',
+      object_id: fundId,
       before: { available_cents: accounts.balances.available_cents, portfolio_cents: accounts.balances.portfolio_cents },
-      after: { amount_cents: amountCents }, at,
+      after: { amount_cents: amountCents },
+      at,
     });
     // A portfolio move has no donation, gift or contribution: its entry names the audit entry that caused it.
-    await postEntry(trx, { book: accounts.book, memo: `portfolio ${move} (audit ${auditId})`, audit_id: auditId }, [{ from_account_id: from, to_account_id: to, amount_cents: amountCents }], at);
+    await postEntry(
+      trx,
+      { book: accounts.book, memo: `portfolio ${move} (audit ${auditId})`, audit_id: auditId },
+      [{ from_account_id: from, to_account_id: to, amount_cents: amountCents }],
+      at,
+    );
     if (move === 'liquidate') await promoteWaiting(deps, trx, fundId, at);
   });
 }

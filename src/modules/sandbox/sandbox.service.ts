@@ -20,7 +20,11 @@ function requireSandbox(caller: Caller): void {
 export async function sandboxDeposit(deps: Deps, caller: Caller, amountCents: number): Promise<number> {
   requireSandbox(caller);
   const units = `${Math.trunc(amountCents / 100)}.${String(amountCents % 100).padStart(2, '0')}`;
-  return recordContribution(deps, { user_id: caller.user_id, fund_id: caller.fund_id, type: 'bank_account_scheduled_deposit', units, valuation: '1', currency: 'USD', frequency: 'OneTime', status: 'pending' }, ACTOR);
+  return recordContribution(
+    deps,
+    { user_id: caller.user_id, fund_id: caller.fund_id, type: 'bank_account_scheduled_deposit', units, valuation: '1', currency: 'USD', frequency: 'OneTime', status: 'pending' },
+    ACTOR,
+  );
 }
 
 export type SandboxMove =
@@ -32,17 +36,18 @@ export type SandboxMove =
 export async function sandboxAdvance(deps: Deps, caller: Caller, move: SandboxMove): Promise<{ status: string }> {
   requireSandbox(caller);
   if (move.object === 'donation') {
-    if (await ownerOfTestObject(deps.db, move) !== caller.user_id) throw notFound('donation_not_found', `no donation ${move.id}`);
+    if ((await ownerOfTestObject(deps.db, move)) !== caller.user_id) throw notFound('donation_not_found', `no donation ${move.id}`);
     return { status: await applyDonationEvent(deps, 'test', move.id, move.event, { actor: ACTOR, reason: 'sandbox' }) };
   }
   if (move.object === 'contribution') {
-    if (await ownerOfTestObject(deps.db, move) !== caller.user_id) throw notFound('contribution_not_found', `no contribution ${move.id}`);
+    if ((await ownerOfTestObject(deps.db, move)) !== caller.user_id) throw notFound('contribution_not_found', `no contribution ${move.id}`);
     await advanceContribution(deps, 'test', move.id, move.to, ACTOR);
     return { status: move.to };
   }
-  if (await ownerOfTestObject(deps.db, move) !== caller.user_id) throw notFound('gift_not_found', `no gift ${move.code}`);
+  if ((await ownerOfTestObject(deps.db, move)) !== caller.user_id) throw notFound('gift_not_found', `no gift ${move.code}`);
   if (move.action === 'claim') {
-    if (move.ein === undefined) throw new AppError('unprocessable', 'validation_failed', 'ein is required to claim', { errors: [{ field: 'ein', code: 'validation_failed', message: 'is required' }] });
+    if (move.ein === undefined)
+      throw new AppError('unprocessable', 'validation_failed', 'ein is required to claim', { errors: [{ field: 'ein', code: 'validation_failed', message: 'is required' }] });
     return { status: (await claimGift(deps, SIMULATED_RECIPIENT, move.code, move.ein)).status };
   }
   return { status: (await denyGift(deps, SIMULATED_RECIPIENT, move.code)).status };
@@ -69,11 +74,13 @@ export async function runSandboxClock(deps: Deps): Promise<{ moved: number }> {
   for (const id of await pendingTestContributions(deps.db, before(deps.config.sandboxClearDelayMs), 500)) {
     await attempt(() => advanceContribution(deps, 'test', id, 'success', ACTOR));
   }
-  for (const [status, event, delay] of [['scheduled', 'approve', deps.config.sandboxApproveDelayMs], ['approved', 'pay', deps.config.sandboxCompleteDelayMs]] as const) {
+  for (const [status, event, delay] of [
+    ['scheduled', 'approve', deps.config.sandboxApproveDelayMs],
+    ['approved', 'pay', deps.config.sandboxCompleteDelayMs],
+  ] as const) {
     for (const id of await idleTestDonations(deps.db, status, before(delay), 500)) {
       await attempt(() => applyDonationEvent(deps, 'test', id, event, { actor: ACTOR }));
     }
   }
   return { moved };
 }
-

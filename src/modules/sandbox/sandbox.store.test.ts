@@ -6,7 +6,7 @@ import { createKeyForOwner } from '../users/index.ts';
 import * as store from './sandbox.store.ts';
 
 describeEachEngine('sandbox store', (env) => {
-  test('ownerOfTestObject finds sandbox objects only; the clock\'s reads list what is due', async () => {
+  test("ownerOfTestObject finds sandbox objects only; the clock's reads list what is due", async () => {
     const { deps, app } = env();
     await makeNonProfit(deps, { ein: '333333333', name: 'Sandbox Charity' });
     const owner = await makeUser(deps);

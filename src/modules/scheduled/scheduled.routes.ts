@@ -25,42 +25,62 @@ const Params = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_
 export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['Recurring donations'];
-    app.post('/scheduled_donations', {
-      schema: {
-        tags, summary: 'Create a recurring donation; the scheduler makes a donation on each date',
-        body: Type.Object({
-          ein: Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$' }),
-          amount: Amount(10, 'Amount of each donation'),
-          frequency: StringEnum(SCHEDULE_FREQUENCIES),
-          next_date: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'First date, YYYY-MM-DD (UTC); default today' })),
-          note: Type.Optional(Type.String({ maxLength: 1000 })),
-          visibility: Type.Optional(StringEnum(['public', 'private'] as const)),
-        }, { additionalProperties: false }),
-        response: withProblems({ 201: Schedule }),
+    app.post(
+      '/scheduled_donations',
+      {
+        schema: {
+          tags,
+          summary: 'Create a recurring donation; the scheduler makes a donation on each date',
+          body: Type.Object(
+            {
+              ein: Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$' }),
+              amount: Amount(10, 'Amount of each donation'),
+              frequency: StringEnum(SCHEDULE_FREQUENCIES),
+              next_date: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'First date, YYYY-MM-DD (UTC); default today' })),
+              note: Type.Optional(Type.String({ maxLength: 1000 })),
+              visibility: Type.Optional(StringEnum(['public', 'private'] as const)),
+            },
+            { additionalProperties: false },
+          ),
+          response: withProblems({ 201: Schedule }),
+        },
       },
-    }, async (request, reply) => {
-      const created = await service.createSchedule(deps, request.caller, { ...request.body, amount_cents: checkedCents(request.body.amount) });
-      return reply.code(201).header('location', `/v1/scheduled_donations/${created.id}`).send(created);
-    });
+      async (request, reply) => {
+        const created = await service.createSchedule(deps, request.caller, { ...request.body, amount_cents: checkedCents(request.body.amount) });
+        return reply.code(201).header('location', `/v1/scheduled_donations/${created.id}`).send(created);
+      },
+    );
 
-    app.get('/scheduled_donations', {
-      schema: { tags, summary: "The caller's recurring donations", querystring: PageQuery, response: withProblems({ 200: Paged(Schedule) }) },
-    }, async (request, reply) => {
-      const page = pageRequest(request.query);
-      const result = await service.listSchedules(deps, request.caller, page);
-      setLinkHeader(request, reply, result.meta, page.per_page);
-      return result;
-    });
+    app.get(
+      '/scheduled_donations',
+      {
+        schema: { tags, summary: "The caller's recurring donations", querystring: PageQuery, response: withProblems({ 200: Paged(Schedule) }) },
+      },
+      async (request, reply) => {
+        const page = pageRequest(request.query);
+        const result = await service.listSchedules(deps, request.caller, page);
+        setLinkHeader(request, reply, result.meta, page.per_page);
+        return result;
+      },
+    );
 
-    app.get('/scheduled_donations/:id', {
-      schema: { tags, summary: 'One recurring donation', params: Params, response: withProblems({ 200: Schedule }) },
-    }, async (request) => service.getSchedule(deps, request.caller, request.params.id));
+    app.get(
+      '/scheduled_donations/:id',
+      {
+        schema: { tags, summary: 'One recurring donation', params: Params, response: withProblems({ 200: Schedule }) },
+      },
+      async (request) => service.getSchedule(deps, request.caller, request.params.id),
+    );
 
-    app.delete('/scheduled_donations/:id', {
-      schema: { tags, summary: 'Stop a recurring donation (donations already made stay)', params: Params, response: withProblems({ 200: EmptyObject }) },
-    }, async (request) => {
-      await service.cancelSchedule(deps, request.caller, request.params.id);
-      return {};
-    });
+    app.delete(
+      '/scheduled_donations/:id',
+      {
+        schema: { tags, summary: 'Stop a recurring donation (donations already made stay)', params: Params, response: withProblems({ 200: EmptyObject }) },
+      },
+      async (request) => {
+        await service.cancelSchedule(deps, request.caller, request.params.id);
+        return {};
+      },
+    );
   };
 }

@@ -26,7 +26,10 @@ function today(deps: Deps): string {
 }
 
 async function scheduleForms(deps: Deps, rows: Schedule[]) {
-  const cards = await nonProfitCards(deps, rows.map((r) => r.non_profit_id));
+  const cards = await nonProfitCards(
+    deps,
+    rows.map((r) => r.non_profit_id),
+  );
   return rows.map((r) => {
     const np = cards.get(r.non_profit_id);
     assert(np !== undefined, 'nonProfitCards has every id asked for');
@@ -59,7 +62,9 @@ function scheduleForm(r: Schedule, np: NonProfitCard) {
 export async function createSchedule(deps: Deps, caller: Caller, input: NewSchedule) {
   const start = input.next_date ?? today(deps);
   if (!isDate(start) || start < today(deps)) {
-    throw new AppError('unprocessable', 'validation_failed', 'next_date must be a date (YYYY-MM-DD), today or later', { errors: [{ field: 'next_date', code: 'validation_failed', message: 'must be today or later' }] });
+    throw new AppError('unprocessable', 'validation_failed', 'next_date must be a date (YYYY-MM-DD), today or later', {
+      errors: [{ field: 'next_date', code: 'validation_failed', message: 'must be today or later' }],
+    });
   }
   const ein = normalizeEin(input.ein);
   assert(ein !== null, 'the schema checks the EIN');
@@ -67,9 +72,20 @@ export async function createSchedule(deps: Deps, caller: Caller, input: NewSched
   const at = deps.clock.now().toISOString();
   const row = await deps.db.transaction().execute(async (trx) => {
     const inserted = await insertSchedule(trx, {
-      book: caller.book, user_id: caller.user_id, fund_id: caller.fund_id, non_profit_id: np.id, amount_cents: input.amount_cents, frequency: input.frequency,
-      start_date: start, occurrences: 0, next_date: start, note: input.note ?? null, visibility: input.visibility ?? 'public', status: 'active',
-      created_at: at, updated_at: at,
+      book: caller.book,
+      user_id: caller.user_id,
+      fund_id: caller.fund_id,
+      non_profit_id: np.id,
+      amount_cents: input.amount_cents,
+      frequency: input.frequency,
+      start_date: start,
+      occurrences: 0,
+      next_date: start,
+      note: input.note ?? null,
+      visibility: input.visibility ?? 'public',
+      status: 'active',
+      created_at: at,
+      updated_at: at,
     });
     await recordOutcome(trx, `scheduled_donation:${inserted.id}`);
     return inserted;
@@ -116,10 +132,18 @@ export async function runScheduler(deps: Deps, asOf: string = today(deps), limit
       const made = await deps.db.transaction().execute(async (trx) => {
         const following = occurrenceDate(s.start_date, s.frequency as ScheduleFrequency, s.occurrences + 1);
         const next = { next_date: following, status: s.frequency === 'OneTime' ? 'completed' : 'active' };
-        if (!await claimOccurrence(trx, s, next, deps.clock.now().toISOString())) return false; // another scheduler took this occurrence
+        if (!(await claimOccurrence(trx, s, next, deps.clock.now().toISOString()))) return false; // another scheduler took this occurrence
         await insertWithHold(deps, trx, {
-          book: s.book, user_id: s.user_id, fund_id: s.fund_id, non_profit_id: s.non_profit_id, amount_cents: s.amount_cents, note: s.note, private_memo: null,
-          visibility: s.visibility, scheduled_donation_id: s.id, scheduled_for: s.next_date,
+          book: s.book,
+          user_id: s.user_id,
+          fund_id: s.fund_id,
+          non_profit_id: s.non_profit_id,
+          amount_cents: s.amount_cents,
+          note: s.note,
+          private_memo: null,
+          visibility: s.visibility,
+          scheduled_donation_id: s.id,
+          scheduled_for: s.next_date,
         });
         return true;
       });

@@ -8,10 +8,24 @@ describeEachEngine('scheduled store', (env) => {
   const schedule = async (u: { user_id: number; fund_id: number }, next_date: string, created_at = '2026-01-01T00:00:00Z') => {
     const { db } = env().deps;
     const np = await db.selectFrom('non_profits').select('id').orderBy('id').executeTakeFirstOrThrow();
-    return db.transaction().execute((trx) => store.insertSchedule(trx, {
-      book: 'live', user_id: u.user_id, fund_id: u.fund_id, non_profit_id: np.id, amount_cents: 500, frequency: 'Monthly', start_date: next_date, occurrences: 0,
-      next_date, note: null, visibility: 'public', status: 'active', created_at, updated_at: created_at,
-    }));
+    return db.transaction().execute((trx) =>
+      store.insertSchedule(trx, {
+        book: 'live',
+        user_id: u.user_id,
+        fund_id: u.fund_id,
+        non_profit_id: np.id,
+        amount_cents: 500,
+        frequency: 'Monthly',
+        start_date: next_date,
+        occurrences: 0,
+        next_date,
+        note: null,
+        visibility: 'public',
+        status: 'active',
+        created_at,
+        updated_at: created_at,
+      }),
+    );
   };
 
   test('insertSchedule returns the row; findSchedule in its book; pageOfSchedules newest first; stopSchedule', async () => {
@@ -36,12 +50,19 @@ describeEachEngine('scheduled store', (env) => {
     const later = await schedule(user, '2026-04-03');
     await schedule(user, '2026-05-01');
     const due = (await store.dueSchedules(db, '2026-04-03', 100)).filter((s) => s.user_id === user.user_id);
-    assert.deepEqual(due.map((s) => s.id), [early.id, later.id]);
-    const claim = (s: { id: number; occurrences: number }) => db.transaction().execute((trx) => store.claimOccurrence(trx, s, { next_date: '2026-05-01', status: 'active' }, '2026-04-01T00:00:00Z'));
+    assert.deepEqual(
+      due.map((s) => s.id),
+      [early.id, later.id],
+    );
+    const claim = (s: { id: number; occurrences: number }) =>
+      db.transaction().execute((trx) => store.claimOccurrence(trx, s, { next_date: '2026-05-01', status: 'active' }, '2026-04-01T00:00:00Z'));
     assert.equal(await claim(early), true);
     assert.equal(await claim(early), false, 'the occurrence count moved on');
     const after = await store.findSchedule(db, 'live', early.id);
     assert.deepEqual([after?.occurrences, after?.next_date], [1, '2026-05-01']);
-    assert.equal((await store.dueSchedules(db, '2026-04-03', 100)).some((s) => s.id === early.id), false);
+    assert.equal(
+      (await store.dueSchedules(db, '2026-04-03', 100)).some((s) => s.id === early.id),
+      false,
+    );
   });
 });

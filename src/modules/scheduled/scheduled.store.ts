@@ -29,8 +29,7 @@ export async function stopSchedule(db: Db, id: number, at: string): Promise<void
 
 /** Up to `limit` active recurring donations due on or before `asOf`, the earliest first (both books). */
 export async function dueSchedules(db: Db, asOf: string, limit: number): Promise<Schedule[]> {
-  return db.selectFrom('scheduled_donations').selectAll().where('status', '=', 'active').where('next_date', '<=', asOf)
-    .orderBy('next_date').orderBy('id').limit(limit).execute();
+  return db.selectFrom('scheduled_donations').selectAll().where('status', '=', 'active').where('next_date', '<=', asOf).orderBy('next_date').orderBy('id').limit(limit).execute();
 }
 
 /**
@@ -38,7 +37,12 @@ export async function dueSchedules(db: Db, asOf: string, limit: number): Promise
  * occurrence count. False when another scheduler took it first.
  */
 export async function claimOccurrence(trx: Trx, s: Pick<Schedule, 'id' | 'occurrences'>, next: { next_date: string; status: string }, at: string): Promise<boolean> {
-  const claimed = await trx.updateTable('scheduled_donations').set({ occurrences: s.occurrences + 1, ...next, updated_at: at })
-    .where('id', '=', s.id).where('occurrences', '=', s.occurrences).where('status', '=', 'active').executeTakeFirst();
+  const claimed = await trx
+    .updateTable('scheduled_donations')
+    .set({ occurrences: s.occurrences + 1, ...next, updated_at: at })
+    .where('id', '=', s.id)
+    .where('occurrences', '=', s.occurrences)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
   return Number(claimed.numUpdatedRows) === 1;
 }

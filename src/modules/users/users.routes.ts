@@ -8,67 +8,91 @@ import * as service from './users.service.ts';
 
 const UserRef = Type.Object({ id: Type.Integer(), name: Type.String(), avatar: Type.String(), slug: Type.String() });
 
-export const Profile = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  avatar: Type.String(),
-  cover_image: Type.String(),
-  slug: Type.String(),
-  fund_name: Type.String(),
-  visible: Type.Optional(Type.Boolean({ description: 'Own profile only' })),
-  current_fund: Type.Object({
+export const Profile = Type.Object(
+  {
     id: Type.Integer(),
     name: Type.String(),
-    summary: Type.String(),
-    causes: Type.Array(Type.Ref('Cause')),
-    users: Type.Array(UserRef),
-  }),
-  follows_user: Type.Boolean({ description: 'The viewer follows this user' }),
-  follows_viewer: Type.Boolean({ description: 'This user follows the viewer' }),
-  onboarding_status: StringEnum(['none', 'complete'] as const),
-}, { $id: 'Profile' });
+    avatar: Type.String(),
+    cover_image: Type.String(),
+    slug: Type.String(),
+    fund_name: Type.String(),
+    visible: Type.Optional(Type.Boolean({ description: 'Own profile only' })),
+    current_fund: Type.Object({
+      id: Type.Integer(),
+      name: Type.String(),
+      summary: Type.String(),
+      causes: Type.Array(Type.Ref('Cause')),
+      users: Type.Array(UserRef),
+    }),
+    follows_user: Type.Boolean({ description: 'The viewer follows this user' }),
+    follows_viewer: Type.Boolean({ description: 'This user follows the viewer' }),
+    onboarding_status: StringEnum(['none', 'complete'] as const),
+  },
+  { $id: 'Profile' },
+);
 
-export const Balance = Type.Object({
-  amount: Type.Number({ description: 'available + reserved + portfolio' }),
-  pending_deposit_balance: Type.Number(),
-  portfolio_balance: Type.Number(),
-  available_balance: Type.Number(),
-}, { $id: 'Balance' });
+export const Balance = Type.Object(
+  {
+    amount: Type.Number({ description: 'available + reserved + portfolio' }),
+    pending_deposit_balance: Type.Number(),
+    portfolio_balance: Type.Number(),
+    available_balance: Type.Number(),
+  },
+  { $id: 'Balance' },
+);
 
 export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['Users'];
 
-    app.get('/users/me', {
-      schema: { tags, summary: 'The caller\'s profile', response: withProblems({ 200: Type.Ref('Profile') }) },
-    }, async (request) => service.getProfile(deps, request.caller, 'me'));
-
-    app.get('/users/me/balance', {
-      schema: { tags, summary: 'The caller\'s fund balance', response: withProblems({ 200: Type.Ref('Balance') }) },
-    }, async (request) => {
-      const b = await service.getBalance(deps, request.caller);
-      return {
-        amount: centsToDollars(b.amount_cents),
-        pending_deposit_balance: centsToDollars(b.pending_deposit_balance_cents),
-        portfolio_balance: centsToDollars(b.portfolio_balance_cents),
-        available_balance: centsToDollars(b.available_balance_cents),
-      };
-    });
-
-    app.get('/users/:user_id', {
-      schema: {
-        tags, summary: 'A profile by slug (any case) or numeric id',
-        params: Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f]+$', description: 'Profile slug, or an all-digit user id' }) }),
-        response: withProblems({ 200: Type.Ref('Profile') }),
+    app.get(
+      '/users/me',
+      {
+        schema: { tags, summary: "The caller's profile", response: withProblems({ 200: Type.Ref('Profile') }) },
       },
-    }, async (request) => service.getProfile(deps, request.caller, request.params.user_id));
+      async (request) => service.getProfile(deps, request.caller, 'me'),
+    );
 
-    app.get('/users/:user_id/causes', {
-      schema: {
-        tags, summary: 'The causes of a user\'s fund (a bare array)',
-        params: Type.Object({ user_id: UserIdParam }),
-        response: withProblems({ 200: Type.Array(Type.Ref('Cause')) }),
+    app.get(
+      '/users/me/balance',
+      {
+        schema: { tags, summary: "The caller's fund balance", response: withProblems({ 200: Type.Ref('Balance') }) },
       },
-    }, async (request) => service.listUserCauses(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id)));
+      async (request) => {
+        const b = await service.getBalance(deps, request.caller);
+        return {
+          amount: centsToDollars(b.amount_cents),
+          pending_deposit_balance: centsToDollars(b.pending_deposit_balance_cents),
+          portfolio_balance: centsToDollars(b.portfolio_balance_cents),
+          available_balance: centsToDollars(b.available_balance_cents),
+        };
+      },
+    );
+
+    app.get(
+      '/users/:user_id',
+      {
+        schema: {
+          tags,
+          summary: 'A profile by slug (any case) or numeric id',
+          params: Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000-\\u001f]+$', description: 'Profile slug, or an all-digit user id' }) }),
+          response: withProblems({ 200: Type.Ref('Profile') }),
+        },
+      },
+      async (request) => service.getProfile(deps, request.caller, request.params.user_id),
+    );
+
+    app.get(
+      '/users/:user_id/causes',
+      {
+        schema: {
+          tags,
+          summary: "The causes of a user's fund (a bare array)",
+          params: Type.Object({ user_id: UserIdParam }),
+          response: withProblems({ 200: Type.Array(Type.Ref('Cause')) }),
+        },
+      },
+      async (request) => service.listUserCauses(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id)),
+    );
   };
 }

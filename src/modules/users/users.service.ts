@@ -29,8 +29,29 @@ export interface NewUser {
 
 /** Profile pages live at /<slug>: these paths belong to the site itself. */
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
-  'admin', 'api', 'charities', 'dashboard', 'docs', 'gifts', 'healthz', 'metrics', 'openapi', 'public', 'readyz',
-  'settings', 'signin', 'signout', 'signup', 'static', 'v1', 'www', 'me', 'about', 'help', 'login', 'logout',
+  'admin',
+  'api',
+  'charities',
+  'dashboard',
+  'docs',
+  'gifts',
+  'healthz',
+  'metrics',
+  'openapi',
+  'public',
+  'readyz',
+  'settings',
+  'signin',
+  'signout',
+  'signup',
+  'static',
+  'v1',
+  'www',
+  'me',
+  'about',
+  'help',
+  'login',
+  'logout',
 ]);
 export const SLUG_MAX = 60;
 const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -45,7 +66,10 @@ export function slugProblem(slug: string): string | undefined {
 
 /** Slugs are lower case, never all digits (a digit segment is an id), never reserved, unique. */
 async function freeSlug(trx: Trx, wanted: string): Promise<string> {
-  let base = slugify(wanted).slice(0, SLUG_MAX - 4).replace(/-+$/, '') || 'donor';
+  let base =
+    slugify(wanted)
+      .slice(0, SLUG_MAX - 4)
+      .replace(/-+$/, '') || 'donor';
   if (/^\d+$/.test(base) || RESERVED_SLUGS.has(base)) base = `u-${base}`;
   let candidate = base;
   for (let n = 2; await store.slugTaken(trx, candidate); n++) candidate = `${base}-${n}`;
@@ -151,7 +175,14 @@ export async function ownProfile(deps: Deps, userId: number) {
   const user = await store.findUserById(deps.db, userId);
   const fund = await store.currentFund(deps.db, userId);
   if (user === undefined || fund === undefined) throw notFound('user_not_found', `no user ${userId}`);
-  return { name: user.name, slug: user.slug, visible: user.visible, avatar_url: user.avatar_url ?? '', fund_name: fund.name, cause_ids: await store.fundCauseIds(deps.db, fund.id) };
+  return {
+    name: user.name,
+    slug: user.slug,
+    visible: user.visible,
+    avatar_url: user.avatar_url ?? '',
+    fund_name: fund.name,
+    cause_ids: await store.fundCauseIds(deps.db, fund.id),
+  };
 }
 
 async function userCauses(deps: Deps, fundId: number) {
@@ -190,7 +221,16 @@ export async function setUserStatus(deps: Deps, userId: number, status: 'active'
     const at = deps.clock.now().toISOString();
     await store.setStatus(trx, userId, status);
     await bumpAuthEpoch(trx);
-    await recordAudit(trx, { book: 'live', actor, action: status === 'suspended' ? 'user.suspend' : 'user.reactivate', object_type: 'user', object_id: userId, before: { status: user.status }, after: { status }, at });
+    await recordAudit(trx, {
+      book: 'live',
+      actor,
+      action: status === 'suspended' ? 'user.suspend' : 'user.reactivate',
+      object_type: 'user',
+      object_id: userId,
+      before: { status: user.status },
+      after: { status },
+      at,
+    });
   });
 }
 
@@ -236,7 +276,16 @@ export async function createUserAudited(deps: Deps, input: NewUser, actor: strin
 
 async function createAudited(deps: Deps, trx: Trx, input: NewUser, actor: string) {
   const created = await createUser(deps, input, trx);
-  await recordAudit(trx, { book: 'live', actor, action: 'user.create', object_type: 'user', object_id: created.user_id, before: null, after: { name: input.name, slug: created.slug }, at: deps.clock.now().toISOString() });
+  await recordAudit(trx, {
+    book: 'live',
+    actor,
+    action: 'user.create',
+    object_type: 'user',
+    object_id: created.user_id,
+    before: null,
+    after: { name: input.name, slug: created.slug },
+    at: deps.clock.now().toISOString(),
+  });
   return created;
 }
 
@@ -292,9 +341,18 @@ export async function sandboxUserFor(deps: Deps, userId: number, trx: Trx): Prom
   const user = await store.findUserById(trx, userId);
   const fund = await store.currentFund(trx, userId);
   assert(user !== undefined && fund !== undefined, 'the live user and fund exist');
-  const twin = await createUser(deps, {
-    name: user.name, slug: `${user.slug}-sandbox`, city: user.city, visible: false, fund_name: `${fund.name} (sandbox)`, sandbox_of: userId,
-  }, trx);
+  const twin = await createUser(
+    deps,
+    {
+      name: user.name,
+      slug: `${user.slug}-sandbox`,
+      city: user.city,
+      visible: false,
+      fund_name: `${fund.name} (sandbox)`,
+      sandbox_of: userId,
+    },
+    trx,
+  );
   return twin.user_id;
 }
 
@@ -311,7 +369,7 @@ export async function createKeyForOwner(deps: Deps, ownerId: number, name: strin
 /** The keys of a live user and of their sandbox twin, newest first: what their settings page manages. */
 export async function keysOfOwner(deps: Deps, ownerId: number): Promise<ApiKeyView[]> {
   const twin = await store.findSandboxTwin(deps.db, ownerId);
-  const keys = [...await listKeys(deps, ownerId), ...(twin === undefined ? [] : await listKeys(deps, twin))];
+  const keys = [...(await listKeys(deps, ownerId)), ...(twin === undefined ? [] : await listKeys(deps, twin))];
   return keys.sort((a, b) => b.id - a.id);
 }
 

@@ -10,7 +10,16 @@ describeEachEngine('users store', (env) => {
   test('insertUser, insertFund and setFundCauses write a user and their fund; the readers find them', async () => {
     const { db } = env().deps;
     const { userId, fundId } = await db.transaction().execute(async (trx) => {
-      const user = await store.insertUser(trx, { name: 'Rosa Parks', slug: 'rosa', city: 'Montgomery', avatar_url: null, cover_image_url: null, visible: true, onboarding_status: 'complete', created_at: at });
+      const user = await store.insertUser(trx, {
+        name: 'Rosa Parks',
+        slug: 'rosa',
+        city: 'Montgomery',
+        avatar_url: null,
+        cover_image_url: null,
+        visible: true,
+        onboarding_status: 'complete',
+        created_at: at,
+      });
       assert.equal(user.book, 'live');
       const fund = await store.insertFund(trx, { book: user.book, user_id: user.id, name: 'Rosa Fund', summary: 'Civil rights', created_at: at });
       await store.setFundCauses(trx, fund, [3, 1, 2]);
@@ -18,7 +27,21 @@ describeEachEngine('users store', (env) => {
       return { userId: user.id, fundId: fund };
     });
     const byId = await store.findUserById(db, userId);
-    assert.deepEqual({ ...byId, id: 0 }, { id: 0, name: 'Rosa Parks', slug: 'rosa', city: 'Montgomery', avatar_url: null, cover_image_url: null, visible: true, onboarding_status: 'complete', status: 'active', book: 'live' });
+    assert.deepEqual(
+      { ...byId, id: 0 },
+      {
+        id: 0,
+        name: 'Rosa Parks',
+        slug: 'rosa',
+        city: 'Montgomery',
+        avatar_url: null,
+        cover_image_url: null,
+        visible: true,
+        onboarding_status: 'complete',
+        status: 'active',
+        book: 'live',
+      },
+    );
     assert.equal((await store.findUserBySlug(db, 'ROSA'))?.id, userId, 'slugs are found in any case');
     assert.equal(await store.findUserById(db, 999_999), undefined);
     assert.equal(await store.findUserBySlug(db, 'nobody-here'), undefined);
@@ -38,14 +61,24 @@ describeEachEngine('users store', (env) => {
     const { db } = env().deps;
     const owner = await makeUser(env().deps);
     const twin = await db.transaction().execute(async (trx) => {
-      const made = await store.insertUser(trx, { name: 'Twin', slug: `twin-${owner.user_id}`, city: '', avatar_url: null, cover_image_url: null, visible: false, onboarding_status: 'complete', created_at: at, sandbox_of: owner.user_id });
+      const made = await store.insertUser(trx, {
+        name: 'Twin',
+        slug: `twin-${owner.user_id}`,
+        city: '',
+        avatar_url: null,
+        cover_image_url: null,
+        visible: false,
+        onboarding_status: 'complete',
+        created_at: at,
+        sandbox_of: owner.user_id,
+      });
       await store.insertFund(trx, { book: made.book, user_id: made.id, name: 'Twin Fund', summary: '', created_at: at });
       return made;
     });
     assert.equal(twin.book, 'test');
     assert.equal(await store.findSandboxTwin(db, owner.user_id), twin.id);
     assert.equal(await store.sandboxOf(db, twin.id), owner.user_id);
-    assert.equal(await store.sandboxOf(db, owner.user_id), null, 'a live user is nobody\'s twin');
+    assert.equal(await store.sandboxOf(db, owner.user_id), null, "a live user is nobody's twin");
     assert.equal(await store.sandboxOf(db, 999_999), undefined, 'no such user');
     assert.equal(await store.findSandboxTwin(db, twin.id), undefined);
   });
@@ -81,19 +114,28 @@ describeEachEngine('users store', (env) => {
     assert.equal(untouched?.name, 'Bystander');
   });
 
-  test('pageOfUsers pages one book by id with each user\'s fund; anyUser', async () => {
+  test("pageOfUsers pages one book by id with each user's fund; anyUser", async () => {
     const { db } = env().deps;
     assert.equal(await store.anyUser(db), true);
     const first = await store.pageOfUsers(db, 'live', { page: 1, per_page: 2 });
     const all = await store.pageOfUsers(db, 'live', { page: 1, per_page: 100 });
     assert.equal(first.count, all.count);
     assert.equal(first.rows.length, 2);
-    assert.deepEqual(first.rows.map((r) => r.id), all.rows.slice(0, 2).map((r) => r.id));
-    assert.ok(all.rows.every((r, i) => i === 0 || r.id > (all.rows[i - 1]?.id ?? 0)), 'by id');
+    assert.deepEqual(
+      first.rows.map((r) => r.id),
+      all.rows.slice(0, 2).map((r) => r.id),
+    );
+    assert.ok(
+      all.rows.every((r, i) => i === 0 || r.id > (all.rows[i - 1]?.id ?? 0)),
+      'by id',
+    );
     assert.ok(all.rows.every((r) => typeof r.fund_name === 'string' && r.fund_id > 0));
     const test = await store.pageOfUsers(db, 'test', { page: 1, per_page: 100 });
     assert.equal(test.count, test.rows.length);
     assert.ok(test.count >= 1);
-    assert.ok(test.rows.every((r) => !all.rows.some((l) => l.id === r.id)), 'the books do not mix');
+    assert.ok(
+      test.rows.every((r) => !all.rows.some((l) => l.id === r.id)),
+      'the books do not mix',
+    );
   });
 });

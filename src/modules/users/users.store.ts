@@ -50,7 +50,11 @@ export async function slugTaken(db: Db | Trx, slug: string, exceptUserId?: numbe
 /** A sandbox twin (`sandbox_of` set) is in the test book; everyone else in the live one. */
 export async function insertUser(trx: Trx, user: Omit<User, 'id' | 'status' | 'book'> & { created_at: string; sandbox_of?: number }): Promise<{ id: number; book: Book }> {
   const book: Book = user.sandbox_of === undefined ? 'live' : 'test';
-  const row = await trx.insertInto('users').values({ ...user, book, visible: user.visible ? 1 : 0, status: 'active' }).returning('id').executeTakeFirstOrThrow();
+  const row = await trx
+    .insertInto('users')
+    .values({ ...user, book, visible: user.visible ? 1 : 0, status: 'active' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return { id: row.id, book };
 }
 export async function insertFund(trx: Trx, fund: Omit<Fund, 'id'> & { created_at: string; book: Book }): Promise<number> {
@@ -60,7 +64,11 @@ export async function insertFund(trx: Trx, fund: Omit<Fund, 'id'> & { created_at
 
 export async function setFundCauses(trx: Trx, fundId: number, causeIds: readonly number[]): Promise<void> {
   await trx.deleteFrom('fund_causes').where('fund_id', '=', fundId).execute();
-  if (causeIds.length > 0) await trx.insertInto('fund_causes').values(causeIds.map((cause_id) => ({ fund_id: fundId, cause_id }))).execute();
+  if (causeIds.length > 0)
+    await trx
+      .insertInto('fund_causes')
+      .values(causeIds.map((cause_id) => ({ fund_id: fundId, cause_id })))
+      .execute();
 }
 
 export async function currentFund(db: Db | Trx, userId: number): Promise<Fund | undefined> {
@@ -78,8 +86,11 @@ export async function follows(db: Db, followerId: number, followeeId: number): P
 }
 
 export async function insertFollow(db: Db | Trx, followerId: number, followeeId: number, at: string): Promise<void> {
-  await db.insertInto('follows').values({ follower_id: followerId, followee_id: followeeId, created_at: at })
-    .onConflict((oc) => oc.columns(['follower_id', 'followee_id']).doNothing()).execute();
+  await db
+    .insertInto('follows')
+    .values({ follower_id: followerId, followee_id: followeeId, created_at: at })
+    .onConflict((oc) => oc.columns(['follower_id', 'followee_id']).doNothing())
+    .execute();
 }
 
 export async function findSandboxTwin(db: Db | Trx, userId: number): Promise<number | undefined> {
@@ -97,7 +108,11 @@ export async function setStatus(trx: Trx, userId: number, status: string): Promi
 }
 
 export async function updateUser(trx: Trx, userId: number, change: { name: string; slug: string; visible: boolean; avatar_url: string | null }): Promise<void> {
-  await trx.updateTable('users').set({ ...change, visible: change.visible ? 1 : 0 }).where('id', '=', userId).execute();
+  await trx
+    .updateTable('users')
+    .set({ ...change, visible: change.visible ? 1 : 0 })
+    .where('id', '=', userId)
+    .execute();
 }
 
 export async function renameFund(trx: Trx, fundId: number, name: string): Promise<void> {
@@ -107,10 +122,20 @@ export async function renameFund(trx: Trx, fundId: number, name: string): Promis
 /** A page of the users of a book with their funds, by id, and how many the book has. */
 export async function pageOfUsers(db: Db, book: Book, page: PageRequest) {
   const [counted, rows] = await Promise.all([
-    db.selectFrom('users').where('book', '=', book).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    db.selectFrom('users as u').innerJoin('funds as f', 'f.user_id', 'u.id').where('u.book', '=', book)
+    db
+      .selectFrom('users')
+      .where('book', '=', book)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('users as u')
+      .innerJoin('funds as f', 'f.user_id', 'u.id')
+      .where('u.book', '=', book)
       .select(['u.id', 'u.name', 'u.slug', 'u.city', 'u.visible', 'u.status', 'u.created_at', 'f.id as fund_id', 'f.name as fund_name'])
-      .orderBy('u.id').limit(page.per_page).offset(offsetOf(page)).execute(),
+      .orderBy('u.id')
+      .limit(page.per_page)
+      .offset(offsetOf(page))
+      .execute(),
   ]);
   return { rows, count: Number(counted.n) };
 }

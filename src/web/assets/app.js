@@ -1,11 +1,12 @@
 // Almoner's only script: copy buttons and search-as-you-type. Every page
 // works without it; it only saves typing.
 
-
 function announce(button, text) {
   const original = button.textContent;
   button.textContent = text;
-  setTimeout(() => { button.textContent = original; }, 2000);
+  setTimeout(() => {
+    button.textContent = original;
+  }, 2000);
 }
 
 document.addEventListener('click', async (event) => {
@@ -50,15 +51,20 @@ function suggest(input) {
     close();
   }
   function render() {
-    list.replaceChildren(...items.map((item, i) => {
-      const li = document.createElement('li');
-      li.id = `${prefix}-option-${i}`;
-      li.setAttribute('role', 'option');
-      li.setAttribute('aria-selected', 'false');
-      li.textContent = `${item.name} · ${item.city}, ${item.state}`;
-      li.addEventListener('mousedown', (e) => { e.preventDefault(); pick(i); });
-      return li;
-    }));
+    list.replaceChildren(
+      ...items.map((item, i) => {
+        const li = document.createElement('li');
+        li.id = `${prefix}-option-${i}`;
+        li.setAttribute('role', 'option');
+        li.setAttribute('aria-selected', 'false');
+        li.textContent = `${item.name} · ${item.city}, ${item.state}`;
+        li.addEventListener('mousedown', (e) => {
+          e.preventDefault();
+          pick(i);
+        });
+        return li;
+      }),
+    );
     list.hidden = items.length === 0;
     input.setAttribute('aria-expanded', String(items.length > 0));
     active = -1;
@@ -67,7 +73,11 @@ function suggest(input) {
     chosen.textContent = '';
     clearTimeout(timer);
     const q = input.value.trim();
-    if (q.length < 2 || /^\d{2}-?\d{7}$/.test(q)) { items = []; render(); return; }
+    if (q.length < 2 || /^\d{2}-?\d{7}$/.test(q)) {
+      items = [];
+      render();
+      return;
+    }
     timer = setTimeout(async () => {
       const ticket = ++sent;
       const response = await fetch(`/charities/suggest?q=${encodeURIComponent(q)}`, { headers: { accept: 'application/json' } });
@@ -78,10 +88,16 @@ function suggest(input) {
   });
   input.addEventListener('keydown', (event) => {
     if (list.hidden) return;
-    if (event.key === 'ArrowDown') { event.preventDefault(); highlight(Math.min(active + 1, items.length - 1)); }
-    else if (event.key === 'ArrowUp') { event.preventDefault(); highlight(Math.max(active - 1, 0)); }
-    else if (event.key === 'Enter' && active >= 0) { event.preventDefault(); pick(active); }
-    else if (event.key === 'Escape') close();
+    if (event.key === 'ArrowDown') {
+      event.preventDefault();
+      highlight(Math.min(active + 1, items.length - 1));
+    } else if (event.key === 'ArrowUp') {
+      event.preventDefault();
+      highlight(Math.max(active - 1, 0));
+    } else if (event.key === 'Enter' && active >= 0) {
+      event.preventDefault();
+      pick(active);
+    } else if (event.key === 'Escape') close();
   });
   input.addEventListener('blur', () => setTimeout(close, 100));
 }

@@ -5,7 +5,10 @@ import type { Visitor } from '../visitor.ts';
 import { PASSWORD_MIN } from '../../modules/accounts/index.ts';
 
 export function signUpPage(v: Visitor, state?: FormState): Html {
-  return layout(v, 'Sign up', html`<section class="narrow">
+  return layout(
+    v,
+    'Sign up',
+    html`<section class="narrow">
     <h1>Open your fund</h1>
     <p>Give to any US non-profit from one fund. It takes a minute.</p>
     ${errorSummary(state)}
@@ -17,11 +20,15 @@ export function signUpPage(v: Visitor, state?: FormState): Html {
       <button type="submit">Create my account</button>
     </form>
     <p>Already have an account? <a href="/signin">Sign in</a>.</p>
-  </section>`);
+  </section>`,
+  );
 }
 
 export function signInPage(v: Visitor, next: string, state?: FormState, done?: string): Html {
-  return layout(v, 'Sign in', html`<section class="narrow">
+  return layout(
+    v,
+    'Sign in',
+    html`<section class="narrow">
     <h1>Sign in</h1>
     ${notice(done)}
     ${errorSummary(state)}
@@ -33,5 +40,6 @@ export function signInPage(v: Visitor, next: string, state?: FormState, done?: s
       <button type="submit">Sign in</button>
     </form>
     <p>New here? <a href="/signup">Open a fund</a>.</p>
-  </section>`);
+  </section>`,
+  );
 }

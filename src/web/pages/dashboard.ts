@@ -9,10 +9,24 @@ import { SCHEDULE_FREQUENCIES } from '../../modules/scheduled/index.ts';
 
 export interface DashboardData {
   balance: { amount_cents: number; pending_deposit_balance_cents: number; portfolio_balance_cents: number; available_balance_cents: number };
-  donations: { items: Array<{ id: number; amount: number; status: string; note?: string; created_at: string; visibility: string; non_profit: { name: string; ein: string; public_path: string } }>; meta: { page: number; last: number; count: number } };
+  donations: {
+    items: Array<{
+      id: number;
+      amount: number;
+      status: string;
+      note?: string;
+      created_at: string;
+      visibility: string;
+      non_profit: { name: string; ein: string; public_path: string };
+    }>;
+    meta: { page: number; last: number; count: number };
+  };
   gifts: { items: Array<{ code: string; name: string; amount: number; status: string; seen: boolean; url: string; created_at: string }>; meta: { count: number } };
   contributions: { items: Array<{ id: number; type: string; units: number; valuation: number; currency: string; status: string; created_at: string }>; meta: { count: number } };
-  schedules: { items: Array<{ id: number; non_profit_name: string; ein: string; amount: number; frequency: string; next_date: string | null; status: string }>; meta: { count: number } };
+  schedules: {
+    items: Array<{ id: number; non_profit_name: string; ein: string; amount: number; frequency: string; next_date: string | null; status: string }>;
+    meta: { count: number };
+  };
 }
 
 /** Where a form on the dashboard stands after a failed post: which form, what was typed, what went wrong, and choices for an ambiguous charity name. */
@@ -26,7 +40,11 @@ function charityField(prefix: string, state: DashboardForms['donation']): Html {
   const choices = state?.choices ?? [];
   if (choices.length > 0) return charityChoices(choices);
   return field({
-    name: 'ein', form: prefix, label: 'Non-profit', state, required: true,
+    name: 'ein',
+    form: prefix,
+    label: 'Non-profit',
+    state,
+    required: true,
     hint: 'Type a name, a city or an EIN. Suggestions appear as you type.',
     extra: html` data-suggest="${prefix}" autocomplete="off" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="${prefix}-suggestions"`,
   });
@@ -45,7 +63,16 @@ export function donationForm(v: Visitor, state: DashboardForms['donation'], pref
     ${suggestions(prefix)}
     ${field({ name: 'amount', form: prefix, label: 'Amount (USD)', state, required: true, hint: 'At least $10.', extra: html` inputmode="decimal"` })}
     ${field({ name: 'note', form: prefix, label: 'Public note (optional)', state, textarea: true, maxlength: 1000 })}
-    ${select({ name: 'visibility', form: prefix, label: 'Who can see it', options: [['public', 'Anyone who can see my profile'], ['private', 'Only me']], state })}
+    ${select({
+      name: 'visibility',
+      form: prefix,
+      label: 'Who can see it',
+      options: [
+        ['public', 'Anyone who can see my profile'],
+        ['private', 'Only me'],
+      ],
+      state,
+    })}
     <button type="submit">Donate</button>
   </form>`;
 }
@@ -62,15 +89,21 @@ function balances(b: DashboardData['balance']): Html {
 
 function donations(v: Visitor, d: DashboardData['donations']): Html {
   return html`<section aria-labelledby="donations"><h2 id="donations">Donations <span class="muted">(${d.meta.count})</span></h2>
-    ${d.items.length === 0 ? html`<p class="empty">No donations yet.</p>` : html`<table>
+    ${
+      d.items.length === 0
+        ? html`<p class="empty">No donations yet.</p>`
+        : html`<table>
       <thead><tr><th scope="col">Date</th><th scope="col">Non-profit</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-      <tbody>${d.items.map((x) => html`<tr data-donation="${x.id}">
+      <tbody>${d.items.map(
+        (x) => html`<tr data-donation="${x.id}">
         <td>${day(x.created_at)}</td>
         <td><a href="${x.non_profit.public_path}">${x.non_profit.name}</a>${x.note === undefined ? '' : html`<br><span class="muted note">${x.note}</span>`}${x.visibility === 'private' ? html` <span class="tag">private</span>` : ''}</td>
         <td class="num">${usd(x.amount)}</td>
         <td>${status(x.status)}</td>
         <td>${isCancellable(x.status) ? html`<form method="post" action="/dashboard/donations/${x.id}/cancel" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="Cancel the donation of ${usd(x.amount)} to ${x.non_profit.name}">Cancel</button></form>` : ''}</td>
-      </tr>`)}</tbody></table>`}
+      </tr>`,
+      )}</tbody></table>`
+    }
     ${pager('/dashboard', d.meta.page, d.meta.last)}
   </section>`;
 }
@@ -78,21 +111,27 @@ function donations(v: Visitor, d: DashboardData['donations']): Html {
 function gifts(v: Visitor, g: DashboardData['gifts'], state: FormState | undefined): Html {
   return html`<section aria-labelledby="gifts"><h2 id="gifts">Gifts <span class="muted">(${g.meta.count})</span></h2>
     <p>Give someone money to direct: they accept it into their own fund, send it to a non-profit, or decline it.</p>
-    ${g.items.length === 0 ? html`<p class="empty">No gifts yet.</p>` : html`<table>
+    ${
+      g.items.length === 0
+        ? html`<p class="empty">No gifts yet.</p>`
+        : html`<table>
       <thead><tr><th scope="col">Date</th><th scope="col">For</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Share link</th></tr></thead>
-      <tbody>${g.items.map((x, i) => html`<tr data-gift="${x.code}">
+      <tbody>${g.items.map(
+        (x, i) => html`<tr data-gift="${x.code}">
         <td>${day(x.created_at)}</td><td>${x.name}</td><td class="num">${usd(x.amount)}</td>
         <td>${status(x.status)}${x.seen ? html` <span class="tag">seen</span>` : ''}</td>
         <td class="share"><label class="visually-hidden" for="gift-link-${i}">Share link for ${x.name}</label><input id="gift-link-${i}" readonly value="${x.url}"> <button type="button" class="secondary small" data-copy="gift-link-${i}">Copy link</button></td>
-      </tr>`)}</tbody></table>`}
+      </tr>`,
+      )}</tbody></table>`
+    }
     <form method="post" action="/dashboard/gifts" class="card" novalidate>
       <h3>New gift</h3>
       ${errorSummary(state, 'gift')}
       ${csrfField(v)}
-      ${field({ name: 'name', form: 'gift', label: 'Recipient\'s name', state, required: true, maxlength: 200 })}
+      ${field({ name: 'name', form: 'gift', label: "Recipient's name", state, required: true, maxlength: 200 })}
       ${field({ name: 'amount', form: 'gift', label: 'Amount (USD)', state, required: true, hint: 'At least $18.', extra: html` inputmode="decimal"` })}
       ${field({ name: 'message', form: 'gift', label: 'Message (optional)', state, textarea: true, maxlength: 1000 })}
-      ${field({ name: 'email', form: 'gift', label: 'Recipient\'s email (optional)', type: 'email', state })}
+      ${field({ name: 'email', form: 'gift', label: "Recipient's email (optional)", type: 'email', state })}
       <button type="submit">Create gift</button>
     </form>
   </section>`;
@@ -100,23 +139,33 @@ function gifts(v: Visitor, g: DashboardData['gifts'], state: FormState | undefin
 
 function contributions(c: DashboardData['contributions']): Html {
   return html`<section aria-labelledby="contributions"><h2 id="contributions">Contributions <span class="muted">(${c.meta.count})</span></h2>
-    ${c.items.length === 0 ? html`<p class="empty">No contributions yet. Money you put into your fund appears here.</p>` : html`<table>
+    ${
+      c.items.length === 0
+        ? html`<p class="empty">No contributions yet. Money you put into your fund appears here.</p>`
+        : html`<table>
       <thead><tr><th scope="col">Date</th><th scope="col">Type</th><th scope="col" class="num">Units</th><th scope="col" class="num">Value each</th><th scope="col">Status</th></tr></thead>
-      <tbody>${c.items.map((x) => html`<tr><td>${day(x.created_at)}</td><td>${x.type.replace(/_/g, ' ')}</td><td class="num">${x.units}</td><td class="num">${x.valuation} ${x.currency}</td><td>${status(x.status)}</td></tr>`)}</tbody></table>`}
+      <tbody>${c.items.map((x) => html`<tr><td>${day(x.created_at)}</td><td>${x.type.replace(/_/g, ' ')}</td><td class="num">${x.units}</td><td class="num">${x.valuation} ${x.currency}</td><td>${status(x.status)}</td></tr>`)}</tbody></table>`
+    }
   </section>`;
 }
 
 function schedules(v: Visitor, s: DashboardData['schedules'], state: FormState | undefined): Html {
   return html`<section aria-labelledby="recurring"><h2 id="recurring">Recurring donations <span class="muted">(${s.meta.count})</span></h2>
-    ${s.items.length === 0 ? html`<p class="empty">No recurring donations.</p>` : html`<table>
+    ${
+      s.items.length === 0
+        ? html`<p class="empty">No recurring donations.</p>`
+        : html`<table>
       <thead><tr><th scope="col">Non-profit</th><th scope="col" class="num">Amount</th><th scope="col">Every</th><th scope="col">Next</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-      <tbody>${s.items.map((x) => html`<tr><td>${x.non_profit_name}</td><td class="num">${usd(x.amount)}</td><td>${x.frequency}</td><td>${day(x.next_date)}</td><td>${status(x.status)}</td>
-        <td>${x.status === 'active' ? html`<form method="post" action="/dashboard/scheduled/${x.id}/cancel" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="Stop the recurring donation to ${x.non_profit_name}">Stop</button></form>` : ''}</td></tr>`)}</tbody></table>`}
+      <tbody>${s.items.map(
+        (x) => html`<tr><td>${x.non_profit_name}</td><td class="num">${usd(x.amount)}</td><td>${x.frequency}</td><td>${day(x.next_date)}</td><td>${status(x.status)}</td>
+        <td>${x.status === 'active' ? html`<form method="post" action="/dashboard/scheduled/${x.id}/cancel" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="Stop the recurring donation to ${x.non_profit_name}">Stop</button></form>` : ''}</td></tr>`,
+      )}</tbody></table>`
+    }
     <form method="post" action="/dashboard/scheduled" class="card" novalidate>
       <h3>New recurring donation</h3>
       ${errorSummary(state, 'recurring')}
       ${csrfField(v)}
-      ${field({ name: 'ein', form: 'recurring', label: 'Non-profit EIN', state, required: true, hint: 'Nine digits; pick one with the search above or on a charity\'s page.', extra: html` data-suggest="recurring" autocomplete="off" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="recurring-suggestions"` })}
+      ${field({ name: 'ein', form: 'recurring', label: 'Non-profit EIN', state, required: true, hint: "Nine digits; pick one with the search above or on a charity's page.", extra: html` data-suggest="recurring" autocomplete="off" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="recurring-suggestions"` })}
       ${suggestions('recurring')}
       ${field({ name: 'amount', form: 'recurring', label: 'Amount each time (USD)', state, required: true, extra: html` inputmode="decimal"` })}
       ${select({ name: 'frequency', form: 'recurring', label: 'How often', options: SCHEDULE_FREQUENCIES.map((f) => [f, f === 'OneTime' ? 'Once' : f] as const), value: 'Monthly', state })}
@@ -128,7 +177,10 @@ function schedules(v: Visitor, s: DashboardData['schedules'], state: FormState |
 
 export function dashboardPage(v: Visitor, data: DashboardData, forms: DashboardForms = {}, done?: string): Html {
   const name = v.session?.name ?? '';
-  return layout(v, 'Dashboard', html`<h1>Hello, ${name}</h1>
+  return layout(
+    v,
+    'Dashboard',
+    html`<h1>Hello, ${name}</h1>
     ${notice(done)}
     ${balances(data.balance)}
     <div class="columns">
@@ -137,5 +189,6 @@ export function dashboardPage(v: Visitor, data: DashboardData, forms: DashboardF
     </div>
     ${gifts(v, data.gifts, forms.gift)}
     ${schedules(v, data.schedules, forms.schedule)}
-    ${contributions(data.contributions)}`);
+    ${contributions(data.contributions)}`,
+  );
 }

@@ -16,7 +16,11 @@ export function accountRoutes({ deps, limiter }: WebContext) {
       // Accounts are cheap to make and each costs a password hash: a few a minute per address.
       await limiter.hit(`signup:${request.ip}`, deps.config.signUpsPerMinute, reply);
       const form = new FormReader(request.body as URLSearchParams);
-      const input = { name: form.text('name', { max: 200 }), email: form.text('email', { max: 254 }), password: (request.body as URLSearchParams | undefined)?.get('password') ?? '' };
+      const input = {
+        name: form.text('name', { max: 200 }),
+        email: form.text('email', { max: 254 }),
+        password: (request.body as URLSearchParams | undefined)?.get('password') ?? '',
+      };
       const result = await attempt(() => signUp(deps, input));
       if (!result.ok) return sendPage(reply, signUpPage(request.visitor, stateOf(result.error, form.values)), STATUS_OF_KIND[result.error.kind]);
       if (request.visitor.token !== undefined) await signOut(deps, request.visitor.token);
@@ -44,7 +48,11 @@ export function accountRoutes({ deps, limiter }: WebContext) {
 
     web.post('/signout', async (request, reply) => {
       if (request.visitor.token !== undefined) await signOut(deps, request.visitor.token);
-      return reply.code(303).header('set-cookie', cookieHeader(deps, SESSION_COOKIE, '', 0)).header('location', '/signin?done=signed_out').send();
+      return reply
+        .code(303)
+        .header('set-cookie', cookieHeader(deps, SESSION_COOKIE, '', 0))
+        .header('location', '/signin?done=signed_out')
+        .send();
     });
   };
 }

@@ -52,14 +52,21 @@ export function publicRoutes({ deps, directory }: WebContext) {
       if (!/^[0-9a-fA-F-]{36}$/.test(code)) throw new AppError('not_found', 'gift_not_found', 'there is no gift at this address');
       return code;
     };
-    const showGift = async (request: FastifyRequest, reply: FastifyReply, options: { done?: string; error?: string; claimEin?: string; claimChoices?: CharityChoice[] }, status = 200) => {
+    const showGift = async (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      options: { done?: string; error?: string; claimEin?: string; claimChoices?: CharityChoice[] },
+      status = 200,
+    ) => {
       const code = giftCode(request);
       // The web is the live book's: a sandbox gift has no page (DECISIONS 14).
       const gift = await openGiftPage(deps, { user_id: request.visitor.session?.user_id ?? null, book: 'live' }, code);
       return sendPage(reply, giftPage(request.visitor, gift, { ...options, isGiver: gift.giver_id === request.visitor.session?.user_id }), status);
     };
 
-    web.get('/gifts/:code', async (request, reply) => showGift(request, reply, { ...((request.query as { done?: string }).done === undefined ? {} : { done: (request.query as { done: string }).done }) }));
+    web.get('/gifts/:code', async (request, reply) =>
+      showGift(request, reply, { ...((request.query as { done?: string }).done === undefined ? {} : { done: (request.query as { done: string }).done }) }),
+    );
 
     const act = (name: 'accept' | 'claim' | 'deny', done: string) => {
       web.post(`/gifts/:code/${name}`, { preHandler: requireSession }, async (request, reply) => {
@@ -83,7 +90,12 @@ export function publicRoutes({ deps, directory }: WebContext) {
         if (result.ok && choices.length > 0) return showGift(request, reply, { error: 'Choose the non-profit you meant.', claimEin: ein, claimChoices: choices });
         if (!result.ok) {
           if (result.error.kind === 'not_found' && result.error.code === 'gift_not_found') throw result.error;
-          return showGift(request, reply, { error: `${result.error.message.charAt(0).toUpperCase()}${result.error.message.slice(1)}.`, claimEin: ein }, result.error.kind === 'conflict' ? 409 : result.error.kind === 'forbidden' ? 403 : 422);
+          return showGift(
+            request,
+            reply,
+            { error: `${result.error.message.charAt(0).toUpperCase()}${result.error.message.slice(1)}.`, claimEin: ein },
+            result.error.kind === 'conflict' ? 409 : result.error.kind === 'forbidden' ? 403 : 422,
+          );
         }
         return reply.code(303).header('location', `/gifts/${code}?done=${done}`).send();
       });
@@ -99,9 +111,22 @@ export function publicRoutes({ deps, directory }: WebContext) {
       const { user, own, fund_name, cause_ids } = await profileBySlug(deps, { user_id: request.visitor.session?.user_id ?? null, book: 'live' }, slug);
       const causes = cause_ids.flatMap((id) => causeById(id) ?? []);
       const donations = await listPublicDonations(deps, user.id, { page: pageParam((request.query as { page?: string }).page), per_page: 20 });
-      return sendPage(reply, profilePage(request.visitor, {
-        name: user.name, slug: user.slug, avatar: avatarUrl(deps, user), fund_name, causes, own, visible: user.visible,
-      }, donations));
+      return sendPage(
+        reply,
+        profilePage(
+          request.visitor,
+          {
+            name: user.name,
+            slug: user.slug,
+            avatar: avatarUrl(deps, user),
+            fund_name,
+            causes,
+            own,
+            visible: user.visible,
+          },
+          donations,
+        ),
+      );
     });
   };
 }

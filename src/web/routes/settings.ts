@@ -30,7 +30,8 @@ function avatarProblem(url: string): string | undefined {
 }
 
 export function settingsRoutes({ deps }: WebContext) {
-  const newKeyCookie = (key: string) => `${NEW_KEY_COOKIE}=${key}; Path=/settings/keys; HttpOnly; SameSite=Strict; Max-Age=${key === '' ? 0 : 300}${deps.config.cookieSecure ? '; Secure' : ''}`;
+  const newKeyCookie = (key: string) =>
+    `${NEW_KEY_COOKIE}=${key}; Path=/settings/keys; HttpOnly; SameSite=Strict; Max-Age=${key === '' ? 0 : 300}${deps.config.cookieSecure ? '; Secure' : ''}`;
   return async (web: FastifyInstance) => {
     web.addHook('preHandler', requireSession);
     const userId = (request: FastifyRequest) => sessionOf(request).user_id;
@@ -60,7 +61,11 @@ export function settingsRoutes({ deps }: WebContext) {
       const mode = form.oneOf('mode', ['live', 'test'] as const, 'live');
       if (!form.ok) return sendPage(reply, keysPage(request.visitor, await keysOfOwner(deps, userId(request)), { state: form.state() }), 422);
       const created = await createKeyForOwner(deps, userId(request), name, mode);
-      return reply.code(303).header('set-cookie', newKeyCookie(`${created.id}.${created.key}`)).header('location', '/settings/keys').send();
+      return reply
+        .code(303)
+        .header('set-cookie', newKeyCookie(`${created.id}.${created.key}`))
+        .header('location', '/settings/keys')
+        .send();
     });
 
     web.get('/settings/keys/:id', async (request, reply) => {
@@ -98,7 +103,8 @@ export function settingsRoutes({ deps }: WebContext) {
       const shown: ProfileValues = { ...change };
       if (!form.ok) return sendPage(reply, profileSettingsPage(request.visitor, shown, CAUSES, { origin, state: form.state() }), 422);
       const result = await attempt(() => updateProfile(deps, userId(request), { ...change, avatar_url: change.avatar_url === '' ? null : change.avatar_url }));
-      if (!result.ok) return sendPage(reply, profileSettingsPage(request.visitor, shown, CAUSES, { origin, state: stateOf(result.error, form.values) }), STATUS_OF_KIND[result.error.kind]);
+      if (!result.ok)
+        return sendPage(reply, profileSettingsPage(request.visitor, shown, CAUSES, { origin, state: stateOf(result.error, form.values) }), STATUS_OF_KIND[result.error.kind]);
       return reply.code(303).header('location', '/settings/profile?done=profile_saved').send();
     });
   };
