@@ -82,7 +82,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
-  registerMetrics(app);
+  registerMetrics(app, deps.metrics);
 
   // Remember every route so a known path with the wrong method gets 405 + Allow.
   const known = FindMyWay({ ignoreTrailingSlash: false });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Db, Engine } from './db/database.ts';
 import type { Clock, Ids } from './shared/clock.ts';
+import type { Metrics } from './metrics.ts';
 
 export interface Deps {
   db: Db;
@@ -11,4 +12,6 @@ export interface Deps {
   clock: Clock;
   ids: Ids;
   log: Logger;
+  /** The platform's metrics; services report money counts to `metrics.counters`. */
+  metrics: Metrics;
 }

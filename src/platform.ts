@@ -7,6 +7,7 @@ import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { cryptoIds, systemClock, type Clock, type Ids } from './shared/clock.ts';
 import { openBooks } from './modules/ledger/index.ts';
+import { createMetrics } from './metrics.ts';
 import { prepareDirectory } from './modules/nonprofits/index.ts';
 
 export interface Platform {
@@ -41,6 +42,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     clock: options.clock ?? systemClock,
     ids: options.ids ?? cryptoIds,
     log,
+    metrics: createMetrics(handle),
   };
   return { deps, handle, close: () => handle.close() };
 }

@@ -19,6 +19,8 @@ export interface DatabaseHandle {
   engine: Engine;
   /** The raw node:sqlite handle (SQLite only): for backups and pragmas. */
   sqlite?: NodeSqliteDatabase;
+  /** The pg pool (PostgreSQL only): its connection counts, for metrics. */
+  pool?: { readonly totalCount: number; readonly idleCount: number; readonly waitingCount: number };
   close(): Promise<void>;
 }
 
@@ -98,7 +100,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, engine, close: () => db.destroy() };
+    return { db, engine, pool, close: () => db.destroy() };
   }
   const path = options.url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });

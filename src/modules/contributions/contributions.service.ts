@@ -39,7 +39,7 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
   }
   const amountCents = valueInCents(input.units, input.valuation);
   if (amountCents <= 0) throw fieldErrors([{ field: 'units', code: 'validation_failed', message: 'units x valuation is less than one cent' }]);
-  return deps.db.transaction().execute(async (trx) => {
+  const recorded = await deps.db.transaction().execute(async (trx) => {
     const at = deps.clock.now().toISOString();
     const accounts = await lockFundAccounts(trx, deps.engine, input.fund_id);
     assertFundCanHold(accounts, amountCents);
@@ -82,8 +82,10 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
         at,
       });
     }
-    return id;
+    return { id, book: accounts.book };
   });
+  deps.metrics.counters.contribution(recorded.book, input.status, amountCents);
+  return recorded.id;
 }
 
 /**
@@ -94,7 +96,7 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
  * Throws: not_found (contribution_not_found), conflict (invalid_transition).
  */
 export async function advanceContribution(deps: Deps, book: Book, contributionId: number, to: ContributionStatus, actor: string): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
+  const moved = await deps.db.transaction().execute(async (trx) => {
     const fundId = await fundOfContribution(trx, book, contributionId);
     if (fundId === undefined) throw notFound('contribution_not_found', `no contribution ${contributionId}`);
     const accounts = await lockFundAccounts(trx, deps.engine, fundId);
@@ -132,7 +134,9 @@ export async function advanceContribution(deps: Deps, book: Book, contributionId
       after: { status: to },
       at,
     });
+    return { book: accounts.book, cents: c.amount_cents };
   });
+  deps.metrics.counters.contribution(moved.book, to, moved.cents);
 }
 
 function contributionForm(c: Contribution) {

@@ -238,7 +238,10 @@ class FundBatches {
       const outcome = outcomes[i];
       assert(outcome !== undefined, 'an outcome for every request');
       if (outcome instanceof AppError) w.reject(outcome);
-      else w.resolve(outcome);
+      else {
+        this.#deps.metrics.counters.donationCreated(w.donation.book, w.donation.amount_cents);
+        w.resolve(outcome);
+      }
     });
   }
 

@@ -199,7 +199,7 @@ export async function acceptGift(deps: Deps, caller: Caller, code: string) {
 export async function claimGift(deps: Deps, recipient: Recipient, code: string, einText: string) {
   const ein = normalizeEin(einText);
   if (ein === null) throw unprocessable('validation_failed', 'ein must be 9 digits', [{ field: 'ein', code: 'validation_failed', message: 'must be 9 digits' }]);
-  await deps.db.transaction().execute(async (trx) => {
+  const claimed = await deps.db.transaction().execute(async (trx) => {
     const nonProfit = await findRecipient(trx, ein);
     const { gift, giverAccounts } = await lockGiftFor(deps, trx, recipient, code, 'claim');
     const at = deps.clock.now().toISOString();
@@ -237,7 +237,9 @@ export async function claimGift(deps: Deps, recipient: Recipient, code: string, 
       at,
     });
     await finishGift(trx, gift, { status: 'claimed', claimed: 1, recipient_user_id: recipient.user_id, ein, donation_id: donationId }, at);
+    return gift;
   });
+  deps.metrics.counters.donationCreated(claimed.book, claimed.amount_cents);
   return giftFormByCode(deps, recipient, code);
 }
 

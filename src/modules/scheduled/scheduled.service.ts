@@ -148,6 +148,7 @@ export async function runScheduler(deps: Deps, asOf: string = today(deps), limit
         return true;
       });
       if (made) {
+        deps.metrics.counters.donationCreated(s.book, s.amount_cents);
         created += 1;
         progressed = true;
       }

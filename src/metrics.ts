@@ -1,0 +1,74 @@
+// Metrics through prom-client, one registry per platform (tests open several
+// in one process): the process and event loop (its default metrics), HTTP
+// request durations by route and status, the database pool, and the money
+// counts the services report (shared/counters.ts). Served at GET /metrics.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { DatabaseHandle } from './db/database.ts';
+import type { MoneyCounters } from './shared/counters.ts';
+
+export interface Metrics {
+  registry: Registry;
+  counters: MoneyCounters;
+  /** One answered HTTP request: `route` is its pattern (never the raw URL, whose ids would make a series each). */
+  request(method: string, route: string, status: number, seconds: number): void;
+}
+
+export function createMetrics(handle: DatabaseHandle): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'almoner_' });
+  const requests = new Histogram({
+    name: 'almoner_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method, route and status.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'almoner_db_pool_connections',
+    help: 'PostgreSQL pool connections by state (total, idle, waiting: requests waiting for one). SQLite has no pool.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const pool = handle.pool;
+      if (pool === undefined) return;
+      this.set({ state: 'total' }, pool.totalCount);
+      this.set({ state: 'idle' }, pool.idleCount);
+      this.set({ state: 'waiting' }, pool.waitingCount);
+    },
+  });
+  const donations = new Counter({ name: 'almoner_donations_created_total', help: 'Donations created, by book.', labelNames: ['book'] as const, registers: [registry] });
+  const donationCents = new Counter({
+    name: 'almoner_donations_created_cents_total',
+    help: 'Money of the donations created, in cents, by book.',
+    labelNames: ['book'] as const,
+    registers: [registry],
+  });
+  const contributions = new Counter({
+    name: 'almoner_contributions_total',
+    help: 'Contributions recorded in or moved to a status, by book and status.',
+    labelNames: ['book', 'status'] as const,
+    registers: [registry],
+  });
+  const contributionCents = new Counter({
+    name: 'almoner_contributions_cents_total',
+    help: 'Money of those contributions, in cents, by book and status.',
+    labelNames: ['book', 'status'] as const,
+    registers: [registry],
+  });
+  return {
+    registry,
+    counters: {
+      donationCreated(book, cents) {
+        donations.inc({ book });
+        donationCents.inc({ book }, cents);
+      },
+      contribution(book, status, cents) {
+        contributions.inc({ book, status });
+        contributionCents.inc({ book, status }, cents);
+      },
+    },
+    request(method, route, status, seconds) {
+      requests.observe({ method, route, status_code: String(status) }, seconds);
+    },
+  };
+}

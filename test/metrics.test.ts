@@ -1,0 +1,46 @@
+// GET /metrics on both engines: request durations by route pattern and
+// status, the process and event loop, the pool, and the money counts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, describeEachEngine, fund, makeNonProfit, makeUser } from './harness.ts';
+
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const labelText = line.slice(name.length).split(' ')[0] ?? '';
+    if (wanted.every((w) => labelText.includes(w))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return undefined;
+}
+
+describeEachEngine('metrics', (env) => {
+  test('requests by route pattern and status, money counts, process and pool', async () => {
+    const { app, deps, engine } = env();
+    await makeNonProfit(deps, { ein: '530196605', name: 'Metrics Charity' });
+    const user = await makeUser(deps);
+    await fund(deps, user, 10_000);
+    const made = await call(app, 'POST', '/v1/donations', { key: user.key, body: { ein: '530196605', amount: 12.5 } });
+    assert.equal(made.status, 201);
+    assert.equal((await call(app, 'GET', `/v1/donations/${made.body.id}`, { key: user.key })).status, 200);
+    assert.equal((await call(app, 'GET', '/v1/donations/999999', { key: user.key })).status, 404);
+
+    const scraped = await app.inject({ method: 'GET', url: '/metrics' });
+    assert.equal(scraped.statusCode, 200);
+    assert.match(String(scraped.headers['content-type']), /^text\/plain/);
+    const text = scraped.body;
+    // By the route's pattern, never the raw URL (one series per id would grow without end).
+    assert.equal(sample(text, 'almoner_http_request_duration_seconds_count', { method: 'POST', route: '/v1/donations', status_code: '201' }), 1);
+    assert.equal(sample(text, 'almoner_http_request_duration_seconds_count', { method: 'GET', route: '/v1/donations/:donation_id', status_code: '200' }), 1);
+    assert.equal(sample(text, 'almoner_http_request_duration_seconds_count', { method: 'GET', route: '/v1/donations/:donation_id', status_code: '404' }), 1);
+    assert.ok(!text.includes('/v1/donations/999999'));
+    assert.equal(sample(text, 'almoner_donations_created_total', { book: 'live' }), 1);
+    assert.equal(sample(text, 'almoner_donations_created_cents_total', { book: 'live' }), 1_250);
+    assert.equal(sample(text, 'almoner_contributions_total', { book: 'live', status: 'success' }), 1);
+    assert.equal(sample(text, 'almoner_contributions_cents_total', { book: 'live', status: 'success' }), 10_000);
+    assert.ok((sample(text, 'almoner_process_resident_memory_bytes') ?? 0) > 0);
+    assert.notEqual(sample(text, 'almoner_nodejs_eventloop_lag_seconds'), undefined);
+    if (engine === 'postgres') assert.ok((sample(text, 'almoner_db_pool_connections', { state: 'total' }) ?? 0) >= 1);
+    else assert.equal(sample(text, 'almoner_db_pool_connections', { state: 'total' }), undefined);
+  });
+});
