@@ -57,7 +57,13 @@ export async function benchDirectory(log: (line: string) => void, total = NATION
     const user = await deps.db.transaction().execute((trx) => createUser(deps, { name: 'Bench' }, trx));
     const key = (await createKey(deps, user.user_id, 'bench', 'live')).key;
     // Queries from real names: 1 to 3 of their words, as typed and with a typo.
-    const sample = await deps.db.selectFrom('non_profits').select(['ein', 'name']).where('id', '<=', 374_000).where(sql<boolean>`id % 997 = 0`).limit(200).execute();
+    const sample = await deps.db
+      .selectFrom('non_profits')
+      .select(['ein', 'name'])
+      .where('id', '<=', 374_000)
+      .where(sql<boolean>`id % 997 = 0`)
+      .limit(200)
+      .execute();
     await platform.close();
     const swap = (w: string) => (w.length >= 5 ? `${w.slice(0, 1)}${w.slice(2, 3)}${w.slice(1, 2)}${w.slice(3)}` : w);
     const exact: string[] = [];

@@ -2,7 +2,6 @@
 // listens; src/main.ts does, and tests use inject() or listen on port 0.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import FindMyWay from 'find-my-way';
 import type { Deps } from './deps.ts';
@@ -35,6 +34,7 @@ import { eventRoutes } from './modules/events/events.routes.ts';
 import { scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
 import { webApp } from './web/web.ts';
+import type { OpenApi } from './web/pages/reference.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -122,7 +122,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
   for (const schema of [Problem, Cause, NonProfit, DonationNonProfit, OwnDonation, UserDonation, Gift, Profile, Balance, Contribution, ApiKey]) app.addSchema(schema);
   // (Schemas are added here, at the root, only: a child context that adds its own
@@ -210,6 +209,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   await app.register(adminRoutes(deps), { prefix: '/admin/v1' });
   await app.register(v1, { prefix: '/v1' });
   await app.register(v1, { prefix: '/public/api/v1' });
-  await app.register(webApp({ deps, directory, limiter }));
+  await app.register(webApp({ deps, directory, limiter, openapi: () => app.swagger() as unknown as OpenApi }));
   return app;
 }

@@ -166,10 +166,24 @@ for (const { name: engine } of engines().slice(0, 1)) {
       assert.ok(create.responses['422']);
     });
 
-    test('/docs serves a readable reference page', async () => {
-      const res = await call(env.app, 'GET', '/docs/');
-      assert.equal(res.status, 200);
-      assert.match(String(res.body), /<html/i);
+    test('/docs is the donor API reference, rendered on the server; the operator API is apart at /docs/operators', async () => {
+      const donor = await env.app.inject({ method: 'GET', url: '/docs' });
+      assert.equal(donor.statusCode, 200);
+      assert.match(String(donor.headers['content-type']), /^text\/html/);
+      const page = donor.body;
+      assert.match(page, /<h1>API reference<\/h1>/);
+      // Every donor route, with its fields, in the page itself (no script renders it).
+      for (const path of ['/v1/donations', '/v1/donations/{donation_id}', '/v1/gifts/{code}/claim', '/v1/users/me/balance', '/v1/non_profits'])
+        assert.ok(page.includes(`<code>${path}</code>`), path);
+      assert.match(page, /<code>amount<\/code> <span class="required">required<\/span>/);
+      assert.match(page, /one of public, private/);
+      assert.ok(!page.includes('/admin/v1/'), 'the operator API is not on the donor page');
+      assert.ok(page.includes('href="/docs/operators"'));
+      const operators = await env.app.inject({ method: 'GET', url: '/docs/operators' });
+      assert.equal(operators.statusCode, 200);
+      for (const path of ['/admin/v1/donations/{id}/approve', '/admin/v1/contributions', '/admin/v1/audit']) assert.ok(operators.body.includes(`<code>${path}</code>`), path);
+      assert.ok(!operators.body.includes('<code>/v1/donations</code>'));
+      assert.equal((await env.app.inject({ method: 'GET', url: '/docs/' })).statusCode, 200, 'with a trailing slash too');
     });
   });
 }

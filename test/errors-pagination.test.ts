@@ -268,40 +268,44 @@ for (const { name: engine } of engines()) {
   });
 }
 
-describe('rate limits shared across nodes through Redis', {
-  skip: process.env.TEST_REDIS_URL === undefined && 'TEST_REDIS_URL is not set: no Redis to share limits through',
-}, () => {
-  test('two nodes count one key together: the sixth request of five allowed is refused on either', async () => {
-    const prefix = `almoner:test:${Date.now()}:${Math.random()}:`;
-    const env = await openEnv('sqlite', { rateLimitPerMinute: 5, redisUrl: process.env.TEST_REDIS_URL as string, redisPrefix: prefix }, { clock: new TestClock(MID_MINUTE) });
-    const second = await buildApp(env.deps); // another node: its own process memory, the same Redis
-    try {
-      // Each node's first command waits for its connection; a node whose Redis answers too slowly
-      // counts alone (tested below), so connect both before counting.
-      const other = await makeUser(env.deps);
-      for (const node of [env.app, second]) assert.equal((await call(node, 'GET', '/v1/users/me', { key: other.key })).status, 200);
-      const user = await makeUser(env.deps);
-      const statuses: number[] = [];
-      for (let i = 0; i < 6; i++) statuses.push((await call(i % 2 === 0 ? env.app : second, 'GET', '/v1/users/me', { key: user.key })).status);
-      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
-      const onFirst = await call(env.app, 'GET', '/v1/users/me', { key: user.key });
-      assert.equal(onFirst.status, 429);
-      assert.equal(onFirst.body.code, 'rate_limited');
-    } finally {
-      await second.close();
-      await env.close();
-    }
-  });
+describe(
+  'rate limits shared across nodes through Redis',
+  {
+    skip: process.env.TEST_REDIS_URL === undefined && 'TEST_REDIS_URL is not set: no Redis to share limits through',
+  },
+  () => {
+    test('two nodes count one key together: the sixth request of five allowed is refused on either', async () => {
+      const prefix = `almoner:test:${Date.now()}:${Math.random()}:`;
+      const env = await openEnv('sqlite', { rateLimitPerMinute: 5, redisUrl: process.env.TEST_REDIS_URL as string, redisPrefix: prefix }, { clock: new TestClock(MID_MINUTE) });
+      const second = await buildApp(env.deps); // another node: its own process memory, the same Redis
+      try {
+        // Each node's first command waits for its connection; a node whose Redis answers too slowly
+        // counts alone (tested below), so connect both before counting.
+        const other = await makeUser(env.deps);
+        for (const node of [env.app, second]) assert.equal((await call(node, 'GET', '/v1/users/me', { key: other.key })).status, 200);
+        const user = await makeUser(env.deps);
+        const statuses: number[] = [];
+        for (let i = 0; i < 6; i++) statuses.push((await call(i % 2 === 0 ? env.app : second, 'GET', '/v1/users/me', { key: user.key })).status);
+        assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+        const onFirst = await call(env.app, 'GET', '/v1/users/me', { key: user.key });
+        assert.equal(onFirst.status, 429);
+        assert.equal(onFirst.body.code, 'rate_limited');
+      } finally {
+        await second.close();
+        await env.close();
+      }
+    });
 
-  test('a node that cannot reach Redis counts alone instead of refusing traffic', async () => {
-    const env = await openEnv('sqlite', { rateLimitPerMinute: 3, redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'almoner:none:' }, { clock: new TestClock(MID_MINUTE) });
-    try {
-      const user = await makeUser(env.deps);
-      const statuses: number[] = [];
-      for (let i = 0; i < 4; i++) statuses.push((await call(env.app, 'GET', '/v1/users/me', { key: user.key })).status);
-      assert.deepEqual(statuses, [200, 200, 200, 429]);
-    } finally {
-      await env.close();
-    }
-  });
-});
+    test('a node that cannot reach Redis counts alone instead of refusing traffic', async () => {
+      const env = await openEnv('sqlite', { rateLimitPerMinute: 3, redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'almoner:none:' }, { clock: new TestClock(MID_MINUTE) });
+      try {
+        const user = await makeUser(env.deps);
+        const statuses: number[] = [];
+        for (let i = 0; i < 4; i++) statuses.push((await call(env.app, 'GET', '/v1/users/me', { key: user.key })).status);
+        assert.deepEqual(statuses, [200, 200, 200, 429]);
+      } finally {
+        await env.close();
+      }
+    });
+  },
+);

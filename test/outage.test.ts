@@ -105,7 +105,6 @@ describe('the database restarts under load (postgres)', { skip: process.env.TEST
     const phase = { name: 'before' as 'before' | 'cut' | 'after' };
     const outcomes: Record<string, Map<string, number>> = { before: new Map(), cut: new Map(), after: new Map() };
     const acknowledged: number[] = [];
-    let cutAt = 0;
     let restoredAt = 0;
     let firstSuccessAfterRestore = 0;
     let stop = false;
@@ -138,7 +137,7 @@ describe('the database restarts under load (postgres)', { skip: process.env.TEST
     const workers = Array.from({ length: 6 }, (_, n) => worker(n));
     await new Promise((r) => setTimeout(r, 2_000));
     phase.name = 'cut';
-    cutAt = Date.now();
+    const cutAt = Date.now();
     const restart = process.env.OUTAGE_RESTART_COMMAND;
     if (restart !== undefined && restart !== '') {
       await promisify(exec)(restart);

@@ -164,7 +164,7 @@ class GroupConnection implements DatabaseConnection {
     const { changes, lastInsertRowid } = stmt.run(parameters);
     return Promise.resolve({ numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] });
   }
-  // biome-ignore lint/correctness/useYield: Kysely's driver interface asks for a generator; this one never streams
+  // eslint-disable-next-line require-yield -- Kysely's driver interface asks for a generator; this one never streams
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not supported on SQLite here');
   }

@@ -6,6 +6,7 @@ import type { DirectorySearch } from '../modules/nonprofits/index.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
 import type { Html } from './html.ts';
 import type { Visitor } from './visitor.ts';
+import type { OpenApi } from './pages/reference.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -44,6 +45,8 @@ export function sessionOf(request: FastifyRequest): NonNullable<Visitor['session
 
 export interface WebContext {
   deps: Deps;
+  /** The API's OpenAPI document (the reference pages are rendered from it). */
+  openapi: () => OpenApi;
   directory: DirectorySearch;
   limiter: RateLimiter;
 }

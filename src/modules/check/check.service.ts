@@ -184,18 +184,16 @@ async function objectsInTheirBook(deps: Deps): Promise<string[]> {
   const mismatches: Array<[string, string]> = [
     ['fund', `select f.id, f.book as own, u.book as other, 'its user' as what from funds f join users u on u.id = f.user_id where f.book <> u.book`],
     ['ledger account', `select a.id, a.book as own, f.book as other, 'its fund' as what from ledger_accounts a join funds f on f.id = a.fund_id where a.book <> f.book`],
-    ...['donations', 'gifts', 'contributions', 'scheduled_donations'].flatMap(
-      (table): Array<[string, string]> => [
-        [
-          table.replace(/s$/, '').replace('_', ' '),
-          `select o.id, o.book as own, f.book as other, 'its fund' as what from ${table} o join funds f on f.id = o.fund_id where o.book <> f.book`,
-        ],
-        [
-          table.replace(/s$/, '').replace('_', ' '),
-          `select o.id, o.book as own, u.book as other, 'its user' as what from ${table} o join users u on u.id = o.user_id where o.book <> u.book`,
-        ],
+    ...['donations', 'gifts', 'contributions', 'scheduled_donations'].flatMap((table): Array<[string, string]> => [
+      [
+        table.replace(/s$/, '').replace('_', ' '),
+        `select o.id, o.book as own, f.book as other, 'its fund' as what from ${table} o join funds f on f.id = o.fund_id where o.book <> f.book`,
       ],
-    ),
+      [
+        table.replace(/s$/, '').replace('_', ' '),
+        `select o.id, o.book as own, u.book as other, 'its user' as what from ${table} o join users u on u.id = o.user_id where o.book <> u.book`,
+      ],
+    ]),
     ...(['donation', 'gift', 'contribution'] as const).map((cause): [string, string] => [
       'journal entry',
       `select j.id, j.book as own, o.book as other, 'its ${cause}' as what from journal_entries j join ${cause}s o on o.id = j.${cause}_id where j.book <> o.book`,

@@ -8,7 +8,7 @@ export function normalizeEin(input: string): string | null {
   return null;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range, control characters included, is what is tested
+// eslint-disable-next-line no-control-regex -- the whole ASCII range, control characters included, is what is tested
 const ASCII = /^[\x00-\x7f]*$/;
 
 export function slugify(text: string): string {

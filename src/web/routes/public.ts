@@ -11,6 +11,7 @@ import { attempt, whichCharity } from '../forms.ts';
 import { charityPage, charitySearchPage, giftPage, homePage, profilePage } from '../pages/public.ts';
 import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 import type { CharityChoice } from '../layout.ts';
+import { DONOR_REFERENCE, OPERATOR_REFERENCE, referencePage } from '../pages/reference.ts';
 
 const QUERY_MAX = 200;
 const SUGGESTIONS = 8;
@@ -19,9 +20,18 @@ function pageParam(raw: unknown): number {
   return typeof raw === 'string' && /^\d{1,4}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
 }
 
-export function publicRoutes({ deps, directory }: WebContext) {
+export function publicRoutes({ deps, directory, openapi }: WebContext) {
   return async (web: FastifyInstance) => {
     web.get('/', async (request, reply) => sendPage(reply, homePage(request.visitor)));
+
+    // The API reference, from the routes' own OpenAPI document: the donor API, and the operators' apart.
+    for (const [path, book] of [
+      ['/docs', DONOR_REFERENCE],
+      ['/docs/', DONOR_REFERENCE],
+      ['/docs/operators', OPERATOR_REFERENCE],
+    ] as const) {
+      web.get(path, async (request, reply) => sendPage(reply, referencePage(request.visitor, openapi(), book)));
+    }
 
     web.get('/charities', async (request, reply) => {
       const query = request.query as { query?: string; page?: string };
