@@ -1,7 +1,7 @@
 // The layout rules of ARCHITECTURE.md that dependency-cruiser cannot see,
 // checked on the TypeScript program itself (npm run lint:layout, in CI):
-//   1. SQL lives in stores: no query builder call, `sql` template or raw
-//      query outside `*.store.ts` and `src/db/`.
+//   1. SQL lives in stores: no query builder call, no `sql` or
+//      `CompiledQuery` from kysely, outside `*.store.ts` and `src/db/`.
 //   2. The app, the web, the CLI, the demo and `http/` call services, never a
 //      store function, even one a module's index.ts re-exports.
 //   3. Every function a store exports is exercised by the test beside it
@@ -14,6 +14,7 @@ import ts from 'typescript';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const MAX_LINES = 400;
+const RAW_SQL = new Set(['sql', 'CompiledQuery']);
 const QUERY_METHODS = new Set(['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'replaceInto', 'mergeInto', 'executeQuery']);
 
 const rel = (file: string) => relative(ROOT, file).split('\\').join('/');
@@ -44,6 +45,15 @@ export function checkLayout(root: string = ROOT): string[] {
         }
         if (ts.isTaggedTemplateExpression(node) && ts.isIdentifier(node.tag) && node.tag.text === 'sql') {
           problems.push(`${at(sf, node)}: SQL outside a store (sql\`...\`): move it to the module's store`);
+        }
+        // Raw SQL (sql.raw, CompiledQuery) starts from these imports.
+        if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier) && node.moduleSpecifier.text === 'kysely' && node.importClause?.isTypeOnly !== true) {
+          const bindings = node.importClause?.namedBindings;
+          for (const spec of bindings !== undefined && ts.isNamedImports(bindings) ? bindings.elements : []) {
+            if (!spec.isTypeOnly && RAW_SQL.has((spec.propertyName ?? spec.name).text)) {
+              problems.push(`${at(sf, spec)}: SQL outside a store (${spec.name.text} from kysely): move it to the module's store`);
+            }
+          }
         }
       }
       if (callsServices(file) && ts.isImportDeclaration(node) && node.importClause !== undefined && !node.importClause.isTypeOnly) {

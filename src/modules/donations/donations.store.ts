@@ -1,6 +1,7 @@
 // Every SQL statement about donations.
 import type { Db, Engine, Trx } from '../../db/database.ts';
-import type { Database } from '../../db/schema.ts';
+import type { Insertable, Selectable } from 'kysely';
+import type { Database, DonationsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { insertRows, runStatements, statement, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
@@ -9,21 +10,8 @@ import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Book } from '../../shared/book.ts';
 import { HIDDEN_FROM_OTHERS } from './donations.ts';
 
-export interface DonationRecord {
-  id: number;
-  user_id: number;
-  fund_id: number;
-  non_profit_id: number;
-  amount_cents: number;
-  status: string;
-  note: string | null;
-  visibility: string;
-  scheduled_donation_id: number | null;
-  created_at: string;
-  mailed_at: string | null;
-  fund_name: string;
-  owner: Owner;
-}
+/** A donation as lists and reads show it: its row's shown columns, its fund's name and its owner. */
+export type DonationRecord = PageRow & { fund_name: string; owner: Owner };
 
 // A page of a user's donations is read in small statements: the rows, then
 // the user and their funds once (not once per row, as a join did); the
@@ -35,7 +23,7 @@ function donationRows(db: Db | Trx) {
   return db.selectFrom('donations').select(PAGE_COLUMNS);
 }
 
-type PageRow = Omit<DonationRecord, 'fund_name' | 'owner'>;
+type PageRow = Pick<Selectable<DonationsTable>, (typeof PAGE_COLUMNS)[number]>;
 
 const pageQuery = prepared<Database, PageRow, { user_id: number; limit: number; offset: number }>((db, p) =>
   donationRows(db).where('user_id', '=', p('user_id')).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit')).offset(p('offset')),
@@ -121,18 +109,11 @@ export async function listByUser(db: Db, userId: number, publicOnly: boolean, pa
   return { rows: await withOwners(db, rows, owner, userId), count };
 }
 
-export type NewDonationRow = {
-  book: Book;
-  user_id: number;
-  fund_id: number;
-  non_profit_id: number;
-  amount_cents: number;
-  status: string;
-  note: string | null;
-  private_memo: string | null;
-  visibility: string;
-  scheduled_donation_id: number | null;
-  created_at: string;
+/** A donation to insert: its row's columns a use case decides (the store sets updated_at). */
+export type NewDonationRow = Pick<
+  Insertable<DonationsTable>,
+  'book' | 'user_id' | 'fund_id' | 'non_profit_id' | 'amount_cents' | 'status' | 'note' | 'private_memo' | 'visibility' | 'scheduled_donation_id' | 'created_at'
+> & {
   /** The date of a recurring donation's occurrence: unique with scheduled_donation_id. */
   scheduled_for?: string | null;
 };

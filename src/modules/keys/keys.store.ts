@@ -1,19 +1,16 @@
 // Every SQL statement about API keys.
 import type { Db, Trx } from '../../db/database.ts';
-import type { Database } from '../../db/schema.ts';
+import type { Selectable } from 'kysely';
+import type { ApiKeysTable, Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { type FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
 import type { Book } from '../../shared/book.ts';
 import type { Caller } from '../../shared/caller.ts';
 
-export interface ApiKeyView {
-  id: number;
-  name: string;
-  last4: string;
-  mode: string;
-  created_at: string;
-  last_used_at: string | null;
-}
+const KEY_VIEW = ['id', 'name', 'last4', 'mode', 'created_at', 'last_used_at'] as const;
+
+/** What a key's owner sees of it: never its hash. */
+export type ApiKeyView = Pick<Selectable<ApiKeysTable>, (typeof KEY_VIEW)[number]>;
 
 // Runs on every authenticated request: prepared once.
 type CallerRow = Omit<Caller, 'user_status'> & { own_status: string; owner_status: string | null };
@@ -58,17 +55,11 @@ export async function bookOfUser(db: Db | Trx, userId: number): Promise<Book | u
 }
 
 export async function insertKey(db: Db | Trx, key: { user_id: number; name: string; key_hash: string; last4: string; mode: string; created_at: string }): Promise<ApiKeyView> {
-  return db.insertInto('api_keys').values(key).returning(['id', 'name', 'last4', 'mode', 'created_at', 'last_used_at']).executeTakeFirstOrThrow();
+  return db.insertInto('api_keys').values(key).returning(KEY_VIEW).executeTakeFirstOrThrow();
 }
 
 export async function listKeys(db: Db, userId: number): Promise<ApiKeyView[]> {
-  return db
-    .selectFrom('api_keys')
-    .select(['id', 'name', 'last4', 'mode', 'created_at', 'last_used_at'])
-    .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .orderBy('id', 'desc')
-    .execute();
+  return db.selectFrom('api_keys').select(KEY_VIEW).where('user_id', '=', userId).where('revoked_at', 'is', null).orderBy('id', 'desc').execute();
 }
 
 export async function revokeKey(db: Db, userId: number, keyId: number, at: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 // Every SQL statement of the journal.
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db, Engine, Trx } from '../../db/database.ts';
-import type { Database } from '../../db/schema.ts';
+import type { Database, LedgerAccountsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { statement, insertRows, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
@@ -86,7 +86,7 @@ const movePairQuery = prepared<Database, never, { a: number; a_cents: number; b:
     .where('id', 'in', [p('a'), p('b')]),
 );
 
-type AccountRow = { id: number; kind: string; balance_cents: number; book: Book };
+type AccountRow = Pick<Selectable<LedgerAccountsTable>, 'id' | 'kind' | 'balance_cents' | 'book'>;
 
 export async function outsideAccountId(trx: Trx | Db, kind: OutsideAccountKind, book: Book): Promise<number> {
   const [row] = await outsideAccountQuery(trx, { kind, book });

@@ -1,17 +1,18 @@
 // Every SQL statement of the directory import: the organisations and their
 // word index written in bulk, the import runs, the search indexes dropped
 // and built around a big load, and the vocabulary counted from the words.
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db, Engine, Trx } from '../../db/database.ts';
 import { bulkInsert } from '../../db/bulk.ts';
+import type { NonProfitsTable } from '../../db/schema.ts';
 import type { NonProfitInput } from './nonprofits.store.ts';
 
-export type StoredNonProfit = { id: number; ein: string; tax_period: string; source: string; removed_at: string | null } & NonProfitInput;
+export type StoredNonProfit = Selectable<NonProfitsTable>;
 
 /** The stored organisations among these EINs. */
 export async function storedByEins(trx: Trx, eins: readonly string[]): Promise<StoredNonProfit[]> {
   if (eins.length === 0) return [];
-  return (await trx.selectFrom('non_profits').selectAll().where('ein', 'in', eins).execute()) as unknown as StoredNonProfit[];
+  return trx.selectFrom('non_profits').selectAll().where('ein', 'in', eins).execute();
 }
 
 /** Rewrites an organisation from a file's row: listed again, seen by this run. */
@@ -35,8 +36,8 @@ export interface Indexed {
   income_amt: number;
 }
 
-const INSERTED = [
-  'ein',
+/** The columns a file's row sets: an organisation whose stored values all equal the row's is unchanged. */
+export const FILE_COLUMNS = [
   'name',
   'name_lower',
   'website',
@@ -53,6 +54,8 @@ const INSERTED = [
   'asset_amt',
   'tax_period',
 ] as const satisfies ReadonlyArray<keyof NonProfitInput>;
+
+const INSERTED = ['ein', ...FILE_COLUMNS] as const;
 
 /** Inserts new organisations (at most 1,000 a statement, within every engine's limit on bound parameters). */
 export async function insertNonProfits(trx: Trx, engine: Engine, rows: readonly NonProfitInput[], source: string, runId: number, at: string): Promise<Indexed[]> {

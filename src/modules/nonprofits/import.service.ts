@@ -92,24 +92,6 @@ function defaultZipFile(files: readonly string[]): string | undefined {
   return undefined;
 }
 
-const COMPARED: ReadonlyArray<keyof NonProfitInput> = [
-  'name',
-  'name_lower',
-  'website',
-  'city',
-  'state',
-  'zip',
-  'latitude',
-  'longitude',
-  'ntee_code',
-  'cause_id',
-  'eligible',
-  'slug',
-  'income_amt',
-  'asset_amt',
-  'tax_period',
-];
-
 async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], source: string, runId: number, at: string, summary: ImportSummary): Promise<void> {
   const existing = await store.storedByEins(
     trx,
@@ -130,7 +112,7 @@ async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], sourc
       if (old.source === source) seen.push(old.id);
       continue;
     }
-    const changed = COMPARED.some((k) => old[k] !== input[k]) || old.source !== source || old.removed_at !== null;
+    const changed = store.FILE_COLUMNS.some((k) => old[k] !== input[k]) || old.source !== source || old.removed_at !== null;
     if (!changed) {
       summary.unchanged += 1;
       seen.push(old.id);

@@ -1,5 +1,6 @@
 // Every SQL statement of the non-profit directory.
 import type { Db, Trx } from '../../db/database.ts';
+import type { Selectable } from 'kysely';
 import type { Database, NonProfitsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { CAUSES } from './causes.ts';
@@ -23,7 +24,7 @@ export interface NonProfit {
 
 const COLUMNS = ['id', 'ein', 'name', 'website', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'eligible', 'slug', 'removed_at'] as const;
 
-type Row = Pick<NonProfitsTable, Exclude<(typeof COLUMNS)[number], 'id' | 'removed_at'>> & { id: number; removed_at?: string | null };
+type Row = Pick<Selectable<NonProfitsTable>, Exclude<(typeof COLUMNS)[number], 'removed_at'>> & { removed_at?: string | null };
 
 export function toNonProfit(row: Row): NonProfit {
   return {
@@ -66,7 +67,7 @@ export async function findByEin(db: Db | Trx, ein: string): Promise<NonProfit | 
   return row === undefined ? undefined : toNonProfit(row);
 }
 
-export type CardRow = Pick<NonProfitsTable, 'ein' | 'name' | 'website' | 'city' | 'state' | 'cause_id' | 'slug'> & { id: number };
+export type CardRow = Pick<Selectable<NonProfitsTable>, 'id' | 'ein' | 'name' | 'website' | 'city' | 'state' | 'cause_id' | 'slug'>;
 
 /** What a donation shows of each of these organisations (see cards.ts). */
 export async function cardRows(db: Db, ids: readonly number[]): Promise<CardRow[]> {

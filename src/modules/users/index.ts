@@ -3,17 +3,12 @@ export {
   hasUsers,
   createUser,
   createUserAudited,
-  createUserWithKey,
   ownProfile,
   profileBySlug,
-  sandboxUserFor,
   listUsers,
   setUserStatus,
   statement,
   fundOfUser,
-  createKeyForOwner,
-  keysOfOwner,
-  revokeKeyOfOwner,
   userIdBySlug,
   getProfile,
   listUserCauses,
@@ -29,3 +24,4 @@ export {
   type User,
   type Fund,
 } from './users.service.ts';
+export { createKeyForOwner, createUserWithKey, keysOfOwner, revokeKeyOfOwner, sandboxUserFor } from './users.keys.ts';

@@ -2,7 +2,7 @@
 import type { Deps } from '../../deps.ts';
 import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { recordAudit } from '../audit/index.ts';
-import { bumpAuthEpoch, createKey, listKeys, revokeKey, type ApiKeyView, type CreatedKey, type KeyMode } from '../keys/index.ts';
+import { bumpAuthEpoch } from '../keys/index.ts';
 import { assert } from '../../shared/assert.ts';
 import { causeById, causeJson, slugify } from '../nonprofits/index.ts';
 import { balanceView, createFundAccounts, journalOfFund, readFundAccounts } from '../ledger/index.ts';
@@ -271,10 +271,11 @@ export async function listUsers(deps: Deps, book: Book, page: { page: number; pe
 
 /** Creates a user with a fund as an operator does, audited. */
 export async function createUserAudited(deps: Deps, input: NewUser, actor: string) {
-  return deps.db.transaction().execute((trx) => createAudited(deps, trx, input, actor));
+  return deps.db.transaction().execute((trx) => createAuditedIn(deps, trx, input, actor));
 }
 
-async function createAudited(deps: Deps, trx: Trx, input: NewUser, actor: string) {
+/** createUserAudited inside the caller's transaction. */
+export async function createAuditedIn(deps: Deps, trx: Trx, input: NewUser, actor: string) {
   const created = await createUser(deps, input, trx);
   await recordAudit(trx, {
     book: 'live',
@@ -287,20 +288,6 @@ async function createAudited(deps: Deps, trx: Trx, input: NewUser, actor: string
     at: deps.clock.now().toISOString(),
   });
   return created;
-}
-
-/**
- * The one composition of a new user with an API key (the operator's CLI, the
- * tests), in one transaction, audited: a test key belongs to the user's
- * sandbox twin, made with it. `also` runs in the same transaction (e.g. a web account).
- */
-export async function createUserWithKey(deps: Deps, input: NewUser, key: { name: string; mode: KeyMode }, actor: string, also?: (trx: Trx, userId: number) => Promise<void>) {
-  return deps.db.transaction().execute(async (trx) => {
-    const user = await createAudited(deps, trx, input, actor);
-    const created = await createKeyForOwner(deps, user.user_id, key.name, key.mode, trx);
-    if (also !== undefined) await also(trx, user.user_id);
-    return { ...user, key: created };
-  });
 }
 
 /**
@@ -325,60 +312,6 @@ export async function statement(deps: Deps, book: Book, userId: number) {
   const accounts = await readFundAccounts(deps.db, fund.id);
   const lines = await journalOfFund(deps.db, fund.id);
   return { user: { id: user.id, name: user.name, slug: user.slug, status: user.status }, fund: { id: fund.id, name: fund.name }, balances: balanceView(accounts.balances), lines };
-}
-
-/**
- * The user a test key acts for: the sandbox twin of `userId` (created on
- * first use: hidden, with a fund of its own), or `userId` itself if it is a
- * twin already. Throws user_not_found.
- */
-export async function sandboxUserFor(deps: Deps, userId: number, trx: Trx): Promise<number> {
-  const parent = await store.sandboxOf(trx, userId);
-  if (parent === undefined) throw notFound('user_not_found', `no user ${userId}`);
-  if (parent !== null) return userId;
-  const existing = await store.findSandboxTwin(trx, userId);
-  if (existing !== undefined) return existing;
-  const user = await store.findUserById(trx, userId);
-  const fund = await store.currentFund(trx, userId);
-  assert(user !== undefined && fund !== undefined, 'the live user and fund exist');
-  const twin = await createUser(
-    deps,
-    {
-      name: user.name,
-      slug: `${user.slug}-sandbox`,
-      city: user.city,
-      visible: false,
-      fund_name: `${fund.name} (sandbox)`,
-      sandbox_of: userId,
-    },
-    trx,
-  );
-  return twin.user_id;
-}
-
-/**
- * A key for the live user `ownerId` (the web's settings): a live key is
- * theirs; a sandbox key belongs to their sandbox twin, in the test book, as
- * the API makes it. Never a test key on a live user.
- */
-export async function createKeyForOwner(deps: Deps, ownerId: number, name: string, mode: KeyMode, trx?: Trx): Promise<CreatedKey> {
-  const make = async (t: Trx) => createKey(deps, mode === 'test' ? await sandboxUserFor(deps, ownerId, t) : ownerId, name, mode, t);
-  return trx === undefined ? deps.db.transaction().execute(make) : make(trx);
-}
-
-/** The keys of a live user and of their sandbox twin, newest first: what their settings page manages. */
-export async function keysOfOwner(deps: Deps, ownerId: number): Promise<ApiKeyView[]> {
-  const twin = await store.findSandboxTwin(deps.db, ownerId);
-  const keys = [...(await listKeys(deps, ownerId)), ...(twin === undefined ? [] : await listKeys(deps, twin))];
-  return keys.sort((a, b) => b.id - a.id);
-}
-
-/** Revokes one of the keys keysOfOwner lists. Throws api_key_not_found. */
-export async function revokeKeyOfOwner(deps: Deps, ownerId: number, keyId: number): Promise<void> {
-  const own = (await listKeys(deps, ownerId)).some((k) => k.id === keyId);
-  const holder = own ? ownerId : await store.findSandboxTwin(deps.db, ownerId);
-  if (holder === undefined) throw notFound('api_key_not_found', `no API key ${keyId}`);
-  await revokeKey(deps, holder, keyId);
 }
 
 /** The id of the user with this slug (any case), if any. */

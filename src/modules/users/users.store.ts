@@ -1,32 +1,19 @@
 // Every SQL statement about users, funds, follows and fund causes.
 import type { Db, Trx } from '../../db/database.ts';
-import type { UsersTable } from '../../db/schema.ts';
+import type { Selectable } from 'kysely';
+import type { FundsTable, UsersTable } from '../../db/schema.ts';
 import type { Book } from '../../shared/book.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 
-export interface User {
-  id: number;
-  name: string;
-  slug: string;
-  city: string;
-  avatar_url: string | null;
-  cover_image_url: string | null;
-  visible: boolean;
-  onboarding_status: string;
-  status: string;
-  book: Book;
-}
-
-export interface Fund {
-  id: number;
-  user_id: number;
-  name: string;
-  summary: string;
-}
-
 const USER_COLUMNS = ['id', 'name', 'slug', 'city', 'avatar_url', 'cover_image_url', 'visible', 'onboarding_status', 'status', 'book'] as const;
+type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
 
-function toUser(row: Pick<UsersTable, Exclude<(typeof USER_COLUMNS)[number], 'id'>> & { id: number }): User {
+/** A user as the services see one: `visible` as a boolean (the column is 0 or 1 on both engines). */
+export type User = Omit<UserRow, 'visible'> & { visible: boolean };
+
+export type Fund = Pick<Selectable<FundsTable>, 'id' | 'user_id' | 'name' | 'summary'>;
+
+function toUser(row: UserRow): User {
   return { ...row, visible: row.visible === 1 };
 }
 

@@ -1,0 +1,103 @@
+// Every function of check.store.ts on both engines: what each reads on a
+// sound ledger, and that it sees a wrong row as it is.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { call, describeEachEngine, fund, makeNonProfit, makeUser } from '../../../test/harness.ts';
+import * as store from './check.store.ts';
+
+describeEachEngine('check store', (env) => {
+  test('on a sound ledger: sums, causes, holds, counts and books read as the journal says', async () => {
+    const { deps, app } = env();
+    const { db, engine } = deps;
+    await makeNonProfit(deps, { ein: '500000001', name: 'Check Charity', income_amt: 0 });
+    const user = await makeUser(deps);
+    await fund(deps, user, 10_000);
+    const made = await call(app, 'POST', '/v1/donations', { key: user.key, body: { ein: '500000001', amount: 25 } });
+    assert.equal(made.status, 201);
+
+    const sums = await store.entrySums(db, engine);
+    assert.ok(sums.length >= 2 && sums.every((s) => s.sum === 0n && s.postings >= 2));
+    assert.deepEqual(await store.entriesWithoutPostings(db), []);
+    assert.deepEqual(await store.entriesWithoutCause(db), []);
+    const accounts = await store.accountsWithPostings(db, engine);
+    const available = accounts.find((a) => a.fund_id === user.fund_id && a.kind === 'available');
+    assert.deepEqual([available?.balance, available?.postings], [7_500n, 7_500n]);
+    assert.ok(accounts.every((a) => a.balance === a.postings));
+    const net = await store.netByCause(db, engine, 'donation');
+    assert.deepEqual(net.get(made.body.id), { available: -2_500n, reserved: 2_500n });
+    assert.deepEqual(
+      (await store.causes(db, 'donation')).find((d) => d.id === made.body.id),
+      { id: made.body.id, status: 'scheduled', amount: 2_500n },
+    );
+    assert.equal((await store.causes(db, 'contribution')).length, 1);
+    assert.deepEqual(
+      (await store.reservedAndHeld(db, engine, ['scheduled', 'approved'])).find((f) => f.fund_id === user.fund_id),
+      { fund_id: user.fund_id, reserved: 2_500n, held: 2_500n },
+    );
+    const counts = (await store.donationCounts(db, ['not_completed', 'rejected'])).find((c) => c.user_id === user.user_id);
+    assert.deepEqual(counts, { user_id: user.user_id, total: 1, public_total: 1, actual: 1, actual_public: 1 });
+    assert.deepEqual(await store.wrongWordSizes(db), []);
+    assert.deepEqual(await store.postingsAcrossBooks(db), []);
+    assert.deepEqual(await store.bookMismatches(db), []);
+    assert.ok((await store.bookSums(db, engine)).every((b) => b.sum === 0n));
+  });
+
+  test('each sees a wrong row as it is: an unbalanced entry, a wrong cache, a crossing, a stale count, a word size, a key of the other book', async () => {
+    const { deps } = env();
+    const { db, engine } = deps;
+    const user = await makeUser(deps);
+    await fund(deps, user, 1_000);
+    const lines = await db
+      .selectFrom('postings as p')
+      .innerJoin('ledger_accounts as a', 'a.id', 'p.account_id')
+      .select(['p.id', 'p.entry_id', 'a.fund_id'])
+      .where('p.entry_id', '=', (eb) => eb.selectFrom('journal_entries').select((e) => e.fn.max('id').as('id')))
+      .execute();
+    const mine = lines.find((l) => l.fund_id === user.fund_id);
+    const outside = lines.find((l) => l.fund_id === null);
+    assert.ok(mine !== undefined && outside !== undefined);
+    await db.updateTable('postings').set({ amount_cents: 999 }).where('id', '=', mine.id).execute();
+    assert.deepEqual(
+      (await store.entrySums(db, engine)).find((s) => s.entry_id === mine.entry_id),
+      { entry_id: mine.entry_id, postings: 2, sum: -1n },
+    );
+    const account = (await store.accountsWithPostings(db, engine)).find((a) => a.fund_id === user.fund_id && a.kind === 'available');
+    assert.deepEqual([account?.balance, account?.postings], [1_000n, 999n]);
+    await db.updateTable('ledger_accounts').set({ balance_cents: 1_001 }).where('fund_id', '=', user.fund_id).where('kind', '=', 'available').execute();
+    assert.deepEqual(
+      (await store.bookSums(db, engine)).find((b) => b.book === 'live'),
+      { book: 'live', sum: 1n },
+    );
+    // A posting on the other book's account: the database refuses it (013_books), so it is made with the checks off, as a corrupt copy would be.
+    const testDeposits = (
+      await db.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('book', '=', 'test').where('kind', '=', 'deposits').executeTakeFirstOrThrow()
+    ).id;
+    await assert.rejects(db.updateTable('postings').set({ account_id: testDeposits }).where('id', '=', outside.id).execute());
+    await db.connection().execute(async (c) => {
+      await sql.raw(engine === 'postgres' ? 'set session_replication_role = replica' : 'pragma foreign_keys = off').execute(c);
+      await c.updateTable('postings').set({ account_id: testDeposits }).where('id', '=', outside.id).execute();
+      await sql.raw(engine === 'postgres' ? 'set session_replication_role = origin' : 'pragma foreign_keys = on').execute(c);
+    });
+    assert.deepEqual(await store.postingsAcrossBooks(db), [{ entry_id: mine.entry_id, entry_book: 'live', account_id: testDeposits, account_book: 'test' }]);
+    await db
+      .insertInto('donation_counts')
+      .values({ user_id: user.user_id, total: 5, public_total: 0 })
+      .onConflict((oc) => oc.column('user_id').doUpdateSet({ total: 5 }))
+      .execute();
+    assert.deepEqual(
+      (await store.donationCounts(db, [])).find((c) => c.user_id === user.user_id),
+      { user_id: user.user_id, total: 5, public_total: 0, actual: 0, actual_public: 0 },
+    );
+    await makeNonProfit(deps, { ein: '500000002', name: 'Sized Org', income_amt: 10 });
+    await db
+      .updateTable('non_profit_words')
+      .set({ size: 11 })
+      .where('non_profit_id', '=', (eb) => eb.selectFrom('non_profits').select('id').where('ein', '=', '500000002'))
+      .execute();
+    assert.ok((await store.wrongWordSizes(db)).some((w) => w.ein === '500000002' && w.size === 11 && w.income_amt === 10));
+    await db.updateTable('api_keys').set({ mode: 'test' }).where('user_id', '=', user.user_id).execute();
+    assert.ok((await store.bookMismatches(db)).some((m) => m.name === 'API key' && m.own === 'test' && m.other === 'live' && m.what === 'its user'));
+    assert.deepEqual(await store.reservedAndHeld(db, engine, []).then((all) => all.find((f) => f.fund_id === user.fund_id)), { fund_id: user.fund_id, reserved: 0n, held: 0n });
+  });
+});
