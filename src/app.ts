@@ -11,9 +11,6 @@ import { ulid } from './shared/ulid.ts';
 import { authenticate } from './http/auth.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.ts';
 import { claimIdempotencyKey, settleIdempotencyKey, withClaim, type Replayers } from './http/idempotency.ts';
-import { getCreatedDonation } from './modules/donations/index.ts';
-import { getGift, giftFormByCode } from './modules/gifts/index.ts';
-import { getSchedule } from './modules/scheduled/index.ts';
 import { parseStrictJson } from './http/json.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { InProcessCounter, RateLimiter, RedisCounter } from './http/rate-limit.ts';
@@ -23,15 +20,15 @@ import { CAUSES, causeLogoSvg, DirectorySearch } from './modules/nonprofits/inde
 import { Cause, DonationNonProfit, NonProfit } from './modules/nonprofits/nonprofits.schema.ts';
 import { nonProfitRoutes } from './modules/nonprofits/nonprofits.routes.ts';
 import { OwnDonation, UserDonation } from './modules/donations/donations.schema.ts';
-import { donationRoutes } from './modules/donations/donations.routes.ts';
-import { Gift, giftRoutes } from './modules/gifts/gifts.routes.ts';
+import { donationReplayers, donationRoutes } from './modules/donations/donations.routes.ts';
+import { Gift, giftReplayers, giftRoutes } from './modules/gifts/gifts.routes.ts';
 import { Balance, Profile, userRoutes } from './modules/users/users.routes.ts';
 import { Contribution, contributionRoutes } from './modules/contributions/contributions.routes.ts';
 import { ApiKey, keyRoutes } from './modules/keys/keys.routes.ts';
 import { CallerCache } from './modules/keys/index.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
-import { scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
+import { scheduledReplayers, scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
 import { webApp } from './web/web.ts';
 import type { OpenApi } from './web/pages/reference.ts';
@@ -176,15 +173,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await limiter.hit(`key:${request.caller.key_id}`, deps.config.rateLimitPerMinute, reply);
     });
     // Idempotency keys apply to POSTs only: the hooks are attached to those routes alone.
-    const replayers: Replayers = {
-      donation: async (caller, id) => {
-        const donation = await getCreatedDonation(deps, caller, Number(id));
-        return { status: 201, location: `/v1/users/${donation.user_id}/donations/${donation.id}`, body: donation };
-      },
-      gift: async (caller, code) => ({ status: 201, location: `/v1/gifts/${code}`, body: await getGift(deps, caller, code) }),
-      gift_action: async (caller, code) => ({ status: 200, body: await giftFormByCode(deps, caller, code) }),
-      scheduled_donation: async (caller, id) => ({ status: 201, location: `/v1/scheduled_donations/${id}`, body: await getSchedule(deps, caller, Number(id)) }),
-    };
+    const replayers: Replayers = { ...donationReplayers, ...giftReplayers, ...scheduledReplayers };
     const claim = async (request: FastifyRequest, reply: FastifyReply) => {
       if (await claimIdempotencyKey(deps, request, reply, replayers)) return reply;
     };

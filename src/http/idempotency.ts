@@ -14,8 +14,26 @@ declare module 'fastify' {
   }
 }
 
-/** What a replay answers for a recorded outcome, by the resource's kind (`donation` of `donation:42`). */
-export type Replayers = Record<string, (caller: Caller, id: string) => Promise<{ status: number; location?: string; body: unknown }>>;
+/** An answer a route gives for what it made, or for what a recorded outcome names. */
+export interface Answer {
+  status: number;
+  location?: string;
+  body: unknown;
+}
+
+/**
+ * What a replay answers for a recorded outcome, by the resource's kind
+ * (`donation` of `donation:42`). Each module's routes give theirs, made by
+ * the same function that makes the route's own answer.
+ */
+export type Replayers = Record<string, (deps: Deps, caller: Caller, id: string) => Promise<Answer>>;
+
+/** Sends an Answer. */
+export function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
+  reply.code(answer.status);
+  if (answer.location !== undefined) reply.header('location', answer.location);
+  return reply.send(answer.body);
+}
 
 const KEY_MAX_LENGTH = 255;
 
@@ -65,10 +83,7 @@ export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, r
   const [kind = '', id = ''] = claimed.resource.split(/:(.*)/s);
   const replayer = replayers[kind];
   if (replayer === undefined) throw new AppError('conflict', 'idempotency_key_in_use', 'a request with this Idempotency-Key is being processed; retry shortly');
-  const replayed = await replayer(request.caller, id);
-  reply.code(replayed.status).header('idempotent-replayed', 'true');
-  if (replayed.location !== undefined) reply.header('location', replayed.location);
-  await reply.send(replayed.body);
+  await sendAnswer(reply.header('idempotent-replayed', 'true'), await replayer(deps, request.caller, id));
   return true;
 }
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { setLinkHeader } from '../../http/page.ts';
+import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
 import { checkedCents, EmptyObject, PageQuery, withProblems } from '../../http/schemas.ts';
 import { pageRequest } from '../../shared/page.ts';
@@ -13,6 +14,15 @@ type CreateBody = { amount: number; ein: string; note?: string; private_memo?: s
 function newDonation(body: CreateBody): service.NewDonation {
   return { ...body, amount_cents: checkedCents(body.amount) };
 }
+
+/** A new donation's answer: its POST's, and a replay's of the same Idempotency-Key. */
+function created(donation: { id: number; user_id: number }): Answer {
+  return { status: 201, location: `/v1/users/${donation.user_id}/donations/${donation.id}`, body: donation };
+}
+
+export const donationReplayers: Replayers = {
+  donation: async (deps, caller, id) => created(await service.getCreatedDonation(deps, caller, Number(id))),
+};
 
 export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -46,7 +56,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const donation = await service.createDonation(deps, request.caller, newDonation(request.body));
-        return reply.code(201).header('location', `/v1/users/${donation.user_id}/donations/${donation.id}`).send(donation);
+        return sendAnswer(reply, created(donation));
       },
     );
 
@@ -107,7 +117,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       async (request, reply) => {
         const userId = resolveUserId(request.params.user_id, request.caller.user_id);
         const donation = await service.createDonationForUser(deps, request.caller, userId, newDonation(request.body));
-        return reply.code(201).header('location', `/v1/users/${donation.user_id}/donations/${donation.id}`).send(donation);
+        return sendAnswer(reply, created(donation));
       },
     );
   };

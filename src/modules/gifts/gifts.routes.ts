@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { setLinkHeader } from '../../http/page.ts';
+import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { Amount, checkedCents, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
 import { pageRequest } from '../../shared/page.ts';
 import { GIFT_STATUSES } from './gifts.ts';
@@ -33,6 +34,17 @@ const CreateGiftBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** A new gift's answer: its POST's, and a replay's of the same Idempotency-Key. */
+function created(gift: { code: string }): Answer {
+  return { status: 201, location: `/v1/gifts/${gift.code}`, body: gift };
+}
+
+export const giftReplayers: Replayers = {
+  gift: async (deps, caller, code) => created(await service.getGift(deps, caller, code)),
+  // A recipient's accept, claim or deny answers with the gift as it is then.
+  gift_action: async (deps, caller, code) => ({ status: 200, body: await service.giftFormByCode(deps, caller, code) }),
+};
 
 export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -71,7 +83,7 @@ export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const gift = await service.createGift(deps, request.caller, { ...request.body, amount_cents: checkedCents(request.body.amount) });
-        return reply.code(201).header('location', `/v1/gifts/${gift.code}`).send(gift);
+        return sendAnswer(reply, created(gift));
       },
     );
 

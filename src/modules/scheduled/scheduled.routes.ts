@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { setLinkHeader } from '../../http/page.ts';
+import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { Amount, checkedCents, EmptyObject, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
 import { pageRequest } from '../../shared/page.ts';
 import { SCHEDULE_FREQUENCIES } from './scheduled.ts';
@@ -21,6 +22,15 @@ const Schedule = Type.Object({
 });
 
 const Params = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+/** A new recurring donation's answer: its POST's, and a replay's of the same Idempotency-Key. */
+function made(schedule: { id: number }): Answer {
+  return { status: 201, location: `/v1/scheduled_donations/${schedule.id}`, body: schedule };
+}
+
+export const scheduledReplayers: Replayers = {
+  scheduled_donation: async (deps, caller, id) => made(await service.getSchedule(deps, caller, Number(id))),
+};
 
 export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -47,7 +57,7 @@ export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const created = await service.createSchedule(deps, request.caller, { ...request.body, amount_cents: checkedCents(request.body.amount) });
-        return reply.code(201).header('location', `/v1/scheduled_donations/${created.id}`).send(created);
+        return sendAnswer(reply, made(created));
       },
     );
 
