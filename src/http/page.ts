@@ -1,5 +1,6 @@
 // The RFC 8288 Link header of a paginated response (DECISIONS 4).
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { pageRequest, type PageRequest } from '../shared/page.ts';
 
 export function setLinkHeader(request: FastifyRequest, reply: FastifyReply, meta: { page: number; last: number }, perPage: number): void {
   // The request's own path and query, with page and per_page replaced. (Split by
@@ -17,4 +18,19 @@ export function setLinkHeader(request: FastifyRequest, reply: FastifyReply, meta
   if (meta.page < meta.last) links.push(link(meta.page + 1, 'next'));
   links.push(link(meta.last, 'last'));
   reply.header('link', links.join(', '));
+}
+
+/**
+ * A list route's answer: the page asked for (`?page=&per_page=`), listed by
+ * `list`, with the Link header to its neighbours.
+ */
+export async function listPage<T extends { meta: { page: number; last: number } }>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  list: (page: PageRequest) => Promise<T>,
+): Promise<T> {
+  const page = pageRequest(request.query as { page?: number; per_page?: number });
+  const result = await list(page);
+  setLinkHeader(request, reply, result.meta, page.per_page);
+  return result;
 }

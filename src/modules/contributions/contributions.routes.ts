@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { setLinkHeader } from '../../http/page.ts';
+import { listPage } from '../../http/page.ts';
 import { IsoDate, NullableIsoDate, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
-import { pageRequest } from '../../shared/page.ts';
 import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES } from './contributions.ts';
 import { listContributions } from './contributions.service.ts';
 
@@ -35,12 +34,7 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withProblems({ 200: Paged(Type.Ref('Contribution')) }),
         },
       },
-      async (request, reply) => {
-        const page = pageRequest(request.query);
-        const result = await listContributions(deps, request.caller, page);
-        setLinkHeader(request, reply, result.meta, page.per_page);
-        return result;
-      },
+      async (request, reply) => listPage(request, reply, (page) => listContributions(deps, request.caller, page)),
     );
   };
 }

@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { setLinkHeader } from '../../http/page.ts';
+import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
 import { checkedCents, EmptyObject, PageQuery, withProblems } from '../../http/schemas.ts';
-import { pageRequest } from '../../shared/page.ts';
 import * as service from './donations.service.ts';
 import { CreateDonationBody, DonationIdParams, OwnDonationPage, UserDonationPage } from './donations.schema.ts';
 
@@ -33,12 +32,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: { tags, summary: "The caller's donations (form 2.1), newest first", querystring: PageQuery, response: withProblems({ 200: OwnDonationPage }) },
       },
-      async (request, reply) => {
-        const page = pageRequest(request.query);
-        const result = await service.listOwnDonations(deps, request.caller, page);
-        setLinkHeader(request, reply, result.meta, page.per_page);
-        return result;
-      },
+      async (request, reply) => listPage(request, reply, (page) => service.listOwnDonations(deps, request.caller, page)),
     );
 
     app.get(
@@ -82,12 +76,8 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withProblems({ 200: UserDonationPage }),
         },
       },
-      async (request, reply) => {
-        const page = pageRequest(request.query);
-        const result = await service.listUserDonations(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id), page);
-        setLinkHeader(request, reply, result.meta, page.per_page);
-        return result;
-      },
+      async (request, reply) =>
+        listPage(request, reply, (page) => service.listUserDonations(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id), page)),
     );
 
     app.get(

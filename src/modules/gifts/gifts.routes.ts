@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { setLinkHeader } from '../../http/page.ts';
+import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { Amount, checkedCents, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
-import { pageRequest } from '../../shared/page.ts';
 import { GIFT_STATUSES } from './gifts.ts';
 import * as service from './gifts.service.ts';
 
@@ -55,12 +54,7 @@ export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: { tags, summary: "The caller's gifts, newest first", querystring: PageQuery, response: withProblems({ 200: Paged(Type.Ref('Gift')) }) },
       },
-      async (request, reply) => {
-        const page = pageRequest(request.query);
-        const result = await service.listGifts(deps, request.caller, page);
-        setLinkHeader(request, reply, result.meta, page.per_page);
-        return result;
-      },
+      async (request, reply) => listPage(request, reply, (page) => service.listGifts(deps, request.caller, page)),
     );
 
     app.get(

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { setLinkHeader } from '../../http/page.ts';
+import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { Amount, checkedCents, EmptyObject, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
-import { pageRequest } from '../../shared/page.ts';
 import { SCHEDULE_FREQUENCIES } from './scheduled.ts';
 import * as service from './scheduled.service.ts';
 
@@ -66,12 +65,7 @@ export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: { tags, summary: "The caller's recurring donations", querystring: PageQuery, response: withProblems({ 200: Paged(Schedule) }) },
       },
-      async (request, reply) => {
-        const page = pageRequest(request.query);
-        const result = await service.listSchedules(deps, request.caller, page);
-        setLinkHeader(request, reply, result.meta, page.per_page);
-        return result;
-      },
+      async (request, reply) => listPage(request, reply, (page) => service.listSchedules(deps, request.caller, page)),
     );
 
     app.get(
