@@ -4,8 +4,7 @@ import { html, usdCents, day } from './html.ts';
 
 test('interpolated strings are escaped; nested templates are not escaped twice', () => {
   const name = '<script>alert("x")</script> & \'co\'';
-  const page = html`<p title="${name}">${name}</p>
-    ${html`<b>${'<i>'}</b>`}`;
+  const page = html`<p title="${name}">${name}</p>${html`<b>${'<i>'}</b>`}`;
   assert.equal(
     page.text,
     '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;co&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;co&#39;</p><b>&lt;i&gt;</b>',
@@ -13,7 +12,7 @@ test('interpolated strings are escaped; nested templates are not escaped twice',
 });
 
 test('arrays join, and null, undefined and false render nothing', () => {
-  assert.equal(html`${['a', html`<br />`, null, undefined, false, 0]}`.text, 'a<br>0');
+  assert.equal(html`${['a', html`<br>`, null, undefined, false, 0]}`.text, 'a<br>0');
 });
 
 test('money and dates for people', () => {

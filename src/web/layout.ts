@@ -13,7 +13,7 @@ export interface FormState {
 }
 
 export function csrfField(v: Visitor): Html {
-  return html`<input type="hidden" name="_csrf" value="${v.csrf}" />`;
+  return html`<input type="hidden" name="_csrf" value="${v.csrf}">`;
 }
 
 /** `form` names the form when a page has several, so every id stays unique. */
@@ -22,13 +22,7 @@ export function errorSummary(state: FormState | undefined, form?: string): Html 
   const items = Object.entries(state.errors ?? {});
   return html`<div class="notice error" role="alert" tabindex="-1" id="form-errors">
     <p>${state.message ?? 'Please check the form.'}</p>
-    ${
-      items.length > 0
-        ? html`<ul>
-            ${items.map(([field, message]) => html`<li><a href="#${fieldId(field, form)}">${field.replace(/_/g, ' ')}</a> ${message}</li>`)}
-          </ul>`
-        : ''
-    }
+    ${items.length > 0 ? html`<ul>${items.map(([field, message]) => html`<li><a href="#${fieldId(field, form)}">${field.replace(/_/g, ' ')}</a> ${message}</li>`)}</ul>` : ''}
   </div>`;
 }
 
@@ -57,15 +51,13 @@ export function field(o: FieldOptions): Html {
   const error = o.state?.errors?.[o.name];
   const value = o.state?.values?.[o.name] ?? o.value ?? '';
   const described = [o.hint === undefined ? '' : `${id}-hint`, error === undefined ? '' : `${id}-error`].filter((s) => s !== '').join(' ');
-  const common = html`id="${id}"
-  name="${o.name}"${o.required === true ? html` required` : ''}${o.autocomplete === undefined ? '' : html` autocomplete="${o.autocomplete}"`}${o.maxlength === undefined ? '' : html` maxlength="${o.maxlength}"`}${described === '' ? '' : html` aria-describedby="${described}"`}${error === undefined ? '' : html` aria-invalid="true"`}${o.extra ?? ''}`;
+  const common = html`id="${id}" name="${o.name}"${o.required === true ? html` required` : ''}${o.autocomplete === undefined ? '' : html` autocomplete="${o.autocomplete}"`}${o.maxlength === undefined ? '' : html` maxlength="${o.maxlength}"`}${described === '' ? '' : html` aria-describedby="${described}"`}${error === undefined ? '' : html` aria-invalid="true"`}${o.extra ?? ''}`;
   const control =
-    o.textarea === true
-      ? html`<textarea ${common} rows="3">${value}</textarea>`
-      : html`<input ${common} type="${o.type ?? 'text'}" value="${o.type === 'password' ? '' : value}" />`;
+    o.textarea === true ? html`<textarea ${common} rows="3">${value}</textarea>` : html`<input ${common} type="${o.type ?? 'text'}" value="${o.type === 'password' ? '' : value}">`;
   return html`<div class="field">
     <label for="${id}">${o.label}</label>
-    ${o.hint === undefined ? '' : html`<p class="hint" id="${id}-hint">${o.hint}</p>`} ${control}
+    ${o.hint === undefined ? '' : html`<p class="hint" id="${id}-hint">${o.hint}</p>`}
+    ${control}
     ${error === undefined ? '' : html`<p class="field-error" id="${id}-error">${error}</p>`}
   </div>`;
 }
@@ -73,12 +65,8 @@ export function field(o: FieldOptions): Html {
 export function select(o: { name: string; form?: string; label: string; options: ReadonlyArray<readonly [string, string]>; value?: string; state?: FormState | undefined }): Html {
   const chosen = o.state?.values?.[o.name] ?? o.value;
   const id = fieldId(o.name, o.form);
-  return html`<div class="field">
-    <label for="${id}">${o.label}</label>
-    <select id="${id}" name="${o.name}">
-      ${o.options.map(([value, label]) => html`<option value="${value}" ${value === chosen ? html` selected` : ''}>${label}</option>`)}
-    </select>
-  </div>`;
+  return html`<div class="field"><label for="${id}">${o.label}</label>
+    <select id="${id}" name="${o.name}">${o.options.map(([value, label]) => html`<option value="${value}"${value === chosen ? html` selected` : ''}>${label}</option>`)}</select></div>`;
 }
 
 const NOTICES: Record<string, string> = {
@@ -102,10 +90,9 @@ const NOTICES: Record<string, string> = {
 export type CharityChoice = { ein: string; name: string; city: string; state: string };
 
 export function charityChoices(choices: readonly CharityChoice[]): Html {
-  return html`<fieldset class="field">
-    <legend>Which non-profit did you mean?</legend>
-    ${choices.map((c, i) => html`<label class="choice"><input type="radio" name="ein" value="${c.ein}" ${i === 0 ? html` checked` : ''} /> ${c.name} <span class="muted">${c.city}, ${c.state} · EIN ${c.ein}</span></label>`)}
-  </fieldset>`;
+  return html`<fieldset class="field"><legend>Which non-profit did you mean?</legend>
+      ${choices.map((c, i) => html`<label class="choice"><input type="radio" name="ein" value="${c.ein}"${i === 0 ? html` checked` : ''}> ${c.name} <span class="muted">${c.city}, ${c.state} · EIN ${c.ein}</span></label>`)}
+    </fieldset>`;
 }
 
 /** Messages after a redirect are chosen by code from this list: no visitor text travels in a URL. */
@@ -141,34 +128,34 @@ export function status(s: string): Html {
 export function layout(v: Visitor, title: string, body: Html): Html {
   const s = v.session;
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · Almoner</title>
-        <link rel="stylesheet" href="/static/app.css" />
-        <script src="/static/app.js" defer></script>
-      </head>
-      <body>
-        <a class="skip" href="#main">Skip to content</a>
-        <header class="site">
-          <a class="brand" href="/">Almoner</a>
-          <nav aria-label="Main">
-            <a href="/charities">Find a charity</a>
-            ${
-              s === undefined
-                ? html`<a href="/signin">Sign in</a> <a href="/signup" class="button small">Sign up</a>`
-                : html`<a href="/dashboard">Dashboard</a> <a href="/settings/keys">API keys</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
-                    <form method="post" action="/signout" class="inline">${csrfField(v)}<button type="submit" class="link">Sign out</button></form>`
-            }
-          </nav>
-        </header>
-        <main id="main" tabindex="-1">${body}</main>
-        <footer class="site">
-          <p>Almoner: give from your fund to any US non-profit. <a href="/docs">API reference</a></p>
-        </footer>
-      </body>
-    </html>`;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Almoner</title>
+<link rel="stylesheet" href="/static/app.css">
+<script src="/static/app.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site">
+  <a class="brand" href="/">Almoner</a>
+  <nav aria-label="Main">
+    <a href="/charities">Find a charity</a>
+    ${
+      s === undefined
+        ? html`<a href="/signin">Sign in</a> <a href="/signup" class="button small">Sign up</a>`
+        : html`<a href="/dashboard">Dashboard</a> <a href="/settings/keys">API keys</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
+        <form method="post" action="/signout" class="inline">${csrfField(v)}<button type="submit" class="link">Sign out</button></form>`
+    }
+  </nav>
+</header>
+<main id="main" tabindex="-1">
+${body}
+</main>
+<footer class="site"><p>Almoner: give from your fund to any US non-profit. <a href="/docs">API reference</a></p></footer>
+</body>
+</html>`;
 }
 
 export function pager(base: string, page: number, last: number, param = 'page'): Html {

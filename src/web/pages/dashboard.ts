@@ -51,14 +51,16 @@ function charityField(prefix: string, state: DashboardForms['donation']): Html {
 }
 
 function suggestions(prefix: string): Html {
-  return html`<ul class="suggestions" id="${prefix}-suggestions" role="listbox" aria-label="Matching non-profits" hidden></ul>
-    <p class="chosen muted" id="${prefix}-chosen" aria-live="polite"></p>`;
+  return html`<ul class="suggestions" id="${prefix}-suggestions" role="listbox" aria-label="Matching non-profits" hidden></ul><p class="chosen muted" id="${prefix}-chosen" aria-live="polite"></p>`;
 }
 
 export function donationForm(v: Visitor, state: DashboardForms['donation'], prefix = 'donate'): Html {
   return html`<form method="post" action="/dashboard/donations" class="card" novalidate>
     <h2 id="new-donation">New donation</h2>
-    ${state === undefined ? '' : errorSummary(state, prefix)} ${csrfField(v)} ${charityField(prefix, state)} ${suggestions(prefix)}
+    ${state === undefined ? '' : errorSummary(state, prefix)}
+    ${csrfField(v)}
+    ${charityField(prefix, state)}
+    ${suggestions(prefix)}
     ${field({ name: 'amount', form: prefix, label: 'Amount (USD)', state, required: true, hint: 'At least $10.', extra: html` inputmode="decimal"` })}
     ${field({ name: 'note', form: prefix, label: 'Public note (optional)', state, textarea: true, maxlength: 1000 })}
     ${select({
@@ -76,105 +78,57 @@ export function donationForm(v: Visitor, state: DashboardForms['donation'], pref
 }
 
 function balances(b: DashboardData['balance']): Html {
-  return html`<section aria-labelledby="balances">
-    <h2 id="balances">Your fund</h2>
+  return html`<section aria-labelledby="balances"><h2 id="balances">Your fund</h2>
     <dl class="figures">
-      <div>
-        <dt>Total</dt>
-        <dd>${usdCents(b.amount_cents)}</dd>
-      </div>
-      <div>
-        <dt>Available to give</dt>
-        <dd>${usdCents(b.available_balance_cents)}</dd>
-      </div>
-      <div>
-        <dt>Pending deposits</dt>
-        <dd>${usdCents(b.pending_deposit_balance_cents)}</dd>
-      </div>
-      <div>
-        <dt>Invested</dt>
-        <dd>${usdCents(b.portfolio_balance_cents)}</dd>
-      </div>
-    </dl>
-  </section>`;
+      <div><dt>Total</dt><dd>${usdCents(b.amount_cents)}</dd></div>
+      <div><dt>Available to give</dt><dd>${usdCents(b.available_balance_cents)}</dd></div>
+      <div><dt>Pending deposits</dt><dd>${usdCents(b.pending_deposit_balance_cents)}</dd></div>
+      <div><dt>Invested</dt><dd>${usdCents(b.portfolio_balance_cents)}</dd></div>
+    </dl></section>`;
 }
 
 function donations(v: Visitor, d: DashboardData['donations']): Html {
-  return html`<section aria-labelledby="donations">
-    <h2 id="donations">Donations <span class="muted">(${d.meta.count})</span></h2>
+  return html`<section aria-labelledby="donations"><h2 id="donations">Donations <span class="muted">(${d.meta.count})</span></h2>
     ${
       d.items.length === 0
         ? html`<p class="empty">No donations yet.</p>`
         : html`<table>
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Non-profit</th>
-                <th scope="col" class="num">Amount</th>
-                <th scope="col">Status</th>
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${d.items.map(
-                (x) =>
-                  html`<tr data-donation="${x.id}">
-                    <td>${day(x.created_at)}</td>
-                    <td>
-                      <a href="${x.non_profit.public_path}">${x.non_profit.name}</a
-                      >${x.note === undefined ? '' : html`<br /><span class="muted note">${x.note}</span>`}${x.visibility === 'private' ? html` <span class="tag">private</span>` : ''}
-                    </td>
-                    <td class="num">${usd(x.amount)}</td>
-                    <td>${status(x.status)}</td>
-                    <td>
-                      ${isCancellable(x.status) ? html`<form method="post" action="/dashboard/donations/${x.id}/cancel" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="Cancel the donation of ${usd(x.amount)} to ${x.non_profit.name}">Cancel</button></form>` : ''}
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+      <thead><tr><th scope="col">Date</th><th scope="col">Non-profit</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody>${d.items.map(
+        (x) => html`<tr data-donation="${x.id}">
+        <td>${day(x.created_at)}</td>
+        <td><a href="${x.non_profit.public_path}">${x.non_profit.name}</a>${x.note === undefined ? '' : html`<br><span class="muted note">${x.note}</span>`}${x.visibility === 'private' ? html` <span class="tag">private</span>` : ''}</td>
+        <td class="num">${usd(x.amount)}</td>
+        <td>${status(x.status)}</td>
+        <td>${isCancellable(x.status) ? html`<form method="post" action="/dashboard/donations/${x.id}/cancel" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="Cancel the donation of ${usd(x.amount)} to ${x.non_profit.name}">Cancel</button></form>` : ''}</td>
+      </tr>`,
+      )}</tbody></table>`
     }
     ${pager('/dashboard', d.meta.page, d.meta.last)}
   </section>`;
 }
 
 function gifts(v: Visitor, g: DashboardData['gifts'], state: FormState | undefined): Html {
-  return html`<section aria-labelledby="gifts">
-    <h2 id="gifts">Gifts <span class="muted">(${g.meta.count})</span></h2>
+  return html`<section aria-labelledby="gifts"><h2 id="gifts">Gifts <span class="muted">(${g.meta.count})</span></h2>
     <p>Give someone money to direct: they accept it into their own fund, send it to a non-profit, or decline it.</p>
     ${
       g.items.length === 0
         ? html`<p class="empty">No gifts yet.</p>`
         : html`<table>
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">For</th>
-                <th scope="col" class="num">Amount</th>
-                <th scope="col">Status</th>
-                <th scope="col">Share link</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${g.items.map(
-                (x, i) =>
-                  html`<tr data-gift="${x.code}">
-                    <td>${day(x.created_at)}</td>
-                    <td>${x.name}</td>
-                    <td class="num">${usd(x.amount)}</td>
-                    <td>${status(x.status)}${x.seen ? html` <span class="tag">seen</span>` : ''}</td>
-                    <td class="share">
-                      <label class="visually-hidden" for="gift-link-${i}">Share link for ${x.name}</label><input id="gift-link-${i}" readonly value="${x.url}" />
-                      <button type="button" class="secondary small" data-copy="gift-link-${i}">Copy link</button>
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+      <thead><tr><th scope="col">Date</th><th scope="col">For</th><th scope="col" class="num">Amount</th><th scope="col">Status</th><th scope="col">Share link</th></tr></thead>
+      <tbody>${g.items.map(
+        (x, i) => html`<tr data-gift="${x.code}">
+        <td>${day(x.created_at)}</td><td>${x.name}</td><td class="num">${usd(x.amount)}</td>
+        <td>${status(x.status)}${x.seen ? html` <span class="tag">seen</span>` : ''}</td>
+        <td class="share"><label class="visually-hidden" for="gift-link-${i}">Share link for ${x.name}</label><input id="gift-link-${i}" readonly value="${x.url}"> <button type="button" class="secondary small" data-copy="gift-link-${i}">Copy link</button></td>
+      </tr>`,
+      )}</tbody></table>`
     }
     <form method="post" action="/dashboard/gifts" class="card" novalidate>
       <h3>New gift</h3>
-      ${errorSummary(state, 'gift')} ${csrfField(v)} ${field({ name: 'name', form: 'gift', label: "Recipient's name", state, required: true, maxlength: 200 })}
+      ${errorSummary(state, 'gift')}
+      ${csrfField(v)}
+      ${field({ name: 'name', form: 'gift', label: "Recipient's name", state, required: true, maxlength: 200 })}
       ${field({ name: 'amount', form: 'gift', label: 'Amount (USD)', state, required: true, hint: 'At least $18.', extra: html` inputmode="decimal"` })}
       ${field({ name: 'message', form: 'gift', label: 'Message (optional)', state, textarea: true, maxlength: 1000 })}
       ${field({ name: 'email', form: 'gift', label: "Recipient's email (optional)", type: 'email', state })}
@@ -184,77 +138,36 @@ function gifts(v: Visitor, g: DashboardData['gifts'], state: FormState | undefin
 }
 
 function contributions(c: DashboardData['contributions']): Html {
-  return html`<section aria-labelledby="contributions">
-    <h2 id="contributions">Contributions <span class="muted">(${c.meta.count})</span></h2>
+  return html`<section aria-labelledby="contributions"><h2 id="contributions">Contributions <span class="muted">(${c.meta.count})</span></h2>
     ${
       c.items.length === 0
         ? html`<p class="empty">No contributions yet. Money you put into your fund appears here.</p>`
         : html`<table>
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Type</th>
-                <th scope="col" class="num">Units</th>
-                <th scope="col" class="num">Value each</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${c.items.map(
-                (x) =>
-                  html`<tr>
-                    <td>${day(x.created_at)}</td>
-                    <td>${x.type.replace(/_/g, ' ')}</td>
-                    <td class="num">${x.units}</td>
-                    <td class="num">${x.valuation} ${x.currency}</td>
-                    <td>${status(x.status)}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+      <thead><tr><th scope="col">Date</th><th scope="col">Type</th><th scope="col" class="num">Units</th><th scope="col" class="num">Value each</th><th scope="col">Status</th></tr></thead>
+      <tbody>${c.items.map((x) => html`<tr><td>${day(x.created_at)}</td><td>${x.type.replace(/_/g, ' ')}</td><td class="num">${x.units}</td><td class="num">${x.valuation} ${x.currency}</td><td>${status(x.status)}</td></tr>`)}</tbody></table>`
     }
   </section>`;
 }
 
 function schedules(v: Visitor, s: DashboardData['schedules'], state: FormState | undefined): Html {
-  return html`<section aria-labelledby="recurring">
-    <h2 id="recurring">Recurring donations <span class="muted">(${s.meta.count})</span></h2>
+  return html`<section aria-labelledby="recurring"><h2 id="recurring">Recurring donations <span class="muted">(${s.meta.count})</span></h2>
     ${
       s.items.length === 0
         ? html`<p class="empty">No recurring donations.</p>`
         : html`<table>
-            <thead>
-              <tr>
-                <th scope="col">Non-profit</th>
-                <th scope="col" class="num">Amount</th>
-                <th scope="col">Every</th>
-                <th scope="col">Next</th>
-                <th scope="col">Status</th>
-                <th scope="col"><span class="visually-hidden">Actions</span></th>
-              </tr>
-            </thead>
-            <tbody>
-              ${s.items.map(
-                (x) =>
-                  html`<tr>
-                    <td>${x.non_profit_name}</td>
-                    <td class="num">${usd(x.amount)}</td>
-                    <td>${x.frequency}</td>
-                    <td>${day(x.next_date)}</td>
-                    <td>${status(x.status)}</td>
-                    <td>
-                      ${x.status === 'active' ? html`<form method="post" action="/dashboard/scheduled/${x.id}/cancel" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="Stop the recurring donation to ${x.non_profit_name}">Stop</button></form>` : ''}
-                    </td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+      <thead><tr><th scope="col">Non-profit</th><th scope="col" class="num">Amount</th><th scope="col">Every</th><th scope="col">Next</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody>${s.items.map(
+        (x) => html`<tr><td>${x.non_profit_name}</td><td class="num">${usd(x.amount)}</td><td>${x.frequency}</td><td>${day(x.next_date)}</td><td>${status(x.status)}</td>
+        <td>${x.status === 'active' ? html`<form method="post" action="/dashboard/scheduled/${x.id}/cancel" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="Stop the recurring donation to ${x.non_profit_name}">Stop</button></form>` : ''}</td></tr>`,
+      )}</tbody></table>`
     }
     <form method="post" action="/dashboard/scheduled" class="card" novalidate>
       <h3>New recurring donation</h3>
-      ${errorSummary(state, 'recurring')} ${csrfField(v)}
+      ${errorSummary(state, 'recurring')}
+      ${csrfField(v)}
       ${field({ name: 'ein', form: 'recurring', label: 'Non-profit EIN', state, required: true, hint: "Nine digits; pick one with the search above or on a charity's page.", extra: html` data-suggest="recurring" autocomplete="off" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="recurring-suggestions"` })}
-      ${suggestions('recurring')} ${field({ name: 'amount', form: 'recurring', label: 'Amount each time (USD)', state, required: true, extra: html` inputmode="decimal"` })}
+      ${suggestions('recurring')}
+      ${field({ name: 'amount', form: 'recurring', label: 'Amount each time (USD)', state, required: true, extra: html` inputmode="decimal"` })}
       ${select({ name: 'frequency', form: 'recurring', label: 'How often', options: SCHEDULE_FREQUENCIES.map((f) => [f, f === 'OneTime' ? 'Once' : f] as const), value: 'Monthly', state })}
       ${field({ name: 'next_date', form: 'recurring', label: 'First date', type: 'date', state, hint: 'Today if left empty.' })}
       <button type="submit">Set up</button>
@@ -268,11 +181,14 @@ export function dashboardPage(v: Visitor, data: DashboardData, forms: DashboardF
     v,
     'Dashboard',
     html`<h1>Hello, ${name}</h1>
-      ${notice(done)} ${balances(data.balance)}
-      <div class="columns">
-        <div>${donations(v, data.donations)}</div>
-        <div>${donationForm(v, forms.donation)}</div>
-      </div>
-      ${gifts(v, data.gifts, forms.gift)} ${schedules(v, data.schedules, forms.schedule)} ${contributions(data.contributions)}`,
+    ${notice(done)}
+    ${balances(data.balance)}
+    <div class="columns">
+      <div>${donations(v, data.donations)}</div>
+      <div>${donationForm(v, forms.donation)}</div>
+    </div>
+    ${gifts(v, data.gifts, forms.gift)}
+    ${schedules(v, data.schedules, forms.schedule)}
+    ${contributions(data.contributions)}`,
   );
 }

@@ -19,7 +19,7 @@ interface NonProfitView {
 function searchForm(query: string): Html {
   return html`<form method="get" action="/charities" role="search" class="search">
     <label for="q">Search non-profits by name, city or EIN</label>
-    <div class="row"><input id="q" name="query" type="search" value="${query}" maxlength="200" autocomplete="off" /> <button type="submit">Search</button></div>
+    <div class="row"><input id="q" name="query" type="search" value="${query}" maxlength="200" autocomplete="off"> <button type="submit">Search</button></div>
   </form>`;
 }
 
@@ -28,11 +28,11 @@ export function homePage(v: Visitor): Html {
     v,
     'Give from your fund',
     html`<section class="hero">
-        <h1>Give from one fund to any US non-profit</h1>
-        <p>Put money in once, then give it out when and where you choose: donations to any of the country's charities, or gifts that let someone else choose.</p>
-        ${v.session === undefined ? html`<p><a class="button" href="/signup">Open your fund</a> <a href="/signin">Sign in</a></p>` : html`<p><a class="button" href="/dashboard">Go to your dashboard</a></p>`}
-      </section>
-      ${searchForm('')}`,
+    <h1>Give from one fund to any US non-profit</h1>
+    <p>Put money in once, then give it out when and where you choose: donations to any of the country's charities, or gifts that let someone else choose.</p>
+    ${v.session === undefined ? html`<p><a class="button" href="/signup">Open your fund</a> <a href="/signin">Sign in</a></p>` : html`<p><a class="button" href="/dashboard">Go to your dashboard</a></p>`}
+  </section>
+  ${searchForm('')}`,
   );
 }
 
@@ -41,18 +41,14 @@ export function charitySearchPage(v: Visitor, query: string, results: { items: N
     v,
     query === '' ? 'Find a charity' : `${query}: charities`,
     html`<h1>Find a charity</h1>
-      ${searchForm(query)}
-      ${
-        results === undefined
-          ? ''
-          : html`<p class="muted" role="status">
-                ${results.meta.count === 0 ? 'No non-profit matches.' : `${results.meta.count}${results.meta.count >= 2000 ? '+' : ''} matching non-profits.`}
-              </p>
-              <ul class="results">
-                ${results.items.map((n) => html`<li><img src="${n.logo}" alt="" width="32" height="32" /> <a href="${n.public_path}">${n.name}</a> <span class="muted">${n.city}, ${n.state} · ${n.cause.name} · EIN ${n.ein}</span></li>`)}
-              </ul>
-              ${pager(`/charities?query=${encodeURIComponent(query)}`, results.meta.page, results.meta.last)}`
-      }`,
+    ${searchForm(query)}
+    ${
+      results === undefined
+        ? ''
+        : html`<p class="muted" role="status">${results.meta.count === 0 ? 'No non-profit matches.' : `${results.meta.count}${results.meta.count >= 2000 ? '+' : ''} matching non-profits.`}</p>
+    <ul class="results">${results.items.map((n) => html`<li><img src="${n.logo}" alt="" width="32" height="32"> <a href="${n.public_path}">${n.name}</a> <span class="muted">${n.city}, ${n.state} · ${n.cause.name} · EIN ${n.ein}</span></li>`)}</ul>
+    ${pager(`/charities?query=${encodeURIComponent(query)}`, results.meta.page, results.meta.last)}`
+    }`,
   );
 }
 
@@ -66,25 +62,12 @@ export function charityPage(v: Visitor, n: NonProfitView, eligible: boolean, sta
     v,
     n.name,
     html`<article class="charity">
-      <header class="charity-head">
-        <img src="${n.logo}" alt="" width="64" height="64" />
-        <div>
-          <h1>${n.name}</h1>
-          <p class="muted">${n.city}, ${n.state} · ${n.cause.name}</p>
-        </div>
-      </header>
-      <dl class="details">
-        <dt>EIN</dt>
-        <dd>${n.ein.slice(0, 2)}-${n.ein.slice(2)}</dd>
-        ${
-          n.website === null || n.website === ''
-            ? ''
-            : html`<dt>Website</dt>
-                <dd><a href="${n.website}" rel="nofollow noopener">${n.website}</a></dd>`
-        }
-      </dl>
-      ${donate}
-    </article>`,
+    <header class="charity-head"><img src="${n.logo}" alt="" width="64" height="64"><div><h1>${n.name}</h1>
+    <p class="muted">${n.city}, ${n.state} · ${n.cause.name}</p></div></header>
+    <dl class="details"><dt>EIN</dt><dd>${n.ein.slice(0, 2)}-${n.ein.slice(2)}</dd>
+    ${n.website === null || n.website === '' ? '' : html`<dt>Website</dt><dd><a href="${n.website}" rel="nofollow noopener">${n.website}</a></dd>`}</dl>
+    ${donate}
+  </article>`,
   );
 }
 
@@ -111,38 +94,21 @@ export function profilePage(v: Visitor, p: ProfileView, donations: { items: Publ
     v,
     p.name,
     html`<article class="profile">
-      <header class="profile-head">
-        <img src="${p.avatar}" alt="" width="96" height="96" class="avatar" />
-        <div>
-          <h1>${p.name}</h1>
-          <p class="muted">${p.fund_name}</p>
-          ${
-            p.causes.length === 0
-              ? ''
-              : html`<ul class="tags" aria-label="Causes">
-                  ${p.causes.map((c) => html`<li class="tag">${c.name}</li>`)}
-                </ul>`
-          }
-        </div>
-      </header>
-      ${p.own && !p.visible ? html`<p class="notice">Only you can see this page: your profile is hidden. <a href="/settings/profile">Change it</a>.</p>` : ''}
-      <h2>Donations</h2>
-      ${
-        donations.items.length === 0
-          ? html`<p class="empty">No public donations yet.</p>`
-          : html`<ul class="donations">
-              ${donations.items.map(
-                (d) =>
-                  html`<li data-donation="${d.id}">
-                    <a href="${d.non_profit.public_path}">${d.non_profit.name}</a>
-                    <span class="muted">${d.non_profit.city}, ${d.non_profit.state} · ${day(d.created_at)}</span> ${status(d.status)}
-                    ${d.note === undefined ? '' : html`<blockquote class="note">${d.note}</blockquote>`}
-                  </li>`,
-              )}
-            </ul>`
-      }
-      ${pager(`/${p.slug}`, donations.meta.page, donations.meta.last)}
-    </article>`,
+    <header class="profile-head"><img src="${p.avatar}" alt="" width="96" height="96" class="avatar"><div><h1>${p.name}</h1><p class="muted">${p.fund_name}</p>
+    ${p.causes.length === 0 ? '' : html`<ul class="tags" aria-label="Causes">${p.causes.map((c) => html`<li class="tag">${c.name}</li>`)}</ul>`}</div></header>
+    ${p.own && !p.visible ? html`<p class="notice">Only you can see this page: your profile is hidden. <a href="/settings/profile">Change it</a>.</p>` : ''}
+    <h2>Donations</h2>
+    ${
+      donations.items.length === 0
+        ? html`<p class="empty">No public donations yet.</p>`
+        : html`<ul class="donations">${donations.items.map(
+            (d) => html`<li data-donation="${d.id}">
+      <a href="${d.non_profit.public_path}">${d.non_profit.name}</a> <span class="muted">${d.non_profit.city}, ${d.non_profit.state} · ${day(d.created_at)}</span> ${status(d.status)}
+      ${d.note === undefined ? '' : html`<blockquote class="note">${d.note}</blockquote>`}</li>`,
+          )}</ul>`
+    }
+    ${pager(`/${p.slug}`, donations.meta.page, donations.meta.last)}
+  </article>`,
   );
 }
 
@@ -167,76 +133,37 @@ export function giftPage(v: Visitor, g: GiftView, options: { isGiver: boolean; d
   if (g.status !== 'new') actions = html`<p class="notice">${closed[g.status] ?? g.status}</p>`;
   else if (options.isGiver) actions = html`<p class="notice">You sent this gift. Share this page's address with ${g.name}; they choose what happens to it.</p>`;
   else if (v.session === undefined)
-    actions = html`<p>
-      To accept, direct or decline this gift, <a href="/signin?next=${encodeURIComponent(path)}">sign in</a> or <a href="/signup">open a fund</a> (it is free), then come back to
-      this page.
-    </p>`;
+    actions = html`<p>To accept, direct or decline this gift, <a href="/signin?next=${encodeURIComponent(path)}">sign in</a> or <a href="/signup">open a fund</a> (it is free), then come back to this page.</p>`;
   else {
     actions = html`<div class="gift-actions">
-      <form method="post" action="${path}/accept" class="card">
-        ${csrfField(v)}
-        <h2>Keep it in your fund</h2>
-        <p>The money goes into your own fund, to give later.</p>
-        <button type="submit">Accept the gift</button>
-      </form>
-      <form method="post" action="${path}/claim" class="card" novalidate>
-        ${csrfField(v)}
-        <h2>Send it to a non-profit</h2>
+      <form method="post" action="${path}/accept" class="card">${csrfField(v)}<h2>Keep it in your fund</h2><p>The money goes into your own fund, to give later.</p><button type="submit">Accept the gift</button></form>
+      <form method="post" action="${path}/claim" class="card" novalidate>${csrfField(v)}<h2>Send it to a non-profit</h2>
         ${
           options.claimChoices !== undefined && options.claimChoices.length > 0
             ? charityChoices(options.claimChoices)
-            : html`<div class="field">
-                  <label for="f-ein">Non-profit</label>
-                  <p class="hint" id="f-ein-hint">Type a name or an EIN.</p>
-                  <input
-                    id="f-ein"
-                    name="ein"
-                    required
-                    aria-describedby="f-ein-hint"
-                    data-suggest="claim"
-                    autocomplete="off"
-                    role="combobox"
-                    aria-autocomplete="list"
-                    aria-expanded="false"
-                    aria-controls="claim-suggestions"
-                    value="${options.claimEin ?? ''}"
-                  />
-                </div>
-                <ul class="suggestions" id="claim-suggestions" role="listbox" aria-label="Matching non-profits" hidden></ul>
-                <p class="chosen muted" id="claim-chosen" aria-live="polite"></p>`
+            : html`<div class="field"><label for="f-ein">Non-profit</label><p class="hint" id="f-ein-hint">Type a name or an EIN.</p>
+        <input id="f-ein" name="ein" required aria-describedby="f-ein-hint" data-suggest="claim" autocomplete="off" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="claim-suggestions" value="${options.claimEin ?? ''}"></div>
+        <ul class="suggestions" id="claim-suggestions" role="listbox" aria-label="Matching non-profits" hidden></ul><p class="chosen muted" id="claim-chosen" aria-live="polite"></p>`
         }
-        <button type="submit">Send ${usd(g.amount)}</button>
-      </form>
-      <form method="post" action="${path}/deny" class="card">
-        ${csrfField(v)}
-        <h2>Decline</h2>
-        <p>The money goes back to ${g.giver_name}.</p>
-        <button type="submit" class="secondary">Decline the gift</button>
-      </form>
+        <button type="submit">Send ${usd(g.amount)}</button></form>
+      <form method="post" action="${path}/deny" class="card">${csrfField(v)}<h2>Decline</h2><p>The money goes back to ${g.giver_name}.</p><button type="submit" class="secondary">Decline the gift</button></form>
     </div>`;
   }
   return layout(
     v,
     `A gift for ${g.name}`,
     html`<article class="gift">
-      ${notice(options.done)} ${options.error === undefined ? '' : html`<div class="notice error" role="alert">${options.error}</div>`}
-      <h1>${g.giver_name} sent ${g.name} a gift of ${usd(g.amount)}</h1>
-      ${g.message === null || g.message === '' ? '' : html`<blockquote class="message">${g.message}</blockquote>`} ${actions}
-    </article>`,
+    ${notice(options.done)}
+    ${options.error === undefined ? '' : html`<div class="notice error" role="alert">${options.error}</div>`}
+    <h1>${g.giver_name} sent ${g.name} a gift of ${usd(g.amount)}</h1>
+    ${g.message === null || g.message === '' ? '' : html`<blockquote class="message">${g.message}</blockquote>`}
+    ${actions}
+  </article>`,
   );
 }
 
 export function errorPage(v: Visitor, status: number, title: string, detail: string): Html {
-  return layout(
-    v,
-    title,
-    html`<section class="narrow">
-      <h1>${title}</h1>
-      <p>${detail}</p>
-      <p><a href="/">Home</a></p>
-      <p class="muted">Error ${status}</p>
-    </section>`,
-  );
+  return layout(v, title, html`<section class="narrow"><h1>${title}</h1><p>${detail}</p><p><a href="/">Home</a></p><p class="muted">Error ${status}</p></section>`);
 }
 
 export { notice };
