@@ -41,6 +41,11 @@ export interface AppOptions {
   draining?: () => boolean;
 }
 
+/** TRUST_PROXY as a hop count: the `hops` nearest addresses of X-Forwarded-For are proxies; the next is the client. */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
@@ -51,6 +56,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : ulid();
     },
     requestTimeout: deps.config.requestTimeoutMs,
+    // Off unless TRUST_PROXY names the proxies in front: X-Forwarded-For is anyone's to forge.
+    trustProxy: typeof deps.config.trustProxy === 'number' ? trustHops(deps.config.trustProxy) : deps.config.trustProxy,
     return503OnClosing: true,
     // Errors raised before a route runs answer problem+json too (http/errors.ts).
     frameworkErrors,
@@ -152,9 +159,20 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     );
   }
 
-  const limiter = new RateLimiter(deps.config.redisUrl === undefined ? new InProcessCounter() : new RedisCounter(deps.config.redisUrl, deps.config.redisPrefix), () =>
-    deps.clock.now().getTime(),
-  );
+  const sharing = {
+    sharing(shared: boolean, reason?: string) {
+      deps.metrics.rateLimitShared(shared);
+      if (shared) deps.log.info('Redis is reachable again: rate limits are shared by all nodes');
+      else deps.log.warn({ reason }, `Redis is unreachable: this node counts rate limits alone, and tries Redis again every ${deps.config.redisRetryMs / 1000} s`);
+    },
+    countedAlone: () => deps.metrics.rateLimitCountedAlone(),
+  };
+  const counter =
+    deps.config.redisUrl === undefined
+      ? new InProcessCounter()
+      : new RedisCounter(deps.config.redisUrl, { prefix: deps.config.redisPrefix, retryMs: deps.config.redisRetryMs, events: sharing });
+  deps.metrics.rateLimitShared(deps.config.redisUrl !== undefined);
+  const limiter = new RateLimiter(counter, () => deps.clock.now().getTime());
   app.addHook('onClose', async () => limiter.close());
   const callers = new CallerCache();
   const directory = new DirectorySearch(deps);

@@ -1,4 +1,6 @@
 // Every setting, its default and its limit: parsed once from the environment, then frozen.
+import { isIP } from 'node:net';
+import { engineOf, redactUrl } from './db/database.ts';
 export interface Config {
   databaseUrl: string;
   host: string;
@@ -33,8 +35,15 @@ export interface Config {
   sandboxCompleteDelayMs: number;
   /** On SIGTERM, how long a node keeps serving while reporting not ready, before it stops accepting. */
   shutdownGraceMs: number;
+  /**
+   * Which proxies' X-Forwarded-For to believe for a client's address (TRUST_PROXY):
+   * false (the default: the connection's address), a hop count, or addresses and CIDR ranges.
+   */
+  trustProxy: false | number | string[];
   /** Rate limits shared by every node through Redis when set; counted per node otherwise. */
   redisUrl: string | undefined;
+  /** After Redis failed a node, how long it counts rate limits alone before it asks Redis again. */
+  redisRetryMs: number;
   redisPrefix: string;
   /** scrypt cost for web passwords (r is 8): N a power of two, p the parallelism. */
   passwordScryptN: number;
@@ -59,6 +68,44 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
+/** DATABASE_URL: `sqlite:PATH` or `postgres://...`; anything else stops the process at start, naming the variable. */
+function databaseUrl(env: NodeJS.ProcessEnv): string {
+  const url = env.DATABASE_URL || DEFAULT_SQLITE_URL;
+  try {
+    engineOf(url);
+  } catch {
+    throw new Error(`DATABASE_URL must start with sqlite: (sqlite:./data/almoner.sqlite) or postgres:// (postgres://user@host:5432/db), got ${JSON.stringify(redactUrl(url))}`);
+  }
+  return url;
+}
+
+/**
+ * TRUST_PROXY: unset or `false`, off; a whole number, that many proxies in front (the address
+ * that many hops back in X-Forwarded-For); or a comma-separated list of the proxies' addresses
+ * and CIDR ranges (`127.0.0.1,10.0.0.0/8`; `loopback`, `linklocal`, `uniquelocal` too).
+ */
+function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
+  const raw = env.TRUST_PROXY?.trim();
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops < 1 || hops > 10) throw new Error(`TRUST_PROXY as a hop count must be from 1 to 10, got ${raw}`);
+    return hops;
+  }
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  const address = /^(loopback|linklocal|uniquelocal|[0-9.]+(\/\d{1,2})?|[0-9a-f:]+(\/\d{1,3})?)$/i;
+  const bad = entries.find((e) => !address.test(e) || !(isIP(e.split('/')[0] ?? '') !== 0 || /^(loopback|linklocal|uniquelocal)$/i.test(e)));
+  if (entries.length === 0 || bad !== undefined) {
+    throw new Error(
+      `TRUST_PROXY must be false, a hop count, or proxy addresses and CIDR ranges separated by commas, got ${JSON.stringify(raw)}${bad === undefined ? '' : ` (${JSON.stringify(bad)} is none)`}`,
+    );
+  }
+  return entries;
+}
+
 function powerOfTwo(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const value = integer(env, name, fallback, min, max);
   if ((value & (value - 1)) !== 0) throw new Error(`${name} must be a power of two, got ${value}`);
@@ -68,7 +115,7 @@ function powerOfTwo(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Readonly<Config> {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const config: Config = {
-    databaseUrl: env.DATABASE_URL || DEFAULT_SQLITE_URL,
+    databaseUrl: databaseUrl(env),
     host: env.HOST || '127.0.0.1',
     port,
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
@@ -90,8 +137,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sandboxApproveDelayMs: integer(env, 'SANDBOX_APPROVE_DELAY_MS', 10_000, 0, 86_400_000),
     sandboxCompleteDelayMs: integer(env, 'SANDBOX_COMPLETE_DELAY_MS', 10_000, 0, 86_400_000),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
+    trustProxy: trustProxy(env),
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.REDIS_PREFIX || 'almoner:ratelimit:',
+    redisRetryMs: integer(env, 'REDIS_RETRY_MS', 5_000, 100, 600_000),
     passwordScryptN: powerOfTwo(env, 'PASSWORD_SCRYPT_N', 32_768, 1_024, 1_048_576),
     passwordScryptP: integer(env, 'PASSWORD_SCRYPT_P', 3, 1, 16),
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 8_760),

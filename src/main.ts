@@ -37,7 +37,13 @@ export async function serve(workers = 1): Promise<void> {
   await app.listen({ host: config.host, port: config.port });
 }
 
-if (import.meta.main) await serve();
+if (import.meta.main) {
+  await serve().catch((error: unknown) => {
+    // A configuration or start-up error stops the process with its message, never a half-started node.
+    process.stderr.write(`almoner: ${(error as Error).message}\n`);
+    process.exit(1);
+  });
+}
 
 async function supervise(workers: number): Promise<void> {
   const config = loadConfig();

@@ -11,6 +11,10 @@ export interface Metrics {
   counters: MoneyCounters;
   /** One answered HTTP request: `route` is its pattern (never the raw URL, whose ids would make a series each). */
   request(method: string, route: string, status: number, seconds: number): void;
+  /** Rate limits are counted through Redis by all nodes (true), or by this node alone. */
+  rateLimitShared(shared: boolean): void;
+  /** One request counted by this node alone, Redis being unreachable. */
+  rateLimitCountedAlone(): void;
 }
 
 export function createMetrics(handle: DatabaseHandle): Metrics {
@@ -55,8 +59,20 @@ export function createMetrics(handle: DatabaseHandle): Metrics {
     labelNames: ['book', 'status'] as const,
     registers: [registry],
   });
+  const shared = new Gauge({
+    name: 'almoner_rate_limit_shared',
+    help: '1 while rate limits are counted through Redis by all nodes; 0 while this node counts alone.',
+    registers: [registry],
+  });
+  const alone = new Counter({
+    name: 'almoner_rate_limit_counted_alone_total',
+    help: 'Requests this node counted alone because Redis could not be reached.',
+    registers: [registry],
+  });
   return {
     registry,
+    rateLimitShared: (on) => shared.set(on ? 1 : 0),
+    rateLimitCountedAlone: () => alone.inc(),
     counters: {
       donationCreated(book, cents) {
         donations.inc({ book });

@@ -155,7 +155,7 @@ for (const { name: engine } of engines()) {
     });
 
     test('contributions and funds have bounds that keep every sum exact; beyond them 422, and nothing breaks', async () => {
-      const operator = (await createAdminToken(env.deps, 'bounds')).token;
+      const operator = (await createAdminToken(env.deps, 'bounds', 'test')).token;
       const auth = { authorization: `Bearer ${operator}` };
       const user = await makeUser(env.deps);
       const before = await fingerprint(env.deps);

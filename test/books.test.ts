@@ -28,7 +28,7 @@ for (const { name: engine } of engines()) {
       const k = await call(env.app, 'POST', '/v1/api_keys', { key: bob.key, body: { name: 'sandbox', mode: 'test' } });
       bobTest = k.body.key;
       await fundSandbox(env.app, bobTest, 1000);
-      operator = (await createAdminToken(env.deps, 'books test')).token;
+      operator = (await createAdminToken(env.deps, 'books test', 'test')).token;
     });
     after(async () => env.close());
 

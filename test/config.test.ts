@@ -11,3 +11,27 @@ test('DB_CONNECTION_LIFETIME_S: 600 s unless set, 0 keeps connections for ever, 
     assert.throws(() => loadConfig({ DB_CONNECTION_LIFETIME_S: bad }), /DB_CONNECTION_LIFETIME_S must be an integer from 0 to 86400/, bad);
   }
 });
+
+test('DATABASE_URL: only sqlite: and postgres(ql):// are accepted; anything else is refused by name, its password hidden', () => {
+  assert.equal(loadConfig({}).databaseUrl, 'sqlite:./data/almoner.sqlite');
+  for (const good of ['sqlite:./x.sqlite', 'sqlite::memory:', 'postgres://u@127.0.0.1:5432/db', 'postgresql://u:p@h/db'])
+    assert.equal(loadConfig({ DATABASE_URL: good }).databaseUrl, good);
+  for (const bad of ['postgress://postgres:s3cret@127.0.0.1:5432/test', 'mysql://x', './data/almoner.sqlite', 'sqlite3:x', 'http://db']) {
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: bad }),
+      (error: Error) => /^DATABASE_URL must start with sqlite: .* or postgres:\/\//.test(error.message) && !error.message.includes('s3cret'),
+      bad,
+    );
+  }
+});
+
+test('TRUST_PROXY: off unless set; a hop count; proxy addresses and ranges; anything else refused by name', () => {
+  assert.equal(loadConfig({}).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: 'false' }).trustProxy, false);
+  assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,loopback,::1' }).trustProxy, ['127.0.0.1', '10.0.0.0/8', 'loopback', '::1']);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8,' }).trustProxy, ['10.0.0.0/8'], 'a trailing comma is forgiven');
+  for (const bad of ['0', '11', 'true', 'proxy.example', '300.1.1.1', 'yes please']) {
+    assert.throws(() => loadConfig({ TRUST_PROXY: bad }), /TRUST_PROXY/, bad);
+  }
+});

@@ -38,7 +38,7 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     const env = await openEnv('sqlite', {}, { keepAs: 'e2e' });
     await makeNonProfit(env.deps, { ein: EIN, name: 'Khan Academy', city: 'Mountain View', state: 'CA', website: 'https://www.khanacademy.org' });
     await makeNonProfit(env.deps, { ein: '135562308', name: 'Kids Food Basket', city: 'Grand Rapids', state: 'MI' });
-    adminToken = (await createAdminToken(env.deps, 'e2e')).token;
+    adminToken = (await createAdminToken(env.deps, 'e2e', 'test')).token;
     await env.close();
     const port = await freePort();
     base = `http://localhost:${port}`;

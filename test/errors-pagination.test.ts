@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, TestClock, type TestEnv, type TestUser } from './harness.ts';
+import { CuttableProxy, engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, TestClock, type TestEnv, type TestUser } from './harness.ts';
 import { buildApp } from '../src/app.ts';
 import { applyDonationEvent } from '../src/modules/donations/index.ts';
 import { AppError } from '../src/shared/errors.ts';
@@ -268,6 +268,18 @@ for (const { name: engine } of engines()) {
   });
 }
 
+/** The messages `env`'s node logs at `level` from now on. */
+function captureLog(env: TestEnv, level: 'warn' | 'info'): string[] {
+  const seen: string[] = [];
+  const log = env.deps.log as unknown as Record<string, (...args: unknown[]) => void>;
+  const original = log[level]!.bind(log);
+  log[level] = (...args: unknown[]) => {
+    seen.push(String(args.find((a) => typeof a === 'string') ?? ''));
+    original(...args);
+  };
+  return seen;
+}
+
 describe(
   'rate limits shared across nodes through Redis',
   {
@@ -296,15 +308,67 @@ describe(
       }
     });
 
-    test('a node that cannot reach Redis counts alone instead of refusing traffic', async () => {
+    test('a node that cannot reach Redis counts alone at once, instead of refusing or stalling traffic, and says so once', async () => {
       const env = await openEnv('sqlite', { rateLimitPerMinute: 3, redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'almoner:none:' }, { clock: new TestClock(MID_MINUTE) });
+      const warnings = captureLog(env, 'warn');
       try {
         const user = await makeUser(env.deps);
         const statuses: number[] = [];
+        const started = performance.now();
         for (let i = 0; i < 4; i++) statuses.push((await call(env.app, 'GET', '/v1/users/me', { key: user.key })).status);
+        for (let i = 0; i < 16; i++) await call(env.app, 'GET', '/v1/users/me', { key: user.key });
+        // Not a benchmark: a bound far above what counting alone costs and far below what waiting on
+        // Redis for every request did (300 ms each, 6 s for these 20).
+        assert.ok(performance.now() - started < 2_000, 'no request waits on Redis');
         assert.deepEqual(statuses, [200, 200, 200, 429]);
+        assert.equal(warnings.filter((w) => /Redis is unreachable: this node counts rate limits alone/.test(w)).length, 1, 'said once');
+        const metrics = (await env.app.inject({ method: 'GET', url: '/metrics' })).body;
+        assert.match(metrics, /^almoner_rate_limit_shared 0$/m);
+        assert.match(metrics, /^almoner_rate_limit_counted_alone_total 2\d$/m);
       } finally {
         await env.close();
+      }
+    });
+
+    test('Redis cut mid-run: the node counts alone at once, says so, and shares again by itself once Redis is back', async () => {
+      const redis = new URL(process.env.TEST_REDIS_URL as string);
+      const proxy = new CuttableProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
+      await proxy.up();
+      const prefix = `almoner:test:cut:${Date.now()}:${Math.random()}:`;
+      const env = await openEnv(
+        'sqlite',
+        { rateLimitPerMinute: 1000, redisUrl: `redis://127.0.0.1:${proxy.port}`, redisPrefix: prefix, redisRetryMs: 200 },
+        { clock: new TestClock(MID_MINUTE) },
+      );
+      const warnings = captureLog(env, 'warn');
+      const infos = captureLog(env, 'info');
+      const shared = async () => /^almoner_rate_limit_shared 1$/m.test((await env.app.inject({ method: 'GET', url: '/metrics' })).body);
+      try {
+        const user = await makeUser(env.deps);
+        const remaining = async () => Number((await call(env.app, 'GET', '/v1/users/me', { key: user.key })).headers['ratelimit-remaining']);
+        assert.equal(await remaining(), 999);
+        assert.equal(await shared(), true);
+        await proxy.cut();
+        const during: number[] = [];
+        for (let i = 0; i < 5; i++) during.push(await remaining());
+        // Counted alone from the first request after the cut: this node's own count starts afresh.
+        assert.deepEqual(during, [999, 998, 997, 996, 995]);
+        assert.equal(await shared(), false);
+        assert.equal(warnings.filter((w) => /Redis is unreachable/.test(w)).length, 1);
+        await proxy.up();
+        let back = false;
+        for (let i = 0; i < 50 && !back; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          await remaining();
+          back = await shared();
+        }
+        assert.ok(back, 'sharing again within a few retries');
+        assert.ok(infos.some((m) => /Redis is reachable again/.test(m)));
+        // Redis kept the count from before the cut: the shared count goes on from it.
+        assert.ok((await remaining()) < 998);
+      } finally {
+        await env.close();
+        await proxy.cut();
       }
     });
   },

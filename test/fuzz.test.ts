@@ -265,7 +265,7 @@ for (const { name: engine } of engines()) {
       user = await makeUser(env.deps);
       await fund(env.deps, user, 100_000);
       sandboxKey = (await call(env.app, 'POST', '/v1/api_keys', { key: user.key, body: { name: 'sandbox', mode: 'test' } })).body.key;
-      operator = (await createAdminToken(env.deps, 'fuzz')).token;
+      operator = (await createAdminToken(env.deps, 'fuzz', 'test')).token;
       browser = new WebClient(env.app);
       await browser.signUp('Web Fuzz', `fuzz-${engine}@example.org`);
       await browser.get('/dashboard');

@@ -21,7 +21,7 @@ for (const { name: engine } of engines()) {
     before(async () => {
       env = await openEnv(engine);
       await makeNonProfit(env.deps, { ein: '261544963', name: 'Vermont Foodbank' });
-      token = (await createAdminToken(env.deps, 'ops')).token;
+      token = (await createAdminToken(env.deps, 'ops', 'test')).token;
       user = await makeUser(env.deps);
       await fund(env.deps, user, 10_000);
       scheduledId = (await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 20, ein: '261544963' } })).body.id;
@@ -143,6 +143,33 @@ for (const { name: engine } of engines()) {
         ['donation.approve', 'donation.pay'],
       );
       assert.match(audit[0]?.actor ?? '', /^cli:/);
+    });
+
+    test('every CLI action is audited, as the operator ALMONER_OPERATOR names (else the account running it): users create, admin token create', async () => {
+      const url = env.platform.deps.config.databaseUrl;
+      const made = await runCli(['users', 'create', '--name', 'Audited Person'], url, { ALMONER_OPERATOR: 'alice' });
+      assert.equal(made.code, 0, made.stderr);
+      const userId = Number(/Created user (\d+)/.exec(made.stdout)?.[1]);
+      const token = await runCli(['admin', 'token', 'create', '--name', 'night shift'], url);
+      assert.equal(token.code, 0, token.stderr);
+      const tokenId = Number(/Operator token (\d+)/.exec(token.stdout)?.[1]);
+      const entries = await env.deps.db
+        .selectFrom('audit_log')
+        .select(['actor', 'action', 'object_type', 'object_id', 'after'])
+        .where('book', '=', 'live')
+        .orderBy('id', 'desc')
+        .limit(5)
+        .execute();
+      const created = entries.find((e) => e.action === 'user.create' && e.object_id === userId);
+      assert.equal(created?.actor, 'operator:alice');
+      const minted = entries.find((e) => e.action === 'admin_token.create' && e.object_id === tokenId);
+      assert.match(minted?.actor ?? '', /^cli:/);
+      assert.deepEqual(JSON.parse(minted?.after ?? 'null'), { name: 'night shift' });
+      const before = await fingerprint(env.deps);
+      const refused = await runCli(['admin', 'token', 'create', '--name', 'x'], url, { ALMONER_OPERATOR: 'not a name!' });
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /ALMONER_OPERATOR is a name/);
+      assert.deepEqual(await fingerprint(env.deps), before);
     });
 
     test("a suspended user's keys stop working at once; reactivated, they work again", async () => {

@@ -9,13 +9,12 @@
 // other work shares that server.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { exec } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { CuttableProxy, openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
 import { loadConfig } from '../src/config.ts';
 import { openPlatform, type Platform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
@@ -24,40 +23,6 @@ import { createDonation } from '../src/modules/donations/index.ts';
 import { lockFundAccounts } from '../src/modules/ledger/index.ts';
 
 const EIN = '261544963';
-
-/** A TCP proxy to PostgreSQL that can be cut (resetting every connection, refusing new ones) and restored. */
-class CuttableProxy {
-  readonly #target: { host: string; port: number };
-  readonly #sockets = new Set<Socket>();
-  #server: Server | undefined;
-  port = 0;
-
-  constructor(target: { host: string; port: number }) {
-    this.#target = target;
-  }
-
-  async up(): Promise<void> {
-    this.#server = createServer((client) => {
-      const upstream = connect(this.#target.port, this.#target.host);
-      for (const s of [client, upstream]) {
-        this.#sockets.add(s);
-        s.on('close', () => this.#sockets.delete(s));
-        s.on('error', () => {});
-      }
-      client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-    });
-    await new Promise<void>((resolve) => this.#server!.listen(this.port, '127.0.0.1', resolve));
-    this.port = (this.#server.address() as AddressInfo).port;
-  }
-
-  async cut(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.#server?.close(() => resolve()));
-    for (const s of this.#sockets) s.resetAndDestroy();
-    await closed;
-  }
-}
 
 describe('the database restarts under load (postgres)', { skip: process.env.TEST_DATABASE_URL === undefined && 'TEST_DATABASE_URL is not set' }, () => {
   let env: TestEnv;

@@ -32,7 +32,7 @@ for (const { name: engine } of engines()) {
       env = await openEnv(engine, {}, { clock, keepAs: 'stories' });
       await makeNonProfit(env.deps, { ein: '261544963', name: 'Vermont Foodbank' });
       await makeNonProfit(env.deps, { ein: '030179298', name: 'Middlebury College' });
-      op = (await createAdminToken(env.deps, 'story operator')).token;
+      op = (await createAdminToken(env.deps, 'story operator', 'test')).token;
       ada = await makeUser(env.deps, { name: 'Ada', slug: 'ada' });
       grace = await makeUser(env.deps, { name: 'Grace', slug: 'grace' });
     });

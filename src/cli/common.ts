@@ -17,7 +17,18 @@ export async function withPlatform<T>(fn: (p: Awaited<ReturnType<typeof openPlat
   }
 }
 
-export const actor = () => `cli:${userInfo().username}`;
+/**
+ * Who a CLI action is audited as: the operator named by ALMONER_OPERATOR
+ * (`operator:<name>`), else the account running the command (`cli:<user>`).
+ */
+export function actor(): string {
+  const named = process.env.ALMONER_OPERATOR?.trim();
+  if (named !== undefined && named !== '') {
+    if (!/^[\w.@-]{1,100}$/.test(named)) throw new UsageError('ALMONER_OPERATOR is a name of letters, digits and . _ @ - (at most 100)');
+    return `operator:${named}`;
+  }
+  return `cli:${userInfo().username}`;
+}
 
 export function id(text: string | undefined, what: string): number {
   if (text === undefined || !/^[1-9][0-9]{0,15}$/.test(text)) throw new UsageError(`${what} must be a positive whole number, got ${JSON.stringify(text ?? '')}`);

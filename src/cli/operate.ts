@@ -163,7 +163,7 @@ export async function operate(group: string, sub: string | undefined, args: stri
       const name = values.name?.trim() ?? '';
       if (name === '' || name.length > 100) throw new UsageError('--name is required (1 to 100 characters)');
       return withPlatform(async ({ deps }) => {
-        const token = await createAdminToken(deps, name);
+        const token = await createAdminToken(deps, name, actor());
         out(`Operator token ${token.id} "${name}" (shown once): ${token.token}`);
         return 0;
       });

@@ -77,8 +77,19 @@ export function outcomeUnknown(engine: Engine, error: unknown): boolean {
   return engine === 'postgres' && !(error instanceof pg.DatabaseError);
 }
 
+/**
+ * The engine a database URL names: `sqlite:PATH` or `postgres://` (`postgresql://`).
+ * Anything else is refused (a mistyped scheme must never become a new, empty SQLite file).
+ */
 export function engineOf(url: string): Engine {
-  return /^postgres(ql)?:\/\//.test(url) ? 'postgres' : 'sqlite';
+  if (/^postgres(ql)?:\/\//.test(url)) return 'postgres';
+  if (url.startsWith('sqlite:')) return 'sqlite';
+  throw new Error(`a database URL starts with sqlite: or postgres:// (or postgresql://), not ${JSON.stringify(redactUrl(url))}`);
+}
+
+/** A URL as it may be shown: its password replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, '$1***@');
 }
 
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {

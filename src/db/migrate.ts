@@ -37,6 +37,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
 export async function migrate(handle: DatabaseHandle, options: { until?: string } = {}): Promise<string[]> {
   const { db, engine } = handle;
   await sql`create table if not exists schema_migrations (name text primary key, applied_at text not null)`.execute(db);
+  await refuseUnknownMigrations(handle);
   const applied: string[] = [];
   const last = options.until === undefined ? MIGRATIONS.length : MIGRATIONS.findIndex((m) => m.name === options.until) + 1;
   if (last === 0) throw new Error(`no migration ${options.until}`);
@@ -52,6 +53,21 @@ export async function migrate(handle: DatabaseHandle, options: { until?: string 
     }
   }
   return applied;
+}
+
+/**
+ * An older release must not run on a database a newer one has migrated: what
+ * it writes could break the newer schema's rules. Throws, naming the migrations it does not know.
+ */
+async function refuseUnknownMigrations({ db }: DatabaseHandle): Promise<void> {
+  const known = new Set(MIGRATIONS.map((m) => m.name));
+  const found = await sql<{ name: string }>`select name from schema_migrations order by name`.execute(db);
+  const unknown = found.rows.map((r) => r.name).filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `the database has migration${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}, which this release of Almoner does not know (its last is ${MIGRATIONS.at(-1)?.name}): run the release that applied ${unknown.length === 1 ? 'it' : 'them'}, or a newer one`,
+    );
+  }
 }
 
 async function runOne({ db, engine }: DatabaseHandle, migration: (typeof MIGRATIONS)[number], applied: string[]): Promise<void> {

@@ -130,6 +130,6 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
 
   for (const [name, user] of Object.entries(users)) await addAccount(deps, user.user_id, `${name}@example.org`, DEMO_PASSWORD);
   const key = await createKey(deps, users.ada.user_id, 'demo', 'live');
-  const operator = await createAdminToken(deps, 'demo operator');
+  const operator = await createAdminToken(deps, 'demo operator', 'demo');
   return { created: true, key: key.key, user_id: users.ada.user_id, operator_token: operator.token };
 }

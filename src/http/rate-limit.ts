@@ -37,37 +37,90 @@ export class InProcessCounter implements WindowCounter {
   async close(): Promise<void> {}
 }
 
+/** What a shared counter tells about itself: when it starts and stops sharing (log, metrics). */
+export interface SharingEvents {
+  /** Counting moved to this node alone (`reason`), or back to Redis. */
+  sharing(shared: boolean, reason?: string): void;
+  /** One request was counted by this node alone. */
+  countedAlone(): void;
+}
+
 /**
  * One count for all nodes: INCR of a key per bucket and window, expiring
- * after the window. If Redis cannot be reached the node counts alone for
- * that request rather than refuse traffic.
+ * after the window. If Redis cannot be reached the node counts alone rather
+ * than refuse or stall traffic: a command is never queued while the
+ * connection is down (it fails at once), one that fails or takes longer than
+ * COMMAND_TIMEOUT_MS opens a breaker for `retryMs` (REDIS_RETRY_MS) during which
+ * Redis is not asked, and the first command that succeeds afterwards closes it.
  */
 export class RedisCounter implements WindowCounter {
+  static readonly COMMAND_TIMEOUT_MS = 100;
   readonly #redis: Redis;
   readonly #fallback = new InProcessCounter();
   readonly #prefix: string;
+  readonly #events: SharingEvents;
+  readonly #now: () => number;
+  readonly #retryMs: number;
+  #shared = true;
+  #retryAt = 0;
+  #ready: Promise<void> | undefined;
 
-  constructor(url: string, prefix = 'almoner:ratelimit:') {
-    // Commands wait for the first connection, but never long: a slow or absent Redis must not stall requests.
-    this.#redis = new Redis(url, { maxRetriesPerRequest: 1, commandTimeout: 300, connectTimeout: 1_000 });
-    this.#redis.on('error', () => {}); // reported through the fallback, not as a crash
+  constructor(url: string, options: { prefix?: string; retryMs?: number; events?: SharingEvents; now?: () => number } = {}) {
+    const { prefix = 'almoner:ratelimit:', retryMs = 5_000, events = { sharing: () => {}, countedAlone: () => {} }, now = Date.now } = options;
+    this.#retryMs = retryMs;
+    this.#redis = new Redis(url, { maxRetriesPerRequest: 0, commandTimeout: RedisCounter.COMMAND_TIMEOUT_MS, connectTimeout: 1_000, enableOfflineQueue: false });
+    this.#redis.on('error', () => {}); // reported through sharing(false), not as a crash
+    // Until the first connection is made (or fails), a command waits for it: a node that starts
+    // a moment before its first request still shares its counts.
+    this.#ready = new Promise<void>((resolve) => {
+      const done = () => {
+        this.#ready = undefined;
+        resolve();
+      };
+      this.#redis.once('ready', done);
+      this.#redis.once('error', done);
+      this.#redis.once('end', done);
+    });
     this.#prefix = prefix;
+    this.#events = events;
+    this.#now = now;
   }
 
   async increment(bucket: string, windowStart: number): Promise<number> {
-    const key = `${this.#prefix}${bucket}:${windowStart}`;
-    try {
-      const results = await this.#redis
-        .multi()
-        .incr(key)
-        .pexpire(key, WINDOW_MS * 2)
-        .exec();
-      const count = results?.[0]?.[1];
-      if (typeof count === 'number') return count;
-    } catch {
-      // fall through
+    if (this.#ready !== undefined) await this.#ready;
+    if (this.#redis.status === 'ready' && this.#now() >= this.#retryAt) {
+      const key = `${this.#prefix}${bucket}:${windowStart}`;
+      try {
+        const results = await this.#redis
+          .multi()
+          .incr(key)
+          .pexpire(key, WINDOW_MS * 2)
+          .exec();
+        const count = results?.[0]?.[1];
+        if (typeof count === 'number') {
+          this.#share(true);
+          return count;
+        }
+        this.#failed('Redis answered without a count');
+      } catch (error) {
+        this.#failed((error as Error).message);
+      }
+    } else if (this.#now() >= this.#retryAt) {
+      this.#failed(`not connected (${this.#redis.status})`);
     }
+    this.#events.countedAlone();
     return this.#fallback.increment(bucket, windowStart);
+  }
+
+  #failed(reason: string): void {
+    this.#retryAt = this.#now() + this.#retryMs;
+    this.#share(false, reason);
+  }
+
+  #share(shared: boolean, reason?: string): void {
+    if (this.#shared === shared) return;
+    this.#shared = shared;
+    this.#events.sharing(shared, reason);
   }
 
   async close(): Promise<void> {

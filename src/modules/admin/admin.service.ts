@@ -3,7 +3,7 @@
 // with one is audited under its name.
 import type { Deps } from '../../deps.ts';
 import { hashKey } from '../keys/index.ts';
-import { listAudit, type AuditFilter } from '../audit/index.ts';
+import { listAudit, recordAudit, type AuditFilter } from '../audit/index.ts';
 import type { Book } from '../../shared/book.ts';
 import type { PageRequest } from '../../shared/page.ts';
 import { findAdminToken, insertAdminToken } from './admin.store.ts';
@@ -15,9 +15,15 @@ export interface Operator {
   actor: string;
 }
 
-export async function createAdminToken(deps: Deps, name: string): Promise<{ id: number; token: string }> {
+/** A new operator token, audited as made by `actor`; the token is in the result and nowhere else. */
+export async function createAdminToken(deps: Deps, name: string, actor: string): Promise<{ id: number; token: string }> {
   const token = `alm_admin_${deps.ids.base62(40)}`;
-  const id = await insertAdminToken(deps.db, { name, token_hash: hashKey(token), last4: token.slice(-4), created_at: deps.clock.now().toISOString() });
+  const at = deps.clock.now().toISOString();
+  const id = await deps.db.transaction().execute(async (trx) => {
+    const made = await insertAdminToken(trx, { name, token_hash: hashKey(token), last4: token.slice(-4), created_at: at });
+    await recordAudit(trx, { book: 'live', actor, action: 'admin_token.create', object_type: 'admin_token', object_id: made, before: null, after: { name }, at });
+    return made;
+  });
   return { id, token };
 }
 

@@ -1,7 +1,7 @@
 // Every SQL statement about operator tokens.
-import type { Db } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 
-export async function insertAdminToken(db: Db, token: { name: string; token_hash: string; last4: string; created_at: string }): Promise<number> {
+export async function insertAdminToken(db: Db | Trx, token: { name: string; token_hash: string; last4: string; created_at: string }): Promise<number> {
   const row = await db.insertInto('admin_tokens').values(token).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }

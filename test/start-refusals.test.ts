@@ -1,0 +1,56 @@
+// What stops a node at start instead of running it on the wrong database:
+// a DATABASE_URL of no known engine, and a schema newer than the release.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { engines, freshDatabase, runCli } from './harness.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrate.ts';
+
+const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
+
+test('a mistyped DATABASE_URL stops `almoner migrate` and `serve` with the variable named, and creates no file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'almoner-url-'));
+  try {
+    for (const url of ['postgress://postgres@127.0.0.1:5432/test', 'mysql://x']) {
+      for (const args of [['migrate'], ['serve']]) {
+        const run = await promisify(execFile)(process.execPath, [BIN, ...args], { cwd: dir, env: { ...process.env, DATABASE_URL: url, PORT: '0' } }).then(
+          () => ({ code: 0, stderr: '' }),
+          (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+        );
+        assert.equal(run.code, 1, `${args[0]} with ${url}`);
+        assert.match(run.stderr, /^almoner: DATABASE_URL must start with sqlite:/m);
+      }
+    }
+    assert.deepEqual(readdirSync(dir), [], 'nothing was created');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+for (const { name: engine } of engines()) {
+  test(`an older release refuses a database a newer one migrated, naming the migration (${engine})`, async () => {
+    const { databaseUrl, cleanup } = await freshDatabase(engine);
+    try {
+      const handle = openDatabase({ url: databaseUrl });
+      try {
+        await migrate(handle);
+        await sql`insert into schema_migrations (name, applied_at) values ('099_from_the_future', '2027-01-01T00:00:00Z')`.execute(handle.db);
+        await assert.rejects(migrate(handle), /the database has migration 099_from_the_future, which this release of Almoner does not know \(its last is 013_books\)/);
+      } finally {
+        await handle.close();
+      }
+      const cli = await runCli(['migrate'], databaseUrl);
+      assert.equal(cli.code, 1);
+      assert.match(cli.stderr, /099_from_the_future/);
+      assert.ok(!existsSync(join(process.cwd(), 'postgress:')));
+    } finally {
+      await cleanup();
+    }
+  });
+}
