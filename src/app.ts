@@ -41,6 +41,16 @@ export interface AppOptions {
   draining?: () => boolean;
 }
 
+/**
+ * Every answer of the JSON APIs (/v1, /admin/v1): never sniffed as another type, never kept by a
+ * cache (they are one caller's money), unless a route chose its own caching.
+ */
+async function apiHeaders(_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  reply.header('x-content-type-options', 'nosniff');
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  return payload;
+}
+
 /** TRUST_PROXY as a hop count: the `hops` nearest addresses of X-Forwarded-For are proxies; the next is the client. */
 function trustHops(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
@@ -177,6 +187,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const callers = new CallerCache();
   const directory = new DirectorySearch(deps);
   const v1 = async (api: FastifyInstance) => {
+    api.addHook('onSend', apiHeaders);
     api.addHook('onRequest', async (request, reply) => {
       try {
         request.caller = await authenticate(deps, callers, request);
@@ -213,7 +224,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await api.register(routes(deps));
     }
   };
-  await app.register(adminRoutes(deps), { prefix: '/admin/v1' });
+  await app.register(
+    async (admin) => {
+      admin.addHook('onSend', apiHeaders);
+      await admin.register(adminRoutes(deps));
+    },
+    { prefix: '/admin/v1' },
+  );
   await app.register(v1, { prefix: '/v1' });
   await app.register(v1, { prefix: '/public/api/v1' });
   await app.register(webApp({ deps, directory, limiter, openapi: () => app.swagger() as unknown as OpenApi }));

@@ -1,4 +1,5 @@
 // Every setting, its default and its limit: parsed once from the environment, then frozen.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { engineOf, redactUrl } from './db/database.ts';
 export interface Config {
@@ -112,7 +113,34 @@ function powerOfTwo(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
   return value;
 }
 
+/** The variables that may hold a secret (a password in a URL): each may instead name a file with `<NAME>_FILE`. */
+export const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL'] as const;
+
+/**
+ * `<NAME>_FILE` reads a secret from a file (a container's or systemd's credentials),
+ * its trailing newline removed. Setting both `<NAME>` and `<NAME>_FILE` is refused, as is
+ * a file that cannot be read or is empty; the message names the variable.
+ */
+function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of SECRET_VARIABLES) {
+    const file = env[`${name}_FILE`];
+    if (file === undefined || file === '') continue;
+    if (env[name] !== undefined && env[name] !== '') throw new Error(`set ${name} or ${name}_FILE, not both`);
+    let value: string;
+    try {
+      value = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (error) {
+      throw new Error(`${name}_FILE names ${JSON.stringify(file)}, which cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    if (value.trim() === '') throw new Error(`${name}_FILE names ${JSON.stringify(file)}, which is empty`);
+    out[name] = value;
+  }
+  return out;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Readonly<Config> {
+  env = withSecretFiles(env);
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const config: Config = {
     databaseUrl: databaseUrl(env),

@@ -1,6 +1,9 @@
 // Configuration from the environment: defaults, and a clear refusal of a bad value.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 
 test('DB_CONNECTION_LIFETIME_S: 600 s unless set, 0 keeps connections for ever, and a bad value is refused by name', () => {
@@ -33,5 +36,29 @@ test('TRUST_PROXY: off unless set; a hop count; proxy addresses and ranges; anyt
   assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8,' }).trustProxy, ['10.0.0.0/8'], 'a trailing comma is forgiven');
   for (const bad of ['0', '11', 'true', 'proxy.example', '300.1.1.1', 'yes please']) {
     assert.throws(() => loadConfig({ TRUST_PROXY: bad }), /TRUST_PROXY/, bad);
+  }
+});
+
+test('DATABASE_URL_FILE and REDIS_URL_FILE read a secret from a file; both forms at once, or an unreadable or empty file, are refused by name', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'almoner-secret-'));
+  try {
+    const db = join(dir, 'db');
+    writeFileSync(db, 'postgres://almoner:s3cret@db.internal:5432/almoner\n');
+    const redis = join(dir, 'redis');
+    writeFileSync(redis, 'redis://:r3dis@cache:6379');
+    const config = loadConfig({ DATABASE_URL_FILE: db, REDIS_URL_FILE: redis });
+    assert.equal(config.databaseUrl, 'postgres://almoner:s3cret@db.internal:5432/almoner');
+    assert.equal(config.redisUrl, 'redis://:r3dis@cache:6379');
+    assert.throws(() => loadConfig({ DATABASE_URL_FILE: db, DATABASE_URL: 'sqlite:x' }), /set DATABASE_URL or DATABASE_URL_FILE, not both/);
+    assert.throws(() => loadConfig({ REDIS_URL_FILE: join(dir, 'missing') }), /REDIS_URL_FILE names ".*missing", which cannot be read: ENOENT/);
+    writeFileSync(join(dir, 'empty'), '\n');
+    assert.throws(() => loadConfig({ DATABASE_URL_FILE: join(dir, 'empty') }), /DATABASE_URL_FILE names .* which is empty/);
+    writeFileSync(join(dir, 'typo'), 'postgress://x:pw@h/db');
+    assert.throws(
+      () => loadConfig({ DATABASE_URL_FILE: join(dir, 'typo') }),
+      (e: Error) => /DATABASE_URL must start with/.test(e.message) && !e.message.includes(':pw@'),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -40,6 +40,24 @@ for (const { name: engine } of engines()) {
       empty = await makeUser(env.deps);
       await fund(env.deps, user, 1_000_000);
     });
+
+    test('every answer of the JSON APIs says nosniff and no-store: successes, problems, the operator API', async () => {
+      const answers = [
+        await call(env.app, 'GET', '/v1/users/me', { key: user.key }),
+        await call(env.app, 'GET', '/v1/donations/999999', { key: user.key }),
+        await call(env.app, 'GET', '/v1/users/me'),
+        await call(env.app, 'GET', '/public/api/v1/users/me', { key: user.key }),
+        await call(env.app, 'GET', '/admin/v1/users', { headers: { authorization: 'Bearer nope' } }),
+      ];
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 404, 401, 200, 401],
+      );
+      for (const a of answers) {
+        assert.equal(a.headers['x-content-type-options'], 'nosniff');
+        assert.equal(a.headers['cache-control'], 'no-store');
+      }
+    });
     after(async () => env.close());
 
     test('400 invalid_parameter for malformed query and path parameters', async () => {
