@@ -131,7 +131,9 @@ function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     try {
       value = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
     } catch (error) {
-      throw new Error(`${name}_FILE names ${JSON.stringify(file)}, which cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new Error(`${name}_FILE names ${JSON.stringify(file)}, which cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, {
+        cause: error,
+      });
     }
     if (value.trim() === '') throw new Error(`${name}_FILE names ${JSON.stringify(file)}, which is empty`);
     out[name] = value;
