@@ -4,7 +4,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, runCli, type TestEnv, type TestUser } from './harness.ts';
-import { createAdminToken } from '../src/modules/admin/admin.service.ts';
+import { createAdminToken } from '../src/modules/admin/index.ts';
 
 for (const { name: engine } of engines()) {
   describe(`operators on ${engine}`, () => {
@@ -164,12 +164,58 @@ for (const { name: engine } of engines()) {
       assert.equal(created?.actor, 'operator:alice');
       const minted = entries.find((e) => e.action === 'admin_token.create' && e.object_id === tokenId);
       assert.match(minted?.actor ?? '', /^cli:/);
-      assert.deepEqual(JSON.parse(minted?.after ?? 'null'), { name: 'night shift' });
+      assert.deepEqual(JSON.parse(minted?.after ?? 'null'), { name: 'night shift', expires_at: null });
       const before = await fingerprint(env.deps);
       const refused = await runCli(['admin', 'token', 'create', '--name', 'x'], url, { ALMONER_OPERATOR: 'not a name!' });
       assert.equal(refused.code, 2);
       assert.match(refused.stderr, /ALMONER_OPERATOR is a name/);
       assert.deepEqual(await fingerprint(env.deps), before);
+    });
+
+    test('operator tokens: made with an expiry, listed with their state and last use, revoked at once (audited), expired ones refused', async () => {
+      const url = env.platform.deps.config.databaseUrl;
+      const made = await runCli(['admin', 'token', 'create', '--name', 'weekend', '--days', '2'], url, { ALMONER_OPERATOR: 'bob' });
+      assert.equal(made.code, 0, made.stderr);
+      const weekend = /(alm_admin_\w+)/.exec(made.stdout)?.[1] ?? '';
+      const weekendId = Number(/Operator token (\d+)/.exec(made.stdout)?.[1]);
+      assert.match(made.stdout, /It works until 20\d\d-/);
+      const bearer = (t: string) => ({ headers: { authorization: `Bearer ${t}` } });
+      assert.equal((await call(env.app, 'GET', '/admin/v1/users', bearer(weekend))).status, 200);
+      const listed = await call(env.app, 'GET', '/admin/v1/tokens', bearer(token));
+      const mine = listed.body.items.find((t: { id: number }) => t.id === weekendId);
+      assert.equal(mine.state, 'active');
+      assert.notEqual(mine.last_used_at, null, 'its use was noted');
+      assert.ok(!JSON.stringify(listed.body).includes('alm_admin_'), 'never a token');
+      const cliList = await runCli(['admin', 'token', 'list'], url);
+      assert.match(cliList.stdout, new RegExp(`${weekendId}\\s+active\\s+\\.\\.\\.\\w{4}\\s+weekend`));
+      // Revoked over HTTP: it stops at once; a second revoke is 404.
+      assert.equal((await call(env.app, 'POST', `/admin/v1/tokens/${weekendId}/revoke`, bearer(token))).status, 200);
+      assert.equal((await call(env.app, 'GET', '/admin/v1/users', bearer(weekend))).status, 401);
+      const again = await call(env.app, 'POST', `/admin/v1/tokens/${weekendId}/revoke`, bearer(token));
+      assert.equal(again.status, 404);
+      assert.equal(again.body.code, 'admin_token_not_found');
+      const audit = await env.deps.db
+        .selectFrom('audit_log')
+        .select(['action', 'actor'])
+        .where('object_type', '=', 'admin_token')
+        .where('object_id', '=', weekendId)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => [a.action, a.actor]),
+        [
+          ['admin_token.create', 'operator:bob'],
+          ['admin_token.revoke', 'admin:ops'],
+        ],
+      );
+      // An expired token is refused like an unknown one, and listed as expired.
+      const old = await createAdminToken(env.deps, 'old', 'test', 1);
+      await env.deps.db.updateTable('admin_tokens').set({ expires_at: '2020-01-01T00:00:00.000Z' }).where('id', '=', old.id).execute();
+      assert.equal((await call(env.app, 'GET', '/admin/v1/users', bearer(old.token))).status, 401);
+      assert.equal((await call(env.app, 'GET', '/admin/v1/tokens', bearer(token))).body.items.find((t: { id: number }) => t.id === old.id).state, 'expired');
+      const bad = await runCli(['admin', 'token', 'create', '--name', 'x', '--days', '0'], url);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /--days must be a whole number from 1 to 3650/);
     });
 
     test("a suspended user's keys stop working at once; reactivated, they work again", async () => {

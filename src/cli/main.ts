@@ -45,7 +45,10 @@ Commands:
   scheduler run [--date YYYY-MM-DD]   Make the recurring donations due by the date (default today)
   nonprofits import FILES_OR_FOLDERS... [--zips FILE]
                              Import IRS EO BMF files (.csv or .csv.gz) into the directory
-  admin token create --name NAME      An operator token for /admin/v1 (shown once)
+  admin token create --name NAME [--days N]
+                                      An operator token for /admin/v1 (shown once); expires after N days if given
+  admin token list                    Operator tokens: state, expiry, last use (never the token)
+  admin token revoke ID               Revoke an operator token at once
   db backup --to FILE        An online, consistent copy of the SQLite database (the server may keep running)
   db copy --from sqlite:PATH --to postgres://...
                              Move a whole platform from SQLite to an empty PostgreSQL database, verified

@@ -2,7 +2,7 @@
 // portfolio, the scheduler and operator tokens, over the same use cases as /admin/v1.
 import { parseArgs } from 'node:util';
 import { centsToDollars, parseDollars } from '../shared/money.ts';
-import { createAdminToken } from '../modules/admin/index.ts';
+import { ADMIN_TOKEN_MAX_DAYS, adminTokens, createAdminToken, revokeAdminTokenAudited } from '../modules/admin/index.ts';
 import { fundOfUser, listUsers, setUserStatus, statement } from '../modules/users/index.ts';
 import type { Book } from '../shared/book.ts';
 import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, type ContributionStatus, type ContributionType, type Frequency } from '../modules/contributions/index.ts';
@@ -34,6 +34,7 @@ export async function operate(group: string, sub: string | undefined, args: stri
       amount: { type: 'string' },
       date: { type: 'string' },
       name: { type: 'string' },
+      days: { type: 'string' },
       // Operators act in the live book; --sandbox acts on the sandbox twins' instead (DECISIONS 14).
       sandbox: { type: 'boolean', default: false },
     },
@@ -159,12 +160,37 @@ export async function operate(group: string, sub: string | undefined, args: stri
       });
     }
     case 'admin token': {
-      if (positionals[0] !== 'create') throw new UsageError('usage: almoner admin token create --name NAME');
+      const verb = positionals[0];
+      if (verb === 'list') {
+        return withPlatform(async ({ deps }) => {
+          for (const t of await adminTokens(deps)) {
+            out(
+              `${String(t.id).padStart(5)}  ${t.state.padEnd(7)}  ...${t.last4}  ${t.name}  made ${t.created_at}  expires ${t.expires_at ?? 'never'}  last used ${t.last_used_at ?? 'never'}`,
+            );
+          }
+          return 0;
+        });
+      }
+      if (verb === 'revoke') {
+        const tokenId = id(positionals[1], 'the token id');
+        const who = actor();
+        return withPlatform(async ({ deps }) => {
+          await revokeAdminTokenAudited(deps, tokenId, who);
+          out(`Operator token ${tokenId} is revoked: it stops working now, on every node.`);
+          return 0;
+        });
+      }
+      if (verb !== 'create') throw new UsageError('usage: almoner admin token create --name NAME [--days N] | list | revoke ID');
       const name = values.name?.trim() ?? '';
       if (name === '' || name.length > 100) throw new UsageError('--name is required (1 to 100 characters)');
+      const days = values.days === undefined ? undefined : Number(values.days);
+      if (days !== undefined && (!/^\d{1,4}$/.test(values.days ?? '') || days < 1 || days > ADMIN_TOKEN_MAX_DAYS))
+        throw new UsageError(`--days must be a whole number from 1 to ${ADMIN_TOKEN_MAX_DAYS}`);
+      const who = actor();
       return withPlatform(async ({ deps }) => {
-        const token = await createAdminToken(deps, name, actor());
+        const token = await createAdminToken(deps, name, who, days);
         out(`Operator token ${token.id} "${name}" (shown once): ${token.token}`);
+        out(token.expires_at === null ? 'It works until revoked (almoner admin token revoke ' + token.id + ').' : `It works until ${token.expires_at}.`);
         return 0;
       });
     }

@@ -248,6 +248,10 @@ export interface AdminTokensTable {
   last4: string;
   created_at: string;
   revoked_at: string | null;
+  /** 014: when it stops working (null: never). */
+  expires_at: string | null;
+  /** 014: written at most once a minute per token. */
+  last_used_at: string | null;
 }
 
 export interface AuditLogTable {

@@ -7,7 +7,7 @@ import { AppError } from '../../shared/errors.ts';
 import { parseDollars } from '../../shared/money.ts';
 import { PageQuery, StringEnum } from '../../http/schemas.ts';
 import { pageRequest } from '../../shared/page.ts';
-import { auditLog, findOperator, type Operator } from './admin.service.ts';
+import { adminTokens, auditLog, findOperator, revokeAdminTokenAudited, type Operator } from './admin.service.ts';
 import { createUserAudited, listUsers, setUserStatus, statement, fundOfUser } from '../users/index.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
 import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, FREQUENCIES } from '../contributions/index.ts';
@@ -258,6 +258,25 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         const page = pageRequest(request.query);
         const { object_type, object_id } = request.query;
         return { items: await auditLog(deps, bookOf(request), { ...(object_type === undefined ? {} : { object_type }), ...(object_id === undefined ? {} : { object_id }) }, page) };
+      },
+    );
+
+    app.get('/tokens', { schema: { tags, summary: 'Operator tokens: state (active, expired, revoked), expiry and last use; never the token' } }, async () => ({
+      items: await adminTokens(deps),
+    }));
+
+    app.post(
+      '/tokens/:id/revoke',
+      {
+        schema: {
+          tags,
+          summary: 'Revoke an operator token at once (audited); a token may revoke itself',
+          params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }),
+        },
+      },
+      async (request) => {
+        await revokeAdminTokenAudited(deps, request.params.id, request.operator.actor);
+        return {};
       },
     );
 

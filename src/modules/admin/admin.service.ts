@@ -6,7 +6,13 @@ import { hashKey } from '../keys/index.ts';
 import { listAudit, recordAudit, type AuditFilter } from '../audit/index.ts';
 import type { Book } from '../../shared/book.ts';
 import type { PageRequest } from '../../shared/page.ts';
-import { findAdminToken, insertAdminToken } from './admin.store.ts';
+import { notFound } from '../../shared/errors.ts';
+import { findAdminToken, insertAdminToken, listAdminTokens, revokeAdminToken, touchAdminToken, type AdminTokenView } from './admin.store.ts';
+
+/** A token's last use is written at most this often (as API keys'). */
+const LAST_USED_INTERVAL_MS = 60_000;
+/** The longest a token may be made to last. */
+export const ADMIN_TOKEN_MAX_DAYS = 3650;
 
 const TOKEN_PATTERN = /^alm_admin_[0-9A-Za-z]{40}$/;
 
@@ -15,22 +21,67 @@ export interface Operator {
   actor: string;
 }
 
-/** A new operator token, audited as made by `actor`; the token is in the result and nowhere else. */
-export async function createAdminToken(deps: Deps, name: string, actor: string): Promise<{ id: number; token: string }> {
+/**
+ * A new operator token, audited as made by `actor`, working for `days` days (undefined: until
+ * revoked). The token is in the result and nowhere else.
+ */
+export async function createAdminToken(deps: Deps, name: string, actor: string, days?: number): Promise<{ id: number; token: string; expires_at: string | null }> {
+  if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > ADMIN_TOKEN_MAX_DAYS)) throw new RangeError(`a token lasts 1 to ${ADMIN_TOKEN_MAX_DAYS} days`);
   const token = `alm_admin_${deps.ids.base62(40)}`;
-  const at = deps.clock.now().toISOString();
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const expiresAt = days === undefined ? null : new Date(now.getTime() + days * 86_400_000).toISOString();
   const id = await deps.db.transaction().execute(async (trx) => {
-    const made = await insertAdminToken(trx, { name, token_hash: hashKey(token), last4: token.slice(-4), created_at: at });
-    await recordAudit(trx, { book: 'live', actor, action: 'admin_token.create', object_type: 'admin_token', object_id: made, before: null, after: { name }, at });
+    const made = await insertAdminToken(trx, { name, token_hash: hashKey(token), last4: token.slice(-4), created_at: at, expires_at: expiresAt });
+    await recordAudit(trx, {
+      book: 'live',
+      actor,
+      action: 'admin_token.create',
+      object_type: 'admin_token',
+      object_id: made,
+      before: null,
+      after: { name, expires_at: expiresAt },
+      at,
+    });
     return made;
   });
-  return { id, token };
+  return { id, token, expires_at: expiresAt };
 }
 
+/** The operator a token acts as, if it works now (not revoked, not expired); notes its use. */
 export async function findOperator(deps: Deps, token: string): Promise<Operator | undefined> {
   if (!TOKEN_PATTERN.test(token)) return undefined;
-  const row = await findAdminToken(deps.db, hashKey(token));
-  return row === undefined ? undefined : { token_id: row.id, actor: `admin:${row.name}` };
+  const now = deps.clock.now();
+  const row = await findAdminToken(deps.db, hashKey(token), now.toISOString());
+  if (row === undefined) return undefined;
+  const notBefore = new Date(now.getTime() - LAST_USED_INTERVAL_MS).toISOString();
+  if (row.last_used_at === null || row.last_used_at < notBefore) await touchAdminToken(deps.db, row.id, now.toISOString(), notBefore);
+  return { token_id: row.id, actor: `admin:${row.name}` };
+}
+
+/** Every operator token with its state: active, expired or revoked. */
+export async function adminTokens(deps: Deps): Promise<Array<AdminTokenView & { state: 'active' | 'expired' | 'revoked' }>> {
+  const now = deps.clock.now().toISOString();
+  return (await listAdminTokens(deps.db)).map((t) => ({ ...t, state: t.revoked_at !== null ? 'revoked' : t.expires_at !== null && t.expires_at <= now ? 'expired' : 'active' }));
+}
+
+/** Revokes an operator token at once, audited. Throws admin_token_not_found (also for one revoked already). */
+export async function revokeAdminTokenAudited(deps: Deps, id: number, actor: string): Promise<void> {
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    const before = await revokeAdminToken(trx, id, at);
+    if (before === undefined) throw notFound('admin_token_not_found', `no active operator token ${id}`);
+    await recordAudit(trx, {
+      book: 'live',
+      actor,
+      action: 'admin_token.revoke',
+      object_type: 'admin_token',
+      object_id: id,
+      before: { name: before.name },
+      after: { revoked_at: at },
+      at,
+    });
+  });
 }
 
 /** The audit log of a book, newest first, optionally of one object type or object. */
