@@ -39,6 +39,11 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export interface AppOptions {
   /** True once the process is shutting down: /readyz then answers 503 so load balancers drain it. */
   draining?: () => boolean;
+  /**
+   * Which parts this listener serves: the public one (the API, the web app, /docs), the operator
+   * one (/admin/v1, /metrics), or both (the default, one listener). Health checks are on each.
+   */
+  serves?: { public: boolean; operator: boolean };
 }
 
 /**
@@ -96,7 +101,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
-  registerMetrics(app, deps.metrics);
+  const serves = options.serves ?? { public: true, operator: true };
+  registerMetrics(app, deps.metrics, serves.operator && deps.config.metricsEnabled);
 
   // Remember every route so a known path with the wrong method gets 405 + Allow.
   const known = FindMyWay({ ignoreTrailingSlash: false });
@@ -169,70 +175,74 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     );
   }
 
-  const sharing = {
-    sharing(shared: boolean, reason?: string) {
-      deps.metrics.rateLimitShared(shared);
-      if (shared) deps.log.info('Redis is reachable again: rate limits are shared by all nodes');
-      else deps.log.warn({ reason }, `Redis is unreachable: this node counts rate limits alone, and tries Redis again every ${deps.config.redisRetryMs / 1000} s`);
-    },
-    countedAlone: () => deps.metrics.rateLimitCountedAlone(),
-  };
-  const counter =
-    deps.config.redisUrl === undefined
-      ? new InProcessCounter()
-      : new RedisCounter(deps.config.redisUrl, { prefix: deps.config.redisPrefix, retryMs: deps.config.redisRetryMs, events: sharing });
-  deps.metrics.rateLimitShared(deps.config.redisUrl !== undefined);
-  const limiter = new RateLimiter(counter, () => deps.clock.now().getTime());
-  app.addHook('onClose', async () => limiter.close());
-  const callers = new CallerCache();
-  const directory = new DirectorySearch(deps);
-  const v1 = async (api: FastifyInstance) => {
-    api.addHook('onSend', apiHeaders);
-    api.addHook('onRequest', async (request, reply) => {
-      try {
-        request.caller = await authenticate(deps, callers, request);
-      } catch (error) {
-        // Requests without a valid key are limited per address, so guessing keys is slow.
-        // (A key that could not be checked, the database being unreachable, is no guess.)
-        if (error instanceof AppError && error.kind === 'unauthenticated') {
-          await limiter.hit(`ip:${request.ip}`, deps.config.rateLimitAnonymousPerMinute, reply);
+  if (serves.operator && deps.config.operatorApi) {
+    await app.register(
+      async (admin) => {
+        admin.addHook('onSend', apiHeaders);
+        await admin.register(adminRoutes(deps));
+      },
+      { prefix: '/admin/v1' },
+    );
+  }
+  if (serves.public) {
+    const sharing = {
+      sharing(shared: boolean, reason?: string) {
+        deps.metrics.rateLimitShared(shared);
+        if (shared) deps.log.info('Redis is reachable again: rate limits are shared by all nodes');
+        else deps.log.warn({ reason }, `Redis is unreachable: this node counts rate limits alone, and tries Redis again every ${deps.config.redisRetryMs / 1000} s`);
+      },
+      countedAlone: () => deps.metrics.rateLimitCountedAlone(),
+    };
+    const counter =
+      deps.config.redisUrl === undefined
+        ? new InProcessCounter()
+        : new RedisCounter(deps.config.redisUrl, { prefix: deps.config.redisPrefix, retryMs: deps.config.redisRetryMs, events: sharing });
+    deps.metrics.rateLimitShared(deps.config.redisUrl !== undefined);
+    const limiter = new RateLimiter(counter, () => deps.clock.now().getTime());
+    app.addHook('onClose', async () => limiter.close());
+    const callers = new CallerCache();
+    const directory = new DirectorySearch(deps);
+    const v1 = async (api: FastifyInstance) => {
+      api.addHook('onSend', apiHeaders);
+      api.addHook('onRequest', async (request, reply) => {
+        try {
+          request.caller = await authenticate(deps, callers, request);
+        } catch (error) {
+          // Requests without a valid key are limited per address, so guessing keys is slow.
+          // (A key that could not be checked, the database being unreachable, is no guess.)
+          if (error instanceof AppError && error.kind === 'unauthenticated') {
+            await limiter.hit(`ip:${request.ip}`, deps.config.rateLimitAnonymousPerMinute, reply);
+          }
+          throw error;
         }
-        throw error;
-      }
-      await limiter.hit(`key:${request.caller.key_id}`, deps.config.rateLimitPerMinute, reply);
-    });
-    // Idempotency keys apply to POSTs only: the hooks are attached to those routes alone.
-    const replayers: Replayers = { ...donationReplayers, ...giftReplayers, ...scheduledReplayers };
-    const claim = async (request: FastifyRequest, reply: FastifyReply) => {
-      if (await claimIdempotencyKey(deps, request, reply, replayers)) return reply;
-    };
-    const settle = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      await settleIdempotencyKey(deps, request, reply, payload);
-      return payload;
-    };
-    api.addHook('onRoute', (route) => {
-      if (route.method !== 'POST') return;
-      route.preHandler = [claim];
-      route.onSend = [settle];
-      const handler = route.handler;
-      route.handler = function (this: FastifyInstance, request, reply) {
-        return withClaim(request, () => handler.call(this, request, reply));
+        await limiter.hit(`key:${request.caller.key_id}`, deps.config.rateLimitPerMinute, reply);
+      });
+      // Idempotency keys apply to POSTs only: the hooks are attached to those routes alone.
+      const replayers: Replayers = { ...donationReplayers, ...giftReplayers, ...scheduledReplayers };
+      const claim = async (request: FastifyRequest, reply: FastifyReply) => {
+        if (await claimIdempotencyKey(deps, request, reply, replayers)) return reply;
       };
-    });
-    await api.register(nonProfitRoutes(deps, directory));
-    for (const routes of [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, scheduledRoutes, sandboxRoutes]) {
-      await api.register(routes(deps));
-    }
-  };
-  await app.register(
-    async (admin) => {
-      admin.addHook('onSend', apiHeaders);
-      await admin.register(adminRoutes(deps));
-    },
-    { prefix: '/admin/v1' },
-  );
-  await app.register(v1, { prefix: '/v1' });
-  await app.register(v1, { prefix: '/public/api/v1' });
-  await app.register(webApp({ deps, directory, limiter, openapi: () => app.swagger() as unknown as OpenApi }));
+      const settle = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+        await settleIdempotencyKey(deps, request, reply, payload);
+        return payload;
+      };
+      api.addHook('onRoute', (route) => {
+        if (route.method !== 'POST') return;
+        route.preHandler = [claim];
+        route.onSend = [settle];
+        const handler = route.handler;
+        route.handler = function (this: FastifyInstance, request, reply) {
+          return withClaim(request, () => handler.call(this, request, reply));
+        };
+      });
+      await api.register(nonProfitRoutes(deps, directory));
+      for (const routes of [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, scheduledRoutes, sandboxRoutes]) {
+        await api.register(routes(deps));
+      }
+    };
+    await app.register(v1, { prefix: '/v1' });
+    await app.register(v1, { prefix: '/public/api/v1' });
+    await app.register(webApp({ deps, directory, limiter, openapi: () => app.swagger() as unknown as OpenApi }));
+  }
   return app;
 }

@@ -41,6 +41,16 @@ export interface Config {
    * false (the default: the connection's address), a hop count, or addresses and CIDR ranges.
    */
   trustProxy: false | number | string[];
+  /**
+   * ADMIN_PORT: when set, the operator API (/admin/v1) and /metrics are served only on this port
+   * (on ADMIN_HOST, 127.0.0.1 by default), never on the public one.
+   */
+  adminPort: number | undefined;
+  adminHost: string;
+  /** OPERATOR_API, METRICS, API_DOCS (true or false): serve /admin/v1, /metrics, /docs at all. */
+  operatorApi: boolean;
+  metricsEnabled: boolean;
+  apiDocs: boolean;
   /** Rate limits shared by every node through Redis when set; counted per node otherwise. */
   redisUrl: string | undefined;
   /** After Redis failed a node, how long it counts rate limits alone before it asks Redis again. */
@@ -105,6 +115,15 @@ function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
     );
   }
   return entries;
+}
+
+/** `true` or `false` (also 1/0, yes/no, on/off); anything else is refused by name. */
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  throw new Error(`${name} must be true or false, got ${JSON.stringify(env[name])}`);
 }
 
 function powerOfTwo(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -176,6 +195,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 8_760),
     signUpsPerMinute: integer(env, 'SIGN_UPS_PER_MINUTE', 10, 1, 1_000_000),
     cookieSecure: env.COOKIE_SECURE !== 'false',
+    adminPort: env.ADMIN_PORT === undefined || env.ADMIN_PORT === '' ? undefined : integer(env, 'ADMIN_PORT', 0, 1, 65535),
+    adminHost: env.ADMIN_HOST || '127.0.0.1',
+    operatorApi: flag(env, 'OPERATOR_API', true),
+    metricsEnabled: flag(env, 'METRICS', true),
+    apiDocs: flag(env, 'API_DOCS', true),
     ...overrides,
   };
   return Object.freeze(config);

@@ -16,7 +16,10 @@ export async function serve(workers = 1): Promise<void> {
   const config = loadConfig();
   const platform = await openPlatform(config);
   const draining = { value: false };
-  const app = await buildApp(platform.deps, { draining: () => draining.value });
+  // With ADMIN_PORT the operator API and /metrics have a listener of their own (never the public one).
+  const apart = config.adminPort !== undefined;
+  const app = await buildApp(platform.deps, { draining: () => draining.value, serves: { public: true, operator: !apart } });
+  const admin = apart ? await buildApp(platform.deps, { draining: () => draining.value, serves: { public: false, operator: true } }) : undefined;
   const stopJobs = startJobs(platform);
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -28,13 +31,14 @@ export async function serve(workers = 1): Promise<void> {
     draining.value = true;
     stopJobs();
     await new Promise((resolve) => setTimeout(resolve, config.shutdownGraceMs));
-    await app.close();
+    await Promise.all([app.close(), admin?.close()]);
     await platform.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   await app.listen({ host: config.host, port: config.port });
+  if (admin !== undefined && config.adminPort !== undefined) await admin.listen({ host: config.adminHost, port: config.adminPort });
 }
 
 if (import.meta.main) {

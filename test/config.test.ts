@@ -62,3 +62,12 @@ test('DATABASE_URL_FILE and REDIS_URL_FILE read a secret from a file; both forms
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('ADMIN_PORT, OPERATOR_API, METRICS, API_DOCS: defaults, values, and a bad value refused by name', () => {
+  const d = loadConfig({});
+  assert.deepEqual([d.adminPort, d.adminHost, d.operatorApi, d.metricsEnabled, d.apiDocs], [undefined, '127.0.0.1', true, true, true]);
+  const c = loadConfig({ ADMIN_PORT: '9100', ADMIN_HOST: '10.0.0.5', OPERATOR_API: 'off', METRICS: 'false', API_DOCS: '0' });
+  assert.deepEqual([c.adminPort, c.adminHost, c.operatorApi, c.metricsEnabled, c.apiDocs], [9100, '10.0.0.5', false, false, false]);
+  assert.throws(() => loadConfig({ ADMIN_PORT: '70000' }), /ADMIN_PORT must be an integer from 1 to 65535/);
+  assert.throws(() => loadConfig({ METRICS: 'maybe' }), /METRICS must be true or false, got "maybe"/);
+});

@@ -25,11 +25,13 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
     web.get('/', async (request, reply) => sendPage(reply, homePage(request.visitor)));
 
     // The API reference, from the routes' own OpenAPI document: the donor API, and the operators' apart.
-    for (const [path, book] of [
-      ['/docs', DONOR_REFERENCE],
-      ['/docs/', DONOR_REFERENCE],
-      ['/docs/operators', OPERATOR_REFERENCE],
-    ] as const) {
+    for (const [path, book] of !deps.config.apiDocs
+      ? []
+      : ([
+          ['/docs', DONOR_REFERENCE],
+          ['/docs/', DONOR_REFERENCE],
+          ['/docs/operators', OPERATOR_REFERENCE],
+        ] as const)) {
       web.get(path, async (request, reply) => sendPage(reply, referencePage(request.visitor, openapi(), book)));
     }
 
