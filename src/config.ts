@@ -51,6 +51,19 @@ export interface Config {
   operatorApi: boolean;
   metricsEnabled: boolean;
   apiDocs: boolean;
+  /** How long records are kept that serve only for a while (retention job, almoner retention run). */
+  retention: {
+    /** RETAIN_IDEMPOTENCY_HOURS: Idempotency-Key records (at least their 24-hour TTL). */
+    idempotencyHours: number;
+    /** RETAIN_EXPIRED_SESSIONS_DAYS: web sessions, after they expired. */
+    expiredSessionDays: number;
+    /** RETAIN_SIGN_IN_FAILURES_HOURS: failed sign-ins (the throttle looks back 15 minutes). */
+    signInFailureHours: number;
+    /** RETAIN_EVENTS_DAYS: events (GET /v1/events); 0 keeps them for ever. */
+    eventDays: number;
+  };
+  /** RETENTION_INTERVAL_MS: how often a server runs retention (0: never; `almoner retention run` still does). */
+  retentionIntervalMs: number;
   /** Rate limits shared by every node through Redis when set; counted per node otherwise. */
   redisUrl: string | undefined;
   /** After Redis failed a node, how long it counts rate limits alone before it asks Redis again. */
@@ -195,6 +208,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 8_760),
     signUpsPerMinute: integer(env, 'SIGN_UPS_PER_MINUTE', 10, 1, 1_000_000),
     cookieSecure: env.COOKIE_SECURE !== 'false',
+    retention: {
+      idempotencyHours: integer(env, 'RETAIN_IDEMPOTENCY_HOURS', 48, 24, 87_600),
+      expiredSessionDays: integer(env, 'RETAIN_EXPIRED_SESSIONS_DAYS', 7, 0, 3_650),
+      signInFailureHours: integer(env, 'RETAIN_SIGN_IN_FAILURES_HOURS', 24, 1, 87_600),
+      eventDays: integer(env, 'RETAIN_EVENTS_DAYS', 0, 0, 36_500),
+    },
+    retentionIntervalMs: integer(env, 'RETENTION_INTERVAL_MS', 3_600_000, 0, 86_400_000),
     adminPort: env.ADMIN_PORT === undefined || env.ADMIN_PORT === '' ? undefined : integer(env, 'ADMIN_PORT', 0, 1, 65535),
     adminHost: env.ADMIN_HOST || '127.0.0.1',
     operatorApi: flag(env, 'OPERATOR_API', true),

@@ -1,8 +1,9 @@
-// Background jobs of a server process: the scheduler of recurring donations
-// and the sandbox clock. Both are safe to run on every node at once.
+// Background jobs of a server process: the scheduler of recurring donations,
+// the sandbox clock and retention. All are safe to run on every node at once.
 import type { Platform } from './platform.ts';
 import { runScheduler } from './modules/scheduled/index.ts';
 import { runSandboxClock } from './modules/sandbox/index.ts';
+import { runRetention } from './modules/retention/index.ts';
 
 export function startJobs(platform: Platform): () => void {
   const { deps } = platform;
@@ -21,7 +22,14 @@ export function startJobs(platform: Platform): () => void {
     timer.unref();
     return timer;
   };
-  const timers = [every(deps.config.schedulerIntervalMs, 'scheduler', () => runScheduler(deps)), every(deps.config.sandboxTickMs, 'sandbox clock', () => runSandboxClock(deps))];
+  const timers = [
+    every(deps.config.schedulerIntervalMs, 'scheduler', () => runScheduler(deps)),
+    every(deps.config.sandboxTickMs, 'sandbox clock', () => runSandboxClock(deps)),
+    every(deps.config.retentionIntervalMs, 'retention', async () => {
+      const deleted = await runRetention(deps);
+      if (Object.values(deleted).some((n) => n > 0)) deps.log.info({ deleted }, 'retention: old records deleted');
+    }),
+  ];
   return () => {
     for (const t of timers) clearInterval(t);
   };

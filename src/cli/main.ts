@@ -43,6 +43,8 @@ Commands:
 
   portfolio invest|liquidate --user ID --amount DOLLARS
   scheduler run [--date YYYY-MM-DD]   Make the recurring donations due by the date (default today)
+  retention run                       Delete what is past its RETAIN_* age (idempotency keys, expired
+                                      sessions, failed sign-ins, events); servers do it hourly
   nonprofits import FILES_OR_FOLDERS... [--zips FILE]
                              Import IRS EO BMF files (.csv or .csv.gz) into the directory
   admin token create --name NAME [--days N]
@@ -226,6 +228,7 @@ export async function run(argv: string[]): Promise<number> {
       case 'donations':
       case 'portfolio':
       case 'scheduler':
+      case 'retention':
       case 'admin':
         return await operate(command, sub, rest);
       case 'db':

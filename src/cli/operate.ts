@@ -9,6 +9,7 @@ import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, type Contr
 import { applyDonationEventToMany, donationIdsInStatus, type DonationEvent } from '../modules/donations/index.ts';
 import { movePortfolio } from '../modules/portfolio/index.ts';
 import { isDate, runScheduler } from '../modules/scheduled/index.ts';
+import { runRetention } from '../modules/retention/index.ts';
 
 import { actor, id, UsageError, withPlatform } from './common.ts';
 
@@ -159,6 +160,14 @@ export async function operate(group: string, sub: string | undefined, args: stri
         return 0;
       });
     }
+    case 'retention run':
+      return withPlatform(async ({ deps }) => {
+        const deleted = await runRetention(deps);
+        out(
+          `Deleted ${deleted.idempotency_keys} idempotency keys, ${deleted.web_sessions} expired sessions, ${deleted.sign_in_failures} failed sign-ins and ${deleted.events} events past their age.`,
+        );
+        return 0;
+      });
     case 'admin token': {
       const verb = positionals[0];
       if (verb === 'list') {

@@ -1,0 +1,1 @@
+export { runRetention, type RetentionResult } from './retention.service.ts';
