@@ -33,6 +33,8 @@ Commands:
   users list [--page N]      Users with their funds
   users suspend ID | users reactivate ID
   users statement ID         Balances and every journal line of the user's fund
+  users export ID            Everything stored about a user (and their sandbox twin), as JSON
+  users forget ID --yes      Pseudonymise a user for good; the ledger keeps its amounts (audited)
 
   contributions record --user ID --type TYPE --units U --valuation V --currency C [--status S] [--frequency F]
   contributions advance ID --to pending|success|failed

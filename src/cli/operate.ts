@@ -10,6 +10,7 @@ import { applyDonationEventToMany, donationIdsInStatus, type DonationEvent } fro
 import { movePortfolio } from '../modules/portfolio/index.ts';
 import { isDate, runScheduler } from '../modules/scheduled/index.ts';
 import { runRetention } from '../modules/retention/index.ts';
+import { exportUser, forgetUser } from '../modules/privacy/index.ts';
 
 import { actor, id, UsageError, withPlatform } from './common.ts';
 
@@ -36,6 +37,7 @@ export async function operate(group: string, sub: string | undefined, args: stri
       date: { type: 'string' },
       name: { type: 'string' },
       days: { type: 'string' },
+      yes: { type: 'boolean', default: false },
       // Operators act in the live book; --sandbox acts on the sandbox twins' instead (DECISIONS 14).
       sandbox: { type: 'boolean', default: false },
     },
@@ -60,6 +62,23 @@ export async function operate(group: string, sub: string | undefined, args: stri
       return withPlatform(async ({ deps }) => {
         await setUserStatus(deps, userId, sub === 'suspend' ? 'suspended' : 'active', actor());
         out(`User ${userId} is ${sub === 'suspend' ? 'suspended: their keys stop working now' : 'active again'}.`);
+        return 0;
+      });
+    }
+    case 'users export': {
+      const userId = id(positionals[0], 'the user id');
+      return withPlatform(async ({ deps }) => {
+        out(JSON.stringify(await exportUser(deps, userId), null, 2));
+        return 0;
+      });
+    }
+    case 'users forget': {
+      const userId = id(positionals[0], 'the user id');
+      if (values.yes !== true) throw new UsageError('users forget pseudonymises a person for good: add --yes to confirm');
+      const who = actor();
+      return withPlatform(async ({ deps }) => {
+        await forgetUser(deps, userId, who);
+        out(`User ${userId} is forgotten: their name, profile, notes, sign-in and keys are gone; the ledger keeps its amounts.`);
         return 0;
       });
     }

@@ -14,6 +14,7 @@ import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, FREQUENCIE
 import { applyDonationEvent, applyDonationEventToMany, donationIdsInStatus, DONATION_STATUSES, type DonationEvent } from '../donations/index.ts';
 import { movePortfolio } from '../portfolio/index.ts';
 import { formatCheck, runCheck } from '../check/index.ts';
+import { exportUser, forgetUser } from '../privacy/index.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -112,6 +113,27 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/users/:id/statement',
       { schema: { tags, summary: "A user's balances and journal lines", params: Type.Object({ id: Id }), querystring: BookQuery } },
       async (request) => statement(deps, bookOf(request), request.params.id),
+    );
+
+    app.get(
+      '/users/:id/export',
+      { schema: { tags, summary: 'Everything stored about a live user and their sandbox twin (a person asking for their data)', params: Type.Object({ id: Id }) } },
+      async (request) => exportUser(deps, request.params.id),
+    );
+
+    app.post(
+      '/users/:id/forget',
+      {
+        schema: {
+          tags,
+          summary: "Forget a live user: their personal data is pseudonymised, their keys and sign-in end; the ledger's amounts stay (audited)",
+          params: Type.Object({ id: Id }),
+        },
+      },
+      async (request) => {
+        await forgetUser(deps, request.params.id, request.operator.actor);
+        return {};
+      },
     );
 
     app.post(

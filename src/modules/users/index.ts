@@ -1,5 +1,6 @@
 export {
   follow,
+  liveUserAndTwin,
   hasUsers,
   createUser,
   createUserAudited,

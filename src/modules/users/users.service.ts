@@ -217,6 +217,7 @@ export async function setUserStatus(deps: Deps, userId: number, status: 'active'
     // A live user: suspending them stops their sandbox twin too (keys/keys.store.ts findCallerByHash).
     const user = await store.findUserById(trx, userId);
     if (user === undefined || user.book !== 'live') throw notFound('user_not_found', `no user ${userId}`);
+    if (user.status === 'deleted') throw conflict('user_deleted', `user ${userId} was deleted`);
     if (user.status === status) throw conflict('invalid_transition', `user ${userId} is already ${status}`);
     const at = deps.clock.now().toISOString();
     await store.setStatus(trx, userId, status);
@@ -327,4 +328,11 @@ export function follow(deps: Deps, followerId: number, followeeId: number): Prom
 /** True once the platform has any user (the demo seeds only an empty one). */
 export function hasUsers(deps: Deps): Promise<boolean> {
   return store.anyUser(deps.db);
+}
+
+/** A live user and the id of their sandbox twin, if they have one. Throws user_not_found. */
+export async function liveUserAndTwin(deps: Deps, userId: number): Promise<{ user: store.User; twin_id: number | undefined }> {
+  const user = await store.findUserById(deps.db, userId);
+  if (user === undefined || user.book !== 'live') throw notFound('user_not_found', `no user ${userId}`);
+  return { user, twin_id: await store.findSandboxTwin(deps.db, userId) };
 }

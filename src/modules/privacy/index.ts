@@ -1,0 +1,1 @@
+export { exportUser, forgetUser } from './privacy.service.ts';
