@@ -236,7 +236,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         };
       });
       await api.register(nonProfitRoutes(deps, directory));
-      for (const routes of [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, scheduledRoutes, sandboxRoutes]) {
+      const sandbox = deps.config.sandbox ? [sandboxRoutes] : [];
+      for (const routes of [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, scheduledRoutes, ...sandbox]) {
         await api.register(routes(deps));
       }
     };

@@ -64,6 +64,8 @@ export interface Config {
   };
   /** RETENTION_INTERVAL_MS: how often a server runs retention (0: never; `almoner retention run` still does). */
   retentionIntervalMs: number;
+  /** SANDBOX (true or false): whether the platform has a sandbox (test keys, /v1/sandbox, its clock). */
+  sandbox: boolean;
   /** Rate limits shared by every node through Redis when set; counted per node otherwise. */
   redisUrl: string | undefined;
   /** After Redis failed a node, how long it counts rate limits alone before it asks Redis again. */
@@ -220,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     operatorApi: flag(env, 'OPERATOR_API', true),
     metricsEnabled: flag(env, 'METRICS', true),
     apiDocs: flag(env, 'API_DOCS', true),
+    sandbox: flag(env, 'SANDBOX', true),
     ...overrides,
   };
   return Object.freeze(config);

@@ -24,7 +24,7 @@ export function startJobs(platform: Platform): () => void {
   };
   const timers = [
     every(deps.config.schedulerIntervalMs, 'scheduler', () => runScheduler(deps)),
-    every(deps.config.sandboxTickMs, 'sandbox clock', () => runSandboxClock(deps)),
+    every(deps.config.sandbox ? deps.config.sandboxTickMs : 0, 'sandbox clock', () => runSandboxClock(deps)),
     every(deps.config.retentionIntervalMs, 'retention', async () => {
       const deleted = await runRetention(deps);
       if (Object.values(deleted).some((n) => n > 0)) deps.log.info({ deleted }, 'retention: old records deleted');

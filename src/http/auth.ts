@@ -34,6 +34,9 @@ export async function authenticate(deps: Deps, cache: CallerCache, request: Fast
   if (caller === undefined) {
     throw new AppError('unauthenticated', 'invalid_api_key', 'the API key is unknown or revoked', { headers: CHALLENGE });
   }
+  if (caller.book === 'test' && !deps.config.sandbox) {
+    throw new AppError('forbidden', 'sandbox_disabled', 'this platform has no sandbox: sandbox keys do not work here');
+  }
   if (caller.user_status !== 'active') {
     throw new AppError('forbidden', 'forbidden', 'this account is suspended');
   }

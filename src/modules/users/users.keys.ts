@@ -1,7 +1,7 @@
 // A live user's API keys: their own, and their sandbox twin's (made on first
 // use), which their settings page and the operator's CLI manage together.
 import type { Deps } from '../../deps.ts';
-import { notFound } from '../../shared/errors.ts';
+import { AppError, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import type { Trx } from '../../db/database.ts';
 import { createKey, listKeys, revokeKey, type ApiKeyView, type CreatedKey, type KeyMode } from '../keys/index.ts';
@@ -43,6 +43,7 @@ export async function sandboxUserFor(deps: Deps, userId: number, trx: Trx): Prom
  * the API makes it. Never a test key on a live user.
  */
 export async function createKeyForOwner(deps: Deps, ownerId: number, name: string, mode: KeyMode, trx?: Trx): Promise<CreatedKey> {
+  if (mode === 'test' && !deps.config.sandbox) throw new AppError('unprocessable', 'sandbox_disabled', 'this platform has no sandbox: only live keys can be made');
   const make = async (t: Trx) => createKey(deps, mode === 'test' ? await sandboxUserFor(deps, ownerId, t) : ownerId, name, mode, t);
   return trx === undefined ? deps.db.transaction().execute(make) : make(trx);
 }

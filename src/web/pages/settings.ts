@@ -14,8 +14,19 @@ function keyRow(v: Visitor, k: KeyView): Html {
   </tr>`;
 }
 
-export function keysPage(v: Visitor, keys: readonly KeyView[], options: { created?: { name: string; key: string }; state?: FormState; done?: string } = {}): Html {
+export function keysPage(
+  v: Visitor,
+  keys: readonly KeyView[],
+  options: { created?: { name: string; key: string }; state?: FormState; done?: string; sandbox?: boolean } = {},
+): Html {
   const { created, state } = options;
+  const modes: Array<[string, string]> =
+    options.sandbox === false
+      ? [['live', 'Live']]
+      : [
+          ['live', 'Live'],
+          ['test', 'Sandbox'],
+        ];
   return layout(
     v,
     'API keys',
@@ -48,10 +59,7 @@ export function keysPage(v: Visitor, keys: readonly KeyView[], options: { create
       ${select({
         name: 'mode',
         label: 'Mode',
-        options: [
-          ['live', 'Live'],
-          ['test', 'Sandbox'],
-        ],
+        options: modes,
         state,
       })}
       <button type="submit">Create key</button>

@@ -52,14 +52,17 @@ export function settingsRoutes({ deps }: WebContext) {
         const mine = keys.find((k) => k.id === id && key.endsWith(k.last4));
         if (dot > 0 && mine !== undefined) created = { name: mine.name, key };
       }
-      return sendPage(reply, keysPage(request.visitor, keys, { ...(done === undefined ? {} : { done }), ...(created === undefined ? {} : { created }) }));
+      return sendPage(
+        reply,
+        keysPage(request.visitor, keys, { ...(done === undefined ? {} : { done }), ...(created === undefined ? {} : { created }), sandbox: deps.config.sandbox }),
+      );
     });
 
     web.post('/settings/keys', async (request, reply) => {
       const form = new FormReader(request.body as URLSearchParams);
       const name = form.text('name', { required: true, max: 200 });
-      const mode = form.oneOf('mode', ['live', 'test'] as const, 'live');
-      if (!form.ok) return sendPage(reply, keysPage(request.visitor, await keysOfOwner(deps, userId(request)), { state: form.state() }), 422);
+      const mode = form.oneOf('mode', deps.config.sandbox ? (['live', 'test'] as const) : (['live'] as const), 'live');
+      if (!form.ok) return sendPage(reply, keysPage(request.visitor, await keysOfOwner(deps, userId(request)), { state: form.state(), sandbox: deps.config.sandbox }), 422);
       const created = await createKeyForOwner(deps, userId(request), name, mode);
       return reply
         .code(303)
