@@ -132,8 +132,8 @@ async function main(): Promise<void> {
     const before = await donate(node.base, key, 100);
     // T: a moment between two acknowledged donations, as an operator would choose "just before the accident".
     await new Promise((resolve) => setTimeout(resolve, 200));
-    const targetRow = await query(url, 'select clock_timestamp() as t');
-    const target = new Date(String(targetRow[0]?.t));
+    const targetRow = await query(url, 'select (extract(epoch from clock_timestamp()) * 1000)::bigint as ms');
+    const target = new Date(Number(targetRow[0]?.ms));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const after = await donate(node.base, key, 100);
     await node.stop();
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     if (userInfo().uid === 0) execFileSync('chown', ['-R', 'postgres:postgres', restored]);
     appendFileSync(
       join(restored, 'postgresql.conf'),
-      `\nport = ${RESTORE_PORT}\narchive_mode = off\nrestore_command = 'cp ${wal}/%f %p'\nrecovery_target_time = '${target.toISOString()}'\nrecovery_target_action = 'promote'\n`,
+      `\nport = ${RESTORE_PORT}\narchive_mode = off\nrestore_command = 'cp ${wal}/%f %p'\nrecovery_target_time = '${target.toISOString().replace('T', ' ').replace('Z', '+00')}'\nrecovery_target_action = 'promote'\n`,
     );
     writeFileSync(join(restored, 'recovery.signal'), '');
     if (userInfo().uid === 0) execFileSync('chown', ['postgres:postgres', join(restored, 'recovery.signal')]);
