@@ -4,7 +4,7 @@ import { loadConfig } from '../config.ts';
 import { openPlatform } from '../platform.ts';
 import { serve } from '../main.ts';
 import { createUserWithKey } from '../modules/users/index.ts';
-import { addAccount } from '../modules/accounts/index.ts';
+import { addAccount, inviteUser } from '../modules/accounts/index.ts';
 import { slugify } from '../modules/nonprofits/index.ts';
 import pino from 'pino';
 import { existsSync } from 'node:fs';
@@ -27,12 +27,14 @@ Commands:
   check                      Verify every ledger invariant; exit 1 with a report if one fails
 
   users create --name NAME [--slug SLUG] [--city CITY] [--private] [--key-name NAME] [--test]
-               [--email EMAIL --password PASSWORD]
+               [--email EMAIL --password PASSWORD | --invite]
                              Create a user with a fund and print a new API key (--test: a sandbox key;
-                             --email and --password: they can sign in to the web app)
+                             --email and --password: they can sign in to the web app; --invite: a
+                             one-time link for them to choose their sign-in)
   users list [--page N]      Users with their funds
   users suspend ID | users reactivate ID
   users statement ID         Balances and every journal line of the user's fund
+  users invite ID            A one-time link for the user to choose their sign-in (email, password)
   users export ID            Everything stored about a user (and their sandbox twin), as JSON
   users forget ID --yes      Pseudonymise a user for good; the ledger keeps its amounts (audited)
 
@@ -73,26 +75,33 @@ async function usersCreate(args: string[]): Promise<void> {
       test: { type: 'boolean', default: false },
       email: { type: 'string' },
       password: { type: 'string' },
+      invite: { type: 'boolean', default: false },
     },
     strict: true,
   });
+  if (values.invite && values.email !== undefined) throw new UsageError('--invite lets the person choose their email and password: give it without --email and --password');
   if ((values.email === undefined) !== (values.password === undefined)) throw new UsageError('--email and --password go together (the user signs in to the web app with them)');
   const name = values.name?.trim() ?? '';
   if (name === '' || name.length > 200) throw new UsageError('--name is required (1 to 200 characters)');
   if (values.slug !== undefined && !/^[a-z0-9-]{1,60}$/i.test(values.slug)) throw new UsageError('--slug takes letters, digits and dashes (at most 60)');
   await withPlatform(async ({ deps }) => {
     const { email, password } = values;
+    let invited: { url: string; expires_at: string } | undefined;
     const created = await createUserWithKey(
       deps,
       { name, slug: values.slug, city: values.city, visible: !values.private },
       { name: values['key-name'], mode: values.test ? 'test' : 'live' },
       actor(),
-      email === undefined || password === undefined ? undefined : (trx, userId) => addAccount(deps, userId, email, password, trx),
+      async (trx, userId) => {
+        if (email !== undefined && password !== undefined) await addAccount(deps, userId, email, password, trx);
+        if (values.invite) invited = await inviteUser(deps, userId, trx);
+      },
     );
     const wanted = slugify(values.slug ?? name);
     process.stdout.write(`Created user ${created.user_id} (${created.slug}) with fund ${created.fund_id}.\n`);
     if (created.slug !== wanted) process.stdout.write(`Note: this user's profile is /${created.slug} (not /${wanted}: taken, reserved or too long).\n`);
     if (values.email !== undefined) process.stdout.write(`They sign in to the web app as ${values.email}.\n`);
+    if (invited !== undefined) process.stdout.write(`Sign-in invitation (send it to them; it works once, until ${invited.expires_at}): ${invited.url}\n`);
     process.stdout.write(`API key (shown once): ${created.key.key}\n`);
   });
 }

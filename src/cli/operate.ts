@@ -11,6 +11,7 @@ import { movePortfolio } from '../modules/portfolio/index.ts';
 import { isDate, runScheduler } from '../modules/scheduled/index.ts';
 import { runRetention } from '../modules/retention/index.ts';
 import { exportUser, forgetUser } from '../modules/privacy/index.ts';
+import { inviteUser } from '../modules/accounts/index.ts';
 
 import { actor, id, UsageError, withPlatform } from './common.ts';
 
@@ -62,6 +63,14 @@ export async function operate(group: string, sub: string | undefined, args: stri
       return withPlatform(async ({ deps }) => {
         await setUserStatus(deps, userId, sub === 'suspend' ? 'suspended' : 'active', actor());
         out(`User ${userId} is ${sub === 'suspend' ? 'suspended: their keys stop working now' : 'active again'}.`);
+        return 0;
+      });
+    }
+    case 'users invite': {
+      const userId = id(positionals[0], 'the user id');
+      return withPlatform(async ({ deps }) => {
+        const invited = await inviteUser(deps, userId);
+        out(`Sign-in invitation for user ${userId} (send it to them; it works once, until ${invited.expires_at}): ${invited.url}`);
         return 0;
       });
     }

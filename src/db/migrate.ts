@@ -17,6 +17,7 @@ import * as m011 from './migrations/011_word_size.ts';
 import * as m012 from './migrations/012_expect.ts';
 import * as m013 from './migrations/013_books.ts';
 import * as m014 from './migrations/014_operator_tokens.ts';
+import * as m015 from './migrations/015_invitations.ts';
 
 const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTables?: boolean }> = [
   { name: '001_initial', up: m001.up },
@@ -33,6 +34,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '012_expect', up: m012.up },
   { name: '013_books', up: m013.up, rebuildsTables: m013.rebuildsTables },
   { name: '014_operator_tokens', up: m014.up },
+  { name: '015_invitations', up: m015.up },
 ];
 
 /** Applies every migration not yet applied, in order (`until`: stop after that one, for tests of a migration). */

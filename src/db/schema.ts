@@ -254,6 +254,14 @@ export interface AdminTokensTable {
   last_used_at: string | null;
 }
 
+export interface InvitationsTable {
+  token_hash: string;
+  user_id: number;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface AuditLogTable {
   id: Generated<number>;
   actor: string;
@@ -340,6 +348,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
   admin_tokens: AdminTokensTable;
+  invitations: InvitationsTable;
   audit_log: AuditLogTable;
   scheduled_donations: ScheduledDonationsTable;
 }

@@ -2,7 +2,7 @@
 // first session, in one transaction), sign in (throttled; always a new
 // session, so a session id planted before sign-in is worthless), sign out.
 import type { Deps } from '../../deps.ts';
-import { AppError, conflict, fieldErrors, type FieldError } from '../../shared/errors.ts';
+import { AppError, conflict, fieldErrors, notFound, type FieldError } from '../../shared/errors.ts';
 import { createUser } from '../users/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import type { Trx } from '../../db/database.ts';
@@ -69,18 +69,26 @@ export async function signUp(deps: Deps, input: SignUp): Promise<Opened> {
  * Throws validation_failed, email_taken.
  */
 export async function addAccount(deps: Deps, userId: number, emailText: string, password: string, trx?: Trx): Promise<void> {
+  const insert = await addAccountRow(deps, userId, emailText, password);
+  if (trx !== undefined) await insert(trx);
+  else await deps.db.transaction().execute(insert);
+}
+
+/**
+ * Checks an email and password and hashes the password (slow: outside any transaction);
+ * returns the insert to run in one. Throws unprocessable (validation_failed); the insert, email_taken.
+ */
+async function addAccountRow(deps: Deps, userId: number, emailText: string, password: string): Promise<(t: Trx) => Promise<void>> {
   const email = normalizeEmail(emailText);
   const weak = passwordProblem(password);
   if (email === null) throw fieldErrors([{ field: 'email', code: 'validation_failed', message: 'must be an email address' }]);
   if (weak !== undefined) throw fieldErrors([{ field: 'password', code: 'validation_failed', message: weak }]);
   const passwordHash = await hashPassword(password, cost(deps));
-  const insert = async (t: Trx) => {
+  return async (t: Trx) => {
     if (!(await store.insertAccount(t, { user_id: userId, email, password_hash: passwordHash, created_at: deps.clock.now().toISOString() }))) {
       throw conflict('email_taken', `an account with the email ${email} exists`);
     }
   };
-  if (trx !== undefined) await insert(trx);
-  else await deps.db.transaction().execute(insert);
 }
 
 function refused(): AppError {
@@ -147,4 +155,49 @@ export function callerOf(session: store.Session): Caller {
 
 export async function accountEmail(deps: Deps, userId: number): Promise<string | undefined> {
   return store.emailOf(deps.db, userId);
+}
+
+/** How long a sign-in invitation works. */
+export const INVITATION_TTL_DAYS = 7;
+
+/**
+ * A one-time link for a user an operator made, to choose their sign-in email and password
+ * (the web's /invite/<token>). Only the token's hash is kept; the link is in the result only.
+ * Throws user_not_found (not a live, active user), conflict (account_exists).
+ */
+export async function inviteUser(deps: Deps, userId: number, trx?: Trx): Promise<{ url: string; expires_at: string }> {
+  const token = newSecret();
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + INVITATION_TTL_DAYS * 86_400_000).toISOString();
+  const write = async (t: Trx) => {
+    if ((await store.statusOfUser(t, userId).catch(() => undefined)) !== 'active') throw notFound('user_not_found', `no active user ${userId}`);
+    if (await store.hasAccount(t, userId)) throw conflict('account_exists', `user ${userId} signs in already`);
+    await store.insertInvitation(t, { token_hash: sessionHash(token), user_id: userId, created_at: now.toISOString(), expires_at: expiresAt });
+  };
+  if (trx !== undefined) await write(trx);
+  else await deps.db.transaction().execute(write);
+  return { url: `${deps.config.publicUrl}/invite/${token}`, expires_at: expiresAt };
+}
+
+/** Whether an invitation link works now (unused, not expired). */
+export async function invitationWorks(deps: Deps, token: string): Promise<boolean> {
+  return (await store.openInvitation(deps.db, sessionHash(token), deps.clock.now().toISOString())) !== undefined;
+}
+
+/**
+ * The invited person chooses their email and password: the account is made, the link used up,
+ * and a session opened, in one transaction. Throws not_found (invitation_not_found: unknown,
+ * used or expired), unprocessable (validation_failed), conflict (email_taken).
+ */
+export async function acceptInvitation(deps: Deps, token: string, email: string, password: string): Promise<Opened> {
+  const now = deps.clock.now().toISOString();
+  const hash = sessionHash(token);
+  const invited = await store.openInvitation(deps.db, hash, now);
+  if (invited === undefined) throw notFound('invitation_not_found', 'this invitation is unknown, used or expired');
+  const insert = await addAccountRow(deps, invited.user_id, email, password);
+  return deps.db.transaction().execute(async (trx) => {
+    if (!(await store.useInvitation(trx, hash, now))) throw notFound('invitation_not_found', 'this invitation is unknown, used or expired');
+    await insert(trx);
+    return openSession(deps, trx, invited.user_id);
+  });
 }

@@ -71,4 +71,23 @@ describeEachEngine('accounts store', (env) => {
       'id' in (await store.reserveAttempt(db, engine, { email: 'y@example.org', ip: '10.9.9.9', at: '2026-03-01T00:00:00Z' }, '2026-02-01T00:00:00Z', { email: 1, ip: 1 })),
     );
   });
+
+  test('invitations: insertInvitation, openInvitation while unused and unexpired, useInvitation once; hasAccount', async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps);
+    await db
+      .transaction()
+      .execute((trx) => store.insertInvitation(trx, { token_hash: 'inv-hash', user_id: user.user_id, created_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-08T00:00:00Z' }));
+    assert.deepEqual(await store.openInvitation(db, 'inv-hash', '2026-01-02T00:00:00Z'), { user_id: user.user_id });
+    assert.equal(await store.openInvitation(db, 'inv-hash', '2026-01-08T00:00:00Z'), undefined, 'expired at its expiry');
+    assert.equal(await store.openInvitation(db, 'other-hash', '2026-01-02T00:00:00Z'), undefined);
+    assert.equal(await db.transaction().execute((trx) => store.useInvitation(trx, 'inv-hash', '2026-01-02T00:00:00Z')), true);
+    assert.equal(await db.transaction().execute((trx) => store.useInvitation(trx, 'inv-hash', '2026-01-02T00:00:01Z')), false, 'once');
+    assert.equal(await store.openInvitation(db, 'inv-hash', '2026-01-02T00:00:02Z'), undefined, 'used');
+    assert.equal(await store.hasAccount(db, user.user_id), false);
+    await db
+      .transaction()
+      .execute((trx) => store.insertAccount(trx, { user_id: user.user_id, email: 'invited-store@example.org', password_hash: 'h', created_at: '2026-01-02T00:00:00Z' }));
+    assert.equal(await store.hasAccount(db, user.user_id), true);
+  });
 });

@@ -114,3 +114,23 @@ export async function clearFailures(db: Db | Trx, email: string): Promise<void> 
 export async function statusOfUser(trx: Trx, userId: number): Promise<string> {
   return (await trx.selectFrom('users').select('status').where('id', '=', userId).executeTakeFirstOrThrow()).status;
 }
+
+export async function insertInvitation(trx: Trx, invitation: { token_hash: string; user_id: number; created_at: string; expires_at: string }): Promise<void> {
+  await trx.insertInto('invitations').values(invitation).execute();
+}
+
+/** The user an unused invitation that has not expired at `now` is for, or undefined. */
+export async function openInvitation(db: Db | Trx, tokenHash: string, now: string): Promise<{ user_id: number } | undefined> {
+  return db.selectFrom('invitations').select('user_id').where('token_hash', '=', tokenHash).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+}
+
+/** Marks an invitation used; true if this call did (a compare-and-set: a link works once). */
+export async function useInvitation(trx: Trx, tokenHash: string, at: string): Promise<boolean> {
+  const updated = await trx.updateTable('invitations').set({ used_at: at }).where('token_hash', '=', tokenHash).where('used_at', 'is', null).executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/** True when the user has a web account (an invitation is for users without one). */
+export async function hasAccount(db: Db | Trx, userId: number): Promise<boolean> {
+  return (await db.selectFrom('accounts').select('user_id').where('user_id', '=', userId).executeTakeFirst()) !== undefined;
+}

@@ -43,3 +43,22 @@ export function signInPage(v: Visitor, next: string, state?: FormState, done?: s
   </section>`,
   );
 }
+
+/** The page an invitation link opens: the invited person chooses their sign-in. */
+export function invitationPage(v: Visitor, token: string, state?: FormState): Html {
+  return layout(
+    v,
+    'Your invitation',
+    html`<section class="narrow">
+    <h1>Choose how you sign in</h1>
+    <p>Your fund is ready. Choose the email and password you will sign in with; this link works once.</p>
+    ${errorSummary(state)}
+    <form method="post" action="/invite/${token}" novalidate>
+      ${csrfField(v)}
+      ${field({ name: 'email', label: 'Email', type: 'email', state, required: true, autocomplete: 'email' })}
+      ${field({ name: 'password', label: 'Password', type: 'password', state, required: true, autocomplete: 'new-password', hint: `At least ${PASSWORD_MIN} characters. A few unrelated words make a strong one.` })}
+      <button type="submit">Sign in to my fund</button>
+    </form>
+  </section>`,
+  );
+}

@@ -1,9 +1,10 @@
 // Sign up, sign in, sign out.
 import type { FastifyInstance } from 'fastify';
-import { signIn, signOut, signUp } from '../../modules/accounts/index.ts';
+import { acceptInvitation, invitationWorks, signIn, signOut, signUp } from '../../modules/accounts/index.ts';
+import { AppError } from '../../shared/errors.ts';
 import { attempt, FormReader, safeNext, stateOf } from '../forms.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
-import { signInPage, signUpPage } from '../pages/account.ts';
+import { invitationPage, signInPage, signUpPage } from '../pages/account.ts';
 import { cookieHeader, SESSION_COOKIE } from '../visitor.ts';
 import { sendPage, type WebContext } from '../context.ts';
 
@@ -44,6 +45,31 @@ export function accountRoutes({ deps, limiter }: WebContext) {
       }
       // A new session id on every sign-in: one planted in the browser beforehand opens nothing.
       return reply.code(303).header('set-cookie', sessionCookie(result.value.token)).header('location', next).send();
+    });
+
+    // A sign-in invitation (almoner users create --invite): a one-time link to choose email and password.
+    const invitation = (request: { params: unknown }) => {
+      const token = (request.params as { token: string }).token;
+      if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw new AppError('not_found', 'invitation_not_found', 'this invitation is unknown, used or expired');
+      return token;
+    };
+    web.get('/invite/:token', async (request, reply) => {
+      const token = invitation(request);
+      if (!(await invitationWorks(deps, token))) throw new AppError('not_found', 'invitation_not_found', 'this invitation is unknown, used or expired');
+      return sendPage(reply.header('referrer-policy', 'no-referrer'), invitationPage(request.visitor, token));
+    });
+    web.post('/invite/:token', async (request, reply) => {
+      const token = invitation(request);
+      await limiter.hit(`signup:${request.ip}`, deps.config.signUpsPerMinute, reply);
+      const form = new FormReader(request.body as URLSearchParams);
+      const email = form.text('email', { max: 254 });
+      const result = await attempt(() => acceptInvitation(deps, token, email, (request.body as URLSearchParams | undefined)?.get('password') ?? ''));
+      if (!result.ok) {
+        if (result.error.code === 'invitation_not_found') throw result.error;
+        return sendPage(reply, invitationPage(request.visitor, token, stateOf(result.error, form.values)), STATUS_OF_KIND[result.error.kind]);
+      }
+      if (request.visitor.token !== undefined) await signOut(deps, request.visitor.token);
+      return reply.code(303).header('set-cookie', sessionCookie(result.value.token)).header('location', '/dashboard?done=welcome').send();
     });
 
     web.post('/signout', async (request, reply) => {
