@@ -27,7 +27,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     sqliteCacheMb: config.sqliteCacheMb,
   });
   try {
-    const applied = await migrate(handle);
+    const applied = await migrate(handle, { warn: (message) => log.warn(message) });
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     await prepareDirectory(handle.db);
     await openBooks(handle.db);

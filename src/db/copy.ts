@@ -11,6 +11,7 @@ export const TABLES_IN_ORDER = [
   'causes',
   'users',
   'accounts',
+  'invitations',
   'web_sessions',
   'sign_in_failures',
   'funds',

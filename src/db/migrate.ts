@@ -19,7 +19,12 @@ import * as m013 from './migrations/013_books.ts';
 import * as m014 from './migrations/014_operator_tokens.ts';
 import * as m015 from './migrations/015_invitations.ts';
 
-const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTables?: boolean }> = [
+/**
+ * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
+ * must not run on a database that has it. Every other migration expands the schema only (new
+ * tables, nullable columns, indexes), so the release before it keeps working during a rolling upgrade.
+ */
+const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTables?: boolean; breaksOlder?: boolean }> = [
   { name: '001_initial', up: m001.up },
   { name: '002_donation_counts', up: m002.up },
   { name: '003_auth_epoch', up: m003.up },
@@ -32,16 +37,25 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '010_non_profit_cards', up: m010.up },
   { name: '011_word_size', up: m011.up },
   { name: '012_expect', up: m012.up },
-  { name: '013_books', up: m013.up, rebuildsTables: m013.rebuildsTables },
+  // Money moved between tables' books: older nodes would write rows without one.
+  { name: '013_books', up: m013.up, rebuildsTables: m013.rebuildsTables, breaksOlder: true },
   { name: '014_operator_tokens', up: m014.up },
   { name: '015_invitations', up: m015.up },
 ];
 
-/** Applies every migration not yet applied, in order (`until`: stop after that one, for tests of a migration). */
-export async function migrate(handle: DatabaseHandle, options: { until?: string } = {}): Promise<string[]> {
+/** The migrations this release knows, in order. */
+export const MIGRATION_NAMES: readonly string[] = MIGRATIONS.map((m) => m.name);
+
+/**
+ * Applies every migration not yet applied, in order (`until`: stop after that one, for tests of a
+ * migration). Returns what it applied; `warn` hears of a newer schema this release may run on.
+ */
+export async function migrate(handle: DatabaseHandle, options: { until?: string; warn?: (message: string) => void } = {}): Promise<string[]> {
   const { db, engine } = handle;
   await sql`create table if not exists schema_migrations (name text primary key, applied_at text not null)`.execute(db);
-  await refuseUnknownMigrations(handle);
+  // The migrations that break older releases, so that an older release can tell (ADR 13).
+  await sql`create table if not exists schema_breaks (name text primary key)`.execute(db);
+  await checkNewerSchema(handle, MIGRATION_NAMES, options.warn);
   const applied: string[] = [];
   const last = options.until === undefined ? MIGRATIONS.length : MIGRATIONS.findIndex((m) => m.name === options.until) + 1;
   if (last === 0) throw new Error(`no migration ${options.until}`);
@@ -56,22 +70,32 @@ export async function migrate(handle: DatabaseHandle, options: { until?: string 
       if (keysOff) await sql`pragma foreign_keys = on`.execute(db);
     }
   }
+  // Databases migrated before schema_breaks existed: record their breaking migrations now.
+  for (const m of MIGRATIONS.filter((x) => x.breaksOlder === true)) {
+    await sql`insert into schema_breaks (name) select name from schema_migrations where name = ${m.name} and not exists (select 1 from schema_breaks where name = ${m.name})`.execute(db);
+  }
   return applied;
 }
 
 /**
- * An older release must not run on a database a newer one has migrated: what
- * it writes could break the newer schema's rules. Throws, naming the migrations it does not know.
+ * A database a newer release migrated: this release runs on it only if every migration it does
+ * not know only expanded the schema (a rolling upgrade, or a rollback before any contracting
+ * migration). A migration recorded as breaking older releases stops it, named. `known` is the
+ * migrations this release knows (a test may pretend to be an older release).
  */
-async function refuseUnknownMigrations({ db }: DatabaseHandle): Promise<void> {
-  const known = new Set(MIGRATIONS.map((m) => m.name));
+export async function checkNewerSchema({ db }: DatabaseHandle, known: readonly string[], warn?: (message: string) => void): Promise<void> {
+  const knownSet = new Set(known);
   const found = await sql<{ name: string }>`select name from schema_migrations order by name`.execute(db);
-  const unknown = found.rows.map((r) => r.name).filter((name) => !known.has(name));
-  if (unknown.length > 0) {
+  const unknown = found.rows.map((r) => r.name).filter((name) => !knownSet.has(name));
+  if (unknown.length === 0) return;
+  const breaks = new Set((await sql<{ name: string }>`select name from schema_breaks`.execute(db)).rows.map((r) => r.name));
+  const breaking = unknown.filter((name) => breaks.has(name));
+  if (breaking.length > 0) {
     throw new Error(
-      `the database has migration${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}, which this release of Almoner does not know (its last is ${MIGRATIONS.at(-1)?.name}): run the release that applied ${unknown.length === 1 ? 'it' : 'them'}, or a newer one`,
+      `the database has migration${breaking.length === 1 ? '' : 's'} ${breaking.join(', ')}, which this release of Almoner does not know (its last is ${known.at(-1)}) and which older releases must not run on: run the release that applied ${breaking.length === 1 ? 'it' : 'them'}, or a newer one`,
     );
   }
+  warn?.(`the database has newer migrations (${unknown.join(', ')}) that keep this release working (they only add to the schema); upgrade this node when you can`);
 }
 
 async function runOne({ db, engine }: DatabaseHandle, migration: (typeof MIGRATIONS)[number], applied: string[]): Promise<void> {
@@ -82,6 +106,7 @@ async function runOne({ db, engine }: DatabaseHandle, migration: (typeof MIGRATI
     const done = await sql<{ name: string }>`select name from schema_migrations where name = ${migration.name}`.execute(trx);
     if (done.rows.length > 0) return;
     await migration.up(trx, engine);
+    if (migration.breaksOlder === true) await sql`insert into schema_breaks (name) values (${migration.name})`.execute(trx);
     await sql`insert into schema_migrations (name, applied_at) values (${migration.name}, ${new Date().toISOString()})`.execute(trx);
     applied.push(migration.name);
   });
