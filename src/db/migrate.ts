@@ -72,7 +72,9 @@ export async function migrate(handle: DatabaseHandle, options: { until?: string;
   }
   // Databases migrated before schema_breaks existed: record their breaking migrations now.
   for (const m of MIGRATIONS.filter((x) => x.breaksOlder === true)) {
-    await sql`insert into schema_breaks (name) select name from schema_migrations where name = ${m.name} and not exists (select 1 from schema_breaks where name = ${m.name})`.execute(db);
+    await sql`insert into schema_breaks (name) select name from schema_migrations where name = ${m.name} and not exists (select 1 from schema_breaks where name = ${m.name})`.execute(
+      db,
+    );
   }
   return applied;
 }

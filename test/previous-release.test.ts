@@ -1,0 +1,103 @@
+// A rolling upgrade: the previous release's node and this one's, side by side on
+// one database that this release migrated (ADR 13). Both take donations, each
+// lists what the other made, and `almoner check` holds. The previous release is
+// checked out from this repository's history and installed with `npm ci`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freshDatabase, runCli, startServerProcess } from './harness.ts';
+
+/** The release before this one: main when this round of work began. Update it with each release. */
+const PREVIOUS_RELEASE = '983e39f';
+const ROOT = new URL('..', import.meta.url).pathname;
+
+function hasCommit(commit: string): boolean {
+  try {
+    execFileSync('git', ['cat-file', '-e', `${commit}^{commit}`], { cwd: ROOT, stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const machinePath = (process.env.PATH ?? '')
+  .split(':')
+  .filter((p) => !p.includes('node_modules'))
+  .join(':');
+
+test(
+  `the previous release (${PREVIOUS_RELEASE}) runs beside this one on a database this one migrated`,
+  { skip: !hasCommit(PREVIOUS_RELEASE) && `commit ${PREVIOUS_RELEASE} is not in this clone's history (a shallow clone): not tested` },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'almoner-previous-'));
+    const previous = join(dir, 'previous');
+    const { databaseUrl, cleanup } = await freshDatabase('sqlite');
+    try {
+      execFileSync('git', ['worktree', 'add', '--detach', previous, PREVIOUS_RELEASE], { cwd: ROOT, stdio: 'ignore' });
+      // That release kept its Node 24 among the development packages: a full install.
+      execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: previous, env: { ...process.env, PATH: machinePath, npm_config_loglevel: 'error' }, stdio: 'ignore' });
+      const made = await runCli(['users', 'create', '--name', 'Rolling Donor'], databaseUrl); // this release migrates
+      assert.equal(made.code, 0, made.stderr);
+      const key = /API key \(shown once\): (\S+)/.exec(made.stdout)?.[1] ?? '';
+      const userId = /Created user (\d+)/.exec(made.stdout)?.[1] ?? '';
+      assert.equal(
+        (
+          await runCli(
+            ['contributions', 'record', '--user', userId, '--type', 'wire_payment', '--units', '1000', '--valuation', '1', '--currency', 'USD', '--status', 'success'],
+            databaseUrl,
+          )
+        ).code,
+        0,
+      );
+      assert.equal((await runCli(['nonprofits', 'import', join(ROOT, 'src', 'demo', 'nonprofits.csv')], databaseUrl)).code, 0);
+
+      const current = await startServerProcess(databaseUrl);
+      const old = spawn(join(previous, 'node_modules', '.bin', 'node'), [join(previous, 'bin', 'almoner.js'), 'serve'], {
+        env: { ...process.env, PATH: machinePath, DATABASE_URL: databaseUrl, PORT: '0', SCHEDULER_INTERVAL_MS: '0', SANDBOX_TICK_MS: '0', LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      const oldExited = new Promise((resolve) => {
+        old.on('exit', resolve);
+        old.on('error', resolve);
+      });
+      try {
+        const oldBase = await new Promise<string>((resolve, reject) => {
+          let out = '';
+          old.stdout?.on('data', (c: Buffer) => {
+            out += c.toString();
+            const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+            if (m) resolve(m[1] as string);
+          });
+          void oldExited.then(() => reject(new Error(`the previous release exited: ${out.slice(-500)}`)));
+        });
+        const donate = async (base: string) =>
+          fetch(`${base}/v1/donations`, {
+            method: 'POST',
+            headers: { 'x-api-key': key, 'content-type': 'application/json' },
+            body: JSON.stringify({ ein: '030219309', amount: 12 }),
+          });
+        const list = async (base: string) =>
+          ((await (await fetch(`${base}/v1/donations`, { headers: { 'x-api-key': key } })).json()) as { items: Array<{ id: number }> }).items.map((d) => d.id);
+        const byOld = await donate(oldBase);
+        const byNew = await donate(current.base);
+        assert.deepEqual([byOld.status, byNew.status], [201, 201]);
+        const ids = [((await byOld.json()) as { id: number }).id, ((await byNew.json()) as { id: number }).id];
+        for (const base of [oldBase, current.base])
+          assert.deepEqual((await list(base)).sort(), [...ids].sort(), `each lists both (${base === oldBase ? 'previous' : 'this'} release)`);
+      } finally {
+        old.kill('SIGTERM');
+        current.server.kill('SIGTERM');
+        await Promise.all([oldExited, current.exited]);
+      }
+      const check = await runCli(['check'], databaseUrl);
+      assert.equal(check.code, 0, check.stdout);
+    } finally {
+      execFileSync('git', ['worktree', 'remove', '--force', previous], { cwd: ROOT, stdio: 'ignore' });
+      rmSync(dir, { recursive: true, force: true });
+      await cleanup();
+    }
+  },
+);
