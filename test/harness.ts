@@ -5,7 +5,6 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -406,36 +405,4 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
   return { server, base, exited };
 }
 
-/** A TCP proxy (to PostgreSQL, Redis...) that can be cut (resetting every connection, refusing new ones) and restored. */
-export class CuttableProxy {
-  readonly #target: { host: string; port: number };
-  readonly #sockets = new Set<Socket>();
-  #server: Server | undefined;
-  port = 0;
-
-  constructor(target: { host: string; port: number }) {
-    this.#target = target;
-  }
-
-  async up(): Promise<void> {
-    this.#server = createServer((client) => {
-      const upstream = connect(this.#target.port, this.#target.host);
-      for (const s of [client, upstream]) {
-        this.#sockets.add(s);
-        s.on('close', () => this.#sockets.delete(s));
-        s.on('error', () => {});
-      }
-      client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-    });
-    await new Promise<void>((resolve) => this.#server!.listen(this.port, '127.0.0.1', resolve));
-    this.port = (this.#server.address() as AddressInfo).port;
-  }
-
-  async cut(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.#server?.close(() => resolve()));
-    for (const s of this.#sockets) s.resetAndDestroy();
-    await closed;
-  }
-}
+export { CuttableProxy } from '../scripts/drill/proxy.ts';
