@@ -15,7 +15,7 @@ export class CuttableProxy {
   }
 
   async up(): Promise<void> {
-    this.#server = createServer((client) => {
+    const server = createServer((client) => {
       const upstream = connect(this.#target.port, this.#target.host);
       for (const s of [client, upstream]) {
         this.#sockets.add(s);
@@ -26,8 +26,9 @@ export class CuttableProxy {
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
-    await new Promise<void>((resolve) => this.#server!.listen(this.port, '127.0.0.1', resolve));
-    this.port = (this.#server.address() as AddressInfo).port;
+    this.#server = server;
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as AddressInfo).port;
   }
 
   async cut(): Promise<void> {
