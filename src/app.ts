@@ -23,7 +23,7 @@ import { OwnDonation, UserDonation } from './modules/donations/donations.schema.
 import { donationReplayers, donationRoutes } from './modules/donations/donations.routes.ts';
 import { Gift, giftReplayers, giftRoutes } from './modules/gifts/gifts.routes.ts';
 import { Balance, Profile, userRoutes } from './modules/users/users.routes.ts';
-import { Contribution, contributionRoutes } from './modules/contributions/contributions.routes.ts';
+import { Contribution, contributionReplayers, contributionRoutes } from './modules/contributions/contributions.routes.ts';
 import { ApiKey, keyRoutes } from './modules/keys/keys.routes.ts';
 import { CallerCache } from './modules/keys/index.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
@@ -218,7 +218,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         await limiter.hit(`key:${request.caller.key_id}`, deps.config.rateLimitPerMinute, reply);
       });
       // Idempotency keys apply to POSTs only: the hooks are attached to those routes alone.
-      const replayers: Replayers = { ...donationReplayers, ...giftReplayers, ...scheduledReplayers };
+      const replayers: Replayers = { ...donationReplayers, ...giftReplayers, ...scheduledReplayers, ...contributionReplayers };
       const claim = async (request: FastifyRequest, reply: FastifyReply) => {
         if (await claimIdempotencyKey(deps, request, reply, replayers)) return reply;
       };

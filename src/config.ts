@@ -66,6 +66,12 @@ export interface Config {
   retentionIntervalMs: number;
   /** SANDBOX (true or false): whether the platform has a sandbox (test keys, /v1/sandbox, its clock). */
   sandbox: boolean;
+  /**
+   * The sponsoring organisation (DECISIONS 13): shown in the instructions for sending money and
+   * on receipts. SPONSOR_NAME, SPONSOR_EIN, SPONSOR_ADDRESS, SPONSOR_BANK (wire and bank transfer
+   * instructions), SPONSOR_BROKERAGE (stock: DTC instructions), SPONSOR_CRYPTO (wallet addresses).
+   */
+  sponsor: { name: string; ein: string; address: string; bank: string; brokerage: string; crypto: string };
   /** Rate limits shared by every node through Redis when set; counted per node otherwise. */
   redisUrl: string | undefined;
   /** After Redis failed a node, how long it counts rate limits alone before it asks Redis again. */
@@ -223,6 +229,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metricsEnabled: flag(env, 'METRICS', true),
     apiDocs: flag(env, 'API_DOCS', true),
     sandbox: flag(env, 'SANDBOX', true),
+    sponsor: {
+      name: env.SPONSOR_NAME || 'Almoner Giving Fund (set SPONSOR_NAME)',
+      ein: env.SPONSOR_EIN || '00-0000000',
+      address: env.SPONSOR_ADDRESS || '(set SPONSOR_ADDRESS: the address checks are mailed to)',
+      bank: env.SPONSOR_BANK || '(set SPONSOR_BANK: bank name, routing and account numbers for wires and transfers)',
+      brokerage: env.SPONSOR_BROKERAGE || '(set SPONSOR_BROKERAGE: broker, DTC number and account for stock)',
+      crypto: env.SPONSOR_CRYPTO || '(set SPONSOR_CRYPTO: a wallet address per accepted token)',
+    },
     ...overrides,
   };
   return Object.freeze(config);

@@ -18,6 +18,7 @@ import * as m012 from './migrations/012_expect.ts';
 import * as m013 from './migrations/013_books.ts';
 import * as m014 from './migrations/014_operator_tokens.ts';
 import * as m015 from './migrations/015_invitations.ts';
+import * as m016 from './migrations/016_contribution_declarations.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -41,6 +42,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '013_books', up: m013.up, rebuildsTables: m013.rebuildsTables, breaksOlder: true },
   { name: '014_operator_tokens', up: m014.up },
   { name: '015_invitations', up: m015.up },
+  { name: '016_contribution_declarations', up: m016.up },
 ];
 
 /** The migrations this release knows, in order. */

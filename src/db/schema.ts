@@ -1,6 +1,6 @@
 // Row types: what the tables hold. Domain modules map these to their own
 // values; nothing outside a *.store.ts file should need them.
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Book } from '../shared/book.ts';
 
 export interface UsersTable {
@@ -175,6 +175,12 @@ export interface ContributionsTable {
   completed_at: string | null;
   /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
   book: Book;
+  /** 016: a declared contribution's reference (ALM-XXXX-XXXX), unique; null for one an operator recorded. */
+  reference: ColumnType<string | null, string | null | undefined, string | null>;
+  declared_at: ColumnType<string | null, string | null | undefined, string | null>;
+  cancelled_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Where the valuation of non-cash assets came from (e.g. "NYSE close 2026-11-20"). */
+  valuation_source: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LedgerAccountsTable {

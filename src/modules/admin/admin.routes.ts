@@ -10,7 +10,7 @@ import { pageRequest } from '../../shared/page.ts';
 import { adminTokens, auditLog, findOperator, revokeAdminTokenAudited, type Operator } from './admin.service.ts';
 import { createUserAudited, listUsers, setUserStatus, statement, fundOfUser } from '../users/index.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
-import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, FREQUENCIES } from '../contributions/index.ts';
+import { advanceContribution, declarationsAwaitingMoney, recordArrivalAudited, recordContribution, CONTRIBUTION_TYPES, FREQUENCIES } from '../contributions/index.ts';
 import { applyDonationEvent, applyDonationEventToMany, donationIdsInStatus, DONATION_STATUSES, type DonationEvent } from '../donations/index.ts';
 import { movePortfolio } from '../portfolio/index.ts';
 import { formatCheck, runCheck } from '../check/index.ts';
@@ -190,6 +190,44 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         await advanceContribution(deps, bookOf(request), request.params.id, request.body.status, request.operator.actor);
+        return {};
+      },
+    );
+
+    app.get(
+      '/contributions/awaiting',
+      {
+        schema: {
+          tags,
+          summary: 'Declared contributions waiting for their money, oldest first; ?reference= finds one',
+          querystring: Type.Composite([BookQuery, Type.Object({ reference: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]{1,20}$' })) })], { additionalProperties: false }),
+        },
+      },
+      async (request) => ({ items: await declarationsAwaitingMoney(deps, bookOf(request), request.query.reference) }),
+    );
+
+    app.post(
+      '/contributions/:id/receive',
+      {
+        schema: {
+          tags,
+          summary: 'Record what arrived for a declared contribution (units, valuation and its source); it becomes pending with that money',
+          params: Type.Object({ id: Id }),
+          querystring: BookQuery,
+          body: Type.Object(
+            {
+              units: Type.String({ description: 'What arrived, up to 8 decimals (cash: the dollars)' }),
+              valuation: Type.String({ description: 'Per unit in USD, up to 8 decimals (cash: 1)' }),
+              valuation_source: Type.Optional(Type.String({ description: 'Where a non-cash valuation came from, e.g. "NYSE close 2026-11-20"' })),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => {
+        const book = bookOf(request);
+        await recordArrivalAudited(deps, book, request.params.id, request.body, request.operator.actor);
+        await advanceContribution(deps, book, request.params.id, 'pending', request.operator.actor);
         return {};
       },
     );

@@ -5,6 +5,9 @@ import { listPage } from '../../http/page.ts';
 import { IsoDate, NullableIsoDate, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
 import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES } from './contributions.ts';
 import { listContributions } from './contributions.service.ts';
+import { cancelContribution, declareContribution, declaredForm } from './contributions.declarations.ts';
+import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
+import { EmptyObject } from '../../http/schemas.ts';
 
 export const Contribution = Type.Object(
   {
@@ -22,6 +25,29 @@ export const Contribution = Type.Object(
   { $id: 'Contribution' },
 );
 
+const Instructions = Type.Object({
+  method: StringEnum(['mail_check', 'bank_transfer', 'stock_transfer', 'crypto_transfer', 'daf_transfer'] as const),
+  steps: Type.Array(Type.String(), { description: 'What to do, in order' }),
+  reference: Type.String({ description: 'To write on the check or in the transfer: ties the money to this contribution' }),
+});
+
+/** A contribution with what a declaration adds: its reference, and while it waits, the instructions. */
+const DeclaredContribution = Type.Composite([
+  Type.Omit(Contribution, ['$id']),
+  Type.Object({ reference: Type.Union([Type.String(), Type.Null()]), instructions: Type.Union([Instructions, Type.Null()]) }),
+]);
+
+const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+/** A new declaration's answer: its POST's, and a replay's of the same Idempotency-Key. */
+function declared(c: { id: number }): Answer {
+  return { status: 201, location: `/v1/contributions/${c.id}`, body: c };
+}
+
+export const contributionReplayers: Replayers = {
+  contribution: async (deps, caller, id) => declared(await declaredForm(deps, caller, Number(id))),
+};
+
 export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -35,6 +61,59 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => listPage(request, reply, (page) => listContributions(deps, request.caller, page)),
+    );
+
+    app.post(
+      '/contributions',
+      {
+        schema: {
+          tags: ['Contributions'],
+          summary: 'Declare a contribution: what you will send; answers with where to send it and the reference that ties the money to it',
+          body: Type.Object(
+            {
+              type: Type.String({
+                description:
+                  'check_payment, wire_payment, bank_account_scheduled_deposit, stock_payment, crypto_payment, check_daf_transfer, wire_daf_transfer, company_payment or third_party_payment',
+              }),
+              amount: Type.Optional(Type.Unknown({ description: 'Cash: US dollars, at most 2 decimals, at least 1' })),
+              units: Type.Optional(Type.Unknown({ description: 'Stock and crypto: how many units, up to 8 decimals' })),
+              symbol: Type.Optional(Type.Unknown({ description: 'Stock and crypto: the ticker or token (AAPL, BTC)' })),
+            },
+            { additionalProperties: false },
+          ),
+          response: withProblems({ 201: DeclaredContribution }),
+        },
+      },
+      async (request, reply) => sendAnswer(reply, declared(await declareContribution(deps, request.caller, request.body))),
+    );
+
+    app.get(
+      '/contributions/:id',
+      {
+        schema: {
+          tags: ['Contributions'],
+          summary: "One of the caller's contributions, with its reference and, while it waits, the instructions",
+          params: IdParams,
+          response: withProblems({ 200: DeclaredContribution }),
+        },
+      },
+      async (request) => declaredForm(deps, request.caller, request.params.id),
+    );
+
+    app.delete(
+      '/contributions/:id',
+      {
+        schema: {
+          tags: ['Contributions'],
+          summary: 'Cancel a declared contribution while nothing has arrived (it becomes failed)',
+          params: IdParams,
+          response: withProblems({ 200: EmptyObject }),
+        },
+      },
+      async (request) => {
+        await cancelContribution(deps, request.caller, request.params.id);
+        return {};
+      },
     );
   };
 }

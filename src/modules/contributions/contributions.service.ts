@@ -139,7 +139,7 @@ export async function advanceContribution(deps: Deps, book: Book, contributionId
   deps.metrics.counters.contribution(moved.book, to, moved.cents);
 }
 
-function contributionForm(c: Contribution) {
+export function contributionForm(c: Contribution) {
   return {
     id: c.id,
     units: Number(c.units),

@@ -61,4 +61,39 @@ describeEachEngine('contributions store', (env) => {
       [ids[0]],
     );
   });
+
+  test('declarations: findContribution in its book, awaitingMoney by reference, recordArrival and cancelDeclared while waiting only', async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps);
+    const declared = (ref: string) => ({ ...row(user, '2026-01-01T00:00:00Z'), amount_cents: 0, reference: ref, declared_at: '2026-01-01T00:00:00Z' });
+    const [a, b] = await db
+      .transaction()
+      .execute(async (trx) => [await store.insertContribution(trx, declared('ALM-AAAA-0001')), await store.insertContribution(trx, declared('ALM-AAAA-0002'))]);
+    assert.equal((await store.findContribution(db, 'live', a!))?.reference, 'ALM-AAAA-0001');
+    assert.equal(await store.findContribution(db, 'test', a!), undefined);
+    assert.deepEqual(
+      (await store.awaitingMoney(db, 'live', 'alm-aaaa-0002', 10)).map((c) => c.id),
+      [b],
+      'by reference, any case',
+    );
+    assert.ok((await store.awaitingMoney(db, 'live', undefined, 10)).some((c) => c.id === a));
+    assert.deepEqual(await store.awaitingMoney(db, 'test', undefined, 10), []);
+    assert.equal(
+      await db.transaction().execute((trx) => store.recordArrival(trx, a!, { units: '12', valuation: '150.5', amount_cents: 180_600, valuation_source: 'NYSE close' })),
+      true,
+    );
+    const arrived = await store.findContribution(db, 'live', a!);
+    assert.deepEqual(
+      [arrived?.units, arrived?.valuation, arrived?.amount_cents, arrived?.valuation_source, arrived?.status],
+      ['12', '150.5', 180_600, 'NYSE close', 'waiting_for_funds'],
+    );
+    assert.equal(await db.transaction().execute((trx) => store.cancelDeclared(trx, b!, '2026-01-02T00:00:00Z')), true);
+    assert.equal(await db.transaction().execute((trx) => store.cancelDeclared(trx, b!, '2026-01-02T00:00:00Z')), false, 'once');
+    assert.equal(
+      await db.transaction().execute((trx) => store.recordArrival(trx, b!, { units: '1', valuation: '1', amount_cents: 100, valuation_source: null })),
+      false,
+      'not after cancelling',
+    );
+    assert.deepEqual([(await store.findContribution(db, 'live', b!))?.status, (await store.findContribution(db, 'live', b!))?.cancelled_at], ['failed', '2026-01-02T00:00:00Z']);
+  });
 });

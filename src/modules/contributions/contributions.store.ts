@@ -47,3 +47,32 @@ export async function moveContribution(trx: Trx, id: number, from: string, to: C
 export function pageOfContributions(db: Db, userId: number, page: PageRequest): Promise<{ rows: Contribution[]; count: number }> {
   return newestOfUser(db, 'contributions', userId, page);
 }
+
+/** A contribution of `book` by id, or undefined. */
+export async function findContribution(db: Db | Trx, book: Book, id: number): Promise<Contribution | undefined> {
+  return db.selectFrom('contributions').selectAll().where('id', '=', id).where('book', '=', book).executeTakeFirst();
+}
+
+/** Cancels a declared contribution still waiting for its money (it becomes failed, nothing moved); true if it did. */
+export async function cancelDeclared(trx: Trx, id: number, at: string): Promise<boolean> {
+  const updated = await trx
+    .updateTable('contributions')
+    .set({ status: 'failed', cancelled_at: at, completed_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'waiting_for_funds')
+    .executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
+/** Declared contributions of a book still waiting for their money, oldest first; one reference's only when given. */
+export async function awaitingMoney(db: Db, book: Book, reference: string | undefined, limit: number): Promise<Contribution[]> {
+  let q = db.selectFrom('contributions').selectAll().where('book', '=', book).where('status', '=', 'waiting_for_funds').where('reference', 'is not', null);
+  if (reference !== undefined) q = q.where('reference', '=', reference.toUpperCase());
+  return q.orderBy('id').limit(limit).execute();
+}
+
+/** What arrived for a declared contribution: its units, valuation and amount, set while it still waits; true if it did. */
+export async function recordArrival(trx: Trx, id: number, arrived: { units: string; valuation: string; amount_cents: number; valuation_source: string | null }): Promise<boolean> {
+  const updated = await trx.updateTable('contributions').set(arrived).where('id', '=', id).where('status', '=', 'waiting_for_funds').executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}

@@ -1,2 +1,3 @@
 export * from './contributions.ts';
 export * from './contributions.service.ts';
+export { cancelContribution, declarationsAwaitingMoney, declareContribution, declaredForm, recordArrivalAudited, type Declaration } from './contributions.declarations.ts';

@@ -1,0 +1,197 @@
+// Declared contributions (DECISIONS 7): a donor says what they will send and
+// gets the instructions and a reference; an operator finds the declaration by
+// that reference when the money arrives and records what actually came (which
+// may differ: partial, more, other units; non-cash valued on the day, with its
+// source). Then `pending` and `success` as for any contribution.
+import type { Deps } from '../../deps.ts';
+import { AppError, conflict, fieldErrors, notFound } from '../../shared/errors.ts';
+import { centsToDollars, CONTRIBUTION_MAX_CENTS, exactValueInCents, parseDollars, valueInCents } from '../../shared/money.ts';
+import type { Book } from '../../shared/book.ts';
+import type { Caller } from '../../shared/caller.ts';
+import { recordAudit } from '../audit/index.ts';
+import { recordEvent } from '../events/index.ts';
+import { recordOutcome } from '../idempotency/index.ts';
+import { awaitingMoney, cancelDeclared, findContribution, insertContribution, recordArrival } from './contributions.store.ts';
+import { contributionForm } from './contributions.service.ts';
+import { CONTRIBUTION_TYPES, type ContributionType } from './contributions.ts';
+import { RAILS, type Instructions } from './rails.ts';
+
+const DECIMAL_8 = /^\d{1,12}(\.\d{1,8})?$/;
+const SYMBOL = /^[A-Z][A-Z0-9.-]{0,15}$/;
+const REFERENCE_CHARS = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ'; // no 0/O, 1/I: read over the phone or off a check
+
+export interface Declaration {
+  type: string;
+  /** Cash: dollars (a JSON number, at most 2 decimals). */
+  amount?: unknown;
+  /** Stock and crypto: how many units (decimal text or number, up to 8 places), and of what. */
+  units?: unknown;
+  symbol?: unknown;
+}
+
+function reference(deps: Deps): string {
+  const raw = deps.ids.base62(16);
+  let out = '';
+  for (const ch of raw) {
+    if (out.length === 8) break;
+    out += REFERENCE_CHARS[ch.charCodeAt(0) % REFERENCE_CHARS.length];
+  }
+  return `ALM-${out.slice(0, 4)}-${out.slice(4, 8)}`;
+}
+
+/** The declaration's problems, all at once, or what it declares. */
+function validate(input: Declaration): { type: ContributionType; units: string; valuation: string; currency: string; amountCents: number } {
+  const problems: Array<{ field: string; code: string; message: string }> = [];
+  const bad = (field: string, message: string, code = 'validation_failed') => problems.push({ field, code, message });
+  const type = input.type as ContributionType;
+  const rail = RAILS[type];
+  if (!(CONTRIBUTION_TYPES as readonly string[]).includes(input.type)) bad('type', `must be one of ${Object.keys(RAILS).join(', ')}`);
+  else if (rail === undefined)
+    bad('type', `${input.type} needs a card processor this platform does not have; declare one of ${Object.keys(RAILS).join(', ')}`, 'type_not_accepted');
+  if (rail?.asset === 'cash' || rail === undefined) {
+    const amount = parseDollars(input.amount);
+    if (!amount.ok) bad('amount', amount.reason, 'amount_invalid');
+    else if (amount.cents < 100) bad('amount', 'must be at least 1 dollar', 'amount_invalid');
+    else if (amount.cents > CONTRIBUTION_MAX_CENTS) bad('amount', `must be at most ${centsToDollars(CONTRIBUTION_MAX_CENTS)} dollars`, 'amount_invalid');
+    if (input.units !== undefined || input.symbol !== undefined) bad('units', 'a cash contribution has an amount, not units or a symbol');
+    if (problems.length > 0 || !amount.ok) throw fieldErrors(problems);
+    const dollars = `${Math.trunc(amount.cents / 100)}.${String(amount.cents % 100).padStart(2, '0')}`;
+    return { type, units: dollars, valuation: '1', currency: 'USD', amountCents: amount.cents };
+  }
+  const units = typeof input.units === 'number' ? String(input.units) : input.units;
+  if (typeof units !== 'string' || !DECIMAL_8.test(units) || /^0+(\.0+)?$/.test(units)) bad('units', 'must be a positive decimal with at most 8 places');
+  if (typeof input.symbol !== 'string' || !SYMBOL.test(input.symbol))
+    bad('symbol', 'must be a ticker or token symbol: a capital letter, then up to 15 capitals, digits, dots or dashes (AAPL, BRK.B, BTC)');
+  if (input.amount !== undefined) bad('amount', 'stock and crypto are declared in units; their value is set when they arrive');
+  if (problems.length > 0) throw fieldErrors(problems);
+  // Valued when they arrive: until then, no value.
+  return { type, units: units as string, valuation: '0', currency: input.symbol as string, amountCents: 0 };
+}
+
+/**
+ * A donor declares a contribution: `waiting_for_funds`, no money moved, with the instructions for
+ * its type and a unique reference. Throws unprocessable (validation_failed, amount_invalid, type_not_accepted).
+ */
+export async function declareContribution(deps: Deps, caller: Caller, input: Declaration) {
+  const d = validate(input);
+  const at = deps.clock.now().toISOString();
+  const ref = reference(deps);
+  const id = await deps.db.transaction().execute(async (trx) => {
+    const made = await insertContribution(trx, {
+      book: caller.book,
+      user_id: caller.user_id,
+      fund_id: caller.fund_id,
+      type: d.type,
+      status: 'waiting_for_funds',
+      units: d.units,
+      valuation: d.valuation,
+      currency: d.currency,
+      frequency: 'OneTime',
+      amount_cents: d.amountCents,
+      created_at: at,
+      received_at: null,
+      completed_at: null,
+      reference: ref,
+      declared_at: at,
+    });
+    await recordEvent(trx, {
+      user_id: caller.user_id,
+      type: 'contribution.created',
+      object_type: 'contribution',
+      object_id: made,
+      data: { status: 'waiting_for_funds', declared: true },
+      at,
+    });
+    await recordOutcome(trx, `contribution:${made}`);
+    return made;
+  });
+  return declaredForm(deps, caller, id);
+}
+
+/** One of the caller's contributions; a declared one with its reference and instructions. Throws contribution_not_found. */
+export async function declaredForm(deps: Deps, caller: Caller, id: number) {
+  const c = await findContribution(deps.db, caller.book, id);
+  if (c === undefined || c.user_id !== caller.user_id) throw notFound('contribution_not_found', `no contribution ${id}`);
+  const rail = RAILS[c.type as ContributionType];
+  const instructions: Instructions | null =
+    c.reference === null || rail === undefined || c.status !== 'waiting_for_funds'
+      ? null
+      : rail.instructions(deps.config.sponsor, c.reference, rail.asset === 'cash' ? { amount: c.units } : { units: c.units, symbol: c.currency });
+  return { ...contributionForm(c), reference: c.reference, instructions };
+}
+
+/** The donor cancels a declaration while nothing has arrived. Throws contribution_not_found, conflict (contribution_not_cancellable). */
+export async function cancelContribution(deps: Deps, caller: Caller, id: number): Promise<void> {
+  const c = await findContribution(deps.db, caller.book, id);
+  if (c === undefined || c.user_id !== caller.user_id) throw notFound('contribution_not_found', `no contribution ${id}`);
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    if (c.reference === null || !(await cancelDeclared(trx, id, at))) {
+      throw conflict(
+        'contribution_not_cancellable',
+        c.cancelled_at !== null ? 'this contribution was already cancelled' : `a contribution that is ${c.status} can no longer be cancelled`,
+      );
+    }
+    await recordEvent(trx, {
+      user_id: c.user_id,
+      type: 'contribution.updated',
+      object_type: 'contribution',
+      object_id: id,
+      data: { status: 'failed', previous_status: 'waiting_for_funds', cancelled: true },
+      at,
+    });
+  });
+}
+
+/** Declarations of a book waiting for their money, oldest first; one reference's when given (operators). */
+export async function declarationsAwaitingMoney(deps: Deps, book: Book, reference?: string) {
+  return (await awaitingMoney(deps.db, book, reference, 500)).map((c) => ({ ...contributionForm(c), reference: c.reference, user_id: c.user_id, declared_at: c.declared_at }));
+}
+
+/**
+ * An operator records what arrived for a declaration: the units and their valuation (cash: the
+ * dollars, valuation 1), with the valuation's source for non-cash. The contribution then goes to
+ * `pending` with its money (advanceContribution). Audited. Throws contribution_not_found,
+ * conflict (invalid_transition), unprocessable (validation_failed).
+ */
+export async function recordArrivalAudited(
+  deps: Deps,
+  book: Book,
+  id: number,
+  arrived: { units: string; valuation: string; valuation_source?: string },
+  actor: string,
+): Promise<void> {
+  const problems: Array<{ field: string; code: string; message: string }> = [];
+  if (!DECIMAL_8.test(arrived.units) || /^0+(\.0+)?$/.test(arrived.units))
+    problems.push({ field: 'units', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
+  if (!DECIMAL_8.test(arrived.valuation) || /^0+(\.0+)?$/.test(arrived.valuation))
+    problems.push({ field: 'valuation', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
+  if (arrived.valuation_source !== undefined && (arrived.valuation_source.trim() === '' || arrived.valuation_source.length > 200))
+    problems.push({ field: 'valuation_source', code: 'validation_failed', message: 'must be 1 to 200 characters' });
+  if (problems.length > 0) throw fieldErrors(problems);
+  if (exactValueInCents(arrived.units, arrived.valuation) > BigInt(CONTRIBUTION_MAX_CENTS)) {
+    throw fieldErrors([{ field: 'units', code: 'amount_invalid', message: `units x valuation must be at most ${centsToDollars(CONTRIBUTION_MAX_CENTS)} dollars` }]);
+  }
+  const amountCents = valueInCents(arrived.units, arrived.valuation);
+  if (amountCents <= 0) throw fieldErrors([{ field: 'units', code: 'validation_failed', message: 'units x valuation is less than one cent' }]);
+  const c = await findContribution(deps.db, book, id);
+  if (c === undefined) throw notFound('contribution_not_found', `no contribution ${id}`);
+  if (c.reference === null) throw new AppError('conflict', 'invalid_transition', `contribution ${id} was not declared: record or advance it instead`);
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    const source = arrived.valuation_source?.trim() ?? null;
+    if (!(await recordArrival(trx, id, { units: arrived.units, valuation: arrived.valuation, amount_cents: amountCents, valuation_source: source }))) {
+      throw conflict('invalid_transition', `a contribution that is ${c.status}${c.cancelled_at === null ? '' : ' (cancelled)'} cannot receive money`);
+    }
+    await recordAudit(trx, {
+      book,
+      actor,
+      action: 'contribution.arrived',
+      object_type: 'contribution',
+      object_id: id,
+      before: { units: c.units, valuation: c.valuation },
+      after: { units: arrived.units, valuation: arrived.valuation, amount_cents: amountCents, valuation_source: source },
+      at,
+    });
+  });
+}
