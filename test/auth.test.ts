@@ -19,6 +19,7 @@ interface Objects {
   gift_code: string;
   key_id: number;
   schedule_id: number;
+  contribution_id: number;
 }
 
 interface Endpoint {
@@ -81,6 +82,9 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', url: (o) => `/v1/users/${o.user_id}/causes`, other: ok(200), testOnLive: missing('user_not_found'), liveOnTest: missing('user_not_found') },
   { method: 'GET', url: () => '/v1/users/me/balance', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: () => '/v1/contributions', ...sameEverywhere(ok(200)) },
+  { method: 'POST', url: () => '/v1/contributions', body: { type: 'wire_payment', amount: 100 }, ...sameEverywhere(ok(201)) },
+  { method: 'GET', url: (o) => `/v1/contributions/${o.contribution_id}`, ...sameEverywhere(missing('contribution_not_found')) },
+  { method: 'DELETE', url: (o) => `/v1/contributions/${o.contribution_id}`, ...sameEverywhere(missing('contribution_not_found')) },
   { method: 'GET', url: () => '/v1/api_keys', ...sameEverywhere(ok(200)) },
   { method: 'POST', url: () => '/v1/api_keys', body: { name: 'x' }, ...sameEverywhere(ok(201)) },
   { method: 'DELETE', url: (o) => `/v1/api_keys/${o.key_id}`, ...sameEverywhere(missing('api_key_not_found')) },
@@ -129,8 +133,18 @@ for (const { name: engine } of engines()) {
       const g = await call(env.app, 'POST', '/v1/gifts', { key, body: { name: 'Y', amount: 18 } });
       const k = await call(env.app, 'POST', '/v1/api_keys', { key, body: { name: 'spare' } });
       const s = await call(env.app, 'POST', '/v1/scheduled_donations', { key, body: { amount: 10, ein: EIN, frequency: 'Monthly' } });
-      for (const made of [d, p, g, k, s]) assert.equal(made.status, 201, JSON.stringify(made.body));
-      return { user_id: me.body.id, slug: me.body.slug, donation_id: d.body.id, private_donation_id: p.body.id, gift_code: g.body.code, key_id: k.body.id, schedule_id: s.body.id };
+      const c = await call(env.app, 'POST', '/v1/contributions', { key, body: { type: 'check_payment', amount: 50 } });
+      for (const made of [d, p, g, k, s, c]) assert.equal(made.status, 201, JSON.stringify(made.body));
+      return {
+        user_id: me.body.id,
+        slug: me.body.slug,
+        donation_id: d.body.id,
+        private_donation_id: p.body.id,
+        gift_code: g.body.code,
+        key_id: k.body.id,
+        schedule_id: s.body.id,
+        contribution_id: c.body.id,
+      };
     }
 
     before(async () => {
@@ -175,7 +189,7 @@ for (const { name: engine } of engines()) {
     }
 
     for (const endpoint of ENDPOINTS) {
-      const blank: Objects = { user_id: 0, slug: ':slug', donation_id: 0, private_donation_id: 0, gift_code: ':code', key_id: 0, schedule_id: 0 };
+      const blank: Objects = { user_id: 0, slug: ':slug', donation_id: 0, private_donation_id: 0, gift_code: ':code', key_id: 0, schedule_id: 0, contribution_id: 0 };
       test(`${endpoint.method} ${request(endpoint, blank).url}${endpoint.url(blank).includes('#') ? ` (${endpoint.url(blank).split('#')[1]?.split(':')[0]})` : ''}`, async () => {
         const live = await objectsOf(owner.key);
         const { url, body } = request(endpoint, live);

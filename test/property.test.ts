@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { engines, openEnv, makeUser, makeNonProfit, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
 import { AppError } from '../src/shared/errors.ts';
-import { advanceContribution, recordContribution } from '../src/modules/contributions/index.ts';
+import { advanceContribution, cancelContribution, declareContribution, recordArrivalAudited, recordContribution } from '../src/modules/contributions/index.ts';
 import { applyDonationEvent, cancelDonation, createDonation, DONATION_TRANSITIONS, type DonationEvent } from '../src/modules/donations/index.ts';
 import { acceptGift, claimGift, createGift, denyGift } from '../src/modules/gifts/index.ts';
 import { hashKey } from '../src/modules/keys/index.ts';
@@ -36,7 +36,10 @@ type Op =
   | { kind: 'event'; event: DonationEvent; pick: number; book: Book }
   | { kind: 'gift'; user: number; cents: number }
   | { kind: 'accept' | 'claim' | 'deny'; pick: number; user: number }
-  | { kind: 'invest' | 'liquidate'; user: number; cents: number };
+  | { kind: 'invest' | 'liquidate'; user: number; cents: number }
+  | { kind: 'declare'; user: number; cents: number }
+  | { kind: 'arrive'; pick: number; cents: number; book: Book }
+  | { kind: 'withdraw'; pick: number; user: number };
 
 const user = fc.nat(ACTORS - 1);
 /** The book an operator acts in: mostly the object's own, sometimes the other. */
@@ -67,6 +70,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('gift' as const), user, cents: fc.integer({ min: 1800, max: 20_000 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('accept' as const, 'claim' as const, 'deny' as const), pick, user }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('invest' as const, 'liquidate' as const), user, cents: fc.integer({ min: 1, max: 20_000 }) }) },
+  // Declared contributions: the donor declares, the operator records what arrived (maybe another amount), the donor withdraws one.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('declare' as const), user, cents: fc.integer({ min: 100, max: 50_000 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('arrive' as const), pick, cents: fc.integer({ min: 1, max: 60_000 }), book }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('withdraw' as const), pick, user }) },
 );
 
 interface Fund {
@@ -81,7 +88,7 @@ interface Model {
   outside: Record<Book, { deposits: number; grants_paid: number }>;
   donations: Array<{ id: number; user: number; cents: number; status: string }>;
   gifts: Array<{ id: number; code: string; user: number; cents: number; status: string }>;
-  contributions: Array<{ id: number; user: number; cents: number; status: string }>;
+  contributions: Array<{ id: number; user: number; cents: number; status: string; declared?: boolean }>;
 }
 
 /** The model's promotion rule: waiting donations of the user, oldest first, each one that fits. */
@@ -201,6 +208,38 @@ for (const { name: engine } of engines()) {
               c.status = to;
               if (to === 'success') promote(m, c.user);
             }
+            break;
+          }
+          case 'declare': {
+            const u = users[op.user] as TestUser;
+            let id = 0;
+            actual = await outcome(async () => {
+              id = (await declareContribution(deps, u.caller, { type: 'wire_payment', amount: op.cents / 100 })).id;
+            });
+            // Declared: waiting for its money, nothing moved.
+            m.contributions.push({ id, user: op.user, cents: op.cents, status: 'waiting_for_funds', declared: true });
+            break;
+          }
+          case 'arrive': {
+            const c = m.contributions[op.pick % Math.max(1, m.contributions.length)];
+            if (c === undefined) continue;
+            const inBook = bookOf(c.user) === op.book;
+            const allowed = inBook && c.declared === true && c.status === 'waiting_for_funds';
+            expected = !inBook ? 'contribution_not_found' : allowed ? 'ok' : 'invalid_transition';
+            actual = await outcome(() => recordArrivalAudited(deps, op.book, c.id, { units: (op.cents / 100).toFixed(2), valuation: '1' }, 'property'));
+            // What arrived replaces what was declared; money moves when it is received (pending).
+            if (allowed) c.cents = op.cents;
+            break;
+          }
+          case 'withdraw': {
+            const c = m.contributions[op.pick % Math.max(1, m.contributions.length)];
+            if (c === undefined) continue;
+            const u = users[op.user] as TestUser;
+            const own = c.user === op.user;
+            const allowed = own && c.declared === true && c.status === 'waiting_for_funds';
+            expected = !own ? 'contribution_not_found' : allowed ? 'ok' : 'contribution_not_cancellable';
+            actual = await outcome(() => cancelContribution(deps, u.caller, c.id));
+            if (allowed) c.status = 'failed';
             break;
           }
           case 'donate': {
