@@ -4,9 +4,24 @@
 // on the day); the journal, the balance and waiting donations follow.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { balancesOf, call, engines, fingerprint, fundSandbox, makeNonProfit, makeUser, openEnv, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 import { createKeyForOwner } from '../src/modules/users/index.ts';
+
+/** The text of a PDF, as Debian's poppler-utils extracts it (CI installs it; without it the PDF checks cannot run). */
+function pdfText(bytes: Buffer): string {
+  const dir = mkdtempSync(join(tmpdir(), 'almoner-pdf-'));
+  try {
+    writeFileSync(join(dir, 'r.pdf'), bytes);
+    return execFileSync('pdftotext', ['-layout', join(dir, 'r.pdf'), '-'], { encoding: 'utf8' }).replace(/[ \t]+/g, ' ');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 for (const { name: engine } of engines()) {
   describe(`declared contributions on ${engine}`, () => {
@@ -82,6 +97,46 @@ for (const { name: engine } of engines()) {
         ['contribution.arrived', 'contribution.pending', 'contribution.success'],
       );
       assert.match(audit[0]?.after ?? '', /NASDAQ close 2026-11-20/);
+      await assertLedgerBalanced(env.deps);
+
+      // Receipts (DECISIONS 13): one each, issued once, stating what DECISIONS 13 requires.
+      const cash = await call(env.app, 'GET', `/v1/contributions/${wire.body.id}/receipt`, { key: donor.key });
+      assert.equal(cash.status, 200);
+      assert.match(cash.body.number, /^R-\d{6}$/);
+      assert.deepEqual(cash.body.sponsor, { name: 'Vermont Giving Fund', ein: '12-3456789', address: '1 Main St, Burlington VT' });
+      assert.deepEqual([cash.body.donor.name, cash.body.amount_usd, cash.body.description], ['Declaring Donor', 5000, null]);
+      assert.match(cash.body.date_received, /^\d{4}-\d{2}-\d{2}$/);
+      assert.match(cash.body.no_goods_or_services, /No goods or services/);
+      assert.match(cash.body.exclusive_control, /exclusive legal control .*170\(f\)\(18\)/);
+      const shares = (await call(env.app, 'GET', `/v1/contributions/${stock.body.id}/receipt`, { key: donor.key })).body;
+      assert.deepEqual([shares.amount_usd, shares.description, shares.value_usd, shares.valuation_source], [null, '10 AAPL', 1874.2, 'NASDAQ close 2026-11-20']);
+      assert.notEqual(shares.number, cash.body.number);
+      const issued = await env.deps.db.selectFrom('receipts').select('id').where('contribution_id', 'in', [wire.body.id, stock.body.id]).execute();
+      assert.equal(issued.length, 2, 'one each');
+      // The PDF, read back by a real PDF text extractor.
+      const pdf = await env.app.inject({ method: 'GET', url: `/v1/contributions/${stock.body.id}/receipt`, headers: { 'x-api-key': donor.key, accept: 'application/pdf' } });
+      assert.equal(pdf.statusCode, 200);
+      assert.equal(pdf.headers['content-type'], 'application/pdf');
+      const text = pdfText(pdf.rawPayload);
+      for (const expected of [
+        'Vermont Giving Fund',
+        'EIN 12-3456789',
+        '1 Main St, Burlington VT',
+        `Contribution receipt ${shares.number}`,
+        'Donor: Declaring Donor',
+        'Date received:',
+        'Contributed: 10 AAPL (non-cash)',
+        'Value used: $1,874.20 (NASDAQ close 2026-11-20)',
+        'No goods or services',
+        '170(f)(18)',
+      ]) {
+        assert.ok(text.includes(expected), `the PDF says ${expected}: ${text}`);
+      }
+      // Not another donor's, not before it succeeds.
+      const other = await makeUser(env.deps);
+      assert.equal((await call(env.app, 'GET', `/v1/contributions/${wire.body.id}/receipt`, { key: other.key })).body.code, 'contribution_not_found');
+      const waitingOne = await call(env.app, 'POST', '/v1/contributions', { key: donor.key, body: { type: 'wire_payment', amount: 10 } });
+      assert.equal((await call(env.app, 'GET', `/v1/contributions/${waitingOne.body.id}/receipt`, { key: donor.key })).body.code, 'receipt_not_found');
       await assertLedgerBalanced(env.deps);
     });
 

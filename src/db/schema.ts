@@ -260,6 +260,18 @@ export interface AdminTokensTable {
   last_used_at: string | null;
 }
 
+export interface ReceiptsTable {
+  id: Generated<number>;
+  book: Book;
+  contribution_id: number;
+  user_id: number;
+  /** A correction names the receipt it replaces; both remain. */
+  replaces_id: number | null;
+  issued_at: string;
+  /** The receipt as issued (JSON): never changed. */
+  body: string;
+}
+
 export interface InvitationsTable {
   token_hash: string;
   user_id: number;
@@ -355,6 +367,7 @@ export interface Database {
   events: EventsTable;
   admin_tokens: AdminTokensTable;
   invitations: InvitationsTable;
+  receipts: ReceiptsTable;
   audit_log: AuditLogTable;
   scheduled_donations: ScheduledDonationsTable;
 }

@@ -101,6 +101,11 @@ async function booksSumToZero(deps: Deps): Promise<string[]> {
   return (await store.bookSums(deps.db, deps.engine)).filter((r) => r.sum !== 0n).map((r) => `the ${r.book} book's accounts sum to ${r.sum}, not 0`);
 }
 
+/** DECISIONS 13: each contribution that succeeded has exactly one original receipt; no other has one. */
+async function receipts(deps: Deps): Promise<string[]> {
+  return (await store.receiptMismatches(deps.db)).map((r) => `contribution ${r.id} (${r.status}) has ${r.receipts} original receipt${r.receipts === 1 ? '' : 's'}`);
+}
+
 export async function runCheck(deps: Deps): Promise<CheckResult[]> {
   const checks: Array<[string, (deps: Deps) => Promise<string[]>]> = [
     ['every journal entry balances', balancedEntries],
@@ -115,6 +120,7 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ["every fund's reserved money matches its held donations and gifts", holds],
     ["every user's donation count is right", donationCounts],
     ["every search word carries its organisation's size", wordSizes],
+    ['every contribution that succeeded has one receipt, no other has one', receipts],
   ];
   const results: CheckResult[] = [];
   for (const [name, fn] of checks) {

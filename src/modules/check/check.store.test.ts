@@ -41,6 +41,10 @@ describeEachEngine('check store', (env) => {
     assert.deepEqual(await store.postingsAcrossBooks(db), []);
     assert.deepEqual(await store.bookMismatches(db), []);
     assert.ok((await store.bookSums(db, engine)).every((b) => b.sum === 0n));
+    assert.deepEqual(await store.receiptMismatches(db), [], 'the contribution that succeeded has its receipt');
+    const contribution = (await db.selectFrom('contributions').select('id').where('user_id', '=', user.user_id).executeTakeFirstOrThrow()).id;
+    await db.deleteFrom('receipts').where('contribution_id', '=', contribution).execute();
+    assert.deepEqual(await store.receiptMismatches(db), [{ id: contribution, status: 'success', receipts: 0 }]);
   });
 
   test('each sees a wrong row as it is: an unbalanced entry, a wrong cache, a crossing, a stale count, a word size, a key of the other book', async () => {

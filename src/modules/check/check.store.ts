@@ -196,3 +196,20 @@ export async function bookSums(db: Db, engine: Engine): Promise<Array<{ book: st
   const found = await rows(db, `select book, ${exactSum(engine, 'balance_cents', 's')} from ledger_accounts group by book`);
   return found.map((r) => ({ book: String(r.book), sum: total(engine, r, 's') }));
 }
+
+/**
+ * Contributions whose original receipts do not match their status: one that succeeded since receipts
+ * began (migration 017) needs exactly one; one that did not succeed, none.
+ */
+export async function receiptMismatches(db: Db): Promise<Array<{ id: number; status: string; receipts: number }>> {
+  const found = await rows(
+    db,
+    `select id, status, receipts from (
+      select c.id, c.status, c.completed_at, (select count(*) from receipts r where r.contribution_id = c.id and r.replaces_id is null) as receipts
+      from contributions c) x
+    where (status = 'success' and receipts <> 1 and completed_at >= (select applied_at from schema_migrations where name = '017_receipts'))
+      or (status <> 'success' and receipts > 0)
+    order by id limit 1000`,
+  );
+  return found.map((r) => ({ id: Number(r.id), status: String(r.status), receipts: Number(r.receipts) }));
+}

@@ -5,7 +5,7 @@ import { listPage } from '../../http/page.ts';
 import { IsoDate, NullableIsoDate, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
 import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES } from './contributions.ts';
 import { listContributions } from './contributions.service.ts';
-import { cancelContribution, declareContribution, declaredForm } from './contributions.declarations.ts';
+import { cancelContribution, declareContribution, declaredForm, receiptOf, receiptPdf } from './contributions.declarations.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { EmptyObject } from '../../http/schemas.ts';
 
@@ -98,6 +98,27 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => declaredForm(deps, request.caller, request.params.id),
+    );
+
+    app.get(
+      '/contributions/:id/receipt',
+      {
+        schema: {
+          tags: ['Contributions'],
+          summary: "A succeeded contribution's receipt (DECISIONS 13): JSON, or a printable PDF with Accept: application/pdf",
+          params: IdParams,
+        },
+      },
+      async (request, reply) => {
+        const receipt = await receiptOf(deps, request.caller, request.params.id);
+        if ((request.headers.accept ?? '').includes('application/pdf')) {
+          return reply
+            .type('application/pdf')
+            .header('content-disposition', `attachment; filename="receipt-${receipt.number}.pdf"`)
+            .send(Buffer.from(await receiptPdf(receipt)));
+        }
+        return receipt;
+      },
     );
 
     app.delete(

@@ -11,7 +11,18 @@ import { recordEvent } from '../events/index.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import type { Book } from '../../shared/book.ts';
-import { fundOfContribution, insertContribution, lockContribution, moveContribution, pageOfContributions, type Contribution } from './contributions.store.ts';
+import {
+  donorName,
+  fundOfContribution,
+  insertContribution,
+  insertReceipt,
+  lockContribution,
+  moveContribution,
+  pageOfContributions,
+  type Contribution,
+} from './contributions.store.ts';
+import { receiptBody } from './receipts.ts';
+import type { Trx } from '../../db/database.ts';
 import { CONTRIBUTION_TRANSITIONS, contributionProblems, type ContributionStatus, type ContributionType, type Frequency } from './contributions.ts';
 
 export interface NewContribution {
@@ -69,7 +80,25 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
       );
     }
     await recordEvent(trx, { user_id: input.user_id, type: 'contribution.created', object_type: 'contribution', object_id: id, data: { status: input.status }, at });
-    if (input.status === 'success') await promoteWaiting(deps, trx, input.fund_id, at);
+    if (input.status === 'success') {
+      await promoteWaiting(deps, trx, input.fund_id, at);
+      await issueReceipt(
+        deps,
+        trx,
+        {
+          id,
+          book: accounts.book,
+          user_id: input.user_id,
+          currency: input.currency,
+          units: input.units,
+          amount_cents: amountCents,
+          received_at: at,
+          completed_at: at,
+          valuation_source: null,
+        },
+        at,
+      );
+    }
     if (actor !== undefined) {
       await recordAudit(trx, {
         book: accounts.book,
@@ -122,7 +151,10 @@ export async function advanceContribution(deps: Deps, book: Book, contributionId
         at,
       );
     }
-    if (to === 'success') await promoteWaiting(deps, trx, c.fund_id, at);
+    if (to === 'success') {
+      await promoteWaiting(deps, trx, c.fund_id, at);
+      await issueReceipt(deps, trx, { ...c, completed_at: at }, at);
+    }
     await recordEvent(trx, { user_id: c.user_id, type: 'contribution.updated', object_type: 'contribution', object_id: c.id, data: { status: to, previous_status: c.status }, at });
     await recordAudit(trx, {
       book: accounts.book,
@@ -137,6 +169,32 @@ export async function advanceContribution(deps: Deps, book: Book, contributionId
     return { book: accounts.book, cents: c.amount_cents };
   });
   deps.metrics.counters.contribution(moved.book, to, moved.cents);
+}
+
+/**
+ * DECISIONS 13: a contribution that succeeds gets its numbered receipt, in the same transaction,
+ * once (a unique index backs it). The receipt states what it states now, for good.
+ */
+async function issueReceipt(
+  deps: Deps,
+  trx: Trx,
+  c: {
+    id: number;
+    book: Book;
+    user_id: number;
+    currency: string;
+    units: string;
+    amount_cents: number;
+    received_at: string | null;
+    completed_at: string | null;
+    valuation_source: string | null;
+  },
+  at: string,
+): Promise<void> {
+  const name = await donorName(trx, c.user_id);
+  await insertReceipt(trx, { book: c.book, contribution_id: c.id, user_id: c.user_id, replaces_id: null, issued_at: at }, (id) =>
+    receiptBody(id, deps.config.sponsor, name, c, null),
+  );
 }
 
 export function contributionForm(c: Contribution) {

@@ -96,4 +96,27 @@ describeEachEngine('contributions store', (env) => {
     );
     assert.deepEqual([(await store.findContribution(db, 'live', b!))?.status, (await store.findContribution(db, 'live', b!))?.cancelled_at], ['failed', '2026-01-02T00:00:00Z']);
   });
+
+  test("receipts: donorName, insertReceipt numbers its body from its id, receiptsOf lists a contribution's in its book, a second original is refused", async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps, { name: 'Receipt Holder' });
+    const id = await db.transaction().execute((trx) => store.insertContribution(trx, { ...row(user, '2026-01-01T00:00:00Z'), status: 'success' }));
+    assert.equal(await db.transaction().execute((trx) => store.donorName(trx, user.user_id)), 'Receipt Holder');
+    const receipt = { book: 'live' as const, contribution_id: id, user_id: user.user_id, replaces_id: null, issued_at: '2026-01-02T00:00:00Z' };
+    const first = await db.transaction().execute((trx) => store.insertReceipt(trx, receipt, (n) => ({ number: n })));
+    await assert.rejects(
+      db.transaction().execute((trx) => store.insertReceipt(trx, receipt, (n) => ({ number: n }))),
+      'one original receipt per contribution',
+    );
+    const correction = await db.transaction().execute((trx) => store.insertReceipt(trx, { ...receipt, replaces_id: first }, (n) => ({ number: n })));
+    const listed = await store.receiptsOf(db, 'live', id);
+    assert.deepEqual(
+      listed.map((r) => [r.id, r.replaces_id, JSON.parse(r.body).number]),
+      [
+        [first, null, first],
+        [correction, first, correction],
+      ],
+    );
+    assert.deepEqual(await store.receiptsOf(db, 'test', id), []);
+  });
 });

@@ -76,3 +76,42 @@ export async function recordArrival(trx: Trx, id: number, arrived: { units: stri
   const updated = await trx.updateTable('contributions').set(arrived).where('id', '=', id).where('status', '=', 'waiting_for_funds').executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
 }
+
+/** The name a receipt gives its donor. */
+export async function donorName(trx: Trx, userId: number): Promise<string> {
+  return (await trx.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirstOrThrow()).name;
+}
+
+/** Writes a receipt; `body` gets its number from the id, so it is written in two steps of one transaction. Returns the id. */
+export async function insertReceipt(
+  trx: Trx,
+  receipt: { book: Book; contribution_id: number; user_id: number; replaces_id: number | null; issued_at: string },
+  body: (id: number) => unknown,
+): Promise<number> {
+  const row = await trx
+    .insertInto('receipts')
+    .values({ ...receipt, body: '{}' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await trx
+    .updateTable('receipts')
+    .set({ body: JSON.stringify(body(row.id)) })
+    .where('id', '=', row.id)
+    .execute();
+  return row.id;
+}
+
+/** A contribution's receipts, oldest first (the original, then its corrections), in a book. */
+export async function receiptsOf(
+  db: Db | Trx,
+  book: Book,
+  contributionId: number,
+): Promise<Array<{ id: number; user_id: number; replaces_id: number | null; issued_at: string; body: string }>> {
+  return db
+    .selectFrom('receipts')
+    .select(['id', 'user_id', 'replaces_id', 'issued_at', 'body'])
+    .where('contribution_id', '=', contributionId)
+    .where('book', '=', book)
+    .orderBy('id')
+    .execute();
+}

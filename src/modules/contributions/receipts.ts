@@ -1,0 +1,100 @@
+// Receipts (DECISIONS 13): what one states, and its PDF. A receipt is built once,
+// when its contribution succeeds, and kept as built: reading it never rebuilds it.
+import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
+import { centsToDollars } from '../../shared/money.ts';
+import type { Sponsor } from './rails.ts';
+
+export interface ReceiptBody {
+  number: string;
+  sponsor: { name: string; ein: string; address: string };
+  donor: { name: string };
+  date_received: string;
+  contribution_id: number;
+  /** Cash: the amount in USD. */
+  amount_usd: number | null;
+  /** Non-cash: what was given, and the value used where one was recorded. */
+  description: string | null;
+  value_usd: number | null;
+  valuation_source: string | null;
+  no_goods_or_services: string;
+  exclusive_control: string;
+  replaces: string | null;
+}
+
+export const NO_GOODS = 'No goods or services were provided in exchange for this contribution.';
+export const CONTROL = 'The sponsoring organisation has exclusive legal control over the contributed assets (Internal Revenue Code section 170(f)(18)).';
+
+/** R-000042: the platform's receipt numbers, from the receipts' ids. */
+export function receiptNumber(id: number): string {
+  return `R-${String(id).padStart(6, '0')}`;
+}
+
+/** What a receipt states for a contribution that succeeded. */
+export function receiptBody(
+  id: number,
+  sponsor: Sponsor,
+  donorName: string,
+  c: { id: number; currency: string; units: string; amount_cents: number; received_at: string | null; completed_at: string | null; valuation_source: string | null },
+  replaces: number | null,
+): ReceiptBody {
+  const cash = c.currency === 'USD';
+  return {
+    number: receiptNumber(id),
+    sponsor: { name: sponsor.name, ein: sponsor.ein, address: sponsor.address },
+    donor: { name: donorName },
+    date_received: (c.received_at ?? c.completed_at ?? '').slice(0, 10),
+    contribution_id: c.id,
+    amount_usd: cash ? centsToDollars(c.amount_cents) : null,
+    description: cash ? null : `${c.units} ${c.currency}`,
+    value_usd: cash ? null : centsToDollars(c.amount_cents),
+    valuation_source: cash ? null : c.valuation_source,
+    no_goods_or_services: NO_GOODS,
+    exclusive_control: CONTROL,
+    replaces: replaces === null ? null : receiptNumber(replaces),
+  };
+}
+
+const usd = (dollars: number) => dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
+
+/** One printable page (US Letter): the sponsor's name at the top, then every statement DECISIONS 13 requires. */
+export async function receiptPdf(r: ReceiptBody): Promise<Uint8Array> {
+  const pdf = await PDFDocument.create();
+  pdf.setTitle(`Receipt ${r.number}`);
+  pdf.setProducer('Almoner');
+  const page = pdf.addPage([612, 792]);
+  const regular = await pdf.embedFont(StandardFonts.Helvetica);
+  const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
+  let y = 740;
+  const line = (text: string, options: { size?: number; font?: typeof regular; gap?: number } = {}) => {
+    const size = options.size ?? 11;
+    // Wrap at the page's width.
+    const words = text.split(' ');
+    let current = '';
+    for (const w of words) {
+      const next = current === '' ? w : `${current} ${w}`;
+      if ((options.font ?? regular).widthOfTextAtSize(next, size) > 512) {
+        page.drawText(current, { x: 50, y, size, font: options.font ?? regular, color: rgb(0.1, 0.15, 0.2) });
+        y -= size + 4;
+        current = w;
+      } else current = next;
+    }
+    page.drawText(current, { x: 50, y, size, font: options.font ?? regular, color: rgb(0.1, 0.15, 0.2) });
+    y -= size + (options.gap ?? 6);
+  };
+  line(r.sponsor.name, { size: 18, font: bold, gap: 4 });
+  line(`EIN ${r.sponsor.ein}`, { gap: 2 });
+  line(r.sponsor.address, { gap: 24 });
+  line(`Contribution receipt ${r.number}`, { size: 14, font: bold, gap: 14 });
+  if (r.replaces !== null) line(`This receipt corrects and replaces receipt ${r.replaces}.`, { gap: 12 });
+  line(`Donor: ${r.donor.name}`);
+  line(`Date received: ${r.date_received}`);
+  if (r.amount_usd !== null) line(`Amount: ${usd(r.amount_usd)} (cash)`);
+  if (r.description !== null) line(`Contributed: ${r.description} (non-cash)`);
+  if (r.value_usd !== null) line(`Value used: ${usd(r.value_usd)}${r.valuation_source === null ? '' : ` (${r.valuation_source})`}`);
+  y -= 12;
+  line(r.no_goods_or_services);
+  line(r.exclusive_control);
+  y -= 12;
+  line('Keep this receipt for your tax records.', { size: 9 });
+  return pdf.save();
+}
