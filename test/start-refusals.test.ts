@@ -40,11 +40,12 @@ for (const { name: engine } of engines()) {
       const handle = openDatabase({ url: databaseUrl });
       try {
         await migrate(handle);
-        // This release, pretending to be the one before 014 and 015 (which only add): it runs, and says so.
+        // This release, pretending to be the one before 014 (every migration since only adds): it runs, and says so.
         const warnings: string[] = [];
         const before014 = MIGRATION_NAMES.slice(0, MIGRATION_NAMES.indexOf('014_operator_tokens'));
         await checkNewerSchema(handle, before014, (m) => warnings.push(m));
-        assert.match(warnings[0] ?? '', /newer migrations \(014_operator_tokens, 015_invitations\) that keep this release working/);
+        const newer = MIGRATION_NAMES.slice(MIGRATION_NAMES.indexOf('014_operator_tokens'));
+        assert.ok((warnings[0] ?? '').includes(`newer migrations (${newer.join(', ')}) that keep this release working`), warnings[0]);
         // The release before 013 (which contracted: money moved into two books) is refused, 013 named.
         await assert.rejects(
           checkNewerSchema(handle, MIGRATION_NAMES.slice(0, MIGRATION_NAMES.indexOf('013_books'))),
@@ -53,7 +54,10 @@ for (const { name: engine } of engines()) {
         // A future migration that breaks older releases stops this one, at start and in the CLI.
         await sql`insert into schema_migrations (name, applied_at) values ('099_from_the_future', '2027-01-01T00:00:00Z')`.execute(handle.db);
         await sql`insert into schema_breaks (name) values ('099_from_the_future')`.execute(handle.db);
-        await assert.rejects(migrate(handle), /the database has migration 099_from_the_future, which this release of Almoner does not know \(its last is 017_receipts\)/);
+        await assert.rejects(
+          migrate(handle),
+          new RegExp(`the database has migration 099_from_the_future, which this release of Almoner does not know \\(its last is ${MIGRATION_NAMES.at(-1)}\\)`),
+        );
       } finally {
         await handle.close();
       }
