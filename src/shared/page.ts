@@ -27,3 +27,15 @@ export function lastPage(count: number, perPage: number): number {
 export function toPage<T>(items: T[], count: number, req: PageRequest): Page<T> {
   return { items, meta: { count, page: req.page, last: lastPage(count, req.per_page) } };
 }
+
+/** What an export keeps of a list (DECISIONS 13): created from / to (YYYY-MM-DD, inclusive), one status. */
+export interface RowFilters {
+  from?: string;
+  to?: string;
+  status?: string;
+}
+
+/** The first instant after the day `to` (YYYY-MM-DD): exports keep what was created before it. */
+export function dayAfter(to: string): string {
+  return new Date(Date.parse(`${to}T00:00:00.000Z`) + 86_400_000).toISOString();
+}

@@ -4,7 +4,8 @@ import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { IsoDate, NullableIsoDate, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
 import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES } from './contributions.ts';
-import { listContributions } from './contributions.service.ts';
+import { CONTRIBUTION_CSV_HEADER, exportContributions, listContributions } from './contributions.service.ts';
+import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
 import { cancelContribution, declareContribution, declaredForm, receiptOf, receiptPdf } from './contributions.declarations.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { EmptyObject } from '../../http/schemas.ts';
@@ -60,7 +61,14 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withProblems({ 200: Paged(Type.Ref('Contribution')) }),
         },
       },
-      async (request, reply) => listPage(request, reply, (page) => listContributions(deps, request.caller, page)),
+      async (request, reply) => {
+        // DECISIONS 13: Accept: text/csv gives every row matching ?from=&to=&status=, streamed.
+        if (wantsCsv(request)) {
+          const filters = exportFilters(request.query as Record<string, unknown>, CONTRIBUTION_STATUSES);
+          return sendCsv(reply, 'contributions.csv', CONTRIBUTION_CSV_HEADER, exportContributions(deps, request.caller, filters));
+        }
+        return listPage(request, reply, (page) => listContributions(deps, request.caller, page));
+      },
     );
 
     app.post(

@@ -5,13 +5,14 @@ import { centsToDollars, CONTRIBUTION_MAX_CENTS, exactValueInCents, valueInCents
 import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import { recordAudit } from '../audit/index.ts';
-import { toPage, type PageRequest } from '../../shared/page.ts';
+import { toPage, type PageRequest, type RowFilters } from '../../shared/page.ts';
 import { assertFundCanHold, lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import type { Book } from '../../shared/book.ts';
 import {
+  contributionsForExport,
   donorName,
   fundOfContribution,
   insertContribution,
@@ -216,4 +217,20 @@ export function contributionForm(c: Contribution) {
 export async function listContributions(deps: Deps, caller: Caller, page: PageRequest) {
   const { rows, count } = await pageOfContributions(deps.db, caller.user_id, page);
   return toPage(rows.map(contributionForm), count, page);
+}
+
+const EXPORT_BATCH = 1000;
+
+export const CONTRIBUTION_CSV_HEADER = ['id', 'created_at', 'type', 'status', 'units', 'currency', 'valuation', 'amount_usd', 'reference', 'received_at', 'completed_at'] as const;
+
+/** Every one of the caller's contributions matching `f`, newest first, as CSV rows, read a batch at a time. */
+export async function* exportContributions(deps: Deps, caller: Caller, f: RowFilters): AsyncGenerator<unknown[]> {
+  let before: number | undefined;
+  for (;;) {
+    const rows = await contributionsForExport(deps.db, caller.user_id, f, before, EXPORT_BATCH);
+    for (const c of rows)
+      yield [c.id, c.created_at, c.type, c.status, c.units, c.currency, c.valuation, centsToDollars(c.amount_cents), c.reference, c.received_at, c.completed_at];
+    if (rows.length < EXPORT_BATCH) return;
+    before = rows.at(-1)?.id;
+  }
 }

@@ -119,4 +119,33 @@ describeEachEngine('contributions store', (env) => {
     );
     assert.deepEqual(await store.receiptsOf(db, 'test', id), []);
   });
+
+  test("contributionsForExport: a user's, newest first, a batch at a time, filtered by status and dates", async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps);
+    const ids = await db
+      .transaction()
+      .execute(async (trx) => [
+        await store.insertContribution(trx, row(user, '2026-03-01T10:00:00Z')),
+        await store.insertContribution(trx, { ...row(user, '2026-03-02T10:00:00Z'), status: 'failed' }),
+        await store.insertContribution(trx, row(user, '2026-03-03T10:00:00Z')),
+      ]);
+    const first = await store.contributionsForExport(db, user.user_id, {}, undefined, 2);
+    assert.deepEqual(
+      first.map((c) => c.id),
+      [ids[2], ids[1]],
+    );
+    assert.deepEqual(
+      (await store.contributionsForExport(db, user.user_id, {}, first.at(-1)?.id, 2)).map((c) => c.id),
+      [ids[0]],
+    );
+    assert.deepEqual(
+      (await store.contributionsForExport(db, user.user_id, { status: 'failed' }, undefined, 10)).map((c) => c.id),
+      [ids[1]],
+    );
+    assert.deepEqual(
+      (await store.contributionsForExport(db, user.user_id, { from: '2026-03-02', to: '2026-03-02' }, undefined, 10)).map((c) => c.id),
+      [ids[1]],
+    );
+  });
 });

@@ -4,7 +4,7 @@ import type { Db, Engine, Trx } from '../../db/database.ts';
 import type { ContributionsTable } from '../../db/schema.ts';
 import { newestOfUser } from '../../db/pages.ts';
 import type { Book } from '../../shared/book.ts';
-import type { PageRequest } from '../../shared/page.ts';
+import { dayAfter, type PageRequest, type RowFilters } from '../../shared/page.ts';
 import type { ContributionStatus } from './contributions.ts';
 
 export type Contribution = Selectable<ContributionsTable>;
@@ -114,4 +114,14 @@ export async function receiptsOf(
     .where('book', '=', book)
     .orderBy('id')
     .execute();
+}
+
+/** A user's contributions matching `f`, newest first, up to `limit` older than id `beforeId` (an export reads them all, a batch at a time). */
+export async function contributionsForExport(db: Db, userId: number, f: RowFilters, beforeId: number | undefined, limit: number): Promise<Contribution[]> {
+  let q = db.selectFrom('contributions').selectAll().where('user_id', '=', userId);
+  if (beforeId !== undefined) q = q.where('id', '<', beforeId);
+  if (f.from !== undefined) q = q.where('created_at', '>=', `${f.from}T00:00:00.000Z`);
+  if (f.to !== undefined) q = q.where('created_at', '<', dayAfter(f.to));
+  if (f.status !== undefined) q = q.where('status', '=', f.status);
+  return q.orderBy('id', 'desc').limit(limit).execute();
 }

@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
+import { DONATION_STATUSES } from './donations.ts';
+import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
 import { checkedCents, EmptyObject, PageQuery, withProblems } from '../../http/schemas.ts';
@@ -32,7 +34,14 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: { tags, summary: "The caller's donations (form 2.1), newest first", querystring: PageQuery, response: withProblems({ 200: OwnDonationPage }) },
       },
-      async (request, reply) => listPage(request, reply, (page) => service.listOwnDonations(deps, request.caller, page)),
+      async (request, reply) => {
+        // DECISIONS 13: Accept: text/csv gives every row matching ?from=&to=&status=, streamed.
+        if (wantsCsv(request)) {
+          const filters = exportFilters(request.query as Record<string, unknown>, DONATION_STATUSES);
+          return sendCsv(reply, 'donations.csv', service.DONATION_CSV_HEADER, service.exportDonations(deps, request.caller, filters));
+        }
+        return listPage(request, reply, (page) => service.listOwnDonations(deps, request.caller, page));
+      },
     );
 
     app.get(

@@ -3,7 +3,8 @@
 import type { Deps } from '../../deps.ts';
 import { AppError, conflict, notFound } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import { toPage, type PageRequest } from '../../shared/page.ts';
+import { toPage, type PageRequest, type RowFilters } from '../../shared/page.ts';
+import { centsToDollars } from '../../shared/money.ts';
 import { lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
 import type { Trx } from '../../db/database.ts';
 import { recordEvent } from '../events/index.ts';
@@ -352,4 +353,19 @@ export async function applyDonationEventToMany(
 /** Ids of donations of `book` in a status, oldest first (for batches such as "pay every approved donation"). */
 export async function donationIdsInStatus(deps: Deps, book: Book, status: DonationStatus, limit: number): Promise<number[]> {
   return store.idsInStatus(deps.db, book, status, limit);
+}
+
+const EXPORT_BATCH = 1000;
+
+export const DONATION_CSV_HEADER = ['id', 'created_at', 'status', 'amount', 'ein', 'non_profit', 'note', 'private_memo', 'visibility', 'scheduled_donation_id'] as const;
+
+/** Every one of the caller's donations matching `f`, newest first, as CSV rows, read a batch at a time. */
+export async function* exportDonations(deps: Deps, caller: Caller, f: RowFilters): AsyncGenerator<unknown[]> {
+  let before: number | undefined;
+  for (;;) {
+    const rows = await store.donationsForExport(deps.db, caller.user_id, f, before, EXPORT_BATCH);
+    for (const d of rows) yield [d.id, d.created_at, d.status, centsToDollars(d.amount_cents), d.ein, d.non_profit, d.note, d.private_memo, d.visibility, d.scheduled_donation_id];
+    if (rows.length < EXPORT_BATCH) return;
+    before = rows.at(-1)?.id;
+  }
 }

@@ -81,4 +81,39 @@ describeEachEngine('donations store', (env) => {
     assert.deepEqual([counts.total, counts.public_total], [2, 1]);
     assert.equal((await store.findDonation(db, 'live', a!))?.status, 'not_completed');
   });
+
+  test("donationsForExport: a user's with their organisation, newest first, a batch at a time, filtered", async () => {
+    const { db, engine } = env().deps;
+    const user = await makeUser(env().deps);
+    const base = await row(user);
+    const ids = await db
+      .transaction()
+      .execute(async (trx) => [
+        await store.insertDonation(trx, engine, { ...base, created_at: '2026-04-01T10:00:00Z' }),
+        await store.insertDonation(trx, engine, { ...base, created_at: '2026-04-02T10:00:00Z', status: 'waiting_for_funds', note: '=1+1' }),
+      ]);
+    const all = await store.donationsForExport(db, user.user_id, {}, undefined, 10);
+    assert.deepEqual(
+      all.map((d) => d.id),
+      [ids[1], ids[0]],
+    );
+    assert.equal(all[0]?.note, '=1+1', 'stored as given: the CSV neutralises it');
+    assert.ok(all.every((d) => d.ein === '222222222' && d.non_profit === 'Donations Charity'));
+    assert.deepEqual(
+      (await store.donationsForExport(db, user.user_id, {}, ids[1], 10)).map((d) => d.id),
+      [ids[0]],
+    );
+    assert.deepEqual(
+      (await store.donationsForExport(db, user.user_id, { status: 'waiting_for_funds' }, undefined, 10)).map((d) => d.id),
+      [ids[1]],
+    );
+    assert.deepEqual(
+      (await store.donationsForExport(db, user.user_id, { from: '2026-04-02' }, undefined, 10)).map((d) => d.id),
+      [ids[1]],
+    );
+    assert.deepEqual(
+      (await store.donationsForExport(db, user.user_id, { to: '2026-04-01' }, undefined, 10)).map((d) => d.id),
+      [ids[0]],
+    );
+  });
 });

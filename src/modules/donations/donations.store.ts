@@ -6,7 +6,7 @@ import { prepared } from '../../db/prepared.ts';
 import { insertRows, runStatements, statement, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { assert } from '../../shared/assert.ts';
-import { offsetOf, type PageRequest } from '../../shared/page.ts';
+import { dayAfter, offsetOf, type PageRequest, type RowFilters } from '../../shared/page.ts';
 import type { Book } from '../../shared/book.ts';
 import { HIDDEN_FROM_OTHERS } from './donations.ts';
 
@@ -219,4 +219,18 @@ export async function waitingForFund(trx: Trx, fundId: number) {
 export async function idsInStatus(db: Db, book: Book, status: string, limit: number): Promise<number[]> {
   const rows = await db.selectFrom('donations').select('id').where('book', '=', book).where('status', '=', status).orderBy('id').limit(limit).execute();
   return rows.map((r) => r.id);
+}
+
+/** A user's donations matching `f` with their organisation, newest first, up to `limit` older than id `beforeId` (exports). */
+export async function donationsForExport(db: Db, userId: number, f: RowFilters, beforeId: number | undefined, limit: number) {
+  let q = db
+    .selectFrom('donations as d')
+    .innerJoin('non_profits as n', 'n.id', 'd.non_profit_id')
+    .select(['d.id', 'd.created_at', 'd.status', 'd.amount_cents', 'n.ein', 'n.name as non_profit', 'd.note', 'd.private_memo', 'd.visibility', 'd.scheduled_donation_id'])
+    .where('d.user_id', '=', userId);
+  if (beforeId !== undefined) q = q.where('d.id', '<', beforeId);
+  if (f.from !== undefined) q = q.where('d.created_at', '>=', `${f.from}T00:00:00.000Z`);
+  if (f.to !== undefined) q = q.where('d.created_at', '<', dayAfter(f.to));
+  if (f.status !== undefined) q = q.where('d.status', '=', f.status);
+  return q.orderBy('d.id', 'desc').limit(limit).execute();
 }
