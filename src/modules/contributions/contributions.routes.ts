@@ -6,6 +6,7 @@ import { IsoDate, NullableIsoDate, PageQuery, Paged, StringEnum, withProblems } 
 import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES } from './contributions.ts';
 import { CONTRIBUTION_CSV_HEADER, exportContributions, listContributions } from './contributions.service.ts';
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
+import { statementPeriod, taxStatement } from './statements.ts';
 import { cancelContribution, declareContribution, declaredForm, receiptOf, receiptPdf } from './contributions.declarations.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { EmptyObject } from '../../http/schemas.ts';
@@ -127,6 +128,18 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         }
         return receipt;
       },
+    );
+
+    // Tax statements: a calendar year, or any period for a fiscal year that is not one.
+    const Period = Type.Object({ from: Type.Optional(Type.String()), to: Type.Optional(Type.String()) });
+    const statementSummary = 'Contributions of the period (deductible, with receipt numbers) and the grants made from the fund (informational)';
+    app.get(
+      '/tax_statements/:year',
+      { schema: { tags: ['Contributions'], summary: `${statementSummary}: a calendar year`, params: Type.Object({ year: Type.Integer() }), querystring: Period } },
+      async (request) => taxStatement(deps, request.caller, statementPeriod(request.params.year, request.query.from, request.query.to)),
+    );
+    app.get('/tax_statements', { schema: { tags: ['Contributions'], summary: `${statementSummary}: ?from=YYYY-MM-DD&to=YYYY-MM-DD`, querystring: Period } }, async (request) =>
+      taxStatement(deps, request.caller, statementPeriod(undefined, request.query.from ?? '', request.query.to ?? '')),
     );
 
     app.delete(

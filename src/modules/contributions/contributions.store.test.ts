@@ -148,4 +148,25 @@ describeEachEngine('contributions store', (env) => {
       [ids[1]],
     );
   });
+
+  test("succeededBetween: a user's successes in a period, with their original receipt", async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps);
+    const done = (completed_at: string) => ({ ...row(user, completed_at), status: 'success', completed_at, received_at: completed_at });
+    const [inside, outside] = await db
+      .transaction()
+      .execute(async (trx) => [await store.insertContribution(trx, done('2025-06-01T00:00:00Z')), await store.insertContribution(trx, done('2026-01-01T00:00:00Z'))]);
+    const receipt = await db
+      .transaction()
+      .execute((trx) =>
+        store.insertReceipt(trx, { book: 'live', contribution_id: inside!, user_id: user.user_id, replaces_id: null, issued_at: '2025-06-01T00:00:00Z' }, () => ({})),
+      );
+    const found = await store.succeededBetween(db, 'live', user.user_id, '2025-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
+    assert.deepEqual(
+      found.map((c) => [c.id, c.receipt_id]),
+      [[inside, receipt]],
+    );
+    assert.equal((await store.succeededBetween(db, 'live', user.user_id, '2026-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'))[0]?.id, outside);
+    assert.deepEqual(await store.succeededBetween(db, 'test', user.user_id, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z'), []);
+  });
 });

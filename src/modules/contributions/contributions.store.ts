@@ -125,3 +125,19 @@ export async function contributionsForExport(db: Db, userId: number, f: RowFilte
   if (f.status !== undefined) q = q.where('status', '=', f.status);
   return q.orderBy('id', 'desc').limit(limit).execute();
 }
+
+/** A user's contributions that succeeded in [from, to), oldest first, with their receipt numbers (ids). */
+export async function succeededBetween(db: Db, book: Book, userId: number, from: string, to: string) {
+  return db
+    .selectFrom('contributions as c')
+    .leftJoin('receipts as r', (j) => j.onRef('r.contribution_id', '=', 'c.id').on('r.replaces_id', 'is', null))
+    .select(['c.id', 'c.completed_at', 'c.type', 'c.units', 'c.currency', 'c.amount_cents', 'r.id as receipt_id'])
+    .where('c.user_id', '=', userId)
+    .where('c.book', '=', book)
+    .where('c.status', '=', 'success')
+    .where('c.completed_at', '>=', from)
+    .where('c.completed_at', '<', to)
+    .orderBy('c.completed_at')
+    .orderBy('c.id')
+    .execute();
+}

@@ -369,3 +369,15 @@ export async function* exportDonations(deps: Deps, caller: Caller, f: RowFilters
     before = rows.at(-1)?.id;
   }
 }
+
+/** The caller's grants paid in [from, to) (a tax statement's informational part). */
+export async function grantsPaid(deps: Deps, caller: Caller, from: string, to: string) {
+  return (await store.grantsPaidBetween(deps.db, caller.book, caller.user_id, from, to)).map((d) => ({
+    id: d.id,
+    paid_at: d.mailed_at ?? d.completed_at,
+    ein: d.ein,
+    non_profit: d.non_profit,
+    amount: centsToDollars(d.amount_cents),
+    cents: d.amount_cents,
+  }));
+}

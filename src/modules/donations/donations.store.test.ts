@@ -116,4 +116,29 @@ describeEachEngine('donations store', (env) => {
       [ids[0]],
     );
   });
+
+  test('grantsPaidBetween: completed and mailed donations paid in a period, with their organisation', async () => {
+    const { db, engine } = env().deps;
+    const user = await makeUser(env().deps);
+    const base = await row(user);
+    const [paid, mailed, later] = await db
+      .transaction()
+      .execute(async (trx) => [
+        await store.insertDonation(trx, engine, { ...base, status: 'completed' }),
+        await store.insertDonation(trx, engine, { ...base, status: 'check_mailed' }),
+        await store.insertDonation(trx, engine, { ...base, status: 'completed' }),
+      ]);
+    await db.updateTable('donations').set({ completed_at: '2025-03-01T00:00:00Z' }).where('id', '=', paid!).execute();
+    await db.updateTable('donations').set({ mailed_at: '2025-04-01T00:00:00Z' }).where('id', '=', mailed!).execute();
+    await db.updateTable('donations').set({ completed_at: '2026-02-01T00:00:00Z' }).where('id', '=', later!).execute();
+    const found = await store.grantsPaidBetween(db, 'live', user.user_id, '2025-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
+    assert.deepEqual(
+      found.map((d) => [d.id, d.status, d.ein]),
+      [
+        [paid, 'completed', '222222222'],
+        [mailed, 'check_mailed', '222222222'],
+      ],
+    );
+    assert.deepEqual(await store.grantsPaidBetween(db, 'test', user.user_id, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z'), []);
+  });
 });

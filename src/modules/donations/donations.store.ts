@@ -234,3 +234,22 @@ export async function donationsForExport(db: Db, userId: number, f: RowFilters, 
   if (f.status !== undefined) q = q.where('d.status', '=', f.status);
   return q.orderBy('d.id', 'desc').limit(limit).execute();
 }
+
+/** A user's grants paid in [from, to) (completed, or check mailed), oldest first, with their organisation. */
+export async function grantsPaidBetween(db: Db, book: Book, userId: number, from: string, to: string) {
+  return db
+    .selectFrom('donations as d')
+    .innerJoin('non_profits as n', 'n.id', 'd.non_profit_id')
+    .select(['d.id', 'd.status', 'd.amount_cents', 'd.mailed_at', 'd.completed_at', 'n.ein', 'n.name as non_profit'])
+    .where('d.user_id', '=', userId)
+    .where('d.book', '=', book)
+    .where('d.status', 'in', ['completed', 'check_mailed'])
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('d.mailed_at', '>=', from), eb('d.mailed_at', '<', to)]),
+        eb.and([eb('d.mailed_at', 'is', null), eb('d.completed_at', '>=', from), eb('d.completed_at', '<', to)]),
+      ]),
+    )
+    .orderBy('d.id')
+    .execute();
+}

@@ -1,0 +1,54 @@
+// Tax statements (DECISIONS 13): a period's contributions (deductible, with
+// their receipt numbers) and the grants made from the fund in it
+// (informational: not deductible a second time). A calendar year by default,
+// any range for donors whose fiscal year is another.
+import type { Deps } from '../../deps.ts';
+import { badRequest } from '../../shared/errors.ts';
+import { centsToDollars } from '../../shared/money.ts';
+import type { Caller } from '../../shared/caller.ts';
+import { grantsPaid } from '../donations/index.ts';
+import { succeededBetween } from './contributions.store.ts';
+import { receiptNumber } from './receipts.ts';
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The statement's period: a year, or from/to (YYYY-MM-DD, inclusive). Throws invalid_parameter. */
+export function statementPeriod(year: number | undefined, from: unknown, to: unknown): { from: string; to: string } {
+  if (from !== undefined || to !== undefined) {
+    if (typeof from !== 'string' || typeof to !== 'string' || !DAY.test(from) || !DAY.test(to) || Number.isNaN(Date.parse(from)) || Number.isNaN(Date.parse(to))) {
+      throw badRequest('invalid_parameter', 'from and to must both be dates, YYYY-MM-DD');
+    }
+    if (from > to) throw badRequest('invalid_parameter', 'from must not be after to');
+    return { from, to };
+  }
+  if (year === undefined || !Number.isInteger(year) || year < 2000 || year > 2100) throw badRequest('invalid_parameter', 'the year must be from 2000 to 2100');
+  return { from: `${year}-01-01`, to: `${year}-12-31` };
+}
+
+export async function taxStatement(deps: Deps, caller: Caller, period: { from: string; to: string }) {
+  const start = `${period.from}T00:00:00.000Z`;
+  const end = new Date(Date.parse(`${period.to}T00:00:00.000Z`) + 86_400_000).toISOString();
+  const contributions = await succeededBetween(deps.db, caller.book, caller.user_id, start, end);
+  const grants = await grantsPaid(deps, caller, start, end);
+  const total = contributions.reduce((sum, c) => sum + c.amount_cents, 0);
+  const granted = grants.reduce((sum, g) => sum + g.cents, 0);
+  const sponsor = deps.config.sponsor;
+  return {
+    sponsor: { name: sponsor.name, ein: sponsor.ein, address: sponsor.address },
+    from: period.from,
+    to: period.to,
+    contributions: contributions.map((c) => ({
+      id: c.id,
+      received_at: c.completed_at,
+      type: c.type,
+      description: c.currency === 'USD' ? null : `${c.units} ${c.currency}`,
+      amount: centsToDollars(c.amount_cents),
+      receipt: c.receipt_id === null ? null : receiptNumber(c.receipt_id),
+    })),
+    total_contributions: centsToDollars(total),
+    grants: grants.map(({ cents: _cents, ...g }) => g),
+    total_grants: centsToDollars(granted),
+    grants_note:
+      'Grants made from your fund to charities. They are listed for your records only: your deduction was your contribution to the fund, and grants from it are not deductible a second time.',
+  };
+}
