@@ -6,7 +6,8 @@ import { IsoDate, NullableIsoDate, PageQuery, Paged, StringEnum, withProblems } 
 import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES } from './contributions.ts';
 import { CONTRIBUTION_CSV_HEADER, exportContributions, listContributions } from './contributions.service.ts';
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
-import { statementPeriod, taxStatement } from './statements.ts';
+import { donorOf, statementPdf, statementPeriod, taxStatement } from './statements.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { cancelContribution, declareContribution, declaredForm, receiptOf, receiptPdf } from './contributions.declarations.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { EmptyObject } from '../../http/schemas.ts';
@@ -130,16 +131,24 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
     );
 
-    // Tax statements: a calendar year, or any period for a fiscal year that is not one.
+    // Tax statements: a calendar year, or any period for a fiscal year that is not one; JSON, or PDF with Accept: application/pdf.
+    const sendStatement = async (request: FastifyRequest, reply: FastifyReply, statement: Awaited<ReturnType<typeof taxStatement>>) => {
+      if (!(request.headers.accept ?? '').includes('application/pdf')) return statement;
+      const pdf = await statementPdf(statement, await donorOf(deps, request.caller));
+      return reply.type('application/pdf').header('content-disposition', `attachment; filename="statement-${statement.from}-${statement.to}.pdf"`).send(Buffer.from(pdf));
+    };
     const Period = Type.Object({ from: Type.Optional(Type.String()), to: Type.Optional(Type.String()) });
     const statementSummary = 'Contributions of the period (deductible, with receipt numbers) and the grants made from the fund (informational)';
     app.get(
       '/tax_statements/:year',
       { schema: { tags: ['Contributions'], summary: `${statementSummary}: a calendar year`, params: Type.Object({ year: Type.Integer() }), querystring: Period } },
-      async (request) => taxStatement(deps, request.caller, statementPeriod(request.params.year, request.query.from, request.query.to)),
+      async (request, reply) => sendStatement(request, reply, await taxStatement(deps, request.caller, statementPeriod(request.params.year, request.query.from, request.query.to))),
     );
-    app.get('/tax_statements', { schema: { tags: ['Contributions'], summary: `${statementSummary}: ?from=YYYY-MM-DD&to=YYYY-MM-DD`, querystring: Period } }, async (request) =>
-      taxStatement(deps, request.caller, statementPeriod(undefined, request.query.from ?? '', request.query.to ?? '')),
+    app.get(
+      '/tax_statements',
+      { schema: { tags: ['Contributions'], summary: `${statementSummary}: ?from=YYYY-MM-DD&to=YYYY-MM-DD`, querystring: Period } },
+      async (request, reply) =>
+        sendStatement(request, reply, await taxStatement(deps, request.caller, statementPeriod(undefined, request.query.from ?? '', request.query.to ?? ''))),
     );
 
     app.delete(

@@ -56,45 +56,57 @@ export function receiptBody(
 
 const usd = (dollars: number) => dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
 
-/** One printable page (US Letter): the sponsor's name at the top, then every statement DECISIONS 13 requires. */
-export async function receiptPdf(r: ReceiptBody): Promise<Uint8Array> {
+/** A printable US Letter document written line by line, wrapped at the page's width, new pages as needed. */
+export async function letterPdf(title: string, write: (line: (text: string, options?: { size?: number; bold?: boolean; gap?: number }) => void) => void): Promise<Uint8Array> {
   const pdf = await PDFDocument.create();
-  pdf.setTitle(`Receipt ${r.number}`);
+  pdf.setTitle(title);
   pdf.setProducer('Almoner');
-  const page = pdf.addPage([612, 792]);
+  let page = pdf.addPage([612, 792]);
   const regular = await pdf.embedFont(StandardFonts.Helvetica);
-  const bold = await pdf.embedFont(StandardFonts.HelveticaBold);
+  const boldFont = await pdf.embedFont(StandardFonts.HelveticaBold);
   let y = 740;
-  const line = (text: string, options: { size?: number; font?: typeof regular; gap?: number } = {}) => {
+  const draw = (text: string, size: number, font: typeof regular) => {
+    if (y < 60) {
+      page = pdf.addPage([612, 792]);
+      y = 740;
+    }
+    page.drawText(text, { x: 50, y, size, font, color: rgb(0.1, 0.15, 0.2) });
+    y -= size + 4;
+  };
+  write((text, options = {}) => {
     const size = options.size ?? 11;
-    // Wrap at the page's width.
-    const words = text.split(' ');
+    const font = options.bold === true ? boldFont : regular;
     let current = '';
-    for (const w of words) {
+    for (const w of text.split(' ')) {
       const next = current === '' ? w : `${current} ${w}`;
-      if ((options.font ?? regular).widthOfTextAtSize(next, size) > 512) {
-        page.drawText(current, { x: 50, y, size, font: options.font ?? regular, color: rgb(0.1, 0.15, 0.2) });
-        y -= size + 4;
+      if (font.widthOfTextAtSize(next, size) > 512 && current !== '') {
+        draw(current, size, font);
         current = w;
       } else current = next;
     }
-    page.drawText(current, { x: 50, y, size, font: options.font ?? regular, color: rgb(0.1, 0.15, 0.2) });
-    y -= size + (options.gap ?? 6);
-  };
-  line(r.sponsor.name, { size: 18, font: bold, gap: 4 });
-  line(`EIN ${r.sponsor.ein}`, { gap: 2 });
-  line(r.sponsor.address, { gap: 24 });
-  line(`Contribution receipt ${r.number}`, { size: 14, font: bold, gap: 14 });
-  if (r.replaces !== null) line(`This receipt corrects and replaces receipt ${r.replaces}.`, { gap: 12 });
-  line(`Donor: ${r.donor.name}`);
-  line(`Date received: ${r.date_received}`);
-  if (r.amount_usd !== null) line(`Amount: ${usd(r.amount_usd)} (cash)`);
-  if (r.description !== null) line(`Contributed: ${r.description} (non-cash)`);
-  if (r.value_usd !== null) line(`Value used: ${usd(r.value_usd)}${r.valuation_source === null ? '' : ` (${r.valuation_source})`}`);
-  y -= 12;
-  line(r.no_goods_or_services);
-  line(r.exclusive_control);
-  y -= 12;
-  line('Keep this receipt for your tax records.', { size: 9 });
+    draw(current, size, font);
+    y -= (options.gap ?? 6) - 4;
+  });
   return pdf.save();
+}
+
+/** One printable page (US Letter): the sponsor's name at the top, then every statement DECISIONS 13 requires. */
+export async function receiptPdf(r: ReceiptBody): Promise<Uint8Array> {
+  return letterPdf(`Receipt ${r.number}`, (line) => {
+    line(r.sponsor.name, { size: 18, bold: true, gap: 4 });
+    line(`EIN ${r.sponsor.ein}`, { gap: 2 });
+    line(r.sponsor.address, { gap: 24 });
+    line(`Contribution receipt ${r.number}`, { size: 14, bold: true, gap: 14 });
+    if (r.replaces !== null) line(`This receipt corrects and replaces receipt ${r.replaces}.`, { gap: 12 });
+    line(`Donor: ${r.donor.name}`);
+    line(`Date received: ${r.date_received}`);
+    if (r.amount_usd !== null) line(`Amount: ${usd(r.amount_usd)} (cash)`);
+    if (r.description !== null) line(`Contributed: ${r.description} (non-cash)`);
+    if (r.value_usd !== null) line(`Value used: ${usd(r.value_usd)}${r.valuation_source === null ? '' : ` (${r.valuation_source})`}`);
+    line('', { gap: 12 });
+    line(r.no_goods_or_services);
+    line(r.exclusive_control);
+    line('', { gap: 12 });
+    line('Keep this receipt for your tax records.', { size: 9 });
+  });
 }

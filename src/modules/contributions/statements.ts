@@ -7,8 +7,8 @@ import { badRequest } from '../../shared/errors.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { grantsPaid } from '../donations/index.ts';
-import { succeededBetween } from './contributions.store.ts';
-import { receiptNumber } from './receipts.ts';
+import { donorName, succeededBetween } from './contributions.store.ts';
+import { letterPdf, receiptNumber } from './receipts.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -51,4 +51,33 @@ export async function taxStatement(deps: Deps, caller: Caller, period: { from: s
     grants_note:
       'Grants made from your fund to charities. They are listed for your records only: your deduction was your contribution to the fund, and grants from it are not deductible a second time.',
   };
+}
+
+type Statement = Awaited<ReturnType<typeof taxStatement>>;
+
+const usd = (dollars: number) => dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
+
+/** The statement as a printable PDF: the sponsor at the top, the contributions with their receipts, the grants apart. */
+export function statementPdf(s: Statement, donorName: string): Promise<Uint8Array> {
+  return letterPdf(`Tax statement ${s.from} to ${s.to}`, (line) => {
+    line(s.sponsor.name, { size: 18, bold: true, gap: 4 });
+    line(`EIN ${s.sponsor.ein}`, { gap: 2 });
+    line(s.sponsor.address, { gap: 24 });
+    line(`Contributions statement, ${s.from} to ${s.to}`, { size: 14, bold: true, gap: 10 });
+    line(`Donor: ${donorName}`, { gap: 14 });
+    line('Contributions (deductible)', { bold: true });
+    if (s.contributions.length === 0) line('None in this period.');
+    for (const c of s.contributions) line(`${(c.received_at ?? '').slice(0, 10)}  ${c.description ?? c.type}  ${usd(c.amount)}  receipt ${c.receipt ?? '-'}`);
+    line(`Total contributions: ${usd(s.total_contributions)}`, { bold: true, gap: 16 });
+    line('Grants made from your fund (informational)', { bold: true });
+    if (s.grants.length === 0) line('None in this period.');
+    for (const g of s.grants) line(`${(g.paid_at ?? '').slice(0, 10)}  ${g.non_profit} (EIN ${g.ein})  ${usd(g.amount)}`);
+    line(`Total grants: ${usd(s.total_grants)}`, { bold: true, gap: 10 });
+    line(s.grants_note, { size: 9 });
+  });
+}
+
+/** The caller's name, as their statements give it. */
+export function donorOf(deps: Deps, caller: Caller): Promise<string> {
+  return deps.db.transaction().execute((trx) => donorName(trx, caller.user_id));
 }
