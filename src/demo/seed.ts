@@ -9,7 +9,7 @@ import { createKey } from '../modules/keys/index.ts';
 import { createUser, follow, hasUsers } from '../modules/users/index.ts';
 import { addAccount } from '../modules/accounts/index.ts';
 import { einsOfFile, importBmf, sourceOf } from '../modules/nonprofits/index.ts';
-import { advanceContribution, recordContribution } from '../modules/contributions/index.ts';
+import { advanceContribution, declareContribution, recordArrivalAudited, recordContribution } from '../modules/contributions/index.ts';
 import { applyDonationEvent, cancelDonation, createDonation, type DonationEvent } from '../modules/donations/index.ts';
 import { acceptGift, claimGift, createGift, denyGift } from '../modules/gifts/index.ts';
 import { movePortfolio } from '../modules/portfolio/index.ts';
@@ -88,6 +88,13 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   await contribute(users.grace, 'credit_card_scheduled_deposit', '1200', '1', 'USD', 'success');
   await contribute(users.alan, 'wire_daf_transfer', '800', '1', 'USD', 'success');
   await contribute(users.katherine, 'company_payment', '400', '1', 'USD', 'success');
+  // Declared by the donors themselves (DECISIONS 7): Grace's stock arrived, was valued and cleared (receipted);
+  // Katherine's wire is still on its way, with its instructions and reference.
+  const shares = await declareContribution(deps, caller(users.grace), { type: 'stock_payment', units: 12, symbol: 'MSFT' });
+  await recordArrivalAudited(deps, 'live', shares.id, { units: '12', valuation: '415.5', valuation_source: 'NASDAQ close, the day they arrived' }, 'demo');
+  await advanceContribution(deps, 'live', shares.id, 'pending', 'demo');
+  await advanceContribution(deps, 'live', shares.id, 'success', 'demo');
+  await declareContribution(deps, caller(users.katherine), { type: 'wire_payment', amount: 1500 });
 
   // Ada's donations, one in every status.
   const ada = caller(users.ada);
