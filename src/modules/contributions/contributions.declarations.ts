@@ -14,10 +14,9 @@ import { recordOutcome } from '../idempotency/index.ts';
 import { awaitingMoney, cancelDeclared, findContribution, insertContribution, receiptsOf, recordArrival } from './contributions.store.ts';
 import { receiptNumber, receiptPdf, type ReceiptBody } from './receipts.ts';
 import { contributionForm } from './contributions.service.ts';
-import { CONTRIBUTION_TYPES, type ContributionType } from './contributions.ts';
+import { CONTRIBUTION_TYPES, isPositiveDecimal8, type ContributionType } from './contributions.ts';
 import { RAILS, type Instructions } from './rails.ts';
 
-const DECIMAL_8 = /^\d{1,12}(\.\d{1,8})?$/;
 const SYMBOL = /^[A-Z][A-Z0-9.-]{0,15}$/;
 const REFERENCE_CHARS = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ'; // no 0/O, 1/I: read over the phone or off a check
 
@@ -60,7 +59,7 @@ function validate(input: Declaration): { type: ContributionType; units: string; 
     return { type, units: dollars, valuation: '1', currency: 'USD', amountCents: amount.cents };
   }
   const units = typeof input.units === 'number' ? String(input.units) : input.units;
-  if (typeof units !== 'string' || !DECIMAL_8.test(units) || /^0+(\.0+)?$/.test(units)) bad('units', 'must be a positive decimal with at most 8 places');
+  if (!isPositiveDecimal8(units)) bad('units', 'must be a positive decimal with at most 8 places');
   if (typeof input.symbol !== 'string' || !SYMBOL.test(input.symbol))
     bad('symbol', 'must be a ticker or token symbol: a capital letter, then up to 15 capitals, digits, dots or dashes (AAPL, BRK.B, BTC)');
   if (input.amount !== undefined) bad('amount', 'stock and crypto are declared in units; their value is set when they arrive');
@@ -163,10 +162,8 @@ export async function recordArrivalAudited(
   actor: string,
 ): Promise<void> {
   const problems: Array<{ field: string; code: string; message: string }> = [];
-  if (!DECIMAL_8.test(arrived.units) || /^0+(\.0+)?$/.test(arrived.units))
-    problems.push({ field: 'units', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
-  if (!DECIMAL_8.test(arrived.valuation) || /^0+(\.0+)?$/.test(arrived.valuation))
-    problems.push({ field: 'valuation', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
+  if (!isPositiveDecimal8(arrived.units)) problems.push({ field: 'units', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
+  if (!isPositiveDecimal8(arrived.valuation)) problems.push({ field: 'valuation', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
   if (arrived.valuation_source !== undefined && (arrived.valuation_source.trim() === '' || arrived.valuation_source.length > 200))
     problems.push({ field: 'valuation_source', code: 'validation_failed', message: 'must be 1 to 200 characters' });
   if (problems.length > 0) throw fieldErrors(problems);

@@ -78,8 +78,8 @@ export async function recordArrival(trx: Trx, id: number, arrived: { units: stri
 }
 
 /** The name a receipt gives its donor. */
-export async function donorName(trx: Trx, userId: number): Promise<string> {
-  return (await trx.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirstOrThrow()).name;
+export async function donorName(db: Db | Trx, userId: number): Promise<string> {
+  return (await db.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirstOrThrow()).name;
 }
 
 /** Writes a receipt; `body` gets its number from the id, so it is written in two steps of one transaction. Returns the id. */

@@ -29,6 +29,11 @@ export const CONTRIBUTION_TRANSITIONS: Record<string, readonly ContributionStatu
 
 const DECIMAL_8 = /^\d{1,12}(\.\d{1,8})?$/;
 
+/** A positive decimal text with at most 8 places (units, valuations): kept exact, never a float. */
+export function isPositiveDecimal8(text: unknown): text is string {
+  return typeof text === 'string' && DECIMAL_8.test(text) && !/^0+(\.0+)?$/.test(text);
+}
+
 /** Every problem with an operator's contribution fields, at once. */
 export function contributionProblems(input: {
   type: string;
@@ -41,8 +46,8 @@ export function contributionProblems(input: {
   const problems: Array<{ field: string; code: string; message: string }> = [];
   const bad = (field: string, message: string) => problems.push({ field, code: 'validation_failed', message });
   if (!(CONTRIBUTION_TYPES as readonly string[]).includes(input.type)) bad('type', `must be one of ${CONTRIBUTION_TYPES.join(', ')}`);
-  if (!DECIMAL_8.test(input.units) || /^0+(\.0+)?$/.test(input.units)) bad('units', 'must be a positive decimal with at most 8 places');
-  if (!DECIMAL_8.test(input.valuation) || /^0+(\.0+)?$/.test(input.valuation)) bad('valuation', 'must be a positive decimal with at most 8 places');
+  if (!isPositiveDecimal8(input.units)) bad('units', 'must be a positive decimal with at most 8 places');
+  if (!isPositiveDecimal8(input.valuation)) bad('valuation', 'must be a positive decimal with at most 8 places');
   if (!/^[A-Z0-9.-]{1,16}$/.test(input.currency)) bad('currency', 'must be 1 to 16 capital letters or digits (USD, AAPL, BTC)');
   if (!(FREQUENCIES as readonly string[]).includes(input.frequency)) bad('frequency', `must be one of ${FREQUENCIES.join(', ')}`);
   if (!['waiting_for_funds', 'pending', 'success'].includes(input.status)) bad('status', 'a new contribution is waiting_for_funds, pending or success');

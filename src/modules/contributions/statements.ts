@@ -79,5 +79,5 @@ export function statementPdf(s: Statement, donorName: string): Promise<Uint8Arra
 
 /** The caller's name, as their statements give it. */
 export function donorOf(deps: Deps, caller: Caller): Promise<string> {
-  return deps.db.transaction().execute((trx) => donorName(trx, caller.user_id));
+  return donorName(deps.db, caller.user_id);
 }
