@@ -4,11 +4,12 @@
 // checked out from this repository's history and installed with `npm ci`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabase, runCli, startServerProcess } from './harness.ts';
+import { machinePath, startNode, type Node } from '../scripts/drill/common.ts';
 
 /** The release before this one: main when this round of work began. Update it with each release. */
 const PREVIOUS_RELEASE = '983e39f';
@@ -23,11 +24,6 @@ function hasCommit(commit: string): boolean {
   }
 }
 
-const machinePath = (process.env.PATH ?? '')
-  .split(':')
-  .filter((p) => !p.includes('node_modules'))
-  .join(':');
-
 test(
   `the previous release (${PREVIOUS_RELEASE}) runs beside this one on a database this one migrated`,
   { skip: !hasCommit(PREVIOUS_RELEASE) && `commit ${PREVIOUS_RELEASE} is not in this clone's history (a shallow clone): not tested` },
@@ -38,7 +34,7 @@ test(
     try {
       execFileSync('git', ['worktree', 'add', '--detach', previous, PREVIOUS_RELEASE], { cwd: ROOT, stdio: 'ignore' });
       // That release kept its Node 24 among the development packages: a full install.
-      execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: previous, env: { ...process.env, PATH: machinePath, npm_config_loglevel: 'error' }, stdio: 'ignore' });
+      execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: previous, env: { ...process.env, PATH: machinePath(), npm_config_loglevel: 'error' }, stdio: 'ignore' });
       const made = await runCli(['users', 'create', '--name', 'Rolling Donor'], databaseUrl); // this release migrates
       assert.equal(made.code, 0, made.stderr);
       const key = /API key \(shown once\): (\S+)/.exec(made.stdout)?.[1] ?? '';
@@ -55,24 +51,10 @@ test(
       assert.equal((await runCli(['nonprofits', 'import', join(ROOT, 'src', 'demo', 'nonprofits.csv')], databaseUrl)).code, 0);
 
       const current = await startServerProcess(databaseUrl);
-      const old = spawn(join(previous, 'node_modules', '.bin', 'node'), [join(previous, 'bin', 'almoner.js'), 'serve'], {
-        env: { ...process.env, PATH: machinePath, DATABASE_URL: databaseUrl, PORT: '0', SCHEDULER_INTERVAL_MS: '0', SANDBOX_TICK_MS: '0', LOG_LEVEL: 'info' },
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
-      const oldExited = new Promise((resolve) => {
-        old.on('exit', resolve);
-        old.on('error', resolve);
-      });
+      let old: Node | undefined;
       try {
-        const oldBase = await new Promise<string>((resolve, reject) => {
-          let out = '';
-          old.stdout?.on('data', (c: Buffer) => {
-            out += c.toString();
-            const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-            if (m) resolve(m[1] as string);
-          });
-          void oldExited.then(() => reject(new Error(`the previous release exited: ${out.slice(-500)}`)));
-        });
+        old = await startNode({ DATABASE_URL: databaseUrl, PORT: '0' }, previous);
+        const oldBase = old.base;
         const donate = async (base: string) =>
           fetch(`${base}/v1/donations`, {
             method: 'POST',
@@ -88,9 +70,8 @@ test(
         for (const base of [oldBase, current.base])
           assert.deepEqual((await list(base)).sort(), [...ids].sort(), `each lists both (${base === oldBase ? 'previous' : 'this'} release)`);
       } finally {
-        old.kill('SIGTERM');
         current.server.kill('SIGTERM');
-        await Promise.all([oldExited, current.exited]);
+        await Promise.all([old?.stop(), current.exited]);
       }
       const check = await runCli(['check'], databaseUrl);
       assert.equal(check.code, 0, check.stdout);

@@ -9,17 +9,10 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync, copyFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { machinePath } from '../scripts/drill/common.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const run = promisify(execFile);
-
-/** PATH without this checkout's node_modules/.bin: npm and node are the machine's, as on a fresh server. */
-function machinePath(): string {
-  return (process.env.PATH ?? '')
-    .split(':')
-    .filter((p) => !p.includes('node_modules'))
-    .join(':');
-}
 
 function has(command: string): boolean {
   try {

@@ -8,6 +8,14 @@ import { join } from 'node:path';
 
 export const ROOT = new URL('../..', import.meta.url).pathname;
 export const log = (line: string) => process.stdout.write(`${line}\n`);
+
+/** PATH without any node_modules/.bin: npm and node are the machine's own, as on a fresh server. */
+export function machinePath(): string {
+  return (process.env.PATH ?? '')
+    .split(':')
+    .filter((p) => !p.includes('node_modules'))
+    .join(':');
+}
 /** University of Vermont Medical Center, in the demo's IRS extract (src/demo/nonprofits.csv). */
 export const EIN = '030219309';
 
@@ -18,11 +26,13 @@ function findPgBin(): string {
   throw new Error('PostgreSQL server binaries not found: install postgresql, or set PG_BIN');
 }
 
-const PG_BIN = process.env.PG_BIN ?? findPgBin();
+// Looked up on first use: importing this file (the tests do, for its node helpers) needs no PostgreSQL.
+let pgBin: string | undefined;
 
 /** Runs a PostgreSQL binary, as the `postgres` account when this is root (initdb refuses root). */
 export function pg(command: string, args: string[]): string {
-  const full = join(PG_BIN, command);
+  pgBin ??= process.env.PG_BIN ?? findPgBin();
+  const full = join(pgBin, command);
   if (userInfo().uid === 0) return execFileSync('runuser', ['-u', 'postgres', '--', full, ...args], { encoding: 'utf8' });
   return execFileSync(full, args, { encoding: 'utf8' });
 }

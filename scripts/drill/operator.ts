@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { almoner, EIN, log, PgCluster, query, ROOT, startNode, type Node } from './common.ts';
+import { almoner, EIN, log, machinePath, PgCluster, query, ROOT, startNode, type Node } from './common.ts';
 import { prepareDonor, restore } from './pitr.ts';
 import { CuttableProxy } from './proxy.ts';
 
@@ -21,10 +21,6 @@ const PORT = Number(process.env.DRILL_PORT ?? 55442);
 const PREVIOUS = process.env.DRILL_PREVIOUS_RELEASE ?? '983e39f';
 const RATE = Number(process.env.DRILL_RATE ?? 40); // requests a second, bounded
 const REDIS = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const machinePath = (process.env.PATH ?? '')
-  .split(':')
-  .filter((p) => !p.includes('node_modules'))
-  .join(':');
 
 interface Sample {
   at: number;
@@ -145,7 +141,7 @@ async function main(): Promise<void> {
     await cluster.create();
     await redis.up();
     execFileSync('git', ['worktree', 'add', '--detach', previous, PREVIOUS], { cwd: ROOT, stdio: 'ignore' });
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: previous, env: { ...process.env, PATH: machinePath, npm_config_loglevel: 'error' }, stdio: 'ignore' });
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: previous, env: { ...process.env, PATH: machinePath(), npm_config_loglevel: 'error' }, stdio: 'ignore' });
     const url = cluster.url();
     const key = prepareDonor(url, previous);
     const base = join(dir, 'base');
