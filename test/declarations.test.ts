@@ -153,6 +153,19 @@ for (const { name: engine } of engines()) {
       assert.deepEqual([late.status, late.body.code], [409, 'invalid_transition']);
       assert.equal((await admin('GET', '/contributions/awaiting?reference=ALM-ZZZZ-ZZZZ')).body.items.length, 0, 'an unknown reference finds nothing');
       assert.equal((await admin('POST', '/contributions/999999/receive', { units: '1', valuation: '1' })).body.code, 'contribution_not_found');
+      // What an operator records is checked like what a donor declares, and a refusal changes nothing.
+      const open = await call(env.app, 'POST', '/v1/contributions', { key: donor.key, body: { type: 'wire_payment', amount: 40 } });
+      const before = await fingerprint(env.deps);
+      for (const [body, field] of [
+        [{ units: '0', valuation: '1' }, 'units'],
+        [{ units: '40', valuation: '-1' }, 'valuation'],
+        [{ units: '1.123456789', valuation: '1' }, 'units'],
+        [{ units: '10', valuation: '1', valuation_source: '' }, 'valuation_source'],
+      ] as const) {
+        const res = await admin('POST', `/contributions/${open.body.id}/receive`, body);
+        assert.deepEqual([res.status, res.body.code, res.body.errors?.[0]?.field], [422, 'validation_failed', field], JSON.stringify(body));
+      }
+      assert.deepEqual(await fingerprint(env.deps), before);
     });
 
     test('30+ malformed declarations are refused with their problem; the database is unchanged', async () => {
