@@ -4,24 +4,10 @@
 // on the day); the journal, the balance and waiting donations follow.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { balancesOf, call, engines, fingerprint, fundSandbox, makeNonProfit, makeUser, openEnv, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
+import { pdfText } from './pdf.ts';
 import { createKeyForOwner } from '../src/modules/users/index.ts';
-
-/** The text of a PDF, as Debian's poppler-utils extracts it (CI installs it; without it the PDF checks cannot run). */
-function pdfText(bytes: Buffer): string {
-  const dir = mkdtempSync(join(tmpdir(), 'almoner-pdf-'));
-  try {
-    writeFileSync(join(dir, 'r.pdf'), bytes);
-    return execFileSync('pdftotext', ['-layout', join(dir, 'r.pdf'), '-'], { encoding: 'utf8' }).replace(/[ \t]+/g, ' ');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 for (const { name: engine } of engines()) {
   describe(`declared contributions on ${engine}`, () => {

@@ -12,6 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { openEnv, makeNonProfit, startServerProcess } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/admin.service.ts';
+import { pdfText } from './pdf.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join('test-results', 'screenshots');
@@ -260,6 +261,48 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await recipientContext.close();
     const check = await admin('GET', '/check');
     assert.equal(check.status, 200, JSON.stringify(check.body));
+  });
+
+  test('sign up, add money (declare shares), read the instructions; the operator receives them; the donor sees the balance and downloads the receipt PDF', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, 'Marie Stock', 'marie@example.org');
+    await page.getByRole('link', { name: 'Add money' }).first().click();
+    await page.waitForURL(`${base}/money`);
+    await review(page, 'add-money');
+    assert.ok(await page.getByLabel('Amount (USD)').isVisible(), 'a wire asks for an amount');
+    assert.ok(!(await page.getByLabel('How many shares or tokens').isVisible()), 'and not for shares');
+    await page.getByLabel('How you will send it').selectOption({ label: 'Stock or fund shares' });
+    assert.ok(!(await page.getByLabel('Amount (USD)').isVisible()), 'shares are declared without an amount');
+    await page.getByLabel('How many shares or tokens').fill('12');
+    await page.getByLabel('Ticker or token symbol').fill('vti');
+    await page.getByRole('button', { name: 'Get instructions' }).click();
+    await page.getByRole('heading', { name: 'How to send it' }).waitFor();
+    const instructions = await page.locator('ol').innerText();
+    assert.match(instructions, /transfer 12 shares of VTI/);
+    const reference = await page.locator('strong.reference').first().innerText();
+    assert.match(reference, /^ALM-\w{4}-\w{4}$/);
+    assert.ok(instructions.includes(reference), 'the steps name the reference');
+    await review(page, 'add-money-instructions');
+
+    // The shares arrive: the operator finds them by the reference and records them at the day's price.
+    const [waiting] = (await admin('GET', `/contributions/awaiting?reference=${reference}`)).body.items as Array<{ id: number }>;
+    assert.ok(waiting);
+    assert.equal((await admin('POST', `/contributions/${waiting.id}/receive`, { units: '12', valuation: '301.25', valuation_source: 'NYSE Arca close' })).status, 200);
+    assert.equal((await admin('POST', `/contributions/${waiting.id}/advance`, { status: 'success' })).status, 200);
+
+    await page.reload();
+    await page.getByRole('heading', { name: /^Receipt R-\d{6}$/ }).waitFor();
+    await review(page, 'receipt');
+    await page.getByRole('link', { name: 'Add money' }).first().click();
+    await page.getByText('Available to give: $3,615.00').waitFor();
+    await page.goto(`${base}/money/${waiting.id}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download receipt (PDF)' }).click()]);
+    assert.match(download.suggestedFilename(), /^receipt-R-\d{6}\.pdf$/);
+    const text = pdfText(readFileSync(await download.path()));
+    for (const expected of ['Donor: Marie Stock', 'Contributed: 12 VTI (non-cash)', 'Value used: $3,615.00 (NYSE Arca close)', 'No goods or services', '170(f)(18)'])
+      assert.ok(text.includes(expected), `the downloaded receipt says ${expected}: ${text}`);
+    await context.close();
   });
 
   test('the sign-in page, and no page broke its content security policy', async () => {

@@ -80,6 +80,7 @@ export function textOf(body: string): string {
   return body
     .replace(/<script[\s\S]*?<\/script>/g, ' ')
     .replace(/<[^>]+>/g, ' ')
+    .replace(/&(#39|quot|lt|gt|amp);/g, (_, entity: string) => ({ '#39': "'", quot: '"', lt: '<', gt: '>', amp: '&' })[entity] ?? '')
     .replace(/\s+/g, ' ')
     .trim();
 }

@@ -40,6 +40,14 @@ Commands:
 
   contributions record --user ID --type TYPE --units U --valuation V --currency C [--status S] [--frequency F]
   contributions advance ID --to pending|success|failed
+  contributions awaiting [--reference REF]
+                             Declared contributions waiting for their money, oldest first
+  contributions receive REF|ID --units U --valuation V [--source TEXT]
+                             Record what arrived for a declaration (cash: --units DOLLARS --valuation 1;
+                             stock: the shares and the day's price, --source where it came from);
+                             it becomes pending with that money
+  contributions correct-receipt ID --reason TEXT
+                             A new receipt that replaces the newest one and says why; both remain
 
   donations approve|pay|mail-check|cash|void ID...
   donations reject ID... --reason TEXT

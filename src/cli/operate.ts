@@ -5,7 +5,17 @@ import { centsToDollars, parseDollars } from '../shared/money.ts';
 import { ADMIN_TOKEN_MAX_DAYS, adminTokens, createAdminToken, revokeAdminTokenAudited } from '../modules/admin/index.ts';
 import { fundOfUser, listUsers, setUserStatus, statement } from '../modules/users/index.ts';
 import type { Book } from '../shared/book.ts';
-import { advanceContribution, recordContribution, CONTRIBUTION_TYPES, type ContributionStatus, type ContributionType, type Frequency } from '../modules/contributions/index.ts';
+import {
+  advanceContribution,
+  correctReceipt,
+  declarationsAwaitingMoney,
+  receiveDeclared,
+  recordContribution,
+  CONTRIBUTION_TYPES,
+  type ContributionStatus,
+  type ContributionType,
+  type Frequency,
+} from '../modules/contributions/index.ts';
 import { applyDonationEventToMany, donationIdsInStatus, type DonationEvent } from '../modules/donations/index.ts';
 import { movePortfolio } from '../modules/portfolio/index.ts';
 import { isDate, runScheduler } from '../modules/scheduled/index.ts';
@@ -38,6 +48,8 @@ export async function operate(group: string, sub: string | undefined, args: stri
       date: { type: 'string' },
       name: { type: 'string' },
       days: { type: 'string' },
+      reference: { type: 'string' },
+      source: { type: 'string' },
       yes: { type: 'boolean', default: false },
       // Operators act in the live book; --sandbox acts on the sandbox twins' instead (DECISIONS 14).
       sandbox: { type: 'boolean', default: false },
@@ -143,6 +155,46 @@ export async function operate(group: string, sub: string | undefined, args: stri
       return withPlatform(async ({ deps }) => {
         await advanceContribution(deps, book, contributionId, values.to as ContributionStatus, actor());
         out(`Contribution ${contributionId} is ${values.to}.`);
+        return 0;
+      });
+    }
+    case 'contributions awaiting': {
+      const reference = values.reference;
+      if (reference !== undefined && !/^[A-Za-z0-9-]{1,20}$/.test(reference)) throw new UsageError('--reference is a reference like ALM-7KQ2-MX9D');
+      return withPlatform(async ({ deps }) => {
+        const waiting = await declarationsAwaitingMoney(deps, book, reference);
+        for (const c of waiting)
+          out(
+            `${String(c.id).padStart(6)}  ${c.reference}  user ${String(c.user_id).padEnd(6)} ${c.type.padEnd(32)} ${c.currency === 'USD' ? `$${c.units.toFixed(2)}` : `${c.units} ${c.currency}`}  declared ${c.declared_at}`,
+          );
+        out(`${waiting.length} declared contributions waiting for their money${reference === undefined ? '' : ` with reference ${reference}`}`);
+        return 0;
+      });
+    }
+    case 'contributions receive': {
+      const which = positionals[0];
+      if (which === undefined || !/^([1-9][0-9]{0,15}|[A-Za-z0-9-]{1,20})$/.test(which)) throw new UsageError("give the declaration's reference (ALM-7KQ2-MX9D) or its id");
+      for (const required of ['units', 'valuation'] as const)
+        if (values[required] === undefined) throw new UsageError(`--${required} is required (cash: --units DOLLARS --valuation 1)`);
+      return withPlatform(async ({ deps }) => {
+        let contributionId = /^[0-9]+$/.test(which) ? Number(which) : undefined;
+        if (contributionId === undefined) {
+          const [found] = await declarationsAwaitingMoney(deps, book, which);
+          if (found === undefined) throw new UsageError(`no declared contribution waits for money with reference ${which} (almoner contributions awaiting lists them)`);
+          contributionId = found.id;
+        }
+        const arrived = { units: values.units as string, valuation: values.valuation as string, ...(values.source === undefined ? {} : { valuation_source: values.source }) };
+        await receiveDeclared(deps, book, contributionId, arrived, actor());
+        out(`Contribution ${contributionId} received: ${values.units} at ${values.valuation}; it is pending (advance it --to success when it clears).`);
+        return 0;
+      });
+    }
+    case 'contributions correct-receipt': {
+      const contributionId = id(positionals[0], 'the contribution id');
+      if (values.reason === undefined) throw new UsageError('--reason is required: the new receipt states why it replaces the old one');
+      return withPlatform(async ({ deps }) => {
+        const number = await correctReceipt(deps, book, contributionId, values.reason as string, actor());
+        out(`Receipt ${number} issued for contribution ${contributionId}; it replaces the previous one, which remains.`);
         return 0;
       });
     }

@@ -20,6 +20,7 @@ import * as m014 from './migrations/014_operator_tokens.ts';
 import * as m015 from './migrations/015_invitations.ts';
 import * as m016 from './migrations/016_contribution_declarations.ts';
 import * as m017 from './migrations/017_receipts.ts';
+import * as m018 from './migrations/018_receipt_chain.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -45,6 +46,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '015_invitations', up: m015.up },
   { name: '016_contribution_declarations', up: m016.up },
   { name: '017_receipts', up: m017.up },
+  { name: '018_receipt_chain', up: m018.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -84,6 +84,8 @@ const NOTICES: Record<string, string> = {
   gift_accepted: 'The gift is in your fund.',
   gift_claimed: 'The gift is on its way to the non-profit you chose.',
   gift_denied: 'The gift is declined; the money goes back to the giver.',
+  contribution_declared: 'Your contribution is declared. Send it as below, with its reference.',
+  contribution_cancelled: 'The contribution is cancelled.',
 };
 
 /** A charity name that matched several: pick one (forms that take a name or an EIN, without JavaScript). */
@@ -145,7 +147,7 @@ export function layout(v: Visitor, title: string, body: Html): Html {
     ${
       s === undefined
         ? html`<a href="/signin">Sign in</a> <a href="/signup" class="button small">Sign up</a>`
-        : html`<a href="/dashboard">Dashboard</a> <a href="/settings/keys">API keys</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
+        : html`<a href="/dashboard">Dashboard</a> <a href="/money">Add money</a> <a href="/settings/keys">API keys</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
         <form method="post" action="/signout" class="inline">${csrfField(v)}<button type="submit" class="link">Sign out</button></form>`
     }
   </nav>

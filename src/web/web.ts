@@ -11,6 +11,7 @@ import { errorPage } from './pages/public.ts';
 import { formIsGenuine, readVisitor } from './visitor.ts';
 import { accountRoutes } from './routes/account.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
+import { moneyRoutes } from './routes/money.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { publicRoutes } from './routes/public.ts';
 
@@ -76,6 +77,7 @@ export function webApp(ctx: WebContext) {
     });
     await web.register(accountRoutes(ctx));
     await web.register(dashboardRoutes(ctx));
+    await web.register(moneyRoutes(ctx));
     await web.register(settingsRoutes(ctx));
     await web.register(publicRoutes(ctx));
   };

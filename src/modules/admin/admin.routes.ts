@@ -10,7 +10,7 @@ import { pageRequest } from '../../shared/page.ts';
 import { adminTokens, auditLog, findOperator, revokeAdminTokenAudited, type Operator } from './admin.service.ts';
 import { createUserAudited, listUsers, setUserStatus, statement, fundOfUser } from '../users/index.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
-import { advanceContribution, declarationsAwaitingMoney, recordArrivalAudited, recordContribution, CONTRIBUTION_TYPES, FREQUENCIES } from '../contributions/index.ts';
+import { advanceContribution, correctReceipt, declarationsAwaitingMoney, receiveDeclared, recordContribution, CONTRIBUTION_TYPES, FREQUENCIES } from '../contributions/index.ts';
 import { applyDonationEvent, applyDonationEventToMany, donationIdsInStatus, DONATION_STATUSES, type DonationEvent } from '../donations/index.ts';
 import { movePortfolio } from '../portfolio/index.ts';
 import { formatCheck, runCheck } from '../check/index.ts';
@@ -225,11 +225,23 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => {
-        const book = bookOf(request);
-        await recordArrivalAudited(deps, book, request.params.id, request.body, request.operator.actor);
-        await advanceContribution(deps, book, request.params.id, 'pending', request.operator.actor);
+        await receiveDeclared(deps, bookOf(request), request.params.id, request.body, request.operator.actor);
         return {};
       },
+    );
+
+    app.post(
+      '/contributions/:id/receipt/corrections',
+      {
+        schema: {
+          tags,
+          summary: "Correct a contribution's receipt: a new receipt from the contribution and donor as they are now, naming the one it replaces and why; both remain",
+          params: Type.Object({ id: Id }),
+          querystring: BookQuery,
+          body: Type.Object({ reason: Type.String({ description: 'Why, as the new receipt states it (1 to 500 characters)' }) }, { additionalProperties: false }),
+        },
+      },
+      async (request, reply) => reply.code(201).send({ receipt: await correctReceipt(deps, bookOf(request), request.params.id, request.body.reason, request.operator.actor) }),
     );
 
     for (const event of EVENTS) {

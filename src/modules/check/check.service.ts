@@ -106,6 +106,11 @@ async function receipts(deps: Deps): Promise<string[]> {
   return (await store.receiptMismatches(deps.db)).map((r) => `contribution ${r.id} (${r.status}) has ${r.receipts} original receipt${r.receipts === 1 ? '' : 's'}`);
 }
 
+/** DECISIONS 13: a correction replaces a receipt of its own contribution, in its own book. */
+async function receiptChains(deps: Deps): Promise<string[]> {
+  return (await store.receiptChainBreaks(deps.db)).map((r) => `receipt ${r.id} replaces receipt ${r.replaces_id} of another contribution, book or donor`);
+}
+
 export async function runCheck(deps: Deps): Promise<CheckResult[]> {
   const checks: Array<[string, (deps: Deps) => Promise<string[]>]> = [
     ['every journal entry balances', balancedEntries],
@@ -121,6 +126,7 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ["every user's donation count is right", donationCounts],
     ["every search word carries its organisation's size", wordSizes],
     ['every contribution that succeeded has one receipt, no other has one', receipts],
+    ['every corrected receipt replaces one of its own contribution', receiptChains],
   ];
   const results: CheckResult[] = [];
   for (const [name, fn] of checks) {

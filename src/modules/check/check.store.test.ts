@@ -45,6 +45,17 @@ describeEachEngine('check store', (env) => {
     const contribution = (await db.selectFrom('contributions').select('id').where('user_id', '=', user.user_id).executeTakeFirstOrThrow()).id;
     await db.deleteFrom('receipts').where('contribution_id', '=', contribution).execute();
     assert.deepEqual(await store.receiptMismatches(db), [{ id: contribution, status: 'success', receipts: 0 }]);
+    // A correction of another contribution's receipt is a break in the chain.
+    const other = await makeUser(deps);
+    await fund(deps, other, 1_000);
+    const [theirs] = await db.selectFrom('receipts').select('id').where('user_id', '=', other.user_id).execute();
+    assert.deepEqual(await store.receiptChainBreaks(db), []);
+    const wrong = await db
+      .insertInto('receipts')
+      .values({ book: 'live', contribution_id: contribution, user_id: user.user_id, replaces_id: theirs?.id ?? 0, issued_at: new Date().toISOString(), body: '{}' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(await store.receiptChainBreaks(db), [{ id: wrong.id, replaces_id: theirs?.id }]);
   });
 
   test('each sees a wrong row as it is: an unbalanced entry, a wrong cache, a crossing, a stale count, a word size, a key of the other book', async () => {

@@ -213,3 +213,14 @@ export async function receiptMismatches(db: Db): Promise<Array<{ id: number; sta
   );
   return found.map((r) => ({ id: Number(r.id), status: String(r.status), receipts: Number(r.receipts) }));
 }
+
+/** Corrections that name a receipt of another contribution, book or donor (a receipt corrects only its own). */
+export async function receiptChainBreaks(db: Db): Promise<Array<{ id: number; replaces_id: number }>> {
+  const found = await rows(
+    db,
+    `select r.id, r.replaces_id from receipts r join receipts o on o.id = r.replaces_id
+    where o.contribution_id <> r.contribution_id or o.book <> r.book or o.user_id <> r.user_id
+    order by r.id limit 1000`,
+  );
+  return found.map((r) => ({ id: Number(r.id), replaces_id: Number(r.replaces_id) }));
+}

@@ -11,9 +11,8 @@ import type { Caller } from '../../shared/caller.ts';
 import { recordAudit } from '../audit/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { recordOutcome } from '../idempotency/index.ts';
-import { awaitingMoney, cancelDeclared, findContribution, insertContribution, receiptsOf, recordArrival } from './contributions.store.ts';
-import { receiptNumber, receiptPdf, type ReceiptBody } from './receipts.ts';
-import { contributionForm } from './contributions.service.ts';
+import { awaitingMoney, cancelDeclared, findContribution, insertContribution, recordArrival } from './contributions.store.ts';
+import { advanceContribution, contributionForm } from './contributions.service.ts';
 import { CONTRIBUTION_TYPES, isPositiveDecimal8, type ContributionType } from './contributions.ts';
 import { RAILS, type Instructions } from './rails.ts';
 
@@ -194,18 +193,8 @@ export async function recordArrivalAudited(
   });
 }
 
-/**
- * The receipt of one of the caller's contributions (DECISIONS 13): the newest one (a correction
- * replaces the one it names), with the numbers of every receipt issued for it.
- * Throws contribution_not_found, not_found (receipt_not_found: it has not succeeded).
- */
-export async function receiptOf(deps: Deps, caller: Caller, contributionId: number): Promise<ReceiptBody & { issued_at: string; all: string[] }> {
-  const c = await findContribution(deps.db, caller.book, contributionId);
-  if (c === undefined || c.user_id !== caller.user_id) throw notFound('contribution_not_found', `no contribution ${contributionId}`);
-  const receipts = await receiptsOf(deps.db, caller.book, contributionId);
-  const newest = receipts.at(-1);
-  if (newest === undefined) throw notFound('receipt_not_found', `contribution ${contributionId} has no receipt: it is ${c.status}`);
-  return { ...(JSON.parse(newest.body) as ReceiptBody), issued_at: newest.issued_at, all: receipts.map((r) => receiptNumber(r.id)) };
+/** Records what arrived for a declaration, then moves it to `pending` with that money: the operator's "receive" (CLI and /admin/v1). */
+export async function receiveDeclared(deps: Deps, book: Book, id: number, arrived: { units: string; valuation: string; valuation_source?: string }, actor: string): Promise<void> {
+  await recordArrivalAudited(deps, book, id, arrived, actor);
+  await advanceContribution(deps, book, id, 'pending', actor);
 }
-
-export { receiptPdf };

@@ -8,7 +8,8 @@ import { CONTRIBUTION_CSV_HEADER, exportContributions, listContributions } from 
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
 import { donorOf, statementPdf, statementPeriod, taxStatement } from './statements.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { cancelContribution, declareContribution, declaredForm, receiptOf, receiptPdf } from './contributions.declarations.ts';
+import { cancelContribution, declareContribution, declaredForm } from './contributions.declarations.ts';
+import { receiptOf, receiptPdf } from './contributions.receipts.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { EmptyObject } from '../../http/schemas.ts';
 

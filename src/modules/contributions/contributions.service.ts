@@ -13,17 +13,14 @@ import type { Caller } from '../../shared/caller.ts';
 import type { Book } from '../../shared/book.ts';
 import {
   contributionsForExport,
-  donorName,
   fundOfContribution,
   insertContribution,
-  insertReceipt,
   lockContribution,
   moveContribution,
   pageOfContributions,
   type Contribution,
 } from './contributions.store.ts';
-import { receiptBody } from './receipts.ts';
-import type { Trx } from '../../db/database.ts';
+import { issueReceipt } from './contributions.receipts.ts';
 import { CONTRIBUTION_TRANSITIONS, contributionProblems, type ContributionStatus, type ContributionType, type Frequency } from './contributions.ts';
 
 export interface NewContribution {
@@ -172,32 +169,6 @@ export async function advanceContribution(deps: Deps, book: Book, contributionId
   deps.metrics.counters.contribution(moved.book, to, moved.cents);
 }
 
-/**
- * DECISIONS 13: a contribution that succeeds gets its numbered receipt, in the same transaction,
- * once (a unique index backs it). The receipt states what it states now, for good.
- */
-async function issueReceipt(
-  deps: Deps,
-  trx: Trx,
-  c: {
-    id: number;
-    book: Book;
-    user_id: number;
-    currency: string;
-    units: string;
-    amount_cents: number;
-    received_at: string | null;
-    completed_at: string | null;
-    valuation_source: string | null;
-  },
-  at: string,
-): Promise<void> {
-  const name = await donorName(trx, c.user_id);
-  await insertReceipt(trx, { book: c.book, contribution_id: c.id, user_id: c.user_id, replaces_id: null, issued_at: at }, (id) =>
-    receiptBody(id, deps.config.sponsor, name, c, null),
-  );
-}
-
 export function contributionForm(c: Contribution) {
   return {
     id: c.id,
@@ -225,12 +196,13 @@ export const CONTRIBUTION_CSV_HEADER = ['id', 'created_at', 'type', 'status', 'u
 
 /** Every one of the caller's contributions matching `f`, newest first, as CSV rows, read a batch at a time. */
 export async function* exportContributions(deps: Deps, caller: Caller, f: RowFilters): AsyncGenerator<unknown[]> {
-  let before: number | undefined;
+  let before: { created_at: string; id: number } | undefined;
   for (;;) {
     const rows = await contributionsForExport(deps.db, caller.user_id, f, before, EXPORT_BATCH);
     for (const c of rows)
       yield [c.id, c.created_at, c.type, c.status, c.units, c.currency, c.valuation, centsToDollars(c.amount_cents), c.reference, c.received_at, c.completed_at];
     if (rows.length < EXPORT_BATCH) return;
-    before = rows.at(-1)?.id;
+    const last = rows.at(-1);
+    before = last === undefined ? undefined : { created_at: last.created_at, id: last.id };
   }
 }

@@ -129,14 +129,22 @@ describeEachEngine('contributions store', (env) => {
         await store.insertContribution(trx, row(user, '2026-03-01T10:00:00Z')),
         await store.insertContribution(trx, { ...row(user, '2026-03-02T10:00:00Z'), status: 'failed' }),
         await store.insertContribution(trx, row(user, '2026-03-03T10:00:00Z')),
+        await store.insertContribution(trx, row(user, '2026-03-03T10:00:00Z')),
       ]);
-    const first = await store.contributionsForExport(db, user.user_id, {}, undefined, 2);
+    // Newest first; two of the same moment by id, and a batch boundary between them loses neither.
+    const first = await store.contributionsForExport(db, user.user_id, {}, undefined, 1);
     assert.deepEqual(
       first.map((c) => c.id),
+      [ids[3]],
+    );
+    const after = (c: { created_at: string; id: number } | undefined) => (c === undefined ? undefined : { created_at: c.created_at, id: c.id });
+    const second = await store.contributionsForExport(db, user.user_id, {}, after(first.at(-1)), 2);
+    assert.deepEqual(
+      second.map((c) => c.id),
       [ids[2], ids[1]],
     );
     assert.deepEqual(
-      (await store.contributionsForExport(db, user.user_id, {}, first.at(-1)?.id, 2)).map((c) => c.id),
+      (await store.contributionsForExport(db, user.user_id, {}, after(second.at(-1)), 2)).map((c) => c.id),
       [ids[0]],
     );
     assert.deepEqual(

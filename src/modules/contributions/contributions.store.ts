@@ -116,14 +116,23 @@ export async function receiptsOf(
     .execute();
 }
 
-/** A user's contributions matching `f`, newest first, up to `limit` older than id `beforeId` (an export reads them all, a batch at a time). */
-export async function contributionsForExport(db: Db, userId: number, f: RowFilters, beforeId: number | undefined, limit: number): Promise<Contribution[]> {
+/**
+ * A user's contributions matching `f`, newest first (as the list), up to `limit` after `before` (an
+ * export reads them all, a batch at a time, along the index on user, creation time and id).
+ */
+export async function contributionsForExport(
+  db: Db,
+  userId: number,
+  f: RowFilters,
+  before: { created_at: string; id: number } | undefined,
+  limit: number,
+): Promise<Contribution[]> {
   let q = db.selectFrom('contributions').selectAll().where('user_id', '=', userId);
-  if (beforeId !== undefined) q = q.where('id', '<', beforeId);
+  if (before !== undefined) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.created_at, before.id)));
   if (f.from !== undefined) q = q.where('created_at', '>=', `${f.from}T00:00:00.000Z`);
   if (f.to !== undefined) q = q.where('created_at', '<', dayAfter(f.to));
   if (f.status !== undefined) q = q.where('status', '=', f.status);
-  return q.orderBy('id', 'desc').limit(limit).execute();
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 /** A user's contributions that succeeded in [from, to), oldest first, with their receipt numbers (ids). */

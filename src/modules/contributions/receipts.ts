@@ -18,7 +18,9 @@ export interface ReceiptBody {
   valuation_source: string | null;
   no_goods_or_services: string;
   exclusive_control: string;
+  /** A correction: the receipt it replaces, and why. */
   replaces: string | null;
+  correction_reason: string | null;
 }
 
 export const NO_GOODS = 'No goods or services were provided in exchange for this contribution.';
@@ -35,7 +37,7 @@ export function receiptBody(
   sponsor: Sponsor,
   donorName: string,
   c: { id: number; currency: string; units: string; amount_cents: number; received_at: string | null; completed_at: string | null; valuation_source: string | null },
-  replaces: number | null,
+  replaces: { id: number; reason: string } | null,
 ): ReceiptBody {
   const cash = c.currency === 'USD';
   return {
@@ -50,7 +52,8 @@ export function receiptBody(
     valuation_source: cash ? null : c.valuation_source,
     no_goods_or_services: NO_GOODS,
     exclusive_control: CONTROL,
-    replaces: replaces === null ? null : receiptNumber(replaces),
+    replaces: replaces === null ? null : receiptNumber(replaces.id),
+    correction_reason: replaces?.reason ?? null,
   };
 }
 
@@ -97,7 +100,7 @@ export async function receiptPdf(r: ReceiptBody): Promise<Uint8Array> {
     line(`EIN ${r.sponsor.ein}`, { gap: 2 });
     line(r.sponsor.address, { gap: 24 });
     line(`Contribution receipt ${r.number}`, { size: 14, bold: true, gap: 14 });
-    if (r.replaces !== null) line(`This receipt corrects and replaces receipt ${r.replaces}.`, { gap: 12 });
+    if (r.replaces !== null) line(`This receipt corrects and replaces receipt ${r.replaces}${r.correction_reason === null ? '' : `: ${r.correction_reason}`}.`, { gap: 12 });
     line(`Donor: ${r.donor.name}`);
     line(`Date received: ${r.date_received}`);
     if (r.amount_usd !== null) line(`Amount: ${usd(r.amount_usd)} (cash)`);

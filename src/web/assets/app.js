@@ -103,3 +103,20 @@ function suggest(input) {
 }
 
 document.querySelectorAll('input[data-suggest]').forEach(suggest);
+
+// Adding money: show the amount for cash, units and a symbol for stock and crypto.
+// Hidden fields are disabled too, so that what the donor no longer sees is not sent.
+for (const form of document.querySelectorAll('form[data-declare]')) {
+  const type = form.querySelector('select[name="type"]');
+  const unitTypes = form.dataset.declare.split(' ');
+  const sync = () => {
+    const units = unitTypes.includes(type.value);
+    for (const part of form.querySelectorAll('[data-asset]')) {
+      const shown = (part.dataset.asset === 'units') === units;
+      part.hidden = !shown;
+      for (const input of part.querySelectorAll('input')) input.disabled = !shown;
+    }
+  };
+  type.addEventListener('change', sync);
+  sync();
+}

@@ -104,6 +104,7 @@ function donations(v: Visitor, d: DashboardData['donations']): Html {
       </tr>`,
       )}</tbody></table>`
     }
+    ${d.items.length === 0 ? '' : html`<p><a href="/dashboard/donations.csv" download class="button secondary small">Download all as CSV</a></p>`}
     ${pager('/dashboard', d.meta.page, d.meta.last)}
   </section>`;
 }
@@ -139,12 +140,13 @@ function gifts(v: Visitor, g: DashboardData['gifts'], state: FormState | undefin
 
 function contributions(c: DashboardData['contributions']): Html {
   return html`<section aria-labelledby="contributions"><h2 id="contributions">Contributions <span class="muted">(${c.meta.count})</span></h2>
+    <p><a href="/money" class="button small">Add money</a> Declare a check, transfer, stock or crypto; receipts and tax statements are there too.</p>
     ${
       c.items.length === 0
         ? html`<p class="empty">No contributions yet. Money you put into your fund appears here.</p>`
         : html`<table>
       <thead><tr><th scope="col">Date</th><th scope="col">Type</th><th scope="col" class="num">Units</th><th scope="col" class="num">Value each</th><th scope="col">Status</th></tr></thead>
-      <tbody>${c.items.map((x) => html`<tr><td>${day(x.created_at)}</td><td>${x.type.replace(/_/g, ' ')}</td><td class="num">${x.units}</td><td class="num">${x.valuation} ${x.currency}</td><td>${status(x.status)}</td></tr>`)}</tbody></table>`
+      <tbody>${c.items.map((x) => html`<tr><td><a href="/money/${x.id}">${day(x.created_at)}</a></td><td>${x.type.replace(/_/g, ' ')}</td><td class="num">${x.units}</td><td class="num">${x.valuation} ${x.currency}</td><td>${status(x.status)}</td></tr>`)}</tbody></table>`
     }
   </section>`;
 }
