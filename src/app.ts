@@ -28,6 +28,7 @@ import { ApiKey, keyRoutes } from './modules/keys/keys.routes.ts';
 import { CallerCache } from './modules/keys/index.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { scheduledReplayers, scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
 import { webApp } from './web/web.ts';
@@ -237,7 +238,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       });
       await api.register(nonProfitRoutes(deps, directory));
       const sandbox = deps.config.sandbox ? [sandboxRoutes] : [];
-      for (const routes of [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, scheduledRoutes, ...sandbox]) {
+      for (const routes of [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, webhookRoutes, scheduledRoutes, ...sandbox]) {
         await api.register(routes(deps));
       }
     };

@@ -84,6 +84,23 @@ export interface Config {
   signUpsPerMinute: number;
   /** How long a web session lasts after sign-in. */
   sessionTtlHours: number;
+  /**
+   * Telling people (DECISIONS 12, 15). NOTIFY_INTERVAL_MS: how often a server relays new events
+   * into webhook deliveries and mail and sends what is due (0: not on this node; `almoner
+   * webhooks deliver` runs it alone). WEBHOOK_TIMEOUT_MS: a delivery's answer must come within
+   * this. WEBHOOK_ALLOW_PRIVATE: deliveries may reach private and loopback addresses (a lab).
+   * WEBHOOK_CONCURRENCY: deliveries in flight per node; WEBHOOK_ENDPOINT_CONCURRENCY: per endpoint.
+   */
+  notifyIntervalMs: number;
+  webhookTimeoutMs: number;
+  webhookAllowPrivate: boolean;
+  webhookConcurrency: number;
+  webhookEndpointConcurrency: number;
+  /** SMTP_URL (smtp:// or smtps://, with its credentials); unset, messages are written as .eml files to MAIL_DIR. */
+  smtpUrl: string | undefined;
+  mailDir: string;
+  /** MAIL_FROM: the sender of every message. */
+  mailFrom: string;
   /** Session cookies carry `Secure` (browsers still send them to http://localhost); turn off only for plain-HTTP hosts other than localhost. */
   cookieSecure: boolean;
 }
@@ -154,7 +171,7 @@ function powerOfTwo(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
 }
 
 /** The variables that may hold a secret (a password in a URL): each may instead name a file with `<NAME>_FILE`. */
-export const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL'] as const;
+export const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL'] as const;
 
 /**
  * `<NAME>_FILE` reads a secret from a file (a container's or systemd's credentials),
@@ -179,6 +196,22 @@ function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     out[name] = value;
   }
   return out;
+}
+
+function smtpUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const url = env.SMTP_URL;
+  if (url === undefined || url === '') return undefined;
+  if (!/^smtps?:\/\/[^/\s]+/.test(url)) throw new Error('SMTP_URL must be smtp://[user:password@]host[:port] or smtps://...');
+  return url;
+}
+
+/** The .eml folder: `mail` beside the SQLite database, or ./data/mail. */
+function mailDirOf(env: NodeJS.ProcessEnv): string {
+  const url = env.DATABASE_URL || DEFAULT_SQLITE_URL;
+  if (!url.startsWith('sqlite:')) return './data/mail';
+  const path = url.slice('sqlite:'.length);
+  const slash = path.lastIndexOf('/');
+  return `${slash === -1 ? '.' : path.slice(0, slash)}/mail`;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Readonly<Config> {
@@ -216,6 +249,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 8_760),
     signUpsPerMinute: integer(env, 'SIGN_UPS_PER_MINUTE', 10, 1, 1_000_000),
     cookieSecure: env.COOKIE_SECURE !== 'false',
+    notifyIntervalMs: integer(env, 'NOTIFY_INTERVAL_MS', 500, 0, 3_600_000),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
+    webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
+    webhookEndpointConcurrency: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100),
+    smtpUrl: smtpUrl(env),
+    mailDir: env.MAIL_DIR || mailDirOf(env),
+    mailFrom: env.MAIL_FROM || 'Almoner <no-reply@localhost>',
     retention: {
       idempotencyHours: integer(env, 'RETAIN_IDEMPOTENCY_HOURS', 48, 24, 87_600),
       expiredSessionDays: integer(env, 'RETAIN_EXPIRED_SESSIONS_DAYS', 7, 0, 3_650),

@@ -1,9 +1,10 @@
 // Background jobs of a server process: the scheduler of recurring donations,
-// the sandbox clock and retention. All are safe to run on every node at once.
+// the sandbox clock, telling people (webhooks and mail) and retention. All are safe to run on every node at once.
 import type { Platform } from './platform.ts';
 import { runScheduler } from './modules/scheduled/index.ts';
 import { runSandboxClock } from './modules/sandbox/index.ts';
 import { runRetention } from './modules/retention/index.ts';
+import { notifyStatus, runNotify } from './modules/notify/index.ts';
 
 export function startJobs(platform: Platform): () => void {
   const { deps } = platform;
@@ -25,6 +26,8 @@ export function startJobs(platform: Platform): () => void {
   const timers = [
     every(deps.config.schedulerIntervalMs, 'scheduler', () => runScheduler(deps)),
     every(deps.config.sandbox ? deps.config.sandboxTickMs : 0, 'sandbox clock', () => runSandboxClock(deps)),
+    every(deps.config.notifyIntervalMs, 'notify', () => runNotify(deps, 1)),
+    every(deps.config.notifyIntervalMs === 0 ? 0 : 15_000, 'notify backlog', () => notifyStatus(deps)),
     every(deps.config.retentionIntervalMs, 'retention', async () => {
       const deleted = await runRetention(deps);
       if (Object.values(deleted).some((n) => n > 0)) deps.log.info({ deleted }, 'retention: old records deleted');

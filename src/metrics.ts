@@ -15,6 +15,11 @@ export interface Metrics {
   rateLimitShared(shared: boolean): void;
   /** One request counted by this node alone, Redis being unreachable. */
   rateLimitCountedAlone(): void;
+  /** One webhook delivery attempt and its outcome; one message handed to SMTP (or written) or not. */
+  webhookAttempt(ok: boolean, seconds: number): void;
+  mailAttempt(ok: boolean): void;
+  /** What waits, as the delivery worker last counted it: webhook deliveries and mail, pending and due now, and failed for good. */
+  backlog(kind: 'webhooks' | 'mail', state: 'pending' | 'due' | 'failed', n: number): void;
 }
 
 export function createMetrics(handle: DatabaseHandle): Metrics {
@@ -69,8 +74,30 @@ export function createMetrics(handle: DatabaseHandle): Metrics {
     help: 'Requests this node counted alone because Redis could not be reached.',
     registers: [registry],
   });
+  const attempts = new Histogram({
+    name: 'almoner_webhook_attempt_duration_seconds',
+    help: 'Webhook delivery attempts by outcome (ok: a 2xx in time), with how long each took.',
+    labelNames: ['outcome'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
+    registers: [registry],
+  });
+  const mail = new Counter({
+    name: 'almoner_mail_attempts_total',
+    help: 'Messages handed to SMTP (or written as .eml), by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const backlog = new Gauge({
+    name: 'almoner_notify_backlog',
+    help: 'Webhook deliveries and mail waiting (pending), due now, and failed for good, as the delivery worker last counted them.',
+    labelNames: ['kind', 'state'] as const,
+    registers: [registry],
+  });
   return {
     registry,
+    webhookAttempt: (ok, seconds) => attempts.observe({ outcome: ok ? 'ok' : 'failed' }, seconds),
+    mailAttempt: (ok) => mail.inc({ outcome: ok ? 'ok' : 'failed' }),
+    backlog: (kind, state, n) => backlog.set({ kind, state }, n),
     rateLimitShared: (on) => shared.set(on ? 1 : 0),
     rateLimitCountedAlone: () => alone.inc(),
     counters: {

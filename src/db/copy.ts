@@ -38,6 +38,11 @@ export const TABLES_IN_ORDER = [
   'postings',
   'idempotency_keys',
   'events',
+  'webhook_endpoints',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'mail_outbox',
+  'password_resets',
 ] as const;
 
 /** Rows the platform writes when it opens an empty database; the copy replaces them with the source's. */
@@ -60,6 +65,10 @@ const WITH_IDENTITY = new Set([
   'journal_entries',
   'postings',
   'events',
+  'webhook_endpoints',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'mail_outbox',
 ]);
 const READ_BATCH = 5_000;
 

@@ -234,6 +234,8 @@ export interface EventsTable {
   object_id: number;
   data: string;
   created_at: string;
+  /** When the relay turned it into webhook deliveries and mail; null until then. */
+  relayed_at: Generated<string | null>;
 }
 
 export interface DonationCountsTable {
@@ -339,6 +341,9 @@ export interface SignInFailuresTable {
   at: string;
 }
 
+export type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
+import type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
+
 export interface Database {
   users: UsersTable;
   accounts: AccountsTable;
@@ -368,6 +373,11 @@ export interface Database {
   admin_tokens: AdminTokensTable;
   invitations: InvitationsTable;
   receipts: ReceiptsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  mail_outbox: MailOutboxTable;
+  password_resets: PasswordResetsTable;
   audit_log: AuditLogTable;
   scheduled_donations: ScheduledDonationsTable;
 }

@@ -15,11 +15,9 @@ export class Html {
 
 type Value = Html | string | number | boolean | null | undefined | readonly Value[];
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+import { escapeHtml } from '../shared/escape.ts';
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-}
+export { escapeHtml };
 
 function render(value: Value): string {
   if (value instanceof Html) return value.text;

@@ -38,4 +38,33 @@ describeEachEngine('events store', (env) => {
     );
     assert.deepEqual(store.eventStatements([]), []);
   });
+
+  test('unrelayedEvents, claimEvents, markRelayed and unrelayedCount: each event is relayed once', async () => {
+    const { db, engine } = env().deps;
+    const user = await makeUser(env().deps);
+    const at = '2026-01-02T00:00:00Z';
+    await db.transaction().execute(async (trx) => {
+      for (const id of [1, 2, 3]) await store.recordEvent(trx, { user_id: user.user_id, type: 'gift.created', object_type: 'gift', object_id: id, data: {}, at });
+    });
+    const waiting = (await store.unrelayedEvents(db, 1000)).filter((e) => e.user_id === user.user_id);
+    assert.deepEqual(
+      waiting.map((e) => [e.object_id, e.book]),
+      [
+        [1, 'live'],
+        [2, 'live'],
+        [3, 'live'],
+      ],
+    );
+    const before = await store.unrelayedCount(db);
+    const ids = waiting.map((e) => e.id);
+    await db.transaction().execute(async (trx) => {
+      assert.deepEqual(await store.claimEvents(trx, engine, ids.slice(0, 2)), ids.slice(0, 2));
+      await store.markRelayed(trx, ids.slice(0, 2), at);
+    });
+    assert.equal(await store.unrelayedCount(db), before - 2);
+    await db.transaction().execute(async (trx) => {
+      assert.deepEqual(await store.claimEvents(trx, engine, ids), ids.slice(2), 'the relayed ones are not claimed again');
+      assert.deepEqual(await store.claimEvents(trx, engine, []), []);
+    });
+  });
 });

@@ -1,12 +1,13 @@
 // The transactional outbox (DECISIONS 12): an event row is written in the
 // same database transaction as the state change it reports.
-import type { Db, Trx } from '../../db/database.ts';
+import type { Db, Engine, Trx } from '../../db/database.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Database, EventsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { insertRows, type Statement } from '../../db/bulk.ts';
+import type { Book } from '../../shared/book.ts';
 
-const insertEventQuery = prepared<Database, never, Omit<EventsTable, 'id'>>((db, p) =>
+const insertEventQuery = prepared<Database, never, Omit<EventsTable, 'id' | 'relayed_at'>>((db, p) =>
   db.insertInto('events').values({
     user_id: p('user_id'),
     type: p('type'),
@@ -17,7 +18,7 @@ const insertEventQuery = prepared<Database, never, Omit<EventsTable, 'id'>>((db,
   }),
 );
 
-export type EventType = 'donation.created' | 'donation.updated' | 'gift.created' | 'gift.updated' | 'contribution.created' | 'contribution.updated';
+export type EventType = 'donation.created' | 'donation.updated' | 'gift.created' | 'gift.updated' | 'contribution.created' | 'contribution.updated' | 'webhook_endpoint.disabled';
 
 export async function recordEvent(trx: Trx, event: { user_id: number; type: EventType; object_type: string; object_id: number; data: unknown; at: string }): Promise<void> {
   await insertEventQuery(trx, {
@@ -57,4 +58,56 @@ export async function listEvents(db: Db, userId: number, page: PageRequest) {
       .execute(),
   ]);
   return { count: Number(counted.n), rows: rows.map((r) => ({ ...r, data: JSON.parse(r.data) as Record<string, unknown> })) };
+}
+
+export type RelayEvent = { id: number; user_id: number; book: Book; type: string; object_type: string; object_id: number; data: string; created_at: string };
+
+/** Up to `limit` events not yet relayed, oldest first, with their user's book: what the relay renders next. */
+export async function unrelayedEvents(db: Db, limit: number): Promise<RelayEvent[]> {
+  return db
+    .selectFrom('events as e')
+    .innerJoin('users as u', 'u.id', 'e.user_id')
+    .select(['e.id', 'e.user_id', 'u.book', 'e.type', 'e.object_type', 'e.object_id', 'e.data', 'e.created_at'])
+    .where('e.relayed_at', 'is', null)
+    .orderBy('e.id')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Of these events, the ones still not relayed, locked in the relay's transaction: on PostgreSQL
+ * the rows another relay holds are skipped, so two relays never commit one event; SQLite's single
+ * writer does the same.
+ */
+export async function claimEvents(trx: Trx, engine: Engine, ids: readonly number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  let q = trx
+    .selectFrom('events')
+    .select('id')
+    .where('id', 'in', [...ids])
+    .where('relayed_at', 'is', null);
+  if (engine === 'postgres') q = q.forUpdate().skipLocked();
+  return (await q.execute()).map((r) => r.id);
+}
+
+export async function markRelayed(trx: Trx, ids: readonly number[], at: string): Promise<void> {
+  if (ids.length === 0) return;
+  await trx
+    .updateTable('events')
+    .set({ relayed_at: at })
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
+/** Events committed and not yet relayed (operators: a relay that falls behind). */
+export async function unrelayedCount(db: Db): Promise<number> {
+  return Number(
+    (
+      await db
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('relayed_at', 'is', null)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 }

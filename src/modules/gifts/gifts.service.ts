@@ -13,7 +13,7 @@ import type { Caller } from '../../shared/caller.ts';
 import { GIFT_MIN_CENTS } from './gifts.ts';
 import { recordOutcome } from '../idempotency/index.ts';
 import type { Book, Viewer } from '../../shared/book.ts';
-import { endGift, findGiftByCode, findGiftWithGiver, insertGift, lockGift, markGiftSeen, pageOfGifts, type Gift, type GiftEnd } from './gifts.store.ts';
+import { endGift, findGiftByCode, findGiftByIdWithGiver, findGiftWithGiver, insertGift, lockGift, markGiftSeen, pageOfGifts, type Gift, type GiftEnd } from './gifts.store.ts';
 
 export interface NewGift {
   name: string;
@@ -263,4 +263,11 @@ export async function denyGift(deps: Deps, recipient: Recipient, code: string) {
 /** A gift in the form its recipient's actions answer with. Throws gift_not_found. */
 export async function giftFormByCode(deps: Deps, viewer: { book: Book }, code: string) {
   return giftForm(deps, await findGift(deps.db, viewer, code));
+}
+
+/** A gift by id for a notification: its giver's form, the recipient's e-mail if given, and the giver's name. Throws gift_not_found. */
+export async function giftForNotice(deps: Deps, book: Book, id: number) {
+  const gift = await findGiftByIdWithGiver(deps.db, book, id);
+  if (gift === undefined) throw notFound('gift_not_found', `no gift ${id}`);
+  return { form: giftForm(deps, gift), email: gift.email, giver_name: gift.giver_name };
 }

@@ -26,7 +26,7 @@ describeEachEngine('gifts store', (env) => {
     };
   };
 
-  test('insertGift, findGiftByCode (any case, its book only) and findGiftWithGiver', async () => {
+  test('insertGift, findGiftByCode (any case, its book only), findGiftWithGiver and findGiftByIdWithGiver', async () => {
     const { db } = env().deps;
     const giver = await makeUser(env().deps, { name: 'Giver Name' });
     const g = gift(giver, '2026-01-01T00:00:00Z');
@@ -39,6 +39,9 @@ describeEachEngine('gifts store', (env) => {
     assert.equal(withGiver?.giver_name, 'Giver Name');
     assert.equal(withGiver?.id, id);
     assert.equal(await store.findGiftWithGiver(db, 'test', g.code), undefined);
+    const byId = await store.findGiftByIdWithGiver(db, 'live', id);
+    assert.deepEqual([byId?.code, byId?.giver_name], [g.code, 'Giver Name']);
+    assert.equal(await store.findGiftByIdWithGiver(db, 'test', id), undefined);
   });
 
   test('markGiftSeen once; lockGift reads it; endGift only from new', async () => {

@@ -31,6 +31,18 @@ export async function findGiftWithGiver(db: Db | Trx, book: Book, code: string):
     .executeTakeFirst();
 }
 
+/** A gift by id in a book, with its giver's name, or undefined (what a notification about it says). */
+export async function findGiftByIdWithGiver(db: Db | Trx, book: Book, id: number): Promise<(Gift & { giver_name: string }) | undefined> {
+  return db
+    .selectFrom('gifts as g')
+    .innerJoin('users as u', 'u.id', 'g.user_id')
+    .selectAll('g')
+    .select('u.name as giver_name')
+    .where('g.id', '=', id)
+    .where('g.book', '=', book)
+    .executeTakeFirst();
+}
+
 /** A page of a user's gifts, newest first, and how many they have. */
 export function pageOfGifts(db: Db, userId: number, page: PageRequest): Promise<{ rows: Gift[]; count: number }> {
   return newestOfUser(db, 'gifts', userId, page);

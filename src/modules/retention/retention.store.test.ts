@@ -55,18 +55,83 @@ describeEachEngine('retention store', (env) => {
       ['b@example.org'],
     );
 
-    const event = (created_at: string) => ({ user_id: user.user_id, type: 'gift.created', object_type: 'gift', object_id: 1, data: '{}', created_at });
+    const event = (created_at: string, relayed = true) => ({
+      user_id: user.user_id,
+      type: 'gift.created',
+      object_type: 'gift',
+      object_id: 1,
+      data: '{}',
+      created_at,
+      relayed_at: relayed ? created_at : null,
+    });
     await db
       .insertInto('events')
-      .values([event('2026-01-01T00:00:00Z'), event('2026-01-01T00:00:01Z'), event('2026-01-01T00:00:02Z'), event('2026-01-05T00:00:00Z')])
+      .values([event('2026-01-01T00:00:00Z'), event('2026-01-01T00:00:01Z'), event('2026-01-01T00:00:02Z'), event('2026-01-05T00:00:00Z'), event('2026-01-01T00:00:03Z', false)])
+      .execute();
+    // An old event whose mail still waits stays with it; one whose delivery was settled goes with its delivery and attempt.
+    const [first, , third] = await db.selectFrom('events').select('id').where('user_id', '=', user.user_id).orderBy('id').execute();
+    const at = '2026-01-01T00:00:00Z';
+    await db
+      .insertInto('mail_outbox')
+      .values({
+        event_id: third?.id ?? 0,
+        kind: 'k',
+        recipient: 'a@example.org',
+        subject: 's',
+        text: 't',
+        html: 'h',
+        status: 'pending',
+        next_at: at,
+        created_at: at,
+        claimed_until: null,
+        last_error: null,
+        sent_at: null,
+      })
+      .execute();
+    const endpoint = await db
+      .insertInto('webhook_endpoints')
+      .values({
+        book: 'live',
+        user_id: user.user_id,
+        url: 'https://example.org/h',
+        secret: 'whsec_x',
+        created_at: at,
+        updated_at: at,
+        disabled_reason: null,
+        previous_secret: null,
+        previous_secret_until: null,
+        failing_since: null,
+        deleted_at: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const delivery = await db
+      .insertInto('webhook_deliveries')
+      .values({
+        endpoint_id: endpoint.id,
+        event_id: first?.id ?? 0,
+        message_id: 'evt_1',
+        type: 'gift.created',
+        payload: '{}',
+        status: 'succeeded',
+        next_at: at,
+        claimed_until: null,
+        created_at: at,
+        delivered_at: at,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await db
+      .insertInto('webhook_attempts')
+      .values({ delivery_id: delivery.id, endpoint_id: endpoint.id, at, status_code: 200, duration_ms: 5, error: null, succeeded: 1 })
       .execute();
     assert.equal(await store.deleteEvents(db, '2026-01-02T00:00:00Z', 2), 2, 'a batch at most');
-    assert.equal(await store.deleteEvents(db, '2026-01-02T00:00:00Z', 2), 1);
-    assert.equal(await store.deleteEvents(db, '2026-01-02T00:00:00Z', 2), 0);
-    const left = await db.selectFrom('events').select('created_at').where('user_id', '=', user.user_id).execute();
+    assert.equal(await store.deleteEvents(db, '2026-01-02T00:00:00Z', 2), 0, 'not one whose mail waits, nor one not relayed');
+    const left = await db.selectFrom('events').select('created_at').where('user_id', '=', user.user_id).orderBy('id').execute();
     assert.deepEqual(
       left.map((r) => r.created_at),
-      ['2026-01-05T00:00:00Z'],
+      ['2026-01-01T00:00:02Z', '2026-01-05T00:00:00Z', '2026-01-01T00:00:03Z'],
     );
+    assert.equal((await db.selectFrom('webhook_deliveries').select('id').where('id', '=', delivery.id).execute()).length, 0, 'the settled delivery went with its event');
   });
 });

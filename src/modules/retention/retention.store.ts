@@ -18,11 +18,31 @@ export async function deleteSignInFailures(db: Db, before: string): Promise<numb
 }
 
 /**
- * Up to `limit` events created before `before`, oldest first; returns how many.
+ * Up to `limit` events created before `before` and already relayed, oldest first, with their
+ * settled webhook deliveries (and those deliveries' attempts) and sent or failed mail; returns how
+ * many events. An event whose delivery or mail is still pending stays until it is settled.
  * A batch at a time: a large backlog never holds one long transaction.
  */
 export async function deleteEvents(db: Db, before: string, limit: number): Promise<number> {
-  const ids = (await db.selectFrom('events').select('id').where('created_at', '<', before).orderBy('id').limit(limit).execute()).map((r) => r.id);
-  if (ids.length === 0) return 0;
-  return Number((await db.deleteFrom('events').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
+  return db.transaction().execute(async (trx) => {
+    const pending = (table: 'webhook_deliveries' | 'mail_outbox') => trx.selectFrom(table).select('event_id').where('status', '=', 'pending').where('event_id', 'is not', null);
+    const ids = (
+      await trx
+        .selectFrom('events')
+        .select('id')
+        .where('created_at', '<', before)
+        .where('relayed_at', 'is not', null)
+        .where('id', 'not in', pending('webhook_deliveries'))
+        .where('id', 'not in', pending('mail_outbox'))
+        .orderBy('id')
+        .limit(limit)
+        .execute()
+    ).map((r) => r.id);
+    if (ids.length === 0) return 0;
+    const deliveries = trx.selectFrom('webhook_deliveries').select('id').where('event_id', 'in', ids);
+    await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', deliveries).execute();
+    await trx.deleteFrom('webhook_deliveries').where('event_id', 'in', ids).execute();
+    await trx.deleteFrom('mail_outbox').where('event_id', 'in', ids).execute();
+    return Number((await trx.deleteFrom('events').where('id', 'in', ids).executeTakeFirst()).numDeletedRows);
+  });
 }

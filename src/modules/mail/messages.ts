@@ -1,0 +1,78 @@
+// The messages of DECISIONS 15, each as plain text and HTML. Every value a
+// person typed is escaped in the HTML; links are built from PUBLIC_URL by the
+// caller and only ever point there.
+import { escapeHtml } from '../../shared/escape.ts';
+
+export interface Message {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const usd = (dollars: number) => dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
+
+/** A message from paragraphs (text) and an optional button (a link). */
+function compose(subject: string, paragraphs: string[], link?: { url: string; label: string }, footer?: string): Message {
+  const text = [...paragraphs, ...(link === undefined ? [] : [`${link.label}: ${link.url}`]), ...(footer === undefined ? [] : ['--', footer])].join('\n\n');
+  const html = `<!doctype html><html lang="en"><body style="font-family:system-ui,sans-serif;color:#1a2633;max-width:36rem">
+${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n')}
+${link === undefined ? '' : `<p><a href="${escapeHtml(link.url)}" style="background:#0b5c55;color:#fff;padding:.6rem 1rem;border-radius:.3rem;text-decoration:none">${escapeHtml(link.label)}</a></p>`}
+${footer === undefined ? '' : `<p style="color:#5b6670;font-size:.85rem">${escapeHtml(footer)}</p>`}
+</body></html>`;
+  return { subject, text, html };
+}
+
+const FOOTER = 'Almoner: give from your fund to any US non-profit.';
+
+export function giftToRecipient(m: { giverName: string; recipientName: string; amount: number; message: string | null; url: string }): Message {
+  return compose(
+    `${m.giverName} sent you a gift of ${usd(m.amount)}`,
+    [
+      `Hello ${m.recipientName},`,
+      `${m.giverName} sent you ${usd(m.amount)} to give to a charity of your choice.`,
+      ...(m.message === null ? [] : [`Their message: "${m.message}"`]),
+    ],
+    { url: m.url, label: 'Open your gift' },
+    FOOTER,
+  );
+}
+
+export function giftOutcomeToGiver(m: { recipientName: string; amount: number; outcome: 'accepted' | 'claimed' | 'denied'; url: string }): Message {
+  const what = {
+    accepted: `${m.recipientName} accepted your gift of ${usd(m.amount)} into their own fund.`,
+    claimed: `${m.recipientName} sent your gift of ${usd(m.amount)} to a non-profit.`,
+    denied: `${m.recipientName} declined your gift of ${usd(m.amount)}; the money is back in your fund.`,
+  }[m.outcome];
+  return compose(`Your gift to ${m.recipientName} was ${m.outcome === 'denied' ? 'declined' : m.outcome}`, [what], { url: m.url, label: 'See your dashboard' }, FOOTER);
+}
+
+export function donationCompleted(m: { nonProfit: string; amount: number; url: string }): Message {
+  return compose(
+    `Your donation of ${usd(m.amount)} to ${m.nonProfit} was paid`,
+    [`Your donation of ${usd(m.amount)} to ${m.nonProfit} has been paid. Thank you.`],
+    { url: m.url, label: 'See your donations' },
+    FOOTER,
+  );
+}
+
+export function contributionReceipt(m: { receipt: string; what: string; url: string; sponsor: string }): Message {
+  return compose(
+    `Receipt ${m.receipt} for your contribution`,
+    [`Your contribution of ${m.what} has cleared and is in your fund.`, `Receipt ${m.receipt} from ${m.sponsor} is ready: keep it for your tax records.`],
+    { url: m.url, label: 'View and download the receipt' },
+    FOOTER,
+  );
+}
+
+export function passwordReset(m: { url: string }): Message {
+  return compose(
+    'Choose a new Almoner password',
+    [
+      'Someone (we hope you) asked to choose a new password for your Almoner account.',
+      'The link works once, for one hour. Using it signs you out everywhere else.',
+      'If you did not ask, ignore this message: your password stays as it is.',
+    ],
+    { url: m.url, label: 'Choose a new password' },
+    FOOTER,
+  );
+}

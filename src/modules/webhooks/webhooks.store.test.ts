@@ -1,0 +1,96 @@
+// Every function of webhooks.store.ts on both engines.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeEachEngine, makeUser } from '../../../test/harness.ts';
+import * as store from './webhooks.store.ts';
+
+const AT = '2026-02-01T00:00:00.000Z';
+const endpointRow = (userId: number, url: string) => ({
+  book: 'live' as const,
+  user_id: userId,
+  url,
+  secret: 'whsec_a',
+  disabled_reason: null,
+  previous_secret: null,
+  previous_secret_until: null,
+  failing_since: null,
+  created_at: AT,
+  updated_at: AT,
+  deleted_at: null,
+});
+
+describeEachEngine('webhooks store', (env) => {
+  test('insertEndpoint, findEndpoint (its owner and book only), endpointById, pageOfEndpoints, updateEndpoint, endpointsOfUsers, endpointHealth', async () => {
+    const { db } = env().deps;
+    const [user, other] = [await makeUser(env().deps), await makeUser(env().deps)];
+    const a = await store.insertEndpoint(db, endpointRow(user.user_id, 'https://a.example.org/h'));
+    const b = await store.insertEndpoint(db, { ...endpointRow(user.user_id, 'https://b.example.org/h'), event_types: '["gift.created"]' });
+    assert.equal((await store.findEndpoint(db, 'live', user.user_id, a))?.url, 'https://a.example.org/h');
+    assert.equal(await store.findEndpoint(db, 'live', other.user_id, a), undefined);
+    assert.equal(await store.findEndpoint(db, 'test', user.user_id, a), undefined);
+    assert.equal((await store.endpointById(db, b))?.event_types, '["gift.created"]');
+    const page = await store.pageOfEndpoints(db, 'live', user.user_id, { page: 1, per_page: 1 });
+    assert.deepEqual([page.count, page.rows.map((r) => r.id)], [2, [b]]);
+    await store.updateEndpoint(db, b, { disabled: 1, disabled_reason: 'tired' });
+    assert.deepEqual(
+      (await store.endpointsOfUsers(db, [user.user_id, other.user_id])).map((e) => e.id),
+      [a],
+      'enabled ones only',
+    );
+    assert.deepEqual(await store.endpointsOfUsers(db, []), []);
+    await store.updateEndpoint(db, a, { failing_since: AT });
+    const health = (await store.endpointHealth(db)).filter((e) => e.user_id === user.user_id);
+    assert.deepEqual(
+      health.map((e) => [e.id, e.disabled, e.failing_since]),
+      [
+        [a, 0, AT],
+        [b, 1, null],
+      ],
+    );
+  });
+
+  test('insertDeliveries once per endpoint and event; claimDueDeliveries leases; insertAttempt, settleDelivery, pageOfAttempts, deliveryCounts; deleteEndpoint drops what waits; eventsSince', async () => {
+    const { db, engine } = env().deps;
+    const user = await makeUser(env().deps);
+    const e = await store.insertEndpoint(db, endpointRow(user.user_id, 'https://c.example.org/h'));
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('events').values({ user_id: user.user_id, type: 'gift.created', object_type: 'gift', object_id: 1, data: '{"status":"new"}', created_at: AT }).execute();
+    });
+    const [event] = await store.eventsSince(db, user.user_id, AT);
+    assert.deepEqual([event?.type, event?.object_id], ['gift.created', 1]);
+    assert.deepEqual(await store.eventsSince(db, user.user_id, '2026-03-01T00:00:00Z'), []);
+    const delivery = {
+      endpoint_id: e,
+      event_id: event?.id ?? 0,
+      message_id: `evt_${event?.id}`,
+      type: 'gift.created',
+      payload: '{}',
+      status: 'pending',
+      next_at: AT,
+      created_at: AT,
+    };
+    await db.transaction().execute(async (trx) => {
+      await store.insertDeliveries(trx, [delivery]);
+      await store.insertDeliveries(trx, [delivery]);
+      await store.insertDeliveries(trx, [{ ...delivery, event_id: null, message_id: 'msg_test_1', type: 'webhook.test', next_at: '2026-02-02T00:00:00Z' }]);
+    });
+    const claimed = await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:01Z', '2026-02-01T00:01:00Z', 10);
+    assert.deepEqual(
+      claimed.map((d) => d.message_id),
+      [`evt_${event?.id}`],
+      'once, and only what is due',
+    );
+    assert.deepEqual(await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:02Z', '2026-02-01T00:01:00Z', 10), [], 'leased');
+    const [d] = claimed;
+    await db.transaction().execute(async (trx) => {
+      await store.insertAttempt(trx, { delivery_id: d?.id ?? 0, endpoint_id: e, at: AT, status_code: 500, duration_ms: 12, error: 'answered 500', succeeded: 0 });
+      await store.settleDelivery(trx, d?.id ?? 0, { status: 'pending', attempts: 1, next_at: '2026-02-01T00:05:00Z' });
+    });
+    const attempts = await store.pageOfAttempts(db, e, { page: 1, per_page: 10 });
+    assert.deepEqual([attempts.count, attempts.rows[0]?.status_code, attempts.rows[0]?.attempts, attempts.rows[0]?.delivery_status], [1, 500, 1, 'pending']);
+    assert.deepEqual(await store.deliveryCounts(db, '2026-02-03T00:00:00Z'), { pending: 2, due: 2, failed: 0, succeeded: 0 });
+    await db.transaction().execute((trx) => store.deleteEndpoint(trx, e, AT));
+    assert.equal(await store.findEndpoint(db, 'live', user.user_id, e), undefined);
+    assert.deepEqual(await store.deliveryCounts(db, '2026-02-03T00:00:00Z'), { pending: 0, due: 0, failed: 2, succeeded: 0 });
+  });
+});

@@ -1,0 +1,166 @@
+// Every SQL statement about webhook endpoints, deliveries and attempts.
+import type { Insertable, Selectable } from 'kysely';
+import type { Db, Engine, Trx } from '../../db/database.ts';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.ts';
+import type { Book } from '../../shared/book.ts';
+import { offsetOf, type PageRequest } from '../../shared/page.ts';
+
+export type Endpoint = Selectable<WebhookEndpointsTable>;
+export type Delivery = Selectable<WebhookDeliveriesTable>;
+
+export async function insertEndpoint(db: Db | Trx, endpoint: Insertable<WebhookEndpointsTable>): Promise<number> {
+  return (await db.insertInto('webhook_endpoints').values(endpoint).returning('id').executeTakeFirstOrThrow()).id;
+}
+
+/** A user's endpoint of `book` that is not deleted, or undefined. */
+export async function findEndpoint(db: Db | Trx, book: Book, userId: number, id: number): Promise<Endpoint | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('book', '=', book)
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Any endpoint by id (the delivery worker's and operators' view). */
+export async function endpointById(db: Db | Trx, id: number): Promise<Endpoint | undefined> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function pageOfEndpoints(db: Db, book: Book, userId: number, page: PageRequest): Promise<{ rows: Endpoint[]; count: number }> {
+  const base = db.selectFrom('webhook_endpoints').where('book', '=', book).where('user_id', '=', userId).where('deleted_at', 'is', null);
+  const [counted, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    base.selectAll().orderBy('id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute(),
+  ]);
+  return { rows, count: Number(counted.n) };
+}
+
+export async function updateEndpoint(db: Db | Trx, id: number, fields: Partial<Insertable<WebhookEndpointsTable>>): Promise<void> {
+  await db.updateTable('webhook_endpoints').set(fields).where('id', '=', id).execute();
+}
+
+/** Deletes an endpoint (kept for its attempts' history) and ends what it still had to deliver. */
+export async function deleteEndpoint(trx: Trx, id: number, at: string): Promise<void> {
+  await trx.updateTable('webhook_endpoints').set({ deleted_at: at, disabled: 1, updated_at: at }).where('id', '=', id).execute();
+  await trx.updateTable('webhook_deliveries').set({ status: 'failed', claimed_until: null }).where('endpoint_id', '=', id).where('status', '=', 'pending').execute();
+}
+
+/** The live endpoints of these users that want `type` (enabled, not deleted). */
+export async function endpointsOfUsers(db: Db | Trx, userIds: readonly number[]): Promise<Array<Pick<Endpoint, 'id' | 'user_id' | 'event_types'>>> {
+  if (userIds.length === 0) return [];
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'user_id', 'event_types'])
+    .where('user_id', 'in', [...userIds])
+    .where('disabled', '=', 0)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/** Writes deliveries; one per endpoint and event (a unique index), so a relay run twice writes none twice. */
+export async function insertDeliveries(trx: Trx, deliveries: ReadonlyArray<Insertable<WebhookDeliveriesTable>>): Promise<void> {
+  for (let i = 0; i < deliveries.length; i += 200) {
+    await trx
+      .insertInto('webhook_deliveries')
+      .values(deliveries.slice(i, i + 200))
+      .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).where('event_id', 'is not', null).doNothing())
+      .execute();
+  }
+}
+
+/**
+ * Claims up to `limit` due deliveries for `leaseMs`: marked claimed until then, so that no other
+ * worker (another node, or this one) takes them while they are being sent; a worker that dies
+ * leaves them to be claimed again when the lease ends (at least once). PostgreSQL skips rows
+ * another worker has locked; SQLite's single writer serialises the claim.
+ */
+export async function claimDueDeliveries(db: Db, engine: Engine, now: string, leaseUntil: string, limit: number): Promise<Delivery[]> {
+  return db.transaction().execute(async (trx) => {
+    let due = trx
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('next_at', '<=', now)
+      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+      .orderBy('next_at')
+      .limit(limit);
+    if (engine === 'postgres') due = due.forUpdate().skipLocked();
+    const ids = (await due.execute()).map((r) => r.id);
+    if (ids.length === 0) return [];
+    return trx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', ids).returningAll().execute();
+  });
+}
+
+export async function insertAttempt(
+  trx: Trx,
+  attempt: { delivery_id: number; endpoint_id: number; at: string; status_code: number | null; duration_ms: number; error: string | null; succeeded: number },
+): Promise<void> {
+  await trx.insertInto('webhook_attempts').values(attempt).execute();
+}
+
+/** Settles a claimed delivery after an attempt: delivered, due again at `next_at`, or failed for good. */
+export async function settleDelivery(trx: Trx, id: number, fields: { status: string; attempts: number; next_at?: string; delivered_at?: string | null }): Promise<void> {
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ ...fields, claimed_until: null })
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function pageOfAttempts(db: Db, endpointId: number, page: PageRequest) {
+  const base = db.selectFrom('webhook_attempts as a').innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id').where('a.endpoint_id', '=', endpointId);
+  const [counted, rows] = await Promise.all([
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    base
+      .select(['a.id', 'a.at', 'a.status_code', 'a.duration_ms', 'a.error', 'a.succeeded', 'd.message_id', 'd.type', 'd.attempts', 'd.status as delivery_status'])
+      .orderBy('a.id', 'desc')
+      .limit(page.per_page)
+      .offset(offsetOf(page))
+      .execute(),
+  ]);
+  return { rows, count: Number(counted.n) };
+}
+
+/** Deliveries by status, and how many pending ones are due now (operators: status, metrics). */
+export async function deliveryCounts(db: Db, now: string): Promise<{ pending: number; due: number; failed: number; succeeded: number }> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
+  const due = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .where('next_at', '<=', now)
+    .executeTakeFirstOrThrow();
+  const of = (s: string) => Number(rows.find((r) => r.status === s)?.n ?? 0);
+  return { pending: of('pending'), due: Number(due.n), failed: of('failed'), succeeded: of('succeeded') };
+}
+
+/** Endpoints that are disabled, and enabled ones failing since some time (operators). */
+export async function endpointHealth(db: Db) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'book', 'user_id', 'url', 'disabled', 'disabled_reason', 'failing_since'])
+    .where('deleted_at', 'is', null)
+    .where((eb) => eb.or([eb('disabled', '=', 1), eb('failing_since', 'is not', null)]))
+    .orderBy('id')
+    .limit(1000)
+    .execute();
+}
+
+/** An endpoint's events since `since` (its user's, of its book): what a replay sends again. */
+export async function eventsSince(db: Db, userId: number, since: string) {
+  return db
+    .selectFrom('events')
+    .select(['id', 'type', 'object_type', 'object_id', 'data', 'created_at'])
+    .where('user_id', '=', userId)
+    .where('created_at', '>=', since)
+    .orderBy('id')
+    .limit(100_000)
+    .execute();
+}

@@ -1,0 +1,121 @@
+// Webhook rules (DECISIONS 12): what an endpoint URL may be, which addresses
+// a delivery may reach, the secret's form, and the retry schedule.
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+
+/** The event types an endpoint may ask for; `webhook.test` is what "send a test event" sends. */
+export const WEBHOOK_EVENT_TYPES = [
+  'donation.created',
+  'donation.updated',
+  'gift.created',
+  'gift.updated',
+  'contribution.created',
+  'contribution.updated',
+  'webhook_endpoint.disabled',
+] as const;
+
+export const URL_MAX = 2048;
+
+/**
+ * When attempt n+1 is due after attempt n failed: 8 attempts over about 3.4 days (DECISIONS 12:
+ * at least 7 over about 3 days), each delay with up to 20% jitter so that a backlog that failed
+ * together does not retry together.
+ */
+export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 8 * 3_600_000, 24 * 3_600_000, 48 * 3_600_000] as const;
+
+export function retryDelayMs(failedAttempts: number, random: number): number | undefined {
+  const base = RETRY_DELAYS_MS[failedAttempts - 1];
+  if (base === undefined) return undefined;
+  return Math.round(base * (0.9 + 0.2 * random));
+}
+
+/** An endpoint failing every attempt this long is disabled (DECISIONS 12). */
+export const DISABLE_AFTER_MS = 5 * 86_400_000;
+
+/** `whsec_` and the base64 of 32 random bytes (Standard Webhooks' form). */
+export function newSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** 4 octets of an IPv4 address, or undefined. */
+function octets(ip: string): number[] | undefined {
+  const parts = ip.split('.');
+  if (parts.length !== 4) return undefined;
+  const out = parts.map(Number);
+  return out.every((n, i) => /^\d{1,3}$/.test(parts[i] ?? '') && n <= 255) ? out : undefined;
+}
+
+function privateV4([a = 0, b = 0, c = 0]: number[]): boolean {
+  return (
+    a === 0 || // this network
+    a === 10 ||
+    (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
+    a === 127 ||
+    (a === 169 && b === 254) || // link-local, cloud metadata
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 0 && c === 0) ||
+    (a === 192 && b === 168) ||
+    (a === 198 && (b === 18 || b === 19)) || // benchmarking
+    a >= 224 // multicast, reserved, broadcast
+  );
+}
+
+/** The IPv4 address inside an IPv6 one that carries it (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::), as dotted text. */
+function embeddedV4(v6: string): string | undefined {
+  const lower = v6.toLowerCase();
+  const dotted = /^(?:::ffff:(?:0:)?|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted !== null) return dotted[1];
+  const hex = /^(?:::ffff:(?:0:)?|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (hex === null) return undefined;
+  const hi = Number.parseInt(hex[1] ?? '0', 16);
+  const lo = Number.parseInt(hex[2] ?? '0', 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+/** Loopback, private, link-local, carrier-grade NAT, multicast or reserved: not a public internet address. */
+export function isPrivateAddress(ip: string): boolean {
+  const bare = ip.replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  if (family === 4) return privateV4(octets(bare) ?? [0]);
+  if (family !== 6) return true;
+  const inner = embeddedV4(bare);
+  if (inner !== undefined) return privateV4(octets(inner) ?? [0]);
+  const lower = bare.toLowerCase();
+  if (lower === '::' || lower === '::1' || /^0*:0*:0*:0*:0*:0*:0*:0*1?$/.test(lower)) return true;
+  const first = Number.parseInt(lower.split(':')[0] || '0', 16);
+  return (
+    (first & 0xfe00) === 0xfc00 || // unique local
+    (first & 0xffc0) === 0xfe80 || // link-local
+    (first & 0xff00) === 0xff00 || // multicast
+    lower.startsWith('2001:db8:') || // documentation
+    lower.startsWith('::') // other IPv4-compatible and unspecified forms
+  );
+}
+
+/**
+ * The problem with an endpoint URL, or undefined: http or https only, no credentials, at most
+ * 2,048 characters, an ASCII host name (no IDN: a look-alike name is a phishing tool), and, unless
+ * the operator allows private destinations, no private address written in any notation (the URL
+ * parser reads 2130706433, 0177.0.0.1 and [::ffff:127.0.0.1] as the addresses they are). Names
+ * are checked again on the address they resolve to at every delivery.
+ */
+export function endpointUrlProblem(raw: string, allowPrivate: boolean): string | undefined {
+  if (raw.length > URL_MAX) return `must be at most ${URL_MAX} characters`;
+  if (/[^\x21-\x7e]/.test(raw)) return "must be plain ASCII with no spaces: an internationalised (IDN) host name is not accepted; use its owner's ASCII name";
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL, like https://example.org/webhooks';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https (or http)';
+  if (url.username !== '' || url.password !== '') return 'must not contain a user name or password: authenticate deliveries with their signature';
+  if (url.hash !== '') return 'must not have a #fragment';
+  const host = url.hostname;
+  if (host.split('.').some((label) => label.startsWith('xn--'))) return 'must not use an internationalised (IDN) host name';
+  if (allowPrivate) return undefined;
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (isIP(bare) !== 0 && isPrivateAddress(bare)) return `must not point at a private, loopback or link-local address (${bare})`;
+  if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.')) return 'must name a host on the internet, not a local one';
+  return undefined;
+}

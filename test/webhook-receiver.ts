@@ -1,0 +1,64 @@
+// A real webhook receiver for tests: an HTTP server on 127.0.0.1 that
+// records every delivery and verifies its signature with the Standard
+// Webhooks reference package. The path chooses the answer: /ok 200, /fail 500,
+// /hang no answer, /redirect 302 to /ok.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+export class Receiver {
+  readonly received: Received[] = [];
+  #server: Server | undefined;
+  port = 0;
+
+  async start(): Promise<this> {
+    this.#server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on('end', () => {
+        const path = req.url ?? '/';
+        this.received.push({ path, headers: req.headers, body, at: Date.now() });
+        if (path.startsWith('/hang')) return; // never answers
+        if (path.startsWith('/fail')) return void res.writeHead(500).end('no');
+        if (path.startsWith('/redirect')) return void res.writeHead(302, { location: `http://127.0.0.1:${this.port}/ok` }).end();
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      });
+    });
+    this.#server.keepAliveTimeout = 100;
+    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
+    this.port = (this.#server.address() as AddressInfo).port;
+    return this;
+  }
+
+  url(path: string): string {
+    return `http://127.0.0.1:${this.port}${path}`;
+  }
+
+  on(path: string): Received[] {
+    return this.received.filter((r) => r.path === path);
+  }
+
+  async stop(): Promise<void> {
+    this.#server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server?.close(() => resolve()));
+  }
+}
+
+/** The delivery's payload if `secret` verifies it (throws otherwise): what any receiver's library does. */
+export function verify(secret: string, r: Received): { type: string; timestamp: string; data: Record<string, unknown> } {
+  const headers = {
+    'webhook-id': String(r.headers['webhook-id']),
+    'webhook-timestamp': String(r.headers['webhook-timestamp']),
+    'webhook-signature': String(r.headers['webhook-signature']),
+  };
+  return new Webhook(secret).verify(r.body, headers) as { type: string; timestamp: string; data: Record<string, unknown> };
+}
