@@ -74,12 +74,23 @@ for (const { name: engine } of engines()) {
         assert.deepEqual([res.status, res.body.code, res.body.errors?.[0]?.field], [422, 'invalid_url', 'url'], url.slice(0, 80));
         assert.ok(String(res.body.errors?.[0]?.message).length > 10, url.slice(0, 80));
       }
-      for (const body of [{}, { url: 42 }, { url: 'https://example.org/h', event_types: ['nope'] }, { url: 'https://example.org/h', event_types: 'donation.created' }, { url: 'https://example.org/h', disabled: 'yes' }, { url: 'https://example.org/h', description: 'x'.repeat(501) }, { url: 'https://example.org/h', extra: 1 }]) {
+      for (const body of [
+        {},
+        { url: 42 },
+        { url: 'https://example.org/h', event_types: ['nope'] },
+        { url: 'https://example.org/h', event_types: 'donation.created' },
+        { url: 'https://example.org/h', disabled: 'yes' },
+        { url: 'https://example.org/h', description: 'x'.repeat(501) },
+        { url: 'https://example.org/h', extra: 1 },
+      ]) {
         const res = await call(env.app, 'POST', '/v1/webhook_endpoints', { key: donor.key, body });
         assert.ok(res.status === 422 || res.status === 400, JSON.stringify(body));
       }
       assert.deepEqual(await fingerprint(env.deps), before);
-      const fine = await call(env.app, 'POST', '/v1/webhook_endpoints', { key: donor.key, body: { url: 'https://hooks.example.org/almoner?x=1', event_types: ['donation.created', 'donation.created'] } });
+      const fine = await call(env.app, 'POST', '/v1/webhook_endpoints', {
+        key: donor.key,
+        body: { url: 'https://hooks.example.org/almoner?x=1', event_types: ['donation.created', 'donation.created'] },
+      });
       assert.equal(fine.status, 201);
       assert.deepEqual(fine.body.event_types, ['donation.created']);
       assert.match(fine.body.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -90,13 +101,24 @@ for (const { name: engine } of engines()) {
     test('at send time: a name that now resolves to loopback, and a private literal, are refused; nothing reaches the receiver', async () => {
       const made = await call(env.app, 'POST', '/v1/webhook_endpoints', { key: donor.key, body: { url: 'https://hooks.example.org/almoner' } });
       // The name pointed somewhere public when it was added; now it resolves to this machine (DNS rebinding).
-      await env.deps.db.updateTable('webhook_endpoints').set({ url: `http://localhost:${receiver.port}/ok` }).where('id', '=', made.body.id).execute();
+      await env.deps.db
+        .updateTable('webhook_endpoints')
+        .set({ url: `http://localhost:${receiver.port}/ok` })
+        .where('id', '=', made.body.id)
+        .execute();
       await call(env.app, 'POST', `/v1/webhook_endpoints/${made.body.id}/test`, { key: donor.key });
       await runNotify(env.deps, 1);
-      await env.deps.db.updateTable('webhook_endpoints').set({ url: `http://[::ffff:127.0.0.1]:${receiver.port}/ok` }).where('id', '=', made.body.id).execute();
+      await env.deps.db
+        .updateTable('webhook_endpoints')
+        .set({ url: `http://[::ffff:127.0.0.1]:${receiver.port}/ok` })
+        .where('id', '=', made.body.id)
+        .execute();
       await call(env.app, 'POST', `/v1/webhook_endpoints/${made.body.id}/test`, { key: donor.key });
       await runNotify(env.deps, 1);
-      const attempts = (await call(env.app, 'GET', `/v1/webhook_endpoints/${made.body.id}/attempts`, { key: donor.key })).body.items as Array<{ error: string; succeeded: boolean }>;
+      const attempts = (await call(env.app, 'GET', `/v1/webhook_endpoints/${made.body.id}/attempts`, { key: donor.key })).body.items as Array<{
+        error: string;
+        succeeded: boolean;
+      }>;
       assert.deepEqual(
         attempts.map((a) => a.succeeded),
         [false, false],
@@ -107,7 +129,23 @@ for (const { name: engine } of engines()) {
     });
 
     test('the address rules, one by one', () => {
-      for (const ip of ['127.0.0.1', '10.1.2.3', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.127.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fc00::1', '::ffff:10.0.0.1', '::ffff:a00:1', '64:ff9b::7f00:1', '255.255.255.255'])
+      for (const ip of [
+        '127.0.0.1',
+        '10.1.2.3',
+        '172.31.255.255',
+        '192.168.0.1',
+        '169.254.169.254',
+        '100.127.0.1',
+        '0.0.0.0',
+        '::1',
+        '::',
+        'fe80::1',
+        'fc00::1',
+        '::ffff:10.0.0.1',
+        '::ffff:a00:1',
+        '64:ff9b::7f00:1',
+        '255.255.255.255',
+      ])
         assert.equal(isPrivateAddress(ip), true, ip);
       for (const ip of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) assert.equal(isPrivateAddress(ip), false, ip);
       assert.equal(endpointUrlProblem('http://127.0.0.1/h', true), undefined, 'allowed by the operator');

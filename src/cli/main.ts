@@ -18,6 +18,7 @@ import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/
 import { UsageError, actor, withPlatform } from './common.ts';
 import { operate } from './operate.ts';
 import { demo } from './demo.ts';
+import { notifyCommand } from './notify.ts';
 const USAGE = `Usage: almoner <command> [options]
 
 Commands:
@@ -63,6 +64,11 @@ Commands:
                                       An operator token for /admin/v1 (shown once); expires after N days if given
   admin token list                    Operator tokens: state, expiry, last use (never the token)
   admin token revoke ID               Revoke an operator token at once
+  webhooks status            Events waiting to be relayed; webhook deliveries and mail waiting, failed; failing endpoints
+  webhooks deliver [--once]  Relay events and send webhooks and mail (a node that only delivers; servers do it too)
+  webhooks replay --endpoint ID --since DATE
+                             Send an endpoint's events since DATE again (with their first webhook-id)
+  mail list [--limit N]      The newest messages: state, recipient, subject, and the .eml file without SMTP_URL
   db backup --to FILE        An online, consistent copy of the SQLite database (the server may keep running)
   db copy --from sqlite:PATH --to postgres://...
                              Move a whole platform from SQLite to an empty PostgreSQL database, verified
@@ -250,6 +256,9 @@ export async function run(argv: string[]): Promise<number> {
       case 'retention':
       case 'admin':
         return await operate(command, sub, rest);
+      case 'webhooks':
+      case 'mail':
+        return await notifyCommand(command, sub, rest);
       case 'db':
         if (sub === 'copy') return await dbCopy(rest);
         if (sub === 'backup') return await dbBackup(rest);

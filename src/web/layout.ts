@@ -73,6 +73,7 @@ const NOTICES: Record<string, string> = {
   welcome: 'Welcome to Almoner. Your fund is ready.',
   signed_in: 'You are signed in.',
   signed_out: 'You are signed out.',
+  password_reset: 'Your password is set, and every other session is signed out. Sign in with it.',
   donation_created: 'Your donation is recorded.',
   donation_waiting: 'Your donation is recorded and waits for funds: it is scheduled as soon as your fund can cover it.',
   donation_cancelled: 'The donation is cancelled and its money is available again.',

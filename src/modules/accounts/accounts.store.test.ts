@@ -90,4 +90,28 @@ describeEachEngine('accounts store', (env) => {
       .execute((trx) => store.insertAccount(trx, { user_id: user.user_id, email: 'invited-store@example.org', password_hash: 'h', created_at: '2026-01-02T00:00:00Z' }));
     assert.equal(await store.hasAccount(db, user.user_id), true);
   });
+
+  test('password resets: accountForReset, insertPasswordReset, openPasswordReset while fresh, usePasswordReset once, setPasswordEndingSessions', async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps);
+    await db
+      .transaction()
+      .execute((trx) => store.insertAccount(trx, { user_id: user.user_id, email: 'reset-store@example.org', password_hash: 'old', created_at: '2026-01-01T00:00:00Z' }));
+    assert.deepEqual(await store.accountForReset(db, 'reset-store@example.org'), { user_id: user.user_id, status: 'active' });
+    assert.equal(await store.accountForReset(db, 'nobody-store@example.org'), undefined);
+    await db
+      .transaction()
+      .execute((trx) =>
+        store.insertPasswordReset(trx, { token_hash: 'reset-hash', user_id: user.user_id, created_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-01T01:00:00Z' }),
+      );
+    assert.deepEqual(await store.openPasswordReset(db, 'reset-hash', '2026-01-01T00:30:00Z'), { user_id: user.user_id });
+    assert.equal(await store.openPasswordReset(db, 'reset-hash', '2026-01-01T01:00:00Z'), undefined, 'expired at its expiry');
+    assert.equal(await db.transaction().execute((trx) => store.usePasswordReset(trx, 'reset-hash', '2026-01-01T01:00:01Z')), false, 'not once expired');
+    assert.equal(await db.transaction().execute((trx) => store.usePasswordReset(trx, 'reset-hash', '2026-01-01T00:30:00Z')), true);
+    assert.equal(await db.transaction().execute((trx) => store.usePasswordReset(trx, 'reset-hash', '2026-01-01T00:30:01Z')), false, 'once');
+    await store.insertSession(db, { id_hash: 'reset-session', user_id: user.user_id, csrf_token: 'c', created_at: '2026-01-01T00:00:00Z', expires_at: '2099-01-01T00:00:00Z' });
+    await db.transaction().execute((trx) => store.setPasswordEndingSessions(trx, user.user_id, 'new'));
+    assert.equal((await store.findAccountByEmail(db, 'reset-store@example.org'))?.password_hash, 'new');
+    assert.equal(await store.findSession(db, 'reset-session', '2026-01-01T00:30:00Z'), undefined);
+  });
 });

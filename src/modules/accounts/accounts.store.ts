@@ -134,3 +134,35 @@ export async function useInvitation(trx: Trx, tokenHash: string, at: string): Pr
 export async function hasAccount(db: Db | Trx, userId: number): Promise<boolean> {
   return (await db.selectFrom('accounts').select('user_id').where('user_id', '=', userId).executeTakeFirst()) !== undefined;
 }
+
+/** An account by email with its user's status (a reset is only for an active user). */
+export async function accountForReset(db: Db, email: string): Promise<{ user_id: number; status: string } | undefined> {
+  return db.selectFrom('accounts as a').innerJoin('users as u', 'u.id', 'a.user_id').select(['a.user_id', 'u.status']).where('a.email', '=', email).executeTakeFirst();
+}
+
+export async function insertPasswordReset(trx: Trx, reset: { token_hash: string; user_id: number; created_at: string; expires_at: string }): Promise<void> {
+  await trx.insertInto('password_resets').values(reset).execute();
+}
+
+/** The user of a reset link that is unused and not expired, or undefined. */
+export async function openPasswordReset(db: Db | Trx, tokenHash: string, now: string): Promise<{ user_id: number } | undefined> {
+  return db.selectFrom('password_resets').select('user_id').where('token_hash', '=', tokenHash).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+}
+
+/** Uses a reset link up; true if this call did (single use, even when two arrive at once). */
+export async function usePasswordReset(trx: Trx, tokenHash: string, at: string): Promise<boolean> {
+  const used = await trx
+    .updateTable('password_resets')
+    .set({ used_at: at })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', at)
+    .executeTakeFirst();
+  return Number(used.numUpdatedRows) === 1;
+}
+
+/** A new password, and every session of the user ended. */
+export async function setPasswordEndingSessions(trx: Trx, userId: number, passwordHash: string): Promise<void> {
+  await trx.updateTable('accounts').set({ password_hash: passwordHash }).where('user_id', '=', userId).execute();
+  await trx.deleteFrom('web_sessions').where('user_id', '=', userId).execute();
+}

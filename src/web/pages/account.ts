@@ -39,7 +39,7 @@ export function signInPage(v: Visitor, next: string, state?: FormState, done?: s
       ${field({ name: 'password', label: 'Password', type: 'password', state, required: true, autocomplete: 'current-password' })}
       <button type="submit">Sign in</button>
     </form>
-    <p>New here? <a href="/signup">Open a fund</a>.</p>
+    <p><a href="/forgot">Forgot your password?</a> New here? <a href="/signup">Open a fund</a>.</p>
   </section>`,
   );
 }
@@ -58,6 +58,47 @@ export function invitationPage(v: Visitor, token: string, state?: FormState): Ht
       ${field({ name: 'email', label: 'Email', type: 'email', state, required: true, autocomplete: 'email' })}
       ${field({ name: 'password', label: 'Password', type: 'password', state, required: true, autocomplete: 'new-password', hint: `At least ${PASSWORD_MIN} characters. A few unrelated words make a strong one.` })}
       <button type="submit">Sign in to my fund</button>
+    </form>
+  </section>`,
+  );
+}
+
+/** Asking for a password reset link; `sent`: the answer, the same whether or not the address has an account. */
+export function forgotPage(v: Visitor, state?: FormState, sent = false): Html {
+  return layout(
+    v,
+    'Forgot your password',
+    html`<section class="narrow">
+    <h1>Forgot your password?</h1>
+    ${
+      sent
+        ? html`<div class="notice ok" role="status">If an account uses that address, a link to choose a new password is on its way. It works once, for one hour.</div>
+    <p><a href="/signin">Back to sign in</a></p>`
+        : html`<p>Type the email you sign in with. We will send a link to choose a new password.</p>
+    ${errorSummary(state)}
+    <form method="post" action="/forgot" novalidate>
+      ${csrfField(v)}
+      ${field({ name: 'email', label: 'Email', type: 'email', state, required: true, autocomplete: 'email' })}
+      <button type="submit">Send me a link</button>
+    </form>`
+    }
+  </section>`,
+  );
+}
+
+/** The page a reset link opens: a new password. */
+export function resetPage(v: Visitor, token: string, state?: FormState): Html {
+  return layout(
+    v,
+    'Choose a new password',
+    html`<section class="narrow">
+    <h1>Choose a new password</h1>
+    <p>This link works once. Setting a password signs you out everywhere.</p>
+    ${errorSummary(state)}
+    <form method="post" action="/reset/${token}" novalidate>
+      ${csrfField(v)}
+      ${field({ name: 'password', label: 'New password', type: 'password', state, required: true, autocomplete: 'new-password', hint: `At least ${PASSWORD_MIN} characters.` })}
+      <button type="submit">Set my password</button>
     </form>
   </section>`,
   );

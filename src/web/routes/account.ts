@@ -1,10 +1,10 @@
 // Sign up, sign in, sign out.
 import type { FastifyInstance } from 'fastify';
-import { acceptInvitation, invitationWorks, signIn, signOut, signUp } from '../../modules/accounts/index.ts';
+import { acceptInvitation, invitationWorks, requestPasswordReset, resetLinkWorks, resetPassword, signIn, signOut, signUp } from '../../modules/accounts/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { attempt, FormReader, safeNext, stateOf } from '../forms.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
-import { invitationPage, signInPage, signUpPage } from '../pages/account.ts';
+import { forgotPage, invitationPage, resetPage, signInPage, signUpPage } from '../pages/account.ts';
 import { cookieHeader, SESSION_COOKIE } from '../visitor.ts';
 import { sendPage, type WebContext } from '../context.ts';
 
@@ -70,6 +70,41 @@ export function accountRoutes({ deps, limiter }: WebContext) {
       }
       if (request.visitor.token !== undefined) await signOut(deps, request.visitor.token);
       return reply.code(303).header('set-cookie', sessionCookie(result.value.token)).header('location', '/dashboard?done=welcome').send();
+    });
+
+    // Forgot password: the same answer whether or not the address has an account (no account discovery).
+    web.get('/forgot', async (request, reply) => sendPage(reply, forgotPage(request.visitor)));
+    web.post('/forgot', async (request, reply) => {
+      await limiter.hit(`forgot:${request.ip}`, deps.config.signUpsPerMinute, reply);
+      const form = new FormReader(request.body as URLSearchParams);
+      const email = form.text('email', { required: true, max: 254 });
+      if (!form.ok) return sendPage(reply, forgotPage(request.visitor, form.state()), 422);
+      const result = await attempt(() => requestPasswordReset(deps, email));
+      if (!result.ok) return sendPage(reply, forgotPage(request.visitor, stateOf(result.error, form.values)), STATUS_OF_KIND[result.error.kind]);
+      return sendPage(reply, forgotPage(request.visitor, undefined, true));
+    });
+    const resetToken = (request: { params: unknown }) => {
+      const token = (request.params as { token: string }).token;
+      if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw new AppError('not_found', 'reset_link_invalid', 'this link is unknown, used or expired: ask for a new one');
+      return token;
+    };
+    web.get('/reset/:token', async (request, reply) => {
+      const token = resetToken(request);
+      if (!(await resetLinkWorks(deps, token))) throw new AppError('not_found', 'reset_link_invalid', 'this link is unknown, used or expired: ask for a new one');
+      return sendPage(reply.header('referrer-policy', 'no-referrer'), resetPage(request.visitor, token));
+    });
+    web.post('/reset/:token', async (request, reply) => {
+      const token = resetToken(request);
+      const result = await attempt(() => resetPassword(deps, token, (request.body as URLSearchParams | undefined)?.get('password') ?? ''));
+      if (!result.ok) {
+        if (result.error.code === 'reset_link_invalid') throw result.error;
+        return sendPage(reply, resetPage(request.visitor, token, stateOf(result.error, {})), STATUS_OF_KIND[result.error.kind]);
+      }
+      return reply
+        .code(303)
+        .header('set-cookie', cookieHeader(deps, SESSION_COOKIE, '', 0))
+        .header('location', '/signin?done=password_reset')
+        .send();
     });
 
     web.post('/signout', async (request, reply) => {

@@ -1,0 +1,56 @@
+// Password resets (DECISIONS 15): asking answers the same whether or not the
+// address has an account; the link is mailed from the outbox, works once, for
+// an hour; using it sets the password and ends every session of the account.
+// Only the SHA-256 of the link's token is kept.
+import type { Deps } from '../../deps.ts';
+import { fieldErrors, notFound } from '../../shared/errors.ts';
+import { messages, queueMail } from '../mail/index.ts';
+import * as store from './accounts.store.ts';
+import { hashPassword } from './passwords.ts';
+import { newSecret, normalizeEmail, passwordProblem, sessionHash } from './accounts.ts';
+
+export const RESET_TTL_MS = 3_600_000;
+
+/** Queues a reset link to the address if it has an account of an active user; otherwise does nothing, alike. */
+export async function requestPasswordReset(deps: Deps, emailText: string): Promise<void> {
+  const email = normalizeEmail(emailText);
+  if (email === null) throw fieldErrors([{ field: 'email', code: 'validation_failed', message: 'must be an email address' }]);
+  const account = await store.accountForReset(deps.db, email);
+  if (account === undefined || account.status !== 'active') return;
+  const token = newSecret();
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    await store.insertPasswordReset(trx, {
+      token_hash: sessionHash(token),
+      user_id: account.user_id,
+      created_at: at,
+      expires_at: new Date(now.getTime() + RESET_TTL_MS).toISOString(),
+    });
+    await queueMail(trx, [{ ...messages.passwordReset({ url: `${deps.config.publicUrl}/reset/${token}` }), kind: 'password_reset', recipient: email, event_id: null }], at);
+  });
+}
+
+/** Whether a reset link works now (unused, not expired). */
+export async function resetLinkWorks(deps: Deps, token: string): Promise<boolean> {
+  return (await store.openPasswordReset(deps.db, sessionHash(token), deps.clock.now().toISOString())) !== undefined;
+}
+
+/**
+ * Sets a new password through a reset link: the link is used up and every session of the account
+ * ended, in one transaction. Throws unprocessable (validation_failed), not_found (reset_link_invalid:
+ * unknown, used or expired).
+ */
+export async function resetPassword(deps: Deps, token: string, password: string): Promise<void> {
+  const weak = passwordProblem(password);
+  if (weak !== undefined) throw fieldErrors([{ field: 'password', code: 'validation_failed', message: weak }]);
+  const hash = sessionHash(token);
+  const invalid = () => notFound('reset_link_invalid', 'this link is unknown, used or expired: ask for a new one');
+  const open = await store.openPasswordReset(deps.db, hash, deps.clock.now().toISOString());
+  if (open === undefined) throw invalid();
+  const passwordHash = await hashPassword(password, { N: deps.config.passwordScryptN, r: 8, p: deps.config.passwordScryptP });
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await store.usePasswordReset(trx, hash, deps.clock.now().toISOString()))) throw invalid();
+    await store.setPasswordEndingSessions(trx, open.user_id, passwordHash);
+  });
+}

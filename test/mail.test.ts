@@ -1,0 +1,226 @@
+// E-mail (DECISIONS 15) on both engines, against a real SMTP server started
+// here (smtp-server), every message parsed with mailparser: recipients,
+// subjects, escaped content, links that work; password resets end to end
+// over HTTP; mail retried after the SMTP server comes back, never twice; and
+// the .eml files (and `almoner mail list`) without SMTP_URL.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { accountOf, call, engines, fund, makeNonProfit, openEnv, runCli, TestClock, type TestEnv } from './harness.ts';
+import { WebClient, textOf } from './web-client.ts';
+import { createAdminToken } from '../src/modules/admin/index.ts';
+import { runNotify } from '../src/modules/notify/index.ts';
+
+const EIN = '261544963';
+
+class Smtp {
+  readonly mail: ParsedMail[] = [];
+  #server: SMTPServer | undefined;
+  port = 0;
+
+  async start(port = 0): Promise<void> {
+    this.#server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData: (stream, _session, callback) => {
+        simpleParser(stream)
+          .then((parsed) => {
+            this.mail.push(parsed);
+            callback();
+          })
+          .catch(callback);
+      },
+    });
+    await new Promise<void>((resolve) => this.#server?.listen(port, '127.0.0.1', resolve));
+    this.port = (this.#server.server.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server?.close(() => resolve()));
+  }
+
+  to(address: string): ParsedMail[] {
+    return this.mail.filter((m) => (Array.isArray(m.to) ? m.to : [m.to]).some((t) => t?.value.some((v) => v.address === address)));
+  }
+}
+
+for (const { name: engine } of engines()) {
+  describe(`e-mail through SMTP on ${engine}`, () => {
+    let env: TestEnv;
+    let operator: string;
+    const smtp = new Smtp();
+    const clock = new TestClock('2026-11-23T12:00:00.000Z');
+    const admin = (method: string, url: string, body?: unknown) =>
+      call(env.app, method, `/admin/v1${url}`, { headers: { authorization: `Bearer ${operator}` }, ...(body === undefined ? {} : { body }) });
+
+    before(async () => {
+      await smtp.start();
+      env = await openEnv(engine, { smtpUrl: `smtp://127.0.0.1:${smtp.port}`, mailFrom: 'Almoner <giving@almoner.test>' }, { clock });
+      await makeNonProfit(env.deps, { ein: EIN, name: 'Vermont Foodbank' });
+      operator = (await createAdminToken(env.deps, 'mail', 'test')).token;
+    });
+    after(async () => {
+      await env.close();
+      await smtp.stop();
+    });
+
+    test('a gift to its recipient (escaped, its link works), its outcome to the giver, a paid donation and a receipt to the donor; once each', async () => {
+      const giver = new WebClient(env.app);
+      await giver.signUp('Grace <i>Giver</i>', 'grace@example.org');
+      const account = await accountOf(env.deps, 'grace@example.org');
+      await fund(env.deps, account, 100_000);
+      await giver.get('/dashboard');
+      assert.equal(
+        (await giver.post('/dashboard/gifts', { name: '<b>Bo</b>', amount: '50', message: 'Happy <script>alert(1)</script> day', email: 'bo@example.org' })).status,
+        303,
+      );
+      assert.equal((await giver.post('/dashboard/donations', { ein: EIN, amount: '30', visibility: 'public' })).status, 303);
+      await runNotify(env.deps);
+      await runNotify(env.deps);
+
+      const [gift] = smtp.to('bo@example.org');
+      assert.ok(gift, 'the recipient got the gift');
+      assert.equal(smtp.to('bo@example.org').length, 1, 'once');
+      assert.equal(gift.subject, 'Grace <i>Giver</i> sent you a gift of $50.00');
+      assert.equal(gift.from?.value[0]?.address, 'giving@almoner.test');
+      assert.ok(
+        typeof gift.html === 'string' && gift.html.includes('&lt;script&gt;alert(1)&lt;/script&gt;') && !gift.html.includes('<script>'),
+        'the message is escaped in the HTML',
+      );
+      assert.ok(gift.html.includes('Hello &lt;b&gt;Bo&lt;/b&gt;'));
+      const link = /https:\/\/almoner\.test(\/gifts\/[0-9a-f-]{36})/.exec(gift.text ?? '')?.[1];
+      assert.ok(link, gift.text);
+      const page = await new WebClient(env.app).get(link);
+      assert.equal(page.status, 200);
+      assert.match(textOf(page.body), /sent Bo|sent <b>Bo<\/b>|gift of \$50\.00/);
+
+      // The recipient declines: the giver hears of it.
+      const code = link.split('/').pop() ?? '';
+      const bo = new WebClient(env.app);
+      await bo.signUp('Bo', 'bo-account@example.org');
+      await bo.get(link);
+      assert.equal((await bo.post(`/gifts/${code}/deny`, {})).status, 303);
+      await runNotify(env.deps);
+      const outcome = smtp.to('grace@example.org').find((m) => /declined/.test(m.subject ?? ''));
+      assert.equal(outcome?.subject, 'Your gift to <b>Bo</b> was declined');
+
+      // The donation is paid: its donor hears of it.
+      const donation = (await env.deps.db.selectFrom('donations').select('id').where('user_id', '=', account.user_id).executeTakeFirstOrThrow()).id;
+      assert.equal((await admin('POST', `/donations/${donation}/approve`)).status, 200);
+      assert.equal((await admin('POST', `/donations/${donation}/pay`)).status, 200);
+      await giver.get('/money');
+      const declared = await giver.post('/money', { type: 'check_payment', amount: '75' });
+      const contribution = Number(/\/money\/(\d+)/.exec(declared.location ?? '')?.[1]);
+      assert.equal((await admin('POST', `/contributions/${contribution}/receive`, { units: '75', valuation: '1' })).status, 200);
+      assert.equal((await admin('POST', `/contributions/${contribution}/advance`, { status: 'success' })).status, 200);
+      await runNotify(env.deps);
+      await runNotify(env.deps);
+      const toGrace = smtp.to('grace@example.org').map((m) => m.subject);
+      assert.ok(toGrace.includes('Your donation of $30.00 to Vermont Foodbank was paid'), toGrace.join(' | '));
+      const receipt = smtp.to('grace@example.org').find((m) => /^Receipt R-\d{6}/.test(m.subject ?? ''));
+      assert.ok(receipt?.text?.includes(`https://almoner.test/money/${contribution}`), receipt?.text);
+      assert.equal(toGrace.length, 3, 'each once');
+    });
+
+    test('forgot password: the same answer with or without an account; the link works once, for an hour, and ends every other session', async () => {
+      const donor = new WebClient(env.app);
+      await donor.signUp('Reset Donor', 'reset@example.org', 'the old pass phrase');
+      const elsewhere = new WebClient(env.app);
+      await elsewhere.signIn('reset@example.org', 'the old pass phrase');
+      assert.equal((await elsewhere.get('/dashboard')).status, 200);
+      const visitor = new WebClient(env.app);
+      await visitor.get('/forgot');
+      const known = await visitor.post('/forgot', { email: 'Reset@Example.org' });
+      await visitor.get('/forgot');
+      const unknown = await visitor.post('/forgot', { email: 'nobody@example.org' });
+      assert.equal(known.status, 200);
+      assert.equal(textOf(known.body).replace(/\s+/g, ' '), textOf(unknown.body).replace(/\s+/g, ' '), 'no difference tells whether the address has an account');
+      await visitor.get('/forgot');
+      assert.equal((await visitor.post('/forgot', { email: 'not an email' })).status, 422);
+      await runNotify(env.deps);
+      assert.equal(smtp.to('nobody@example.org').length, 0);
+      const [mail] = smtp.to('reset@example.org');
+      assert.equal(mail?.subject, 'Choose a new Almoner password');
+      const path = /https:\/\/almoner\.test(\/reset\/[A-Za-z0-9_-]+)/.exec(mail?.text ?? '')?.[1] ?? '';
+      assert.notEqual(path, '');
+      await visitor.get(path);
+      assert.equal((await visitor.post(path, { password: 'short' })).status, 422);
+      const set = await visitor.post(path, { password: 'a brand new pass phrase' });
+      assert.deepEqual([set.status, set.location], [303, '/signin?done=password_reset']);
+      assert.equal((await elsewhere.get('/dashboard')).status, 303, 'the other session is over');
+      assert.equal((await donor.get('/dashboard')).status, 303);
+      assert.equal((await visitor.get(path)).status, 404, 'used once');
+      assert.equal((await new WebClient(env.app).signIn('reset@example.org', 'the old pass phrase')).status, 401);
+      assert.equal((await new WebClient(env.app).signIn('reset@example.org', 'a brand new pass phrase')).status, 303);
+      // An hour later, an unused link is dead.
+      await visitor.get('/forgot');
+      await visitor.post('/forgot', { email: 'reset@example.org' });
+      await runNotify(env.deps);
+      const late = /https:\/\/almoner\.test(\/reset\/[A-Za-z0-9_-]+)/.exec(smtp.to('reset@example.org')[1]?.text ?? '')?.[1] ?? '';
+      clock.advance(3_600_001);
+      assert.equal((await visitor.get(late)).status, 404);
+      clock.set('2026-11-23T12:00:00.000Z');
+    });
+
+    test('while the SMTP server is down, mail waits and is retried; it goes out once when it is back', async () => {
+      const port = smtp.port;
+      await smtp.stop();
+      const visitor = new WebClient(env.app);
+      await visitor.signUp('Down Donor', 'down@example.org');
+      await visitor.get('/forgot');
+      assert.equal((await visitor.post('/forgot', { email: 'down@example.org' })).status, 200, 'the request is not held by the mail');
+      await runNotify(env.deps);
+      const waiting = await env.deps.db
+        .selectFrom('mail_outbox')
+        .select(['status', 'attempts', 'last_error'])
+        .where('recipient', '=', 'down@example.org')
+        .executeTakeFirstOrThrow();
+      assert.equal(waiting.status, 'pending');
+      assert.equal(waiting.attempts, 1);
+      assert.match(waiting.last_error ?? '', /ECONNREFUSED|connect/);
+      await smtp.start(port);
+      await runNotify(env.deps);
+      assert.equal(smtp.to('down@example.org').length, 0, 'not before its retry is due');
+      clock.advance(31_000);
+      await runNotify(env.deps);
+      clock.advance(600_000);
+      await runNotify(env.deps);
+      assert.equal(smtp.to('down@example.org').length, 1, 'once it is back, once');
+      clock.set('2026-11-23T12:00:00.000Z');
+    });
+  });
+}
+
+describe('e-mail without SMTP_URL: .eml files, and almoner mail list', () => {
+  test('each message is written once as an .eml file named by its outbox id', async () => {
+    const mailDir = mkdtempSync(join(tmpdir(), 'almoner-eml-'));
+    const env = await openEnv('sqlite', { mailDir });
+    try {
+      const visitor = new WebClient(env.app);
+      await visitor.signUp('Eml Donor', 'eml@example.org');
+      await visitor.get('/forgot');
+      await visitor.post('/forgot', { email: 'eml@example.org' });
+      await runNotify(env.deps);
+      await runNotify(env.deps);
+      const files = readdirSync(mailDir);
+      assert.equal(files.length, 1);
+      assert.match(files[0] ?? '', /^\d{8}-password_reset\.eml$/);
+      const parsed = await simpleParser(readFileSync(join(mailDir, files[0] ?? '')));
+      assert.equal(parsed.subject, 'Choose a new Almoner password');
+      const listed = await runCli(['mail', 'list'], env.deps.config.databaseUrl, { MAIL_DIR: mailDir });
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /sent\s+\S+\s+password_reset\s+eml@example\.org\s+"Choose a new Almoner password"/);
+      assert.ok(listed.stdout.includes(files[0] ?? 'x'));
+      const status = await runCli(['webhooks', 'status'], env.deps.config.databaseUrl);
+      assert.match(status.stdout, /Mail: 0 pending \(0 due now\), 1 sent, 0 failed for good/);
+    } finally {
+      await env.close();
+    }
+  });
+});
