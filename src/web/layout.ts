@@ -87,6 +87,12 @@ const NOTICES: Record<string, string> = {
   gift_denied: 'The gift is declined; the money goes back to the giver.',
   contribution_declared: 'Your contribution is declared. Send it as below, with its reference.',
   contribution_cancelled: 'The contribution is cancelled.',
+  endpoint_created: 'The endpoint is added. Events go to it from now on.',
+  endpoint_tested: 'A test event is on its way: its attempt appears below within a few seconds.',
+  secret_rotated: 'The secret is new. The old one keeps signing beside it for 24 hours.',
+  endpoint_paused: 'The endpoint is paused: nothing is sent to it until you enable it.',
+  endpoint_enabled: 'The endpoint is enabled again.',
+  endpoint_deleted: 'The endpoint is deleted.',
 };
 
 /** A charity name that matched several: pick one (forms that take a name or an EIN, without JavaScript). */
@@ -148,7 +154,7 @@ export function layout(v: Visitor, title: string, body: Html): Html {
     ${
       s === undefined
         ? html`<a href="/signin">Sign in</a> <a href="/signup" class="button small">Sign up</a>`
-        : html`<a href="/dashboard">Dashboard</a> <a href="/money">Add money</a> <a href="/settings/keys">API keys</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
+        : html`<a href="/dashboard">Dashboard</a> <a href="/money">Add money</a> <a href="/settings/keys">API keys</a> <a href="/settings/webhooks">Webhooks</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
         <form method="post" action="/signout" class="inline">${csrfField(v)}<button type="submit" class="link">Sign out</button></form>`
     }
   </nav>

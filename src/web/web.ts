@@ -12,6 +12,7 @@ import { formIsGenuine, readVisitor } from './visitor.ts';
 import { accountRoutes } from './routes/account.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { moneyRoutes } from './routes/money.ts';
+import { webhookSettingsRoutes } from './routes/webhooks.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { publicRoutes } from './routes/public.ts';
 
@@ -79,6 +80,7 @@ export function webApp(ctx: WebContext) {
     await web.register(dashboardRoutes(ctx));
     await web.register(moneyRoutes(ctx));
     await web.register(settingsRoutes(ctx));
+    await web.register(webhookSettingsRoutes(ctx));
     await web.register(publicRoutes(ctx));
   };
 }
