@@ -4,7 +4,8 @@
 // axe-core for accessibility, and watched for content-security violations.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { simpleParser } from 'mailparser';
 import { freePort } from '../bench/processes.ts';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -16,6 +17,7 @@ import { pdfText } from './pdf.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join('test-results', 'screenshots');
+const MAIL_DIR = join('test-results', 'e2e-mail');
 const EIN = '261544963';
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -43,7 +45,8 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await env.close();
     const port = await freePort();
     base = `http://localhost:${port}`;
-    ({ server } = await startServerProcess('sqlite:test-results/e2e.sqlite', { PORT: String(port), PUBLIC_URL: base }));
+    rmSync(MAIL_DIR, { recursive: true, force: true });
+    ({ server } = await startServerProcess('sqlite:test-results/e2e.sqlite', { PORT: String(port), PUBLIC_URL: base, MAIL_DIR, NOTIFY_INTERVAL_MS: '200' }));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -302,6 +305,49 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     const text = pdfText(readFileSync(await download.path()));
     for (const expected of ['Donor: Marie Stock', 'Contributed: 12 VTI (non-cash)', 'Value used: $3,615.00 (NYSE Arca close)', 'No goods or services', '170(f)(18)'])
       assert.ok(text.includes(expected), `the downloaded receipt says ${expected}: ${text}`);
+    await context.close();
+  });
+
+  test('forgot password: ask, open the mailed link, set a password, sign in; the old session is gone; webhooks settings', async () => {
+    const old = await newContext();
+    const before = await old.newPage();
+    await signUp(before, 'Forgetful Fay', 'fay@example.org');
+    await before.getByRole('link', { name: 'Webhooks' }).click();
+    await before.getByRole('heading', { name: 'Webhooks' }).waitFor();
+    await review(before, 'webhooks');
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/signin`);
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('Email').fill('fay@example.org');
+    await page.getByRole('button', { name: 'Send me a link' }).click();
+    await page.getByText('If an account uses that address').waitFor();
+    await review(page, 'forgot-sent');
+    // The server's mail worker writes the message (no SMTP_URL): read it as the person would.
+    let file: string | undefined;
+    for (let i = 0; i < 100 && file === undefined; i++) {
+      file = existsSync(MAIL_DIR) ? readdirSync(MAIL_DIR).find((f) => f.endsWith('-password_reset.eml')) : undefined;
+      if (file === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(file, 'the reset message was written');
+    const mail = await simpleParser(readFileSync(join(MAIL_DIR, file)));
+    assert.equal(mail.to && !Array.isArray(mail.to) ? mail.to.value[0]?.address : undefined, 'fay@example.org');
+    const link = /(http:\/\/localhost:\d+\/reset\/[A-Za-z0-9_-]+)/.exec(mail.text ?? '')?.[1];
+    assert.ok(link, mail.text);
+    await page.goto(link);
+    await review(page, 'reset-password');
+    await page.getByLabel('New password').fill('a fresh and private passphrase');
+    await page.getByRole('button', { name: 'Set my password' }).click();
+    await page.getByText('Your password is set').waitFor();
+    await page.getByLabel('Email').fill('fay@example.org');
+    await page.getByLabel('Password').fill('a fresh and private passphrase');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard`);
+    await before.goto(`${base}/dashboard`);
+    await before.waitForURL(/\/signin/);
+    await page.goto(link);
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
+    await old.close();
     await context.close();
   });
 

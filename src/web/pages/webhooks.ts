@@ -63,7 +63,9 @@ export function webhooksPage(
         : html`<table>
       <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col">Added</th></tr></thead>
       <tbody>${endpoints.map(
-        (e) => html`<tr data-endpoint="${e.id}"><td><a href="/settings/webhooks/${e.id}">${e.url}</a>${e.description === '' ? '' : html`<br><span class="muted">${e.description}</span>`}</td>
+        (
+          e,
+        ) => html`<tr data-endpoint="${e.id}"><td><a href="/settings/webhooks/${e.id}">${e.url}</a>${e.description === '' ? '' : html`<br><span class="muted">${e.description}</span>`}</td>
         <td>${e.event_types.length === 0 ? 'All' : e.event_types.join(', ')}</td><td>${state(e)}</td><td>${day(e.created_at)}</td></tr>`,
       )}</tbody></table>`
     }
@@ -105,7 +107,9 @@ export function endpointPage(v: Visitor, e: EndpointView, attempts: readonly Att
         : html`<table>
       <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Answer</th><th scope="col" class="num">Time</th><th scope="col">Error</th></tr></thead>
       <tbody>${attempts.map(
-        (a) => html`<tr data-attempt><td>${new Date(a.at).toISOString().replace('T', ' ').slice(0, 19)} UTC</td><td>${a.event_type}<br><code class="muted">${a.message_id}</code></td>
+        (
+          a,
+        ) => html`<tr data-attempt><td>${new Date(a.at).toISOString().replace('T', ' ').slice(0, 19)} UTC</td><td>${a.event_type}<br><code class="muted">${a.message_id}</code></td>
         <td>${a.succeeded ? html`<span class="status status-success">${a.status_code}</span>` : html`<span class="status status-failed">${a.status_code ?? 'none'}</span>`}</td>
         <td class="num">${a.duration_ms} ms</td><td>${a.error ?? ''}</td></tr>`,
       )}</tbody></table>`

@@ -48,6 +48,8 @@ export function accountRoutes({ deps, limiter }: WebContext) {
     });
 
     // A sign-in invitation (almoner users create --invite): a one-time link to choose email and password.
+    // Its page keeps the site's Referrer-Policy (same-origin: the link never leaves as a Referer);
+    // no-referrer would make browsers send `Origin: null` with its form, which the CSRF check refuses.
     const invitation = (request: { params: unknown }) => {
       const token = (request.params as { token: string }).token;
       if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw new AppError('not_found', 'invitation_not_found', 'this invitation is unknown, used or expired');
@@ -56,7 +58,7 @@ export function accountRoutes({ deps, limiter }: WebContext) {
     web.get('/invite/:token', async (request, reply) => {
       const token = invitation(request);
       if (!(await invitationWorks(deps, token))) throw new AppError('not_found', 'invitation_not_found', 'this invitation is unknown, used or expired');
-      return sendPage(reply.header('referrer-policy', 'no-referrer'), invitationPage(request.visitor, token));
+      return sendPage(reply, invitationPage(request.visitor, token));
     });
     web.post('/invite/:token', async (request, reply) => {
       const token = invitation(request);
@@ -91,7 +93,7 @@ export function accountRoutes({ deps, limiter }: WebContext) {
     web.get('/reset/:token', async (request, reply) => {
       const token = resetToken(request);
       if (!(await resetLinkWorks(deps, token))) throw new AppError('not_found', 'reset_link_invalid', 'this link is unknown, used or expired: ask for a new one');
-      return sendPage(reply.header('referrer-policy', 'no-referrer'), resetPage(request.visitor, token));
+      return sendPage(reply, resetPage(request.visitor, token));
     });
     web.post('/reset/:token', async (request, reply) => {
       const token = resetToken(request);

@@ -4,7 +4,17 @@
 // never made twice by a reload.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../../modules/accounts/index.ts';
-import { createEndpoint, deleteEndpoint, getEndpoint, listAttempts, listEndpoints, rotateSecret, sendTestEvent, updateEndpoint, WEBHOOK_EVENT_TYPES } from '../../modules/webhooks/index.ts';
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getEndpoint,
+  listAttempts,
+  listEndpoints,
+  rotateSecret,
+  sendTestEvent,
+  updateEndpoint,
+  WEBHOOK_EVENT_TYPES,
+} from '../../modules/webhooks/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
 import { attempt, FormReader, stateOf } from '../forms.ts';
@@ -41,7 +51,10 @@ export function webhookSettingsRoutes({ deps }: WebContext) {
     web.get('/settings/webhooks', async (request, reply) => {
       const secret = takeSecret(request, reply);
       const done = (request.query as { done?: string }).done;
-      return sendPage(reply, webhooksPage(request.visitor, await all(request), WEBHOOK_EVENT_TYPES, { ...(done === undefined ? {} : { done }), ...(secret === undefined ? {} : { secret }) }));
+      return sendPage(
+        reply,
+        webhooksPage(request.visitor, await all(request), WEBHOOK_EVENT_TYPES, { ...(done === undefined ? {} : { done }), ...(secret === undefined ? {} : { secret }) }),
+      );
     });
 
     web.post('/settings/webhooks', async (request, reply) => {
@@ -53,7 +66,12 @@ export function webhookSettingsRoutes({ deps }: WebContext) {
       form.values.event_types = types.join(',');
       if (!form.ok) return sendPage(reply, webhooksPage(request.visitor, await all(request), WEBHOOK_EVENT_TYPES, { state: form.state() }), 422);
       const result = await attempt(() => createEndpoint(deps, caller(request), { url, description, event_types: types }));
-      if (!result.ok) return sendPage(reply, webhooksPage(request.visitor, await all(request), WEBHOOK_EVENT_TYPES, { state: stateOf(result.error, form.values) }), STATUS_OF_KIND[result.error.kind]);
+      if (!result.ok)
+        return sendPage(
+          reply,
+          webhooksPage(request.visitor, await all(request), WEBHOOK_EVENT_TYPES, { state: stateOf(result.error, form.values) }),
+          STATUS_OF_KIND[result.error.kind],
+        );
       return reply
         .code(303)
         .header('set-cookie', secretCookie(`${result.value.id}.${encodeURIComponent(result.value.secret)}`))
