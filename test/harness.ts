@@ -370,7 +370,7 @@ export async function balancesOf(deps: Deps, fundId: number): Promise<string> {
   return `pending_deposit ${b.pending_deposit} | available ${b.available} | reserved ${b.reserved} | portfolio ${b.portfolio}`;
 }
 
-const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
+export const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
 
 /** Runs `almoner ...args` in a process of its own on `databaseUrl`, as an operator would. */
 export async function runCli(args: string[], databaseUrl: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
