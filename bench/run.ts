@@ -8,8 +8,9 @@
 // Servers run on core 0, the load generator (autocannon) on core 1.
 // Then `almoner serve --workers 1` and `2` on each engine (bench/workers.ts), and the
 // national directory (bench/directory.ts).
-// and CSV exports of 100,000 rows with the server's memory (bench/exports.ts).
-// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|workers|directory|exports
+// CSV exports of 100,000 rows with the server's memory (bench/exports.ts), and webhooks: a
+// backlog of 10,000 events and the delivery lag at 200 donations/s (bench/webhooks.ts).
+// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|workers|directory|exports|webhooks
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -19,6 +20,7 @@ import { seedBench } from './seed.ts';
 import { benchDirectory } from './directory.ts';
 import { benchWorkers } from './workers.ts';
 import { benchExports } from './exports.ts';
+import { benchWebhooks } from './webhooks.ts';
 import { freshDatabase, startServer } from './processes.ts';
 
 const { values } = parseArgs({
@@ -170,10 +172,11 @@ async function benchEngine(engine: string): Promise<string[]> {
 
 const rows: string[] = [];
 const engines = (values.engines ?? '').split(',').map((e) => e.trim());
-if (values.only !== 'directory' && values.only !== 'exports') {
+if (values.only === undefined || values.only === 'api' || values.only === 'workers') {
   for (const engine of engines) rows.push(...(await benchEngine(engine)));
 }
 const exportRows = values.only === undefined || values.only === 'exports' ? await benchExports(engines, log) : [];
+const webhookRows = values.only === undefined || values.only === 'webhooks' ? await benchWebhooks(engines, log) : [];
 const directory = values.only === undefined || values.only === 'directory' ? await benchDirectory(log) : [];
 log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s per run after a 3 s warm-up.\n`);
 if (rows.length > 0) {
@@ -183,4 +186,5 @@ if (rows.length > 0) {
   log('');
 }
 for (const row of exportRows) log(row);
+for (const row of webhookRows) log(row);
 for (const row of directory) log(row);

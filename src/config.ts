@@ -249,7 +249,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 8_760),
     signUpsPerMinute: integer(env, 'SIGN_UPS_PER_MINUTE', 10, 1, 1_000_000),
     cookieSecure: env.COOKIE_SECURE !== 'false',
-    notifyIntervalMs: integer(env, 'NOTIFY_INTERVAL_MS', 500, 0, 3_600_000),
+    notifyIntervalMs: integer(env, 'NOTIFY_INTERVAL_MS', 250, 0, 3_600_000),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),

@@ -66,7 +66,7 @@ for (const { name: engine } of engines()) {
       const duplicates = got.length - new Set(got).size;
       t.diagnostic(`${expected.size} events, ${got.length} deliveries received, ${duplicates} duplicates (same webhook-id) after 10 SIGKILLs`);
       const pending = await env.deps.db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'pending').execute();
-      assert.equal(pending.length, 0);
+      assert.equal(pending.length, 0, 'every delivery settled');
     });
 
     // On PostgreSQL the claim skips rows another worker has locked; on SQLite the file's single writer serialises it.

@@ -197,6 +197,13 @@ export async function getOwnDonation(deps: Deps, caller: Caller, donationId: num
   return ownListForm(deps, await cardsFor(deps, [record]), record);
 }
 
+/** Many donations of a book in their owners' form (form 2.1), by id, read at once: what a batch of notifications carries. */
+export async function ownDonationForms(deps: Deps, book: Book, ids: readonly number[]): Promise<Map<number, { user_id: number; form: ReturnType<typeof ownListForm> }>> {
+  const records = await store.findDonations(deps.db, book, ids);
+  const cards = await cardsFor(deps, records);
+  return new Map(records.map((r) => [r.id, { user_id: r.user_id, form: ownListForm(deps, cards, r) }]));
+}
+
 export async function listOwnDonations(deps: Deps, caller: Caller, page: PageRequest) {
   const { rows, count } = await store.listByUser(deps.db, caller.user_id, false, page);
   const cards = await cardsFor(deps, rows);

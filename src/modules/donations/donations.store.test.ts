@@ -25,7 +25,7 @@ describeEachEngine('donations store', (env) => {
     };
   };
 
-  test('insertDonation writes a donation and counts it; findDonation reads it in its book only', async () => {
+  test('insertDonation writes a donation and counts it; findDonation and findDonations read it in its book only', async () => {
     const { db, engine } = env().deps;
     await makeNonProfit(env().deps, { ein: '222222222', name: 'Donations Charity' });
     const user = await makeUser(env().deps, { name: 'Donor' });
@@ -34,6 +34,14 @@ describeEachEngine('donations store', (env) => {
     const found = await store.findDonation(db, 'live', id);
     assert.deepEqual([found?.status, found?.amount_cents, found?.owner.name, found?.fund_name], ['scheduled', 1_000, 'Donor', `Donor's Fund`]);
     assert.equal(await store.findDonation(db, 'test', id), undefined);
+    const many = await store.findDonations(db, 'live', [id, 999_999_999]);
+    assert.deepEqual(
+      many.map((d) => [d.id, d.owner.name]),
+      [[id, 'Donor']],
+      'the ones that exist, with their owners',
+    );
+    assert.deepEqual(await store.findDonations(db, 'test', [id]), []);
+    assert.deepEqual(await store.findDonations(db, 'live', []), []);
     const counts = await db.selectFrom('donation_counts').selectAll().where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
     assert.deepEqual([counts.total, counts.public_total], [1, 1]);
   });

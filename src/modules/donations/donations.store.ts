@@ -93,6 +93,16 @@ async function withOwners(db: Db | Trx, rows: PageRow[], known?: Array<Owner & {
 
 const byIdQuery = prepared<Database, PageRow, { id: number; book: Book }>((db, p) => donationRows(db).where('id', '=', p('id')).where('book', '=', p('book')));
 
+/** Donations of `book` by id, with their owners (a notification batch); missing ids are left out. */
+export async function findDonations(db: Db, book: Book, ids: readonly number[]): Promise<DonationRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await donationRows(db)
+    .where('id', 'in', [...ids])
+    .where('book', '=', book)
+    .execute();
+  return withOwners(db, rows as PageRow[]);
+}
+
 /** A donation of `book` (DECISIONS 14: the other book's are not found). */
 export async function findDonation(db: Db | Trx, book: Book, id: number): Promise<DonationRecord | undefined> {
   const [row] = await byIdQuery(db, { id, book });

@@ -9,7 +9,7 @@ import { AppError } from '../../shared/errors.ts';
 import { claimEvents, markRelayed, unrelayedEvents, type RelayEvent } from '../events/index.ts';
 import { fanOut, type Rendered } from '../webhooks/index.ts';
 import { messages, queueMail, type Outgoing } from '../mail/index.ts';
-import { getOwnDonation } from '../donations/index.ts';
+import { ownDonationForms } from '../donations/index.ts';
 import { giftForNotice } from '../gifts/index.ts';
 import { declaredForm, receiptOf } from '../contributions/index.ts';
 import { accountEmail } from '../accounts/index.ts';
@@ -17,7 +17,9 @@ import { accountEmail } from '../accounts/index.ts';
 const callerFor = (e: RelayEvent): Caller => ({ user_id: e.user_id, fund_id: 0, key_id: 0, mode: e.book, book: e.book, user_status: 'active', last_used_at: null });
 
 /** The object an event is about, in its owner's form; and the mail it causes (live only: the sandbox e-mails nobody). */
-async function render(deps: Deps, e: RelayEvent): Promise<{ data: unknown; mail: Outgoing[] }> {
+type Donations = Awaited<ReturnType<typeof ownDonationForms>>;
+
+async function render(deps: Deps, e: RelayEvent, donations: Donations): Promise<{ data: unknown; mail: Outgoing[] }> {
   const data = JSON.parse(e.data) as Record<string, unknown>;
   const caller = callerFor(e);
   const base = deps.config.publicUrl;
@@ -26,8 +28,9 @@ async function render(deps: Deps, e: RelayEvent): Promise<{ data: unknown; mail:
     if (recipient !== null && recipient !== undefined && e.book === 'live') mail.push({ ...m, kind, recipient, event_id: e.id });
   };
   try {
-    if (e.object_type === 'donation') {
-      const donation = await getOwnDonation(deps, caller, e.object_id);
+    const read = donations.get(e.object_id);
+    if (e.object_type === 'donation' && read !== undefined && read.user_id === e.user_id) {
+      const donation = read.form;
       if (e.type === 'donation.updated' && data.status === 'completed') {
         send(
           'donation_completed',
@@ -82,9 +85,15 @@ async function render(deps: Deps, e: RelayEvent): Promise<{ data: unknown; mail:
 export async function relayEvents(deps: Deps, limit = 500): Promise<number> {
   const events = await unrelayedEvents(deps.db, limit);
   if (events.length === 0) return 0;
+  // Donations, the most of them, are read all at once per book; the rest one by one.
+  const donations: Donations = new Map();
+  for (const book of ['live', 'test'] as const) {
+    const ids = events.filter((e) => e.object_type === 'donation' && e.book === book).map((e) => e.object_id);
+    for (const [id, d] of await ownDonationForms(deps, book, [...new Set(ids)])) donations.set(id, d);
+  }
   const prepared = new Map<number, { rendered: Rendered; mail: Outgoing[] }>();
   for (const e of events) {
-    const r = await render(deps, e);
+    const r = await render(deps, e, donations);
     prepared.set(e.id, {
       rendered: { event_id: e.id, user_id: e.user_id, type: e.type, payload: JSON.stringify({ type: e.type, timestamp: e.created_at, data: r.data }) },
       mail: r.mail,

@@ -3,8 +3,8 @@
 // moment, refused if that address is private (unless allowed); redirects are
 // not followed, only a 2xx within the timeout counts.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { isPrivateAddress } from './webhooks.ts';
@@ -22,6 +22,13 @@ export function signatures(secrets: readonly string[], messageId: string, at: Da
 }
 
 class RefusedAddress extends Error {}
+
+/**
+ * Connections are kept alive between deliveries to one host (a backlog to one endpoint is one
+ * connection, not thousands). A kept connection was made to an address the guard allowed; a new
+ * one is checked again.
+ */
+const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 64, timeout: 60_000 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 64, timeout: 60_000 }) };
 
 /** dns.lookup, refusing a private address: the check is on what the socket will connect to. */
 function guardedLookup(allowPrivate: boolean): LookupFunction {
@@ -51,7 +58,7 @@ export function sendWebhook(url: string, headers: Record<string, string>, payloa
   const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (result: SendResult) => {
+    const finish = (result: SendResult & { staleSocket?: boolean }) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -63,7 +70,7 @@ export function sendWebhook(url: string, headers: Record<string, string>, payloa
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'Almoner-Webhooks/1', 'content-length': Buffer.byteLength(payload), ...headers },
         lookup: guardedLookup(options.allowPrivate),
-        agent: false,
+        agent: target.protocol === 'https:' ? agents.https : agents.http,
       },
       (res: IncomingMessage) => {
         const status = res.statusCode ?? 0;
@@ -85,7 +92,13 @@ export function sendWebhook(url: string, headers: Record<string, string>, payloa
       req.destroy();
       finish(done(false, null, `no answer within ${options.timeoutMs} ms`));
     }, options.timeoutMs);
-    req.on('error', (error: Error) => finish(done(false, null, error instanceof RefusedAddress ? `refused: ${error.message}` : error.message || 'connection failed')));
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      const stale = req.reusedSocket && error.code === 'ECONNRESET';
+      finish({
+        ...done(false, null, error instanceof RefusedAddress ? `refused: ${error.message}` : error.message || 'connection failed'),
+        ...(stale ? { staleSocket: true } : {}),
+      });
+    });
     req.end(payload);
   });
 }

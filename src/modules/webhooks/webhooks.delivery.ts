@@ -30,11 +30,22 @@ function signingSecrets(endpoint: store.Endpoint, now: Date): string[] {
   return previous ? [endpoint.secret, endpoint.previous_secret as string] : [endpoint.secret];
 }
 
-async function attempt(deps: Deps, delivery: store.Delivery, endpoint: store.Endpoint | undefined): Promise<void> {
+interface Outcome {
+  delivery: store.Delivery;
+  endpoint: store.Endpoint | undefined;
+  result: SendResult;
+  /** The endpoint is deleted or disabled: no retry. */
+  gone: boolean;
+  at: Date;
+}
+
+/** Sends one delivery (no database work): its outcome, to be settled with others. */
+async function send(deps: Deps, delivery: store.Delivery, endpoint: store.Endpoint | undefined): Promise<Outcome> {
   const now = deps.clock.now();
+  const gone = endpoint === undefined || endpoint.deleted_at !== null || (endpoint.disabled === 1 && delivery.type !== 'webhook.test');
   let result: SendResult;
-  if (endpoint === undefined || endpoint.deleted_at !== null) result = { ok: false, status: null, durationMs: 0, error: 'the endpoint was deleted' };
-  else if (endpoint.disabled === 1 && delivery.type !== 'webhook.test') result = { ok: false, status: null, durationMs: 0, error: 'the endpoint is disabled' };
+  if (endpoint === undefined || gone)
+    result = { ok: false, status: null, durationMs: 0, error: endpoint?.deleted_at === null ? 'the endpoint is disabled' : 'the endpoint was deleted' };
   else {
     const headers = {
       'webhook-id': delivery.message_id,
@@ -44,70 +55,122 @@ async function attempt(deps: Deps, delivery: store.Delivery, endpoint: store.End
     result = await sendWebhook(endpoint.url, headers, delivery.payload, { timeoutMs: deps.config.webhookTimeoutMs, allowPrivate: deps.config.webhookAllowPrivate });
   }
   deps.metrics.webhookAttempt(result.ok, result.durationMs / 1000);
-  const at = deps.clock.now();
-  const attempts = delivery.attempts + 1;
-  const gone = endpoint === undefined || endpoint.deleted_at !== null || (endpoint.disabled === 1 && delivery.type !== 'webhook.test');
-  const delay = result.ok || gone ? undefined : retryDelayMs(attempts, Math.random());
+  return { delivery, endpoint, result, gone, at: deps.clock.now() };
+}
+
+/**
+ * Records outcomes in one transaction: their attempts, each delivery delivered, due again (the
+ * schedule, with jitter) or failed for good, and each endpoint's health: failing since its first
+ * failure after a success, disabled (with an event) after 5 days of it.
+ */
+async function settle(deps: Deps, outcomes: readonly Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
   await deps.db.transaction().execute(async (trx) => {
-    if (endpoint !== undefined) {
-      await store.insertAttempt(trx, {
-        delivery_id: delivery.id,
-        endpoint_id: endpoint.id,
-        at: at.toISOString(),
-        status_code: result.status,
-        duration_ms: result.durationMs,
-        error: result.error?.slice(0, 500) ?? null,
-        succeeded: result.ok ? 1 : 0,
-      });
+    await store.insertAttempts(
+      trx,
+      outcomes
+        .filter((o) => o.endpoint !== undefined)
+        .map((o) => ({
+          delivery_id: o.delivery.id,
+          endpoint_id: o.delivery.endpoint_id,
+          at: o.at.toISOString(),
+          status_code: o.result.status,
+          duration_ms: o.result.durationMs,
+          error: o.result.error?.slice(0, 500) ?? null,
+          succeeded: o.result.ok ? 1 : 0,
+        })),
+    );
+    const health = new Map<number, Outcome>();
+    const delivered = outcomes.filter((o) => o.result.ok);
+    await store.settleDelivered(
+      trx,
+      delivered.map((o) => o.delivery.id),
+      (delivered.at(-1)?.at ?? new Date()).toISOString(),
+    );
+    for (const o of outcomes) {
+      const attempts = o.delivery.attempts + 1;
+      const delay = o.result.ok || o.gone ? undefined : retryDelayMs(attempts, Math.random());
+      if (o.result.ok) {
+        // settled above, all at once
+      } else if (delay === undefined) await store.settleDelivery(trx, o.delivery.id, { status: 'failed', attempts });
+      else await store.settleDelivery(trx, o.delivery.id, { status: 'pending', attempts, next_at: new Date(o.at.getTime() + delay).toISOString() });
+      if (!o.gone && o.delivery.type !== 'webhook.test') health.set(o.delivery.endpoint_id, o); // the latest outcome of each endpoint
     }
-    if (result.ok) await store.settleDelivery(trx, delivery.id, { status: 'succeeded', attempts, delivered_at: at.toISOString() });
-    else if (delay === undefined) await store.settleDelivery(trx, delivery.id, { status: 'failed', attempts });
-    else await store.settleDelivery(trx, delivery.id, { status: 'pending', attempts, next_at: new Date(at.getTime() + delay).toISOString() });
-    if (endpoint === undefined || gone || delivery.type === 'webhook.test') return;
-    // The endpoint's health: failing since its first failure after a success; disabled after 5 days of it.
-    const fresh = await store.endpointById(trx, endpoint.id);
-    if (fresh === undefined) return;
-    if (result.ok) {
-      if (fresh.failing_since !== null) await store.updateEndpoint(trx, endpoint.id, { failing_since: null });
-    } else if (fresh.failing_since === null) {
-      await store.updateEndpoint(trx, endpoint.id, { failing_since: at.toISOString() });
-    } else if (fresh.disabled === 0 && at.getTime() - Date.parse(fresh.failing_since) >= DISABLE_AFTER_MS) {
-      const reason = `every delivery failed for 5 days (since ${fresh.failing_since}); the last: ${result.error ?? 'failed'}`;
-      await store.updateEndpoint(trx, endpoint.id, { disabled: 1, disabled_reason: reason.slice(0, 500), updated_at: at.toISOString() });
-      await recordEvent(trx, {
-        user_id: endpoint.user_id,
-        type: 'webhook_endpoint.disabled',
-        object_type: 'webhook_endpoint',
-        object_id: endpoint.id,
-        data: { url: endpoint.url, reason },
-        at: at.toISOString(),
-      });
+    for (const [endpointId, o] of health) {
+      const fresh = await store.endpointById(trx, endpointId);
+      if (fresh === undefined) continue;
+      if (o.result.ok) {
+        if (fresh.failing_since !== null) await store.updateEndpoint(trx, endpointId, { failing_since: null });
+      } else if (fresh.failing_since === null) {
+        await store.updateEndpoint(trx, endpointId, { failing_since: o.at.toISOString() });
+      } else if (fresh.disabled === 0 && o.at.getTime() - Date.parse(fresh.failing_since) >= DISABLE_AFTER_MS) {
+        const reason = `every delivery failed for 5 days (since ${fresh.failing_since}); the last: ${o.result.error ?? 'failed'}`;
+        await store.updateEndpoint(trx, endpointId, { disabled: 1, disabled_reason: reason.slice(0, 500), updated_at: o.at.toISOString() });
+        await recordEvent(trx, {
+          user_id: fresh.user_id,
+          type: 'webhook_endpoint.disabled',
+          object_type: 'webhook_endpoint',
+          object_id: endpointId,
+          data: { url: fresh.url, reason },
+          at: o.at.toISOString(),
+        });
+      }
     }
   });
 }
 
+/** Outcomes are written a few dozen at a time: fewer commits, and few re-sent after a crash. */
+const SETTLE_EVERY = 50;
+
 /**
  * Sends what is due, up to `limit` deliveries in one claim; returns how many were attempted. Many
- * workers may run at once (nodes, `almoner webhooks deliver`): each claims its own.
+ * workers may run at once (nodes, `almoner webhooks deliver`): each claims its own. No attempt
+ * starts unless it can end within its claim, so a claim never runs out while its attempt is
+ * still being sent (what is left is claimed again when the lease ends).
  */
 export async function deliverDue(deps: Deps, limit = 500): Promise<number> {
   const now = deps.clock.now();
-  const claimed = await store.claimDueDeliveries(deps.db, deps.engine, now.toISOString(), new Date(now.getTime() + leaseMs(deps)).toISOString(), limit);
+  const leaseEnd = now.getTime() + leaseMs(deps);
+  const claimed = await store.claimDueDeliveries(deps.db, deps.engine, now.toISOString(), new Date(leaseEnd).toISOString(), limit);
   if (claimed.length === 0) return 0;
   const byEndpoint = new Map<number, store.Delivery[]>();
   for (const d of claimed) byEndpoint.set(d.endpoint_id, [...(byEndpoint.get(d.endpoint_id) ?? []), d]);
+  let pending: Outcome[] = [];
+  let writing = Promise.resolve();
+  const flush = () => {
+    const batch = pending;
+    pending = [];
+    writing = writing.then(() => settle(deps, batch));
+    return writing;
+  };
+  const attempted = new Set<number>();
   // Each endpoint's deliveries in order, a few at a time; endpoints side by side, up to the node's limit.
   const lanes: Array<() => Promise<void>> = [];
   for (const [endpointId, deliveries] of byEndpoint) {
     const endpoint = await store.endpointById(deps.db, endpointId);
-    for (let lane = 0; lane < Math.min(deps.config.webhookEndpointConcurrency, deliveries.length); lane++) {
+    const width = Math.min(deps.config.webhookEndpointConcurrency, deliveries.length);
+    for (let lane = 0; lane < width; lane++) {
       lanes.push(async () => {
-        for (let i = lane; i < deliveries.length; i += deps.config.webhookEndpointConcurrency) await attempt(deps, deliveries[i] as store.Delivery, endpoint);
+        for (let i = lane; i < deliveries.length; i += width) {
+          if (deps.clock.now().getTime() + deps.config.webhookTimeoutMs + 1_000 > leaseEnd) return;
+          const delivery = deliveries[i] as store.Delivery;
+          attempted.add(delivery.id);
+          // Sent first, then pushed: `pending.push(await ...)` would push into the array as it was
+          // before the await, which a flush may have handed to settle meanwhile.
+          const outcome = await send(deps, delivery, endpoint);
+          pending.push(outcome);
+          if (pending.length >= SETTLE_EVERY) await flush();
+        }
       });
     }
   }
   await pool(lanes, deps.config.webhookConcurrency, (run) => run());
-  return claimed.length;
+  await flush();
+  await store.releaseClaims(
+    deps.db,
+    claimed.filter((d) => !attempted.has(d.id)).map((d) => d.id),
+  );
+  return attempted.size;
 }
 
 /** Counts what waits, for /metrics and `almoner webhooks status`. */

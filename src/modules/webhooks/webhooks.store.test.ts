@@ -49,7 +49,7 @@ describeEachEngine('webhooks store', (env) => {
     );
   });
 
-  test('insertDeliveries once per endpoint and event; claimDueDeliveries leases; insertAttempt, settleDelivery, pageOfAttempts, deliveryCounts; deleteEndpoint drops what waits; eventsSince', async () => {
+  test('insertDeliveries once per endpoint and event; claimDueDeliveries leases; insertAttempts, settleDelivery, settleDelivered, pageOfAttempts, deliveryCounts; deleteEndpoint drops what waits; eventsSince', async () => {
     const { db, engine } = env().deps;
     const user = await makeUser(env().deps);
     const e = await store.insertEndpoint(db, endpointRow(user.user_id, 'https://c.example.org/h'));
@@ -81,16 +81,31 @@ describeEachEngine('webhooks store', (env) => {
       'once, and only what is due',
     );
     assert.deepEqual(await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:02Z', '2026-02-01T00:01:00Z', 10), [], 'leased');
+    await store.releaseClaims(db, [claimed[0]?.id ?? 0]);
+    await store.releaseClaims(db, []);
+    assert.equal((await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:02Z', '2026-02-01T00:01:00Z', 10)).length, 1, 'released: claimable again at once');
     const [d] = claimed;
     await db.transaction().execute(async (trx) => {
-      await store.insertAttempt(trx, { delivery_id: d?.id ?? 0, endpoint_id: e, at: AT, status_code: 500, duration_ms: 12, error: 'answered 500', succeeded: 0 });
+      await store.insertAttempts(trx, [{ delivery_id: d?.id ?? 0, endpoint_id: e, at: AT, status_code: 500, duration_ms: 12, error: 'answered 500', succeeded: 0 }]);
+      await store.insertAttempts(trx, []);
       await store.settleDelivery(trx, d?.id ?? 0, { status: 'pending', attempts: 1, next_at: '2026-02-01T00:05:00Z' });
     });
     const attempts = await store.pageOfAttempts(db, e, { page: 1, per_page: 10 });
     assert.deepEqual([attempts.count, attempts.rows[0]?.status_code, attempts.rows[0]?.attempts, attempts.rows[0]?.delivery_status], [1, 500, 1, 'pending']);
     assert.deepEqual(await store.deliveryCounts(db, '2026-02-03T00:00:00Z'), { pending: 2, due: 2, failed: 0, succeeded: 0 });
+    const [test] = await store.claimDueDeliveries(db, engine, '2026-02-03T00:00:00Z', '2026-02-03T00:01:00Z', 1);
+    await db.transaction().execute(async (trx) => {
+      await store.settleDelivered(trx, [test?.id ?? 0], '2026-02-03T00:00:01Z');
+      await store.settleDelivered(trx, [], '2026-02-03T00:00:01Z');
+    });
+    const settled = await db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'attempts', 'delivered_at', 'claimed_until'])
+      .where('id', '=', test?.id ?? 0)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(settled, { status: 'succeeded', attempts: (test?.attempts ?? 0) + 1, delivered_at: '2026-02-03T00:00:01Z', claimed_until: null });
     await db.transaction().execute((trx) => store.deleteEndpoint(trx, e, AT));
     assert.equal(await store.findEndpoint(db, 'live', user.user_id, e), undefined);
-    assert.deepEqual(await store.deliveryCounts(db, '2026-02-03T00:00:00Z'), { pending: 0, due: 0, failed: 2, succeeded: 0 });
+    assert.deepEqual(await store.deliveryCounts(db, '2026-02-03T00:00:00Z'), { pending: 0, due: 0, failed: 1, succeeded: 1 });
   });
 });

@@ -94,11 +94,15 @@ export async function claimDueDeliveries(db: Db, engine: Engine, now: string, le
   });
 }
 
-export async function insertAttempt(
-  trx: Trx,
-  attempt: { delivery_id: number; endpoint_id: number; at: string; status_code: number | null; duration_ms: number; error: string | null; succeeded: number },
-): Promise<void> {
-  await trx.insertInto('webhook_attempts').values(attempt).execute();
+export type AttemptRow = { delivery_id: number; endpoint_id: number; at: string; status_code: number | null; duration_ms: number; error: string | null; succeeded: number };
+
+/** Writes attempts, many rows a statement. */
+export async function insertAttempts(trx: Trx, attempts: readonly AttemptRow[]): Promise<void> {
+  for (let i = 0; i < attempts.length; i += 200)
+    await trx
+      .insertInto('webhook_attempts')
+      .values(attempts.slice(i, i + 200))
+      .execute();
 }
 
 /** Settles a claimed delivery after an attempt: delivered, due again at `next_at`, or failed for good. */
@@ -107,6 +111,27 @@ export async function settleDelivery(trx: Trx, id: number, fields: { status: str
     .updateTable('webhook_deliveries')
     .set({ ...fields, claimed_until: null })
     .where('id', '=', id)
+    .execute();
+}
+
+/** Gives back claims a worker did not get to (its lease would have run out first): due again at once, for any worker. */
+export async function releaseClaims(db: Db, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ claimed_until: null })
+    .where('id', 'in', [...ids])
+    .where('status', '=', 'pending')
+    .execute();
+}
+
+/** Settles claimed deliveries that were delivered at `at`: one statement for a batch. */
+export async function settleDelivered(trx: Trx, ids: readonly number[], at: string): Promise<void> {
+  if (ids.length === 0) return;
+  await trx
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({ status: 'succeeded', attempts: eb('attempts', '+', 1), delivered_at: at, claimed_until: null }))
+    .where('id', 'in', [...ids])
     .execute();
 }
 
