@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, describeEachEngine, fund, makeNonProfit, makeUser } from './harness.ts';
+import { notifyStatus, runNotify } from '../src/modules/notify/index.ts';
 
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
@@ -42,5 +43,20 @@ describeEachEngine('metrics', (env) => {
     assert.notEqual(sample(text, 'almoner_nodejs_eventloop_lag_seconds'), undefined);
     if (engine === 'postgres') assert.ok((sample(text, 'almoner_db_pool_connections', { state: 'total' }) ?? 0) >= 1);
     else assert.equal(sample(text, 'almoner_db_pool_connections', { state: 'total' }), undefined);
+  });
+
+  test('webhook attempts by outcome and the backlog of deliveries and mail', async () => {
+    const { app, deps } = env();
+    const user = await makeUser(deps);
+    // An endpoint nobody listens on: its attempt fails, and the delivery waits for its retry.
+    assert.equal((await call(app, 'POST', '/v1/webhook_endpoints', { key: user.key, body: { url: 'https://hooks.example.invalid/almoner' } })).status, 201);
+    await fund(deps, user, 5_000);
+    await runNotify(deps);
+    await notifyStatus(deps);
+    const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.equal(sample(text, 'almoner_webhook_attempt_duration_seconds_count', { outcome: 'failed' }), 1);
+    assert.equal(sample(text, 'almoner_notify_backlog', { kind: 'webhooks', state: 'pending' }), 1);
+    assert.equal(sample(text, 'almoner_notify_backlog', { kind: 'webhooks', state: 'due' }), 0, 'its retry is not due yet');
+    assert.equal(sample(text, 'almoner_notify_backlog', { kind: 'mail', state: 'failed' }), 0);
   });
 });

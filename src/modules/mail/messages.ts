@@ -43,7 +43,8 @@ export function giftOutcomeToGiver(m: { recipientName: string; amount: number; o
     claimed: `${m.recipientName} sent your gift of ${usd(m.amount)} to a non-profit.`,
     denied: `${m.recipientName} declined your gift of ${usd(m.amount)}; the money is back in your fund.`,
   }[m.outcome];
-  return compose(`Your gift to ${m.recipientName} was ${m.outcome === 'denied' ? 'declined' : m.outcome}`, [what], { url: m.url, label: 'See your dashboard' }, FOOTER);
+  const subject = { accepted: 'was accepted', claimed: 'went to a non-profit', denied: 'was declined' }[m.outcome];
+  return compose(`Your gift to ${m.recipientName} ${subject}`, [what], { url: m.url, label: 'See your dashboard' }, FOOTER);
 }
 
 export function donationCompleted(m: { nonProfit: string; amount: number; url: string }): Message {
