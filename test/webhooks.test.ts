@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, engines, fund, makeNonProfit, makeUser, openEnv, TestClock, type TestEnv, type TestUser } from './harness.ts';
+import { call, engines, fund, makeNonProfit, makeUser, openEnv, runCli, TestClock, type TestEnv, type TestUser } from './harness.ts';
 import { runNotify } from '../src/modules/notify/index.ts';
 import { RETRY_DELAYS_MS } from '../src/modules/webhooks/index.ts';
 import { Receiver, verify } from './webhook-receiver.ts';
@@ -178,6 +178,44 @@ for (const { name: engine } of engines()) {
         receiver.on('/ok?live').map((r) => verify(mine.secret, r).type),
         ['donation.created'],
       );
+    });
+
+    test("operators replay an endpoint's events since a time, with their first webhook-id; bad replays are refused", async () => {
+      const e = await endpoint(donor.key, receiver.url('/ok?replay'), { event_types: ['donation.created'] });
+      const since = clock.now().toISOString();
+      await call(env.app, 'POST', '/v1/donations', { key: donor.key, body: { ein: EIN, amount: 12 } });
+      await runNotify(env.deps);
+      const first = receiver.on('/ok?replay');
+      assert.equal(first.length, 1);
+      const url = env.deps.config.databaseUrl;
+      const replayed = await runCli(['webhooks', 'replay', '--endpoint', String(e.id), '--since', since], url);
+      assert.equal(replayed.code, 0, replayed.stderr);
+      // Every donation.created of the donor since then (earlier tests made some at later clock times too).
+      const since_ = await env.deps.db
+        .selectFrom('events')
+        .select('id')
+        .where('user_id', '=', donor.user_id)
+        .where('type', '=', 'donation.created')
+        .where('created_at', '>=', since)
+        .execute();
+      assert.match(replayed.stdout, new RegExp(`^Queued ${since_.length} events since`));
+      clock.set(new Date(Date.now() + 1000).toISOString()); // queued by the CLI on the real clock
+      await runNotify(env.deps);
+      const all = receiver.on('/ok?replay');
+      assert.equal(all.length, 1 + since_.length);
+      const again = all.slice(1).find((r) => r.headers['webhook-id'] === first[0]?.headers['webhook-id']);
+      assert.ok(again, 'the same webhook-id as the first time: a receiver drops it');
+      assert.equal(verify(e.secret, again).type, 'donation.created');
+      for (const [args, message] of [
+        [['webhooks', 'replay', '--endpoint', '999999', '--since', since], /no webhook endpoint 999999/],
+        [['webhooks', 'replay', '--endpoint', String(e.id), '--since', 'last week'], /--since must be a date or time/],
+        [['webhooks', 'replay', '--since', since], /--endpoint must be a positive whole number/],
+      ] as const) {
+        const res = await runCli([...args], url);
+        assert.notEqual(res.code, 0);
+        assert.match(res.stderr, message);
+      }
+      await call(env.app, 'DELETE', `/v1/webhook_endpoints/${e.id}`, { key: donor.key });
     });
   });
 }
