@@ -1,0 +1,201 @@
+// The Almoner API client: typed by the server's own OpenAPI document
+// (schema.ts, generated), fetch only (Node 18+ and browsers), no runtime
+// dependency. Every POST carries an Idempotency-Key kept across its retries;
+// requests are retried with backoff on 429 (honouring Retry-After), 503 and
+// network errors; errors are AlmonerError with the problem's code; lists
+// page with `list` or iterate every item with `all`.
+import type { components, paths } from './schema.ts';
+
+export type { components, paths };
+export type Schemas = components['schemas'];
+
+type Method = 'get' | 'post' | 'patch' | 'delete';
+type Op<P extends keyof paths, M extends Method> = paths[P] extends Record<M, infer O> ? O : never;
+type JsonOf<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+/** What an operation answers when it succeeds (its 200, 201 or 202 JSON). */
+export type Answer<P extends keyof paths, M extends Method> =
+  Op<P, M> extends { responses: infer R }
+    ? R extends { 200: infer A }
+      ? JsonOf<A>
+      : R extends { 201: infer A }
+        ? JsonOf<A>
+        : R extends { 202: infer A }
+          ? JsonOf<A>
+          : never
+    : never;
+/** What an operation takes as its JSON body. */
+export type BodyOf<P extends keyof paths, M extends Method> = Op<P, M> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+/** Its query parameters. */
+export type QueryOf<P extends keyof paths, M extends Method> = Op<P, M> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+export interface Problem {
+  type?: string;
+  title?: string;
+  status: number;
+  detail?: string;
+  code: string;
+  request_id?: string;
+  errors?: Array<{ field: string; code: string; message: string }>;
+}
+
+/** An answer that was not a success: the problem's status, `code`, `request_id` and field errors. */
+export class AlmonerError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly requestId: string | undefined;
+  readonly errors: Array<{ field: string; code: string; message: string }>;
+  readonly problem: Problem | undefined;
+
+  constructor(status: number, problem: Problem | undefined, fallback: string) {
+    super(problem?.detail ?? problem?.title ?? fallback);
+    this.name = 'AlmonerError';
+    this.status = status;
+    this.code = problem?.code ?? (status === 0 ? 'network_error' : 'http_error');
+    this.requestId = problem?.request_id;
+    this.errors = problem?.errors ?? [];
+    this.problem = problem;
+  }
+}
+
+export interface ClientOptions {
+  /** The server, e.g. https://giving.example.org (default http://127.0.0.1:3000). */
+  baseUrl?: string;
+  apiKey: string;
+  /** How many times a request is tried again after a 429, a 503 or a network error (default 3). */
+  retries?: number;
+  /** Another fetch (a test's, a proxy's). */
+  fetch?: typeof fetch;
+  /** Waits between tries (tests shorten it). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+interface Call {
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  body?: unknown;
+  accept?: string;
+}
+
+/** How long to wait before the next try: Retry-After when the server says, else exponential backoff with jitter. */
+function waitMs(response: Response | undefined, attempt: number): number {
+  const header = response?.headers.get('retry-after');
+  if (header !== null && header !== undefined) {
+    const seconds = Number(header);
+    if (Number.isFinite(seconds)) return Math.min(60_000, Math.max(0, seconds * 1000));
+    const at = Date.parse(header);
+    if (!Number.isNaN(at)) return Math.min(60_000, Math.max(0, at - Date.now()));
+  }
+  return Math.min(10_000, 250 * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+}
+
+export function createClient(options: ClientOptions) {
+  const base = (options.baseUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const retries = options.retries ?? 3;
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+
+  async function send(method: string, path: string, call: Call = {}): Promise<Response> {
+    const url = new URL(`${base}${path}`);
+    for (const [k, v] of Object.entries(call.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { 'x-api-key': options.apiKey, accept: call.accept ?? 'application/json' };
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
+    // One key for every try of this request: the server does the work once.
+    if (method === 'POST') headers['idempotency-key'] = globalThis.crypto.randomUUID();
+    for (let attempt = 0; ; attempt++) {
+      let response: Response | undefined;
+      try {
+        response = await doFetch(url, { method, headers, ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) }) });
+      } catch (error) {
+        if (attempt >= retries) throw new AlmonerError(0, undefined, `could not reach ${base}: ${(error as Error).message}`);
+        await sleep(waitMs(undefined, attempt));
+        continue;
+      }
+      if ((response.status === 429 || response.status === 503) && attempt < retries) {
+        await response.body?.cancel();
+        await sleep(waitMs(response, attempt));
+        continue;
+      }
+      if (!response.ok) {
+        const text = await response.text();
+        let problem: Problem | undefined;
+        try {
+          problem = JSON.parse(text) as Problem;
+        } catch {
+          problem = undefined;
+        }
+        throw new AlmonerError(response.status, problem, `${method} ${path} answered ${response.status}`);
+      }
+      return response;
+    }
+  }
+
+  async function json<T>(method: string, path: string, call: Call = {}): Promise<T> {
+    return (await (await send(method, path, call)).json()) as T;
+  }
+
+  type Page<T> = { items: T[]; meta: { count: number; page: number; last: number } };
+  /** Every item of a list, page after page. */
+  async function* every<T>(list: (page: number) => Promise<Page<T>>): AsyncGenerator<T> {
+    for (let page = 1; ; page++) {
+      const answer = await list(page);
+      yield* answer.items;
+      if (page >= answer.meta.last || answer.items.length === 0) return;
+    }
+  }
+  const seg = (value: string | number) => encodeURIComponent(String(value));
+
+  const donations = {
+    list: (query: QueryOf<'/v1/donations', 'get'> = {}) => json<Answer<'/v1/donations', 'get'>>('GET', '/v1/donations', { query }),
+    all: (perPage = 100) => every((page) => donations.list({ page, per_page: perPage })),
+    get: (id: number) => json<Answer<'/v1/donations/{donation_id}', 'get'>>('GET', `/v1/donations/${seg(id)}`),
+    create: (body: BodyOf<'/v1/donations', 'post'>) => json<Answer<'/v1/donations', 'post'>>('POST', '/v1/donations', { body }),
+    cancel: (id: number) => json<Answer<'/v1/donations/{donation_id}', 'delete'>>('DELETE', `/v1/donations/${seg(id)}`),
+  };
+  const gifts = {
+    list: (query: QueryOf<'/v1/gifts', 'get'> = {}) => json<Answer<'/v1/gifts', 'get'>>('GET', '/v1/gifts', { query }),
+    all: (perPage = 100) => every((page) => gifts.list({ page, per_page: perPage })),
+    get: (code: string) => json<Answer<'/v1/gifts/{code}', 'get'>>('GET', `/v1/gifts/${seg(code)}`),
+    create: (body: BodyOf<'/v1/gifts', 'post'>) => json<Answer<'/v1/gifts', 'post'>>('POST', '/v1/gifts', { body }),
+    accept: (code: string) => json<Answer<'/v1/gifts/{code}/accept', 'post'>>('POST', `/v1/gifts/${seg(code)}/accept`),
+    claim: (code: string, ein: string) => json<Answer<'/v1/gifts/{code}/claim', 'post'>>('POST', `/v1/gifts/${seg(code)}/claim`, { body: { ein } }),
+    deny: (code: string) => json<Answer<'/v1/gifts/{code}/deny', 'post'>>('POST', `/v1/gifts/${seg(code)}/deny`),
+  };
+  const contributions = {
+    list: (query: QueryOf<'/v1/contributions', 'get'> = {}) => json<Answer<'/v1/contributions', 'get'>>('GET', '/v1/contributions', { query }),
+    all: (perPage = 100) => every((page) => contributions.list({ page, per_page: perPage })),
+    get: (id: number) => json<Answer<'/v1/contributions/{id}', 'get'>>('GET', `/v1/contributions/${seg(id)}`),
+    declare: (body: BodyOf<'/v1/contributions', 'post'>) => json<Answer<'/v1/contributions', 'post'>>('POST', '/v1/contributions', { body }),
+    cancel: (id: number) => json<Answer<'/v1/contributions/{id}', 'delete'>>('DELETE', `/v1/contributions/${seg(id)}`),
+    /** The receipt as JSON, or its PDF's bytes with `{ pdf: true }`. */
+    receipt: async (id: number) => json<Record<string, unknown>>('GET', `/v1/contributions/${seg(id)}/receipt`),
+    receiptPdf: async (id: number) => new Uint8Array(await (await send('GET', `/v1/contributions/${seg(id)}/receipt`, { accept: 'application/pdf' })).arrayBuffer()),
+  };
+  const nonProfits = {
+    search: (query: QueryOf<'/v1/non_profits', 'get'> = {}) => json<Answer<'/v1/non_profits', 'get'>>('GET', '/v1/non_profits', { query: query as Call['query'] }),
+    all: (query: QueryOf<'/v1/non_profits', 'get'> = {}) => every((page) => nonProfits.search({ ...query, page })),
+    get: (ein: string) => json<Answer<'/v1/non_profits/{ein}', 'get'>>('GET', `/v1/non_profits/${seg(ein)}`),
+  };
+  const users = {
+    me: () => json<Answer<'/v1/users/me', 'get'>>('GET', '/v1/users/me'),
+    balance: () => json<Answer<'/v1/users/me/balance', 'get'>>('GET', '/v1/users/me/balance'),
+    get: (slugOrId: string | number) => json<Answer<'/v1/users/{user_id}', 'get'>>('GET', `/v1/users/${seg(slugOrId)}`),
+    causes: (slugOrId: string | number) => json<Answer<'/v1/users/{user_id}/causes', 'get'>>('GET', `/v1/users/${seg(slugOrId)}/causes`),
+  };
+  const events = {
+    list: (query: QueryOf<'/v1/events', 'get'> = {}) => json<Answer<'/v1/events', 'get'>>('GET', '/v1/events', { query }),
+    all: (perPage = 100) => every((page) => events.list({ page, per_page: perPage })),
+  };
+  return {
+    me: users.me,
+    balance: users.balance,
+    users,
+    donations,
+    gifts,
+    contributions,
+    nonProfits,
+    events,
+    /** Any route, for what the helpers do not cover: `request('GET', '/v1/api_keys')`. */
+    request: <T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, call: Call = {}) => json<T>(method, path, call),
+  };
+}
+
+export type AlmonerClient = ReturnType<typeof createClient>;

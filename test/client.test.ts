@@ -1,0 +1,226 @@
+// The TypeScript client and `alms`, the donor's command line, against a real
+// server process on both engines: every method and command, pages across
+// pages, a 503 after the work was done retried into one donation, a 429's
+// Retry-After honoured, typed errors for the problems the server sends, and
+// bad arguments refused with exit 2 before anything is sent.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { ChildProcess } from 'node:child_process';
+import pino from 'pino';
+import { engines, freshDatabase, fund, makeNonProfit, makeUser, startServerProcess, testConfig, type TestUser } from './harness.ts';
+import { openPlatform } from '../src/platform.ts';
+import { AlmonerError, createClient } from '@almoner/client';
+
+const EIN = '530196605';
+const ALMS = new URL('../packages/client/bin/alms.js', import.meta.url).pathname;
+
+for (const { name: engine } of engines()) {
+  describe(`the client and alms against a server (${engine})`, () => {
+    let server: ChildProcess;
+    let base: string;
+    let donor: TestUser;
+    let other: TestUser;
+    let home: string;
+    let cleanup: () => Promise<void>;
+
+    const alms = async (args: string[], env: Record<string, string> = {}) => {
+      try {
+        const { stdout, stderr } = await promisify(execFile)(process.execPath, [ALMS, ...args], {
+          env: { PATH: process.env.PATH ?? '', HOME: home, ALMONER_URL: base, ALMONER_API_KEY: donor.key, NO_COLOR: '1', ...env },
+        });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+      }
+    };
+
+    before(async () => {
+      const db = await freshDatabase(engine);
+      cleanup = db.cleanup;
+      // The server's own database, seeded through a platform of its own before it starts.
+      const platform = await openPlatform(testConfig(db.databaseUrl), { log: pino({ level: 'silent' }) });
+      await makeNonProfit(platform.deps, { ein: EIN, name: 'American National Red Cross', city: 'Washington', state: 'DC' });
+      donor = await makeUser(platform.deps, { name: 'Client Donor', slug: 'client-donor' });
+      other = await makeUser(platform.deps, { name: 'Other Donor', slug: 'other-donor' });
+      await fund(platform.deps, donor, 1_000_000);
+      await platform.close();
+      ({ server, base } = await startServerProcess(db.databaseUrl, { RATE_LIMIT_PER_MINUTE: '100000' }));
+      home = mkdtempSync(join(tmpdir(), 'alms-home-'));
+    });
+    after(async () => {
+      server?.kill('SIGTERM');
+      await cleanup?.();
+    });
+
+    test('every method; lists page after page; a donation cancelled', async () => {
+      const client = createClient({ baseUrl: base, apiKey: donor.key });
+      assert.equal((await client.me()).slug, 'client-donor');
+      assert.equal((await client.balance()).available_balance, 10_000);
+      assert.equal((await client.users.get('other-donor')).name, 'Other Donor');
+      assert.deepEqual(await client.users.causes('me'), []);
+      assert.equal((await client.nonProfits.get(EIN)).name, 'American National Red Cross');
+      const found = await client.nonProfits.search({ query: 'red cross' });
+      assert.equal(found.items[0]?.ein, EIN);
+      const made = [];
+      for (const amount of [10, 11, 12, 13, 14]) made.push(await client.donations.create({ ein: EIN, amount }));
+      const page = await client.donations.list({ page: 2, per_page: 2 });
+      assert.deepEqual([page.meta.count, page.meta.last, page.items.length], [5, 3, 2]);
+      const all = [];
+      for await (const d of client.donations.all(2)) all.push(d.amount);
+      assert.deepEqual(all.sort(), [10, 11, 12, 13, 14], 'every one, across three pages');
+      assert.equal((await client.donations.get(made[0]?.id ?? 0)).amount, 10);
+      await client.donations.cancel(made[0]?.id ?? 0);
+      assert.equal((await client.donations.get(made[0]?.id ?? 0)).status, 'not_completed');
+      const gift = await client.gifts.create({ name: 'Bo', amount: 20 });
+      assert.equal((await client.gifts.get(gift.code)).name, 'Bo');
+      assert.equal((await client.gifts.list()).items.length, 1);
+      await createClient({ baseUrl: base, apiKey: other.key }).gifts.accept(gift.code);
+      const declared = await client.contributions.declare({ type: 'wire_payment', amount: 500 });
+      assert.equal((await client.contributions.get(declared.id)).status, 'waiting_for_funds');
+      await client.contributions.cancel(declared.id);
+      const events = [];
+      for await (const e of client.events.all(3)) events.push(e.type);
+      assert.ok(events.includes('donation.created') && events.includes('gift.created'));
+      assert.equal(((await client.request<{ items: unknown[] }>('GET', '/v1/api_keys')).items ?? []).length, 1);
+    });
+
+    test('a 503 after the work was done is retried with the same Idempotency-Key: one donation; a 429 waits its Retry-After', async () => {
+      const before = (await createClient({ baseUrl: base, apiKey: donor.key }).donations.list()).meta.count;
+      const keys: string[] = [];
+      let posts = 0;
+      const waits: number[] = [];
+      let limited = false;
+      const flaky: typeof fetch = async (input, init) => {
+        const real = await fetch(input, init);
+        if (init?.method === 'POST') {
+          keys.push(new Headers(init.headers).get('idempotency-key') ?? '');
+          if (++posts === 1) return new Response('{"code":"unavailable","status":503}', { status: 503, headers: { 'content-type': 'application/problem+json' } }); // done, but the answer was lost
+        }
+        if (!limited && String(input).includes('/users/me/balance')) {
+          limited = true;
+          return new Response('{}', { status: 429, headers: { 'retry-after': '2' } });
+        }
+        return real;
+      };
+      const client = createClient({ baseUrl: base, apiKey: donor.key, fetch: flaky, sleep: async (ms) => void waits.push(ms) });
+      const made = await client.donations.create({ ein: EIN, amount: 25 });
+      assert.equal(made.amount, 25);
+      assert.equal(keys.length, 2);
+      assert.equal(keys[0], keys[1], 'the same key on the retry');
+      assert.equal((await createClient({ baseUrl: base, apiKey: donor.key }).donations.list()).meta.count, before + 1, 'one donation, not two');
+      await client.balance();
+      assert.equal(waits.at(-1), 2000, 'Retry-After: 2 is two seconds');
+      // Network errors are retried too, then reported.
+      const down = createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: donor.key, retries: 2, sleep: async () => {} });
+      await assert.rejects(down.me(), (e: unknown) => e instanceof AlmonerError && e.code === 'network_error' && e.status === 0);
+    });
+
+    test('typed errors: status, code, request_id and field errors as the server sent them', async () => {
+      const client = createClient({ baseUrl: base, apiKey: donor.key });
+      const failing: Array<[() => Promise<unknown>, number, string]> = [
+        [() => client.donations.create({ ein: '999999999', amount: 10 }), 404, 'non_profit_not_found'],
+        [() => client.donations.create({ ein: EIN, amount: 0.5 } as never), 422, 'amount_below_minimum'],
+        [() => client.donations.get(999_999), 404, 'donation_not_found'],
+        [() => client.gifts.get('00000000-0000-4000-8000-000000000000'), 404, 'gift_not_found'],
+        [() => client.gifts.get('no-such-gift'), 400, 'invalid_parameter'],
+        [() => client.contributions.declare({ type: 'gold_bars', amount: 5 } as never), 422, 'validation_failed'],
+        [() => createClient({ baseUrl: base, apiKey: 'alm_live_nope' }).me(), 401, 'invalid_api_key'],
+        [() => client.nonProfits.get('12'), 400, 'invalid_parameter'],
+      ];
+      for (const [call, status, code] of failing) {
+        await assert.rejects(call(), (e: unknown) => {
+          assert.ok(e instanceof AlmonerError);
+          assert.deepEqual([e.status, e.code], [status, code], e.message);
+          assert.match(e.requestId ?? '', /^[0-9A-Z]{26}$/);
+          return true;
+        });
+      }
+      await assert.rejects(
+        client.contributions.declare({ type: 'stock_payment', units: -1, symbol: 'AAPL' } as never),
+        (e: unknown) => e instanceof AlmonerError && e.errors.some((f) => f.field === 'units'),
+      );
+    });
+
+    test('alms: each command, --json as the API answers, login, and exit codes', async () => {
+      const me = await alms(['me']);
+      assert.deepEqual([me.code, me.stdout.trim()], [0, 'Client Donor (@client-donor)']);
+      const balance = await alms(['balance']);
+      assert.match(balance.stdout, /Available to give\s+\$\d[\d,]*\.\d\d/);
+      const json = await alms(['balance', '--json']);
+      assert.deepEqual(JSON.parse(json.stdout), await createClient({ baseUrl: base, apiKey: donor.key }).balance());
+      assert.match((await alms(['user', 'other-donor'])).stdout, /Other Donor \(@other-donor\)/);
+      assert.match((await alms(['search', 'red', 'cross'])).stdout, /530196605\s+American National Red Cross\s+Washington\s+DC/);
+      assert.match((await alms(['nonprofit', EIN])).stdout, /American National Red Cross\nEIN 530196605 · Washington, DC/);
+      assert.equal((await alms(['causes'])).stdout.trim(), 'No causes.');
+      const donated = await alms(['donate', '--ein', '53-0196605', '--amount', '15', '--note', 'from the terminal', '--yes']);
+      assert.match(donated.stdout, /^Donation (\d+): \$15\.00, scheduled\.$/m);
+      const id = /Donation (\d+)/.exec(donated.stdout)?.[1] ?? '';
+      assert.match((await alms(['donations'])).stdout, new RegExp(`${id}\\s+\\d{4}-\\d\\d-\\d\\d\\s+American National Red Cross\\s+\\$15\\.00\\s+scheduled`));
+      assert.match((await alms(['donations', '--page', '2'])).stdout, /page 2 of/);
+      assert.equal((await alms(['cancel', id, '--yes'])).code, 0);
+      const gift = await alms(['gift', 'create', '--name', 'Cy', '--amount', '18', '--yes', '--json']);
+      const code = (JSON.parse(gift.stdout) as { code: string }).code;
+      assert.match((await alms(['gift', code])).stdout, /^Gift for Cy: \$18\.00, new/);
+      assert.match((await alms(['gifts'])).stdout, new RegExp(code));
+      assert.match((await alms(['contributions'])).stdout, /wire_payment/);
+
+      // Money moves only when confirmed: a script without --yes fails clearly, exit 2.
+      const unconfirmed = await alms(['donate', '--ein', EIN, '--amount', '5']);
+      assert.equal(unconfirmed.code, 2);
+      assert.match(unconfirmed.stderr, /moves money: run it from a terminal to confirm, or add --yes/);
+
+      // login keeps the key for the user only; the environment wins over it.
+      const login = await alms(['login', '--key', donor.key], { ALMONER_API_KEY: '' });
+      assert.equal(login.code, 0, login.stderr);
+      const file = join(home, '.config', 'almoner', 'credentials.json');
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.equal(JSON.parse(readFileSync(file, 'utf8')).key, donor.key);
+      assert.equal((await alms(['me'], { ALMONER_API_KEY: '' })).stdout.trim(), 'Client Donor (@client-donor)', 'from the saved key');
+      assert.equal((await alms(['me'], { ALMONER_API_KEY: other.key })).stdout.trim(), 'Other Donor (@other-donor)', 'the environment wins');
+
+      const bad = await alms(['me'], { ALMONER_API_KEY: 'alm_live_not-a-real-key' });
+      assert.equal(bad.code, 1);
+      assert.equal(bad.stderr.trim().split('\n').length, 1, 'one line, no stack trace');
+      assert.match(bad.stderr, /\[invalid_api_key\]/);
+      const notFound = await alms(['nonprofit', '999999999']);
+      assert.deepEqual([notFound.code, /non_profit_not_found/.test(notFound.stderr)], [1, true]);
+    });
+
+    test('wrong arguments print the usage and exit 2 without calling the server', async () => {
+      const closed = { ALMONER_URL: 'http://127.0.0.1:9' }; // any request would fail with exit 1
+      for (const args of [
+        [],
+        ['bogus'],
+        ['me', 'extra'],
+        ['user'],
+        ['search'],
+        ['nonprofit'],
+        ['donate'],
+        ['donate', '--ein', '12', '--amount', '5'],
+        ['donate', '--ein', EIN, '--amount', 'five'],
+        ['donate', '--ein', EIN, '--amount', '-5'],
+        ['donate', '--ein', EIN, '--amount', '1.234'],
+        ['cancel'],
+        ['cancel', 'abc'],
+        ['gift'],
+        ['gift', 'create', '--amount', '5'],
+        ['gift', 'create', '--name', 'Bo'],
+        ['donations', '--page', '0'],
+        ['search', 'x', '--cause', 'abc'],
+        ['balance', '--unknown-flag'],
+        ['login', '--key', 'not-a-key'],
+      ]) {
+        const result = await alms(args, closed);
+        assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+        assert.match(result.stderr, /Usage: alms <command>/, args.join(' '));
+      }
+      assert.equal((await alms(['me'], { ...closed, ALMONER_API_KEY: '', HOME: mkdtempSync(join(tmpdir(), 'alms-empty-')) })).code, 2, 'no key at all');
+    });
+  });
+}
