@@ -9,8 +9,9 @@
 // Then `almoner serve --workers 1` and `2` on each engine (bench/workers.ts), and the
 // national directory (bench/directory.ts).
 // CSV exports of 100,000 rows with the server's memory (bench/exports.ts), and webhooks: a
-// backlog of 10,000 events and the delivery lag at 200 donations/s (bench/webhooks.ts).
-// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|workers|directory|exports|webhooks
+// backlog of 10,000 events and the delivery lag at 200 donations/s (bench/webhooks.ts), and the
+// client's size and `alms balance` end to end (bench/client.ts).
+// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|workers|directory|exports|webhooks|client
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -21,6 +22,7 @@ import { benchDirectory } from './directory.ts';
 import { benchWorkers } from './workers.ts';
 import { benchExports } from './exports.ts';
 import { benchWebhooks } from './webhooks.ts';
+import { benchClient } from './client.ts';
 import { freshDatabase, startServer } from './processes.ts';
 
 const { values } = parseArgs({
@@ -177,6 +179,7 @@ if (values.only === undefined || values.only === 'api' || values.only === 'worke
 }
 const exportRows = values.only === undefined || values.only === 'exports' ? await benchExports(engines, log) : [];
 const webhookRows = values.only === undefined || values.only === 'webhooks' ? await benchWebhooks(engines, log) : [];
+const clientRows = values.only === undefined || values.only === 'client' ? await benchClient(log) : [];
 const directory = values.only === undefined || values.only === 'directory' ? await benchDirectory(log) : [];
 log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s per run after a 3 s warm-up.\n`);
 if (rows.length > 0) {
@@ -187,4 +190,5 @@ if (rows.length > 0) {
 }
 for (const row of exportRows) log(row);
 for (const row of webhookRows) log(row);
+for (const row of clientRows) log(row);
 for (const row of directory) log(row);

@@ -6,7 +6,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -224,3 +224,36 @@ for (const { name: engine } of engines()) {
     });
   });
 }
+
+describe("the client README's examples, run", () => {
+  test('each `ts example` block runs against a server and prints what it says', async () => {
+    const readme = readFileSync(new URL('../packages/client/README.md', import.meta.url), 'utf8');
+    const examples = [...readme.matchAll(/```ts example\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+    assert.equal(examples.length, 3);
+    const db = await freshDatabase('sqlite');
+    const platform = await openPlatform(testConfig(db.databaseUrl), { log: pino({ level: 'silent' }) });
+    await makeNonProfit(platform.deps, { ein: EIN, name: 'American National Red Cross', city: 'Washington', state: 'DC' });
+    const user = await makeUser(platform.deps, { name: 'Readme Reader' });
+    await fund(platform.deps, user, 100_000);
+    await platform.close();
+    const { server, base } = await startServerProcess(db.databaseUrl);
+    // Inside the package, so that `@almoner/client` resolves as it will for its users.
+    const dir = mkdtempSync(join(new URL('../packages/client/', import.meta.url).pathname, '.examples-'));
+    try {
+      const outputs = [];
+      for (const [i, code] of examples.entries()) {
+        const file = join(dir, `example-${i}.ts`);
+        writeFileSync(file, code);
+        const { stdout } = await promisify(execFile)(process.execPath, [file], { env: { ...process.env, ALMONER_URL: base, ALMONER_API_KEY: user.key } });
+        outputs.push(stdout.trim());
+      }
+      assert.equal(outputs[0], 'Readme Reader can give $1000');
+      assert.match(outputs[1] ?? '', /^donation \d+: scheduled\nall my donations: \$25$/);
+      assert.match(outputs[2] ?? '', /^404 non_profit_not_found [0-9A-Z]{26}$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      server.kill('SIGTERM');
+      await db.cleanup();
+    }
+  });
+});
