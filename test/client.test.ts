@@ -80,7 +80,20 @@ for (const { name: engine } of engines()) {
       const gift = await client.gifts.create({ name: 'Bo', amount: 20 });
       assert.equal((await client.gifts.get(gift.code)).name, 'Bo');
       assert.equal((await client.gifts.list()).items.length, 1);
-      await createClient({ baseUrl: base, apiKey: other.key }).gifts.accept(gift.code);
+      const recipient = createClient({ baseUrl: base, apiKey: other.key });
+      await recipient.gifts.accept(gift.code);
+      const second = await client.gifts.create({ name: 'Cy', amount: 30 });
+      const claimed = await recipient.gifts.claim(second.code, EIN);
+      assert.equal((claimed as { status?: string }).status ?? (await client.gifts.get(second.code)).status, 'claimed');
+      const third = await client.gifts.create({ name: 'Di', amount: 19 });
+      await recipient.gifts.deny(third.code);
+      assert.equal((await client.gifts.get(third.code)).status, 'denied');
+      // The funding contribution succeeded: its receipt, as JSON and as PDF bytes.
+      const funded = (await client.contributions.list()).items.find((c) => c.status === 'success');
+      assert.ok(funded);
+      assert.match(String((await client.contributions.receipt(funded.id)).number), /^R-\d{6}$/);
+      const pdf = await client.contributions.receiptPdf(funded.id);
+      assert.equal(Buffer.from(pdf.slice(0, 5)).toString(), '%PDF-');
       const declared = await client.contributions.declare({ type: 'wire_payment', amount: 500 });
       assert.equal((await client.contributions.get(declared.id)).status, 'waiting_for_funds');
       await client.contributions.cancel(declared.id);

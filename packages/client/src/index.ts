@@ -165,7 +165,7 @@ export function createClient(options: ClientOptions) {
     get: (id: number) => json<Answer<'/v1/contributions/{id}', 'get'>>('GET', `/v1/contributions/${seg(id)}`),
     declare: (body: BodyOf<'/v1/contributions', 'post'>) => json<Answer<'/v1/contributions', 'post'>>('POST', '/v1/contributions', { body }),
     cancel: (id: number) => json<Answer<'/v1/contributions/{id}', 'delete'>>('DELETE', `/v1/contributions/${seg(id)}`),
-    /** The receipt as JSON, or its PDF's bytes with `{ pdf: true }`. */
+    /** A succeeded contribution's receipt as JSON; receiptPdf gives the printable PDF's bytes. */
     receipt: async (id: number) => json<Record<string, unknown>>('GET', `/v1/contributions/${seg(id)}/receipt`),
     receiptPdf: async (id: number) => new Uint8Array(await (await send('GET', `/v1/contributions/${seg(id)}/receipt`, { accept: 'application/pdf' })).arrayBuffer()),
   };
