@@ -219,7 +219,7 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await page.goto(`${base}/charities?query=khan`);
     await review(page, 'charity-search');
     await page.getByRole('link', { name: 'Khan Academy' }).click();
-    await page.getByRole('heading', { name: 'Khan Academy' }).waitFor();
+    await page.getByRole('heading', { name: 'Khan Academy', exact: true }).waitFor();
     await review(page, 'charity-page');
     await context.close();
   });

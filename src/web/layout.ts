@@ -95,12 +95,17 @@ const NOTICES: Record<string, string> = {
   endpoint_deleted: 'The endpoint is deleted.',
 };
 
+/** Where an organisation is: "Burlington, VT", or for a foreign one (the IRS leaves its state empty and puts the country in its city) the country alone. */
+export function place(n: { city: string; state: string }): string {
+  return n.state === '' ? n.city : n.city === '' ? n.state : `${n.city}, ${n.state}`;
+}
+
 /** A charity name that matched several: pick one (forms that take a name or an EIN, without JavaScript). */
 export type CharityChoice = { ein: string; name: string; city: string; state: string };
 
 export function charityChoices(choices: readonly CharityChoice[]): Html {
   return html`<fieldset class="field"><legend>Which non-profit did you mean?</legend>
-      ${choices.map((c, i) => html`<label class="choice"><input type="radio" name="ein" value="${c.ein}"${i === 0 ? html` checked` : ''}> ${c.name} <span class="muted">${c.city}, ${c.state} · EIN ${c.ein}</span></label>`)}
+      ${choices.map((c, i) => html`<label class="choice"><input type="radio" name="ein" value="${c.ein}"${i === 0 ? html` checked` : ''}> ${c.name} <span class="muted">${place(c)} · EIN ${c.ein}</span></label>`)}
     </fieldset>`;
 }
 
@@ -142,6 +147,7 @@ export function layout(v: Visitor, title: string, body: Html): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Almoner</title>
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/static/app.css">
 <script src="/static/app.js" defer></script>
 </head>

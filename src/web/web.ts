@@ -18,6 +18,7 @@ import { publicRoutes } from './routes/public.ts';
 
 const ASSETS = new Map<string, { type: string; body: string }>([
   ['app.css', { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8') }],
+  ['favicon.svg', { type: 'image/svg+xml', body: readFileSync(new URL('./assets/favicon.svg', import.meta.url), 'utf8') }],
   ['app.js', { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/app.js', import.meta.url), 'utf8') }],
 ]);
 
@@ -71,6 +72,8 @@ export function webApp(ctx: WebContext) {
           : `${problem.message.charAt(0).toUpperCase()}${problem.message.slice(1)}.`;
       return sendPage(reply, errorPage(visitor, status, title, detail), status);
     });
+    // Browsers ask for /favicon.ico whatever the page says: the same icon (an SVG; every current browser takes it).
+    web.get('/favicon.ico', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(ASSETS.get('favicon.svg')?.body));
     web.get('/static/:asset', async (request, reply) => {
       const asset = ASSETS.get((request.params as { asset: string }).asset);
       if (asset === undefined) throw new AppError('not_found', 'not_found', 'no such file');

@@ -47,7 +47,7 @@ function suggest(input) {
     const item = items[index];
     if (item === undefined) return;
     input.value = item.ein;
-    chosen.textContent = `${item.name}, ${item.city}, ${item.state}`;
+    chosen.textContent = `${item.name}, ${item.state === '' ? item.city : `${item.city}, ${item.state}`}`;
     close();
   }
   function render() {
@@ -57,7 +57,7 @@ function suggest(input) {
         li.id = `${prefix}-option-${i}`;
         li.setAttribute('role', 'option');
         li.setAttribute('aria-selected', 'false');
-        li.textContent = `${item.name} · ${item.city}, ${item.state}`;
+        li.textContent = `${item.name} · ${item.state === '' ? item.city : `${item.city}, ${item.state}`}`;
         li.addEventListener('mousedown', (e) => {
           e.preventDefault();
           pick(i);

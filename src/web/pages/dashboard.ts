@@ -54,13 +54,18 @@ function suggestions(prefix: string): Html {
   return html`<ul class="suggestions" id="${prefix}-suggestions" role="listbox" aria-label="Matching non-profits" hidden></ul><p class="chosen muted" id="${prefix}-chosen" aria-live="polite"></p>`;
 }
 
-export function donationForm(v: Visitor, state: DashboardForms['donation'], prefix = 'donate'): Html {
+/** The donation form; on a charity's own page (`fixed`) it names that organisation instead of asking which. */
+export function donationForm(v: Visitor, state: DashboardForms['donation'], prefix = 'donate', fixed?: { ein: string; name: string }): Html {
   return html`<form method="post" action="/dashboard/donations" class="card" novalidate>
-    <h2 id="new-donation">New donation</h2>
+    <h2 id="new-donation">${fixed === undefined ? 'New donation' : html`Donate to ${fixed.name}`}</h2>
     ${state === undefined ? '' : errorSummary(state, prefix)}
     ${csrfField(v)}
-    ${charityField(prefix, state)}
-    ${suggestions(prefix)}
+    ${
+      fixed === undefined
+        ? html`${charityField(prefix, state)}
+    ${suggestions(prefix)}`
+        : html`<input type="hidden" name="ein" value="${fixed.ein}"><p class="muted">${fixed.name} · EIN ${fixed.ein.slice(0, 2)}-${fixed.ein.slice(2)}</p>`
+    }
     ${field({ name: 'amount', form: prefix, label: 'Amount (USD)', state, required: true, hint: 'At least $10.', extra: html` inputmode="decimal"` })}
     ${field({ name: 'note', form: prefix, label: 'Public note (optional)', state, textarea: true, maxlength: 1000 })}
     ${select({

@@ -1,7 +1,7 @@
 // Pages anyone may open: home, the directory, a non-profit, a profile, a
 // gift, and the error page.
 import { html, day, usd, type Html } from '../html.ts';
-import { charityChoices, csrfField, layout, notice, pager, status, type CharityChoice, type FormState } from '../layout.ts';
+import { charityChoices, csrfField, layout, notice, pager, place, status, type CharityChoice, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
 import { donationForm } from './dashboard.ts';
 
@@ -45,8 +45,8 @@ export function charitySearchPage(v: Visitor, query: string, results: { items: N
     ${
       results === undefined
         ? ''
-        : html`<p class="muted" role="status">${results.meta.count === 0 ? 'No non-profit matches.' : `${results.meta.count}${results.meta.count >= 2000 ? '+' : ''} matching non-profits.`}</p>
-    <ul class="results">${results.items.map((n) => html`<li><img src="${n.logo}" alt="" width="32" height="32"> <a href="${n.public_path}">${n.name}</a> <span class="muted">${n.city}, ${n.state} · ${n.cause.name} · EIN ${n.ein}</span></li>`)}</ul>
+        : html`<p class="muted" role="status">${results.meta.count === 0 ? 'No non-profit matches.' : `${results.meta.count.toLocaleString('en-US')}${results.meta.count >= 2000 ? '+' : ''} matching non-profits.`}</p>
+    <ul class="results">${results.items.map((n) => html`<li><img src="${n.logo}" alt="" width="32" height="32"> <a href="${n.public_path}">${n.name}</a> <span class="muted">${place(n)} · ${n.cause.name} · EIN ${n.ein}</span></li>`)}</ul>
     ${pager(`/charities?query=${encodeURIComponent(query)}`, results.meta.page, results.meta.last)}`
     }`,
   );
@@ -57,13 +57,13 @@ export function charityPage(v: Visitor, n: NonProfitView, eligible: boolean, sta
     ? html`<p class="notice">This organisation cannot receive donations: the IRS does not list it as an active, tax-deductible charity.</p>`
     : v.session === undefined
       ? html`<p><a class="button" href="/signin?next=${encodeURIComponent(n.public_path)}">Sign in to donate</a></p>`
-      : donationForm(v, { ...state, values: { ein: n.ein, ...state?.values } }, 'charity');
+      : donationForm(v, { ...state, values: { ein: n.ein, ...state?.values } }, 'charity', { ein: n.ein, name: n.name });
   return layout(
     v,
     n.name,
     html`<article class="charity">
     <header class="charity-head"><img src="${n.logo}" alt="" width="64" height="64"><div><h1>${n.name}</h1>
-    <p class="muted">${n.city}, ${n.state} · ${n.cause.name}</p></div></header>
+    <p class="muted">${place(n)} · ${n.cause.name}</p></div></header>
     <dl class="details"><dt>EIN</dt><dd>${n.ein.slice(0, 2)}-${n.ein.slice(2)}</dd>
     ${n.website === null || n.website === '' ? '' : html`<dt>Website</dt><dd><a href="${n.website}" rel="nofollow noopener">${n.website}</a></dd>`}</dl>
     ${donate}
@@ -103,7 +103,7 @@ export function profilePage(v: Visitor, p: ProfileView, donations: { items: Publ
         ? html`<p class="empty">No public donations yet.</p>`
         : html`<ul class="donations">${donations.items.map(
             (d) => html`<li data-donation="${d.id}">
-      <a href="${d.non_profit.public_path}">${d.non_profit.name}</a> <span class="muted">${d.non_profit.city}, ${d.non_profit.state} · ${day(d.created_at)}</span> ${status(d.status)}
+      <a href="${d.non_profit.public_path}">${d.non_profit.name}</a> <span class="muted">${place(d.non_profit)} · ${day(d.created_at)}</span> ${status(d.status)}
       ${d.note === undefined ? '' : html`<blockquote class="note">${d.note}</blockquote>`}</li>`,
           )}</ul>`
     }

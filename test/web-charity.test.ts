@@ -1,0 +1,37 @@
+// Charity pages (inject): a foreign organisation shows its country alone; the
+// donate form on a charity's page names the organisation and gives to it;
+// the site has a favicon.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { accountOf, describeEachEngine, fund, makeNonProfit } from './harness.ts';
+import { WebClient, textOf } from './web-client.ts';
+
+describeEachEngine('charity pages', (env) => {
+  test("a foreign organisation's place is its country; the donate form names the organisation; a favicon", async () => {
+    const { app, deps } = env();
+    await makeNonProfit(deps, { ein: '010880225', name: 'Yenza Inc', city: 'South Africa', state: '' });
+    await makeNonProfit(deps, { ein: '530196605', name: 'American National Red Cross', city: 'Washington', state: 'DC' });
+    const browser = new WebClient(app);
+    const foreign = await browser.get((await browser.get('/charities/010880225')).location ?? '');
+    assert.equal(foreign.status, 200);
+    assert.match(textOf(foreign.body), /Yenza Inc South Africa · /);
+    assert.doesNotMatch(textOf(foreign.body), /South Africa, ·/);
+    const results = textOf((await browser.get('/charities?query=yenza')).body);
+    assert.match(results, /Yenza Inc South Africa · .* · EIN 010880225/);
+
+    await browser.signUp('Page Donor', 'page-donor@example.org');
+    await fund(deps, await accountOf(deps, 'page-donor@example.org'), 10_000);
+    const path = (await browser.get('/charities/530196605')).location ?? '';
+    const page = await browser.get(path);
+    assert.match(textOf(page.body), /Donate to American National Red Cross American National Red Cross · EIN 53-0196605/);
+    assert.doesNotMatch(page.body, /id="f-charity-ein"[^>]*value="530196605"/, 'no EIN where the name belongs');
+    const given = await browser.post('/dashboard/donations', { ein: '530196605', amount: '20', visibility: 'public' });
+    assert.equal(given.status, 303);
+
+    const icon = await app.inject({ method: 'GET', url: '/favicon.ico' });
+    assert.deepEqual([icon.statusCode, icon.headers['content-type']], [200, 'image/svg+xml']);
+    assert.match(icon.body, /^<svg /);
+    assert.match(page.body, /<link rel="icon" href="\/static\/favicon\.svg"/);
+    assert.equal((await app.inject({ method: 'GET', url: '/static/favicon.svg' })).statusCode, 200);
+  });
+});
