@@ -3,7 +3,7 @@
 // the site has a favicon.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { accountOf, describeEachEngine, fund, makeNonProfit } from './harness.ts';
+import { accountOf, call, describeEachEngine, fund, makeNonProfit, makeUser } from './harness.ts';
 import { WebClient, textOf } from './web-client.ts';
 
 describeEachEngine('charity pages', (env) => {
@@ -33,5 +33,23 @@ describeEachEngine('charity pages', (env) => {
     assert.match(icon.body, /^<svg /);
     assert.match(page.body, /<link rel="icon" href="\/static\/favicon\.svg"/);
     assert.equal((await app.inject({ method: 'GET', url: '/static/favicon.svg' })).statusCode, 200);
+  });
+});
+
+describeEachEngine('honest counts', (env) => {
+  test('a search that stops counting at its cap says so (meta.count_capped), and the web shows "2,000+"; one that does not, does not', async () => {
+    const { app, deps } = env();
+    // 2,001 organisations whose names share a word: more than the search counts.
+    const rows = Array.from({ length: 2_001 }, (_, i) => ({ ein: String(800_000_000 + i), name: `Anchorage Helpers ${i}`, city: 'Anchorage', state: 'AK' }));
+    for (const row of rows) await makeNonProfit(deps, row);
+    await makeNonProfit(deps, { ein: '799999999', name: 'Distinctive Zebra Trust', city: 'Juneau', state: 'AK' });
+    const user = await makeUser(deps);
+    const many = await call(app, 'GET', '/v1/non_profits?query=anchorage+helpers', { key: user.key });
+    assert.deepEqual([many.body.meta.count, many.body.meta.count_capped], [2_000, true]);
+    const one = await call(app, 'GET', '/v1/non_profits?query=distinctive+zebra', { key: user.key });
+    assert.deepEqual([one.body.meta.count, 'count_capped' in one.body.meta], [1, false]);
+    const page = textOf((await new WebClient(app).get('/charities?query=anchorage+helpers')).body);
+    assert.match(page, /2,000\+ matching non-profits\./);
+    assert.match(textOf((await new WebClient(app).get('/charities?query=distinctive+zebra')).body), /\b1 matching non-profits\./);
   });
 });

@@ -1727,6 +1727,8 @@ export interface paths {
                             meta: {
                                 /** @description Total records */
                                 count: number;
+                                /** @description Present and true when the search stopped counting at its cap: count is then a lower bound ("2,000+") */
+                                count_capped?: boolean;
                                 /** @description Last page number */
                                 last: number;
                                 /** @description Page served */

@@ -1,6 +1,6 @@
 // The HTTP contract of non-profits and causes (spec 2.2, 2.5, 2.7).
 import { Type } from '@sinclair/typebox';
-import { Nullable, PageQuery, Paged } from '../../http/schemas.ts';
+import { Nullable, PageQuery, PageMeta } from '../../http/schemas.ts';
 
 export const Cause = Type.Object(
   {
@@ -61,4 +61,12 @@ export const NonProfitSearchQuery = Type.Composite(
   { additionalProperties: true },
 );
 
-export const NonProfitPage = Paged(Type.Ref('NonProfit'));
+export const NonProfitPage = Type.Object({
+  items: Type.Array(Type.Ref('NonProfit')),
+  meta: Type.Composite([
+    PageMeta,
+    Type.Object({
+      count_capped: Type.Optional(Type.Boolean({ description: 'Present and true when the search stopped counting at its cap: count is then a lower bound ("2,000+")' })),
+    }),
+  ]),
+});

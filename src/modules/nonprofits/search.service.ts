@@ -22,6 +22,14 @@ export interface SearchQuery {
 
 /** A query word whose expansions reach more organisations than this is checked on candidates, not looked up. */
 const DRIVING_DF_MAX = COMMON_WORD_DF;
+/**
+ * A page whose `count` stopped at the cap says so: `meta.count_capped` (the spec's fields keep
+ * their meaning: `count` is then "at least this many").
+ */
+function capped<T extends { meta: object }>(page: T, isCapped: boolean): T {
+  return isCapped ? { ...page, meta: { ...page.meta, count_capped: true } } : page;
+}
+
 /** The most candidates one search ranks; `meta.count` is capped here too. */
 export const SEARCH_CANDIDATES_MAX = 2_000;
 /** The most organisations one search reads from the database, biggest first. */
@@ -95,10 +103,13 @@ export class DirectorySearch {
     const ids = ranked.slice(start, start + page.per_page).map((c) => c.id);
     const byId = new Map((await store.listedRows(this.#deps.db, ids)).map((r) => [r.id, r]));
     const rows = ids.map((id) => byId.get(id)).filter((r) => r !== undefined);
-    return toPage(
-      rows.map((r) => nonProfitForm(this.#deps, toNonProfit(r) as NonProfit)),
-      ranked.length,
-      page,
+    return capped(
+      toPage(
+        rows.map((r) => nonProfitForm(this.#deps, toNonProfit(r) as NonProfit)),
+        ranked.length,
+        page,
+      ),
+      ranked.length >= SEARCH_CANDIDATES_MAX,
     );
   }
 
@@ -114,10 +125,13 @@ export class DirectorySearch {
       const near = q.near;
       const inside = boxed.filter((r) => r.latitude !== null && r.longitude !== null && distanceKm(near.latitude, near.longitude, r.latitude, r.longitude) <= near.radius_km);
       const start = offsetOf(page);
-      return toPage(
-        inside.slice(start, start + page.per_page).map((r) => nonProfitForm(this.#deps, toNonProfit(r))),
-        inside.length,
-        page,
+      return capped(
+        toPage(
+          inside.slice(start, start + page.per_page).map((r) => nonProfitForm(this.#deps, toNonProfit(r))),
+          inside.length,
+          page,
+        ),
+        boxed.length >= SEARCH_CANDIDATES_MAX * 5,
       );
     }
     const { rows, count } = await store.pageMatching(this.#deps.db, filters, page);

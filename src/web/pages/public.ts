@@ -36,7 +36,11 @@ export function homePage(v: Visitor): Html {
   );
 }
 
-export function charitySearchPage(v: Visitor, query: string, results: { items: NonProfitView[]; meta: { count: number; page: number; last: number } } | undefined): Html {
+export function charitySearchPage(
+  v: Visitor,
+  query: string,
+  results: { items: NonProfitView[]; meta: { count: number; page: number; last: number; count_capped?: boolean } } | undefined,
+): Html {
   return layout(
     v,
     query === '' ? 'Find a charity' : `${query}: charities`,
@@ -45,7 +49,7 @@ export function charitySearchPage(v: Visitor, query: string, results: { items: N
     ${
       results === undefined
         ? ''
-        : html`<p class="muted" role="status">${results.meta.count === 0 ? 'No non-profit matches.' : `${results.meta.count.toLocaleString('en-US')}${results.meta.count >= 2000 ? '+' : ''} matching non-profits.`}</p>
+        : html`<p class="muted" role="status">${results.meta.count === 0 ? 'No non-profit matches.' : `${results.meta.count.toLocaleString('en-US')}${results.meta.count_capped === true ? '+' : ''} matching non-profits.`}</p>
     <ul class="results">${results.items.map((n) => html`<li><img src="${n.logo}" alt="" width="32" height="32"> <a href="${n.public_path}">${n.name}</a> <span class="muted">${place(n)} · ${n.cause.name} · EIN ${n.ein}</span></li>`)}</ul>
     ${pager(`/charities?query=${encodeURIComponent(query)}`, results.meta.page, results.meta.last)}`
     }`,
