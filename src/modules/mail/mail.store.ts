@@ -2,6 +2,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Db, Engine, Trx } from '../../db/database.ts';
 import type { MailOutboxTable } from '../../db/schema.ts';
+import { claimDue, countByStatus } from '../../db/outbox.ts';
 
 export type Mail = Selectable<MailOutboxTable>;
 
@@ -18,20 +19,9 @@ export async function insertMail(trx: Trx, messages: ReadonlyArray<Insertable<Ma
 
 /** Claims up to `limit` due messages until `leaseUntil` (as the webhook worker claims deliveries). */
 export async function claimDueMail(db: Db, engine: Engine, now: string, leaseUntil: string, limit: number): Promise<Mail[]> {
-  return db.transaction().execute(async (trx) => {
-    let due = trx
-      .selectFrom('mail_outbox')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_at', '<=', now)
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-      .orderBy('next_at')
-      .limit(limit);
-    if (engine === 'postgres') due = due.forUpdate().skipLocked();
-    const ids = (await due.execute()).map((r) => r.id);
-    if (ids.length === 0) return [];
-    return trx.updateTable('mail_outbox').set({ claimed_until: leaseUntil }).where('id', 'in', ids).returningAll().execute();
-  });
+  const ids = await claimDue(db, engine, 'mail_outbox', now, leaseUntil, limit);
+  if (ids.length === 0) return [];
+  return db.selectFrom('mail_outbox').selectAll().where('id', 'in', ids).orderBy('next_at').execute();
 }
 
 /** After a try: sent, due again at `next_at` with its error, or failed for good. */
@@ -49,17 +39,6 @@ export async function recentMail(db: Db, limit: number): Promise<Mail[]> {
 }
 
 export async function mailCounts(db: Db, now: string): Promise<{ pending: number; due: number; failed: number; sent: number }> {
-  const rows = await db
-    .selectFrom('mail_outbox')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy('status')
-    .execute();
-  const due = await db
-    .selectFrom('mail_outbox')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', '=', 'pending')
-    .where('next_at', '<=', now)
-    .executeTakeFirstOrThrow();
-  const of = (s: string) => Number(rows.find((r) => r.status === s)?.n ?? 0);
-  return { pending: of('pending'), due: Number(due.n), failed: of('failed'), sent: of('sent') };
+  const { byStatus, due } = await countByStatus(db, 'mail_outbox', now);
+  return { pending: byStatus.get('pending') ?? 0, due, failed: byStatus.get('failed') ?? 0, sent: byStatus.get('sent') ?? 0 };
 }

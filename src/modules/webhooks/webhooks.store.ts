@@ -3,6 +3,7 @@ import type { Insertable, Selectable } from 'kysely';
 import type { Db, Engine, Trx } from '../../db/database.ts';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.ts';
 import type { Book } from '../../shared/book.ts';
+import { claimDue, countByStatus } from '../../db/outbox.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 
 export type Endpoint = Selectable<WebhookEndpointsTable>;
@@ -78,20 +79,9 @@ export async function insertDeliveries(trx: Trx, deliveries: ReadonlyArray<Inser
  * another worker has locked; SQLite's single writer serialises the claim.
  */
 export async function claimDueDeliveries(db: Db, engine: Engine, now: string, leaseUntil: string, limit: number): Promise<Delivery[]> {
-  return db.transaction().execute(async (trx) => {
-    let due = trx
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_at', '<=', now)
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-      .orderBy('next_at')
-      .limit(limit);
-    if (engine === 'postgres') due = due.forUpdate().skipLocked();
-    const ids = (await due.execute()).map((r) => r.id);
-    if (ids.length === 0) return [];
-    return trx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', ids).returningAll().execute();
-  });
+  const ids = await claimDue(db, engine, 'webhook_deliveries', now, leaseUntil, limit);
+  if (ids.length === 0) return [];
+  return db.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids).orderBy('next_at').orderBy('id').execute();
 }
 
 export type AttemptRow = { delivery_id: number; endpoint_id: number; at: string; status_code: number | null; duration_ms: number; error: string | null; succeeded: number };
@@ -151,19 +141,8 @@ export async function pageOfAttempts(db: Db, endpointId: number, page: PageReque
 
 /** Deliveries by status, and how many pending ones are due now (operators: status, metrics). */
 export async function deliveryCounts(db: Db, now: string): Promise<{ pending: number; due: number; failed: number; succeeded: number }> {
-  const rows = await db
-    .selectFrom('webhook_deliveries')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy('status')
-    .execute();
-  const due = await db
-    .selectFrom('webhook_deliveries')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('status', '=', 'pending')
-    .where('next_at', '<=', now)
-    .executeTakeFirstOrThrow();
-  const of = (s: string) => Number(rows.find((r) => r.status === s)?.n ?? 0);
-  return { pending: of('pending'), due: Number(due.n), failed: of('failed'), succeeded: of('succeeded') };
+  const { byStatus, due } = await countByStatus(db, 'webhook_deliveries', now);
+  return { pending: byStatus.get('pending') ?? 0, due, failed: byStatus.get('failed') ?? 0, succeeded: byStatus.get('succeeded') ?? 0 };
 }
 
 /** Endpoints that are disabled, and enabled ones failing since some time (operators). */

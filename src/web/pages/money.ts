@@ -5,6 +5,7 @@ import { html, day, usd, usdCents, type Html } from '../html.ts';
 import { csrfField, errorSummary, field, layout, notice, pager, select, status, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
 import type { DashboardData } from './dashboard.ts';
+import type { Receipt } from '../../modules/contributions/index.ts';
 
 /** What each type a donor may declare is called, in the order the form offers them. */
 export const TYPE_LABELS: ReadonlyArray<readonly [string, string]> = [
@@ -122,21 +123,8 @@ export interface ContributionDetail extends ContributionView {
   instructions: { steps: string[]; reference: string } | null;
 }
 
-export interface ReceiptView {
-  number: string;
-  sponsor: { name: string; ein: string; address: string };
-  donor: { name: string };
-  date_received: string;
-  amount_usd: number | null;
-  description: string | null;
-  value_usd: number | null;
-  valuation_source: string | null;
-  no_goods_or_services: string;
-  exclusive_control: string;
-  replaces: string | null;
-  correction_reason: string | null;
-  all: string[];
-}
+/** A receipt as its donor reads it (DECISIONS 13). */
+export type ReceiptView = Receipt;
 
 function receiptSection(c: ContributionDetail, r: ReceiptView): Html {
   return html`<section aria-labelledby="receipt" class="card receipt"><h2 id="receipt">Receipt ${r.number}</h2>
