@@ -216,6 +216,11 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await review(page, 'profile-settings');
     await page.getByRole('link', { name: 'Your page' }).click();
     await review(page, 'profile-page');
+    await page.goto(`${base}/charities`);
+    await review(page, 'charity-browse');
+    await page.getByRole('link', { name: 'Education' }).click();
+    await page.getByRole('heading', { name: 'The largest organisations: Education' }).waitFor();
+    await review(page, 'charity-cause');
     await page.goto(`${base}/charities?query=khan`);
     await review(page, 'charity-search');
     await page.getByRole('link', { name: 'Khan Academy' }).click();

@@ -53,3 +53,28 @@ describeEachEngine('honest counts', (env) => {
     assert.match(textOf((await new WebClient(app).get('/charities?query=distinctive+zebra')).body), /\b1 matching non-profits\./);
   });
 });
+
+describeEachEngine('browsing charities', (env) => {
+  test('without words: the causes to browse; a cause or a state shows its largest organisations first, page by page; bad ones refused', async () => {
+    const { app, deps } = env();
+    await makeNonProfit(deps, { ein: '900000001', name: 'Small Vermont School', city: 'Burlington', state: 'VT', ntee_code: 'B20', income_amt: 1_000 });
+    await makeNonProfit(deps, { ein: '900000002', name: 'Big Vermont College', city: 'Middlebury', state: 'VT', ntee_code: 'B40', income_amt: 90_000_000 });
+    await makeNonProfit(deps, { ein: '900000003', name: 'Maine Food Pantry', city: 'Portland', state: 'ME', ntee_code: 'M20', cause_id: 11, income_amt: 50_000 });
+    const browser = new WebClient(app);
+    const home = await browser.get('/charities');
+    assert.equal(home.status, 200);
+    assert.match(home.body, /<a href="\/charities\?cause=2">Education<\/a>/);
+    const education = textOf((await browser.get('/charities?cause=2')).body);
+    assert.match(education, /The largest organisations: Education/);
+    assert.ok(education.indexOf('Big Vermont College') < education.indexOf('Small Vermont School'), 'largest first');
+    assert.doesNotMatch(education, /Maine Food Pantry/);
+    const vermont = textOf((await browser.get('/charities?state=vt')).body);
+    assert.match(vermont, /The largest organisations: VT/);
+    assert.doesNotMatch(vermont, /Maine Food Pantry/);
+    const both = textOf((await browser.get('/charities?cause=2&state=ME')).body);
+    assert.match(both, /No non-profit matches\./);
+    const words = textOf((await browser.get('/charities?query=vermont&state=VT')).body);
+    assert.match(words, /Only VT\. Everywhere/);
+    for (const bad of ['/charities?cause=999', '/charities?cause=x', '/charities?state=Vermont', '/charities?state=1A']) assert.equal((await browser.get(bad)).status, 400, bad);
+  });
+});

@@ -36,22 +36,47 @@ export function homePage(v: Visitor): Html {
   );
 }
 
+/** What /charities was asked: words, and a cause and a state to browse by (each optional). */
+export interface CharityBrowse {
+  query: string;
+  cause: { id: number; name: string } | undefined;
+  state: string | undefined;
+}
+
+function browseLinks(causes: ReadonlyArray<{ id: number; name: string }>, state: string | undefined): Html {
+  return html`<section aria-labelledby="browse"><h2 id="browse">Browse by cause</h2>
+    <ul class="causes">${causes.map((c) => html`<li><a href="/charities?cause=${c.id}${state === undefined ? '' : `&state=${state}`}">${c.name}</a></li>`)}</ul>
+    <form method="get" action="/charities" class="inline-form">
+      <label for="browse-state">Or the largest organisations of a state</label>
+      <input id="browse-state" name="state" maxlength="2" size="3" autocomplete="off" placeholder="VT" value="${state ?? ''}"> <button type="submit" class="secondary small">Show</button>
+    </form>
+  </section>`;
+}
+
 export function charitySearchPage(
   v: Visitor,
-  query: string,
+  asked: CharityBrowse,
+  causes: ReadonlyArray<{ id: number; name: string }>,
   results: { items: NonProfitView[]; meta: { count: number; page: number; last: number; count_capped?: boolean } } | undefined,
 ): Html {
+  const { query, cause, state } = asked;
+  const filters = [cause?.name, state].filter((f) => f !== undefined).join(' · ');
+  const params = [query === '' ? '' : `query=${encodeURIComponent(query)}`, cause === undefined ? '' : `cause=${cause.id}`, state === undefined ? '' : `state=${state}`]
+    .filter((p) => p !== '')
+    .join('&');
   return layout(
     v,
-    query === '' ? 'Find a charity' : `${query}: charities`,
+    query === '' ? (filters === '' ? 'Find a charity' : `${filters}: charities`) : `${query}: charities`,
     html`<h1>Find a charity</h1>
     ${searchForm(query)}
     ${
       results === undefined
-        ? ''
-        : html`<p class="muted" role="status">${results.meta.count === 0 ? 'No non-profit matches.' : `${results.meta.count.toLocaleString('en-US')}${results.meta.count_capped === true ? '+' : ''} matching non-profits.`}</p>
+        ? browseLinks(causes, state)
+        : html`${query === '' ? html`<h2>The largest organisations: ${filters}</h2>` : filters === '' ? '' : html`<p>Only ${filters}. <a href="/charities?query=${encodeURIComponent(query)}">Everywhere</a></p>`}
+    <p class="muted" role="status">${results.meta.count === 0 ? 'No non-profit matches.' : `${results.meta.count.toLocaleString('en-US')}${results.meta.count_capped === true ? '+' : ''} matching non-profits.`}</p>
     <ul class="results">${results.items.map((n) => html`<li><img src="${n.logo}" alt="" width="32" height="32"> <a href="${n.public_path}">${n.name}</a> <span class="muted">${place(n)} · ${n.cause.name} · EIN ${n.ein}</span></li>`)}</ul>
-    ${pager(`/charities?query=${encodeURIComponent(query)}`, results.meta.page, results.meta.last)}`
+    ${pager(`/charities?${params}`, results.meta.page, results.meta.last)}
+    ${query === '' ? html`<p><a href="/charities">All causes</a></p>` : ''}`
     }`,
   );
 }

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../../modules/accounts/index.ts';
 import { acceptGift, claimGift, denyGift, openGiftPage } from '../../modules/gifts/index.ts';
-import { charityByEin, normalizeEin, causeById } from '../../modules/nonprofits/index.ts';
+import { charityByEin, normalizeEin, causeById, CAUSES } from '../../modules/nonprofits/index.ts';
 import { avatarUrl, profileBySlug } from '../../modules/users/index.ts';
 import { listPublicDonations } from '../../modules/donations/index.ts';
 import { AppError } from '../../shared/errors.ts';
@@ -35,11 +35,25 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
       web.get(path, async (request, reply) => sendPage(reply, referencePage(request.visitor, openapi(), book)));
     }
 
+    // Words, a cause and a state, each optional: with none, the causes to browse; with a cause or a state alone, its largest organisations.
     web.get('/charities', async (request, reply) => {
-      const query = request.query as { query?: string; page?: string };
+      const query = request.query as { query?: string; page?: string; cause?: string; state?: string };
       const text = (query.query ?? '').trim().slice(0, QUERY_MAX);
-      const results = text === '' ? undefined : await directory.search({ query: text }, { page: pageParam(query.page), per_page: 20 });
-      return sendPage(reply, charitySearchPage(request.visitor, text, results));
+      const causeText = (query.cause ?? '').trim();
+      const stateText = (query.state ?? '').trim().toUpperCase();
+      const cause = causeText === '' ? undefined : /^\d{1,3}$/.test(causeText) ? causeById(Number(causeText)) : undefined;
+      if (causeText !== '' && cause === undefined) throw new AppError('bad_request', 'invalid_parameter', `there is no cause ${causeText}: pick one of the list`);
+      if (stateText !== '' && !/^[A-Z]{2}$/.test(stateText)) throw new AppError('bad_request', 'invalid_parameter', 'a state is its two-letter code, like VT');
+      const state = stateText === '' ? undefined : stateText;
+      const results =
+        text === '' && cause === undefined && state === undefined
+          ? undefined
+          : await directory.search(
+              { ...(text === '' ? {} : { query: text }), ...(cause === undefined ? {} : { cause_id: cause.id }), ...(state === undefined ? {} : { state }) },
+              { page: pageParam(query.page), per_page: 20 },
+            );
+      const asked = { query: text, cause: cause === undefined ? undefined : { id: cause.id, name: cause.name }, state };
+      return sendPage(reply, charitySearchPage(request.visitor, asked, CAUSES, results));
     });
 
     // Search-as-you-type for the donation forms: a few matches as JSON.
