@@ -44,7 +44,18 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-export function sendWebhook(url: string, headers: Record<string, string>, payload: string, options: { timeoutMs: number; allowPrivate: boolean }): Promise<SendResult> {
+type SendOptions = { timeoutMs: number; allowPrivate: boolean };
+
+export async function sendWebhook(url: string, headers: Record<string, string>, payload: string, options: SendOptions): Promise<SendResult> {
+  const first = await sendOnce(url, headers, payload, options);
+  if (first.staleSocket !== true) return first;
+  // A kept-alive connection the receiver closed just as it was reused: the request most likely
+  // never reached it. Once more; a receiver that did get it drops the resend by its webhook-id.
+  const { staleSocket: _stale, ...again } = await sendOnce(url, headers, payload, options);
+  return again;
+}
+
+function sendOnce(url: string, headers: Record<string, string>, payload: string, options: SendOptions): Promise<SendResult & { staleSocket?: boolean }> {
   const started = performance.now();
   const done = (ok: boolean, status: number | null, error: string | null): SendResult => ({ ok, status, durationMs: Math.round(performance.now() - started), error });
   let target: URL;
