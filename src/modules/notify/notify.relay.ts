@@ -16,9 +16,9 @@ import { accountEmail } from '../accounts/index.ts';
 
 const callerFor = (e: RelayEvent): Caller => ({ user_id: e.user_id, fund_id: 0, key_id: 0, mode: e.book, book: e.book, user_status: 'active', last_used_at: null });
 
-/** The object an event is about, in its owner's form; and the mail it causes (live only: the sandbox e-mails nobody). */
 type Donations = Awaited<ReturnType<typeof ownDonationForms>>;
 
+/** The object an event is about, in its owner's form; and the mail it causes (live only: the sandbox e-mails nobody). */
 async function render(deps: Deps, e: RelayEvent, donations: Donations): Promise<{ data: unknown; mail: Outgoing[] }> {
   const data = JSON.parse(e.data) as Record<string, unknown>;
   const caller = callerFor(e);
@@ -28,8 +28,8 @@ async function render(deps: Deps, e: RelayEvent, donations: Donations): Promise<
     if (recipient !== null && recipient !== undefined && e.book === 'live') mail.push({ ...m, kind, recipient, event_id: e.id });
   };
   try {
-    const read = donations.get(e.object_id);
-    if (e.object_type === 'donation' && read !== undefined && read.user_id === e.user_id) {
+    const read = e.object_type === 'donation' ? donations.get(e.object_id) : undefined;
+    if (read !== undefined && read.user_id === e.user_id) {
       const donation = read.form;
       if (e.type === 'donation.updated' && data.status === 'completed') {
         send(
