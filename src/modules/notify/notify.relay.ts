@@ -59,7 +59,8 @@ async function render(deps: Deps, e: RelayEvent, donations: Donations): Promise<
     }
     if (e.object_type === 'contribution') {
       const contribution = await declaredForm(deps, caller, e.object_id);
-      if (e.type === 'contribution.updated' && data.status === 'success') {
+      // Recorded as success at once (an operator's record) or moved there: either way its receipt is issued now.
+      if (data.status === 'success') {
         const receipt = await receiptOf(deps, caller, e.object_id);
         const what = receipt.amount_usd !== null ? receipt.amount_usd.toLocaleString('en-US', { style: 'currency', currency: 'USD' }) : (receipt.description ?? '');
         send(
