@@ -19,7 +19,7 @@ export interface Metrics {
   webhookAttempt(ok: boolean, seconds: number): void;
   mailAttempt(ok: boolean): void;
   /** What waits, as the delivery worker last counted it: webhook deliveries and mail, pending and due now, and failed for good. */
-  backlog(kind: 'webhooks' | 'mail', state: 'pending' | 'due' | 'failed', n: number): void;
+  backlog(kind: 'webhooks' | 'mail', counts: { pending: number; due: number; failed: number }): void;
 }
 
 export function createMetrics(handle: DatabaseHandle): Metrics {
@@ -97,7 +97,9 @@ export function createMetrics(handle: DatabaseHandle): Metrics {
     registry,
     webhookAttempt: (ok, seconds) => attempts.observe({ outcome: ok ? 'ok' : 'failed' }, seconds),
     mailAttempt: (ok) => mail.inc({ outcome: ok ? 'ok' : 'failed' }),
-    backlog: (kind, state, n) => backlog.set({ kind, state }, n),
+    backlog: (kind, counts) => {
+      for (const state of ['pending', 'due', 'failed'] as const) backlog.set({ kind, state }, counts[state]);
+    },
     rateLimitShared: (on) => shared.set(on ? 1 : 0),
     rateLimitCountedAlone: () => alone.inc(),
     counters: {

@@ -84,9 +84,7 @@ export async function sendDueMail(deps: Deps, limit = 100): Promise<number> {
 
 export async function mailBacklog(deps: Deps) {
   const counts = await store.mailCounts(deps.db, deps.clock.now().toISOString());
-  deps.metrics.backlog('mail', 'pending', counts.pending);
-  deps.metrics.backlog('mail', 'due', counts.due);
-  deps.metrics.backlog('mail', 'failed', counts.failed);
+  deps.metrics.backlog('mail', counts);
   return counts;
 }
 

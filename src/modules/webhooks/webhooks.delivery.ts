@@ -44,8 +44,7 @@ async function send(deps: Deps, delivery: store.Delivery, endpoint: store.Endpoi
   const now = deps.clock.now();
   const gone = endpoint === undefined || endpoint.deleted_at !== null || (endpoint.disabled === 1 && delivery.type !== 'webhook.test');
   let result: SendResult;
-  if (endpoint === undefined || gone)
-    result = { ok: false, status: null, durationMs: 0, error: endpoint?.deleted_at === null ? 'the endpoint is disabled' : 'the endpoint was deleted' };
+  if (gone) result = { ok: false, status: null, durationMs: 0, error: endpoint?.deleted_at === null ? 'the endpoint is disabled' : 'the endpoint was deleted' };
   else {
     const headers = {
       'webhook-id': delivery.message_id,
@@ -176,8 +175,6 @@ export async function deliverDue(deps: Deps, limit = 500): Promise<number> {
 /** Counts what waits, for /metrics and `almoner webhooks status`. */
 export async function webhookBacklog(deps: Deps) {
   const counts = await store.deliveryCounts(deps.db, deps.clock.now().toISOString());
-  deps.metrics.backlog('webhooks', 'pending', counts.pending);
-  deps.metrics.backlog('webhooks', 'due', counts.due);
-  deps.metrics.backlog('webhooks', 'failed', counts.failed);
+  deps.metrics.backlog('webhooks', counts);
   return { ...counts, endpoints: await store.endpointHealth(deps.db) };
 }
