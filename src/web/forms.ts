@@ -72,6 +72,11 @@ export class FormReader {
   }
 }
 
+/** A page number from a query (?page=N): a whole number from 1, anything else the first page. */
+export function pageParam(raw: unknown): number {
+  return typeof raw === 'string' && /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
+}
+
 /** Runs a use case; a domain error comes back as a value for the form to show, anything else is thrown on. */
 export async function attempt<T>(work: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: AppError }> {
   try {

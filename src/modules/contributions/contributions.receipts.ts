@@ -86,4 +86,7 @@ export async function correctReceipt(deps: Deps, book: Book, contributionId: num
   });
 }
 
-export { receiptPdf };
+/** A receipt as its PDF download: its printable page, named by its number. */
+export async function receiptDownload(receipt: ReceiptBody): Promise<{ filename: string; bytes: Uint8Array }> {
+  return { filename: `receipt-${receipt.number}.pdf`, bytes: await receiptPdf(receipt) };
+}

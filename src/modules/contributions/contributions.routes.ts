@@ -6,10 +6,11 @@ import { IsoDate, NullableIsoDate, PageQuery, Paged, StringEnum, withProblems } 
 import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES } from './contributions.ts';
 import { CONTRIBUTION_CSV_HEADER, exportContributions, listContributions } from './contributions.service.ts';
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
-import { donorOf, statementPdf, statementPeriod, taxStatement } from './statements.ts';
+import { statementDownload, statementPeriod, taxStatement } from './statements.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { cancelContribution, declareContribution, declaredForm } from './contributions.declarations.ts';
-import { receiptOf, receiptPdf } from './contributions.receipts.ts';
+import { receiptDownload, receiptOf } from './contributions.receipts.ts';
+import { sendPdf, wantsPdf } from '../../http/pdf.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { EmptyObject } from '../../http/schemas.ts';
 
@@ -122,21 +123,13 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const receipt = await receiptOf(deps, request.caller, request.params.id);
-        if ((request.headers.accept ?? '').includes('application/pdf')) {
-          return reply
-            .type('application/pdf')
-            .header('content-disposition', `attachment; filename="receipt-${receipt.number}.pdf"`)
-            .send(Buffer.from(await receiptPdf(receipt)));
-        }
-        return receipt;
+        return wantsPdf(request) ? sendPdf(reply, await receiptDownload(receipt)) : receipt;
       },
     );
 
     // Tax statements: a calendar year, or any period for a fiscal year that is not one; JSON, or PDF with Accept: application/pdf.
     const sendStatement = async (request: FastifyRequest, reply: FastifyReply, statement: Awaited<ReturnType<typeof taxStatement>>) => {
-      if (!(request.headers.accept ?? '').includes('application/pdf')) return statement;
-      const pdf = await statementPdf(statement, await donorOf(deps, request.caller));
-      return reply.type('application/pdf').header('content-disposition', `attachment; filename="statement-${statement.from}-${statement.to}.pdf"`).send(Buffer.from(pdf));
+      return wantsPdf(request) ? sendPdf(reply, await statementDownload(deps, request.caller, statement)) : statement;
     };
     const Period = Type.Object({ from: Type.Optional(Type.String()), to: Type.Optional(Type.String()) });
     const statementSummary = 'Contributions of the period (deductible, with receipt numbers) and the grants made from the fund (informational)';

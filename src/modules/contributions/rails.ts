@@ -92,3 +92,8 @@ export const RAILS: Partial<Record<ContributionType, Rail>> = {
   check_daf_transfer: daf,
   wire_daf_transfer: daf,
 };
+
+/** The types declared in units and a symbol (stock, crypto); the others in dollars. */
+export const UNIT_TYPES: readonly string[] = Object.entries(RAILS)
+  .filter(([, rail]) => rail.asset === 'units')
+  .map(([type]) => type);

@@ -58,7 +58,7 @@ type Statement = Awaited<ReturnType<typeof taxStatement>>;
 const usd = (dollars: number) => dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
 
 /** The statement as a printable PDF: the sponsor at the top, the contributions with their receipts, the grants apart. */
-export function statementPdf(s: Statement, donorName: string): Promise<Uint8Array> {
+function statementPdf(s: Statement, donorName: string): Promise<Uint8Array> {
   return letterPdf(`Tax statement ${s.from} to ${s.to}`, (line) => {
     line(s.sponsor.name, { size: 18, bold: true, gap: 4 });
     line(`EIN ${s.sponsor.ein}`, { gap: 2 });
@@ -77,7 +77,7 @@ export function statementPdf(s: Statement, donorName: string): Promise<Uint8Arra
   });
 }
 
-/** The caller's name, as their statements give it. */
-export function donorOf(deps: Deps, caller: Caller): Promise<string> {
-  return donorName(deps.db, caller.user_id);
+/** A statement as its PDF download, with the caller's name as the donor's, named by its period. */
+export async function statementDownload(deps: Deps, caller: Caller, s: Statement): Promise<{ filename: string; bytes: Uint8Array }> {
+  return { filename: `statement-${s.from}-${s.to}.pdf`, bytes: await statementPdf(s, await donorName(deps.db, caller.user_id)) };
 }

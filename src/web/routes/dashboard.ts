@@ -11,15 +11,11 @@ import { cancelSchedule, createSchedule, listSchedules, SCHEDULE_FREQUENCIES } f
 import { normalizeEin } from '../../modules/nonprofits/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
-import { attempt, FormReader, stateOf, whichCharity } from '../forms.ts';
+import { attempt, FormReader, pageParam, stateOf, whichCharity } from '../forms.ts';
 import { dashboardPage, type DashboardData, type DashboardForms } from '../pages/dashboard.ts';
 import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 
 const PER_PAGE = 20;
-
-function pageParam(raw: unknown): number {
-  return typeof raw === 'string' && /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
-}
 
 async function loadDashboard(deps: Deps, caller: Caller, page: number): Promise<DashboardData> {
   const first = { page: 1, per_page: PER_PAGE };

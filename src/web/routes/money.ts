@@ -10,23 +10,24 @@ import {
   CONTRIBUTION_STATUSES,
   declareContribution,
   declaredForm,
-  donorOf,
   exportContributions,
   listContributions,
   RAILS,
+  UNIT_TYPES,
   receiptOf,
-  receiptPdf,
-  statementPdf,
+  receiptDownload,
+  statementDownload,
   statementPeriod,
   taxStatement,
   type Declaration,
 } from '../../modules/contributions/index.ts';
 import { DONATION_CSV_HEADER, DONATION_STATUSES, exportDonations } from '../../modules/donations/index.ts';
 import { exportFilters, sendCsv } from '../../http/csv.ts';
+import { sendPdf } from '../../http/pdf.ts';
 import { AppError } from '../../shared/errors.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
 import { parseDollarText } from '../../shared/money.ts';
-import { attempt, FormReader, stateOf } from '../forms.ts';
+import { attempt, FormReader, pageParam, stateOf } from '../forms.ts';
 import type { FormState } from '../layout.ts';
 import { contributionPage, moneyPage, TYPE_LABELS, type MoneyData } from '../pages/money.ts';
 import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
@@ -70,18 +71,14 @@ export function moneyRoutes({ deps }: WebContext) {
       const who = caller(request);
       const [balance, contributions] = await Promise.all([getBalance(deps, who), listContributions(deps, who, { page, per_page: PER_PAGE })]);
       const year = deps.clock.now().getUTCFullYear();
-      const unitTypes = Object.entries(RAILS)
-        .filter(([, rail]) => rail.asset === 'units')
-        .map(([type]) => type);
-      return { balance, contributions, years: [year, year - 1, year - 2], unitTypes };
+      return { balance, contributions, years: [year, year - 1, year - 2], unitTypes: UNIT_TYPES };
     }
     const show = async (request: FastifyRequest, reply: FastifyReply, state: FormState | undefined, status: number) =>
       sendPage(reply, moneyPage(request.visitor, await load(request, 1), state), status);
 
     web.get('/money', async (request, reply) => {
       const query = request.query as { page?: string; done?: string };
-      const page = typeof query.page === 'string' && /^\d{1,6}$/.test(query.page) && Number(query.page) >= 1 ? Number(query.page) : 1;
-      return sendPage(reply, moneyPage(request.visitor, await load(request, page), undefined, query.done));
+      return sendPage(reply, moneyPage(request.visitor, await load(request, pageParam(query.page)), undefined, query.done));
     });
 
     web.post('/money', async (request, reply) => {
@@ -105,8 +102,7 @@ export function moneyRoutes({ deps }: WebContext) {
 
     const sendStatement = async (request: FastifyRequest, reply: FastifyReply, period: { from: string; to: string }) => {
       const who = caller(request);
-      const pdf = await statementPdf(await taxStatement(deps, who, period), await donorOf(deps, who));
-      return reply.type('application/pdf').header('content-disposition', `attachment; filename="statement-${period.from}-${period.to}.pdf"`).send(Buffer.from(pdf));
+      return sendPdf(reply, await statementDownload(deps, who, await taxStatement(deps, who, period)));
     };
     web.get('/money/statements/:year', async (request, reply) => {
       const raw = /^(\d{4})\.pdf$/.exec((request.params as { year: string }).year)?.[1];
@@ -131,11 +127,7 @@ export function moneyRoutes({ deps }: WebContext) {
     });
 
     web.get('/money/:id/receipt.pdf', async (request, reply) => {
-      const receipt = await receiptOf(deps, caller(request), idParam(request));
-      return reply
-        .type('application/pdf')
-        .header('content-disposition', `attachment; filename="receipt-${receipt.number}.pdf"`)
-        .send(Buffer.from(await receiptPdf(receipt)));
+      return sendPdf(reply, await receiptDownload(await receiptOf(deps, caller(request), idParam(request))));
     });
 
     web.post('/money/:id/cancel', async (request, reply) => {
