@@ -6,6 +6,7 @@ import type { Deps } from '../../deps.ts';
 import type { Trx } from '../../db/database.ts';
 import { notFound } from '../../shared/errors.ts';
 import * as store from './webhooks.store.ts';
+import { messageIdOf, wantsType } from './webhooks.ts';
 
 export interface Rendered {
   event_id: number;
@@ -18,16 +19,15 @@ export interface Rendered {
 export async function fanOut(trx: Trx, events: readonly Rendered[], at: string): Promise<number> {
   const endpoints = await store.endpointsOfUsers(trx, [...new Set(events.map((e) => e.user_id))]);
   if (endpoints.length === 0) return 0;
+  const wanting = endpoints.map((endpoint) => ({ endpoint, wants: wantsType(endpoint.event_types) }));
   const deliveries = [];
   for (const e of events) {
-    for (const endpoint of endpoints) {
-      if (endpoint.user_id !== e.user_id) continue;
-      const types = JSON.parse(endpoint.event_types) as string[];
-      if (types.length > 0 && !types.includes(e.type)) continue;
+    for (const { endpoint, wants } of wanting) {
+      if (endpoint.user_id !== e.user_id || !wants(e.type)) continue;
       deliveries.push({
         endpoint_id: endpoint.id,
         event_id: e.event_id,
-        message_id: `evt_${e.event_id}`,
+        message_id: messageIdOf(e.event_id),
         type: e.type,
         payload: e.payload,
         status: 'pending',
@@ -49,14 +49,14 @@ export async function replayEndpoint(deps: Deps, endpointId: number, since: stri
   const endpoint = await store.endpointById(deps.db, endpointId);
   if (endpoint === undefined || endpoint.deleted_at !== null) throw notFound('webhook_endpoint_not_found', `no webhook endpoint ${endpointId}`);
   const events = await store.eventsSince(deps.db, endpoint.user_id, since);
-  const types = JSON.parse(endpoint.event_types) as string[];
+  const wants = wantsType(endpoint.event_types);
   const at = deps.clock.now().toISOString();
   const deliveries = events
-    .filter((e) => types.length === 0 || types.includes(e.type))
+    .filter((e) => wants(e.type))
     .map((e) => ({
       endpoint_id: endpoint.id,
       event_id: null,
-      message_id: `evt_${e.id}`,
+      message_id: messageIdOf(e.id),
       type: e.type,
       payload: JSON.stringify({ type: e.type, timestamp: e.created_at, data: { id: e.object_id, object: e.object_type, ...(JSON.parse(e.data) as object) } }),
       status: 'pending',

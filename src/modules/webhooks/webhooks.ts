@@ -119,3 +119,12 @@ export function endpointUrlProblem(raw: string, allowPrivate: boolean): string |
   if (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.')) return 'must name a host on the internet, not a local one';
   return undefined;
 }
+
+/** Whether an endpoint with these `event_types` (its stored JSON list; empty: every type) wants `type`. */
+export function wantsType(eventTypes: string): (type: string) => boolean {
+  const types = JSON.parse(eventTypes) as string[];
+  return (type) => types.length === 0 || types.includes(type);
+}
+
+/** The Standard Webhooks message id of an event: the same on every attempt and replay. */
+export const messageIdOf = (eventId: number) => `evt_${eventId}`;
