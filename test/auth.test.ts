@@ -20,6 +20,7 @@ interface Objects {
   key_id: number;
   schedule_id: number;
   contribution_id: number;
+  webhook_endpoint_id: number;
 }
 
 interface Endpoint {
@@ -85,6 +86,17 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', url: () => '/v1/contributions', body: { type: 'wire_payment', amount: 100 }, ...sameEverywhere(ok(201)) },
   { method: 'GET', url: (o) => `/v1/contributions/${o.contribution_id}`, ...sameEverywhere(missing('contribution_not_found')) },
   { method: 'DELETE', url: (o) => `/v1/contributions/${o.contribution_id}`, ...sameEverywhere(missing('contribution_not_found')) },
+  { method: 'GET', url: (o) => `/v1/contributions/${o.contribution_id}/receipt`, ...sameEverywhere(missing('contribution_not_found')) },
+  { method: 'GET', url: () => '/v1/tax_statements/2026', ...sameEverywhere(ok(200)) },
+  { method: 'GET', url: () => '/v1/tax_statements?from=2026-01-01&to=2026-06-30', ...sameEverywhere(ok(200)) },
+  { method: 'GET', url: () => '/v1/webhook_endpoints', ...sameEverywhere(ok(200)) },
+  { method: 'POST', url: () => '/v1/webhook_endpoints', body: { url: 'https://hooks.example.org/almoner' }, ...sameEverywhere(ok(201)) },
+  { method: 'GET', url: (o) => `/v1/webhook_endpoints/${o.webhook_endpoint_id}`, ...sameEverywhere(missing('webhook_endpoint_not_found')) },
+  { method: 'PATCH', url: (o) => `/v1/webhook_endpoints/${o.webhook_endpoint_id}`, body: { description: 'x' }, ...sameEverywhere(missing('webhook_endpoint_not_found')) },
+  { method: 'DELETE', url: (o) => `/v1/webhook_endpoints/${o.webhook_endpoint_id}`, ...sameEverywhere(missing('webhook_endpoint_not_found')) },
+  { method: 'POST', url: (o) => `/v1/webhook_endpoints/${o.webhook_endpoint_id}/rotate_secret`, ...sameEverywhere(missing('webhook_endpoint_not_found')) },
+  { method: 'POST', url: (o) => `/v1/webhook_endpoints/${o.webhook_endpoint_id}/test`, ...sameEverywhere(missing('webhook_endpoint_not_found')) },
+  { method: 'GET', url: (o) => `/v1/webhook_endpoints/${o.webhook_endpoint_id}/attempts`, ...sameEverywhere(missing('webhook_endpoint_not_found')) },
   { method: 'GET', url: () => '/v1/api_keys', ...sameEverywhere(ok(200)) },
   { method: 'POST', url: () => '/v1/api_keys', body: { name: 'x' }, ...sameEverywhere(ok(201)) },
   { method: 'DELETE', url: (o) => `/v1/api_keys/${o.key_id}`, ...sameEverywhere(missing('api_key_not_found')) },
@@ -134,7 +146,8 @@ for (const { name: engine } of engines()) {
       const k = await call(env.app, 'POST', '/v1/api_keys', { key, body: { name: 'spare' } });
       const s = await call(env.app, 'POST', '/v1/scheduled_donations', { key, body: { amount: 10, ein: EIN, frequency: 'Monthly' } });
       const c = await call(env.app, 'POST', '/v1/contributions', { key, body: { type: 'check_payment', amount: 50 } });
-      for (const made of [d, p, g, k, s, c]) assert.equal(made.status, 201, JSON.stringify(made.body));
+      const w = await call(env.app, 'POST', '/v1/webhook_endpoints', { key, body: { url: 'https://hooks.example.org/owner' } });
+      for (const made of [d, p, g, k, s, c, w]) assert.equal(made.status, 201, JSON.stringify(made.body));
       return {
         user_id: me.body.id,
         slug: me.body.slug,
@@ -144,6 +157,7 @@ for (const { name: engine } of engines()) {
         key_id: k.body.id,
         schedule_id: s.body.id,
         contribution_id: c.body.id,
+        webhook_endpoint_id: w.body.id,
       };
     }
 
@@ -189,7 +203,17 @@ for (const { name: engine } of engines()) {
     }
 
     for (const endpoint of ENDPOINTS) {
-      const blank: Objects = { user_id: 0, slug: ':slug', donation_id: 0, private_donation_id: 0, gift_code: ':code', key_id: 0, schedule_id: 0, contribution_id: 0 };
+      const blank: Objects = {
+        user_id: 0,
+        slug: ':slug',
+        donation_id: 0,
+        private_donation_id: 0,
+        gift_code: ':code',
+        key_id: 0,
+        schedule_id: 0,
+        contribution_id: 0,
+        webhook_endpoint_id: 0,
+      };
       test(`${endpoint.method} ${request(endpoint, blank).url}${endpoint.url(blank).includes('#') ? ` (${endpoint.url(blank).split('#')[1]?.split(':')[0]})` : ''}`, async () => {
         const live = await objectsOf(owner.key);
         const { url, body } = request(endpoint, live);

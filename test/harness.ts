@@ -253,6 +253,12 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
     'web_sessions',
     'scheduled_donations',
     'fund_causes',
+    'receipts',
+    'webhook_endpoints',
+    'webhook_deliveries',
+    'webhook_attempts',
+    'mail_outbox',
+    'password_resets',
   ] as const;
   const out: Record<string, unknown> = {};
   for (const table of tables) {
@@ -271,6 +277,8 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
   out.user_statuses = userStatuses.map((u) => `${u.id}:${u.status}`).join(',');
   const users = await deps.db.selectFrom('users').select(['id', 'name', 'slug', 'visible', 'avatar_url']).orderBy('id').execute();
   out.profiles = users.map((u) => `${u.id}:${u.name}:${u.slug}:${u.visible}:${u.avatar_url}`).join(',');
+  const endpoints = await deps.db.selectFrom('webhook_endpoints').select(['id', 'url', 'description', 'event_types', 'disabled', 'secret', 'deleted_at']).orderBy('id').execute();
+  out.webhook_endpoints = endpoints.map((e) => `${e.id}:${e.url}:${e.description}:${e.event_types}:${e.disabled}:${e.secret}:${e.deleted_at}`).join(',');
   const keys = await deps.db.selectFrom('api_keys').select(['id', 'revoked_at']).orderBy('id').execute();
   out.revoked_keys = keys
     .filter((k) => k.revoked_at !== null)
