@@ -25,7 +25,7 @@ import type { Caller } from '../src/shared/caller.ts';
 import { createUserWithKey, type NewUser } from '../src/modules/users/index.ts';
 import { recordContribution } from '../src/modules/contributions/index.ts';
 import { publicPath } from '../src/modules/nonprofits/index.ts';
-import { upsert as upsertNonProfit, type NonProfitInput } from '../src/modules/nonprofits/nonprofits.store.ts';
+import { upsert as upsertNonProfit, NO_IRS_DETAILS, type NonProfitInput } from '../src/modules/nonprofits/nonprofits.store.ts';
 import { formatCheck, runCheck } from '../src/modules/check/index.ts';
 
 export interface EngineSpec {
@@ -214,6 +214,7 @@ export async function makeNonProfit(deps: Deps, input: Partial<NonProfitInput> &
   await upsertNonProfit(
     deps.db,
     {
+      ...NO_IRS_DETAILS,
       name_lower: input.name.toLowerCase(),
       website: null,
       city,

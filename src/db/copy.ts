@@ -23,6 +23,7 @@ export const TABLES_IN_ORDER = [
   'audit_log',
   'non_profits',
   'non_profit_words',
+  'zip_centroids',
   'directory_vocabulary',
   'directory_top',
   'directory_epoch',

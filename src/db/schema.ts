@@ -60,59 +60,6 @@ export interface ApiKeysTable {
   revoked_at: string | null;
 }
 
-export interface NonProfitsTable {
-  id: Generated<number>;
-  ein: string;
-  name: string;
-  name_lower: string;
-  website: string | null;
-  city: string;
-  state: string;
-  zip: string;
-  latitude: number | null;
-  longitude: number | null;
-  ntee_code: string | null;
-  cause_id: number;
-  eligible: number;
-  slug: string;
-  income_amt: number;
-  asset_amt: number;
-  tax_period: string;
-  source: string;
-  last_seen_run: number | null;
-  removed_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface NonProfitWordsTable {
-  word: string;
-  non_profit_id: number;
-  kind: string;
-  /** The organisation's size (BMF income), so the index lists a word's biggest users first. */
-  size: Generated<number>;
-}
-
-export interface DirectoryVocabularyTable {
-  word: string;
-  df: number;
-}
-
-export interface ImportRunsTable {
-  id: Generated<number>;
-  started_at: string;
-  finished_at: string | null;
-  summary: string | null;
-}
-
-export interface DirectoryEpochTable {
-  id: number;
-  /** Raised when the search vocabulary is rebuilt (the end of an import). */
-  epoch: number;
-  /** Raised by every change of an organisation's shown fields, in its transaction. */
-  records_epoch: Generated<number>;
-}
-
 export interface DonationsTable {
   id: Generated<number>;
   user_id: number;
@@ -314,11 +261,6 @@ export interface ScheduledDonationsTable {
   book: Book;
 }
 
-export interface DirectoryTopTable {
-  word: string;
-  non_profit_id: number;
-}
-
 export interface AccountsTable {
   user_id: number;
   email: string;
@@ -341,6 +283,24 @@ export interface SignInFailuresTable {
   at: string;
 }
 
+export type {
+  DirectoryEpochTable,
+  DirectoryTopTable,
+  DirectoryVocabularyTable,
+  ImportRunsTable,
+  NonProfitsTable,
+  NonProfitWordsTable,
+  ZipCentroidsTable,
+} from './schema.directory.ts';
+import type {
+  DirectoryEpochTable,
+  DirectoryTopTable,
+  DirectoryVocabularyTable,
+  ImportRunsTable,
+  NonProfitsTable,
+  NonProfitWordsTable,
+  ZipCentroidsTable,
+} from './schema.directory.ts';
 export type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
 import type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
 
@@ -357,6 +317,7 @@ export interface Database {
   auth_epoch: AuthEpochTable;
   non_profits: NonProfitsTable;
   non_profit_words: NonProfitWordsTable;
+  zip_centroids: ZipCentroidsTable;
   directory_vocabulary: DirectoryVocabularyTable;
   import_runs: ImportRunsTable;
   directory_epoch: DirectoryEpochTable;

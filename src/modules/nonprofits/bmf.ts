@@ -100,6 +100,11 @@ export function toNonProfitInput(r: BmfRecord, zips: ZipCentroids): NonProfitInp
   const ntee = (r.NTEE_CD ?? '').trim();
   const income = Number(r.INCOME_AMT || '0');
   const assets = Number(r.ASSET_AMT || '0');
+  const revenue = Number(r.REVENUE_AMT || '0');
+  const code = (field: string, pattern: RegExp) => {
+    const value = (r[field] ?? '').trim();
+    return pattern.test(value) ? value : '';
+  };
   return {
     ein,
     name,
@@ -117,5 +122,15 @@ export function toNonProfitInput(r: BmfRecord, zips: ZipCentroids): NonProfitInp
     income_amt: Number.isSafeInteger(income) && income > 0 ? income : 0,
     asset_amt: Number.isSafeInteger(assets) && assets > 0 ? assets : 0,
     tax_period: /^\d{6}$/.test(r.TAX_PERIOD ?? '') ? (r.TAX_PERIOD as string) : '',
+    street: (r.STREET ?? '').trim().replace(/\s+/g, ' '),
+    ruling: code('RULING', /^\d{6}$/),
+    subsection: code('SUBSECTION', /^\d{2}$/),
+    foundation: code('FOUNDATION', /^\d{2}$/),
+    affiliation: code('AFFILIATION', /^\d$/),
+    organization: code('ORGANIZATION', /^\d$/),
+    filing_req: code('FILING_REQ_CD', /^\d{2}$/),
+    deductibility: code('DEDUCTIBILITY', /^\d$/),
+    status: code('STATUS', /^\d{2}$/),
+    revenue_amt: Number.isSafeInteger(revenue) && revenue > 0 ? revenue : 0,
   };
 }

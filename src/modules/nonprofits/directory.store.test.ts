@@ -3,13 +3,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { describeEachEngine } from '../../../test/harness.ts';
-import type { NonProfitInput } from './nonprofits.store.ts';
+import { NO_IRS_DETAILS, type NonProfitInput } from './nonprofits.store.ts';
 import * as store from './directory.store.ts';
 
 describeEachEngine('directory store', (env) => {
   const input = (ein: string, name: string, extra: Partial<NonProfitInput> = {}): NonProfitInput => ({
     ein,
     name,
+    ...NO_IRS_DETAILS,
     name_lower: name.toLowerCase(),
     website: null,
     city: 'Albany',
@@ -108,6 +109,18 @@ describeEachEngine('directory store', (env) => {
       await store.sqliteBulkLoad(db, false);
       assert.equal((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]?.synchronous, 2, 'FULL');
     }
+  });
+
+  test("replaceZipCentroids keeps the last import's centres only", async () => {
+    const { db, engine } = env().deps;
+    await db.transaction().execute((trx) =>
+      store.replaceZipCentroids(trx, engine, [
+        ['05401', 44.48, -73.21],
+        ['05402', 44.5, -73.2],
+      ]),
+    );
+    await db.transaction().execute((trx) => store.replaceZipCentroids(trx, engine, [['05403', 44.44, -73.2]]));
+    assert.deepEqual(await db.selectFrom('zip_centroids').select(['zip', 'latitude', 'longitude']).execute(), [{ zip: '05403', latitude: 44.44, longitude: -73.2 }]);
   });
 
   test('rebuildVocabularyTables counts words, lists the biggest users of common ones, and raises the directory epoch', async () => {

@@ -53,21 +53,33 @@ export const FILE_COLUMNS = [
   'income_amt',
   'asset_amt',
   'tax_period',
+  'street',
+  'ruling',
+  'subsection',
+  'foundation',
+  'affiliation',
+  'organization',
+  'filing_req',
+  'deductibility',
+  'status',
+  'revenue_amt',
 ] as const satisfies ReadonlyArray<keyof NonProfitInput>;
 
 const INSERTED = ['ein', ...FILE_COLUMNS] as const;
 
-/** Inserts new organisations (at most 1,000 a statement, within every engine's limit on bound parameters). */
+/** Inserts new organisations, as many a statement as the engines' limits on bound parameters allow. */
 export async function insertNonProfits(trx: Trx, engine: Engine, rows: readonly NonProfitInput[], source: string, runId: number, at: string): Promise<Indexed[]> {
   const inserted: Indexed[] = [];
-  for (let i = 0; i < rows.length; i += 1000) {
+  // Within every engine's limit on bound parameters (SQLite: 32,766).
+  const perStatement = Math.floor(30_000 / (INSERTED.length + 4));
+  for (let i = 0; i < rows.length; i += perStatement) {
     inserted.push(
       ...(await bulkInsert<Indexed>(
         trx,
         engine,
         'non_profits',
         [...INSERTED, 'source', 'last_seen_run', 'created_at', 'updated_at'],
-        rows.slice(i, i + 1000).map((a) => [...INSERTED.map((c) => a[c]), source, runId, at, at]),
+        rows.slice(i, i + perStatement).map((a) => [...INSERTED.map((c) => a[c]), source, runId, at, at]),
         ['id', 'name', 'city', 'income_amt'],
       )),
     );
@@ -76,6 +88,12 @@ export async function insertNonProfits(trx: Trx, engine: Engine, rows: readonly 
 }
 
 export type WordRow = readonly [word: string, nonProfitId: number, kind: string, size: number];
+
+/** Keeps the ZIP centroids an import read, for "near me" by ZIP code (replacing the ones kept before). */
+export async function replaceZipCentroids(trx: Trx, engine: Engine, zips: ReadonlyArray<readonly [zip: string, latitude: number, longitude: number]>): Promise<void> {
+  await trx.deleteFrom('zip_centroids').execute();
+  for (let i = 0; i < zips.length; i += 3000) await bulkInsert(trx, engine, 'zip_centroids', ['zip', 'latitude', 'longitude'], zips.slice(i, i + 3000));
+}
 
 /** Adds words to the index. */
 export async function insertWords(trx: Trx, engine: Engine, words: readonly WordRow[]): Promise<void> {

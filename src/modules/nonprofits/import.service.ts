@@ -143,6 +143,12 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
   const files = bmfFiles(paths);
   const zipFile = options.zipCentroids ?? defaultZipFile(files);
   const zips: ZipCentroids = zipFile === undefined ? new Map() : await readZipCentroids(zipFile);
+  if (zips.size > 0) {
+    const entries = [...zips]
+      .filter(([zip, c]) => /^\d{5}$/.test(zip) && Number.isFinite(c.latitude) && Number.isFinite(c.longitude))
+      .map(([zip, c]) => [zip, c.latitude, c.longitude] as const);
+    await deps.db.transaction().execute((trx) => store.replaceZipCentroids(trx, deps.engine, entries));
+  }
   const bytesTotal = files.reduce((sum, f) => sum + statSync(f).size, 0);
   const summary: ImportSummary = { files: files.length, rows: 0, added: 0, updated: 0, unchanged: 0, older: 0, removed: 0, rejected: 0, rejections: [] };
   const reject = (r: Rejection) => {

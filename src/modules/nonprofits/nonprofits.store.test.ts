@@ -9,6 +9,7 @@ describeEachEngine('nonprofits store', (env) => {
   const input = (ein: string, name: string, extra: Partial<store.NonProfitInput> = {}): store.NonProfitInput => ({
     ein,
     name,
+    ...store.NO_IRS_DETAILS,
     name_lower: name.toLowerCase(),
     website: null,
     city: 'Burlington',

@@ -107,6 +107,20 @@ export async function findByEins(db: Db | Trx, eins: readonly string[]): Promise
 /** What the IRS data says of an organisation; the importer adds where and when it saw it. */
 export type NonProfitInput = Omit<NonProfitsTable, 'id' | 'created_at' | 'updated_at' | 'source' | 'last_seen_run' | 'removed_at'>;
 
+/** The IRS details of an organisation not read from an IRS file (added by hand, or in tests): none known. */
+export const NO_IRS_DETAILS = {
+  street: '',
+  ruling: '',
+  subsection: '',
+  foundation: '',
+  affiliation: '',
+  organization: '',
+  filing_req: '',
+  deductibility: '',
+  status: '',
+  revenue_amt: 0,
+} as const satisfies Partial<NonProfitInput>;
+
 /** Rewrites an organisation's index words (after an insert or a name or city change). */
 async function replaceWords(db: Db | Trx, nonProfitId: number, name: string, city: string, size: number): Promise<void> {
   await db.deleteFrom('non_profit_words').where('non_profit_id', '=', nonProfitId).execute();

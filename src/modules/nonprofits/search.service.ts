@@ -6,7 +6,8 @@
 import type { Deps } from '../../deps.ts';
 import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
 import { normalizeEin, tokenize } from './nonprofits.ts';
-import { Vocabulary, type Expansion } from './vocabulary.ts';
+import { TYPO_CHECK_BELOW_DF, Vocabulary, type Expansion } from './vocabulary.ts';
+import { FILLER, otherSpellings, prominence, REWRITE_COST, rewrites, SPELLING_QUALITY, textScore, type Term } from './rank.ts';
 import { toNonProfit, type NonProfit } from './nonprofits.store.ts';
 import * as store from './search.store.ts';
 import type { Candidate } from './search.store.ts';
@@ -46,18 +47,13 @@ function distanceKm(aLat: number, aLng: number, bLat: number, bLng: number): num
 
 interface Scored {
   row: Candidate;
-  tier: number;
-  penalty: number;
+  score: number;
 }
 
-/** How well `token` matches one of `words`: its expansion quality, or undefined. */
-function matchQuality(words: readonly string[], expansions: ReadonlyMap<string, number>): number | undefined {
-  let best: number | undefined;
-  for (const w of words) {
-    const q = expansions.get(w);
-    if (q !== undefined && (best === undefined || q < best)) best = q;
-  }
-  return best;
+interface QueryTerm extends Term {
+  list: Expansion[];
+  /** How many organisations use any of the words it may stand for. */
+  df: number;
 }
 
 /** Organisation ids by size, biggest first (then by id); at most `limit`. */
@@ -142,60 +138,29 @@ export class DirectorySearch {
     );
   }
 
-  /** Query words: candidates from the word index, checked and ranked here. */
+  /** A reading of the query as terms: each word with what it may stand for (prefix, typos, other spellings). */
+  #terms(vocabulary: Vocabulary, words: readonly string[]): QueryTerm[] {
+    return words.map((t, i) => {
+      const list: Expansion[] = vocabulary.expand(t, i === words.length - 1);
+      for (const other of otherSpellings(t)) {
+        const df = vocabulary.dfOf(other);
+        if (df > 0 && !list.some((e) => e.word === other)) list.push({ word: other, quality: SPELLING_QUALITY, df });
+      }
+      return { list, map: new Map(list.map((e) => [e.word, e.quality])), df: list.reduce((s, e) => s + e.df, 0), optional: FILLER.has(t) };
+    });
+  }
+
+  /** Query words: candidates from the word index, checked and ranked here (rank.ts). */
   async #ranked(q: SearchQuery, tokens: string[]): Promise<Candidate[]> {
     const db = this.#deps.db;
     const vocabulary = await this.vocabulary();
-    const joined = tokens.join(' ');
     const einText = (q.query ?? '').trim();
     const ein = normalizeEin(einText) ?? (/^\d{9}$/.test(tokens.join('')) ? tokens.join('') : null);
-
-    const expansions = tokens.map((t, i) => {
-      const list: Expansion[] = vocabulary.expand(t, i === tokens.length - 1);
-      return { token: t, list, map: new Map(list.map((e) => [e.word, e.quality])), df: list.reduce((s, e) => s + e.df, 0) };
-    });
-
-    // Candidates: the rarest word's organisations (looked up in the index), narrowed by every other word that is rare enough.
-    const drivers = expansions.filter((e) => e.list.length > 0 && e.df <= DRIVING_DF_MAX).sort((a, b) => a.df - b.df);
-    let rows: Candidate[] = [];
-    const [first, ...others] = drivers.slice(0, 3);
-    if (first !== undefined) {
-      // Candidates: the organisations using the rarest word that use the next
-      // rarest ones too, the biggest first. Each word's users come from the word
-      // index alone (no rows), and are intersected here: every driving word has
-      // at most DRIVING_DF_MAX users, and a planner cannot pick a bad join order.
-      const sizes = await store.postings(
-        db,
-        first.list.map((e) => e.word),
-      );
-      for (const d of others) {
-        const users = await store.postings(
-          db,
-          d.list.map((e) => e.word),
-        );
-        for (const id of sizes.keys()) if (!users.has(id)) sizes.delete(id);
-      }
-      rows = await store.listedCandidates(db, { ids: biggest(sizes, CANDIDATE_ROWS) });
-    } else {
-      // Every word is common ("first baptist church"): the biggest organisations
-      // using the rarest of them, from the lists the import keeps (directory_top),
-      // plus the biggest users of its rarer expansions.
-      const rarest = expansions.filter((e) => e.list.length > 0).sort((a, b) => a.df - b.df)[0];
-      if (rarest !== undefined) {
-        const common = rarest.list.filter((e) => e.df > COMMON_WORD_DF).map((e) => e.word);
-        // Rare expansions in order of closeness, while their organisations fit the budget.
-        const rare: string[] = [];
-        let budget = COMMON_WORD_DF;
-        for (const e of rarest.list) {
-          if (e.df > COMMON_WORD_DF || e.df > budget) continue;
-          rare.push(e.word);
-          budget -= e.df;
-        }
-        const top = await store.topOfWords(db, common);
-        const others = rare.length === 0 ? [] : biggest(await store.postings(db, rare), Math.max(CANDIDATE_ROWS - top.length, 0));
-        rows = await store.listedCandidates(db, { ids: [...new Set([...top, ...others])] });
-      }
-    }
+    // The query as typed, then read with words joined or split ("redcross", "child fund").
+    const readings = [tokens, ...rewrites(tokens, (w) => vocabulary.dfOf(w), TYPO_CHECK_BELOW_DF)].map((words) => this.#terms(vocabulary, words));
+    const byId = new Map<number, Candidate>();
+    for (const terms of readings) for (const row of await this.#candidates(terms)) byId.set(row.id, row);
+    let rows = [...byId.values()];
     if (ein !== null) {
       const exact = await store.listedCandidates(db, { ein });
       rows = [...exact, ...rows.filter((r) => r.ein !== ein)];
@@ -211,43 +176,69 @@ export class DirectorySearch {
       )
         continue;
       if (row.ein === ein) {
-        scored.push({ row, tier: 0, penalty: 0 });
+        scored.push({ row, score: Infinity });
         continue;
       }
       const nameWords = tokenize(row.name);
       const cityWords = tokenize(row.city);
-      let penalty = 0;
-      let allExactInName = true;
-      let ok = true;
-      for (const e of expansions) {
-        const inName = matchQuality(nameWords, e.map);
-        if (inName !== undefined) {
-          penalty += inName;
-          if (inName !== 0) allExactInName = false;
-          continue;
-        }
-        const inCity = matchQuality(cityWords, e.map);
-        if (inCity === undefined) {
-          ok = false;
-          break;
-        }
-        penalty += inCity + 0.5;
-        allExactInName = false;
-      }
-      if (!ok) continue;
-      const name = nameWords.join(' ');
-      const tier = name === joined ? 1 : name.startsWith(joined) ? 2 : allExactInName ? 3 : 4;
-      scored.push({ row, tier, penalty });
+      let text: number | undefined;
+      readings.forEach((terms, i) => {
+        const s = textScore(nameWords, cityWords, terms);
+        if (s !== undefined && (text === undefined || s - (i === 0 ? 0 : REWRITE_COST) > text)) text = s - (i === 0 ? 0 : REWRITE_COST);
+      });
+      if (text !== undefined) scored.push({ row, score: text + prominence(row) });
     }
     scored.sort(
       (a, b) =>
-        a.tier - b.tier ||
-        a.penalty - b.penalty ||
+        b.score - a.score ||
         b.row.income_amt - a.row.income_amt ||
         b.row.asset_amt - a.row.asset_amt ||
         (a.row.name < b.row.name ? -1 : a.row.name > b.row.name ? 1 : 0) ||
         a.row.id - b.row.id,
     );
     return scored.slice(0, SEARCH_CANDIDATES_MAX).map((s) => s.row);
+  }
+
+  /** The organisations one reading of the query may mean, from the word index: at most CANDIDATE_ROWS, biggest first. */
+  async #candidates(terms: readonly QueryTerm[]): Promise<Candidate[]> {
+    const db = this.#deps.db;
+    const wanted = terms.some((t) => !t.optional) ? terms.filter((t) => !t.optional) : terms;
+    // Candidates: the rarest word's organisations (looked up in the index), narrowed by every other word that is rare enough.
+    const drivers = wanted.filter((e) => e.list.length > 0 && e.df <= DRIVING_DF_MAX).sort((a, b) => a.df - b.df);
+    const [first, ...others] = drivers.slice(0, 3);
+    if (first !== undefined) {
+      // Each word's users come from the word index alone (no rows), and are
+      // intersected here: every driving word has at most DRIVING_DF_MAX users,
+      // and a planner cannot pick a bad join order.
+      const sizes = await store.postings(
+        db,
+        first.list.map((e) => e.word),
+      );
+      for (const d of others) {
+        const users = await store.postings(
+          db,
+          d.list.map((e) => e.word),
+        );
+        for (const id of sizes.keys()) if (!users.has(id)) sizes.delete(id);
+      }
+      return store.listedCandidates(db, { ids: biggest(sizes, CANDIDATE_ROWS) });
+    }
+    // Every word is common ("first baptist church"): the biggest organisations
+    // using the rarest of them, from the lists the import keeps (directory_top),
+    // plus the biggest users of its rarer expansions.
+    const rarest = wanted.filter((e) => e.list.length > 0).sort((a, b) => a.df - b.df)[0];
+    if (rarest === undefined) return [];
+    const common = rarest.list.filter((e) => e.df > COMMON_WORD_DF).map((e) => e.word);
+    // Rare expansions in order of closeness, while their organisations fit the budget.
+    const rare: string[] = [];
+    let budget = COMMON_WORD_DF;
+    for (const e of rarest.list) {
+      if (e.df > COMMON_WORD_DF || e.df > budget) continue;
+      rare.push(e.word);
+      budget -= e.df;
+    }
+    const top = await store.topOfWords(db, common);
+    const more = rare.length === 0 ? [] : biggest(await store.postings(db, rare), Math.max(CANDIDATE_ROWS - top.length, 0));
+    return store.listedCandidates(db, { ids: [...new Set([...top, ...more])] });
   }
 }

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachEngine, makeNonProfit } from '../../../test/harness.ts';
-import { rebuildVocabularyTables } from './directory.store.ts';
+import { rebuildVocabularyTables, replaceZipCentroids } from './directory.store.ts';
 import * as store from './search.store.ts';
 
 describeEachEngine('search store', (env) => {
@@ -70,5 +70,12 @@ describeEachEngine('search store', (env) => {
       (await store.biggestMatching(deps.db, { state: 'AZ' }, 1)).map((r) => r.ein),
       ['400000007'],
     );
+  });
+
+  test('zipCentroid reads the centres an import kept (replaceZipCentroids)', async () => {
+    const { db, engine } = env().deps;
+    await db.transaction().execute((trx) => replaceZipCentroids(trx, engine, [['05401', 44.48, -73.21]]));
+    assert.deepEqual(await store.zipCentroid(db, '05401'), { latitude: 44.48, longitude: -73.21 });
+    assert.equal(await store.zipCentroid(db, '99999'), undefined);
   });
 });

@@ -3,12 +3,33 @@
 import type { Db } from '../../db/database.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { toNonProfit } from './nonprofits.store.ts';
+import type { Selectable } from 'kysely';
+import type { NonProfitsTable } from '../../db/schema.ts';
 
 export type SearchRow = Parameters<typeof toNonProfit>[0] & { income_amt: number; asset_amt: number };
 const ROW_COLUMNS = ['id', 'ein', 'name', 'website', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'eligible', 'slug', 'income_amt', 'asset_amt'] as const;
 /** What ranking a candidate needs; the page's rows are then read whole. */
-export type Candidate = Pick<SearchRow, 'id' | 'ein' | 'name' | 'city' | 'state' | 'latitude' | 'longitude' | 'cause_id' | 'income_amt' | 'asset_amt'>;
-const CANDIDATE_COLUMNS = ['id', 'ein', 'name', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'income_amt', 'asset_amt'] as const;
+const CANDIDATE_COLUMNS = [
+  'id',
+  'ein',
+  'name',
+  'city',
+  'state',
+  'latitude',
+  'longitude',
+  'cause_id',
+  'eligible',
+  'income_amt',
+  'asset_amt',
+  'revenue_amt',
+  'subsection',
+  'foundation',
+  'affiliation',
+  'organization',
+  'filing_req',
+  'status',
+] as const;
+export type Candidate = Pick<Selectable<NonProfitsTable>, (typeof CANDIDATE_COLUMNS)[number]>;
 
 /** The directory's epoch: raised by every import, so that search nodes reload their vocabulary. */
 export async function directoryEpoch(db: Db): Promise<number> {
@@ -87,4 +108,9 @@ export async function pageMatching(db: Db, f: Filters, page: PageRequest): Promi
     base.select(ROW_COLUMNS).orderBy('income_amt', 'desc').orderBy('name').orderBy('id').limit(page.per_page).offset(offsetOf(page)).execute(),
   ]);
   return { rows: rows as SearchRow[], count: Number(counted.n) };
+}
+
+/** A ZIP code's centre, as the last import read it (undefined for a ZIP it did not list). */
+export async function zipCentroid(db: Db, zip: string): Promise<{ latitude: number; longitude: number } | undefined> {
+  return await db.selectFrom('zip_centroids').select(['latitude', 'longitude']).where('zip', '=', zip).executeTakeFirst();
 }

@@ -1,0 +1,206 @@
+// Ranking directory search results (ADR 7): how well the query matches an
+// organisation's name, plus how prominent the IRS file says the organisation
+// is. Both are in the same unit, roughly "an order of magnitude of revenue",
+// so that a national organisation outranks its namesakes, chapters and trusts
+// while a name matched whole still wins for a specific query. Pure: no I/O,
+// and no organisation's name appears here; only what the IRS codes mean.
+
+/** Words that join others or say what legal form a body has: optional in a query, not counted as a name's own. */
+export const FILLER: ReadonlySet<string> = new Set([
+  'a',
+  'an',
+  'and',
+  'the',
+  'of',
+  'for',
+  'in',
+  'at',
+  'on',
+  'to',
+  'by',
+  'inc',
+  'incorporated',
+  'corp',
+  'corporation',
+  'co',
+  'ltd',
+  'llc',
+]);
+
+/** Ways of writing one word that IRS names and donors both use: each finds the others. */
+const SAME_WORD: ReadonlyArray<readonly string[]> = [
+  ['st', 'saint'],
+  ['sts', 'saints'],
+  ['mt', 'mount'],
+  ['ft', 'fort'],
+  ['intl', 'international', 'internatl'],
+  ['univ', 'university'],
+  ['natl', 'national'],
+  ['assn', 'assoc', 'association'],
+  ['ctr', 'center', 'centre'],
+  ['hosp', 'hospital'],
+  ['dept', 'department'],
+  ['soc', 'society'],
+  ['inst', 'institute', 'institution'],
+  ['amer', 'american'],
+  ['fdn', 'fndn', 'foundation'],
+  ['cmty', 'community'],
+  ['svcs', 'services'],
+  ['bros', 'brothers'],
+  ['coun', 'council'],
+  ['sch', 'school'],
+  ['acad', 'academy'],
+  ['mus', 'museum'],
+  ['hist', 'historical'],
+];
+const SAME = new Map<string, readonly string[]>();
+for (const group of SAME_WORD) for (const w of group) SAME.set(w, group);
+
+/**
+ * A query word's other spellings: its abbreviation or long form, and for a
+ * word of 4 letters or more its plural or possessive ("children", "childrens")
+ * or its singular, as IRS names drop apostrophes.
+ */
+export function otherSpellings(word: string): string[] {
+  const out = new Set<string>(SAME.get(word) ?? []);
+  if (word.length >= 4 && !word.endsWith('ss')) out.add(word.endsWith('s') ? word.slice(0, -1) : `${word}s`);
+  out.delete(word);
+  return [...out];
+}
+
+/** Expansion quality of another spelling: near enough to exact, below a prefix. */
+export const SPELLING_QUALITY = 0.25;
+
+/** One query word and the vocabulary words it may stand for, with their quality (0 exact ... 3 two edits). */
+export interface Term {
+  map: ReadonlyMap<string, number>;
+  /** A filler word: it need not match. */
+  optional: boolean;
+}
+
+/** What a matched word costs: nothing exact, a little for another spelling or an unfinished word, more per typo. */
+function cost(quality: number): number {
+  if (quality < 1) return quality;
+  return quality === 1 ? 0.5 : quality - 0.8;
+}
+
+/**
+ * How well `terms` match a name (or, for a word the name lacks, the city,
+ * at one point more); undefined when a required word matches neither.
+ * A name matched whole, from its start, or as a phrase scores highest; each
+ * word of the name the query left out costs a little.
+ */
+export function textScore(nameWords: readonly string[], cityWords: readonly string[], terms: readonly Term[]): number | undefined {
+  const own = nameWords.filter((w) => !FILLER.has(w));
+  const words = own.length > 0 ? own : nameWords;
+  const required = terms.some((t) => !t.optional) ? terms.filter((t) => !t.optional) : terms;
+  let total = 0;
+  let last = -1;
+  const positions: number[] = [];
+  for (const term of required) {
+    let best: { at: number; quality: number } | undefined;
+    words.forEach((w, at) => {
+      const quality = term.map.get(w);
+      if (quality === undefined) return;
+      // The closest spelling; among equals, the first one after the previous word's.
+      if (best === undefined || quality < best.quality || (quality === best.quality && best.at <= last && at > last)) best = { at, quality };
+    });
+    if (best !== undefined) {
+      total += cost(best.quality);
+      positions.push(best.at);
+      last = best.at;
+      continue;
+    }
+    let inCity: number | undefined;
+    for (const w of cityWords) {
+      const quality = term.map.get(w);
+      if (quality !== undefined && (inCity === undefined || quality < inCity)) inCity = quality;
+    }
+    if (inCity === undefined) return undefined;
+    total += cost(inCity) + 1;
+  }
+  const matched = new Set(positions);
+  const inOrder = positions.length === required.length && positions.every((p, i) => i === 0 || p > (positions[i - 1] as number));
+  const phrase = inOrder && positions.every((p, i) => i === 0 || p === (positions[i - 1] as number) + 1);
+  const near = inOrder && !phrase && (positions.at(-1) as number) - (positions[0] as number) <= positions.length;
+  const start = phrase && positions[0] === 0;
+  const whole = start && matched.size === words.length;
+  const extra = words.length - matched.size;
+  return (whole ? 2 : 0) + (start ? 0.5 : 0) + (phrase ? 1 : near ? 0.5 : 0) - 0.4 * Math.min(extra, 5) - total;
+}
+
+/** The IRS fields prominence reads (codes as in the BMF; see codes/bmf_field_codes.csv). */
+export interface Standing {
+  income_amt: number;
+  revenue_amt: number;
+  subsection: string;
+  foundation: string;
+  affiliation: string;
+  organization: string;
+  filing_req: string;
+  status: string;
+  eligible: number | boolean;
+}
+
+/** FILING_REQ_CD of organisations the IRS does not ask for a return: churches, religious orders, governments. Their size is unknown, not zero. */
+const NOT_ASKED_TO_FILE = new Set(['06', '07', '13', '14']);
+/** FOUNDATION codes of private foundations (operating or not). */
+const PRIVATE_FOUNDATION = new Set(['02', '03', '04']);
+/** FOUNDATION codes of supporting organisations (509(a)(3), of any type). */
+const SUPPORTING = new Set(['17', '21', '22', '23', '24']);
+/** AFFILIATION codes of a central organisation or the parent of a group. */
+const CENTRAL = new Set(['1', '2', '6', '8']);
+/** A size assumed for an organisation not asked to file: a mid-sized one ($100k). */
+const UNKNOWN_SIZE_LOG = 5;
+
+/**
+ * How prominent the IRS file says an organisation is, in orders of magnitude
+ * of its revenue (or income): more for the centre of a group and for a public
+ * charity, less for a private foundation or charitable trust, a supporting
+ * organisation, a chapter of a group, and one that cannot receive deductible gifts.
+ */
+export function prominence(s: Standing): number {
+  // Revenue says how much an organisation does; income (gross receipts) also counts sales of assets: the fallback.
+  const size = s.revenue_amt > 0 ? s.revenue_amt : s.income_amt;
+  let p = size > 0 ? Math.log10(size) : NOT_ASKED_TO_FILE.has(s.filing_req) ? UNKNOWN_SIZE_LOG : 0;
+  // A private foundation or a charitable trust (many public charities are organised as trusts: ORGANIZATION 2 alone says nothing).
+  if (PRIVATE_FOUNDATION.has(s.foundation) || s.organization === '6' || s.subsection === '92' || s.status === '12') p -= 2.5;
+  // A supporting organisation raises money for another: donors usually mean the one it supports.
+  else if (SUPPORTING.has(s.foundation)) p -= 0.5;
+  if (CENTRAL.has(s.affiliation)) p += 1;
+  else if (s.affiliation === '9') p -= 0.5;
+  if (s.subsection === '03') p += 0.5;
+  if (s.eligible === 0 || s.eligible === false) p -= 1.5;
+  return p;
+}
+
+/** Cost of a query read otherwise (words joined or split): a little, so that the query as typed wins a tie. */
+export const REWRITE_COST = 0.3;
+
+/**
+ * The query read otherwise, for names written as one word or two:
+ * "redcross" -> "red cross" (a word no name uses, split into two that names
+ * use), "child fund" -> "childfund" (two words that names use as one).
+ * `df` says how many organisations use a word. At most `limit` readings.
+ */
+export function rewrites(tokens: readonly string[], df: (word: string) => number, rareBelow: number, limit = 2): string[][] {
+  const out: string[][] = [];
+  tokens.forEach((t, i) => {
+    if (t.length < 5 || df(t) >= rareBelow) return;
+    let best: { a: string; b: string; score: number } | undefined;
+    for (let cut = 2; cut <= t.length - 2; cut++) {
+      const a = t.slice(0, cut);
+      const b = t.slice(cut);
+      const score = Math.min(df(a), df(b));
+      if (score > 0 && (best === undefined || score > best.score)) best = { a, b, score };
+    }
+    if (best !== undefined) out.push([...tokens.slice(0, i), best.a, best.b, ...tokens.slice(i + 1)]);
+  });
+  for (let i = 0; i + 1 < tokens.length; i++) {
+    const a = tokens[i] as string;
+    const b = tokens[i + 1] as string;
+    if (FILLER.has(a) || FILLER.has(b)) continue;
+    if (df(a + b) > 0) out.push([...tokens.slice(0, i), a + b, ...tokens.slice(i + 2)]);
+  }
+  return out.slice(0, limit);
+}
