@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { openEnv, makeNonProfit, startServerProcess } from './harness.ts';
+import { openEnv, makeNonProfit, makeZipCentres, startServerProcess } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/admin.service.ts';
 import { pdfText } from './pdf.ts';
 
@@ -39,7 +39,54 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     rmSync(SHOTS, { recursive: true, force: true });
     mkdirSync(SHOTS, { recursive: true });
     const env = await openEnv('sqlite', {}, { keepAs: 'e2e' });
-    await makeNonProfit(env.deps, { ein: EIN, name: 'Khan Academy', city: 'Mountain View', state: 'CA', website: 'https://www.khanacademy.org' });
+    const irs = { subsection: '03', foundation: '15', affiliation: '3', deductibility: '1', status: '01', ruling: '200901', tax_period: '202406' };
+    await makeNonProfit(env.deps, {
+      ein: EIN,
+      name: 'Khan Academy',
+      ...irs,
+      street: 'PO BOX 1630',
+      city: 'Mountain View',
+      state: 'CA',
+      zip: '94042-1630',
+      latitude: 37.39,
+      longitude: -122.08,
+      ntee_code: 'B60',
+      website: 'https://www.khanacademy.org',
+      revenue_amt: 91_000_000,
+      income_amt: 120_000_000,
+      asset_amt: 150_000_000,
+    });
+    await makeNonProfit(env.deps, {
+      ein: '770000001',
+      name: 'Mountain View Educational Foundation',
+      ...irs,
+      city: 'Mountain View',
+      state: 'CA',
+      latitude: 37.38,
+      longitude: -122.07,
+      income_amt: 900_000,
+    });
+    await makeNonProfit(env.deps, {
+      ein: '770000002',
+      name: 'Mountain View Social League',
+      ...irs,
+      subsection: '04',
+      deductibility: '2',
+      eligible: 0,
+      city: 'Mountain View',
+      state: 'CA',
+    });
+    await makeNonProfit(env.deps, {
+      ein: '010880225',
+      name: 'Yenza Inc',
+      ...irs,
+      street: 'THREE ANCHOR BAY WESTERN CAPE 8005',
+      city: 'South Africa',
+      state: '',
+      zip: '00000-0000',
+      ntee_code: 'Q21',
+    });
+    await makeZipCentres(env.deps, [['94041', 37.39, -122.08]]);
     await makeNonProfit(env.deps, { ein: '135562308', name: 'Kids Food Basket', city: 'Grand Rapids', state: 'MI' });
     adminToken = (await createAdminToken(env.deps, 'e2e', 'test')).token;
     await env.close();
@@ -353,6 +400,31 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await page.goto(link);
     await page.getByRole('heading', { name: 'Not found' }).waitFor();
     await old.close();
+    await context.close();
+  });
+
+  test('charity pages: one that cannot receive donations and why, a foreign one, others nearby and like it; near me by ZIP code', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/charities/770000002`);
+    await page.getByText('This organisation cannot receive donations.').waitFor();
+    assert.ok((await page.textContent('main'))?.includes('The IRS lists contributions to it as not tax-deductible.'));
+    await review(page, 'charity-ineligible');
+    await page.goto(`${base}/charities/010880225`);
+    await page.getByRole('heading', { name: 'Yenza Inc', exact: true }).waitFor();
+    assert.match((await page.locator('address').textContent()) ?? '', /Three Anchor Bay Western Cape 8005\s*South Africa/);
+    await review(page, 'charity-foreign');
+    await page.goto(`${base}/charities/${EIN}`);
+    await page.getByRole('heading', { name: 'Nearby' }).waitFor();
+    await review(page, 'charity-details');
+    await page.getByRole('region', { name: 'Nearby' }).getByRole('link', { name: 'Mountain View Educational Foundation' }).click();
+    await page.getByRole('heading', { name: 'Mountain View Educational Foundation', exact: true }).waitFor();
+    await page.goto(`${base}/charities`);
+    await page.getByLabel('Or the largest organisations near a ZIP code').fill('94041');
+    await page.getByLabel('Or the largest organisations near a ZIP code').press('Enter');
+    await page.getByRole('heading', { name: 'The largest organisations: near 94041' }).waitFor();
+    assert.ok((await page.textContent('main'))?.includes('Khan Academy'));
+    await review(page, 'charity-near-zip');
     await context.close();
   });
 

@@ -26,6 +26,7 @@ import { createUserWithKey, type NewUser } from '../src/modules/users/index.ts';
 import { recordContribution } from '../src/modules/contributions/index.ts';
 import { publicPath } from '../src/modules/nonprofits/index.ts';
 import { upsert as upsertNonProfit, NO_IRS_DETAILS, type NonProfitInput } from '../src/modules/nonprofits/nonprofits.store.ts';
+import { replaceZipCentroids } from '../src/modules/nonprofits/directory.store.ts';
 import { formatCheck, runCheck } from '../src/modules/check/index.ts';
 
 export interface EngineSpec {
@@ -206,6 +207,11 @@ export async function fund(deps: Deps, user: { user_id: number; fund_id: number 
     frequency: 'OneTime',
     status: 'success',
   });
+}
+
+/** Keeps these ZIP codes' centres, as an import of the IRS files with its ZIP file does (replacing the ones kept before). */
+export async function makeZipCentres(deps: Deps, zips: ReadonlyArray<readonly [zip: string, latitude: number, longitude: number]>): Promise<void> {
+  await deps.db.transaction().execute((trx) => replaceZipCentroids(trx, deps.engine, zips));
 }
 
 export async function makeNonProfit(deps: Deps, input: Partial<NonProfitInput> & { ein: string; name: string }): Promise<void> {

@@ -4,7 +4,8 @@
 // requirement, deductibility, status) and revenue. Rows imported before this
 // keep empty values until the next import rewrites them (the importer treats
 // a row whose stored values differ from the file's as changed).
-// ZIP centroids are kept too, for "near me" by ZIP code.
+// ZIP centroids are kept too, for "near me" by ZIP code, and indexes for a
+// cause's largest organisations and for a box of latitudes.
 import type { Kysely } from 'kysely';
 import { columnTypes } from '../types.ts';
 import type { Engine } from '../database.ts';
@@ -29,4 +30,9 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .addColumn('latitude', t.real, (c) => c.notNull())
     .addColumn('longitude', t.real, (c) => c.notNull())
     .execute();
+  // A cause's largest organisations (similar ones on a charity's page) and a
+  // box of latitudes (nearby ones, near a ZIP code) without reading them all.
+  await db.schema.dropIndex('non_profits_cause').ifExists().execute();
+  await db.schema.createIndex('non_profits_cause_size').ifNotExists().on('non_profits').columns(['cause_id', 'income_amt']).execute();
+  await db.schema.createIndex('non_profits_latitude').ifNotExists().on('non_profits').column('latitude').execute();
 }

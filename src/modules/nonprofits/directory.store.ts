@@ -117,7 +117,8 @@ export async function resizeWords(trx: Trx, nonProfitId: number, size: number): 
  */
 const BULK_INDEXES: ReadonlyArray<{ name: string; table: 'non_profits' | 'non_profit_words'; columns: string[] }> = [
   { name: 'non_profit_words_word_size', table: 'non_profit_words', columns: ['word', 'size desc', 'non_profit_id'] },
-  { name: 'non_profits_cause', table: 'non_profits', columns: ['cause_id'] },
+  { name: 'non_profits_cause_size', table: 'non_profits', columns: ['cause_id', 'income_amt'] },
+  { name: 'non_profits_latitude', table: 'non_profits', columns: ['latitude'] },
   { name: 'non_profits_state_size', table: 'non_profits', columns: ['state', 'income_amt'] },
 ];
 

@@ -7,6 +7,9 @@ import { causeById, causeJson, causeLogoUrl } from './causes.ts';
 import { normalizeEin } from './nonprofits.ts';
 import * as store from './nonprofits.store.ts';
 import { ensureDirectoryIndexes } from './directory.store.ts';
+import * as searchStore from './search.store.ts';
+import { boxAround } from './geo.ts';
+import { charityProfile } from './profile.ts';
 
 /** Form 2.5 (detail and search item; both carry `id`, DECISIONS 9). */
 export function nonProfitForm(deps: Deps, np: store.NonProfit) {
@@ -39,12 +42,42 @@ export async function getNonProfit(deps: Deps, einText: string) {
   return nonProfitForm(deps, np);
 }
 
-/** A charity's page: its form, and whether it can receive donations now. Throws non_profit_not_found. */
+/** A charity's page: its form, whether it can receive donations now, what the IRS says of it, and others nearby and like it. Throws non_profit_not_found. */
 export async function charityByEin(deps: Deps, ein: string) {
   const np = await store.findByEin(deps.db, ein);
   if (np === undefined) throw notFound('non_profit_not_found', 'there is no non-profit at this address');
-  return { view: nonProfitForm(deps, np), receives: np.eligible && !np.removed };
+  const details = await store.irsDetailsOf(deps.db, np.id);
+  assert(details !== undefined, 'an organisation just read has details');
+  // Others a donor may look at: the largest ones nearby, and the largest of its cause in its state (or everywhere, for a foreign one).
+  const [nearby, similar] = await Promise.all([
+    np.latitude === null || np.longitude === null ? [] : searchStore.biggestMatching(deps.db, { box: boxAround(np.latitude, np.longitude, NEARBY_KM) }, RELATED * 2),
+    searchStore.biggestMatching(deps.db, { cause_id: np.cause_id, ...(np.state === '' ? {} : { state: np.state }) }, RELATED * 2),
+  ]);
+  const others = (rows: searchStore.SearchRow[]) =>
+    rows
+      .filter((r) => r.id !== np.id && r.eligible === 1)
+      .slice(0, RELATED)
+      .map((r) => nonProfitForm(deps, store.toNonProfit(r)));
+  return {
+    view: nonProfitForm(deps, np),
+    receives: np.eligible && !np.removed,
+    profile: charityProfile({ ...details, removed: np.removed }),
+    nearby: others(nearby),
+    similar: others(similar),
+  };
 }
+
+/** The centre of a five-digit ZIP code, for "near me". Throws invalid_parameter for a malformed or unknown one. */
+export async function zipCentre(deps: Deps, zip: string): Promise<{ latitude: number; longitude: number }> {
+  if (!/^\d{5}$/.test(zip)) throw badRequest('invalid_parameter', 'a ZIP code is five digits, like 05401');
+  const centre = await searchStore.zipCentroid(deps.db, zip);
+  if (centre === undefined) throw badRequest('invalid_parameter', `the directory does not know ZIP code ${zip}`);
+  return centre;
+}
+
+/** How far "nearby" reaches on a charity's page, and how many others it shows of each kind. */
+const NEARBY_KM = 15;
+const RELATED = 5;
 
 /**
  * The organisation a donation goes to: known, eligible, and still listed by the IRS.

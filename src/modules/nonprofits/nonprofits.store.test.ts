@@ -65,6 +65,12 @@ describeEachEngine('nonprofits store', (env) => {
       },
     );
     assert.equal(await store.findByEin(db, '999999999'), undefined);
+    const details = await store.irsDetailsOf(db, (found as store.NonProfit).id);
+    assert.deepEqual(
+      { ...details },
+      { ...store.NO_IRS_DETAILS, city: 'Burlington', state: 'VT', zip: '05401', ntee_code: 'B20', income_amt: 10, asset_amt: 20, tax_period: '202401', removed_at: null },
+    );
+    assert.equal(await store.irsDetailsOf(db, -1), undefined);
     await store.upsert(db, input('100000002', 'Second Org'), at);
     assert.deepEqual((await store.findByEins(db, ['100000002', '100000001', '999999999'])).map((n) => n.ein).sort(), ['100000001', '100000002']);
     assert.deepEqual(

@@ -67,6 +67,34 @@ export async function findByEin(db: Db | Trx, ein: string): Promise<NonProfit | 
   return row === undefined ? undefined : toNonProfit(row);
 }
 
+const DETAIL_COLUMNS = [
+  'street',
+  'city',
+  'state',
+  'zip',
+  'ruling',
+  'subsection',
+  'foundation',
+  'affiliation',
+  'organization',
+  'filing_req',
+  'deductibility',
+  'status',
+  'ntee_code',
+  'revenue_amt',
+  'income_amt',
+  'asset_amt',
+  'tax_period',
+  'removed_at',
+] as const;
+
+export type DetailRow = Pick<Selectable<NonProfitsTable>, (typeof DETAIL_COLUMNS)[number]>;
+
+/** What the IRS file says of one organisation beyond its card (a charity's page). */
+export async function irsDetailsOf(db: Db, id: number): Promise<DetailRow | undefined> {
+  return await db.selectFrom('non_profits').select(DETAIL_COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
 export type CardRow = Pick<Selectable<NonProfitsTable>, 'id' | 'ein' | 'name' | 'website' | 'city' | 'state' | 'cause_id' | 'slug'>;
 
 /** What a donation shows of each of these organisations (see cards.ts). */

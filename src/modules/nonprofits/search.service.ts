@@ -10,6 +10,7 @@ import { TYPO_CHECK_BELOW_DF, Vocabulary, type Expansion } from './vocabulary.ts
 import { FILLER, otherSpellings, prominence, REWRITE_COST, rewrites, SPELLING_QUALITY, textScore, type Term } from './rank.ts';
 import { toNonProfit, type NonProfit } from './nonprofits.store.ts';
 import * as store from './search.store.ts';
+import { boxAround, distanceKm } from './geo.ts';
 import type { Candidate } from './search.store.ts';
 import { nonProfitForm } from './nonprofits.service.ts';
 import { COMMON_WORD_DF } from './import.service.ts';
@@ -36,14 +37,6 @@ export const SEARCH_CANDIDATES_MAX = 2_000;
 /** The most organisations one search reads from the database, biggest first. */
 const CANDIDATE_ROWS = 2_000;
 const QUERY_WORDS_MAX = 8;
-
-function distanceKm(aLat: number, aLng: number, bLat: number, bLng: number): number {
-  const rad = Math.PI / 180;
-  const dLat = (bLat - aLat) * rad;
-  const dLng = (bLng - aLng) * rad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(aLat * rad) * Math.cos(bLat * rad) * Math.sin(dLng / 2) ** 2;
-  return 12_742 * Math.asin(Math.min(1, Math.sqrt(h)));
-}
 
 interface Scored {
   row: Candidate;
@@ -113,9 +106,7 @@ export class DirectorySearch {
   async #browse(q: SearchQuery, page: PageRequest) {
     const filters: store.Filters = { ...(q.cause_id === undefined ? {} : { cause_id: q.cause_id }), ...(q.state === undefined ? {} : { state: q.state }) };
     if (q.near !== undefined) {
-      const dLat = q.near.radius_km / 111;
-      const dLng = q.near.radius_km / (111 * Math.max(0.01, Math.cos((q.near.latitude * Math.PI) / 180)));
-      const box = { lat: [q.near.latitude - dLat, q.near.latitude + dLat] as [number, number], lng: [q.near.longitude - dLng, q.near.longitude + dLng] as [number, number] };
+      const box = boxAround(q.near.latitude, q.near.longitude, q.near.radius_km);
       // The box is a superset of the circle: rank and cut the box in memory.
       const boxed = await store.biggestMatching(this.#deps.db, { ...filters, box }, SEARCH_CANDIDATES_MAX * 5);
       const near = q.near;

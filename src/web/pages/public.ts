@@ -3,6 +3,7 @@
 import { html, day, usd, type Html } from '../html.ts';
 import { charityChoices, csrfField, layout, notice, pager, place, status, type CharityChoice, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
+import type { CharityProfile } from '../../modules/nonprofits/index.ts';
 import { donationForm } from './dashboard.ts';
 
 interface NonProfitView {
@@ -41,6 +42,8 @@ export interface CharityBrowse {
   query: string;
   cause: { id: number; name: string } | undefined;
   state: string | undefined;
+  /** Near this ZIP code's centre. */
+  zip: string | undefined;
 }
 
 function browseLinks(causes: ReadonlyArray<{ id: number; name: string }>, state: string | undefined): Html {
@@ -49,6 +52,10 @@ function browseLinks(causes: ReadonlyArray<{ id: number; name: string }>, state:
     <form method="get" action="/charities" class="inline-form">
       <label for="browse-state">Or the largest organisations of a state</label>
       <input id="browse-state" name="state" maxlength="2" size="3" autocomplete="off" placeholder="VT" value="${state ?? ''}"> <button type="submit" class="secondary small">Show</button>
+    </form>
+    <form method="get" action="/charities" class="inline-form">
+      <label for="browse-zip">Or the largest organisations near a ZIP code</label>
+      <input id="browse-zip" name="zip" inputmode="numeric" pattern="[0-9]{5}" maxlength="5" size="6" autocomplete="postal-code" placeholder="05401"> <button type="submit" class="secondary small">Show</button>
     </form>
   </section>`;
 }
@@ -59,9 +66,14 @@ export function charitySearchPage(
   causes: ReadonlyArray<{ id: number; name: string }>,
   results: { items: NonProfitView[]; meta: { count: number; page: number; last: number; count_capped?: boolean } } | undefined,
 ): Html {
-  const { query, cause, state } = asked;
-  const filters = [cause?.name, state].filter((f) => f !== undefined).join(' · ');
-  const params = [query === '' ? '' : `query=${encodeURIComponent(query)}`, cause === undefined ? '' : `cause=${cause.id}`, state === undefined ? '' : `state=${state}`]
+  const { query, cause, state, zip } = asked;
+  const filters = [cause?.name, state, zip === undefined ? undefined : `near ${zip}`].filter((f) => f !== undefined).join(' · ');
+  const params = [
+    query === '' ? '' : `query=${encodeURIComponent(query)}`,
+    cause === undefined ? '' : `cause=${cause.id}`,
+    state === undefined ? '' : `state=${state}`,
+    zip === undefined ? '' : `zip=${zip}`,
+  ]
     .filter((p) => p !== '')
     .join('&');
   return layout(
@@ -81,21 +93,54 @@ export function charitySearchPage(
   );
 }
 
-export function charityPage(v: Visitor, n: NonProfitView, eligible: boolean, state?: FormState): Html {
-  const donate = !eligible
-    ? html`<p class="notice">This organisation cannot receive donations: the IRS does not list it as an active, tax-deductible charity.</p>`
+/** What a charity's page shows: the organisation, whether it can receive donations, what the IRS says of it, and others. */
+export interface CharityPageView {
+  view: NonProfitView;
+  receives: boolean;
+  profile: CharityProfile;
+  nearby: NonProfitView[];
+  similar: NonProfitView[];
+}
+
+const dollars = (n: number) => `$${n.toLocaleString('en-US')}`;
+
+function others(id: string, title: string, list: readonly NonProfitView[]): Html {
+  if (list.length === 0) return html``;
+  return html`<section aria-labelledby="${id}"><h2 id="${id}">${title}</h2>
+    <ul class="results">${list.map((n) => html`<li><img src="${n.logo}" alt="" width="32" height="32"> <a href="${n.public_path}">${n.name}</a> <span class="muted">${place(n)} · ${n.cause.name}</span></li>`)}</ul></section>`;
+}
+
+export function charityPage(v: Visitor, c: CharityPageView, state?: FormState): Html {
+  const { view: n, profile: p } = c;
+  const donate = !c.receives
+    ? html`<div class="notice error" role="note"><strong>This organisation cannot receive donations.</strong> ${p.ineligible ?? 'The IRS does not list it as an active, tax-deductible charity.'}</div>`
     : v.session === undefined
-      ? html`<p><a class="button" href="/signin?next=${encodeURIComponent(n.public_path)}">Sign in to donate</a></p>`
+      ? html`<p><a class="button" href="/signin?next=${encodeURIComponent(n.public_path)}">Sign in to donate to ${n.name}</a></p>`
       : donationForm(v, { ...state, values: { ein: n.ein, ...state?.values } }, 'charity', { ein: n.ein, name: n.name });
+  const size =
+    p.size === undefined
+      ? html`<dd>No figures on file with the IRS (small organisations file a postcard without them; churches file nothing)</dd>`
+      : html`<dd>Revenue ${dollars(p.size.revenue)}, assets ${dollars(p.size.assets)} <span class="muted">(its ${p.size.year} return)</span></dd>`;
   return layout(
     v,
     n.name,
     html`<article class="charity">
     <header class="charity-head"><img src="${n.logo}" alt="" width="64" height="64"><div><h1>${n.name}</h1>
     <p class="muted">${place(n)} · ${n.cause.name}</p></div></header>
-    <dl class="details"><dt>EIN</dt><dd>${n.ein.slice(0, 2)}-${n.ein.slice(2)}</dd>
-    ${n.website === null || n.website === '' ? '' : html`<dt>Website</dt><dd><a href="${n.website}" rel="nofollow noopener">${n.website}</a></dd>`}</dl>
     ${donate}
+    <h2>What the IRS says</h2>
+    <dl class="details"><dt>EIN</dt><dd>${n.ein.slice(0, 2)}-${n.ein.slice(2)}</dd>
+    ${p.address.length === 0 ? '' : html`<dt>Address</dt><dd><address>${p.address.map((line, i) => html`${i === 0 ? '' : html`<br>`}${line}`)}</address></dd>`}
+    <dt>Kind</dt><dd>${p.kind}</dd>
+    <dt>Donations</dt><dd>${p.deductibility}</dd>
+    <dt>Status</dt><dd>${p.status}</dd>
+    ${p.ruling_year === undefined ? '' : html`<dt>Recognised since</dt><dd>${p.ruling_year}</dd>`}
+    ${p.activity === undefined ? '' : html`<dt>Activity</dt><dd>${p.activity}</dd>`}
+    ${p.group === undefined ? '' : html`<dt>Group</dt><dd>${p.group}</dd>`}
+    <dt>Size</dt>${size}
+    ${n.website === null || n.website === '' ? '' : html`<dt>Website</dt><dd><a href="${n.website}" rel="nofollow noopener">${n.website}</a></dd>`}</dl>
+    ${others('nearby', 'Nearby', c.nearby)}
+    ${others('similar', `The largest of ${n.cause.name}${n.state === '' ? '' : ` in ${n.state}`}`, c.similar)}
   </article>`,
   );
 }

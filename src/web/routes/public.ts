@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../../modules/accounts/index.ts';
 import { acceptGift, claimGift, denyGift, openGiftPage } from '../../modules/gifts/index.ts';
-import { charityByEin, normalizeEin, causeById, CAUSES } from '../../modules/nonprofits/index.ts';
+import { charityByEin, normalizeEin, causeById, CAUSES, zipCentre } from '../../modules/nonprofits/index.ts';
 import { avatarUrl, profileBySlug } from '../../modules/users/index.ts';
 import { listPublicDonations } from '../../modules/donations/index.ts';
 import { AppError } from '../../shared/errors.ts';
@@ -15,6 +15,8 @@ import { DONOR_REFERENCE, OPERATOR_REFERENCE, referencePage } from '../pages/ref
 
 const QUERY_MAX = 200;
 const SUGGESTIONS = 8;
+/** How far "near me" by ZIP code reaches. */
+const NEAR_KM = 25;
 
 function pageParam(raw: unknown): number {
   return typeof raw === 'string' && /^\d{1,4}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
@@ -37,7 +39,7 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
 
     // Words, a cause and a state, each optional: with none, the causes to browse; with a cause or a state alone, its largest organisations.
     web.get('/charities', async (request, reply) => {
-      const query = request.query as { query?: string; page?: string; cause?: string; state?: string };
+      const query = request.query as { query?: string; page?: string; cause?: string; state?: string; zip?: string };
       const text = (query.query ?? '').trim().slice(0, QUERY_MAX);
       const causeText = (query.cause ?? '').trim();
       const stateText = (query.state ?? '').trim().toUpperCase();
@@ -45,14 +47,21 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
       if (causeText !== '' && cause === undefined) throw new AppError('bad_request', 'invalid_parameter', `there is no cause ${causeText}: pick one of the list`);
       if (stateText !== '' && !/^[A-Z]{2}$/.test(stateText)) throw new AppError('bad_request', 'invalid_parameter', 'a state is its two-letter code, like VT');
       const state = stateText === '' ? undefined : stateText;
+      // Near me: the largest organisations within NEAR_KM of a ZIP code's centre (a state does not narrow it further).
+      const zip = (query.zip ?? '').trim() === '' ? undefined : (query.zip ?? '').trim();
+      const near = zip === undefined ? undefined : { ...(await zipCentre(deps, zip)), radius_km: NEAR_KM };
       const results =
-        text === '' && cause === undefined && state === undefined
+        text === '' && cause === undefined && state === undefined && near === undefined
           ? undefined
           : await directory.search(
-              { ...(text === '' ? {} : { query: text }), ...(cause === undefined ? {} : { cause_id: cause.id }), ...(state === undefined ? {} : { state }) },
+              {
+                ...(text === '' ? {} : { query: text }),
+                ...(cause === undefined ? {} : { cause_id: cause.id }),
+                ...(near === undefined ? (state === undefined ? {} : { state }) : { near }),
+              },
               { page: pageParam(query.page), per_page: 20 },
             );
-      const asked = { query: text, cause: cause === undefined ? undefined : { id: cause.id, name: cause.name }, state };
+      const asked = { query: text, cause: cause === undefined ? undefined : { id: cause.id, name: cause.name }, state: near === undefined ? state : undefined, zip };
       return sendPage(reply, charitySearchPage(request.visitor, asked, CAUSES, results));
     });
 
@@ -68,9 +77,9 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
       const path = (request.params as { path: string }).path;
       const ein = normalizeEin(path.slice(0, 9));
       if (ein === null) throw new AppError('not_found', 'non_profit_not_found', 'there is no non-profit at this address');
-      const { view, receives } = await charityByEin(deps, ein);
-      if (view.public_path !== `/charities/${path}`) return reply.code(301).header('location', view.public_path).send();
-      return sendPage(reply, charityPage(request.visitor, view, receives));
+      const charity = await charityByEin(deps, ein);
+      if (charity.view.public_path !== `/charities/${path}`) return reply.code(301).header('location', charity.view.public_path).send();
+      return sendPage(reply, charityPage(request.visitor, charity));
     });
 
     const giftCode = (request: FastifyRequest) => {
