@@ -21,6 +21,17 @@ const HERE = new URL('.', import.meta.url).pathname;
 const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
 const SHARED = join(process.cwd(), '..', 'shared', 'data', 'nonprofits');
 
+const EXACT = 'search, 1-3 words';
+const TYPOS = 'search, 1-3 words with a typo';
+
+/** What bench/fts-anchor.ts measured. */
+interface Anchor {
+  rows: number;
+  load_s: number;
+  index_s: number;
+  latency: Record<string, { p50: number; p95: number; p99: number; queries: number }>;
+}
+
 interface ClientResult {
   requests: number;
   rps: number;
@@ -66,17 +77,29 @@ export async function benchDirectory(log: (line: string) => void, total = NATION
       .execute();
     await platform.close();
     const swap = (w: string) => (w.length >= 5 ? `${w.slice(0, 1)}${w.slice(2, 3)}${w.slice(1, 2)}${w.slice(3)}` : w);
-    const exact: string[] = [];
-    const typos: string[] = [];
+    const exactTexts: string[] = [];
+    const typoTexts: string[] = [];
     sample.forEach((r, i) => {
       const words = tokenize(r.name)
         .filter((w) => !['inc', 'of', 'the', 'and'].includes(w))
         .slice(0, 1 + (i % 3));
       if (words.length === 0) return;
-      exact.push(`/v1/non_profits?per_page=25&query=${encodeURIComponent(words.join(' '))}`);
-      typos.push(`/v1/non_profits?per_page=25&query=${encodeURIComponent(words.map((w, j) => (j === words.length - 1 ? swap(w) : w)).join(' '))}`);
+      exactTexts.push(words.join(' '));
+      typoTexts.push(words.map((w, j) => (j === words.length - 1 ? swap(w) : w)).join(' '));
     });
+    const asPaths = (texts: string[]) => texts.map((text) => `/v1/non_profits?per_page=25&query=${encodeURIComponent(text)}`);
+    const [exact, typos] = [asPaths(exactTexts), asPaths(typoTexts)];
     const eins = sample.map((r) => `/v1/non_profits/${r.ein}`);
+
+    // The anchors (bench/fts-anchor.ts), before the server starts: nothing else runs meanwhile.
+    log('== directory: anchors: a plain load of the same rows and an FTS5 index over them; FTS5 answering the same queries');
+    const queriesFile = join(dir, 'queries.json');
+    writeFileSync(queriesFile, JSON.stringify({ [EXACT]: exactTexts, [TYPOS]: typoTexts }));
+    const anchor = JSON.parse(execFileSync(process.execPath, [join(HERE, 'fts-anchor.ts'), generated, queriesFile, '8']).toString()) as Anchor;
+    const baseline = anchor.load_s + anchor.index_s;
+    log(
+      `  import ${importSeconds.toFixed(1)} s; plain load ${anchor.load_s} s + FTS5 index ${anchor.index_s} s = ${baseline.toFixed(1)} s: import ${(importSeconds / baseline).toFixed(2)}x`,
+    );
 
     const { child: server, port } = await startServer('app', { DATABASE_URL: databaseUrl });
     const base = `http://127.0.0.1:${port}`;
@@ -85,21 +108,24 @@ export async function benchDirectory(log: (line: string) => void, total = NATION
       const rows: string[] = [];
       for (const [label, paths] of [
         ['EIN lookup', eins],
-        ['search, 1-3 words', exact],
-        ['search, 1-3 words with a typo', typos],
+        [EXACT, exact],
+        [TYPOS, typos],
       ] as const) {
         const single = client(base, key, paths, 1, 8);
         const loaded = client(base, key, paths, 50, 8);
+        const fts = anchor.latency[label];
+        const versus = fts === undefined ? '' : `; FTS5 p95 ${fts.p95} / p99 ${fts.p99} ms: ${(single.p95 / fts.p95).toFixed(2)}x / ${(single.p99 / fts.p99).toFixed(2)}x`;
         log(
-          `  ${label.padEnd(32)} single client p50 ${single.p50} / p95 ${single.p95} / p99 ${single.p99} ms; 50 connections ${loaded.rps} req/s (p99 ${loaded.p99} ms)${single.errors + loaded.errors > 0 ? ` ERRORS ${single.errors + loaded.errors}` : ''}`,
+          `  ${label.padEnd(32)} single client p50 ${single.p50} / p95 ${single.p95} / p99 ${single.p99} ms${versus}; 50 connections ${loaded.rps} req/s (p99 ${loaded.p99} ms)${single.errors + loaded.errors > 0 ? ` ERRORS ${single.errors + loaded.errors}` : ''}`,
         );
-        rows.push(`| ${label} | ${single.p50} / **${single.p95}** / **${single.p99}** | ${loaded.rps} | ${loaded.p99} |`);
+        const ftsCells = fts === undefined ? '- | -' : `${fts.p95} / ${fts.p99} | **${(single.p95 / fts.p95).toFixed(2)}x** / **${(single.p99 / fts.p99).toFixed(2)}x**`;
+        rows.push(`| ${label} | ${single.p50} / **${single.p95}** / **${single.p99}** | ${ftsCells} | ${loaded.rps} | ${loaded.p99} |`);
       }
       return [
-        `Import of ${total.toLocaleString('en-US')} rows into SQLite: **${importSeconds.toFixed(1)} s**.`,
+        `Import of ${total.toLocaleString('en-US')} rows into SQLite: **${importSeconds.toFixed(1)} s**, against a plain load of the same rows into one table (${anchor.load_s} s) plus an FTS5 index over it (${anchor.index_s} s): **${(importSeconds / baseline).toFixed(2)}x**.`,
         '',
-        '| at 1.9M rows | single client p50 / p95 / p99 ms | 50 connections req/s | p99 ms |',
-        '|---|---|---|---|',
+        '| at 1.9M rows | single client p50 / p95 / p99 ms | FTS5 in process p95 / p99 ms | ratio p95 / p99 | 50 connections req/s | p99 ms |',
+        '|---|---|---|---|---|---|',
         ...rows,
       ];
     } finally {

@@ -283,15 +283,7 @@ export interface SignInFailuresTable {
   at: string;
 }
 
-export type {
-  DirectoryEpochTable,
-  DirectoryTopTable,
-  DirectoryVocabularyTable,
-  ImportRunsTable,
-  NonProfitsTable,
-  NonProfitWordsTable,
-  ZipCentroidsTable,
-} from './schema.directory.ts';
+export type * from './schema.directory.ts';
 import type {
   DirectoryEpochTable,
   DirectoryTopTable,

@@ -5,7 +5,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, Engine, Trx } from '../../db/database.ts';
 import { bulkInsert } from '../../db/bulk.ts';
 import type { NonProfitsTable } from '../../db/schema.ts';
-import type { NonProfitInput } from './nonprofits.store.ts';
+import { IRS_COLUMNS, type NonProfitInput } from './nonprofits.store.ts';
 
 export type StoredNonProfit = Selectable<NonProfitsTable>;
 
@@ -53,16 +53,7 @@ export const FILE_COLUMNS = [
   'income_amt',
   'asset_amt',
   'tax_period',
-  'street',
-  'ruling',
-  'subsection',
-  'foundation',
-  'affiliation',
-  'organization',
-  'filing_req',
-  'deductibility',
-  'status',
-  'revenue_amt',
+  ...IRS_COLUMNS,
 ] as const satisfies ReadonlyArray<keyof NonProfitInput>;
 
 const INSERTED = ['ein', ...FILE_COLUMNS] as const;

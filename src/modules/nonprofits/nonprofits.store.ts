@@ -67,26 +67,9 @@ export async function findByEin(db: Db | Trx, ein: string): Promise<NonProfit | 
   return row === undefined ? undefined : toNonProfit(row);
 }
 
-const DETAIL_COLUMNS = [
-  'street',
-  'city',
-  'state',
-  'zip',
-  'ruling',
-  'subsection',
-  'foundation',
-  'affiliation',
-  'organization',
-  'filing_req',
-  'deductibility',
-  'status',
-  'ntee_code',
-  'revenue_amt',
-  'income_amt',
-  'asset_amt',
-  'tax_period',
-  'removed_at',
-] as const;
+/** The IRS file's details beyond a card and a search's needs (migration 020). */
+export const IRS_COLUMNS = ['street', 'ruling', 'subsection', 'foundation', 'affiliation', 'organization', 'filing_req', 'deductibility', 'status', 'revenue_amt'] as const;
+const DETAIL_COLUMNS = [...IRS_COLUMNS, 'city', 'state', 'zip', 'ntee_code', 'income_amt', 'asset_amt', 'tax_period', 'removed_at'] as const;
 
 export type DetailRow = Pick<Selectable<NonProfitsTable>, (typeof DETAIL_COLUMNS)[number]>;
 
@@ -136,18 +119,7 @@ export async function findByEins(db: Db | Trx, eins: readonly string[]): Promise
 export type NonProfitInput = Omit<NonProfitsTable, 'id' | 'created_at' | 'updated_at' | 'source' | 'last_seen_run' | 'removed_at'>;
 
 /** The IRS details of an organisation not read from an IRS file (added by hand, or in tests): none known. */
-export const NO_IRS_DETAILS = {
-  street: '',
-  ruling: '',
-  subsection: '',
-  foundation: '',
-  affiliation: '',
-  organization: '',
-  filing_req: '',
-  deductibility: '',
-  status: '',
-  revenue_amt: 0,
-} as const satisfies Partial<NonProfitInput>;
+export const NO_IRS_DETAILS = Object.fromEntries(IRS_COLUMNS.map((c) => [c, c === 'revenue_amt' ? 0 : ''])) as Pick<NonProfitInput, (typeof IRS_COLUMNS)[number]>;
 
 /** Rewrites an organisation's index words (after an insert or a name or city change). */
 async function replaceWords(db: Db | Trx, nonProfitId: number, name: string, city: string, size: number): Promise<void> {

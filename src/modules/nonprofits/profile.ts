@@ -5,28 +5,10 @@
 // (codes/bmf_field_codes.csv beside the IRS data), the activities NTEE's.
 import { readFileSync } from 'node:fs';
 import { displayName, isEligible } from './nonprofits.ts';
+import type { DetailRow } from './nonprofits.store.ts';
 
 /** The IRS columns a page reads, as the store keeps them (amounts in whole dollars, as the IRS reports them). */
-export interface IrsDetails {
-  street: string;
-  city: string;
-  state: string;
-  zip: string;
-  ruling: string;
-  subsection: string;
-  foundation: string;
-  affiliation: string;
-  organization: string;
-  filing_req: string;
-  deductibility: string;
-  status: string;
-  ntee_code: string | null;
-  revenue_amt: number;
-  income_amt: number;
-  asset_amt: number;
-  tax_period: string;
-  removed: boolean;
-}
+export type IrsDetails = Omit<DetailRow, 'removed_at'> & { removed: boolean };
 
 export interface CharityProfile {
   /** The postal address, one line a part; a foreign organisation's country (the IRS puts it in the city) is its last line. */
