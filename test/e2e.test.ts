@@ -84,7 +84,10 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
       city: 'South Africa',
       state: '',
       zip: '00000-0000',
+      latitude: null,
+      longitude: null,
       ntee_code: 'Q21',
+      cause_id: 15,
     });
     await makeZipCentres(env.deps, [['94041', 37.39, -122.08]]);
     await makeNonProfit(env.deps, { ein: '135562308', name: 'Kids Food Basket', city: 'Grand Rapids', state: 'MI' });
