@@ -37,6 +37,11 @@ export function usd(dollars: number): string {
   return dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
 }
 
+/** Whole dollars, as the IRS reports an organisation's figures: "$3,218,404,018". */
+export function usdWhole(dollars: number): string {
+  return dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 0 });
+}
+
 export function usdCents(cents: number): string {
   return usd(cents / 100);
 }

@@ -42,10 +42,19 @@ export async function getNonProfit(deps: Deps, einText: string) {
   return nonProfitForm(deps, np);
 }
 
-/** A charity's page: its form, whether it can receive donations now, what the IRS says of it, and others nearby and like it. Throws non_profit_not_found. */
+/**
+ * A charity's page: its form, whether it can receive donations now, and
+ * `about()`, what the page adds (what the IRS says of it, others nearby and
+ * like it), read only for a page shown rather than redirected to its address.
+ * Throws non_profit_not_found.
+ */
 export async function charityByEin(deps: Deps, ein: string) {
   const np = await store.findByEin(deps.db, ein);
   if (np === undefined) throw notFound('non_profit_not_found', 'there is no non-profit at this address');
+  return { view: nonProfitForm(deps, np), receives: np.eligible && !np.removed, about: () => aboutCharity(deps, np) };
+}
+
+async function aboutCharity(deps: Deps, np: store.NonProfit) {
   const details = await store.irsDetailsOf(deps.db, np.id);
   assert(details !== undefined, 'an organisation just read has details');
   // Others a donor may look at: the largest ones nearby, and the largest of its cause in its state (or everywhere, for a foreign one).
@@ -58,13 +67,7 @@ export async function charityByEin(deps: Deps, ein: string) {
       .filter((r) => r.id !== np.id && r.eligible === 1)
       .slice(0, RELATED)
       .map((r) => nonProfitForm(deps, store.toNonProfit(r)));
-  return {
-    view: nonProfitForm(deps, np),
-    receives: np.eligible && !np.removed,
-    profile: charityProfile({ ...details, removed: np.removed }),
-    nearby: others(nearby),
-    similar: others(similar),
-  };
+  return { profile: charityProfile({ ...details, removed: np.removed }), nearby: others(nearby), similar: others(similar) };
 }
 
 /** The centre of a five-digit ZIP code, for "near me". Throws invalid_parameter for a malformed or unknown one. */

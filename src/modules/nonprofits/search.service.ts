@@ -175,7 +175,9 @@ export class DirectorySearch {
       let text: number | undefined;
       readings.forEach((terms, i) => {
         const s = textScore(nameWords, cityWords, terms);
-        if (s !== undefined && (text === undefined || s - (i === 0 ? 0 : REWRITE_COST) > text)) text = s - (i === 0 ? 0 : REWRITE_COST);
+        if (s === undefined) return;
+        const reading = i === 0 ? s : s - REWRITE_COST;
+        if (text === undefined || reading > text) text = reading;
       });
       if (text !== undefined) scored.push({ row, score: text + prominence(row) });
     }

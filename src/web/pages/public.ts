@@ -1,6 +1,6 @@
 // Pages anyone may open: home, the directory, a non-profit, a profile, a
 // gift, and the error page.
-import { html, day, usd, type Html } from '../html.ts';
+import { html, day, usd, usdWhole, type Html } from '../html.ts';
 import { charityChoices, csrfField, layout, notice, pager, place, status, type CharityChoice, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
 import type { CharityProfile } from '../../modules/nonprofits/index.ts';
@@ -15,6 +15,11 @@ interface NonProfitView {
   public_path: string;
   logo: string;
   cause: { name: string };
+}
+
+/** An organisation in a list: its cause's badge, its name linking to its page, where it is and its cause (and `more`). */
+function charityItem(n: NonProfitView, more = ''): Html {
+  return html`<li><img src="${n.logo}" alt="" width="32" height="32"> <a href="${n.public_path}">${n.name}</a> <span class="muted">${place(n)} · ${n.cause.name}${more}</span></li>`;
 }
 
 function searchForm(query: string): Html {
@@ -86,7 +91,7 @@ export function charitySearchPage(
         ? browseLinks(causes, state)
         : html`${query === '' ? html`<h2>The largest organisations: ${filters}</h2>` : filters === '' ? '' : html`<p>Only ${filters}. <a href="/charities?query=${encodeURIComponent(query)}">Everywhere</a></p>`}
     <p class="muted" role="status">${results.meta.count === 0 ? 'No non-profit matches.' : `${results.meta.count.toLocaleString('en-US')}${results.meta.count_capped === true ? '+' : ''} matching non-profits.`}</p>
-    <ul class="results">${results.items.map((n) => html`<li><img src="${n.logo}" alt="" width="32" height="32"> <a href="${n.public_path}">${n.name}</a> <span class="muted">${place(n)} · ${n.cause.name} · EIN ${n.ein}</span></li>`)}</ul>
+    <ul class="results">${results.items.map((n) => charityItem(n, ` · EIN ${n.ein}`))}</ul>
     ${pager(`/charities?${params}`, results.meta.page, results.meta.last)}
     ${query === '' ? html`<p><a href="/charities">All causes</a></p>` : ''}`
     }`,
@@ -102,12 +107,10 @@ export interface CharityPageView {
   similar: NonProfitView[];
 }
 
-const dollars = (n: number) => `$${n.toLocaleString('en-US')}`;
-
 function others(id: string, title: string, list: readonly NonProfitView[]): Html {
   if (list.length === 0) return html``;
   return html`<section aria-labelledby="${id}"><h2 id="${id}">${title}</h2>
-    <ul class="results">${list.map((n) => html`<li><img src="${n.logo}" alt="" width="32" height="32"> <a href="${n.public_path}">${n.name}</a> <span class="muted">${place(n)} · ${n.cause.name}</span></li>`)}</ul></section>`;
+    <ul class="results">${list.map((n) => charityItem(n))}</ul></section>`;
 }
 
 export function charityPage(v: Visitor, c: CharityPageView, state?: FormState): Html {
@@ -120,7 +123,7 @@ export function charityPage(v: Visitor, c: CharityPageView, state?: FormState): 
   const size =
     p.size === undefined
       ? html`<dd>No figures on file with the IRS (small organisations file a postcard without them; churches file nothing)</dd>`
-      : html`<dd>Revenue ${dollars(p.size.revenue)}, assets ${dollars(p.size.assets)} <span class="muted">(its ${p.size.year} return)</span></dd>`;
+      : html`<dd>Revenue ${usdWhole(p.size.revenue)}, assets ${usdWhole(p.size.assets)} <span class="muted">(its ${p.size.year} return)</span></dd>`;
   return layout(
     v,
     n.name,

@@ -48,7 +48,8 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
       if (stateText !== '' && !/^[A-Z]{2}$/.test(stateText)) throw new AppError('bad_request', 'invalid_parameter', 'a state is its two-letter code, like VT');
       const state = stateText === '' ? undefined : stateText;
       // Near me: the largest organisations within NEAR_KM of a ZIP code's centre (a state does not narrow it further).
-      const zip = (query.zip ?? '').trim() === '' ? undefined : (query.zip ?? '').trim();
+      const zipText = (query.zip ?? '').trim();
+      const zip = zipText === '' ? undefined : zipText;
       const near = zip === undefined ? undefined : { ...(await zipCentre(deps, zip)), radius_km: NEAR_KM };
       const results =
         text === '' && cause === undefined && state === undefined && near === undefined
@@ -77,9 +78,9 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
       const path = (request.params as { path: string }).path;
       const ein = normalizeEin(path.slice(0, 9));
       if (ein === null) throw new AppError('not_found', 'non_profit_not_found', 'there is no non-profit at this address');
-      const charity = await charityByEin(deps, ein);
-      if (charity.view.public_path !== `/charities/${path}`) return reply.code(301).header('location', charity.view.public_path).send();
-      return sendPage(reply, charityPage(request.visitor, charity));
+      const { view, receives, about } = await charityByEin(deps, ein);
+      if (view.public_path !== `/charities/${path}`) return reply.code(301).header('location', view.public_path).send();
+      return sendPage(reply, charityPage(request.visitor, { view, receives, ...(await about()) }));
     });
 
     const giftCode = (request: FastifyRequest) => {
