@@ -32,6 +32,10 @@ import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { scheduledReplayers, scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
 import { webApp } from './web/web.ts';
+import { errorPage } from './web/pages/public.ts';
+import { parseCookies, SESSION_COOKIE } from './web/visitor.ts';
+import { sessionFor } from './modules/accounts/index.ts';
+import { buildProvider, DISCOVERY_PATH, routeScope, type OidcProvider } from './modules/apps/index.ts';
 import type { OpenApi } from './web/pages/reference.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -202,12 +206,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     const limiter = new RateLimiter(counter, () => deps.clock.now().getTime());
     app.addHook('onClose', async () => limiter.close());
     const callers = new CallerCache();
+    const oidc = await loginWithAlmoner(app, deps);
     const directory = new DirectorySearch(deps);
     const v1 = async (api: FastifyInstance) => {
       api.addHook('onSend', apiHeaders);
       api.addHook('onRequest', async (request, reply) => {
         try {
-          request.caller = await authenticate(deps, callers, request);
+          request.caller = await authenticate(deps, callers, request, oidc);
         } catch (error) {
           // Requests without a valid key are limited per address, so guessing keys is slow.
           // (A key that could not be checked, the database being unreachable, is no guess.)
@@ -216,7 +221,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
           }
           throw error;
         }
-        await limiter.hit(`key:${request.caller.key_id}`, deps.config.rateLimitPerMinute, reply);
+        const access = request.caller.app;
+        await limiter.hit(access === undefined ? `key:${request.caller.key_id}` : `app:${access.connection_id}`, deps.config.rateLimitPerMinute, reply);
+        if (access !== undefined) checkScope(request, access.scopes);
       });
       // Idempotency keys apply to POSTs only: the hooks are attached to those routes alone.
       const replayers: Replayers = { ...donationReplayers, ...giftReplayers, ...scheduledReplayers, ...contributionReplayers };
@@ -244,7 +251,49 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     };
     await app.register(v1, { prefix: '/v1' });
     await app.register(v1, { prefix: '/public/api/v1' });
-    await app.register(webApp({ deps, directory, limiter, openapi: () => app.swagger() as unknown as OpenApi }));
+    await app.register(webApp({ deps, directory, limiter, oidc, openapi: () => app.swagger() as unknown as OpenApi }));
   }
   return app;
+}
+
+/** An app's token reaches a route only with the scope the route needs (ADR 19); routes for keys only, never. */
+function checkScope(request: FastifyRequest, scopes: readonly string[]): void {
+  const path = (request.routeOptions.url ?? '').replace(/^\/(public\/api\/)?v1/, '');
+  const needed = routeScope(request.method, path);
+  if (needed !== 'keys' && scopes.includes(needed)) return;
+  throw new AppError(
+    'forbidden',
+    'insufficient_scope',
+    needed === 'keys'
+      ? "this route is for API keys only: an app's token cannot use it"
+      : `the app's token does not have the ${needed} scope; ask the donor to connect the app with it`,
+    { headers: { 'www-authenticate': `Bearer error="insufficient_scope"${needed === 'keys' ? '' : `, scope="${needed}"`}` } },
+  );
+}
+
+/**
+ * The OpenID Connect provider (ADR 19) under /oidc/ and its discovery document. Its requests go to
+ * it untouched: Fastify neither parses their bodies nor answers them.
+ */
+async function loginWithAlmoner(app: FastifyInstance, deps: Deps): Promise<OidcProvider> {
+  const anonymous = { session: undefined, token: undefined, csrf: '' };
+  const oidc = await buildProvider(deps, {
+    signedInUser: async (req) => {
+      const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
+      if (token === undefined || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+      return (await sessionFor(deps, token))?.user_id;
+    },
+    errorPage: (status, title, detail) => errorPage(anonymous, status, title, detail).text,
+  });
+  await app.register(async (provider) => {
+    provider.removeAllContentTypeParsers();
+    provider.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+    const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.hijack();
+      oidc.handle(request.raw, reply.raw);
+    };
+    provider.route({ method: ['GET', 'POST', 'OPTIONS'], url: '/oidc/*', handler: forward, schema: { hide: true } });
+    provider.route({ method: ['GET', 'OPTIONS'], url: DISCOVERY_PATH, handler: forward, schema: { hide: true } });
+  });
+  return oidc;
 }

@@ -284,6 +284,8 @@ export interface SignInFailuresTable {
 }
 
 export type * from './schema.directory.ts';
+export type * from './schema.apps.ts';
+import type { AppConnectionsTable, AppsTable, OidcArtifactsTable, OidcKeysTable } from './schema.apps.ts';
 import type {
   DirectoryEpochTable,
   DirectoryTopTable,
@@ -333,4 +335,8 @@ export interface Database {
   password_resets: PasswordResetsTable;
   audit_log: AuditLogTable;
   scheduled_donations: ScheduledDonationsTable;
+  apps: AppsTable;
+  app_connections: AppConnectionsTable;
+  oidc_artifacts: OidcArtifactsTable;
+  oidc_keys: OidcKeysTable;
 }

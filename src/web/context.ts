@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import type { DirectorySearch } from '../modules/nonprofits/index.ts';
 import type { RateLimiter } from '../http/rate-limit.ts';
+import type { OidcProvider } from '../modules/apps/index.ts';
 import type { Html } from './html.ts';
 import type { Visitor } from './visitor.ts';
 import type { OpenApi } from './pages/reference.ts';
@@ -49,4 +50,6 @@ export interface WebContext {
   openapi: () => OpenApi;
   directory: DirectorySearch;
   limiter: RateLimiter;
+  /** Login with Almoner's provider: its sign-in and consent are the web app's pages. */
+  oidc: OidcProvider;
 }

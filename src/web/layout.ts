@@ -93,6 +93,7 @@ const NOTICES: Record<string, string> = {
   endpoint_paused: 'The endpoint is paused: nothing is sent to it until you enable it.',
   endpoint_enabled: 'The endpoint is enabled again.',
   endpoint_deleted: 'The endpoint is deleted.',
+  app_disconnected: 'The app is disconnected: its tokens no longer work.',
 };
 
 /** Where an organisation is: "Burlington, VT", or for a foreign one (the IRS leaves its state empty and puts the country in its city) the country alone. */
@@ -160,7 +161,7 @@ export function layout(v: Visitor, title: string, body: Html): Html {
     ${
       s === undefined
         ? html`<a href="/signin">Sign in</a> <a href="/signup" class="button small">Sign up</a>`
-        : html`<a href="/dashboard">Dashboard</a> <a href="/money">Add money</a> <a href="/settings/keys">API keys</a> <a href="/settings/webhooks">Webhooks</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
+        : html`<a href="/dashboard">Dashboard</a> <a href="/money">Add money</a> <a href="/settings/keys">API keys</a> <a href="/settings/webhooks">Webhooks</a> <a href="/settings/apps">Apps</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
         <form method="post" action="/signout" class="inline">${csrfField(v)}<button type="submit" class="link">Sign out</button></form>`
     }
   </nav>

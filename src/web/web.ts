@@ -15,6 +15,7 @@ import { moneyRoutes } from './routes/money.ts';
 import { webhookSettingsRoutes } from './routes/webhooks.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { publicRoutes } from './routes/public.ts';
+import { appSettingsRoutes, interactionRoutes } from './routes/apps.ts';
 
 const ASSETS = new Map<string, { type: string; body: string }>([
   ['app.css', { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8') }],
@@ -84,6 +85,8 @@ export function webApp(ctx: WebContext) {
     await web.register(moneyRoutes(ctx));
     await web.register(settingsRoutes(ctx));
     await web.register(webhookSettingsRoutes(ctx));
+    await web.register(appSettingsRoutes(ctx));
+    await web.register(interactionRoutes(ctx));
     await web.register(publicRoutes(ctx));
   };
 }

@@ -11,6 +11,7 @@ import { recordEvent } from '../events/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { cardOfNonProfit, normalizeEin } from '../nonprofits/index.ts';
 import { visibleUser } from '../users/index.ts';
+import { spendForApp } from '../apps/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { isBook, type Book } from '../../shared/book.ts';
 import { idempotencyClaims } from '../idempotency/index.ts';
@@ -48,19 +49,11 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   }
   const note = input.note ?? null;
   const visibility = input.visibility ?? 'public';
-  const made = await batchesOf(deps).submit({
-    ein,
-    donation: {
-      book: caller.book,
-      user_id: caller.user_id,
-      fund_id: caller.fund_id,
-      amount_cents: input.amount_cents,
-      note,
-      private_memo: input.private_memo ?? null,
-      visibility,
-      scheduled_donation_id: null,
-    },
-    claim: idempotencyClaims.getStore(),
+  // An app's donation counts against the monthly limit its donor set (ADR 19), given back if it is not made.
+  const giveBack = caller.app === undefined ? undefined : await spendForApp(deps, caller.app.connection_id, caller.app.monthly_limit_cents, input.amount_cents);
+  const made = await submitDonation(deps, caller, { ...input, ein }, note, visibility).catch(async (error: unknown) => {
+    await giveBack?.();
+    throw error;
   });
   // The answer from what was written: reading it back cost four more statements.
   const card = cardOfNonProfit(deps.config.publicUrl, made.nonProfit);
@@ -74,6 +67,23 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
     non_profit_id: made.nonProfit.id,
     amount_cents: input.amount_cents,
     visibility,
+  });
+}
+
+function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: string | null, visibility: Visibility) {
+  return batchesOf(deps).submit({
+    ein: input.ein,
+    donation: {
+      book: caller.book,
+      user_id: caller.user_id,
+      fund_id: caller.fund_id,
+      amount_cents: input.amount_cents,
+      note,
+      private_memo: input.private_memo ?? null,
+      visibility,
+      scheduled_donation_id: null,
+    },
+    claim: idempotencyClaims.getStore(),
   });
 }
 

@@ -3,6 +3,7 @@
 // Safe on many nodes at once: each deletes only what is past its age.
 import type { Deps } from '../../deps.ts';
 import * as store from './retention.store.ts';
+import { pruneLoginRecords } from '../apps/index.ts';
 
 const EVENTS_PER_BATCH = 10_000;
 
@@ -11,6 +12,8 @@ export interface RetentionResult {
   web_sessions: number;
   sign_in_failures: number;
   events: number;
+  /** Login with Almoner: expired codes, tokens, sessions and interactions, and long-retired signing keys. */
+  login_records: number;
 }
 
 export async function runRetention(deps: Deps): Promise<RetentionResult> {
@@ -22,6 +25,7 @@ export async function runRetention(deps: Deps): Promise<RetentionResult> {
     web_sessions: await store.deleteExpiredSessions(deps.db, ago(retention.expiredSessionDays * 86_400_000)),
     sign_in_failures: await store.deleteSignInFailures(deps.db, ago(retention.signInFailureHours * 3_600_000)),
     events: 0,
+    login_records: await pruneLoginRecords(deps),
   };
   if (retention.eventDays > 0) {
     const before = ago(retention.eventDays * 86_400_000);

@@ -1,0 +1,254 @@
+// Use cases of Login with Almoner (ADR 19): registering apps, operators
+// disabling them, a donor's consent (a connection), connected apps and
+// disconnecting one, which ends its tokens at once.
+import type { Deps } from '../../deps.ts';
+import { AppError, fieldErrors, notFound, type FieldError } from '../../shared/errors.ts';
+import { assertSafeInteger } from '../../shared/assert.ts';
+import type { Book } from '../../shared/book.ts';
+import { recordAudit } from '../audit/index.ts';
+import { sandboxUserFor } from '../users/index.ts';
+import {
+  API_SCOPES,
+  APP_NAME_MAX,
+  generateClientId,
+  generateClientSecret,
+  hashSecret,
+  logoUriProblem,
+  monthOf,
+  redirectUriProblem,
+  REDIRECT_URIS_MAX,
+  SCOPE_WORDS,
+} from './apps.ts';
+import * as store from './apps.store.ts';
+import { newSigningKey, TTL_SECONDS } from './oidc.ts';
+
+export interface NewApp {
+  name: string;
+  redirect_uris: readonly string[];
+  logo_uri?: string;
+  sandbox?: boolean;
+}
+
+export interface AppView {
+  client_id: string;
+  name: string;
+  redirect_uris: string[];
+  logo_uri: string | null;
+  book: Book;
+  created_at: string;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+}
+
+function viewOf(app: store.AppRow): AppView {
+  return {
+    client_id: app.client_id,
+    name: app.name,
+    redirect_uris: JSON.parse(app.redirect_uris) as string[],
+    logo_uri: app.logo_uri,
+    book: app.book,
+    created_at: app.created_at,
+    disabled_at: app.disabled_at,
+    disabled_reason: app.disabled_reason,
+  };
+}
+
+/**
+ * Registers an app for the live user `ownerId`; the client secret is in the result and nowhere
+ * else, ever. Throws unprocessable (validation_failed, sandbox_disabled).
+ */
+export async function registerApp(deps: Deps, ownerId: number, input: NewApp): Promise<{ app: AppView; client_secret: string }> {
+  const problems: FieldError[] = [];
+  const name = input.name.trim();
+  if (name === '' || [...name].length > APP_NAME_MAX) problems.push({ field: 'name', code: 'validation_failed', message: `is required, at most ${APP_NAME_MAX} characters` });
+  const uris = [...new Set(input.redirect_uris.map((u) => u.trim()).filter((u) => u !== ''))];
+  if (uris.length === 0) problems.push({ field: 'redirect_uris', code: 'validation_failed', message: 'needs at least one address to send donors back to' });
+  if (uris.length > REDIRECT_URIS_MAX) problems.push({ field: 'redirect_uris', code: 'validation_failed', message: `may list at most ${REDIRECT_URIS_MAX} addresses` });
+  for (const uri of uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem !== undefined) problems.push({ field: 'redirect_uris', code: 'validation_failed', message: `${uri}: ${problem}` });
+  }
+  const logo = input.logo_uri?.trim() ?? '';
+  const logoProblem = logo === '' ? undefined : logoUriProblem(logo);
+  if (logoProblem !== undefined) problems.push({ field: 'logo_uri', code: 'validation_failed', message: logoProblem });
+  if (problems.length > 0) throw fieldErrors(problems);
+  if (input.sandbox === true && !deps.config.sandbox) throw new AppError('unprocessable', 'sandbox_disabled', 'this platform has no sandbox: only live apps can be registered');
+  const secret = generateClientSecret(deps.ids);
+  const app = await store.insertApp(deps.db, {
+    client_id: generateClientId(deps.ids),
+    owner_id: ownerId,
+    book: input.sandbox === true ? 'test' : 'live',
+    name,
+    redirect_uris: JSON.stringify(uris),
+    logo_uri: logo === '' ? null : logo,
+    secret_hash: hashSecret(secret),
+    created_at: deps.clock.now().toISOString(),
+  });
+  return { app: viewOf(app), client_secret: secret };
+}
+
+export async function appsOf(deps: Deps, ownerId: number): Promise<AppView[]> {
+  return (await store.appsOfOwner(deps.db, ownerId)).map(viewOf);
+}
+
+/** An app as the consent page shows it; undefined for an unknown one. */
+export async function appByClientId(deps: Deps, clientId: string): Promise<AppView | undefined> {
+  const app = await store.findApp(deps.db, clientId);
+  return app === undefined ? undefined : viewOf(app);
+}
+
+/** Every app (operators), newest first, `limit` at a time before `before` (an app's row id). */
+export async function listAllApps(deps: Deps, limit: number, before?: number) {
+  const rows = await store.listApps(deps.db, limit, before);
+  return rows.map((r) => ({ ...r, redirect_uris: JSON.parse(r.redirect_uris) as string[], connections: Number(r.connections ?? 0) }));
+}
+
+/**
+ * An operator disables (or enables again) an app, audited: a disabled app's sign-ins, tokens and
+ * id tokens are refused at once. Throws not_found (app_not_found), conflict (app_unchanged).
+ */
+export async function setAppEnabled(deps: Deps, clientId: string, enabled: boolean, actor: string, reason = ''): Promise<AppView> {
+  return deps.db.transaction().execute(async (trx) => {
+    const before = await store.findApp(trx, clientId);
+    if (before === undefined) throw notFound('app_not_found', `no app ${clientId}`);
+    const at = deps.clock.now().toISOString();
+    const changed = await store.setAppDisabled(trx, clientId, enabled ? null : at, enabled ? null : reason || 'disabled by the operators');
+    if (!changed) throw new AppError('conflict', 'app_unchanged', `app ${clientId} is already ${enabled ? 'enabled' : 'disabled'}`);
+    const after = await store.findApp(trx, clientId);
+    if (after === undefined) throw notFound('app_not_found', `no app ${clientId}`);
+    await recordAudit(trx, {
+      book: before.book,
+      actor,
+      action: enabled ? 'app.enable' : 'app.disable',
+      object_type: 'app',
+      object_id: before.id,
+      before: { disabled_at: before.disabled_at },
+      after: { disabled_at: after.disabled_at, reason: after.disabled_reason },
+      at,
+    });
+    return viewOf(after);
+  });
+}
+
+export interface Consent {
+  clientId: string;
+  /** The live user who consents. */
+  userId: number;
+  scopes: readonly string[];
+  grantId: string;
+  /** For `donate`: what the app may give per calendar month, or null for no limit. */
+  monthlyLimitCents: number | null;
+}
+
+/**
+ * Records a donor's consent to an app: the connection (new, or its scopes and limit changed),
+ * and for a sandbox app the donor's sandbox twin, made now so the app's calls find it.
+ */
+export async function recordConsent(deps: Deps, consent: Consent): Promise<void> {
+  if (consent.monthlyLimitCents !== null) assertSafeInteger(consent.monthlyLimitCents, 'monthly limit');
+  await deps.db.transaction().execute(async (trx) => {
+    const app = await store.findApp(trx, consent.clientId);
+    if (app === undefined || app.disabled_at !== null) throw notFound('app_not_found', `no app ${consent.clientId}`);
+    if (app.book === 'test') await sandboxUserFor(deps, consent.userId, trx);
+    const at = deps.clock.now().toISOString();
+    const existing = await store.activeConnection(trx, app.id, consent.userId);
+    const scopes = consent.scopes.join(' ');
+    if (existing === undefined) {
+      await store.insertConnection(trx, {
+        app_id: app.id,
+        user_id: consent.userId,
+        scopes,
+        grant_id: consent.grantId,
+        monthly_limit_cents: consent.monthlyLimitCents,
+        created_at: at,
+        updated_at: at,
+      });
+    } else {
+      await store.updateConnection(trx, existing.id, { scopes, grant_id: consent.grantId, monthly_limit_cents: consent.monthlyLimitCents, updated_at: at });
+    }
+  });
+}
+
+export interface ConnectionView {
+  id: number;
+  name: string;
+  client_id: string;
+  logo_uri: string | null;
+  sandbox: boolean;
+  disabled: boolean;
+  scopes: { scope: string; words: string }[];
+  monthly_limit_cents: number | null;
+  /** What the app gave this calendar month. */
+  spent_this_month_cents: number;
+  connected_at: string;
+  last_used_at: string | null;
+}
+
+/** A donor's connected apps, newest first. */
+export async function connectedApps(deps: Deps, userId: number): Promise<ConnectionView[]> {
+  const month = monthOf(deps.clock.now());
+  return (await store.connectionsOfUser(deps.db, userId)).map((c) => ({
+    id: c.id,
+    name: c.name,
+    client_id: c.client_id,
+    logo_uri: c.logo_uri,
+    sandbox: c.book === 'test',
+    disabled: c.disabled_at !== null,
+    scopes: c.scopes
+      .split(' ')
+      .filter((s) => (API_SCOPES as readonly string[]).includes(s) || s === 'email' || s === 'profile' || s === 'offline_access')
+      .map((scope) => ({ scope, words: SCOPE_WORDS[scope] ?? scope })),
+    monthly_limit_cents: c.monthly_limit_cents,
+    spent_this_month_cents: c.spent_month === month ? c.spent_cents : 0,
+    connected_at: c.created_at,
+    last_used_at: c.last_used_at,
+  }));
+}
+
+/** The donor disconnects an app: the connection ends, and with it its grant and every code and token of it. Throws connection_not_found. */
+export async function disconnectApp(deps: Deps, userId: number, connectionId: number): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const grantId = await store.revokeConnection(trx, userId, connectionId, deps.clock.now().toISOString());
+    if (grantId === undefined) throw notFound('connection_not_found', `no connected app ${connectionId}`);
+    await store.revokeArtifactsOfGrant(trx, grantId);
+  });
+}
+
+/**
+ * Counts a donation of `cents` against the app's monthly limit (a connection without one counts
+ * too). Throws forbidden (app_limit_exceeded) when it does not fit. Returns how to give it back.
+ */
+export async function spendForApp(deps: Deps, connectionId: number, limitCents: number | null, cents: number): Promise<() => Promise<void>> {
+  const month = monthOf(deps.clock.now());
+  if (!(await store.reserveSpend(deps.db, connectionId, month, cents))) {
+    throw new AppError(
+      'forbidden',
+      'app_limit_exceeded',
+      `this donation would pass the monthly limit of $${((limitCents ?? 0) / 100).toFixed(2)} the donor set for this app; they can change it by connecting the app again`,
+    );
+  }
+  return () => store.releaseSpend(deps.db, connectionId, month, cents);
+}
+
+/**
+ * A new signing key signs from now on (on each node once it restarts); the older ones are
+ * retired: still published and still verifying what they signed, until retention removes them
+ * a day after every id token they signed has expired. Returns the new key's id.
+ */
+export async function rotateSigningKey(deps: Deps): Promise<{ kid: string; retired: number }> {
+  const key = await newSigningKey();
+  return deps.db.transaction().execute(async (trx) => {
+    const at = deps.clock.now().toISOString();
+    const id = await store.insertKey(trx, { use: 'signing', secret: JSON.stringify(key), created_at: at });
+    const retired = await store.retireOlderSigningKeys(trx, id, at);
+    return { kid: String(key.kid), retired };
+  });
+}
+
+/** Retention: the provider's codes, tokens and sessions past their expiry, and signing keys retired long enough ago. */
+export async function pruneLoginRecords(deps: Deps): Promise<number> {
+  const now = deps.clock.now().getTime();
+  const artifacts = await store.deleteExpiredArtifacts(deps.db, Date.now());
+  const keys = await store.removeRetiredKeys(deps.db, new Date(now - (TTL_SECONDS.IdToken + 86_400) * 1000).toISOString());
+  return artifacts + keys;
+}

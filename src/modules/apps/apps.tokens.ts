@@ -1,0 +1,63 @@
+// The caller of an app's request to the public API (ADR 19): an access token
+// (`Authorization: Bearer <token>`), or the hosted service's compatible form
+// `Authorization: <client_id> <id_token>`. Either acts for the donor who
+// connected the app, in the app's book, with what the connection still grants.
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import type { Deps } from '../../deps.ts';
+import type { Caller } from '../../shared/caller.ts';
+import { CONNECTION_USE_WRITE_INTERVAL_MS } from './apps.ts';
+import * as store from './apps.store.ts';
+import { publicSigningKeys, type OidcProvider } from './oidc.ts';
+
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** The caller of an access token, or undefined for an unknown, expired or revoked one, or one of a disabled app or ended connection. */
+export async function callerOfAccessToken(deps: Deps, oidc: OidcProvider, value: string): Promise<Caller | undefined> {
+  if (value.length > 200 || !/^[A-Za-z0-9_-]+$/.test(value)) return undefined;
+  const token = await oidc.provider.AccessToken.find(value);
+  if (token === undefined || token.accountId === undefined || token.clientId === undefined) return undefined;
+  return callerOfConnection(deps, token.clientId, token.accountId, token.grantId, (token.scope ?? '').split(' '));
+}
+
+/** The caller of the compatible header: an id token this platform signed for that client, of a donor connected to it. */
+export async function callerOfIdToken(deps: Deps, oidc: OidcProvider, clientId: string, idToken: string): Promise<Caller | undefined> {
+  if (!JWT.test(idToken)) return undefined;
+  try {
+    const keys = createLocalJWKSet({ keys: (await publicSigningKeys(deps)) as never });
+    const { payload } = await jwtVerify(idToken, keys, { issuer: oidc.issuer, audience: clientId, algorithms: ['RS256'], clockTolerance: 5 });
+    if (typeof payload.sub !== 'string') return undefined;
+    return await callerOfConnection(deps, clientId, payload.sub, undefined, undefined);
+  } catch {
+    return undefined;
+  }
+}
+
+async function callerOfConnection(deps: Deps, clientId: string, sub: string, grantId: string | undefined, tokenScopes: readonly string[] | undefined): Promise<Caller | undefined> {
+  if (!/^\d{1,15}$/.test(sub)) return undefined;
+  const app = await store.findApp(deps.db, clientId);
+  if (app === undefined || app.disabled_at !== null) return undefined;
+  const connection = await store.activeConnection(deps.db, app.id, Number(sub));
+  if (connection === undefined || (grantId !== undefined && connection.grant_id !== grantId)) return undefined;
+  const acting = await store.actingUser(deps.db, Number(sub), app.book);
+  if (acting === undefined) return undefined;
+  const granted = connection.scopes.split(' ');
+  const scopes = tokenScopes === undefined ? granted : tokenScopes.filter((s) => granted.includes(s));
+  return {
+    user_id: acting.user_id,
+    fund_id: acting.fund_id,
+    key_id: 0,
+    mode: acting.book,
+    book: acting.book,
+    user_status: acting.own_status !== 'active' || acting.owner_status === null ? acting.own_status : acting.owner_status,
+    last_used_at: connection.last_used_at,
+    app: { connection_id: connection.id, client_id: clientId, scopes, monthly_limit_cents: connection.monthly_limit_cents },
+  };
+}
+
+/** Records that a connection was used, at most once per interval. */
+export async function noteConnectionUse(deps: Deps, caller: Caller): Promise<void> {
+  if (caller.app === undefined) return;
+  const now = deps.clock.now();
+  if (caller.last_used_at !== null && Date.parse(caller.last_used_at) >= now.getTime() - CONNECTION_USE_WRITE_INTERVAL_MS) return;
+  await store.touchConnection(deps.db, caller.app.connection_id, now.toISOString(), new Date(now.getTime() - CONNECTION_USE_WRITE_INTERVAL_MS).toISOString());
+}

@@ -1,0 +1,111 @@
+// Login with Almoner (ADR 19): what an app may ask for and what each scope
+// lets it do, the shape of client ids and secrets, and the checks on what an
+// app registers. Only the SHA-256 of a client secret is kept.
+import { createHash } from 'node:crypto';
+import type { Ids } from '../../shared/clock.ts';
+
+/** The scopes of the public API. OpenID's own (`openid`, `profile`, `email`) say what the id token and userinfo hold. */
+export const API_SCOPES = ['read', 'donate', 'gifts'] as const;
+export type ApiScope = (typeof API_SCOPES)[number];
+export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
+export const ALL_SCOPES: readonly string[] = [...OIDC_SCOPES, ...API_SCOPES];
+
+/** What a donor is asked to allow, in words (the consent page, connected apps). */
+export const SCOPE_WORDS: Readonly<Record<string, string>> = {
+  openid: 'Know who you are on this platform',
+  profile: 'See your name and public profile',
+  email: 'See your email address',
+  offline_access: 'Stay connected when you are not using it',
+  read: 'See your profile, balance, donations, gifts and contributions',
+  donate: 'Make and cancel donations from your fund',
+  gifts: 'Send and act on gifts from your fund',
+};
+
+/**
+ * The scope each API route needs from an app's token. Reads need `read`; a write needs the scope
+ * its route names, and a route that names none (keys, webhooks, contributions, recurring
+ * donations, the sandbox's controls) is for API keys only: no app token reaches it.
+ */
+export type RouteScope = ApiScope | 'keys';
+
+const DECLARED: Readonly<Record<string, RouteScope>> = {
+  'POST /donations': 'donate',
+  'DELETE /donations/:donation_id': 'donate',
+  'POST /users/:user_id/donations': 'donate',
+  'POST /gifts': 'gifts',
+  'POST /gifts/:code/accept': 'gifts',
+  'POST /gifts/:code/claim': 'gifts',
+  'POST /gifts/:code/deny': 'gifts',
+  // Reads that show what only the account's own keys should: its keys, its webhooks' endpoints and secrets.
+  'GET /api_keys': 'keys',
+  'GET /webhook_endpoints': 'keys',
+  'GET /webhook_endpoints/:id': 'keys',
+  'GET /webhook_endpoints/:id/attempts': 'keys',
+};
+
+/** The scope a route of the public API needs; `path` is the route's pattern under /v1 (`/donations/:donation_id`). */
+export function routeScope(method: string, path: string): RouteScope {
+  const declared = DECLARED[`${method} ${path}`];
+  if (declared !== undefined) return declared;
+  return method === 'GET' || method === 'HEAD' ? 'read' : 'keys';
+}
+
+const CLIENT_ID = /^app_[0-9A-Za-z]{24}$/;
+
+export function generateClientId(ids: Ids): string {
+  return `app_${ids.base62(24)}`;
+}
+
+export function generateClientSecret(ids: Ids): string {
+  return `appsec_${ids.base62(43)}`;
+}
+
+export function looksLikeClientId(text: string): boolean {
+  return CLIENT_ID.test(text);
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export const APP_NAME_MAX = 100;
+export const REDIRECT_URIS_MAX = 10;
+export const URI_MAX = 2000;
+
+/**
+ * Why a redirect URI cannot be registered, or undefined. Exact URIs only (no wildcards, no
+ * fragment); https, or http on a loopback host for development.
+ */
+export function redirectUriProblem(uri: string): string | undefined {
+  if (uri.length > URI_MAX) return `must be at most ${URI_MAX} characters`;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'must be a full address, like https://app.example.org/callback';
+  }
+  if (url.hash !== '' || uri.includes('#')) return 'must not have a fragment (#...)';
+  if (url.username !== '' || url.password !== '') return 'must not carry a user name or password';
+  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && loopback) return undefined;
+  return 'must start with https:// (http:// only on localhost)';
+}
+
+/** Why a logo address cannot be registered, or undefined. */
+export function logoUriProblem(uri: string): string | undefined {
+  if (uri.length > URI_MAX) return `must be at most ${URI_MAX} characters`;
+  try {
+    return new URL(uri).protocol === 'https:' ? undefined : 'must start with https://';
+  } catch {
+    return 'must be a full address, like https://app.example.org/logo.png';
+  }
+}
+
+/** The calendar month (UTC) a monthly limit counts, as 'YYYY-MM'. */
+export function monthOf(at: Date): string {
+  return at.toISOString().slice(0, 7);
+}
+
+/** How often a connection's `last_used_at` may be written. */
+export const CONNECTION_USE_WRITE_INTERVAL_MS = 60_000;

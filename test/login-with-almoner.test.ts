@@ -1,0 +1,223 @@
+// Login with Almoner (issue 21, ADR 19) over real HTTP on both engines: an app
+// registered in the web app, a donor who signs in and consents, the app's
+// relying party (openid-client) exchanging the code and calling the API with
+// its token, scopes, the monthly limit, the compatible header, disconnecting,
+// disabling, and the security rules of the flow.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { accountOf, engines, fingerprint, fund, makeNonProfit, openEnv, type TestEnv } from './harness.ts';
+import { authorizationUrl, client, exchange, freePort, HttpBrowser, REDIRECT_URI, relyingParty } from './oidc-rp.ts';
+import { setAppEnabled } from '../src/modules/apps/index.ts';
+import { setUserStatus } from '../src/modules/users/index.ts';
+
+const EIN = '530196605';
+
+async function api(base: string, method: string, path: string, authorization: string, body?: unknown) {
+  const response = await fetch(new URL(path, base), {
+    method,
+    headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as Record<string, unknown>, challenge: response.headers.get('www-authenticate') };
+}
+
+for (const { name: engine } of engines()) {
+  describe(`Login with Almoner (${engine})`, () => {
+    let env: TestEnv;
+    let base: string;
+    let donor: HttpBrowser;
+    let clientId: string;
+    let secret: string;
+    let donorIds: { user_id: number; fund_id: number };
+    const notices: string[] = [];
+    const original = { warn: console.warn, info: console.info };
+
+    before(async () => {
+      // The provider speaks through console.warn / console.info: every such line is a finding.
+      console.warn = (...args: unknown[]) => void notices.push(args.join(' '));
+      console.info = (...args: unknown[]) => void notices.push(args.join(' '));
+      process.on('warning', (w) => notices.push(`process warning: ${w.message}`));
+      const port = await freePort();
+      base = `http://127.0.0.1:${port}`;
+      env = await openEnv(engine, { publicUrl: base, cookieSecure: false });
+      await env.app.listen({ port, host: '127.0.0.1' });
+      await makeNonProfit(env.deps, { ein: EIN, name: 'American National Red Cross', city: 'Washington', state: 'DC' });
+      const developer = new HttpBrowser(base);
+      await developer.signUp('Dev Eloper', `dev-${engine}@example.org`);
+      await developer.request('GET', '/settings/apps');
+      const registered = await developer.request('POST', '/settings/apps', { name: 'Match My Gift', redirect_uris: `${REDIRECT_URI}\nhttps://match.example.org/cb`, logo_uri: '' });
+      assert.equal(registered.status, 303);
+      const page = await developer.request('GET', '/settings/apps');
+      clientId = /<code>(app_[0-9A-Za-z]{24})<\/code>/.exec(page.body)?.[1] ?? '';
+      secret = /id="new-secret" class="key" readonly value="(appsec_[0-9A-Za-z]+)"/.exec(page.body)?.[1] ?? '';
+      assert.ok(clientId !== '' && secret !== '', 'the client id and the secret are shown once');
+      assert.ok(!(await developer.request('GET', '/settings/apps')).body.includes(secret), 'the secret is not shown again');
+      donor = new HttpBrowser(base);
+      await donor.signUp('Dana Donor', `dana-${engine}@example.org`);
+      donorIds = await accountOf(env.deps, `dana-${engine}@example.org`);
+      await fund(env.deps, donorIds, 100_000);
+    });
+
+    after(async () => {
+      console.warn = original.warn;
+      console.info = original.info;
+      await env?.close();
+    });
+
+    it('discovery names the flows, PKCE S256 and the scopes', async () => {
+      const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+      assert.equal(discovery.issuer, base);
+      assert.deepEqual(discovery.code_challenge_methods_supported, ['S256']);
+      assert.deepEqual(discovery.response_types_supported, ['code']);
+      for (const scope of ['openid', 'read', 'donate', 'gifts']) assert.ok((discovery.scopes_supported as string[]).includes(scope), scope);
+      assert.ok(String(discovery.revocation_endpoint).startsWith(base));
+      const jwks = (await (await fetch(String(discovery.jwks_uri))).json()) as { keys: Record<string, unknown>[] };
+      assert.ok(jwks.keys.length >= 1 && jwks.keys.every((k) => k.d === undefined), 'public keys only');
+    });
+
+    it('a donor signs in, consents with a monthly limit; the app donates with its token and is held to the limit', async () => {
+      const rp = await relyingParty(base, clientId, secret);
+      const a = await authorizationUrl(rp, 'openid profile email read donate offline_access', { prompt: 'consent' });
+      const { callback } = await donor.authorize(a.url, { decision: 'allow', monthly_limit: '50' });
+      assert.ok(callback !== undefined, 'the browser came back to the app');
+      const tokens = await exchange(rp, callback, a);
+      assert.ok(tokens.refresh_token !== undefined, 'offline_access gives a refresh token');
+      const claims = tokens.claims();
+      assert.equal(claims?.sub, String(donorIds.user_id));
+      const info = await client.fetchUserInfo(rp, tokens.access_token, String(claims?.sub));
+      assert.equal(info.email, `dana-${engine}@example.org`);
+
+      const bearer = `Bearer ${tokens.access_token}`;
+      const me = await api(base, 'GET', '/v1/users/me', bearer);
+      assert.equal(me.status, 200);
+      assert.equal(me.body.id, donorIds.user_id);
+      const made = await api(base, 'POST', '/v1/donations', bearer, { amount: 30, ein: EIN });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const before = await fingerprint(env.deps);
+      const over = await api(base, 'POST', '/v1/donations', bearer, { amount: 25, ein: EIN });
+      assert.equal(over.status, 403);
+      assert.equal(over.body.code, 'app_limit_exceeded');
+      assert.deepEqual(await fingerprint(env.deps), before, 'nothing was written');
+      // A donation that fails gives its share of the limit back.
+      const unknown = await api(base, 'POST', '/v1/donations', bearer, { amount: 20, ein: '000000001' });
+      assert.equal(unknown.status, 404);
+      assert.equal((await api(base, 'POST', '/v1/donations', bearer, { amount: 20, ein: EIN })).status, 201);
+
+      // Keys-only routes are closed to app tokens whatever their scopes.
+      const keys = await api(base, 'POST', '/v1/api_keys', bearer, { name: 'stolen' });
+      assert.equal(keys.status, 403);
+      assert.equal(keys.body.code, 'insufficient_scope');
+
+      const refreshed = await client.refreshTokenGrant(rp, String(tokens.refresh_token));
+      assert.equal((await api(base, 'GET', '/v1/users/me/balance', `Bearer ${refreshed.access_token}`)).status, 200);
+    });
+
+    it('a read-only token reads and is refused a donation with 403 insufficient_scope', async () => {
+      const rp = await relyingParty(base, clientId, secret);
+      const a = await authorizationUrl(rp, 'openid read');
+      const { callback } = await donor.authorize(a.url, { decision: 'allow' });
+      assert.ok(callback !== undefined);
+      const tokens = await exchange(rp, callback, a);
+      const bearer = `Bearer ${tokens.access_token}`;
+      assert.equal((await api(base, 'GET', '/v1/donations', bearer)).status, 200);
+      const before = await fingerprint(env.deps);
+      const refused = await api(base, 'POST', '/v1/donations', bearer, { amount: 5, ein: EIN });
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.code, 'insufficient_scope');
+      assert.match(String(refused.challenge), /insufficient_scope.*scope="donate"/);
+      assert.deepEqual(await fingerprint(env.deps), before);
+    });
+
+    it('the compatible header `<client_id> <id_token>` acts for the donor, and a bad one is 401 invalid_token', async () => {
+      const rp = await relyingParty(base, clientId, secret);
+      const a = await authorizationUrl(rp, 'openid read');
+      const { callback } = await donor.authorize(a.url, { decision: 'allow' });
+      const tokens = await exchange(rp, String(callback), a);
+      const idToken = String(tokens.id_token);
+      const me = await api(base, 'GET', '/v1/users/me', `${clientId} ${idToken}`);
+      assert.equal(me.status, 200);
+      assert.equal(me.body.id, donorIds.user_id);
+      const tampered = `${idToken.slice(0, -4)}AAAA`;
+      const bad = await api(base, 'GET', '/v1/users/me', `${clientId} ${tampered}`);
+      assert.equal(bad.status, 401);
+      assert.equal(bad.body.code, 'invalid_token');
+      const otherApp = await api(base, 'GET', '/v1/users/me', `app_${'x'.repeat(24)} ${idToken}`);
+      assert.equal(otherApp.status, 401, 'an id token is for the app it was issued to');
+    });
+
+    it('the flow refuses: no PKCE, a redirect URI not registered exactly, a reused code (and revokes its tokens), a wrong state or nonce', async () => {
+      const rp = await relyingParty(base, clientId, secret);
+      // No code_challenge: the app is sent back with invalid_request.
+      const noPkce = client.buildAuthorizationUrl(rp, { redirect_uri: REDIRECT_URI, scope: 'openid read', state: 's1' });
+      const first = await donor.authorize(noPkce.href, { decision: 'allow' });
+      assert.match(String(first.callback), /error=invalid_request/);
+      assert.match(decodeURIComponent(String(first.callback)), /PKCE/);
+      // A redirect URI that is not registered, even by a trailing part: an error page, no redirect.
+      const wrong = await authorizationUrl(rp, 'openid read', { redirect_uri: `${REDIRECT_URI}/extra` });
+      const stopped = await donor.authorize(wrong.url, { decision: 'allow' }, 'http://localhost:4999/callback/extra');
+      assert.equal(stopped.callback, undefined);
+      assert.equal(stopped.stopped?.status, 400);
+      assert.match(String(stopped.stopped?.body), /redirect_uri/);
+
+      const a = await authorizationUrl(rp, 'openid read');
+      const { callback } = await donor.authorize(a.url, { decision: 'allow' });
+      // The app's library checks state and nonce.
+      await assert.rejects(client.authorizationCodeGrant(rp, new URL(String(callback)), { pkceCodeVerifier: a.verifier, expectedState: 'another', expectedNonce: a.nonce }));
+      const tokens = await exchange(rp, String(callback), a);
+      assert.equal((await api(base, 'GET', '/v1/users/me', `Bearer ${tokens.access_token}`)).status, 200);
+      await assert.rejects(exchange(rp, String(callback), a), (error: { error?: string }) => error.error === 'invalid_grant');
+      assert.equal((await api(base, 'GET', '/v1/users/me', `Bearer ${tokens.access_token}`)).status, 401, "a reused code's tokens are revoked");
+
+      const b = await authorizationUrl(rp, 'openid read');
+      const second = await donor.authorize(b.url, { decision: 'allow' });
+      await assert.rejects(client.authorizationCodeGrant(rp, new URL(String(second.callback)), { pkceCodeVerifier: b.verifier, expectedState: b.state, expectedNonce: 'another' }));
+    });
+
+    it('a donor who denies sends the app back with access_denied', async () => {
+      const rp = await relyingParty(base, clientId, secret);
+      const a = await authorizationUrl(rp, 'openid read donate', { prompt: 'consent' });
+      const { callback } = await donor.authorize(a.url, { decision: 'deny' });
+      assert.match(String(callback), /error=access_denied/);
+    });
+
+    it("a suspended donor's tokens are refused; a disabled app's tokens and id tokens are refused", async () => {
+      const rp = await relyingParty(base, clientId, secret);
+      const a = await authorizationUrl(rp, 'openid read');
+      const { callback } = await donor.authorize(a.url, { decision: 'allow' });
+      const tokens = await exchange(rp, String(callback), a);
+      await setUserStatus(env.deps, donorIds.user_id, 'suspended', 'test:suspend');
+      assert.equal((await api(base, 'GET', '/v1/users/me', `Bearer ${tokens.access_token}`)).status, 403);
+      await setUserStatus(env.deps, donorIds.user_id, 'active', 'test:reinstate');
+      assert.equal((await api(base, 'GET', '/v1/users/me', `Bearer ${tokens.access_token}`)).status, 200);
+      await setAppEnabled(env.deps, clientId, false, 'test:operator', 'abuse');
+      assert.equal((await api(base, 'GET', '/v1/users/me', `Bearer ${tokens.access_token}`)).status, 401);
+      assert.equal((await api(base, 'GET', '/v1/users/me', `${clientId} ${String(tokens.id_token)}`)).status, 401);
+      await setAppEnabled(env.deps, clientId, true, 'test:operator');
+      assert.equal((await api(base, 'GET', '/v1/users/me', `${clientId} ${String(tokens.id_token)}`)).status, 200);
+    });
+
+    it('a donor sees the app in Connected apps and disconnects it: its next call is 401', async () => {
+      const rp = await relyingParty(base, clientId, secret);
+      const a = await authorizationUrl(rp, 'openid read');
+      const { callback } = await donor.authorize(a.url, { decision: 'allow' });
+      const tokens = await exchange(rp, String(callback), a);
+      assert.equal((await api(base, 'GET', '/v1/users/me', `Bearer ${tokens.access_token}`)).status, 200);
+      const page = await donor.request('GET', '/settings/apps');
+      assert.match(page.body, /Match My Gift/);
+      const action = /action="(\/settings\/apps\/connections\/\d+\/disconnect)"/.exec(page.body)?.[1];
+      assert.ok(action !== undefined);
+      assert.equal((await donor.request('POST', action, {})).status, 303);
+      assert.equal((await api(base, 'GET', '/v1/users/me', `Bearer ${tokens.access_token}`)).status, 401);
+      assert.equal((await api(base, 'GET', '/v1/users/me', `${clientId} ${String(tokens.id_token)}`)).status, 401);
+      await assert.rejects(client.refreshTokenGrant(rp, 'x'.repeat(43)));
+    });
+
+    it('the provider said nothing: no warning or notice', () => {
+      assert.deepEqual(
+        notices.filter((n) => /oidc-provider|warning/i.test(n)),
+        [],
+      );
+    });
+  });
+}
