@@ -256,7 +256,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   return app;
 }
 
-/** An app's token reaches a route only with the scope the route needs (ADR 19); routes for keys only, never. */
+/** An app's token reaches a route only with the scope the route needs (ADR 16); routes for keys only, never. */
 function checkScope(request: FastifyRequest, scopes: readonly string[]): void {
   const path = (request.routeOptions.url ?? '').replace(/^\/(public\/api\/)?v1/, '');
   const needed = routeScope(request.method, path);
@@ -272,7 +272,7 @@ function checkScope(request: FastifyRequest, scopes: readonly string[]): void {
 }
 
 /**
- * The OpenID Connect provider (ADR 19) under /oidc/ and its discovery document. Its requests go to
+ * The OpenID Connect provider (ADR 16) under /oidc/ and its discovery document. Its requests go to
  * it untouched: Fastify neither parses their bodies nor answers them.
  */
 async function loginWithAlmoner(app: FastifyInstance, deps: Deps): Promise<OidcProvider> {

@@ -14,6 +14,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { openEnv, makeNonProfit, makeZipCentres, startServerProcess } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/admin.service.ts';
 import { pdfText } from './pdf.ts';
+import { createServer as createHttpServer } from 'node:http';
+import * as client from 'openid-client';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join('test-results', 'screenshots');
@@ -430,6 +432,108 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await review(page, 'charity-near-zip');
     await context.close();
   });
+
+  test('Login with Almoner: an app is registered, a donor signs in and consents, the app donates with its token, a read-only token is refused, the donor disconnects it', async () => {
+    const developer = await newContext();
+    const dev = await developer.newPage();
+    await signUp(dev, 'Devi Developer', 'devi@example.org');
+    const rpPort = await freePort();
+    const rpBase = `http://localhost:${rpPort}`;
+    await dev.goto(`${base}/settings/apps`);
+    await dev.getByLabel('Name').fill('Match My Gift');
+    await dev.getByLabel('Redirect URIs').fill(`${rpBase}/callback`);
+    await dev.getByRole('button', { name: 'Register app' }).click();
+    await dev.waitForURL(`${base}/settings/apps`);
+    await review(dev, 'apps-registered');
+    const clientId = (await dev.locator('[data-app] code').first().textContent()) ?? '';
+    const secret = await dev.locator('#new-secret').inputValue();
+    assert.match(clientId, /^app_/);
+    await developer.close();
+
+    const app = await relyingPartyServer(rpPort, clientId, secret);
+    try {
+      const donorContext = await newContext();
+      const donor = await donorContext.newPage();
+      await signUp(donor, 'Omar Openid', 'omar@example.org');
+      await fundUser('Omar Openid', '500');
+      await donor.goto(`${rpBase}/login?scope=${encodeURIComponent('openid profile read donate')}`);
+      await donor.waitForURL(/\/oauth\/interaction\//);
+      await donor.getByRole('heading', { name: 'Allow Match My Gift to act for you?' }).waitFor();
+      await review(donor, 'consent');
+      await donor.getByLabel('Monthly limit in dollars (optional)').fill('100');
+      await donor.getByRole('button', { name: 'Allow' }).click();
+      await donor.waitForURL(`${rpBase}/callback*`);
+      const granted = (await donor.textContent('body')) ?? '';
+      assert.match(granted, /me 200/);
+      assert.match(granted, /donation 201/);
+
+      await donor.goto(`${rpBase}/login?scope=${encodeURIComponent('openid read')}`);
+      await donor.waitForURL(`${rpBase}/callback*`);
+      const readOnly = (await donor.textContent('body')) ?? '';
+      assert.match(readOnly, /me 200/);
+      assert.match(readOnly, /donation 403 insufficient_scope/);
+
+      await donor.goto(`${base}/settings/apps`);
+      await review(donor, 'connected-apps');
+      await donor.getByRole('button', { name: 'Disconnect Match My Gift' }).click();
+      await donor.waitForURL(/done=app_disconnected/);
+      await donor.goto(`${rpBase}/me`);
+      assert.match((await donor.textContent('body')) ?? '', /me 401/);
+      await donorContext.close();
+    } finally {
+      app.close();
+    }
+  });
+
+  /** A small app of its own, as a partner would write it: openid-client, PKCE, state and nonce; it calls the API with its access token. */
+  async function relyingPartyServer(port: number, clientId: string, secret: string) {
+    const rpBase = `http://localhost:${port}`;
+    const config = await client.discovery(new URL(base), clientId, { redirect_uris: [`${rpBase}/callback`] }, client.ClientSecretBasic(secret), {
+      execute: [client.allowInsecureRequests],
+    });
+    let pending = { verifier: '', state: '', nonce: '' };
+    let accessToken = '';
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${accessToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const answer = (await response.json()) as { code?: string };
+      return `${response.status}${answer.code === undefined ? '' : ` ${answer.code}`}`;
+    };
+    const server = createHttpServer((request, response) => {
+      void (async () => {
+        const url = new URL(request.url ?? '/', rpBase);
+        if (url.pathname === '/login') {
+          pending = { verifier: client.randomPKCECodeVerifier(), state: client.randomState(), nonce: client.randomNonce() };
+          const to = client.buildAuthorizationUrl(config, {
+            redirect_uri: `${rpBase}/callback`,
+            scope: url.searchParams.get('scope') ?? 'openid',
+            code_challenge: await client.calculatePKCECodeChallenge(pending.verifier),
+            code_challenge_method: 'S256',
+            state: pending.state,
+            nonce: pending.nonce,
+          });
+          response.writeHead(302, { location: to.href }).end();
+          return;
+        }
+        let lines: string[];
+        if (url.pathname === '/callback') {
+          const tokens = await client.authorizationCodeGrant(config, url, { pkceCodeVerifier: pending.verifier, expectedState: pending.state, expectedNonce: pending.nonce });
+          accessToken = tokens.access_token;
+          lines = [`me ${await call('GET', '/v1/users/me')}`, `donation ${await call('POST', '/v1/donations', { amount: 25, ein: EIN })}`];
+        } else {
+          lines = [`me ${await call('GET', '/v1/users/me')}`];
+        }
+        response
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end(`<!doctype html><html lang="en"><title>Match My Gift</title><main><pre>${lines.join('\n')}</pre></main></html>`);
+      })().catch((error: unknown) => response.writeHead(500).end(String(error)));
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    return server;
+  }
 
   test('the sign-in page, and no page broke its content security policy', async () => {
     const context = await newContext();

@@ -1,11 +1,11 @@
-// Login with Almoner (issue 21, ADR 19) over real HTTP on both engines: an app
+// Login with Almoner (issue 21, ADR 16) over real HTTP on both engines: an app
 // registered in the web app, a donor who signs in and consents, the app's
 // relying party (openid-client) exchanging the code and calling the API with
 // its token, scopes, the monthly limit, the compatible header, disconnecting,
 // disabling, and the security rules of the flow.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { accountOf, engines, fingerprint, fund, makeNonProfit, openEnv, type TestEnv } from './harness.ts';
+import { accountOf, engines, fingerprint, fund, makeNonProfit, openEnv, runCli, type TestEnv } from './harness.ts';
 import { authorizationUrl, client, exchange, freePort, HttpBrowser, REDIRECT_URI, relyingParty } from './oidc-rp.ts';
 import { setAppEnabled } from '../src/modules/apps/index.ts';
 import { setUserStatus } from '../src/modules/users/index.ts';
@@ -211,6 +211,87 @@ for (const { name: engine } of engines()) {
       assert.equal((await api(base, 'GET', '/v1/users/me', `Bearer ${tokens.access_token}`)).status, 401);
       assert.equal((await api(base, 'GET', '/v1/users/me', `${clientId} ${String(tokens.id_token)}`)).status, 401);
       await assert.rejects(client.refreshTokenGrant(rp, 'x'.repeat(43)));
+    });
+
+    it("a sandbox app acts only in the donor's sandbox book: its donations never touch live money", async () => {
+      const developer = new HttpBrowser(base);
+      await developer.signUp('Sandy Dev', `sandy-${engine}@example.org`);
+      await developer.request('GET', '/settings/apps');
+      assert.equal((await developer.request('POST', '/settings/apps', { name: 'Sandbox Tester', redirect_uris: REDIRECT_URI, sandbox: '1' })).status, 303);
+      const page = await developer.request('GET', '/settings/apps');
+      const sandboxId = /<code>(app_[0-9A-Za-z]{24})<\/code>/.exec(page.body)?.[1] ?? '';
+      const sandboxSecret = /readonly value="(appsec_[0-9A-Za-z]+)"/.exec(page.body)?.[1] ?? '';
+      const rp = await relyingParty(base, sandboxId, sandboxSecret);
+      const a = await authorizationUrl(rp, 'openid read donate');
+      const consent = await donor.authorize(a.url, undefined);
+      assert.match(String(consent.stopped?.body), /sandbox app/i, 'the consent page says so');
+      const { callback } = await donor.authorize(a.url, { decision: 'allow' });
+      const tokens = await exchange(rp, String(callback), a);
+      const bearer = `Bearer ${tokens.access_token}`;
+      const me = await api(base, 'GET', '/v1/users/me', bearer);
+      assert.equal(me.status, 200);
+      assert.notEqual(me.body.id, donorIds.user_id, "the donor's sandbox twin, not the donor");
+      const live = await api(base, 'GET', `/v1/users/${donorIds.user_id}/donations`, bearer);
+      assert.equal(live.status, 404, 'the live user is not found from the sandbox book');
+      const balanceBefore = await api(base, 'GET', '/v1/users/me/balance', bearer);
+      const made = await api(base, 'POST', '/v1/donations', bearer, { amount: 10, ein: EIN });
+      assert.equal(made.status, 201);
+      assert.equal(made.body.status, 'waiting_for_funds', 'the sandbox fund has no money; the live fund is not touched');
+      const row = await env.deps.db.selectFrom('donations').select(['book', 'fund_id']).where('id', '=', Number(made.body.id)).executeTakeFirstOrThrow();
+      assert.equal(row.book, 'test');
+      assert.notEqual(row.fund_id, donorIds.fund_id);
+      assert.equal(balanceBefore.status, 200);
+    });
+
+    it('operators list apps and disable one, audited (API and CLI)', async () => {
+      const { createAdminToken } = await import('../src/modules/admin/index.ts');
+      const token = await createAdminToken(env.deps, 'apps test', 'test:harness');
+      const admin = (method: string, path: string, body?: unknown) =>
+        fetch(new URL(path, base), {
+          method,
+          headers: { authorization: `Bearer ${token.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      const listed = (await (await admin('GET', '/admin/v1/apps')).json()) as { data: { client_id: string; connections: number }[] };
+      assert.ok(listed.data.some((a) => a.client_id === clientId));
+      const disabled = await admin('POST', `/admin/v1/apps/${clientId}/disable`, { reason: 'phishing reports' });
+      assert.equal(disabled.status, 200);
+      assert.equal(((await disabled.json()) as { disabled_reason: string }).disabled_reason, 'phishing reports');
+      const again = await admin('POST', `/admin/v1/apps/${clientId}/disable`, {});
+      assert.equal(again.status, 409);
+      assert.equal(((await again.json()) as { code: string }).code, 'app_unchanged');
+      const unknown = await admin('POST', `/admin/v1/apps/app_${'0'.repeat(24)}/enable`, {});
+      assert.equal(unknown.status, 404);
+      // A disabled app cannot start a sign-in.
+      const rp = await relyingParty(base, clientId, secret);
+      const a = await authorizationUrl(rp, 'openid read');
+      const refused = await donor.authorize(a.url, { decision: 'allow' });
+      assert.equal(refused.callback, undefined);
+      assert.equal(refused.stopped?.status, 400);
+      assert.equal((await admin('POST', `/admin/v1/apps/${clientId}/enable`, {})).status, 200);
+      const audit = await env.deps.db.selectFrom('audit_log').select(['action', 'actor']).where('object_type', '=', 'app').execute();
+      assert.deepEqual(
+        audit.map((e) => e.action),
+        ['app.disable', 'app.enable', 'app.disable', 'app.enable'],
+      );
+      const cli = await runCli(['apps', 'list'], env.deps.config.databaseUrl);
+      assert.equal(cli.code, 0, cli.stderr);
+      assert.match(cli.stdout, new RegExp(`${clientId}  active`));
+      const bad = await runCli(['apps', 'disable', 'nope'], env.deps.config.databaseUrl);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /CLIENT_ID/);
+    });
+
+    it('a rotated signing key signs from the next start; id tokens of the retired key still verify', async () => {
+      const rp = await relyingParty(base, clientId, secret);
+      const a = await authorizationUrl(rp, 'openid read');
+      const tokens = await exchange(rp, String((await donor.authorize(a.url, { decision: 'allow' })).callback), a);
+      const cli = await runCli(['apps', 'rotate-signing-key'], env.deps.config.databaseUrl);
+      assert.equal(cli.code, 0, cli.stderr);
+      assert.match(cli.stdout, /New signing key \S+; 1 older key\(s\) retired/);
+      assert.equal((await api(base, 'GET', '/v1/users/me', `${clientId} ${String(tokens.id_token)}`)).status, 200);
+      const keys = await env.deps.db.selectFrom('oidc_keys').select(['retired_at']).where('use', '=', 'signing').execute();
+      assert.equal(keys.filter((k) => k.retired_at === null).length, 1);
     });
 
     it('the provider said nothing: no warning or notice', () => {

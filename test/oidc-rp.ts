@@ -2,21 +2,10 @@
 // flow with openid-client (discovery, PKCE, state, nonce, the code grant), and
 // a small cookie-keeping browser over real HTTP that signs in, consents and
 // follows redirects until the app's redirect URI.
-import { createServer } from 'node:net';
 import * as client from 'openid-client';
+export { freePort } from '../bench/processes.ts';
 
 export const REDIRECT_URI = 'http://localhost:4999/callback';
-
-/** A free TCP port on 127.0.0.1, so the platform's public URL (its issuer) can be known before it listens. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 export interface Hop {
   status: number;

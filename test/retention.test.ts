@@ -45,7 +45,7 @@ for (const { name: engine } of engines()) {
       await assertLedgerBalanced(env.deps);
       const cli = await runCli(['retention', 'run'], env.platform.deps.config.databaseUrl);
       assert.equal(cli.code, 0, cli.stderr);
-      assert.match(cli.stdout, /^Deleted \d+ idempotency keys, \d+ expired sessions, \d+ failed sign-ins and \d+ events past their age\.$/m);
+      assert.match(cli.stdout, /^Deleted \d+ idempotency keys, \d+ expired sessions, \d+ failed sign-ins, \d+ events and \d+ expired sign-in records past their age\.$/m);
     } finally {
       await env.close();
     }

@@ -64,6 +64,10 @@ Commands:
                                       An operator token for /admin/v1 (shown once); expires after N days if given
   admin token list                    Operator tokens: state, expiry, last use (never the token)
   admin token revoke ID               Revoke an operator token at once
+  apps list                  Apps registered for Login with Almoner: state, book, donors connected
+  apps disable CLIENT_ID [--reason TEXT] | apps enable CLIENT_ID
+                             Refuse an app's sign-ins, tokens and id tokens at once (audited), or allow them again
+  apps rotate-signing-key    A new key signs id tokens (on each node after its restart); older ones verify until retired
   webhooks status            Events waiting to be relayed; webhook deliveries and mail waiting, failed; failing endpoints
   webhooks deliver [--once]  Relay events and send webhooks and mail (a node that only delivers; servers do it too)
   webhooks replay --endpoint ID --since DATE
@@ -255,6 +259,7 @@ export async function run(argv: string[]): Promise<number> {
       case 'scheduler':
       case 'retention':
       case 'admin':
+      case 'apps':
         return await operate(command, sub, rest);
       case 'webhooks':
       case 'mail':

@@ -22,6 +22,7 @@ import { isDate, runScheduler } from '../modules/scheduled/index.ts';
 import { runRetention } from '../modules/retention/index.ts';
 import { exportUser, forgetUser } from '../modules/privacy/index.ts';
 import { inviteUser } from '../modules/accounts/index.ts';
+import { listAllApps, looksLikeClientId, rotateSigningKey, setAppEnabled } from '../modules/apps/index.ts';
 
 import { actor, id, UsageError, withPlatform } from './common.ts';
 
@@ -244,7 +245,7 @@ export async function operate(group: string, sub: string | undefined, args: stri
       return withPlatform(async ({ deps }) => {
         const deleted = await runRetention(deps);
         out(
-          `Deleted ${deleted.idempotency_keys} idempotency keys, ${deleted.web_sessions} expired sessions, ${deleted.sign_in_failures} failed sign-ins and ${deleted.events} events past their age.`,
+          `Deleted ${deleted.idempotency_keys} idempotency keys, ${deleted.web_sessions} expired sessions, ${deleted.sign_in_failures} failed sign-ins, ${deleted.events} events and ${deleted.login_records} expired sign-in records past their age.`,
         );
         return 0;
       });
@@ -283,6 +284,34 @@ export async function operate(group: string, sub: string | undefined, args: stri
         return 0;
       });
     }
+    case 'apps list':
+      return withPlatform(async ({ deps }) => {
+        const apps = await listAllApps(deps, 100);
+        for (const a of apps)
+          out(
+            `${a.client_id}  ${(a.disabled_at === null ? 'active' : 'disabled').padEnd(8)} ${a.book === 'test' ? 'sandbox' : 'live   '}  ${String(a.connections).padStart(5)} donors  ${a.name}  (by ${a.owner_slug})`,
+          );
+        out(`${apps.length} apps (the newest 100)`);
+        return 0;
+      });
+    case 'apps disable':
+    case 'apps enable': {
+      const clientId = positionals[0] ?? '';
+      if (!looksLikeClientId(clientId)) throw new UsageError(`usage: almoner apps ${sub} CLIENT_ID${sub === 'disable' ? ' [--reason TEXT]' : ''} (app_ and 24 letters or digits)`);
+      const who = actor();
+      return withPlatform(async ({ deps }) => {
+        await setAppEnabled(deps, clientId, sub === 'enable', who, values.reason);
+        out(sub === 'enable' ? `App ${clientId} is enabled again.` : `App ${clientId} is disabled: its sign-ins, tokens and id tokens are refused now, on every node.`);
+        return 0;
+      });
+    }
+    case 'apps rotate-signing-key':
+      return withPlatform(async ({ deps }) => {
+        const rotated = await rotateSigningKey(deps);
+        out(`New signing key ${rotated.kid}; ${rotated.retired} older key(s) retired (still published, verifying what they signed).`);
+        out('Each node signs with it once it restarts: restart the nodes one at a time.');
+        return 0;
+      });
     default:
       throw new UsageError(`unknown command: ${key}`);
   }

@@ -12,7 +12,7 @@ export interface Caller {
   /** The user's status, or for a sandbox twin its live owner's when that is not active: suspending a user stops both. */
   user_status: string;
   last_used_at: string | null;
-  /** Set when an app acts for the user with a token of Login with Almoner (ADR 19): what the donor allowed it. */
+  /** Set when an app acts for the user with a token of Login with Almoner (ADR 16): what the donor allowed it. */
   app?: AppAccess;
 }
 

@@ -1,4 +1,4 @@
-// Login with Almoner (ADR 19): the apps users register, the connections a
+// Login with Almoner (ADR 16): the apps users register, the connections a
 // donor consents to (scopes, a monthly limit), what the OpenID Connect
 // provider keeps between requests (codes, tokens, grants, sessions,
 // interactions: one table, a JSON payload per artifact), and its keys. All in

@@ -15,6 +15,7 @@ import { applyDonationEvent, applyDonationEventToMany, donationIdsInStatus, DONA
 import { movePortfolio } from '../portfolio/index.ts';
 import { formatCheck, runCheck } from '../check/index.ts';
 import { exportUser, forgetUser } from '../privacy/index.ts';
+import { listAllApps, setAppEnabled } from '../apps/index.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -107,6 +108,33 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         await setUserStatus(deps, request.params.id, status, request.operator.actor);
         return {};
       });
+    }
+
+    // Login with Almoner's apps (ADR 16): every app with its owner and connected donors; disable one at once.
+    app.get(
+      '/apps',
+      {
+        schema: {
+          tags,
+          summary: 'Apps registered for Login with Almoner, newest first',
+          querystring: Type.Object({ before: Type.Optional(Id), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }),
+        },
+      },
+      async (request) => ({ data: await listAllApps(deps, request.query.limit ?? 50, request.query.before) }),
+    );
+    for (const path of ['disable', 'enable'] as const) {
+      app.post(
+        `/apps/:client_id/${path}`,
+        {
+          schema: {
+            tags,
+            summary: path === 'disable' ? 'Disable an app: its sign-ins, tokens and id tokens are refused at once' : 'Enable a disabled app again',
+            params: Type.Object({ client_id: Type.String({ pattern: '^app_[0-9A-Za-z]{24}$' }) }),
+            body: Type.Optional(Type.Object({ reason: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: false })),
+          },
+        },
+        async (request) => setAppEnabled(deps, request.params.client_id, path === 'enable', request.operator.actor, request.body?.reason),
+      );
     }
 
     app.get(

@@ -1,4 +1,4 @@
-// Use cases of Login with Almoner (ADR 19): registering apps, operators
+// Use cases of Login with Almoner (ADR 16): registering apps, operators
 // disabling them, a donor's consent (a connection), connected apps and
 // disconnecting one, which ends its tokens at once.
 import type { Deps } from '../../deps.ts';

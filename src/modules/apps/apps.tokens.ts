@@ -1,4 +1,4 @@
-// The caller of an app's request to the public API (ADR 19): an access token
+// The caller of an app's request to the public API (ADR 16): an access token
 // (`Authorization: Bearer <token>`), or the hosted service's compatible form
 // `Authorization: <client_id> <id_token>`. Either acts for the donor who
 // connected the app, in the app's book, with what the connection still grants.

@@ -1,4 +1,4 @@
-// Login with Almoner (ADR 19): what an app may ask for and what each scope
+// Login with Almoner (ADR 16): what an app may ask for and what each scope
 // lets it do, the shape of client ids and secrets, and the checks on what an
 // app registers. Only the SHA-256 of a client secret is kept.
 import { createHash } from 'node:crypto';

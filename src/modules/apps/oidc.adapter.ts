@@ -1,4 +1,4 @@
-// The OpenID Connect provider's storage (ADR 19), over the platform's
+// The OpenID Connect provider's storage (ADR 16), over the platform's
 // database so that every node shares codes, tokens, grants and sessions.
 // Clients are the apps users registered: read on every use, so a disabled
 // app stops at once. A client's secret is given to the provider as its hash

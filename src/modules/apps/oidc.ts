@@ -1,4 +1,4 @@
-// Login with Almoner (ADR 19): the OpenID Connect provider, panva's
+// Login with Almoner (ADR 16): the OpenID Connect provider, panva's
 // oidc-provider configured for money: authorization code flow with PKCE for
 // every client, confidential clients only (a secret, kept as its hash), exact
 // redirect URIs, opaque access tokens the API looks up, refresh tokens with

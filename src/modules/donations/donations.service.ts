@@ -49,7 +49,7 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   }
   const note = input.note ?? null;
   const visibility = input.visibility ?? 'public';
-  // An app's donation counts against the monthly limit its donor set (ADR 19), given back if it is not made.
+  // An app's donation counts against the monthly limit its donor set (ADR 16), given back if it is not made.
   const giveBack = caller.app === undefined ? undefined : await spendForApp(deps, caller.app.connection_id, caller.app.monthly_limit_cents, input.amount_cents);
   const made = await submitDonation(deps, caller, { ...input, ein }, note, visibility).catch(async (error: unknown) => {
     await giveBack?.();

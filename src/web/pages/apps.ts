@@ -1,4 +1,4 @@
-// Login with Almoner (ADR 19): the apps a donor connected (what each may do,
+// Login with Almoner (ADR 16): the apps a donor connected (what each may do,
 // its limit, when it was last used; disconnect), the apps a developer
 // registered (client id, the secret shown once), and the consent page an app
 // sends a donor to.

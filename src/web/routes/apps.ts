@@ -1,4 +1,4 @@
-// Login with Almoner in the web app (ADR 19): Apps in settings (connected
+// Login with Almoner in the web app (ADR 16): Apps in settings (connected
 // apps, registering one's own), and the provider's interaction: sign-in is
 // the web app's own, consent is this page. A new client secret travels from
 // the form to the page in a short-lived cookie only that page receives.
