@@ -277,7 +277,7 @@ function checkScope(request: FastifyRequest, scopes: readonly string[]): void {
  */
 async function loginWithAlmoner(app: FastifyInstance, deps: Deps): Promise<OidcProvider> {
   const anonymous = { session: undefined, token: undefined, csrf: '' };
-  const oidc = await buildProvider(deps, {
+  const oidc = buildProvider(deps, {
     signedInUser: async (req) => {
       const token = parseCookies(req.headers.cookie).get(SESSION_COOKIE);
       if (token === undefined || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;

@@ -44,11 +44,18 @@ export const TABLES_IN_ORDER = [
   'webhook_attempts',
   'mail_outbox',
   'password_resets',
+  'apps',
+  'app_connections',
+  'oidc_artifacts',
+  'oidc_keys',
 ] as const;
 
 /** Rows the platform writes when it opens an empty database; the copy replaces them with the source's. */
-const SEEDED = ['causes', 'ledger_accounts', 'auth_epoch', 'directory_epoch'] as const;
+const SEEDED = ['causes', 'ledger_accounts', 'auth_epoch', 'directory_epoch', 'oidc_keys'] as const;
 const WITH_IDENTITY = new Set([
+  'apps',
+  'app_connections',
+  'oidc_keys',
   'users',
   'sign_in_failures',
   'funds',

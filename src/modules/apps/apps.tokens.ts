@@ -14,7 +14,7 @@ const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /** The caller of an access token, or undefined for an unknown, expired or revoked one, or one of a disabled app or ended connection. */
 export async function callerOfAccessToken(deps: Deps, oidc: OidcProvider, value: string): Promise<Caller | undefined> {
   if (value.length > 200 || !/^[A-Za-z0-9_-]+$/.test(value)) return undefined;
-  const token = await oidc.provider.AccessToken.find(value);
+  const token = await (await oidc.ready()).AccessToken.find(value);
   if (token === undefined || token.accountId === undefined || token.clientId === undefined) return undefined;
   return callerOfConnection(deps, token.clientId, token.accountId, token.grantId, (token.scope ?? '').split(' '));
 }

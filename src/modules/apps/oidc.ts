@@ -35,7 +35,8 @@ export interface ProviderHooks {
 }
 
 export interface OidcProvider {
-  provider: Provider;
+  /** The provider, made on first use (its keys are read from the database then, so a node starts while the database is away). */
+  ready(): Promise<Provider>;
   /** Answers a request under OIDC_PREFIX or at DISCOVERY_PATH. */
   handle(req: IncomingMessage, res: ServerResponse): void;
   issuer: string;
@@ -90,8 +91,33 @@ function sameSecret(stored: string, sent: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-export async function buildProvider(deps: Deps, hooks: ProviderHooks): Promise<OidcProvider> {
+export function buildProvider(deps: Deps, hooks: ProviderHooks): OidcProvider {
   const issuer = deps.config.publicUrl.replace(/\/$/, '');
+  let made: Promise<{ provider: Provider; callback: ReturnType<Provider['callback']> }> | undefined;
+  const ready = () => {
+    made ??= makeProvider(deps, hooks, issuer).catch((error: unknown) => {
+      made = undefined;
+      throw error;
+    });
+    return made;
+  };
+  return {
+    issuer,
+    ready: async () => (await ready()).provider,
+    handle: (req, res) => {
+      ready().then(
+        ({ callback }) => void callback(req, res),
+        (error: unknown) => {
+          deps.log.error({ err: error }, 'the OpenID Connect provider could not start');
+          res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' });
+          res.end(JSON.stringify({ type: '/errors/unavailable', title: 'Unavailable', status: 503, code: 'unavailable', detail: 'sign-in is unavailable for a moment' }));
+        },
+      );
+    },
+  };
+}
+
+async function makeProvider(deps: Deps, hooks: ProviderHooks, issuer: string): Promise<{ provider: Provider; callback: ReturnType<Provider['callback']> }> {
   const { signing, cookies } = await keys(deps);
 
   const policy = interactionPolicy.base();
@@ -189,6 +215,5 @@ export async function buildProvider(deps: Deps, hooks: ProviderHooks): Promise<O
     return sameSecret(this.clientSecret, sent);
   };
   provider.on('server_error', (_ctx, error) => deps.log.error({ err: error }, 'the OpenID Connect provider failed'));
-  const callback = provider.callback();
-  return { provider, issuer, handle: (req, res) => void callback(req, res) };
+  return { provider, callback: provider.callback() };
 }

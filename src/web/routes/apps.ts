@@ -66,7 +66,7 @@ export function appSettingsRoutes({ deps }: WebContext) {
 /** The interaction the provider sends a browser to; an expired or foreign one is a clear error, not a crash. */
 async function interactionOf(oidc: OidcProvider, request: FastifyRequest, reply: FastifyReply) {
   try {
-    return await oidc.provider.interactionDetails(request.raw, reply.raw);
+    return await (await oidc.ready()).interactionDetails(request.raw, reply.raw);
   } catch {
     throw new AppError('bad_request', 'interaction_expired', 'this sign-in has expired or was opened in another browser; go back to the app and start again');
   }
@@ -83,7 +83,7 @@ export function interactionRoutes({ deps, oidc }: WebContext) {
           .header('location', `/signin?next=${encodeURIComponent(`/oauth/interaction/${interaction.uid}`)}`)
           .send();
       if (interaction.prompt.name === 'login') {
-        const to = await oidc.provider.interactionResult(request.raw, reply.raw, { login: { accountId: String(session.user_id) } }, { mergeWithLastSubmission: false });
+        const to = await (await oidc.ready()).interactionResult(request.raw, reply.raw, { login: { accountId: String(session.user_id) } }, { mergeWithLastSubmission: false });
         return sendPage(reply.header('refresh', `0; url=${to}`), continuePage(request.visitor, to));
       }
       return showConsent(request, reply, interaction);
@@ -99,12 +99,9 @@ export function interactionRoutes({ deps, oidc }: WebContext) {
       const decision = form.oneOf('decision', ['allow', 'deny'] as const, 'deny');
       const clientId = String(interaction.params.client_id);
       if (decision === 'deny') {
-        const to = await oidc.provider.interactionResult(
-          request.raw,
-          reply.raw,
-          { error: 'access_denied', error_description: 'the donor did not allow the app' },
-          { mergeWithLastSubmission: false },
-        );
+        const to = await (
+          await oidc.ready()
+        ).interactionResult(request.raw, reply.raw, { error: 'access_denied', error_description: 'the donor did not allow the app' }, { mergeWithLastSubmission: false });
         return redirectOut(reply, to, await appByClientId(deps, clientId));
       }
       const limitText = form.text('monthly_limit', { max: 20 });
@@ -114,14 +111,16 @@ export function interactionRoutes({ deps, oidc }: WebContext) {
       if (!form.ok) return showConsent(request, reply, interaction, form.state(), 422);
       const scopes = requestedScopes(interaction.params.scope);
       const grant =
-        interaction.grantId === undefined ? new oidc.provider.Grant({ accountId: String(session.user_id), clientId }) : await oidc.provider.Grant.find(interaction.grantId);
+        interaction.grantId === undefined
+          ? new (await oidc.ready()).Grant({ accountId: String(session.user_id), clientId })
+          : await (await oidc.ready()).Grant.find(interaction.grantId);
       if (grant === undefined) throw new AppError('bad_request', 'interaction_expired', 'this sign-in has expired; go back to the app and start again');
       grant.addOIDCScope(scopes.join(' '));
       grant.addOIDCClaims(['sub', 'name', 'preferred_username', 'profile', 'email', 'email_verified']);
       const grantId = await grant.save();
       const granted = (grant.getOIDCScope() ?? '').split(' ').filter((s: string) => s !== '');
       await recordConsent(deps, { clientId, userId: session.user_id, scopes: granted, grantId, monthlyLimitCents: scopes.includes('donate') ? limit : null });
-      const to = await oidc.provider.interactionResult(request.raw, reply.raw, { consent: { grantId } }, { mergeWithLastSubmission: true });
+      const to = await (await oidc.ready()).interactionResult(request.raw, reply.raw, { consent: { grantId } }, { mergeWithLastSubmission: true });
       return redirectOut(reply, to, await appByClientId(deps, clientId));
     });
   };
