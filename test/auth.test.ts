@@ -1,11 +1,16 @@
 // The authorization matrix: every endpoint with no key, a malformed key, an
 // unknown key, a revoked key, a suspended user's live and sandbox keys,
-// another user's key, and the keys of the other book (DECISIONS 14) both ways.
+// another user's key, and the keys of the other book (DECISIONS 14) both ways;
+// and the same with apps' tokens (ADR 16): another user's app, the sandbox apps
+// of the owner and of someone else, a suspended user's app, a read-only token,
+// a disconnected app's token and an unknown one.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../src/app.ts';
 import { engines, openEnv, makeUser, accountOf, fund, fundSandbox, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
 import { createKeyForOwner, setUserStatus } from '../src/modules/users/index.ts';
+import { connectedApps, disconnectApp } from '../src/modules/apps/index.ts';
+import { connectApp, type AppTokens } from './app-tokens.ts';
 import { WebClient } from './web-client.ts';
 
 type Expect = [number, string | null];
@@ -110,6 +115,23 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', url: (o) => `/v1/sandbox/advance#gift:${o.gift_code}`, other: forbidden, testOnLive: missing('gift_not_found'), liveOnTest: forbidden },
 ];
 
+/**
+ * The scope an app's token needs for a route (ADR 16), written here as the rule rather than read
+ * from the code: giving needs donate, gifts need gifts, other reads need read, and the routes of
+ * an account's own keys, webhooks, contributions and sandbox are for API keys only.
+ */
+function neededScope(method: string, url: string): 'read' | 'donate' | 'gifts' | 'keys' {
+  const path = url.split(/[?#]/)[0] as string;
+  if (/^\/v1\/(api_keys|webhook_endpoints)(\/|$)/.test(path)) return 'keys';
+  if (method === 'GET') return 'read';
+  if (/^\/v1\/(donations(\/[^/]+)?|users\/[^/]+\/donations)$/.test(path)) return 'donate';
+  if (/^\/v1\/gifts(\/|$)/.test(path)) return 'gifts';
+  return 'keys';
+}
+
+const ALL_SCOPES = ['read', 'donate', 'gifts'] as const;
+const insufficientScope: Expect = [403, 'insufficient_scope'];
+
 /** `/v1/sandbox/advance#donation:ID` carries its body in the fragment, so that each row names the object it acts on. */
 function request(endpoint: Endpoint, o: Objects): { url: string; body?: unknown } {
   const url = endpoint.url(o);
@@ -128,6 +150,7 @@ for (const { name: engine } of engines()) {
     let otherTest: string;
     let suspended: { live: string; test: string; objects: Objects; sandbox: Objects };
     let revokedKey: string;
+    let apps: { other: AppTokens; ownerTest: AppTokens; otherTest: AppTokens; suspended: AppTokens; suspendedTest: AppTokens; readOnly: AppTokens; disconnected: AppTokens };
 
     /** A sandbox key for `user`, its twin funded through a cleared sandbox deposit. */
     async function sandboxKey(user: TestUser): Promise<string> {
@@ -172,6 +195,18 @@ for (const { name: engine } of engines()) {
       otherTest = await sandboxKey(other);
       const heldTest = await sandboxKey(held);
       suspended = { live: held.key, test: heldTest, objects: await objectsOf(held.key), sandbox: await objectsOf(heldTest) };
+      apps = {
+        other: await connectApp(env.deps, other.user_id, { scopes: ALL_SCOPES }),
+        ownerTest: await connectApp(env.deps, owner.user_id, { scopes: ALL_SCOPES, book: 'test' }),
+        otherTest: await connectApp(env.deps, other.user_id, { scopes: ALL_SCOPES, book: 'test' }),
+        suspended: await connectApp(env.deps, held.user_id, { scopes: ALL_SCOPES }),
+        suspendedTest: await connectApp(env.deps, held.user_id, { scopes: ALL_SCOPES, book: 'test' }),
+        readOnly: await connectApp(env.deps, owner.user_id, { scopes: ['read'] }),
+        disconnected: await connectApp(env.deps, owner.user_id, { scopes: ALL_SCOPES }),
+      };
+      const connection = (await connectedApps(env.deps, owner.user_id)).find((c) => c.client_id === apps.disconnected.clientId);
+      assert.ok(connection !== undefined);
+      await disconnectApp(env.deps, owner.user_id, connection.id);
       await setUserStatus(env.deps, held.user_id, 'suspended', 'test');
       const r = await call(env.app, 'POST', '/v1/api_keys', { key: owner.key, body: { name: 'to revoke' } });
       await call(env.app, 'DELETE', `/v1/api_keys/${r.body.id}`, { key: owner.key });
@@ -189,11 +224,12 @@ for (const { name: engine } of engines()) {
       ['an unknown sandbox key', { 'x-api-key': `alm_test_${'B'.repeat(40)}` }, 'invalid_api_key'],
     ];
 
-    /** Calls as `key` and checks the expectation; a refused call must change nothing. */
-    async function expectCall(label: string, endpoint: Endpoint, o: Objects, key: string, [status, code]: Expect): Promise<void> {
+    /** Calls as `key` (an API key, or an app's Authorization header) and checks the expectation; a refused call must change nothing. */
+    async function expectCall(label: string, endpoint: Endpoint, o: Objects, key: string | { authorization: string }, [status, code]: Expect): Promise<void> {
       const { url, body } = request(endpoint, o);
       const before = status >= 400 ? await fingerprint(env.deps) : undefined;
-      const res = await call(env.app, endpoint.method, url, { key, ...(body === undefined ? {} : { body }) });
+      const credential = typeof key === 'string' ? { key } : { headers: key };
+      const res = await call(env.app, endpoint.method, url, { ...credential, ...(body === undefined ? {} : { body }) });
       assert.equal(res.status, status, `${label}: ${JSON.stringify(res.body)}`);
       if (code !== null) assert.equal(res.body.code, code, label);
       if (status >= 400) {
@@ -238,6 +274,40 @@ for (const { name: engine } of engines()) {
         await expectCall("the owner's live key on sandbox objects", endpoint, await objectsOf(ownerTest), owner.key, endpoint.liveOnTest);
         await expectCall("another user's live key on sandbox objects", endpoint, await objectsOf(ownerTest), other.key, endpoint.liveOnTest);
         await expectCall("another user's live key", endpoint, await objectsOf(owner.key), other.key, endpoint.other);
+
+        // Apps' tokens: what a key of the same user and book gets, where the token has the route's scope.
+        const scope = neededScope(endpoint.method, request(endpoint, blank).url);
+        const scoped = (e: Expect): Expect => (scope === 'keys' ? insufficientScope : e);
+        const bearer = (t: AppTokens) => ({ authorization: `Bearer ${t.accessToken}` });
+        const compatible = (t: AppTokens) => ({ authorization: `${t.clientId} ${t.idToken}` });
+        for (const [label, token, objects] of [
+          ["a suspended user's app token", bearer(apps.suspended), suspended.objects],
+          ["a suspended user's app id token", compatible(apps.suspended), suspended.objects],
+          ["a suspended user's sandbox app token", bearer(apps.suspendedTest), suspended.sandbox],
+        ] as const) {
+          await expectCall(label, endpoint, objects, token, forbidden);
+        }
+        await expectCall("another user's app token", endpoint, await objectsOf(owner.key), bearer(apps.other), scoped(endpoint.other));
+        await expectCall("another user's app id token", endpoint, await objectsOf(owner.key), compatible(apps.other), scoped(endpoint.other));
+        await expectCall("the owner's sandbox app token on live objects", endpoint, await objectsOf(owner.key), bearer(apps.ownerTest), scoped(endpoint.testOnLive));
+        await expectCall("another user's sandbox app token on live objects", endpoint, await objectsOf(owner.key), bearer(apps.otherTest), scoped(endpoint.testOnLive));
+        await expectCall("the owner's sandbox app id token on live objects", endpoint, await objectsOf(owner.key), compatible(apps.ownerTest), scoped(endpoint.testOnLive));
+        if (scope !== 'read') await expectCall("the owner's read-only app token", endpoint, await objectsOf(owner.key), bearer(apps.readOnly), insufficientScope);
+        const fresh = await objectsOf(owner.key);
+        const before2 = await fingerprint(env.deps);
+        for (const [label, headers] of [
+          ["a disconnected app's token", bearer(apps.disconnected)],
+          ["a disconnected app's id token", compatible(apps.disconnected)],
+          ['an unknown app token', { authorization: `Bearer ${'t'.repeat(43)}` }],
+          ["an id token sent with another app's client id", { authorization: `${apps.otherTest.clientId} ${apps.other.idToken}` }],
+        ] as const) {
+          const { url: freshUrl, body: freshBody } = request(endpoint, fresh);
+          const res = await call(env.app, endpoint.method, freshUrl, { headers, ...(freshBody === undefined ? {} : { body: freshBody }) });
+          assert.equal(res.status, 401, `${label}: status`);
+          assert.equal(res.body.code, 'invalid_token', `${label}: code`);
+          assert.equal(res.headers['www-authenticate'], 'Bearer error="invalid_token"', `${label}: challenge`);
+        }
+        assert.deepEqual(await fingerprint(env.deps), before2, 'a refused token changes nothing');
         await assertLedgerBalanced(env.deps);
       });
     }

@@ -27,6 +27,7 @@ for (const { name: engine } of engines()) {
     let env: TestEnv;
     let base: string;
     let donor: HttpBrowser;
+    let developer: HttpBrowser;
     let clientId: string;
     let secret: string;
     let donorIds: { user_id: number; fund_id: number };
@@ -43,7 +44,7 @@ for (const { name: engine } of engines()) {
       env = await openEnv(engine, { publicUrl: base, cookieSecure: false });
       await env.app.listen({ port, host: '127.0.0.1' });
       await makeNonProfit(env.deps, { ein: EIN, name: 'American National Red Cross', city: 'Washington', state: 'DC' });
-      const developer = new HttpBrowser(base);
+      developer = new HttpBrowser(base);
       await developer.signUp('Dev Eloper', `dev-${engine}@example.org`);
       await developer.request('GET', '/settings/apps');
       const registered = await developer.request('POST', '/settings/apps', { name: 'Match My Gift', redirect_uris: `${REDIRECT_URI}\nhttps://match.example.org/cb`, logo_uri: '' });
@@ -144,6 +145,21 @@ for (const { name: engine } of engines()) {
       assert.equal(bad.body.code, 'invalid_token');
       const otherApp = await api(base, 'GET', '/v1/users/me', `app_${'x'.repeat(24)} ${idToken}`);
       assert.equal(otherApp.status, 401, 'an id token is for the app it was issued to');
+    });
+
+    it('the app revokes its tokens at the revocation endpoint: the access token is refused at once, a revoked refresh token refreshes nothing', async () => {
+      const rp = await relyingParty(base, clientId, secret);
+      const a = await authorizationUrl(rp, 'openid read offline_access', { prompt: 'consent' });
+      const tokens = await exchange(rp, String((await donor.authorize(a.url, { decision: 'allow' })).callback), a);
+      const bearer = `Bearer ${tokens.access_token}`;
+      assert.equal((await api(base, 'GET', '/v1/users/me/balance', bearer)).status, 200);
+      await client.tokenRevocation(rp, tokens.access_token, { token_type_hint: 'access_token' });
+      const refused = await api(base, 'GET', '/v1/users/me/balance', bearer);
+      assert.equal(refused.status, 401);
+      assert.equal(refused.body.code, 'invalid_token');
+      const refresh = String(tokens.refresh_token);
+      await client.tokenRevocation(rp, refresh, { token_type_hint: 'refresh_token' });
+      await assert.rejects(client.refreshTokenGrant(rp, refresh), (error: { error?: string }) => error.error === 'invalid_grant');
     });
 
     it('the flow refuses: no PKCE, a redirect URI not registered exactly, a reused code (and revokes its tokens), a wrong state or nonce', async () => {
@@ -280,6 +296,60 @@ for (const { name: engine } of engines()) {
       const bad = await runCli(['apps', 'disable', 'nope'], env.deps.config.databaseUrl);
       assert.equal(bad.code, 2);
       assert.match(bad.stderr, /CLIENT_ID/);
+    });
+
+    it("the owner renews an app's secret (the old one fails at once) and deletes an app (its donors disconnected, never enabled again)", async () => {
+      await developer.request('GET', '/settings/apps');
+      assert.equal((await developer.request('POST', '/settings/apps', { name: 'Campaign Site', redirect_uris: REDIRECT_URI, logo_uri: '' })).status, 303);
+      const page = (await developer.request('GET', '/settings/apps')).body;
+      const campaign = /<code>(app_[0-9A-Za-z]{24})<\/code>/.exec(page)?.[1] ?? '';
+      const oldSecret = /id="new-secret" class="key" readonly value="(appsec_[0-9A-Za-z]+)"/.exec(page)?.[1] ?? '';
+      const connect = async (s: string) => {
+        const rp = await relyingParty(base, campaign, s);
+        const a = await authorizationUrl(rp, 'openid read');
+        return exchange(rp, String((await donor.authorize(a.url, { decision: 'allow' })).callback), a);
+      };
+      const tokens = await connect(oldSecret);
+      const bearer = `Bearer ${tokens.access_token}`;
+
+      const renewed = await developer.request('POST', `/settings/apps/${campaign}/secret`, {});
+      assert.deepEqual([renewed.status, renewed.location], [303, `${base}/settings/apps?done=app_secret`]);
+      const shown = (await developer.request('GET', '/settings/apps?done=app_secret')).body;
+      assert.match(shown, /A new client secret\./);
+      const newSecret = /id="new-secret" class="key" readonly value="(appsec_[0-9A-Za-z]+)"/.exec(shown)?.[1] ?? '';
+      assert.ok(newSecret !== '' && newSecret !== oldSecret);
+      await assert.rejects(
+        connect(oldSecret),
+        (error: { status?: number; cause?: unknown }) => error.status === 401 && /invalid_client/.test(JSON.stringify(error.cause)),
+        'the old secret no longer works',
+      );
+      await connect(newSecret);
+      assert.equal((await api(base, 'GET', '/v1/users/me', bearer)).status, 200, 'tokens already issued keep working');
+      const stranger = new HttpBrowser(base);
+      await stranger.signUp('Sam Stranger', `sam-${engine}@example.org`);
+      await stranger.request('GET', '/settings/apps');
+      assert.equal((await stranger.request('POST', `/settings/apps/${campaign}/secret`, {})).status, 404, "not another user's app");
+      assert.equal((await stranger.request('POST', `/settings/apps/${campaign}/delete`, {})).status, 404);
+
+      const deleted = await developer.request('POST', `/settings/apps/${campaign}/delete`, {});
+      assert.deepEqual([deleted.status, deleted.location], [303, `${base}/settings/apps?done=app_deleted`]);
+      const refused = await api(base, 'GET', '/v1/users/me', bearer);
+      assert.deepEqual([refused.status, refused.body.code], [401, 'invalid_token']);
+      assert.ok(!(await developer.request('GET', '/settings/apps')).body.includes(campaign), "gone from its owner's list");
+      assert.ok(!(await donor.request('GET', '/settings/apps')).body.includes('Campaign Site'), "gone from the donor's connected apps");
+      const { createAdminToken } = await import('../src/modules/admin/index.ts');
+      const token = await createAdminToken(env.deps, 'apps delete test', 'test:harness');
+      const enable = await fetch(new URL(`/admin/v1/apps/${campaign}/enable`, base), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token.token}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      assert.deepEqual([enable.status, ((await enable.json()) as { code: string }).code], [409, 'app_deleted']);
+      const audit = await env.deps.db.selectFrom('audit_log').select(['action', 'actor', 'after']).where('action', '=', 'app.delete').execute();
+      assert.equal(audit.length, 1);
+      assert.match(String(audit[0]?.after), /"connections_ended":1/);
+      const cli = await runCli(['apps', 'list'], env.deps.config.databaseUrl);
+      assert.match(cli.stdout, new RegExp(`${campaign}  deleted`));
     });
 
     it('a rotated signing key signs from the next start; id tokens of the retired key still verify', async () => {

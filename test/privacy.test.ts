@@ -6,6 +6,7 @@ import { assertLedgerBalanced, balancesOf, call, engines, fund, fundSandbox, mak
 import { createAdminToken } from '../src/modules/admin/index.ts';
 import { addAccount, signIn } from '../src/modules/accounts/index.ts';
 import { createKeyForOwner } from '../src/modules/users/index.ts';
+import { connectApp } from './app-tokens.ts';
 
 for (const { name: engine } of engines()) {
   test(`export, then forget a person: personal data gone, amounts kept, check holds (${engine})`, async () => {
@@ -21,6 +22,9 @@ for (const { name: engine } of engines()) {
       const testKey = (await createKeyForOwner(deps, user.user_id, 'sandbox', 'test')).key;
       await fundSandbox(app, testKey, 50);
       assert.deepEqual([donation.status, gift.status], [201, 201]);
+      const connected = await connectApp(deps, user.user_id, { scopes: ['read', 'donate'] });
+      const bearer = { authorization: `Bearer ${connected.accessToken}` };
+      assert.equal((await call(app, 'GET', '/v1/users/me', { headers: bearer })).status, 200);
       const operator = (await createAdminToken(deps, 'privacy', 'test')).token;
       const admin = (method: string, url: string) => call(app, method, `/admin/v1${url}`, { headers: { authorization: `Bearer ${operator}` } });
 
@@ -39,6 +43,11 @@ for (const { name: engine } of engines()) {
       assert.equal(data.donations.find((d: { id: number }) => d.id === donation.body.id).private_memo, 'tax 2026');
       assert.equal(data.gifts_given[0].message, 'Happy birthday');
       assert.ok(data.journal.length >= 4 && data.contributions.length === 2 && data.api_keys.length === 2);
+      assert.deepEqual(
+        data.app_connections.map((c: { client_id: string; scopes: string }) => [c.client_id, c.scopes]),
+        [[connected.clientId, 'read donate']],
+      );
+      assert.equal(data.apps[0].client_id, connected.clientId, 'the app they registered');
       assert.ok(!JSON.stringify(data).includes('password_hash') && !JSON.stringify(data).includes('key_hash'));
 
       const balances = await balancesOf(deps, user.fund_id);
@@ -46,6 +55,8 @@ for (const { name: engine } of engines()) {
       // Gone from every surface.
       assert.equal((await call(app, 'GET', '/v1/users/me', { key: user.key })).status, 401);
       assert.equal((await call(app, 'GET', '/v1/users/me', { key: testKey })).status, 401);
+      const appCall = await call(app, 'GET', '/v1/users/me', { headers: bearer });
+      assert.deepEqual([appCall.status, appCall.body.code], [401, 'invalid_token'], 'the apps they connected lose their tokens');
       await assert.rejects(signIn(deps, { email: 'margaret@example.org', password: 'a long enough password', ip: '127.0.0.1' }));
       assert.equal((await app.inject({ method: 'GET', url: '/margaret' })).statusCode, 404);
       const after = await runCli(['users', 'export', String(user.user_id)], env.platform.deps.config.databaseUrl);

@@ -3,7 +3,9 @@
 // sandbox key; contribute, receive, clear, fail, donate, cancel, approve,
 // reject, pay, mail, cash, void, gift, accept, claim, deny, invest,
 // liquidate; operators and gift recipients sometimes act from the other
-// book) run against the real services and against a small in-memory model;
+// book; each user's live and sandbox apps donate with their tokens, held to
+// the monthly limit the donor set) run against the real services and against
+// a small in-memory model;
 // after every step the outcome (or the error code), the balances of every
 // fund and each book's outside accounts must agree, so a book's totals move
 // only by that book's causes; at the end `almoner check` must pass.
@@ -21,17 +23,21 @@ import type { Caller } from '../src/shared/caller.ts';
 import { createKeyForOwner } from '../src/modules/users/index.ts';
 import type { Book } from '../src/shared/book.ts';
 import { movePortfolio } from '../src/modules/portfolio/index.ts';
+import { callerOfAccessToken } from '../src/modules/apps/index.ts';
+import { connectApp } from './app-tokens.ts';
 
 const STEPS = Number(process.env.PROPERTY_STEPS ?? 10_000);
 const USERS = 4;
 /** Each user acts in both books: actor i < USERS is user i's live key, actor USERS + i their sandbox key. */
 const ACTORS = USERS * 2;
 const bookOf = (actor: number): Book => (actor < USERS ? 'live' : 'test');
+/** What each actor's app may give in a month (each actor has one app, in its book). */
+const APP_LIMIT_CENTS = 150_000;
 
 type Op =
   | { kind: 'contribute'; user: number; cents: number; status: 'waiting_for_funds' | 'pending' | 'success' }
   | { kind: 'receive' | 'clear' | 'fail'; pick: number; book: Book }
-  | { kind: 'donate'; user: number; cents: number }
+  | { kind: 'donate' | 'app_donate'; user: number; cents: number }
   | { kind: 'cancel'; pick: number }
   | { kind: 'event'; event: DonationEvent; pick: number; book: Book }
   | { kind: 'gift'; user: number; cents: number }
@@ -57,6 +63,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('receive' as const, 'clear' as const, 'fail' as const), pick, book }) },
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('donate' as const), user, cents: fc.integer({ min: 1000, max: 30_000 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('app_donate' as const), user, cents: fc.integer({ min: 1000, max: 30_000 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick }) },
   {
     weight: 5,
@@ -133,6 +140,17 @@ for (const { name: engine } of engines()) {
         assert.equal(caller.book, 'test');
         users.push({ user_id: caller.user_id, fund_id: caller.fund_id, slug: '', key: made.key, caller });
       }
+      // Each actor's app: a live app of the user for a live actor, a sandbox app for a sandbox one,
+      // resolved from its access token as a request's would be; it acts on the same fund as the key.
+      const appCallers: Caller[] = [];
+      for (const [i, u] of users.entries()) {
+        const tokens = await connectApp(env.deps, (people[i % USERS] as TestUser).user_id, { scopes: ['read', 'donate'], book: bookOf(i), monthlyLimitCents: APP_LIMIT_CENTS });
+        const caller = await callerOfAccessToken(env.deps, tokens.oidc, tokens.accessToken);
+        assert.ok(caller !== undefined);
+        assert.deepEqual([caller.book, caller.fund_id], [bookOf(i), u.fund_id], `actor ${i}'s app acts on its fund, in its book`);
+        appCallers.push(caller);
+      }
+      const appSpent = users.map(() => 0);
       const m: Model = {
         funds: users.map(() => ({ pending: 0, available: 0, reserved: 0, portfolio: 0 })),
         donations: [],
@@ -242,12 +260,20 @@ for (const { name: engine } of engines()) {
             if (allowed) c.status = 'failed';
             break;
           }
-          case 'donate': {
-            const u = users[op.user] as TestUser;
+          case 'donate':
+          case 'app_donate': {
+            const caller = op.kind === 'donate' ? (users[op.user] as TestUser).caller : (appCallers[op.user] as Caller);
             let created = { id: 0, status: '' };
             actual = await outcome(async () => {
-              created = await createDonation(deps, u.caller, { amount_cents: op.cents, ein: '261544963' });
+              created = await createDonation(deps, caller, { amount_cents: op.cents, ein: '261544963' });
             });
+            if (op.kind === 'app_donate') {
+              if ((appSpent[op.user] as number) + op.cents > APP_LIMIT_CENTS) {
+                expected = 'app_limit_exceeded';
+                break;
+              }
+              appSpent[op.user] = (appSpent[op.user] as number) + op.cents;
+            }
             const f = m.funds[op.user] as Fund;
             const status = f.available >= op.cents ? 'scheduled' : 'waiting_for_funds';
             if (status === 'scheduled') {
@@ -412,6 +438,8 @@ for (const { name: engine } of engines()) {
         'fail:ok',
         'clear:contribution_not_found',
         'donate:ok',
+        'app_donate:ok',
+        'app_donate:app_limit_exceeded',
         'cancel:ok',
         'cancel:donation_not_cancellable',
         'event:ok',

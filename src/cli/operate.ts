@@ -289,7 +289,7 @@ export async function operate(group: string, sub: string | undefined, args: stri
         const apps = await listAllApps(deps, 100);
         for (const a of apps)
           out(
-            `${a.client_id}  ${(a.disabled_at === null ? 'active' : 'disabled').padEnd(8)} ${a.book === 'test' ? 'sandbox' : 'live   '}  ${String(a.connections).padStart(5)} donors  ${a.name}  (by ${a.owner_slug})`,
+            `${a.client_id}  ${(a.deleted_at !== null ? 'deleted' : a.disabled_at === null ? 'active' : 'disabled').padEnd(8)} ${a.book === 'test' ? 'sandbox' : 'live   '}  ${String(a.connections).padStart(5)} donors  ${a.name}  (by ${a.owner_slug})`,
           );
         out(`${apps.length} apps (the newest 100)`);
         return 0;

@@ -24,6 +24,7 @@ import * as m018 from './migrations/018_receipt_chain.ts';
 import * as m019 from './migrations/019_notifications.ts';
 import * as m020 from './migrations/020_directory_profile.ts';
 import * as m021 from './migrations/021_apps.ts';
+import * as m022 from './migrations/022_app_deletion.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -53,6 +54,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '019_notifications', up: m019.up },
   { name: '020_directory_profile', up: m020.up },
   { name: '021_apps', up: m021.up },
+  { name: '022_app_deletion', up: m022.up },
 ];
 
 /** The migrations this release knows, in order. */

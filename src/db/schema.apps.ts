@@ -16,6 +16,8 @@ export interface AppsTable {
   created_at: string;
   disabled_at: string | null;
   disabled_reason: string | null;
+  /** Deleted by its owner (migration 022): disabled for good. */
+  deleted_at: string | null;
 }
 
 export interface AppConnectionsTable {

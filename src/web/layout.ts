@@ -94,6 +94,8 @@ const NOTICES: Record<string, string> = {
   endpoint_enabled: 'The endpoint is enabled again.',
   endpoint_deleted: 'The endpoint is deleted.',
   app_disconnected: 'The app is disconnected: its tokens no longer work.',
+  app_deleted: 'The app is deleted: every donor connected to it is disconnected, and its tokens no longer work.',
+  app_secret: 'The app has a new client secret: the old one no longer works.',
 };
 
 /** Where an organisation is: "Burlington, VT", or for a foreign one (the IRS leaves its state empty and puts the country in its city) the country alone. */

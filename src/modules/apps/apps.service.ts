@@ -38,6 +38,7 @@ export interface AppView {
   created_at: string;
   disabled_at: string | null;
   disabled_reason: string | null;
+  deleted_at: string | null;
 }
 
 function viewOf(app: store.AppRow): AppView {
@@ -50,6 +51,7 @@ function viewOf(app: store.AppRow): AppView {
     created_at: app.created_at,
     disabled_at: app.disabled_at,
     disabled_reason: app.disabled_reason,
+    deleted_at: app.deleted_at,
   };
 }
 
@@ -91,6 +93,42 @@ export async function appsOf(deps: Deps, ownerId: number): Promise<AppView[]> {
   return (await store.appsOfOwner(deps.db, ownerId)).map(viewOf);
 }
 
+/**
+ * A new client secret for an app of `ownerId`, shown once; the old one stops working at once
+ * (tokens already issued keep working until they expire). Throws not_found (app_not_found) for
+ * an app that is not theirs or is disabled.
+ */
+export async function newClientSecret(deps: Deps, ownerId: number, clientId: string): Promise<string> {
+  const secret = generateClientSecret(deps.ids);
+  if (!(await store.replaceSecret(deps.db, clientId, ownerId, hashSecret(secret)))) throw notFound('app_not_found', `you have no active app ${clientId}`);
+  return secret;
+}
+
+/**
+ * The owner deletes an app: it stops at once, every donor's connection to it ends with its
+ * tokens, and operators cannot enable it again. Audited. Throws not_found (app_not_found).
+ */
+export async function deleteApp(deps: Deps, ownerId: number, clientId: string): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const at = deps.clock.now().toISOString();
+    const id = await store.markDeleted(trx, clientId, ownerId, at);
+    if (id === undefined) throw notFound('app_not_found', `you have no app ${clientId}`);
+    const grants = await store.endConnectionsOfApp(trx, id, at);
+    for (const grant of grants) await store.revokeArtifactsOfGrant(trx, grant);
+    const app = await store.findApp(trx, clientId);
+    await recordAudit(trx, {
+      book: app?.book ?? 'live',
+      actor: `user:${ownerId}`,
+      action: 'app.delete',
+      object_type: 'app',
+      object_id: id,
+      before: null,
+      after: { deleted_at: at, connections_ended: grants.length },
+      at,
+    });
+  });
+}
+
 /** An app as the consent page shows it; undefined for an unknown one. */
 export async function appByClientId(deps: Deps, clientId: string): Promise<AppView | undefined> {
   const app = await store.findApp(deps.db, clientId);
@@ -111,6 +149,7 @@ export async function setAppEnabled(deps: Deps, clientId: string, enabled: boole
   return deps.db.transaction().execute(async (trx) => {
     const before = await store.findApp(trx, clientId);
     if (before === undefined) throw notFound('app_not_found', `no app ${clientId}`);
+    if (before.deleted_at !== null) throw new AppError('conflict', 'app_deleted', `app ${clientId} was deleted by its owner and cannot be enabled or disabled`);
     const at = deps.clock.now().toISOString();
     const changed = await store.setAppDisabled(trx, clientId, enabled ? null : at, enabled ? null : reason || 'disabled by the operators');
     if (!changed) throw new AppError('conflict', 'app_unchanged', `app ${clientId} is already ${enabled ? 'enabled' : 'disabled'}`);

@@ -62,6 +62,39 @@ describeEachEngine('apps store', (env) => {
     assert.equal(await store.setAppDisabled(db, a.client_id, null, null), false, 'already enabled');
   });
 
+  test("replaceSecret (only the owner's active app), markDeleted (once, keeping an operator's reason), endConnectionsOfApp", async () => {
+    const { db } = env().deps;
+    const owner = await makeUser(env().deps);
+    const stranger = await makeUser(env().deps);
+    const donor = await makeUser(env().deps);
+    const a = await newApp(owner.user_id);
+    const b = await newApp(owner.user_id);
+    assert.equal(await store.replaceSecret(db, a.client_id, stranger.user_id, 'a'.repeat(64)), false, "not another user's app");
+    assert.equal(await store.replaceSecret(db, a.client_id, owner.user_id, 'a'.repeat(64)), true);
+    assert.equal((await store.findApp(db, a.client_id))?.secret_hash, 'a'.repeat(64));
+    await store.setAppDisabled(db, b.client_id, '2026-01-02T00:00:00Z', 'abuse');
+    assert.equal(await store.replaceSecret(db, b.client_id, owner.user_id, 'b'.repeat(64)), false, 'not a disabled app');
+
+    await connect(a.id, donor.user_id);
+    await connect(a.id, stranger.user_id);
+    const deleted = await db.transaction().execute(async (trx) => {
+      assert.equal(await store.markDeleted(trx, a.client_id, stranger.user_id, '2026-01-03T00:00:00Z'), undefined, "not another user's app");
+      const id = await store.markDeleted(trx, a.client_id, owner.user_id, '2026-01-03T00:00:00Z');
+      assert.equal(await store.markDeleted(trx, a.client_id, owner.user_id, '2026-01-04T00:00:00Z'), undefined, 'once');
+      return { id, grants: await store.endConnectionsOfApp(trx, a.id, '2026-01-03T00:00:00Z'), again: await store.endConnectionsOfApp(trx, a.id, '2026-01-03T00:00:00Z') };
+    });
+    assert.equal(deleted.id, a.id);
+    assert.deepEqual(deleted.grants.sort(), [`grant-${a.id}-${donor.user_id}`, `grant-${a.id}-${stranger.user_id}`].sort());
+    assert.deepEqual(deleted.again, []);
+    const row = await store.findApp(db, a.client_id);
+    assert.deepEqual([row?.deleted_at, row?.disabled_at, row?.disabled_reason], ['2026-01-03T00:00:00Z', '2026-01-03T00:00:00Z', 'deleted by its owner']);
+    await db.transaction().execute((trx) => store.markDeleted(trx, b.client_id, owner.user_id, '2026-01-05T00:00:00Z'));
+    const disabledFirst = await store.findApp(db, b.client_id);
+    assert.deepEqual([disabledFirst?.disabled_at, disabledFirst?.disabled_reason], ['2026-01-02T00:00:00Z', 'abuse'], "an operator's reason stays");
+    assert.deepEqual(await store.appsOfOwner(db, owner.user_id), [], 'deleted apps are not listed to their owner');
+    assert.equal(await store.activeConnection(db, a.id, donor.user_id), undefined);
+  });
+
   test('insertConnection, activeConnection, updateConnection, connectionsOfUser, touchConnection, revokeConnection (only its user, once)', async () => {
     const { db } = env().deps;
     const owner = await makeUser(env().deps);

@@ -9,12 +9,50 @@ export type AppRow = Selectable<AppsTable>;
 export type ConnectionRow = Selectable<AppConnectionsTable>;
 export type KeyRow = Selectable<OidcKeysTable>;
 
-export async function insertApp(db: Db | Trx, row: Omit<AppRow, 'id' | 'disabled_at' | 'disabled_reason'>): Promise<AppRow> {
+export async function insertApp(db: Db | Trx, row: Omit<AppRow, 'id' | 'disabled_at' | 'disabled_reason' | 'deleted_at'>): Promise<AppRow> {
   return db.insertInto('apps').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
+/** The apps a user registered and has not deleted, newest first. */
 export async function appsOfOwner(db: Db, ownerId: number): Promise<AppRow[]> {
-  return db.selectFrom('apps').selectAll().where('owner_id', '=', ownerId).orderBy('id', 'desc').execute();
+  return db.selectFrom('apps').selectAll().where('owner_id', '=', ownerId).where('deleted_at', 'is', null).orderBy('id', 'desc').execute();
+}
+
+/** Replaces the secret's hash of an app of `ownerId` that is not disabled; false when there is none. */
+export async function replaceSecret(db: Db, clientId: string, ownerId: number, secretHash: string): Promise<boolean> {
+  const result = await db
+    .updateTable('apps')
+    .set({ secret_hash: secretHash })
+    .where('client_id', '=', clientId)
+    .where('owner_id', '=', ownerId)
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Marks an app of `ownerId` deleted (and disabled, if it was not); its row id, or undefined when there is none to delete. */
+export async function markDeleted(trx: Trx, clientId: string, ownerId: number, at: string): Promise<number | undefined> {
+  const row = await trx
+    .updateTable('apps')
+    .set((eb) => ({ deleted_at: at, disabled_at: eb.fn.coalesce('disabled_at', eb.val(at)), disabled_reason: eb.fn.coalesce('disabled_reason', eb.val('deleted by its owner')) }))
+    .where('client_id', '=', clientId)
+    .where('owner_id', '=', ownerId)
+    .where('deleted_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** Ends every live connection to an app; the grants they held. */
+export async function endConnectionsOfApp(trx: Trx, appId: number, at: string): Promise<string[]> {
+  const rows = await trx
+    .updateTable('app_connections')
+    .set({ revoked_at: at, updated_at: at })
+    .where('app_id', '=', appId)
+    .where('revoked_at', 'is', null)
+    .returning('grant_id')
+    .execute();
+  return rows.map((r) => r.grant_id);
 }
 
 /** Every app, newest first, with its owner's slug and how many donors it is connected to (the operators' list). */
@@ -22,7 +60,7 @@ export async function listApps(db: Db, limit: number, beforeId: number | undefin
   let query = db
     .selectFrom('apps as a')
     .innerJoin('users as u', 'u.id', 'a.owner_id')
-    .select(['a.id', 'a.client_id', 'a.name', 'a.book', 'a.created_at', 'a.disabled_at', 'a.disabled_reason', 'u.slug as owner_slug', 'a.redirect_uris'])
+    .select(['a.id', 'a.client_id', 'a.name', 'a.book', 'a.created_at', 'a.disabled_at', 'a.disabled_reason', 'a.deleted_at', 'u.slug as owner_slug', 'a.redirect_uris'])
     .select((eb) =>
       eb
         .selectFrom('app_connections as c')

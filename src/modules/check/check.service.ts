@@ -111,6 +111,16 @@ async function receiptChains(deps: Deps): Promise<string[]> {
   return (await store.receiptChainBreaks(deps.db)).map((r) => `receipt ${r.id} replaces receipt ${r.replaces_id} of another contribution, book or donor`);
 }
 
+/** ADR 16: apps and connections belong to live users, and no app gave past the limit its donor set. */
+async function appsWithinTheirGrant(deps: Deps): Promise<string[]> {
+  return [
+    ...(await store.appsOfSandboxUsers(deps.db)).map((r) => `${r.what} ${r.id} belongs to user ${r.user_id}, who is not a live user`),
+    ...(await store.connectionsPastLimit(deps.db)).map((r) =>
+      r.spent < 0n ? `app connection ${r.id} counted ${r.spent} cents, less than nothing` : `app connection ${r.id} gave ${r.spent} cents this month, past its limit of ${r.limit}`,
+    ),
+  ];
+}
+
 export async function runCheck(deps: Deps): Promise<CheckResult[]> {
   const checks: Array<[string, (deps: Deps) => Promise<string[]>]> = [
     ['every journal entry balances', balancedEntries],
@@ -127,6 +137,7 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ["every search word carries its organisation's size", wordSizes],
     ['every contribution that succeeded has one receipt, no other has one', receipts],
     ['every corrected receipt replaces one of its own contribution', receiptChains],
+    ['every app acts for a live user, within the limit its donor set', appsWithinTheirGrant],
   ];
   const results: CheckResult[] = [];
   for (const [name, fn] of checks) {

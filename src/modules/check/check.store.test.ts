@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { call, describeEachEngine, fund, makeNonProfit, makeUser } from '../../../test/harness.ts';
 import * as store from './check.store.ts';
+import { connectApp } from '../../../test/app-tokens.ts';
 
 describeEachEngine('check store', (env) => {
   test('on a sound ledger: sums, causes, holds, counts and books read as the journal says', async () => {
@@ -114,5 +115,30 @@ describeEachEngine('check store', (env) => {
     await db.updateTable('api_keys').set({ mode: 'test' }).where('user_id', '=', user.user_id).execute();
     assert.ok((await store.bookMismatches(db)).some((m) => m.name === 'API key' && m.own === 'test' && m.other === 'live' && m.what === 'its user'));
     assert.deepEqual(await store.reservedAndHeld(db, engine, []).then((all) => all.find((f) => f.fund_id === user.fund_id)), { fund_id: user.fund_id, reserved: 0n, held: 0n });
+  });
+
+  test("apps: a sandbox user's app or connection, and a connection past its limit, are seen as they are", async () => {
+    const { deps } = env();
+    const { db } = deps;
+    const user = await makeUser(deps);
+    const tokens = await connectApp(deps, user.user_id, { scopes: ['read', 'donate'], monthlyLimitCents: 5_000 });
+    const sandbox = await connectApp(deps, user.user_id, { scopes: ['read'], book: 'test' });
+    assert.deepEqual(await store.appsOfSandboxUsers(db), []);
+    assert.deepEqual(await store.connectionsPastLimit(db), []);
+    const app = await db.selectFrom('apps').select('id').where('client_id', '=', tokens.clientId).executeTakeFirstOrThrow();
+    const connection = await db.selectFrom('app_connections').select('id').where('app_id', '=', app.id).executeTakeFirstOrThrow();
+    await db.updateTable('app_connections').set({ spent_cents: 5_001 }).where('id', '=', connection.id).execute();
+    assert.deepEqual(await store.connectionsPastLimit(db), [{ id: connection.id, spent: 5_001n, limit: 5_000n }]);
+    await db.updateTable('app_connections').set({ spent_cents: -1, monthly_limit_cents: null }).where('id', '=', connection.id).execute();
+    assert.deepEqual(await store.connectionsPastLimit(db), [{ id: connection.id, spent: -1n, limit: null }]);
+    // The twin a sandbox app acts for, put where only a live user may be.
+    const twin = await db.selectFrom('users').select('id').where('book', '=', 'test').where('sandbox_of', '=', user.user_id).executeTakeFirstOrThrow();
+    const sandboxApp = await db.selectFrom('apps').select('id').where('client_id', '=', sandbox.clientId).executeTakeFirstOrThrow();
+    await db.updateTable('apps').set({ owner_id: twin.id }).where('id', '=', sandboxApp.id).execute();
+    await db.updateTable('app_connections').set({ user_id: twin.id }).where('id', '=', connection.id).execute();
+    assert.deepEqual(await store.appsOfSandboxUsers(db), [
+      { what: 'app', id: sandboxApp.id, user_id: twin.id },
+      { what: 'app connection', id: connection.id, user_id: twin.id },
+    ]);
   });
 });

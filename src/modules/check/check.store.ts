@@ -224,3 +224,31 @@ export async function receiptChainBreaks(db: Db): Promise<Array<{ id: number; re
   );
   return found.map((r) => ({ id: Number(r.id), replaces_id: Number(r.replaces_id) }));
 }
+
+/**
+ * Apps and app connections whose user is not a live user (ADR 16): an app is registered by a live
+ * user and a connection is a live donor's consent; a sandbox app acts for the donor's twin through
+ * its book, never through a connection of its own.
+ */
+export async function appsOfSandboxUsers(db: Db): Promise<Array<{ what: 'app' | 'app connection'; id: number; user_id: number }>> {
+  const found = await rows(
+    db,
+    `select what, id, user_id from (
+      select 'app' as what, a.id, a.owner_id as user_id from apps a join users u on u.id = a.owner_id where u.book <> 'live'
+      union all
+      select 'app connection' as what, c.id, c.user_id from app_connections c join users u on u.id = c.user_id where u.book <> 'live') x
+    order by what, id limit 1000`,
+  );
+  return found.map((r) => ({ what: r.what === 'app' ? 'app' : 'app connection', id: Number(r.id), user_id: Number(r.user_id) }));
+}
+
+/** App connections that counted more than the donor's monthly limit, or less than nothing. */
+export async function connectionsPastLimit(db: Db): Promise<Array<{ id: number; spent: bigint; limit: bigint | null }>> {
+  const found = await rows(
+    db,
+    `select id, cast(spent_cents as text) as spent, cast(monthly_limit_cents as text) as limit_cents from app_connections
+    where spent_cents < 0 or (monthly_limit_cents is not null and spent_cents > monthly_limit_cents)
+    order by id limit 1000`,
+  );
+  return found.map((r) => ({ id: Number(r.id), spent: big(r.spent), limit: r.limit_cents === null ? null : big(r.limit_cents) }));
+}

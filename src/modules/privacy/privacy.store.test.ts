@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describeEachEngine, fund, makeUser } from '../../../test/harness.ts';
 import { insertFollow } from '../users/users.store.ts';
 import * as store from './privacy.store.ts';
+import { connectApp } from '../../../test/app-tokens.ts';
 
 describeEachEngine('privacy store', (env) => {
   test('rowsOfUsers reads everything of the users named; pseudonymise removes what names or describes them, and keeps amounts', async () => {
@@ -27,6 +28,19 @@ describeEachEngine('privacy store', (env) => {
     assert.ok(!('key_hash' in (before.api_keys[0] ?? {})), 'never a key hash');
     assert.equal(before.follows.length, 1);
     assert.ok(before.funds.length === 1 && before.events.length >= 1);
+    const connected = await connectApp(env().deps, user.user_id, { scopes: ['read'] });
+    const theirs = await connectApp(env().deps, other.user_id, { scopes: ['read'] });
+    const withApps = await store.rowsOfUsers(db, [user.user_id]);
+    assert.deepEqual(
+      withApps.apps.map((a) => a.client_id),
+      [connected.clientId],
+    );
+    assert.ok(!('secret_hash' in (withApps.apps[0] ?? {})), "never a secret's hash");
+    assert.deepEqual(
+      withApps.app_connections.map((c) => [c.client_id, c.scopes, c.revoked_at]),
+      [[connected.clientId, 'read', null]],
+    );
+    const grantsBefore = await db.selectFrom('oidc_artifacts').select('id').where('kind', '=', 'Grant').execute();
 
     await db.transaction().execute((trx) => store.pseudonymise(trx, [user.user_id], '2026-02-01T00:00:00Z'));
     const after = await store.rowsOfUsers(db, [user.user_id]);
@@ -39,5 +53,11 @@ describeEachEngine('privacy store', (env) => {
     assert.ok(after.api_keys.every((k) => k.revoked_at !== null));
     assert.equal(after.contributions[0]?.amount_cents, 5_000, 'amounts stay');
     assert.equal((await store.rowsOfUsers(db, [other.user_id])).users[0]?.name, 'Other Person', 'nobody else is touched');
+    assert.ok(after.app_connections.every((c) => c.revoked_at !== null));
+    assert.ok(after.apps.every((a) => a.disabled_at !== null && a.disabled_reason === "its owner's account was deleted"));
+    const grantsAfter = await db.selectFrom('oidc_artifacts').select('id').where('kind', '=', 'Grant').execute();
+    assert.equal(grantsAfter.length, grantsBefore.length - 1, "the person's grant is gone, no one else's");
+    assert.ok((await db.selectFrom('oidc_artifacts').select('id').where('id', '=', theirs.accessToken).executeTakeFirst()) !== undefined);
+    assert.equal(await db.selectFrom('oidc_artifacts').select('id').where('id', '=', connected.accessToken).executeTakeFirst(), undefined, 'their tokens are gone');
   });
 });

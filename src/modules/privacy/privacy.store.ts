@@ -29,13 +29,39 @@ export async function rowsOfUsers(db: Db, ids: readonly number[]) {
       .where((eb) => eb.or([eb('follower_id', 'in', ids), eb('followee_id', 'in', ids)]))
       .execute(),
     events: await db.selectFrom('events').selectAll().where('user_id', 'in', ids).orderBy('id').execute(),
+    // The apps they registered (never a secret's hash) and the apps they connected.
+    apps: await db
+      .selectFrom('apps')
+      .select(['id', 'client_id', 'book', 'name', 'redirect_uris', 'logo_uri', 'created_at', 'disabled_at', 'disabled_reason'])
+      .where('owner_id', 'in', ids)
+      .orderBy('id')
+      .execute(),
+    app_connections: await db
+      .selectFrom('app_connections as c')
+      .innerJoin('apps as a', 'a.id', 'c.app_id')
+      .select([
+        'c.id',
+        'a.client_id',
+        'a.name as app_name',
+        'c.scopes',
+        'c.monthly_limit_cents',
+        'c.spent_month',
+        'c.spent_cents',
+        'c.created_at',
+        'c.last_used_at',
+        'c.revoked_at',
+      ])
+      .where('c.user_id', 'in', ids)
+      .orderBy('c.id')
+      .execute(),
   };
 }
 
 /**
  * Pseudonymises the users `ids` (a person and their sandbox twin): their names, pictures, city,
  * notes, the names and messages of the gifts they gave, their sign-in and sessions, follows and
- * fund causes go; keys are revoked; recurring donations stop. Amounts, statuses and the journal stay.
+ * fund causes go; keys are revoked; recurring donations stop; the apps they connected lose every
+ * token at once and the apps they registered are disabled. Amounts, statuses and the journal stay.
  */
 export async function pseudonymise(trx: Trx, ids: readonly number[], at: string): Promise<void> {
   for (const id of ids) {
@@ -58,6 +84,18 @@ export async function pseudonymise(trx: Trx, ids: readonly number[], at: string)
     .execute();
   await trx.updateTable('api_keys').set({ revoked_at: at, name: 'revoked (user deleted)' }).where('user_id', 'in', ids).where('revoked_at', 'is', null).execute();
   await trx.updateTable('api_keys').set({ name: 'revoked (user deleted)' }).where('user_id', 'in', ids).execute();
+  const grants = trx.selectFrom('app_connections').select('grant_id').where('user_id', 'in', ids).where('revoked_at', 'is', null);
+  await trx
+    .deleteFrom('oidc_artifacts')
+    .where((eb) => eb.or([eb('grant_id', 'in', grants), eb.and([eb('kind', '=', 'Grant'), eb('id', 'in', grants)])]))
+    .execute();
+  await trx.updateTable('app_connections').set({ revoked_at: at, updated_at: at }).where('user_id', 'in', ids).where('revoked_at', 'is', null).execute();
+  await trx
+    .updateTable('apps')
+    .set({ disabled_at: at, disabled_reason: "its owner's account was deleted" })
+    .where('owner_id', 'in', ids)
+    .where('disabled_at', 'is', null)
+    .execute();
   await trx.updateTable('donations').set({ note: null, private_memo: null, visibility: 'private' }).where('user_id', 'in', ids).execute();
   // Private now, so others count none of them (the lists' meta.count; almoner check recounts it).
   await trx.updateTable('donation_counts').set({ public_total: 0 }).where('user_id', 'in', ids).execute();

@@ -17,9 +17,14 @@ function connectionRow(v: Visitor, c: ConnectionView): Html {
   </li>`;
 }
 
-function appRow(a: AppView): Html {
+function appRow(v: Visitor, a: AppView): Html {
+  const actions =
+    a.disabled_at === null
+      ? html`<form method="post" action="/settings/apps/${a.client_id}/secret" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="New client secret for ${a.name}">New secret</button></form>`
+      : '';
   return html`<tr data-app="${a.client_id}"><td>${a.name}</td><td><code>${a.client_id}</code></td><td>${a.book === 'test' ? 'Sandbox' : 'Live'}</td>
-    <td>${a.redirect_uris.map((u) => html`<code>${u}</code><br>`)}</td><td>${a.disabled_at === null ? html`<span class="status status-success">Active</span>` : html`<span class="status status-failed">Disabled</span>`}</td><td>${day(a.created_at)}</td></tr>`;
+    <td>${a.redirect_uris.map((u) => html`<code>${u}</code><br>`)}</td><td>${a.disabled_at === null ? html`<span class="status status-success">Active</span>` : html`<span class="status status-failed">Disabled</span>`}</td><td>${day(a.created_at)}</td>
+    <td>${actions}<form method="post" action="/settings/apps/${a.client_id}/delete" class="inline">${csrfField(v)}<button type="submit" class="danger small" aria-label="Delete ${a.name}">Delete</button></form></td></tr>`;
 }
 
 export function appsPage(
@@ -33,7 +38,7 @@ export function appsPage(
     v,
     'Apps',
     html`<h1>Apps</h1>
-    ${notice(options.done)}
+    ${created === undefined ? notice(options.done) : ''}
     <section aria-labelledby="connected"><h2 id="connected">Connected apps</h2>
     <p>Apps you allowed to act for you with “Login with Almoner”. Disconnecting one ends its access at once.</p>
     ${connections.length === 0 ? html`<p class="empty">No connected apps.</p>` : html`<ul class="plain">${connections.map((c) => connectionRow(v, c))}</ul>`}
@@ -44,7 +49,7 @@ export function appsPage(
       created === undefined
         ? ''
         : html`<div class="notice ok created-key" role="status">
-      <p><strong>Your app is registered.</strong> Its client id is <code>${created.client_id}</code>. Copy the client secret now: it is shown only this once.</p>
+      <p><strong>${options.done === 'app_secret' ? 'A new client secret.' : 'Your app is registered.'}</strong> Its client id is <code>${created.client_id}</code>. Copy the client secret now: it is shown only this once.</p>
       <label for="new-secret" class="visually-hidden">The client secret</label>
       <input id="new-secret" class="key" readonly value="${created.secret}"> <button type="button" data-copy="new-secret">Copy secret</button>
     </div>`
@@ -52,8 +57,8 @@ export function appsPage(
     ${
       apps.length === 0
         ? html`<p class="empty">No apps yet.</p>`
-        : html`<table><thead><tr><th scope="col">Name</th><th scope="col">Client id</th><th scope="col">Book</th><th scope="col">Redirect URIs</th><th scope="col">State</th><th scope="col">Registered</th></tr></thead>
-      <tbody>${apps.map(appRow)}</tbody></table>`
+        : html`<table><thead><tr><th scope="col">Name</th><th scope="col">Client id</th><th scope="col">Book</th><th scope="col">Redirect URIs</th><th scope="col">State</th><th scope="col">Registered</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody>${apps.map((a) => appRow(v, a))}</tbody></table>`
     }
     <form method="post" action="/settings/apps" class="card" novalidate>
       <h3>Register an app</h3>

@@ -3,7 +3,19 @@
 // the web app's own, consent is this page. A new client secret travels from
 // the form to the page in a short-lived cookie only that page receives.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { appByClientId, appsOf, connectedApps, disconnectApp, recordConsent, registerApp, SCOPE_WORDS, type OidcProvider } from '../../modules/apps/index.ts';
+import {
+  appByClientId,
+  appsOf,
+  connectedApps,
+  deleteApp,
+  disconnectApp,
+  looksLikeClientId,
+  newClientSecret,
+  recordConsent,
+  registerApp,
+  SCOPE_WORDS,
+  type OidcProvider,
+} from '../../modules/apps/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { parseDollarText } from '../../shared/money.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
@@ -52,6 +64,27 @@ export function appSettingsRoutes({ deps }: WebContext) {
         .header('set-cookie', secretCookie(`${result.value.app.client_id}.${result.value.client_secret}`))
         .header('location', '/settings/apps')
         .send();
+    });
+
+    const clientIdOf = (request: FastifyRequest) => {
+      const raw = (request.params as { client_id: string }).client_id;
+      if (!looksLikeClientId(raw)) throw new AppError('not_found', 'app_not_found', `you have no app ${raw}`);
+      return raw;
+    };
+
+    web.post('/settings/apps/:client_id/secret', async (request, reply) => {
+      const clientId = clientIdOf(request);
+      const secret = await newClientSecret(deps, userId(request), clientId);
+      return reply
+        .code(303)
+        .header('set-cookie', secretCookie(`${clientId}.${secret}`))
+        .header('location', '/settings/apps?done=app_secret')
+        .send();
+    });
+
+    web.post('/settings/apps/:client_id/delete', async (request, reply) => {
+      await deleteApp(deps, userId(request), clientIdOf(request));
+      return reply.code(303).header('location', '/settings/apps?done=app_deleted').send();
     });
 
     web.post('/settings/apps/connections/:id/disconnect', async (request, reply) => {
