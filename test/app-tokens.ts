@@ -47,5 +47,7 @@ export async function connectApp(deps: Deps, userId: number, options: { scopes: 
   await recordConsent(deps, { clientId: app.client_id, userId, scopes: options.scopes, grantId, monthlyLimitCents: options.monthlyLimitCents ?? null });
   const accessToken = await new provider.AccessToken({ accountId, client, grantId, scope, gty: 'authorization_code' }).save();
   const idToken = new provider.IdToken({ sub: accountId }, { client });
+  // The claims an id token carries follow its scope: `sub` needs openid.
+  Object.assign(idToken, { scope });
   return { clientId: app.client_id, accessToken, idToken: String(await idToken.issue({ use: 'idtoken' })), oidc };
 }
