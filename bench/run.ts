@@ -2,7 +2,8 @@
 //   GET /v1/donations (a user with 100k donations among 1M, page 1, 25 per page)
 //     vs a bare node:http server answering a pre-serialized body of the same size
 //   GET /v1/non_profits/:ein vs the same ceiling
-//   POST /v1/donations (durable, with its journal) vs a naive durable single-row insert
+//   POST /v1/donations (durable, with its journal) vs a naive durable single-row insert,
+//     from one fund and spread over 100 funds (bench/spread-load.ts: a random donor's key each)
 //   and the GET list's latency at a fixed 2,000 requests/s, evenly spaced (bench/open-loop.ts),
 //     beside the ceiling's at the same rate (the load client's own delay).
 // Servers run on core 0, the load generator (autocannon) on core 1.
@@ -11,7 +12,7 @@
 // CSV exports of 100,000 rows with the server's memory (bench/exports.ts), and webhooks: a
 // backlog of 10,000 events and the delivery lag at 200 donations/s (bench/webhooks.ts), and the
 // client's size and `alms balance` end to end (bench/client.ts).
-// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|workers|directory|exports|webhooks|client
+// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|workers|directory|exports|webhooks|client
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -66,8 +67,21 @@ function autocannon(url: string, options: { method?: string; body?: string; key?
     options.pinned === false
       ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] })
       : spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+  return resultOf(child);
+}
+
+const SPREAD_LOAD = new URL('./spread-load.ts', import.meta.url).pathname;
+
+/** POST /v1/donations with a random key of `keysFile`'s on each request (bench/spread-load.ts), on core 1. */
+function spreadLoad(url: string, keysFile: string, body: string, duration = DURATION_S): Promise<Result> {
+  const child = spawn('taskset', ['-c', '1', process.execPath, SPREAD_LOAD, url, String(duration), String(CONNECTIONS), keysFile, body], { stdio: ['ignore', 'pipe', 'ignore'] });
+  return resultOf(child);
+}
+
+/** autocannon's JSON result, read from the child's output when it exits. */
+function resultOf(child: ChildProcess): Promise<Result> {
   let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout?.on('data', (chunk: Buffer) => {
     out += chunk.toString();
   });
   return new Promise((resolve, reject) => {
@@ -106,6 +120,30 @@ async function measure(label: string, mode: string, env: Record<string, string>,
   }
 }
 
+const ALMONER = new URL('../bin/almoner.js', import.meta.url).pathname;
+
+/** `almoner check` on the bench database after its writes: every invariant still holds (exits non-zero otherwise). */
+function checkDatabase(databaseUrl: string): string {
+  const out = execFileSync(process.execPath, [ALMONER, 'check'], { env: { ...process.env, DATABASE_URL: databaseUrl } }).toString();
+  const last = out.trim().split('\n').at(-1) ?? '';
+  log(`  almoner check: ${last}`);
+  return last;
+}
+
+/** POST /v1/donations spread over many donors' funds, after a warm-up. */
+async function measureSpread(label: string, env: Record<string, string>, keysFile: string, body: string): Promise<Result> {
+  const { child, port } = await startServer('app', env);
+  try {
+    const url = `http://127.0.0.1:${port}/v1/donations`;
+    await spreadLoad(url, keysFile, body, 3); // warm-up
+    const result = await spreadLoad(url, keysFile, body);
+    report(label, result);
+    return result;
+  } finally {
+    await stop(child);
+  }
+}
+
 const OPEN_LOOP = new URL('./open-loop.ts', import.meta.url).pathname;
 
 /** Latency at a fixed rate, evenly spaced (bench/open-loop.ts), after an autocannon warm-up. */
@@ -136,6 +174,20 @@ async function benchEngine(engine: string): Promise<string[]> {
       return await benchWorkers(engine, databaseUrl, seeded, autocannonUnpinned, log); // awaited here, before the finally removes the database
     }
 
+    if (values.only === 'post') {
+      // The writes alone (iterating on them): the naive insert, one fund, many funds.
+      const body = JSON.stringify({ amount: 10, ein: seeded.ein });
+      const keysFile = join(dir, 'spread-keys.json');
+      writeFileSync(keysFile, JSON.stringify(seeded.spreadKeys));
+      const naive = await measure('naive durable single-row insert', 'naive', env, '/', { method: 'POST', body });
+      const post = await measure('POST /v1/donations (durable, with journal)', 'app', env, '/v1/donations', { method: 'POST', body, key: seeded.key });
+      const spread = await measureSpread(`POST /v1/donations over ${seeded.spreadKeys.length} funds`, env, keysFile, body);
+      checkDatabase(databaseUrl);
+      return [
+        `| ${engine} | POST /v1/donations | ${post.rps.toFixed(0)} | ${post.p50} / ${post.p99} | naive insert ${naive.rps.toFixed(0)} | **${(post.rps / naive.rps).toFixed(3)}** |`,
+        `| ${engine} | POST /v1/donations over ${seeded.spreadKeys.length} funds | ${spread.rps.toFixed(0)} | ${spread.p50} / ${spread.p99} | naive insert ${naive.rps.toFixed(0)} | **${(spread.rps / naive.rps).toFixed(3)}** |`,
+      ];
+    }
     // The ceiling answers a body of exactly the list response's size.
     const probe = await startServer('app', env);
     const sample = await fetch(`http://127.0.0.1:${probe.port}${listPath}`, { headers: { 'x-api-key': seeded.key } }).then((r) => r.text());
@@ -156,7 +208,11 @@ async function benchEngine(engine: string): Promise<string[]> {
     const body = JSON.stringify({ amount: 10, ein: seeded.ein });
     const naive = await measure('naive durable single-row insert', 'naive', env, '/', { method: 'POST', body });
     const post = await measure('POST /v1/donations (durable, with journal)', 'app', env, '/v1/donations', { method: 'POST', body, key: seeded.key });
+    const keysFile = join(dir, 'spread-keys.json');
+    writeFileSync(keysFile, JSON.stringify(seeded.spreadKeys));
+    const spread = await measureSpread(`POST /v1/donations over ${seeded.spreadKeys.length} funds`, env, keysFile, body);
 
+    checkDatabase(databaseUrl);
     const ratio = (a: Result, b: Result) => (a.rps / b.rps).toFixed(3);
     log(`  -- almoner serve --workers 1 and 2`);
     const workerRows = await benchWorkers(engine, databaseUrl, seeded, autocannonUnpinned, log);
@@ -166,6 +222,7 @@ async function benchEngine(engine: string): Promise<string[]> {
       `| ${engine} | GET /v1/donations at 2,000 req/s | ${fixed.rps.toFixed(0)} | ${fixed.p50} / **${fixed.p99}** | ceiling at 2,000 req/s: ${fixedCeiling.p50} / ${fixedCeiling.p99} ms | |`,
       `| ${engine} | GET /v1/non_profits/:ein | ${np.rps.toFixed(0)} | ${np.p50} / ${np.p99} | ceiling ${ceilingNp.rps.toFixed(0)} | **${ratio(np, ceilingNp)}** |`,
       `| ${engine} | POST /v1/donations | ${post.rps.toFixed(0)} | ${post.p50} / ${post.p99} | naive insert ${naive.rps.toFixed(0)} | **${ratio(post, naive)}** |`,
+      `| ${engine} | POST /v1/donations over ${seeded.spreadKeys.length} funds | ${spread.rps.toFixed(0)} | ${spread.p50} / ${spread.p99} | naive insert ${naive.rps.toFixed(0)} | **${ratio(spread, naive)}** |`,
     ];
   } finally {
     await cleanup();
@@ -174,7 +231,7 @@ async function benchEngine(engine: string): Promise<string[]> {
 
 const rows: string[] = [];
 const engines = (values.engines ?? '').split(',').map((e) => e.trim());
-if (values.only === undefined || values.only === 'api' || values.only === 'workers') {
+if (values.only === undefined || values.only === 'api' || values.only === 'workers' || values.only === 'post') {
   for (const engine of engines) rows.push(...(await benchEngine(engine)));
 }
 const exportRows = values.only === undefined || values.only === 'exports' ? await benchExports(engines, log) : [];

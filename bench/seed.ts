@@ -21,7 +21,12 @@ import { recordContribution } from '../src/modules/contributions/index.ts';
 export interface Seeded {
   key: string;
   ein: string;
+  /** One key each of SPREAD_FUNDS other donors, each fund holding plenty: many donors giving at once. */
+  spreadKeys: string[];
 }
+
+/** How many donors the spread scenario gives from. */
+export const SPREAD_FUNDS = 100;
 
 /**
  * The journal of a fund's bulk donations as if each had been held and paid:
@@ -71,7 +76,8 @@ async function journalOfPaidDonations(deps: Deps, userId: number, fundId: number
 }
 
 export async function seedBench(databaseUrl: string, users: number, perUser: number, log: (line: string) => void): Promise<Seeded> {
-  const platform = await openPlatform(loadConfig({}, { databaseUrl }), { log: pino({ level: 'warn' }) });
+  // A bulk load is no request: no statement timeout (0), so a busy machine slows it and never stops it.
+  const platform = await openPlatform(loadConfig({}, { databaseUrl, dbStatementTimeoutMs: 0 }), { log: pino({ level: 'warn' }) });
   const { deps } = platform;
   try {
     const { eligible } = await loadDemoNonProfits(deps);
@@ -116,8 +122,24 @@ export async function seedBench(databaseUrl: string, users: number, perUser: num
       await journalOfPaidDonations(deps, created.user_id, created.fund_id);
       log(`  user ${u + 1}/${users}: ${perUser} donations and their journal in ${Date.now() - started} ms`);
     }
+    const spreadKeys: string[] = [];
+    for (let u = 0; u < SPREAD_FUNDS; u++) {
+      const created = await deps.db.transaction().execute((trx) => createUser(deps, { name: `Spread Donor ${u}` }, trx));
+      spreadKeys.push((await createKey(deps, created.user_id, 'bench', 'live')).key);
+      await recordContribution(deps, {
+        user_id: created.user_id,
+        fund_id: created.fund_id,
+        type: 'wire_payment',
+        units: '10000000',
+        valuation: '1',
+        currency: 'USD',
+        frequency: 'OneTime',
+        status: 'success',
+      });
+    }
+    log(`  ${SPREAD_FUNDS} more donors with a funded key each`);
     await sql`analyze`.execute(deps.db);
-    return { key, ein: eligible[0] as string };
+    return { key, ein: eligible[0] as string, spreadKeys };
   } finally {
     await platform.close();
   }

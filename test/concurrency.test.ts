@@ -175,6 +175,37 @@ for (const { name: engine } of engines()) {
         await assertLedgerBalanced(env.deps);
       });
 
+    test("many funds' donations that arrive together share one round; a fund that cannot cover one never holds back another's", async () => {
+      const users = [];
+      for (let i = 0; i < 10; i++) {
+        const user = await makeUser(env.deps);
+        await fund(env.deps, user, i % 2 === 0 ? 100 * 100 : 15 * 100); // even: $100; odd: $15
+        users.push(user);
+      }
+      const before = donationBatchStats(env.deps);
+      const asked = users.flatMap((user, i) => [
+        { user, ein: '261544963', cents: 1_000 },
+        { user, ein: i === 3 ? '999999999' : '261544963', cents: 1_000 },
+        { user, ein: '261544963', cents: 1_000 },
+      ]);
+      const results = await Promise.allSettled(asked.map((a) => createDonation(env.deps, a.user.caller, { amount_cents: a.cents, ein: a.ein })));
+      const after = donationBatchStats(env.deps);
+      assert.deepEqual([after.transactions - before.transactions, after.funds - before.funds, after.requests - before.requests], [1, 10, 30], 'one round for the ten funds');
+      const outcome = (r: PromiseSettledResult<{ status: string }>) => (r.status === 'fulfilled' ? r.value.status : (r.reason as AppError).code);
+      users.forEach((_, i) => {
+        const mine = results.slice(i * 3, i * 3 + 3).map(outcome);
+        if (i === 3) assert.deepEqual(mine, ['scheduled', 'non_profit_not_found', 'waiting_for_funds'], 'the unknown non-profit fails alone; $5 left does not cover $10');
+        else if (i % 2 === 0) assert.deepEqual(mine, ['scheduled', 'scheduled', 'scheduled'], `fund ${i}`);
+        else assert.deepEqual(mine, ['scheduled', 'waiting_for_funds', 'waiting_for_funds'], `fund ${i}: each fund decides from its own money`);
+      });
+      for (const [i, user] of users.entries()) {
+        const accounts = await env.deps.db.selectFrom('ledger_accounts').select(['kind', 'balance_cents']).where('fund_id', '=', user.fund_id).execute();
+        const balance = Object.fromEntries(accounts.map((a) => [a.kind, a.balance_cents]));
+        assert.deepEqual([balance.available, balance.reserved], i % 2 === 0 ? [7_000, 3_000] : [500, 1_000], `fund ${i}`);
+      }
+      await assertLedgerBalanced(env.deps);
+    });
+
     test('in a shared transaction, a request for an unknown or ineligible non-profit fails alone', async () => {
       await makeNonProfit(env.deps, { ein: '010000001', name: 'Private Foundation', eligible: 0 });
       const user = await makeUser(env.deps);
@@ -272,9 +303,23 @@ for (const { name: engine } of engines()) {
           assert.equal(await two.donate(env.deps, 30), 'scheduled', 'this node remembered $10; $60 decides');
           assert.equal(stats().moved - before.moved, 2);
 
+          // One round of two funds, one of them moved by the other node: the guard of the round fails,
+          // only that fund is noted as moved, and the locked transaction decides both from their real balances.
+          const three = await donor(100);
+          const four = await donor(100);
+          assert.equal(await three.donate(env.deps, 50), 'scheduled');
+          assert.equal(await four.donate(env.deps, 50), 'scheduled');
+          assert.equal(await three.donate(second.deps, 40), 'scheduled'); // really $10 left, this node remembers $50
+          const moved = stats().moved;
+          const round = await Promise.all([three.donate(env.deps, 20), four.donate(env.deps, 20)]);
+          assert.deepEqual(round, ['waiting_for_funds', 'scheduled']);
+          assert.equal(stats().moved - moved, 1, 'only the fund another node moved');
+
           for (const [{ user }, available, reserved] of [
             [one, 0, 100],
             [two, 30, 120],
+            [three, 10, 90],
+            [four, 30, 70],
           ] as const) {
             const accounts = await env.deps.db.selectFrom('ledger_accounts').select(['kind', 'balance_cents']).where('fund_id', '=', user.fund_id).execute();
             const balance = Object.fromEntries(accounts.map((a) => [a.kind, a.balance_cents]));
@@ -283,9 +328,9 @@ for (const { name: engine } of engines()) {
           const counts = await env.deps.db
             .selectFrom('donations')
             .select((eb) => eb.fn.countAll<number>().as('n'))
-            .where('user_id', 'in', [one.user.user_id, two.user.user_id])
+            .where('user_id', 'in', [one.user.user_id, two.user.user_id, three.user.user_id, four.user.user_id])
             .executeTakeFirstOrThrow();
-          assert.equal(Number(counts.n), 6, 'no write of a refused guess was kept');
+          assert.equal(Number(counts.n), 11, 'no write of a refused guess was kept');
           await assertLedgerBalanced(env.deps);
         } finally {
           await second.close();

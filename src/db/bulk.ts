@@ -87,20 +87,25 @@ export function isExpectationFailed(error: unknown): boolean {
 
 /**
  * PostgreSQL, outside a transaction: `guard`, a data-modifying statement
- * returning one column `value`, and then `statements`, all as one statement,
- * so one round trip and one commit. It writes only if `guard` returned
- * exactly one row, whose `value` it resolves to; otherwise nothing at all is
- * written and it throws an error with code EXPECTATION_FAILED. Every clause
- * sees the database as it was when the statement began, except that `guard`,
- * an UPDATE, first waits for a row another transaction holds and then tests
- * that row as it was committed: the guard is a compare-and-set.
+ * returning the columns `id` and `value`, and then `statements`, all as one
+ * statement, so one round trip and one commit. It writes only if `guard`
+ * returned exactly `rows` rows, whose values it resolves to by id; otherwise
+ * nothing at all is written and it throws an error with code
+ * EXPECTATION_FAILED. Every clause sees the database as it was when the
+ * statement began, except that `guard`, an UPDATE, first waits for the rows
+ * another transaction holds and then tests each as it was committed: the
+ * guard is a compare-and-set of every row it names.
  */
-export async function runIfOneRow(db: Kysely<any>, guard: Statement, statements: readonly Statement[], what: string): Promise<unknown> {
+export async function runIfAllRows(db: Kysely<any>, guard: Statement, rows: number, statements: readonly Statement[], what: string): Promise<Map<number, unknown>> {
   const params: unknown[] = [];
   const parts = [`g as (${guard.text('postgres', params)})`, ...withClauses(statements, params)];
-  params.push(what);
-  const { rows } = await db.executeQuery<{ value: unknown }>(
-    CompiledQuery.raw(`with ${parts.join(', ')} select almoner_expect(count(*) = 1, $${params.length}) as ok, min(value) as value from g`, params),
+  params.push(rows, what);
+  const result = await db.executeQuery<{ ids: unknown[] | null; vals: unknown[] | null }>(
+    CompiledQuery.raw(
+      `with ${parts.join(', ')} select almoner_expect(count(*) = $${params.length - 1}, $${params.length}) as ok, array_agg(id) as ids, array_agg(value) as vals from g`,
+      params,
+    ),
   );
-  return rows[0]?.value;
+  const { ids = [], vals = [] } = result.rows[0] ?? {};
+  return new Map((ids ?? []).map((id, i) => [Number(id), (vals ?? [])[i]]));
 }

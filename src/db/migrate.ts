@@ -25,6 +25,7 @@ import * as m019 from './migrations/019_notifications.ts';
 import * as m020 from './migrations/020_directory_profile.ts';
 import * as m021 from './migrations/021_apps.ts';
 import * as m022 from './migrations/022_app_deletion.ts';
+import * as m023 from './migrations/023_hot_path_references.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -55,6 +56,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '020_directory_profile', up: m020.up },
   { name: '021_apps', up: m021.up },
   { name: '022_app_deletion', up: m022.up },
+  { name: '023_hot_path_references', up: m023.up },
 ];
 
 /** The migrations this release knows, in order. */

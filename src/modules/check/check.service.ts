@@ -111,6 +111,11 @@ async function receiptChains(deps: Deps): Promise<string[]> {
   return (await store.receiptChainBreaks(deps.db)).map((r) => `receipt ${r.id} replaces receipt ${r.replaces_id} of another contribution, book or donor`);
 }
 
+/** Migration 023: the references a donation's write no longer has PostgreSQL check, proved here. */
+async function references(deps: Deps): Promise<string[]> {
+  return (await store.danglingReferences(deps.db)).map((r) => `${r.table}.${r.column} names ${r.target} ${r.value}, which does not exist`);
+}
+
 /** ADR 16: apps and connections belong to live users, and no app gave past the limit its donor set. */
 async function appsWithinTheirGrant(deps: Deps): Promise<string[]> {
   return [
@@ -138,6 +143,7 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ['every contribution that succeeded has one receipt, no other has one', receipts],
     ['every corrected receipt replaces one of its own contribution', receiptChains],
     ['every app acts for a live user, within the limit its donor set', appsWithinTheirGrant],
+    ["every donation's user, fund and non-profit, every entry's donation and every event's user exist", references],
   ];
   const results: CheckResult[] = [];
   for (const [name, fn] of checks) {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { call, describeEachEngine, fund, makeNonProfit, makeUser } from '../../../test/harness.ts';
 import * as store from './check.store.ts';
+import { formatCheck, runCheck } from './check.service.ts';
 import { connectApp } from '../../../test/app-tokens.ts';
 
 describeEachEngine('check store', (env) => {
@@ -140,5 +141,33 @@ describeEachEngine('check store', (env) => {
       { what: 'app', id: sandboxApp.id, user_id: twin.id },
       { what: 'app connection', id: connection.id, user_id: twin.id },
     ]);
+  });
+
+  test('danglingReferences: a donation, entry, event or count naming a row that does not exist (what the keys dropped by migration 023 refused)', async () => {
+    const { deps, app } = env();
+    const { db, engine } = deps;
+    await makeNonProfit(deps, { ein: '500000009', name: 'Referenced Charity', income_amt: 0 });
+    const user = await makeUser(deps);
+    await fund(deps, user, 10_000);
+    const made = await call(app, 'POST', '/v1/donations', { key: user.key, body: { ein: '500000009', amount: 25 } });
+    assert.equal(made.status, 201);
+    assert.deepEqual(await store.danglingReferences(db), []);
+    const entry = await db.selectFrom('journal_entries').select('id').where('donation_id', '=', made.body.id).executeTakeFirstOrThrow();
+    // SQLite still refuses them (its keys stay); PostgreSQL no longer does, and the check must see them.
+    await db.connection().execute(async (c) => {
+      if (engine === 'sqlite') await sql.raw('pragma foreign_keys = off').execute(c);
+      await c.updateTable('donations').set({ non_profit_id: 999_999_001 }).where('id', '=', made.body.id).execute();
+      await c.updateTable('journal_entries').set({ donation_id: 999_999_002 }).where('id', '=', entry.id).execute();
+      await c.updateTable('events').set({ user_id: 999_999_003 }).where('user_id', '=', user.user_id).execute();
+      if (engine === 'sqlite') await sql.raw('pragma foreign_keys = on').execute(c);
+    });
+    assert.deepEqual(await store.danglingReferences(db), [
+      { table: 'donations', column: 'non_profit_id', target: 'non_profits', value: 999_999_001 },
+      { table: 'journal_entries', column: 'donation_id', target: 'donations', value: 999_999_002 },
+      { table: 'events', column: 'user_id', target: 'users', value: 999_999_003 },
+    ]);
+    const { ok, text } = formatCheck(await runCheck(deps));
+    assert.equal(ok, false);
+    assert.match(text, /donations\.non_profit_id names non_profits 999999001, which does not exist/);
   });
 });

@@ -252,3 +252,29 @@ export async function connectionsPastLimit(db: Db): Promise<Array<{ id: number; 
   );
   return found.map((r) => ({ id: Number(r.id), spent: big(r.spent), limit: r.limit_cents === null ? null : big(r.limit_cents) }));
 }
+
+/**
+ * The references PostgreSQL no longer checks on a donation's hot path (migration 023, ADR 9), and
+ * that SQLite still does: each pair is a column and the rows it must name.
+ */
+const REFERENCES: ReadonlyArray<{ table: string; column: string; target: string }> = [
+  { table: 'donations', column: 'user_id', target: 'users' },
+  { table: 'donations', column: 'fund_id', target: 'funds' },
+  { table: 'donations', column: 'non_profit_id', target: 'non_profits' },
+  { table: 'journal_entries', column: 'donation_id', target: 'donations' },
+  { table: 'events', column: 'user_id', target: 'users' },
+  { table: 'donation_counts', column: 'user_id', target: 'users' },
+];
+
+/** Rows that name a row that does not exist (at most 1,000 per reference). */
+export async function danglingReferences(db: Db): Promise<Array<{ table: string; column: string; target: string; value: number }>> {
+  const found: Array<{ table: string; column: string; target: string; value: number }> = [];
+  for (const { table, column, target } of REFERENCES) {
+    const dangling = await rows(
+      db,
+      `select distinct r.${column} as value from ${table} r where r.${column} is not null and not exists (select 1 from ${target} t where t.id = r.${column}) limit 1000`,
+    );
+    for (const r of dangling) found.push({ table, column, target, value: Number(r.value) });
+  }
+  return found;
+}

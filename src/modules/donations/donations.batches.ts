@@ -1,98 +1,27 @@
-// Writing donations with their holds: one at a time inside a caller's
-// transaction (insertHeld), or batched per fund across requests (FundBatches,
-// ADR 9): the requests for one fund that arrive together are created in one
-// transaction, each with its own outcome.
+// Donations batched across requests and funds (ADR 9): the requests that
+// arrive together are created in one round, each with its own outcome.
 import type { Deps } from '../../deps.ts';
 import { outcomeUnknown, type Db, type Trx } from '../../db/database.ts';
 import { AppError } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import { entryStatements, guardedEntryStatements, lockFundAccounts, readFundAccounts, reserveEntryIds, type FundAccounts } from '../ledger/index.ts';
-import { eventStatements } from '../events/index.ts';
+import { guardedEntryStatements, lockFundAccounts, readFundAccounts } from '../ledger/index.ts';
 import { findRecipients, type NonProfit } from '../nonprofits/index.ts';
-import type { Book } from '../../shared/book.ts';
 import { keyTakenOver, recordClaimOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
 import { reserveIds, reserveIdsOfEach } from '../../db/ids.ts';
-import { isExpectationFailed, runIfOneRow, runStatements } from '../../db/bulk.ts';
-import { initialStatus, type DonationStatus } from './donations.ts';
+import { isExpectationFailed, runIfAllRows } from '../../db/bulk.ts';
+import type { DonationStatus } from './donations.ts';
 import * as store from './donations.store.ts';
+import { createdEvents, decide, holdEntries, insertHeldOfFunds, knownFund, type HeldDonation, type KnownFund } from './donations.held.ts';
 
-export type HeldDonation = {
-  book: Book;
-  user_id: number;
-  fund_id: number;
-  non_profit_id: number;
-  amount_cents: number;
-  note: string | null;
-  private_memo: string | null;
-  visibility: string;
-  scheduled_donation_id: number | null;
-  scheduled_for?: string;
-};
-
-/**
- * Inserts donations of one fund, in order: each `scheduled` with a hold when
- * what its fund has available (after the holds before it) covers it, else
- * `waiting_for_funds`; with their journal entries and events, a few
- * statements for the lot. `accounts` are the fund's, locked in `trx`.
- */
-export async function insertHeld(
-  deps: Deps,
-  trx: Trx,
-  accounts: FundAccounts,
-  donations: ReadonlyArray<HeldDonation & { id: number }>,
-): Promise<Array<{ id: number; status: DonationStatus; created_at: string }>> {
-  const at = deps.clock.now().toISOString();
-  const { rows, held } = decide(accounts.balances.available_cents, donations, at);
-  const entryIds = await reserveEntryIds(trx, deps.engine, held.length);
-  // One statement on PostgreSQL (db/bulk.ts): the fund's lock is held through fewer round trips.
-  await runStatements(trx, deps.engine, [...store.donationStatements(rows), ...entryStatements(holdEntries(accounts.ids, held, entryIds), at), ...createdEvents(rows)]);
-  return rows;
-}
-
-type DecidedDonation = HeldDonation & { id: number; status: DonationStatus; created_at: string };
-
-/** Each donation `scheduled` while `available` (less the holds before it) covers it, else `waiting_for_funds`. */
-function decide(available: number, donations: ReadonlyArray<HeldDonation & { id: number }>, at: string): { rows: DecidedDonation[]; held: DecidedDonation[] } {
-  let left = available;
-  const rows = donations.map((d) => {
-    const status = initialStatus(left, d.amount_cents);
-    if (status === 'scheduled') left -= d.amount_cents;
-    return { ...d, status, created_at: at };
-  });
-  return { rows, held: rows.filter((d) => d.status === 'scheduled') };
-}
-
-function createdEvents(rows: readonly DecidedDonation[]) {
-  return eventStatements(
-    rows.map((d) => ({
-      user_id: d.user_id,
-      type: 'donation.created' as const,
-      object_type: 'donation',
-      object_id: d.id,
-      data: { status: d.status },
-      at: d.created_at,
-    })),
-  );
-}
-
-/** A hold for each scheduled donation: available to reserved, with the entry ids reserved for them. */
-function holdEntries(ids: FundAccounts['ids'], held: readonly DecidedDonation[], entryIds: readonly number[]) {
-  return held.map((d, i) => ({
-    id: entryIds[i] as number,
-    cause: { book: d.book, memo: 'donation scheduled: hold', donation_id: d.id },
-    movements: [{ from_account_id: ids.available, to_account_id: ids.reserved, amount_cents: d.amount_cents }],
-  }));
-}
-
-// Group commit across requests. A fund's balance check and hold run under a
-// lock on its accounts, held until the commit is durable; so one fund's
-// donations can only be created one transaction at a time, each paying a
-// full durable commit (on PostgreSQL, also every round trip). Requests for
-// the same fund that arrive while one of its transactions runs wait, and the
-// next transaction creates all of them at once: one lock, one commit, a few
-// statements. Each request still gets exactly its own donation or error.
-// On PostgreSQL a batch first tries without the lock: one statement guarded
-// by a compare-and-set on the balance (#createGuarded, ADR 9).
+// Group commit across requests and funds (ADR 9). A fund's balance check and
+// hold run under a lock on its accounts, held until the commit is durable; so
+// one fund's donations are created one round at a time. The requests that
+// arrive together, from any number of funds, are created in one round: one
+// transaction (on PostgreSQL first tried as one statement guarded by a
+// compare-and-set on each fund's balance, #createGuarded), a few statements
+// for all of them. Requests that arrive while a round runs wait for the next,
+// so each fund's donations are decided in arrival order. Each request still
+// gets exactly its own donation or error.
 
 interface Submitted {
   /** The recipient's EIN, looked up in the shared transaction (findRecipient's rules). */
@@ -111,11 +40,6 @@ interface Made {
 interface Waiting extends Submitted {
   resolve: (made: Made) => void;
   reject: (error: unknown) => void;
-}
-
-interface KnownFund {
-  ids: FundAccounts['ids'];
-  available_cents: number;
 }
 
 /** Each request's non-profit or error (findRecipients), the errors as outcomes already, and which requests go on. */
@@ -146,8 +70,9 @@ function settled(
   });
 }
 
-function knownFund(accounts: FundAccounts): KnownFund {
-  return { ids: accounts.ids, available_cents: accounts.balances.available_cents };
+/** The funds of a round's requests, each once, in ascending order (the order their locks are taken in). */
+function fundsOf(batch: readonly Waiting[]): number[] {
+  return [...new Set(batch.map((w) => w.donation.fund_id))].sort((a, b) => a - b);
 }
 
 /** How long a fund whose balance another writer moved skips the guarded write. */
@@ -156,13 +81,20 @@ const CONTENDED_MS = 1000;
 /** The most funds whose balance a node remembers. */
 const KNOWN_FUNDS_MAX = 10_000;
 
-/** The most donations one transaction creates. */
+/** The most donations one round creates. */
 const BATCH_MAX = 200;
 
 class FundBatches {
   readonly #deps: Deps;
-  /** Per fund: the requests waiting for its next transaction; present while one runs. */
-  readonly #queues = new Map<number, Waiting[]>();
+  /** Per fund, in arrival order: the requests not yet in a round. */
+  readonly #waiting = new Map<number, Waiting[]>();
+  /**
+   * True while a round runs: one round at a time on a node. SQLite writes one transaction at a
+   * time anyway; on PostgreSQL two overlapping rounds measured slower than one round carrying
+   * the requests of both (ADR 9).
+   */
+  #running = false;
+  #pumpScheduled = false;
   /**
    * PostgreSQL: per fund, its accounts and available balance as this node last
    * wrote them. Only a guess (another node, or any other use case, may have
@@ -171,15 +103,15 @@ class FundBatches {
   readonly #known = new Map<number, KnownFund>();
   /**
    * PostgreSQL: funds whose guarded write lately found the balance moved
-   * (another node writes them too), until when (monotonic ms) their batches
-   * go straight to the locked transaction instead of failing a guess each time.
+   * (another node writes them too), until when (monotonic ms) the rounds that
+   * carry them go straight to the locked transaction instead of failing a guess each time.
    */
   readonly #contended = new Map<number, number>();
   /**
-   * Batches run and the donation requests they carried; guarded writes that
-   * found the balance moved; batches that ran as a locked transaction.
+   * Rounds run, the donation requests and funds they carried; guarded writes
+   * that found a balance moved; rounds that ran as a locked transaction.
    */
-  readonly stats = { transactions: 0, requests: 0, moved: 0, locked: 0 };
+  readonly stats = { transactions: 0, requests: 0, funds: 0, moved: 0, locked: 0 };
 
   constructor(deps: Deps) {
     this.#deps = deps;
@@ -188,33 +120,44 @@ class FundBatches {
   submit(item: Submitted): Promise<Made> {
     return new Promise<Made>((resolve, reject) => {
       const fundId = item.donation.fund_id;
-      const queue = this.#queues.get(fundId);
-      if (queue !== undefined) {
-        queue.push({ ...item, resolve, reject });
-        return;
-      }
-      this.#queues.set(fundId, [{ ...item, resolve, reject }]);
-      void this.#drain(fundId);
+      const queue = this.#waiting.get(fundId);
+      if (queue === undefined) this.#waiting.set(fundId, [{ ...item, resolve, reject }]);
+      else queue.push({ ...item, resolve, reject });
+      if (this.#pumpScheduled) return;
+      this.#pumpScheduled = true;
+      // Requests already read from the network join the same round.
+      setImmediate(() => {
+        this.#pumpScheduled = false;
+        this.#pump();
+      });
     });
   }
 
-  async #drain(fundId: number): Promise<void> {
-    const queue = this.#queues.get(fundId);
-    assert(queue !== undefined, 'a fund being drained has a queue');
-    // Requests already read from the network join the first transaction too.
-    await new Promise((resolve) => setImmediate(resolve));
-    for (;;) {
-      const batch = queue.splice(0, BATCH_MAX);
-      if (batch.length === 0) {
-        this.#queues.delete(fundId);
-        return;
-      }
-      await this.#run(batch);
+  /** Starts the next round, unless one runs (it starts the next when it ends). */
+  #pump(): void {
+    if (this.#running) return;
+    const round = this.#nextRound();
+    if (round.length === 0) return;
+    this.#running = true;
+    void this.#run(round).finally(() => {
+      this.#running = false;
+      this.#pump();
+    });
+  }
+
+  /** The waiting requests, longest-waiting fund first (each fund's in arrival order), up to BATCH_MAX. */
+  #nextRound(): Waiting[] {
+    const round: Waiting[] = [];
+    for (const [fundId, queue] of this.#waiting) {
+      round.push(...queue.splice(0, BATCH_MAX - round.length));
+      if (queue.length === 0) this.#waiting.delete(fundId);
+      if (round.length >= BATCH_MAX) break;
     }
+    return round;
   }
 
   /**
-   * One write for the batch (guarded, else a locked transaction). If the
+   * One write for the round (guarded, else a locked transaction). If the
    * database refuses it, each request is tried alone, so one cannot fail the
    * others; if the connection was lost, each fails.
    */
@@ -222,6 +165,7 @@ class FundBatches {
     let outcomes: Array<Made | AppError>;
     this.stats.transactions += 1;
     this.stats.requests += batch.length;
+    this.stats.funds += fundsOf(batch).length;
     try {
       outcomes = (await this.#createGuarded(batch)) ?? (await this.#createLocked(batch));
     } catch (error) {
@@ -246,57 +190,80 @@ class FundBatches {
   }
 
   /**
-   * PostgreSQL, a batch without Idempotency-Keys: one statement and no lock
+   * PostgreSQL, a round without Idempotency-Keys: one statement and no lock
    * held across round trips. The recipients, ids and (unless this node
-   * remembers it) the balance are read first; then the writes go in one
-   * statement that commits only if the fund's available balance is still the
-   * one decided on (db/bulk.ts runIfOneRow). Undefined when it did not write
-   * (the balance had moved, the statement failed, or the fund is contended):
-   * the locked transaction then decides.
+   * remembers them) the balances are read first; then the writes go in one
+   * statement that commits only if every fund's available balance is still
+   * the one decided on (db/bulk.ts runIfAllRows). Undefined when it did not
+   * write (a balance had moved, the statement failed, or a fund is
+   * contended): the locked transaction then decides.
    */
   async #createGuarded(batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
     if (this.#deps.engine !== 'postgres' || batch.some((w) => w.claim !== undefined)) return undefined;
-    const fundId = batch[0]?.donation.fund_id;
-    assert(fundId !== undefined, 'a batch is never empty');
-    const until = this.#contended.get(fundId);
-    if (until !== undefined) {
-      if (performance.now() < until) return undefined;
+    const funds = fundsOf(batch);
+    const now = performance.now();
+    for (const fundId of funds) {
+      const until = this.#contended.get(fundId);
+      if (until === undefined) continue;
+      if (now < until) return undefined;
       this.#contended.delete(fundId);
     }
-    // One connection for the batch: the pool is shared with every request's reads.
-    return this.#deps.db.connection().execute((conn) => this.#writeGuarded(conn, fundId, batch));
+    // One connection for the round: the pool is shared with every request's reads.
+    return this.#deps.db.connection().execute((conn) => this.#writeGuarded(conn, funds, batch));
   }
 
-  async #writeGuarded(conn: Db, fundId: number, batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
+  async #writeGuarded(conn: Db, fundIds: readonly number[], batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
     const recipients = await findRecipients(
       conn,
       batch.map((w) => w.ein),
     );
     const [ids = [], entryIds = []] = await reserveIdsOfEach(conn, ['donations', 'journal_entries'], batch.length);
-    const fund = this.#known.get(fundId) ?? knownFund(await readFundAccounts(conn, fundId));
+    const funds = new Map<number, KnownFund>();
+    for (const fundId of fundIds) funds.set(fundId, this.#known.get(fundId) ?? knownFund(fundId, await readFundAccounts(conn, fundId)));
     const { found, outcomes, valid: madeAt } = sortOut(batch, recipients);
     const made = madeAt.map((i) => ({ ...(batch[i] as Waiting).donation, non_profit_id: (found[i] as NonProfit).id, id: ids[i] as number }));
     if (made.length === 0) return settled(outcomes, found, [], []);
     const at = this.#deps.clock.now().toISOString();
-    const { rows, held } = decide(fund.available_cents, made, at);
-    const { guard, statements } = guardedEntryStatements(holdEntries(fund.ids, held, entryIds), at, { account_id: fund.ids.available, expected_cents: fund.available_cents });
+    const { rows, held } = decide(funds, made, at);
+    const guarded = [...new Set(made.map((d) => d.fund_id))].map((fundId) => funds.get(fundId) as KnownFund);
+    const { guard, statements } = guardedEntryStatements(
+      holdEntries(funds, held, entryIds),
+      at,
+      guarded.map((f) => ({ account_id: f.ids.available, expected_cents: f.available_cents })),
+    );
     try {
-      const available = await runIfOneRow(conn, guard, [...store.donationStatements(rows), ...statements, ...createdEvents(rows)], "the fund's available balance is as read");
-      assertSafeInteger(available, 'available balance');
-      if (this.#known.size >= KNOWN_FUNDS_MAX) this.#known.clear();
-      this.#known.set(fundId, { ids: fund.ids, available_cents: available });
-    } catch (error) {
-      this.#known.delete(fundId);
-      if (isExpectationFailed(error)) {
-        this.stats.moved += 1;
-        if (this.#contended.size >= KNOWN_FUNDS_MAX) this.#contended.clear();
-        this.#contended.set(fundId, performance.now() + CONTENDED_MS);
+      const available = await runIfAllRows(
+        conn,
+        guard,
+        guarded.length,
+        [...store.donationStatements(rows), ...statements, ...createdEvents(rows)],
+        "the funds' available balances are as read",
+      );
+      if (this.#known.size + guarded.length > KNOWN_FUNDS_MAX) this.#known.clear();
+      for (const f of guarded) {
+        const cents = Number(available.get(f.ids.available));
+        assertSafeInteger(cents, 'available balance');
+        this.#known.set(f.fund_id, { ...f, available_cents: cents });
       }
+    } catch (error) {
+      for (const f of guarded) this.#known.delete(f.fund_id);
+      if (isExpectationFailed(error)) await this.#noteMoved(conn, guarded);
       // The locked path would write it a second time if this one committed.
       if (outcomeUnknown('postgres', error)) throw error;
       return undefined;
     }
     return settled(outcomes, found, madeAt, rows);
+  }
+
+  /** After a failed guard: the funds whose balance another writer moved are contended for a while. */
+  async #noteMoved(conn: Db, guessed: readonly KnownFund[]): Promise<void> {
+    if (this.#contended.size + guessed.length > KNOWN_FUNDS_MAX) this.#contended.clear();
+    for (const f of guessed) {
+      const now = await readFundAccounts(conn, f.fund_id);
+      if (now.balances.available_cents === f.available_cents) continue;
+      this.stats.moved += 1;
+      this.#contended.set(f.fund_id, performance.now() + CONTENDED_MS);
+    }
   }
 
   #createLocked(batch: readonly Waiting[]): Promise<Array<Made | AppError>> {
@@ -305,9 +272,9 @@ class FundBatches {
   }
 
   async #create(trx: Trx, batch: readonly Waiting[]): Promise<Array<Made | AppError>> {
-    const first = batch[0];
-    assert(first !== undefined, 'a batch is never empty');
-    const accounts = await lockFundAccounts(trx, this.#deps.engine, first.donation.fund_id);
+    // Locks in ascending fund order, as every round takes them: two rounds never wait on each other in a cycle.
+    const funds = new Map<number, KnownFund>();
+    for (const fundId of fundsOf(batch)) funds.set(fundId, knownFund(fundId, await lockFundAccounts(trx, this.#deps.engine, fundId)));
     const { found, outcomes, valid } = sortOut(
       batch,
       await findRecipients(
@@ -330,7 +297,7 @@ class FundBatches {
       made.push({ ...w.donation, non_profit_id: (found[i] as NonProfit).id, id });
       madeAt.push(i);
     }
-    return settled(outcomes, found, madeAt, await insertHeld(this.#deps, trx, accounts, made));
+    return settled(outcomes, found, madeAt, await insertHeldOfFunds(this.#deps, trx, funds, made));
   }
 }
 

@@ -18,8 +18,8 @@ import { idempotencyClaims } from '../idempotency/index.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, isCancellable, shownToOthers, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
 import * as store from './donations.store.ts';
-import { batchesOf, insertHeld, type HeldDonation } from './donations.batches.ts';
-
+import { batchesOf } from './donations.batches.ts';
+import { insertHeld, type HeldDonation } from './donations.held.ts';
 export { donationBatchStats } from './donations.batches.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 

@@ -183,12 +183,17 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
         d.scheduled_for ?? null,
       ]),
     ),
-    ...[...perUser].map(([userId, c]) =>
-      statement(
-        (v) => `insert into donation_counts (user_id, total, public_total) values (${v(userId)}, ${v(c.total)}, ${v(c.public_total)})
+    // Every user's count in one statement (each user once, so one row per key).
+    ...(perUser.size === 0
+      ? []
+      : [
+          statement(
+            (
+              v,
+            ) => `insert into donation_counts (user_id, total, public_total) values ${[...perUser].map(([userId, c]) => `(${v(userId)}, ${v(c.total)}, ${v(c.public_total)})`).join(',')}
       on conflict (user_id) do update set total = donation_counts.total + excluded.total, public_total = donation_counts.public_total + excluded.public_total`,
-      ),
-    ),
+          ),
+        ]),
   ];
 }
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachEngine, fund, makeUser } from '../../../test/harness.ts';
-import { isExpectationFailed, runIfOneRow, runStatements } from '../../db/bulk.ts';
+import { isExpectationFailed, runIfAllRows, runStatements } from '../../db/bulk.ts';
 import * as store from './ledger.store.ts';
 
 describeEachEngine('ledger store', (env) => {
@@ -101,13 +101,12 @@ describeEachEngine('ledger store', (env) => {
     const guardedRun = (expected: number) =>
       db.transaction().execute(async (trx) => {
         const [id] = await store.reserveEntryIds(trx, engine, 1);
-        const { guard, statements } = store.guardedEntryStatements([{ id: id!, cause: { book: 'live', memo: 'guarded', audit_id: 1 }, movements: [hold] }], at, {
-          account_id: a.ids.available,
-          expected_cents: expected,
-        });
-        return runIfOneRow(trx, guard, statements, 'the balance decided on');
+        const { guard, statements } = store.guardedEntryStatements([{ id: id!, cause: { book: 'live', memo: 'guarded', audit_id: 1 }, movements: [hold] }], at, [
+          { account_id: a.ids.available, expected_cents: expected },
+        ]);
+        return runIfAllRows(trx, guard, 1, statements, 'the balance decided on');
       });
-    assert.equal(Number(await guardedRun(8_000)), 7_000);
+    assert.equal(Number((await guardedRun(8_000)).get(a.ids.available)), 7_000);
     await assert.rejects(guardedRun(8_000), (error) => isExpectationFailed(error));
     assert.equal((await store.readFundAccounts(db, user.fund_id)).balances.available_cents, 7_000, 'the refused batch wrote nothing');
   });

@@ -189,23 +189,29 @@ export function entryStatements(entries: readonly NewEntry[], at: string): State
 }
 
 /**
- * entryStatements for db/bulk.ts runIfOneRow: `guarded`'s movement is a
- * compare-and-set, made only while its balance is still `expected`, which
- * returns its new balance as `value`; everything else is in `statements`.
+ * entryStatements for db/bulk.ts runIfAllRows: each `guarded` account's
+ * movement is a compare-and-set, made only while its balance is still
+ * `expected_cents`, which returns its id and new balance as `value`;
+ * everything else is in `statements`.
  */
 export function guardedEntryStatements(
   entries: readonly NewEntry[],
   at: string,
-  guarded: { account_id: number; expected_cents: number },
+  guarded: ReadonlyArray<{ account_id: number; expected_cents: number }>,
 ): { guard: Statement; statements: Statement[] } {
+  assert(guarded.length > 0 && new Set(guarded.map((g) => g.account_id)).size === guarded.length, 'one guard per account');
   const { inserts, deltas } = entryRows(entries, at);
-  const cents = deltas.get(guarded.account_id) ?? 0;
-  deltas.delete(guarded.account_id);
-  assertSafeInteger(guarded.expected_cents + cents, 'guarded balance');
+  const moves = guarded.map((g) => {
+    const cents = deltas.get(g.account_id) ?? 0;
+    deltas.delete(g.account_id);
+    assertSafeInteger(g.expected_cents + cents, 'guarded balance');
+    return { ...g, cents };
+  });
   return {
     guard: statement(
-      (v) => `update ledger_accounts set balance_cents = balance_cents + cast(${v(cents)} as bigint)
-      where id = ${v(guarded.account_id)} and balance_cents = ${v(guarded.expected_cents)} returning balance_cents as value`,
+      (v) => `update ledger_accounts a set balance_cents = a.balance_cents + g.cents
+      from (values ${moves.map((m) => `(cast(${v(m.account_id)} as bigint), cast(${v(m.expected_cents)} as bigint), cast(${v(m.cents)} as bigint))`).join(',')}) as g(id, expected, cents)
+      where a.id = g.id and a.balance_cents = g.expected returning a.id, a.balance_cents as value`,
     ),
     statements: [...inserts, ...moveStatements(deltas)],
   };

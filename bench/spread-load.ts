@@ -1,0 +1,25 @@
+// The load of many donors giving at once: autocannon's POSTs, each with the
+// key of a donor picked at random among many (autocannon's command line sends
+// one key). Prints autocannon's JSON result, as `autocannon -j` does.
+// Usage: node bench/spread-load.ts URL DURATION_S CONNECTIONS KEYS_FILE BODY
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+
+const [url, duration, connections, keysFile, body] = process.argv.slice(2) as [string, string, string, string, string];
+const keys = JSON.parse(readFileSync(keysFile, 'utf8')) as string[];
+const result = await autocannon({
+  url,
+  duration: Number(duration),
+  connections: Number(connections),
+  requests: [
+    {
+      method: 'POST',
+      body,
+      setupRequest: (request) => ({
+        ...request,
+        headers: { ...request.headers, 'content-type': 'application/json', 'x-api-key': keys[Math.floor(Math.random() * keys.length)] as string },
+      }),
+    },
+  ],
+});
+process.stdout.write(JSON.stringify(result));
