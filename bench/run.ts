@@ -12,7 +12,7 @@
 // CSV exports of 100,000 rows with the server's memory (bench/exports.ts), and webhooks: a
 // backlog of 10,000 events and the delivery lag at 200 donations/s (bench/webhooks.ts), and the
 // client's size and `alms balance` end to end (bench/client.ts).
-// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|workers|directory|exports|webhooks|client
+// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|get|workers|directory|exports|webhooks|client
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -197,6 +197,18 @@ async function benchEngine(engine: string): Promise<string[]> {
     const npBody = join(dir, 'np.json');
     writeFileSync(listBody, sample);
     writeFileSync(npBody, npSample);
+    if (values.only === 'get') {
+      // The list alone (iterating on it): three runs, each beside its own ceiling.
+      const runs: string[] = [];
+      for (let run = 1; run <= 3; run += 1) {
+        const ceiling = await measure(`ceiling (${sample.length} B body), run ${run}`, 'ceiling', { BODY_FILE: listBody }, '/');
+        const list = await measure(`GET /v1/donations, run ${run}`, 'app', env, listPath, { key: seeded.key });
+        runs.push(
+          `| ${engine} | GET /v1/donations (run ${run}) | ${list.rps.toFixed(0)} | ${list.p50} / ${list.p99} | ceiling ${ceiling.rps.toFixed(0)} | **${(list.rps / ceiling.rps).toFixed(3)}** |`,
+        );
+      }
+      return runs;
+    }
 
     const ceilingList = await measure(`ceiling (${sample.length} B body)`, 'ceiling', { BODY_FILE: listBody }, '/');
     const list = await measure('GET /v1/donations (100k of 1M, 25/page)', 'app', env, listPath, { key: seeded.key });
@@ -231,7 +243,7 @@ async function benchEngine(engine: string): Promise<string[]> {
 
 const rows: string[] = [];
 const engines = (values.engines ?? '').split(',').map((e) => e.trim());
-if (values.only === undefined || values.only === 'api' || values.only === 'workers' || values.only === 'post') {
+if (values.only === undefined || ['api', 'workers', 'post', 'get'].includes(values.only)) {
   for (const engine of engines) rows.push(...(await benchEngine(engine)));
 }
 const exportRows = values.only === undefined || values.only === 'exports' ? await benchExports(engines, log) : [];

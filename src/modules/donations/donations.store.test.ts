@@ -48,7 +48,7 @@ describeEachEngine('donations store', (env) => {
 
   test('donationStatements insert a batch with reserved ids and count public and private ones; listByUser pages them', async () => {
     const { db, engine } = env().deps;
-    const user = await makeUser(env().deps);
+    const user = await makeUser(env().deps, { name: 'Pager' });
     const rows = [await row(user), await row(user, 'private'), await row(user)];
     const ids = await db.transaction().execute(async (trx) => {
       const reserved = await reserveIds(trx, engine, 'donations', rows.length);
@@ -62,9 +62,21 @@ describeEachEngine('donations store', (env) => {
       [...ids].reverse(),
       'newest first (same time: by id)',
     );
+    assert.deepEqual(
+      own.rows.map((r) => [r.fund_name, r.owner.name]),
+      own.rows.map(() => [`Pager's Fund`, 'Pager']),
+      'each row with its fund and owner',
+    );
+    const second = await store.listByUser(db, user.user_id, false, { page: 2, per_page: 2 });
+    assert.deepEqual([second.rows.map((r) => r.id), second.count], [[ids[0]], 3], 'the last page');
+    const past = await store.listByUser(db, user.user_id, false, { page: 9, per_page: 10 });
+    assert.deepEqual([past.rows, past.count], [[], 3], 'a page past the end still counts them');
     const others = await store.listByUser(db, user.user_id, true, { page: 1, per_page: 10 });
     assert.equal(others.count, 2);
     assert.ok(others.rows.every((r) => r.visibility === 'public'));
+    const none = await makeUser(env().deps);
+    assert.deepEqual(await store.listByUser(db, none.user_id, false, { page: 1, per_page: 10 }), { rows: [], count: 0 }, 'a user with no donations');
+    assert.deepEqual(await store.listByUser(db, 999_999_999, true, { page: 1, per_page: 10 }), { rows: [], count: 0 }, 'no such user');
     assert.deepEqual(await store.idsInStatus(db, 'live', 'scheduled', 1_000).then((all) => all.filter((id) => ids.includes(id))), ids);
     assert.deepEqual(await store.idsInStatus(db, 'test', 'scheduled', 1_000).then((all) => all.filter((id) => ids.includes(id))), []);
   });
