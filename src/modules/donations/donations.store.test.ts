@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describeEachEngine, makeNonProfit, makeUser } from '../../../test/harness.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { runStatements } from '../../db/bulk.ts';
+import { sql } from 'kysely';
 import * as store from './donations.store.ts';
 
 describeEachEngine('donations store', (env) => {
@@ -100,6 +101,62 @@ describeEachEngine('donations store', (env) => {
     const counts = await db.selectFrom('donation_counts').selectAll().where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
     assert.deepEqual([counts.total, counts.public_total], [2, 1]);
     assert.equal((await store.findDonation(db, 'live', a!))?.status, 'not_completed');
+  });
+
+  test('the partial indexes (migration 024): waitingForFund reads the waiting ones by index; a recurring donation makes one donation per date, any number have none', async () => {
+    const { db, engine } = env().deps;
+    const user = await makeUser(env().deps);
+    const plan =
+      engine === 'sqlite'
+        ? (
+            await sql<{ detail: string }>`explain query plan select id from donations where fund_id = ${user.fund_id} and status = 'waiting_for_funds' order by id`.execute(db)
+          ).rows.map((r) => r.detail)
+        : await db.transaction().execute(async (trx) => {
+            // A test table is small enough that a scan would win; the question is whether the index can serve.
+            await sql`set local enable_seqscan = off`.execute(trx);
+            const rows = await sql<{ 'QUERY PLAN': string }>`explain select id from donations where fund_id = ${user.fund_id} and status = 'waiting_for_funds' order by id`.execute(
+              trx,
+            );
+            return rows.rows.map((r) => r['QUERY PLAN']);
+          });
+    assert.ok(
+      plan.some((line) => line.includes('donations_fund_waiting')),
+      plan.join('\n'),
+    );
+    const np = await db.selectFrom('non_profits').select('id').orderBy('id').executeTakeFirstOrThrow();
+    const schedule = await db
+      .insertInto('scheduled_donations')
+      .values({
+        book: 'live',
+        user_id: user.user_id,
+        fund_id: user.fund_id,
+        non_profit_id: np.id,
+        amount_cents: 500,
+        frequency: 'Monthly',
+        start_date: '2026-02-01',
+        occurrences: 0,
+        next_date: '2026-02-01',
+        note: null,
+        visibility: 'public',
+        status: 'active',
+        created_at: at,
+        updated_at: at,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const base = await row(user);
+    const insert = (extra: Partial<store.NewDonationRow>) => db.transaction().execute((trx) => store.insertDonation(trx, engine, { ...base, ...extra }));
+    await insert({});
+    await insert({});
+    await insert({ scheduled_donation_id: schedule.id, scheduled_for: '2026-02-01' });
+    await insert({ scheduled_donation_id: schedule.id, scheduled_for: '2026-03-01' });
+    await assert.rejects(insert({ scheduled_donation_id: schedule.id, scheduled_for: '2026-02-01' }), /unique|duplicate/i);
+    const count = await db
+      .selectFrom('donations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('user_id', '=', user.user_id)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(count.n), 4, 'the refused one wrote nothing');
   });
 
   test("donationsForExport: a user's with their organisation, newest first, a batch at a time, filtered", async () => {

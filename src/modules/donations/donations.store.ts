@@ -1,6 +1,6 @@
 // Every SQL statement about donations.
 import type { Db, Engine, Trx } from '../../db/database.ts';
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Database, DonationsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { insertRows, runStatements, statement, type Statement } from '../../db/bulk.ts';
@@ -227,7 +227,14 @@ export async function transition(trx: Trx, id: number, from: string, to: string,
 }
 
 export async function waitingForFund(trx: Trx, fundId: number) {
-  return trx.selectFrom('donations').select(['id', 'user_id', 'amount_cents']).where('fund_id', '=', fundId).where('status', '=', 'waiting_for_funds').orderBy('id').execute();
+  // The status as a literal: both engines then read the partial index of waiting donations (migration 024).
+  return trx
+    .selectFrom('donations')
+    .select(['id', 'user_id', 'amount_cents'])
+    .where('fund_id', '=', fundId)
+    .where('status', '=', sql.lit('waiting_for_funds'))
+    .orderBy('id')
+    .execute();
 }
 
 /** Ids of donations of `book` in a status, oldest first. */
