@@ -43,16 +43,8 @@ async function journalOfPaidDonations(deps: Deps, userId: number, fundId: number
     .executeTakeFirstOrThrow();
   const total = Number(sum);
   assert(Number.isSafeInteger(total) && total > 0);
-  await recordContribution(deps, {
-    user_id: userId,
-    fund_id: fundId,
-    type: 'wire_payment',
-    units: (total / 100).toFixed(2),
-    valuation: '1',
-    currency: 'USD',
-    frequency: 'OneTime',
-    status: 'success',
-  });
+  // The dollars as exact decimal text (cents never pass through a float).
+  await fundByWire(deps, { user_id: userId, fund_id: fundId }, `${(total - (total % 100)) / 100}.${String(total % 100).padStart(2, '0')}`);
   await deps.db.transaction().execute(async (trx) => {
     for (const memo of ['donation scheduled: hold', 'donation pay']) {
       await sql`insert into journal_entries (memo, donation_id, created_at)
@@ -72,6 +64,20 @@ async function journalOfPaidDonations(deps: Deps, userId: number, fundId: number
       order by j.id`.execute(trx);
     await sql`update ledger_accounts set balance_cents = balance_cents - ${total} where fund_id = ${fundId} and kind = 'available'`.execute(trx);
     await sql`update ledger_accounts set balance_cents = balance_cents + ${total} where fund_id is null and kind = 'grants_paid' and book = 'live'`.execute(trx);
+  });
+}
+
+/** Money into a donor's fund as a wire that arrived (the real use case): `units` dollars. */
+export async function fundByWire(deps: Deps, donor: { user_id: number; fund_id: number }, units: string): Promise<void> {
+  await recordContribution(deps, {
+    user_id: donor.user_id,
+    fund_id: donor.fund_id,
+    type: 'wire_payment',
+    units,
+    valuation: '1',
+    currency: 'USD',
+    frequency: 'OneTime',
+    status: 'success',
   });
 }
 
@@ -95,16 +101,7 @@ export async function seedBench(databaseUrl: string, users: number, perUser: num
       const created = await deps.db.transaction().execute((trx) => createUser(deps, { name: `Bench User ${u}` }, trx));
       if (u === 0) {
         key = (await createKey(deps, created.user_id, 'bench', 'live')).key;
-        await recordContribution(deps, {
-          user_id: created.user_id,
-          fund_id: created.fund_id,
-          type: 'wire_payment',
-          units: '100000000',
-          valuation: '1',
-          currency: 'USD',
-          frequency: 'OneTime',
-          status: 'success',
-        });
+        await fundByWire(deps, created, '100000000');
       }
       if (deps.engine === 'sqlite') {
         await sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < ${perUser})
@@ -126,16 +123,7 @@ export async function seedBench(databaseUrl: string, users: number, perUser: num
     for (let u = 0; u < SPREAD_FUNDS; u++) {
       const created = await deps.db.transaction().execute((trx) => createUser(deps, { name: `Spread Donor ${u}` }, trx));
       spreadKeys.push((await createKey(deps, created.user_id, 'bench', 'live')).key);
-      await recordContribution(deps, {
-        user_id: created.user_id,
-        fund_id: created.fund_id,
-        type: 'wire_payment',
-        units: '10000000',
-        valuation: '1',
-        currency: 'USD',
-        frequency: 'OneTime',
-        status: 'success',
-      });
+      await fundByWire(deps, created, '10000000');
     }
     log(`  ${SPREAD_FUNDS} more donors with a funded key each`);
     await sql`analyze`.execute(deps.db);

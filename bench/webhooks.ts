@@ -14,9 +14,9 @@ import { loadConfig } from '../src/config.ts';
 import { openPlatform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import { createUserWithKey } from '../src/modules/users/index.ts';
-import { recordContribution } from '../src/modules/contributions/index.ts';
 import { loadDemoNonProfits } from '../src/demo/seed.ts';
 import { freshDatabase } from './processes.ts';
+import { fundByWire } from './seed.ts';
 
 const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
 const BACKLOG = Number(process.env.BENCH_WEBHOOK_BACKLOG ?? 10_000);
@@ -41,16 +41,7 @@ async function donorWithEndpoint(databaseUrl: string, url: string) {
   const { deps } = platform;
   const { eligible } = await loadDemoNonProfits(deps);
   const made = await createUserWithKey(deps, { name: 'Webhook Bench' }, { name: 'bench', mode: 'live' }, 'bench');
-  await recordContribution(deps, {
-    user_id: made.user_id,
-    fund_id: made.fund_id,
-    type: 'wire_payment',
-    units: '10000000',
-    valuation: '1',
-    currency: 'USD',
-    frequency: 'OneTime',
-    status: 'success',
-  });
+  await fundByWire(deps, made, '10000000');
   const app = await buildApp(deps);
   const headers = { 'x-api-key': made.key.key, 'content-type': 'application/json' };
   const endpoint = await app.inject({ method: 'POST', url: '/v1/webhook_endpoints', headers, payload: JSON.stringify({ url, event_types: ['donation.created'] }) });
