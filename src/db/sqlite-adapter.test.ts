@@ -83,3 +83,19 @@ test('a transaction alone commits at once, and plain statements stay autocommit'
     assert.equal(raw.stats.commits, 1);
   });
 });
+
+test('a connection is durable and checkpoints its WAL every 20,000 pages unless told otherwise', async () => {
+  await withDb(async (_db, raw) => {
+    assert.deepEqual({ ...raw.raw.prepare('pragma journal_mode').get() }, { journal_mode: 'wal' });
+    assert.deepEqual({ ...raw.raw.prepare('pragma synchronous').get() }, { synchronous: 2 }, 'FULL: every commit synced');
+    assert.deepEqual({ ...raw.raw.prepare('pragma wal_autocheckpoint').get() }, { wal_autocheckpoint: 20_000 });
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'almoner-sqlite-'));
+  const other = new NodeSqliteDatabase(join(dir, 'db.sqlite'), { walPages: 1000 });
+  try {
+    assert.deepEqual({ ...other.raw.prepare('pragma wal_autocheckpoint').get() }, { wal_autocheckpoint: 1000 });
+  } finally {
+    other.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -70,12 +70,15 @@ class NodeSqliteStatement implements SqliteStatement {
   }
 }
 
+/** Pages of WAL between automatic checkpoints. */
+const WAL_PAGES = 20_000;
+
 export class NodeSqliteDatabase implements SqliteDatabase {
   readonly raw: DatabaseSync;
   /** Transactions committed and the real (durable) commits that carried them. */
   readonly stats = { transactions: 0, commits: 0 };
   readonly #cache = new Map<string, NodeSqliteStatement>();
-  constructor(path: string, options: { cacheMb?: number } = {}) {
+  constructor(path: string, options: { cacheMb?: number; walPages?: number } = {}) {
     this.raw = new DatabaseSync(path);
     // WAL lets readers in other processes (the CLI, a backup) run beside the
     // server; FULL makes every commit durable (fsync of the WAL).
@@ -89,6 +92,13 @@ export class NodeSqliteDatabase implements SqliteDatabase {
     this.raw.exec(`PRAGMA cache_size = -${Math.trunc((options.cacheMb ?? 64) * 1024)}`);
     this.raw.exec('PRAGMA mmap_size = 0');
     this.raw.exec('PRAGMA temp_store = MEMORY');
+    // SQLite copies the WAL back into the database (a checkpoint, in the
+    // committing call) every 1,000 pages by default. A round of donations over
+    // many funds dirties a page of several indexes per fund, and the next rounds
+    // dirty the same pages again: between checkpoints of 20,000 pages (80 MiB of
+    // WAL at most) a page is copied back once for many rounds. POST over 100
+    // funds measured +17-28% against the default in the same hour (ADR 9).
+    this.raw.exec(`PRAGMA wal_autocheckpoint = ${options.walPages ?? WAL_PAGES}`);
   }
   prepare(sql: string): SqliteStatement {
     let stmt = this.#cache.get(sql);
