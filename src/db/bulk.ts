@@ -3,6 +3,8 @@
 // running it. Table and column names come from our code, never from input.
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Engine } from './database.ts';
+import { assert } from '../shared/assert.ts';
+import { prepareText } from './prepared.ts';
 
 /** Most rows one INSERT carries: within every engine's limit on bound parameters. */
 const ROWS_PER_INSERT = 1000;
@@ -35,21 +37,68 @@ function insertText(engine: Engine, table: string, columns: readonly string[], r
 /** A statement that returns nothing; `text` appends its values to `params` and returns its SQL. */
 export interface Statement {
   text(engine: Engine, params: unknown[]): string;
+  /**
+   * On PostgreSQL its SQL is the same whatever rows it carries (they go as one
+   * JSON value): a statement made only of such parts is prepared, planned once
+   * per connection instead of on every run.
+   */
+  readonly sameText?: boolean;
 }
 
-/** INSERTs of `rows` (one statement per ROWS_PER_INSERT rows). */
+/**
+ * INSERTs of `rows` (one statement per ROWS_PER_INSERT rows). On PostgreSQL
+ * the rows go as one JSON value, read with the table's own column types
+ * (json_populate_recordset), so the SQL is the same for any number of rows.
+ */
 export function insertRows(table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>): Statement[] {
   const out: Statement[] = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     const chunk = rows.slice(i, i + ROWS_PER_INSERT);
-    out.push({ text: (engine, params) => insertText(engine, table, columns, chunk, params) });
+    out.push({
+      sameText: true,
+      text: (engine, params) => {
+        if (engine === 'sqlite') return insertText(engine, table, columns, chunk, params);
+        const list = columns.join(',');
+        return `insert into ${table} (${list}) select ${list} from json_populate_recordset(null::${table}, ${jsonRows(params, columns, chunk)})`;
+      },
+    });
   }
   return out;
+}
+
+/**
+ * PostgreSQL: `rows` as one bound JSON value, an array of objects keyed by
+ * `columns`, and its placeholder (cast to json). Values are strings, safe
+ * integers, booleans or null: what the tables written so hold.
+ */
+export function jsonRows(params: unknown[], columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {
+  const objects = rows.map((row) => {
+    const o: Record<string, unknown> = {};
+    columns.forEach((c, i) => {
+      const v = row[i] ?? null;
+      assert(v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isSafeInteger(v), `${c}: a string, a safe integer, a boolean or null`);
+      o[c] = v;
+    });
+    return o;
+  });
+  params.push(JSON.stringify(objects));
+  return `cast($${params.length} as json)`;
 }
 
 /** A statement written with `value` marking where each bound value goes. */
 export function statement(write: (value: (v: unknown) => string) => string): Statement {
   return { text: (engine, params) => write((v) => mark(engine, params, v)) };
+}
+
+/**
+ * A statement written differently on PostgreSQL, where its rows go as one
+ * JSON value (`jsonRows`) and its SQL is the same for any number of them.
+ */
+export function rowsStatement(sqliteText: (value: (v: unknown) => string) => string, postgresText: (params: unknown[]) => string): Statement {
+  return {
+    sameText: true,
+    text: (engine, params) => (engine === 'postgres' ? postgresText(params) : sqliteText((v) => mark(engine, params, v))),
+  };
 }
 
 /**
@@ -63,7 +112,9 @@ export async function runStatements(db: Kysely<any>, engine: Engine, statements:
   if (statements.length === 0) return;
   if (engine === 'postgres' && statements.length > 1) {
     const params: unknown[] = [];
-    await db.executeQuery(CompiledQuery.raw(`with ${withClauses(statements, params).join(', ')} select 1`, params));
+    const text = `with ${withClauses(statements, params).join(', ')} select 1`;
+    if (statements.every((s) => s.sameText === true)) prepareText(text);
+    await db.executeQuery(CompiledQuery.raw(text, params));
     return;
   }
   for (const s of statements) {
@@ -100,12 +151,9 @@ export async function runIfAllRows(db: Kysely<any>, guard: Statement, rows: numb
   const params: unknown[] = [];
   const parts = [`g as (${guard.text('postgres', params)})`, ...withClauses(statements, params)];
   params.push(rows, what);
-  const result = await db.executeQuery<{ ids: unknown[] | null; vals: unknown[] | null }>(
-    CompiledQuery.raw(
-      `with ${parts.join(', ')} select almoner_expect(count(*) = $${params.length - 1}, $${params.length}) as ok, array_agg(id) as ids, array_agg(value) as vals from g`,
-      params,
-    ),
-  );
+  const text = `with ${parts.join(', ')} select almoner_expect(count(*) = $${params.length - 1}, $${params.length}) as ok, array_agg(id) as ids, array_agg(value) as vals from g`;
+  if (guard.sameText === true && statements.every((s) => s.sameText === true)) prepareText(text);
+  const result = await db.executeQuery<{ ids: unknown[] | null; vals: unknown[] | null }>(CompiledQuery.raw(text, params));
   const { ids = [], vals = [] } = result.rows[0] ?? {};
   return new Map((ids ?? []).map((id, i) => [Number(id), (vals ?? [])[i]]));
 }

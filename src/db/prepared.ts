@@ -16,6 +16,20 @@ export function statementName(sql: string): string | undefined {
   return names.get(sql);
 }
 
+/** The most statements named by prepareText: SQL built at run time, whose kinds our code bounds, and this bounds again. */
+const BUILT_MAX = 500;
+let built = 0;
+
+/**
+ * Names SQL built at run time whose text does not depend on the rows it
+ * carries (db/bulk.ts), so that it goes as a named statement too.
+ */
+export function prepareText(sql: string): void {
+  if (names.has(sql) || built >= BUILT_MAX) return;
+  built += 1;
+  names.set(sql, `almoner_${names.size + 1}`);
+}
+
 /** Stands for the value named `name` when the query is run. */
 export type Param = <T = never>(name: string) => T;
 

@@ -3,7 +3,7 @@ import type { Db, Engine, Trx } from '../../db/database.ts';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Database, DonationsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { insertRows, runStatements, statement, type Statement } from '../../db/bulk.ts';
+import { insertRows, jsonRows, rowsStatement, runStatements, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { assert } from '../../shared/assert.ts';
 import { dayAfter, offsetOf, type PageRequest, type RowFilters } from '../../shared/page.ts';
@@ -153,6 +153,9 @@ const DONATION_COLUMNS = [
   'scheduled_for',
 ] as const;
 
+const COUNTS_INSERT = 'insert into donation_counts (user_id, total, public_total)';
+const COUNTS_ADD = 'on conflict (user_id) do update set total = donation_counts.total + excluded.total, public_total = donation_counts.public_total + excluded.public_total';
+
 /** The statements that insert donations with the ids reserved for them (db/ids.ts), and count them (the list's meta.count; `almoner check` recounts it). */
 export function donationStatements(donations: ReadonlyArray<NewDonationRow & { id: number }>): Statement[] {
   const perUser = new Map<number, { total: number; public_total: number }>();
@@ -187,11 +190,14 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
     ...(perUser.size === 0
       ? []
       : [
-          statement(
-            (
-              v,
-            ) => `insert into donation_counts (user_id, total, public_total) values ${[...perUser].map(([userId, c]) => `(${v(userId)}, ${v(c.total)}, ${v(c.public_total)})`).join(',')}
-      on conflict (user_id) do update set total = donation_counts.total + excluded.total, public_total = donation_counts.public_total + excluded.public_total`,
+          rowsStatement(
+            (v) => `${COUNTS_INSERT} values ${[...perUser].map(([userId, c]) => `(${v(userId)}, ${v(c.total)}, ${v(c.public_total)})`).join(',')} ${COUNTS_ADD}`,
+            (params) =>
+              `${COUNTS_INSERT} select user_id, total, public_total from json_populate_recordset(null::donation_counts, ${jsonRows(
+                params,
+                ['user_id', 'total', 'public_total'],
+                [...perUser].map(([userId, c]) => [userId, c.total, c.public_total]),
+              )}) ${COUNTS_ADD}`,
           ),
         ]),
   ];

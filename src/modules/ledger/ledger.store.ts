@@ -3,7 +3,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, Engine, Trx } from '../../db/database.ts';
 import type { Database, LedgerAccountsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { statement, insertRows, type Statement } from '../../db/bulk.ts';
+import { insertRows, jsonRows, rowsStatement, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
@@ -208,9 +208,17 @@ export function guardedEntryStatements(
     return { ...g, cents };
   });
   return {
-    guard: statement(
-      (v) => `update ledger_accounts a set balance_cents = a.balance_cents + g.cents
-      from (values ${moves.map((m) => `(cast(${v(m.account_id)} as bigint), cast(${v(m.expected_cents)} as bigint), cast(${v(m.cents)} as bigint))`).join(',')}) as g(id, expected, cents)
+    // PostgreSQL only (runIfAllRows): its rows as one JSON value, so its SQL is the same for any number of funds.
+    guard: rowsStatement(
+      () => {
+        throw new Error('a guarded write runs on PostgreSQL only');
+      },
+      (params) => `update ledger_accounts a set balance_cents = a.balance_cents + g.cents
+      from json_to_recordset(${jsonRows(
+        params,
+        ['id', 'expected', 'cents'],
+        moves.map((m) => [m.account_id, m.expected_cents, m.cents]),
+      )}) as g(id bigint, expected bigint, cents bigint)
       where a.id = g.id and a.balance_cents = g.expected returning a.id, a.balance_cents as value`,
     ),
     statements: [...inserts, ...moveStatements(deltas)],
@@ -247,11 +255,13 @@ function moveStatements(deltas: ReadonlyMap<number, number>): Statement[] {
   for (const [, cents] of moves) assertSafeInteger(cents, 'balance movement');
   if (moves.length === 0) return [];
   return [
-    statement(
+    rowsStatement(
       (v) =>
         `update ledger_accounts set balance_cents = balance_cents + case ${moves
           .map(([id, cents]) => `when id = ${v(id)} then cast(${v(cents)} as bigint)`)
           .join(' ')} end where id in (${moves.map(([id]) => v(id)).join(',')})`,
+      (params) =>
+        `update ledger_accounts a set balance_cents = a.balance_cents + m.cents from json_to_recordset(${jsonRows(params, ['id', 'cents'], moves)}) as m(id bigint, cents bigint) where a.id = m.id`,
     ),
   ];
 }

@@ -1,0 +1,96 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql, type Kysely } from 'kysely';
+import { insertRows, jsonRows, rowsStatement, runStatements } from './bulk.ts';
+import { openDatabase } from './database.ts';
+import { engines, freshDatabase } from '../../test/harness.ts';
+
+test('on PostgreSQL rows go as one JSON value: the SQL is the same for one row or many', () => {
+  const text = (rows: unknown[][]) => {
+    const params: unknown[] = [];
+    const [s] = insertRows('items', ['id', 'label', 'ref'], rows);
+    assert.ok(s?.sameText);
+    return { sql: s.text('postgres', params), params };
+  };
+  const one = text([[1, 'a', null]]);
+  const three = text([
+    [1, 'a', null],
+    [2, 'b', 7],
+    [3, "c'd", 8],
+  ]);
+  assert.equal(one.sql, three.sql);
+  assert.deepEqual(three.params, [
+    JSON.stringify([
+      { id: 1, label: 'a', ref: null },
+      { id: 2, label: 'b', ref: 7 },
+      { id: 3, label: "c'd", ref: 8 },
+    ]),
+  ]);
+  // SQLite binds each value.
+  const params: unknown[] = [];
+  assert.match(insertRows('items', ['id'], [[1], [2]])[0]?.text('sqlite', params) ?? '', /values \(\?\),\(\?\)/);
+  assert.deepEqual(params, [1, 2]);
+});
+
+test('a value JSON cannot carry exactly is refused before anything is sent', () => {
+  for (const bad of [2 ** 53, 1.5, Number.NaN, 10n, new Date(0), Buffer.from('x'), { a: 1 }]) {
+    assert.throws(() => jsonRows([], ['v'], [[bad]]), /v: a string, a safe integer, a boolean or null/, String(bad));
+  }
+});
+
+for (const { name: engine } of engines()) {
+  test(`${engine}: rows written by insertRows and a rows statement arrive with their types, and PostgreSQL prepares the statement once`, async () => {
+    const { databaseUrl, cleanup } = await freshDatabase(engine);
+    const handle = openDatabase({ url: databaseUrl, poolMax: 1 });
+    const db = handle.db as unknown as Kysely<any>;
+    try {
+      await sql`create table items (id bigint primary key, label text not null, ref bigint)`.execute(db);
+      await sql`create table totals (id bigint primary key, n bigint not null)`.execute(db);
+      await sql`insert into totals (id, n) values (1, 10), (2, 20)`.execute(db);
+      const add = (moves: Array<[number, number]>) =>
+        rowsStatement(
+          (v) => `update totals set n = n + case ${moves.map(([id, n]) => `when id = ${v(id)} then ${v(n)}`).join(' ')} end where id in (${moves.map(([id]) => v(id)).join(',')})`,
+          (params) => `update totals t set n = t.n + m.n from json_to_recordset(${jsonRows(params, ['id', 'n'], moves)}) as m(id bigint, n bigint) where t.id = m.id`,
+        );
+      await runStatements(db, handle.engine, [...insertRows('items', ['id', 'label', 'ref'], [[1, 'a', null]]), add([[1, 1]])]);
+      await runStatements(db, handle.engine, [
+        ...insertRows(
+          'items',
+          ['id', 'label', 'ref'],
+          [
+            [2, "it's", 9_007_199_254_740_991],
+            [3, '', null],
+          ],
+        ),
+        add([
+          [1, 2],
+          [2, -5],
+        ]),
+      ]);
+      const items = await sql<{ id: number; label: string; ref: number | null }>`select id, label, ref from items order by id`.execute(db);
+      assert.deepEqual(
+        items.rows.map((r) => ({ ...r, id: Number(r.id), ref: r.ref === null ? null : Number(r.ref) })),
+        [
+          { id: 1, label: 'a', ref: null },
+          { id: 2, label: "it's", ref: 9_007_199_254_740_991 },
+          { id: 3, label: '', ref: null },
+        ],
+      );
+      const totals = await sql<{ id: number; n: number }>`select id, n from totals order by id`.execute(db);
+      assert.deepEqual(
+        totals.rows.map((r) => [Number(r.id), Number(r.n)]),
+        [
+          [1, 13],
+          [2, 15],
+        ],
+      );
+      if (handle.engine === 'postgres') {
+        const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements where statement like 'with w0 as (insert into items%'`.execute(db);
+        assert.equal(rows.length, 1, 'one named statement served both runs');
+      }
+    } finally {
+      await handle.close();
+      await cleanup();
+    }
+  });
+}
