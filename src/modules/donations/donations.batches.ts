@@ -213,11 +213,15 @@ class FundBatches {
   }
 
   async #writeGuarded(conn: Db, fundIds: readonly number[], batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
-    const recipients = await findRecipients(
-      conn,
-      batch.map((w) => w.ein),
-    );
-    const [ids = [], entryIds = []] = await reserveIdsOfEach(conn, ['donations', 'journal_entries'], batch.length);
+    // The recipients on another pooled connection while this one takes the ids: one round
+    // trip's wait instead of two (neither writes; the guarded write checks what must hold).
+    const [recipients, [ids = [], entryIds = []]] = await Promise.all([
+      findRecipients(
+        this.#deps.db,
+        batch.map((w) => w.ein),
+      ),
+      reserveIdsOfEach(conn, ['donations', 'journal_entries'], batch.length),
+    ]);
     const funds = new Map<number, KnownFund>();
     for (const fundId of fundIds) funds.set(fundId, this.#known.get(fundId) ?? knownFund(fundId, await readFundAccounts(conn, fundId)));
     const { found, outcomes, valid: madeAt } = sortOut(batch, recipients);
