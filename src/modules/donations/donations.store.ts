@@ -232,15 +232,14 @@ export async function transition(trx: Trx, id: number, from: string, to: string,
   return moved;
 }
 
-export async function waitingForFund(trx: Trx, fundId: number) {
+/** A fund's waiting donations, oldest first: the query itself, so that a test can ask each engine how it reads it. */
+export function waitingForFundQuery(db: Db | Trx, fundId: number) {
   // The status as a literal: both engines then read the partial index of waiting donations (migration 024).
-  return trx
-    .selectFrom('donations')
-    .select(['id', 'user_id', 'amount_cents'])
-    .where('fund_id', '=', fundId)
-    .where('status', '=', sql.lit('waiting_for_funds'))
-    .orderBy('id')
-    .execute();
+  return db.selectFrom('donations').select(['id', 'user_id', 'amount_cents']).where('fund_id', '=', fundId).where('status', '=', sql.lit('waiting_for_funds')).orderBy('id');
+}
+
+export async function waitingForFund(trx: Trx, fundId: number) {
+  return waitingForFundQuery(trx, fundId).execute();
 }
 
 /** Ids of donations of `book` in a status, oldest first. */
