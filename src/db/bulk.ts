@@ -46,20 +46,24 @@ export interface Statement {
 }
 
 /**
- * INSERTs of `rows` (one statement per ROWS_PER_INSERT rows). On PostgreSQL
- * the rows go as one JSON value, read with the table's own column types
+ * INSERTs of `rows` (one statement per ROWS_PER_INSERT rows), each followed
+ * by `onConflict` when given (an upsert). On PostgreSQL the rows go as one
+ * JSON value, read with the table's own column types
  * (json_populate_recordset), so the SQL is the same for any number of rows.
  */
-export function insertRows(table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>): Statement[] {
+export function insertRows(table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>, onConflict?: string): Statement[] {
   const out: Statement[] = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     const chunk = rows.slice(i, i + ROWS_PER_INSERT);
     out.push({
       sameText: true,
       text: (engine, params) => {
-        if (engine === 'sqlite') return insertText(engine, table, columns, chunk, params);
         const list = columns.join(',');
-        return `insert into ${table} (${list}) select ${list} from json_populate_recordset(null::${table}, ${jsonRows(params, columns, chunk)})`;
+        const insert =
+          engine === 'sqlite'
+            ? insertText(engine, table, columns, chunk, params)
+            : `insert into ${table} (${list}) select ${list} from json_populate_recordset(null::${table}, ${jsonRows(params, columns, chunk)})`;
+        return onConflict === undefined ? insert : `${insert} ${onConflict}`;
       },
     });
   }

@@ -106,7 +106,7 @@ describeEachEngine('donations store', (env) => {
   test('the partial indexes (migration 024): waitingForFund reads the waiting ones by index; a recurring donation makes one donation per date, any number have none', async () => {
     const { db, engine } = env().deps;
     const user = await makeUser(env().deps);
-    // The query the store runs, as it compiles it (a bound status would not match the index on SQLite).
+    // The query the store runs, as it compiles it, not a copy that could drift from it.
     const query = store.waitingForFundQuery(db, user.fund_id).compile();
     const plan =
       engine === 'sqlite'

@@ -3,7 +3,7 @@ import type { Db, Engine, Trx } from '../../db/database.ts';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Database, DonationsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { insertRows, jsonRows, rowsStatement, runStatements, type Statement } from '../../db/bulk.ts';
+import { insertRows, runStatements, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { assert } from '../../shared/assert.ts';
 import { dayAfter, offsetOf, type PageRequest, type RowFilters } from '../../shared/page.ts';
@@ -153,7 +153,7 @@ const DONATION_COLUMNS = [
   'scheduled_for',
 ] as const;
 
-const COUNTS_INSERT = 'insert into donation_counts (user_id, total, public_total)';
+/** A user's counts are added to what they were. */
 const COUNTS_ADD = 'on conflict (user_id) do update set total = donation_counts.total + excluded.total, public_total = donation_counts.public_total + excluded.public_total';
 
 /** The statements that insert donations with the ids reserved for them (db/ids.ts), and count them (the list's meta.count; `almoner check` recounts it). */
@@ -187,19 +187,12 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
       ]),
     ),
     // Every user's count in one statement (each user once, so one row per key).
-    ...(perUser.size === 0
-      ? []
-      : [
-          rowsStatement(
-            (v) => `${COUNTS_INSERT} values ${[...perUser].map(([userId, c]) => `(${v(userId)}, ${v(c.total)}, ${v(c.public_total)})`).join(',')} ${COUNTS_ADD}`,
-            (params) =>
-              `${COUNTS_INSERT} select user_id, total, public_total from json_populate_recordset(null::donation_counts, ${jsonRows(
-                params,
-                ['user_id', 'total', 'public_total'],
-                [...perUser].map(([userId, c]) => [userId, c.total, c.public_total]),
-              )}) ${COUNTS_ADD}`,
-          ),
-        ]),
+    ...insertRows(
+      'donation_counts',
+      ['user_id', 'total', 'public_total'],
+      [...perUser].map(([userId, c]) => [userId, c.total, c.public_total]),
+      COUNTS_ADD,
+    ),
   ];
 }
 
