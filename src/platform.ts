@@ -29,7 +29,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
   try {
     const applied = await migrate(handle, { warn: (message) => log.warn(message) });
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    await prepareDirectory(handle.db);
+    await prepareDirectory(handle.db, handle.engine);
     await openBooks(handle.db);
   } catch (error) {
     await handle.close();

@@ -100,10 +100,16 @@ describeEachEngine('directory store', (env) => {
       ).map((r) => r.name);
     await store.dropDirectoryIndexes(db);
     assert.equal((await indexes()).filter((n) => wanted.includes(n)).length, 0, 'dropped');
-    await store.ensureDirectoryIndexes(db);
-    await store.ensureDirectoryIndexes(db);
+    const cache = async () => (await sql<{ cache_size: number }>`pragma cache_size`.execute(db)).rows[0]?.cache_size;
+    const cacheBefore = engine === 'sqlite' ? await cache() : undefined;
+    await store.ensureDirectoryIndexes(db, engine);
+    await store.ensureDirectoryIndexes(db, engine);
     assert.deepEqual((await indexes()).filter((n) => wanted.includes(n)).sort(), wanted);
     if (engine === 'sqlite') {
+      // The builds' sort settings are the connection's again after them.
+      assert.equal(await cache(), cacheBefore);
+      assert.notEqual(cacheBefore, -16384);
+      assert.equal((await sql<{ threads: number }>`pragma threads`.execute(db)).rows[0]?.threads, 0);
       await store.sqliteBulkLoad(db, true);
       assert.equal((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]?.synchronous, 1, 'NORMAL');
       await store.sqliteBulkLoad(db, false);

@@ -4,6 +4,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Db, Engine, Trx } from '../../db/database.ts';
 import { bulkInsert } from '../../db/bulk.ts';
+import { assert } from '../../shared/assert.ts';
 import type { NonProfitsTable } from '../../db/schema.ts';
 import { IRS_COLUMNS, type NonProfitInput } from './nonprofits.store.ts';
 
@@ -113,8 +114,30 @@ const BULK_INDEXES: ReadonlyArray<{ name: string; table: 'non_profits' | 'non_pr
   { name: 'non_profits_state_size', table: 'non_profits', columns: ['state', 'income_amt'] },
 ];
 
-export async function ensureDirectoryIndexes(db: Db): Promise<void> {
-  for (const index of BULK_INDEXES) await db.schema.createIndex(index.name).ifNotExists().on(index.table).columns(index.columns).execute();
+/**
+ * Builds the indexes a big load dropped (none when they exist). On SQLite the
+ * sorts behind them run on two threads, in runs of a 16 MiB page cache that
+ * stay in the CPU's cache before they are merged: at 1.9M organisations the
+ * word index (10M entries) was built in 5.3-6.3 s instead of 10.7 with one
+ * thread and the 64 MiB cache (a 512 MiB cache took 17 s). The cache is
+ * restored after.
+ */
+export async function ensureDirectoryIndexes(db: Db, engine: Engine): Promise<void> {
+  const build = async () => {
+    for (const index of BULK_INDEXES) await db.schema.createIndex(index.name).ifNotExists().on(index.table).columns(index.columns).execute();
+  };
+  if (engine !== 'sqlite') return build();
+  const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(db);
+  const cacheSize = Number(rows[0]?.cache_size);
+  assert(Number.isSafeInteger(cacheSize), 'pragma cache_size answers an integer');
+  await sql`pragma threads = 2`.execute(db);
+  await sql`pragma cache_size = -16384`.execute(db);
+  try {
+    await build();
+  } finally {
+    await sql`pragma threads = 0`.execute(db);
+    await sql.raw(`pragma cache_size = ${cacheSize}`).execute(db);
+  }
 }
 
 export async function dropDirectoryIndexes(db: Db): Promise<void> {

@@ -245,7 +245,7 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
 
   if (bulk) {
     options.onStep?.('building the search indexes');
-    await store.ensureDirectoryIndexes(deps.db);
+    await store.ensureDirectoryIndexes(deps.db, deps.engine);
   }
   options.onStep?.('counting words for search');
   await rebuildVocabulary(deps);
