@@ -29,9 +29,26 @@ function mark(engine: Engine, params: unknown[], value: unknown): string {
   return engine === 'postgres' ? `$${params.length}` : '?';
 }
 
+/** The SQL of an insert by its shape (engine, table, columns, rows): a bulk load sends the same shape thousands of times. */
+const insertTexts = new Map<string, string>();
+const INSERT_TEXTS_MAX = 200;
+
 function insertText(engine: Engine, table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>, params: unknown[]): string {
-  const tuples = rows.map((row) => `(${row.map((value) => mark(engine, params, value)).join(',')})`);
-  return `insert into ${table} (${columns.join(',')}) values ${tuples.join(',')}`;
+  const first = params.length;
+  for (const row of rows) {
+    assert(row.length === columns.length, `a value for each of the ${columns.length} columns of ${table}`);
+    for (const value of row) params.push(value === undefined ? null : value);
+  }
+  const key = `${engine} ${first} ${table} ${columns.join(',')} ${rows.length}`;
+  let text = insertTexts.get(key);
+  if (text === undefined) {
+    let n = first;
+    const tuple = () => `(${columns.map(() => (engine === 'postgres' ? `$${++n}` : '?')).join(',')})`;
+    text = `insert into ${table} (${columns.join(',')}) values ${rows.map(tuple).join(',')}`;
+    if (insertTexts.size >= INSERT_TEXTS_MAX) insertTexts.clear();
+    insertTexts.set(key, text);
+  }
+  return text;
 }
 
 /** A statement that returns nothing; `text` appends its values to `params` and returns its SQL. */

@@ -79,9 +79,13 @@ async function donationCounts(deps: Deps): Promise<string[]> {
     .map((c) => `user ${c.user_id}: counted ${c.total} donations (${c.public_total} shown to others), has ${c.actual} (${c.actual_public} shown to others)`);
 }
 
-/** Search lists a word's users biggest first by the size each word row carries. */
-async function wordSizes(deps: Deps): Promise<string[]> {
-  return (await store.wrongWordSizes(deps.db)).map((r) => `non-profit ${r.ein}: its word "${r.word}" has size ${r.size}, its income is ${r.income_amt}`);
+/** Search lists a word's users biggest first by the size each word row carries; every word is of an organisation. */
+async function searchWords(deps: Deps): Promise<string[]> {
+  return (await store.wrongWords(deps.db)).map((r) =>
+    r.ein === null
+      ? `search word "${r.word}" names non-profit id ${r.non_profit_id}, which does not exist`
+      : `non-profit ${r.ein}: its word "${r.word}" has size ${r.size}, its income is ${r.income_amt}`,
+  );
 }
 
 /** DECISIONS 14: no journal entry has postings in two books; every posting is in its entry's and its account's book. */
@@ -139,7 +143,7 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ['every contribution brought exactly what its status says', contributionMoney],
     ["every fund's reserved money matches its held donations and gifts", holds],
     ["every user's donation count is right", donationCounts],
-    ["every search word carries its organisation's size", wordSizes],
+    ['every search word is of an organisation and carries its size', searchWords],
     ['every contribution that succeeded has one receipt, no other has one', receipts],
     ['every corrected receipt replaces one of its own contribution', receiptChains],
     ['every app acts for a live user, within the limit its donor set', appsWithinTheirGrant],

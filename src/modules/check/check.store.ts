@@ -130,14 +130,24 @@ export async function donationCounts(db: Db, hidden: readonly string[]) {
   }));
 }
 
-/** Search words whose size is not their organisation's income (at most 1,000). */
-export async function wrongWordSizes(db: Db): Promise<Array<{ ein: string; word: string; size: number; income_amt: number }>> {
+/**
+ * Search words of no organisation (the import writes them with SQLite's
+ * foreign key checks off) or whose size is not their organisation's income
+ * (at most 1,000); `ein` is null for a word of no organisation.
+ */
+export async function wrongWords(db: Db): Promise<Array<{ non_profit_id: number; ein: string | null; word: string; size: number; income_amt: number | null }>> {
   const found = await rows(
     db,
-    `select n.ein, w.word, w.size, n.income_amt from non_profit_words w join non_profits n on n.id = w.non_profit_id
-    where w.size <> n.income_amt limit 1000`,
+    `select w.non_profit_id, n.ein, w.word, w.size, n.income_amt from non_profit_words w left join non_profits n on n.id = w.non_profit_id
+    where n.id is null or w.size <> n.income_amt limit 1000`,
   );
-  return found.map((r) => ({ ein: String(r.ein), word: String(r.word), size: Number(r.size), income_amt: Number(r.income_amt) }));
+  return found.map((r) => ({
+    non_profit_id: Number(r.non_profit_id),
+    ein: r.ein === null ? null : String(r.ein),
+    word: String(r.word),
+    size: Number(r.size),
+    income_amt: r.income_amt === null ? null : Number(r.income_amt),
+  }));
 }
 
 /** Postings in another book than their entry's, or on an account of another book (at most 1,000). */

@@ -110,10 +110,13 @@ describeEachEngine('directory store', (env) => {
       assert.equal(await cache(), cacheBefore);
       assert.notEqual(cacheBefore, -16384);
       assert.equal((await sql<{ threads: number }>`pragma threads`.execute(db)).rows[0]?.threads, 0);
+      const foreignKeys = async () => (await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db)).rows[0]?.foreign_keys;
       await store.sqliteBulkLoad(db, true);
       assert.equal((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]?.synchronous, 1, 'NORMAL');
+      assert.equal(await foreignKeys(), 0);
       await store.sqliteBulkLoad(db, false);
       assert.equal((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]?.synchronous, 2, 'FULL');
+      assert.equal(await foreignKeys(), 1);
     }
   });
 

@@ -4,11 +4,12 @@
 // TAX_PERIOD is newer is kept; organisations a complete file no longer lists
 // are marked removed (never on an interrupted run, never when the stored row
 // is newer than the file).
-import { readdirSync, statSync, createReadStream } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Deps } from '../../deps.ts';
 import type { Trx } from '../../db/database.ts';
-import { readBmf, readZipCentroids, toNonProfitInput, type ZipCentroids } from './bmf.ts';
+import { readZipCentroids, type ZipCentroids } from './bmf.ts';
+import { readBmfRows } from './bmf-reader.ts';
 import { indexWords } from './nonprofits.ts';
 import { bumpRecordsEpoch, type NonProfitInput } from './nonprofits.store.ts';
 import * as store from './directory.store.ts';
@@ -159,99 +160,97 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
   // flushed to disk; the last step below is a full checkpoint. Index builds
   // and the vocabulary count sort millions of words: on disk, so memory stays bounded.
   if (deps.engine === 'sqlite') await store.sqliteBulkLoad(deps.db, true);
-  // Worth it only for a big load; a small file updates the indexes in place.
-  const bulk = bytesTotal > 5_000_000;
-  if (bulk) await store.dropDirectoryIndexes(deps.db);
-  const runId = await store.startImportRun(deps.db, deps.clock.now().toISOString());
-  let bytesBefore = 0;
+  // Restored however the import ends: a server that imported demo data goes on with every check on.
+  try {
+    // Worth it only for a big load; a small file updates the indexes in place.
+    const bulk = bytesTotal > 5_000_000;
+    if (bulk) await store.dropDirectoryIndexes(deps.db);
+    const runId = await store.startImportRun(deps.db, deps.clock.now().toISOString());
+    let bytesBefore = 0;
 
-  for (const file of files) {
-    const source = sourceOf(file);
-    const name = basename(file);
-    let fileBytes = 0;
-    // Count compressed bytes as they are read, for the progress bar's ETA.
-    const counter = createReadStream(file);
-    counter.on('data', (chunk) => {
-      fileBytes += chunk.length;
-    });
-    let batch: NonProfitInput[] = [];
-    let fileMaxPeriod = '';
-    let headerOk = true;
-    // Errors while writing (or from the caller's progress callback) stop the import;
-    // errors while reading the file are reported and the import goes on.
-    let writeFailed = false;
-    const flush = async () => {
-      if (batch.length === 0) return;
-      const at = deps.clock.now().toISOString();
-      const current = batch;
-      batch = [];
+    for (const file of files) {
+      const source = sourceOf(file);
+      const name = basename(file);
+      let fileBytes = 0;
+      let batch: NonProfitInput[] = [];
+      let fileMaxPeriod = '';
+      let headerOk = true;
+      // Errors while writing (or from the caller's progress callback) stop the import;
+      // errors while reading the file are reported and the import goes on.
+      let writeFailed = false;
+      const flush = async () => {
+        if (batch.length === 0) return;
+        const at = deps.clock.now().toISOString();
+        const current = batch;
+        batch = [];
+        try {
+          await deps.db.transaction().execute((trx) => processBatch(deps, trx, current, source, runId, at, summary));
+          options.onProgress?.({ file: name, rows: summary.rows, bytes_done: bytesBefore + fileBytes, bytes_total: bytesTotal });
+        } catch (error) {
+          writeFailed = true;
+          throw error;
+        }
+      };
       try {
-        await deps.db.transaction().execute((trx) => processBatch(deps, trx, current, source, runId, at, summary));
-        options.onProgress?.({ file: name, rows: summary.rows, bytes_done: bytesBefore + fileBytes, bytes_total: bytesTotal });
-      } catch (error) {
-        writeFailed = true;
-        throw error;
-      }
-    };
-    try {
-      const seenInBatch = new Map<string, number>();
-      let checkedHeader = false;
-      for await (const { line, record, header, field_count } of readBmf(file, counter)) {
-        if (!checkedHeader) {
-          checkedHeader = true;
-          const missing = REQUIRED_COLUMNS.filter((c) => !header.includes(c));
-          if (missing.length > 0) {
-            reject({ file: name, line: 1, reason: `not an EO BMF file: no column ${missing.join(', ')}` });
-            headerOk = false;
-            break;
+        const seenInBatch = new Map<string, number>();
+        // Parsed on a worker thread while this one writes (bmf-reader.ts).
+        for await (const chunk of readBmfRows(file, zips)) {
+          if (chunk.kind === 'header') {
+            const missing = REQUIRED_COLUMNS.filter((c) => !chunk.header.includes(c));
+            if (missing.length > 0) {
+              reject({ file: name, line: 1, reason: `not an EO BMF file: no column ${missing.join(', ')}` });
+              headerOk = false;
+              break;
+            }
+            continue;
+          }
+          fileBytes = chunk.bytes;
+          for (const row of chunk.rows) {
+            summary.rows += 1;
+            if ('reject' in row) {
+              reject({ file: name, line: row.line, reason: row.reject });
+              continue;
+            }
+            const input = row.input;
+            if (input.tax_period > fileMaxPeriod) fileMaxPeriod = input.tax_period;
+            const dup = seenInBatch.get(input.ein);
+            if (dup !== undefined) batch.splice(dup, 1, input);
+            else {
+              seenInBatch.set(input.ein, batch.length);
+              batch.push(input);
+            }
+            if (batch.length >= IMPORT_BATCH_ROWS) {
+              await flush();
+              seenInBatch.clear();
+            }
           }
         }
-        summary.rows += 1;
-        if (field_count !== header.length) {
-          reject({ file: name, line, reason: `${field_count} fields where the header has ${header.length}` });
-          continue;
-        }
-        const input = toNonProfitInput(record, zips);
-        if ('reject' in input) {
-          reject({ file: name, line, reason: input.reject });
-          continue;
-        }
-        if (input.tax_period > fileMaxPeriod) fileMaxPeriod = input.tax_period;
-        const dup = seenInBatch.get(input.ein);
-        if (dup !== undefined) batch.splice(dup, 1, input);
-        else {
-          seenInBatch.set(input.ein, batch.length);
-          batch.push(input);
-        }
-        if (batch.length >= IMPORT_BATCH_ROWS) {
-          await flush();
-          seenInBatch.clear();
-        }
+        await flush();
+      } catch (error) {
+        if (writeFailed) throw error;
+        // A truncated gzip stream or an unreadable file: what was read is kept, the
+        // file is reported, and nothing is marked removed for it.
+        await flush();
+        reject({ file: name, line: 0, reason: `the file could not be read to its end: ${(error as Error).message}` });
+        headerOk = false;
       }
-      await flush();
-    } catch (error) {
-      if (writeFailed) throw error;
-      // A truncated gzip stream or an unreadable file: what was read is kept, the
-      // file is reported, and nothing is marked removed for it.
-      await flush();
-      reject({ file: name, line: 0, reason: `the file could not be read to its end: ${(error as Error).message}` });
-      headerOk = false;
+      if (headerOk) {
+        summary.removed += await store.markUnlisted(deps.db, source, runId, fileMaxPeriod, deps.clock.now().toISOString());
+      }
+      bytesBefore += statSync(file).size;
     }
-    if (headerOk) {
-      summary.removed += await store.markUnlisted(deps.db, source, runId, fileMaxPeriod, deps.clock.now().toISOString());
-    }
-    bytesBefore += statSync(file).size;
-  }
 
-  if (bulk) {
-    options.onStep?.('building the search indexes');
-    await store.ensureDirectoryIndexes(deps.db, deps.engine);
+    if (bulk) {
+      options.onStep?.('building the search indexes');
+      await store.ensureDirectoryIndexes(deps.db, deps.engine);
+    }
+    options.onStep?.('counting words for search');
+    await rebuildVocabulary(deps);
+    await store.finishImportRun(deps.db, runId, { ...summary, rejections: summary.rejections.slice(0, 20) }, deps.clock.now().toISOString());
+    return summary;
+  } finally {
+    if (deps.engine === 'sqlite') await store.sqliteBulkLoad(deps.db, false);
   }
-  options.onStep?.('counting words for search');
-  await rebuildVocabulary(deps);
-  if (deps.engine === 'sqlite') await store.sqliteBulkLoad(deps.db, false);
-  await store.finishImportRun(deps.db, runId, { ...summary, rejections: summary.rejections.slice(0, 20) }, deps.clock.now().toISOString());
-  return summary;
 }
 
 /** Words used by more organisations than this get a precomputed list of their biggest (directory_top). */
