@@ -85,7 +85,7 @@ for (const { name: engine } of engines()) {
       const real = await importBmf(env.deps, [join(BMF, 'eo_vt.csv.gz')], { zipCentroids: ZIPS });
       assert.equal(real.added, 40);
       assert.ok(real.updated >= 35, `updated ${real.updated}`);
-      const sizes = (await runCheck(env.deps)).find((r) => r.name === 'every search word is of an organisation and carries its size');
+      const sizes = (await runCheck(env.deps)).find((r) => r.name === "every search word carries its organisation's size");
       assert.deepEqual(sizes?.failures, [], 'the word index has the new incomes');
       assert.equal(real.added + real.updated + real.unchanged + real.older + real.rejected, rows.length);
       assert.equal(real.removed, 0);

@@ -24,9 +24,14 @@ export async function bulkInsert<R = unknown>(
   return result.rows;
 }
 
+/** Where the `n`th bound value (from 1) goes in a statement's SQL. */
+function placeholder(engine: Engine, n: number): string {
+  return engine === 'postgres' ? `$${n}` : '?';
+}
+
 function mark(engine: Engine, params: unknown[], value: unknown): string {
   params.push(value === undefined ? null : value);
-  return engine === 'postgres' ? `$${params.length}` : '?';
+  return placeholder(engine, params.length);
 }
 
 /** The SQL of an insert by its shape (engine, table, columns, rows): a bulk load sends the same shape thousands of times. */
@@ -36,14 +41,15 @@ const INSERT_TEXTS_MAX = 200;
 function insertText(engine: Engine, table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>, params: unknown[]): string {
   const first = params.length;
   for (const row of rows) {
-    assert(row.length === columns.length, `a value for each of the ${columns.length} columns of ${table}`);
+    // The message is built only when it fails: this loop runs for every row of a bulk load.
+    if (row.length !== columns.length) assert(false, `a value for each of the ${columns.length} columns of ${table}`);
     for (const value of row) params.push(value === undefined ? null : value);
   }
   const key = `${engine} ${first} ${table} ${columns.join(',')} ${rows.length}`;
   let text = insertTexts.get(key);
   if (text === undefined) {
     let n = first;
-    const tuple = () => `(${columns.map(() => (engine === 'postgres' ? `$${++n}` : '?')).join(',')})`;
+    const tuple = () => `(${columns.map(() => placeholder(engine, ++n)).join(',')})`;
     text = `insert into ${table} (${columns.join(',')}) values ${rows.map(tuple).join(',')}`;
     if (insertTexts.size >= INSERT_TEXTS_MAX) insertTexts.clear();
     insertTexts.set(key, text);

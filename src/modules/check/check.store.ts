@@ -130,24 +130,14 @@ export async function donationCounts(db: Db, hidden: readonly string[]) {
   }));
 }
 
-/**
- * Search words of no organisation (the import writes them with SQLite's
- * foreign key checks off) or whose size is not their organisation's income
- * (at most 1,000); `ein` is null for a word of no organisation.
- */
-export async function wrongWords(db: Db): Promise<Array<{ non_profit_id: number; ein: string | null; word: string; size: number; income_amt: number | null }>> {
+/** Search words whose size is not their organisation's income (at most 1,000). */
+export async function wrongWordSizes(db: Db): Promise<Array<{ ein: string; word: string; size: number; income_amt: number }>> {
   const found = await rows(
     db,
-    `select w.non_profit_id, n.ein, w.word, w.size, n.income_amt from non_profit_words w left join non_profits n on n.id = w.non_profit_id
-    where n.id is null or w.size <> n.income_amt limit 1000`,
+    `select n.ein, w.word, w.size, n.income_amt from non_profit_words w join non_profits n on n.id = w.non_profit_id
+    where w.size <> n.income_amt limit 1000`,
   );
-  return found.map((r) => ({
-    non_profit_id: Number(r.non_profit_id),
-    ein: r.ein === null ? null : String(r.ein),
-    word: String(r.word),
-    size: Number(r.size),
-    income_amt: r.income_amt === null ? null : Number(r.income_amt),
-  }));
+  return found.map((r) => ({ ein: String(r.ein), word: String(r.word), size: Number(r.size), income_amt: Number(r.income_amt) }));
 }
 
 /** Postings in another book than their entry's, or on an account of another book (at most 1,000). */
@@ -264,8 +254,10 @@ export async function connectionsPastLimit(db: Db): Promise<Array<{ id: number; 
 }
 
 /**
- * The references PostgreSQL no longer checks on a donation's hot path (migration 023, ADR 9), and
- * that SQLite still does: each pair is a column and the rows it must name.
+ * The references the database does not always check: those PostgreSQL no longer checks on a
+ * donation's hot path (migration 023, ADR 9) and SQLite still does, and a search word's
+ * organisation, which SQLite does not check while an import loads (directory.store.ts
+ * sqliteBulkLoad). Each pair is a column and the rows it must name.
  */
 const REFERENCES: ReadonlyArray<{ table: string; column: string; target: string }> = [
   { table: 'donations', column: 'user_id', target: 'users' },
@@ -274,6 +266,7 @@ const REFERENCES: ReadonlyArray<{ table: string; column: string; target: string 
   { table: 'journal_entries', column: 'donation_id', target: 'donations' },
   { table: 'events', column: 'user_id', target: 'users' },
   { table: 'donation_counts', column: 'user_id', target: 'users' },
+  { table: 'non_profit_words', column: 'non_profit_id', target: 'non_profits' },
 ];
 
 /** Rows that name a row that does not exist (at most 1,000 per reference). */

@@ -150,7 +150,7 @@ export async function dropDirectoryIndexes(db: Db): Promise<void> {
  * sorts go to disk, and foreign keys are not checked: the only rows that
  * reference another are the word rows, written with the ids the insert of
  * their organisations returned (10M checks, 2 s at national size; `almoner
- * check` finds a word of no organisation). `false` restores full durability
+ * check` finds a word of no organisation: check.store.ts danglingReferences). `false` restores full durability
  * and the checks, and checkpoints the WAL.
  */
 export async function sqliteBulkLoad(db: Db, on: boolean): Promise<void> {
