@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { editDistance, Vocabulary } from './vocabulary.ts';
+import { editDistance, editsAllowed, Vocabulary } from './vocabulary.ts';
 
 function naive(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
@@ -26,6 +26,23 @@ test('edit distance agrees with the textbook table, and stops early past the lim
     { numRuns: 3000 },
   );
   assert.equal(editDistance('church', 'chruch', 1), 1); // a transposition is one edit
+});
+
+test('typo lookups find exactly the words a scan of the whole vocabulary finds', () => {
+  // The trigram index and the cheap bounds (length, letters) only skip words
+  // that cannot be near enough: the answer is the scan's.
+  const word = fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'd', 'e', '1'), minLength: 1, maxLength: 10 });
+  fc.assert(
+    fc.property(fc.uniqueArray(word, { minLength: 1, maxLength: 60 }), word, (words, query) => {
+      const v = new Vocabulary(words.map((w, i) => ({ word: w, df: (i % 7) + 1 })));
+      const max = editsAllowed(query.length);
+      const scan = words.filter((w) => w !== query && editDistance(query, w, max) <= max);
+      const order = (list: string[]) => [...list].sort();
+      assert.deepEqual(order(v.similar(query, 1000).map((e) => e.word)), order(scan));
+      for (const e of v.similar(query, 1000)) assert.equal(e.quality, 1 + editDistance(query, e.word, max));
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test('the vocabulary expands exact words, prefixes and typos', () => {

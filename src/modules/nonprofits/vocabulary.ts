@@ -9,26 +9,49 @@ export interface Expansion {
   df: number;
 }
 
+/** Three rows of the distance table, reused by every call (the table is at most as wide as a word). */
+let rows = new Int32Array(3 * 64);
+
 /** Optimal string alignment distance (Levenshtein plus adjacent transpositions), stopping past `max`. */
 export function editDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
-  let prevPrev: number[] = [];
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const width = b.length + 1;
+  if (rows.length < 3 * width) rows = new Int32Array(3 * width);
+  // Rows i - 2, i - 1 and i of the table, rotating through `rows`.
+  let prevPrev = 0;
+  let prev = width;
+  let cur = 2 * width;
+  for (let j = 0; j < width; j++) rows[prev + j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
+    const ai = a.charCodeAt(i - 1);
+    const aPrev = i > 1 ? a.charCodeAt(i - 2) : -1;
+    rows[cur] = i;
     let rowMin = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, (prevPrev[j - 2] as number) + 1);
-      cur.push(v);
+    for (let j = 1; j < width; j++) {
+      const bj = b.charCodeAt(j - 1);
+      let v = Math.min((rows[prev + j] as number) + 1, (rows[cur + j - 1] as number) + 1, (rows[prev + j - 1] as number) + (ai === bj ? 0 : 1));
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && aPrev === bj) v = Math.min(v, (rows[prevPrev + j - 2] as number) + 1);
+      rows[cur + j] = v;
       if (v < rowMin) rowMin = v;
     }
     if (rowMin > max) return max + 1;
-    prevPrev = prev;
-    prev = cur;
+    [prevPrev, prev, cur] = [prev, cur, prevPrev];
   }
-  return prev[b.length] as number;
+  return rows[prev + b.length] as number;
+}
+
+/** Which of 32 letter classes a word uses: a word `d` edits away differs in at most `d` classes each way. */
+function letterMask(word: string): number {
+  let mask = 0;
+  for (let i = 0; i < word.length; i++) mask |= 1 << (word.charCodeAt(i) & 31);
+  return mask;
+}
+
+/** The set bits of a 32-bit integer. */
+function bitCount(n: number): number {
+  let v = n - ((n >>> 1) & 0x55555555);
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 function trigrams(word: string): string[] {
@@ -50,26 +73,35 @@ export class Vocabulary {
   readonly words: string[];
   readonly df: number[];
   readonly #index = new Map<string, number>();
-  readonly #trigrams = new Map<string, number[]>();
+  /** Each trigram's words, by index, ascending. */
+  readonly #trigrams = new Map<string, Int32Array>();
+  /** Scratch for similar(): trigrams shared with the query word, by word index (zero between calls). */
+  readonly #shared: Uint8Array;
+  /** Each word's letterMask(). */
+  readonly #masks: Int32Array;
 
   /** `entries` in any order. */
   constructor(entries: ReadonlyArray<{ word: string; df: number }>) {
     const sorted = [...entries].sort((x, y) => (x.word < y.word ? -1 : x.word > y.word ? 1 : 0));
     this.words = sorted.map((e) => e.word);
     this.df = sorted.map((e) => e.df);
+    this.#shared = new Uint8Array(this.words.length);
+    this.#masks = Int32Array.from(this.words, letterMask);
+    const lists = new Map<string, number[]>();
     this.words.forEach((w, i) => {
       this.#index.set(w, i);
       if (w.length >= 3) {
         for (const t of new Set(trigrams(w))) {
-          let list = this.#trigrams.get(t);
+          let list = lists.get(t);
           if (list === undefined) {
             list = [];
-            this.#trigrams.set(t, list);
+            lists.set(t, list);
           }
           list.push(i);
         }
       }
     });
+    for (const [t, list] of lists) this.#trigrams.set(t, Int32Array.from(list));
   }
 
   get size(): number {
@@ -102,16 +134,32 @@ export class Vocabulary {
     const max = editsAllowed(word.length);
     if (max === 0) return [];
     const grams = trigrams(word);
-    const shared = new Map<number, number>();
-    for (const t of new Set(grams)) for (const i of this.#trigrams.get(t) ?? []) shared.set(i, (shared.get(i) ?? 0) + 1);
+    // Counted in a typed array, not a Map: a short word's trigrams reach tens
+    // of thousands of words, and this runs for every typo of every search.
+    const shared = this.#shared;
+    const touched: number[] = [];
+    for (const t of new Set(grams)) {
+      const list = this.#trigrams.get(t);
+      if (list === undefined) continue;
+      for (const i of list) {
+        if (shared[i] === 0) touched.push(i);
+        shared[i] = (shared[i] as number) + 1;
+      }
+    }
     // An edit changes at most 3 trigrams (a transposition 4): a word within
     // `max` edits shares at least this many with the query word.
     const needed = Math.max(1, grams.length - 4 * max);
+    const mask = letterMask(word);
     const out: Expansion[] = [];
-    for (const [i, count] of shared) {
+    for (const i of touched) {
+      const count = shared[i] as number;
+      shared[i] = 0;
       if (count < needed) continue;
+      // Cheap bounds first: each edit changes the length by at most one and adds or removes at most one letter class.
+      const other = this.#masks[i] as number;
+      if (bitCount(mask & ~other) > max || bitCount(other & ~mask) > max) continue;
       const candidate = this.words[i] as string;
-      if (candidate === word) continue;
+      if (candidate === word || Math.abs(candidate.length - word.length) > max) continue;
       const d = editDistance(word, candidate, max);
       if (d <= max) out.push({ word: candidate, quality: 1 + d, df: this.df[i] as number });
     }
