@@ -7,6 +7,8 @@ import type { Metrics } from './metrics.ts';
 
 export interface Deps {
   db: Db;
+  /** Reads that need no transaction and may be a commit behind: directory search (DatabaseHandle.reads). */
+  reads: Db;
   engine: Engine;
   config: Readonly<Config>;
   clock: Clock;

@@ -37,6 +37,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
   }
   const deps: Deps = {
     db: handle.db,
+    reads: handle.reads,
     engine: handle.engine,
     config,
     clock: options.clock ?? systemClock,

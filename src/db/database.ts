@@ -17,6 +17,12 @@ export type Trx = Transaction<Database>;
 export interface DatabaseHandle {
   db: Db;
   engine: Engine;
+  /**
+   * For reads that need no transaction and may be a commit behind (directory
+   * search): on an SQLite file, a second, read-only, memory-mapped connection
+   * (NodeSqliteDatabase.reader); otherwise `db` itself.
+   */
+  reads: Db;
   /** The raw node:sqlite handle (SQLite only): for backups and pragmas. */
   sqlite?: NodeSqliteDatabase;
   /** The pg pool (PostgreSQL only): its connection counts, for metrics. */
@@ -111,13 +117,24 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, engine, pool, close: () => db.destroy() };
+    return { db, reads: db, engine, pool, close: () => db.destroy() };
   }
   const path = options.url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new NodeSqliteDatabase(path, options.sqliteCacheMb === undefined ? {} : { cacheMb: options.sqliteCacheMb });
   const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(sqlite) });
-  return { db, engine, sqlite, close: () => db.destroy() };
+  if (path === ':memory:') return { db, reads: db, engine, sqlite, close: () => db.destroy() };
+  const reads = new Kysely<Database>({ dialect: new NodeSqliteDialect(NodeSqliteDatabase.reader(path)) });
+  return {
+    db,
+    reads,
+    engine,
+    sqlite,
+    close: async () => {
+      await reads.destroy();
+      await db.destroy();
+    },
+  };
 }
 
 /** One round trip to the database (readiness): throws when it cannot be reached. */

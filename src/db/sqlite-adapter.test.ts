@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { Kysely, sql, type Generated } from 'kysely';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-adapter.ts';
+import { openDatabase } from './database.ts';
 
 interface T {
   items: { id: Generated<number>; label: string };
@@ -96,6 +97,43 @@ test('a connection is durable and checkpoints its WAL every 20,000 pages unless 
     assert.deepEqual({ ...other.raw.prepare('pragma wal_autocheckpoint').get() }, { wal_autocheckpoint: 1000 });
   } finally {
     other.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a reader is a second, read-only, memory-mapped connection that sees every durable commit; the main one maps nothing', async () => {
+  await withDb(async (db, raw, path) => {
+    const reader = NodeSqliteDatabase.reader(path);
+    const reads = new Kysely<T>({ dialect: new NodeSqliteDialect(reader) });
+    try {
+      assert.deepEqual({ ...raw.raw.prepare('pragma mmap_size').get() }, { mmap_size: 0 });
+      assert.ok(Number(reader.raw.prepare('pragma mmap_size').get()?.mmap_size) >= 1024 * 1024 * 1024, 'the reader maps the file');
+      await db.transaction().execute((trx) => trx.insertInto('items').values({ label: 'seen' }).execute());
+      assert.deepEqual(
+        (await reads.selectFrom('items').select('label').execute()).map((r) => r.label),
+        ['seen'],
+      );
+      await assert.rejects(reads.insertInto('items').values({ label: 'written' }).execute(), /readonly/);
+      assert.deepEqual(committedLabels(path), ['seen']);
+    } finally {
+      await reads.destroy();
+    }
+  });
+});
+
+test('a database handle reads the directory through its reader on an SQLite file, and through its one connection in memory', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'almoner-sqlite-'));
+  const onFile = openDatabase({ url: `sqlite:${join(dir, 'db.sqlite')}` });
+  const inMemory = openDatabase({ url: 'sqlite::memory:' });
+  try {
+    assert.notEqual(onFile.reads, onFile.db);
+    assert.equal(inMemory.reads, inMemory.db, 'a second connection to :memory: would be another, empty, database');
+    await sql`create table items (id integer primary key, label text not null)`.execute(onFile.db);
+    await sql`insert into items (label) values ('seen')`.execute(onFile.db);
+    assert.deepEqual((await sql<{ label: string }>`select label from items`.execute(onFile.reads)).rows, [{ label: 'seen' }]);
+  } finally {
+    await onFile.close();
+    await inMemory.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

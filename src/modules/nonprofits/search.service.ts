@@ -68,12 +68,12 @@ export class DirectorySearch {
 
   /** The vocabulary, reloaded when an import (or any directory change) has raised the epoch. */
   async vocabulary(): Promise<Vocabulary> {
-    const epoch = await store.directoryEpoch(this.#deps.db);
+    const epoch = await store.directoryEpoch(this.#deps.reads);
     if (this.#vocabulary?.epoch === epoch) return this.#vocabulary.vocabulary;
     this.#loading ??= (async () => {
-      const entries = await store.vocabularyEntries(this.#deps.db);
+      const entries = await store.vocabularyEntries(this.#deps.reads);
       // A directory filled without an import (tests, early demo data) has no vocabulary table yet.
-      const vocabulary = new Vocabulary(entries.length > 0 ? entries : await store.countWords(this.#deps.db));
+      const vocabulary = new Vocabulary(entries.length > 0 ? entries : await store.countWords(this.#deps.reads));
       this.#vocabulary = { epoch, vocabulary };
       return vocabulary;
     })().finally(() => {
@@ -90,7 +90,7 @@ export class DirectorySearch {
     if (ranked === undefined) return this.#browse(q, page);
     const start = offsetOf(page);
     const ids = ranked.slice(start, start + page.per_page).map((c) => c.id);
-    const byId = new Map((await store.listedRows(this.#deps.db, ids)).map((r) => [r.id, r]));
+    const byId = new Map((await store.listedRows(this.#deps.reads, ids)).map((r) => [r.id, r]));
     const rows = ids.map((id) => byId.get(id)).filter((r) => r !== undefined);
     return capped(
       toPage(
@@ -108,7 +108,7 @@ export class DirectorySearch {
     if (q.near !== undefined) {
       const box = boxAround(q.near.latitude, q.near.longitude, q.near.radius_km);
       // The box is a superset of the circle: rank and cut the box in memory.
-      const boxed = await store.biggestMatching(this.#deps.db, { ...filters, box }, SEARCH_CANDIDATES_MAX * 5);
+      const boxed = await store.biggestMatching(this.#deps.reads, { ...filters, box }, SEARCH_CANDIDATES_MAX * 5);
       const near = q.near;
       const inside = boxed.filter((r) => r.latitude !== null && r.longitude !== null && distanceKm(near.latitude, near.longitude, r.latitude, r.longitude) <= near.radius_km);
       const start = offsetOf(page);
@@ -121,7 +121,7 @@ export class DirectorySearch {
         boxed.length >= SEARCH_CANDIDATES_MAX * 5,
       );
     }
-    const { rows, count } = await store.pageMatching(this.#deps.db, filters, page);
+    const { rows, count } = await store.pageMatching(this.#deps.reads, filters, page);
     return toPage(
       rows.map((r) => nonProfitForm(this.#deps, toNonProfit(r))),
       count,
@@ -143,7 +143,7 @@ export class DirectorySearch {
 
   /** Query words: candidates from the word index, checked and ranked here (rank.ts). */
   async #ranked(q: SearchQuery, tokens: string[]): Promise<Candidate[]> {
-    const db = this.#deps.db;
+    const db = this.#deps.reads;
     const vocabulary = await this.vocabulary();
     const einText = (q.query ?? '').trim();
     const ein = normalizeEin(einText) ?? (/^\d{9}$/.test(tokens.join('')) ? tokens.join('') : null);
@@ -194,7 +194,7 @@ export class DirectorySearch {
 
   /** The organisations one reading of the query may mean, from the word index: at most CANDIDATE_ROWS, biggest first. */
   async #candidates(terms: readonly QueryTerm[]): Promise<Candidate[]> {
-    const db = this.#deps.db;
+    const db = this.#deps.reads;
     const wanted = terms.some((t) => !t.optional) ? terms.filter((t) => !t.optional) : terms;
     // Candidates: the rarest word's organisations (looked up in the index), narrowed by every other word that is rare enough.
     const drivers = wanted.filter((e) => e.list.length > 0 && e.df <= DRIVING_DF_MAX).sort((a, b) => a.df - b.df);
