@@ -244,7 +244,7 @@ export class DirectorySearch {
         // While more organisations are left than are read, a word checked on rows
         // alone would miss those it was not checked on: it is looked up whatever it costs.
         if (d.df > INTERSECT_DF_MAX || (sizes.size <= CANDIDATE_ROWS && d.df > ROW_COST_IN_ENTRIES * sizes.size)) break;
-        const users = await store.postings(
+        const users = await store.usersOf(
           db,
           d.list.map((e) => e.word),
         );

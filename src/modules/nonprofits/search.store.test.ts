@@ -21,7 +21,7 @@ describeEachEngine('search store', (env) => {
     assert.deepEqual(await store.topOfWords(deps.db, []), []);
   });
 
-  test('postings, listedRows and listedCandidates (by ids or EIN) read only listed organisations', async () => {
+  test('postings and usersOf read the index alone; listedRows and listedCandidates (by ids or EIN) read only listed organisations', async () => {
     const { deps } = env();
     await makeNonProfit(deps, { ein: '400000003', name: 'Birch Bark Canoes', income_amt: 5 });
     await makeNonProfit(deps, { ein: '400000004', name: 'Birch Removed Org', income_amt: 7 });
@@ -36,6 +36,8 @@ describeEachEngine('search store', (env) => {
       'the index itself lists both',
     );
     assert.deepEqual(await store.postings(deps.db, []), new Map());
+    assert.deepEqual(await store.usersOf(deps.db, ['birch', 'canoes', 'nowhere']), new Set([kept, gone]));
+    assert.deepEqual(await store.usersOf(deps.db, []), new Set());
     assert.deepEqual(
       (await store.listedRows(deps.db, [kept, gone])).map((r) => r.ein),
       ['400000003'],

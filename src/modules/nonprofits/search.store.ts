@@ -56,7 +56,19 @@ export async function countWords(db: Db): Promise<Array<{ word: string; df: numb
 export async function postings(db: Db, words: readonly string[]): Promise<Map<number, number>> {
   if (words.length === 0) return new Map();
   const rows = await db.selectFrom('non_profit_words').select(['non_profit_id', 'size']).where('word', 'in', words).execute();
-  return new Map(rows.map((r) => [r.non_profit_id, r.size]));
+  // Up to tens of thousands of entries a search: no array of pairs in between.
+  const sizes = new Map<number, number>();
+  for (const r of rows) sizes.set(r.non_profit_id, r.size);
+  return sizes;
+}
+
+/** The organisations using any of `words`. */
+export async function usersOf(db: Db, words: readonly string[]): Promise<Set<number>> {
+  if (words.length === 0) return new Set();
+  const rows = await db.selectFrom('non_profit_words').select('non_profit_id').where('word', 'in', words).execute();
+  const users = new Set<number>();
+  for (const r of rows) users.add(r.non_profit_id);
+  return users;
 }
 
 /** The biggest users of these common words, as the import listed them (directory_top). */
