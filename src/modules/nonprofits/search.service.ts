@@ -230,7 +230,9 @@ export class DirectorySearch {
     // more organisations are left than can be read, or reading a word's entries
     // costs less than reading the rows it rules out; the words left are checked
     // on the rows read.
-    const usable = wanted.filter((e) => e.list.length > 0).sort((a, b) => a.df - b.df);
+    // A word that stands for no word of the vocabulary matches no organisation.
+    if (wanted.some((e) => e.list.length === 0)) return { rows: [], overCap: false, partial: false };
+    const usable = [...wanted].sort((a, b) => a.df - b.df);
     const [first, ...others] = usable;
     if (first !== undefined && first.df <= DRIVING_DF_MAX) {
       // Each word's users come from the word index alone (no rows), and are
@@ -265,13 +267,12 @@ export class DirectorySearch {
     // Every word is common ("first baptist church"): the biggest organisations
     // using the rarest of them, from the lists the import keeps (directory_top),
     // plus the biggest users of its rarer expansions.
-    const rarest = wanted.filter((e) => e.list.length > 0).sort((a, b) => a.df - b.df)[0];
-    if (rarest === undefined) return { rows: [], overCap: false, partial: false };
-    const common = rarest.list.filter((e) => e.df > COMMON_WORD_DF).map((e) => e.word);
+    if (first === undefined) return { rows: [], overCap: false, partial: false };
+    const common = first.list.filter((e) => e.df > COMMON_WORD_DF).map((e) => e.word);
     // Rare expansions in order of closeness, while their organisations fit the budget.
     const rare: string[] = [];
     let budget = COMMON_WORD_DF;
-    for (const e of rarest.list) {
+    for (const e of first.list) {
       if (e.df > COMMON_WORD_DF || e.df > budget) continue;
       rare.push(e.word);
       budget -= e.df;
