@@ -50,7 +50,7 @@ describeEachEngine('honest counts', (env) => {
     assert.deepEqual([one.body.meta.count, 'count_capped' in one.body.meta], [1, false]);
     const page = textOf((await new WebClient(app).get('/charities?query=anchorage+helpers')).body);
     assert.match(page, /2,000\+ matching non-profits\./);
-    assert.match(textOf((await new WebClient(app).get('/charities?query=distinctive+zebra')).body), /\b1 matching non-profits\./);
+    assert.match(textOf((await new WebClient(app).get('/charities?query=distinctive+zebra')).body), /\b1 matching non-profit\./);
   });
 });
 

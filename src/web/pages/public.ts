@@ -65,6 +65,12 @@ function browseLinks(causes: ReadonlyArray<{ id: number; name: string }>, state:
   </section>`;
 }
 
+/** How many organisations a search found, in words: "1 matching non-profit.", "2,000+ matching non-profits." */
+function matchLine(meta: { count: number; count_capped?: boolean }): string {
+  const capped = meta.count_capped === true;
+  if (meta.count === 0) return capped ? 'None of the largest organisations using these words matches them all: add a word or a filter.' : 'No non-profit matches.';
+  return `${meta.count.toLocaleString('en-US')}${capped ? '+' : ''} matching ${meta.count === 1 && !capped ? 'non-profit' : 'non-profits'}.`;
+}
 export function charitySearchPage(
   v: Visitor,
   asked: CharityBrowse,
@@ -90,7 +96,7 @@ export function charitySearchPage(
       results === undefined
         ? browseLinks(causes, state)
         : html`${query === '' ? html`<h2>The largest organisations: ${filters}</h2>` : filters === '' ? '' : html`<p>Only ${filters}. <a href="/charities?query=${encodeURIComponent(query)}">Everywhere</a></p>`}
-    <p class="muted" role="status">${results.meta.count === 0 ? 'No non-profit matches.' : `${results.meta.count.toLocaleString('en-US')}${results.meta.count_capped === true ? '+' : ''} matching non-profits.`}</p>
+    <p class="muted" role="status">${matchLine(results.meta)}</p>
     <ul class="results">${results.items.map((n) => charityItem(n, ` · EIN ${n.ein}`))}</ul>
     ${pager(`/charities?${params}`, results.meta.page, results.meta.last)}
     ${query === '' ? html`<p><a href="/charities">All causes</a></p>` : ''}`
