@@ -1727,7 +1727,7 @@ export interface paths {
                             meta: {
                                 /** @description Total records */
                                 count: number;
-                                /** @description Present and true when the search stopped counting at its cap: count is then a lower bound ("2,000+") */
+                                /** @description Present and true when count is a lower bound ("2,000+"): the search stopped at its cap, or left unread some organisations that use the words */
                                 count_capped?: boolean;
                                 /** @description Last page number */
                                 last: number;

@@ -66,7 +66,11 @@ export const NonProfitPage = Type.Object({
   meta: Type.Composite([
     PageMeta,
     Type.Object({
-      count_capped: Type.Optional(Type.Boolean({ description: 'Present and true when the search stopped counting at its cap: count is then a lower bound ("2,000+")' })),
+      count_capped: Type.Optional(
+        Type.Boolean({
+          description: 'Present and true when count is a lower bound ("2,000+"): the search stopped at its cap, or left unread some organisations that use the words',
+        }),
+      ),
     }),
   ]),
 });
