@@ -155,11 +155,11 @@ export class Vocabulary {
       const count = shared[i] as number;
       shared[i] = 0;
       if (count < needed) continue;
-      // Cheap bounds first: each edit changes the length by at most one and adds or removes at most one letter class.
+      // A cheap bound first: each edit adds or removes at most one letter class (editDistance bounds the length itself).
       const other = this.#masks[i] as number;
       if (bitCount(mask & ~other) > max || bitCount(other & ~mask) > max) continue;
       const candidate = this.words[i] as string;
-      if (candidate === word || Math.abs(candidate.length - word.length) > max) continue;
+      if (candidate === word) continue;
       const d = editDistance(word, candidate, max);
       if (d <= max) out.push({ word: candidate, quality: 1 + d, df: this.df[i] as number });
     }
