@@ -53,6 +53,46 @@ test('concurrent transactions share commits, and each is durable when it resolve
   });
 });
 
+test("a group's commit is made durable by a sync of the WAL that begins after it, off the event loop; plain statements stay synchronous=FULL", async () => {
+  await withDb(async (db, raw) => {
+    const synchronous = () => Number(raw.raw.prepare('pragma synchronous').get()?.synchronous);
+    await db.transaction().execute(async (trx) => {
+      assert.equal(synchronous(), 1, "inside a group: NORMAL, SQLite's COMMIT leaves the sync to the driver");
+      await trx.insertInto('items').values({ label: 'first' }).execute();
+    });
+    assert.equal(raw.stats.syncs, 1, 'the commit resolved after its sync');
+    assert.equal(synchronous(), 2, 'outside a group: FULL');
+    await db.transaction().execute((trx) => trx.insertInto('items').values({ label: 'second' }).execute());
+    assert.equal(raw.stats.syncs, 2, 'a later commit waits for a sync of its own');
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        db.transaction().execute((trx) =>
+          trx
+            .insertInto('items')
+            .values({ label: `t${i}` })
+            .execute(),
+        ),
+      ),
+    );
+    assert.ok(raw.stats.syncs - 2 >= 1 && raw.stats.syncs - 2 <= raw.stats.commits - 2, `${raw.stats.commits - 2} commits, ${raw.stats.syncs - 2} syncs`);
+  });
+});
+
+test('a failed sync fails its group and every later transaction', async () => {
+  await withDb(async (db, _raw, path) => {
+    await db.transaction().execute((trx) => trx.insertInto('items').values({ label: 'durable' }).execute());
+    rmSync(`${path}-wal`);
+    await assert.rejects(
+      db.transaction().execute((trx) => trx.insertInto('items').values({ label: 'lost' }).execute()),
+      /could not be made durable/,
+    );
+    await assert.rejects(
+      db.transaction().execute((trx) => trx.insertInto('items').values({ label: 'later' }).execute()),
+      /could not be made durable/,
+    );
+  });
+});
+
 test('a failing transaction rolls back alone; the others in its group commit', async () => {
   await withDb(async (db, _raw, path) => {
     await db.insertInto('items').values({ label: 'taken' }).execute();

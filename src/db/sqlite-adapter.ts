@@ -2,6 +2,8 @@
 // default needs no native build. Kysely's own SqliteDialect expects the
 // better-sqlite3 statement shape; this file adapts DatabaseSync to it.
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
+import { statSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import {
   SqliteAdapter,
   SqliteIntrospector,
@@ -78,10 +80,13 @@ const WAL_PAGES = 20_000;
 
 export class NodeSqliteDatabase implements SqliteDatabase {
   readonly raw: DatabaseSync;
-  /** Transactions committed and the real (durable) commits that carried them. */
-  readonly stats = { transactions: 0, commits: 0 };
+  /** The write-ahead log's file, which a group commit syncs (none in memory). */
+  readonly walPath: string | undefined;
+  /** Transactions committed, the real commits that carried them, and the syncs that made those durable. */
+  readonly stats = { transactions: 0, commits: 0, syncs: 0 };
   readonly #cache = new Map<string, NodeSqliteStatement>();
   constructor(path: string, options: { cacheMb?: number; walPages?: number; readOnly?: boolean } = {}) {
+    this.walPath = path === ':memory:' || path === '' ? undefined : `${path}-wal`;
     if (options.readOnly === true) {
       this.raw = new DatabaseSync(path, { readOnly: true });
       this.raw.exec('PRAGMA busy_timeout = 5000');
@@ -143,9 +148,9 @@ export class NodeSqliteDatabase implements SqliteDatabase {
 }
 
 /**
- * Group commit for SQLite. Every commit is durable (synchronous=FULL), and an
- * fsync costs far more than the statements of a use case; so transactions
- * that arrive while one is running share one real transaction and one fsync.
+ * Group commit for SQLite. Every commit is durable, and an fsync costs far
+ * more than the statements of a use case; so transactions that arrive while
+ * one is running share one real transaction and one fsync.
  *
  * Each Kysely transaction runs alone (one connection, a mutex) inside a
  * SAVEPOINT of an outer BEGIN IMMEDIATE; its commit RELEASEs the savepoint,
@@ -153,8 +158,18 @@ export class NodeSqliteDatabase implements SqliteDatabase {
  * on disk. The outer commits as soon as no transaction is waiting. A failed
  * transaction rolls back to its savepoint alone; a failed outer COMMIT fails
  * every transaction of the group, none of which has been acknowledged.
- * (A read outside a transaction may see a group's rows a moment before they
- * are durable: the same connection serves it.)
+ *
+ * The outer COMMIT runs with synchronous=NORMAL, which writes the WAL without
+ * syncing it, and the group is then made durable by an fdatasync of the WAL
+ * file on libuv's thread pool (WalSync): the event loop parses the next
+ * requests and runs the next group while the disk syncs, instead of waiting
+ * in SQLite's own fsync. Every other commit (a plain statement, another
+ * process) stays synchronous=FULL. A group resolves only after a sync that
+ * began after its COMMIT returned; a failed sync fails its groups and every
+ * later transaction (the kernel may have dropped the pages: restart, and
+ * SQLite recovers from what is on disk). A read may see a group's rows a
+ * moment before they are durable (the same connection serves it, and the
+ * reader and other processes read the WAL): a client is answered only after.
  */
 class Deferred {
   readonly promise: Promise<void>;
@@ -179,6 +194,60 @@ class Mutex {
     const ready = this.#tail.then(() => unlock);
     this.#tail = this.#tail.then(() => next);
     return ready;
+  }
+}
+
+/**
+ * fdatasync of the WAL file off the event loop, shared: a commit waits for the
+ * next sync to begin after it, and commits made while one sync runs share the
+ * one after it. Linux syncs a file's pages through any descriptor of it; the
+ * file is reopened if it is no longer the one at its path.
+ */
+class WalSync {
+  readonly #path: string;
+  #file: { handle: FileHandle; ino: number } | undefined;
+  /** The sync not yet begun, which every commit since the last one began shares. */
+  #next: Promise<void> | undefined;
+  #last: Promise<void> = Promise.resolve();
+  #failed: unknown;
+  syncs = 0;
+  constructor(path: string) {
+    this.#path = path;
+  }
+  /** Resolves when a sync that began after this call has finished. */
+  durable(): Promise<void> {
+    if (this.#failed !== undefined) return Promise.reject(this.#failed);
+    if (this.#next !== undefined) return this.#next;
+    const next = this.#last.then(() => {
+      this.#next = undefined;
+      return this.#sync();
+    });
+    this.#next = next;
+    this.#last = next.catch(() => {});
+    return next;
+  }
+  /** The error every later commit fails with, once a sync failed. */
+  get failed(): unknown {
+    return this.#failed;
+  }
+  async #sync(): Promise<void> {
+    try {
+      const ino = statSync(this.#path).ino;
+      if (this.#file?.ino !== ino) {
+        await this.#file?.handle.close();
+        this.#file = { handle: await open(this.#path, 'r+'), ino };
+      }
+      await this.#file.handle.datasync();
+      this.syncs += 1;
+    } catch (error) {
+      this.#failed ??= new Error('a commit could not be made durable (sync of the WAL failed); restart the server', { cause: error });
+      throw this.#failed;
+    }
+  }
+  async close(): Promise<void> {
+    await this.#last;
+    await this.#file?.handle.close();
+    this.#file = undefined;
   }
 }
 
@@ -211,6 +280,7 @@ class GroupConnection implements DatabaseConnection {
 
 class GroupCommitSqliteDriver implements Driver {
   readonly #db: NodeSqliteDatabase;
+  readonly #wal: WalSync | undefined;
   readonly #mutex = new Mutex();
   #outerOpen = false;
   #waiting: Deferred[] = [];
@@ -219,6 +289,7 @@ class GroupCommitSqliteDriver implements Driver {
 
   constructor(db: NodeSqliteDatabase) {
     this.#db = db;
+    this.#wal = db.walPath === undefined ? undefined : new WalSync(db.walPath);
   }
   async init(): Promise<void> {}
 
@@ -227,7 +298,15 @@ class GroupCommitSqliteDriver implements Driver {
   }
   async beginTransaction(_connection: DatabaseConnection): Promise<void> {
     if (!this.#outerOpen) {
-      this.#db.raw.exec('BEGIN IMMEDIATE');
+      if (this.#wal?.failed !== undefined) throw this.#wal.failed;
+      // The group's COMMIT leaves the sync to WalSync (SQLite refuses to change this inside a transaction).
+      if (this.#wal !== undefined) this.#db.raw.exec('PRAGMA synchronous = NORMAL');
+      try {
+        this.#db.raw.exec('BEGIN IMMEDIATE');
+      } catch (error) {
+        this.#db.raw.exec('PRAGMA synchronous = FULL');
+        throw error;
+      }
       this.#outerOpen = true;
     }
     this.#db.raw.exec('SAVEPOINT almoner_tx');
@@ -271,6 +350,7 @@ class GroupCommitSqliteDriver implements Driver {
   async destroy(): Promise<void> {
     await this.#lastFlush;
     await this.#flush();
+    await this.#wal?.close();
     this.#db.close();
   }
 
@@ -285,15 +365,22 @@ class GroupCommitSqliteDriver implements Driver {
     });
   }
 
-  #failGroup(error: unknown): void {
+  /** The outer transaction is over (committed or rolled back): its group, which now waits for nothing more of it. */
+  #endGroup(): Deferred[] {
     const group = this.#waiting;
     this.#waiting = [];
     this.#outerOpen = false;
-    for (const d of group) d.reject(error);
+    if (this.#wal !== undefined) this.#db.raw.exec('PRAGMA synchronous = FULL');
+    return group;
+  }
+
+  #failGroup(error: unknown): void {
+    for (const d of this.#endGroup()) d.reject(error);
   }
 
   async #flush(): Promise<void> {
     const unlock = await this.#mutex.lock();
+    let group: Deferred[];
     try {
       if (!this.#outerOpen) return;
       try {
@@ -303,15 +390,21 @@ class GroupCommitSqliteDriver implements Driver {
         this.#failGroup(error);
         return;
       }
-      const group = this.#waiting;
-      this.#waiting = [];
-      this.#outerOpen = false;
+      group = this.#endGroup();
       this.#db.stats.commits += 1;
       this.#db.stats.transactions += group.length;
-      for (const d of group) d.resolve();
     } finally {
+      // The next group runs while this one's WAL syncs.
       unlock();
     }
+    try {
+      await this.#wal?.durable();
+      if (this.#wal !== undefined) this.#db.stats.syncs = this.#wal.syncs;
+    } catch (error) {
+      for (const d of group) d.reject(error);
+      return;
+    }
+    for (const d of group) d.resolve();
   }
 }
 
