@@ -1,0 +1,275 @@
+// Group commit for the node:sqlite dialect (ADR 4): transactions that arrive
+// together share one real transaction and one durable commit.
+import { statSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import type { DatabaseSync } from 'node:sqlite';
+import type { CompiledQuery, DatabaseConnection, Driver, QueryResult, SqliteDatabase } from 'kysely';
+
+/** The connection a group commit runs on (sqlite-adapter.ts GroupCommitDatabase). */
+export interface GroupCommitDatabase extends SqliteDatabase {
+  readonly raw: DatabaseSync;
+  /** The write-ahead log's file, synced after each group's commit; none in memory. */
+  readonly walPath: string | undefined;
+  readonly stats: { transactions: number; commits: number; syncs: number };
+}
+
+/**
+ * Group commit for SQLite. Every commit is durable, and an fsync costs far
+ * more than the statements of a use case; so transactions that arrive while
+ * one is running share one real transaction and one fsync.
+ *
+ * Each Kysely transaction runs alone (one connection, a mutex) inside a
+ * SAVEPOINT of an outer BEGIN IMMEDIATE; its commit RELEASEs the savepoint,
+ * lets the next transaction in, and resolves only when the outer COMMIT is
+ * on disk. The outer commits as soon as no transaction is waiting. A failed
+ * transaction rolls back to its savepoint alone; a failed outer COMMIT fails
+ * every transaction of the group, none of which has been acknowledged.
+ *
+ * The outer COMMIT runs with synchronous=NORMAL, which writes the WAL without
+ * syncing it, and the group is then made durable by an fdatasync of the WAL
+ * file on libuv's thread pool (WalSync): the event loop parses the next
+ * requests and runs the next group while the disk syncs, instead of waiting
+ * in SQLite's own fsync. Every other commit (a plain statement, another
+ * process) stays synchronous=FULL. A group resolves only after a sync that
+ * began after its COMMIT returned; a failed sync fails its groups and every
+ * later transaction (the kernel may have dropped the pages: restart, and
+ * SQLite recovers from what is on disk). A read may see a group's rows a
+ * moment before they are durable (the same connection serves it, and the
+ * reader and other processes read the WAL): a client is answered only after.
+ */
+class Deferred {
+  readonly promise: Promise<void>;
+  resolve!: () => void;
+  reject!: (error: unknown) => void;
+  constructor() {
+    this.promise = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+}
+
+class Mutex {
+  #tail: Promise<void> = Promise.resolve();
+  /** Resolves, in call order, with the function that unlocks. */
+  lock(): Promise<() => void> {
+    let unlock!: () => void;
+    const next = new Promise<void>((resolve) => {
+      unlock = resolve;
+    });
+    const ready = this.#tail.then(() => unlock);
+    this.#tail = this.#tail.then(() => next);
+    return ready;
+  }
+}
+
+/**
+ * fdatasync of the WAL file off the event loop, shared: a commit waits for the
+ * next sync to begin after it, and commits made while one sync runs share the
+ * one after it. Linux syncs a file's pages through any descriptor of it; the
+ * file is reopened if it is no longer the one at its path.
+ */
+class WalSync {
+  readonly #path: string;
+  #file: { handle: FileHandle; ino: number } | undefined;
+  /** The sync not yet begun, which every commit since the last one began shares. */
+  #next: Promise<void> | undefined;
+  #last: Promise<void> = Promise.resolve();
+  #failed: unknown;
+  syncs = 0;
+  constructor(path: string) {
+    this.#path = path;
+  }
+  /** Resolves when a sync that began after this call has finished. */
+  durable(): Promise<void> {
+    if (this.#failed !== undefined) return Promise.reject(this.#failed);
+    if (this.#next !== undefined) return this.#next;
+    const next = this.#last.then(() => {
+      this.#next = undefined;
+      return this.#sync();
+    });
+    this.#next = next;
+    this.#last = next.catch(() => {});
+    return next;
+  }
+  /** The error every later commit fails with, once a sync failed. */
+  get failed(): unknown {
+    return this.#failed;
+  }
+  async #sync(): Promise<void> {
+    try {
+      const ino = statSync(this.#path).ino;
+      if (this.#file?.ino !== ino) {
+        await this.#file?.handle.close();
+        this.#file = { handle: await open(this.#path, 'r+'), ino };
+      }
+      await this.#file.handle.datasync();
+      this.syncs += 1;
+    } catch (error) {
+      this.#failed ??= new Error('a commit could not be made durable (sync of the WAL failed); restart the server', { cause: error });
+      throw this.#failed;
+    }
+  }
+  async close(): Promise<void> {
+    await this.#last;
+    await this.#file?.handle.close();
+    this.#file = undefined;
+  }
+}
+
+class GroupConnection implements DatabaseConnection {
+  readonly #db: GroupCommitDatabase;
+  unlock: (() => void) | undefined;
+  /** Set once this transaction's work is in the group, awaiting the outer commit. */
+  inGroup = false;
+  constructor(db: GroupCommitDatabase, unlock: () => void) {
+    this.#db = db;
+    this.unlock = unlock;
+  }
+  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    const { sql, parameters } = compiledQuery;
+    const stmt = this.#db.prepare(sql);
+    if (stmt.reader) return Promise.resolve({ rows: stmt.all(parameters) as R[] });
+    const { changes, lastInsertRowid } = stmt.run(parameters);
+    return Promise.resolve({ numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] });
+  }
+  // eslint-disable-next-line require-yield -- Kysely's driver interface asks for a generator; this one never streams
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported on SQLite here');
+  }
+  releaseEarly(): void {
+    const unlock = this.unlock;
+    this.unlock = undefined;
+    unlock?.();
+  }
+}
+
+export class GroupCommitSqliteDriver implements Driver {
+  readonly #db: GroupCommitDatabase;
+  readonly #wal: WalSync | undefined;
+  readonly #mutex = new Mutex();
+  #outerOpen = false;
+  #waiting: Deferred[] = [];
+  #flushScheduled = false;
+  #lastFlush: Promise<void> = Promise.resolve();
+
+  constructor(db: GroupCommitDatabase) {
+    this.#db = db;
+    this.#wal = db.walPath === undefined ? undefined : new WalSync(db.walPath);
+  }
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new GroupConnection(this.#db, await this.#mutex.lock());
+  }
+  async beginTransaction(_connection: DatabaseConnection): Promise<void> {
+    if (!this.#outerOpen) {
+      if (this.#wal?.failed !== undefined) throw this.#wal.failed;
+      // The group's COMMIT leaves the sync to WalSync (SQLite refuses to change this inside a transaction).
+      if (this.#wal !== undefined) this.#db.raw.exec('PRAGMA synchronous = NORMAL');
+      try {
+        this.#db.raw.exec('BEGIN IMMEDIATE');
+      } catch (error) {
+        this.#db.raw.exec('PRAGMA synchronous = FULL');
+        throw error;
+      }
+      this.#outerOpen = true;
+    }
+    this.#db.raw.exec('SAVEPOINT almoner_tx');
+  }
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const conn = connection as GroupConnection;
+    this.#db.raw.exec('RELEASE almoner_tx');
+    const durable = new Deferred();
+    this.#waiting.push(durable);
+    conn.inGroup = true;
+    this.#scheduleFlush();
+    conn.releaseEarly();
+    await durable.promise;
+  }
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const conn = connection as GroupConnection;
+    // A group whose outer commit failed has rolled back already.
+    if (conn.inGroup) return;
+    if (!this.#db.raw.isTransaction) {
+      // SQLite rolled the whole outer transaction back itself (an I/O error,
+      // a full disk): the group's earlier members are lost and must hear so.
+      this.#failGroup(new Error('the database rolled back the transaction group'));
+      return;
+    }
+    this.#db.raw.exec('ROLLBACK TO almoner_tx');
+    this.#db.raw.exec('RELEASE almoner_tx');
+    this.#scheduleFlush();
+  }
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as GroupConnection).releaseEarly();
+  }
+  async savepoint(): Promise<void> {
+    throw new Error('nested savepoints are not used');
+  }
+  async rollbackToSavepoint(): Promise<void> {
+    throw new Error('nested savepoints are not used');
+  }
+  async releaseSavepoint(): Promise<void> {
+    throw new Error('nested savepoints are not used');
+  }
+  async destroy(): Promise<void> {
+    await this.#lastFlush;
+    await this.#flush();
+    await this.#wal?.close();
+    this.#db.close();
+  }
+
+  #scheduleFlush(): void {
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    // The flush queues behind every transaction already waiting for the
+    // connection, so they join this group before it commits.
+    this.#lastFlush = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.#flushScheduled = false;
+      return this.#flush();
+    });
+  }
+
+  /** The outer transaction is over (committed or rolled back): its group, which now waits for nothing more of it. */
+  #endGroup(): Deferred[] {
+    const group = this.#waiting;
+    this.#waiting = [];
+    this.#outerOpen = false;
+    if (this.#wal !== undefined) this.#db.raw.exec('PRAGMA synchronous = FULL');
+    return group;
+  }
+
+  #failGroup(error: unknown): void {
+    for (const d of this.#endGroup()) d.reject(error);
+  }
+
+  async #flush(): Promise<void> {
+    const unlock = await this.#mutex.lock();
+    let group: Deferred[];
+    try {
+      if (!this.#outerOpen) return;
+      try {
+        this.#db.raw.exec('COMMIT');
+      } catch (error) {
+        if (this.#db.raw.isTransaction) this.#db.raw.exec('ROLLBACK');
+        this.#failGroup(error);
+        return;
+      }
+      group = this.#endGroup();
+      this.#db.stats.commits += 1;
+      this.#db.stats.transactions += group.length;
+    } finally {
+      // The next group runs while this one's WAL syncs.
+      unlock();
+    }
+    try {
+      await this.#wal?.durable();
+      if (this.#wal !== undefined) this.#db.stats.syncs = this.#wal.syncs;
+    } catch (error) {
+      for (const d of group) d.reject(error);
+      return;
+    }
+    for (const d of group) d.resolve();
+  }
+}
