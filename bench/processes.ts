@@ -38,7 +38,9 @@ export async function freshDatabase(engine: string, prefix: string): Promise<{ d
 
 /** Starts a bench/servers.ts server (`app`, `ceiling`, `naive`) on `core`; resolves when it listens. */
 export function startServer(mode: string, env: Record<string, string>, core = 0): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn('taskset', ['-c', String(core), process.execPath, SERVERS, mode], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_CPU_PROF=<dir>: the app server writes its CPU profile there when it stops.
+  const profile = mode === 'app' && process.env.BENCH_CPU_PROF !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn('taskset', ['-c', String(core), process.execPath, ...profile, SERVERS, mode], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
