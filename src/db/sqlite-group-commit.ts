@@ -5,7 +5,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import type { DatabaseSync } from 'node:sqlite';
 import type { CompiledQuery, DatabaseConnection, Driver, QueryResult, SqliteDatabase } from 'kysely';
 
-/** The connection a group commit runs on (sqlite-adapter.ts GroupCommitDatabase). */
+/** The connection a group commit runs on (NodeSqliteDatabase, sqlite-adapter.ts). */
 export interface GroupCommitDatabase extends SqliteDatabase {
   readonly raw: DatabaseSync;
   /** The write-ahead log's file, synced after each group's commit; none in memory. */
@@ -13,30 +13,6 @@ export interface GroupCommitDatabase extends SqliteDatabase {
   readonly stats: { transactions: number; commits: number; syncs: number };
 }
 
-/**
- * Group commit for SQLite. Every commit is durable, and an fsync costs far
- * more than the statements of a use case; so transactions that arrive while
- * one is running share one real transaction and one fsync.
- *
- * Each Kysely transaction runs alone (one connection, a mutex) inside a
- * SAVEPOINT of an outer BEGIN IMMEDIATE; its commit RELEASEs the savepoint,
- * lets the next transaction in, and resolves only when the outer COMMIT is
- * on disk. The outer commits as soon as no transaction is waiting. A failed
- * transaction rolls back to its savepoint alone; a failed outer COMMIT fails
- * every transaction of the group, none of which has been acknowledged.
- *
- * The outer COMMIT runs with synchronous=NORMAL, which writes the WAL without
- * syncing it, and the group is then made durable by an fdatasync of the WAL
- * file on libuv's thread pool (WalSync): the event loop parses the next
- * requests and runs the next group while the disk syncs, instead of waiting
- * in SQLite's own fsync. Every other commit (a plain statement, another
- * process) stays synchronous=FULL. A group resolves only after a sync that
- * began after its COMMIT returned; a failed sync fails its groups and every
- * later transaction (the kernel may have dropped the pages: restart, and
- * SQLite recovers from what is on disk). A read may see a group's rows a
- * moment before they are durable (the same connection serves it, and the
- * reader and other processes read the WAL): a client is answered only after.
- */
 class Deferred {
   readonly promise: Promise<void>;
   resolve!: () => void;
@@ -144,6 +120,30 @@ class GroupConnection implements DatabaseConnection {
   }
 }
 
+/**
+ * Group commit for SQLite. Every commit is durable, and an fsync costs far
+ * more than the statements of a use case; so transactions that arrive while
+ * one is running share one real transaction and one fsync.
+ *
+ * Each Kysely transaction runs alone (one connection, a mutex) inside a
+ * SAVEPOINT of an outer BEGIN IMMEDIATE; its commit RELEASEs the savepoint,
+ * lets the next transaction in, and resolves only when the outer COMMIT is
+ * on disk. The outer commits as soon as no transaction is waiting. A failed
+ * transaction rolls back to its savepoint alone; a failed outer COMMIT fails
+ * every transaction of the group, none of which has been acknowledged.
+ *
+ * The outer COMMIT runs with synchronous=NORMAL, which writes the WAL without
+ * syncing it, and the group is then made durable by an fdatasync of the WAL
+ * file on libuv's thread pool (WalSync): the event loop parses the next
+ * requests and runs the next group while the disk syncs, instead of waiting
+ * in SQLite's own fsync. Every other commit (a plain statement, another
+ * process) stays synchronous=FULL. A group resolves only after a sync that
+ * began after its COMMIT returned; a failed sync fails its groups and every
+ * later transaction (the kernel may have dropped the pages: restart, and
+ * SQLite recovers from what is on disk). A read may see a group's rows a
+ * moment before they are durable (the same connection serves it, and the
+ * reader and other processes read the WAL): a client is answered only after.
+ */
 export class GroupCommitSqliteDriver implements Driver {
   readonly #db: GroupCommitDatabase;
   readonly #wal: WalSync | undefined;
