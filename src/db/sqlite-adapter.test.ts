@@ -78,6 +78,26 @@ test("a group's commit is made durable by a sync of the WAL that begins after it
   });
 });
 
+test('a plain write run while a group is open is answered only when that group is durable', async () => {
+  await withDb(async (db, raw, path) => {
+    let seenWhenAnswered: boolean | undefined;
+    await Promise.all([
+      db.transaction().execute((trx) => trx.insertInto('items').values({ label: 'in a transaction' }).execute()),
+      // Queued behind the transaction: it runs once the transaction's savepoint is released, inside the still open group.
+      db
+        .insertInto('items')
+        .values({ label: 'plain' })
+        .execute()
+        .then(() => {
+          seenWhenAnswered = committedLabels(path).includes('plain');
+        }),
+    ]);
+    assert.equal(seenWhenAnswered, true, 'committed (and synced) before it was answered');
+    assert.equal(raw.stats.commits, 1, 'one group carried both');
+    assert.deepEqual((await db.selectFrom('items').select('label').execute()).map((r) => r.label).sort(), ['in a transaction', 'plain']);
+  });
+});
+
 test('a failed sync fails its group and every later transaction', async () => {
   await withDb(async (db, _raw, path) => {
     await db.transaction().execute((trx) => trx.insertInto('items').values({ label: 'durable' }).execute());

@@ -95,19 +95,33 @@ class WalSync {
 
 class GroupConnection implements DatabaseConnection {
   readonly #db: GroupCommitDatabase;
+  readonly #joinGroup: () => Promise<void>;
   unlock: (() => void) | undefined;
+  /** Set when a Kysely transaction begins on this connection. */
+  inTransaction = false;
   /** Set once this transaction's work is in the group, awaiting the outer commit. */
   inGroup = false;
-  constructor(db: GroupCommitDatabase, unlock: () => void) {
+  constructor(db: GroupCommitDatabase, unlock: () => void, joinGroup: () => Promise<void>) {
     this.#db = db;
     this.unlock = unlock;
+    this.#joinGroup = joinGroup;
   }
-  executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { sql, parameters } = compiledQuery;
     const stmt = this.#db.prepare(sql);
-    if (stmt.reader) return Promise.resolve({ rows: stmt.all(parameters) as R[] });
-    const { changes, lastInsertRowid } = stmt.run(parameters);
-    return Promise.resolve({ numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] });
+    let result: QueryResult<R>;
+    if (stmt.reader) result = { rows: stmt.all(parameters) as R[] };
+    else {
+      const { changes, lastInsertRowid } = stmt.run(parameters);
+      result = { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+    }
+    // A statement outside a transaction, run while a group's transaction is open, is part of
+    // that group: if it may have written, it is answered when the group is durable, not before.
+    if (!this.inTransaction && this.#db.raw.isTransaction && !/^\s*select\b/i.test(sql)) {
+      this.releaseEarly();
+      await this.#joinGroup();
+    }
+    return result;
   }
   // eslint-disable-next-line require-yield -- Kysely's driver interface asks for a generator; this one never streams
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
@@ -160,9 +174,17 @@ export class GroupCommitSqliteDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new GroupConnection(this.#db, await this.#mutex.lock());
+    return new GroupConnection(this.#db, await this.#mutex.lock(), this.#joinGroup);
   }
-  async beginTransaction(_connection: DatabaseConnection): Promise<void> {
+  /** Resolves when the open group, which now includes the caller's work, is durable. */
+  readonly #joinGroup = (): Promise<void> => {
+    const durable = new Deferred();
+    this.#waiting.push(durable);
+    this.#scheduleFlush();
+    return durable.promise;
+  };
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    (connection as GroupConnection).inTransaction = true;
     if (!this.#outerOpen) {
       if (this.#wal?.failed !== undefined) throw this.#wal.failed;
       // The group's COMMIT leaves the sync to WalSync (SQLite refuses to change this inside a transaction).
@@ -180,12 +202,10 @@ export class GroupCommitSqliteDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const conn = connection as GroupConnection;
     this.#db.raw.exec('RELEASE almoner_tx');
-    const durable = new Deferred();
-    this.#waiting.push(durable);
+    const durable = this.#joinGroup();
     conn.inGroup = true;
-    this.#scheduleFlush();
     conn.releaseEarly();
-    await durable.promise;
+    await durable;
   }
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const conn = connection as GroupConnection;
