@@ -167,6 +167,8 @@ test('a reader is a second, read-only, memory-mapped connection that sees every 
     const reads = new Kysely<T>({ dialect: new NodeSqliteDialect(reader) });
     try {
       assert.deepEqual({ ...raw.raw.prepare('pragma mmap_size').get() }, { mmap_size: 0 });
+      assert.equal(raw.walPath, `${path}-wal`, 'the writer syncs the WAL after each group');
+      assert.equal(reader.walPath, undefined, 'a reader has nothing to sync');
       assert.ok(Number(reader.raw.prepare('pragma mmap_size').get()?.mmap_size) >= 1024 * 1024 * 1024, 'the reader maps the file');
       await db.transaction().execute((trx) => trx.insertInto('items').values({ label: 'seen' }).execute());
       assert.deepEqual(

@@ -73,7 +73,8 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   readonly stats = { transactions: 0, commits: 0, syncs: 0 };
   readonly #cache = new Map<string, NodeSqliteStatement>();
   constructor(path: string, options: { cacheMb?: number; walPages?: number; readOnly?: boolean } = {}) {
-    this.walPath = path === ':memory:' || path === '' ? undefined : `${path}-wal`;
+    // A reader writes nothing, and a database in memory has no file.
+    this.walPath = options.readOnly === true || path === ':memory:' || path === '' ? undefined : `${path}-wal`;
     if (options.readOnly === true) {
       this.raw = new DatabaseSync(path, { readOnly: true });
       this.raw.exec('PRAGMA busy_timeout = 5000');
