@@ -1,7 +1,7 @@
 // Group commit for the node:sqlite dialect (ADR 4): transactions that arrive
 // together share one real transaction and one durable commit.
-import { statSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, fdatasync, openSync, statSync } from 'node:fs';
+import { promisify } from 'node:util';
 import type { DatabaseSync } from 'node:sqlite';
 import type { CompiledQuery, DatabaseConnection, Driver, QueryResult, SqliteDatabase } from 'kysely';
 
@@ -45,9 +45,16 @@ class Mutex {
  * one after it. Linux syncs a file's pages through any descriptor of it; the
  * file is reopened if it is no longer the one at its path.
  */
+const datasync = promisify(fdatasync);
+
 class WalSync {
   readonly #path: string;
-  #file: { handle: FileHandle; ino: number } | undefined;
+  /**
+   * A plain descriptor, not a FileHandle: one left open when a process ends without closing its
+   * database is then simply closed by the OS (a FileHandle's cleanup at exit hung the process in
+   * about one test run of ten, busy in Node's environment cleanup).
+   */
+  #file: { fd: number; ino: number } | undefined;
   /** The sync not yet begun, which every commit since the last one began shares. */
   #next: Promise<void> | undefined;
   #last: Promise<void> = Promise.resolve();
@@ -76,10 +83,10 @@ class WalSync {
     try {
       const ino = statSync(this.#path).ino;
       if (this.#file?.ino !== ino) {
-        await this.#file?.handle.close();
-        this.#file = { handle: await open(this.#path, 'r+'), ino };
+        if (this.#file !== undefined) closeSync(this.#file.fd);
+        this.#file = { fd: openSync(this.#path, 'r+'), ino };
       }
-      await this.#file.handle.datasync();
+      await datasync(this.#file.fd);
       this.syncs += 1;
     } catch (error) {
       this.#failed ??= new Error('a commit could not be made durable (sync of the WAL failed); restart the server', { cause: error });
@@ -88,7 +95,7 @@ class WalSync {
   }
   async close(): Promise<void> {
     await this.#last;
-    await this.#file?.handle.close();
+    if (this.#file !== undefined) closeSync(this.#file.fd);
     this.#file = undefined;
   }
 }
