@@ -51,8 +51,8 @@ class WalSync {
   readonly #path: string;
   /**
    * A plain descriptor, not a FileHandle: one left open when a process ends without closing its
-   * database is then simply closed by the OS (a FileHandle's cleanup at exit hung the process in
-   * about one test run of ten, busy in Node's environment cleanup).
+   * database is then simply closed by the OS. With a FileHandle, such a process hung at exit, busy
+   * in Node's environment cleanup, in 6 of 22 runs of one test file.
    */
   #file: { fd: number; ino: number } | undefined;
   /** The sync not yet begun, which every commit since the last one began shares. */
