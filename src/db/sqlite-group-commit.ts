@@ -39,14 +39,14 @@ class Mutex {
   }
 }
 
+const datasync = promisify(fdatasync);
+
 /**
  * fdatasync of the WAL file off the event loop, shared: a commit waits for the
  * next sync to begin after it, and commits made while one sync runs share the
  * one after it. Linux syncs a file's pages through any descriptor of it; the
  * file is reopened if it is no longer the one at its path.
  */
-const datasync = promisify(fdatasync);
-
 class WalSync {
   readonly #path: string;
   /**
@@ -59,9 +59,10 @@ class WalSync {
   #next: Promise<void> | undefined;
   #last: Promise<void> = Promise.resolve();
   #failed: unknown;
-  syncs = 0;
-  constructor(path: string) {
+  readonly #stats: GroupCommitDatabase['stats'];
+  constructor(path: string, stats: GroupCommitDatabase['stats']) {
     this.#path = path;
+    this.#stats = stats;
   }
   /** Resolves when a sync that began after this call has finished. */
   durable(): Promise<void> {
@@ -87,7 +88,7 @@ class WalSync {
         this.#file = { fd: openSync(this.#path, 'r+'), ino };
       }
       await datasync(this.#file.fd);
-      this.syncs += 1;
+      this.#stats.syncs += 1;
     } catch (error) {
       this.#failed ??= new Error('a commit could not be made durable (sync of the WAL failed); restart the server', { cause: error });
       throw this.#failed;
@@ -176,7 +177,7 @@ export class GroupCommitSqliteDriver implements Driver {
 
   constructor(db: GroupCommitDatabase) {
     this.#db = db;
-    this.#wal = db.walPath === undefined ? undefined : new WalSync(db.walPath);
+    this.#wal = db.walPath === undefined ? undefined : new WalSync(db.walPath, db.stats);
   }
   async init(): Promise<void> {}
 
@@ -292,7 +293,6 @@ export class GroupCommitSqliteDriver implements Driver {
     }
     try {
       await this.#wal?.durable();
-      if (this.#wal !== undefined) this.#db.stats.syncs = this.#wal.syncs;
     } catch (error) {
       for (const d of group) d.reject(error);
       return;
