@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { engines, openEnv, call, fingerprint, runCli, type TestEnv } from './harness.ts';
+import pg from 'pg';
+import { engines, openEnv, call, fingerprint, freshDatabase, runCli, type TestEnv } from './harness.ts';
 import { WebClient } from './web-client.ts';
 
 describe('almoner users create', () => {
@@ -189,6 +190,38 @@ for (const { name: engine } of engines().slice(0, 1)) {
 }
 
 describe('almoner check', () => {
+  test(
+    'on PostgreSQL, runs without the statement timeout that bounds requests: a table held by another session delays it, never fails it',
+    { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' },
+    async () => {
+      const { databaseUrl, cleanup } = await freshDatabase('postgres');
+      const locker = new pg.Client({ connectionString: databaseUrl });
+      try {
+        const env = await openEnv('postgres', { databaseUrl });
+        await env.app.close();
+        await env.platform.close();
+        await locker.connect();
+        // Held for far longer than the 300 ms the check is configured with.
+        await locker.query('begin');
+        await locker.query('lock table donations in access exclusive mode');
+        const running = runCli(['check'], databaseUrl, { DB_STATEMENT_TIMEOUT_MS: '300' });
+        let finished = false;
+        void running.then(() => {
+          finished = true;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 3000));
+        assert.equal(finished, false, 'the check waits for the table');
+        await locker.query('commit');
+        const result = await running;
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(result.stdout, /All invariants hold/);
+      } finally {
+        await locker.end();
+        await cleanup();
+      }
+    },
+  );
+
   test('passes on a sound ledger and reports each broken invariant, exiting 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'almoner-check-'));
     const url = `sqlite:${join(dir, 'check.sqlite')}`;

@@ -7,8 +7,17 @@ import { userInfo } from 'node:os';
 
 export class UsageError extends Error {}
 
-export async function withPlatform<T>(fn: (p: Awaited<ReturnType<typeof openPlatform>>) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+/** What a command over the whole database changes in the configuration: no statement timeout (0). */
+export const WHOLE_DATABASE = { dbStatementTimeoutMs: 0 } as const;
+
+/**
+ * Opens the platform around `fn`. A command that reads or writes the whole
+ * database (`whole`: check, import, copy) is no request: PostgreSQL's
+ * statement timeout, which bounds a request's statements, does not apply to
+ * it, so a large database or a busy machine slows it and never stops it.
+ */
+export async function withPlatform<T>(fn: (p: Awaited<ReturnType<typeof openPlatform>>) => Promise<T>, options: { whole?: boolean } = {}): Promise<T> {
+  const config = loadConfig(process.env, options.whole === true ? WHOLE_DATABASE : {});
   const platform = await openPlatform(config, { log: pino({ level: process.env.LOG_LEVEL ?? 'warn' }) });
   try {
     return await fn(platform);

@@ -15,7 +15,7 @@ import { AppError } from '../shared/errors.ts';
 import { formatCheck, runCheck } from '../modules/check/index.ts';
 import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/index.ts';
 
-import { UsageError, actor, withPlatform } from './common.ts';
+import { UsageError, WHOLE_DATABASE, actor, withPlatform } from './common.ts';
 import { operate } from './operate.ts';
 import { demo } from './demo.ts';
 import { notifyCommand } from './notify.ts';
@@ -154,26 +154,29 @@ async function importNonProfits(args: string[]): Promise<number> {
     }
   })();
   if (files.length === 0) throw new UsageError('no .csv or .csv.gz files there');
-  return withPlatform(async ({ deps }) => {
-    const started = Date.now();
-    const summary = await importBmf(deps, files, {
-      ...(values.zips === undefined ? {} : { zipCentroids: values.zips }),
-      onProgress: progressPrinter(),
-      onStep: (step) => process.stderr.write(`${process.stderr.isTTY === true ? '\n' : ''}${step}...\n`),
-    });
-    if (process.stderr.isTTY === true) process.stderr.write('\n');
-    const seconds = (Date.now() - started) / 1000;
-    process.stdout.write(
-      [
-        `Imported ${summary.rows.toLocaleString('en-US')} rows from ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(1)} s:`,
-        `  added ${summary.added}, updated ${summary.updated}, unchanged ${summary.unchanged}, kept newer ${summary.older}, marked removed ${summary.removed}, rejected ${summary.rejected}`,
-        ...summary.rejections.slice(0, 50).map((r) => `  rejected ${r.file}:${r.line}: ${r.reason}`),
-        ...(summary.rejected > 50 ? [`  ... and ${summary.rejected - 50} more rejected`] : []),
-        '',
-      ].join('\n'),
-    );
-    return 0;
-  });
+  return withPlatform(
+    async ({ deps }) => {
+      const started = Date.now();
+      const summary = await importBmf(deps, files, {
+        ...(values.zips === undefined ? {} : { zipCentroids: values.zips }),
+        onProgress: progressPrinter(),
+        onStep: (step) => process.stderr.write(`${process.stderr.isTTY === true ? '\n' : ''}${step}...\n`),
+      });
+      if (process.stderr.isTTY === true) process.stderr.write('\n');
+      const seconds = (Date.now() - started) / 1000;
+      process.stdout.write(
+        [
+          `Imported ${summary.rows.toLocaleString('en-US')} rows from ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(1)} s:`,
+          `  added ${summary.added}, updated ${summary.updated}, unchanged ${summary.unchanged}, kept newer ${summary.older}, marked removed ${summary.removed}, rejected ${summary.rejected}`,
+          ...summary.rejections.slice(0, 50).map((r) => `  rejected ${r.file}:${r.line}: ${r.reason}`),
+          ...(summary.rejected > 50 ? [`  ... and ${summary.rejected - 50} more rejected`] : []),
+          '',
+        ].join('\n'),
+      );
+      return 0;
+    },
+    { whole: true },
+  );
 }
 
 /** SQLite's online backup: pages are copied while other connections keep reading and writing. */
@@ -197,9 +200,9 @@ async function dbCopy(args: string[]): Promise<number> {
   if (values.to === undefined || !/^postgres(ql)?:\/\//.test(values.to)) throw new UsageError('--to must be a postgres:// URL');
   if (!existsSync(values.from.replace(/^sqlite:(\/\/)?/, ''))) throw new UsageError(`no SQLite file at ${values.from}`);
   const log = pino({ level: 'warn' });
-  const source = await openPlatform(loadConfig({}, { databaseUrl: values.from }), { log });
+  const source = await openPlatform(loadConfig({}, { ...WHOLE_DATABASE, databaseUrl: values.from }), { log });
   try {
-    const target = await openPlatform(loadConfig({}, { databaseUrl: values.to }), { log });
+    const target = await openPlatform(loadConfig({}, { ...WHOLE_DATABASE, databaseUrl: values.to }), { log });
     try {
       const report = await copyDatabase(source.handle, target.handle, (table, rows) => process.stderr.write(`copied ${table}: ${rows}\n`));
       const mismatched = report.tables.filter((t) => t.source !== t.target);
@@ -219,11 +222,14 @@ async function dbCopy(args: string[]): Promise<number> {
 }
 
 async function check(): Promise<number> {
-  return withPlatform(async ({ deps }) => {
-    const { ok, text } = formatCheck(await runCheck(deps));
-    (ok ? process.stdout : process.stderr).write(text);
-    return ok ? 0 : 1;
-  });
+  return withPlatform(
+    async ({ deps }) => {
+      const { ok, text } = formatCheck(await runCheck(deps));
+      (ok ? process.stdout : process.stderr).write(text);
+      return ok ? 0 : 1;
+    },
+    { whole: true },
+  );
 }
 
 export async function run(argv: string[]): Promise<number> {
