@@ -139,10 +139,21 @@ class FundBatches {
     const round = this.#nextRound();
     if (round.length === 0) return;
     this.#running = true;
-    void this.#run(round).finally(() => {
-      this.#running = false;
-      this.#pump();
-    });
+    // The next round starts as soon as this one's writes are done, before its requests are
+    // answered: their answers are built while the next round's first statements run (answered
+    // after the microtasks that send those).
+    void this.#run(round).then(
+      (answer) => {
+        this.#running = false;
+        this.#pump();
+        setImmediate(answer);
+      },
+      (error: unknown) => {
+        this.#running = false;
+        this.#pump();
+        for (const w of round) w.reject(error);
+      },
+    );
   }
 
   /** The waiting requests, longest-waiting fund first (each fund's in arrival order), up to BATCH_MAX. */
@@ -159,9 +170,10 @@ class FundBatches {
   /**
    * One write for the round (guarded, else a locked transaction). If the
    * database refuses it, each request is tried alone, so one cannot fail the
-   * others; if the connection was lost, each fails.
+   * others; if the connection was lost, each fails. Resolves, once every write
+   * is done, to what answers the round's requests.
    */
-  async #run(batch: Waiting[]): Promise<void> {
+  async #run(batch: Waiting[]): Promise<() => void> {
     let outcomes: Array<Made | AppError>;
     this.stats.transactions += 1;
     this.stats.requests += batch.length;
@@ -172,21 +184,26 @@ class FundBatches {
       // Tried again one by one only when the database refused it, so nothing was written;
       // a lost connection may have committed it, and each request fails (503) instead.
       if (batch.length === 1 || outcomeUnknown(this.#deps.engine, error)) {
-        for (const w of batch) w.reject(error);
-        return;
+        return () => {
+          for (const w of batch) w.reject(error);
+        };
       }
-      for (const one of batch) await this.#run([one]);
-      return;
+      const answers: Array<() => void> = [];
+      for (const one of batch) answers.push(await this.#run([one]));
+      return () => {
+        for (const answer of answers) answer();
+      };
     }
-    batch.forEach((w, i) => {
-      const outcome = outcomes[i];
-      assert(outcome !== undefined, 'an outcome for every request');
-      if (outcome instanceof AppError) w.reject(outcome);
-      else {
-        this.#deps.metrics.counters.donationCreated(w.donation.book, w.donation.amount_cents);
-        w.resolve(outcome);
-      }
-    });
+    return () =>
+      batch.forEach((w, i) => {
+        const outcome = outcomes[i];
+        assert(outcome !== undefined, 'an outcome for every request');
+        if (outcome instanceof AppError) w.reject(outcome);
+        else {
+          this.#deps.metrics.counters.donationCreated(w.donation.book, w.donation.amount_cents);
+          w.resolve(outcome);
+        }
+      });
   }
 
   /**
