@@ -230,6 +230,35 @@ for (const { name: engine } of engines()) {
       await assertLedgerBalanced(env.deps);
     });
 
+    if (engine === 'postgres') {
+      test('a recipient a node remembers is checked against the directory when written: removed since, the donation is refused and nothing is written', async () => {
+        await makeNonProfit(env.deps, { ein: '010000002', name: 'Soon Gone' });
+        const user = await makeUser(env.deps);
+        await fund(env.deps, user, 1_000 * 100);
+        const donate = () => createDonation(env.deps, user.caller, { amount_cents: 1000, ein: '010000002' });
+        assert.equal((await donate()).status, 'scheduled');
+        const remembered = donationBatchStats(env.deps).remembered;
+        assert.equal((await donate()).status, 'scheduled');
+        assert.equal(donationBatchStats(env.deps).remembered, remembered + 1, 'the second round used the recipient it remembered');
+        // The importer's removal, as markUnlisted makes it: the row and the records epoch in one transaction.
+        await env.deps.db.transaction().execute(async (trx) => {
+          await trx.updateTable('non_profits').set({ removed_at: '2026-02-01T00:00:00Z' }).where('ein', '=', '010000002').execute();
+          await trx
+            .updateTable('directory_epoch')
+            .set((eb) => ({ records_epoch: eb('records_epoch', '+', 1) }))
+            .where('id', '=', 1)
+            .execute();
+        });
+        const count = async () => (await env.deps.db.selectFrom('donations').select('id').where('user_id', '=', user.user_id).execute()).length;
+        const before = await count();
+        const locked = donationBatchStats(env.deps).locked;
+        await assert.rejects(donate(), (e: AppError) => e.code === 'non_profit_ineligible');
+        assert.equal(donationBatchStats(env.deps).locked, locked + 1, 'the guarded write found the directory moved; the locked round read it again');
+        assert.equal(await count(), before, 'no donation written');
+        await assertLedgerBalanced(env.deps);
+      });
+    }
+
     test('100 parallel gifts against a fund that can afford 10', async () => {
       const user = await makeUser(env.deps);
       await fund(env.deps, user, 10 * 1800);

@@ -174,11 +174,20 @@ export function isExpectationFailed(error: unknown): boolean {
  * another transaction holds and then tests each as it was committed: the
  * guard is a compare-and-set of every row it names.
  */
-export async function runIfAllRows(db: Kysely<any>, guard: Statement, rows: number, statements: readonly Statement[], what: string): Promise<Map<number, unknown>> {
+export async function runIfAllRows(
+  db: Kysely<any>,
+  guard: Statement,
+  rows: number,
+  statements: readonly Statement[],
+  what: string,
+  /** A further condition (SQL appending its values to `params`): nothing is written unless it holds too. */
+  also?: (params: unknown[]) => string,
+): Promise<Map<number, unknown>> {
   const params: unknown[] = [];
   const parts = [`g as (${guard.text('postgres', params)})`, ...withClauses(statements, params)];
+  const condition = also === undefined ? '' : ` and (${also(params)})`;
   params.push(rows, what);
-  const text = `with ${parts.join(', ')} select almoner_expect(count(*) = $${params.length - 1}, $${params.length}) as ok, array_agg(id) as ids, array_agg(value) as vals from g`;
+  const text = `with ${parts.join(', ')} select almoner_expect(count(*) = $${params.length - 1}${condition}, $${params.length}) as ok, array_agg(id) as ids, array_agg(value) as vals from g`;
   if (guard.sameText === true && statements.every((s) => s.sameText === true)) prepareText(text);
   const result = await db.executeQuery<{ ids: unknown[] | null; vals: unknown[] | null }>(CompiledQuery.raw(text, params));
   const { ids = [], vals = [] } = result.rows[0] ?? {};

@@ -5,9 +5,9 @@ import { outcomeUnknown, type Db, type Trx } from '../../db/database.ts';
 import { AppError } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { guardedEntryStatements, lockFundAccounts, readFundAccounts } from '../ledger/index.ts';
-import { findRecipients, type NonProfit } from '../nonprofits/index.ts';
+import { findRecipients, findRecipientsAsOf, recordsEpochIs, type NonProfit } from '../nonprofits/index.ts';
 import { keyTakenOver, recordClaimOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
-import { reserveIds, reserveIdsOfEach } from '../../db/ids.ts';
+import { IdStock, reserveIds } from '../../db/ids.ts';
 import { isExpectationFailed, runIfAllRows } from '../../db/bulk.ts';
 import type { DonationStatus } from './donations.ts';
 import * as store from './donations.store.ts';
@@ -84,6 +84,9 @@ const KNOWN_FUNDS_MAX = 10_000;
 /** The most donations one round creates. */
 const BATCH_MAX = 200;
 
+/** The most recipients a node remembers. */
+const RECIPIENTS_MAX = 10_000;
+
 class FundBatches {
   readonly #deps: Deps;
   /** Per fund, in arrival order: the requests not yet in a round. */
@@ -108,13 +111,22 @@ class FundBatches {
    */
   readonly #contended = new Map<number, number>();
   /**
-   * Rounds run, the donation requests and funds they carried; guarded writes
-   * that found a balance moved; rounds that ran as a locked transaction.
+   * PostgreSQL: the organisations this node's rounds gave to, as of a records
+   * epoch; a guarded write that uses them checks the epoch has not moved.
    */
-  readonly stats = { transactions: 0, requests: 0, funds: 0, moved: 0, locked: 0 };
+  #recipients = { epoch: -1, byEin: new Map<string, NonProfit>() };
+  /** PostgreSQL: donation and journal entry ids taken ahead (db/ids.ts). */
+  readonly #ids: IdStock;
+  /**
+   * Rounds run, the donation requests and funds they carried; guarded writes
+   * that found a balance moved; rounds that ran as a locked transaction;
+   * guarded writes whose recipients were all remembered.
+   */
+  readonly stats = { transactions: 0, requests: 0, funds: 0, moved: 0, locked: 0, remembered: 0 };
 
   constructor(deps: Deps) {
     this.#deps = deps;
+    this.#ids = new IdStock(deps.db, ['donations', 'journal_entries']);
   }
 
   submit(item: Submitted): Promise<Made> {
@@ -230,15 +242,10 @@ class FundBatches {
   }
 
   async #writeGuarded(conn: Db, fundIds: readonly number[], batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
-    // The recipients on another pooled connection while this one takes the ids: one round
-    // trip's wait instead of two (neither writes; the guarded write checks what must hold).
-    const [recipients, [ids = [], entryIds = []]] = await Promise.all([
-      findRecipients(
-        this.#deps.db,
-        batch.map((w) => w.ein),
-      ),
-      reserveIdsOfEach(conn, ['donations', 'journal_entries'], batch.length),
-    ]);
+    // The recipients this node remembers and ids taken ahead: usually no round trip before
+    // the write. Else both are read at once (neither writes; the guarded write checks what must hold).
+    const eins = batch.map((w) => w.ein);
+    const [{ epoch, recipients }, [ids = [], entryIds = []]] = await Promise.all([this.#remembered(eins) ?? this.#readRecipients(eins), this.#ids.take(batch.length)]);
     const funds = new Map<number, KnownFund>();
     for (const fundId of fundIds) funds.set(fundId, this.#known.get(fundId) ?? knownFund(fundId, await readFundAccounts(conn, fundId)));
     const { found, outcomes, valid: madeAt } = sortOut(batch, recipients);
@@ -258,7 +265,8 @@ class FundBatches {
         guard,
         guarded.length,
         [...store.donationStatements(rows), ...statements, ...createdEvents(rows)],
-        "the funds' available balances are as read",
+        "the funds' available balances and the directory are as read",
+        recordsEpochIs(epoch),
       );
       if (this.#known.size + guarded.length > KNOWN_FUNDS_MAX) this.#known.clear();
       for (const f of guarded) {
@@ -268,12 +276,36 @@ class FundBatches {
       }
     } catch (error) {
       for (const f of guarded) this.#known.delete(f.fund_id);
-      if (isExpectationFailed(error)) await this.#noteMoved(conn, guarded);
+      if (isExpectationFailed(error)) {
+        this.#recipients = { epoch: -1, byEin: new Map() };
+        await this.#noteMoved(conn, guarded);
+      }
       // The locked path would write it a second time if this one committed.
       if (outcomeUnknown('postgres', error)) throw error;
       return undefined;
     }
     return settled(outcomes, found, madeAt, rows);
+  }
+
+  /** The recipients of `eins` as of the epoch they were read at, if this node remembers every one. */
+  #remembered(eins: readonly string[]): { epoch: number; recipients: Map<string, NonProfit> } | undefined {
+    const { epoch, byEin } = this.#recipients;
+    const recipients = new Map<string, NonProfit>();
+    for (const ein of eins) {
+      const np = byEin.get(ein);
+      if (np === undefined) return undefined;
+      recipients.set(ein, np);
+    }
+    this.stats.remembered += 1;
+    return { epoch, recipients };
+  }
+
+  /** The recipients of `eins` read now, remembered (those that may receive donations) under their epoch. */
+  async #readRecipients(eins: readonly string[]) {
+    const read = await findRecipientsAsOf(this.#deps.db, eins);
+    if (read.epoch !== this.#recipients.epoch || this.#recipients.byEin.size >= RECIPIENTS_MAX) this.#recipients = { epoch: read.epoch, byEin: new Map() };
+    for (const [ein, np] of read.recipients) if (!(np instanceof AppError)) this.#recipients.byEin.set(ein, np);
+    return read;
   }
 
   /** After a failed guard: the funds whose balance another writer moved are contended for a while. */
@@ -289,6 +321,8 @@ class FundBatches {
 
   #createLocked(batch: readonly Waiting[]): Promise<Array<Made | AppError>> {
     this.stats.locked += 1;
+    // Its ids come from the sequence now: none taken ahead may follow them.
+    this.#ids.discard();
     return this.#deps.db.transaction().execute((trx) => this.#create(trx, batch));
   }
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { describeEachEngine } from '../../../test/harness.ts';
-import { NO_IRS_DETAILS, type NonProfitInput } from './nonprofits.store.ts';
+import { NO_IRS_DETAILS, recordsEpoch, type NonProfitInput } from './nonprofits.store.ts';
 import * as store from './directory.store.ts';
 
 describeEachEngine('directory store', (env) => {
@@ -66,8 +66,12 @@ describeEachEngine('directory store', (env) => {
       await store.markSeenByRun(trx, [arts!.id], next);
       await store.markSeenByRun(trx, [], next);
     });
+    const epochBefore = await recordsEpoch(db);
     const removed = await store.markUnlisted(db, 'f.csv', next, '202401', '2026-02-01T00:00:00Z');
     assert.equal(removed, 1, 'only the organisation this run did not see');
+    assert.equal(await recordsEpoch(db), epochBefore + 1, 'a removal raises the records epoch: nodes forget the recipients they remember');
+    assert.equal(await store.markUnlisted(db, 'f.csv', next, '202401', '2026-02-01T00:00:00Z'), 0);
+    assert.equal(await recordsEpoch(db), epochBefore + 1, 'removing none leaves it');
     const gone = await db.selectFrom('non_profits').select(['ein', 'removed_at', 'name']).where('source', '=', 'f.csv').orderBy('ein').execute();
     assert.deepEqual(
       gone.map((g) => [g.ein, g.removed_at !== null]),

@@ -6,7 +6,7 @@ import type { Db, Engine, Trx } from '../../db/database.ts';
 import { bulkInsert } from '../../db/bulk.ts';
 import { assert } from '../../shared/assert.ts';
 import type { NonProfitsTable } from '../../db/schema.ts';
-import { IRS_COLUMNS, type NonProfitInput } from './nonprofits.store.ts';
+import { IRS_COLUMNS, bumpRecordsEpoch, type NonProfitInput } from './nonprofits.store.ts';
 
 export type StoredNonProfit = Selectable<NonProfitsTable>;
 
@@ -184,7 +184,16 @@ export async function finishImportRun(db: Db, runId: number, summary: unknown, a
  * not seen by this run, and not newer than the file. Returns how many.
  */
 export async function markUnlisted(db: Db, source: string, runId: number, fileMaxPeriod: string, at: string): Promise<number> {
-  const removed = await db
+  return db.transaction().execute(async (trx) => {
+    const removed = Number((await unlist(trx, source, runId, fileMaxPeriod, at)).numUpdatedRows);
+    // An organisation removed can no longer receive donations: nodes forget the recipients they remember.
+    if (removed > 0) await bumpRecordsEpoch(trx);
+    return removed;
+  });
+}
+
+function unlist(trx: Trx, source: string, runId: number, fileMaxPeriod: string, at: string) {
+  return trx
     .updateTable('non_profits')
     .set({ removed_at: at })
     .where('source', '=', source)
@@ -192,7 +201,6 @@ export async function markUnlisted(db: Db, source: string, runId: number, fileMa
     .where('tax_period', '<=', fileMaxPeriod)
     .where((eb) => eb.or([eb('last_seen_run', 'is', null), eb('last_seen_run', '!=', runId)]))
     .executeTakeFirst();
-  return Number(removed.numUpdatedRows);
 }
 
 /**

@@ -1,6 +1,17 @@
 export * from './causes.ts';
 export * from './nonprofits.ts';
-export { charityByEin, einsOfFile, findRecipient, findRecipients, getNonProfit, nonProfitForm, prepareDirectory, zipCentre } from './nonprofits.service.ts';
+export {
+  charityByEin,
+  einsOfFile,
+  findRecipient,
+  findRecipients,
+  findRecipientsAsOf,
+  getNonProfit,
+  recordsEpochIs,
+  nonProfitForm,
+  prepareDirectory,
+  zipCentre,
+} from './nonprofits.service.ts';
 export type { NonProfit, NonProfitInput } from './nonprofits.store.ts';
 export { cardOfNonProfit, nonProfitCards, type NonProfitCard } from './cards.ts';
 export { bmfFiles, importBmf, sourceOf, type ImportProgress, type ImportSummary } from './import.service.ts';

@@ -98,6 +98,17 @@ export async function findRecipients(db: Db | Trx, eins: readonly string[]): Pro
   return new Map(eins.map((ein) => [ein, recipientOr(ein, found.get(ein))]));
 }
 
+/**
+ * findRecipients with the records epoch read before them: what they say holds
+ * while the epoch is still that (store.recordsEpochIs).
+ */
+export async function findRecipientsAsOf(db: Db, eins: readonly string[]): Promise<{ epoch: number; recipients: Map<string, store.NonProfit | AppError> }> {
+  const epoch = await store.recordsEpoch(db);
+  return { epoch, recipients: await findRecipients(db, eins) };
+}
+
+export const recordsEpochIs = store.recordsEpochIs;
+
 function recipientOr(ein: string, np: store.NonProfit | undefined): store.NonProfit | AppError {
   if (np === undefined) return notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
   if (!np.eligible || np.removed) {

@@ -168,7 +168,19 @@ const recordsEpochQuery = prepared<Database, { records_epoch: number }, Record<s
   db.selectFrom('directory_epoch').select('records_epoch').where('id', '=', 1),
 );
 
-/** Raised by every change of an organisation's shown fields (cards.ts forgets its cards when it moves). */
-export async function recordsEpoch(db: Db): Promise<number> {
-  return (await recordsEpochQuery(db, {}))[0]?.records_epoch ?? 0;
+/**
+ * Raised by every change of an organisation's shown fields or of whether it
+ * may receive donations (cards.ts forgets its cards, donation rounds the
+ * recipients they remember, when it moves).
+ */
+export async function recordsEpoch(db: Db | Trx): Promise<number> {
+  return (await recordsEpochQuery(db as Db, {}))[0]?.records_epoch ?? 0;
+}
+
+/** PostgreSQL, a condition of a guarded write (db/bulk.ts runIfAllRows): the records epoch is still `epoch`. */
+export function recordsEpochIs(epoch: number): (params: unknown[]) => string {
+  return (params) => {
+    params.push(epoch);
+    return `(select records_epoch from directory_epoch where id = 1) = cast($${params.length} as bigint)`;
+  };
 }
