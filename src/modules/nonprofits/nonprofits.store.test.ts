@@ -1,6 +1,7 @@
 // Every function of nonprofits.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { CompiledQuery } from 'kysely';
 import { describeEachEngine } from '../../../test/harness.ts';
 import { CAUSES } from './causes.ts';
 import * as store from './nonprofits.store.ts';
@@ -82,15 +83,23 @@ describeEachEngine('nonprofits store', (env) => {
   });
 
   test('cardRows reads many ids; bumpRecordsEpoch raises the records epoch; einsOfSource lists a source in import order', async () => {
-    const { db } = env().deps;
+    const { db, engine } = env().deps;
     await store.upsert(db, input('100000003', 'Card One'), at);
     await store.upsert(db, input('100000004', 'Card Two', { eligible: 0 }), at);
     const ids = (await db.selectFrom('non_profits').select('id').where('ein', 'in', ['100000003', '100000004']).orderBy('id').execute()).map((r) => r.id);
     const cards = await store.cardRows(db, ids);
     assert.deepEqual(cards.map((c) => c.name).sort(), ['Card One', 'Card Two']);
     const before = await store.recordsEpoch(db);
+    // recordsEpochIs: a guarded write's condition (PostgreSQL), true only while the epoch is the one given.
+    const holds = async (epoch: number) => {
+      const params: unknown[] = [];
+      const text = `select ${store.recordsEpochIs(epoch)(params)} as ok`;
+      return (await db.executeQuery<{ ok: boolean }>(CompiledQuery.raw(text, params))).rows[0]?.ok;
+    };
+    if (engine === 'postgres') assert.equal(await holds(before), true);
     await store.bumpRecordsEpoch(db);
     assert.equal(await store.recordsEpoch(db), before + 1);
+    if (engine === 'postgres') assert.deepEqual([await holds(before), await holds(before + 1)], [false, true]);
     await db.updateTable('non_profits').set({ source: 'file-a' }).where('id', 'in', ids).execute();
     assert.deepEqual(await store.einsOfSource(db, 'file-a'), [
       { ein: '100000003', eligible: true },
