@@ -305,24 +305,34 @@ describe(
   },
   () => {
     test('two nodes count one key together: the sixth request of five allowed is refused on either', async () => {
-      const prefix = `almoner:test:${Date.now()}:${Math.random()}:`;
-      const env = await openEnv('sqlite', { rateLimitPerMinute: 5, redisUrl: process.env.TEST_REDIS_URL as string, redisPrefix: prefix }, { clock: new TestClock(MID_MINUTE) });
-      const second = await buildApp(env.deps); // another node: its own process memory, the same Redis
-      try {
-        // Each node's first command waits for its connection; a node whose Redis answers too slowly
-        // counts alone (tested below), so connect both before counting.
-        const other = await makeUser(env.deps);
-        for (const node of [env.app, second]) assert.equal((await call(node, 'GET', '/v1/users/me', { key: other.key })).status, 200);
-        const user = await makeUser(env.deps);
-        const statuses: number[] = [];
-        for (let i = 0; i < 6; i++) statuses.push((await call(i % 2 === 0 ? env.app : second, 'GET', '/v1/users/me', { key: user.key })).status);
-        assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
-        const onFirst = await call(env.app, 'GET', '/v1/users/me', { key: user.key });
-        assert.equal(onFirst.status, 429);
-        assert.equal(onFirst.body.code, 'rate_limited');
-      } finally {
-        await second.close();
-        await env.close();
+      // A node asks Redis with a 100 ms timeout and counts alone when it is slower (tested below): on a
+      // machine too busy to answer in time, an attempt says nothing about sharing. Such an attempt is
+      // made again, at most three times; the one that decides had every count shared.
+      for (let attempt = 1; ; attempt += 1) {
+        const prefix = `almoner:test:${Date.now()}:${Math.random()}:`;
+        const env = await openEnv('sqlite', { rateLimitPerMinute: 5, redisUrl: process.env.TEST_REDIS_URL as string, redisPrefix: prefix }, { clock: new TestClock(MID_MINUTE) });
+        const second = await buildApp(env.deps); // another node: its own process memory, the same Redis
+        try {
+          // Each node's first command waits for its connection, so connect both before counting.
+          const other = await makeUser(env.deps);
+          for (const node of [env.app, second]) assert.equal((await call(node, 'GET', '/v1/users/me', { key: other.key })).status, 200);
+          const user = await makeUser(env.deps);
+          const statuses: number[] = [];
+          for (let i = 0; i < 6; i++) statuses.push((await call(i % 2 === 0 ? env.app : second, 'GET', '/v1/users/me', { key: user.key })).status);
+          const onFirst = await call(env.app, 'GET', '/v1/users/me', { key: user.key });
+          // Both nodes count into the same metrics here (one Deps).
+          const metrics = (await env.app.inject({ method: 'GET', url: '/metrics' })).body;
+          const alone = Number(/^almoner_rate_limit_counted_alone_total (\d+)$/m.exec(metrics)?.[1]);
+          if (alone > 0 && attempt < 3) continue;
+          assert.equal(alone, 0, 'every count was shared (Redis answered within its timeout in one of three attempts)');
+          assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+          assert.equal(onFirst.status, 429);
+          assert.equal(onFirst.body.code, 'rate_limited');
+          return;
+        } finally {
+          await second.close();
+          await env.close();
+        }
       }
     });
 
