@@ -13,6 +13,8 @@
 // backlog of 10,000 events and the delivery lag at 200 donations/s (bench/webhooks.ts), and the
 // client's size and `alms balance` end to end (bench/client.ts).
 // Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|get|workers|directory|exports|webhooks|client
+//   --repeat N (with --only post): the naive insert, one fund and many funds measured N times in turn,
+//   each ratio against the naive insert of the same turn, and their medians
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -34,6 +36,7 @@ const { values } = parseArgs({
     'per-user': { type: 'string', default: '100000' },
     connections: { type: 'string', default: '32' },
     only: { type: 'string' },
+    repeat: { type: 'string', default: '1' },
   },
 });
 const DURATION_S = Number(values.duration);
@@ -162,6 +165,12 @@ async function measureAtRate(label: string, mode: string, env: Record<string, st
   }
 }
 
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
 async function benchEngine(engine: string): Promise<string[]> {
   const { databaseUrl, dir, cleanup } = await freshDatabase(engine, 'bench');
   try {
@@ -175,18 +184,34 @@ async function benchEngine(engine: string): Promise<string[]> {
     }
 
     if (values.only === 'post') {
-      // The writes alone (iterating on them): the naive insert, one fund, many funds.
+      // The writes alone (iterating on them): the naive insert, one fund, many funds, `--repeat` times in turn.
       const body = JSON.stringify({ amount: 10, ein: seeded.ein });
       const keysFile = join(dir, 'spread-keys.json');
       writeFileSync(keysFile, JSON.stringify(seeded.spreadKeys));
-      const naive = await measure('naive durable single-row insert', 'naive', env, '/', { method: 'POST', body });
-      const post = await measure('POST /v1/donations (durable, with journal)', 'app', env, '/v1/donations', { method: 'POST', body, key: seeded.key });
-      const spread = await measureSpread(`POST /v1/donations over ${seeded.spreadKeys.length} funds`, env, keysFile, body);
+      const turns = Number(values.repeat);
+      if (!Number.isInteger(turns) || turns < 1) throw new Error('--repeat is a whole number from 1');
+      const rows: string[] = [];
+      const ratios = { post: [] as number[], spread: [] as number[] };
+      for (let turn = 1; turn <= turns; turn += 1) {
+        const of = turns === 1 ? '' : ` (turn ${turn})`;
+        const naive = await measure(`naive durable single-row insert${of}`, 'naive', env, '/', { method: 'POST', body });
+        const post = await measure(`POST /v1/donations (durable, with journal)${of}`, 'app', env, '/v1/donations', { method: 'POST', body, key: seeded.key });
+        const spread = await measureSpread(`POST /v1/donations over ${seeded.spreadKeys.length} funds${of}`, env, keysFile, body);
+        ratios.post.push(post.rps / naive.rps);
+        ratios.spread.push(spread.rps / naive.rps);
+        rows.push(
+          `| ${engine} | POST /v1/donations${of} | ${post.rps.toFixed(0)} | ${post.p50} / ${post.p99} | naive insert ${naive.rps.toFixed(0)} | **${(post.rps / naive.rps).toFixed(3)}** |`,
+          `| ${engine} | POST /v1/donations over ${seeded.spreadKeys.length} funds${of} | ${spread.rps.toFixed(0)} | ${spread.p50} / ${spread.p99} | naive insert ${naive.rps.toFixed(0)} | **${(spread.rps / naive.rps).toFixed(3)}** |`,
+        );
+      }
       checkDatabase(databaseUrl);
-      return [
-        `| ${engine} | POST /v1/donations | ${post.rps.toFixed(0)} | ${post.p50} / ${post.p99} | naive insert ${naive.rps.toFixed(0)} | **${(post.rps / naive.rps).toFixed(3)}** |`,
-        `| ${engine} | POST /v1/donations over ${seeded.spreadKeys.length} funds | ${spread.rps.toFixed(0)} | ${spread.p50} / ${spread.p99} | naive insert ${naive.rps.toFixed(0)} | **${(spread.rps / naive.rps).toFixed(3)}** |`,
-      ];
+      if (turns > 1) {
+        rows.push(
+          `| ${engine} | POST /v1/donations, median of ${turns} | | | | **${median(ratios.post).toFixed(3)}** |`,
+          `| ${engine} | POST /v1/donations over ${seeded.spreadKeys.length} funds, median of ${turns} | | | | **${median(ratios.spread).toFixed(3)}** |`,
+        );
+      }
+      return rows;
     }
     // The ceiling answers a body of exactly the list response's size.
     const probe = await startServer('app', env);
