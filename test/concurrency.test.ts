@@ -12,6 +12,7 @@ import { createDonation, donationBatchStats } from '../src/modules/donations/ind
 import { idempotencyClaims } from '../src/modules/idempotency/index.ts';
 import { lockFundAccounts } from '../src/modules/ledger/index.ts';
 import type { AppError } from '../src/shared/errors.ts';
+import { bumpRecordsEpoch } from '../src/modules/nonprofits/nonprofits.store.ts';
 
 for (const { name: engine } of engines()) {
   describe(`concurrency on ${engine}`, () => {
@@ -243,11 +244,7 @@ for (const { name: engine } of engines()) {
         // The importer's removal, as markUnlisted makes it: the row and the records epoch in one transaction.
         await env.deps.db.transaction().execute(async (trx) => {
           await trx.updateTable('non_profits').set({ removed_at: '2026-02-01T00:00:00Z' }).where('ein', '=', '010000002').execute();
-          await trx
-            .updateTable('directory_epoch')
-            .set((eb) => ({ records_epoch: eb('records_epoch', '+', 1) }))
-            .where('id', '=', 1)
-            .execute();
+          await bumpRecordsEpoch(trx);
         });
         const count = async () => (await env.deps.db.selectFrom('donations').select('id').where('user_id', '=', user.user_id).execute()).length;
         const before = await count();

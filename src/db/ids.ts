@@ -85,7 +85,7 @@ export class IdStock {
 
   /** `n` ids of each table (each list ascending). */
   async take(n: number): Promise<number[][]> {
-    const held = performance.now() - this.#at <= STOCK_MAX_AGE_MS ? (this.#ids[0]?.length ?? 0) : 0;
+    const held = this.#held();
     // Kept at about four takes of this size, topped up when below two.
     const target = Math.min(Math.max(4 * n, 32), 800);
     if (held >= n) {
@@ -113,9 +113,14 @@ export class IdStock {
     this.#ids = this.#tables.map(() => []);
   }
 
+  /** How many ids of each table the stock holds that are still fresh (none once it is older than STOCK_MAX_AGE_MS). */
+  #held(): number {
+    return performance.now() - this.#at <= STOCK_MAX_AGE_MS ? (this.#ids[0]?.length ?? 0) : 0;
+  }
+
   #keep(ids: number[][], at: number): void {
     // A stock still fresh keeps its older ids first; a stale or empty one is replaced.
-    const kept = performance.now() - this.#at <= STOCK_MAX_AGE_MS && (this.#ids[0]?.length ?? 0) > 0;
+    const kept = this.#held() > 0;
     this.#ids = ids.map((list, i) => (kept ? [...(this.#ids[i] ?? []), ...list] : list));
     if (!kept) this.#at = at;
   }

@@ -185,22 +185,19 @@ export async function finishImportRun(db: Db, runId: number, summary: unknown, a
  */
 export async function markUnlisted(db: Db, source: string, runId: number, fileMaxPeriod: string, at: string): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const removed = Number((await unlist(trx, source, runId, fileMaxPeriod, at)).numUpdatedRows);
+    const result = await trx
+      .updateTable('non_profits')
+      .set({ removed_at: at })
+      .where('source', '=', source)
+      .where('removed_at', 'is', null)
+      .where('tax_period', '<=', fileMaxPeriod)
+      .where((eb) => eb.or([eb('last_seen_run', 'is', null), eb('last_seen_run', '!=', runId)]))
+      .executeTakeFirst();
+    const removed = Number(result.numUpdatedRows);
     // An organisation removed can no longer receive donations: nodes forget the recipients they remember.
     if (removed > 0) await bumpRecordsEpoch(trx);
     return removed;
   });
-}
-
-function unlist(trx: Trx, source: string, runId: number, fileMaxPeriod: string, at: string) {
-  return trx
-    .updateTable('non_profits')
-    .set({ removed_at: at })
-    .where('source', '=', source)
-    .where('removed_at', 'is', null)
-    .where('tax_period', '<=', fileMaxPeriod)
-    .where((eb) => eb.or([eb('last_seen_run', 'is', null), eb('last_seen_run', '!=', runId)]))
-    .executeTakeFirst();
 }
 
 /**

@@ -173,8 +173,8 @@ const recordsEpochQuery = prepared<Database, { records_epoch: number }, Record<s
  * may receive donations (cards.ts forgets its cards, donation rounds the
  * recipients they remember, when it moves).
  */
-export async function recordsEpoch(db: Db | Trx): Promise<number> {
-  return (await recordsEpochQuery(db as Db, {}))[0]?.records_epoch ?? 0;
+export async function recordsEpoch(db: Db): Promise<number> {
+  return (await recordsEpochQuery(db, {}))[0]?.records_epoch ?? 0;
 }
 
 /** PostgreSQL, a condition of a guarded write (db/bulk.ts runIfAllRows): the records epoch is still `epoch`. */
