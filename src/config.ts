@@ -16,6 +16,11 @@ export interface Config {
   /** How long an Idempotency-Key stays claimed by an attempt before a retry may take it over (the attempt seems dead). */
   idempotencyLockMs: number;
   dbPoolMax: number;
+  /**
+   * PostgreSQL: connections that every request's lookups share, pipelined (db/pipelined.ts),
+   * beside the pool; 0 sends lookups through the pool.
+   */
+  dbLookupConnections: number;
   dbStatementTimeoutMs: number;
   dbConnectTimeoutMs: number;
   /**
@@ -229,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     idempotencyTtlHours: 24,
     idempotencyLockMs: integer(env, 'IDEMPOTENCY_LOCK_MS', 60_000, 100, 3_600_000),
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
+    dbLookupConnections: integer(env, 'DB_LOOKUP_CONNECTIONS', 2, 0, 100),
     dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
     dbConnectionLifetimeS: integer(env, 'DB_CONNECTION_LIFETIME_S', 600, 0, 86_400),

@@ -9,6 +9,11 @@ export interface Deps {
   db: Db;
   /** Reads that need no transaction and may be a commit behind: directory search (DatabaseHandle.reads). */
   reads: Db;
+  /**
+   * Lookups: single statements that read outside any transaction and see every commit made before
+   * they began (DatabaseHandle.lookups: on PostgreSQL pipelined on shared connections). Never a transaction.
+   */
+  lookups: Db;
   engine: Engine;
   config: Readonly<Config>;
   clock: Clock;

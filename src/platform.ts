@@ -21,6 +21,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
   const handle = openDatabase({
     url: config.databaseUrl,
     poolMax: config.dbPoolMax,
+    lookupConnections: config.dbLookupConnections,
     statementTimeoutMs: config.dbStatementTimeoutMs,
     connectTimeoutMs: config.dbConnectTimeoutMs,
     connectionLifetimeS: config.dbConnectionLifetimeS,
@@ -38,6 +39,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
   const deps: Deps = {
     db: handle.db,
     reads: handle.reads,
+    lookups: handle.lookups,
     engine: handle.engine,
     config,
     clock: options.clock ?? systemClock,

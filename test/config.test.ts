@@ -15,6 +15,15 @@ test('DB_CONNECTION_LIFETIME_S: 600 s unless set, 0 keeps connections for ever, 
   }
 });
 
+test('DB_LOOKUP_CONNECTIONS: 2 unless set, 0 sends lookups through the pool, and a bad value is refused by name', () => {
+  assert.equal(loadConfig({}).dbLookupConnections, 2);
+  assert.equal(loadConfig({ DB_LOOKUP_CONNECTIONS: '0' }).dbLookupConnections, 0);
+  assert.equal(loadConfig({ DB_LOOKUP_CONNECTIONS: '4' }).dbLookupConnections, 4);
+  for (const bad of ['-1', 'two', '1.5', '101']) {
+    assert.throws(() => loadConfig({ DB_LOOKUP_CONNECTIONS: bad }), /DB_LOOKUP_CONNECTIONS must be an integer from 0 to 100/, bad);
+  }
+});
+
 test('DATABASE_URL: only sqlite: and postgres(ql):// are accepted; anything else is refused by name, its password hidden', () => {
   assert.equal(loadConfig({}).databaseUrl, 'sqlite:./data/almoner.sqlite');
   for (const good of ['sqlite:./x.sqlite', 'sqlite::memory:', 'postgres://u@127.0.0.1:5432/db', 'postgresql://u:p@h/db'])

@@ -8,6 +8,7 @@ import type { Database } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-adapter.ts';
 import { assertSafeInteger } from '../shared/assert.ts';
 import { statementName } from './prepared.ts';
+import { PipelinedPool } from './pipelined.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -23,6 +24,12 @@ export interface DatabaseHandle {
    * (NodeSqliteDatabase.reader); otherwise `db` itself.
    */
   reads: Db;
+  /**
+   * For lookups: single statements that read outside any transaction and see every commit made
+   * before they began (the epochs, a page of a list). On PostgreSQL pipelined on a few shared
+   * connections (db/pipelined.ts); on SQLite `db` itself. Never for a transaction.
+   */
+  lookups: Db;
   /** The raw node:sqlite handle (SQLite only): for backups and pragmas. */
   sqlite?: NodeSqliteDatabase;
   /** The pg pool (PostgreSQL only): its connection counts, for metrics. */
@@ -33,6 +40,8 @@ export interface DatabaseHandle {
 export interface DatabaseOptions {
   url: string;
   poolMax?: number;
+  /** PostgreSQL: shared pipelined connections for lookups (0: lookups use the pool). */
+  lookupConnections?: number;
   statementTimeoutMs?: number;
   connectTimeoutMs?: number;
   /** PostgreSQL: seconds a pooled connection lives before it is replaced (0 or unset: for ever). */
@@ -40,6 +49,9 @@ export interface DatabaseOptions {
   /** SQLite's page cache, in MiB. */
   sqliteCacheMb?: number;
 }
+
+/** PostgreSQL connections that the lookups of every request share, pipelined (db/pipelined.ts). */
+const LOOKUP_CONNECTIONS = 2;
 
 let pgTypesConfigured = false;
 function configurePgTypes(): void {
@@ -102,12 +114,15 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   const engine = engineOf(options.url);
   if (engine === 'postgres') {
     configurePgTypes();
-    const pool = new pg.Pool({
-      Client: NamingClient,
+    const client = {
       connectionString: options.url,
-      max: options.poolMax ?? 10,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       statement_timeout: options.statementTimeoutMs ?? 10_000,
+    };
+    const pool = new pg.Pool({
+      ...client,
+      Client: NamingClient,
+      max: options.poolMax ?? 10,
       // Ended when next idle after this long (a checked-out one finishes its work first).
       maxLifetimeSeconds: options.connectionLifetimeS ?? 0,
     });
@@ -117,17 +132,32 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, reads: db, engine, pool, close: () => db.destroy() };
+    const shared = options.lookupConnections ?? LOOKUP_CONNECTIONS;
+    if (shared === 0) return { db, reads: db, lookups: db, engine, pool, close: () => db.destroy() };
+    const pipelined = new PipelinedPool(() => new NamingClient({ ...client, pipeline: true }), shared, options.connectionLifetimeS ?? 0);
+    const lookups = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pipelined as unknown as pg.Pool }) });
+    return {
+      db,
+      reads: db,
+      lookups,
+      engine,
+      pool,
+      close: async () => {
+        await lookups.destroy();
+        await db.destroy();
+      },
+    };
   }
   const path = options.url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new NodeSqliteDatabase(path, options.sqliteCacheMb === undefined ? {} : { cacheMb: options.sqliteCacheMb });
   const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(sqlite) });
-  if (path === ':memory:') return { db, reads: db, engine, sqlite, close: () => db.destroy() };
+  if (path === ':memory:') return { db, reads: db, lookups: db, engine, sqlite, close: () => db.destroy() };
   const reads = new Kysely<Database>({ dialect: new NodeSqliteDialect(NodeSqliteDatabase.reader(path)) });
   return {
     db,
     reads,
+    lookups: db,
     engine,
     sqlite,
     close: async () => {

@@ -215,7 +215,7 @@ export async function ownDonationForms(deps: Deps, book: Book, ids: readonly num
 }
 
 export async function listOwnDonations(deps: Deps, caller: Caller, page: PageRequest) {
-  const { rows, count } = await store.listByUser(deps.db, caller.user_id, false, page);
+  const { rows, count } = await store.listByUser(deps.lookups, caller.user_id, false, page);
   const cards = await cardsFor(deps, rows);
   return toPage(
     rows.map((r) => ownListForm(deps, cards, r)),
@@ -228,7 +228,7 @@ export async function listOwnDonations(deps: Deps, caller: Caller, page: PageReq
 export async function listUserDonations(deps: Deps, caller: Caller, userId: number, page: PageRequest) {
   const own = userId === caller.user_id;
   if (!own) await visibleUser(deps, caller, userId);
-  const { rows, count } = await store.listByUser(deps.db, userId, !own, page);
+  const { rows, count } = await store.listByUser(deps.lookups, userId, !own, page);
   const cards = await cardsFor(deps, rows);
   return toPage(
     rows.map((r) => (own ? ownUserScopedForm(cards, r) : userScopedForm(cards, r))),
@@ -239,7 +239,7 @@ export async function listUserDonations(deps: Deps, caller: Caller, userId: numb
 
 /** A user's public donations, in the form others see (the web profile page decides who may look). */
 export async function listPublicDonations(deps: Deps, userId: number, page: PageRequest) {
-  const { rows, count } = await store.listByUser(deps.db, userId, true, page);
+  const { rows, count } = await store.listByUser(deps.lookups, userId, true, page);
   const cards = await cardsFor(deps, rows);
   return toPage(
     rows.map((r) => userScopedForm(cards, r)),

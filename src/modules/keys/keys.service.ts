@@ -46,7 +46,7 @@ export async function callerOfKey(deps: Deps, cache: CallerCache, key: string): 
   // A string that cannot be a key is not worth a database round trip.
   if (!looksLikeKey(key)) return undefined;
   const keyHash = hashKey(key);
-  const epoch = await store.authEpoch(deps.db);
+  const epoch = await store.authEpoch(deps.lookups);
   let caller = cache.get(keyHash, epoch);
   if (caller === undefined) {
     caller = await store.findCallerByHash(deps.db, keyHash);

@@ -53,7 +53,7 @@ export function cardOfNonProfit(publicUrl: string, np: NonProfit): NonProfitCard
 /** The cards of these non-profit ids (each must exist: donations reference them). */
 export async function nonProfitCards(deps: Deps, ids: readonly number[]): Promise<ReadonlyMap<number, NonProfitCard>> {
   // A read that began after this call (db/fresh-reads.ts: concurrent requests share it).
-  const epoch = await freshReadsOf(epochReads, deps.db, async (db) => recordsEpoch(db)).get();
+  const epoch = await freshReadsOf(epochReads, deps.lookups, async (db) => recordsEpoch(db)).get();
   let cache = caches.get(deps.db);
   if (cache === undefined || cache.epoch !== epoch) {
     cache = { epoch, cards: new Map() };
