@@ -14,27 +14,24 @@ const MONEY_FIELDS = new Set(['amount', 'units', 'valuation']);
 export function parseStrictJson(text: string): unknown {
   checkDepth(text);
   let value: unknown;
-  let inexact: { key: string; source: string } | undefined;
   try {
-    // Every number is judged by its text as sent (DECISIONS 5: nothing is rounded silently).
-    value = JSON.parse(text, (key, parsed: unknown, context?: { source?: string }) => {
-      if (typeof parsed === 'number' && inexact === undefined && context?.source !== undefined && !sameDecimal(context.source, String(parsed))) {
-        inexact = { key, source: context.source };
-      }
-      return parsed;
-    });
+    value = JSON.parse(text);
   } catch (error) {
     throw new AppError('bad_request', 'invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
   }
+  // Every number is judged by its text as sent (DECISIONS 5: nothing is rounded silently), in
+  // the same walk that checks the keys. (JSON.parse with a reviver that reads each number's
+  // source took most of a small body's parse: 5-6 us against 0.5 us without.)
+  const { inexact, refused } = scan(text);
   if (inexact !== undefined) {
     const money = MONEY_FIELDS.has(inexact.key);
-    const field = /^\d+$/.test(inexact.key) || inexact.key === '' ? '(body)' : inexact.key;
+    const field = /^\d*$/.test(inexact.key) ? '(body)' : inexact.key;
     const message = `${inexact.source.slice(0, 40)} cannot be taken exactly; send at most 2 decimal places for amounts and 15 significant digits for other numbers`;
     throw new AppError('unprocessable', money ? 'amount_invalid' : 'validation_failed', `${field}: ${message}`, {
       errors: [{ field, code: money ? 'amount_invalid' : 'validation_failed', message }],
     });
   }
-  checkKeys(text);
+  if (refused !== undefined) throw refused;
   // JSON can carry U+0000 (as \u0000); no field has a use for it and PostgreSQL cannot store it in text.
   if (text.includes('\\u0000')) {
     const field = nulAt(value, '');
@@ -68,35 +65,62 @@ function nulAt(value: unknown, path: string): string | undefined {
   return undefined;
 }
 
-/** Walks well-formed JSON text (JSON.parse has accepted it) checking object keys. */
-function checkKeys(text: string): void {
-  const stack: Array<Set<string> | null> = []; // a Set per open object, null per open array
+/** An open object (its keys so far, and the key whose value is being read) or array (null). */
+type Open = { keys: Set<string>; key: string } | null;
+
+/**
+ * Walks well-formed JSON text (JSON.parse has accepted it): the first number whose double is not
+ * exactly its text (with the key it is the value of; '' in an array or alone), and the first key
+ * an object repeats or that could poison prototypes.
+ */
+function scan(text: string): { inexact?: { key: string; source: string }; refused?: AppError } {
+  let inexact: { key: string; source: string } | undefined;
+  let refused: AppError | undefined;
+  const stack: Open[] = [];
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === '"') {
+    const ch = text.charCodeAt(i);
+    if (ch === 34) {
+      // a string: a key, or a value skipped
       let j = i + 1;
-      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      while (text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 ? 2 : 1;
       const top = stack[stack.length - 1];
-      if (expectKey && top instanceof Set) {
+      if (expectKey && top !== undefined && top !== null) {
         const key = JSON.parse(text.slice(i, j + 1)) as string;
-        if (top.has(key)) throw new AppError('bad_request', 'invalid_json', `the body repeats the key "${key}"`);
-        if (FORBIDDEN_KEYS.has(key)) throw new AppError('bad_request', 'invalid_json', `the key "${key}" is not allowed`);
-        top.add(key);
+        if (top.keys.has(key)) refused ??= new AppError('bad_request', 'invalid_json', `the body repeats the key "${key}"`);
+        else if (FORBIDDEN_KEYS.has(key)) refused ??= new AppError('bad_request', 'invalid_json', `the key "${key}" is not allowed`);
+        top.keys.add(key);
+        top.key = key;
         expectKey = false;
       }
       i = j;
-    } else if (ch === '{') {
-      stack.push(new Set());
+    } else if (ch === 45 || (ch >= 48 && ch <= 57)) {
+      // a number: '-', digits, '.', 'e', 'E', '+'
+      let j = i + 1;
+      while (j < text.length && isNumberChar(text.charCodeAt(j))) j++;
+      if (inexact === undefined) {
+        const source = text.slice(i, j);
+        const shown = String(Number(source));
+        if (shown !== source && !sameDecimal(source, shown)) inexact = { key: stack[stack.length - 1]?.key ?? '', source };
+      }
+      i = j - 1;
+    } else if (ch === 123) {
+      stack.push({ keys: new Set(), key: '' });
       expectKey = true;
-    } else if (ch === '[') {
+    } else if (ch === 91) {
       stack.push(null);
-    } else if (ch === '}' || ch === ']') {
+    } else if (ch === 125 || ch === 93) {
       stack.pop();
-    } else if (ch === ',') {
-      expectKey = stack[stack.length - 1] instanceof Set;
+    } else if (ch === 44) {
+      const top = stack[stack.length - 1];
+      expectKey = top !== undefined && top !== null;
     }
   }
+  return { inexact, refused };
+}
+
+function isNumberChar(ch: number): boolean {
+  return (ch >= 48 && ch <= 57) || ch === 46 || ch === 101 || ch === 69 || ch === 43 || ch === 45;
 }
 
 /** Refuses text nested deeper than MAX_JSON_DEPTH (counted outside strings), whether or not it is well formed. */
