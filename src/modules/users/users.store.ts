@@ -1,7 +1,8 @@
 // Every SQL statement about users, funds, follows and fund causes.
 import type { Db, Trx } from '../../db/database.ts';
 import type { Selectable } from 'kysely';
-import type { FundsTable, UsersTable } from '../../db/schema.ts';
+import type { Database, FundsTable, UsersTable } from '../../db/schema.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { Book } from '../../shared/book.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 
@@ -17,8 +18,12 @@ function toUser(row: UserRow): User {
   return { ...row, visible: row.visible === 1 };
 }
 
+// The reads of a profile (GET /v1/users/me and the web's pages, on every request) are prepared:
+// built and compiled once instead of on every call (db/prepared.ts).
+const userByIdQuery = prepared<Database, UserRow, { id: number }>((db, p) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', p('id')));
+
 export async function findUserById(db: Db | Trx, id: number): Promise<User | undefined> {
-  const row = await db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst();
+  const [row] = await userByIdQuery(db, { id });
   return row === undefined ? undefined : toUser(row);
 }
 
@@ -58,18 +63,28 @@ export async function setFundCauses(trx: Trx, fundId: number, causeIds: readonly
       .execute();
 }
 
+const currentFundQuery = prepared<Database, Fund, { user_id: number }>((db, p) =>
+  db.selectFrom('funds').select(['id', 'user_id', 'name', 'summary']).where('user_id', '=', p('user_id')).orderBy('id').limit(1),
+);
+
 export async function currentFund(db: Db | Trx, userId: number): Promise<Fund | undefined> {
-  return db.selectFrom('funds').select(['id', 'user_id', 'name', 'summary']).where('user_id', '=', userId).orderBy('id').limit(1).executeTakeFirst();
+  return (await currentFundQuery(db, { user_id: userId }))[0];
 }
+
+const fundCausesQuery = prepared<Database, { cause_id: number }, { fund_id: number }>((db, p) =>
+  db.selectFrom('fund_causes').select('cause_id').where('fund_id', '=', p('fund_id')).orderBy('cause_id'),
+);
 
 export async function fundCauseIds(db: Db, fundId: number): Promise<number[]> {
-  const rows = await db.selectFrom('fund_causes').select('cause_id').where('fund_id', '=', fundId).orderBy('cause_id').execute();
-  return rows.map((r) => r.cause_id);
+  return (await fundCausesQuery(db, { fund_id: fundId })).map((r) => r.cause_id);
 }
 
+const followsQuery = prepared<Database, { follower_id: number }, { follower: number; followee: number }>((db, p) =>
+  db.selectFrom('follows').select('follower_id').where('follower_id', '=', p('follower')).where('followee_id', '=', p('followee')),
+);
+
 export async function follows(db: Db, followerId: number, followeeId: number): Promise<boolean> {
-  const row = await db.selectFrom('follows').select('follower_id').where('follower_id', '=', followerId).where('followee_id', '=', followeeId).executeTakeFirst();
-  return row !== undefined;
+  return (await followsQuery(db, { follower: followerId, followee: followeeId })).length > 0;
 }
 
 export async function insertFollow(db: Db | Trx, followerId: number, followeeId: number, at: string): Promise<void> {
