@@ -37,7 +37,7 @@ export function nonProfitForm(deps: Deps, np: store.NonProfit) {
 export async function getNonProfit(deps: Deps, einText: string) {
   const ein = normalizeEin(einText);
   if (ein === null) throw badRequest('invalid_parameter', 'ein must be 9 digits, as 123456789 or 12-3456789');
-  const np = await store.findByEin(deps.db, ein);
+  const np = await store.findByEin(deps.lookups, ein);
   if (np === undefined) throw notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
   return nonProfitForm(deps, np);
 }

@@ -129,12 +129,12 @@ function mayView(viewer: Viewer, user: store.User): boolean {
 /** `ref` is "me", an all-digit id, or a slug (any case). Throws user_not_found. */
 export async function getProfile(deps: Deps, caller: Caller, ref: string) {
   let user: store.User | undefined;
-  if (ref === 'me') user = await store.findUserById(deps.db, caller.user_id);
-  else if (/^\d{1,15}$/.test(ref)) user = await store.findUserById(deps.db, Number(ref));
-  else user = await store.findUserBySlug(deps.db, ref);
+  if (ref === 'me') user = await store.findUserById(deps.lookups, caller.user_id);
+  else if (/^\d{1,15}$/.test(ref)) user = await store.findUserById(deps.lookups, Number(ref));
+  else user = await store.findUserBySlug(deps.lookups, ref);
   if (user === undefined || !mayView(caller, user)) throw notFound('user_not_found', `no user ${ref}`);
   const own = user.id === caller.user_id;
-  const fund = await store.currentFund(deps.db, user.id);
+  const fund = await store.currentFund(deps.lookups, user.id);
   assert(fund !== undefined, 'every user has a current fund');
   const causes = await userCauses(deps, fund.id);
   return {
@@ -152,8 +152,8 @@ export async function getProfile(deps: Deps, caller: Caller, ref: string) {
       causes,
       users: [{ id: user.id, name: user.name, avatar: avatarUrl(deps, user), slug: user.slug }],
     },
-    follows_user: own ? false : await store.follows(deps.db, caller.user_id, user.id),
-    follows_viewer: own ? false : await store.follows(deps.db, user.id, caller.user_id),
+    follows_user: own ? false : await store.follows(deps.lookups, caller.user_id, user.id),
+    follows_viewer: own ? false : await store.follows(deps.lookups, user.id, caller.user_id),
     onboarding_status: user.onboarding_status,
   };
 }
@@ -186,7 +186,7 @@ export async function ownProfile(deps: Deps, userId: number) {
 }
 
 async function userCauses(deps: Deps, fundId: number) {
-  const ids = await store.fundCauseIds(deps.db, fundId);
+  const ids = await store.fundCauseIds(deps.lookups, fundId);
   return ids.flatMap((id) => {
     const cause = causeById(id);
     return cause === undefined ? [] : [causeJson(deps.config.publicUrl, cause)];
@@ -203,7 +203,7 @@ export async function listUserCauses(deps: Deps, caller: Caller, userId: number)
 
 /** The caller's own balance, read from the journal's accounts (DECISIONS 6). */
 export async function getBalance(deps: Deps, caller: Caller) {
-  const accounts = await readFundAccounts(deps.db, caller.fund_id);
+  const accounts = await readFundAccounts(deps.lookups, caller.fund_id);
   return balanceView(accounts.balances);
 }
 
