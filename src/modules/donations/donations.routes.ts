@@ -8,6 +8,7 @@ import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
 import { checkedCents, EmptyObject, PageQuery, withProblems } from '../../http/schemas.ts';
 import * as service from './donations.service.ts';
+import * as lists from './donations.lists.ts';
 import { CreateDonationBody, DonationIdParams, OwnDonationPage, UserDonationPage } from './donations.schema.ts';
 
 type CreateBody = { amount: number; ein: string; note?: string; private_memo?: string; visibility?: 'public' | 'private' };
@@ -40,7 +41,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           const filters = exportFilters(request.query as Record<string, unknown>, DONATION_STATUSES);
           return sendCsv(reply, 'donations.csv', service.DONATION_CSV_HEADER, service.exportDonations(deps, request.caller, filters));
         }
-        return listPage(request, reply, (page) => service.listOwnDonations(deps, request.caller, page));
+        return listPage(request, reply, (page) => lists.listOwnDonations(deps, request.caller, page));
       },
     );
 
@@ -86,7 +87,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) =>
-        listPage(request, reply, (page) => service.listUserDonations(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id), page)),
+        listPage(request, reply, (page) => lists.listUserDonations(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id), page)),
     );
 
     app.get(

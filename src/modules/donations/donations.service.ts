@@ -3,7 +3,7 @@
 import type { Deps } from '../../deps.ts';
 import { AppError, conflict, notFound } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import { toPage, type PageRequest, type RowFilters } from '../../shared/page.ts';
+import type { RowFilters } from '../../shared/page.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import { lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
 import type { Trx } from '../../db/database.ts';
@@ -212,40 +212,6 @@ export async function ownDonationForms(deps: Deps, book: Book, ids: readonly num
   const records = await store.findDonations(deps.db, book, ids);
   const cards = await cardsFor(deps, records);
   return new Map(records.map((r) => [r.id, { user_id: r.user_id, form: ownListForm(deps, cards, r) }]));
-}
-
-export async function listOwnDonations(deps: Deps, caller: Caller, page: PageRequest) {
-  const { rows, count } = await store.listByUser(deps.lookups, caller.user_id, false, page);
-  const cards = await cardsFor(deps, rows);
-  return toPage(
-    rows.map((r) => ownListForm(deps, cards, r)),
-    count,
-    page,
-  );
-}
-
-/** A user's donations: all of them for the owner, public ones (reduced) for others. Throws user_not_found. */
-export async function listUserDonations(deps: Deps, caller: Caller, userId: number, page: PageRequest) {
-  const own = userId === caller.user_id;
-  if (!own) await visibleUser(deps, caller, userId);
-  const { rows, count } = await store.listByUser(deps.lookups, userId, !own, page);
-  const cards = await cardsFor(deps, rows);
-  return toPage(
-    rows.map((r) => (own ? ownUserScopedForm(cards, r) : userScopedForm(cards, r))),
-    count,
-    page,
-  );
-}
-
-/** A user's public donations, in the form others see (the web profile page decides who may look). */
-export async function listPublicDonations(deps: Deps, userId: number, page: PageRequest) {
-  const { rows, count } = await store.listByUser(deps.lookups, userId, true, page);
-  const cards = await cardsFor(deps, rows);
-  return toPage(
-    rows.map((r) => userScopedForm(cards, r)),
-    count,
-    page,
-  );
 }
 
 /** One donation of a user, as listUserDonations shows it. Throws user_not_found, donation_not_found. */

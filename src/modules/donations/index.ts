@@ -1,2 +1,3 @@
 export * from './donations.ts';
 export * from './donations.service.ts';
+export * from './donations.lists.ts';

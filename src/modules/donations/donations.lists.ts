@@ -1,0 +1,56 @@
+// The lists of a user's donations (form 2.1 for the owner, 2.3 for others), newest first, a page
+// at a time: the first pages read as lookups, a deep one on the pool.
+import type { Deps } from '../../deps.ts';
+import type { Db } from '../../db/database.ts';
+import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
+import type { Caller } from '../../shared/caller.ts';
+import { visibleUser } from '../users/index.ts';
+import * as store from './donations.store.ts';
+import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
+
+/** The most rows a page's OFFSET passes over and still be read as a lookup. */
+export const LOOKUP_OFFSET_MAX = 1_000;
+
+/**
+ * Where a page of a list is read: the first pages as lookups (deps.lookups, pipelined on shared
+ * connections on PostgreSQL), a deep one on a pooled connection of its own. A deep OFFSET reads
+ * every row before it (tens of ms at 100,000), and a slow statement on a shared connection would
+ * hold back every lookup sent behind it.
+ */
+export function pageReader(deps: Deps, page: PageRequest): Db {
+  return offsetOf(page) <= LOOKUP_OFFSET_MAX ? deps.lookups : deps.db;
+}
+
+export async function listOwnDonations(deps: Deps, caller: Caller, page: PageRequest) {
+  const { rows, count } = await store.listByUser(pageReader(deps, page), caller.user_id, false, page);
+  const cards = await cardsFor(deps, rows);
+  return toPage(
+    rows.map((r) => ownListForm(deps, cards, r)),
+    count,
+    page,
+  );
+}
+
+/** A user's donations: all of them for the owner, public ones (reduced) for others. Throws user_not_found. */
+export async function listUserDonations(deps: Deps, caller: Caller, userId: number, page: PageRequest) {
+  const own = userId === caller.user_id;
+  if (!own) await visibleUser(deps, caller, userId);
+  const { rows, count } = await store.listByUser(pageReader(deps, page), userId, !own, page);
+  const cards = await cardsFor(deps, rows);
+  return toPage(
+    rows.map((r) => (own ? ownUserScopedForm(cards, r) : userScopedForm(cards, r))),
+    count,
+    page,
+  );
+}
+
+/** A user's public donations, in the form others see (the web profile page decides who may look). */
+export async function listPublicDonations(deps: Deps, userId: number, page: PageRequest) {
+  const { rows, count } = await store.listByUser(pageReader(deps, page), userId, true, page);
+  const cards = await cardsFor(deps, rows);
+  return toPage(
+    rows.map((r) => userScopedForm(cards, r)),
+    count,
+    page,
+  );
+}

@@ -1,0 +1,36 @@
+// A list's first pages are read as lookups (on PostgreSQL pipelined on shared connections, db/pipelined.ts);
+// a deep page, whose OFFSET passes over many rows, on a pooled connection of its own, so that it holds
+// back no lookup sent behind it. Both answer the same list.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeEachEngine, makeUser, fund, makeNonProfit, call } from './harness.ts';
+import { LOOKUP_OFFSET_MAX, pageReader } from '../src/modules/donations/donations.lists.ts';
+
+describeEachEngine('where a page of donations is read', (env) => {
+  test('the first pages as lookups, a page past LOOKUP_OFFSET_MAX rows on the pool', () => {
+    const { deps } = env();
+    assert.equal(pageReader(deps, { page: 1, per_page: 25 }), deps.lookups);
+    assert.equal(pageReader(deps, { page: 11, per_page: 100 }), deps.lookups, `offset ${LOOKUP_OFFSET_MAX}`);
+    assert.equal(pageReader(deps, { page: 12, per_page: 100 }), deps.db, `offset ${LOOKUP_OFFSET_MAX + 100}`);
+    if (deps.engine === 'postgres') assert.notEqual(deps.lookups, deps.db, 'on PostgreSQL the lookups have connections of their own');
+  });
+
+  test('a deep page answers from the same list as the first', async () => {
+    const { deps, app } = env();
+    await makeNonProfit(deps, { ein: '261544963', name: 'Vermont Foodbank' });
+    const user = await makeUser(deps);
+    await fund(deps, user, 1_000_00);
+    for (let i = 0; i < 3; i++) {
+      const made = await call(app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10, ein: '261544963' } });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+    }
+    const first = await call(app, 'GET', '/v1/donations?page=1&per_page=2', { key: user.key });
+    assert.equal(first.status, 200);
+    assert.equal(first.body.items.length, 2);
+    assert.equal(first.body.meta.count, 3);
+    const deep = await call(app, 'GET', '/v1/donations?page=20&per_page=100', { key: user.key });
+    assert.equal(deep.status, 200, JSON.stringify(deep.body));
+    assert.deepEqual(deep.body.items, []);
+    assert.equal(deep.body.meta.count, 3);
+  });
+});
