@@ -146,7 +146,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     const shared = options.lookupConnections ?? LOOKUP_CONNECTIONS;
     if (shared === 0) return { db, reads: db, lookups: db, engine, pool, close: () => db.destroy() };
     const pipelined = new PipelinedPool(() => new NamingClient({ ...client, pipeline: true }), shared, options.connectionLifetimeS ?? 0);
-    const lookups = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pipelined as unknown as pg.Pool }) });
+    const lookups = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pipelined }) });
     return {
       db,
       reads: db,

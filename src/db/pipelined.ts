@@ -9,24 +9,14 @@
 // own Sync, so it is its own transaction and fails alone, and it sees every
 // commit made before it was sent, as on a pooled connection.
 import pg from 'pg';
-
-/** What Kysely's PostgresDialect takes as a pool: a connection to run statements on, released after. */
-export interface PoolLike {
-  connect(): Promise<PooledClient>;
-  end(): Promise<void>;
-}
-
-interface PooledClient {
-  query(...args: unknown[]): Promise<unknown>;
-  release(): void;
-}
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
 
 /** Statements that would open a transaction on a connection others share. */
 const TRANSACTION = /^\s*(begin|start\s+transaction|savepoint)\b/i;
 
 class Shared {
   /** The wrapper Kysely sees: the same object every time, so Kysely keeps one connection object for it. */
-  readonly handle: PooledClient;
+  readonly handle: PostgresPoolClient;
   readonly client: pg.Client;
   readonly ready: Promise<void>;
   readonly bornAt = Date.now();
@@ -48,20 +38,20 @@ class Shared {
         throw error;
       },
     );
-    this.handle = {
-      query: (...args: unknown[]) => {
-        const [text] = args;
-        if (typeof text === 'string' && TRANSACTION.test(text)) {
-          return Promise.reject(new Error('a transaction cannot run on a shared pipelined connection; use the pool'));
-        }
-        return (client.query as (...a: unknown[]) => Promise<unknown>)(...args);
-      },
-      release: () => {},
+    const query = (...args: unknown[]) => {
+      const [text] = args;
+      if (typeof text === 'string' && TRANSACTION.test(text)) {
+        return Promise.reject(new Error('a transaction cannot run on a shared pipelined connection; use the pool'));
+      }
+      return (client.query as (...a: unknown[]) => unknown)(...args);
     };
+    // (Kysely's type overloads query for cursors too; none is used here.)
+    this.handle = { query: query as PostgresPoolClient['query'], release: () => {} };
   }
 }
 
-export class PipelinedPool implements PoolLike {
+/** A pool for Kysely's PostgresDialect whose every connection is one of a few shared ones. */
+export class PipelinedPool implements PostgresPool {
   readonly #make: () => pg.Client;
   readonly #slots: Array<Shared | undefined>;
   readonly #lifetimeMs: number;
@@ -75,7 +65,7 @@ export class PipelinedPool implements PoolLike {
     this.#lifetimeMs = lifetimeS * 1000;
   }
 
-  async connect(): Promise<PooledClient> {
+  async connect(): Promise<PostgresPoolClient> {
     if (this.#ended) throw new Error('the pipelined connections are closed');
     const i = this.#next;
     this.#next = (i + 1) % this.#slots.length;
