@@ -27,6 +27,7 @@ import * as m021 from './migrations/021_apps.ts';
 import * as m022 from './migrations/022_app_deletion.ts';
 import * as m023 from './migrations/023_hot_path_references.ts';
 import * as m024 from './migrations/024_partial_donation_indexes.ts';
+import * as m025 from './migrations/025_postings_books_per_statement.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -59,6 +60,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '022_app_deletion', up: m022.up },
   { name: '023_hot_path_references', up: m023.up },
   { name: '024_partial_donation_indexes', up: m024.up },
+  { name: '025_postings_books_per_statement', up: m025.up },
 ];
 
 /** The migrations this release knows, in order. */

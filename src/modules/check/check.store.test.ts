@@ -143,7 +143,7 @@ describeEachEngine('check store', (env) => {
     ]);
   });
 
-  test('danglingReferences: a donation, entry, event, count or search word naming a row that does not exist (what the keys dropped by migration 023 refused, and what an import on SQLite does not check)', async () => {
+  test('danglingReferences: a donation, entry, posting, event, count or search word naming a row that does not exist (what the keys dropped by migrations 023 and 025 refused, and what an import on SQLite does not check)', async () => {
     const { deps, app } = env();
     const { db, engine } = deps;
     await makeNonProfit(deps, { ein: '500000009', name: 'Referenced Charity', income_amt: 0 });
@@ -170,9 +170,20 @@ describeEachEngine('check store', (env) => {
       await c.insertInto('non_profit_words').values(orphan).execute();
       await sql.raw(engine === 'postgres' ? 'set session_replication_role = origin' : 'pragma foreign_keys = on').execute(c);
     });
+    // A posting of no entry on no account: refused by both engines (PostgreSQL's triggers of
+    // migration 025, SQLite's keys), so made with the checks off, as a corrupt copy would be.
+    const stray = { entry_id: 999_999_005, account_id: 999_999_006, amount_cents: 1, book: 'live' as const };
+    await assert.rejects(db.insertInto('postings').values(stray).execute(), engine === 'postgres' ? { code: '23503' } : /FOREIGN KEY/);
+    await db.connection().execute(async (c) => {
+      await sql.raw(engine === 'postgres' ? 'set session_replication_role = replica' : 'pragma foreign_keys = off').execute(c);
+      await c.insertInto('postings').values(stray).execute();
+      await sql.raw(engine === 'postgres' ? 'set session_replication_role = origin' : 'pragma foreign_keys = on').execute(c);
+    });
     assert.deepEqual(await store.danglingReferences(db), [
       { table: 'donations', column: 'non_profit_id', target: 'non_profits', value: 999_999_001 },
       { table: 'journal_entries', column: 'donation_id', target: 'donations', value: 999_999_002 },
+      { table: 'postings', column: 'entry_id', target: 'journal_entries', value: 999_999_005 },
+      { table: 'postings', column: 'account_id', target: 'ledger_accounts', value: 999_999_006 },
       { table: 'events', column: 'user_id', target: 'users', value: 999_999_003 },
       { table: 'non_profit_words', column: 'non_profit_id', target: 'non_profits', value: 999_999_004 },
     ]);
@@ -180,5 +191,7 @@ describeEachEngine('check store', (env) => {
     assert.equal(ok, false);
     assert.match(text, /donations\.non_profit_id names non_profits 999999001, which does not exist/);
     assert.match(text, /non_profit_words\.non_profit_id names non_profits 999999004, which does not exist/);
+    assert.match(text, /postings\.entry_id names journal_entries 999999005, which does not exist/);
+    assert.match(text, /postings\.account_id names ledger_accounts 999999006, which does not exist/);
   });
 });

@@ -255,15 +255,20 @@ export async function connectionsPastLimit(db: Db): Promise<Array<{ id: number; 
 
 /**
  * The references the database does not always check: those PostgreSQL no longer checks on a
- * donation's hot path (migration 023, ADR 9) and SQLite still does, and a search word's
- * organisation, which SQLite does not check while an import loads (directory.store.ts
- * sqliteBulkLoad). Each pair is a column and the rows it must name.
+ * donation's hot path (migration 023, ADR 9) and SQLite still does; a posting's entry and
+ * account, which PostgreSQL checks per statement with triggers instead of keys (migration 025),
+ * off while `session_replication_role` is `replica`; and a search word's organisation, which
+ * SQLite does not check while an import loads (directory.store.ts sqliteBulkLoad). Each pair is
+ * a column and the rows it must name. (That a posting's entry and account are in its book is
+ * postingsAcrossBooks.)
  */
 const REFERENCES: ReadonlyArray<{ table: string; column: string; target: string }> = [
   { table: 'donations', column: 'user_id', target: 'users' },
   { table: 'donations', column: 'fund_id', target: 'funds' },
   { table: 'donations', column: 'non_profit_id', target: 'non_profits' },
   { table: 'journal_entries', column: 'donation_id', target: 'donations' },
+  { table: 'postings', column: 'entry_id', target: 'journal_entries' },
+  { table: 'postings', column: 'account_id', target: 'ledger_accounts' },
   { table: 'events', column: 'user_id', target: 'users' },
   { table: 'donation_counts', column: 'user_id', target: 'users' },
   { table: 'non_profit_words', column: 'non_profit_id', target: 'non_profits' },
