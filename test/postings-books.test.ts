@@ -158,6 +158,17 @@ for (const { name: engine } of engines()) {
       );
       const keys = await sql<{ conname: string }>`select conname from pg_constraint where conrelid = 'postings'::regclass and contype = 'f'`.execute(db);
       assert.deepEqual(keys.rows, [], 'no per-row foreign keys left on postings');
+      // Their lookups probe an index whatever the plan a session cached when the tables were small
+      // (a bulk load after it once scanned all of journal_entries for every entry it named).
+      const settings = await sql<{ proname: string; proconfig: string[] | null }>`select proname, proconfig from pg_proc
+        where proname in ('almoner_postings_in_their_books', 'almoner_posted_rows_kept') and pronamespace = current_schema()::regnamespace order by proname`.execute(db);
+      assert.deepEqual(
+        settings.rows.map((f) => [f.proname, f.proconfig]),
+        [
+          ['almoner_posted_rows_kept', ['enable_seqscan=off']],
+          ['almoner_postings_in_their_books', ['enable_seqscan=off']],
+        ],
+      );
     });
   });
 }
