@@ -111,7 +111,7 @@ async function receiptChains(deps: Deps): Promise<string[]> {
   return (await store.receiptChainBreaks(deps.db)).map((r) => `receipt ${r.id} replaces receipt ${r.replaces_id} of another contribution, book or donor`);
 }
 
-/** Migration 023: the references a donation's write no longer has PostgreSQL check, and the search words an import writes unchecked on SQLite, proved here. */
+/** Migrations 023 and 025: the references a donation's write no longer has PostgreSQL check by foreign keys, and the search words an import writes unchecked on SQLite, proved here. */
 async function references(deps: Deps): Promise<string[]> {
   return (await store.danglingReferences(deps.db)).map((r) => `${r.table}.${r.column} names ${r.target} ${r.value}, which does not exist`);
 }
@@ -143,7 +143,10 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ['every contribution that succeeded has one receipt, no other has one', receipts],
     ['every corrected receipt replaces one of its own contribution', receiptChains],
     ['every app acts for a live user, within the limit its donor set', appsWithinTheirGrant],
-    ["every donation's user, fund and non-profit, every entry's donation, every event's user and every search word's organisation exist", references],
+    [
+      "every donation's user, fund and non-profit, every entry's donation, every posting's entry and account, every event's user and every search word's organisation exist",
+      references,
+    ],
   ];
   const results: CheckResult[] = [];
   for (const [name, fn] of checks) {
