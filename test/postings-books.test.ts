@@ -162,13 +162,27 @@ for (const { name: engine } of engines()) {
       // (a bulk load after it once scanned all of journal_entries for every entry it named).
       const settings = await sql<{ proname: string; proconfig: string[] | null }>`select proname, proconfig from pg_proc
         where proname in ('almoner_postings_in_their_books', 'almoner_posted_rows_kept') and pronamespace = current_schema()::regnamespace order by proname`.execute(db);
+      // And they name Almoner's tables whatever the search_path of the session that writes.
+      const path = (await sql<{ search_path: string }>`select current_setting('search_path') as search_path`.execute(db)).rows[0]?.search_path;
       assert.deepEqual(
         settings.rows.map((f) => [f.proname, f.proconfig]),
         [
-          ['almoner_posted_rows_kept', ['enable_seqscan=off']],
-          ['almoner_postings_in_their_books', ['enable_seqscan=off']],
+          ['almoner_posted_rows_kept', ['enable_seqscan=off', `search_path=${path}`]],
+          ['almoner_postings_in_their_books', ['enable_seqscan=off', `search_path=${path}`]],
         ],
       );
+      await db.connection().execute(async (c) => {
+        await sql`set search_path = pg_catalog`.execute(c);
+        try {
+          await assert.rejects(
+            sql.raw(`insert into ${path}.postings (entry_id, account_id, amount_cents, book) values (${entry}, ${sandbox}, 0, 'live')`).execute(c),
+            refused,
+            'still refused from a session whose search_path does not name the tables',
+          );
+        } finally {
+          await sql.raw(`set search_path = ${path}`).execute(c);
+        }
+      });
     });
   });
 }

@@ -22,8 +22,10 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   // made on its first call, perhaps when the tables were nearly empty and a sequential scan was
   // cheapest, and would then scan the whole table once per name (a bulk load of 400,000 postings
   // ran for minutes instead of seconds); with sequential scans off, the plan holds at any size.
+  // The tables are Almoner's whatever a session's search_path (a key names its table for good):
+  // each function keeps the search_path it was made with.
   await sql`create or replace function almoner_postings_in_their_books() returns trigger
-    language plpgsql set enable_seqscan = off as $$
+    language plpgsql set enable_seqscan = off set search_path from current as $$
     declare
       named bigint;
       found bigint;
@@ -51,7 +53,7 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
       .execute(db);
   }
   await sql`create or replace function almoner_posted_rows_kept() returns trigger
-    language plpgsql set enable_seqscan = off as $$
+    language plpgsql set enable_seqscan = off set search_path from current as $$
     begin
       if tg_op = 'UPDATE' and new.id = old.id and new.book = old.book then
         return new;
