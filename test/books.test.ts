@@ -5,7 +5,20 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { engines, openEnv, makeUser, fund, fundSandbox, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import {
+  engines,
+  openEnv,
+  makeUser,
+  fund,
+  fundSandbox,
+  makeNonProfit,
+  call,
+  fingerprint,
+  assertLedgerBalanced,
+  withoutForeignKeys,
+  type TestEnv,
+  type TestUser,
+} from './harness.ts';
 import { WebClient } from './web-client.ts';
 import { formatCheck, runCheck } from '../src/modules/check/index.ts';
 import { lockFundAccounts, postEntry } from '../src/modules/ledger/index.ts';
@@ -291,26 +304,5 @@ for (const { name: engine } of engines()) {
         await isolated.close();
       }
     });
-  });
-}
-
-/** Runs `fn` with the database's foreign keys off, as only a corrupting hand could. */
-async function withoutForeignKeys(env: TestEnv, fn: (db: TestEnv['deps']['db']) => Promise<unknown>): Promise<void> {
-  if (env.engine === 'sqlite') {
-    await sql`pragma foreign_keys = off`.execute(env.deps.db);
-    try {
-      await fn(env.deps.db);
-    } finally {
-      await sql`pragma foreign_keys = on`.execute(env.deps.db);
-    }
-    return;
-  }
-  await env.deps.db.connection().execute(async (conn) => {
-    await sql`set session_replication_role = replica`.execute(conn);
-    try {
-      await fn(conn);
-    } finally {
-      await sql`set session_replication_role = origin`.execute(conn);
-    }
   });
 }

@@ -300,6 +300,30 @@ export async function assertLedgerBalanced(deps: Deps): Promise<void> {
   if (!ok) throw new Error(text);
 }
 
+/**
+ * Runs `fn` with the database's foreign keys off (and on PostgreSQL its triggers, migration 025),
+ * as only a corrupting hand or a restore could.
+ */
+export async function withoutForeignKeys(env: TestEnv, fn: (db: TestEnv['deps']['db']) => Promise<unknown>): Promise<void> {
+  if (env.engine === 'sqlite') {
+    await sql`pragma foreign_keys = off`.execute(env.deps.db);
+    try {
+      await fn(env.deps.db);
+    } finally {
+      await sql`pragma foreign_keys = on`.execute(env.deps.db);
+    }
+    return;
+  }
+  await env.deps.db.connection().execute(async (conn) => {
+    await sql`set session_replication_role = replica`.execute(conn);
+    try {
+      await fn(conn);
+    } finally {
+      await sql`set session_replication_role = origin`.execute(conn);
+    }
+  });
+}
+
 export interface Call {
   status: number;
   headers: Record<string, string | string[] | number | undefined>;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { call, describeEachEngine, fund, makeNonProfit, makeUser } from '../../../test/harness.ts';
+import { call, describeEachEngine, fund, makeNonProfit, makeUser, withoutForeignKeys } from '../../../test/harness.ts';
 import * as store from './check.store.ts';
 import { formatCheck, runCheck } from './check.service.ts';
 import { connectApp } from '../../../test/app-tokens.ts';
@@ -91,11 +91,7 @@ describeEachEngine('check store', (env) => {
       await db.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('book', '=', 'test').where('kind', '=', 'deposits').executeTakeFirstOrThrow()
     ).id;
     await assert.rejects(db.updateTable('postings').set({ account_id: testDeposits }).where('id', '=', outside.id).execute());
-    await db.connection().execute(async (c) => {
-      await sql.raw(engine === 'postgres' ? 'set session_replication_role = replica' : 'pragma foreign_keys = off').execute(c);
-      await c.updateTable('postings').set({ account_id: testDeposits }).where('id', '=', outside.id).execute();
-      await sql.raw(engine === 'postgres' ? 'set session_replication_role = origin' : 'pragma foreign_keys = on').execute(c);
-    });
+    await withoutForeignKeys(env(), (c) => c.updateTable('postings').set({ account_id: testDeposits }).where('id', '=', outside.id).execute());
     assert.deepEqual(await store.postingsAcrossBooks(db), [{ entry_id: mine.entry_id, entry_book: 'live', account_id: testDeposits, account_book: 'test' }]);
     await db
       .insertInto('donation_counts')
@@ -162,22 +158,16 @@ describeEachEngine('check store', (env) => {
       if (engine === 'sqlite') await sql.raw('pragma foreign_keys = on').execute(c);
     });
     // A search word of no organisation: refused by both engines' keys, but an import loads words
-    // with SQLite's checks off (sqliteBulkLoad), so it is made here with the checks off.
+    // with SQLite's checks off (sqliteBulkLoad). A posting of no entry on no account: refused by
+    // both engines (PostgreSQL's triggers of migration 025, SQLite's keys). Both are made with
+    // the checks off, as a corrupt copy would be.
     const orphan = { word: 'orphan', non_profit_id: 999_999_004, kind: 'n', size: 0 };
     await assert.rejects(db.insertInto('non_profit_words').values(orphan).execute());
-    await db.connection().execute(async (c) => {
-      await sql.raw(engine === 'postgres' ? 'set session_replication_role = replica' : 'pragma foreign_keys = off').execute(c);
-      await c.insertInto('non_profit_words').values(orphan).execute();
-      await sql.raw(engine === 'postgres' ? 'set session_replication_role = origin' : 'pragma foreign_keys = on').execute(c);
-    });
-    // A posting of no entry on no account: refused by both engines (PostgreSQL's triggers of
-    // migration 025, SQLite's keys), so made with the checks off, as a corrupt copy would be.
     const stray = { entry_id: 999_999_005, account_id: 999_999_006, amount_cents: 1, book: 'live' as const };
     await assert.rejects(db.insertInto('postings').values(stray).execute(), engine === 'postgres' ? { code: '23503' } : /FOREIGN KEY/);
-    await db.connection().execute(async (c) => {
-      await sql.raw(engine === 'postgres' ? 'set session_replication_role = replica' : 'pragma foreign_keys = off').execute(c);
+    await withoutForeignKeys(env(), async (c) => {
+      await c.insertInto('non_profit_words').values(orphan).execute();
       await c.insertInto('postings').values(stray).execute();
-      await sql.raw(engine === 'postgres' ? 'set session_replication_role = origin' : 'pragma foreign_keys = on').execute(c);
     });
     assert.deepEqual(await store.danglingReferences(db), [
       { table: 'donations', column: 'non_profit_id', target: 'non_profits', value: 999_999_001 },
