@@ -163,7 +163,9 @@ for (const { name: engine } of engines()) {
       const settings = await sql<{ proname: string; proconfig: string[] | null }>`select proname, proconfig from pg_proc
         where proname in ('almoner_postings_in_their_books', 'almoner_posted_rows_kept') and pronamespace = current_schema()::regnamespace order by proname`.execute(db);
       // And they name Almoner's tables whatever the search_path of the session that writes.
-      const path = (await sql<{ search_path: string }>`select current_setting('search_path') as search_path`.execute(db)).rows[0]?.search_path;
+      const [session] = (await sql<{ path: string; schema: string }>`select current_setting('search_path') as path, current_schema() as schema`.execute(db)).rows;
+      assert(session !== undefined);
+      const { path, schema } = session;
       assert.deepEqual(
         settings.rows.map((f) => [f.proname, f.proconfig]),
         [
@@ -175,7 +177,7 @@ for (const { name: engine } of engines()) {
         await sql`set search_path = pg_catalog`.execute(c);
         try {
           await assert.rejects(
-            sql.raw(`insert into ${path}.postings (entry_id, account_id, amount_cents, book) values (${entry}, ${sandbox}, 0, 'live')`).execute(c),
+            sql.raw(`insert into ${schema}.postings (entry_id, account_id, amount_cents, book) values (${entry}, ${sandbox}, 0, 'live')`).execute(c),
             refused,
             'still refused from a session whose search_path does not name the tables',
           );
