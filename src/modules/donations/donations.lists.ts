@@ -2,11 +2,12 @@
 // at a time: the first pages read as lookups, a deep one on the pool.
 import type { Deps } from '../../deps.ts';
 import type { Db } from '../../db/database.ts';
-import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
+import { lastPage, offsetOf, toPage, type Page, type PageRequest } from '../../shared/page.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { visibleUser } from '../users/index.ts';
 import * as store from './donations.store.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
+import { ownDonationPageJson } from './donations.json.ts';
 
 /** The most rows a page's OFFSET passes over and still be read as a lookup. */
 export const LOOKUP_OFFSET_MAX = 1_000;
@@ -29,6 +30,14 @@ export async function listOwnDonations(deps: Deps, caller: Caller, page: PageReq
     count,
     page,
   );
+}
+
+/** listOwnDonations's page as the JSON text its route answers (donations.json.ts), with its meta for the Link header. */
+export async function listOwnDonationsJson(deps: Deps, caller: Caller, page: PageRequest): Promise<{ json: string; meta: Page<unknown>['meta'] }> {
+  const { rows, count } = await store.listByUser(pageReader(deps, page), caller.user_id, false, page);
+  const cards = await cardsFor(deps, rows);
+  const meta = { count, page: page.page, last: lastPage(count, page.per_page) };
+  return { json: ownDonationPageJson(deps, cards, rows, meta), meta };
 }
 
 /** A user's donations: all of them for the owner, public ones (reduced) for others. Throws user_not_found. */

@@ -41,7 +41,9 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           const filters = exportFilters(request.query as Record<string, unknown>, DONATION_STATUSES);
           return sendCsv(reply, 'donations.csv', service.DONATION_CSV_HEADER, service.exportDonations(deps, request.caller, filters));
         }
-        return listPage(request, reply, (page) => lists.listOwnDonations(deps, request.caller, page));
+        // Written as text, byte for byte what the schema's serializer would write (donations.json.ts).
+        const { json } = await listPage(request, reply, (page) => lists.listOwnDonationsJson(deps, request.caller, page));
+        return reply.type('application/json; charset=utf-8').send(json);
       },
     );
 

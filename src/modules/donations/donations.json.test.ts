@@ -1,0 +1,147 @@
+// The own list's JSON writer (donations.json.ts) against the route's response
+// schema serializer: the same text, byte for byte, on random pages; and the
+// route answering it on both engines.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import fastJson from 'fast-json-stringify';
+import { call, describeEachEngine, fund, makeNonProfit, makeUser, openEnv, type TestEnv } from '../../../test/harness.ts';
+import { DonationNonProfit } from '../nonprofits/nonprofits.schema.ts';
+import type { NonProfitCard } from '../nonprofits/index.ts';
+import { OwnDonation, OwnDonationPage } from './donations.schema.ts';
+import { DONATION_STATUSES, VISIBILITIES } from './donations.ts';
+import type { DonationRecord, Owner } from './donations.store.ts';
+import { ownListForm } from './donations.view.ts';
+import { ownDonationPageJson } from './donations.json.ts';
+import { listOwnDonations } from './donations.lists.ts';
+
+/** What Fastify writes for GET /v1/donations's 200 from its schema (fast-json-stringify, with the app's shared schemas). */
+const schemaSerializer: (page: unknown) => string = fastJson(OwnDonationPage as fastJson.AnySchema, { schema: { OwnDonation, DonationNonProfit } as fastJson.Options['schema'] });
+
+/** Strings with what JSON must escape: quotes, backslashes, controls, separators, lone surrogates, astral characters. */
+const anyText = fc.oneof(
+  fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '"', '\\', '/', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '\ud800', '\udfff', 'é', '😀') }),
+  fc.string({ unit: 'binary' }),
+  fc.string({ minLength: 40, maxLength: 200 }),
+);
+const id = fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER });
+const isoDate = fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+
+const card = fc.record<NonProfitCard>({
+  ein: anyText,
+  name: anyText,
+  website: anyText,
+  city: anyText,
+  state: anyText,
+  logo: anyText,
+  public_path: anyText,
+  public_url: anyText,
+  cause_id: fc.integer({ min: 1, max: 100 }),
+});
+const owner = fc.record<Owner>({ name: anyText, city: anyText, avatar_url: fc.option(anyText, { nil: null }), slug: anyText });
+
+/** A page as withOwners makes it: a few users and funds, each user's one Owner object and each fund's one name shared by its rows. */
+const page = fc
+  .record({
+    cards: fc.array(card, { minLength: 1, maxLength: 4 }),
+    owners: fc.array(fc.tuple(id, owner), { minLength: 1, maxLength: 3 }),
+    funds: fc.array(fc.tuple(id, anyText), { minLength: 1, maxLength: 3 }),
+    rows: fc.array(
+      fc.record({
+        id,
+        amount_cents: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        status: fc.constantFrom(...DONATION_STATUSES),
+        note: fc.option(anyText, { nil: null }),
+        visibility: fc.constantFrom(...VISIBILITIES),
+        scheduled_donation_id: fc.option(id, { nil: null }),
+        created_at: isoDate,
+        mailed_at: fc.option(isoDate, { nil: null }),
+        card: fc.nat(),
+        owner: fc.nat(),
+        fund: fc.nat(),
+      }),
+      { maxLength: 30 },
+    ),
+    meta: fc.record({ count: fc.nat(), page: fc.integer({ min: 1, max: 1_000_000 }), last: fc.integer({ min: 1, max: 1_000_000 }) }),
+  })
+  .map(({ cards, owners, funds, rows, meta }) => {
+    const cardMap = new Map(cards.map((c, i) => [i + 1, Object.freeze(c)]));
+    const records: DonationRecord[] = rows.map((r) => {
+      const [user_id, o] = owners[r.owner % owners.length] as [number, Owner];
+      const [fund_id, fund_name] = funds[r.fund % funds.length] as [number, string];
+      return {
+        id: r.id,
+        user_id,
+        fund_id,
+        non_profit_id: (r.card % cards.length) + 1,
+        amount_cents: r.amount_cents,
+        status: r.status,
+        note: r.note,
+        visibility: r.visibility,
+        scheduled_donation_id: r.scheduled_donation_id,
+        created_at: r.created_at,
+        mailed_at: r.mailed_at,
+        fund_name,
+        owner: o,
+      };
+    });
+    return { cards: cardMap, records, meta };
+  });
+
+describe('the own list as JSON text', () => {
+  let env: TestEnv;
+  before(async () => {
+    env = await openEnv('sqlite');
+  });
+  after(async () => {
+    await env.close();
+  });
+
+  test("is the response schema's serialization of ownListForm's page, byte for byte (random pages, each written twice: cards then come from their cache)", () => {
+    fc.assert(
+      fc.property(page, ({ cards, records, meta }) => {
+        const expected = schemaSerializer({ items: records.map((r) => ownListForm(env.deps, cards, r)), meta });
+        assert.equal(ownDonationPageJson(env.deps, cards, records, meta), expected);
+        assert.equal(ownDonationPageJson(env.deps, cards, records, meta), expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  test('a page naming a non-profit without its card, or an unsafe integer, is refused rather than written wrong', () => {
+    const [sample] = fc.sample(
+      page.filter((p) => p.records.length > 0),
+      { numRuns: 1, seed: 22 },
+    );
+    assert.ok(sample !== undefined);
+    const [first] = sample.records;
+    assert.ok(first !== undefined);
+    assert.throws(() => ownDonationPageJson(env.deps, new Map(), sample.records, sample.meta), /cardsFor read every non-profit/);
+    assert.throws(() => ownDonationPageJson(env.deps, sample.cards, [{ ...first, id: 2 ** 53 }], sample.meta), /safe integer/);
+  });
+});
+
+describeEachEngine('GET /v1/donations answers the JSON writer', (env) => {
+  test("its body is the schema serializer's text of the same page, with notes, without, and past the last page", async () => {
+    const { deps, app } = env();
+    await makeNonProfit(deps, { ein: '310000022', name: 'Quoted "Shelter" \\ North' });
+    const donor = await makeUser(deps, { name: 'Zoë "Z" O\'Neil', city: 'Montréal' });
+    await fund(deps, donor, 100_000);
+    for (const [i, note] of ['first', undefined, 'line\nbreak \u2028 "quoted"', undefined].entries()) {
+      const made = await call(app, 'POST', '/v1/donations', { key: donor.key, body: { amount: 10 + i, ein: '310000022', ...(note === undefined ? {} : { note }) } });
+      assert.equal(made.status, 201);
+    }
+    for (const [pageNo, perPage] of [
+      [1, 25],
+      [2, 3],
+      [9, 25],
+    ] as const) {
+      const res = await app.inject({ method: 'GET', url: `/v1/donations?page=${pageNo}&per_page=${perPage}`, headers: { 'x-api-key': donor.key } });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+      const objects = await listOwnDonations(deps, donor.caller, { page: pageNo, per_page: perPage });
+      assert.equal(res.body, schemaSerializer(objects));
+      assert.equal(JSON.parse(res.body).items.length, pageNo === 1 ? 4 : pageNo === 2 ? 1 : 0);
+    }
+  });
+});
