@@ -20,6 +20,7 @@ import { loadConfig, type Config } from '../src/config.ts';
 import { openPlatform, type Platform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import type { Deps } from '../src/deps.ts';
+import type { Trx } from '../src/db/database.ts';
 import type { Clock } from '../src/shared/clock.ts';
 import type { Caller } from '../src/shared/caller.ts';
 import { createUserWithKey, type NewUser } from '../src/modules/users/index.ts';
@@ -322,6 +323,38 @@ export async function withoutForeignKeys(env: TestEnv, fn: (db: TestEnv['deps'][
       await sql`set session_replication_role = origin`.execute(conn);
     }
   });
+}
+
+/**
+ * Runs `first` in a transaction of `db` held open, then starts `second` (on another connection)
+ * and reports whether it was still waiting 200 ms later; the transaction then commits (whatever
+ * happened) and `second`'s outcome is returned, for the caller to judge.
+ */
+export async function whileHeld(db: Deps['db'], first: (trx: Trx) => Promise<unknown>, second: () => Promise<unknown>): Promise<{ waited: boolean; outcome: Promise<unknown> }> {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let begun = () => {};
+  const ready = new Promise<void>((resolve) => {
+    begun = resolve;
+  });
+  const holder = db.transaction().execute(async (trx) => {
+    await first(trx);
+    begun();
+    await held;
+  });
+  await Promise.race([ready, holder]);
+  let settled = false;
+  const outcome = second().finally(() => {
+    settled = true;
+  });
+  outcome.catch(() => {}); // judged by the caller, after the commit
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const waited = !settled;
+  release();
+  await holder;
+  return { waited, outcome };
 }
 
 export interface Call {

@@ -5,7 +5,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { engines, openEnv, makeUser, fund, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { engines, openEnv, makeUser, fund, fingerprint, assertLedgerBalanced, whileHeld, type TestEnv, type TestUser } from './harness.ts';
 import type { Db } from '../src/db/database.ts';
 
 type Book = 'live' | 'test';
@@ -91,42 +91,11 @@ for (const { name: engine } of engines()) {
 
     if (engine !== 'postgres') return;
 
-    /**
-     * Runs `first` in a transaction held open, then starts `second` on another connection and
-     * reports whether it was still waiting 200 ms later; the transaction then commits (whatever
-     * happened) and `second`'s outcome is returned.
-     */
-    async function whileHeld(first: (trx: Db) => Promise<unknown>, second: () => Promise<unknown>): Promise<{ waited: boolean; outcome: Promise<unknown> }> {
-      let release = () => {};
-      const held = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let begun = () => {};
-      const ready = new Promise<void>((resolve) => {
-        begun = resolve;
-      });
-      const holder = env.deps.db.transaction().execute(async (trx) => {
-        await first(trx);
-        begun();
-        await held;
-      });
-      await Promise.race([ready, holder]);
-      let settled = false;
-      const outcome = second().finally(() => {
-        settled = true;
-      });
-      outcome.catch(() => {}); // judged by the caller, after the commit
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const waited = !settled;
-      release();
-      await holder;
-      return { waited, outcome };
-    }
-
     test('an account cannot be deleted while a posting on it is being written: the delete waits, then is refused', async () => {
       const db = env.deps.db;
       const account = await probeAccount(db, 'probe posted');
       const { waited, outcome } = await whileHeld(
+        env.deps.db,
         (trx) => post(trx, [{ entry_id: entry, account_id: account, book: 'live' }]),
         () => db.deleteFrom('ledger_accounts').where('id', '=', account).execute(),
       );
@@ -139,6 +108,7 @@ for (const { name: engine } of engines()) {
       const db = env.deps.db;
       const account = await probeAccount(db, 'probe deleted');
       const { waited, outcome } = await whileHeld(
+        env.deps.db,
         (trx) => trx.deleteFrom('ledger_accounts').where('id', '=', account).execute(),
         () => post(db, [{ entry_id: entry, account_id: account, book: 'live' }]),
       );

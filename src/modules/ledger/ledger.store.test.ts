@@ -1,7 +1,7 @@
 // Every function of ledger.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, fund, makeUser } from '../../../test/harness.ts';
+import { describeEachEngine, fund, makeUser, whileHeld } from '../../../test/harness.ts';
 import { isExpectationFailed, runIfAllRows, runStatements } from '../../db/bulk.ts';
 import * as store from './ledger.store.ts';
 
@@ -39,6 +39,34 @@ describeEachEngine('ledger store', (env) => {
       return f.id;
     });
     assert.equal(Object.keys((await store.readFundAccounts(db, fundId)).ids).length, 4);
+  });
+
+  test('lockFundsAccounts reads several funds as lockFundAccounts reads each, in one statement; on PostgreSQL it holds their locks', async () => {
+    const { db, engine } = env().deps;
+    const [a, b, c] = [await makeUser(env().deps), await makeUser(env().deps), await makeUser(env().deps)];
+    await fund(env().deps, b, 2_500);
+    const each = new Map<number, store.FundAccounts>();
+    for (const u of [c, a, b]) each.set(u.fund_id, await store.readFundAccounts(db, u.fund_id));
+    // Any order, a fund named twice: each fund once, ascending.
+    const locked = await db.transaction().execute((trx) => store.lockFundsAccounts(trx, engine, [c.fund_id, a.fund_id, b.fund_id, a.fund_id]));
+    assert.deepEqual([...locked.keys()], [a.fund_id, b.fund_id, c.fund_id]);
+    for (const [fundId, accounts] of locked) assert.deepEqual(accounts, each.get(fundId));
+    assert.equal(locked.get(b.fund_id)?.balances.available_cents, 2_500);
+    assert.deepEqual([...(await db.transaction().execute((trx) => store.lockFundsAccounts(trx, engine, [b.fund_id])))], [[b.fund_id, each.get(b.fund_id)]]);
+    assert.equal((await db.transaction().execute((trx) => store.lockFundsAccounts(trx, engine, []))).size, 0);
+    await assert.rejects(
+      db.transaction().execute((trx) => store.lockFundsAccounts(trx, engine, [a.fund_id, 999_999_999])),
+      /a fund has accounts/,
+    );
+    if (engine !== 'postgres') return; // SQLite's transactions run one at a time
+    // A transaction holding two funds' locks: a single fund's lock waits for it to end.
+    const { waited, outcome } = await whileHeld(
+      db,
+      (trx) => store.lockFundsAccounts(trx, engine, [a.fund_id, c.fund_id]),
+      () => db.transaction().execute((trx) => store.lockFundAccounts(trx, engine, c.fund_id)),
+    );
+    assert.equal(waited, true, "the fund's lock waited for the transaction holding it");
+    assert.deepEqual(await outcome, each.get(c.fund_id));
   });
 
   test('postEntry writes a balanced entry and moves the cached balances; journalOfFund lists its lines', async () => {
