@@ -98,26 +98,33 @@ for (const { name: engine } of engines()) {
       await assertLedgerBalanced(env.deps);
     });
 
+    /** Idempotency-Key records in progress, each held by its claim's token (what the HTTP layer's claim writes). */
+    async function holdKeys(claims: ReadonlyArray<{ user_id: number; key: string; token: string }>): Promise<void> {
+      const now = new Date().toISOString();
+      await env.deps.db
+        .insertInto('idempotency_keys')
+        .values(
+          claims.map((claim) => ({
+            user_id: claim.user_id,
+            key: claim.key,
+            request_hash: 'h',
+            state: 'in_progress',
+            response_status: null,
+            response_body: null,
+            locked_until: now,
+            created_at: now,
+            claim_token: claim.token,
+            resource: null,
+          })),
+        )
+        .execute();
+    }
+
     test('in a shared transaction, a request whose Idempotency-Key was taken over fails alone', async () => {
       const user = await makeUser(env.deps);
       await fund(env.deps, user, 1_000 * 100);
-      const now = new Date().toISOString();
       // Another attempt took the key over: it holds the claim under its own token.
-      await env.deps.db
-        .insertInto('idempotency_keys')
-        .values({
-          user_id: user.user_id,
-          key: 'taken-over',
-          request_hash: 'h',
-          state: 'in_progress',
-          response_status: null,
-          response_body: null,
-          locked_until: now,
-          created_at: now,
-          claim_token: 'the-newer-attempt',
-          resource: null,
-        })
-        .execute();
+      await holdKeys([{ user_id: user.user_id, key: 'taken-over', token: 'the-newer-attempt' }]);
       const caller = user.caller;
       const donate = () => createDonation(env.deps, caller, { amount_cents: 1000, ein: '261544963' });
       const stale = () => idempotencyClaims.run({ user_id: user.user_id, key: 'taken-over', token: 'the-older-attempt' }, donate);
@@ -146,6 +153,46 @@ for (const { name: engine } of engines()) {
       const key = await env.deps.db.selectFrom('idempotency_keys').selectAll().where('key', '=', 'taken-over').executeTakeFirstOrThrow();
       assert.equal(key.state, 'in_progress');
       assert.equal(key.resource, null);
+      await assertLedgerBalanced(env.deps);
+    });
+
+    test('in a shared transaction, requests with Idempotency-Keys each record their own outcome; the one taken over fails alone', async () => {
+      const user = await makeUser(env.deps);
+      await fund(env.deps, user, 1_000 * 100);
+      // Four attempts hold their keys; a fifth key was taken over by a newer attempt.
+      const held = ['k1', 'k2', 'k3', 'k4'].map((key) => ({ user_id: user.user_id, key, token: `token-${key}` }));
+      await holdKeys([...held, { user_id: user.user_id, key: 'k5', token: 'the-newer-attempt' }]);
+      const donate = (claim: { user_id: number; key: string; token: string }) =>
+        idempotencyClaims.run(claim, () => createDonation(env.deps, user.caller, { amount_cents: 1000, ein: '261544963' }));
+      const stale = () => donate({ user_id: user.user_id, key: 'k5', token: 'the-older-attempt' });
+      const before = donationBatchStats(env.deps);
+      let results: Array<PromiseSettledResult<unknown>>;
+      if (engine === 'sqlite') {
+        results = await Promise.allSettled([...held.map(donate), stale()]);
+        assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 1, 'all five in one transaction');
+      } else {
+        const [first, ...rest] = held;
+        results = await behindAnotherNode(
+          user.fund_id,
+          () => donate(first!),
+          () => [...rest.map(donate), stale()],
+        );
+        assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 2, 'the last four in one transaction');
+      }
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected'],
+      );
+      assert.equal(((results[4] as PromiseRejectedResult).reason as AppError).code, 'idempotency_key_in_use');
+      const ids = results.slice(0, 4).map((r) => ((r as PromiseFulfilledResult<unknown>).value as { id: number }).id);
+      const keys = await env.deps.db.selectFrom('idempotency_keys').select(['key', 'state', 'resource']).where('user_id', '=', user.user_id).orderBy('key').execute();
+      assert.deepEqual(keys, [...ids.map((id, i) => ({ key: `k${i + 1}`, state: 'committed', resource: `donation:${id}` })), { key: 'k5', state: 'in_progress', resource: null }]);
+      const made = await env.deps.db
+        .selectFrom('donations')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('user_id', '=', user.user_id)
+        .executeTakeFirstOrThrow();
+      assert.equal(Number(made.n), 4);
       await assertLedgerBalanced(env.deps);
     });
 

@@ -4,8 +4,8 @@
 // an attempt whose key was taken over rolls back.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
-import { idempotencyClaims } from '../src/modules/idempotency/index.ts';
+import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, assertLedgerBalanced, TestClock, type TestEnv, type TestUser } from './harness.ts';
+import { claimKey, idempotencyClaims, settleKey } from '../src/modules/idempotency/index.ts';
 import { createDonation } from '../src/modules/donations/index.ts';
 import { AppError } from '../src/shared/errors.ts';
 
@@ -35,6 +35,23 @@ for (const { name: engine } of engines()) {
         .where('user_id', '=', user.user_id)
         .where('key', '=', key)
         .execute();
+
+    test('a key kept past its time is claimed afresh; until then another request with it is refused and the first one replayed', async () => {
+      const clock = new TestClock(new Date().toISOString());
+      const deps = { ...env.deps, clock };
+      const first = await claimKey(deps, giver.user_id, 'expiring', 'hash-a');
+      assert.equal(first.kind, 'claimed');
+      if (first.kind !== 'claimed') return;
+      await settleKey(deps, first.claim, 201, '{"a":1}');
+      await assert.rejects(claimKey(deps, giver.user_id, 'expiring', 'hash-b'), (error: unknown) => error instanceof AppError && error.code === 'idempotency_key_reused');
+      assert.deepEqual(await claimKey(deps, giver.user_id, 'expiring', 'hash-a'), { kind: 'answered', status: 201, response: '{"a":1}' });
+      clock.advance(env.deps.config.idempotencyTtlHours * 3_600_000 + 1_000);
+      const again = await claimKey(deps, giver.user_id, 'expiring', 'hash-b');
+      assert.equal(again.kind, 'claimed');
+      assert.notEqual(again.kind === 'claimed' ? again.claim.token : '', first.claim.token);
+      const record = await row(giver, 'expiring');
+      assert.deepEqual([record.state, record.request_hash, record.response_body], ['in_progress', 'hash-b', null]);
+    });
 
     const cases: Array<{
       name: string;

@@ -182,10 +182,17 @@ export async function runIfAllRows(
   what: string,
   /** A further condition (SQL appending its values to `params`): nothing is written unless it holds too. */
   also?: (params: unknown[]) => string,
+  /** A further compare-and-set, a data-modifying statement returning a row for each row it changed: nothing is written unless it changed exactly `rows`. */
+  counted?: { statement: Statement; rows: number },
 ): Promise<Map<number, unknown>> {
   const params: unknown[] = [];
   const parts = [`g as (${guard.text('postgres', params)})`, ...withClauses(statements, params)];
-  const condition = also === undefined ? '' : ` and (${also(params)})`;
+  if (counted !== undefined) parts.push(`c as (${counted.statement.text('postgres', params)})`);
+  let condition = also === undefined ? '' : ` and (${also(params)})`;
+  if (counted !== undefined) {
+    params.push(counted.rows);
+    condition += ` and (select count(*) from c) = $${params.length}`;
+  }
   params.push(rows, what);
   const text = `with ${parts.join(', ')} select almoner_expect(count(*) = $${params.length - 1}${condition}, $${params.length}) as ok, array_agg(id) as ids, array_agg(value) as vals from g`;
   if (guard.sameText === true && statements.every((s) => s.sameText === true)) prepareText(text);

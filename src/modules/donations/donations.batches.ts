@@ -4,9 +4,9 @@ import type { Deps } from '../../deps.ts';
 import { outcomeUnknown, type Db, type Trx } from '../../db/database.ts';
 import { AppError } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import { guardedEntryStatements, lockFundAccounts, readFundAccounts } from '../ledger/index.ts';
+import { guardedEntryStatements, lockFundsAccounts, readFundAccounts } from '../ledger/index.ts';
 import { findRecipients, findRecipientsAsOf, recordsEpochIs, type NonProfit } from '../nonprofits/index.ts';
-import { keyTakenOver, recordClaimOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
+import { claimOutcomesStatement, keyTakenOver, recordClaimOutcomes, type IdempotencyClaim } from '../idempotency/index.ts';
 import { IdStock, reserveIds } from '../../db/ids.ts';
 import { isExpectationFailed, runIfAllRows } from '../../db/bulk.ts';
 import type { DonationStatus } from './donations.ts';
@@ -219,16 +219,17 @@ class FundBatches {
   }
 
   /**
-   * PostgreSQL, a round without Idempotency-Keys: one statement and no lock
-   * held across round trips. The recipients, ids and (unless this node
-   * remembers them) the balances are read first; then the writes go in one
-   * statement that commits only if every fund's available balance is still
-   * the one decided on (db/bulk.ts runIfAllRows). Undefined when it did not
-   * write (a balance had moved, the statement failed, or a fund is
-   * contended): the locked transaction then decides.
+   * PostgreSQL: a round in one statement and no lock held across round
+   * trips. The recipients, ids and (unless this node remembers them) the
+   * balances are read first; then the writes, with each Idempotency-Key's
+   * outcome, go in one statement that commits only if every fund's available
+   * balance is still the one decided on and every key is still held by its
+   * request (db/bulk.ts runIfAllRows). Undefined when it did not write (a
+   * balance had moved, a key was taken over, the statement failed, or a fund
+   * is contended): the locked transaction then decides.
    */
   async #createGuarded(batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
-    if (this.#deps.engine !== 'postgres' || batch.some((w) => w.claim !== undefined)) return undefined;
+    if (this.#deps.engine !== 'postgres') return undefined;
     const funds = fundsOf(batch);
     const now = performance.now();
     for (const fundId of funds) {
@@ -259,14 +260,21 @@ class FundBatches {
       at,
       guarded.map((f) => ({ account_id: f.ids.available, expected_cents: f.available_cents })),
     );
+    // Each request's Idempotency-Key outcome in the same statement as its donation: it writes
+    // only if every claim still holds its key (one taken over sends the round to the locked transaction).
+    const claims = madeAt.flatMap((i, j) => {
+      const claim = (batch[i] as Waiting).claim;
+      return claim === undefined ? [] : [{ claim, resource: `donation:${(made[j] as { id: number }).id}` }];
+    });
     try {
       const available = await runIfAllRows(
         conn,
         guard,
         guarded.length,
         [...store.donationStatements(rows), ...statements, ...createdEvents(rows)],
-        "the funds' available balances and the directory are as read",
+        "the funds' available balances, the directory and the requests' Idempotency-Keys are as read",
         recordsEpochIs(epoch),
+        claims.length === 0 ? undefined : { statement: claimOutcomesStatement(claims), rows: claims.length },
       );
       if (this.#known.size + guarded.length > KNOWN_FUNDS_MAX) this.#known.clear();
       for (const f of guarded) {
@@ -329,7 +337,7 @@ class FundBatches {
   async #create(trx: Trx, batch: readonly Waiting[]): Promise<Array<Made | AppError>> {
     // Locks in ascending fund order, as every round takes them: two rounds never wait on each other in a cycle.
     const funds = new Map<number, KnownFund>();
-    for (const fundId of fundsOf(batch)) funds.set(fundId, knownFund(fundId, await lockFundAccounts(trx, this.#deps.engine, fundId)));
+    for (const [fundId, accounts] of await lockFundsAccounts(trx, this.#deps.engine, fundsOf(batch))) funds.set(fundId, knownFund(fundId, accounts));
     const { found, outcomes, valid } = sortOut(
       batch,
       await findRecipients(
@@ -338,18 +346,21 @@ class FundBatches {
       ),
     );
     const ids = await reserveIds(trx, this.#deps.engine, 'donations', valid.length);
+    // Each request's Idempotency-Key outcome, in the same transaction as its donation (idempotency/outcome.ts),
+    // all in one statement; one whose key was taken over is refused alone (and leaves its reserved id unused).
+    const claimed = valid.flatMap((i, k) => {
+      const claim = (batch[i] as Waiting).claim;
+      return claim === undefined ? [] : [{ i, claim, resource: `donation:${ids[k] as number}` }];
+    });
+    const recorded = await recordClaimOutcomes(trx, this.#deps.engine, claimed);
+    claimed.forEach(({ i }, j) => {
+      if (recorded[j] !== true) outcomes[i] = keyTakenOver();
+    });
     const made: Array<HeldDonation & { id: number }> = [];
     const madeAt: number[] = [];
     for (const [k, i] of valid.entries()) {
-      const w = batch[i] as Waiting;
-      const id = ids[k] as number;
-      // Each request's Idempotency-Key outcome, in the same transaction as its donation (shared/outcome.ts).
-      // (A refused one leaves its reserved id unused.)
-      if (w.claim !== undefined && !(await recordClaimOutcome(trx, w.claim, `donation:${id}`))) {
-        outcomes[i] = keyTakenOver();
-        continue;
-      }
-      made.push({ ...w.donation, non_profit_id: (found[i] as NonProfit).id, id });
+      if (outcomes[i] !== undefined) continue;
+      made.push({ ...(batch[i] as Waiting).donation, non_profit_id: (found[i] as NonProfit).id, id: ids[k] as number });
       madeAt.push(i);
     }
     return settled(outcomes, found, madeAt, await insertHeldOfFunds(this.#deps, trx, funds, made));

@@ -25,6 +25,9 @@ export async function claimKey(deps: Deps, userId: number, key: string, requestH
   const now = deps.clock.now();
   const claim = { user_id: userId, key, token: randomUUID() };
   const lockedUntil = new Date(now.getTime() + deps.config.idempotencyLockMs).toISOString();
+  // A new key (nearly every request) is claimed in one statement. Only when a record of it
+  // exists is an expired one cleared, so that the key is claimed afresh.
+  if (await store.insertClaim(deps.db, claim, requestHash, lockedUntil, now.toISOString())) return { kind: 'claimed', claim };
   await store.clearExpired(deps.db, userId, key, new Date(now.getTime() - deps.config.idempotencyTtlHours * 3_600_000).toISOString());
   if (await store.insertClaim(deps.db, claim, requestHash, lockedUntil, now.toISOString())) return { kind: 'claimed', claim };
   const existing = await store.findRecord(deps.db, userId, key);

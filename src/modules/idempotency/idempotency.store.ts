@@ -1,5 +1,9 @@
 // Every SQL statement about Idempotency-Key records (DECISIONS 11).
-import type { Db, Trx } from '../../db/database.ts';
+import { CompiledQuery } from 'kysely';
+import type { Db, Engine, Trx } from '../../db/database.ts';
+import { prepareText } from '../../db/prepared.ts';
+import { jsonRows, rowsStatement, type Statement } from '../../db/bulk.ts';
+import { assertSafeInteger } from '../../shared/assert.ts';
 import type { IdempotencyKeysTable } from '../../db/schema.ts';
 
 export interface IdempotencyClaim {
@@ -84,4 +88,57 @@ export async function recordClaimOutcome(trx: Trx, claim: IdempotencyClaim, reso
     .where('state', '=', 'in_progress')
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
+}
+
+/** PostgreSQL: the claims' outcomes set from one JSON value (its placeholder `rows`), a row returned for each claim still held. */
+function outcomesUpdate(rows: string): string {
+  return `update idempotency_keys k set state = 'committed', resource = v.resource
+      from json_to_recordset(${rows}) as v(uid bigint, ikey text, token text, resource text)
+      where k.user_id = v.uid and k.key = v.ikey and k.claim_token = v.token and k.state = 'in_progress'
+      returning k.user_id, k.key, k.claim_token`;
+}
+
+const OUTCOMES_SQL = {
+  postgres: outcomesUpdate('cast($1 as json)'),
+  sqlite: `update idempotency_keys set state = 'committed', resource = v.resource
+      from (select json_extract(value, '$.uid') as uid, json_extract(value, '$.ikey') as ikey, json_extract(value, '$.token') as token,
+              json_extract(value, '$.resource') as resource from json_each(?)) as v
+      where idempotency_keys.user_id = v.uid and idempotency_keys.key = v.ikey and idempotency_keys.claim_token = v.token and idempotency_keys.state = 'in_progress'
+      returning idempotency_keys.user_id, idempotency_keys.key, idempotency_keys.claim_token`,
+} as const;
+prepareText(OUTCOMES_SQL.postgres);
+
+type ClaimOutcome = { claim: IdempotencyClaim; resource: string };
+
+function outcomeRows(outcomes: readonly ClaimOutcome[]): unknown[][] {
+  return outcomes.map(({ claim, resource }) => [claim.user_id, claim.key, claim.token, resource]);
+}
+
+/**
+ * PostgreSQL: recordClaimOutcomes as a clause of a round's guarded write (db/bulk.ts
+ * runIfAllRows `counted`): a row for each claim still held, so that the write is made only
+ * if every claim of the round still holds its key.
+ */
+export function claimOutcomesStatement(outcomes: readonly ClaimOutcome[]): Statement {
+  return rowsStatement(
+    () => {
+      throw new Error('a guarded write runs on PostgreSQL only');
+    },
+    (params) => outcomesUpdate(jsonRows(params, ['uid', 'ikey', 'token', 'resource'], outcomeRows(outcomes))),
+  );
+}
+
+/**
+ * recordClaimOutcome for the claims of a round of requests (donations.batches.ts), in one
+ * statement instead of one round trip each while the round's funds are locked. Each claim is
+ * its own compare-and-set: one taken over is `false` and the others are recorded.
+ */
+export async function recordClaimOutcomes(trx: Trx, engine: Engine, outcomes: readonly ClaimOutcome[]): Promise<boolean[]> {
+  const [only] = outcomes;
+  if (outcomes.length <= 1) return only === undefined ? [] : [await recordClaimOutcome(trx, only.claim, only.resource)];
+  for (const { claim } of outcomes) assertSafeInteger(claim.user_id, 'user id');
+  const values = JSON.stringify(outcomeRows(outcomes).map(([uid, ikey, token, resource]) => ({ uid, ikey, token, resource })));
+  const { rows } = await trx.executeQuery<{ user_id: number; key: string; claim_token: string }>(CompiledQuery.raw(OUTCOMES_SQL[engine], [values]));
+  const held = new Set(rows.map((r) => JSON.stringify([Number(r.user_id), r.key, r.claim_token])));
+  return outcomes.map(({ claim }) => held.has(JSON.stringify([claim.user_id, claim.key, claim.token])));
 }
