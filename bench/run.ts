@@ -13,7 +13,7 @@
 // backlog of 10,000 events and the delivery lag at 200 donations/s (bench/webhooks.ts), and the
 // client's size and `alms balance` end to end (bench/client.ts).
 // Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|get|workers|directory|exports|webhooks|client
-//   --repeat N (with --only post): the naive insert, one fund and many funds measured N times in turn,
+//   --repeat N (with --only post): the naive insert, one fund and many funds (with and without Idempotency-Keys) measured N times in turn,
 //   each ratio against the naive insert of the same turn, and their medians
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -75,9 +75,10 @@ function autocannon(url: string, options: { method?: string; body?: string; key?
 
 const SPREAD_LOAD = new URL('./spread-load.ts', import.meta.url).pathname;
 
-/** POST /v1/donations with a random key of `keysFile`'s on each request (bench/spread-load.ts), on core 1. */
-function spreadLoad(url: string, keysFile: string, body: string, duration = DURATION_S): Promise<Result> {
-  const child = spawn('taskset', ['-c', '1', process.execPath, SPREAD_LOAD, url, String(duration), String(CONNECTIONS), keysFile, body], { stdio: ['ignore', 'pipe', 'ignore'] });
+/** POST /v1/donations with a random key of `keysFile`'s on each request (bench/spread-load.ts), on core 1; `idempotent`: a fresh Idempotency-Key on each. */
+function spreadLoad(url: string, keysFile: string, body: string, duration = DURATION_S, idempotent = false): Promise<Result> {
+  const args = [SPREAD_LOAD, url, String(duration), String(CONNECTIONS), keysFile, body, ...(idempotent ? ['idempotent'] : [])];
+  const child = spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
   return resultOf(child);
 }
 
@@ -134,12 +135,12 @@ function checkDatabase(databaseUrl: string): string {
 }
 
 /** POST /v1/donations spread over many donors' funds, after a warm-up. */
-async function measureSpread(label: string, env: Record<string, string>, keysFile: string, body: string): Promise<Result> {
+async function measureSpread(label: string, env: Record<string, string>, keysFile: string, body: string, idempotent = false): Promise<Result> {
   const { child, port } = await startServer('app', env);
   try {
     const url = `http://127.0.0.1:${port}/v1/donations`;
-    await spreadLoad(url, keysFile, body, 3); // warm-up
-    const result = await spreadLoad(url, keysFile, body);
+    await spreadLoad(url, keysFile, body, 3, idempotent); // warm-up
+    const result = await spreadLoad(url, keysFile, body, DURATION_S, idempotent);
     report(label, result);
     return result;
   } finally {
@@ -184,24 +185,27 @@ async function benchEngine(engine: string): Promise<string[]> {
     }
 
     if (values.only === 'post') {
-      // The writes alone (iterating on them): the naive insert, one fund, many funds, `--repeat` times in turn.
+      // The writes alone (iterating on them): the naive insert, one fund, many funds (with and without Idempotency-Keys), `--repeat` times in turn.
       const body = JSON.stringify({ amount: 10, ein: seeded.ein });
       const keysFile = join(dir, 'spread-keys.json');
       writeFileSync(keysFile, JSON.stringify(seeded.spreadKeys));
       const turns = Number(values.repeat);
       if (!Number.isInteger(turns) || turns < 1) throw new Error('--repeat is a whole number from 1');
       const rows: string[] = [];
-      const ratios = { post: [] as number[], spread: [] as number[] };
+      const ratios = { post: [] as number[], spread: [] as number[], keyed: [] as number[] };
       for (let turn = 1; turn <= turns; turn += 1) {
         const of = turns === 1 ? '' : ` (turn ${turn})`;
         const naive = await measure(`naive durable single-row insert${of}`, 'naive', env, '/', { method: 'POST', body });
         const post = await measure(`POST /v1/donations (durable, with journal)${of}`, 'app', env, '/v1/donations', { method: 'POST', body, key: seeded.key });
         const spread = await measureSpread(`POST /v1/donations over ${seeded.spreadKeys.length} funds${of}`, env, keysFile, body);
+        const keyed = await measureSpread(`the same, each with an Idempotency-Key${of}`, env, keysFile, body, true);
         ratios.post.push(post.rps / naive.rps);
         ratios.spread.push(spread.rps / naive.rps);
+        ratios.keyed.push(keyed.rps / naive.rps);
         rows.push(
           `| ${engine} | POST /v1/donations${of} | ${post.rps.toFixed(0)} | ${post.p50} / ${post.p99} | naive insert ${naive.rps.toFixed(0)} | **${(post.rps / naive.rps).toFixed(3)}** |`,
           `| ${engine} | POST /v1/donations over ${seeded.spreadKeys.length} funds${of} | ${spread.rps.toFixed(0)} | ${spread.p50} / ${spread.p99} | naive insert ${naive.rps.toFixed(0)} | **${(spread.rps / naive.rps).toFixed(3)}** |`,
+          `| ${engine} | the same with Idempotency-Keys${of} | ${keyed.rps.toFixed(0)} | ${keyed.p50} / ${keyed.p99} | naive insert ${naive.rps.toFixed(0)} | **${(keyed.rps / naive.rps).toFixed(3)}** |`,
         );
       }
       checkDatabase(databaseUrl);
@@ -209,6 +213,7 @@ async function benchEngine(engine: string): Promise<string[]> {
         rows.push(
           `| ${engine} | POST /v1/donations, median of ${turns} | | | | **${median(ratios.post).toFixed(3)}** |`,
           `| ${engine} | POST /v1/donations over ${seeded.spreadKeys.length} funds, median of ${turns} | | | | **${median(ratios.spread).toFixed(3)}** |`,
+          `| ${engine} | the same with Idempotency-Keys, median of ${turns} | | | | **${median(ratios.keyed).toFixed(3)}** |`,
         );
       }
       return rows;
