@@ -195,7 +195,7 @@ export async function runIfAllRows(
   }
   params.push(rows, what);
   const text = `with ${parts.join(', ')} select almoner_expect(count(*) = $${params.length - 1}${condition}, $${params.length}) as ok, array_agg(id) as ids, array_agg(value) as vals from g`;
-  if (guard.sameText === true && statements.every((s) => s.sameText === true)) prepareText(text);
+  if (guard.sameText === true && statements.every((s) => s.sameText === true) && (counted === undefined || counted.statement.sameText === true)) prepareText(text);
   const result = await db.executeQuery<{ ids: unknown[] | null; vals: unknown[] | null }>(CompiledQuery.raw(text, params));
   const { ids = [], vals = [] } = result.rows[0] ?? {};
   return new Map((ids ?? []).map((id, i) => [Number(id), (vals ?? [])[i]]));

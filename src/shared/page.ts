@@ -24,8 +24,13 @@ export function lastPage(count: number, perPage: number): number {
   return Math.max(1, Math.ceil(count / perPage));
 }
 
+/** The meta of the page `req` asks for, of `count` records. */
+export function pageMeta(count: number, req: PageRequest): Page<unknown>['meta'] {
+  return { count, page: req.page, last: lastPage(count, req.per_page) };
+}
+
 export function toPage<T>(items: T[], count: number, req: PageRequest): Page<T> {
-  return { items, meta: { count, page: req.page, last: lastPage(count, req.per_page) } };
+  return { items, meta: pageMeta(count, req) };
 }
 
 /** What an export keeps of a list (DECISIONS 13): created from / to (YYYY-MM-DD, inclusive), one status. */

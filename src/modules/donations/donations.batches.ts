@@ -70,6 +70,14 @@ function settled(
   });
 }
 
+/** The Idempotency-Key claims of the requests `at` of a round, each with the donation `ids[j]` made for request `at[j]`. */
+function claimsOf(batch: readonly Waiting[], at: readonly number[], ids: readonly number[]) {
+  return at.flatMap((i, j) => {
+    const claim = (batch[i] as Waiting).claim;
+    return claim === undefined ? [] : [{ i, claim, resource: `donation:${ids[j] as number}` }];
+  });
+}
+
 /** The funds of a round's requests, each once, in ascending order (the order their locks are taken in). */
 function fundsOf(batch: readonly Waiting[]): number[] {
   return [...new Set(batch.map((w) => w.donation.fund_id))].sort((a, b) => a - b);
@@ -262,10 +270,11 @@ class FundBatches {
     );
     // Each request's Idempotency-Key outcome in the same statement as its donation: it writes
     // only if every claim still holds its key (one taken over sends the round to the locked transaction).
-    const claims = madeAt.flatMap((i, j) => {
-      const claim = (batch[i] as Waiting).claim;
-      return claim === undefined ? [] : [{ claim, resource: `donation:${(made[j] as { id: number }).id}` }];
-    });
+    const claims = claimsOf(
+      batch,
+      madeAt,
+      made.map((d) => d.id),
+    );
     try {
       const available = await runIfAllRows(
         conn,
@@ -348,10 +357,7 @@ class FundBatches {
     const ids = await reserveIds(trx, this.#deps.engine, 'donations', valid.length);
     // Each request's Idempotency-Key outcome, in the same transaction as its donation (idempotency/outcome.ts),
     // all in one statement; one whose key was taken over is refused alone (and leaves its reserved id unused).
-    const claimed = valid.flatMap((i, k) => {
-      const claim = (batch[i] as Waiting).claim;
-      return claim === undefined ? [] : [{ i, claim, resource: `donation:${ids[k] as number}` }];
-    });
+    const claimed = claimsOf(batch, valid, ids);
     const recorded = await recordClaimOutcomes(trx, this.#deps.engine, claimed);
     claimed.forEach(({ i }, j) => {
       if (recorded[j] !== true) outcomes[i] = keyTakenOver();

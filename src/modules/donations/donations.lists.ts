@@ -2,7 +2,7 @@
 // at a time: the first pages read as lookups, a deep one on the pool.
 import type { Deps } from '../../deps.ts';
 import type { Db } from '../../db/database.ts';
-import { lastPage, offsetOf, toPage, type Page, type PageRequest } from '../../shared/page.ts';
+import { offsetOf, pageMeta, toPage, type Page, type PageRequest } from '../../shared/page.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { visibleUser } from '../users/index.ts';
 import * as store from './donations.store.ts';
@@ -22,9 +22,14 @@ export function pageReader(deps: Deps, page: PageRequest): Db {
   return offsetOf(page) <= LOOKUP_OFFSET_MAX ? deps.lookups : deps.db;
 }
 
+/** A page of a user's donations (`publicOnly`: the ones others see), with their count and the cards of their non-profits. */
+async function readPage(deps: Deps, userId: number, publicOnly: boolean, page: PageRequest) {
+  const { rows, count } = await store.listByUser(pageReader(deps, page), userId, publicOnly, page);
+  return { rows, count, cards: await cardsFor(deps, rows) };
+}
+
 export async function listOwnDonations(deps: Deps, caller: Caller, page: PageRequest) {
-  const { rows, count } = await store.listByUser(pageReader(deps, page), caller.user_id, false, page);
-  const cards = await cardsFor(deps, rows);
+  const { rows, count, cards } = await readPage(deps, caller.user_id, false, page);
   return toPage(
     rows.map((r) => ownListForm(deps, cards, r)),
     count,
@@ -34,9 +39,8 @@ export async function listOwnDonations(deps: Deps, caller: Caller, page: PageReq
 
 /** listOwnDonations's page as the JSON text its route answers (donations.json.ts), with its meta for the Link header. */
 export async function listOwnDonationsJson(deps: Deps, caller: Caller, page: PageRequest): Promise<{ json: string; meta: Page<unknown>['meta'] }> {
-  const { rows, count } = await store.listByUser(pageReader(deps, page), caller.user_id, false, page);
-  const cards = await cardsFor(deps, rows);
-  const meta = { count, page: page.page, last: lastPage(count, page.per_page) };
+  const { rows, count, cards } = await readPage(deps, caller.user_id, false, page);
+  const meta = pageMeta(count, page);
   return { json: ownDonationPageJson(deps, cards, rows, meta), meta };
 }
 
@@ -44,8 +48,7 @@ export async function listOwnDonationsJson(deps: Deps, caller: Caller, page: Pag
 export async function listUserDonations(deps: Deps, caller: Caller, userId: number, page: PageRequest) {
   const own = userId === caller.user_id;
   if (!own) await visibleUser(deps, caller, userId);
-  const { rows, count } = await store.listByUser(pageReader(deps, page), userId, !own, page);
-  const cards = await cardsFor(deps, rows);
+  const { rows, count, cards } = await readPage(deps, userId, !own, page);
   return toPage(
     rows.map((r) => (own ? ownUserScopedForm(cards, r) : userScopedForm(cards, r))),
     count,
@@ -55,8 +58,7 @@ export async function listUserDonations(deps: Deps, caller: Caller, userId: numb
 
 /** A user's public donations, in the form others see (the web profile page decides who may look). */
 export async function listPublicDonations(deps: Deps, userId: number, page: PageRequest) {
-  const { rows, count } = await store.listByUser(pageReader(deps, page), userId, true, page);
-  const cards = await cardsFor(deps, rows);
+  const { rows, count, cards } = await readPage(deps, userId, true, page);
   return toPage(
     rows.map((r) => userScopedForm(cards, r)),
     count,

@@ -3,7 +3,6 @@ import { CompiledQuery } from 'kysely';
 import type { Db, Engine, Trx } from '../../db/database.ts';
 import { prepareText } from '../../db/prepared.ts';
 import { jsonRows, rowsStatement, type Statement } from '../../db/bulk.ts';
-import { assertSafeInteger } from '../../shared/assert.ts';
 import type { IdempotencyKeysTable } from '../../db/schema.ts';
 
 export interface IdempotencyClaim {
@@ -98,20 +97,22 @@ function outcomesUpdate(rows: string): string {
       returning k.user_id, k.key, k.claim_token`;
 }
 
-const OUTCOMES_SQL = {
-  postgres: outcomesUpdate('cast($1 as json)'),
-  sqlite: `update idempotency_keys set state = 'committed', resource = v.resource
+/** SQLite: the same, from the JSON value bound as its one parameter. */
+const OUTCOMES_SQLITE = `update idempotency_keys set state = 'committed', resource = v.resource
       from (select json_extract(value, '$.uid') as uid, json_extract(value, '$.ikey') as ikey, json_extract(value, '$.token') as token,
               json_extract(value, '$.resource') as resource from json_each(?)) as v
       where idempotency_keys.user_id = v.uid and idempotency_keys.key = v.ikey and idempotency_keys.claim_token = v.token and idempotency_keys.state = 'in_progress'
-      returning idempotency_keys.user_id, idempotency_keys.key, idempotency_keys.claim_token`,
-} as const;
-prepareText(OUTCOMES_SQL.postgres);
+      returning idempotency_keys.user_id, idempotency_keys.key, idempotency_keys.claim_token`;
 
 type ClaimOutcome = { claim: IdempotencyClaim; resource: string };
 
-function outcomeRows(outcomes: readonly ClaimOutcome[]): unknown[][] {
-  return outcomes.map(({ claim, resource }) => [claim.user_id, claim.key, claim.token, resource]);
+/** The claims' outcomes as one JSON value appended to `params` (db/bulk.ts jsonRows: safe integers and strings only), and its PostgreSQL placeholder. */
+function outcomeRows(params: unknown[], outcomes: readonly ClaimOutcome[]): string {
+  return jsonRows(
+    params,
+    ['uid', 'ikey', 'token', 'resource'],
+    outcomes.map(({ claim, resource }) => [claim.user_id, claim.key, claim.token, resource]),
+  );
 }
 
 /**
@@ -124,7 +125,7 @@ export function claimOutcomesStatement(outcomes: readonly ClaimOutcome[]): State
     () => {
       throw new Error('a guarded write runs on PostgreSQL only');
     },
-    (params) => outcomesUpdate(jsonRows(params, ['uid', 'ikey', 'token', 'resource'], outcomeRows(outcomes))),
+    (params) => outcomesUpdate(outcomeRows(params, outcomes)),
   );
 }
 
@@ -136,9 +137,11 @@ export function claimOutcomesStatement(outcomes: readonly ClaimOutcome[]): State
 export async function recordClaimOutcomes(trx: Trx, engine: Engine, outcomes: readonly ClaimOutcome[]): Promise<boolean[]> {
   const [only] = outcomes;
   if (outcomes.length <= 1) return only === undefined ? [] : [await recordClaimOutcome(trx, only.claim, only.resource)];
-  for (const { claim } of outcomes) assertSafeInteger(claim.user_id, 'user id');
-  const values = JSON.stringify(outcomeRows(outcomes).map(([uid, ikey, token, resource]) => ({ uid, ikey, token, resource })));
-  const { rows } = await trx.executeQuery<{ user_id: number; key: string; claim_token: string }>(CompiledQuery.raw(OUTCOMES_SQL[engine], [values]));
+  const params: unknown[] = [];
+  const values = outcomeRows(params, outcomes);
+  const text = engine === 'postgres' ? outcomesUpdate(values) : OUTCOMES_SQLITE;
+  if (engine === 'postgres') prepareText(text);
+  const { rows } = await trx.executeQuery<{ user_id: number; key: string; claim_token: string }>(CompiledQuery.raw(text, params));
   const held = new Set(rows.map((r) => JSON.stringify([Number(r.user_id), r.key, r.claim_token])));
   return outcomes.map(({ claim }) => held.has(JSON.stringify([claim.user_id, claim.key, claim.token])));
 }
