@@ -17,6 +17,7 @@ import { AppError } from '../src/shared/errors.ts';
 import { advanceContribution, cancelContribution, declareContribution, recordArrivalAudited, recordContribution } from '../src/modules/contributions/index.ts';
 import { applyDonationEvent, cancelDonation, createDonation, DONATION_TRANSITIONS, type DonationEvent } from '../src/modules/donations/index.ts';
 import { acceptGift, claimGift, createGift, denyGift } from '../src/modules/gifts/index.ts';
+import { claimKey, idempotencyClaims } from '../src/modules/idempotency/index.ts';
 import { hashKey } from '../src/modules/keys/index.ts';
 import { findCallerByHash } from '../src/modules/keys/keys.store.ts';
 import type { Caller } from '../src/shared/caller.ts';
@@ -37,7 +38,7 @@ const APP_LIMIT_CENTS = 150_000;
 type Op =
   | { kind: 'contribute'; user: number; cents: number; status: 'waiting_for_funds' | 'pending' | 'success' }
   | { kind: 'receive' | 'clear' | 'fail'; pick: number; book: Book }
-  | { kind: 'donate' | 'app_donate'; user: number; cents: number }
+  | { kind: 'donate' | 'app_donate'; user: number; cents: number; keyed: boolean }
   | { kind: 'cancel'; pick: number }
   | { kind: 'event'; event: DonationEvent; pick: number; book: Book }
   | { kind: 'gift'; user: number; cents: number }
@@ -62,8 +63,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('receive' as const, 'clear' as const, 'fail' as const), pick, book }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('donate' as const), user, cents: fc.integer({ min: 1000, max: 30_000 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('app_donate' as const), user, cents: fc.integer({ min: 1000, max: 30_000 }) }) },
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('donate' as const), user, cents: fc.integer({ min: 1000, max: 30_000 }), keyed: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('app_donate' as const), user, cents: fc.integer({ min: 1000, max: 30_000 }), keyed: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('cancel' as const), pick }) },
   {
     weight: 5,
@@ -264,9 +265,23 @@ for (const { name: engine } of engines()) {
           case 'app_donate': {
             const caller = op.kind === 'donate' ? (users[op.user] as TestUser).caller : (appCallers[op.user] as Caller);
             let created = { id: 0, status: '' };
-            actual = await outcome(async () => {
+            const donate = async () => {
               created = await createDonation(deps, caller, { amount_cents: op.cents, ein: '261544963' });
-            });
+            };
+            // With an Idempotency-Key, as a careful client sends: claimed, the outcome recorded with the donation.
+            const key = `step-${step}`;
+            const claimed = op.keyed ? await claimKey(deps, caller.user_id, key, 'hash') : undefined;
+            if (claimed !== undefined && claimed.kind !== 'claimed') assert.fail(`${label}: a fresh key is claimed`);
+            actual = await outcome(() => (claimed === undefined ? donate() : idempotencyClaims.run(claimed.claim, donate)));
+            if (claimed !== undefined && actual === 'ok') {
+              const record = await deps.db
+                .selectFrom('idempotency_keys')
+                .select(['state', 'resource'])
+                .where('user_id', '=', caller.user_id)
+                .where('key', '=', key)
+                .executeTakeFirstOrThrow();
+              assert.deepEqual(record, { state: 'committed', resource: `donation:${created.id}` }, label);
+            }
             if (op.kind === 'app_donate') {
               if ((appSpent[op.user] as number) + op.cents > APP_LIMIT_CENTS) {
                 expected = 'app_limit_exceeded';
