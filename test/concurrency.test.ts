@@ -9,7 +9,7 @@ import { engines, openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, 
 import { openPlatform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import { createDonation, donationBatchStats } from '../src/modules/donations/index.ts';
-import { idempotencyClaims } from '../src/modules/idempotency/index.ts';
+import { idempotencyClaims, keyWriteStats } from '../src/modules/idempotency/index.ts';
 import { lockFundAccounts } from '../src/modules/ledger/index.ts';
 import type { AppError } from '../src/shared/errors.ts';
 import { bumpRecordsEpoch } from '../src/modules/nonprofits/nonprofits.store.ts';
@@ -250,6 +250,51 @@ for (const { name: engine } of engines()) {
         const accounts = await env.deps.db.selectFrom('ledger_accounts').select(['kind', 'balance_cents']).where('fund_id', '=', user.fund_id).execute();
         const balance = Object.fromEntries(accounts.map((a) => [a.kind, a.balance_cents]));
         assert.deepEqual([balance.available, balance.reserved], i % 2 === 0 ? [7_000, 3_000] : [500, 1_000], `fund ${i}`);
+      }
+      await assertLedgerBalanced(env.deps);
+    });
+
+    test('requests with Idempotency-Keys that arrive together claim their keys and store their answers in shared statements, each its own; a key sent twice at once makes one donation', async () => {
+      const users = [];
+      for (let i = 0; i < 8; i++) {
+        const user = await makeUser(env.deps);
+        await fund(env.deps, user, 100 * 100);
+        users.push(user);
+      }
+      const send = (key: string, idempotencyKey: string, ein = '261544963') =>
+        fetch(`${base}/v1/donations`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+          body: JSON.stringify({ amount: 10, ein }),
+        }).then(async (res) => ({ status: res.status, replayed: res.headers.get('idempotent-replayed'), text: await res.text() }));
+      const before = keyWriteStats(env.deps);
+      const asked = users.flatMap((user, i) => [0, 1, 2].map((j) => ({ user, key: `order-${j}`, ein: i === 5 && j === 1 ? '999999999' : '261544963' })));
+      const twice = { user: users[0]!, key: 'order-0', ein: '261544963' };
+      const results = await Promise.all([...asked, twice].map((a) => send(a.user.key, a.key, a.ein)));
+      const after = keyWriteStats(env.deps);
+      const claimed = after.claims.items - before.claims.items;
+      assert.ok(claimed >= asked.length + 1, 'every request claimed its key');
+      assert.ok(after.claims.writes - before.claims.writes < claimed, `claims shared statements (${after.claims.writes - before.claims.writes} for ${claimed})`);
+      assert.ok(after.answers.writes - before.answers.writes < after.answers.items - before.answers.items, 'answers shared statements');
+      // Each request has its own answer: its own donation, or its own error.
+      const made = results.slice(0, asked.length);
+      made.forEach((r, n) => {
+        if (n === 5 * 3 + 1) assert.deepEqual([r.status, (JSON.parse(r.text) as { code: string }).code], [404, 'non_profit_not_found']);
+        else if (n !== 0) assert.equal(r.status, 201, `request ${n}`);
+      });
+      const ids = made.filter((r) => r.status === 201).map((r) => (JSON.parse(r.text) as { id: number }).id);
+      assert.equal(new Set(ids).size, ids.length, 'a donation each');
+      // The key sent twice at once: one donation; the other request is refused as in use, or replays it.
+      const pair = [results[0]!, results.at(-1)!];
+      const donationsOfFirst = await env.deps.db.selectFrom('donations').select('id').where('user_id', '=', users[0]!.user_id).execute();
+      assert.equal(donationsOfFirst.length, 3, 'order-0 sent twice made one donation');
+      if (pair.some((r) => r.status === 409)) assert.equal((JSON.parse(pair.find((r) => r.status === 409)!.text) as { code: string }).code, 'idempotency_key_in_use');
+      else assert.deepEqual([pair[0]!.text === pair[1]!.text, pair.some((r) => r.replayed === 'true')], [true, true]);
+      // Every stored answer replays byte for byte, the error's too.
+      for (const [n, a] of asked.entries()) {
+        const again = await send(a.user.key, a.key, a.ein);
+        const first = n === 0 ? pair.find((r) => r.status === 201)! : made[n]!;
+        assert.deepEqual([again.status, again.replayed, again.text], [first.status, 'true', first.text], `replay of request ${n}`);
       }
       await assertLedgerBalanced(env.deps);
     });

@@ -112,6 +112,20 @@ export function jsonRows(params: unknown[], columns: readonly string[], rows: Re
   return `cast($${params.length} as json)`;
 }
 
+/**
+ * PostgreSQL: `rows` as a FROM item named `alias`, its columns typed as `types` says (`id
+ * bigint, cents bigint`), for an UPDATE that joins them to the table it changes. The planner
+ * takes a set-returning function for 100 rows, so such a join hashed a sequential scan of the
+ * whole table until the table outgrew a hundred index probes: an idempotency key's outcome
+ * scanned every key of the last day. A LIMIT of the rows' own count (a bound value, never
+ * fewer than there are) tells it how many there are, so each row is one index probe at any size.
+ */
+export function jsonRowsFrom(params: unknown[], columns: readonly string[], types: string, rows: ReadonlyArray<readonly unknown[]>, alias: string): string {
+  const json = jsonRows(params, columns, rows);
+  params.push(rows.length);
+  return `(select * from json_to_recordset(${json}) as ${alias}(${types}) limit $${params.length}) as ${alias}`;
+}
+
 /** A statement written with `value` marking where each bound value goes. */
 export function statement(write: (value: (v: unknown) => string) => string): Statement {
   return { text: (engine, params) => write((v) => mark(engine, params, v)) };

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../shared/errors.ts';
+import { gatheredOf, type Gathered } from '../../db/gathered.ts';
 import * as store from './idempotency.store.ts';
 import type { IdempotencyClaim } from './idempotency.store.ts';
 
@@ -16,6 +17,26 @@ export type Claimed =
   /** The first request's work committed (`<kind>:<id>`) but its answer was not stored. */
   | { kind: 'committed'; resource: string };
 
+/** The claims and answers of requests that arrive or end together, each written as one statement (db/gathered.ts). */
+const claims = new WeakMap<Deps, Gathered<store.NewClaim, boolean>>();
+const answers = new WeakMap<Deps, Gathered<store.Answered, void>>();
+
+function claimsOf(deps: Deps): Gathered<store.NewClaim, boolean> {
+  return gatheredOf(claims, deps, (items) => store.insertClaims(deps.db, deps.engine, items));
+}
+
+function answersOf(deps: Deps): Gathered<store.Answered, void> {
+  return gatheredOf(answers, deps, async (items) => {
+    await store.storeResponses(deps.db, deps.engine, items);
+    return items.map(() => undefined);
+  });
+}
+
+/** How well claims and answers shared statements on this node (tests, diagnostics). */
+export function keyWriteStats(deps: Deps): { claims: Gathered<unknown, unknown>['stats']; answers: Gathered<unknown, unknown>['stats'] } {
+  return { claims: { ...claimsOf(deps).stats }, answers: { ...answersOf(deps).stats } };
+}
+
 function inUse(): AppError {
   return new AppError('conflict', 'idempotency_key_in_use', 'a request with this Idempotency-Key is being processed; retry shortly');
 }
@@ -25,11 +46,12 @@ export async function claimKey(deps: Deps, userId: number, key: string, requestH
   const now = deps.clock.now();
   const claim = { user_id: userId, key, token: randomUUID() };
   const lockedUntil = new Date(now.getTime() + deps.config.idempotencyLockMs).toISOString();
-  // A new key (nearly every request) is claimed in one statement. Only when a record of it
-  // exists is an expired one cleared, so that the key is claimed afresh.
-  if (await store.insertClaim(deps.db, claim, requestHash, lockedUntil, now.toISOString())) return { kind: 'claimed', claim };
+  // A new key (nearly every request) is claimed in one statement, shared with the requests that
+  // claim keys at the same time. Only when a record of it exists is an expired one cleared, so
+  // that the key is claimed afresh.
+  if (await claimsOf(deps).add({ claim, requestHash, lockedUntil, at: now.toISOString() })) return { kind: 'claimed', claim };
   await store.clearExpired(deps.db, userId, key, new Date(now.getTime() - deps.config.idempotencyTtlHours * 3_600_000).toISOString());
-  if (await store.insertClaim(deps.db, claim, requestHash, lockedUntil, now.toISOString())) return { kind: 'claimed', claim };
+  if (await claimsOf(deps).add({ claim, requestHash, lockedUntil, at: now.toISOString() })) return { kind: 'claimed', claim };
   const existing = await store.findRecord(deps.db, userId, key);
   if (existing === undefined) throw inUse();
   if (existing.request_hash !== requestHash) throw new AppError('unprocessable', 'idempotency_key_reused', 'this Idempotency-Key was used with a different request');
@@ -46,5 +68,5 @@ export async function claimKey(deps: Deps, userId: number, key: string, requestH
 /** Stores a claimed request's answer (`response` undefined: released for a retry, unless its work committed). */
 export async function settleKey(deps: Deps, claim: IdempotencyClaim, status: number, response: string | undefined): Promise<void> {
   if (response === undefined) await store.release(deps.db, claim);
-  else await store.storeResponse(deps.db, claim, status, response);
+  else await answersOf(deps).add({ claim, status, response });
 }

@@ -5,12 +5,17 @@ import { describeEachEngine, makeUser } from '../../../test/harness.ts';
 import { isExpectationFailed, rowsStatement, runIfAllRows } from '../../db/bulk.ts';
 import * as store from './idempotency.store.ts';
 
+/** A claim as the HTTP layer makes it, its lock running out a minute after it was made. */
+function newClaim(claim: store.IdempotencyClaim): store.NewClaim {
+  return { claim, requestHash: 'hash', lockedUntil: '2026-01-01T00:01:00Z', at: '2026-01-01T00:00:00Z' };
+}
+
 describeEachEngine('idempotency store', (env) => {
   test('claimOutcomesStatement, in a guarded write, lets it write only while every claim still holds its key', async () => {
     const { db, engine } = env().deps;
     const user = await makeUser(env().deps);
     const claims = ['g1', 'g2'].map((key) => ({ user_id: user.user_id, key, token: `token-${key}` }));
-    for (const claim of claims) assert.equal(await store.insertClaim(db, claim, 'hash', '2026-01-01T00:01:00Z', '2026-01-01T00:00:00Z'), true);
+    assert.deepEqual(await store.insertClaims(db, engine, claims.map(newClaim)), [true, true]);
     const outcomes = claims.map((claim, i) => ({ claim, resource: `donation:${i + 1}` }));
     if (engine !== 'postgres') {
       assert.throws(() => store.claimOutcomesStatement(outcomes).text('sqlite', []), /PostgreSQL only/);
@@ -40,7 +45,7 @@ describeEachEngine('idempotency store', (env) => {
       { user_id: a.user_id, key: 'other', token: 'old' },
       { user_id: b.user_id, key: 'k\u2028é', token: 'tc' },
     ];
-    for (const claim of claims) assert.equal(await store.insertClaim(db, claim, 'hash', '2026-01-01T00:01:00Z', '2026-01-01T00:00:00Z'), true);
+    assert.deepEqual(await store.insertClaims(db, engine, claims.map(newClaim)), [true, true, true, true]);
     // The third claim's attempt died and another took the key over.
     assert.equal(await store.takeOver(db, { ...claims[2]!, token: 'new' }, '2026-01-01T00:05:00Z', '2026-01-01T00:02:00Z'), true);
     const recorded = await db.transaction().execute((trx) =>
@@ -75,12 +80,12 @@ describeEachEngine('idempotency store', (env) => {
     assert.deepEqual(await db.transaction().execute((trx) => store.recordClaimOutcomes(trx, engine, [{ claim: { ...claims[2]!, token: 'new' }, resource: 'donation:3' }])), [true]);
   });
 
-  test('insertClaim once per key; findRecord; takeOver only after the lock ran out; recordClaimOutcome only for the holder', async () => {
-    const { db } = env().deps;
+  test('insertClaims once per key; findRecord; takeOver only after the lock ran out; recordClaimOutcome only for the holder', async () => {
+    const { db, engine } = env().deps;
     const user = await makeUser(env().deps);
     const first = { user_id: user.user_id, key: 'k1', token: 't1' };
-    assert.equal(await store.insertClaim(db, first, 'hash', '2026-01-01T00:01:00Z', '2026-01-01T00:00:00Z'), true);
-    assert.equal(await store.insertClaim(db, { ...first, token: 't2' }, 'hash', '2026-01-01T00:01:00Z', '2026-01-01T00:00:00Z'), false);
+    assert.deepEqual(await store.insertClaims(db, engine, [newClaim(first)]), [true]);
+    assert.deepEqual(await store.insertClaims(db, engine, [newClaim({ ...first, token: 't2' })]), [false]);
     assert.deepEqual(
       { state: (await store.findRecord(db, user.user_id, 'k1'))?.state, token: (await store.findRecord(db, user.user_id, 'k1'))?.claim_token },
       { state: 'in_progress', token: 't1' },
@@ -93,24 +98,75 @@ describeEachEngine('idempotency store', (env) => {
     assert.equal(await db.transaction().execute((trx) => store.recordClaimOutcome(trx, second, 'donation:1')), true);
     const committed = await store.findRecord(db, user.user_id, 'k1');
     assert.deepEqual([committed?.state, committed?.resource], ['committed', 'donation:1']);
-    await store.storeResponse(db, second, 201, '{"id":1}');
+    await store.storeResponses(db, engine, [{ claim: second, status: 201, response: '{"id":1}' }]);
     const done = await store.findRecord(db, user.user_id, 'k1');
     assert.deepEqual([done?.state, done?.response_status, done?.response_body], ['done', 201, '{"id":1}']);
   });
 
   test('release frees only an in-progress claim of its token; clearExpired forgets records older than the window', async () => {
-    const { db } = env().deps;
+    const { db, engine } = env().deps;
     const user = await makeUser(env().deps);
     const claim = { user_id: user.user_id, key: 'k2', token: 'a' };
-    await store.insertClaim(db, claim, 'hash', '2026-01-01T00:01:00Z', '2026-01-01T00:00:00Z');
+    await store.insertClaims(db, engine, [newClaim(claim)]);
     await store.release(db, { ...claim, token: 'other' });
     assert.notEqual(await store.findRecord(db, user.user_id, 'k2'), undefined);
     await store.release(db, claim);
     assert.equal(await store.findRecord(db, user.user_id, 'k2'), undefined);
-    await store.insertClaim(db, claim, 'hash', '2026-01-01T00:01:00Z', '2026-01-01T00:00:00Z');
+    await store.insertClaims(db, engine, [newClaim(claim)]);
     await store.clearExpired(db, user.user_id, 'k2', '2026-01-01T00:00:00Z');
     assert.notEqual(await store.findRecord(db, user.user_id, 'k2'), undefined, 'not older than the window');
     await store.clearExpired(db, user.user_id, 'k2', '2026-01-02T00:00:00Z');
     assert.equal(await store.findRecord(db, user.user_id, 'k2'), undefined);
+  });
+
+  test('insertClaims claims many keys in one statement: each new key is claimed, a recorded one is not, and of two claims of one key in the statement only the first', async () => {
+    const { db, engine } = env().deps;
+    const [a, b] = [await makeUser(env().deps), await makeUser(env().deps)];
+    assert.deepEqual(await store.insertClaims(db, engine, [newClaim({ user_id: a.user_id, key: 'taken', token: 'first' })]), [true]);
+    const claims = [
+      { user_id: a.user_id, key: 'taken', token: 'late' },
+      { user_id: a.user_id, key: 'new "one"\n', token: 'n1' },
+      { user_id: b.user_id, key: 'taken', token: 'b1' },
+      { user_id: a.user_id, key: 'twice', token: 'w1' },
+      { user_id: a.user_id, key: 'twice', token: 'w2' },
+    ];
+    const before = await db
+      .selectFrom('idempotency_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(await store.insertClaims(db, engine, claims.map(newClaim)), [false, true, true, true, false]);
+    const after = await db
+      .selectFrom('idempotency_keys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(after.n) - Number(before.n), 3);
+    const record = await store.findRecord(db, a.user_id, 'new "one"\n');
+    assert.deepEqual(
+      [record?.state, record?.claim_token, record?.request_hash, record?.locked_until, record?.created_at],
+      ['in_progress', 'n1', 'hash', '2026-01-01T00:01:00Z', '2026-01-01T00:00:00Z'],
+    );
+    assert.equal((await store.findRecord(db, a.user_id, 'taken'))?.claim_token, 'first', 'a recorded key is left as it was');
+    assert.equal((await store.findRecord(db, a.user_id, 'twice'))?.claim_token, 'w1');
+  });
+
+  test('storeResponses stores many answers in one statement, each only where its claim still holds the key', async () => {
+    const { db, engine } = env().deps;
+    const user = await makeUser(env().deps);
+    const claims = ['s1', 's2', 's3'].map((key) => ({ user_id: user.user_id, key, token: `t-${key}` }));
+    await store.insertClaims(db, engine, claims.map(newClaim));
+    await store.storeResponses(db, engine, [
+      { claim: claims[0]!, status: 201, response: '{"id":1,"note":"\u2028 \\"quoted\\""}' },
+      { claim: { ...claims[1]!, token: 'taken-over' }, status: 201, response: '{"id":2}' },
+      { claim: claims[2]!, status: 404, response: '{"code":"non_profit_not_found"}' },
+    ]);
+    const rows = await Promise.all(claims.map((c) => store.findRecord(db, c.user_id, c.key)));
+    assert.deepEqual(
+      rows.map((r) => [r?.state, r?.response_status, r?.response_body]),
+      [
+        ['done', 201, '{"id":1,"note":"\u2028 \\"quoted\\""}'],
+        ['in_progress', null, null],
+        ['done', 404, '{"code":"non_profit_not_found"}'],
+      ],
+    );
   });
 });

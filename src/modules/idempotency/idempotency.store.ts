@@ -2,7 +2,7 @@
 import { CompiledQuery } from 'kysely';
 import type { Db, Engine, Trx } from '../../db/database.ts';
 import { prepareText } from '../../db/prepared.ts';
-import { jsonRows, rowsStatement, type Statement } from '../../db/bulk.ts';
+import { jsonRows, jsonRowsFrom, rowsStatement, type Statement } from '../../db/bulk.ts';
 import type { IdempotencyKeysTable } from '../../db/schema.ts';
 
 export interface IdempotencyClaim {
@@ -16,25 +16,43 @@ export async function clearExpired(db: Db, userId: number, key: string, expiredB
   await db.deleteFrom('idempotency_keys').where('user_id', '=', userId).where('key', '=', key).where('created_at', '<', expiredBefore).execute();
 }
 
-/** Claims a key for a request (true), unless a record of it exists (false). */
-export async function insertClaim(db: Db, claim: IdempotencyClaim, requestHash: string, lockedUntil: string, at: string): Promise<boolean> {
-  const inserted = await db
-    .insertInto('idempotency_keys')
-    .values({
-      user_id: claim.user_id,
-      key: claim.key,
-      request_hash: requestHash,
-      state: 'in_progress',
-      response_status: null,
-      response_body: null,
-      locked_until: lockedUntil,
-      created_at: at,
-      claim_token: claim.token,
-      resource: null,
-    })
-    .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-    .executeTakeFirst();
-  return Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1;
+/** A claim to insert: the key's record while its request runs. */
+export interface NewClaim {
+  claim: IdempotencyClaim;
+  requestHash: string;
+  lockedUntil: string;
+  at: string;
+}
+
+const CLAIM_COLUMNS = ['user_id', 'key', 'request_hash', 'state', 'locked_until', 'created_at', 'claim_token'];
+
+/** PostgreSQL: the claims from one JSON value (the table's own column types), a key already recorded left as it is. */
+const CLAIMS_POSTGRES = `insert into idempotency_keys (${CLAIM_COLUMNS.join(',')})
+      select ${CLAIM_COLUMNS.join(',')} from json_populate_recordset(null::idempotency_keys, cast($1 as json))
+      on conflict (user_id, key) do nothing returning claim_token`;
+
+/** SQLite: the same, from the JSON value bound as its one parameter. */
+const CLAIMS_SQLITE = `insert into idempotency_keys (${CLAIM_COLUMNS.join(',')})
+      select ${CLAIM_COLUMNS.map((c) => `json_extract(value, '$.${c}')`).join(',')} from json_each(?) where true
+      on conflict (user_id, key) do nothing returning claim_token`;
+
+/**
+ * Claims keys for requests, in one statement (idempotency.service.ts gathers the claims of
+ * requests that arrive together): true for each claim inserted, false where a record of its key
+ * exists, an earlier claim in the same statement's included (the first of them wins).
+ */
+export async function insertClaims(db: Db, engine: Engine, claims: readonly NewClaim[]): Promise<boolean[]> {
+  const params: unknown[] = [];
+  jsonRows(
+    params,
+    CLAIM_COLUMNS,
+    claims.map((c) => [c.claim.user_id, c.claim.key, c.requestHash, 'in_progress', c.lockedUntil, c.at, c.claim.token]),
+  );
+  const text = engine === 'postgres' ? CLAIMS_POSTGRES : CLAIMS_SQLITE;
+  if (engine === 'postgres') prepareText(text);
+  const { rows } = await db.executeQuery<{ claim_token: string }>(CompiledQuery.raw(text, params));
+  const inserted = new Set(rows.map((r) => r.claim_token));
+  return claims.map((c) => inserted.has(c.claim.token));
 }
 
 export async function findRecord(db: Db, userId: number, key: string): Promise<IdempotencyKeysTable | undefined> {
@@ -65,15 +83,38 @@ export async function release(db: Db, claim: IdempotencyClaim): Promise<void> {
     .execute();
 }
 
-/** Stores the answer a claimed request gave, to replay it. */
-export async function storeResponse(db: Db, claim: IdempotencyClaim, status: number, response: string): Promise<void> {
-  await db
-    .updateTable('idempotency_keys')
-    .set({ state: 'done', response_status: status, response_body: response })
-    .where('user_id', '=', claim.user_id)
-    .where('key', '=', claim.key)
-    .where('claim_token', '=', claim.token)
-    .execute();
+/** An answer to store for its claim. */
+export interface Answered {
+  claim: IdempotencyClaim;
+  status: number;
+  response: string;
+}
+
+const ANSWER_COLUMNS = ['uid', 'ikey', 'token', 'status', 'body'];
+
+/** SQLite: storeResponses for the answers of the JSON value bound as its one parameter. */
+const ANSWERS_SQLITE = `update idempotency_keys set state = 'done', response_status = v.status, response_body = v.body
+      from (select json_extract(value, '$.uid') as uid, json_extract(value, '$.ikey') as ikey, json_extract(value, '$.token') as token,
+              json_extract(value, '$.status') as status, json_extract(value, '$.body') as body from json_each(?)) as v
+      where idempotency_keys.user_id = v.uid and idempotency_keys.key = v.ikey and idempotency_keys.claim_token = v.token`;
+
+/**
+ * Stores the answers claimed requests gave, to replay them, in one statement (idempotency.service.ts
+ * gathers the answers of requests that end together). Only a claim that still holds its key stores its answer.
+ */
+export async function storeResponses(db: Db, engine: Engine, answers: readonly Answered[]): Promise<void> {
+  const params: unknown[] = [];
+  const values = answers.map((a): [number, string, string, number, string] => [a.claim.user_id, a.claim.key, a.claim.token, a.status, a.response]);
+  let text = ANSWERS_SQLITE;
+  if (engine === 'postgres') {
+    text = `update idempotency_keys k set state = 'done', response_status = v.status, response_body = v.body
+      from ${jsonRowsFrom(params, ANSWER_COLUMNS, 'uid bigint, ikey text, token text, status integer, body text', values, 'v')}
+      where k.user_id = v.uid and k.key = v.ikey and k.claim_token = v.token`;
+    prepareText(text);
+  } else {
+    jsonRows(params, ANSWER_COLUMNS, values);
+  }
+  await db.executeQuery(CompiledQuery.raw(text, params));
 }
 
 /** The compare-and-set that records a claim's outcome in the work's own transaction; false when the key was taken over. */
@@ -89,10 +130,10 @@ export async function recordClaimOutcome(trx: Trx, claim: IdempotencyClaim, reso
   return Number(updated.numUpdatedRows) === 1;
 }
 
-/** PostgreSQL: the claims' outcomes set from one JSON value (its placeholder `rows`), a row returned for each claim still held. */
-function outcomesUpdate(rows: string): string {
+/** PostgreSQL: the claims' outcomes set from one JSON value, a row returned for each claim still held. */
+function outcomesUpdate(params: unknown[], outcomes: readonly ClaimOutcome[]): string {
   return `update idempotency_keys k set state = 'committed', resource = v.resource
-      from json_to_recordset(${rows}) as v(uid bigint, ikey text, token text, resource text)
+      from ${jsonRowsFrom(params, OUTCOME_COLUMNS, 'uid bigint, ikey text, token text, resource text', outcomeValues(outcomes), 'v')}
       where k.user_id = v.uid and k.key = v.ikey and k.claim_token = v.token and k.state = 'in_progress'
       returning k.user_id, k.key, k.claim_token`;
 }
@@ -106,13 +147,10 @@ const OUTCOMES_SQLITE = `update idempotency_keys set state = 'committed', resour
 
 type ClaimOutcome = { claim: IdempotencyClaim; resource: string };
 
-/** The claims' outcomes as one JSON value appended to `params` (db/bulk.ts jsonRows: safe integers and strings only), and its PostgreSQL placeholder. */
-function outcomeRows(params: unknown[], outcomes: readonly ClaimOutcome[]): string {
-  return jsonRows(
-    params,
-    ['uid', 'ikey', 'token', 'resource'],
-    outcomes.map(({ claim, resource }) => [claim.user_id, claim.key, claim.token, resource]),
-  );
+const OUTCOME_COLUMNS = ['uid', 'ikey', 'token', 'resource'];
+
+function outcomeValues(outcomes: readonly ClaimOutcome[]): Array<[number, string, string, string]> {
+  return outcomes.map(({ claim, resource }) => [claim.user_id, claim.key, claim.token, resource]);
 }
 
 /**
@@ -125,7 +163,7 @@ export function claimOutcomesStatement(outcomes: readonly ClaimOutcome[]): State
     () => {
       throw new Error('a guarded write runs on PostgreSQL only');
     },
-    (params) => outcomesUpdate(outcomeRows(params, outcomes)),
+    (params) => outcomesUpdate(params, outcomes),
   );
 }
 
@@ -138,9 +176,14 @@ export async function recordClaimOutcomes(trx: Trx, engine: Engine, outcomes: re
   const [only] = outcomes;
   if (outcomes.length <= 1) return only === undefined ? [] : [await recordClaimOutcome(trx, only.claim, only.resource)];
   const params: unknown[] = [];
-  const values = outcomeRows(params, outcomes);
-  const text = engine === 'postgres' ? outcomesUpdate(values) : OUTCOMES_SQLITE;
-  if (engine === 'postgres') prepareText(text);
+  let text = OUTCOMES_SQLITE;
+  if (engine === 'postgres') {
+    text = outcomesUpdate(params, outcomes);
+    prepareText(text);
+  } else {
+    // SQLite binds the JSON value (db/bulk.ts jsonRows: safe integers and strings only) as its one parameter.
+    jsonRows(params, OUTCOME_COLUMNS, outcomeValues(outcomes));
+  }
   const { rows } = await trx.executeQuery<{ user_id: number; key: string; claim_token: string }>(CompiledQuery.raw(text, params));
   const held = new Set(rows.map((r) => JSON.stringify([Number(r.user_id), r.key, r.claim_token])));
   return outcomes.map(({ claim }) => held.has(JSON.stringify([claim.user_id, claim.key, claim.token])));
