@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachEngine, makeUser } from '../../../test/harness.ts';
 import { isExpectationFailed, rowsStatement, runIfAllRows } from '../../db/bulk.ts';
+import { sql } from 'kysely';
 import * as store from './idempotency.store.ts';
 
 /** A claim as the HTTP layer makes it, its lock running out a minute after it was made. */
@@ -168,5 +169,22 @@ describeEachEngine('idempotency store', (env) => {
         ['done', 404, '{"code":"non_profit_not_found"}'],
       ],
     );
+  });
+
+  test('insertClaims commits without waiting for the disk on PostgreSQL, for its own transaction only, and is refused inside another', async () => {
+    const { db, engine } = env().deps;
+    const user = await makeUser(env().deps);
+    const claim = { user_id: user.user_id, key: 'not-waited', token: 'nw' };
+    await assert.rejects(
+      db.transaction().execute((trx) => store.insertClaims(trx, engine, [newClaim(claim)])),
+      /a transaction of their own/,
+    );
+    if (engine !== 'postgres') return;
+    // The same connection afterwards: a later statement there (a round of donations) still waits for its commit to be durable.
+    const after = await db.connection().execute(async (conn) => {
+      assert.deepEqual(await store.insertClaims(conn, engine, [newClaim(claim)]), [true]);
+      return (await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(conn)).rows[0]?.synchronous_commit;
+    });
+    assert.equal(after, 'on');
   });
 });

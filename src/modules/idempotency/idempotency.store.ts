@@ -1,5 +1,6 @@
 // Every SQL statement about Idempotency-Key records (DECISIONS 11).
 import { CompiledQuery } from 'kysely';
+import { assert } from '../../shared/assert.ts';
 import type { Db, Engine, Trx } from '../../db/database.ts';
 import { prepareText } from '../../db/prepared.ts';
 import { jsonRows, jsonRowsFrom, rowsStatement, type Statement } from '../../db/bulk.ts';
@@ -26,9 +27,18 @@ export interface NewClaim {
 
 const CLAIM_COLUMNS = ['user_id', 'key', 'request_hash', 'state', 'locked_until', 'created_at', 'claim_token'];
 
-/** PostgreSQL: the claims from one JSON value (the table's own column types), a key already recorded left as it is. */
+/**
+ * PostgreSQL: the claims from one JSON value (the table's own column types), a key already
+ * recorded left as it is. Committed without waiting for the WAL to reach the disk
+ * (synchronous_commit off for this statement's transaction only): nothing is answered from a
+ * claim alone. Whatever its request later commits durably (the work with its outcome, or the
+ * stored answer) is written to the WAL after it, and a flush of the WAL makes everything before
+ * it durable too; a crash that loses the claim loses what followed it, and the request, never
+ * answered, is retried and claims its key afresh.
+ */
 const CLAIMS_POSTGRES = `insert into idempotency_keys (${CLAIM_COLUMNS.join(',')})
       select ${CLAIM_COLUMNS.join(',')} from json_populate_recordset(null::idempotency_keys, cast($1 as json))
+        cross join (select set_config('synchronous_commit', 'off', true)) as not_waited
       on conflict (user_id, key) do nothing returning claim_token`;
 
 /** SQLite: the same, from the JSON value bound as its one parameter. */
@@ -42,6 +52,8 @@ const CLAIMS_SQLITE = `insert into idempotency_keys (${CLAIM_COLUMNS.join(',')})
  * exists, an earlier claim in the same statement's included (the first of them wins).
  */
 export async function insertClaims(db: Db, engine: Engine, claims: readonly NewClaim[]): Promise<boolean[]> {
+  // In a transaction, the setting would let the whole of it commit without waiting for the disk.
+  assert(!db.isTransaction, 'claims are written in a transaction of their own');
   const params: unknown[] = [];
   jsonRows(
     params,
