@@ -3,10 +3,9 @@
 // one key), and with `idempotent` a fresh Idempotency-Key on each, as a careful client sends.
 // Prints autocannon's JSON result, as `autocannon -j` does.
 // Usage: node bench/spread-load.ts URL DURATION_S CONNECTIONS KEYS_FILE BODY [idempotent]
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-
-import { randomUUID } from 'node:crypto';
 
 const [url, duration, connections, keysFile, body, mode] = process.argv.slice(2) as [string, string, string, string, string, string?];
 const idempotent = mode === 'idempotent';

@@ -113,15 +113,19 @@ export function jsonRows(params: unknown[], columns: readonly string[], rows: Re
 }
 
 /**
- * PostgreSQL: `rows` as a FROM item named `alias`, its columns typed as `types` says (`id
- * bigint, cents bigint`), for an UPDATE that joins them to the table it changes. The planner
+ * `rows` as a FROM item named `alias` with the columns `types` names (`id bigint, cents
+ * bigint`), its values bound as one JSON value (`jsonRows`), for a statement that joins them to
+ * a table, the same SQL for any number of rows. On PostgreSQL, json_to_recordset: the planner
  * takes a set-returning function for 100 rows, so such a join hashed a sequential scan of the
- * whole table until the table outgrew a hundred index probes: an idempotency key's outcome
- * scanned every key of the last day. A LIMIT of the rows' own count (a bound value, never
- * fewer than there are) tells it how many there are, so each row is one index probe at any size.
+ * whole table until the table outgrew a hundred index probes (an idempotency key's outcome
+ * scanned every key of the last day); a LIMIT of the rows' own count (a bound value, never
+ * fewer than there are) tells it how many there are, so each row is one index probe at any
+ * size. On SQLite, json_each, each column read by its name.
  */
-export function jsonRowsFrom(params: unknown[], columns: readonly string[], types: string, rows: ReadonlyArray<readonly unknown[]>, alias: string): string {
+export function jsonRowsFrom(engine: Engine, params: unknown[], types: string, rows: ReadonlyArray<readonly unknown[]>, alias: string): string {
+  const columns = types.split(',').map((t) => t.trim().split(/\s+/)[0] as string);
   const json = jsonRows(params, columns, rows);
+  if (engine === 'sqlite') return `(select ${columns.map((c) => `json_extract(value, '$.${c}') as ${c}`).join(', ')} from json_each(?)) as ${alias}`;
   params.push(rows.length);
   return `(select * from json_to_recordset(${json}) as ${alias}(${types}) limit $${params.length}) as ${alias}`;
 }

@@ -46,12 +46,13 @@ export async function claimKey(deps: Deps, userId: number, key: string, requestH
   const now = deps.clock.now();
   const claim = { user_id: userId, key, token: randomUUID() };
   const lockedUntil = new Date(now.getTime() + deps.config.idempotencyLockMs).toISOString();
+  const newClaim = { claim, requestHash, lockedUntil, at: now.toISOString() };
   // A new key (nearly every request) is claimed in one statement, shared with the requests that
   // claim keys at the same time. Only when a record of it exists is an expired one cleared, so
   // that the key is claimed afresh.
-  if (await claimsOf(deps).add({ claim, requestHash, lockedUntil, at: now.toISOString() })) return { kind: 'claimed', claim };
+  if (await claimsOf(deps).add(newClaim)) return { kind: 'claimed', claim };
   await store.clearExpired(deps.db, userId, key, new Date(now.getTime() - deps.config.idempotencyTtlHours * 3_600_000).toISOString());
-  if (await claimsOf(deps).add({ claim, requestHash, lockedUntil, at: now.toISOString() })) return { kind: 'claimed', claim };
+  if (await claimsOf(deps).add(newClaim)) return { kind: 'claimed', claim };
   const existing = await store.findRecord(deps.db, userId, key);
   if (existing === undefined) throw inUse();
   if (existing.request_hash !== requestHash) throw new AppError('unprocessable', 'idempotency_key_reused', 'this Idempotency-Key was used with a different request');

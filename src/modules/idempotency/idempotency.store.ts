@@ -102,14 +102,6 @@ export interface Answered {
   response: string;
 }
 
-const ANSWER_COLUMNS = ['uid', 'ikey', 'token', 'status', 'body'];
-
-/** SQLite: storeResponses for the answers of the JSON value bound as its one parameter. */
-const ANSWERS_SQLITE = `update idempotency_keys set state = 'done', response_status = v.status, response_body = v.body
-      from (select json_extract(value, '$.uid') as uid, json_extract(value, '$.ikey') as ikey, json_extract(value, '$.token') as token,
-              json_extract(value, '$.status') as status, json_extract(value, '$.body') as body from json_each(?)) as v
-      where idempotency_keys.user_id = v.uid and idempotency_keys.key = v.ikey and idempotency_keys.claim_token = v.token`;
-
 /**
  * Stores the answers claimed requests gave, to replay them, in one statement (idempotency.service.ts
  * gathers the answers of requests that end together). Only a claim that still holds its key stores its answer.
@@ -117,15 +109,10 @@ const ANSWERS_SQLITE = `update idempotency_keys set state = 'done', response_sta
 export async function storeResponses(db: Db, engine: Engine, answers: readonly Answered[]): Promise<void> {
   const params: unknown[] = [];
   const values = answers.map((a): [number, string, string, number, string] => [a.claim.user_id, a.claim.key, a.claim.token, a.status, a.response]);
-  let text = ANSWERS_SQLITE;
-  if (engine === 'postgres') {
-    text = `update idempotency_keys k set state = 'done', response_status = v.status, response_body = v.body
-      from ${jsonRowsFrom(params, ANSWER_COLUMNS, 'uid bigint, ikey text, token text, status integer, body text', values, 'v')}
-      where k.user_id = v.uid and k.key = v.ikey and k.claim_token = v.token`;
-    prepareText(text);
-  } else {
-    jsonRows(params, ANSWER_COLUMNS, values);
-  }
+  const text = `update idempotency_keys set state = 'done', response_status = v.status, response_body = v.body
+      from ${jsonRowsFrom(engine, params, 'uid bigint, ikey text, token text, status integer, body text', values, 'v')}
+      where idempotency_keys.user_id = v.uid and idempotency_keys.key = v.ikey and idempotency_keys.claim_token = v.token`;
+  if (engine === 'postgres') prepareText(text);
   await db.executeQuery(CompiledQuery.raw(text, params));
 }
 
@@ -142,27 +129,16 @@ export async function recordClaimOutcome(trx: Trx, claim: IdempotencyClaim, reso
   return Number(updated.numUpdatedRows) === 1;
 }
 
-/** PostgreSQL: the claims' outcomes set from one JSON value, a row returned for each claim still held. */
-function outcomesUpdate(params: unknown[], outcomes: readonly ClaimOutcome[]): string {
-  return `update idempotency_keys k set state = 'committed', resource = v.resource
-      from ${jsonRowsFrom(params, OUTCOME_COLUMNS, 'uid bigint, ikey text, token text, resource text', outcomeValues(outcomes), 'v')}
-      where k.user_id = v.uid and k.key = v.ikey and k.claim_token = v.token and k.state = 'in_progress'
-      returning k.user_id, k.key, k.claim_token`;
-}
-
-/** SQLite: the same, from the JSON value bound as its one parameter. */
-const OUTCOMES_SQLITE = `update idempotency_keys set state = 'committed', resource = v.resource
-      from (select json_extract(value, '$.uid') as uid, json_extract(value, '$.ikey') as ikey, json_extract(value, '$.token') as token,
-              json_extract(value, '$.resource') as resource from json_each(?)) as v
-      where idempotency_keys.user_id = v.uid and idempotency_keys.key = v.ikey and idempotency_keys.claim_token = v.token and idempotency_keys.state = 'in_progress'
-      returning idempotency_keys.user_id, idempotency_keys.key, idempotency_keys.claim_token`;
-
+/** A claim and what its request's work made (`<kind>:<id>`). */
 type ClaimOutcome = { claim: IdempotencyClaim; resource: string };
 
-const OUTCOME_COLUMNS = ['uid', 'ikey', 'token', 'resource'];
-
-function outcomeValues(outcomes: readonly ClaimOutcome[]): Array<[number, string, string, string]> {
-  return outcomes.map(({ claim, resource }) => [claim.user_id, claim.key, claim.token, resource]);
+/** The claims' outcomes set from one JSON value, a row returned for each claim still held. */
+function outcomesUpdate(engine: Engine, params: unknown[], outcomes: readonly ClaimOutcome[]): string {
+  const values = outcomes.map(({ claim, resource }) => [claim.user_id, claim.key, claim.token, resource]);
+  return `update idempotency_keys set state = 'committed', resource = v.resource
+      from ${jsonRowsFrom(engine, params, 'uid bigint, ikey text, token text, resource text', values, 'v')}
+      where idempotency_keys.user_id = v.uid and idempotency_keys.key = v.ikey and idempotency_keys.claim_token = v.token and idempotency_keys.state = 'in_progress'
+      returning idempotency_keys.user_id, idempotency_keys.key, idempotency_keys.claim_token`;
 }
 
 /**
@@ -175,7 +151,7 @@ export function claimOutcomesStatement(outcomes: readonly ClaimOutcome[]): State
     () => {
       throw new Error('a guarded write runs on PostgreSQL only');
     },
-    (params) => outcomesUpdate(params, outcomes),
+    (params) => outcomesUpdate('postgres', params, outcomes),
   );
 }
 
@@ -188,14 +164,8 @@ export async function recordClaimOutcomes(trx: Trx, engine: Engine, outcomes: re
   const [only] = outcomes;
   if (outcomes.length <= 1) return only === undefined ? [] : [await recordClaimOutcome(trx, only.claim, only.resource)];
   const params: unknown[] = [];
-  let text = OUTCOMES_SQLITE;
-  if (engine === 'postgres') {
-    text = outcomesUpdate(params, outcomes);
-    prepareText(text);
-  } else {
-    // SQLite binds the JSON value (db/bulk.ts jsonRows: safe integers and strings only) as its one parameter.
-    jsonRows(params, OUTCOME_COLUMNS, outcomeValues(outcomes));
-  }
+  const text = outcomesUpdate(engine, params, outcomes);
+  if (engine === 'postgres') prepareText(text);
   const { rows } = await trx.executeQuery<{ user_id: number; key: string; claim_token: string }>(CompiledQuery.raw(text, params));
   const held = new Set(rows.map((r) => JSON.stringify([Number(r.user_id), r.key, r.claim_token])));
   return outcomes.map(({ claim }) => held.has(JSON.stringify([claim.user_id, claim.key, claim.token])));
