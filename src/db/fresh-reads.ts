@@ -7,6 +7,7 @@
 // starts when the current one ends, shared by everyone who asked meanwhile.
 // Every answer is as fresh as a read of its own would be; N concurrent
 // requests cost at most two reads instead of N.
+import { onePer } from '../shared/one-per.ts';
 
 export class FreshReads<T> {
   readonly #read: () => Promise<T>;
@@ -36,10 +37,5 @@ export class FreshReads<T> {
 
 /** One FreshReads per database handle and read (tests open several databases in one process). */
 export function freshReadsOf<D extends object, T>(cache: WeakMap<D, FreshReads<T>>, db: D, read: (db: D) => Promise<T>): FreshReads<T> {
-  let reads = cache.get(db);
-  if (reads === undefined) {
-    reads = new FreshReads(() => read(db));
-    cache.set(db, reads);
-  }
-  return reads;
+  return onePer(cache, db, () => new FreshReads(() => read(db)));
 }

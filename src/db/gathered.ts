@@ -6,6 +6,7 @@
 // (the group commit that donations.batches.ts runs for rounds of donations).
 // A batch the database refuses is written again one item at a time, so one
 // item cannot fail the others.
+import { onePer } from '../shared/one-per.ts';
 
 interface Pending<I, O> {
   item: I;
@@ -71,10 +72,5 @@ export class Gathered<I, O> {
 
 /** One Gathered per owner (a Deps: tests open several databases in one process). */
 export function gatheredOf<K extends object, I, O>(cache: WeakMap<K, Gathered<I, O>>, owner: K, write: (items: readonly I[]) => Promise<O[]>): Gathered<I, O> {
-  let gathered = cache.get(owner);
-  if (gathered === undefined) {
-    gathered = new Gathered(write);
-    cache.set(owner, gathered);
-  }
-  return gathered;
+  return onePer(cache, owner, () => new Gathered(write));
 }

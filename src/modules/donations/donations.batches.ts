@@ -12,6 +12,7 @@ import { isExpectationFailed, runIfAllRows } from '../../db/bulk.ts';
 import type { DonationStatus } from './donations.ts';
 import * as store from './donations.store.ts';
 import { createdEvents, decide, holdEntries, insertHeldOfFunds, knownFund, type HeldDonation, type KnownFund } from './donations.held.ts';
+import { onePer } from '../../shared/one-per.ts';
 
 // Group commit across requests and funds (ADR 9). A fund's balance check and
 // hold run under a lock on its accounts, held until the commit is durable; so
@@ -381,10 +382,5 @@ export function donationBatchStats(deps: Deps): FundBatches['stats'] {
 }
 
 export function batchesOf(deps: Deps): FundBatches {
-  let b = batches.get(deps);
-  if (b === undefined) {
-    b = new FundBatches(deps);
-    batches.set(deps, b);
-  }
-  return b;
+  return onePer(batches, deps, (d) => new FundBatches(d));
 }

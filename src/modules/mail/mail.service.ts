@@ -11,6 +11,7 @@ import type { Deps } from '../../deps.ts';
 import type { Trx } from '../../db/database.ts';
 import * as store from './mail.store.ts';
 import type { Message } from './messages.ts';
+import { onePer } from '../../shared/one-per.ts';
 
 /** After try n failed, when the next is due; after the last, the message has failed for good (about 2 days). */
 const RETRY_MS = [30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000, 24 * 3_600_000] as const;
@@ -32,12 +33,9 @@ export async function queueMail(trx: Trx, messages: readonly Outgoing[], at: str
 const transports = new WeakMap<Deps, Transporter>();
 
 function transportOf(deps: Deps): Transporter {
-  let t = transports.get(deps);
-  if (t === undefined) {
-    t = deps.config.smtpUrl === undefined ? nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }) : nodemailer.createTransport(deps.config.smtpUrl);
-    transports.set(deps, t);
-  }
-  return t;
+  return onePer(transports, deps, (d) =>
+    d.config.smtpUrl === undefined ? nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }) : nodemailer.createTransport(d.config.smtpUrl),
+  );
 }
 
 async function deliver(deps: Deps, mail: store.Mail): Promise<void> {
