@@ -48,6 +48,8 @@ export interface DatabaseOptions {
   connectionLifetimeS?: number;
   /** SQLite's page cache, in MiB. */
   sqliteCacheMb?: number;
+  /** PostgreSQL: how long a connection keeps its first plans (NamingClient), doubling after; 1 s unless set (tests). */
+  replanFirstMs?: number;
 }
 
 /** PostgreSQL connections that the lookups of every request share, pipelined (db/pipelined.ts). */
@@ -68,15 +70,43 @@ function configurePgTypes(): void {
   pg.types.setTypeParser(1700, (text: string) => Number(text));
 }
 
+/** The longest a connection keeps a statement's plan, once it has lived a while (NamingClient). */
+const REPLAN_MAX_MS = 60_000;
+
 /**
  * A pg client that sends the prepared queries (db/prepared.ts) as named
  * statements: parsed and planned once per connection, then only bound and
  * run. Any other SQL goes as before, unnamed.
+ *
+ * A named statement's plan is kept by its connection, and PostgreSQL makes it
+ * again only when the tables' statistics change (ANALYZE, often by autovacuum).
+ * A plan made while a table was nearly empty (a new platform, a new table) then
+ * outlives the table's growth: a join that hashed a scan of 100 rows goes on
+ * scanning 150,000. So each connection drops its plans (DISCARD PLANS, which
+ * keeps the statements) after 1, 2, 4... seconds of its life, then every minute:
+ * the next use plans each statement for the tables as they are then.
  */
 class NamingClient extends pg.Client {
+  readonly #bornAt = performance.now();
+  #replanAfterMs: number;
+  /** On a pipelined connection every statement is its own transaction, so its plans may be dropped before any. */
+  readonly #everyStatementAlone: boolean;
+  constructor(config: pg.ClientConfig & { pipeline?: boolean; replanFirstMs?: number } = {}) {
+    super(config);
+    this.#everyStatementAlone = config.pipeline === true;
+    this.#replanAfterMs = config.replanFirstMs ?? 1000;
+  }
+  /** Drops the connection's plans if their time has come. Only between transactions (a pool client when lent). */
+  replanIfDue(): void {
+    if (performance.now() - this.#bornAt < this.#replanAfterMs) return;
+    this.#replanAfterMs = this.#replanAfterMs < REPLAN_MAX_MS ? this.#replanAfterMs * 2 : this.#replanAfterMs + REPLAN_MAX_MS;
+    // Sent before whatever the connection runs next; a lost connection fails that too.
+    (pg.Client.prototype.query as (text: string) => Promise<unknown>).call(this, 'discard plans').catch(() => {});
+  }
   override query(...args: unknown[]): never {
     const [text, values] = args;
     if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
+      if (this.#everyStatementAlone) this.replanIfDue();
       const name = statementName(text);
       // The query made here, named after it is made: pg copies a query given as a config
       // object property by property (2% of a list request's CPU), not one given as text.
@@ -129,6 +159,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       connectionString: options.url,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       statement_timeout: options.statementTimeoutMs ?? 10_000,
+      replanFirstMs: options.replanFirstMs,
     };
     const pool = new pg.Pool({
       ...client,
@@ -142,6 +173,10 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     // its next query fails and turns into 503 unavailable.
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
+    // Lent between transactions: a plan made for smaller tables is dropped here when due.
+    pool.on('acquire', (client) => {
+      if (client instanceof NamingClient) client.replanIfDue();
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const shared = options.lookupConnections ?? LOOKUP_CONNECTIONS;
     if (shared === 0) return { db, reads: db, lookups: db, engine, pool, close: () => db.destroy() };
