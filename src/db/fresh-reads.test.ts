@@ -19,10 +19,20 @@ function counter(ms: () => number) {
   };
 }
 
-test('concurrent requests share reads: 50 at once cost two', async () => {
+test('requests that ask in one turn of the event loop share one read', async () => {
+  const c = counter(() => 5);
+  const reads = new FreshReads(c.read);
+  const answers = await Promise.all(Array.from({ length: 50 }, () => reads.get()));
+  assert.deepEqual(new Set(answers), new Set([1]));
+  assert.equal(c.begun, 1);
+});
+
+test('requests that ask while a read runs share the next one: 50 cost two', async () => {
   const c = counter(() => 5);
   const reads = new FreshReads(c.read);
   const first = reads.get();
+  await new Promise((resolve) => setImmediate(resolve)); // the first read has begun
+  assert.equal(c.begun, 1);
   const rest = Array.from({ length: 49 }, () => reads.get());
   assert.equal(await first, 1);
   assert.deepEqual(new Set(await Promise.all(rest)), new Set([2]));
@@ -57,6 +67,7 @@ test('a failed read fails only the requests it was to answer; the next request r
     return 7;
   });
   const failed = reads.get();
+  await new Promise((resolve) => setImmediate(resolve)); // the failing read has begun
   const waiting = reads.get();
   fail = false;
   await assert.rejects(failed, /went away/);
