@@ -5,7 +5,7 @@
 // provider's own classes (oidc-provider's Grant, AccessToken and IdToken),
 // saved through the platform's adapter and found by any node as a real one.
 import type { Deps } from '../src/deps.ts';
-import { buildProvider, recordConsent, registerApp, type OidcProvider } from '../src/modules/apps/index.ts';
+import { buildProvider, ID_TOKEN_GRANT, ID_TOKEN_SCOPE, recordConsent, registerApp, type OidcProvider } from '../src/modules/apps/index.ts';
 import type { Book } from '../src/shared/book.ts';
 
 export interface AppTokens {
@@ -46,8 +46,9 @@ export async function connectApp(deps: Deps, userId: number, options: { scopes: 
   const grantId = await grant.save();
   await recordConsent(deps, { clientId: app.client_id, userId, scopes: options.scopes, grantId, monthlyLimitCents: options.monthlyLimitCents ?? null });
   const accessToken = await new provider.AccessToken({ accountId, client, grantId, scope, gty: 'authorization_code' }).save();
-  const idToken = new provider.IdToken({ sub: accountId }, { client });
-  // The claims an id token carries follow its scope: `sub` needs openid.
+  // An id token names its grant and scopes, as the provider's token endpoint writes them (oidc.ts).
+  const idToken = new provider.IdToken({ sub: accountId, [ID_TOKEN_GRANT]: grantId, [ID_TOKEN_SCOPE]: scope }, { client });
+  // The claims an id token carries follow its scope: `sub` and the grant's need openid.
   Object.assign(idToken, { scope });
   return { clientId: app.client_id, accessToken, idToken: String(await idToken.issue({ use: 'idtoken' })), oidc };
 }

@@ -38,6 +38,8 @@ interface Endpoint {
   testOnLive: Expect;
   /** A live key (the owner's or another's) on the owner's sandbox objects. */
   liveOnTest: Expect;
+  /** It moves money out of the caller's fund: the owner's app past its monthly limit is refused (ADR 16). */
+  moves?: true;
 }
 
 const ok = (status: number): Expect => [status, null];
@@ -49,7 +51,7 @@ const EIN = '261544963';
 const ENDPOINTS: Endpoint[] = [
   { method: 'GET', url: () => '/v1/donations', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: (o) => `/v1/donations/${o.donation_id}`, ...sameEverywhere(missing('donation_not_found')) },
-  { method: 'POST', url: () => '/v1/donations', body: { amount: 10, ein: EIN }, ...sameEverywhere(ok(201)) },
+  { method: 'POST', url: () => '/v1/donations', body: { amount: 10, ein: EIN }, ...sameEverywhere(ok(201)), moves: true },
   { method: 'DELETE', url: (o) => `/v1/donations/${o.donation_id}`, ...sameEverywhere(missing('donation_not_found')) },
   { method: 'GET', url: (o) => `/v1/users/${o.user_id}/donations`, other: ok(200), testOnLive: missing('user_not_found'), liveOnTest: missing('user_not_found') },
   { method: 'GET', url: (o) => `/v1/users/${o.user_id}/donations/${o.donation_id}`, other: ok(200), testOnLive: missing('user_not_found'), liveOnTest: missing('user_not_found') },
@@ -67,10 +69,11 @@ const ENDPOINTS: Endpoint[] = [
     other: forbidden,
     testOnLive: missing('user_not_found'),
     liveOnTest: missing('user_not_found'),
+    moves: true,
   },
   { method: 'GET', url: () => '/v1/gifts', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: (o) => `/v1/gifts/${o.gift_code}`, ...sameEverywhere(missing('gift_not_found')) },
-  { method: 'POST', url: () => '/v1/gifts', body: { name: 'X', amount: 18 }, ...sameEverywhere(ok(201)) },
+  { method: 'POST', url: () => '/v1/gifts', body: { name: 'X', amount: 18 }, ...sameEverywhere(ok(201)), moves: true },
   { method: 'POST', url: (o) => `/v1/gifts/${o.gift_code}/accept`, other: ok(200), testOnLive: missing('gift_not_found'), liveOnTest: missing('gift_not_found') },
   {
     method: 'POST',
@@ -79,6 +82,7 @@ const ENDPOINTS: Endpoint[] = [
     other: ok(200),
     testOnLive: missing('gift_not_found'),
     liveOnTest: missing('gift_not_found'),
+    moves: true,
   },
   { method: 'POST', url: (o) => `/v1/gifts/${o.gift_code}/deny`, other: ok(200), testOnLive: missing('gift_not_found'), liveOnTest: missing('gift_not_found') },
   { method: 'GET', url: () => `/v1/non_profits/${EIN}`, ...sameEverywhere(ok(200)) },
@@ -150,7 +154,18 @@ for (const { name: engine } of engines()) {
     let otherTest: string;
     let suspended: { live: string; test: string; objects: Objects; sandbox: Objects };
     let revokedKey: string;
-    let apps: { other: AppTokens; ownerTest: AppTokens; otherTest: AppTokens; suspended: AppTokens; suspendedTest: AppTokens; readOnly: AppTokens; disconnected: AppTokens };
+    let apps: {
+      other: AppTokens;
+      ownerTest: AppTokens;
+      otherTest: AppTokens;
+      suspended: AppTokens;
+      suspendedTest: AppTokens;
+      readOnly: AppTokens;
+      donateOnly: AppTokens;
+      giftsOnly: AppTokens;
+      limited: AppTokens;
+      disconnected: AppTokens;
+    };
 
     /** A sandbox key for `user`, its twin funded through a cleared sandbox deposit. */
     async function sandboxKey(user: TestUser): Promise<string> {
@@ -202,6 +217,10 @@ for (const { name: engine } of engines()) {
         suspended: await connectApp(env.deps, held.user_id, { scopes: ALL_SCOPES }),
         suspendedTest: await connectApp(env.deps, held.user_id, { scopes: ALL_SCOPES, book: 'test' }),
         readOnly: await connectApp(env.deps, owner.user_id, { scopes: ['read'] }),
+        donateOnly: await connectApp(env.deps, owner.user_id, { scopes: ['read', 'donate'] }),
+        giftsOnly: await connectApp(env.deps, owner.user_id, { scopes: ['read', 'gifts'] }),
+        // Every scope, and a limit of one cent a month: nothing that moves money fits.
+        limited: await connectApp(env.deps, owner.user_id, { scopes: ALL_SCOPES, monthlyLimitCents: 1 }),
         disconnected: await connectApp(env.deps, owner.user_id, { scopes: ALL_SCOPES }),
       };
       const connection = (await connectedApps(env.deps, owner.user_id)).find((c) => c.client_id === apps.disconnected.clientId);
@@ -293,6 +312,32 @@ for (const { name: engine } of engines()) {
         await expectCall("another user's sandbox app token on live objects", endpoint, await objectsOf(owner.key), bearer(apps.otherTest), scoped(endpoint.testOnLive));
         await expectCall("the owner's sandbox app id token on live objects", endpoint, await objectsOf(owner.key), compatible(apps.ownerTest), scoped(endpoint.testOnLive));
         if (scope !== 'read') await expectCall("the owner's read-only app token", endpoint, await objectsOf(owner.key), bearer(apps.readOnly), insufficientScope);
+        // Each scope opens only its own routes, with either header form.
+        for (const [label, token, has] of [
+          ["the owner's donate-only app", apps.donateOnly, 'donate'],
+          ["the owner's gifts-only app", apps.giftsOnly, 'gifts'],
+        ] as const) {
+          if (scope === 'read' || scope === has) continue;
+          await expectCall(`${label} token`, endpoint, await objectsOf(owner.key), bearer(token), insufficientScope);
+          await expectCall(`${label} id token`, endpoint, await objectsOf(owner.key), compatible(token), insufficientScope);
+        }
+        if (endpoint.moves === true) {
+          const limitExceeded: Expect = [403, 'app_limit_exceeded'];
+          await expectCall("the owner's app past its monthly limit", endpoint, await objectsOf(owner.key), bearer(apps.limited), limitExceeded);
+          await expectCall("the owner's app past its monthly limit, by id token", endpoint, await objectsOf(owner.key), compatible(apps.limited), limitExceeded);
+        }
+        // HEAD is its GET's, held to the same scope; it answers no body.
+        if (endpoint.method === 'GET') {
+          const head = await call(env.app, 'HEAD', request(endpoint, await objectsOf(owner.key)).url, { headers: bearer(apps.readOnly) });
+          if (scope === 'keys') {
+            assert.equal(head.status, 403, 'HEAD of a keys-only route with a read-only token');
+            assert.equal(head.headers['www-authenticate'], 'Bearer error="insufficient_scope"', 'HEAD: the challenge names the refusal');
+          } else {
+            assert.ok(head.status !== 401 && head.status !== 403, `HEAD of a read route with a read token: ${head.status}`);
+          }
+          const disconnectedHead = await call(env.app, 'HEAD', request(endpoint, await objectsOf(owner.key)).url, { headers: bearer(apps.disconnected) });
+          assert.equal(disconnectedHead.status, 401, "HEAD with a disconnected app's token");
+        }
         const fresh = await objectsOf(owner.key);
         const before2 = await fingerprint(env.deps);
         for (const [label, headers] of [

@@ -26,6 +26,7 @@ import type { Book } from '../src/shared/book.ts';
 import { movePortfolio } from '../src/modules/portfolio/index.ts';
 import { callerOfAccessToken } from '../src/modules/apps/index.ts';
 import { connectApp } from './app-tokens.ts';
+import { runCheck } from '../src/modules/check/index.ts';
 
 const STEPS = Number(process.env.PROPERTY_STEPS ?? 10_000);
 const USERS = 4;
@@ -41,8 +42,9 @@ type Op =
   | { kind: 'donate' | 'app_donate'; user: number; cents: number; keyed: boolean }
   | { kind: 'cancel'; pick: number }
   | { kind: 'event'; event: DonationEvent; pick: number; book: Book }
-  | { kind: 'gift'; user: number; cents: number }
-  | { kind: 'accept' | 'claim' | 'deny'; pick: number; user: number }
+  | { kind: 'gift'; user: number; cents: number; viaApp: boolean }
+  | { kind: 'accept' | 'claim' | 'deny'; pick: number; user: number; viaApp: boolean }
+  | { kind: 'burst'; user: number; moves: Array<{ cents: number; viaApp: boolean }> }
   | { kind: 'invest' | 'liquidate'; user: number; cents: number }
   | { kind: 'declare'; user: number; cents: number }
   | { kind: 'arrive'; pick: number; cents: number; book: Book }
@@ -75,8 +77,17 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       book,
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('gift' as const), user, cents: fc.integer({ min: 1800, max: 20_000 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('accept' as const, 'claim' as const, 'deny' as const), pick, user }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('gift' as const), user, cents: fc.integer({ min: 1800, max: 20_000 }), viaApp: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('accept' as const, 'claim' as const, 'deny' as const), pick, user, viaApp: fc.boolean() }) },
+  // An actor's app and its key give from one fund at the same moment: the app never passes its limit.
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('burst' as const),
+      user,
+      moves: fc.array(fc.record({ cents: fc.integer({ min: 1000, max: 40_000 }), viaApp: fc.boolean() }), { minLength: 2, maxLength: 6 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('invest' as const, 'liquidate' as const), user, cents: fc.integer({ min: 1, max: 20_000 }) }) },
   // Declared contributions: the donor declares, the operator records what arrived (maybe another amount), the donor withdraws one.
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('declare' as const), user, cents: fc.integer({ min: 100, max: 50_000 }) }) },
@@ -145,7 +156,11 @@ for (const { name: engine } of engines()) {
       // resolved from its access token as a request's would be; it acts on the same fund as the key.
       const appCallers: Caller[] = [];
       for (const [i, u] of users.entries()) {
-        const tokens = await connectApp(env.deps, (people[i % USERS] as TestUser).user_id, { scopes: ['read', 'donate'], book: bookOf(i), monthlyLimitCents: APP_LIMIT_CENTS });
+        const tokens = await connectApp(env.deps, (people[i % USERS] as TestUser).user_id, {
+          scopes: ['read', 'donate', 'gifts'],
+          book: bookOf(i),
+          monthlyLimitCents: APP_LIMIT_CENTS,
+        });
         const caller = await callerOfAccessToken(env.deps, tokens.oidc, tokens.accessToken);
         assert.ok(caller !== undefined);
         assert.deepEqual([caller.book, caller.fund_id], [bookOf(i), u.fund_id], `actor ${i}'s app acts on its fund, in its book`);
@@ -349,10 +364,13 @@ for (const { name: engine } of engines()) {
           case 'gift': {
             const u = users[op.user] as TestUser;
             const f = m.funds[op.user] as Fund;
-            expected = f.available >= op.cents ? 'ok' : 'insufficient_funds';
+            // An app's gift is counted first; one that is then not made is given back.
+            const pastLimit = op.viaApp && (appSpent[op.user] as number) + op.cents > APP_LIMIT_CENTS;
+            expected = pastLimit ? 'app_limit_exceeded' : f.available >= op.cents ? 'ok' : 'insufficient_funds';
+            if (op.viaApp && expected === 'ok') appSpent[op.user] = (appSpent[op.user] as number) + op.cents;
             let code = '';
             actual = await outcome(async () => {
-              code = (await createGift(deps, u.caller, { name: 'Someone', amount_cents: op.cents })).code;
+              code = (await createGift(deps, op.viaApp ? (appCallers[op.user] as Caller) : u.caller, { name: 'Someone', amount_cents: op.cents })).code;
             });
             if (expected === 'ok') {
               f.available -= op.cents;
@@ -367,13 +385,25 @@ for (const { name: engine } of engines()) {
           case 'deny': {
             const g = m.gifts[op.pick % Math.max(1, m.gifts.length)];
             if (g === undefined) continue;
-            const recipient = users[op.user] as TestUser;
+            const recipient = op.viaApp ? (appCallers[op.user] as Caller) : (users[op.user] as TestUser).caller;
             // A gift of the other book is not there for the recipient (DECISIONS 14): no money crosses.
-            expected = bookOf(op.user) !== bookOf(g.user) ? 'gift_not_found' : op.user === g.user ? 'forbidden' : g.status !== 'new' ? 'invalid_transition' : 'ok';
+            // An app's claim sends the gift's money to a charity: counted against its limit before the gift is locked.
+            const counted = op.kind === 'claim' && op.viaApp;
+            expected =
+              bookOf(op.user) !== bookOf(g.user)
+                ? 'gift_not_found'
+                : counted && (appSpent[op.user] as number) + g.cents > APP_LIMIT_CENTS
+                  ? 'app_limit_exceeded'
+                  : op.user === g.user
+                    ? 'forbidden'
+                    : g.status !== 'new'
+                      ? 'invalid_transition'
+                      : 'ok';
+            if (counted && expected === 'ok') appSpent[op.user] = (appSpent[op.user] as number) + g.cents;
             actual = await outcome(async () => {
-              if (op.kind === 'accept') await acceptGift(deps, recipient.caller, g.code);
-              else if (op.kind === 'deny') await denyGift(deps, recipient.caller, g.code);
-              else await claimGift(deps, recipient.caller, g.code, '261544963');
+              if (op.kind === 'accept') await acceptGift(deps, recipient, g.code);
+              else if (op.kind === 'deny') await denyGift(deps, recipient, g.code);
+              else await claimGift(deps, recipient, g.code, '261544963');
             });
             if (expected === 'ok') {
               const giver = m.funds[g.user] as Fund;
@@ -393,6 +423,49 @@ for (const { name: engine } of engines()) {
                 m.donations.push({ id: row.donation_id as number, user: g.user, cents: g.cents, status: 'scheduled' });
               }
             }
+            break;
+          }
+          case 'burst': {
+            // Which of them the fund covers depends on the order they reach it: the model takes each
+            // donation's status from the platform and checks it could be so, and that the app's
+            // donations that passed fit its limit while each refused one did not.
+            const f = m.funds[op.user] as Fund;
+            const availableBefore = f.available;
+            const answers = await Promise.all(
+              op.moves.map(async (move) => {
+                const caller = move.viaApp ? (appCallers[op.user] as Caller) : (users[op.user] as TestUser).caller;
+                try {
+                  return { move, made: await createDonation(deps, caller, { amount_cents: move.cents, ein: '261544963' }) };
+                } catch (error) {
+                  if (error instanceof AppError) return { move, refused: error.code };
+                  throw error;
+                }
+              }),
+            );
+            for (const a of answers) {
+              if (a.refused !== undefined) assert.ok(a.move.viaApp && a.refused === 'app_limit_exceeded', `${label}: only an app's donation is refused, for its limit`);
+              else if (a.move.viaApp) appSpent[op.user] = (appSpent[op.user] as number) + a.move.cents;
+            }
+            assert.ok((appSpent[op.user] as number) <= APP_LIMIT_CENTS, `${label}: the app moved no more than its limit`);
+            for (const a of answers) {
+              if (a.refused !== undefined) assert.ok((appSpent[op.user] as number) + a.move.cents > APP_LIMIT_CENTS, `${label}: a refused donation did not fit`);
+              if (a.made === undefined) continue;
+              const status = a.made.status;
+              assert.ok(status === 'scheduled' || status === 'waiting_for_funds', label);
+              if (status === 'scheduled') {
+                f.available -= a.move.cents;
+                f.reserved += a.move.cents;
+              }
+              m.donations.push({ id: a.made.id, user: op.user, cents: a.move.cents, status });
+            }
+            // The platform promotes waiting donations oldest first (by id): the model keeps that order.
+            m.donations.sort((a, b) => a.id - b.id);
+            assert.ok(f.available >= 0 && f.available <= availableBefore, `${label}: the holds fit what was available`);
+            for (const a of answers) {
+              if (a.made?.status === 'waiting_for_funds') assert.ok(a.move.cents > f.available, `${label}: a waiting donation did not fit`);
+            }
+            actual = answers.some((a) => a.refused !== undefined) ? 'app_limit_exceeded' : 'ok';
+            expected = actual;
             break;
           }
           case 'invest':
@@ -462,6 +535,9 @@ for (const { name: engine } of engines()) {
         'event:donation_not_found',
         'gift:ok',
         'gift:insufficient_funds',
+        'gift:app_limit_exceeded',
+        'burst:ok',
+        'burst:app_limit_exceeded',
         'accept:ok',
         'accept:gift_not_found',
         'claim:ok',
@@ -473,6 +549,25 @@ for (const { name: engine } of engines()) {
       ]) {
         assert.ok((seen.get(k) ?? 0) > 0, `the sequence exercised ${k}`);
       }
+      // What each app moved, read from the platform: its donations, gifts and claims, within its limit and as the model counted.
+      const moved = await deps.db
+        .selectFrom('donations')
+        .select(['app_connection_id', 'amount_cents'])
+        .where('app_connection_id', 'is not', null)
+        .unionAll(deps.db.selectFrom('gifts').select(['app_connection_id', 'amount_cents']).where('app_connection_id', 'is not', null))
+        .execute();
+      const byConnection = new Map<number, number>();
+      for (const r of moved) byConnection.set(Number(r.app_connection_id), (byConnection.get(Number(r.app_connection_id)) ?? 0) + Number(r.amount_cents));
+      for (const [i, caller] of appCallers.entries()) {
+        const total = byConnection.get(caller.app?.connection_id ?? 0) ?? 0;
+        assert.ok(total <= APP_LIMIT_CENTS, `actor ${i}'s app moved ${total} cents, past its limit`);
+        assert.equal(total, appSpent[i], `actor ${i}'s app moved what the model counted`);
+      }
+      assert.deepEqual(
+        (await runCheck(deps)).flatMap((c) => c.failures),
+        [],
+        'almoner check holds',
+      );
       await assertLedgerBalanced(env.deps);
     });
   });

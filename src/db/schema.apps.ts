@@ -28,13 +28,22 @@ export interface AppConnectionsTable {
   scopes: string;
   grant_id: string;
   monthly_limit_cents: number | null;
-  /** 'YYYY-MM' (UTC) that spent_cents counts. */
+  /** 'YYYY-MM' (UTC) that spent_cents counts: the previous release's counter; app_spending since migration 026. */
   spent_month: string | null;
   spent_cents: Generated<number>;
   created_at: string;
   updated_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+}
+
+/** What an app gave in a calendar month (migration 026), and the limit it was last counted under. */
+export interface AppSpendingTable {
+  connection_id: number;
+  /** 'YYYY-MM' (UTC). */
+  month: string;
+  spent_cents: number;
+  limit_cents: number | null;
 }
 
 export interface OidcArtifactsTable {

@@ -83,6 +83,8 @@ export interface DonationsTable {
   scheduled_for: string | null;
   /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
   book: Book;
+  /** The app connection whose token made it (migration 026), counted against its monthly limit. */
+  app_connection_id: number | null;
 }
 
 export interface GiftsTable {
@@ -104,6 +106,8 @@ export interface GiftsTable {
   donation_id: number | null;
   /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
   book: Book;
+  /** The app connection whose token sent it (migration 026), counted against its monthly limit. */
+  app_connection_id: number | null;
 }
 
 export interface ContributionsTable {
@@ -285,7 +289,7 @@ export interface SignInFailuresTable {
 
 export type * from './schema.directory.ts';
 export type * from './schema.apps.ts';
-import type { AppConnectionsTable, AppsTable, OidcArtifactsTable, OidcKeysTable } from './schema.apps.ts';
+import type { AppConnectionsTable, AppSpendingTable, AppsTable, OidcArtifactsTable, OidcKeysTable } from './schema.apps.ts';
 import type {
   DirectoryEpochTable,
   DirectoryTopTable,
@@ -337,6 +341,7 @@ export interface Database {
   scheduled_donations: ScheduledDonationsTable;
   apps: AppsTable;
   app_connections: AppConnectionsTable;
+  app_spending: AppSpendingTable;
   oidc_artifacts: OidcArtifactsTable;
   oidc_keys: OidcKeysTable;
 }

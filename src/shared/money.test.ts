@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { parseDollars, parseDollarText, centsToDollars, valueInCents, AMOUNT_MAX_CENTS } from './money.ts';
+import { parseDollars, parseDollarText, centsToDollars, usdText, valueInCents, AMOUNT_MAX_CENTS } from './money.ts';
 
 test('parseDollars accepts whole and 2-decimal amounts exactly', () => {
   assert.deepEqual(parseDollars(10), { ok: true, cents: 1000 });
@@ -59,4 +59,13 @@ test('dollars typed into a form become exact cents; anything else is refused', (
     ['99999999999', null],
   ];
   for (const [text, cents] of cases) assert.equal(parseDollarText(text), cents, JSON.stringify(text));
+});
+
+test('usdText writes cents as dollars exactly, and parseDollarText reads it back', () => {
+  assert.equal(usdText(0), '$0.00');
+  assert.equal(usdText(5), '$0.05');
+  assert.equal(usdText(-5), '-$0.05');
+  assert.equal(usdText(123_456_789), '$1,234,567.89');
+  assert.equal(usdText(Number.MAX_SAFE_INTEGER), '$90,071,992,547,409.91');
+  fc.assert(fc.property(fc.integer({ min: 1, max: AMOUNT_MAX_CENTS }), (cents) => parseDollarText(usdText(cents)) === cents));
 });

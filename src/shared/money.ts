@@ -43,6 +43,14 @@ export function centsToDollars(cents: number): number {
   return Number(text);
 }
 
+/** Cents as people read dollars, exactly, from the integer: "$1,234.50", "-$0.05". */
+export function usdText(cents: number): string {
+  assertSafeInteger(cents, 'cents');
+  const abs = Math.abs(cents);
+  const whole = String(Math.trunc(abs / 100)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${cents < 0 ? '-' : ''}$${whole}.${String(abs % 100).padStart(2, '0')}`;
+}
+
 /** Exact decimal text with up to `scale` places, for units and valuations. */
 export function parseDecimal(text: string, scale: number): bigint | null {
   const match = /^(\d+)(?:\.(\d+))?$/.exec(text);

@@ -5,6 +5,8 @@ import type { Deps } from '../../deps.ts';
 import { AppError, fieldErrors, notFound, type FieldError } from '../../shared/errors.ts';
 import { assertSafeInteger } from '../../shared/assert.ts';
 import type { Book } from '../../shared/book.ts';
+import type { Caller } from '../../shared/caller.ts';
+import { usdText } from '../../shared/money.ts';
 import { recordAudit } from '../audit/index.ts';
 import { sandboxUserFor } from '../users/index.ts';
 import {
@@ -181,7 +183,8 @@ export interface Consent {
 
 /**
  * Records a donor's consent to an app: the connection (new, or its scopes and limit changed),
- * and for a sandbox app the donor's sandbox twin, made now so the app's calls find it.
+ * and for a sandbox app the donor's sandbox twin, made now so the app's calls find it. A consent
+ * without a limit never drops the one the donor set before (ADR 16): only a new amount replaces it.
  */
 export async function recordConsent(deps: Deps, consent: Consent): Promise<void> {
   if (consent.monthlyLimitCents !== null) assertSafeInteger(consent.monthlyLimitCents, 'monthly limit');
@@ -203,9 +206,17 @@ export async function recordConsent(deps: Deps, consent: Consent): Promise<void>
         updated_at: at,
       });
     } else {
-      await store.updateConnection(trx, existing.id, { scopes, grant_id: consent.grantId, monthly_limit_cents: consent.monthlyLimitCents, updated_at: at });
+      const limit = consent.monthlyLimitCents ?? existing.monthly_limit_cents;
+      await store.updateConnection(trx, existing.id, { scopes, grant_id: consent.grantId, monthly_limit_cents: limit, updated_at: at });
     }
   });
+}
+
+/** What a donor's live connection to an app grants now (the consent page starts from it), or undefined. */
+export async function currentConsent(deps: Deps, clientId: string, userId: number): Promise<{ scopes: string[]; monthly_limit_cents: number | null } | undefined> {
+  const app = await store.findApp(deps.db, clientId);
+  const connection = app === undefined ? undefined : await store.activeConnection(deps.db, app.id, userId);
+  return connection === undefined ? undefined : { scopes: connection.scopes.split(' ').filter((s) => s !== ''), monthly_limit_cents: connection.monthly_limit_cents };
 }
 
 export interface ConnectionView {
@@ -226,7 +237,7 @@ export interface ConnectionView {
 /** A donor's connected apps, newest first. */
 export async function connectedApps(deps: Deps, userId: number): Promise<ConnectionView[]> {
   const month = monthOf(deps.clock.now());
-  return (await store.connectionsOfUser(deps.db, userId)).map((c) => ({
+  return (await store.connectionsOfUser(deps.db, userId, month)).map((c) => ({
     id: c.id,
     name: c.name,
     client_id: c.client_id,
@@ -238,7 +249,7 @@ export async function connectedApps(deps: Deps, userId: number): Promise<Connect
       .filter((s) => (API_SCOPES as readonly string[]).includes(s) || s === 'email' || s === 'profile' || s === 'offline_access')
       .map((scope) => ({ scope, words: SCOPE_WORDS[scope] ?? scope })),
     monthly_limit_cents: c.monthly_limit_cents,
-    spent_this_month_cents: c.spent_month === month ? c.spent_cents : 0,
+    spent_this_month_cents: Number(c.spent_cents ?? 0),
     connected_at: c.created_at,
     last_used_at: c.last_used_at,
   }));
@@ -254,19 +265,29 @@ export async function disconnectApp(deps: Deps, userId: number, connectionId: nu
 }
 
 /**
- * Counts a donation of `cents` against the app's monthly limit (a connection without one counts
- * too). Throws forbidden (app_limit_exceeded) when it does not fit. Returns how to give it back.
+ * Counts `cents` an app's token is about to move out of a fund (a donation, a gift, a gift's
+ * claim) against the app's monthly limit (a connection without one counts too), then runs `move`;
+ * when `move` fails, what was counted is given back. Throws forbidden (app_limit_exceeded) when it
+ * does not fit, before `move` runs. A caller that is not an app moves without counting.
  */
-export async function spendForApp(deps: Deps, connectionId: number, limitCents: number | null, cents: number): Promise<() => Promise<void>> {
+export async function spendingAsApp<T>(deps: Deps, caller: Pick<Caller, 'app'>, cents: number, move: () => Promise<T>): Promise<T> {
+  const app = caller.app;
+  if (app === undefined) return move();
+  assertSafeInteger(cents, 'amount an app moves');
   const month = monthOf(deps.clock.now());
-  if (!(await store.reserveSpend(deps.db, connectionId, month, cents))) {
+  if (!(await store.reserveSpend(deps.db, app.connection_id, month, cents))) {
     throw new AppError(
       'forbidden',
       'app_limit_exceeded',
-      `this donation would pass the monthly limit of $${((limitCents ?? 0) / 100).toFixed(2)} the donor set for this app; they can change it by connecting the app again`,
+      `this would pass the monthly limit of ${usdText(app.monthly_limit_cents ?? 0)} the donor set for this app; they can change it by connecting the app again`,
     );
   }
-  return () => store.releaseSpend(deps.db, connectionId, month, cents);
+  try {
+    return await move();
+  } catch (error) {
+    await store.releaseSpend(deps.db, app.connection_id, month, cents);
+    throw error;
+  }
 }
 
 /**

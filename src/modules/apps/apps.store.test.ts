@@ -105,10 +105,11 @@ describeEachEngine('apps store', (env) => {
     await db
       .transaction()
       .execute((trx) => store.updateConnection(trx, c.id, { scopes: 'openid read donate', grant_id: 'grant-2', monthly_limit_cents: 5000, updated_at: '2026-01-03T00:00:00Z' }));
-    const [shown] = await store.connectionsOfUser(db, donor.user_id);
+    const [shown] = await store.connectionsOfUser(db, donor.user_id, '2026-01');
     assert.equal(shown?.scopes, 'openid read donate');
     assert.equal(shown?.name, app.name);
     assert.equal(shown?.monthly_limit_cents, 5000);
+    assert.equal(shown?.spent_cents, null, 'nothing given this month');
     await store.touchConnection(db, c.id, '2026-01-04T00:00:00Z', '2026-01-03T23:59:00Z');
     await store.touchConnection(db, c.id, '2026-01-04T00:00:30Z', '2026-01-03T23:59:30Z');
     assert.equal((await store.activeConnection(db, app.id, donor.user_id))?.last_used_at, '2026-01-04T00:00:00Z', 'written at most once a minute');
@@ -116,7 +117,7 @@ describeEachEngine('apps store', (env) => {
     assert.equal(await db.transaction().execute((trx) => store.revokeConnection(trx, donor.user_id, c.id, '2026-01-05T00:00:00Z')), 'grant-2');
     assert.equal(await db.transaction().execute((trx) => store.revokeConnection(trx, donor.user_id, c.id, '2026-01-05T00:00:00Z')), undefined, 'once');
     assert.equal(await store.activeConnection(db, app.id, donor.user_id), undefined);
-    assert.deepEqual(await store.connectionsOfUser(db, donor.user_id), []);
+    assert.deepEqual(await store.connectionsOfUser(db, donor.user_id, '2026-01'), []);
   });
 
   test('reserveSpend counts up to the monthly limit and starts again each month; releaseSpend gives back; no limit counts too', async () => {
@@ -131,11 +132,37 @@ describeEachEngine('apps store', (env) => {
     await store.releaseSpend(db, c.id, '2026-01', 4_000);
     assert.equal(await store.reserveSpend(db, c.id, '2026-01', 4_000), true, 'given back');
     assert.equal(await store.reserveSpend(db, c.id, '2026-02', 10_000), true, 'a new month starts from zero');
-    await store.releaseSpend(db, c.id, '2026-01', 1);
-    assert.equal((await store.activeConnection(db, app.id, donor.user_id))?.spent_cents, 10_000, 'a release for another month changes nothing');
+    await store.releaseSpend(db, c.id, '2026-03', 1);
+    const months = await db.selectFrom('app_spending').selectAll().where('connection_id', '=', c.id).orderBy('month').execute();
+    assert.deepEqual(
+      months.map((m) => [m.month, Number(m.spent_cents), Number(m.limit_cents)]),
+      [
+        ['2026-01', 10_000, 10_000],
+        ['2026-02', 10_000, 10_000],
+      ],
+      'each month counted under its limit; a release for a month with nothing counted changes nothing',
+    );
+    const [shown] = await store.connectionsOfUser(db, donor.user_id, '2026-02');
+    assert.equal(Number(shown?.spent_cents), 10_000);
     const other = await makeUser(env().deps);
     const unlimited = await connect(app.id, other.user_id);
     assert.equal(await store.reserveSpend(db, unlimited.id, '2026-01', 99_999_999), true);
+    assert.equal(await store.reserveSpend(db, unlimited.id, '2026-01', 1), true, 'no limit: counted, never refused');
+    await db.transaction().execute((trx) => store.revokeConnection(trx, other.user_id, unlimited.id, '2026-01-05T00:00:00Z'));
+    assert.equal(await store.reserveSpend(db, unlimited.id, '2026-01', 1), false, 'an ended connection counts nothing');
+  });
+
+  test("reserveSpend: a month's first count starts from what the previous release counted on the connection", async () => {
+    const { db } = env().deps;
+    const owner = await makeUser(env().deps);
+    const donor = await makeUser(env().deps);
+    const app = await newApp(owner.user_id);
+    const c = await connect(app.id, donor.user_id, 10_000);
+    await db.updateTable('app_connections').set({ spent_month: '2026-01', spent_cents: 9_000 }).where('id', '=', c.id).execute();
+    assert.equal(await store.reserveSpend(db, c.id, '2026-01', 2_000), false, 'the old count holds');
+    assert.equal(await store.reserveSpend(db, c.id, '2026-01', 1_000), true);
+    assert.equal(await store.reserveSpend(db, c.id, '2026-01', 1), false);
+    assert.equal(await store.reserveSpend(db, c.id, '2026-02', 10_000), true, 'another month starts from zero');
   });
 
   test('actingUser: the live user in the live book, their sandbox twin in the test book', async () => {

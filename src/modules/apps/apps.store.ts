@@ -1,6 +1,6 @@
 // Every SQL statement of Login with Almoner: apps, connections, the OpenID
 // Connect provider's artifacts and keys.
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
 import type { AppConnectionsTable, AppsTable, OidcKeysTable } from '../../db/schema.ts';
 import type { Book } from '../../shared/book.ts';
@@ -106,24 +106,12 @@ export async function updateConnection(trx: Trx, id: number, change: Pick<Connec
 }
 
 /** A user's live connections with their apps, newest first (Connected apps). */
-export async function connectionsOfUser(db: Db, userId: number) {
+export async function connectionsOfUser(db: Db, userId: number, month: string) {
   return db
     .selectFrom('app_connections as c')
     .innerJoin('apps as a', 'a.id', 'c.app_id')
-    .select([
-      'c.id',
-      'c.scopes',
-      'c.monthly_limit_cents',
-      'c.spent_month',
-      'c.spent_cents',
-      'c.created_at',
-      'c.last_used_at',
-      'a.name',
-      'a.client_id',
-      'a.logo_uri',
-      'a.book',
-      'a.disabled_at',
-    ])
+    .leftJoin('app_spending as s', (join) => join.onRef('s.connection_id', '=', 'c.id').on('s.month', '=', month))
+    .select(['c.id', 'c.scopes', 'c.monthly_limit_cents', 's.spent_cents', 'c.created_at', 'c.last_used_at', 'a.name', 'a.client_id', 'a.logo_uri', 'a.book', 'a.disabled_at'])
     .where('c.user_id', '=', userId)
     .where('c.revoked_at', 'is', null)
     .orderBy('c.id', 'desc')
@@ -154,49 +142,50 @@ export async function touchConnection(db: Db, id: number, now: string, notBefore
 }
 
 /**
- * Counts `cents` against the connection's monthly limit, if it fits: one guarded statement, so
- * that concurrent donations never pass the limit together. A new month starts from zero.
+ * Counts `cents` against the connection's monthly limit, if it fits: one guarded statement on the
+ * month's row (app_spending), so that concurrent requests never pass the limit together, with the
+ * limit it was counted under. A month's first count starts from what the previous release counted
+ * on the connection for that month (its `spent_cents`), so an upgrade does not open the limit again.
  */
-export async function reserveSpend(db: Db, connectionId: number, month: string, cents: number): Promise<boolean> {
+export async function reserveSpend(db: Db | Trx, connectionId: number, month: string, cents: number): Promise<boolean> {
   const result = await db
-    .updateTable('app_connections')
-    .set((eb) => ({
-      spent_cents: eb
-        .case()
-        .when('spent_month', '=', month)
-        .then(eb('spent_cents', '+', cents))
-        .else(cents)
-        .end(),
-      spent_month: month,
-    }))
-    .where('id', '=', connectionId)
-    .where('revoked_at', 'is', null)
-    .where((eb) =>
-      eb.or([
-        eb('monthly_limit_cents', 'is', null),
-        eb(
-          eb
-            .case()
-            .when('spent_month', '=', month)
-            .then(eb('spent_cents', '+', cents))
-            .else(cents)
-            .end(),
-          '<=',
-          eb.ref('monthly_limit_cents'),
+    .insertInto('app_spending')
+    .columns(['connection_id', 'month', 'spent_cents', 'limit_cents'])
+    .expression(
+      db
+        .selectFrom('app_connections as c')
+        .select((eb) => [
+          'c.id',
+          sql<string>`cast(${month} as text)`.as('month'),
+          sql<number>`cast(${cents} as bigint) + (case when c.spent_month = cast(${month} as text) then c.spent_cents else 0 end)`.as('spent_cents'),
+          eb.ref('c.monthly_limit_cents').as('limit_cents'),
+        ])
+        .where('c.id', '=', connectionId)
+        .where('c.revoked_at', 'is', null)
+        .where((eb) =>
+          eb.or([
+            eb('c.monthly_limit_cents', 'is', null),
+            eb(sql<number>`cast(${cents} as bigint) + (case when c.spent_month = cast(${month} as text) then c.spent_cents else 0 end)`, '<=', eb.ref('c.monthly_limit_cents')),
+          ]),
         ),
-      ]),
+    )
+    .onConflict((oc) =>
+      oc
+        .columns(['connection_id', 'month'])
+        .doUpdateSet((eb) => ({ spent_cents: eb('app_spending.spent_cents', '+', cents), limit_cents: eb.ref('excluded.limit_cents') }))
+        .where((eb) => eb.or([eb('excluded.limit_cents', 'is', null), eb(eb('app_spending.spent_cents', '+', cents), '<=', eb.ref('excluded.limit_cents'))])),
     )
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
-/** Gives back what reserveSpend counted for a donation that was then not made. */
-export async function releaseSpend(db: Db, connectionId: number, month: string, cents: number): Promise<void> {
+/** Gives back what reserveSpend counted for money that was then not moved. */
+export async function releaseSpend(db: Db | Trx, connectionId: number, month: string, cents: number): Promise<void> {
   await db
-    .updateTable('app_connections')
+    .updateTable('app_spending')
     .set((eb) => ({ spent_cents: eb('spent_cents', '-', cents) }))
-    .where('id', '=', connectionId)
-    .where('spent_month', '=', month)
+    .where('connection_id', '=', connectionId)
+    .where('month', '=', month)
     .where('spent_cents', '>=', cents)
     .execute();
 }

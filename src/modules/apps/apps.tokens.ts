@@ -7,7 +7,7 @@ import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { CONNECTION_USE_WRITE_INTERVAL_MS } from './apps.ts';
 import * as store from './apps.store.ts';
-import { publicSigningKeys, type OidcProvider } from './oidc.ts';
+import { ID_TOKEN_GRANT, ID_TOKEN_SCOPE, publicSigningKeys, type OidcProvider } from './oidc.ts';
 
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
@@ -19,14 +19,23 @@ export async function callerOfAccessToken(deps: Deps, oidc: OidcProvider, value:
   return callerOfConnection(deps, token.clientId, token.accountId, token.grantId, (token.scope ?? '').split(' '));
 }
 
-/** The caller of the compatible header: an id token this platform signed for that client, of a donor connected to it. */
+/**
+ * The caller of the compatible header: an id token this platform signed for that client, of a
+ * donor connected to it, while the grant that issued it lives (the donor has not disconnected,
+ * the app has not revoked its refresh token, its code was not replayed), with no more than the
+ * scopes it was issued with. An id token without its grant (from before migration 026's release) acts no more.
+ */
 export async function callerOfIdToken(deps: Deps, oidc: OidcProvider, clientId: string, idToken: string): Promise<Caller | undefined> {
   if (!JWT.test(idToken)) return undefined;
   try {
     const keys = createLocalJWKSet({ keys: (await publicSigningKeys(deps)) as never });
     const { payload } = await jwtVerify(idToken, keys, { issuer: oidc.issuer, audience: clientId, algorithms: ['RS256'], clockTolerance: 5 });
-    if (typeof payload.sub !== 'string') return undefined;
-    return await callerOfConnection(deps, clientId, payload.sub, undefined, undefined);
+    const grantId = payload[ID_TOKEN_GRANT];
+    const scope = payload[ID_TOKEN_SCOPE];
+    if (typeof payload.sub !== 'string' || typeof grantId !== 'string' || typeof scope !== 'string') return undefined;
+    const grant = await (await oidc.ready()).Grant.find(grantId);
+    if (grant === undefined || grant.clientId !== clientId || grant.accountId !== payload.sub) return undefined;
+    return await callerOfConnection(deps, clientId, payload.sub, grantId, scope.split(' '));
   } catch {
     return undefined;
   }

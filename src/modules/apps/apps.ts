@@ -43,12 +43,20 @@ const DECLARED: Readonly<Record<string, RouteScope>> = {
   'GET /webhook_endpoints/:id/attempts': 'keys',
 };
 
-/** The scope a route of the public API needs; `path` is the route's pattern under /v1 (`/donations/:donation_id`). */
+/**
+ * The scope a route of the public API needs; `path` is the route's pattern under /v1
+ * (`/donations/:donation_id`). HEAD is its GET's (it answers the same, without the body); any
+ * other method not named, OPTIONS included, is for keys only.
+ */
 export function routeScope(method: string, path: string): RouteScope {
-  const declared = DECLARED[`${method} ${path}`];
+  const asked = method === 'HEAD' ? 'GET' : method;
+  const declared = DECLARED[`${asked} ${path}`];
   if (declared !== undefined) return declared;
-  return method === 'GET' || method === 'HEAD' ? 'read' : 'keys';
+  return asked === 'GET' ? 'read' : 'keys';
 }
+
+/** The scopes that let an app's token move money out of a fund, and so come with the monthly limit. */
+export const MONEY_SCOPES: readonly ApiScope[] = ['donate', 'gifts'];
 
 const CLIENT_ID = /^app_[0-9A-Za-z]{24}$/;
 

@@ -23,6 +23,10 @@ export const TTL_SECONDS = {
   Grant: 365 * 24 * 3600,
 } as const;
 
+/** The id token's claims naming the grant that issued it and the scopes it was issued with. */
+export const ID_TOKEN_GRANT = 'almoner_grant';
+export const ID_TOKEN_SCOPE = 'almoner_scope';
+
 /** The paths the provider answers; everything else is the platform's own. */
 export const OIDC_PREFIX = '/oidc/';
 export const DISCOVERY_PATH = '/.well-known/openid-configuration';
@@ -105,6 +109,12 @@ export function buildProvider(deps: Deps, hooks: ProviderHooks): OidcProvider {
     issuer,
     ready: async () => (await ready()).provider,
     handle: (req, res) => {
+      // The provider builds every address it advertises from the request: it sees the issuer's
+      // host and scheme, whatever Host or X-Forwarded-* the request came with (ADR 16: one public URL).
+      const pub = new URL(issuer);
+      req.headers.host = pub.host;
+      req.headers['x-forwarded-host'] = pub.host;
+      req.headers['x-forwarded-proto'] = pub.protocol.slice(0, -1);
       ready().then(
         ({ callback }) => void callback(req, res),
         (error: unknown) => {
@@ -134,7 +144,9 @@ async function makeProvider(deps: Deps, hooks: ProviderHooks, issuer: string): P
     jwks: { keys: signing as never },
     cookies: { keys: cookies, long: { httpOnly: true, sameSite: 'lax' }, short: { httpOnly: true, sameSite: 'lax' } },
     scopes: [...ALL_SCOPES],
-    claims: { openid: ['sub'], profile: ['name', 'preferred_username', 'profile'], email: ['email', 'email_verified'] },
+    // An id token names the grant that issued it and the scopes it was issued with (ID_TOKEN_GRANT,
+    // ID_TOKEN_SCOPE): the compatible header acts only while that grant lives, never with more.
+    claims: { openid: ['sub', ID_TOKEN_GRANT, ID_TOKEN_SCOPE], profile: ['name', 'preferred_username', 'profile'], email: ['email', 'email_verified'] },
     responseTypes: ['code'],
     clientAuthMethods: ['client_secret_basic', 'client_secret_post'],
     clientDefaults: {
@@ -163,7 +175,12 @@ async function makeProvider(deps: Deps, hooks: ProviderHooks, issuer: string): P
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: false },
       introspection: { enabled: false },
+      // Not offered: discovery advertises only what answers.
+      pushedAuthorizationRequests: { enabled: false },
     },
+    // Every refresh gives a new refresh token and ends the one used (ADR 16); a used one sent again
+    // ends the grant (the library's reuse rule).
+    rotateRefreshToken: true,
     ttl: {
       AccessToken: TTL_SECONDS.AccessToken,
       AuthorizationCode: TTL_SECONDS.AuthorizationCode,
@@ -187,13 +204,18 @@ async function makeProvider(deps: Deps, hooks: ProviderHooks, issuer: string): P
       const grantId = ctx.oidc.result?.consent?.grantId ?? (await grantOfConnection(deps, clientId, accountId));
       return grantId === undefined ? undefined : ctx.oidc.provider.Grant.find(grantId);
     },
-    findAccount: async (_ctx, sub) => {
+    findAccount: async (_ctx, sub, token) => {
       const row = /^\d{1,15}$/.test(sub) ? await store.accountClaims(deps.db, Number(sub)) : undefined;
       if (row === undefined || row.status !== 'active') return undefined;
+      // The code or refresh token an id token is issued from: its grant and scopes go into the id token.
+      const source = token as { grantId?: unknown; scope?: unknown } | undefined;
       return {
         accountId: sub,
-        claims: async () => ({
+        claims: async (use) => ({
           sub,
+          ...(use === 'id_token' && typeof source?.grantId === 'string' && typeof source.scope === 'string'
+            ? { [ID_TOKEN_GRANT]: source.grantId, [ID_TOKEN_SCOPE]: source.scope }
+            : {}),
           name: row.name,
           preferred_username: row.slug,
           profile: `${issuer}/${row.slug}`,
@@ -209,7 +231,8 @@ async function makeProvider(deps: Deps, hooks: ProviderHooks, issuer: string): P
   };
 
   const provider = new Provider(issuer, configuration);
-  provider.proxy = deps.config.trustProxy !== false;
+  // Its addresses come from the forwarded host and scheme, which `handle` sets to the issuer's.
+  provider.proxy = true;
   // Clients' secrets are stored as their SHA-256: compare the hash of what the client sent.
   provider.Client.prototype.compareClientSecret = function (this: { clientSecret: string }, sent: string) {
     return sameSecret(this.clientSecret, sent);

@@ -116,9 +116,21 @@ async function references(deps: Deps): Promise<string[]> {
   return (await store.danglingReferences(deps.db)).map((r) => `${r.table}.${r.column} names ${r.target} ${r.value}, which does not exist`);
 }
 
-/** ADR 16: apps and connections belong to live users, and no app gave past the limit its donor set. */
+/**
+ * ADR 16: apps and connections belong to live users, and no app gave past the limit its donor
+ * set: each month counted within the limit it was counted under, and no app moved money
+ * (donations, gifts, gift claims) it was not counted for.
+ */
 async function appsWithinTheirGrant(deps: Deps): Promise<string[]> {
   return [
+    ...(await store.monthsPastLimit(deps.db)).map((r) =>
+      r.spent < 0n
+        ? `app connection ${r.connection_id} counted ${r.spent} cents in ${r.month}, less than nothing`
+        : `app connection ${r.connection_id} gave ${r.spent} cents in ${r.month}, past its limit of ${r.limit}`,
+    ),
+    ...(await store.appsMovedUncounted(deps.db, deps.engine)).map(
+      (r) => `app connection ${r.connection_id} moved ${r.moved} cents in donations and gifts but was counted for ${r.counted}`,
+    ),
     ...(await store.appsOfSandboxUsers(deps.db)).map((r) => `${r.what} ${r.id} belongs to user ${r.user_id}, who is not a live user`),
     ...(await store.connectionsPastLimit(deps.db)).map((r) =>
       r.spent < 0n ? `app connection ${r.id} counted ${r.spent} cents, less than nothing` : `app connection ${r.id} gave ${r.spent} cents this month, past its limit of ${r.limit}`,

@@ -114,6 +114,27 @@ describeEachEngine('check store', (env) => {
     assert.deepEqual(await store.reservedAndHeld(db, engine, []).then((all) => all.find((f) => f.fund_id === user.fund_id)), { fund_id: user.fund_id, reserved: 0n, held: 0n });
   });
 
+  test('apps: monthsPastLimit and appsMovedUncounted read what each app moved against what it was counted for', async () => {
+    const { deps, app } = env();
+    const { db, engine } = deps;
+    await makeNonProfit(deps, { ein: '500000003', name: 'Counted Charity', income_amt: 0 });
+    const user = await makeUser(deps);
+    await fund(deps, user, 100_000);
+    const tokens = await connectApp(deps, user.user_id, { scopes: ['read', 'donate', 'gifts'], monthlyLimitCents: 5_000 });
+    const bearer = { authorization: `Bearer ${tokens.accessToken}` };
+    assert.equal((await call(app, 'POST', '/v1/donations', { headers: bearer, body: { ein: '500000003', amount: 20 } })).status, 201);
+    assert.equal((await call(app, 'POST', '/v1/gifts', { headers: bearer, body: { name: 'Dev', amount: 18 } })).status, 201);
+    assert.deepEqual(await store.monthsPastLimit(db), []);
+    assert.deepEqual(await store.appsMovedUncounted(db, engine), []);
+    const connection = await db.selectFrom('app_spending').select(['connection_id', 'month']).executeTakeFirstOrThrow();
+    // Money moved past what was counted: the count written down, then the limit.
+    await db.updateTable('app_spending').set({ spent_cents: 2_999 }).where('connection_id', '=', connection.connection_id).execute();
+    assert.deepEqual(await store.appsMovedUncounted(db, engine), [{ connection_id: connection.connection_id, moved: 3_800n, counted: 2_999n }]);
+    await db.updateTable('app_spending').set({ spent_cents: 5_001 }).where('connection_id', '=', connection.connection_id).execute();
+    assert.deepEqual(await store.monthsPastLimit(db), [{ connection_id: connection.connection_id, month: connection.month, spent: 5_001n, limit: 5_000n }]);
+    await db.updateTable('app_spending').set({ spent_cents: 3_800 }).where('connection_id', '=', connection.connection_id).execute();
+  });
+
   test("apps: a sandbox user's app or connection, and a connection past its limit, are seen as they are", async () => {
     const { deps } = env();
     const { db } = deps;

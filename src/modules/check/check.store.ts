@@ -253,6 +253,38 @@ export async function connectionsPastLimit(db: Db): Promise<Array<{ id: number; 
   return found.map((r) => ({ id: Number(r.id), spent: big(r.spent), limit: r.limit_cents === null ? null : big(r.limit_cents) }));
 }
 
+/** Months in which an app counted more than the limit it was counted under, or less than nothing (app_spending, ADR 16). */
+export async function monthsPastLimit(db: Db): Promise<Array<{ connection_id: number; month: string; spent: bigint; limit: bigint | null }>> {
+  const found = await rows(
+    db,
+    `select connection_id, month, cast(spent_cents as text) as spent, cast(limit_cents as text) as limit_cents from app_spending
+    where spent_cents < 0 or (limit_cents is not null and spent_cents > limit_cents)
+    order by connection_id, month limit 1000`,
+  );
+  return found.map((r) => ({ connection_id: Number(r.connection_id), month: String(r.month), spent: big(r.spent), limit: r.limit_cents === null ? null : big(r.limit_cents) }));
+}
+
+/**
+ * Connections whose tokens moved more money (donations, gifts and gift claims naming them) than
+ * was counted against their limits, over all months: every cent an app moves is counted first.
+ */
+export async function appsMovedUncounted(db: Db, engine: Engine): Promise<Array<{ connection_id: number; moved: bigint; counted: bigint }>> {
+  const moved = await rows(
+    db,
+    `select connection_id, ${exactSum(engine, 'amount_cents', 's')} from (
+      select app_connection_id as connection_id, amount_cents from donations where app_connection_id is not null
+      union all
+      select app_connection_id as connection_id, amount_cents from gifts where app_connection_id is not null) x
+    group by connection_id`,
+  );
+  const counted = await rows(db, `select connection_id, ${exactSum(engine, 'spent_cents', 's')} from app_spending group by connection_id`);
+  const countedBy = new Map(counted.map((r) => [Number(r.connection_id), total(engine, r, 's')]));
+  return moved
+    .map((r) => ({ connection_id: Number(r.connection_id), moved: total(engine, r, 's'), counted: countedBy.get(Number(r.connection_id)) ?? 0n }))
+    .filter((r) => r.moved > r.counted)
+    .slice(0, 1000);
+}
+
 /**
  * The references the database does not always check: those PostgreSQL no longer checks on a
  * donation's hot path (migration 023, ADR 9) and SQLite still does; a posting's entry and

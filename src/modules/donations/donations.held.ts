@@ -35,6 +35,8 @@ export type HeldDonation = {
   visibility: string;
   scheduled_donation_id: number | null;
   scheduled_for?: string;
+  /** The app connection whose token made it (ADR 16); null for a key, the web or the scheduler. */
+  app_connection_id: number | null;
 };
 
 /**

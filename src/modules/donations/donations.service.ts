@@ -11,7 +11,7 @@ import { recordEvent } from '../events/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { cardOfNonProfit, normalizeEin } from '../nonprofits/index.ts';
 import { visibleUser } from '../users/index.ts';
-import { spendForApp } from '../apps/index.ts';
+import { spendingAsApp } from '../apps/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { isBook, type Book } from '../../shared/book.ts';
 import { idempotencyClaims } from '../idempotency/index.ts';
@@ -50,11 +50,7 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   const note = input.note ?? null;
   const visibility = input.visibility ?? 'public';
   // An app's donation counts against the monthly limit its donor set (ADR 16), given back if it is not made.
-  const giveBack = caller.app === undefined ? undefined : await spendForApp(deps, caller.app.connection_id, caller.app.monthly_limit_cents, input.amount_cents);
-  const made = await submitDonation(deps, caller, { ...input, ein }, note, visibility).catch(async (error: unknown) => {
-    await giveBack?.();
-    throw error;
-  });
+  const made = await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility));
   // The answer from what was written: reading it back cost four more statements.
   const card = cardOfNonProfit(deps.config.publicUrl, made.nonProfit);
   return ownUserScopedForm(new Map([[made.nonProfit.id, card]]), {
@@ -82,6 +78,7 @@ function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: st
       private_memo: input.private_memo ?? null,
       visibility,
       scheduled_donation_id: null,
+      app_connection_id: caller.app?.connection_id ?? null,
     },
     claim: idempotencyClaims.getStore(),
   });

@@ -22,6 +22,7 @@ describeEachEngine('donations store', (env) => {
       private_memo: null,
       visibility,
       scheduled_donation_id: null,
+      app_connection_id: null,
       created_at: at,
     };
   };

@@ -124,6 +124,8 @@ export type NewDonationRow = Pick<
   Insertable<DonationsTable>,
   'book' | 'user_id' | 'fund_id' | 'non_profit_id' | 'amount_cents' | 'status' | 'note' | 'private_memo' | 'visibility' | 'scheduled_donation_id' | 'created_at'
 > & {
+  /** The app connection whose token made it (ADR 16). */
+  app_connection_id: number | null;
   /** The date of a recurring donation's occurrence: unique with scheduled_donation_id. */
   scheduled_for?: string | null;
 };
@@ -151,6 +153,7 @@ const DONATION_COLUMNS = [
   'created_at',
   'updated_at',
   'scheduled_for',
+  'app_connection_id',
 ] as const;
 
 /** A user's counts are added to what they were. */
@@ -184,6 +187,7 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
         d.created_at,
         d.created_at,
         d.scheduled_for ?? null,
+        d.app_connection_id,
       ]),
     ),
     // Every user's count in one statement (each user once, so one row per key).

@@ -12,6 +12,7 @@ import { recordEvent } from '../events/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { GIFT_MIN_CENTS } from './gifts.ts';
 import { recordOutcome } from '../idempotency/index.ts';
+import { spendingAsApp } from '../apps/index.ts';
 import type { Book, Viewer } from '../../shared/book.ts';
 import { endGift, findGiftByCode, findGiftByIdWithGiver, findGiftWithGiver, insertGift, lockGift, markGiftSeen, pageOfGifts, type Gift, type GiftEnd } from './gifts.store.ts';
 
@@ -46,7 +47,13 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
   assertSafeInteger(input.amount_cents, 'gift amount');
   assert(input.amount_cents >= GIFT_MIN_CENTS, 'the route enforces the minimum');
   const code = deps.ids.uuid();
-  await deps.db.transaction().execute(async (trx) => {
+  // An app's gift counts against the monthly limit its donor set (ADR 16), given back if it is not made.
+  await spendingAsApp(deps, caller, input.amount_cents, () => insertHeldGift(deps, caller, input, code));
+  return getGift(deps, caller, code);
+}
+
+function insertHeldGift(deps: Deps, caller: Caller, input: NewGift, code: string): Promise<void> {
+  return deps.db.transaction().execute(async (trx) => {
     const accounts = await lockFundAccounts(trx, deps.engine, caller.fund_id);
     if (accounts.balances.available_cents < input.amount_cents) {
       throw unprocessable('insufficient_funds', 'the fund does not have enough available money for this gift', [
@@ -69,6 +76,7 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
       claimed: 0,
       created_at: at,
       updated_at: at,
+      app_connection_id: caller.app?.connection_id ?? null,
     });
     await postEntry(
       trx,
@@ -79,7 +87,6 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
     await recordEvent(trx, { user_id: caller.user_id, type: 'gift.created', object_type: 'gift', object_id: giftId, data: { status: 'new' }, at });
     await recordOutcome(trx, `gift:${code}`);
   });
-  return getGift(deps, caller, code);
 }
 
 /**
@@ -197,7 +204,17 @@ export async function acceptGift(deps: Deps, caller: Caller, code: string) {
 export async function claimGift(deps: Deps, recipient: Recipient, code: string, einText: string) {
   const ein = normalizeEin(einText);
   if (ein === null) throw unprocessable('validation_failed', 'ein must be 9 digits', [{ field: 'ein', code: 'validation_failed', message: 'must be 9 digits' }]);
-  const claimed = await deps.db.transaction().execute(async (trx) => {
+  // A claim on an app's token directs the gift's money to a charity: it counts against the app's
+  // monthly limit like a donation (ADR 16). A gift's amount never changes, so it is known before the lock.
+  const app = recipient.user_id === null ? undefined : recipient.app;
+  const amount = app === undefined ? 0 : (await findGift(deps.db, recipient, code)).amount_cents;
+  const claimed = await spendingAsApp(deps, { app }, amount, () => claimLocked(deps, recipient, code, ein, app?.connection_id ?? null));
+  deps.metrics.counters.donationCreated(claimed.book, claimed.amount_cents);
+  return giftFormByCode(deps, recipient, code);
+}
+
+function claimLocked(deps: Deps, recipient: Recipient, code: string, ein: string, appConnectionId: number | null) {
+  return deps.db.transaction().execute(async (trx) => {
     const nonProfit = await findRecipient(trx, ein);
     const { gift, giverAccounts } = await lockGiftFor(deps, trx, recipient, code, 'claim');
     const at = deps.clock.now().toISOString();
@@ -213,6 +230,7 @@ export async function claimGift(deps: Deps, recipient: Recipient, code: string, 
       visibility: 'public',
       scheduled_donation_id: null,
       created_at: at,
+      app_connection_id: appConnectionId,
     });
     await postEntry(
       trx,
@@ -237,8 +255,6 @@ export async function claimGift(deps: Deps, recipient: Recipient, code: string, 
     await finishGift(trx, gift, { status: 'claimed', claimed: 1, recipient_user_id: recipient.user_id, ein, donation_id: donationId }, at);
     return gift;
   });
-  deps.metrics.counters.donationCreated(claimed.book, claimed.amount_cents);
-  return giftFormByCode(deps, recipient, code);
 }
 
 /** The recipient refuses the gift: the hold goes back to the giver. Throws gift_not_found, forbidden, invalid_transition. */

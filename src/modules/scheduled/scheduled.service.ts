@@ -144,6 +144,8 @@ export async function runScheduler(deps: Deps, asOf: string = today(deps), limit
           visibility: s.visibility,
           scheduled_donation_id: s.id,
           scheduled_for: s.next_date,
+          // Recurring donations are for API keys only (ADR 16): no app's token sets one up.
+          app_connection_id: null,
         });
         return true;
       });

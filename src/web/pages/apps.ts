@@ -5,6 +5,7 @@
 import { html, day, usdCents, type Html } from '../html.ts';
 import { csrfField, errorSummary, field, layout, notice, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
+import { usdText } from '../../shared/money.ts';
 import type { AppView, ConnectionView } from '../../modules/apps/index.ts';
 
 function connectionRow(v: Visitor, c: ConnectionView): Html {
@@ -77,12 +78,17 @@ export function appsPage(
 export interface ConsentView {
   uid: string;
   app: AppView;
+  /** Everything the app may do once allowed: what it holds already and what it asks now. */
   scopes: readonly { scope: string; words: string }[];
-  asksToDonate: boolean;
+  /** Where this sign-in sends the donor back to: the redirect URI of this flow. */
+  redirectUri: string;
+  /** It may move money (donate, gifts): the monthly limit is asked, starting from the one set before. */
+  movesMoney: boolean;
+  currentLimitCents: number | null;
 }
 
 export function consentPage(v: Visitor, c: ConsentView, state?: FormState): Html {
-  const host = new URL(c.app.redirect_uris[0] ?? 'https://invalid').host;
+  const host = URL.parse(c.redirectUri)?.host ?? c.redirectUri;
   return layout(
     v,
     `Allow ${c.app.name}?`,
@@ -96,12 +102,16 @@ export function consentPage(v: Visitor, c: ConsentView, state?: FormState): Html
       ${errorSummary(state)}
       ${csrfField(v)}
       ${
-        c.asksToDonate
+        c.movesMoney
           ? field({
               name: 'monthly_limit',
-              label: 'Monthly limit in dollars (optional)',
+              label: c.currentLimitCents === null ? 'Monthly limit in dollars (optional)' : 'Monthly limit in dollars',
               state,
-              hint: 'The most this app may give from your fund in a calendar month. Leave empty for no limit.',
+              ...(c.currentLimitCents === null ? {} : { value: usdText(c.currentLimitCents).slice(1) }),
+              hint:
+                c.currentLimitCents === null
+                  ? 'The most this app may give and send as gifts from your fund in a calendar month. Leave empty for no limit.'
+                  : `The most this app may give and send as gifts from your fund in a calendar month; now ${usdText(c.currentLimitCents)}. Left empty, it stays; to remove it, disconnect the app in Apps.`,
             })
           : ''
       }

@@ -7,9 +7,11 @@ import {
   appByClientId,
   appsOf,
   connectedApps,
+  currentConsent,
   deleteApp,
   disconnectApp,
   looksLikeClientId,
+  MONEY_SCOPES,
   newClientSecret,
   recordConsent,
   registerApp,
@@ -143,6 +145,7 @@ export function interactionRoutes({ deps, oidc }: WebContext) {
       else if (limit !== null && (limit < 1 || limit > LIMIT_MAX_CENTS)) form.errors.monthly_limit = 'must be from $0.01 to $100,000,000,000';
       if (!form.ok) return showConsent(request, reply, interaction, form.state(), 422);
       const scopes = requestedScopes(interaction.params.scope);
+      const holding = await currentConsent(deps, clientId, session.user_id);
       const grant =
         interaction.grantId === undefined
           ? new (await oidc.ready()).Grant({ accountId: String(session.user_id), clientId })
@@ -152,7 +155,14 @@ export function interactionRoutes({ deps, oidc }: WebContext) {
       grant.addOIDCClaims(['sub', 'name', 'preferred_username', 'profile', 'email', 'email_verified']);
       const grantId = await grant.save();
       const granted = (grant.getOIDCScope() ?? '').split(' ').filter((s: string) => s !== '');
-      await recordConsent(deps, { clientId, userId: session.user_id, scopes: granted, grantId, monthlyLimitCents: scopes.includes('donate') ? limit : null });
+      // No limit given keeps the one set before (recordConsent): a consent never silently drops it.
+      await recordConsent(deps, {
+        clientId,
+        userId: session.user_id,
+        scopes: granted,
+        grantId,
+        monthlyLimitCents: movesMoney([...scopes, ...(holding?.scopes ?? [])]) ? limit : null,
+      });
       const to = await (await oidc.ready()).interactionResult(request.raw, reply.raw, { consent: { grantId } }, { mergeWithLastSubmission: true });
       return redirectOut(reply, to, await appByClientId(deps, clientId));
     });
@@ -167,19 +177,32 @@ export function interactionRoutes({ deps, oidc }: WebContext) {
   ) {
     const app = await appByClientId(deps, String(interaction.params.client_id));
     if (app === undefined || app.disabled_at !== null) throw new AppError('not_found', 'app_not_found', 'this app is not available here');
-    const scopes = requestedScopes(interaction.params.scope).filter((s) => s !== 'openid');
+    // What the app will hold once allowed: what it holds now and what it asks (the grant adds them up).
+    const holding = await currentConsent(deps, app.client_id, sessionOf(request).user_id);
+    const scopes = [...new Set([...(holding?.scopes ?? []), ...requestedScopes(interaction.params.scope)])].filter((s) => s in SCOPE_WORDS && s !== 'openid');
     // The consent form's answer leads, by redirects, to the app: the form may go there.
     allowFormsTo(reply, app.redirect_uris);
     return sendPage(
       reply,
       consentPage(
         request.visitor,
-        { uid: interaction.uid, app, scopes: scopes.map((scope) => ({ scope, words: SCOPE_WORDS[scope] ?? scope })), asksToDonate: scopes.includes('donate') },
+        {
+          uid: interaction.uid,
+          app,
+          scopes: scopes.map((scope) => ({ scope, words: SCOPE_WORDS[scope] ?? scope })),
+          redirectUri: String(interaction.params.redirect_uri),
+          movesMoney: movesMoney(scopes),
+          currentLimitCents: holding?.monthly_limit_cents ?? null,
+        },
         state,
       ),
       status,
     );
   }
+}
+
+function movesMoney(scopes: readonly string[]): boolean {
+  return MONEY_SCOPES.some((s) => scopes.includes(s));
 }
 
 function requestedScopes(scope: unknown): string[] {
