@@ -25,6 +25,11 @@ const TRANSPORT: Case[] = [
   ['oversized', JSON.stringify({ amount: 20, name: 'x', ein: '261544963', note: huge }), 413, 'payload_too_large'],
   ['NaN literal', '{"amount": NaN, "ein": "261544963", "name": "x"}', 400, 'invalid_json'],
   ['a NUL character in a text', '{"amount": 20, "ein": "261544963", "name": "a\\u0000b", "note": "a\\u0000b"}', 422, 'validation_failed'],
+  // PostgreSQL cannot keep a lone surrogate in JSON or text: refused at the edge on both engines (it answered 500).
+  ['a lone surrogate in a text', '{"amount": 20, "ein": "261544963", "name": "a\\ud800b", "note": "a\\ud800b"}', 422, 'validation_failed'],
+  ['a lone low surrogate in a text', '{"amount": 20, "ein": "261544963", "name": "a\\udc00", "note": "a\\udc00"}', 422, 'validation_failed'],
+  ['a control character in a text', '{"amount": 20, "ein": "261544963", "name": "a\\u001bb", "note": "a\\u001b[31mred"}', 422, 'validation_failed'],
+  ['a C1 control character in a text', '{"amount": 20, "ein": "261544963", "name": "a\\u0085b", "note": "a\\u0085b"}', 422, 'validation_failed'],
 ];
 
 /** Amount problems, for both donation paths and gifts. */

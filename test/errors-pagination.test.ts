@@ -135,6 +135,22 @@ for (const { name: engine } of engines()) {
       assert.equal(await countDonations(), before, 'the donation row was rolled back with the failed event');
     });
 
+    test('a unique violation no use case expected is 409 conflict (send it again), never a 500, and writes nothing', async () => {
+      // A unique index a race could meet: two donations with one note, as two requests making the same thing at once would.
+      await sql`create unique index t_one_note on donations (note)`.execute(env.deps.db);
+      try {
+        const first = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10, ein: '261544963', note: 'only once' } });
+        assert.equal(first.status, 201);
+        const before = await fingerprint(env.deps);
+        const second = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10, ein: '261544963', note: 'only once' } });
+        assertProblem(second, 409, 'conflict');
+        assert.doesNotMatch(JSON.stringify(second.body), /t_one_note|unique|insert/i);
+        assert.deepEqual(await fingerprint(env.deps), before);
+      } finally {
+        await sql`drop index t_one_note`.execute(env.deps.db);
+      }
+    });
+
     test('the failed transaction above left no half-written donation', async () => {
       const res = await call(env.app, 'GET', '/v1/donations', { key: user.key });
       for (const d of res.body.items) assert.ok(d.status !== undefined);

@@ -7,6 +7,7 @@ import { engines, openEnv, makeUser, fund, makeNonProfit, call, assertLedgerBala
 import { applyDonationEvent, applyDonationEventToMany } from '../src/modules/donations/index.ts';
 import { createSchedule, runScheduler } from '../src/modules/scheduled/scheduled.service.ts';
 import { AppError } from '../src/shared/errors.ts';
+import { createAdminToken } from '../src/modules/admin/index.ts';
 
 /** `almoner scheduler run` in a process of its own; returns how many donations it made. */
 async function schedulerProcess(env: TestEnv, date: string): Promise<number> {
@@ -30,6 +31,24 @@ for (const { name: engine } of engines()) {
     after(async () => env.close());
 
     const donate = async () => (await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10, ein: '261544963' } })).body.id as number;
+
+    test('users created at once with one name each get a slug of their own (a unique violation is never a 500)', async () => {
+      const token = (await createAdminToken(env.deps, 'races', 'test')).token;
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => call(env.app, 'POST', '/admin/v1/users', { headers: { authorization: `Bearer ${token}` }, body: { name: 'Same Name Race' } })),
+      );
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        Array.from({ length: 8 }, () => 201),
+        JSON.stringify(answers.map((a) => a.body)),
+      );
+      const slugs = answers.map((a) => String((a.body.user as { slug?: string } | undefined)?.slug ?? a.body.slug));
+      assert.equal(new Set(slugs).size, 8, `distinct slugs: ${slugs.join(', ')}`);
+      assert.ok(
+        slugs.every((slug) => /^same-name-race(-\d+)?$/.test(slug)),
+        slugs.join(', '),
+      );
+    });
 
     test('owner cancel against operator approve: exactly one wins, every time', async () => {
       const outcomes = { cancelled: 0, approved: 0 };

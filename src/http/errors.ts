@@ -1,6 +1,7 @@
 // The one place errors become HTTP: the kind -> status table, problem+json
 // bodies (RFC 9457), and the translation of Fastify's own errors.
 import type { Socket } from 'node:net';
+import { isUnavailable, isUniqueViolation } from '../db/errors.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ulid } from '../shared/ulid.ts';
 import { AppError, type ErrorKind, type FieldError } from '../shared/errors.ts';
@@ -174,25 +175,21 @@ export function fromFastify(error: FastifyError): AppError | undefined {
   }
 }
 
-/** Is this a database that cannot be reached, rather than a bug? */
-function isUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string') return false;
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003', '53300', '57014', 'ERR_SQLITE_ERROR'].includes(code) &&
-    !(code === 'ERR_SQLITE_ERROR' && !/busy|locked/i.test(String((error as Error).message)))
-  );
-}
-
 /** Any thrown error as the problem to answer with; bugs are logged here, once. */
 export function toAppError(error: FastifyError, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   if (error.validation !== undefined) return fromValidation(error);
   const framework = fromFastify(error);
   if (framework !== undefined) return framework;
-  if (isUnavailable(error) || /timeout exceeded when trying to connect|Connection terminated|connection error and is not queryable|Client was closed/i.test(error.message)) {
+  if (isUnavailable(error)) {
     request.log.warn({ err: error }, 'database unavailable');
     return new AppError('unavailable', 'unavailable', 'the database cannot be reached; try again shortly', { headers: { 'retry-after': '1' } });
+  }
+  // A use case that can meet one answers it itself; one that reaches here was a race between two
+  // requests for the same thing (a name, a key): the request may be sent again.
+  if (isUniqueViolation(error)) {
+    request.log.warn({ err: error }, 'unique violation');
+    return new AppError('conflict', 'conflict', 'another request made the same thing at the same moment; send the request again');
   }
   request.log.error({ err: error }, 'unhandled error');
   return new AppError('internal', 'internal_error', 'an internal error occurred; quote the request_id when reporting it');

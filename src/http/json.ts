@@ -2,6 +2,7 @@
 // duplicate keys (JSON.parse would keep the last one silently) and the keys
 // that could poison prototypes.
 import { AppError } from '../shared/errors.ts';
+import { mayHoldRefusedText, textProblem } from '../shared/text.ts';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -32,24 +33,28 @@ export function parseStrictJson(text: string): unknown {
     });
   }
   if (refused !== undefined) throw refused;
-  // JSON can carry U+0000 (as \u0000); no field has a use for it and PostgreSQL cannot store it in text.
-  if (text.includes('\\u0000')) {
-    const field = nulAt(value, '');
-    if (field !== undefined) {
-      throw new AppError('unprocessable', 'validation_failed', `${field} must not contain the NUL character (U+0000)`, {
-        errors: [{ field, code: 'validation_failed', message: 'must not contain the NUL character (U+0000)' }],
+  // JSON can carry what no field has a use for and PostgreSQL cannot store: U+0000, other control
+  // characters, lone surrogates (\uD800). The one rule is shared/text.ts; most bodies are not walked.
+  if (mayHoldRefusedText(text)) {
+    const found = refusedTextAt(value, '');
+    if (found !== undefined) {
+      throw new AppError('unprocessable', 'validation_failed', `${found.field} ${found.message}`, {
+        errors: [{ field: found.field, code: 'validation_failed', message: found.message }],
       });
     }
   }
   return value;
 }
 
-/** The path (as validation errors name fields) of the first string holding U+0000, if any. */
-function nulAt(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? (path === '' ? '(body)' : path) : undefined;
+/** The path (as validation errors name fields) of the first key or string textProblem refuses, with why. */
+function refusedTextAt(value: unknown, path: string): { field: string; message: string } | undefined {
+  if (typeof value === 'string') {
+    const message = textProblem(value);
+    return message === undefined ? undefined : { field: path === '' ? '(body)' : path, message };
+  }
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) {
-      const found = nulAt(item, path === '' ? String(i) : `${path}.${i}`);
+      const found = refusedTextAt(item, path === '' ? String(i) : `${path}.${i}`);
       if (found !== undefined) return found;
     }
     return undefined;
@@ -57,8 +62,9 @@ function nulAt(value: unknown, path: string): string | undefined {
   if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
       const here = path === '' ? key : `${path}.${key}`;
-      if (key.includes('\u0000')) return here;
-      const found = nulAt(item, here);
+      const keyProblem = textProblem(key);
+      if (keyProblem !== undefined) return { field: here, message: keyProblem };
+      const found = refusedTextAt(item, here);
       if (found !== undefined) return found;
     }
   }

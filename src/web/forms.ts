@@ -2,6 +2,7 @@
 // message a person can act on; the service functions then apply the rules.
 import { AppError } from '../shared/errors.ts';
 import { parseDollarText } from '../shared/money.ts';
+import { textProblem } from '../shared/text.ts';
 import type { CharityChoice, FormState } from './layout.ts';
 import { normalizeEin } from '../modules/nonprofits/index.ts';
 import type { DirectorySearch } from '../modules/nonprofits/index.ts';
@@ -21,7 +22,10 @@ export class FormReader {
     this.values[name] = value;
     if (options.required === true && value === '') this.errors[name] = 'is required';
     else if ([...value].length > options.max) this.errors[name] = `must be at most ${options.max} characters`;
-    else if (value.includes('\u0000')) this.errors[name] = 'must not contain the NUL character';
+    else {
+      const problem = textProblem(value);
+      if (problem !== undefined) this.errors[name] = problem;
+    }
     return value;
   }
 

@@ -64,33 +64,45 @@ export function slugProblem(slug: string): string | undefined {
   return undefined;
 }
 
-/** Slugs are lower case, never all digits (a digit segment is an id), never reserved, unique. */
-async function freeSlug(trx: Trx, wanted: string): Promise<string> {
+/** The slugs to try for a name, in order: lower case, never all digits (a digit segment is an id), never reserved. */
+function* slugCandidates(wanted: string): Generator<string> {
   let base =
     slugify(wanted)
       .slice(0, SLUG_MAX - 4)
       .replace(/-+$/, '') || 'donor';
   if (/^\d+$/.test(base) || RESERVED_SLUGS.has(base)) base = `u-${base}`;
-  let candidate = base;
-  for (let n = 2; await store.slugTaken(trx, candidate); n++) candidate = `${base}-${n}`;
-  return candidate;
+  yield base;
+  for (let n = 2; ; n++) yield `${base}-${n}`;
 }
 
-/** Creates a user with their fund and its ledger accounts. Returns ids. */
+/**
+ * Creates a user with their fund and its ledger accounts, with the first free slug for their
+ * name. Slugs are unique: a slug another request takes between the look and the insert is
+ * skipped like a taken one (the insert does nothing on conflict), on both engines. Returns ids.
+ */
 export async function createUser(deps: Deps, input: NewUser, trx: Trx): Promise<{ user_id: number; fund_id: number; slug: string }> {
   const at = deps.clock.now().toISOString();
-  const slug = await freeSlug(trx, input.slug ?? input.name);
-  const { id: userId, book } = await store.insertUser(trx, {
-    name: input.name,
-    slug,
-    city: input.city ?? '',
-    avatar_url: input.avatar_url ?? null,
-    cover_image_url: input.cover_image_url ?? null,
-    visible: input.visible ?? true,
-    onboarding_status: 'complete',
-    created_at: at,
-    ...(input.sandbox_of === undefined ? {} : { sandbox_of: input.sandbox_of }),
-  });
+  let inserted: { id: number; book: Book; slug: string } | undefined;
+  for (const slug of slugCandidates(input.slug ?? input.name)) {
+    if (await store.slugTaken(trx, slug)) continue;
+    const row = await store.insertUser(trx, {
+      name: input.name,
+      slug,
+      city: input.city ?? '',
+      avatar_url: input.avatar_url ?? null,
+      cover_image_url: input.cover_image_url ?? null,
+      visible: input.visible ?? true,
+      onboarding_status: 'complete',
+      created_at: at,
+      ...(input.sandbox_of === undefined ? {} : { sandbox_of: input.sandbox_of }),
+    });
+    if (row !== undefined) {
+      inserted = { ...row, slug };
+      break;
+    }
+  }
+  assert(inserted !== undefined, 'the slugs to try never end');
+  const { id: userId, book, slug } = inserted;
   const fundId = await store.insertFund(trx, {
     book,
     user_id: userId,

@@ -20,7 +20,19 @@ describeEachEngine('users store', (env) => {
         onboarding_status: 'complete',
         created_at: at,
       });
+      assert.ok(user !== undefined);
       assert.equal(user.book, 'live');
+      const taken = await store.insertUser(trx, {
+        name: 'Another Rosa',
+        slug: 'rosa',
+        city: '',
+        avatar_url: null,
+        cover_image_url: null,
+        visible: true,
+        onboarding_status: 'complete',
+        created_at: at,
+      });
+      assert.equal(taken, undefined, 'a taken slug inserts nothing, and the transaction goes on');
       const fund = await store.insertFund(trx, { book: user.book, user_id: user.id, name: 'Rosa Fund', summary: 'Civil rights', created_at: at });
       await store.setFundCauses(trx, fund, [3, 1, 2]);
       await store.setFundCauses(trx, fund, [5, 2]); // replaces, never adds
@@ -72,6 +84,7 @@ describeEachEngine('users store', (env) => {
         created_at: at,
         sandbox_of: owner.user_id,
       });
+      assert.ok(made !== undefined);
       await store.insertFund(trx, { book: made.book, user_id: made.id, name: 'Twin Fund', summary: '', created_at: at });
       return made;
     });

@@ -39,15 +39,22 @@ export async function slugTaken(db: Db | Trx, slug: string, exceptUserId?: numbe
   return (await q.executeTakeFirst()) !== undefined;
 }
 
-/** A sandbox twin (`sandbox_of` set) is in the test book; everyone else in the live one. */
-export async function insertUser(trx: Trx, user: Omit<User, 'id' | 'status' | 'book'> & { created_at: string; sandbox_of?: number }): Promise<{ id: number; book: Book }> {
+/**
+ * Inserts a user unless its slug is taken (then undefined: a concurrent request may have taken it
+ * after the caller looked). A sandbox twin (`sandbox_of` set) is in the test book; everyone else in the live one.
+ */
+export async function insertUser(
+  trx: Trx,
+  user: Omit<User, 'id' | 'status' | 'book'> & { created_at: string; sandbox_of?: number },
+): Promise<{ id: number; book: Book } | undefined> {
   const book: Book = user.sandbox_of === undefined ? 'live' : 'test';
   const row = await trx
     .insertInto('users')
     .values({ ...user, book, visible: user.visible ? 1 : 0, status: 'active' })
+    .onConflict((oc) => oc.column('slug').doNothing())
     .returning('id')
-    .executeTakeFirstOrThrow();
-  return { id: row.id, book };
+    .executeTakeFirst();
+  return row === undefined ? undefined : { id: row.id, book };
 }
 export async function insertFund(trx: Trx, fund: Omit<Fund, 'id'> & { created_at: string; book: Book }): Promise<number> {
   const row = await trx.insertInto('funds').values(fund).returning('id').executeTakeFirstOrThrow();
