@@ -10,6 +10,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
 import { freshDatabase, startServer } from './processes.ts';
 import { seedBench } from './seed.ts';
 
@@ -44,6 +45,13 @@ const seeded = await seedBench(databaseUrl, 1, 10_000, log);
 const { child, port } = await startServer('app', { DATABASE_URL: databaseUrl, ...(cacheMb === undefined ? {} : { SQLITE_CACHE_MB: cacheMb }) });
 const base = `http://127.0.0.1:${port}`;
 const headers = { 'x-api-key': seeded.key, 'content-type': 'application/json' };
+// Beside the public, /metrics needs an operator token.
+const scraper = /(alm_admin_[A-Za-z0-9]+)/.exec(
+  execFileSync(process.execPath, [new URL('../bin/almoner.js', import.meta.url).pathname, 'admin', 'token', 'create', '--name', 'soak metrics'], {
+    encoding: 'utf8',
+    env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
+  }),
+)?.[1];
 const created: number[] = [];
 
 async function one(i: number): Promise<{ ok: boolean; ms: number; what: string }> {
@@ -79,7 +87,7 @@ interface Minute {
 
 /** The server's JavaScript heap in MiB, from its /metrics (RSS also counts the database pages SQLite maps). */
 async function heapMiB(): Promise<number> {
-  const text = await fetch(`${base}/metrics`).then((r) => r.text());
+  const text = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${scraper ?? ''}` } }).then((r) => r.text());
   return Number(/almoner_process_heap_used_bytes (\d+)/.exec(text)?.[1] ?? 0) / 1024 / 1024;
 }
 const minutes: Minute[] = [];

@@ -27,6 +27,7 @@ import { Contribution, contributionReplayers, contributionRoutes } from './modul
 import { ApiKey, keyRoutes } from './modules/keys/keys.routes.ts';
 import { CallerCache } from './modules/keys/index.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
+import { requireOperator } from './modules/admin/index.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { scheduledReplayers, scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
@@ -107,7 +108,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   });
   registerErrorHandling(app);
   const serves = options.serves ?? { public: true, operator: true };
-  registerMetrics(app, deps.metrics, serves.operator && deps.config.metricsEnabled);
+  // Beside the public, /metrics needs an operator token; on the operator's own listener it is open.
+  registerMetrics(app, deps.metrics, serves.operator && deps.config.metricsEnabled, serves.public ? (request) => requireOperator(deps, request.headers.authorization) : undefined);
 
   // Remember every route so a known path with the wrong method gets 405 + Allow.
   const known = FindMyWay({ ignoreTrailingSlash: false });

@@ -1,6 +1,7 @@
 // Opens the database, brings its schema up to date and assembles Deps:
 // what the server, the CLI and the tests all start from.
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { makeLogger } from './log.ts';
 import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
@@ -17,7 +18,7 @@ export interface Platform {
 }
 
 export async function openPlatform(config: Readonly<Config>, options: { log?: Logger; clock?: Clock; ids?: Ids } = {}): Promise<Platform> {
-  const log = options.log ?? pino({ level: config.logLevel });
+  const log = options.log ?? makeLogger({ level: config.logLevel });
   const handle = openDatabase({
     url: config.databaseUrl,
     poolMax: config.dbPoolMax,

@@ -387,10 +387,12 @@ for (const { name: engine } of engines()) {
       }
     });
 
-    test('operational endpoints need no key', async () => {
-      for (const url of ['/healthz', '/readyz', '/openapi.json', '/metrics']) {
+    test('operational endpoints need no key; /metrics beside the public needs an operator token', async () => {
+      for (const url of ['/healthz', '/readyz', '/openapi.json']) {
         assert.equal((await call(env.app, 'GET', url)).status, 200, url);
       }
+      assert.equal((await call(env.app, 'GET', '/metrics')).status, 401);
+      assert.equal((await call(env.app, 'GET', '/metrics', { key: owner.key })).status, 401);
     });
   });
 }

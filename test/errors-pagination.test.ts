@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { CuttableProxy, engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, TestClock, type TestEnv, type TestUser } from './harness.ts';
+import { CuttableProxy, engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, scrapeMetrics, TestClock, type TestEnv, type TestUser } from './harness.ts';
 import { buildApp } from '../src/app.ts';
 import { applyDonationEvent } from '../src/modules/donations/index.ts';
 import { AppError } from '../src/shared/errors.ts';
@@ -337,7 +337,7 @@ describe(
           for (let i = 0; i < 6; i++) statuses.push((await call(i % 2 === 0 ? env.app : second, 'GET', '/v1/users/me', { key: user.key })).status);
           const onFirst = await call(env.app, 'GET', '/v1/users/me', { key: user.key });
           // Both nodes count into the same metrics here (one Deps).
-          const metrics = (await env.app.inject({ method: 'GET', url: '/metrics' })).body;
+          const metrics = (await scrapeMetrics(env.app, env.deps)).body;
           const alone = Number(/^almoner_rate_limit_counted_alone_total (\d+)$/m.exec(metrics)?.[1]);
           if (alone > 0 && attempt < 3) continue;
           assert.equal(alone, 0, 'every count was shared (Redis answered within its timeout in one of three attempts)');
@@ -366,7 +366,7 @@ describe(
         assert.ok(performance.now() - started < 2_000, 'no request waits on Redis');
         assert.deepEqual(statuses, [200, 200, 200, 429]);
         assert.equal(warnings.filter((w) => /Redis is unreachable: this node counts rate limits alone/.test(w)).length, 1, 'said once');
-        const metrics = (await env.app.inject({ method: 'GET', url: '/metrics' })).body;
+        const metrics = (await scrapeMetrics(env.app, env.deps)).body;
         assert.match(metrics, /^almoner_rate_limit_shared 0$/m);
         assert.match(metrics, /^almoner_rate_limit_counted_alone_total 2\d$/m);
       } finally {
@@ -386,7 +386,7 @@ describe(
       );
       const warnings = captureLog(env, 'warn');
       const infos = captureLog(env, 'info');
-      const shared = async () => /^almoner_rate_limit_shared 1$/m.test((await env.app.inject({ method: 'GET', url: '/metrics' })).body);
+      const shared = async () => /^almoner_rate_limit_shared 1$/m.test((await scrapeMetrics(env.app, env.deps)).body);
       try {
         const user = await makeUser(env.deps);
         const remaining = async () => Number((await call(env.app, 'GET', '/v1/users/me', { key: user.key })).headers['ratelimit-remaining']);

@@ -29,6 +29,7 @@ import { publicPath } from '../src/modules/nonprofits/index.ts';
 import { upsert as upsertNonProfit, NO_IRS_DETAILS, type NonProfitInput } from '../src/modules/nonprofits/nonprofits.store.ts';
 import { replaceZipCentroids } from '../src/modules/nonprofits/directory.store.ts';
 import { formatCheck, runCheck } from '../src/modules/check/index.ts';
+import { createAdminToken } from '../src/modules/admin/index.ts';
 
 export interface EngineSpec {
   name: 'sqlite' | 'postgres';
@@ -478,3 +479,15 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
 }
 
 export { CuttableProxy } from '../scripts/drill/proxy.ts';
+
+const operatorTokens = new WeakMap<Deps, Promise<string>>();
+
+/** GET /metrics as Prometheus would scrape it beside the public: with an operator token (made once per platform). */
+export async function scrapeMetrics(app: FastifyInstance, deps: Deps): Promise<{ statusCode: number; headers: Record<string, unknown>; body: string }> {
+  let token = operatorTokens.get(deps);
+  if (token === undefined) {
+    token = createAdminToken(deps, 'metrics scraper', 'test').then((t) => t.token);
+    operatorTokens.set(deps, token);
+  }
+  return app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${await token}` } });
+}

@@ -2,8 +2,10 @@
 // the link lets the person choose their email and password once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { engines, fingerprint, openEnv, runCli } from './harness.ts';
+import { engines, fingerprint, makeUser, openEnv, runCli } from './harness.ts';
 import { WebClient } from './web-client.ts';
+import { inviteUser } from '../src/modules/accounts/index.ts';
+import { setUserStatus } from '../src/modules/users/index.ts';
 
 for (const { name: engine } of engines()) {
   test(`an invitation link makes the invited person's sign-in, once (${engine})`, async () => {
@@ -43,6 +45,27 @@ for (const { name: engine } of engines()) {
       const refused = await runCli(['users', 'invite', userId], url);
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /account_exists/);
+    } finally {
+      await env.close();
+    }
+  });
+}
+
+for (const { name: engine } of engines()) {
+  test(`an invitation for a user suspended since it was made is refused, and changes nothing (${engine})`, async () => {
+    const env = await openEnv(engine);
+    try {
+      const user = await makeUser(env.deps);
+      const { url } = await inviteUser(env.deps, user.user_id);
+      const path = new URL(url).pathname;
+      await setUserStatus(env.deps, user.user_id, 'suspended', 'test');
+      const browser = new WebClient(env.app);
+      assert.equal((await browser.get(path)).status, 404);
+      await browser.get('/signup'); // a page with a form: its CSRF token
+      const before = await fingerprint(env.deps);
+      const taken = await browser.post(path, { email: 'suspended-invite@example.org', password: 'a long enough password' });
+      assert.equal(taken.status, 404);
+      assert.deepEqual(await fingerprint(env.deps), before, 'no account, no session');
     } finally {
       await env.close();
     }

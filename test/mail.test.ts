@@ -15,6 +15,7 @@ import { accountOf, call, engines, fund, makeNonProfit, openEnv, runCli, TestClo
 import { WebClient, textOf } from './web-client.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 import { runNotify } from '../src/modules/notify/index.ts';
+import { RESET_ANSWER_MS } from '../src/modules/accounts/index.ts';
 
 const EIN = '261544963';
 
@@ -171,6 +172,58 @@ for (const { name: engine } of engines()) {
       clock.advance(3_600_001);
       assert.equal((await visitor.get(late)).status, 404);
       clock.set('2026-11-23T12:00:00.000Z');
+    });
+
+    test('only the newest reset link works: asking again ends the one before, using one ends every other', async () => {
+      const donor = new WebClient(env.app);
+      await donor.signUp('Newest Link', 'newest@example.org', 'the old pass phrase');
+      const links: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const visitor = new WebClient(env.app);
+        await visitor.get('/forgot');
+        assert.equal((await visitor.post('/forgot', { email: 'newest@example.org' })).status, 200);
+        await runNotify(env.deps);
+        links.push(/https:\/\/almoner\.test(\/reset\/[A-Za-z0-9_-]+)/.exec(smtp.to('newest@example.org')[i]?.text ?? '')?.[1] ?? '');
+      }
+      const [first, second, third] = links as [string, string, string];
+      const visitor = new WebClient(env.app);
+      assert.equal((await visitor.get(first)).status, 404, 'asking again ended the first link');
+      assert.equal((await visitor.get(second)).status, 404, 'and the second');
+      assert.equal((await visitor.get(third)).status, 200);
+      assert.equal((await visitor.post(third, { password: 'a brand new pass phrase' })).status, 303);
+      // A link asked for and mailed, then another used: the first ends with it.
+      const asker = new WebClient(env.app);
+      await asker.get('/forgot');
+      await asker.post('/forgot', { email: 'newest@example.org' });
+      await runNotify(env.deps);
+      const fourth = /https:\/\/almoner\.test(\/reset\/[A-Za-z0-9_-]+)/.exec(smtp.to('newest@example.org')[3]?.text ?? '')?.[1] ?? '';
+      // A second open link of the same account, as an older release (or a race) could leave.
+      const { user_id } = await accountOf(env.deps, 'newest@example.org');
+      await env.deps.db
+        .insertInto('password_resets')
+        .values({ token_hash: 'x'.repeat(64), user_id, created_at: clock.now().toISOString(), expires_at: new Date(clock.now().getTime() + 60_000).toISOString() })
+        .execute();
+      assert.equal((await visitor.get(fourth)).status, 200);
+      await visitor.get(fourth);
+      assert.equal((await visitor.post(fourth, { password: 'yet another pass phrase' })).status, 303);
+      const open = await env.deps.db.selectFrom('password_resets').select('token_hash').where('used_at', 'is', null).where('token_hash', '=', 'x'.repeat(64)).execute();
+      assert.deepEqual(open, [], 'using a link ended every other one of the account');
+    });
+
+    test('asking for a reset takes as long with an account as without (no timing tells which addresses have one)', async () => {
+      const donor = new WebClient(env.app);
+      await donor.signUp('Timed Donor', 'timed@example.org', 'the old pass phrase');
+      const timed = async (email: string) => {
+        const visitor = new WebClient(env.app);
+        await visitor.get('/forgot');
+        const started = performance.now();
+        assert.equal((await visitor.post('/forgot', { email })).status, 200);
+        return performance.now() - started;
+      };
+      // Both wait for one floor, longer than the mail's writes take: a lower bound, not a race with the machine.
+      for (const email of ['timed@example.org', 'nobody-timed@example.org', 'timed@example.org', 'nobody-timed@example.org']) {
+        assert.ok((await timed(email)) >= RESET_ANSWER_MS - 1, email);
+      }
     });
 
     test('while the SMTP server is down, mail waits and is retried; it goes out once when it is back', async () => {

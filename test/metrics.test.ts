@@ -2,7 +2,7 @@
 // status, the process and event loop, the pool, and the money counts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, describeEachEngine, fund, makeNonProfit, makeUser } from './harness.ts';
+import { call, describeEachEngine, fund, makeNonProfit, makeUser, scrapeMetrics } from './harness.ts';
 import { notifyStatus, runNotify } from '../src/modules/notify/index.ts';
 
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -16,6 +16,18 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 describeEachEngine('metrics', (env) => {
+  test('beside the public API, /metrics needs an operator token: its timings are not for anyone', async () => {
+    const { app, deps } = env();
+    const user = await makeUser(deps);
+    const anonymous = await call(app, 'GET', '/metrics');
+    assert.equal(anonymous.status, 401);
+    assert.equal(anonymous.body.code, 'unauthenticated');
+    assert.doesNotMatch(JSON.stringify(anonymous.body), /almoner_http/);
+    assert.equal((await call(app, 'GET', '/metrics', { key: user.key })).status, 401, "a donor's key is not an operator's");
+    assert.equal((await call(app, 'GET', '/metrics', { headers: { authorization: `Bearer alm_admin_${'A'.repeat(40)}` } })).status, 401);
+    assert.equal((await scrapeMetrics(app, deps)).statusCode, 200);
+  });
+
   test('requests by route pattern and status, money counts, process and pool', async () => {
     const { app, deps, engine } = env();
     await makeNonProfit(deps, { ein: '530196605', name: 'Metrics Charity' });
@@ -26,7 +38,7 @@ describeEachEngine('metrics', (env) => {
     assert.equal((await call(app, 'GET', `/v1/donations/${made.body.id}`, { key: user.key })).status, 200);
     assert.equal((await call(app, 'GET', '/v1/donations/999999', { key: user.key })).status, 404);
 
-    const scraped = await app.inject({ method: 'GET', url: '/metrics' });
+    const scraped = await scrapeMetrics(app, deps);
     assert.equal(scraped.statusCode, 200);
     assert.match(String(scraped.headers['content-type']), /^text\/plain/);
     const text = scraped.body;
@@ -53,7 +65,7 @@ describeEachEngine('metrics', (env) => {
     await fund(deps, user, 5_000);
     await runNotify(deps);
     await notifyStatus(deps);
-    const text = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const text = (await scrapeMetrics(app, deps)).body;
     assert.equal(sample(text, 'almoner_webhook_attempt_duration_seconds_count', { outcome: 'failed' }), 1);
     assert.equal(sample(text, 'almoner_notify_backlog', { kind: 'webhooks', state: 'pending' }), 1);
     assert.equal(sample(text, 'almoner_notify_backlog', { kind: 'webhooks', state: 'due' }), 0, 'its retry is not due yet');

@@ -2,7 +2,7 @@
 // closed around a command, who acts, and ids from the command line.
 import { loadConfig } from '../config.ts';
 import { openPlatform } from '../platform.ts';
-import pino from 'pino';
+import { makeLogger } from '../log.ts';
 import { userInfo } from 'node:os';
 
 export class UsageError extends Error {}
@@ -18,7 +18,7 @@ export const WHOLE_DATABASE = { dbStatementTimeoutMs: 0 } as const;
  */
 export async function withPlatform<T>(fn: (p: Awaited<ReturnType<typeof openPlatform>>) => Promise<T>, options: { whole?: boolean } = {}): Promise<T> {
   const config = loadConfig(process.env, options.whole === true ? WHOLE_DATABASE : {});
-  const platform = await openPlatform(config, { log: pino({ level: process.env.LOG_LEVEL ?? 'warn' }) });
+  const platform = await openPlatform(config, { log: makeLogger({ level: process.env.LOG_LEVEL ?? 'warn' }) });
   try {
     return await fn(platform);
   } finally {

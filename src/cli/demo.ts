@@ -6,7 +6,7 @@ import { startJobs } from '../jobs.ts';
 import { seedDemo, DEMO_PASSWORD } from '../demo/seed.ts';
 import { createKey } from '../modules/keys/index.ts';
 import { userIdBySlug } from '../modules/users/index.ts';
-import pino from 'pino';
+import { makeLogger } from '../log.ts';
 import pretty from 'pino-pretty';
 
 /** A demo log line: a request as `GET /v1/donations` then `-> 200 in 11 ms`, anything else as its message and fields. */
@@ -22,7 +22,7 @@ function demoLine(entry: Record<string, unknown>, messageKey: string): string {
 export async function demo(): Promise<void> {
   const config = loadConfig();
   // The demo is watched by a person: one readable line per log entry (production logs stay JSON).
-  const log = pino(
+  const log = makeLogger(
     { level: config.logLevel },
     pretty({ colorize: process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', hideObject: true, messageFormat: demoLine }),
   );

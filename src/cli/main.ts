@@ -6,7 +6,7 @@ import { serve } from '../main.ts';
 import { createUserWithKey } from '../modules/users/index.ts';
 import { addAccount, inviteUser } from '../modules/accounts/index.ts';
 import { slugify } from '../modules/nonprofits/index.ts';
-import pino from 'pino';
+import { makeLogger } from '../log.ts';
 import { existsSync } from 'node:fs';
 import { backup as sqliteBackup } from 'node:sqlite';
 import { assert } from '../shared/assert.ts';
@@ -199,7 +199,7 @@ async function dbCopy(args: string[]): Promise<number> {
   if (values.from === undefined || !values.from.startsWith('sqlite:')) throw new UsageError('--from must be sqlite:PATH');
   if (values.to === undefined || !/^postgres(ql)?:\/\//.test(values.to)) throw new UsageError('--to must be a postgres:// URL');
   if (!existsSync(values.from.replace(/^sqlite:(\/\/)?/, ''))) throw new UsageError(`no SQLite file at ${values.from}`);
-  const log = pino({ level: 'warn' });
+  const log = makeLogger({ level: 'warn' });
   const source = await openPlatform(loadConfig({}, { ...WHOLE_DATABASE, databaseUrl: values.from }), { log });
   try {
     const target = await openPlatform(loadConfig({}, { ...WHOLE_DATABASE, databaseUrl: values.to }), { log });

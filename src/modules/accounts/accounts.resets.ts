@@ -1,7 +1,9 @@
 // Password resets (DECISIONS 15): asking answers the same whether or not the
 // address has an account; the link is mailed from the outbox, works once, for
 // an hour; using it sets the password and ends every session of the account.
-// Only the SHA-256 of the link's token is kept.
+// Only the newest link works: asking again ends the ones before, and using one
+// ends every other. Only the SHA-256 of the link's token is kept.
+import { setTimeout } from 'node:timers/promises';
 import type { Deps } from '../../deps.ts';
 import { fieldErrors, notFound } from '../../shared/errors.ts';
 import { messages, queueMail } from '../mail/index.ts';
@@ -11,16 +13,35 @@ import { newSecret, normalizeEmail, passwordProblem, sessionHash } from './accou
 
 export const RESET_TTL_MS = 3_600_000;
 
-/** Queues a reset link to the address if it has an account of an active user; otherwise does nothing, alike. */
+/**
+ * How long asking for a reset takes, at least, whether or not the address has an account: the
+ * queued mail's writes (a few milliseconds) must not tell which addresses have one.
+ */
+export const RESET_ANSWER_MS = 200;
+
+/**
+ * Queues a reset link to the address if it has an account of an active user; otherwise does
+ * nothing, alike, and in the same time (RESET_ANSWER_MS).
+ */
 export async function requestPasswordReset(deps: Deps, emailText: string): Promise<void> {
   const email = normalizeEmail(emailText);
   if (email === null) throw fieldErrors([{ field: 'email', code: 'validation_failed', message: 'must be an email address' }]);
+  const answerAt = performance.now() + RESET_ANSWER_MS;
+  try {
+    await queueReset(deps, email);
+  } finally {
+    await setTimeout(Math.max(0, answerAt - performance.now()));
+  }
+}
+
+async function queueReset(deps: Deps, email: string): Promise<void> {
   const account = await store.accountForReset(deps.db, email);
   if (account === undefined || account.status !== 'active') return;
   const token = newSecret();
   const now = deps.clock.now();
   const at = now.toISOString();
   await deps.db.transaction().execute(async (trx) => {
+    await store.endOpenPasswordResets(trx, account.user_id, at);
     await store.insertPasswordReset(trx, {
       token_hash: sessionHash(token),
       user_id: account.user_id,
@@ -37,8 +58,8 @@ export async function resetLinkWorks(deps: Deps, token: string): Promise<boolean
 }
 
 /**
- * Sets a new password through a reset link: the link is used up and every session of the account
- * ended, in one transaction. Throws unprocessable (validation_failed), not_found (reset_link_invalid:
+ * Sets a new password through a reset link: the link is used up, every other one ended, and every
+ * session of the account ended, in one transaction. Throws unprocessable (validation_failed), not_found (reset_link_invalid:
  * unknown, used or expired).
  */
 export async function resetPassword(deps: Deps, token: string, password: string): Promise<void> {
@@ -50,7 +71,9 @@ export async function resetPassword(deps: Deps, token: string, password: string)
   if (open === undefined) throw invalid();
   const passwordHash = await hashPassword(password, { N: deps.config.passwordScryptN, r: 8, p: deps.config.passwordScryptP });
   await deps.db.transaction().execute(async (trx) => {
-    if (!(await store.usePasswordReset(trx, hash, deps.clock.now().toISOString()))) throw invalid();
+    const at = deps.clock.now().toISOString();
+    if (!(await store.usePasswordReset(trx, hash, at))) throw invalid();
+    await store.endOpenPasswordResets(trx, open.user_id, at);
     await store.setPasswordEndingSessions(trx, open.user_id, passwordHash);
   });
 }

@@ -179,9 +179,16 @@ export async function inviteUser(deps: Deps, userId: number, trx?: Trx): Promise
   return { url: `${deps.config.publicUrl}/invite/${token}`, expires_at: expiresAt };
 }
 
-/** Whether an invitation link works now (unused, not expired). */
+/** Whether an invitation link works now (unused, not expired, for a user still active). */
 export async function invitationWorks(deps: Deps, token: string): Promise<boolean> {
-  return (await store.openInvitation(deps.db, sessionHash(token), deps.clock.now().toISOString())) !== undefined;
+  const invited = await store.openInvitation(deps.db, sessionHash(token), deps.clock.now().toISOString());
+  return (
+    invited !== undefined &&
+    (await deps.db
+      .transaction()
+      .execute((trx) => store.statusOfUser(trx, invited.user_id))
+      .catch(() => undefined)) === 'active'
+  );
 }
 
 /**
@@ -196,6 +203,8 @@ export async function acceptInvitation(deps: Deps, token: string, email: string,
   if (invited === undefined) throw notFound('invitation_not_found', 'this invitation is unknown, used or expired');
   const insert = await addAccountRow(deps, invited.user_id, email, password);
   return deps.db.transaction().execute(async (trx) => {
+    // An invitation is for an active user: one suspended (or forgotten) since cannot take it up.
+    if ((await store.statusOfUser(trx, invited.user_id).catch(() => undefined)) !== 'active') throw notFound('invitation_not_found', 'this invitation is no longer valid');
     if (!(await store.useInvitation(trx, hash, now))) throw notFound('invitation_not_found', 'this invitation is unknown, used or expired');
     await insert(trx);
     return openSession(deps, trx, invited.user_id);

@@ -91,7 +91,7 @@ describeEachEngine('accounts store', (env) => {
     assert.equal(await store.hasAccount(db, user.user_id), true);
   });
 
-  test('password resets: accountForReset, insertPasswordReset, openPasswordReset while fresh, usePasswordReset once, setPasswordEndingSessions', async () => {
+  test('password resets: accountForReset, insertPasswordReset, openPasswordReset while fresh, usePasswordReset once, endOpenPasswordResets, setPasswordEndingSessions', async () => {
     const { db } = env().deps;
     const user = await makeUser(env().deps);
     await db
@@ -109,6 +109,18 @@ describeEachEngine('accounts store', (env) => {
     assert.equal(await db.transaction().execute((trx) => store.usePasswordReset(trx, 'reset-hash', '2026-01-01T01:00:01Z')), false, 'not once expired');
     assert.equal(await db.transaction().execute((trx) => store.usePasswordReset(trx, 'reset-hash', '2026-01-01T00:30:00Z')), true);
     assert.equal(await db.transaction().execute((trx) => store.usePasswordReset(trx, 'reset-hash', '2026-01-01T00:30:01Z')), false, 'once');
+    const open = (hash: string) => ({ token_hash: hash, user_id: user.user_id, created_at: '2026-01-01T00:00:00Z', expires_at: '2026-01-01T01:00:00Z' });
+    await db.transaction().execute(async (trx) => {
+      await store.insertPasswordReset(trx, open('reset-a'));
+      await store.insertPasswordReset(trx, open('reset-b'));
+    });
+    assert.equal(
+      await db.transaction().execute((trx) => store.endOpenPasswordResets(trx, user.user_id, '2026-01-01T00:10:00Z')),
+      2,
+      'the two still open; the used one is left as it was',
+    );
+    assert.equal(await store.openPasswordReset(db, 'reset-a', '2026-01-01T00:20:00Z'), undefined);
+    assert.equal(await store.openPasswordReset(db, 'reset-b', '2026-01-01T00:20:00Z'), undefined);
     await store.insertSession(db, { id_hash: 'reset-session', user_id: user.user_id, csrf_token: 'c', created_at: '2026-01-01T00:00:00Z', expires_at: '2099-01-01T00:00:00Z' });
     await db.transaction().execute((trx) => store.setPasswordEndingSessions(trx, user.user_id, 'new'));
     assert.equal((await store.findAccountByEmail(db, 'reset-store@example.org'))?.password_hash, 'new');

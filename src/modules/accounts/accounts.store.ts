@@ -161,6 +161,12 @@ export async function usePasswordReset(trx: Trx, tokenHash: string, at: string):
   return Number(used.numUpdatedRows) === 1;
 }
 
+/** Ends every reset link of the user still open (a newer one was asked for, or one was used). */
+export async function endOpenPasswordResets(trx: Trx, userId: number, at: string): Promise<number> {
+  const ended = await trx.updateTable('password_resets').set({ used_at: at }).where('user_id', '=', userId).where('used_at', 'is', null).executeTakeFirst();
+  return Number(ended.numUpdatedRows);
+}
+
 /** A new password, and every session of the user ended. */
 export async function setPasswordEndingSessions(trx: Trx, userId: number, passwordHash: string): Promise<void> {
   await trx.updateTable('accounts').set({ password_hash: passwordHash }).where('user_id', '=', userId).execute();

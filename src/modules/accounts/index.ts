@@ -1,4 +1,4 @@
 export * from './accounts.ts';
 export * from './accounts.service.ts';
 export { hashPassword, verifyPassword, DEFAULT_SCRYPT_COST } from './passwords.ts';
-export { requestPasswordReset, resetLinkWorks, resetPassword } from './accounts.resets.ts';
+export { requestPasswordReset, resetLinkWorks, resetPassword, RESET_ANSWER_MS } from './accounts.resets.ts';

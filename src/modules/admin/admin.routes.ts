@@ -7,7 +7,7 @@ import { AppError } from '../../shared/errors.ts';
 import { parseDollars } from '../../shared/money.ts';
 import { PageQuery, StringEnum } from '../../http/schemas.ts';
 import { pageRequest } from '../../shared/page.ts';
-import { adminTokens, auditLog, findOperator, revokeAdminTokenAudited, type Operator } from './admin.service.ts';
+import { adminTokens, auditLog, requireOperator, revokeAdminTokenAudited, type Operator } from './admin.service.ts';
 import { createUserAudited, listUsers, setUserStatus, statement, fundOfUser } from '../users/index.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
 import { advanceContribution, correctReceipt, declarationsAwaitingMoney, receiveDeclared, recordContribution, CONTRIBUTION_TYPES, FREQUENCIES } from '../contributions/index.ts';
@@ -53,15 +53,7 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['Operators'];
     app.addHook('onRequest', async (request) => {
-      const header = request.headers.authorization ?? '';
-      const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? '';
-      const operator = await findOperator(deps, token);
-      if (operator === undefined) {
-        throw new AppError('unauthenticated', token === '' ? 'unauthenticated' : 'invalid_api_key', 'send an operator token as Authorization: Bearer alm_admin_...', {
-          headers: { 'www-authenticate': 'Bearer' },
-        });
-      }
-      request.operator = operator;
+      request.operator = await requireOperator(deps, request.headers.authorization);
     });
 
     app.get(

@@ -6,7 +6,7 @@ import { hashKey } from '../keys/index.ts';
 import { listAudit, recordAudit, type AuditFilter } from '../audit/index.ts';
 import type { Book } from '../../shared/book.ts';
 import type { PageRequest } from '../../shared/page.ts';
-import { notFound } from '../../shared/errors.ts';
+import { AppError, notFound } from '../../shared/errors.ts';
 import { findAdminToken, insertAdminToken, listAdminTokens, revokeAdminToken, touchAdminToken, type AdminTokenView } from './admin.store.ts';
 
 /** A token's last use is written at most this often (as API keys'). */
@@ -57,6 +57,21 @@ export async function findOperator(deps: Deps, token: string): Promise<Operator 
   const notBefore = new Date(now.getTime() - LAST_USED_INTERVAL_MS).toISOString();
   if (row.last_used_at === null || row.last_used_at < notBefore) await touchAdminToken(deps.db, row.id, now.toISOString(), notBefore);
   return { token_id: row.id, actor: `admin:${row.name}` };
+}
+
+/**
+ * The operator of a request's `Authorization: Bearer alm_admin_...` header (the operator API, and
+ * /metrics where it shares the public listener). Throws unauthenticated (a 401 with its challenge).
+ */
+export async function requireOperator(deps: Deps, authorization: string | undefined): Promise<Operator> {
+  const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim() ?? '';
+  const operator = await findOperator(deps, token);
+  if (operator === undefined) {
+    throw new AppError('unauthenticated', token === '' ? 'unauthenticated' : 'invalid_api_key', 'send an operator token as Authorization: Bearer alm_admin_...', {
+      headers: { 'www-authenticate': 'Bearer' },
+    });
+  }
+  return operator;
 }
 
 /** Every operator token with its state: active, expired or revoked. */
