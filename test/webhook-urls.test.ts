@@ -43,6 +43,11 @@ const REFUSED = [
   'http://[::ffff:7f00:1]/hook',
   'http://[::ffff:169.254.169.254]/hook',
   'http://[64:ff9b::a9fe:a9fe]/hook',
+  'https://192.0.2.10/hook',
+  'https://198.51.100.1/hook',
+  'https://203.0.113.5/hook',
+  'https://192.88.99.1/hook',
+  'https://[2001:db8::5]/hook',
   'http://[fe80::1]/hook',
   'http://[fd00::1]/hook',
   'http://localhost/hook',
@@ -123,7 +128,8 @@ for (const { name: engine } of engines()) {
         attempts.map((a) => a.succeeded),
         [false, false],
       );
-      assert.match(attempts[1]?.error ?? '', /refused: localhost resolves to (127\.0\.0\.1|::1), a private address/);
+      assert.match(attempts[1]?.error ?? '', /refused: localhost resolves to a private, loopback or reserved address/);
+      assert.doesNotMatch(attempts[1]?.error ?? '', /127\.0\.0\.1|::1/, 'what an internal name resolves to is not shown');
       assert.match(attempts[0]?.error ?? '', /refused: ::ffff:7f00:1 is a private address/);
       assert.equal(receiver.received.length, 0);
     });
@@ -145,9 +151,25 @@ for (const { name: engine } of engines()) {
         '::ffff:a00:1',
         '64:ff9b::7f00:1',
         '255.255.255.255',
+        // IANA's reserved, documentation and benchmarking ranges (ADR 15 refuses them; the review found them taken).
+        '192.0.2.1',
+        '198.51.100.7',
+        '203.0.113.9',
+        '192.88.99.1',
+        '198.18.0.1',
+        '192.0.0.8',
+        '240.0.0.1',
+        '2001:db8::1',
+        '2002:7f00:1::1',
+        '2001::1',
+        '3fff::1',
+        'not an address',
       ])
         assert.equal(isPrivateAddress(ip), true, ip);
-      for (const ip of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8']) assert.equal(isPrivateAddress(ip), false, ip);
+      for (const ip of ['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '[2606:4700::1111]'])
+        assert.equal(isPrivateAddress(ip), false, ip);
+      for (const url of ['https://192.0.2.10/hook', 'https://198.51.100.1/hook', 'https://203.0.113.5/hook', 'https://[2001:db8::5]/hook'])
+        assert.match(String(endpointUrlProblem(url, false)), /private, loopback or link-local/, url);
       assert.equal(endpointUrlProblem('http://127.0.0.1/h', true), undefined, 'allowed by the operator');
     });
   });

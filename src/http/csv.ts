@@ -2,7 +2,10 @@
 // lists): every row matching the filters, streamed through csv-stringify as
 // the rows are read, so memory stays bounded whatever their number. Cells that
 // a spreadsheet would run as a formula (starting with = + - @, a tab or a
-// carriage return) are prefixed with a quote: they open as text.
+// carriage return) are prefixed with a quote: they open as text. So is every
+// formula start inside a cell that follows ';', a tab or a new line: a
+// spreadsheet that splits cells on ';' (Excel in many locales) or tabs, or reads
+// lines without our quotes, would otherwise start a cell there.
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -14,15 +17,21 @@ export function wantsCsv(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').split(',').some((part) => part.trim().toLowerCase().startsWith('text/csv'));
 }
 
-/** A cell as text that no spreadsheet runs as a formula. */
+/** A cell as text that no spreadsheet runs as a formula, whichever character it splits cells on. */
 export function neutralise(value: unknown): string {
   const text = value === null || value === undefined ? '' : String(value);
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  const inside = text.replace(/([;\t\r\n] *)(?=[=+\-@]|" *[=+\-@])/g, "$1'");
+  return /^[=+\-@\t\r]/.test(inside) ? `'${inside}` : inside;
 }
 
 /** Streams `rows` as CSV with `header` first, as an attachment named `filename`. */
 export function sendCsv(reply: FastifyReply, filename: string, header: readonly string[], rows: AsyncIterable<readonly unknown[]>): FastifyReply {
-  const csv = stringify({ header: true, columns: [...header], cast: { number: (n) => String(n), boolean: (b) => (b ? 'true' : 'false') } });
+  const csv = stringify({
+    header: true,
+    columns: [...header],
+    quoted_match: /[;\t]/,
+    cast: { number: (n) => String(n), boolean: (b) => (b ? 'true' : 'false') },
+  });
   const source = Readable.from(
     (async function* () {
       for await (const row of rows) yield row.map(neutralise);

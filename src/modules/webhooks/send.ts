@@ -36,7 +36,7 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error !== null) return callback(error);
       const refused = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
-      if (refused !== undefined) return callback(new RefusedAddress(`${hostname} resolves to ${refused.address}, a private address`));
+      if (refused !== undefined) return callback(new RefusedAddress(`${hostname} resolves to a private, loopback or reserved address`));
       if (options.all === true) return callback(null, addresses);
       const first = addresses[0];
       return first === undefined ? callback(new Error(`${hostname} has no address`)) : callback(null, first.address, first.family);

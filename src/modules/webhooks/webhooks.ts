@@ -2,6 +2,7 @@
 // a delivery may reach, the secret's form, and the retry schedule.
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** The event types an endpoint may ask for; `webhook.test` is what "send a test event" sends. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -37,59 +38,25 @@ export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-/** 4 octets of an IPv4 address, or undefined. */
-function octets(ip: string): number[] | undefined {
-  const parts = ip.split('.');
-  if (parts.length !== 4) return undefined;
-  const out = parts.map(Number);
-  return out.every((n, i) => /^\d{1,3}$/.test(parts[i] ?? '') && n <= 255) ? out : undefined;
-}
-
-function privateV4([a = 0, b = 0, c = 0]: number[]): boolean {
-  return (
-    a === 0 || // this network
-    a === 10 ||
-    (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
-    a === 127 ||
-    (a === 169 && b === 254) || // link-local, cloud metadata
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 0 && c === 0) ||
-    (a === 192 && b === 168) ||
-    (a === 198 && (b === 18 || b === 19)) || // benchmarking
-    a >= 224 // multicast, reserved, broadcast
-  );
-}
-
-/** The IPv4 address inside an IPv6 one that carries it (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::), as dotted text. */
-function embeddedV4(v6: string): string | undefined {
-  const lower = v6.toLowerCase();
-  const dotted = /^(?:::ffff:(?:0:)?|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted !== null) return dotted[1];
-  const hex = /^(?:::ffff:(?:0:)?|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hex === null) return undefined;
-  const hi = Number.parseInt(hex[1] ?? '0', 16);
-  const lo = Number.parseInt(hex[2] ?? '0', 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-}
-
-/** Loopback, private, link-local, carrier-grade NAT, multicast or reserved: not a public internet address. */
+/**
+ * Not a public internet address: anything but global unicast in the IANA special-purpose registries
+ * as the maintained ipaddr.js knows them (loopback, private, link-local, carrier-grade NAT,
+ * multicast, broadcast, documentation and benchmarking ranges, 6to4, Teredo, unique local...).
+ * An IPv4 address carried in IPv6 (mapped ::ffff:a.b.c.d, NAT64 64:ff9b::/96) is judged as itself.
+ */
 export function isPrivateAddress(ip: string): boolean {
   const bare = ip.replace(/^\[|\]$/g, '');
-  const family = isIP(bare);
-  if (family === 4) return privateV4(octets(bare) ?? [0]);
-  if (family !== 6) return true;
-  const inner = embeddedV4(bare);
-  if (inner !== undefined) return privateV4(octets(inner) ?? [0]);
-  const lower = bare.toLowerCase();
-  if (lower === '::' || lower === '::1' || /^0*:0*:0*:0*:0*:0*:0*:0*1?$/.test(lower)) return true;
-  const first = Number.parseInt(lower.split(':')[0] || '0', 16);
-  return (
-    (first & 0xfe00) === 0xfc00 || // unique local
-    (first & 0xffc0) === 0xfe80 || // link-local
-    (first & 0xff00) === 0xff00 || // multicast
-    lower.startsWith('2001:db8:') || // documentation
-    lower.startsWith('::') // other IPv4-compatible and unspecified forms
-  );
+  if (!ipaddr.isValid(bare)) return true;
+  const address = ipaddr.process(bare);
+  if (address.kind() === 'ipv6' && address.range() === 'rfc6052') {
+    const parts = (address as ipaddr.IPv6).parts;
+    if (parts[2] === 0 && parts[3] === 0 && parts[4] === 0 && parts[5] === 0) {
+      const hi = parts[6] ?? 0;
+      const lo = parts[7] ?? 0;
+      return isPrivateAddress(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+    }
+  }
+  return address.range() !== 'unicast';
 }
 
 /**
