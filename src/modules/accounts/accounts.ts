@@ -13,9 +13,13 @@ export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 
 const EMAIL_PATTERN = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$/;
 
-/** Lower-cased and trimmed, or null when it cannot be an address. */
+/**
+ * Trimmed, in Unicode's compatibility form (NFKC: a full-width ＡＤＡ＠ｅｘａｍｐｌｅ．ｏｒｇ is
+ * ada@example.org, so a look-alike makes no second account) and lower-cased; or null when it
+ * cannot be an address.
+ */
 export function normalizeEmail(text: string): string | null {
-  const email = text.trim().toLowerCase();
+  const email = text.trim().normalize('NFKC').toLowerCase();
   return email.length <= EMAIL_MAX && EMAIL_PATTERN.test(email) ? email : null;
 }
 
