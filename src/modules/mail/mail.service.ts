@@ -4,7 +4,7 @@
 // holding a request. Through nodemailer: SMTP_URL, or without it each
 // message written as an .eml file to MAIL_DIR (named by its outbox id, so a
 // retry rewrites the same file rather than making a second).
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Deps } from '../../deps.ts';
@@ -50,7 +50,28 @@ async function deliver(deps: Deps, mail: store.Mail): Promise<void> {
   })) as { message?: Buffer };
   if (deps.config.smtpUrl === undefined) {
     mkdirSync(deps.config.mailDir, { recursive: true });
-    writeFileSync(join(deps.config.mailDir, `${String(mail.id).padStart(8, '0')}-${mail.kind}.eml`), info.message ?? Buffer.alloc(0));
+    writeFileSync(join(deps.config.mailDir, `${emlPrefix(mail.id)}${mail.kind}.eml`), info.message ?? Buffer.alloc(0));
+  }
+}
+
+/** The .eml file name of an outbox message (by its id, so a message's file is found again). */
+function emlPrefix(id: number): string {
+  return `${String(id).padStart(8, '0')}-`;
+}
+
+/** Removes the .eml files of the outbox messages `ids` (a forgotten person's); a missing file or folder is no error. */
+export function removeMailFiles(deps: Deps, ids: readonly number[]): void {
+  if (ids.length === 0) return;
+  let files: string[];
+  try {
+    files = readdirSync(deps.config.mailDir);
+  } catch {
+    return;
+  }
+  const wanted = new Set(ids);
+  for (const file of files) {
+    const id = /^(\d+)-[a-z_]+\.eml$/.exec(file)?.[1];
+    if (id !== undefined && wanted.has(Number(id))) rmSync(join(deps.config.mailDir, file), { force: true });
   }
 }
 

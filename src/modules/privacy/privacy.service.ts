@@ -9,6 +9,7 @@ import { bumpAuthEpoch } from '../keys/index.ts';
 import { journalOfFund } from '../ledger/index.ts';
 import { liveUserAndTwin } from '../users/index.ts';
 import * as store from './privacy.store.ts';
+import { removeMailFiles } from '../mail/index.ts';
 
 /** The ids of a live user and of their sandbox twin, if any. Throws user_not_found. */
 async function idsOf(deps: Deps, userId: number): Promise<number[]> {
@@ -26,13 +27,19 @@ export async function exportUser(deps: Deps, userId: number) {
   return { exported_at: deps.clock.now().toISOString(), user_id: userId, ...rows, journal };
 }
 
-/** Pseudonymises a live user and their sandbox twin, audited. Throws user_not_found, conflict (user_deleted). */
+/**
+ * Forgets a live user and their sandbox twin, audited: every place personal-data.ts names is
+ * pseudonymised or emptied in one transaction, then the .eml files of the mail it deleted are
+ * removed. Throws user_not_found, conflict (user_deleted).
+ */
 export async function forgetUser(deps: Deps, userId: number, actor: string): Promise<void> {
   const ids = await idsOf(deps, userId);
   const at = deps.clock.now().toISOString();
-  await deps.db.transaction().execute(async (trx) => {
-    await store.pseudonymise(trx, ids, at);
+  const mail = await deps.db.transaction().execute(async (trx) => {
+    const deleted = await store.pseudonymise(trx, ids, await store.emailsOf(trx, ids), at);
     await bumpAuthEpoch(trx);
     await recordAudit(trx, { book: 'live', actor, action: 'user.forget', object_type: 'user', object_id: userId, before: null, after: { forgotten: true }, at });
+    return deleted;
   });
+  removeMailFiles(deps, mail);
 }

@@ -7,7 +7,7 @@ import * as store from './privacy.store.ts';
 import { connectApp } from '../../../test/app-tokens.ts';
 
 describeEachEngine('privacy store', (env) => {
-  test('rowsOfUsers reads everything of the users named; pseudonymise removes what names or describes them, and keeps amounts', async () => {
+  test('rowsOfUsers reads everything of the users named; emailsOf their sign-in; pseudonymise removes what names or describes them, and keeps amounts', async () => {
     const { db } = env().deps;
     const user = await makeUser(env().deps, { name: 'Private Person', city: 'Lyon' });
     const other = await makeUser(env().deps, { name: 'Other Person' });
@@ -42,7 +42,9 @@ describeEachEngine('privacy store', (env) => {
     );
     const grantsBefore = await db.selectFrom('oidc_artifacts').select('id').where('kind', '=', 'Grant').execute();
 
-    await db.transaction().execute((trx) => store.pseudonymise(trx, [user.user_id], '2026-02-01T00:00:00Z'));
+    const emails = await db.transaction().execute((trx) => store.emailsOf(trx, [user.user_id]));
+    assert.deepEqual(emails, ['private@example.org']);
+    await db.transaction().execute((trx) => store.pseudonymise(trx, [user.user_id], emails, '2026-02-01T00:00:00Z'));
     const after = await store.rowsOfUsers(db, [user.user_id]);
     assert.deepEqual(
       after.users.map((u) => [u.name, u.slug, u.city, u.visible, u.status]),

@@ -57,13 +57,26 @@ export async function rowsOfUsers(db: Db, ids: readonly number[]) {
   };
 }
 
+/** The person's sign-in address, read before pseudonymise deletes it. */
+export async function emailsOf(trx: Trx, ids: readonly number[]): Promise<string[]> {
+  return (await trx.selectFrom('accounts').select('email').where('user_id', 'in', ids).execute()).map((r) => r.email);
+}
+
+const REDACTED_PAYLOAD = JSON.stringify({ redacted: 'a person this named was forgotten' });
+
 /**
- * Pseudonymises the users `ids` (a person and their sandbox twin): their names, pictures, city,
- * notes, the names and messages of the gifts they gave, their sign-in and sessions, follows and
- * fund causes go; keys are revoked; recurring donations stop; the apps they connected lose every
- * token at once and the apps they registered are disabled. Amounts, statuses and the journal stay.
+ * Pseudonymises the users `ids` (a person and their sandbox twin), whose sign-in addresses are
+ * `emails`, in every place personal-data.ts names: their names, pictures, city, notes, the names
+ * and messages of the gifts they gave and received (or that were sent to their address), their
+ * sign-in, sessions, reset links, invitations, failed sign-ins and follows; the mail sent to them or
+ * about their objects (the .eml files are the caller's, by the ids returned); their webhook
+ * endpoints' addresses, and every stored webhook payload about them; the apps they registered
+ * (names, addresses) and the provider's sessions of them; cached Idempotency-Key answers. Keys are
+ * revoked; recurring donations stop; the apps they connected lose every token at once and the
+ * apps they registered are disabled. Amounts, statuses, the journal and receipts stay.
+ * Returns the ids of the mail deleted.
  */
-export async function pseudonymise(trx: Trx, ids: readonly number[], at: string): Promise<void> {
+export async function pseudonymise(trx: Trx, ids: readonly number[], emails: readonly string[], at: string): Promise<number[]> {
   for (const id of ids) {
     await trx
       .updateTable('users')
@@ -102,6 +115,71 @@ export async function pseudonymise(trx: Trx, ids: readonly number[], at: string)
   await trx.updateTable('scheduled_donations').set({ note: null, status: 'cancelled', updated_at: at }).where('user_id', 'in', ids).where('status', '=', 'active').execute();
   await trx.updateTable('scheduled_donations').set({ note: null }).where('user_id', 'in', ids).execute();
   await trx.updateTable('gifts').set({ name: 'Deleted', email: null, message: null }).where('user_id', 'in', ids).execute();
+  // Gifts others gave them, or sent to their address: the name and message are about them.
+  const received = await trx
+    .selectFrom('gifts')
+    .select('id')
+    .where((eb) => eb.or([eb('recipient_user_id', 'in', ids), ...(emails.length === 0 ? [] : [eb('email', 'in', emails)])]))
+    .execute();
+  const receivedIds = received.map((g) => g.id);
+  // A gift they claimed became the giver's donation, noted with their name.
+  const claimedDonations =
+    receivedIds.length === 0
+      ? []
+      : (await trx.selectFrom('gifts').select('donation_id').where('id', 'in', receivedIds).where('donation_id', 'is not', null).execute()).map((g) => Number(g.donation_id));
+  if (receivedIds.length > 0) await trx.updateTable('gifts').set({ name: 'Deleted', email: null, message: null }).where('id', 'in', receivedIds).execute();
+  if (claimedDonations.length > 0) await trx.updateTable('donations').set({ note: 'Gift to a deleted user' }).where('id', 'in', claimedDonations).execute();
+  // Every event about them: theirs, and their givers' of the gifts they received and of what those became.
+  const events = (
+    await trx
+      .selectFrom('events')
+      .select('id')
+      .where((eb) =>
+        eb.or([
+          eb('user_id', 'in', ids),
+          ...(receivedIds.length === 0 ? [] : [eb.and([eb('object_type', '=', 'gift'), eb('object_id', 'in', receivedIds)])]),
+          ...(claimedDonations.length === 0 ? [] : [eb.and([eb('object_type', '=', 'donation'), eb('object_id', 'in', claimedDonations)])]),
+        ]),
+      )
+      .execute()
+  ).map((e) => e.id);
+  // Mail to them, or about them.
+  const mail = (
+    await trx
+      .selectFrom('mail_outbox')
+      .select('id')
+      .where((eb) => eb.or([...(emails.length === 0 ? [] : [eb('recipient', 'in', emails)]), ...(events.length === 0 ? [] : [eb('event_id', 'in', events)])]))
+      .execute()
+  ).map((m) => m.id);
+  if (mail.length > 0) await trx.deleteFrom('mail_outbox').where('id', 'in', mail).execute();
+  // Webhooks: their endpoints' addresses and every stored payload about them (theirs, or a giver's about their gift).
+  const endpoints = trx.selectFrom('webhook_endpoints').select('id').where('user_id', 'in', ids);
+  await trx.updateTable('webhook_attempts').set({ error: null }).where('endpoint_id', 'in', endpoints).execute();
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ payload: REDACTED_PAYLOAD, status: 'failed', claimed_until: null })
+    .where((eb) => eb.or([eb('endpoint_id', 'in', endpoints), ...(events.length === 0 ? [] : [eb('event_id', 'in', events)])]))
+    .where('status', '=', 'pending')
+    .execute();
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ payload: REDACTED_PAYLOAD })
+    .where((eb) => eb.or([eb('endpoint_id', 'in', endpoints), ...(events.length === 0 ? [] : [eb('event_id', 'in', events)])]))
+    .execute();
+  await trx
+    .updateTable('webhook_endpoints')
+    .set({ url: 'https://forgotten.invalid/', description: '', disabled: 1, disabled_reason: "its owner's account was deleted", updated_at: at })
+    .where('user_id', 'in', ids)
+    .execute();
+  await trx.updateTable('webhook_endpoints').set({ deleted_at: at }).where('user_id', 'in', ids).where('deleted_at', 'is', null).execute();
+  await trx.updateTable('apps').set({ name: 'Deleted app', redirect_uris: '[]', logo_uri: null }).where('owner_id', 'in', ids).execute();
+  for (const id of ids) {
+    await trx.deleteFrom('oidc_artifacts').where('kind', 'in', ['Session', 'Interaction']).where('payload', 'like', `%"accountId":"${id}"%`).execute();
+  }
+  await trx.deleteFrom('idempotency_keys').where('user_id', 'in', ids).execute();
+  await trx.deleteFrom('password_resets').where('user_id', 'in', ids).execute();
+  await trx.deleteFrom('invitations').where('user_id', 'in', ids).execute();
+  if (emails.length > 0) await trx.deleteFrom('sign_in_failures').where('email', 'in', emails).execute();
   // What operators once recorded about them (a user's name and slug at creation) goes too.
   await trx
     .updateTable('audit_log')
@@ -109,4 +187,5 @@ export async function pseudonymise(trx: Trx, ids: readonly number[], at: string)
     .where('object_type', '=', 'user')
     .where('object_id', 'in', ids)
     .execute();
+  return mail;
 }

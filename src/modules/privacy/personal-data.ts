@@ -1,0 +1,90 @@
+// Where a person's data lives (docs/operating.md, "Data of a person"): every
+// table of the schema, the columns of it that hold a person's data, and what
+// forgetting them does there. A table not named here, or a column that looks
+// personal (its name says name, email, note, address, payload...) and is
+// classified neither way, fails the privacy test: a new place for personal
+// data needs its rule before it lands.
+
+export interface PersonalData {
+  /** Columns that hold a person's data. */
+  personal: readonly string[];
+  /** Columns whose names look personal but hold none (what they hold instead is in `forget`). */
+  notPersonal?: readonly string[];
+  /** What forgetting a person does to this table (or why it holds nothing of theirs). */
+  forget: string;
+  /** Kept when a person is forgotten, by a rule stronger than forgetting (the sponsor's tax records). */
+  keptByLaw?: true;
+}
+
+export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
+  accounts: { personal: ['email', 'password_hash'], forget: 'deleted: their sign-in' },
+  admin_tokens: { personal: [], notPersonal: ['name'], forget: "operators' tokens: nothing of a donor" },
+  api_keys: { personal: ['name'], forget: 'revoked and renamed' },
+  app_connections: { personal: [], forget: 'ended, with every token of their grant' },
+  app_spending: { personal: [], forget: 'amounts only: kept' },
+  apps: {
+    personal: ['name', 'redirect_uris', 'logo_uri'],
+    notPersonal: ['disabled_reason', 'secret_hash'],
+    forget: 'the apps they registered: disabled, named "Deleted app", addresses removed',
+  },
+  audit_log: { personal: ['before', 'after'], forget: 'entries about them keep only that they were pseudonymised' },
+  auth_epoch: { personal: [], forget: 'a counter' },
+  causes: { personal: [], notPersonal: ['name'], forget: 'the catalogue of causes' },
+  contributions: { personal: [], notPersonal: ['valuation_source'], forget: 'amounts and statuses: kept' },
+  directory_epoch: { personal: [], forget: 'a counter' },
+  directory_top: { personal: [], forget: 'the directory' },
+  directory_vocabulary: { personal: [], forget: 'the directory' },
+  donation_counts: { personal: [], forget: 'counts: their public count becomes 0' },
+  donations: { personal: ['note', 'private_memo'], notPersonal: ['rejection_reason'], forget: 'notes and memos removed, made private; amounts kept' },
+  events: { personal: [], notPersonal: ['data'], forget: 'statuses and ids only: kept' },
+  follows: { personal: [], forget: 'deleted, both ways' },
+  fund_causes: { personal: [], forget: 'deleted' },
+  funds: { personal: ['name', 'summary'], forget: 'renamed, summary removed' },
+  gifts: {
+    personal: ['name', 'email', 'message'],
+    notPersonal: ['recipient_user_id'],
+    forget: 'the gifts they gave, received or that were sent to their address: name "Deleted", address and message removed',
+  },
+  idempotency_keys: { personal: ['response_body'], notPersonal: ['request_hash'], forget: 'deleted: cached answers hold their notes and names' },
+  import_runs: { personal: [], notPersonal: ['summary'], forget: 'directory imports' },
+  invitations: { personal: [], forget: 'deleted' },
+  journal_entries: { personal: [], notPersonal: ['memo'], forget: 'the journal: fixed memos and amounts, kept' },
+  ledger_accounts: { personal: [], forget: 'balances: kept' },
+  mail_outbox: {
+    personal: ['recipient', 'subject', 'text', 'html', 'last_error'],
+    forget: 'mail to their address, or about their objects and the gifts they received: deleted, with its .eml file',
+  },
+  non_profit_words: { personal: [], forget: 'the directory' },
+  non_profits: { personal: [], notPersonal: ['name', 'name_lower', 'website', 'street', 'city'], forget: "the directory: organisations' public IRS records" },
+  oidc_artifacts: { personal: ['payload'], forget: 'their grants, tokens, provider sessions and interactions: deleted' },
+  oidc_keys: { personal: [], notPersonal: ['secret'], forget: "the provider's keys" },
+  password_resets: { personal: [], forget: 'deleted' },
+  postings: { personal: [], forget: 'the journal: kept' },
+  receipts: {
+    personal: ['body'],
+    keptByLaw: true,
+    forget: "kept: a receipt is the sponsor's record of a charitable contribution, which tax law requires it to keep; it is never changed",
+  },
+  scheduled_donations: { personal: ['note'], forget: 'stopped, notes removed' },
+  schema_breaks: { personal: [], notPersonal: ['name'], forget: 'the schema' },
+  schema_migrations: { personal: [], notPersonal: ['name'], forget: 'the schema' },
+  sign_in_failures: { personal: ['email', 'ip'], forget: 'deleted for their address' },
+  users: { personal: ['name', 'slug', 'city', 'avatar_url', 'cover_image_url'], forget: 'pseudonymised: "Deleted user", deleted-ID, status deleted' },
+  web_sessions: { personal: [], forget: 'deleted' },
+  webhook_attempts: { personal: ['error'], forget: "their endpoints' errors removed (they name the endpoint's host)" },
+  webhook_deliveries: {
+    personal: ['payload'],
+    notPersonal: ['message_id'],
+    forget: "every stored payload about them (their endpoints, a giver's about a gift to them): replaced; pending ones fail",
+  },
+  webhook_endpoints: {
+    personal: ['url', 'description'],
+    notPersonal: ['secret', 'previous_secret', 'previous_secret_until', 'disabled_reason'],
+    forget: 'address and description replaced; disabled and deleted',
+  },
+  zip_centroids: { personal: [], forget: 'public geography' },
+};
+
+/** Column names that look like they hold a person's data: each must be classified, personal or not. */
+export const LOOKS_PERSONAL =
+  /name|email|note|memo|message|city|url|uri|address|payload|text|html|body|description|recipient|summary|avatar|^ip$|data|error|reason|before|after|secret|website|street|phone/i;
