@@ -94,13 +94,17 @@ export interface Config {
    * into webhook deliveries and mail and sends what is due (0: not on this node; `almoner
    * webhooks deliver` runs it alone). WEBHOOK_TIMEOUT_MS: a delivery's answer must come within
    * this. WEBHOOK_ALLOW_PRIVATE: deliveries may reach private and loopback addresses (a lab).
-   * WEBHOOK_CONCURRENCY: deliveries in flight per node; WEBHOOK_ENDPOINT_CONCURRENCY: per endpoint.
+   * WEBHOOK_CONCURRENCY: deliveries in flight per node; WEBHOOK_ENDPOINT_CONCURRENCY: per endpoint;
+   * WEBHOOK_OWNER_CONCURRENCY: per owner of endpoints (one owner's slow endpoints never hold every
+   * slot); WEBHOOK_ENDPOINTS_PER_USER: the endpoints a user may have.
    */
   notifyIntervalMs: number;
   webhookTimeoutMs: number;
   webhookAllowPrivate: boolean;
   webhookConcurrency: number;
   webhookEndpointConcurrency: number;
+  webhookOwnerConcurrency: number;
+  webhookEndpointsPerUser: number;
   /** SMTP_URL (smtp:// or smtps://, with its credentials); unset, messages are written as .eml files to MAIL_DIR. */
   smtpUrl: string | undefined;
   mailDir: string;
@@ -260,6 +264,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookConcurrency: integer(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
     webhookEndpointConcurrency: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100),
+    webhookOwnerConcurrency: integer(env, 'WEBHOOK_OWNER_CONCURRENCY', 8, 1, 1000),
+    webhookEndpointsPerUser: integer(env, 'WEBHOOK_ENDPOINTS_PER_USER', 16, 1, 1000),
     smtpUrl: smtpUrl(env),
     mailDir: env.MAIL_DIR || mailDirOf(env),
     mailFrom: env.MAIL_FROM || 'Almoner <no-reply@localhost>',

@@ -26,7 +26,8 @@ export function startJobs(platform: Platform): () => void {
   const timers = [
     every(deps.config.schedulerIntervalMs, 'scheduler', () => runScheduler(deps)),
     every(deps.config.sandbox ? deps.config.sandboxTickMs : 0, 'sandbox clock', () => runSandboxClock(deps)),
-    every(deps.config.notifyIntervalMs, 'notify', () => runNotify(deps, 1)),
+    // Slow webhook attempts go on between ticks, so that the next ticks send others' deliveries.
+    every(deps.config.notifyIntervalMs, 'notify', () => runNotify(deps, 1, { waitForDeliveries: false })),
     every(deps.config.notifyIntervalMs === 0 ? 0 : 15_000, 'notify backlog', () => notifyStatus(deps)),
     every(deps.config.retentionIntervalMs, 'retention', async () => {
       const deleted = await runRetention(deps);

@@ -1,7 +1,7 @@
 // `almoner webhooks ...` and `almoner mail list`: telling people, for operators.
 import { parseArgs } from 'node:util';
 import { notifyStatus, runNotify } from '../modules/notify/index.ts';
-import { replayEndpoint } from '../modules/webhooks/index.ts';
+import { deliveriesSettled, replayEndpoint } from '../modules/webhooks/index.ts';
 import { listMail } from '../modules/mail/index.ts';
 import { id, UsageError, withPlatform } from './common.ts';
 
@@ -33,11 +33,13 @@ export async function notifyCommand(group: string, sub: string | undefined, args
         process.once('SIGTERM', stop);
         process.once('SIGINT', stop);
         do {
-          const done = await runNotify(deps);
-          if (done.relayed + done.delivered + done.mailed > 0) out(`relayed ${done.relayed} events, attempted ${done.delivered} deliveries, ${done.mailed} messages`);
+          // Until stopped, slow attempts go on while the next rounds send others' deliveries (deliverDue).
+          const done = await runNotify(deps, 20, { waitForDeliveries: values.once === true });
+          if (done.relayed + done.delivered + done.mailed > 0) out(`relayed ${done.relayed} events, started ${done.delivered} deliveries, ${done.mailed} messages`);
           if (values.once) break;
           await new Promise((resolve) => setTimeout(resolve, Math.max(100, deps.config.notifyIntervalMs || 500)));
         } while (!stopping);
+        await deliveriesSettled(deps);
         return 0;
       });
     case 'webhooks replay': {

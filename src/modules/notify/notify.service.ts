@@ -7,12 +7,16 @@ import { deliverDue, webhookBacklog } from '../webhooks/index.ts';
 import { mailBacklog, sendDueMail } from '../mail/index.ts';
 import { relayEvents } from './notify.relay.ts';
 
-/** Relays and sends until nothing is due (or `maxRounds` rounds); returns what it did. */
-export async function runNotify(deps: Deps, maxRounds = 20): Promise<{ relayed: number; delivered: number; mailed: number }> {
+/**
+ * Relays and sends until nothing is due (or `maxRounds` rounds); returns what it did. With
+ * `waitForDeliveries: false` (a worker's loop) webhook attempts still in flight go on after it
+ * returns, in slots the next rounds do not take (deliverDue).
+ */
+export async function runNotify(deps: Deps, maxRounds = 20, options: { waitForDeliveries?: boolean } = {}): Promise<{ relayed: number; delivered: number; mailed: number }> {
   const done = { relayed: 0, delivered: 0, mailed: 0 };
   for (let round = 0; round < maxRounds; round++) {
     const relayed = await relayEvents(deps);
-    const [delivered, mailed] = await Promise.all([deliverDue(deps), sendDueMail(deps)]);
+    const [delivered, mailed] = await Promise.all([deliverDue(deps, 500, { wait: options.waitForDeliveries !== false }), sendDueMail(deps)]);
     done.relayed += relayed;
     done.delivered += delivered;
     done.mailed += mailed;

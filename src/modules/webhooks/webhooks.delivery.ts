@@ -4,6 +4,7 @@
 // concurrency (per node, and per endpoint), records each attempt, retries on
 // the schedule with jitter, and disables an endpoint failing for 5 days.
 import type { Deps } from '../../deps.ts';
+import { onePer } from '../../shared/one-per.ts';
 import { recordEvent } from '../events/index.ts';
 import * as store from './webhooks.store.ts';
 import { sendWebhook, signatures, type SendResult } from './send.ts';
@@ -11,18 +12,6 @@ import { DISABLE_AFTER_MS, retryDelayMs } from './webhooks.ts';
 
 /** A claim lasts past the longest attempt, so that a live worker never loses its claim mid-send. */
 const leaseMs = (deps: Deps) => deps.config.webhookTimeoutMs * 2 + 5_000;
-
-/** Runs `work` over `items`, at most `limit` at once. */
-async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  });
-  await Promise.all(runners);
-}
 
 /** The secrets that sign now: the current one, and a rotated-out one still within its 24 hours. */
 function signingSecrets(endpoint: store.Endpoint, now: Date): string[] {
@@ -122,17 +111,56 @@ async function settle(deps: Deps, outcomes: readonly Outcome[]): Promise<void> {
 const SETTLE_EVERY = 50;
 
 /**
- * Sends what is due, up to `limit` deliveries in one claim; returns how many were attempted. Many
- * workers may run at once (nodes, `almoner webhooks deliver`): each claims its own. No attempt
- * starts unless it can end within its claim, so a claim never runs out while its attempt is
- * still being sent (what is left is claimed again when the lease ends).
+ * What this node is sending, across rounds: slots in use in all (at most WEBHOOK_CONCURRENCY) and
+ * per owner of endpoints (at most WEBHOOK_OWNER_CONCURRENCY), and the rounds not yet settled.
  */
-export async function deliverDue(deps: Deps, limit = 500): Promise<number> {
+class Sending {
+  total = 0;
+  readonly byOwner = new Map<number, number>();
+  /** Endpoints a round not yet settled holds: no other round of this node claims theirs (their order, their concurrency). */
+  readonly endpoints = new Set<number>();
+  readonly rounds = new Set<Promise<void>>();
+}
+
+const sendingPer = new WeakMap<Deps, Sending>();
+
+/** One endpoint's share of a round: its deliveries in order, `lane` of every `width`. */
+interface Lane {
+  owner: number;
+  run: () => Promise<void>;
+}
+
+/**
+ * Sends what is due, up to `limit` deliveries in one claim; returns how many it started (with
+ * `wait`, the default, once they are all settled). Many workers may run at once (nodes, `almoner
+ * webhooks deliver`): each claims its own. Fair between owners of endpoints: a claim takes at most
+ * WEBHOOK_OWNER_CONCURRENCY deliveries of one owner, their lanes start in turns of owners, and no
+ * owner holds more than that many of the node's slots at once, so one user's slow endpoints delay
+ * only their own deliveries. Without `wait` (a server's loop) a round's slow attempts go on while
+ * the next rounds claim and send others' deliveries in the slots left. No attempt starts unless it
+ * can end within its claim (what is left is released, to be claimed again).
+ */
+export async function deliverDue(deps: Deps, limit = 500, options: { wait?: boolean } = {}): Promise<number> {
+  const sending = onePer(sendingPer, deps, () => new Sending());
+  const free = deps.config.webhookConcurrency - sending.total;
+  if (free <= 0) return 0;
   const now = deps.clock.now();
   const leaseEnd = now.getTime() + leaseMs(deps);
-  const claimed = await store.claimDueDeliveries(deps.db, deps.engine, now.toISOString(), new Date(leaseEnd).toISOString(), limit);
+  const ownersAtCap = [...sending.byOwner].filter(([, n]) => n >= deps.config.webhookOwnerConcurrency).map(([owner]) => owner);
+  const claimed = await store.claimDueDeliveries(
+    deps.db,
+    deps.engine,
+    now.toISOString(),
+    new Date(leaseEnd).toISOString(),
+    limit,
+    Math.max(deps.config.webhookOwnerConcurrency, Math.ceil(limit / 4)),
+    {
+      endpoints: [...sending.endpoints],
+      owners: ownersAtCap,
+    },
+  );
   if (claimed.length === 0) return 0;
-  const byEndpoint = new Map<number, store.Delivery[]>();
+  const byEndpoint = new Map<number, Array<(typeof claimed)[number]>>();
   for (const d of claimed) byEndpoint.set(d.endpoint_id, [...(byEndpoint.get(d.endpoint_id) ?? []), d]);
   let pending: Outcome[] = [];
   let writing = Promise.resolve();
@@ -143,13 +171,14 @@ export async function deliverDue(deps: Deps, limit = 500): Promise<number> {
     return writing;
   };
   const attempted = new Set<number>();
-  // Each endpoint's deliveries in order, a few at a time; endpoints side by side, up to the node's limit.
-  const lanes: Array<() => Promise<void>> = [];
+  // Each endpoint's deliveries in order, a few at a time, as lanes; lanes in turns of owners.
+  const byOwner = new Map<number, Lane[]>();
   for (const [endpointId, deliveries] of byEndpoint) {
     const endpoint = await store.endpointById(deps.db, endpointId);
+    const owner = deliveries[0]?.owner_id ?? 0;
     const width = Math.min(deps.config.webhookEndpointConcurrency, deliveries.length);
     for (let lane = 0; lane < width; lane++) {
-      lanes.push(async () => {
+      const run = async () => {
         for (let i = lane; i < deliveries.length; i += width) {
           if (deps.clock.now().getTime() + deps.config.webhookTimeoutMs + 1_000 > leaseEnd) return;
           const delivery = deliveries[i] as store.Delivery;
@@ -160,16 +189,86 @@ export async function deliverDue(deps: Deps, limit = 500): Promise<number> {
           pending.push(outcome);
           if (pending.length >= SETTLE_EVERY) await flush();
         }
-      });
+      };
+      byOwner.set(owner, [...(byOwner.get(owner) ?? []), { owner, run }]);
     }
   }
-  await pool(lanes, deps.config.webhookConcurrency, (run) => run());
-  await flush();
-  await store.releaseClaims(
-    deps.db,
-    claimed.filter((d) => !attempted.has(d.id)).map((d) => d.id),
-  );
+  const queue = inTurns([...byOwner.values()]);
+  for (const endpointId of byEndpoint.keys()) sending.endpoints.add(endpointId);
+  const round = runLanes(deps, sending, queue, leaseEnd)
+    .then(async () => {
+      await flush();
+      await store.releaseClaims(
+        deps.db,
+        claimed.filter((d) => !attempted.has(d.id)).map((d) => d.id),
+      );
+    })
+    .finally(() => {
+      for (const endpointId of byEndpoint.keys()) sending.endpoints.delete(endpointId);
+    });
+  const tracked = round.finally(() => sending.rounds.delete(tracked));
+  sending.rounds.add(tracked);
+  if (options.wait === false) {
+    tracked.catch((error: unknown) => deps.log.error({ err: error }, 'webhook deliveries failed'));
+    return claimed.length;
+  }
+  await tracked;
   return attempted.size;
+}
+
+/** Waits until every round this node started has settled (a worker's end, tests). */
+export async function deliveriesSettled(deps: Deps): Promise<void> {
+  const sending = sendingPer.get(deps);
+  while (sending !== undefined && sending.rounds.size > 0) await Promise.allSettled([...sending.rounds]);
+}
+
+/** Lanes in turns: each owner's first, then each owner's second... */
+function inTurns(perOwner: readonly Lane[][]): Lane[] {
+  const out: Lane[] = [];
+  for (let turn = 0; out.length < perOwner.reduce((n, lanes) => n + lanes.length, 0); turn++) {
+    for (const lanes of perOwner) if (turn < lanes.length) out.push(lanes[turn] as Lane);
+  }
+  return out;
+}
+
+/**
+ * Runs `queue`'s lanes in order, each when the node has a slot and its owner has one; resolves
+ * once every lane has run or can no longer start before `leaseEnd`.
+ */
+function runLanes(deps: Deps, sending: Sending, queue: Lane[], leaseEnd: number): Promise<void> {
+  const ownerMax = deps.config.webhookOwnerConcurrency;
+  return new Promise<void>((resolve, reject) => {
+    let running = 0;
+    const start = () => {
+      const late = deps.clock.now().getTime() + deps.config.webhookTimeoutMs + 1_000 > leaseEnd;
+      for (let i = 0; i < queue.length && !late;) {
+        const lane = queue[i] as Lane;
+        if (sending.total >= deps.config.webhookConcurrency) break;
+        if ((sending.byOwner.get(lane.owner) ?? 0) >= ownerMax) {
+          i++;
+          continue;
+        }
+        queue.splice(i, 1);
+        running++;
+        sending.total++;
+        sending.byOwner.set(lane.owner, (sending.byOwner.get(lane.owner) ?? 0) + 1);
+        lane
+          .run()
+          .then(() => {
+            running--;
+            sending.total--;
+            sending.byOwner.set(lane.owner, (sending.byOwner.get(lane.owner) ?? 1) - 1);
+            if (sending.byOwner.get(lane.owner) === 0) sending.byOwner.delete(lane.owner);
+            start();
+          })
+          .catch(reject);
+      }
+      if (late) queue.length = 0;
+      if (running === 0 && (queue.length === 0 || late)) resolve();
+      else if (running === 0) setTimeout(start, 50); // every slot of theirs is another round's: look again soon
+    };
+    start();
+  });
 }
 
 /** Counts what waits, for /metrics and `almoner webhooks status`. */

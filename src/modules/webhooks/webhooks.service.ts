@@ -3,7 +3,8 @@
 // keeps verifying for 24 hours; a test event; a replay for operators.
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../shared/caller.ts';
-import { fieldErrors, notFound } from '../../shared/errors.ts';
+import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
+import type { Trx } from '../../db/database.ts';
 import { toPage, type PageRequest } from '../../shared/page.ts';
 import * as store from './webhooks.store.ts';
 import { endpointUrlProblem, newSecret, WEBHOOK_EVENT_TYPES } from './webhooks.ts';
@@ -63,28 +64,43 @@ function validate(deps: Deps, input: EndpointInput, creating: boolean): { url?: 
   return out;
 }
 
-/** A new endpoint; the answer is the only time its secret is shown. Throws unprocessable (invalid_url, validation_failed). */
+/**
+ * A new endpoint; the answer is the only time its secret is shown. A user has at most
+ * WEBHOOK_ENDPOINTS_PER_USER (counted under a lock on the user, so requests at once cannot pass
+ * it). Throws unprocessable (invalid_url, validation_failed), conflict (webhook_endpoint_limit).
+ */
 export async function createEndpoint(deps: Deps, caller: Caller, input: EndpointInput) {
   const fields = validate(deps, input, true);
   const at = deps.clock.now().toISOString();
   const secret = newSecret();
-  const id = await store.insertEndpoint(deps.db, {
-    book: caller.book,
-    user_id: caller.user_id,
-    url: fields.url as string,
-    description: fields.description ?? '',
-    event_types: fields.event_types ?? '[]',
-    disabled: fields.disabled ?? 0,
-    disabled_reason: null,
-    secret,
-    previous_secret: null,
-    previous_secret_until: null,
-    failing_since: null,
-    created_at: at,
-    updated_at: at,
-    deleted_at: null,
+  const id = await deps.db.transaction().execute(async (trx) => {
+    await store.lockOwner(trx, deps.engine, caller.user_id);
+    const max = deps.config.webhookEndpointsPerUser;
+    if ((await store.liveEndpointCount(trx, caller.user_id)) >= max) {
+      throw conflict('webhook_endpoint_limit', `a user may have at most ${max} webhook endpoints; delete one you no longer use`);
+    }
+    return insertNew(trx);
   });
   return { ...(await getEndpoint(deps, caller, id)), secret };
+
+  function insertNew(trx: Trx) {
+    return store.insertEndpoint(trx, {
+      book: caller.book,
+      user_id: caller.user_id,
+      url: fields.url as string,
+      description: fields.description ?? '',
+      event_types: fields.event_types ?? '[]',
+      disabled: fields.disabled ?? 0,
+      disabled_reason: null,
+      secret,
+      previous_secret: null,
+      previous_secret_until: null,
+      failing_since: null,
+      created_at: at,
+      updated_at: at,
+      deleted_at: null,
+    });
+  }
 }
 
 async function ownEndpoint(deps: Deps, caller: Caller, id: number): Promise<store.Endpoint> {

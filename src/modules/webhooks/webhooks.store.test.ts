@@ -74,16 +74,16 @@ describeEachEngine('webhooks store', (env) => {
       await store.insertDeliveries(trx, [delivery]);
       await store.insertDeliveries(trx, [{ ...delivery, event_id: null, message_id: 'msg_test_1', type: 'webhook.test', next_at: '2026-02-02T00:00:00Z' }]);
     });
-    const claimed = await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:01Z', '2026-02-01T00:01:00Z', 10);
+    const claimed = await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:01Z', '2026-02-01T00:01:00Z', 10, 10);
     assert.deepEqual(
       claimed.map((d) => d.message_id),
       [`evt_${event?.id}`],
       'once, and only what is due',
     );
-    assert.deepEqual(await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:02Z', '2026-02-01T00:01:00Z', 10), [], 'leased');
+    assert.deepEqual(await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:02Z', '2026-02-01T00:01:00Z', 10, 10), [], 'leased');
     await store.releaseClaims(db, [claimed[0]?.id ?? 0]);
     await store.releaseClaims(db, []);
-    assert.equal((await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:02Z', '2026-02-01T00:01:00Z', 10)).length, 1, 'released: claimable again at once');
+    assert.equal((await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:02Z', '2026-02-01T00:01:00Z', 10, 10)).length, 1, 'released: claimable again at once');
     const [d] = claimed;
     await db.transaction().execute(async (trx) => {
       await store.insertAttempts(trx, [{ delivery_id: d?.id ?? 0, endpoint_id: e, at: AT, status_code: 500, duration_ms: 12, error: 'answered 500', succeeded: 0 }]);
@@ -93,7 +93,7 @@ describeEachEngine('webhooks store', (env) => {
     const attempts = await store.pageOfAttempts(db, e, { page: 1, per_page: 10 });
     assert.deepEqual([attempts.count, attempts.rows[0]?.status_code, attempts.rows[0]?.attempts, attempts.rows[0]?.delivery_status], [1, 500, 1, 'pending']);
     assert.deepEqual(await store.deliveryCounts(db, '2026-02-03T00:00:00Z'), { pending: 2, due: 2, failed: 0, succeeded: 0 });
-    const [test] = await store.claimDueDeliveries(db, engine, '2026-02-03T00:00:00Z', '2026-02-03T00:01:00Z', 1);
+    const [test] = await store.claimDueDeliveries(db, engine, '2026-02-03T00:00:00Z', '2026-02-03T00:01:00Z', 1, 10);
     await db.transaction().execute(async (trx) => {
       await store.settleDelivered(trx, [test?.id ?? 0], '2026-02-03T00:00:01Z');
       await store.settleDelivered(trx, [], '2026-02-03T00:00:01Z');
@@ -107,5 +107,56 @@ describeEachEngine('webhooks store', (env) => {
     await db.transaction().execute((trx) => store.deleteEndpoint(trx, e, AT));
     assert.equal(await store.findEndpoint(db, 'live', user.user_id, e), undefined);
     assert.deepEqual(await store.deliveryCounts(db, '2026-02-03T00:00:00Z'), { pending: 0, due: 0, failed: 1, succeeded: 1 });
+  });
+
+  test("claimDueDeliveries is fair between owners: at most perOwner of each, every owner's first before anyone's second; lockOwner, liveEndpointCount", async () => {
+    const { db, engine } = env().deps;
+    const busy = await makeUser(env().deps);
+    const quiet = await makeUser(env().deps);
+    const busyEndpoint = await store.insertEndpoint(db, endpointRow(busy.user_id, 'https://busy.example.org/h'));
+    const quietEndpoint = await store.insertEndpoint(db, endpointRow(quiet.user_id, 'https://quiet.example.org/h'));
+    const row = (endpoint: number, i: number, at: string) => ({
+      endpoint_id: endpoint,
+      event_id: null,
+      message_id: `msg_fair_${endpoint}_${i}`,
+      type: 'webhook.test',
+      payload: '{}',
+      status: 'pending',
+      next_at: at,
+      created_at: at,
+    });
+    await db.transaction().execute(async (trx) => {
+      // The busy owner's ten are older than the quiet owner's one.
+      await store.insertDeliveries(
+        trx,
+        Array.from({ length: 10 }, (_, i) => row(busyEndpoint, i, `2026-04-01T00:00:0${i}Z`)),
+      );
+      await store.insertDeliveries(trx, [row(quietEndpoint, 0, '2026-04-01T00:01:00Z')]);
+    });
+    const claimed = await store.claimDueDeliveries(db, engine, '2026-04-01T00:02:00Z', '2026-04-01T00:03:00Z', 3, 2);
+    assert.deepEqual(
+      claimed.map((d) => [d.owner_id, d.message_id]),
+      [
+        [busy.user_id, `msg_fair_${busyEndpoint}_0`],
+        [busy.user_id, `msg_fair_${busyEndpoint}_1`],
+        [quiet.user_id, `msg_fair_${quietEndpoint}_0`],
+      ].sort((a, b) => String(a[1]).localeCompare(String(b[1]))),
+      "the quiet owner's one is in the claim though the busy owner's ten are older",
+    );
+    assert.deepEqual(new Set(claimed.map((d) => d.message_id)).has(`msg_fair_${quietEndpoint}_0`), true);
+    const later = '2026-04-01T00:10:00Z';
+    assert.deepEqual(
+      (await store.claimDueDeliveries(db, engine, later, '2026-04-01T00:11:00Z', 50, 50, { endpoints: [busyEndpoint], owners: [] })).map((d) => d.owner_id),
+      [quiet.user_id],
+      "skipping the endpoint this node sends already: only the quiet owner's (its first lease has ended)",
+    );
+    assert.equal(
+      (await store.claimDueDeliveries(db, engine, later, '2026-04-01T00:11:00Z', 50, 50, { endpoints: [], owners: [busy.user_id] })).length,
+      0,
+      'skipping an owner at their cap',
+    );
+    assert.equal((await store.claimDueDeliveries(db, engine, later, '2026-04-01T00:11:00Z', 50, 50)).length, 10, "the busy owner's ten (the first two's lease has ended)");
+    assert.equal(await store.liveEndpointCount(db, busy.user_id), 1);
+    await db.transaction().execute((trx) => store.lockOwner(trx, engine, busy.user_id));
   });
 });

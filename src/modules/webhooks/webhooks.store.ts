@@ -1,9 +1,9 @@
 // Every SQL statement about webhook endpoints, deliveries and attempts.
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db, Engine, Trx } from '../../db/database.ts';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.ts';
 import type { Book } from '../../shared/book.ts';
-import { claimDue, countByStatus } from '../../db/outbox.ts';
+import { countByStatus } from '../../db/outbox.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 
 export type Endpoint = Selectable<WebhookEndpointsTable>;
@@ -73,15 +73,67 @@ export async function insertDeliveries(trx: Trx, deliveries: ReadonlyArray<Inser
 }
 
 /**
- * Claims up to `limit` due deliveries for `leaseMs`: marked claimed until then, so that no other
- * worker (another node, or this one) takes them while they are being sent; a worker that dies
- * leaves them to be claimed again when the lease ends (at least once). PostgreSQL skips rows
- * another worker has locked; SQLite's single writer serialises the claim.
+ * Claims due deliveries until `leaseUntil`, fairly between their endpoints' owners: at most
+ * `perOwner` of each owner, each owner's oldest first, up to `limit` in all, the owners' first
+ * ones before anyone's second (so one owner's backlog never fills a claim); none of the endpoints
+ * or owners in `skip` (what this node is sending already). Marked claimed in one transaction;
+ * PostgreSQL skips rows another worker has locked. Returns them with their owner.
  */
-export async function claimDueDeliveries(db: Db, engine: Engine, now: string, leaseUntil: string, limit: number): Promise<Delivery[]> {
-  const ids = await claimDue(db, engine, 'webhook_deliveries', now, leaseUntil, limit);
+export async function claimDueDeliveries(
+  db: Db,
+  engine: Engine,
+  now: string,
+  leaseUntil: string,
+  limit: number,
+  perOwner: number,
+  skip: { endpoints: readonly number[]; owners: readonly number[] } = { endpoints: [], owners: [] },
+): Promise<Array<Delivery & { owner_id: number }>> {
+  const ids = await db.transaction().execute(async (trx) => {
+    const ranked = trx
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+      .select(['d.id', 'd.next_at', sql<number>`row_number() over (partition by e.user_id order by d.next_at, d.id)`.as('turn')])
+      .where('d.status', '=', 'pending')
+      .where('d.next_at', '<=', now)
+      .where((eb) => eb.or([eb('d.claimed_until', 'is', null), eb('d.claimed_until', '<', now)]))
+      .$if(skip.endpoints.length > 0, (q) => q.where('d.endpoint_id', 'not in', [...skip.endpoints]))
+      .$if(skip.owners.length > 0, (q) => q.where('e.user_id', 'not in', [...skip.owners]))
+      .as('r');
+    const fair = trx.selectFrom(ranked).select('r.id').where('r.turn', '<=', perOwner).orderBy('r.turn').orderBy('r.next_at').limit(limit);
+    let due = trx.selectFrom('webhook_deliveries').select('id').where('id', 'in', fair);
+    if (engine === 'postgres') due = due.forUpdate().skipLocked();
+    const claimed = (await due.execute()).map((r) => r.id);
+    if (claimed.length > 0) await trx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', claimed).execute();
+    return claimed;
+  });
   if (ids.length === 0) return [];
-  return db.selectFrom('webhook_deliveries').selectAll().where('id', 'in', ids).orderBy('next_at').orderBy('id').execute();
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .selectAll('d')
+    .select('e.user_id as owner_id')
+    .where('d.id', 'in', ids)
+    .orderBy('d.next_at')
+    .orderBy('d.id')
+    .execute();
+}
+
+/** Locks the user's row until `trx` ends (PostgreSQL; SQLite's writer is alone anyway): endpoints are counted and made one request at a time. */
+export async function lockOwner(trx: Trx, engine: Engine, userId: number): Promise<void> {
+  let q = trx.selectFrom('users').select('id').where('id', '=', userId);
+  if (engine === 'postgres') q = q.forUpdate();
+  await q.execute();
+}
+
+/** How many endpoints a user has that are not deleted (the cap on them). */
+export async function liveEndpointCount(db: Db | Trx, userId: number): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export type AttemptRow = { delivery_id: number; endpoint_id: number; at: string; status_code: number | null; duration_ms: number; error: string | null; succeeded: number };
