@@ -1,6 +1,6 @@
 // Receipts (DECISIONS 13): what one states, and its PDF. A receipt is built once,
 // when its contribution succeeds, and kept as built: reading it never rebuilds it.
-import { PDFDocument, StandardFonts, rgb } from 'pdf-lib';
+import { letterPdf } from './letter.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import type { Sponsor } from './rails.ts';
 
@@ -59,39 +59,7 @@ export function receiptBody(
 
 const usd = (dollars: number) => dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
 
-/** A printable US Letter document written line by line, wrapped at the page's width, new pages as needed. */
-export async function letterPdf(title: string, write: (line: (text: string, options?: { size?: number; bold?: boolean; gap?: number }) => void) => void): Promise<Uint8Array> {
-  const pdf = await PDFDocument.create();
-  pdf.setTitle(title);
-  pdf.setProducer('Almoner');
-  let page = pdf.addPage([612, 792]);
-  const regular = await pdf.embedFont(StandardFonts.Helvetica);
-  const boldFont = await pdf.embedFont(StandardFonts.HelveticaBold);
-  let y = 740;
-  const draw = (text: string, size: number, font: typeof regular) => {
-    if (y < 60) {
-      page = pdf.addPage([612, 792]);
-      y = 740;
-    }
-    page.drawText(text, { x: 50, y, size, font, color: rgb(0.1, 0.15, 0.2) });
-    y -= size + 4;
-  };
-  write((text, options = {}) => {
-    const size = options.size ?? 11;
-    const font = options.bold === true ? boldFont : regular;
-    let current = '';
-    for (const w of text.split(' ')) {
-      const next = current === '' ? w : `${current} ${w}`;
-      if (font.widthOfTextAtSize(next, size) > 512 && current !== '') {
-        draw(current, size, font);
-        current = w;
-      } else current = next;
-    }
-    draw(current, size, font);
-    y -= (options.gap ?? 6) - 4;
-  });
-  return pdf.save();
-}
+export { letterPdf } from './letter.ts';
 
 /** One printable page (US Letter): the sponsor's name at the top, then every statement DECISIONS 13 requires. */
 export async function receiptPdf(r: ReceiptBody): Promise<Uint8Array> {
