@@ -37,8 +37,18 @@ export async function serve(workers = 1): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  await app.listen({ host: config.host, port: config.port });
-  if (admin !== undefined && config.adminPort !== undefined) await admin.listen({ host: config.adminHost, port: config.adminPort });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+    if (admin !== undefined && config.adminPort !== undefined) await admin.listen({ host: config.adminHost, port: config.adminPort });
+  } catch (error) {
+    // A port it cannot bind (taken: EADDRINUSE; not allowed: EACCES) stops the node at once: a node
+    // that runs its jobs without listening would look alive to its supervisor and serve nobody.
+    platform.deps.log.error({ err: error }, 'cannot listen');
+    stopJobs();
+    await Promise.allSettled([app.close(), admin?.close()]);
+    await platform.close();
+    throw new Error(`cannot listen: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 if (import.meta.main) {

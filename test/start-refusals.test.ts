@@ -69,3 +69,32 @@ for (const { name: engine } of engines()) {
     }
   });
 }
+
+for (const { name: engine } of engines()) {
+  test(`a port it cannot bind (public or admin) stops \`almoner serve\` at once with a non-zero exit (${engine})`, async () => {
+    const { createServer } = await import('node:net');
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as { port: number }).port);
+    const { databaseUrl, cleanup } = await freshDatabase(engine);
+    try {
+      for (const env of [{ PORT: port }, { PORT: '0', ADMIN_PORT: port }]) {
+        const started = Date.now();
+        const run = await promisify(execFile)(process.execPath, [BIN, 'serve'], {
+          timeout: 30_000,
+          env: { ...process.env, DATABASE_URL: databaseUrl, SCHEDULER_INTERVAL_MS: '0', LOG_LEVEL: 'silent', ...env },
+        }).then(
+          () => ({ code: 0, stderr: '', signal: null as string | null }),
+          (error: { code: number; stderr: string; signal: string | null }) => ({ code: error.code, stderr: error.stderr, signal: error.signal }),
+        );
+        assert.equal(run.signal, null, `${JSON.stringify(env)}: it exited by itself, not killed at the timeout`);
+        assert.equal(run.code, 1, JSON.stringify(env));
+        assert.match(run.stderr, /^almoner: cannot listen: .*EADDRINUSE/m);
+        assert.ok(Date.now() - started < 25_000);
+      }
+    } finally {
+      taken.close();
+      await cleanup();
+    }
+  });
+}
