@@ -173,6 +173,25 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new Error(`${name} must be true or false, got ${JSON.stringify(env[name])}`);
 }
 
+/** One of `values` (trimmed, lower case), or the fallback when unset; anything else is refused by name. */
+function oneOf(env: NodeJS.ProcessEnv, name: string, fallback: string, values: readonly string[]): string {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (!values.includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(env[name])}`);
+  return raw;
+}
+
+/** REDIS_URL: redis:// or rediss://, or unset (rate limits counted by each node alone); anything else is refused, its password hidden. */
+function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const raw = env.REDIS_URL?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const url = URL.parse(raw);
+  if (url === null || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+    throw new Error(`REDIS_URL must be redis://host:port (or rediss:// for TLS), got ${JSON.stringify(raw.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@'))}`);
+  }
+  return raw;
+}
+
 function powerOfTwo(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const value = integer(env, name, fallback, min, max);
   if ((value & (value - 1)) !== 0) throw new Error(`${name} must be a power of two, got ${value}`);
@@ -231,7 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host: env.HOST || '127.0.0.1',
     port,
     publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     rateLimitAnonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 60, 1, 1_000_000),
     bodyLimitBytes: 64 * 1024,
@@ -251,14 +270,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sandboxCompleteDelayMs: integer(env, 'SANDBOX_COMPLETE_DELAY_MS', 10_000, 0, 86_400_000),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
     trustProxy: trustProxy(env),
-    redisUrl: env.REDIS_URL || undefined,
+    redisUrl: redisUrl(env),
     redisPrefix: env.REDIS_PREFIX || 'almoner:ratelimit:',
     redisRetryMs: integer(env, 'REDIS_RETRY_MS', 5_000, 100, 600_000),
     passwordScryptN: powerOfTwo(env, 'PASSWORD_SCRYPT_N', 32_768, 1_024, 1_048_576),
     passwordScryptP: integer(env, 'PASSWORD_SCRYPT_P', 3, 1, 16),
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 8_760),
     signUpsPerMinute: integer(env, 'SIGN_UPS_PER_MINUTE', 10, 1, 1_000_000),
-    cookieSecure: env.COOKIE_SECURE !== 'false',
+    cookieSecure: flag(env, 'COOKIE_SECURE', true),
     notifyIntervalMs: integer(env, 'NOTIFY_INTERVAL_MS', 250, 0, 3_600_000),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),

@@ -80,3 +80,21 @@ test('ADMIN_PORT, OPERATOR_API, METRICS, API_DOCS: defaults, values, and a bad v
   assert.throws(() => loadConfig({ ADMIN_PORT: '70000' }), /ADMIN_PORT must be an integer from 1 to 65535/);
   assert.throws(() => loadConfig({ METRICS: 'maybe' }), /METRICS must be true or false, got "maybe"/);
 });
+
+test('LOG_LEVEL, REDIS_URL, COOKIE_SECURE: what a node cannot use is refused at start by name, a password hidden', () => {
+  const d = loadConfig({});
+  assert.deepEqual([d.logLevel, d.redisUrl, d.cookieSecure], ['info', undefined, true]);
+  const c = loadConfig({ LOG_LEVEL: 'Warn', REDIS_URL: 'rediss://:pw@cache.internal:6380/0', COOKIE_SECURE: 'false' });
+  assert.deepEqual([c.logLevel, c.redisUrl, c.cookieSecure], ['warn', 'rediss://:pw@cache.internal:6380/0', false]);
+  assert.throws(() => loadConfig({ LOG_LEVEL: 'verbose' }), /^Error: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/);
+  assert.throws(() => loadConfig({ COOKIE_SECURE: 'maybe' }), /COOKIE_SECURE must be true or false, got "maybe"/);
+  assert.throws(() => loadConfig({ REDIS_URL: 'http://x' }), /REDIS_URL must be redis:\/\/host:port/);
+  assert.throws(
+    () => loadConfig({ REDIS_URL: 'redis//user:secret@host' }),
+    (e: Error) => /REDIS_URL must be/.test(e.message) && !e.message.includes('secret'),
+  );
+  assert.throws(
+    () => loadConfig({ REDIS_URL: 'http://user:secret@host' }),
+    (e: Error) => /REDIS_URL must be/.test(e.message) && !e.message.includes('secret'),
+  );
+});
