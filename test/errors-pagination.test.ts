@@ -11,6 +11,7 @@ import { buildApp } from '../src/app.ts';
 import { applyDonationEvent } from '../src/modules/donations/index.ts';
 import { AppError } from '../src/shared/errors.ts';
 import { problemOf } from '../src/http/errors.ts';
+import { RedisCounter } from '../src/http/rate-limit.ts';
 import type { Database } from '../src/db/schema.ts';
 
 /** Rate limits count per minute: tests that count pin the clock to the middle of one, so their requests share a window however slow the machine. */
@@ -412,6 +413,35 @@ describe(
         assert.ok((await remaining()) < 998);
       } finally {
         await env.close();
+        await proxy.cut();
+      }
+    });
+
+    test('Redis gone silent (nothing passes, nothing is closed): counted alone, then shared again on a new connection', async () => {
+      const redis = new URL(process.env.TEST_REDIS_URL as string);
+      const proxy = new CuttableProxy({ host: redis.hostname, port: Number(redis.port || 6379) });
+      await proxy.up();
+      const events: boolean[] = [];
+      const counter = new RedisCounter(`redis://127.0.0.1:${proxy.port}`, {
+        prefix: `almoner:test:silent:${Date.now()}:${Math.random()}:`,
+        retryMs: 200,
+        events: { sharing: (shared) => void events.push(shared), countedAlone: () => {} },
+      });
+      try {
+        assert.equal(await counter.increment('k', 0), 1);
+        proxy.blackhole();
+        assert.equal(await counter.increment('k', 0), 1, 'counted alone, its own count from one');
+        assert.deepEqual(events, [false]);
+        proxy.restore();
+        // The old connection stays dead (as after a real one); sharing comes back on a new one.
+        for (let i = 0; i < 100 && events.at(-1) !== true; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          await counter.increment('k', 0);
+        }
+        assert.equal(events.at(-1), true, 'sharing again, on a new connection');
+        assert.ok((await counter.increment('k', 0)) >= 2, "Redis's count goes on from before");
+      } finally {
+        await counter.close();
         await proxy.cut();
       }
     });

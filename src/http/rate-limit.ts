@@ -68,7 +68,15 @@ export class RedisCounter implements WindowCounter {
   constructor(url: string, options: { prefix?: string; retryMs?: number; events?: SharingEvents; now?: () => number } = {}) {
     const { prefix = 'almoner:ratelimit:', retryMs = 5_000, events = { sharing: () => {}, countedAlone: () => {} }, now = Date.now } = options;
     this.#retryMs = retryMs;
-    this.#redis = new Redis(url, { maxRetriesPerRequest: 0, commandTimeout: RedisCounter.COMMAND_TIMEOUT_MS, connectTimeout: 1_000, enableOfflineQueue: false });
+    // TCP keep-alive finds a connection that died without a word (a host powered off, a NAT entry
+    // dropped); so does a command past its timeout, which replaces the connection (#failed).
+    this.#redis = new Redis(url, {
+      maxRetriesPerRequest: 0,
+      commandTimeout: RedisCounter.COMMAND_TIMEOUT_MS,
+      connectTimeout: 1_000,
+      enableOfflineQueue: false,
+      keepAlive: 5_000,
+    });
     this.#redis.on('error', () => {}); // reported through sharing(false), not as a crash
     // Until the first connection is made (or fails), a command waits for it: a node that starts
     // a moment before its first request still shares its counts.
@@ -103,18 +111,23 @@ export class RedisCounter implements WindowCounter {
         }
         this.#failed('Redis answered without a count');
       } catch (error) {
-        this.#failed((error as Error).message);
+        this.#failed((error as Error).message, true);
       }
     } else if (this.#now() >= this.#retryAt) {
-      this.#failed(`not connected (${this.#redis.status})`);
+      // Not ready when it is time to try again: a connection that never answered its ready check
+      // (the far side went silent) is replaced too; one already reconnecting is left to it.
+      this.#failed(`not connected (${this.#redis.status})`, this.#redis.status === 'connect' || this.#redis.status === 'connecting');
     }
     this.#events.countedAlone();
     return this.#fallback.increment(bucket, windowStart);
   }
 
-  #failed(reason: string): void {
+  #failed(reason: string, replaceConnection = false): void {
     this.#retryAt = this.#now() + this.#retryMs;
     this.#share(false, reason);
+    // A command that timed out on a connection that looks ready may be on one that died silently:
+    // it would stay 'ready' for ever. A new connection finds out; a live Redis answers it at once.
+    if (replaceConnection) this.#redis.disconnect(true);
   }
 
   #share(shared: boolean, reason?: string): void {
