@@ -159,7 +159,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     if (options.draining?.() === true) return sendProblem(reply, new AppError('unavailable', 'unavailable', 'this node is shutting down'));
     try {
-      await ping(deps.db);
+      // The connections requests use: the pool, and on PostgreSQL the pipelined lookups too.
+      await Promise.all(deps.lookups === deps.db ? [ping(deps.db)] : [ping(deps.db), ping(deps.lookups)]);
       return { status: 'ready' };
     } catch {
       return sendProblem(reply, new AppError('unavailable', 'unavailable', 'the database cannot be reached'));

@@ -200,7 +200,8 @@ for (const { name: engine } of engines()) {
     }
 
     before(async () => {
-      env = await openEnv(engine);
+      // objectsOf makes a webhook endpoint every time it is called: far more than a user's cap (tested in webhook-fairness).
+      env = await openEnv(engine, { webhookEndpointsPerUser: 1000 });
       await makeNonProfit(env.deps, { ein: EIN, name: 'Vermont Foodbank' });
       owner = await makeUser(env.deps);
       other = await makeUser(env.deps);

@@ -86,6 +86,10 @@ const REPLAN_MAX_MS = 60_000;
  * keeps the statements) after 1, 2, 4... seconds of its life, then every minute:
  * the next use plans each statement for the tables as they are then.
  */
+/** pg's message for a statement past `query_timeout`, and how long after statement_timeout that is. */
+export const QUERY_DEADLINE_MESSAGE = 'Query read timeout';
+const QUERY_DEADLINE_MARGIN_MS = 2_000;
+
 class NamingClient extends pg.Client {
   readonly #bornAt = performance.now();
   #replanAfterMs: number;
@@ -110,9 +114,22 @@ class NamingClient extends pg.Client {
       const name = statementName(text);
       // The query made here, named after it is made: pg copies a query given as a config
       // object property by property (2% of a list request's CPU), not one given as text.
-      if (name !== undefined) return this.#named(name, text, values) as never;
+      if (name !== undefined) return this.#abandonOnDeadline(this.#named(name, text, values)) as never;
     }
-    return (pg.Client.prototype.query as (...a: unknown[]) => never).apply(this, args);
+    const result = (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
+    return (result instanceof Promise ? this.#abandonOnDeadline(result) : result) as never;
+  }
+  /**
+   * A statement past its client-side deadline (`query_timeout`: the server went silent, or the
+   * path to it died without a word) leaves the connection waiting for an answer that may never
+   * come: it is closed, so that the pool (or the pipelined slot) opens a new one instead of
+   * lending it again. (pg closes a pipelined one itself.)
+   */
+  #abandonOnDeadline<T>(result: Promise<T>): Promise<T> {
+    return result.catch((error: unknown) => {
+      if (error instanceof Error && error.message === QUERY_DEADLINE_MESSAGE) (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      throw error;
+    });
   }
   #named(name: string, text: string, values: unknown[]): Promise<pg.QueryResult> {
     // (@types/pg declares neither field of the Query that pg reads.)
@@ -155,10 +172,17 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   const engine = engineOf(options.url);
   if (engine === 'postgres') {
     configurePgTypes();
+    const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
     const client = {
       connectionString: options.url,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-      statement_timeout: options.statementTimeoutMs ?? 10_000,
+      // The server ends a statement at statement_timeout; the client gives up a little later
+      // (query_timeout), when the server cannot say so (gone silent), and closes the connection.
+      statement_timeout: statementTimeoutMs,
+      query_timeout: statementTimeoutMs + QUERY_DEADLINE_MARGIN_MS,
+      // TCP keep-alive finds a connection whose far side died without a word while it was idle.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       replanFirstMs: options.replanFirstMs,
     };
     const pool = new pg.Pool({
