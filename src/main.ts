@@ -11,6 +11,9 @@ import { startJobs } from './jobs.ts';
  * one port (node:cluster) and restarts any that dies; on SIGTERM it passes
  * the signal on and exits when they all have.
  */
+/** How long after the grace period a stopping node may take to finish before it exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 15_000;
+
 export async function serve(workers = 1): Promise<void> {
   if (workers > 1 && cluster.isPrimary) return supervise(workers);
   const config = loadConfig();
@@ -26,6 +29,12 @@ export async function serve(workers = 1): Promise<void> {
     if (closing) return;
     closing = true;
     platform.deps.log.info({ signal, grace_ms: config.shutdownGraceMs }, 'shutting down');
+    // A hard deadline: what has not finished by then (a database gone silent) is abandoned, and
+    // the node exits non-zero rather than hang (its work is at least once or replayed by key).
+    setTimeout(() => {
+      platform.deps.log.error({ signal }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs + SHUTDOWN_DEADLINE_MS).unref();
     // Report not ready first, so a load balancer stops sending; keep serving
     // through the grace period; then stop accepting and finish what is in flight.
     draining.value = true;
