@@ -5,6 +5,7 @@ import { runScheduler } from './modules/scheduled/index.ts';
 import { runSandboxClock } from './modules/sandbox/index.ts';
 import { runRetention } from './modules/retention/index.ts';
 import { notifyStatus, runNotify } from './modules/notify/index.ts';
+import { repairReceipts } from './modules/contributions/index.ts';
 
 export function startJobs(platform: Platform): () => void {
   const { deps } = platform;
@@ -25,6 +26,11 @@ export function startJobs(platform: Platform): () => void {
   };
   const timers = [
     every(deps.config.schedulerIntervalMs, 'scheduler', () => runScheduler(deps)),
+    // A contribution an older release's node made succeed during a rolling upgrade gets its receipt (ADR 13).
+    every(deps.config.schedulerIntervalMs === 0 ? 0 : 60_000, 'receipts', async () => {
+      const issued = await repairReceipts(deps);
+      if (issued > 0) deps.log.info({ issued }, 'receipts issued for contributions an older release made succeed');
+    }),
     every(deps.config.sandbox ? deps.config.sandboxTickMs : 0, 'sandbox clock', () => runSandboxClock(deps)),
     // Slow webhook attempts go on between ticks, so that the next ticks send others' deliveries.
     every(deps.config.notifyIntervalMs, 'notify', () => runNotify(deps, 1, { waitForDeliveries: false })),

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabase, runCli, startServerProcess } from './harness.ts';
-import { machinePath, startNode, type Node } from '../scripts/drill/common.ts';
+import { almoner, machinePath, startNode, type Node } from '../scripts/drill/common.ts';
 
 /** The release before this one: main when this round of work began. Update it with each release. */
 const PREVIOUS_RELEASE = '983e39f';
@@ -69,6 +69,20 @@ test(
         const ids = [((await byOld.json()) as { id: number }).id, ((await byNew.json()) as { id: number }).id];
         for (const base of [oldBase, current.base])
           assert.deepEqual((await list(base)).sort(), [...ids].sort(), `each lists both (${base === oldBase ? 'previous' : 'this'} release)`);
+        // The previous release makes a contribution succeed without a receipt (it knows none): what it
+        // writes stays valid (ADR 13), as this release issues the missing receipt, once.
+        almoner(
+          ['contributions', 'record', '--user', userId, '--type', 'wire_payment', '--units', '50', '--valuation', '1', '--currency', 'USD', '--status', 'success'],
+          { DATABASE_URL: databaseUrl },
+          previous,
+        );
+        const missing = await runCli(['check'], databaseUrl);
+        assert.equal(missing.code, 1, 'a success without its receipt is found');
+        assert.match(missing.stdout + missing.stderr, /original receipt/);
+        const repaired = await runCli(['receipts', 'repair'], databaseUrl);
+        assert.deepEqual([repaired.code, repaired.stdout.trim()], [0, 'Issued 1 missing receipt.']);
+        const again = await runCli(['receipts', 'repair'], databaseUrl);
+        assert.deepEqual([again.code, again.stdout.trim()], [0, 'Every succeeded contribution has its receipt.'], 'once');
       } finally {
         current.server.kill('SIGTERM');
         await Promise.all([old?.stop(), current.exited]);

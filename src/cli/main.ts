@@ -56,6 +56,8 @@ Commands:
 
   portfolio invest|liquidate --user ID --amount DOLLARS
   scheduler run [--date YYYY-MM-DD]   Make the recurring donations due by the date (default today)
+  receipts repair                     Issue the receipt of every succeeded contribution without one (an older
+                                      release's node made it succeed); servers do it every minute
   retention run                       Delete what is past its RETAIN_* age (idempotency keys, expired
                                       sessions, failed sign-ins, events); servers do it hourly
   nonprofits import FILES_OR_FOLDERS... [--zips FILE]
@@ -264,6 +266,7 @@ export async function run(argv: string[]): Promise<number> {
       case 'portfolio':
       case 'scheduler':
       case 'retention':
+      case 'receipts':
       case 'admin':
       case 'apps':
         return await operate(command, sub, rest);

@@ -10,6 +10,7 @@ import {
   correctReceipt,
   declarationsAwaitingMoney,
   receiveDeclared,
+  repairReceipts,
   recordContribution,
   CONTRIBUTION_TYPES,
   type ContributionStatus,
@@ -241,6 +242,12 @@ export async function operate(group: string, sub: string | undefined, args: stri
         return 0;
       });
     }
+    case 'receipts repair':
+      return withPlatform(async ({ deps }) => {
+        const issued = await repairReceipts(deps);
+        out(issued === 0 ? 'Every succeeded contribution has its receipt.' : `Issued ${issued} missing receipt${issued === 1 ? '' : 's'}.`);
+        return 0;
+      });
     case 'retention run':
       return withPlatform(async ({ deps }) => {
         const deleted = await runRetention(deps);

@@ -7,7 +7,7 @@ import type { Book } from '../../shared/book.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { recordAudit } from '../audit/index.ts';
-import { donorName, findContribution, insertReceipt, lockContribution, receiptsOf } from './contributions.store.ts';
+import { donorName, findContribution, insertReceipt, lockContribution, receiptsOf, successesWithoutReceipt } from './contributions.store.ts';
 import { receiptBody, receiptNumber, receiptPdf, type ReceiptBody } from './receipts.ts';
 
 type Receipted = {
@@ -31,6 +31,30 @@ export async function issueReceipt(deps: Deps, trx: Trx, c: Receipted, at: strin
   await insertReceipt(trx, { book: c.book, contribution_id: c.id, user_id: c.user_id, replaces_id: null, issued_at: at }, (id) =>
     receiptBody(id, deps.config.sponsor, name, c, null),
   );
+}
+
+/**
+ * Issues the receipt of every succeeded contribution that has none (an older release's node made
+ * it succeed during a rolling upgrade, ADR 13), each in its own transaction under the
+ * contribution's lock, once: running it again, or on two nodes at once, issues nothing more.
+ * A server runs it every minute; `almoner receipts repair` runs it by hand. Returns how many.
+ */
+export async function repairReceipts(deps: Deps): Promise<number> {
+  let issued = 0;
+  for (;;) {
+    const ids = await successesWithoutReceipt(deps.db, 100);
+    if (ids.length === 0) return issued;
+    for (const id of ids) {
+      const made = await deps.db.transaction().execute(async (trx) => {
+        const c = await lockContribution(trx, deps.engine, id);
+        if (c.status !== 'success' || (await receiptsOf(trx, c.book, id)).some((r) => r.replaces_id === null)) return false;
+        await issueReceipt(deps, trx, c, deps.clock.now().toISOString());
+        return true;
+      });
+      if (made) issued += 1;
+    }
+    if (ids.length < 100) return issued;
+  }
 }
 
 export type Receipt = ReceiptBody & { issued_at: string; all: string[] };

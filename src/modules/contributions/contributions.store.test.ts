@@ -120,6 +120,24 @@ describeEachEngine('contributions store', (env) => {
     assert.deepEqual(await store.receiptsOf(db, 'test', id), []);
   });
 
+  test('successesWithoutReceipt: a success completed since receipts exist and without its original receipt, until it has one', async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps);
+    const id = await db
+      .transaction()
+      .execute((trx) => store.insertContribution(trx, { ...row(user, '2099-01-01T00:00:00Z'), status: 'success', completed_at: '2099-01-01T00:00:00Z' }));
+    const older = await db
+      .transaction()
+      .execute((trx) => store.insertContribution(trx, { ...row(user, '2000-01-01T00:00:00Z'), status: 'success', completed_at: '2000-01-01T00:00:00Z' }));
+    const missing = await store.successesWithoutReceipt(db, 1000);
+    assert.ok(missing.includes(id), 'missing its receipt');
+    assert.ok(!missing.includes(older), 'one from before receipts existed is left as it was');
+    await db
+      .transaction()
+      .execute((trx) => store.insertReceipt(trx, { book: 'live', contribution_id: id, user_id: user.user_id, replaces_id: null, issued_at: '2099-01-02T00:00:00Z' }, () => ({})));
+    assert.ok(!(await store.successesWithoutReceipt(db, 1000)).includes(id));
+  });
+
   test("contributionsForExport: a user's, newest first, a batch at a time, filtered by status and dates", async () => {
     const { db } = env().deps;
     const user = await makeUser(env().deps);

@@ -1,5 +1,5 @@
 // Every SQL statement about contributions.
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db, Engine, Trx } from '../../db/database.ts';
 import type { ContributionsTable } from '../../db/schema.ts';
 import { newestOfUser } from '../../db/pages.ts';
@@ -99,6 +99,24 @@ export async function insertReceipt(
     .where('id', '=', row.id)
     .execute();
   return row.id;
+}
+
+/**
+ * Succeeded contributions without their original receipt (one an older release made succeed:
+ * ADR 13), oldest first, at most `limit`; those that succeeded before receipts existed (migration
+ * 017) are left as they were.
+ */
+export async function successesWithoutReceipt(db: Db | Trx, limit: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('contributions as c')
+    .select('c.id')
+    .where('c.status', '=', 'success')
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('receipts as r').select('r.id').whereRef('r.contribution_id', '=', 'c.id').where('r.replaces_id', 'is', null))))
+    .where('c.completed_at', '>=', sql<string>`(select applied_at from schema_migrations where name = '017_receipts')`)
+    .orderBy('c.id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /** A contribution's receipts, oldest first (the original, then its corrections), in a book. */

@@ -9,6 +9,6 @@ export {
   recordArrivalAudited,
   type Declaration,
 } from './contributions.declarations.ts';
-export { correctReceipt, receiptDownload, receiptOf, type Receipt } from './contributions.receipts.ts';
+export { correctReceipt, receiptDownload, receiptOf, repairReceipts, type Receipt } from './contributions.receipts.ts';
 export { statementDownload, statementPeriod, taxStatement } from './statements.ts';
 export { RAILS, UNIT_TYPES } from './rails.ts';
