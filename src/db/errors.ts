@@ -11,7 +11,10 @@ export function isUnavailable(error: unknown): boolean {
     if (code === 'ERR_SQLITE_ERROR' && /busy|locked/i.test(String((error as Error).message))) return true;
   }
   // (pg's own messages: a connection that cannot be made, one lost, a statement past its client-side deadline.)
-  return error instanceof Error && /timeout exceeded when trying to connect|Connection terminated|connection error and is not queryable|Client was closed|Query read timeout/i.test(error.message);
+  return (
+    error instanceof Error &&
+    /timeout exceeded when trying to connect|Connection terminated|connection error and is not queryable|Client was closed|Query read timeout/i.test(error.message)
+  );
 }
 
 /** A unique index refused a row: PostgreSQL's 23505, SQLite's SQLITE_CONSTRAINT_UNIQUE (or PRIMARYKEY). */
