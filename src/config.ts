@@ -128,6 +128,11 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
 
 /** DATABASE_URL: `sqlite:PATH` or `postgres://...`; anything else stops the process at start, naming the variable. */
 function databaseUrl(env: NodeJS.ProcessEnv): string {
+  // In production a node never falls back to a new, empty SQLite platform: a rollback to a release
+  // that does not read DATABASE_URL_FILE, or a misspelt variable, must stop the node, not serve nobody's data.
+  if (oneOf(env, 'ALMONER_ENV', 'development', ['development', 'production']) === 'production' && (env.DATABASE_URL ?? '').trim() === '') {
+    throw new Error('DATABASE_URL (or DATABASE_URL_FILE) must be set when ALMONER_ENV=production: a production node has no default database');
+  }
   const url = env.DATABASE_URL || DEFAULT_SQLITE_URL;
   try {
     engineOf(url);

@@ -98,3 +98,11 @@ test('LOG_LEVEL, REDIS_URL, COOKIE_SECURE: what a node cannot use is refused at 
     (e: Error) => /REDIS_URL must be/.test(e.message) && !e.message.includes('secret'),
   );
 });
+
+test('ALMONER_ENV=production: no default database, DATABASE_URL or its file must name one; any other value is refused by name', () => {
+  assert.throws(() => loadConfig({ ALMONER_ENV: 'production' }), /DATABASE_URL \(or DATABASE_URL_FILE\) must be set when ALMONER_ENV=production/);
+  assert.throws(() => loadConfig({ ALMONER_ENV: 'production', DATABASE_URL: '  ' }), /must be set when ALMONER_ENV=production/);
+  assert.equal(loadConfig({ ALMONER_ENV: 'production', DATABASE_URL: 'postgres://db.internal/almoner' }).databaseUrl, 'postgres://db.internal/almoner');
+  assert.equal(loadConfig({}).databaseUrl, 'sqlite:./data/almoner.sqlite', 'development keeps its default');
+  assert.throws(() => loadConfig({ ALMONER_ENV: 'prod' }), /ALMONER_ENV must be one of development, production, got "prod"/);
+});
