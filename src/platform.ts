@@ -29,7 +29,13 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     sqliteCacheMb: config.sqliteCacheMb,
   });
   try {
-    const applied = await migrate(handle, { warn: (message) => log.warn(message) });
+    const applied = await migrate(handle, {
+      warn: (message) => log.warn(message),
+      retrying: (migration, attempt, reason) => log.warn({ migration, attempt, reason }, 'migration waited too long for a lock; trying again'),
+    }).catch((error: unknown) => {
+      log.error({ err: error, migration: /^migration (\S+) failed/.exec((error as Error).message)?.[1] }, 'migration failed');
+      throw error;
+    });
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
     await prepareDirectory(handle.db, handle.engine);
     await openBooks(handle.db);

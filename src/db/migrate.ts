@@ -72,7 +72,17 @@ export const MIGRATION_NAMES: readonly string[] = MIGRATIONS.map((m) => m.name);
  * Applies every migration not yet applied, in order (`until`: stop after that one, for tests of a
  * migration). Returns what it applied; `warn` hears of a newer schema this release may run on.
  */
-export async function migrate(handle: DatabaseHandle, options: { until?: string; warn?: (message: string) => void } = {}): Promise<string[]> {
+export async function migrate(
+  handle: DatabaseHandle,
+  options: {
+    until?: string;
+    warn?: (message: string) => void;
+    /** Told of each migration that waited too long for a lock and is tried again. */
+    retrying?: (migration: string, attempt: number, reason: string) => void;
+    lockTimeoutMs?: number;
+    attempts?: number;
+  } = {},
+): Promise<string[]> {
   const { db, engine } = handle;
   await sql`create table if not exists schema_migrations (name text primary key, applied_at text not null)`.execute(db);
   // The migrations that break older releases, so that an older release can tell (ADR 13).
@@ -87,7 +97,7 @@ export async function migrate(handle: DatabaseHandle, options: { until?: string;
     const keysOff = engine === 'sqlite' && migration.rebuildsTables === true;
     if (keysOff) await sql`pragma foreign_keys = off`.execute(db);
     try {
-      await runOne(handle, migration, applied);
+      await withLockRetries(migration.name, options, () => runOne(handle, migration, applied, options.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS));
     } finally {
       if (keysOff) await sql`pragma foreign_keys = on`.execute(db);
     }
@@ -122,11 +132,49 @@ export async function checkNewerSchema({ db }: DatabaseHandle, known: readonly s
   warn?.(`the database has newer migrations (${unknown.join(', ')}) that keep this release working (they only add to the schema); upgrade this node when you can`);
 }
 
-async function runOne({ db, engine }: DatabaseHandle, migration: (typeof MIGRATIONS)[number], applied: string[]): Promise<void> {
+/**
+ * How long a migration's statement waits for a table lock on PostgreSQL before it gives up (and
+ * is tried again): an ALTER waiting for a lock blocks every request behind it on that table, so
+ * under write load (a rolling upgrade beside older nodes) it must wait briefly, not for ever, and
+ * never become one side of a deadlock the hot path loses.
+ */
+export const MIGRATION_LOCK_TIMEOUT_MS = 2_000;
+const MIGRATION_ATTEMPTS = 12;
+
+/** Lock not available in time, or a deadlock: PostgreSQL rolled the migration back; it may be tried again. */
+function lockRefused(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '55P03' || code === '40P01';
+}
+
+/** Runs `once` (one migration in its transaction) again with backoff while a lock refuses it; then fails naming it. */
+async function withLockRetries(
+  name: string,
+  options: { retrying?: (migration: string, attempt: number, reason: string) => void; attempts?: number },
+  once: () => Promise<void>,
+): Promise<void> {
+  const attempts = options.attempts ?? MIGRATION_ATTEMPTS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await once();
+      return;
+    } catch (error) {
+      if (!lockRefused(error) || attempt >= attempts) {
+        throw new Error(`migration ${name} failed: ${(error as Error).message}`, { cause: error });
+      }
+      options.retrying?.(name, attempt, (error as Error).message);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(5_000, 100 * 2 ** attempt) * (0.5 + Math.random() / 2)));
+    }
+  }
+}
+
+async function runOne({ db, engine }: DatabaseHandle, migration: (typeof MIGRATIONS)[number], applied: string[], lockTimeoutMs: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     // On PostgreSQL two nodes may start at once: the advisory lock makes
     // the second wait and then see the migration as done.
     if (engine === 'postgres') await sql`select pg_advisory_xact_lock(7243001)`.execute(trx);
+    // Each of its statements waits at most this long for a table's lock (the advisory one above waits as long as it must).
+    if (engine === 'postgres') await sql.raw(`set local lock_timeout = ${Math.max(1, Math.trunc(lockTimeoutMs))}`).execute(trx);
     const done = await sql<{ name: string }>`select name from schema_migrations where name = ${migration.name}`.execute(trx);
     if (done.rows.length > 0) return;
     await migration.up(trx, engine);
