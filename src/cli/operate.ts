@@ -214,11 +214,25 @@ export async function operate(group: string, sub: string | undefined, args: stri
       if (!all && ids.length === 0) throw new UsageError('give at least one donation id');
       if (event === 'reject' && (values.reason ?? '').trim() === '') throw new UsageError('--reason is required to reject');
       return withPlatform(async ({ deps }) => {
-        const targets = all ? await donationIdsInStatus(deps, book, 'approved', 100_000) : ids;
-        const result = await applyDonationEventToMany(deps, book, targets, event, { actor: actor(), ...(values.reason === undefined ? {} : { reason: values.reason }) });
+        const options = { actor: actor(), ...(values.reason === undefined ? {} : { reason: values.reason }) };
+        if (all) {
+          // A thousand at a time, each thousand all or none: a stop part-way leaves whole batches paid.
+          let paid = 0;
+          for (;;) {
+            const batch = await donationIdsInStatus(deps, book, 'approved', 1000);
+            if (batch.length === 0) break;
+            const result = await applyDonationEventToMany(deps, book, batch, event, options);
+            paid += result.done.length;
+            out(`pay: ${paid} done so far`);
+            if (result.done.length === 0) break;
+          }
+          out(`pay: ${paid} done`);
+          return 0;
+        }
+        const result = await applyDonationEventToMany(deps, book, ids, event, options);
         out(`${event.replace('_', ' ')}: ${result.done.length} done${result.done.length > 0 ? ` (${result.done.join(', ')})` : ''}`);
         for (const s of result.skipped) process.stderr.write(`  donation ${s.id}: skipped (${s.code})\n`);
-        return result.skipped.length > 0 && !all ? 1 : 0;
+        return result.skipped.length > 0 ? 1 : 0;
       });
     }
     case 'portfolio invest':

@@ -289,7 +289,8 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
-          summary: 'Apply one event to many donations: listed ids, or every donation in a status ("pay every approved donation"); live donations unless ?book=test',
+          summary:
+            'Apply one event to many donations, all or none: listed ids, or up to 1,000 donations in a status ("pay every approved donation"; `more` says whether some remain: call again); live donations unless ?book=test',
           querystring: BookQuery,
           body: Type.Object(
             {
@@ -309,11 +310,15 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             errors: [{ field: 'ids', code: 'validation_failed', message: 'give either ids or status, not both' }],
           });
         }
-        const ids = b.ids ?? (await donationIdsInStatus(deps, bookOf(request), b.status as (typeof DONATION_STATUSES)[number], BATCH_MAX));
-        return applyDonationEventToMany(deps, bookOf(request), ids, b.event as DonationEvent, {
+        const status = b.status as (typeof DONATION_STATUSES)[number] | undefined;
+        const ids = b.ids ?? (await donationIdsInStatus(deps, bookOf(request), status as (typeof DONATION_STATUSES)[number], BATCH_MAX));
+        // One transaction: all of them or none. `more`: donations still in that status (call again).
+        const result = await applyDonationEventToMany(deps, bookOf(request), ids, b.event as DonationEvent, {
           actor: request.operator.actor,
           ...(b.reason === undefined ? {} : { reason: b.reason }),
         });
+        const more = status !== undefined && (await donationIdsInStatus(deps, bookOf(request), status, 1)).length > 0;
+        return { ...result, more };
       },
     );
 

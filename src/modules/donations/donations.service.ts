@@ -255,59 +255,64 @@ const TIMESTAMP_OF: Record<DonationEvent, 'approved_at' | 'rejected_at' | 'compl
  * Throws: not_found (donation_not_found), conflict (invalid_transition).
  */
 export async function applyDonationEvent(deps: Deps, book: Book, donationId: number, event: DonationEvent, options: EventOptions = { actor: 'system' }): Promise<DonationStatus> {
+  return deps.db.transaction().execute((trx) => applyEventIn(deps, trx, book, donationId, event, options));
+}
+
+/** applyDonationEvent inside the caller's transaction. */
+async function applyEventIn(deps: Deps, trx: Trx, book: Book, donationId: number, event: DonationEvent, options: EventOptions): Promise<DonationStatus> {
   const rule = DONATION_TRANSITIONS[event];
-  return deps.db.transaction().execute(async (trx) => {
-    const { donation, accounts } = await lockDonationAndFund(deps, trx, book, donationId);
-    if (donation === undefined) throw notFound('donation_not_found', `no donation ${donationId}`);
-    if (!(rule.from as readonly string[]).includes(donation.status)) {
-      throw conflict('invalid_transition', `cannot ${event.replace('_', ' ')} a donation that is ${donation.status}`);
-    }
-    const at = deps.clock.now().toISOString();
-    const extra: Parameters<typeof store.transition>[5] = { [TIMESTAMP_OF[event]]: at };
-    if (event === 'reject') extra.rejection_reason = options.reason ?? null;
-    const moved = await store.transition(trx, donation.id, donation.status, rule.to, at, extra);
-    assert(moved, 'the locked donation is still in the state read');
-    if (rule.move !== null) {
-      const grantsPaid = await outsideAccountId(trx, 'grants_paid', accounts.book);
-      const routes: Record<NonNullable<typeof rule.move>, [number, number]> = {
-        reserved_to_available: [accounts.ids.reserved, accounts.ids.available],
-        reserved_to_grants_paid: [accounts.ids.reserved, grantsPaid],
-        grants_paid_to_available: [grantsPaid, accounts.ids.available],
-      };
-      const [from, to] = routes[rule.move];
-      await postEntry(
-        trx,
-        { book: accounts.book, memo: `donation ${event.replace('_', ' ')}`, donation_id: donation.id },
-        [{ from_account_id: from, to_account_id: to, amount_cents: donation.amount_cents }],
-        at,
-      );
-      if (to === accounts.ids.available) await promoteWaiting(deps, trx, donation.fund_id, at);
-    }
-    await recordEvent(trx, {
-      user_id: donation.user_id,
-      type: 'donation.updated',
-      object_type: 'donation',
-      object_id: donation.id,
-      data: { status: rule.to, previous_status: donation.status },
+  const { donation, accounts } = await lockDonationAndFund(deps, trx, book, donationId);
+  if (donation === undefined) throw notFound('donation_not_found', `no donation ${donationId}`);
+  if (!(rule.from as readonly string[]).includes(donation.status)) {
+    throw conflict('invalid_transition', `cannot ${event.replace('_', ' ')} a donation that is ${donation.status}`);
+  }
+  const at = deps.clock.now().toISOString();
+  const extra: Parameters<typeof store.transition>[5] = { [TIMESTAMP_OF[event]]: at };
+  if (event === 'reject') extra.rejection_reason = options.reason ?? null;
+  const moved = await store.transition(trx, donation.id, donation.status, rule.to, at, extra);
+  assert(moved, 'the locked donation is still in the state read');
+  if (rule.move !== null) {
+    const grantsPaid = await outsideAccountId(trx, 'grants_paid', accounts.book);
+    const routes: Record<NonNullable<typeof rule.move>, [number, number]> = {
+      reserved_to_available: [accounts.ids.reserved, accounts.ids.available],
+      reserved_to_grants_paid: [accounts.ids.reserved, grantsPaid],
+      grants_paid_to_available: [grantsPaid, accounts.ids.available],
+    };
+    const [from, to] = routes[rule.move];
+    await postEntry(
+      trx,
+      { book: accounts.book, memo: `donation ${event.replace('_', ' ')}`, donation_id: donation.id },
+      [{ from_account_id: from, to_account_id: to, amount_cents: donation.amount_cents }],
       at,
-    });
-    await recordAudit(trx, {
-      book: accounts.book,
-      actor: options.actor,
-      action: `donation.${event}`,
-      object_type: 'donation',
-      object_id: donation.id,
-      before: { status: donation.status },
-      after: { status: rule.to, ...(options.reason === undefined ? {} : { reason: options.reason }) },
-      at,
-    });
-    return rule.to;
+    );
+    if (to === accounts.ids.available) await promoteWaiting(deps, trx, donation.fund_id, at);
+  }
+  await recordEvent(trx, {
+    user_id: donation.user_id,
+    type: 'donation.updated',
+    object_type: 'donation',
+    object_id: donation.id,
+    data: { status: rule.to, previous_status: donation.status },
+    at,
   });
+  await recordAudit(trx, {
+    book: accounts.book,
+    actor: options.actor,
+    action: `donation.${event}`,
+    object_type: 'donation',
+    object_id: donation.id,
+    before: { status: donation.status },
+    after: { status: rule.to, ...(options.reason === undefined ? {} : { reason: options.reason }) },
+    at,
+  });
+  return rule.to;
 }
 
 /**
- * Applies one event to many donations, each in its own transaction: one that
- * another operator moved first is counted as skipped, never done twice.
+ * Applies one event to many donations in one transaction: all of them or, if it fails (a kill,
+ * a lost database), none; one that another operator moved first is counted as skipped, never
+ * done twice. Their funds are locked in ascending order (the lock order everywhere: fund
+ * accounts, several in ascending id, then the donation), each fund's donations by id.
  */
 export async function applyDonationEventToMany(
   deps: Deps,
@@ -316,18 +321,22 @@ export async function applyDonationEventToMany(
   event: DonationEvent,
   options: EventOptions,
 ): Promise<{ done: number[]; skipped: Array<{ id: number; code: string }> }> {
-  const done: number[] = [];
-  const skipped: Array<{ id: number; code: string }> = [];
-  for (const id of ids) {
-    try {
-      await applyDonationEvent(deps, book, id, event, options);
-      done.push(id);
-    } catch (error) {
-      if (error instanceof AppError && (error.code === 'invalid_transition' || error.code === 'donation_not_found')) skipped.push({ id, code: error.code });
-      else throw error;
+  const funds = await store.fundsOfDonations(deps.db, book, ids);
+  const ordered = [...new Set(ids)].sort((a, b) => (funds.get(a) ?? 0) - (funds.get(b) ?? 0) || a - b);
+  return deps.db.transaction().execute(async (trx) => {
+    const done: number[] = [];
+    const skipped: Array<{ id: number; code: string }> = [];
+    for (const id of ordered) {
+      try {
+        await applyEventIn(deps, trx, book, id, event, options);
+        done.push(id);
+      } catch (error) {
+        if (error instanceof AppError && (error.code === 'invalid_transition' || error.code === 'donation_not_found')) skipped.push({ id, code: error.code });
+        else throw error;
+      }
     }
-  }
-  return { done, skipped };
+    return { done, skipped };
+  });
 }
 
 /** Ids of donations of `book` in a status, oldest first (for batches such as "pay every approved donation"). */

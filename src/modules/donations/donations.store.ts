@@ -200,6 +200,21 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
   ];
 }
 
+/** The fund of each of the donations `ids` of `book` that exists (to lock their funds in order). */
+export async function fundsOfDonations(db: Db | Trx, book: Book, ids: readonly number[]): Promise<Map<number, number>> {
+  const found = new Map<number, number>();
+  for (let i = 0; i < ids.length; i += 1000) {
+    const rows = await db
+      .selectFrom('donations')
+      .select(['id', 'fund_id'])
+      .where('book', '=', book)
+      .where('id', 'in', ids.slice(i, i + 1000))
+      .execute();
+    for (const r of rows) found.set(r.id, r.fund_id);
+  }
+  return found;
+}
+
 /** Reads a donation of `book` for a state change; locks the row on PostgreSQL. */
 export async function lockDonation(trx: Trx, forUpdate: boolean, book: Book, id: number) {
   let q = trx.selectFrom('donations').select(['id', 'user_id', 'fund_id', 'amount_cents', 'status', 'cancelled_at']).where('id', '=', id).where('book', '=', book);
