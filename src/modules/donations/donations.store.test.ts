@@ -27,7 +27,7 @@ describeEachEngine('donations store', (env) => {
     };
   };
 
-  test('insertDonation writes a donation and counts it; findDonation and findDonations read it in its book only', async () => {
+  test('insertDonation writes a donation and counts it; findDonation, findDonations and fundsOfDonations read it in its book only', async () => {
     const { db, engine } = env().deps;
     await makeNonProfit(env().deps, { ein: '222222222', name: 'Donations Charity' });
     const user = await makeUser(env().deps, { name: 'Donor' });
@@ -44,6 +44,8 @@ describeEachEngine('donations store', (env) => {
     );
     assert.deepEqual(await store.findDonations(db, 'test', [id]), []);
     assert.deepEqual(await store.findDonations(db, 'live', []), []);
+    assert.deepEqual([...(await store.fundsOfDonations(db, 'live', [id, 999_999_999]))], [[id, user.fund_id]]);
+    assert.deepEqual([...(await store.fundsOfDonations(db, 'test', [id]))], []);
     const counts = await db.selectFrom('donation_counts').selectAll().where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
     assert.deepEqual([counts.total, counts.public_total], [1, 1]);
   });
