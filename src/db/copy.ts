@@ -46,6 +46,7 @@ export const TABLES_IN_ORDER = [
   'password_resets',
   'apps',
   'app_connections',
+  'app_spending',
   'oidc_artifacts',
   'oidc_keys',
 ] as const;
