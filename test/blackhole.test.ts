@@ -14,16 +14,21 @@ const pgUrl = process.env.TEST_DATABASE_URL;
 /** A request's status and how long it took (0: no answer within `limitMs`). */
 async function timed(url: string, init: RequestInit, limitMs: number): Promise<{ status: number; ms: number; body: string }> {
   const started = Date.now();
+  // A timer of its own, cleared once answered: nothing of a request outlives the test.
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), limitMs);
   try {
-    const response = await fetch(url, { ...init, signal: AbortSignal.timeout(limitMs) });
+    const response = await fetch(url, { ...init, signal: abort.signal, headers: { ...(init.headers as Record<string, string> | undefined), connection: 'close' } });
     return { status: response.status, ms: Date.now() - started, body: await response.text() };
   } catch {
     return { status: 0, ms: Date.now() - started, body: '' };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 describe('PostgreSQL gone silent', { skip: pgUrl === undefined && 'TEST_DATABASE_URL is not set: PostgreSQL is skipped' }, () => {
-  test('every request is answered (503 within its deadline), /readyz is 503, service comes back on new connections, SIGTERM stops the node', async () => {
+  test('every request is answered (503 within its deadline), /readyz is 503, service comes back on new connections, SIGTERM stops the node', { timeout: 180_000 }, async () => {
     const { databaseUrl, cleanup } = await freshDatabase('postgres');
     const target = new URL(databaseUrl);
     const proxy = new CuttableProxy({ host: target.hostname, port: Number(target.port || 5432) });
@@ -74,13 +79,15 @@ describe('PostgreSQL gone silent', { skip: pgUrl === undefined && 'TEST_DATABASE
         assert.equal((await timed(`${base}/readyz`, {}, 20_000)).status, 200);
         // Silent again, then SIGTERM: the node stops within its deadline, whatever it was waiting for.
         proxy.blackhole();
-        void lookup();
-        void write();
+        const inFlight = Promise.allSettled([lookup(), write()]);
         const stopping = Date.now();
         server.kill('SIGTERM');
-        const code = await Promise.race([exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 30_000))]);
+        let hung: ReturnType<typeof setTimeout> | undefined;
+        const code = await Promise.race([exited, new Promise<'hung'>((resolve) => (hung = setTimeout(() => resolve('hung'), 30_000)))]);
+        clearTimeout(hung);
         assert.notEqual(code, 'hung', 'SIGTERM stopped the node');
         assert.ok(Date.now() - stopping < 25_000);
+        await inFlight;
       } finally {
         server.kill('SIGKILL');
       }

@@ -468,10 +468,18 @@ export async function startServerProcess(databaseUrl: string, env: Record<string
   const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
   const base = await new Promise<string>((resolve, reject) => {
     let out = '';
+    let listening = false;
     server.stdout?.on('data', (c: Buffer) => {
+      // Read until it listens; after that its output is drained unread (a node logging every
+      // request would otherwise make each chunk rescan all it ever wrote).
+      if (listening) return;
       out += c.toString();
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1] as string);
+      if (m) {
+        listening = true;
+        out = '';
+        resolve(m[1] as string);
+      }
     });
     void exited.then((code) => reject(new Error(`server exited before listening (${code})`)));
   });
