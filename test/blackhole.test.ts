@@ -7,7 +7,9 @@
 // on new connections; SIGTERM stops it within its deadline.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { CuttableProxy, freshDatabase, runCli, startServerProcess } from './harness.ts';
+import { openDatabase } from '../src/db/database.ts';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 
@@ -94,6 +96,16 @@ describe('PostgreSQL gone silent', { skip: pgUrl === undefined && 'TEST_DATABASE
     } finally {
       await proxy.cut();
       await cleanup();
+    }
+  });
+
+  test('no statement timeout (a bulk load asks for 0) means no client deadline either: a long statement finishes', async () => {
+    const handle = openDatabase({ url: pgUrl as string, statementTimeoutMs: 0, lookupConnections: 0 });
+    try {
+      const { rows } = await sql<{ done: number }>`select 1 as done from pg_sleep(2.5)`.execute(handle.db);
+      assert.deepEqual(rows, [{ done: 1 }]);
+    } finally {
+      await handle.close();
     }
   });
 });

@@ -179,7 +179,8 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       // The server ends a statement at statement_timeout; the client gives up a little later
       // (query_timeout), when the server cannot say so (gone silent), and closes the connection.
       statement_timeout: statementTimeoutMs,
-      query_timeout: statementTimeoutMs + QUERY_DEADLINE_MARGIN_MS,
+      // (0: no statement timeout, as a bulk load asks; then no client deadline either.)
+      query_timeout: statementTimeoutMs > 0 ? statementTimeoutMs + QUERY_DEADLINE_MARGIN_MS : undefined,
       // TCP keep-alive finds a connection whose far side died without a word while it was idle.
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
