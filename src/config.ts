@@ -110,6 +110,11 @@ export interface Config {
   mailDir: string;
   /** MAIL_FROM: the sender of every message. */
   mailFrom: string;
+  /**
+   * JOIN_PLATFORM (true or false): this node joins a platform that already exists, so a database
+   * with no users (a misspelt DATABASE_URL, a rollback that lost its secrets) stops it at start.
+   */
+  joinPlatform: boolean;
   /** Session cookies carry `Secure` (browsers still send them to http://localhost); turn off only for plain-HTTP hosts other than localhost. */
   cookieSecure: boolean;
 }
@@ -283,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 8_760),
     signUpsPerMinute: integer(env, 'SIGN_UPS_PER_MINUTE', 10, 1, 1_000_000),
     cookieSecure: flag(env, 'COOKIE_SECURE', true),
+    joinPlatform: flag(env, 'JOIN_PLATFORM', false),
     notifyIntervalMs: integer(env, 'NOTIFY_INTERVAL_MS', 250, 0, 3_600_000),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
     webhookAllowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),

@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import { makeLogger } from './log.ts';
 import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
-import { openDatabase, type DatabaseHandle } from './db/database.ts';
-import { migrate } from './db/migrate.ts';
+import { existsSync } from 'node:fs';
+import { openDatabase, redactUrl, type DatabaseHandle } from './db/database.ts';
+import { holdsPlatform, migrate } from './db/migrate.ts';
 import { cryptoIds, systemClock, type Clock, type Ids } from './shared/clock.ts';
 import { openBooks } from './modules/ledger/index.ts';
 import { createMetrics } from './metrics.ts';
@@ -19,6 +20,13 @@ export interface Platform {
 
 export async function openPlatform(config: Readonly<Config>, options: { log?: Logger; clock?: Clock; ids?: Ids } = {}): Promise<Platform> {
   const log = options.log ?? makeLogger({ level: config.logLevel });
+  const notJoining = () =>
+    new Error(
+      `JOIN_PLATFORM is true but ${redactUrl(config.databaseUrl)} holds no platform (no users): check DATABASE_URL (or DATABASE_URL_FILE); a node joining a platform never starts an empty one`,
+    );
+  // A SQLite file that is not there would be created empty by opening it: refuse before that.
+  const sqlitePath = /^sqlite:(?:\/\/)?(.+)$/.exec(config.databaseUrl)?.[1];
+  if (config.joinPlatform && sqlitePath !== undefined && sqlitePath !== ':memory:' && !existsSync(sqlitePath)) throw notJoining();
   const handle = openDatabase({
     url: config.databaseUrl,
     poolMax: config.dbPoolMax,
@@ -29,6 +37,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     sqliteCacheMb: config.sqliteCacheMb,
   });
   try {
+    if (config.joinPlatform && !(await holdsPlatform(handle))) throw notJoining();
     const applied = await migrate(handle, {
       warn: (message) => log.warn(message),
       retrying: (migration, attempt, reason) => log.warn({ migration, attempt, reason }, 'migration waited too long for a lock; trying again'),

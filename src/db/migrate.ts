@@ -112,6 +112,21 @@ export async function migrate(
 }
 
 /**
+ * Whether the database already holds a platform: its schema and at least one user. Asked before
+ * migrating, so a node that must join an existing platform (JOIN_PLATFORM) writes nothing to a
+ * database that holds none.
+ */
+export async function holdsPlatform({ db, engine }: DatabaseHandle): Promise<boolean> {
+  const table =
+    engine === 'sqlite'
+      ? await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name = 'users'`.execute(db)
+      : await sql<{ n: number }>`select count(*)::int as n from pg_tables where tablename = 'users' and schemaname = any(current_schemas(false))`.execute(db);
+  if (Number(table.rows[0]?.n ?? 0) === 0) return false;
+  const users = await sql<{ one: number }>`select 1 as one from users limit 1`.execute(db);
+  return users.rows.length > 0;
+}
+
+/**
  * A database a newer release migrated: this release runs on it only if every migration it does
  * not know only expanded the schema (a rolling upgrade, or a rollback before any contracting
  * migration). A migration recorded as breaking older releases stops it, named. `known` is the
