@@ -5,6 +5,8 @@
 // values, and the path segments that are themselves the credential: reset and
 // invitation links, gift codes, sign-in interactions (also URL-encoded, as in
 // a `next=` parameter).
+import { hostname } from 'node:os';
+import { VERSION } from './version.ts';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 const SECRETS: ReadonlyArray<[RegExp, string]> = [
@@ -30,5 +32,6 @@ export function redactingStream(to: DestinationStream = pino.destination({ dest:
 
 /** The platform's logger: pino with `options`, its lines redacted on their way to `to`. */
 export function makeLogger(options: LoggerOptions, to?: DestinationStream): Logger {
-  return pino(options, redactingStream(to));
+  // Every line names the release that wrote it: during a rolling upgrade two run side by side.
+  return pino({ base: { pid: process.pid, hostname: hostname(), version: VERSION }, ...options }, redactingStream(to));
 }

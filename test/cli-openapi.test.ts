@@ -6,7 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { engines, openEnv, call, fingerprint, freshDatabase, runCli, type TestEnv } from './harness.ts';
+import { spawn } from 'node:child_process';
+import { BIN, engines, openEnv, call, fingerprint, freshDatabase, runCli, type TestEnv } from './harness.ts';
+import { VERSION } from '../src/version.ts';
 import { WebClient } from './web-client.ts';
 
 describe('almoner users create', () => {
@@ -54,6 +56,20 @@ describe('almoner users create', () => {
     const half = await runCli(['users', 'create', '--name', 'No Password', '--email', 'np@example.org'], url);
     assert.equal(half.code, 2);
     assert.match(half.stderr, /--email and --password go together/);
+  });
+
+  test('--version names the release; a reader that goes away early ends the output quietly', async () => {
+    const version = await runCli(['--version'], url);
+    assert.equal(version.code, 0);
+    assert.equal(version.stdout, `almoner ${VERSION} (Node ${process.versions.node})\n`);
+    // `almoner users list | head -0`: the pipe's reader has closed before the first line is written.
+    const child = spawn(process.execPath, [BIN, 'users', 'list'], { env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(stderr, '', 'no EPIPE stack');
+    assert.equal(code, 0);
   });
 
   test('operator commands act on live users unless --sandbox asks for the twins', async () => {
@@ -249,6 +265,18 @@ describe('almoner check', () => {
       assert.match(bad.stderr, /FAIL {2}every balance equals its postings.*\n.*portfolio: balance 123 but its postings sum to 0/);
       assert.match(bad.stderr, /donation 1 \(completed\): 2000 cents on reserved, should be 0/);
       assert.match(bad.stderr, /Some invariants do not hold/);
+
+      // Each run is kept, for the metrics of every node: the sound one, then the broken one.
+      const after = await openEnv('sqlite', { databaseUrl: url });
+      const runs = await after.deps.db.selectFrom('check_runs').select(['failed', 'checked', 'release']).orderBy('id').execute();
+      await after.close();
+      assert.equal(runs.length, 2);
+      assert.deepEqual(
+        runs.map((r) => r.failed),
+        [0, (bad.stderr.match(/^FAIL/gm) ?? []).length],
+      );
+      assert.ok((runs[1]?.failed ?? 0) >= 2);
+      assert.ok(runs.every((r) => r.checked > 10 && r.release === VERSION));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

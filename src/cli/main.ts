@@ -12,13 +12,14 @@ import { backup as sqliteBackup } from 'node:sqlite';
 import { assert } from '../shared/assert.ts';
 import { copyDatabase } from '../db/copy.ts';
 import { AppError } from '../shared/errors.ts';
-import { formatCheck, runCheck } from '../modules/check/index.ts';
+import { formatCheck, runAndRecordCheck, runCheck } from '../modules/check/index.ts';
 import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/index.ts';
 
 import { UsageError, WHOLE_DATABASE, actor, withPlatform } from './common.ts';
 import { operate } from './operate.ts';
 import { demo } from './demo.ts';
 import { notifyCommand } from './notify.ts';
+import { VERSION } from '../version.ts';
 const USAGE = `Usage: almoner <command> [options]
 
 Commands:
@@ -26,6 +27,7 @@ Commands:
   demo                       Load demo data if the database is empty, print a key, start the server
   migrate                    Bring the database schema up to date and exit
   check                      Verify every ledger invariant; exit 1 with a report if one fails
+  --version                  The release of Almoner (and of Node) this is
 
   users create --name NAME [--slug SLUG] [--city CITY] [--private] [--key-name NAME] [--test]
                [--email EMAIL --password PASSWORD | --invite]
@@ -226,7 +228,7 @@ async function dbCopy(args: string[]): Promise<number> {
 async function check(): Promise<number> {
   return withPlatform(
     async ({ deps }) => {
-      const { ok, text } = formatCheck(await runCheck(deps));
+      const { ok, text } = formatCheck(await runAndRecordCheck(deps));
       (ok ? process.stdout : process.stderr).write(text);
       return ok ? 0 : 1;
     },
@@ -236,8 +238,17 @@ async function check(): Promise<number> {
 
 export async function run(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
+  // `almoner users list | head`: once the reader has gone, stop quietly as Unix tools do, not with an EPIPE stack.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
+  });
   try {
     switch (command) {
+      case '--version':
+      case 'version':
+        process.stdout.write(`almoner ${VERSION} (Node ${process.versions.node})\n`);
+        return 0;
       case 'serve': {
         const { values } = parseArgs({ args: [sub, ...rest].filter((a): a is string => a !== undefined), strict: true, options: { workers: { type: 'string' } } });
         const workers = values.workers === undefined ? 1 : Number(values.workers);
