@@ -42,10 +42,10 @@ const seeded = await seedBench(databaseUrl, 1, 10_000, log);
 // SQLite's page cache grows with the database up to its size (64 MiB by default) and counts in
 // RSS; a small cache (--sqlite-cache-mb 2, SQLite's own default) is full after the warm-up, so
 // what RSS does then is everything else.
-const { child, port } = await startServer('app', { DATABASE_URL: databaseUrl, ...(cacheMb === undefined ? {} : { SQLITE_CACHE_MB: cacheMb }) });
+const { child, port } = await startServer('app', { DATABASE_URL: databaseUrl, METRICS_ON_PUBLIC_PORT: 'true', ...(cacheMb === undefined ? {} : { SQLITE_CACHE_MB: cacheMb }) });
 const base = `http://127.0.0.1:${port}`;
 const headers = { 'x-api-key': seeded.key, 'content-type': 'application/json' };
-// Beside the public, /metrics needs an operator token.
+// Beside the public (METRICS_ON_PUBLIC_PORT), /metrics needs an operator token.
 const scraper = /(alm_admin_[A-Za-z0-9]+)/.exec(
   execFileSync(process.execPath, [new URL('../bin/almoner.js', import.meta.url).pathname, 'admin', 'token', 'create', '--name', 'soak metrics'], {
     encoding: 'utf8',

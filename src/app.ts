@@ -109,7 +109,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   registerErrorHandling(app);
   const serves = options.serves ?? { public: true, operator: true };
   // Beside the public, /metrics needs an operator token; on the operator's own listener it is open.
-  registerMetrics(app, deps.metrics, serves.operator && deps.config.metricsEnabled, serves.public ? (request) => requireOperator(deps, request.headers.authorization) : undefined);
+  // /metrics is the operator listener's (ADMIN_PORT); on a listener that also serves the public only
+  // when asked for (METRICS_ON_PUBLIC_PORT), and then behind an operator token.
+  const metricsRoute = serves.operator && deps.config.metricsEnabled && (!serves.public || deps.config.metricsOnPublicPort);
+  registerMetrics(app, deps.metrics, metricsRoute, serves.public ? (request) => requireOperator(deps, request.headers.authorization) : undefined);
 
   // Remember every route so a known path with the wrong method gets 405 + Allow.
   const known = FindMyWay({ ignoreTrailingSlash: false });

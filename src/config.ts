@@ -55,6 +55,11 @@ export interface Config {
   /** OPERATOR_API, METRICS, API_DOCS (true or false): serve /admin/v1, /metrics, /docs at all. */
   operatorApi: boolean;
   metricsEnabled: boolean;
+  /**
+   * METRICS_ON_PUBLIC_PORT (true or false, default false): without ADMIN_PORT, serve /metrics on the
+   * public listener too (behind an operator token). Off, metrics are served only on ADMIN_PORT.
+   */
+  metricsOnPublicPort: boolean;
   apiDocs: boolean;
   /** How long records are kept that serve only for a while (retention job, almoner retention run). */
   retention: {
@@ -310,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     adminHost: env.ADMIN_HOST || '127.0.0.1',
     operatorApi: flag(env, 'OPERATOR_API', true),
     metricsEnabled: flag(env, 'METRICS', true),
+    metricsOnPublicPort: flag(env, 'METRICS_ON_PUBLIC_PORT', false),
     apiDocs: flag(env, 'API_DOCS', true),
     sandbox: flag(env, 'SANDBOX', true),
     sponsor: {

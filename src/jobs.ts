@@ -6,17 +6,28 @@ import { runSandboxClock } from './modules/sandbox/index.ts';
 import { runRetention } from './modules/retention/index.ts';
 import { notifyStatus, runNotify } from './modules/notify/index.ts';
 import { repairReceipts } from './modules/contributions/index.ts';
+import type { JobName } from './metrics.ts';
 
 export function startJobs(platform: Platform): () => void {
   const { deps } = platform;
-  const every = (ms: number, name: string, job: () => Promise<unknown>) => {
+  const every = (ms: number, name: JobName | 'notify backlog', job: () => Promise<unknown>) => {
     if (ms <= 0) return undefined;
     let running = false;
     const timer = setInterval(() => {
       if (running) return; // a slow run is not stacked on by the next tick
       running = true;
+      const started = performance.now();
+      const ran = (ok: boolean) => {
+        if (name !== 'notify backlog') deps.metrics.jobRun(name, ok, (performance.now() - started) / 1000);
+      };
       job()
-        .catch((error: unknown) => deps.log.error({ err: error }, `${name} failed`))
+        .then(
+          () => ran(true),
+          (error: unknown) => {
+            ran(false);
+            deps.log.error({ err: error, job: name }, `${name} failed`);
+          },
+        )
         .finally(() => {
           running = false;
         });

@@ -1,10 +1,19 @@
 // Metrics through prom-client, one registry per platform (tests open several
-// in one process): the process and event loop (its default metrics), HTTP
-// request durations by route and status, the database pool, and the money
-// counts the services report (shared/counters.ts). Served at GET /metrics.
+// in one process): the release, the process and event loop (its default
+// metrics), HTTP request durations by route and status, requests in flight,
+// problems by code, database statement times and the pool, the last run of
+// each background job and of `almoner check`, and the money counts the
+// services report (shared/counters.ts). Served at GET /metrics.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabaseHandle } from './db/database.ts';
 import type { MoneyCounters } from './shared/counters.ts';
+import { VERSION } from './version.ts';
+
+/** The jobs whose last run a node reports: a job that stopped running is an alert. */
+export type JobName = 'scheduler' | 'retention' | 'receipts' | 'notify' | 'sandbox clock';
+
+/** The latest `almoner check` (kept in the database by whichever machine ran it). */
+export type LastCheck = () => Promise<{ finished_at: string; duration_ms: number; failed: number } | undefined>;
 
 export interface Metrics {
   registry: Registry;
@@ -20,11 +29,70 @@ export interface Metrics {
   mailAttempt(ok: boolean): void;
   /** What waits, as the delivery worker last counted it: webhook deliveries and mail, pending and due now, and failed for good. */
   backlog(kind: 'webhooks' | 'mail', counts: { pending: number; due: number; failed: number }): void;
+  /** A request began; `done` runs once it ended, answered or abandoned (requests in flight). */
+  requestStarted(): () => void;
+  /** One answer that was a problem (or an error page), by its code. */
+  problem(code: string, status: number): void;
+  /** One run of a background job ended, ok or not, after `seconds`. */
+  jobRun(job: JobName, ok: boolean, seconds: number): void;
 }
 
-export function createMetrics(handle: DatabaseHandle): Metrics {
+export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'almoner_' });
+  new Gauge({
+    name: 'almoner_build_info',
+    help: 'Always 1; its labels name the release of Almoner and of Node this node runs.',
+    labelNames: ['version', 'node', 'engine'] as const,
+    registers: [registry],
+  }).set({ version: VERSION, node: process.versions.node, engine: handle.engine }, 1);
+  const inFlight = new Gauge({ name: 'almoner_http_requests_in_flight', help: 'Requests received and not yet answered or abandoned.', registers: [registry] });
+  const statements = new Histogram({
+    name: 'almoner_db_statement_duration_seconds',
+    help: 'Time of each database statement, by the connections that ran it (pool: transactions and writes; lookups: shared reads; reads: SQLite reader) and outcome.',
+    labelNames: ['connections', 'outcome'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+    registers: [registry],
+  });
+  handle.observeStatements((connections, seconds, failed) => statements.observe({ connections, outcome: failed ? 'error' : 'ok' }, seconds));
+  const problems = new Counter({
+    name: 'almoner_http_problems_total',
+    help: 'Answers that were problems (problem+json, or a web error page), by problem code and status.',
+    labelNames: ['code', 'status_code'] as const,
+    registers: [registry],
+  });
+  const jobLast = new Gauge({
+    name: 'almoner_job_last_run_timestamp_seconds',
+    help: "When a background job's last run on this node ended, by job and outcome (ok, failed).",
+    labelNames: ['job', 'outcome'] as const,
+    registers: [registry],
+  });
+  const jobDuration = new Gauge({
+    name: 'almoner_job_last_run_duration_seconds',
+    help: "How long a background job's last run on this node took.",
+    labelNames: ['job'] as const,
+    registers: [registry],
+  });
+  if (lastCheck !== undefined) {
+    new Gauge({
+      name: 'almoner_check_last_run_timestamp_seconds',
+      help: 'When the latest `almoner check` ended (on any machine); 0 if none ran.',
+      registers: [registry],
+      async collect() {
+        const run = await lastCheck().catch(() => undefined);
+        if (run !== undefined) this.set(Date.parse(run.finished_at) / 1000);
+      },
+    });
+    new Gauge({
+      name: 'almoner_check_failed_invariants',
+      help: 'Invariants that did not hold in the latest `almoner check` (0: the books are sound).',
+      registers: [registry],
+      async collect() {
+        const run = await lastCheck().catch(() => undefined);
+        if (run !== undefined) this.set(run.failed);
+      },
+    });
+  }
   const requests = new Histogram({
     name: 'almoner_http_request_duration_seconds',
     help: 'Time to answer an HTTP request, by method, route and status.',
@@ -95,6 +163,20 @@ export function createMetrics(handle: DatabaseHandle): Metrics {
   });
   return {
     registry,
+    requestStarted: () => {
+      inFlight.inc();
+      let done = false;
+      return () => {
+        if (done) return;
+        done = true;
+        inFlight.dec();
+      };
+    },
+    problem: (code, status) => problems.inc({ code, status_code: String(status) }),
+    jobRun: (job, ok, seconds) => {
+      jobLast.set({ job, outcome: ok ? 'ok' : 'failed' }, Date.now() / 1000);
+      jobDuration.set({ job }, seconds);
+    },
     webhookAttempt: (ok, seconds) => attempts.observe({ outcome: ok ? 'ok' : 'failed' }, seconds),
     mailAttempt: (ok) => mail.inc({ outcome: ok ? 'ok' : 'failed' }),
     backlog: (kind, counts) => {

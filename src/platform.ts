@@ -11,6 +11,7 @@ import { cryptoIds, systemClock, type Clock, type Ids } from './shared/clock.ts'
 import { openBooks } from './modules/ledger/index.ts';
 import { createMetrics } from './metrics.ts';
 import { prepareDirectory } from './modules/nonprofits/index.ts';
+import { lastCheckRun } from './modules/check/index.ts';
 
 export interface Platform {
   deps: Deps;
@@ -61,7 +62,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     clock: options.clock ?? systemClock,
     ids: options.ids ?? cryptoIds,
     log,
-    metrics: createMetrics(handle),
+    metrics: createMetrics(handle, () => lastCheckRun(deps)),
   };
   return { deps, handle, close: () => handle.close() };
 }

@@ -116,6 +116,8 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
       passwordScryptN: 1024,
       passwordScryptP: 1,
       signUpsPerMinute: 100_000,
+      // The tests scrape /metrics from the one app they build (a test of the default turns it off).
+      metricsOnPublicPort: true,
       ...overrides,
     },
   );

@@ -39,6 +39,26 @@ describeEachEngine('listeners', (env) => {
   });
 });
 
+test('one listener for all: /metrics is not served there unless METRICS_ON_PUBLIC_PORT, and then only with an operator token', async () => {
+  const plain = await openEnv('sqlite', { metricsOnPublicPort: false });
+  try {
+    const operator = (await createAdminToken(plain.deps, 'listeners', 'test')).token;
+    assert.equal((await plain.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${operator}` } })).statusCode, 404);
+    assert.equal((await plain.app.inject({ method: 'GET', url: '/admin/v1/users', headers: { authorization: `Bearer ${operator}` } })).statusCode, 200, 'the operator API stays');
+  } finally {
+    await plain.close();
+  }
+  const { databaseUrl, cleanup } = await freshDatabase('sqlite');
+  const { server, base, exited } = await startServerProcess(databaseUrl);
+  try {
+    assert.equal((await fetch(`${base}/metrics`)).status, 404, 'the default: no /metrics on the public port');
+  } finally {
+    server.kill('SIGTERM');
+    await exited;
+    await cleanup();
+  }
+});
+
 test('OPERATOR_API=false, METRICS=false and API_DOCS=false turn those off', async () => {
   const env = await openEnv('sqlite', { operatorApi: false, metricsEnabled: false, apiDocs: false });
   try {

@@ -2,8 +2,12 @@
 // status, the process and event loop, the pool, and the money counts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, describeEachEngine, fund, makeNonProfit, makeUser, scrapeMetrics } from './harness.ts';
+import { call, describeEachEngine, fund, makeNonProfit, makeUser, openEnv, scrapeMetrics } from './harness.ts';
 import { notifyStatus, runNotify } from '../src/modules/notify/index.ts';
+import { runAndRecordCheck } from '../src/modules/check/index.ts';
+import { startJobs } from '../src/jobs.ts';
+import { VERSION } from '../src/version.ts';
+import { readFileSync } from 'node:fs';
 
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
   const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
@@ -71,4 +75,59 @@ describeEachEngine('metrics', (env) => {
     assert.equal(sample(text, 'almoner_notify_backlog', { kind: 'webhooks', state: 'due' }), 0, 'its retry is not due yet');
     assert.equal(sample(text, 'almoner_notify_backlog', { kind: 'mail', state: 'failed' }), 0);
   });
+
+  test('the release, requests in flight, problems by code, statement times, and the last check', async () => {
+    const { app, deps, engine } = env();
+    const user = await makeUser(deps);
+    const problems = (body: string, code: string, status: string) => sample(body, 'almoner_http_problems_total', { code, status_code: status }) ?? 0;
+    const before = (await scrapeMetrics(app, deps)).body;
+    assert.equal((await call(app, 'GET', '/v1/donations/999999', { key: user.key })).status, 404);
+    assert.equal((await call(app, 'POST', '/v1/donations', { key: user.key, body: { ein: 'nope', amount: 1 } })).status, 422);
+    let text = (await scrapeMetrics(app, deps)).body;
+    assert.equal(sample(text, 'almoner_build_info', { version: VERSION, node: process.versions.node, engine }), 1);
+    assert.equal(sample(text, 'almoner_http_requests_in_flight'), 1, 'the scrape itself, and nothing left over');
+    assert.equal(problems(text, 'donation_not_found', '404') - problems(before, 'donation_not_found', '404'), 1);
+    assert.equal(problems(text, 'validation_failed', '422') - problems(before, 'validation_failed', '422'), 1);
+    assert.ok((sample(text, 'almoner_db_statement_duration_seconds_count', { connections: 'pool', outcome: 'ok' }) ?? 0) > 0);
+    assert.equal(sample(text, 'almoner_check_last_run_timestamp_seconds'), 0, 'no check ran yet: the epoch, as old as can be');
+
+    const results = await runAndRecordCheck(deps);
+    assert.ok(results.every((r) => r.failures.length === 0));
+    text = (await scrapeMetrics(app, deps)).body;
+    const at = sample(text, 'almoner_check_last_run_timestamp_seconds') ?? 0;
+    assert.ok(Math.abs(at - Date.now() / 1000) < 60, `the check's time, ${at}`);
+    assert.equal(sample(text, 'almoner_check_failed_invariants'), 0);
+  });
+});
+
+test('every metric the example alert rules name is one a node serves', async () => {
+  const rules = readFileSync(new URL('../deploy/alerts.yml', import.meta.url), 'utf8');
+  const named = new Set([...rules.matchAll(/\b(almoner_[a-z_]+)/g)].map((m) => (m[1] as string).replace(/_(bucket|count|sum)$/, '')));
+  assert.ok(named.size >= 10, [...named].join(' '));
+  const env = await openEnv('sqlite');
+  try {
+    const served = (await scrapeMetrics(env.app, env.deps)).body;
+    for (const name of named) assert.match(served, new RegExp(`^# HELP ${name} `, 'm'), `${name} is served`);
+  } finally {
+    await env.close();
+  }
+});
+
+test('a background job reports its last run and its outcome', async () => {
+  const env = await openEnv('sqlite', { retentionIntervalMs: 20, schedulerIntervalMs: 0, notifyIntervalMs: 0, sandboxTickMs: 0 });
+  const stop = startJobs(env.platform);
+  try {
+    let at: number | undefined;
+    for (let i = 0; i < 200 && at === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      at = sample((await scrapeMetrics(env.app, env.deps)).body, 'almoner_job_last_run_timestamp_seconds', { job: 'retention', outcome: 'ok' });
+    }
+    assert.ok(at !== undefined && Math.abs(at - Date.now() / 1000) < 60, `retention ran: ${at}`);
+    const text = (await scrapeMetrics(env.app, env.deps)).body;
+    assert.notEqual(sample(text, 'almoner_job_last_run_duration_seconds', { job: 'retention' }), undefined);
+    assert.equal(sample(text, 'almoner_job_last_run_timestamp_seconds', { job: 'scheduler' }), undefined, 'a job that is off never ran');
+  } finally {
+    stop();
+    await env.close();
+  }
 });

@@ -27,7 +27,7 @@ describe('migrations and table locks', { skip: pgUrl === undefined && 'TEST_DATA
       await writer.query('begin');
       await writer.query('lock table donations in row exclusive mode');
       const retries: string[] = [];
-      const migrating = migrate(handle, { lockTimeoutMs: 300, retrying: (migration) => void retries.push(migration) });
+      const migrating = migrate(handle, { until: '026_app_spending', lockTimeoutMs: 300, retrying: (migration) => void retries.push(migration) });
       await new Promise((resolve) => setTimeout(resolve, 400));
       // A request on the hot path meanwhile: it must not queue behind the waiting ALTER for long.
       const started = Date.now();
@@ -55,7 +55,7 @@ describe('migrations and table locks', { skip: pgUrl === undefined && 'TEST_DATA
       await writer.connect();
       await writer.query('begin');
       await writer.query('lock table donations in row exclusive mode');
-      await assert.rejects(migrate(handle, { lockTimeoutMs: 200, attempts: 2 }), /^Error: migration 026_app_spending failed: .*lock timeout/);
+      await assert.rejects(migrate(handle, { until: '026_app_spending', lockTimeoutMs: 200, attempts: 2 }), /^Error: migration 026_app_spending failed: .*lock timeout/);
       await writer.query('commit');
       const applied = await handle.db
         .selectFrom('schema_migrations' as never)

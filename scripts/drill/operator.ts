@@ -153,6 +153,8 @@ async function main(): Promise<void> {
       REDIS_PREFIX: `almoner:drill:${Date.now()}:`,
       SHUTDOWN_GRACE_MS: '1000',
       REDIS_RETRY_MS: '1000',
+      // One listener per node here: its /metrics (behind an operator token) is read below.
+      METRICS_ON_PUBLIC_PORT: 'true',
     };
 
     log(`== 2. two nodes of the previous release, ${RATE} requests/s`);
@@ -194,7 +196,7 @@ async function main(): Promise<void> {
     const after = load.between(t2 + 5000, Date.now());
     log(`   during the cut: ${outage.requests} requests, ${outage.lost} lost, p50 ${outage.p50} ms, p99 ${outage.p99} ms (steady p99 ${steady.p99} ms)`);
     log(`   after it: ${after.requests} requests, ${after.lost} lost, p99 ${after.p99} ms`);
-    // Beside the public, /metrics needs an operator token.
+    // Beside the public (METRICS_ON_PUBLIC_PORT), /metrics needs an operator token.
     const scraper = /(alm_admin_[A-Za-z0-9]+)/.exec(almoner(['admin', 'token', 'create', '--name', 'drill metrics'], { DATABASE_URL: url }))?.[1] ?? '';
     for (const n of nodes) {
       const metrics = await fetch(`${n.base}/metrics`, { headers: { authorization: `Bearer ${scraper}` } });

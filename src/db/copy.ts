@@ -47,6 +47,7 @@ export const TABLES_IN_ORDER = [
   'apps',
   'app_connections',
   'app_spending',
+  'check_runs',
   'oidc_artifacts',
   'oidc_keys',
 ] as const;
@@ -55,6 +56,7 @@ export const TABLES_IN_ORDER = [
 const SEEDED = ['causes', 'ledger_accounts', 'auth_epoch', 'directory_epoch', 'oidc_keys'] as const;
 const WITH_IDENTITY = new Set([
   'apps',
+  'check_runs',
   'app_connections',
   'oidc_keys',
   'users',

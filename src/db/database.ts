@@ -2,7 +2,7 @@
 // PostgreSQL through pg. Everything above this file speaks Kysely only.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import { Kysely, PostgresDialect, sql, type LogEvent, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { NodeSqliteDatabase, NodeSqliteDialect } from './sqlite-adapter.ts';
@@ -34,7 +34,22 @@ export interface DatabaseHandle {
   sqlite?: NodeSqliteDatabase;
   /** The pg pool (PostgreSQL only): its connection counts, for metrics. */
   pool?: { readonly totalCount: number; readonly idleCount: number; readonly waitingCount: number };
+  /** Tells `observer` of every statement from now on: which connections ran it, its time, and whether it failed (metrics). */
+  observeStatements(observer: StatementObserver): void;
   close(): Promise<void>;
+}
+
+export type StatementObserver = (connections: 'pool' | 'lookups' | 'reads', seconds: number, failed: boolean) => void;
+
+/** One observer for a handle's Kysely instances: each statement's time reaches whoever observes (nobody until metrics are made). */
+function statementTimes(): { log(connections: Parameters<StatementObserver>[0]): (event: LogEvent) => void; observe(observer: StatementObserver): void } {
+  let observer: StatementObserver | undefined;
+  return {
+    log: (connections) => (event) => observer?.(connections, event.queryDurationMillis / 1000, event.level === 'error'),
+    observe: (next) => {
+      observer = next;
+    },
+  };
 }
 
 export interface DatabaseOptions {
@@ -170,6 +185,8 @@ export function redactUrl(url: string): string {
 
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   const engine = engineOf(options.url);
+  const times = statementTimes();
+  const observeStatements = times.observe;
   if (engine === 'postgres') {
     configurePgTypes();
     const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
@@ -202,17 +219,18 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     pool.on('acquire', (client) => {
       if (client instanceof NamingClient) client.replanIfDue();
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: times.log('pool') });
     const shared = options.lookupConnections ?? LOOKUP_CONNECTIONS;
-    if (shared === 0) return { db, reads: db, lookups: db, engine, pool, close: () => db.destroy() };
+    if (shared === 0) return { db, reads: db, lookups: db, engine, pool, observeStatements, close: () => db.destroy() };
     const pipelined = new PipelinedPool(() => new NamingClient({ ...client, pipeline: true }), shared, options.connectionLifetimeS ?? 0);
-    const lookups = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pipelined }) });
+    const lookups = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pipelined }), log: times.log('lookups') });
     return {
       db,
       reads: db,
       lookups,
       engine,
       pool,
+      observeStatements,
       close: async () => {
         await lookups.destroy();
         await db.destroy();
@@ -222,15 +240,16 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   const path = options.url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new NodeSqliteDatabase(path, options.sqliteCacheMb === undefined ? {} : { cacheMb: options.sqliteCacheMb });
-  const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(sqlite) });
-  if (path === ':memory:') return { db, reads: db, lookups: db, engine, sqlite, close: () => db.destroy() };
-  const reads = new Kysely<Database>({ dialect: new NodeSqliteDialect(NodeSqliteDatabase.reader(path)) });
+  const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(sqlite), log: times.log('pool') });
+  if (path === ':memory:') return { db, reads: db, lookups: db, engine, sqlite, observeStatements, close: () => db.destroy() };
+  const reads = new Kysely<Database>({ dialect: new NodeSqliteDialect(NodeSqliteDatabase.reader(path)), log: times.log('reads') });
   return {
     db,
     reads,
     lookups: db,
     engine,
     sqlite,
+    observeStatements,
     close: async () => {
       await reads.destroy();
       await db.destroy();

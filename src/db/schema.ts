@@ -342,6 +342,17 @@ export interface Database {
   apps: AppsTable;
   app_connections: AppConnectionsTable;
   app_spending: AppSpendingTable;
+  check_runs: CheckRunsTable;
   oidc_artifacts: OidcArtifactsTable;
   oidc_keys: OidcKeysTable;
+}
+
+/** Each run of `almoner check` (migration 027): when it ended, how long it took, what failed. */
+export interface CheckRunsTable {
+  id: Generated<number>;
+  finished_at: string;
+  duration_ms: number;
+  failed: number;
+  checked: number;
+  release: string;
 }

@@ -85,8 +85,14 @@ export function problemOf(error: AppError, requestId: string): Problem {
   return problem;
 }
 
+/** The problem code each answered request ended with (metrics count problems by code). */
+const problemCodes = new WeakMap<FastifyRequest, string>();
+export const noteProblem = (request: FastifyRequest, code: string): void => void problemCodes.set(request, code);
+export const problemCodeOf = (request: FastifyRequest): string | undefined => problemCodes.get(request);
+
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
   const problem = problemOf(error, String(reply.request.id));
+  noteProblem(reply.request, error.code);
   if (error.headers !== undefined) reply.headers(error.headers);
   return reply.code(problem.status).type('application/problem+json').send(JSON.stringify(problem));
 }

@@ -2,6 +2,7 @@
 // and every answered request observed by its route pattern and status.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Metrics } from '../metrics.ts';
+import { problemCodeOf } from './errors.ts';
 
 /**
  * Observes every request; serves GET /metrics when `route` (METRICS, and the listener that serves
@@ -9,8 +10,19 @@ import type { Metrics } from '../metrics.ts';
  * `authorize` runs first (an operator token); on the operator's own listener (ADMIN_PORT) it is open.
  */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, route: boolean, authorize?: (request: FastifyRequest) => Promise<unknown>): void {
+  // In flight from its first hook to its answer, or to the moment its client went away.
+  const ends = new WeakMap<FastifyRequest, () => void>();
+  app.addHook('onRequest', async (request) => {
+    ends.set(request, metrics.requestStarted());
+  });
+  app.addHook('onRequestAbort', async (request) => {
+    ends.get(request)?.();
+  });
   app.addHook('onResponse', async (request, reply) => {
+    ends.get(request)?.();
     metrics.request(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    const code = problemCodeOf(request);
+    if (code !== undefined) metrics.problem(code, reply.statusCode);
   });
   if (!route) return;
   app.get(

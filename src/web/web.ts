@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { CONTENT_SECURITY_POLICY, sendPage, type WebContext } from './context.ts';
 import { AppError } from '../shared/errors.ts';
-import { STATUS_OF_KIND, toAppError } from '../http/errors.ts';
+import { noteProblem, STATUS_OF_KIND, toAppError } from '../http/errors.ts';
 import { errorPage } from './pages/public.ts';
 import { formIsGenuine, readVisitor } from './visitor.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -63,6 +63,7 @@ export function webApp(ctx: WebContext) {
     });
     web.setErrorHandler((error: FastifyError, request, reply) => {
       const problem = toAppError(error, request);
+      noteProblem(request, problem.code);
       const status = STATUS_OF_KIND[problem.kind];
       for (const [name, value] of Object.entries(problem.headers ?? {})) reply.header(name, value);
       const visitor = request.visitor ?? { session: undefined, token: undefined, csrf: '' };

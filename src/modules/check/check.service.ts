@@ -2,6 +2,7 @@
 // journal and the records, and reports each one that fails in words. What it
 // reads, it reads exactly (check.store.ts); a check that cannot run reports
 // why instead of stopping the rest.
+import { VERSION } from '../../version.ts';
 import type { Deps } from '../../deps.ts';
 import { HIDDEN_FROM_OTHERS } from '../donations/index.ts';
 import * as store from './check.store.ts';
@@ -136,6 +137,23 @@ async function appsWithinTheirGrant(deps: Deps): Promise<string[]> {
       r.spent < 0n ? `app connection ${r.id} counted ${r.spent} cents, less than nothing` : `app connection ${r.id} gave ${r.spent} cents this month, past its limit of ${r.limit}`,
     ),
   ];
+}
+
+/** The latest run of `almoner check` (metrics). */
+export const lastCheckRun = (deps: Deps) => store.lastCheckRun(deps.lookups);
+
+/** Runs every check and keeps the run (check_runs): when it ended, how long it took, how many invariants failed. */
+export async function runAndRecordCheck(deps: Deps): Promise<CheckResult[]> {
+  const started = performance.now();
+  const results = await runCheck(deps);
+  await store.recordCheckRun(deps.db, {
+    finished_at: deps.clock.now().toISOString(),
+    duration_ms: Math.round(performance.now() - started),
+    failed: results.filter((r) => r.failures.length > 0).length,
+    checked: results.length,
+    release: VERSION,
+  });
+  return results;
 }
 
 export async function runCheck(deps: Deps): Promise<CheckResult[]> {

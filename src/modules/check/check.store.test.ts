@@ -205,4 +205,15 @@ describeEachEngine('check store', (env) => {
     assert.match(text, /postings\.entry_id names journal_entries 999999005, which does not exist/);
     assert.match(text, /postings\.account_id names ledger_accounts 999999006, which does not exist/);
   });
+
+  test('check runs: none, then the latest kept', async () => {
+    const { db } = env().deps;
+    await db.deleteFrom('check_runs').execute();
+    assert.equal(await store.lastCheckRun(db), undefined);
+    const first = { finished_at: '2026-11-27T01:00:00.000Z', duration_ms: 120, failed: 2, checked: 16, release: '0.1.0' };
+    const second = { ...first, finished_at: '2026-11-27T02:00:00.000Z', failed: 0 };
+    await store.recordCheckRun(db, first);
+    await store.recordCheckRun(db, second);
+    assert.deepEqual(await store.lastCheckRun(db), second);
+  });
 });

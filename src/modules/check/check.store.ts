@@ -318,3 +318,21 @@ export async function danglingReferences(db: Db): Promise<Array<{ table: string;
   }
   return found;
 }
+
+export interface CheckRun {
+  finished_at: string;
+  duration_ms: number;
+  failed: number;
+  checked: number;
+  release: string;
+}
+
+/** Keeps one run of `almoner check` (its metrics: when the books were last proved). */
+export async function recordCheckRun(db: Db, run: CheckRun): Promise<void> {
+  await db.insertInto('check_runs').values(run).execute();
+}
+
+/** The latest run of `almoner check`, if any ran. */
+export async function lastCheckRun(db: Db): Promise<CheckRun | undefined> {
+  return db.selectFrom('check_runs').select(['finished_at', 'duration_ms', 'failed', 'checked', 'release']).orderBy('id', 'desc').limit(1).executeTakeFirst();
+}

@@ -22,6 +22,7 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   api_keys: { personal: ['name'], forget: 'revoked and renamed' },
   app_connections: { personal: [], forget: 'ended, with every token of their grant' },
   app_spending: { personal: [], forget: 'amounts only: kept' },
+  check_runs: { personal: [], forget: 'no person in it' },
   apps: {
     personal: ['name', 'redirect_uris', 'logo_uri'],
     notPersonal: ['disabled_reason', 'secret_hash'],
