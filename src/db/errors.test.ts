@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { isUnavailable, isUniqueViolation } from './errors.ts';
-import { describeEachEngine } from '../../test/harness.ts';
+import { CuttableProxy, describeEachEngine } from '../../test/harness.ts';
+import { openDatabase } from './database.ts';
 
 describeEachEngine('database errors', (env) => {
   test("isUniqueViolation knows each engine's refusal of a duplicate; other refusals are not one", async () => {
@@ -29,4 +30,22 @@ test('isUnavailable: a connection refused or lost, a busy SQLite; not a bug', ()
   assert.equal(isUnavailable(Object.assign(new Error('no such table: x'), { code: 'ERR_SQLITE_ERROR' })), false);
   assert.equal(isUnavailable(new TypeError('x is undefined')), false);
   assert.equal(isUnavailable(null), false);
+});
+
+test('isUnavailable: a new PostgreSQL connection that never answers (a black hole) is the database unavailable, not a bug', async () => {
+  const proxy = new CuttableProxy({ host: '127.0.0.1', port: 9 });
+  await proxy.up();
+  proxy.blackhole();
+  const handle = openDatabase({ url: `postgres://postgres@127.0.0.1:${proxy.port}/none`, connectTimeoutMs: 200, lookupConnections: 1 });
+  try {
+    // The pool's connections and the pipelined lookups' connection fail in words of their own.
+    for (const db of [handle.db, handle.lookups]) {
+      const error = await sql`select 1`.execute(db).catch((e: unknown) => e);
+      assert.ok(error instanceof Error, String(error));
+      assert.equal(isUnavailable(error), true, (error as Error).message);
+    }
+  } finally {
+    await handle.close();
+    await proxy.cut();
+  }
 });

@@ -10,10 +10,12 @@ export function isUnavailable(error: unknown): boolean {
     if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001', '08003', '53300', '57014'].includes(code)) return true;
     if (code === 'ERR_SQLITE_ERROR' && /busy|locked/i.test(String((error as Error).message))) return true;
   }
-  // (pg's own messages: a connection that cannot be made, one lost, a statement past its client-side deadline.)
+  // (pg's own messages: a connection that cannot be made in time, by the pool or by a client of its
+  // own as the pipelined lookups use; one lost; a statement past its client-side deadline.)
   return (
     error instanceof Error &&
-    /timeout exceeded when trying to connect|Connection terminated|connection error and is not queryable|Client was closed|Query read timeout/i.test(error.message)
+    (/timeout exceeded when trying to connect|Connection terminated|connection error and is not queryable|Client was closed|Query read timeout/i.test(error.message) ||
+      error.message === 'timeout expired')
   );
 }
 
