@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { freshDatabase } from './harness.ts';
 import { openDatabase } from '../src/db/database.ts';
-import { migrate } from '../src/db/migrate.ts';
+import { sql } from 'kysely';
+import { migrate, migrationLockTimeoutMs, MIGRATION_LOCK_TIMEOUT_MS } from '../src/db/migrate.ts';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 
@@ -66,6 +67,19 @@ describe('migrations and table locks', { skip: pgUrl === undefined && 'TEST_DATA
       await writer.end().catch(() => {});
       await handle.close();
       await cleanup();
+    }
+  });
+
+  test("a migration's lock timeout is under half of the server's deadlock_timeout: in any cycle with a writer, the migration yields first", async () => {
+    const handle = openDatabase({ url: pgUrl as string });
+    try {
+      const deadlock = Number((await sql<{ ms: number }>`select setting::int as ms from pg_settings where name = 'deadlock_timeout'`.execute(handle.db)).rows[0]?.ms);
+      assert.ok(deadlock > 0);
+      assert.equal(await migrationLockTimeoutMs(handle.db, MIGRATION_LOCK_TIMEOUT_MS), Math.min(MIGRATION_LOCK_TIMEOUT_MS, deadlock / 2));
+      assert.ok((await migrationLockTimeoutMs(handle.db, MIGRATION_LOCK_TIMEOUT_MS)) < deadlock);
+      assert.equal(await migrationLockTimeoutMs(handle.db, 50), 50, 'a shorter wish is kept');
+    } finally {
+      await handle.close();
     }
   });
 });

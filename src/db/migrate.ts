@@ -1,7 +1,7 @@
 // Migrations run at start, in order, each in its own transaction, recorded in
 // `schema_migrations`. The runner is ours (not Kysely's Migrator) because each
 // migration needs to know the engine to pick its column types.
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DatabaseHandle } from './database.ts';
 import * as m001 from './migrations/001_initial.ts';
 import * as m002 from './migrations/002_donation_counts.ts';
@@ -153,10 +153,24 @@ export async function checkNewerSchema({ db }: DatabaseHandle, known: readonly s
  * How long a migration's statement waits for a table lock on PostgreSQL before it gives up (and
  * is tried again): an ALTER waiting for a lock blocks every request behind it on that table, so
  * under write load (a rolling upgrade beside older nodes) it must wait briefly, not for ever, and
- * never become one side of a deadlock the hot path loses.
+ * never become one side of a deadlock the hot path loses (migrationLockTimeoutMs: at most half of
+ * deadlock_timeout, so 500 ms on a default server).
  */
 export const MIGRATION_LOCK_TIMEOUT_MS = 2_000;
 const MIGRATION_ATTEMPTS = 12;
+
+/**
+ * The lock timeout a migration's statements run with on PostgreSQL: `wanted`, and never more than
+ * half the server's deadlock_timeout. A migration that holds one table and waits for another can
+ * close a cycle with a request that already waits for the first; PostgreSQL breaks a cycle by
+ * failing whoever has waited deadlock_timeout first, which may be that request (a donor's, on an
+ * older node). Giving up sooner, the migration is always the one that yields, and is tried again.
+ */
+export async function migrationLockTimeoutMs(db: Kysely<any>, wanted: number): Promise<number> {
+  const found = await sql<{ ms: number }>`select setting::int as ms from pg_settings where name = 'deadlock_timeout'`.execute(db);
+  const deadlockMs = Number(found.rows[0]?.ms ?? 1_000);
+  return Math.max(1, Math.trunc(Math.min(wanted, deadlockMs / 2)));
+}
 
 /** Lock not available in time, or a deadlock: PostgreSQL rolled the migration back; it may be tried again. */
 function lockRefused(error: unknown): boolean {
@@ -191,7 +205,7 @@ async function runOne({ db, engine }: DatabaseHandle, migration: (typeof MIGRATI
     // the second wait and then see the migration as done.
     if (engine === 'postgres') await sql`select pg_advisory_xact_lock(7243001)`.execute(trx);
     // Each of its statements waits at most this long for a table's lock (the advisory one above waits as long as it must).
-    if (engine === 'postgres') await sql.raw(`set local lock_timeout = ${Math.max(1, Math.trunc(lockTimeoutMs))}`).execute(trx);
+    if (engine === 'postgres') await sql.raw(`set local lock_timeout = ${await migrationLockTimeoutMs(trx, lockTimeoutMs)}`).execute(trx);
     const done = await sql<{ name: string }>`select name from schema_migrations where name = ${migration.name}`.execute(trx);
     if (done.rows.length > 0) return;
     await migration.up(trx, engine);
