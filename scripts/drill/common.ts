@@ -2,7 +2,7 @@
 // a spare port, WAL archived), Almoner nodes of a release started and stopped
 // as an operator would, and the CLI.
 import { execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, createWriteStream, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 
@@ -138,10 +138,18 @@ export async function startNode(env: Record<string, string>, release = ROOT): Pr
   });
   const base = await new Promise<string>((resolve, reject) => {
     let out = '';
+    // DRILL_LOGS=DIR keeps each node's log lines there (one file per node).
+    const logs = process.env.DRILL_LOGS === undefined ? undefined : createWriteStream(join(process.env.DRILL_LOGS, `node-${server.pid}.log`));
+    let listening = false;
     server.stdout?.on('data', (c: Buffer) => {
+      logs?.write(c);
+      if (listening) return;
       out += c.toString();
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve(m[1] as string);
+      if (m) {
+        listening = true;
+        resolve(m[1] as string);
+      }
     });
     void exited.then(() => reject(new Error(`the node exited before listening: ${out.slice(-400)}`)));
   });
