@@ -77,6 +77,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : ulid();
     },
     requestTimeout: deps.config.requestTimeoutMs,
+    // The API answers under /public/api/v1 as under /v1 (the hosted service's second prefix): one
+    // set of routes, reached by rewriting the path, not a second registration of every route and
+    // schema. Links and messages quote the path the client sent (request.originalUrl).
+    rewriteUrl: (req) => (req.url?.startsWith('/public/api/v1/') === true ? req.url.slice('/public/api'.length) : (req.url ?? '/')),
     // Off unless TRUST_PROXY names the proxies in front: X-Forwarded-For is anyone's to forge.
     trustProxy: typeof deps.config.trustProxy === 'number' ? trustHops(deps.config.trustProxy) : deps.config.trustProxy,
     return503OnClosing: true,
@@ -124,10 +128,10 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       if (method === 'HEAD' || !(METHODS as readonly string[]).includes(method)) continue;
       if (known.find(method as 'GET', route.url.replace(/:\w+/g, 'x')) === null) known.on(method as 'GET', route.url, () => {});
     }
-    if (route.url.startsWith('/public/api/v1')) route.schema = { ...route.schema, hide: true };
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
+    const asked = request.originalUrl.split('?')[0] ?? '/';
     const allowed = METHODS.filter((m) => known.find(m, path) !== null);
     if (allowed.length > 0) {
       return sendProblem(
@@ -135,7 +139,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         new AppError('method_not_allowed', 'method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}`, { headers: { allow: allowed.join(', ') } }),
       );
     }
-    return sendProblem(reply, new AppError('not_found', 'not_found', `no route for ${request.method} ${path}`));
+    return sendProblem(reply, new AppError('not_found', 'not_found', `no route for ${request.method} ${asked}`));
   });
 
   await app.register(swagger, {
@@ -256,7 +260,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       }
     };
     await app.register(v1, { prefix: '/v1' });
-    await app.register(v1, { prefix: '/public/api/v1' });
     await app.register(webApp({ deps, directory, limiter, oidc, openapi: () => app.swagger() as unknown as OpenApi }));
   }
   return app;

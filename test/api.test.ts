@@ -428,6 +428,19 @@ for (const { name: engine } of engines()) {
       assert.equal(res.body.slug, 'ada');
       const created = await call(env.app, 'POST', '/public/api/v1/donations', { key: ada.key, body: { amount: 10, ein: '261544963' } });
       assert.equal(created.status, 201);
+      // Links and messages quote the path the client used.
+      const list = await call(env.app, 'GET', '/public/api/v1/donations?per_page=1', { key: ada.key });
+      assert.equal(list.status, 200);
+      assert.match(String(list.headers.link), /^<\/public\/api\/v1\/donations\?per_page=1&page=1|^<\/public\/api\/v1\/donations\?page=1&per_page=1/);
+      const missing = await call(env.app, 'GET', '/public/api/v1/nothing', { key: ada.key });
+      assert.equal(missing.status, 404);
+      assert.match(missing.body.detail, /GET \/public\/api\/v1\/nothing/);
+      assert.equal((await call(env.app, 'DELETE', '/public/api/v1/users/me', { key: ada.key })).status, 405);
+      // Only the whole prefix is the API's: a look-alike path is nobody's.
+      assert.equal((await call(env.app, 'GET', '/public/api/v1x/users/me', { key: ada.key })).status, 404);
+      // One set of routes: none is listed twice in the OpenAPI document.
+      const doc = (await call(env.app, 'GET', '/openapi.json')).body as { paths: Record<string, unknown> };
+      assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/public/')));
     });
 
     test('API keys: create (shown once), list (last 4), revoke takes effect on the next request', async () => {

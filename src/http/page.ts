@@ -3,11 +3,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pageRequest, type PageRequest } from '../shared/page.ts';
 
 export function setLinkHeader(request: FastifyRequest, reply: FastifyReply, meta: { page: number; last: number }, perPage: number): void {
-  // The request's own path and query, with page and per_page replaced. (Split by
-  // hand: a WHATWG URL per request was a measurable share of a list's time.)
-  const mark = request.url.indexOf('?');
-  const path = mark === -1 ? request.url : request.url.slice(0, mark);
-  const params = new URLSearchParams(mark === -1 ? '' : request.url.slice(mark + 1));
+  // The request's own path (as the client sent it: /public/api/v1 stays) and query, with page and
+  // per_page replaced. (Split by hand: a WHATWG URL per request was a measurable share of a list's time.)
+  const url = request.originalUrl;
+  const mark = url.indexOf('?');
+  const path = mark === -1 ? url : url.slice(0, mark);
+  const params = new URLSearchParams(mark === -1 ? '' : url.slice(mark + 1));
   const link = (page: number, rel: string) => {
     params.set('page', String(page));
     params.set('per_page', String(perPage));
