@@ -102,12 +102,21 @@ describe('almoner users create', () => {
       ['users', 'create', '--name', 'X', '--bogus'],
       ['users', 'explode'],
       ['nonsense'],
+      // An option of another command is refused, not ignored.
+      ['users', 'list', '--amount', '5', '--reason', 'nope'],
+      ['donations', 'approve', '1', '--reason', 'why not'],
+      ['scheduler', 'run', '--user', '1'],
+      ['receipts', 'repair', '--yes'],
+      ['admin', 'token', 'list', '--name', 'x'],
+      ['apps', 'list', '--sandbox'],
     ]) {
       const res = await runCli(args, url);
       assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
       assert.match(res.stderr, /^almoner: .+/, args.join(' '));
       assert.match(res.stderr, /Usage: almoner/);
     }
+    const refused = await runCli(['users', 'list', '--amount', '5', '--reason', 'nope'], url);
+    assert.match(refused.stderr, /almoner users list does not take --amount, --reason \(it takes --page, --sandbox\)/);
     const again = await openEnv('sqlite', { databaseUrl: url });
     try {
       assert.deepEqual(await fingerprint(again.deps), before);

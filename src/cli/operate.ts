@@ -29,6 +29,37 @@ import { actor, id, UsageError, withPlatform } from './common.ts';
 
 const DONATION_EVENTS: Record<string, DonationEvent> = { approve: 'approve', reject: 'reject', pay: 'pay', 'mail-check': 'mail_check', cash: 'cash_check', void: 'void_check' };
 
+/**
+ * The options each command takes (besides --sandbox, which the users, contributions, donations and
+ * portfolio commands take): any other is refused with the command's usage, never ignored.
+ */
+const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
+  'users list': ['page'],
+  'users forget': ['yes'],
+  'contributions record': ['user', 'type', 'units', 'valuation', 'currency', 'status', 'frequency'],
+  'contributions advance': ['to'],
+  'contributions awaiting': ['reference'],
+  'contributions receive': ['units', 'valuation', 'source'],
+  'contributions correct-receipt': ['reason'],
+  'donations reject': ['reason'],
+  'portfolio invest': ['user', 'amount'],
+  'portfolio liquidate': ['user', 'amount'],
+  'scheduler run': ['date'],
+  'admin token create': ['name', 'days'],
+  'apps disable': ['reason'],
+};
+const BOOKED = new Set(['users', 'contributions', 'donations', 'portfolio']);
+
+/** Refuses an option the command does not take (exit 2 with its usage), naming the command. */
+function refuseOthers(command: string, given: readonly string[]): void {
+  const group = command.split(' ')[0] ?? '';
+  const takes = [...(OPTIONS_OF[command] ?? []), ...(BOOKED.has(group) ? ['sandbox'] : [])];
+  const other = given.filter((name) => !takes.includes(name));
+  if (other.length === 0) return;
+  const takesText = takes.length === 0 ? 'no options' : takes.map((t) => `--${t}`).join(', ');
+  throw new UsageError(`almoner ${command} does not take ${other.map((o) => `--${o}`).join(', ')} (it takes ${takesText})`);
+}
+
 /** The operator commands: each parses its arguments fully before touching the database. */
 export async function operate(group: string, sub: string | undefined, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -53,13 +84,17 @@ export async function operate(group: string, sub: string | undefined, args: stri
       reference: { type: 'string' },
       source: { type: 'string' },
       yes: { type: 'boolean', default: false },
-      // Operators act in the live book; --sandbox acts on the sandbox twins' instead (DECISIONS 14).
+      // Operators act in the live book; --sandbox acts on the sandbox twins' instead (rules §14).
       sandbox: { type: 'boolean', default: false },
     },
   });
   const book: Book = values.sandbox === true ? 'test' : 'live';
   const out = (text: string) => process.stdout.write(`${text}\n`);
   const key = `${group} ${sub ?? ''}`.trim();
+  const given = Object.entries(values)
+    .filter(([, value]) => value !== undefined && value !== false)
+    .map(([name]) => name);
+  refuseOthers(key === 'admin token' ? `admin token ${positionals[0] ?? ''}`.trim() : key, given);
   switch (key) {
     case 'users list': {
       const page = values.page === undefined ? 1 : id(values.page, '--page');
