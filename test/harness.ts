@@ -43,7 +43,8 @@ export function engines(): EngineSpec[] {
     warned = true;
     // The skipped half counts as skipped in the summary, once per test file.
     test('the same tests on PostgreSQL', { skip: 'TEST_DATABASE_URL is not set' }, () => {});
-    process.stderr.write('\n*** TEST_DATABASE_URL is not set: PostgreSQL tests are SKIPPED; only SQLite runs. ***\n\n');
+    // (Said once by scripts/test.ts for a whole run; by each file run alone.)
+    if (process.env.ALMONER_TEST_BANNER !== 'said') process.stderr.write('\n*** TEST_DATABASE_URL is not set: PostgreSQL tests are SKIPPED; only SQLite runs. ***\n\n');
   }
   return list;
 }

@@ -1,0 +1,47 @@
+// `npm test` and its tiers: node:test over the tier's files, several files at once (one process
+// each), with spec's output, its closing summary, and each file's wall time.
+//   node scripts/test.ts [fast|system|release|all] [FILES...]
+// fast (the default, `npm test`): units and in-process API tests on both engines.
+// system: spawned servers and CLIs, outages, kills. release: Chromium, a production install, the
+// previous release, crashes, full-size property and fuzz runs. all: every file once (CI).
+import { spawnSync } from 'node:child_process';
+import { globSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { FAST_SIZES, RELEASE, SYSTEM } from '../test/tiers.ts';
+
+const [tier = 'fast', ...only] = process.argv.slice(2);
+if (!['fast', 'system', 'release', 'all'].includes(tier)) {
+  process.stderr.write(`usage: node scripts/test.ts [fast|system|release|all] [FILES...]; not ${tier}\n`);
+  process.exit(2);
+}
+
+const every = [...globSync('src/**/*.test.ts'), ...globSync('test/**/*.test.ts')].sort();
+const named = new Set([...SYSTEM, ...RELEASE]);
+for (const file of named) if (!every.includes(file)) throw new Error(`test/tiers.ts names ${file}, which is no test file`);
+const fast = [...every.filter((f) => !named.has(f)), ...Object.keys(FAST_SIZES)];
+const files = only.length > 0 ? only : { fast, system: [...SYSTEM], release: [...RELEASE], all: every }[tier as 'fast'];
+
+// Smaller runs of the release tier's generative tests in the fast tier (unless asked otherwise).
+const sizes: Record<string, string> = {};
+if (tier === 'fast') for (const size of Object.values(FAST_SIZES)) for (const [name, value] of Object.entries(size)) sizes[name] = process.env[name] ?? value;
+
+const concurrency = process.env.TEST_CONCURRENCY ?? String(Math.max(1, Math.min(4, availableParallelism())));
+if (!process.env.TEST_DATABASE_URL) process.stderr.write('\n*** TEST_DATABASE_URL is not set: PostgreSQL tests are SKIPPED; only SQLite runs. ***\n\n');
+process.stdout.write(`${tier} tier: ${files.length} files, ${concurrency} at a time\n`);
+
+const result = spawnSync(
+  process.execPath,
+  [
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    // The durations first, so that spec's summary stays the run's last lines (what CI reads).
+    '--test-reporter=./test/durations.reporter.ts',
+    '--test-reporter-destination=stdout',
+    '--test-reporter=spec',
+    '--test-reporter-destination=stdout',
+    ...files,
+  ],
+  // The banner above is said once; each file's harness stays quiet about it.
+  { stdio: 'inherit', env: { ...process.env, ...sizes, ALMONER_TEST_CONCURRENCY: concurrency, ALMONER_TEST_BANNER: 'said' } },
+);
+process.exit(result.status ?? 1);

@@ -1,0 +1,34 @@
+// Which test files run in which tier (README, "Tests"). Every test file is in exactly one tier:
+// `fast` is every file not named below. scripts/test.ts runs a tier; CI runs them all.
+
+/** Servers and CLIs in processes of their own, outages and kills: slower, and the machine's ports and processes. */
+export const SYSTEM: readonly string[] = [
+  'test/blackhole.test.ts',
+  'test/client.test.ts',
+  'test/container.test.ts',
+  'test/join-platform.test.ts',
+  'test/listeners.test.ts',
+  'test/outage.test.ts',
+  'test/shutdown.test.ts',
+  'test/start-refusals.test.ts',
+  'test/webhook-crash.test.ts',
+];
+
+/** What a release must pass: Chromium, a production install, the previous release beside this one, crashes, full-size property and fuzz runs. */
+export const RELEASE: readonly string[] = [
+  'test/crash.test.ts',
+  'test/e2e.test.ts',
+  'test/fuzz.test.ts',
+  'test/previous-release.test.ts',
+  'test/production.test.ts',
+  'test/property.test.ts',
+];
+
+/**
+ * Files of the release tier that the fast tier runs too, smaller: the property test and the fuzzer
+ * at these sizes (the release tier runs them at their full size).
+ */
+export const FAST_SIZES: Readonly<Record<string, Record<string, string>>> = {
+  'test/property.test.ts': { PROPERTY_STEPS: '1000' },
+  'test/fuzz.test.ts': { FUZZ_RUNS: '100' },
+};
