@@ -77,7 +77,7 @@ export interface Config {
   /** SANDBOX (true or false): whether the platform has a sandbox (test keys, /v1/sandbox, its clock). */
   sandbox: boolean;
   /**
-   * The sponsoring organisation (DECISIONS 13): shown in the instructions for sending money and
+   * The sponsoring organisation (rules §13): shown in the instructions for sending money and
    * on receipts. SPONSOR_NAME, SPONSOR_EIN, SPONSOR_ADDRESS, SPONSOR_BANK (wire and bank transfer
    * instructions), SPONSOR_BROKERAGE (stock: DTC instructions), SPONSOR_CRYPTO (wallet addresses).
    */
@@ -95,7 +95,7 @@ export interface Config {
   /** How long a web session lasts after sign-in. */
   sessionTtlHours: number;
   /**
-   * Telling people (DECISIONS 12, 15). NOTIFY_INTERVAL_MS: how often a server relays new events
+   * Telling people (rules §12, 15). NOTIFY_INTERVAL_MS: how often a server relays new events
    * into webhook deliveries and mail and sends what is due (0: not on this node; `almoner
    * webhooks deliver` runs it alone). WEBHOOK_TIMEOUT_MS: a delivery's answer must come within
    * this. WEBHOOK_ALLOW_PRIVATE: deliveries may reach private and loopback addresses (a lab).

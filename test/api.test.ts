@@ -1,5 +1,5 @@
 // Every endpoint of spec part 4, on every engine: status, exact field sets
-// of part 2 (as DECISIONS 8 refines them), types, and the rules of the spec.
+// of part 2 (as rules §8 refines them), types, and the rules of the spec.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines, openEnv, makeUser, fund, makeNonProfit, call, assertLedgerBalanced, assertSchema, type TestEnv, type TestUser } from './harness.ts';

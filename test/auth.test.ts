@@ -1,6 +1,6 @@
 // The authorization matrix: every endpoint with no key, a malformed key, an
 // unknown key, a revoked key, a suspended user's live and sandbox keys,
-// another user's key, and the keys of the other book (DECISIONS 14) both ways;
+// another user's key, and the keys of the other book (rules §14) both ways;
 // and the same with apps' tokens (ADR 16): another user's app, the sandbox apps
 // of the owner and of someone else, a suspended user's app, a read-only token,
 // a disconnected app's token and an unknown one.
@@ -34,7 +34,7 @@ interface Endpoint {
   body?: unknown;
   /** Another live user's key on the owner's live objects. */
   other: Expect;
-  /** A sandbox key (the owner's or another's) on the owner's live objects: the other book's are not there (DECISIONS 14). */
+  /** A sandbox key (the owner's or another's) on the owner's live objects: the other book's are not there (rules §14). */
   testOnLive: Expect;
   /** A live key (the owner's or another's) on the owner's sandbox objects. */
   liveOnTest: Expect;

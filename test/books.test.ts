@@ -1,4 +1,4 @@
-// Sandbox and live are two books (DECISIONS 14): the database refuses an
+// Sandbox and live are two books (rules §14): the database refuses an
 // entry spanning them, the web and the operators stay in the live book unless
 // asked, and `almoner check` finds a database corrupted either way, summing
 // exactly whatever it finds.

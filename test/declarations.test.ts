@@ -1,4 +1,4 @@
-// Declared contributions on both engines (DECISIONS 7): a donor declares a wire
+// Declared contributions on both engines (rules §7): a donor declares a wire
 // and a stock transfer, gets instructions and references; the operator finds
 // each by its reference and records what arrived (the stock at its valuation
 // on the day); the journal, the balance and waiting donations follow.
@@ -85,7 +85,7 @@ for (const { name: engine } of engines()) {
       assert.match(audit[0]?.after ?? '', /NASDAQ close 2026-11-20/);
       await assertLedgerBalanced(env.deps);
 
-      // Receipts (DECISIONS 13): one each, issued once, stating what DECISIONS 13 requires.
+      // Receipts (rules §13): one each, issued once, stating what rules §13 requires.
       const cash = await call(env.app, 'GET', `/v1/contributions/${wire.body.id}/receipt`, { key: donor.key });
       assert.equal(cash.status, 200);
       assert.match(cash.body.number, /^R-\d{6}$/);

@@ -1,5 +1,5 @@
-// Every error of DECISIONS 3 with its status, code and body, pagination
-// edges (DECISIONS 4), idempotency (11) and rate limits (10).
+// Every error of rules §3 with its status, code and body, pagination
+// edges (rules §4), idempotency (11) and rate limits (10).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';

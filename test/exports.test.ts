@@ -1,4 +1,4 @@
-// CSV exports on both engines (DECISIONS 13): every row matching the filters,
+// CSV exports on both engines (rules §13): every row matching the filters,
 // parsed back with a CSV library equal to the API's rows, formulas neutralised.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

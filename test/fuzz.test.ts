@@ -315,7 +315,7 @@ for (const { name: engine } of engines()) {
             } else {
               assert.match(type, /^(text\/html|application\/problem\+json)/, label);
             }
-            // An Idempotency-Key keeps the refusal itself, to answer a retry the same way (DECISIONS 11); nothing else may change.
+            // An Idempotency-Key keeps the refusal itself, to answer a retry the same way (rules §11); nothing else may change.
             const after = await fingerprint(env.deps);
             if ('idempotency-key' in headers) after.idempotency_keys = before.idempotency_keys;
             assert.deepEqual(after, before, `a refused request changed the database: ${label}`);

@@ -1,4 +1,4 @@
-// Exactly once under Idempotency-Key across crashes (DECISIONS 11): the use
+// Exactly once under Idempotency-Key across crashes (rules §11): the use
 // case records its outcome in its own transaction, so a retry after a crash
 // between the commit and the stored answer replays instead of redoing, and
 // an attempt whose key was taken over rolls back.

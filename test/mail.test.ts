@@ -1,4 +1,4 @@
-// E-mail (DECISIONS 15) on both engines, against a real SMTP server started
+// E-mail (rules §15) on both engines, against a real SMTP server started
 // here (smtp-server), every message parsed with mailparser: recipients,
 // subjects, escaped content, links that work; password resets end to end
 // over HTTP; mail retried after the SMTP server comes back, never twice; and

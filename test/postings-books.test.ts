@@ -1,4 +1,4 @@
-// A posting names an account and a journal entry of its own book (DECISIONS 14), refused by the
+// A posting names an account and a journal entry of its own book (rules §14), refused by the
 // database itself on both engines: SQLite's foreign keys, PostgreSQL's per-statement triggers
 // (migration 025, ADR 9). Each refusal writes nothing. On PostgreSQL the triggers also lock what
 // a posting names, as the keys did: an account cannot be deleted under a posting being written.

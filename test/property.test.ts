@@ -386,7 +386,7 @@ for (const { name: engine } of engines()) {
             const g = m.gifts[op.pick % Math.max(1, m.gifts.length)];
             if (g === undefined) continue;
             const recipient = op.viaApp ? (appCallers[op.user] as Caller) : (users[op.user] as TestUser).caller;
-            // A gift of the other book is not there for the recipient (DECISIONS 14): no money crosses.
+            // A gift of the other book is not there for the recipient (rules §14): no money crosses.
             // An app's claim sends the gift's money to a charity: counted against its limit before the gift is locked.
             const counted = op.kind === 'claim' && op.viaApp;
             expected =

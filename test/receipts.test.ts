@@ -1,4 +1,4 @@
-// Receiving from the command line and correcting receipts (DECISIONS 7, 13),
+// Receiving from the command line and correcting receipts (rules §7, 13),
 // on both engines: an operator finds a declaration by the reference written
 // on the money, records what arrived; a receipt is corrected only by a new
 // one that names the one it replaces, and both remain.

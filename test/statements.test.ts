@@ -1,4 +1,4 @@
-// Tax statements (DECISIONS 13) on both engines: a year's contributions
+// Tax statements (rules §13) on both engines: a year's contributions
 // (deductible, with receipt numbers) and grants (informational), their totals
 // equal to the journal's; any period for a fiscal year; the PDF read back;
 // bad periods refused; and neither statements nor receipts cross a book.

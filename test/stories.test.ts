@@ -1,4 +1,4 @@
-// Stories: each flow of DECISIONS 7 end to end, users through the public API
+// Stories: each flow of rules §7 end to end, users through the public API
 // and operators through /admin/v1, with the journal after each step asserted
 // as a table. The database is kept (test-results/stories.sqlite, schema
 // `stories`) for `almoner check` in CI.

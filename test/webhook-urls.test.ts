@@ -1,4 +1,4 @@
-// Where webhooks may go (DECISIONS 12): endpoint URLs refused with a clear
+// Where webhooks may go (rules §12): endpoint URLs refused with a clear
 // 422 (schemes, credentials, size, IDNs, private ranges in every notation),
 // nothing written; and the guard at send time, on the address the name
 // resolves to (localhost -> 127.0.0.1 is refused unless allowed).

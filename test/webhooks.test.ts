@@ -1,4 +1,4 @@
-// Webhooks (DECISIONS 12) on both engines, against a real receiver that
+// Webhooks (rules §12) on both engines, against a real receiver that
 // verifies every delivery with the standardwebhooks package: the payload is
 // the object in its owner's form; failures (500, a hang past the timeout, a
 // refused connection, a redirect) follow the retry schedule on a test clock;

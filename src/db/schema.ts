@@ -15,7 +15,7 @@ export interface UsersTable {
   status: string;
   created_at: string;
   sandbox_of: number | null;
-  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  /** rules §14: 'live' or 'test' (shared/book.ts). */
   book: Book;
 }
 
@@ -25,7 +25,7 @@ export interface FundsTable {
   name: string;
   summary: string;
   created_at: string;
-  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  /** rules §14: 'live' or 'test' (shared/book.ts). */
   book: Book;
 }
 
@@ -81,7 +81,7 @@ export interface DonationsTable {
   voided_at: string | null;
   rejection_reason: string | null;
   scheduled_for: string | null;
-  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  /** rules §14: 'live' or 'test' (shared/book.ts). */
   book: Book;
   /** The app connection whose token made it (migration 026), counted against its monthly limit. */
   app_connection_id: number | null;
@@ -104,7 +104,7 @@ export interface GiftsTable {
   updated_at: string;
   recipient_user_id: number | null;
   donation_id: number | null;
-  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  /** rules §14: 'live' or 'test' (shared/book.ts). */
   book: Book;
   /** The app connection whose token sent it (migration 026), counted against its monthly limit. */
   app_connection_id: number | null;
@@ -124,7 +124,7 @@ export interface ContributionsTable {
   created_at: string;
   received_at: string | null;
   completed_at: string | null;
-  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  /** rules §14: 'live' or 'test' (shared/book.ts). */
   book: Book;
   /** 016: a declared contribution's reference (ALM-XXXX-XXXX), unique; null for one an operator recorded. */
   reference: ColumnType<string | null, string | null | undefined, string | null>;
@@ -139,7 +139,7 @@ export interface LedgerAccountsTable {
   fund_id: number | null;
   kind: string;
   balance_cents: number;
-  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  /** rules §14: 'live' or 'test' (shared/book.ts). */
   book: Book;
 }
 
@@ -151,7 +151,7 @@ export interface JournalEntriesTable {
   contribution_id: number | null;
   audit_id: number | null;
   created_at: string;
-  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  /** rules §14: 'live' or 'test' (shared/book.ts). */
   book: Book;
 }
 
@@ -160,7 +160,7 @@ export interface PostingsTable {
   entry_id: number;
   account_id: number;
   amount_cents: number;
-  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  /** rules §14: 'live' or 'test' (shared/book.ts). */
   book: Book;
 }
 
@@ -242,7 +242,7 @@ export interface AuditLogTable {
   before: string | null;
   after: string | null;
   created_at: string;
-  /** DECISIONS 14: the book of the object acted on; operators' lists show the live book's. */
+  /** rules §14: the book of the object acted on; operators' lists show the live book's. */
   book: Book;
 }
 
@@ -261,7 +261,7 @@ export interface ScheduledDonationsTable {
   status: string;
   created_at: string;
   updated_at: string;
-  /** DECISIONS 14: 'live' or 'test' (shared/book.ts). */
+  /** rules §14: 'live' or 'test' (shared/book.ts). */
   book: Book;
 }
 

@@ -88,7 +88,7 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   await contribute(users.grace, 'credit_card_scheduled_deposit', '1200', '1', 'USD', 'success');
   await contribute(users.alan, 'wire_daf_transfer', '800', '1', 'USD', 'success');
   await contribute(users.katherine, 'company_payment', '400', '1', 'USD', 'success');
-  // Declared by the donors themselves (DECISIONS 7): Grace's stock arrived, was valued and cleared (receipted);
+  // Declared by the donors themselves (rules §7): Grace's stock arrived, was valued and cleared (receipted);
   // Katherine's wire is still on its way, with its instructions and reference.
   const shares = await declareContribution(deps, caller(users.grace), { type: 'stock_payment', units: 12, symbol: 'MSFT' });
   await recordArrivalAudited(deps, 'live', shares.id, { units: '12', valuation: '415.5', valuation_source: 'NASDAQ close, the day they arrived' }, 'demo');

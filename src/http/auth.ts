@@ -1,4 +1,4 @@
-// Resolves the caller from the API key (DECISIONS 2): X-Api-Key, else
+// Resolves the caller from the API key (rules §2): X-Api-Key, else
 // `Authorization: Bearer <key>`, else a bare `Authorization: <key>`; or from an
 // app's token of Login with Almoner (ADR 16): `Authorization: Bearer <access
 // token>`, or the compatible `Authorization: <client_id> <id_token>`.

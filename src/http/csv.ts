@@ -1,4 +1,4 @@
-// CSV answers (DECISIONS 13: `Accept: text/csv` on the donation and contribution
+// CSV answers (rules §13: `Accept: text/csv` on the donation and contribution
 // lists): every row matching the filters, streamed through csv-stringify as
 // the rows are read, so memory stays bounded whatever their number. Cells that
 // a spreadsheet would run as a formula (starting with = + - @, a tab or a

@@ -117,7 +117,7 @@ function fieldName(e: AjvError): string {
   return path === '' ? '(body)' : path;
 }
 
-/** Fields whose every error is `amount_invalid` (DECISIONS 5). */
+/** Fields whose every error is `amount_invalid` (rules §5). */
 const AMOUNT_FIELDS = new Set(['amount']);
 
 export function fromValidation(error: FastifyError): AppError {

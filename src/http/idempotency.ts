@@ -1,4 +1,4 @@
-// Idempotency-Key on POST (DECISIONS 11). The first request with a key
+// Idempotency-Key on POST (rules §11). The first request with a key
 // claims it; its response is stored and replayed for the same key and body
 // within the TTL. Stored per caller, with a hash of the request.
 import { createHash } from 'node:crypto';

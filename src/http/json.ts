@@ -20,7 +20,7 @@ export function parseStrictJson(text: string): unknown {
   } catch (error) {
     throw new AppError('bad_request', 'invalid_json', `the body is not valid JSON: ${(error as Error).message}`);
   }
-  // Every number is judged by its text as sent (DECISIONS 5: nothing is rounded silently), in
+  // Every number is judged by its text as sent (rules §5: nothing is rounded silently), in
   // the same walk that checks the keys. (JSON.parse with a reviver that reads each number's
   // source took most of a small body's parse: 5-6 us against 0.5 us without.)
   const { inexact, refused } = scan(text);

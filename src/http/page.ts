@@ -1,4 +1,4 @@
-// The RFC 8288 Link header of a paginated response (DECISIONS 4).
+// The RFC 8288 Link header of a paginated response (rules §4).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pageRequest, type PageRequest } from '../shared/page.ts';
 

@@ -1,5 +1,5 @@
 // Fixed one-minute windows per key (and per IP for requests without a valid
-// key), with the RateLimit-* headers of DECISIONS 10. Counted in Redis when
+// key), with the RateLimit-* headers of rules §10. Counted in Redis when
 // REDIS_URL is set, so every node shares one count; in process otherwise.
 import type { FastifyReply } from 'fastify';
 import { Redis } from 'ioredis';

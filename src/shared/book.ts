@@ -1,4 +1,4 @@
-// The two books of DECISIONS 14. Every user, fund, ledger account, journal
+// The two books of rules §14. Every user, fund, ledger account, journal
 // entry, posting, donation, gift, contribution and scheduled donation carries
 // the book it belongs to; a test key (`alm_test_`) acts in the sandbox book,
 // everything else in the live book. Nothing ever crosses between them: the

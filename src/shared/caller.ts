@@ -7,7 +7,7 @@ export interface Caller {
   fund_id: number;
   key_id: number;
   mode: string;
-  /** The book the caller acts in (DECISIONS 14): a test key's is 'test'. Every lookup on its behalf names it. */
+  /** The book the caller acts in (rules §14): a test key's is 'test'. Every lookup on its behalf names it. */
   book: Book;
   /** The user's status, or for a sandbox twin its live owner's when that is not active: suspending a user stops both. */
   user_status: string;

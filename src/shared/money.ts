@@ -3,7 +3,7 @@
 // arithmetic: the number's shortest decimal text is parsed instead.
 import { assertSafeInteger } from './assert.ts';
 
-export const AMOUNT_MAX_CENTS = 1_000_000_000; // $10,000,000 (DECISIONS 5)
+export const AMOUNT_MAX_CENTS = 1_000_000_000; // $10,000,000 (rules §5)
 
 /**
  * The bounds that keep every amount, balance and sum an exact safe integer of
@@ -61,7 +61,7 @@ export function parseDecimal(text: string, scale: number): bigint | null {
 }
 
 /**
- * units x valuation in cents, exact, rounded half-even once (DECISIONS 5).
+ * units x valuation in cents, exact, rounded half-even once (rules §5).
  * Both factors are decimal texts with at most 8 places.
  */
 export function valueInCents(units: string, valuation: string): number {

@@ -1,4 +1,4 @@
-// Pagination (DECISIONS 4): page >= 1, per_page 1..100 (default 50).
+// Pagination (rules §4): page >= 1, per_page 1..100 (default 50).
 export const PER_PAGE_DEFAULT = 50;
 export const PER_PAGE_MAX = 100;
 
@@ -33,7 +33,7 @@ export function toPage<T>(items: T[], count: number, req: PageRequest): Page<T> 
   return { items, meta: pageMeta(count, req) };
 }
 
-/** What an export keeps of a list (DECISIONS 13): created from / to (YYYY-MM-DD, inclusive), one status. */
+/** What an export keeps of a list (rules §13): created from / to (YYYY-MM-DD, inclusive), one status. */
 export interface RowFilters {
   from?: string;
   to?: string;

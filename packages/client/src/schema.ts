@@ -652,7 +652,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A succeeded contribution's receipt (DECISIONS 13): JSON, or a printable PDF with Accept: application/pdf */
+        /** A succeeded contribution's receipt (rules §13): JSON, or a printable PDF with Accept: application/pdf */
         get: {
             parameters: {
                 query?: never;

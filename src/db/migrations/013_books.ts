@@ -1,4 +1,4 @@
-// DECISIONS 14: sandbox and live are two books. Every user, fund, ledger
+// rules §14: sandbox and live are two books. Every user, fund, ledger
 // account, journal entry, posting, donation, gift, contribution and scheduled
 // donation says which book it is in. The database itself refuses a posting
 // whose entry or account is in another book: postings reference
@@ -67,7 +67,7 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     or (object_type = 'fund' and object_id in (select id from funds where book = 'test'))
     or (object_type = 'user' and object_id in (select id from users where book = 'test'))`.execute(db);
 
-  // Others see only the public donations that happened (DECISIONS 8): the count of them too.
+  // Others see only the public donations that happened (rules §8): the count of them too.
   await sql`update donation_counts set public_total = (select count(*) from donations d
     where d.user_id = donation_counts.user_id and d.visibility = 'public' and d.status not in ('not_completed', 'rejected'))`.execute(db);
 

@@ -1,4 +1,4 @@
-// A donor declares a contribution before sending the money (DECISIONS 7): it
+// A donor declares a contribution before sending the money (rules §7): it
 // carries a reference that ties the money to it when it arrives, and what the
 // operator recorded on arrival (the valuation's source, for stock and crypto).
 import type { Kysely } from 'kysely';

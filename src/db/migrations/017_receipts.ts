@@ -1,4 +1,4 @@
-// Receipts (DECISIONS 13): issued once when a contribution succeeds, numbered
+// Receipts (rules §13): issued once when a contribution succeeds, numbered
 // per platform (their id), never changed; a correction is a new receipt that
 // names the one it replaces. The body is the receipt as issued (JSON), so that
 // a later change of the sponsor's details or the donor's name never alters it.

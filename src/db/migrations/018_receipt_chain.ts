@@ -1,4 +1,4 @@
-// A receipt is replaced at most once (DECISIONS 13): its corrections form one
+// A receipt is replaced at most once (rules §13): its corrections form one
 // chain, original to newest, never a fork.
 import { sql, type Kysely } from 'kysely';
 

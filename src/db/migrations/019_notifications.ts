@@ -1,4 +1,4 @@
-// Telling people (DECISIONS 12, 15): webhook endpoints and their deliveries,
+// Telling people (rules §12, 15): webhook endpoints and their deliveries,
 // the mail outbox, and password resets. Events are relayed once into
 // deliveries and mail: `relayed_at` marks an event done; the ones already
 // there when this runs are marked, so that history is not sent.

@@ -3,7 +3,7 @@
 // design"): a donation's user, fund and non-profit, an entry's donation, an
 // event's and a donation count's user. Each cost an index lookup and a row
 // lock in the referenced table for every row written. Kept: the postings'
-// keys to their entry and account in the same book (DECISIONS 14: no posting
+// keys to their entry and account in the same book (rules §14: no posting
 // crosses the books, enforced by the database itself). SQLite keeps them all.
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../database.ts';

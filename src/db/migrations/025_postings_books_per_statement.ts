@@ -1,4 +1,4 @@
-// PostgreSQL: the two books (DECISIONS 14) are still refused by the database
+// PostgreSQL: the two books (rules §14) are still refused by the database
 // itself, checked once per statement instead of once per posting (ADR 9, "The
 // journal's physical design"). The foreign keys postings_entry_book_fkey and
 // postings_account_book_fkey ran two lookups and two row locks for every

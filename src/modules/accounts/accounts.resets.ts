@@ -1,4 +1,4 @@
-// Password resets (DECISIONS 15): asking answers the same whether or not the
+// Password resets (rules §15): asking answers the same whether or not the
 // address has an account; the link is mailed from the outbox, works once, for
 // an hour; using it sets the password and ends every session of the account.
 // Only the newest link works: asking again ends the ones before, and using one

@@ -41,7 +41,7 @@ function decimalText(value: string | number): string {
 
 /**
  * Operators act in the live book: a sandbox object is not found unless the
- * request asks for the sandbox with `?book=test` (DECISIONS 14).
+ * request asks for the sandbox with `?book=test` (rules §14).
  */
 const BookQuery = Type.Object({ book: Type.Optional(StringEnum(BOOKS, { description: "live (default) or test: the sandbox twins' book" })) }, { additionalProperties: false });
 

@@ -1,4 +1,4 @@
-// `almoner check`: recomputes every invariant of DECISIONS 6 and 14 from the
+// `almoner check`: recomputes every invariant of rules §6 and 14 from the
 // journal and the records, and reports each one that fails in words. What it
 // reads, it reads exactly (check.store.ts); a check that cannot run reports
 // why instead of stopping the rest.
@@ -73,7 +73,7 @@ async function holds(deps: Deps): Promise<string[]> {
     .map((f) => `fund ${f.fund_id}: ${f.reserved} cents reserved, but its scheduled and approved donations and new gifts hold ${f.held}`);
 }
 
-/** Counts kept for the lists' meta.count: all donations for the owner; for others, the public ones that happened (DECISIONS 8). */
+/** Counts kept for the lists' meta.count: all donations for the owner; for others, the public ones that happened (rules §8). */
 async function donationCounts(deps: Deps): Promise<string[]> {
   return (await store.donationCounts(deps.db, HIDDEN_FROM_OTHERS))
     .filter((c) => c.total !== c.actual || c.public_total !== c.actual_public)
@@ -85,14 +85,14 @@ async function wordSizes(deps: Deps): Promise<string[]> {
   return (await store.wrongWordSizes(deps.db)).map((r) => `non-profit ${r.ein}: its word "${r.word}" has size ${r.size}, its income is ${r.income_amt}`);
 }
 
-/** DECISIONS 14: no journal entry has postings in two books; every posting is in its entry's and its account's book. */
+/** rules §14: no journal entry has postings in two books; every posting is in its entry's and its account's book. */
 async function entriesInOneBook(deps: Deps): Promise<string[]> {
   return (await store.postingsAcrossBooks(deps.db)).map(
     (r) => `journal entry ${r.entry_id} (${r.entry_book}) has a posting on account ${r.account_id} of the ${r.account_book} book`,
   );
 }
 
-/** DECISIONS 14: every object is in the book of its user, its fund and its fund's accounts; every entry in its cause's. */
+/** rules §14: every object is in the book of its user, its fund and its fund's accounts; every entry in its cause's. */
 async function objectsInTheirBook(deps: Deps): Promise<string[]> {
   return (await store.bookMismatches(deps.db)).map((r) => `${r.name} ${r.id} is in the ${r.own} book, ${r.what} in the ${r.other} book`);
 }
@@ -102,12 +102,12 @@ async function booksSumToZero(deps: Deps): Promise<string[]> {
   return (await store.bookSums(deps.db, deps.engine)).filter((r) => r.sum !== 0n).map((r) => `the ${r.book} book's accounts sum to ${r.sum}, not 0`);
 }
 
-/** DECISIONS 13: each contribution that succeeded has exactly one original receipt; no other has one. */
+/** rules §13: each contribution that succeeded has exactly one original receipt; no other has one. */
 async function receipts(deps: Deps): Promise<string[]> {
   return (await store.receiptMismatches(deps.db)).map((r) => `contribution ${r.id} (${r.status}) has ${r.receipts} original receipt${r.receipts === 1 ? '' : 's'}`);
 }
 
-/** DECISIONS 13: a correction replaces a receipt of its own contribution, in its own book. */
+/** rules §13: a correction replaces a receipt of its own contribution, in its own book. */
 async function receiptChains(deps: Deps): Promise<string[]> {
   return (await store.receiptChainBreaks(deps.db)).map((r) => `receipt ${r.id} replaces receipt ${r.replaces_id} of another contribution, book or donor`);
 }

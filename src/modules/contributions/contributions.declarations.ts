@@ -1,4 +1,4 @@
-// Declared contributions (DECISIONS 7): a donor says what they will send and
+// Declared contributions (rules §7): a donor says what they will send and
 // gets the instructions and a reference; an operator finds the declaration by
 // that reference when the money arrives and records what actually came (which
 // may differ: partial, more, other units; non-cash valued on the day, with its

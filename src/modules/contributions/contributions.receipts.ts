@@ -1,4 +1,4 @@
-// Receipts as use cases (DECISIONS 13): issued once, in the transaction that
+// Receipts as use cases (rules §13): issued once, in the transaction that
 // makes a contribution succeed; read by their donor (JSON or PDF); corrected
 // only by a new receipt that names the one it replaces, both kept.
 import type { Deps } from '../../deps.ts';
@@ -23,7 +23,7 @@ type Receipted = {
 };
 
 /**
- * DECISIONS 13: a contribution that succeeds gets its numbered receipt, in the same transaction,
+ * rules §13: a contribution that succeeds gets its numbered receipt, in the same transaction,
  * once (a unique index backs it). The receipt states what it states now, for good.
  */
 export async function issueReceipt(deps: Deps, trx: Trx, c: Receipted, at: string): Promise<void> {

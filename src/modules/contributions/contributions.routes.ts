@@ -66,7 +66,7 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        // DECISIONS 13: Accept: text/csv gives every row matching ?from=&to=&status=, streamed.
+        // rules §13: Accept: text/csv gives every row matching ?from=&to=&status=, streamed.
         if (wantsCsv(request)) {
           const filters = exportFilters(request.query as Record<string, unknown>, CONTRIBUTION_STATUSES);
           return sendCsv(reply, 'contributions.csv', CONTRIBUTION_CSV_HEADER, exportContributions(deps, request.caller, filters));
@@ -117,7 +117,7 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['Contributions'],
-          summary: "A succeeded contribution's receipt (DECISIONS 13): JSON, or a printable PDF with Accept: application/pdf",
+          summary: "A succeeded contribution's receipt (rules §13): JSON, or a printable PDF with Accept: application/pdf",
           params: IdParams,
         },
       },

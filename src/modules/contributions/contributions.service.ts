@@ -116,10 +116,10 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
 }
 
 /**
- * Moves a contribution along DECISIONS 7 with its postings: pending puts its
+ * Moves a contribution along rules §7 with its postings: pending puts its
  * value in pending_deposit, success moves it to available (and promotes
  * waiting donations), failed reverses what was received.
- * Only a contribution of `book` is found (DECISIONS 14).
+ * Only a contribution of `book` is found (rules §14).
  * Throws: not_found (contribution_not_found), conflict (invalid_transition).
  */
 export async function advanceContribution(deps: Deps, book: Book, contributionId: number, to: ContributionStatus, actor: string): Promise<void> {

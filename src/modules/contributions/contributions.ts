@@ -19,7 +19,7 @@ export type ContributionStatus = (typeof CONTRIBUTION_STATUSES)[number];
 export const FREQUENCIES = ['OneTime', 'Weekly', 'Monthly', 'Yearly'] as const;
 export type Frequency = (typeof FREQUENCIES)[number];
 
-/** DECISIONS 7: waiting_for_funds -> pending -> success; waiting_for_funds or pending -> failed. */
+/** rules §7: waiting_for_funds -> pending -> success; waiting_for_funds or pending -> failed. */
 export const CONTRIBUTION_TRANSITIONS: Record<string, readonly ContributionStatus[]> = {
   waiting_for_funds: ['pending', 'failed'],
   pending: ['success', 'failed'],

@@ -1,4 +1,4 @@
-// Receipts (DECISIONS 13): what one states, and its PDF. A receipt is built once,
+// Receipts (rules §13): what one states, and its PDF. A receipt is built once,
 // when its contribution succeeds, and kept as built: reading it never rebuilds it.
 import { letterPdf } from './letter.ts';
 import { centsToDollars } from '../../shared/money.ts';
@@ -61,7 +61,7 @@ const usd = (dollars: number) => dollars.toLocaleString('en-US', { style: 'curre
 
 export { letterPdf } from './letter.ts';
 
-/** One printable page (US Letter): the sponsor's name at the top, then every statement DECISIONS 13 requires. */
+/** One printable page (US Letter): the sponsor's name at the top, then every statement rules §13 requires. */
 export async function receiptPdf(r: ReceiptBody): Promise<Uint8Array> {
   return letterPdf(`Receipt ${r.number}`, (line) => {
     line(r.sponsor.name, { size: 18, bold: true, gap: 4 });

@@ -1,4 +1,4 @@
-// Tax statements (DECISIONS 13): a period's contributions (deductible, with
+// Tax statements (rules §13): a period's contributions (deductible, with
 // their receipt numbers) and the grants made from the fund in it
 // (informational: not deductible a second time). A calendar year by default,
 // any range for donors whose fiscal year is another.

@@ -36,7 +36,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: { tags, summary: "The caller's donations (form 2.1), newest first", querystring: PageQuery, response: withProblems({ 200: OwnDonationPage }) },
       },
       async (request, reply) => {
-        // DECISIONS 13: Accept: text/csv gives every row matching ?from=&to=&status=, streamed.
+        // rules §13: Accept: text/csv gives every row matching ?from=&to=&status=, streamed.
         if (wantsCsv(request)) {
           const filters = exportFilters(request.query as Record<string, unknown>, DONATION_STATUSES);
           return sendCsv(reply, 'donations.csv', service.DONATION_CSV_HEADER, service.exportDonations(deps, request.caller, filters));

@@ -1,4 +1,4 @@
-// The HTTP contract of donations (spec 2.1, 2.3, 4.2; DECISIONS 8).
+// The HTTP contract of donations (spec 2.1, 2.3, 4.2; rules §8).
 import { Type } from '@sinclair/typebox';
 import { Amount, IsoDate, Nullable, NullableIsoDate, Paged, StringEnum } from '../../http/schemas.ts';
 import { DONATION_STATUSES, VISIBILITIES } from './donations.ts';

@@ -103,7 +103,7 @@ export function insertDonation(deps: Deps, trx: Trx, row: store.NewDonationRow):
 }
 
 /**
- * The owner cancels (spec 4.2, DECISIONS 7): scheduled or waiting_for_funds
+ * The owner cancels (spec 4.2, rules §7): scheduled or waiting_for_funds
  * become not_completed, a hold goes back to available, the record stays.
  * Throws: not_found (donation_not_found, also for others' donations), conflict (donation_not_cancellable).
  */
@@ -248,7 +248,7 @@ const TIMESTAMP_OF: Record<DonationEvent, 'approved_at' | 'rejected_at' | 'compl
 };
 
 /**
- * An operator's event on a donation: every transition of DECISIONS 7 and no
+ * An operator's event on a donation: every transition of rules §7 and no
  * other, with its postings, its timestamp, its event and its audit entry, in
  * one database transaction.
  * Only a donation of `book` is found: operators act on live ones unless they ask for the sandbox.

@@ -29,7 +29,7 @@ const pageQuery = prepared<Database, PageRow, { user_id: number; limit: number; 
   donationRows(db).where('user_id', '=', p('user_id')).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit')).offset(p('offset')),
 );
 
-// Others see a user's public donations that happened (DECISIONS 8): never a cancelled or rejected one.
+// Others see a user's public donations that happened (rules §8): never a cancelled or rejected one.
 const publicPageQuery = prepared<Database, PageRow, { user_id: number; limit: number; offset: number }>((db, p) =>
   donationRows(db)
     .where('user_id', '=', p('user_id'))
@@ -103,7 +103,7 @@ export async function findDonations(db: Db, book: Book, ids: readonly number[]):
   return withOwners(db, rows as PageRow[]);
 }
 
-/** A donation of `book` (DECISIONS 14: the other book's are not found). */
+/** A donation of `book` (rules §14: the other book's are not found). */
 export async function findDonation(db: Db | Trx, book: Book, id: number): Promise<DonationRecord | undefined> {
   const [row] = await byIdQuery(db, { id, book });
   return row === undefined ? undefined : (await withOwners(db, [row]))[0];

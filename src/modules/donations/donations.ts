@@ -12,12 +12,12 @@ export function isCancellable(status: string): boolean {
   return status === 'scheduled' || status === 'waiting_for_funds';
 }
 
-/** DECISIONS 7: scheduled when the fund can hold the amount now, else waiting. */
+/** rules §7: scheduled when the fund can hold the amount now, else waiting. */
 export function initialStatus(availableCents: number, amountCents: number): DonationStatus {
   return availableCents >= amountCents ? 'scheduled' : 'waiting_for_funds';
 }
 
-/** The operator's events on a donation (DECISIONS 7). The owner's cancel is separate. */
+/** The operator's events on a donation (rules §7). The owner's cancel is separate. */
 export type DonationEvent = 'approve' | 'reject' | 'pay' | 'mail_check' | 'cash_check' | 'void_check';
 
 /** Which accounts an event moves the amount between, if any. */
@@ -32,7 +32,7 @@ export const DONATION_TRANSITIONS: Record<DonationEvent, { from: readonly Donati
   void_check: { from: ['check_mailed'], to: 'not_completed', move: 'grants_paid_to_available' },
 };
 
-/** DECISIONS 8: donations that did not happen, shown only to their owner. */
+/** rules §8: donations that did not happen, shown only to their owner. */
 export const HIDDEN_FROM_OTHERS: readonly string[] = ['not_completed', 'rejected'];
 
 /** Whether someone other than the owner may see this donation (public, and it happened). */

@@ -1,5 +1,5 @@
 // Donation records -> the JSON forms of the spec (2.1, 2.2, 2.3 and the
-// owner's 2.3 + amount + visibility of DECISIONS 8).
+// owner's 2.3 + amount + visibility of rules §8).
 import type { Deps } from '../../deps.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import { assert } from '../../shared/assert.ts';
@@ -56,7 +56,7 @@ export function userScopedForm(cards: Cards, r: Shown) {
   };
 }
 
-/** Form 2.3 for its owner: plus amount and visibility (DECISIONS 8, compat). */
+/** Form 2.3 for its owner: plus amount and visibility (rules §8, compat). */
 export function ownUserScopedForm(cards: Cards, r: Shown) {
   return { ...userScopedForm(cards, r), amount: centsToDollars(r.amount_cents), visibility: r.visibility };
 }

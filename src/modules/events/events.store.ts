@@ -1,4 +1,4 @@
-// The transactional outbox (DECISIONS 12): an event row is written in the
+// The transactional outbox (rules §12): an event row is written in the
 // same database transaction as the state change it reports.
 import type { Db, Engine, Trx } from '../../db/database.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';

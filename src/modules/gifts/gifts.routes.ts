@@ -81,7 +81,7 @@ export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
     );
 
-    // The recipient's side (DECISIONS 7): whoever holds the gift's code, except its giver.
+    // The recipient's side (rules §7): whoever holds the gift's code, except its giver.
     const CodeParams = Type.Object({ code: Type.String({ format: 'uuid' }) });
     const recipientResponses = withProblems({ 200: Type.Ref('Gift'), 403: Type.Ref('Problem'), 409: Type.Ref('Problem') });
 

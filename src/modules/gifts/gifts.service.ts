@@ -91,7 +91,7 @@ function insertHeldGift(deps: Deps, caller: Caller, input: NewGift, code: string
 
 /**
  * The one way to find a gift for someone: by its code, in the viewer's book
- * (DECISIONS 14: a gift of the other book is not there). Throws gift_not_found.
+ * (rules §14: a gift of the other book is not there). Throws gift_not_found.
  */
 async function findGift(db: Deps['db'] | Trx, viewer: { book: Book }, code: string) {
   const gift = await findGiftByCode(db, viewer.book, code);

@@ -1,4 +1,4 @@
-// Claiming an Idempotency-Key and settling it (DECISIONS 11). The first
+// Claiming an Idempotency-Key and settling it (rules §11). The first
 // request with a key claims it with a fresh token; a later one with the same
 // key and request gets the stored answer, or the resource its work committed;
 // a different request with the key is refused; a claim whose attempt died

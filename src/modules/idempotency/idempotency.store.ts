@@ -1,4 +1,4 @@
-// Every SQL statement about Idempotency-Key records (DECISIONS 11).
+// Every SQL statement about Idempotency-Key records (rules §11).
 import { CompiledQuery } from 'kysely';
 import { assert } from '../../shared/assert.ts';
 import type { Db, Engine, Trx } from '../../db/database.ts';

@@ -1,4 +1,4 @@
-// Exactly once under Idempotency-Key (DECISIONS 11), even across a crash.
+// Exactly once under Idempotency-Key (rules §11), even across a crash.
 // The HTTP layer claims a key with a token and puts the claim in this async
 // context; a use case that creates something calls recordOutcome inside its
 // own transaction. That write is a compare-and-set on the token: if another

@@ -1,4 +1,4 @@
-// API keys (DECISIONS 2): `alm_live_` or `alm_test_` + 40 base62 characters.
+// API keys (rules §2): `alm_live_` or `alm_test_` + 40 base62 characters.
 // Only the SHA-256 of a key is stored, with its last 4 characters for display.
 import { hash } from 'node:crypto';
 import type { Ids } from '../../shared/clock.ts';

@@ -43,7 +43,7 @@ export interface FundBalances {
   portfolio_cents: number;
 }
 
-/** The balance response of DECISIONS 6: amount = available + reserved + portfolio. */
+/** The balance response of rules §6: amount = available + reserved + portfolio. */
 export function balanceView(b: FundBalances) {
   return {
     amount_cents: b.available_cents + b.reserved_cents + b.portfolio_cents,

@@ -1,4 +1,4 @@
-// Sending mail (DECISIONS 15): messages are queued in the outbox inside the
+// Sending mail (rules §15): messages are queued in the outbox inside the
 // transaction that causes them (or by the relay, from events), then sent
 // after commit by a worker, at least once, retried while SMTP is down, never
 // holding a request. Through nodemailer: SMTP_URL, or without it each

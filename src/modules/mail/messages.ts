@@ -1,4 +1,4 @@
-// The messages of DECISIONS 15, each as plain text and HTML. Every value a
+// The messages of rules §15, each as plain text and HTML. Every value a
 // person typed is escaped in the HTML; links are built from PUBLIC_URL by the
 // caller and only ever point there.
 import { escapeHtml } from '../../shared/escape.ts';

@@ -11,7 +11,7 @@ import * as searchStore from './search.store.ts';
 import { boxAround } from './geo.ts';
 import { charityProfile } from './profile.ts';
 
-/** Form 2.5 (detail and search item; both carry `id`, DECISIONS 9). */
+/** Form 2.5 (detail and search item; both carry `id`, rules §9). */
 export function nonProfitForm(deps: Deps, np: store.NonProfit) {
   const cause = causeById(np.cause_id);
   assert(cause !== undefined, 'a non-profit has a known cause');
@@ -118,7 +118,7 @@ function recipientOr(ein: string, np: store.NonProfit | undefined): store.NonPro
 }
 
 /**
- * Readies the directory on every start (idempotent): the causes of DECISIONS 9,
+ * Readies the directory on every start (idempotent): the causes of rules §9,
  * and the search indexes an interrupted import may have left dropped.
  */
 export async function prepareDirectory(db: Db, engine: Engine): Promise<void> {

@@ -1,4 +1,4 @@
-// Directory search (DECISIONS 9, ADR 7): search-as-you-type prefixes, one or
+// Directory search (rules §9, ADR 7): search-as-you-type prefixes, one or
 // two typos a word, exact EIN, city; filters by cause, state and distance.
 // One design on both engines: the database only looks words up in an index
 // (equality), and ranking happens here, so SQLite and PostgreSQL answer alike.

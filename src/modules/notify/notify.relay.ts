@@ -1,6 +1,6 @@
-// The relay (DECISIONS 12, 15): events committed by the money's transactions
+// The relay (rules §12, 15): events committed by the money's transactions
 // are turned, once, into webhook deliveries (the object in its owner's form)
-// and mail (the messages DECISIONS 15 lists), in one transaction that marks
+// and mail (the messages rules §15 lists), in one transaction that marks
 // them relayed. A relay that dies before committing leaves them for the next;
 // two relays never take one event (claimUnrelayed).
 import type { Deps } from '../../deps.ts';

@@ -213,7 +213,7 @@ export async function listUserCauses(deps: Deps, caller: Caller, userId: number)
   return userCauses(deps, fund.id);
 }
 
-/** The caller's own balance, read from the journal's accounts (DECISIONS 6). */
+/** The caller's own balance, read from the journal's accounts (rules §6). */
 export async function getBalance(deps: Deps, caller: Caller) {
   const accounts = await readFundAccounts(deps.lookups, caller.fund_id);
   return balanceView(accounts.balances);

@@ -1,4 +1,4 @@
-// One webhook POST (DECISIONS 12): signed per Standard Webhooks with its
+// One webhook POST (rules §12): signed per Standard Webhooks with its
 // reference package, to the address the host name resolves to at this
 // moment, refused if that address is private (unless allowed); redirects are
 // not followed, only a 2xx within the timeout counts.

@@ -1,4 +1,4 @@
-// The delivery worker (DECISIONS 12): claims due deliveries under a lease
+// The delivery worker (rules §12): claims due deliveries under a lease
 // (no two workers send one attempt at once; a worker that dies leaves its
 // claims to be taken again: at least once), sends them with bounded
 // concurrency (per node, and per endpoint), records each attempt, retries on

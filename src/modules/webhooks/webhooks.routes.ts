@@ -1,4 +1,4 @@
-// /v1/webhook_endpoints (DECISIONS 12): a user's endpoints in the caller's book.
+// /v1/webhook_endpoints (rules §12): a user's endpoints in the caller's book.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';

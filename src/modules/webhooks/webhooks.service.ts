@@ -1,4 +1,4 @@
-// Webhook endpoints as use cases (DECISIONS 12): a user's, in the caller's
+// Webhook endpoints as use cases (rules §12): a user's, in the caller's
 // book; the secret shown once (on creation and rotation); a rotated secret
 // keeps verifying for 24 hours; a test event; a replay for operators.
 import type { Deps } from '../../deps.ts';

@@ -1,4 +1,4 @@
-// Webhook rules (DECISIONS 12): what an endpoint URL may be, which addresses
+// Webhook rules (rules §12): what an endpoint URL may be, which addresses
 // a delivery may reach, the secret's form, and the retry schedule.
 import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
@@ -18,7 +18,7 @@ export const WEBHOOK_EVENT_TYPES = [
 export const URL_MAX = 2048;
 
 /**
- * When attempt n+1 is due after attempt n failed: 8 attempts over about 3.4 days (DECISIONS 12:
+ * When attempt n+1 is due after attempt n failed: 8 attempts over about 3.4 days (rules §12:
  * at least 7 over about 3 days), each delay with up to 20% jitter so that a backlog that failed
  * together does not retry together.
  */
@@ -30,7 +30,7 @@ export function retryDelayMs(failedAttempts: number, random: number): number | u
   return Math.round(base * (0.9 + 0.2 * random));
 }
 
-/** An endpoint failing every attempt this long is disabled (DECISIONS 12). */
+/** An endpoint failing every attempt this long is disabled (rules §12). */
 export const DISABLE_AFTER_MS = 5 * 86_400_000;
 
 /** `whsec_` and the base64 of 32 random bytes (Standard Webhooks' form). */

@@ -1,4 +1,4 @@
-// Adding money (DECISIONS 7, 13): declare a contribution and read where to
+// Adding money (rules §7, 13): declare a contribution and read where to
 // send it; each contribution's page with its instructions, cancel, and
 // receipt; tax statements for a year or any period; CSV downloads.
 import { html, day, usd, usdCents, type Html } from '../html.ts';
@@ -123,7 +123,7 @@ export interface ContributionDetail extends ContributionView {
   instructions: { steps: string[]; reference: string } | null;
 }
 
-/** A receipt as its donor reads it (DECISIONS 13). */
+/** A receipt as its donor reads it (rules §13). */
 export type ReceiptView = Receipt;
 
 function receiptSection(c: ContributionDetail, r: ReceiptView): Html {

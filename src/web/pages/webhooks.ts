@@ -1,4 +1,4 @@
-// Settings: webhooks (DECISIONS 12). Endpoints with their state; a new one's
+// Settings: webhooks (rules §12). Endpoints with their state; a new one's
 // secret shown once; an endpoint's recent attempts with status and response
 // time; send a test event, rotate the secret, pause, delete.
 import { html, day, type Html } from '../html.ts';

@@ -95,7 +95,7 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
       status = 200,
     ) => {
       const code = giftCode(request);
-      // The web is the live book's: a sandbox gift has no page (DECISIONS 14).
+      // The web is the live book's: a sandbox gift has no page (rules §14).
       const gift = await openGiftPage(deps, { user_id: request.visitor.session?.user_id ?? null, book: 'live' }, code);
       return sendPage(reply, giftPage(request.visitor, gift, { ...options, isGiver: gift.giver_id === request.visitor.session?.user_id }), status);
     };
@@ -143,7 +143,7 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
     // Profiles at /<slug> (registered last; every fixed path above wins over it).
     web.get('/:slug', async (request, reply) => {
       const slug = (request.params as { slug: string }).slug.toLowerCase();
-      // The web is the live book's (DECISIONS 14).
+      // The web is the live book's (rules §14).
       const { user, own, fund_name, cause_ids } = await profileBySlug(deps, { user_id: request.visitor.session?.user_id ?? null, book: 'live' }, slug);
       const causes = cause_ids.flatMap((id) => causeById(id) ?? []);
       const donations = await listPublicDonations(deps, user.id, { page: pageParam((request.query as { page?: string }).page), per_page: 20 });
