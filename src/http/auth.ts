@@ -2,6 +2,7 @@
 // `Authorization: Bearer <key>`, else a bare `Authorization: <key>`; or from an
 // app's token of Login with Almoner (ADR 16): `Authorization: Bearer <access
 // token>`, or the compatible `Authorization: <client_id> <id_token>`.
+import { bearerToken } from '../shared/bearer.ts';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../shared/errors.ts';
@@ -24,8 +25,7 @@ export function keyFromHeaders(request: FastifyRequest): string | undefined {
   if (direct !== undefined && direct.trim() !== '') return direct.trim();
   const authorization = request.headers.authorization?.trim();
   if (authorization === undefined || authorization === '') return undefined;
-  const bearer = /^Bearer\s+(.+)$/i.exec(authorization);
-  return (bearer?.[1] ?? authorization).trim();
+  return bearerToken(authorization) ?? authorization;
 }
 
 const TOKEN_CHALLENGE = { 'www-authenticate': 'Bearer error="invalid_token"' };
@@ -34,8 +34,8 @@ const TOKEN_CHALLENGE = { 'www-authenticate': 'Bearer error="invalid_token"' };
 function appTokenFromHeaders(request: FastifyRequest): { accessToken: string } | { clientId: string; idToken: string } | undefined {
   if (request.headers['x-api-key'] !== undefined) return undefined;
   const authorization = request.headers.authorization?.trim() ?? '';
-  const bearer = /^Bearer\s+(\S+)$/i.exec(authorization);
-  if (bearer?.[1] !== undefined) return looksLikeKey(bearer[1]) ? undefined : { accessToken: bearer[1] };
+  const bearer = bearerToken(authorization);
+  if (bearer !== undefined && !/\s/.test(bearer)) return looksLikeKey(bearer) ? undefined : { accessToken: bearer };
   const compatible = /^(\S+)\s+(\S+)$/.exec(authorization);
   if (compatible?.[1] !== undefined && compatible[2] !== undefined && looksLikeClientId(compatible[1])) return { clientId: compatible[1], idToken: compatible[2] };
   return undefined;

@@ -6,6 +6,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ulid } from '../shared/ulid.ts';
 import { AppError, type ErrorKind, type FieldError } from '../shared/errors.ts';
 import { AMOUNT_KEYWORD } from './validation.ts';
+import { EIN_PATTERN, EIN_RULE } from '../shared/ein.ts';
 
 export const STATUS_OF_KIND: Record<ErrorKind, number> = {
   bad_request: 400,
@@ -138,7 +139,9 @@ export function fromValidation(error: FastifyError): AppError {
             ? `must be one of: ${(e.params.allowedValues as unknown[] | undefined)?.map(String).join(', ') ?? 'the allowed values'}`
             : code === 'amount_invalid' && e.keyword === 'type'
               ? 'must be a number of dollars, such as 25 or 25.50'
-              : (e.message ?? 'is invalid');
+              : e.keyword === 'pattern' && e.params.pattern === EIN_PATTERN
+                ? EIN_RULE
+                : (e.message ?? 'is invalid');
     return { field, code, message };
   });
   // Several errors on one field from one bad value (a union's branches) say one thing.

@@ -3,6 +3,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../shared/page.ts';
 import { AMOUNT_KEYWORD } from './validation.ts';
 import { parseDollars } from '../shared/money.ts';
+import { EIN_PATTERN } from '../shared/ein.ts';
 import { assert } from '../shared/assert.ts';
 
 export const Problem = Type.Object(
@@ -48,6 +49,11 @@ export function Nullable<T extends TSchema & { type: string }>(schema: T) {
 }
 
 export const IsoDate = Type.String({ format: 'date-time' });
+
+/** An EIN in a body: nine digits, with or without the dash (shared/ein.ts); a bad one is told EIN_RULE. */
+export function Ein(description = 'EIN of the non-profit; 123456789 or 12-3456789') {
+  return Type.String({ pattern: EIN_PATTERN, description });
+}
 export const NullableIsoDate = Nullable(IsoDate);
 
 /** The cents of an amount the body schema (Amount) has already checked. */

@@ -4,7 +4,7 @@
 import { Ajv } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import { parseDollars } from '../shared/money.ts';
+import { centsToDollars, parseDollars } from '../shared/money.ts';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under Node's ESM loader.
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
@@ -25,7 +25,7 @@ function amountKeyword(ajv: Ajv): void {
       return false;
     }
     if (parsed.cents < minCents) {
-      self.errors = [{ keyword: AMOUNT_KEYWORD, message: `must be at least ${minCents / 100}`, params: { code: 'amount_below_minimum' } }];
+      self.errors = [{ keyword: AMOUNT_KEYWORD, message: `must be at least ${centsToDollars(minCents)}`, params: { code: 'amount_below_minimum' } }];
       return false;
     }
     return true;

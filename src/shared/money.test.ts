@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { parseDollars, parseDollarText, centsToDollars, usdText, valueInCents, AMOUNT_MAX_CENTS } from './money.ts';
+import { parseDollars, parseDollarText, centsToDollars, dollarsText, usdText, valueInCents, valueOfNumbersInCents, AMOUNT_MAX_CENTS } from './money.ts';
 
 test('parseDollars accepts whole and 2-decimal amounts exactly', () => {
   assert.deepEqual(parseDollars(10), { ok: true, cents: 1000 });
@@ -68,4 +68,14 @@ test('usdText writes cents as dollars exactly, and parseDollarText reads it back
   assert.equal(usdText(123_456_789), '$1,234,567.89');
   assert.equal(usdText(Number.MAX_SAFE_INTEGER), '$90,071,992,547,409.91');
   fc.assert(fc.property(fc.integer({ min: 1, max: AMOUNT_MAX_CENTS }), (cents) => parseDollarText(usdText(cents)) === cents));
+});
+
+test('dollarsText and valueOfNumbersInCents: exact text and value from integers and 8-place numbers', () => {
+  assert.equal(dollarsText(1250), '12.50');
+  assert.equal(dollarsText(-5), '-0.05');
+  assert.equal(dollarsText(0), '0.00');
+  // 0.1 x 3 is 0.30000000000000004 in floating point; the value is exactly 30 cents.
+  assert.equal(valueOfNumbersInCents(0.1, 3), 30);
+  assert.equal(valueOfNumbersInCents(12, 187.255), 224706);
+  assert.equal(valueOfNumbersInCents(0.00000001, 1), 0);
 });

@@ -34,13 +34,24 @@ export function parseDollars(value: unknown): ParsedAmount {
   return { ok: true, cents };
 }
 
+/** Cents as decimal text of dollars, exactly: 1250 -> "12.50", -5 -> "-0.05". */
+export function dollarsText(cents: number): string {
+  assertSafeInteger(cents, 'cents');
+  const abs = Math.abs(cents);
+  return `${cents < 0 ? '-' : ''}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}
+
 /** Cents to a JSON number of dollars, by building its decimal text. */
 export function centsToDollars(cents: number): number {
-  assertSafeInteger(cents, 'cents');
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  const text = `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
-  return Number(text);
+  return Number(dollarsText(cents));
+}
+
+/**
+ * The dollars of `units` at `valuation` when both arrive as JSON numbers (an API form): each is
+ * read back as the 8-place decimal it was written from, and valued exactly like valueInCents.
+ */
+export function valueOfNumbersInCents(units: number, valuation: number): number {
+  return valueInCents(units.toFixed(8), valuation.toFixed(8));
 }
 
 /** Cents as people read dollars, exactly, from the integer: "$1,234.50", "-$0.05". */

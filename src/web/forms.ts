@@ -1,7 +1,7 @@
 // Reading form posts: every field is checked here, at the edge, with a
 // message a person can act on; the service functions then apply the rules.
 import { AppError } from '../shared/errors.ts';
-import { parseDollarText } from '../shared/money.ts';
+import { parseDollarText, usdText } from '../shared/money.ts';
 import { textProblem } from '../shared/text.ts';
 import type { CharityChoice, FormState } from './layout.ts';
 import { normalizeEin } from '../modules/nonprofits/index.ts';
@@ -36,7 +36,7 @@ export class FormReader {
     const cents = parseDollarText(value);
     if (value === '') this.errors[name] = 'is required';
     else if (cents === null) this.errors[name] = 'must be an amount in dollars, like 25 or 25.50';
-    else if (cents < minCents) this.errors[name] = `must be at least $${minCents / 100}`;
+    else if (cents < minCents) this.errors[name] = `must be at least ${usdText(minCents)}`;
     return cents ?? 0;
   }
 

@@ -15,6 +15,7 @@ export class Html {
 
 type Value = Html | string | number | boolean | null | undefined | readonly Value[];
 
+import { usdText } from '../shared/money.ts';
 import { escapeHtml } from '../shared/escape.ts';
 
 export { escapeHtml };
@@ -43,7 +44,7 @@ export function usdWhole(dollars: number): string {
 }
 
 export function usdCents(cents: number): string {
-  return usd(cents / 100);
+  return usdText(cents);
 }
 
 /** "Nov 22, 2026" from an ISO timestamp or date. */

@@ -1,6 +1,7 @@
 // Operator tokens: `alm_admin_` + 40 base62 characters, stored as SHA-256.
 // They are not user keys: they open /admin/v1 only, and every action taken
 // with one is audited under its name.
+import { bearerToken } from '../../shared/bearer.ts';
 import type { Deps } from '../../deps.ts';
 import { hashKey } from '../keys/index.ts';
 import { listAudit, recordAudit, type AuditFilter } from '../audit/index.ts';
@@ -64,7 +65,7 @@ export async function findOperator(deps: Deps, token: string): Promise<Operator 
  * /metrics where it shares the public listener). Throws unauthenticated (a 401 with its challenge).
  */
 export async function requireOperator(deps: Deps, authorization: string | undefined): Promise<Operator> {
-  const token = /^Bearer\s+(.+)$/i.exec(authorization ?? '')?.[1]?.trim() ?? '';
+  const token = bearerToken(authorization) ?? '';
   const operator = await findOperator(deps, token);
   if (operator === undefined) {
     throw new AppError('unauthenticated', token === '' ? 'unauthenticated' : 'invalid_api_key', 'send an operator token as Authorization: Bearer alm_admin_...', {

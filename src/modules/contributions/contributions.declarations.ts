@@ -5,7 +5,7 @@
 // source). Then `pending` and `success` as for any contribution.
 import type { Deps } from '../../deps.ts';
 import { AppError, conflict, fieldErrors, notFound } from '../../shared/errors.ts';
-import { centsToDollars, CONTRIBUTION_MAX_CENTS, exactValueInCents, parseDollars, valueInCents } from '../../shared/money.ts';
+import { centsToDollars, dollarsText, CONTRIBUTION_MAX_CENTS, exactValueInCents, parseDollars, valueInCents } from '../../shared/money.ts';
 import type { Book } from '../../shared/book.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { recordAudit } from '../audit/index.ts';
@@ -54,7 +54,7 @@ function validate(input: Declaration): { type: ContributionType; units: string; 
     else if (amount.cents > CONTRIBUTION_MAX_CENTS) bad('amount', `must be at most ${centsToDollars(CONTRIBUTION_MAX_CENTS)} dollars`, 'amount_invalid');
     if (input.units !== undefined || input.symbol !== undefined) bad('units', 'a cash contribution has an amount, not units or a symbol');
     if (problems.length > 0 || !amount.ok) throw fieldErrors(problems);
-    const dollars = `${Math.trunc(amount.cents / 100)}.${String(amount.cents % 100).padStart(2, '0')}`;
+    const dollars = dollarsText(amount.cents);
     return { type, units: dollars, valuation: '1', currency: 'USD', amountCents: amount.cents };
   }
   const units = typeof input.units === 'number' ? String(input.units) : input.units;

@@ -1,6 +1,6 @@
 // The HTTP contract of donations (spec 2.1, 2.3, 4.2; rules §8).
 import { Type } from '@sinclair/typebox';
-import { Amount, IsoDate, Nullable, NullableIsoDate, Paged, StringEnum } from '../../http/schemas.ts';
+import { Amount, IsoDate, Nullable, NullableIsoDate, Paged, StringEnum, Ein } from '../../http/schemas.ts';
 import { DONATION_STATUSES, VISIBILITIES } from './donations.ts';
 
 const Status = StringEnum(DONATION_STATUSES);
@@ -9,7 +9,7 @@ const Visibility = StringEnum(VISIBILITIES);
 export const CreateDonationBody = Type.Object(
   {
     amount: Amount(10, 'Amount of the donation'),
-    ein: Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$', description: 'EIN of the recipient non-profit; 123456789 or 12-3456789' }),
+    ein: Ein('EIN of the recipient non-profit; 123456789 or 12-3456789'),
     note: Type.Optional(Type.String({ maxLength: 1000, description: 'Public note shown with the donation' })),
     private_memo: Type.Optional(Type.String({ maxLength: 1000, description: 'Private memo, never shown to others' })),
     visibility: Type.Optional(Visibility),

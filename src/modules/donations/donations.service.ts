@@ -9,7 +9,7 @@ import { lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.t
 import type { Trx } from '../../db/database.ts';
 import { recordEvent } from '../events/index.ts';
 import { recordAudit } from '../audit/index.ts';
-import { cardOfNonProfit, normalizeEin } from '../nonprofits/index.ts';
+import { cardOfNonProfit, requireEin } from '../nonprofits/index.ts';
 import { visibleUser } from '../users/index.ts';
 import { spendingAsApp } from '../apps/index.ts';
 import type { Caller } from '../../shared/caller.ts';
@@ -41,12 +41,7 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   assertSafeInteger(input.amount_cents, 'donation amount');
   assert(input.amount_cents >= DONATION_MIN_CENTS, 'the route enforces the minimum');
   assert(isBook(caller.book), 'a caller acts in a book');
-  const ein = normalizeEin(input.ein);
-  if (ein === null) {
-    throw new AppError('unprocessable', 'validation_failed', 'ein must be 9 digits, as 123456789 or 12-3456789', {
-      errors: [{ field: 'ein', code: 'validation_failed', message: 'must be 9 digits' }],
-    });
-  }
+  const ein = requireEin(input.ein);
   const note = input.note ?? null;
   const visibility = input.visibility ?? 'public';
   // An app's donation counts against the monthly limit its donor set (ADR 16), given back if it is not made.

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
-import { Amount, checkedCents, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
+import { Amount, checkedCents, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems, Ein } from '../../http/schemas.ts';
 import { GIFT_STATUSES } from './gifts.ts';
 import * as service from './gifts.service.ts';
 
@@ -100,7 +100,7 @@ export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           summary: 'Direct a gift to a non-profit: a donation is made from the held money',
           params: CodeParams,
-          body: Type.Object({ ein: Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$', description: 'EIN of the non-profit' }) }, { additionalProperties: false }),
+          body: Type.Object({ ein: Ein() }, { additionalProperties: false }),
           response: recipientResponses,
         },
       },

@@ -2,7 +2,7 @@
 import type { Deps } from '../../deps.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { AppError, conflict, notFound, unprocessable } from '../../shared/errors.ts';
-import { findRecipient, normalizeEin } from '../nonprofits/index.ts';
+import { findRecipient, requireEin } from '../nonprofits/index.ts';
 import { insertDonation, promoteWaiting } from '../donations/index.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import { toPage, type PageRequest } from '../../shared/page.ts';
@@ -202,8 +202,7 @@ export async function acceptGift(deps: Deps, caller: Caller, code: string) {
  * Throws gift_not_found, forbidden, invalid_transition, non_profit_not_found, non_profit_ineligible.
  */
 export async function claimGift(deps: Deps, recipient: Recipient, code: string, einText: string) {
-  const ein = normalizeEin(einText);
-  if (ein === null) throw unprocessable('validation_failed', 'ein must be 9 digits', [{ field: 'ein', code: 'validation_failed', message: 'must be 9 digits' }]);
+  const ein = requireEin(einText);
   // A claim on an app's token directs the gift's money to a charity: it counts against the app's
   // monthly limit like a donation (ADR 16). A gift's amount never changes, so it is known before the lock.
   const app = recipient.user_id === null ? undefined : recipient.app;

@@ -5,6 +5,7 @@ import type { Db, Engine, Trx } from '../../db/database.ts';
 import { assert } from '../../shared/assert.ts';
 import { causeById, causeJson, causeLogoUrl } from './causes.ts';
 import { normalizeEin } from './nonprofits.ts';
+import { EIN_RULE } from '../../shared/ein.ts';
 import * as store from './nonprofits.store.ts';
 import { ensureDirectoryIndexes } from './directory.store.ts';
 import * as searchStore from './search.store.ts';
@@ -36,7 +37,7 @@ export function nonProfitForm(deps: Deps, np: store.NonProfit) {
 /** Throws invalid_parameter for a malformed EIN, non_profit_not_found for an unknown one. */
 export async function getNonProfit(deps: Deps, einText: string) {
   const ein = normalizeEin(einText);
-  if (ein === null) throw badRequest('invalid_parameter', 'ein must be 9 digits, as 123456789 or 12-3456789');
+  if (ein === null) throw badRequest('invalid_parameter', `ein ${EIN_RULE}`);
   const np = await store.findByEin(deps.lookups, ein);
   if (np === undefined) throw notFound('non_profit_not_found', `no non-profit with EIN ${ein}`);
   return nonProfitForm(deps, np);

@@ -1,12 +1,6 @@
 // Pure rules for non-profits: EINs, display names, paths, eligibility.
 
-/** "26-1544963" or "261544963" -> "261544963"; anything else -> null. */
-export function normalizeEin(input: string): string | null {
-  const trimmed = input.trim();
-  if (/^\d{9}$/.test(trimmed)) return trimmed;
-  if (/^\d{2}-\d{7}$/.test(trimmed)) return trimmed.replace('-', '');
-  return null;
-}
+export { normalizeEin, requireEin } from '../../shared/ein.ts';
 
 // eslint-disable-next-line no-control-regex -- the whole ASCII range, control characters included, is what is tested
 const ASCII = /^[\x00-\x7f]*$/;

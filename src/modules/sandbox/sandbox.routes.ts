@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { Amount, checkedCents, StringEnum, withProblems } from '../../http/schemas.ts';
+import { Amount, checkedCents, StringEnum, withProblems, Ein } from '../../http/schemas.ts';
 import { sandboxAdvance, sandboxDeposit } from './sandbox.service.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
@@ -43,7 +43,7 @@ export function sandboxRoutes(deps: Deps): FastifyPluginAsyncTypebox {
                 object: Type.Literal('gift'),
                 code: Type.String({ format: 'uuid' }),
                 action: StringEnum(['deny', 'claim'] as const),
-                ein: Type.Optional(Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$' })),
+                ein: Type.Optional(Ein()),
               },
               { additionalProperties: false },
             ),

@@ -2,6 +2,7 @@
 // complete by themselves after configurable delays, and the caller may move
 // any of their own objects along its state machine, so integrators can test
 // every branch without an operator.
+import { dollarsText } from '../../shared/money.ts';
 import { idleTestDonations, ownerOfTestObject, pendingTestContributions } from './sandbox.store.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
@@ -19,7 +20,7 @@ function requireSandbox(caller: Caller): void {
 /** A sandbox deposit: a pending contribution that clears by itself after the configured delay. */
 export async function sandboxDeposit(deps: Deps, caller: Caller, amountCents: number): Promise<number> {
   requireSandbox(caller);
-  const units = `${Math.trunc(amountCents / 100)}.${String(amountCents % 100).padStart(2, '0')}`;
+  const units = dollarsText(amountCents);
   return recordContribution(
     deps,
     { user_id: caller.user_id, fund_id: caller.fund_id, type: 'bank_account_scheduled_deposit', units, valuation: '1', currency: 'USD', frequency: 'OneTime', status: 'pending' },

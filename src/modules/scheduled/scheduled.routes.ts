@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
-import { Amount, checkedCents, EmptyObject, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
+import { Amount, checkedCents, EmptyObject, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems, Ein } from '../../http/schemas.ts';
 import { SCHEDULE_FREQUENCIES } from './scheduled.ts';
 import * as service from './scheduled.service.ts';
 
@@ -42,7 +42,7 @@ export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           summary: 'Create a recurring donation; the scheduler makes a donation on each date',
           body: Type.Object(
             {
-              ein: Type.String({ pattern: '^[0-9]{2}-?[0-9]{7}$' }),
+              ein: Ein(),
               amount: Amount(10, 'Amount of each donation'),
               frequency: StringEnum(SCHEDULE_FREQUENCIES),
               next_date: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'First date, YYYY-MM-DD (UTC); default today' })),

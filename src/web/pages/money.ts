@@ -1,6 +1,7 @@
 // Adding money (rules §7, 13): declare a contribution and read where to
 // send it; each contribution's page with its instructions, cancel, and
 // receipt; tax statements for a year or any period; CSV downloads.
+import { usdText, valueOfNumbersInCents } from '../../shared/money.ts';
 import { html, day, usd, usdCents, type Html } from '../html.ts';
 import { csrfField, errorSummary, field, layout, notice, pager, select, status, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
@@ -45,8 +46,8 @@ export interface MoneyData {
 
 /** What a contribution is, in words: "$5,000.00" or "10 AAPL" (valued at ...). */
 function what(c: ContributionView): string {
-  if (c.currency === 'USD') return usd(c.units);
-  const value = c.valuation > 0 ? ` (${usd(c.units * c.valuation)})` : '';
+  if (c.currency === 'USD') return usdText(valueOfNumbersInCents(c.units, 1));
+  const value = c.valuation > 0 ? ` (${usdText(valueOfNumbersInCents(c.units, c.valuation))})` : '';
   return `${c.units} ${c.currency}${value}`;
 }
 

@@ -26,7 +26,7 @@ import { exportFilters, sendCsv } from '../../http/csv.ts';
 import { sendPdf } from '../../http/pdf.ts';
 import { AppError } from '../../shared/errors.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
-import { parseDollarText } from '../../shared/money.ts';
+import { centsToDollars, parseDollarText } from '../../shared/money.ts';
 import { attempt, FormReader, pageParam, stateOf } from '../forms.ts';
 import type { FormState } from '../layout.ts';
 import { contributionPage, moneyPage, TYPE_LABELS, type MoneyData } from '../pages/money.ts';
@@ -55,7 +55,7 @@ function readDeclaration(form: FormReader): Declaration {
   if (amount !== '') {
     const cents = parseDollarText(amount);
     if (cents === null) form.fail('amount', 'must be an amount in dollars, like 5000 or 5000.50');
-    else declaration.amount = cents / 100;
+    else declaration.amount = centsToDollars(cents);
   } else if (RAILS[type as keyof typeof RAILS]?.asset === 'cash') form.fail('amount', 'is required');
   if (units !== '') declaration.units = units;
   if (symbol !== '') declaration.symbol = symbol;
