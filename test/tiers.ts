@@ -4,18 +4,28 @@
 /** Servers and CLIs in processes of their own, outages and kills: slower, and the machine's ports and processes. */
 export const SYSTEM: readonly string[] = [
   'test/blackhole.test.ts',
+  'test/cli-openapi.test.ts',
   'test/client.test.ts',
   'test/container.test.ts',
+  'test/db-copy.test.ts',
+  'test/invitations.test.ts',
   'test/join-platform.test.ts',
   'test/listeners.test.ts',
+  'test/log-secrets.test.ts',
+  'test/operators.test.ts',
   'test/outage.test.ts',
+  'test/receipts.test.ts',
   'test/shutdown.test.ts',
   'test/start-refusals.test.ts',
   'test/webhook-crash.test.ts',
 ];
 
-/** What a release must pass: Chromium, a production install, the previous release beside this one, crashes, full-size property and fuzz runs. */
+/**
+ * What a release must pass: Chromium, a production install, the previous release beside this one,
+ * crashes, full-size property and fuzz runs, and search relevance over the whole shipped extract.
+ */
 export const RELEASE: readonly string[] = [
+  'test/charity-relevance.test.ts',
   'test/crash.test.ts',
   'test/e2e.test.ts',
   'test/fuzz.test.ts',
@@ -29,6 +39,6 @@ export const RELEASE: readonly string[] = [
  * at these sizes (the release tier runs them at their full size).
  */
 export const FAST_SIZES: Readonly<Record<string, Record<string, string>>> = {
-  'test/property.test.ts': { PROPERTY_STEPS: '1000' },
+  'test/property.test.ts': { PROPERTY_STEPS: '2500' },
   'test/fuzz.test.ts': { FUZZ_RUNS: '100' },
 };

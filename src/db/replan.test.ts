@@ -31,8 +31,10 @@ function markRows(table: string, ids: readonly number[]): CompiledQuery {
  * `table` holds ten rows, the table grown to 100,000 by another connection (no ANALYZE, as on a
  * server without autovacuum), its plan read before and after the connection is due to plan again.
  */
-async function grownTable(tested: Db, other: Db, table: string): Promise<void> {
-  await sql`create table ${sql.id(table)} (id bigint primary key, label text not null)`.execute(other);
+async function grownTable(tested: Db, other: Db, table: string): Promise<{ keptBeforeDue: boolean }> {
+  // Autovacuum off for it: an ANALYZE of the grown table would change its statistics and make every
+  // connection plan again at once (seen when other tests kept the server busy), which is not what is tested.
+  await sql`create table ${sql.id(table)} (id bigint primary key, label text not null) with (autovacuum_enabled = false)`.execute(other);
   await sql`insert into ${sql.id(table)} select g, 'new' from generate_series(1, 10) g`.execute(other);
   // The tested connection is made by this first statement: between these two instants.
   const bornAfter = performance.now();
@@ -52,7 +54,10 @@ async function grownTable(tested: Db, other: Db, table: string): Promise<void> {
   await sql`insert into ${sql.id(table)} select g, 'new' from generate_series(11, 100000) g`.execute(other);
   const stale = await planNow();
   assert(performance.now() - bornAfter < FIRST_PLANS_MS, 'the steps before this one finished before the connection was due to plan again');
-  assert.match(stale, scan, 'before the connection is due, it keeps the plan made for ten rows');
+  // Before it is due the connection keeps the plan made for ten rows, unless PostgreSQL itself
+  // dropped every plan of the session (other sessions' DDL overflowing its invalidation queue,
+  // as when other test files migrate databases meanwhile): the caller tries again for a quiet run.
+  const keptBeforeDue = scan.test(stale);
 
   await new Promise((resolve) => setTimeout(resolve, bornBefore + FIRST_PLANS_MS + 100 - performance.now()));
   const fresh = await planNow();
@@ -62,6 +67,21 @@ async function grownTable(tested: Db, other: Db, table: string): Promise<void> {
   assert.equal((await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tested)).rows[0]?.pid, pid);
   const marked = await tested.executeQuery(markRows(table, [5, 90000]));
   assert.equal(Number(marked.numAffectedRows), 2);
+  return { keptBeforeDue };
+}
+
+/** grownTable on a new handle each time, until one run keeps its plan before it is due (at most 3). */
+async function inAQuietRun(open: () => DatabaseHandle, on: (handle: DatabaseHandle) => Db, other: Db, table: string): Promise<void> {
+  let kept = false;
+  for (let attempt = 1; attempt <= 3 && !kept; attempt++) {
+    const handle = open();
+    try {
+      kept = (await grownTable(on(handle), other, `${table}_${attempt}`)).keptBeforeDue;
+    } finally {
+      await handle.close();
+    }
+  }
+  assert.ok(kept, 'before the connection is due, it keeps the plan made for ten rows');
 }
 
 describe('plans made again as a connection ages (postgres)', pgOnly, () => {
@@ -81,20 +101,10 @@ describe('plans made again as a connection ages (postgres)', pgOnly, () => {
 
   test('a pooled connection, when lent once due', async () => {
     // One pooled connection, so every statement runs on the same server process.
-    const handle = openDatabase({ url: databaseUrl, poolMax: 1, lookupConnections: 0, replanFirstMs: FIRST_PLANS_MS });
-    try {
-      await grownTable(handle.db, other.db, 'grows_pooled');
-    } finally {
-      await handle.close();
-    }
+    await inAQuietRun(() => openDatabase({ url: databaseUrl, poolMax: 1, lookupConnections: 0, replanFirstMs: FIRST_PLANS_MS }), (h) => h.db, other.db, 'grows_pooled');
   });
 
   test('a shared pipelined connection, before its next statement once due', async () => {
-    const handle = openDatabase({ url: databaseUrl, lookupConnections: 1, replanFirstMs: FIRST_PLANS_MS });
-    try {
-      await grownTable(handle.lookups, other.db, 'grows_pipelined');
-    } finally {
-      await handle.close();
-    }
+    await inAQuietRun(() => openDatabase({ url: databaseUrl, lookupConnections: 1, replanFirstMs: FIRST_PLANS_MS }), (h) => h.lookups, other.db, 'grows_pipelined');
   });
 });
