@@ -45,7 +45,8 @@ async function download(pid: number, url: string, headers: Record<string, string
 /** A donor's 100k contributions, written straight into the table (failed, so no money moved and no receipt is due). */
 async function seedContributions(databaseUrl: string): Promise<void> {
   const platform = await openPlatform(loadConfig({}, { databaseUrl }), { log: pino({ level: 'warn' }) });
-  const { db, engine } = platform.deps;
+  const { db } = platform.deps;
+  const { engine } = platform.handle;
   try {
     const user = await db.selectFrom('users').select(['users.id']).where('name', '=', 'Bench User 0').executeTakeFirstOrThrow();
     const fund = await db.selectFrom('funds').select('id').where('user_id', '=', user.id).executeTakeFirstOrThrow();

@@ -7,6 +7,7 @@
 // a platform with a million donations has: writes then meet the indexes and
 // the query plans of a full journal, not an empty one. Every donation the
 // benchmark creates goes through the real use case.
+import { dialectOf } from '../src/db/dialect.ts';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { sql } from 'kysely';
@@ -103,7 +104,7 @@ export async function seedBench(databaseUrl: string, users: number, perUser: num
         key = (await createKey(deps, created.user_id, 'bench', 'live')).key;
         await fundByWire(deps, created, '100000000');
       }
-      if (deps.engine === 'sqlite') {
+      if (dialectOf(deps.db).engine === 'sqlite') {
         await sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < ${perUser})
           insert into donations (user_id, fund_id, non_profit_id, amount_cents, status, note, private_memo, visibility, scheduled_donation_id, created_at, updated_at)
           select ${created.user_id}, ${created.fund_id}, (i % ${npCount}) + 1, 1000 + (i % 5000), 'completed', case when i % 3 = 0 then 'bench note' end, null, 'public', null,
@@ -119,7 +120,7 @@ export async function seedBench(databaseUrl: string, users: number, perUser: num
       // The journal's insert joins the donations just written: planned on statistics of the
       // tables as they are now, not as they were several users ago (a PostgreSQL without
       // autovacuum never updates them; each user then took longer, 10 s to 57 s by the tenth).
-      if (deps.engine === 'postgres') await sql`analyze donations, journal_entries, ledger_accounts`.execute(deps.db);
+      if (dialectOf(deps.db).engine === 'postgres') await sql`analyze donations, journal_entries, ledger_accounts`.execute(deps.db);
       await journalOfPaidDonations(deps, created.user_id, created.fund_id);
       log(`  user ${u + 1}/${users}: ${perUser} donations and their journal in ${Date.now() - started} ms`);
     }

@@ -7,6 +7,8 @@
 //   3. Every function a store exports is exercised by the test beside it
 //      (`x.store.ts` -> `x.store.test.ts`, which runs on both engines).
 //   4. No file in src/ is longer than 400 lines.
+//   5. Only src/db/ and platform.ts name the `Engine` type: elsewhere what differs between the
+//      engines is asked of the connection (`dialectOf(db)`, src/db/dialect.ts), never passed down.
 // Exit status 1 and one line per violation when any rule is broken.
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
@@ -56,6 +58,12 @@ export function checkLayout(root: string = ROOT): string[] {
           }
         }
       }
+      if (!isDb(file) && file !== 'src/platform.ts' && ts.isImportDeclaration(node) && node.importClause?.namedBindings !== undefined) {
+        const bindings = node.importClause.namedBindings;
+        for (const spec of ts.isNamedImports(bindings) ? bindings.elements : []) {
+          if ((spec.propertyName ?? spec.name).text === 'Engine') problems.push(`${at(sf, spec)}: Engine outside src/db/: ask the connection (dialectOf(db)) instead`);
+        }
+      }
       if (callsServices(file) && ts.isImportDeclaration(node) && node.importClause !== undefined && !node.importClause.isTypeOnly) {
         const bindings = node.importClause.namedBindings;
         if (bindings !== undefined && ts.isNamedImports(bindings)) {
@@ -99,5 +107,7 @@ if (import.meta.main) {
     process.stderr.write(`\n${problems.length} layout rule(s) broken (scripts/check-layout.ts; ARCHITECTURE.md)\n`);
     process.exit(1);
   }
-  process.stdout.write('layout: SQL only in stores, no store called from outside the modules, every store function tested beside it, no file over 400 lines\n');
+  process.stdout.write(
+    'layout: SQL only in stores, no store called from outside the modules, every store function tested beside it, no file over 400 lines, no engine outside src/db/\n',
+  );
 }

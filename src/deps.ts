@@ -1,7 +1,7 @@
 // The one object every service function receives: no module-level singletons.
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import type { Db, Engine } from './db/database.ts';
+import type { Db } from './db/database.ts';
 import type { Clock, Ids } from './shared/clock.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -14,7 +14,6 @@ export interface Deps {
    * they began (DatabaseHandle.lookups: on PostgreSQL pipelined on shared connections). Never a transaction.
    */
   lookups: Db;
-  engine: Engine;
   config: Readonly<Config>;
   clock: Clock;
   ids: Ids;

@@ -47,7 +47,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
       throw error;
     });
     if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    await prepareDirectory(handle.db, handle.engine);
+    await prepareDirectory(handle.db);
     await openBooks(handle.db);
   } catch (error) {
     await handle.close();
@@ -57,7 +57,6 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     db: handle.db,
     reads: handle.reads,
     lookups: handle.lookups,
-    engine: handle.engine,
     config,
     clock: options.clock ?? systemClock,
     ids: options.ids ?? cryptoIds,

@@ -47,7 +47,7 @@ for (const { name: engine } of engines()) {
 
     const accountsOf = async (key: string) => {
       const me = await call(env.app, 'GET', '/v1/users/me', { key });
-      return env.deps.db.transaction().execute((trx) => lockFundAccounts(trx, env.deps.engine, me.body.current_fund.id));
+      return env.deps.db.transaction().execute((trx) => lockFundAccounts(trx, me.body.current_fund.id));
     };
 
     test('the database refuses a journal entry whose postings span the books, whatever book it claims', async () => {
@@ -273,7 +273,7 @@ for (const { name: engine } of engines()) {
       try {
         const user = await makeUser(isolated.deps, { name: 'Huge' });
         await fund(isolated.deps, user, 1_000);
-        const accounts = await isolated.deps.db.transaction().execute((trx) => lockFundAccounts(trx, isolated.deps.engine, user.fund_id));
+        const accounts = await isolated.deps.db.transaction().execute((trx) => lockFundAccounts(trx, user.fund_id));
         const contribution = await isolated.deps.db.selectFrom('contributions').select('id').where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
         // An entry whose postings only balance as exact integers: each half sums past 2^63.
         const huge = 9_000_000_000_000_000_000n;

@@ -41,7 +41,7 @@ for (const { name: engine } of engines()) {
         locked = resolve;
       });
       const blocker = env.deps.db.transaction().execute(async (trx) => {
-        await lockFundAccounts(trx, 'postgres', fundId);
+        await lockFundAccounts(trx, fundId);
         locked();
         await held;
       });

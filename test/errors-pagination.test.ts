@@ -260,7 +260,7 @@ for (const { name: engine } of engines()) {
       const pool = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 });
       pool.on('error', () => {});
       const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-      const app = await buildApp({ ...env.deps, db, engine: 'postgres', log: pino({ level: 'silent' }) });
+      const app = await buildApp({ ...env.deps, db, log: pino({ level: 'silent' }) });
       try {
         const res = await call(app, 'GET', '/v1/users/me', { key: user.key });
         assertProblem(res, 503, 'unavailable');

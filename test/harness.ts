@@ -216,7 +216,7 @@ export async function fund(deps: Deps, user: { user_id: number; fund_id: number 
 
 /** Keeps these ZIP codes' centres, as an import of the IRS files with its ZIP file does (replacing the ones kept before). */
 export async function makeZipCentres(deps: Deps, zips: ReadonlyArray<readonly [zip: string, latitude: number, longitude: number]>): Promise<void> {
-  await deps.db.transaction().execute((trx) => replaceZipCentroids(trx, deps.engine, zips));
+  await deps.db.transaction().execute((trx) => replaceZipCentroids(trx, zips));
 }
 
 export async function makeNonProfit(deps: Deps, input: Partial<NonProfitInput> & { ein: string; name: string }): Promise<void> {

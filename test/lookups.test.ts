@@ -1,6 +1,7 @@
 // A list's first pages are read as lookups (on PostgreSQL pipelined on shared connections, db/pipelined.ts);
 // a deep page, whose OFFSET passes over many rows, on a pooled connection of its own, so that it holds
 // back no lookup sent behind it. Both answer the same list.
+import { dialectOf } from '../src/db/dialect.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachEngine, makeUser, fund, makeNonProfit, call } from './harness.ts';
@@ -12,7 +13,7 @@ describeEachEngine('where a page of donations is read', (env) => {
     assert.equal(pageReader(deps, { page: 1, per_page: 25 }), deps.lookups);
     assert.equal(pageReader(deps, { page: 11, per_page: 100 }), deps.lookups, `offset ${LOOKUP_OFFSET_MAX}`);
     assert.equal(pageReader(deps, { page: 12, per_page: 100 }), deps.db, `offset ${LOOKUP_OFFSET_MAX + 100}`);
-    if (deps.engine === 'postgres') assert.notEqual(deps.lookups, deps.db, 'on PostgreSQL the lookups have connections of their own');
+    if (dialectOf(deps.db).engine === 'postgres') assert.notEqual(deps.lookups, deps.db, 'on PostgreSQL the lookups have connections of their own');
   });
 
   test('a deep page answers from the same list as the first', async () => {

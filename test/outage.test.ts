@@ -158,7 +158,7 @@ describe('the database restarts under load (postgres)', { skip: process.env.TEST
       locked = resolve;
     });
     const blocker = env.deps.db.transaction().execute(async (trx) => {
-      await lockFundAccounts(trx, 'postgres', donor.fund_id);
+      await lockFundAccounts(trx, donor.fund_id);
       locked();
       await held;
     });

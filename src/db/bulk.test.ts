@@ -52,8 +52,8 @@ for (const { name: engine } of engines()) {
           (v) => `update totals set n = n + case ${moves.map(([id, n]) => `when id = ${v(id)} then ${v(n)}`).join(' ')} end where id in (${moves.map(([id]) => v(id)).join(',')})`,
           (params) => `update totals t set n = t.n + m.n from json_to_recordset(${jsonRows(params, ['id', 'n'], moves)}) as m(id bigint, n bigint) where t.id = m.id`,
         );
-      await runStatements(db, handle.engine, [...insertRows('items', ['id', 'label', 'ref'], [[1, 'a', null]]), add([[1, 1]])]);
-      await runStatements(db, handle.engine, [
+      await runStatements(db, [...insertRows('items', ['id', 'label', 'ref'], [[1, 'a', null]]), add([[1, 1]])]);
+      await runStatements(db, [
         ...insertRows(
           'items',
           ['id', 'label', 'ref'],

@@ -1,6 +1,7 @@
 // Multi-row INSERTs and other statements written as SQL text directly:
 // building a 1,000-row insert through Kysely's query builder cost more than
 // running it. Table and column names come from our code, never from input.
+import { dialectOf, type Dialect } from './dialect.ts';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Engine } from './database.ts';
 import { assert } from '../shared/assert.ts';
@@ -11,12 +12,12 @@ const ROWS_PER_INSERT = 1000;
 
 export async function bulkInsert<R = unknown>(
   db: Kysely<any>,
-  engine: Engine,
   table: string,
   columns: readonly string[],
   rows: ReadonlyArray<readonly unknown[]>,
   returning?: readonly string[],
 ): Promise<R[]> {
+  const { engine } = dialectOf(db);
   if (rows.length === 0) return [];
   const params: unknown[] = [];
   const text = `${insertText(engine, table, columns, rows, params)}${returning === undefined ? '' : ` returning ${returning.join(',')}`}`;
@@ -122,10 +123,10 @@ export function jsonRows(params: unknown[], columns: readonly string[], rows: Re
  * fewer than there are) tells it how many there are, so each row is one index probe at any
  * size. On SQLite, json_each, each column read by its name.
  */
-export function jsonRowsFrom(engine: Engine, params: unknown[], types: string, rows: ReadonlyArray<readonly unknown[]>, alias: string): string {
+export function jsonRowsFrom(dialect: Dialect, params: unknown[], types: string, rows: ReadonlyArray<readonly unknown[]>, alias: string): string {
   const columns = types.split(',').map((t) => t.trim().split(/\s+/)[0] as string);
   const json = jsonRows(params, columns, rows);
-  if (engine === 'sqlite') return `(select ${columns.map((c) => `json_extract(value, '$.${c}') as ${c}`).join(', ')} from json_each(?)) as ${alias}`;
+  if (dialect.engine === 'sqlite') return `(select ${columns.map((c) => `json_extract(value, '$.${c}') as ${c}`).join(', ')} from json_each(?)) as ${alias}`;
   params.push(rows.length);
   return `(select * from json_to_recordset(${json}) as ${alias}(${types}) limit $${params.length}) as ${alias}`;
 }
@@ -153,7 +154,8 @@ export function rowsStatement(sqliteText: (value: (v: unknown) => string) => str
  * before all of them (none of ours reads what another writes; foreign keys
  * are checked at the end of the statement). SQLite has no round trips to save.
  */
-export async function runStatements(db: Kysely<any>, engine: Engine, statements: readonly Statement[]): Promise<void> {
+export async function runStatements(db: Kysely<any>, statements: readonly Statement[]): Promise<void> {
+  const { engine } = dialectOf(db);
   if (statements.length === 0) return;
   if (engine === 'postgres' && statements.length > 1) {
     const params: unknown[] = [];

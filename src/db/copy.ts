@@ -117,7 +117,6 @@ export async function copyDatabase(from: DatabaseHandle, to: DatabaseHandle, onT
         for (let i = 0; i < rows.length; i += perInsert) {
           await bulkInsert(
             trx,
-            to.engine,
             table,
             columns,
             rows.slice(i, i + perInsert).map((r) => columns.map((c) => r[c])),

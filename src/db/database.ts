@@ -158,17 +158,6 @@ class NamingClient extends pg.Client {
 }
 
 /**
- * Whether a failed write may still have committed: on PostgreSQL, when the
- * error is not the server's own answer (an ErrorResponse, after which what
- * was refused is rolled back) but a lost or broken connection, the statement
- * or COMMIT sent may have taken effect. Such a write must not be tried again
- * as if it had not. SQLite runs in the process: its errors are answers.
- */
-export function outcomeUnknown(engine: Engine, error: unknown): boolean {
-  return engine === 'postgres' && !(error instanceof pg.DatabaseError);
-}
-
-/**
  * The engine a database URL names: `sqlite:PATH` or `postgres://` (`postgresql://`).
  * Anything else is refused (a mistyped scheme must never become a new, empty SQLite file).
  */

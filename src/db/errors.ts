@@ -2,6 +2,9 @@
 // engines' error codes. A database that cannot be reached is no bug (503); a
 // unique violation is a domain outcome a use case may retry (the next slug) or
 // answer as a conflict (409), never a 500.
+import pg from 'pg';
+import type { Kysely } from 'kysely';
+import { dialectOf } from './dialect.ts';
 
 /** The database cannot be reached (or is busy past its timeout): answered 503, tried again later. */
 export function isUnavailable(error: unknown): boolean {
@@ -25,4 +28,15 @@ export function isUniqueViolation(error: unknown): boolean {
   if (e === null || typeof e !== 'object') return false;
   if (e.code === '23505') return true;
   return e.code === 'ERR_SQLITE_ERROR' && /UNIQUE constraint failed|PRIMARY KEY constraint failed/i.test(String(e.message));
+}
+
+/**
+ * Whether a failed write may still have committed: on PostgreSQL, when the
+ * error is not the server's own answer (an ErrorResponse, after which what
+ * was refused is rolled back) but a lost or broken connection, the statement
+ * or COMMIT sent may have taken effect. Such a write must not be tried again
+ * as if it had not. SQLite runs in the process: its errors are answers.
+ */
+export function outcomeUnknown(db: Kysely<any>, error: unknown): boolean {
+  return dialectOf(db).engine === 'postgres' && !(error instanceof pg.DatabaseError);
 }

@@ -4,14 +4,15 @@
 // and inserts them explicitly. On SQLite it needs the write transaction, the
 // only writer; on PostgreSQL the ids come from the table's own sequence, as a
 // default id would, on any connection.
+import { dialectOf } from './dialect.ts';
 import { sql, type Kysely } from 'kysely';
-import type { Engine } from './database.ts';
 import { assert } from '../shared/assert.ts';
 import { prepared } from './prepared.ts';
 
 export type IdTable = 'donations' | 'journal_entries';
 
-export async function reserveIds(trx: Kysely<any>, engine: Engine, table: IdTable, n: number): Promise<number[]> {
+export async function reserveIds(trx: Kysely<any>, table: IdTable, n: number): Promise<number[]> {
+  const { engine } = dialectOf(trx);
   if (n === 0) return [];
   if (engine === 'postgres') return (await reserveIdsOfEach(trx, [table], n))[0] ?? [];
   // AUTOINCREMENT: above every id ever used (sqlite_sequence), not only the largest still there.

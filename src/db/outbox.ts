@@ -1,6 +1,7 @@
 // What the two outboxes (webhook deliveries, mail) share: claiming due rows
 // under a lease, and counting them by status.
-import type { Db, Engine } from './database.ts';
+import { dialectOf } from './dialect.ts';
+import type { Db } from './database.ts';
 
 export type OutboxTable = 'webhook_deliveries' | 'mail_outbox';
 
@@ -11,7 +12,8 @@ export type OutboxTable = 'webhook_deliveries' | 'mail_outbox';
  * PostgreSQL skips rows another worker has locked; SQLite's single writer serialises the claim.
  * Returns the claimed rows' ids.
  */
-export async function claimDue(db: Db, engine: Engine, table: OutboxTable, now: string, leaseUntil: string, limit: number): Promise<number[]> {
+export async function claimDue(db: Db, table: OutboxTable, now: string, leaseUntil: string, limit: number): Promise<number[]> {
+  const { engine } = dialectOf(db);
   return db.transaction().execute(async (trx) => {
     let due = trx
       .selectFrom(table as 'mail_outbox')

@@ -1,4 +1,5 @@
 // A connection's plans made again as it ages (NamingClient, db/database.ts), against a real PostgreSQL.
+import { DIALECTS } from './dialect.ts';
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
@@ -16,7 +17,7 @@ const FIRST_PLANS_MS = 5000;
 function markRows(table: string, ids: readonly number[]): CompiledQuery {
   const params: unknown[] = [];
   const text = `update ${table} set label = 'seen' from ${jsonRowsFrom(
-    'postgres',
+    DIALECTS.postgres,
     params,
     'gid bigint',
     ids.map((id) => [id]),
@@ -101,10 +102,20 @@ describe('plans made again as a connection ages (postgres)', pgOnly, () => {
 
   test('a pooled connection, when lent once due', async () => {
     // One pooled connection, so every statement runs on the same server process.
-    await inAQuietRun(() => openDatabase({ url: databaseUrl, poolMax: 1, lookupConnections: 0, replanFirstMs: FIRST_PLANS_MS }), (h) => h.db, other.db, 'grows_pooled');
+    await inAQuietRun(
+      () => openDatabase({ url: databaseUrl, poolMax: 1, lookupConnections: 0, replanFirstMs: FIRST_PLANS_MS }),
+      (h) => h.db,
+      other.db,
+      'grows_pooled',
+    );
   });
 
   test('a shared pipelined connection, before its next statement once due', async () => {
-    await inAQuietRun(() => openDatabase({ url: databaseUrl, lookupConnections: 1, replanFirstMs: FIRST_PLANS_MS }), (h) => h.lookups, other.db, 'grows_pipelined');
+    await inAQuietRun(
+      () => openDatabase({ url: databaseUrl, lookupConnections: 1, replanFirstMs: FIRST_PLANS_MS }),
+      (h) => h.lookups,
+      other.db,
+      'grows_pipelined',
+    );
   });
 });

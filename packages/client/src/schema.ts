@@ -1497,7 +1497,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description EIN of the non-profit */
+                        /** @description EIN of the non-profit; 123456789 or 12-3456789 */
                         ein: string;
                     };
                 };
@@ -1912,6 +1912,7 @@ export interface paths {
                         action: "deny" | "claim";
                         /** Format: uuid */
                         code: string;
+                        /** @description EIN of the non-profit; 123456789 or 12-3456789 */
                         ein?: string;
                         /** @enum {string} */
                         object: "gift";
@@ -2227,6 +2228,7 @@ export interface paths {
                     "application/json": {
                         /** @description Amount of each donation; USD, at most 2 decimals, at least 10, at most 10000000 */
                         amount: number;
+                        /** @description EIN of the non-profit; 123456789 or 12-3456789 */
                         ein: string;
                         /** @enum {string} */
                         frequency: "OneTime" | "Weekly" | "Monthly" | "Yearly";

@@ -105,7 +105,7 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
   const since = new Date(now.getTime() - SIGN_IN_WINDOW_MS).toISOString();
   const email = normalizeEmail(input.email) ?? input.email.trim().toLowerCase().slice(0, 254);
   // The attempt takes its place in the throttle before its password is evaluated (accounts.store.ts reserveAttempt).
-  const reserved = await store.reserveAttempt(deps.db, deps.engine, { email, ip: input.ip, at: now.toISOString() }, since, {
+  const reserved = await store.reserveAttempt(deps.db, { email, ip: input.ip, at: now.toISOString() }, since, {
     email: SIGN_IN_FAILURES_PER_EMAIL,
     ip: SIGN_IN_FAILURES_PER_IP,
   });

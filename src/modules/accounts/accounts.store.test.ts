@@ -51,10 +51,10 @@ describeEachEngine('accounts store', (env) => {
   });
 
   test('reserveAttempt counts failures per email and per address in the window; releaseAttempt and clearFailures forget them', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const limits = { email: 2, ip: 3 };
     const since = '2026-01-01T00:00:00Z';
-    const attempt = (email: string, ip: string) => store.reserveAttempt(db, engine, { email, ip, at: '2026-01-01T00:10:00Z' }, since, limits);
+    const attempt = (email: string, ip: string) => store.reserveAttempt(db, { email, ip, at: '2026-01-01T00:10:00Z' }, since, limits);
     const one = await attempt('x@example.org', '10.0.0.1');
     const two = await attempt('x@example.org', '10.0.0.1');
     assert.ok('id' in one && 'id' in two);
@@ -67,9 +67,7 @@ describeEachEngine('accounts store', (env) => {
     const left = await db.selectFrom('sign_in_failures').select('email').where('email', '=', 'x@example.org').execute();
     assert.equal(left.length, 0);
     // Failures older than the window are no longer counted.
-    assert.ok(
-      'id' in (await store.reserveAttempt(db, engine, { email: 'y@example.org', ip: '10.9.9.9', at: '2026-03-01T00:00:00Z' }, '2026-02-01T00:00:00Z', { email: 1, ip: 1 })),
-    );
+    assert.ok('id' in (await store.reserveAttempt(db, { email: 'y@example.org', ip: '10.9.9.9', at: '2026-03-01T00:00:00Z' }, '2026-02-01T00:00:00Z', { email: 1, ip: 1 })));
   });
 
   test('invitations: insertInvitation, openInvitation while unused and unexpired, useInvitation once; hasAccount', async () => {

@@ -1,6 +1,6 @@
 // Every SQL statement about web accounts, sessions and failed sign-ins.
-import { sql } from 'kysely';
-import type { Db, Engine, Trx } from '../../db/database.ts';
+import { dialectOf } from '../../db/dialect.ts';
+import type { Db, Trx } from '../../db/database.ts';
 
 export interface Session {
   user_id: number;
@@ -66,15 +66,12 @@ export async function deleteExpiredSessionsOf(db: Db | Trx, userId: number, now:
  */
 export async function reserveAttempt(
   db: Db,
-  engine: Engine,
   attempt: { email: string; ip: string; at: string },
   since: string,
   limits: { email: number; ip: number },
 ): Promise<{ id: number } | { over: 'email' | 'ip'; oldest: string | undefined }> {
   return db.transaction().execute(async (trx) => {
-    if (engine === 'postgres') {
-      for (const key of [`signin:email:${attempt.email}`, `signin:ip:${attempt.ip}`]) await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
-    }
+    await dialectOf(trx).lockKeys(trx, [`signin:email:${attempt.email}`, `signin:ip:${attempt.ip}`]);
     await trx.deleteFrom('sign_in_failures').where('email', '=', attempt.email).where('at', '<=', since).execute();
     for (const column of ['email', 'ip'] as const) {
       if ((await countFailures(trx, column, attempt[column], since)) >= limits[column]) {

@@ -17,14 +17,14 @@ const PAID_DONATION = ['completed', 'check_mailed'];
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 async function balancedEntries(deps: Deps): Promise<string[]> {
-  const sums = await store.entrySums(deps.db, deps.engine);
+  const sums = await store.entrySums(deps.db);
   const failures = sums.filter((r) => r.sum !== 0n || r.postings < 2).map((r) => `journal entry ${r.entry_id} sums to ${r.sum} over ${r.postings} postings`);
   return [...failures, ...(await store.entriesWithoutPostings(deps.db)).map((id) => `journal entry ${id} has no postings`)];
 }
 
 async function cachedBalances(deps: Deps): Promise<string[]> {
   const failures: string[] = [];
-  for (const a of await store.accountsWithPostings(deps.db, deps.engine)) {
+  for (const a of await store.accountsWithPostings(deps.db)) {
     const where = a.fund_id === null ? `outside account ${a.kind} (${a.book})` : `fund ${a.fund_id} ${a.kind}`;
     if (a.postings !== a.balance) failures.push(`${where}: balance ${a.balance} but its postings sum to ${a.postings}`);
     if (a.fund_id !== null && a.balance < 0n) failures.push(`${where} is below zero: ${a.balance}`);
@@ -42,7 +42,7 @@ async function entryCauses(deps: Deps): Promise<string[]> {
  * on each account kind with what its status says it should be.
  */
 async function moneyByCause(deps: Deps, cause: store.Cause, expected: (r: { status: string; amount: bigint }) => Record<string, bigint>): Promise<string[]> {
-  const net = await store.netByCause(deps.db, deps.engine, cause);
+  const net = await store.netByCause(deps.db, cause);
   const failures: string[] = [];
   for (const r of await store.causes(deps.db, cause)) {
     const n = net.get(r.id) ?? {};
@@ -68,7 +68,7 @@ const contributionMoney = (deps: Deps) =>
   }));
 
 async function holds(deps: Deps): Promise<string[]> {
-  return (await store.reservedAndHeld(deps.db, deps.engine, HELD_DONATION))
+  return (await store.reservedAndHeld(deps.db, HELD_DONATION))
     .filter((f) => f.reserved !== f.held)
     .map((f) => `fund ${f.fund_id}: ${f.reserved} cents reserved, but its scheduled and approved donations and new gifts hold ${f.held}`);
 }
@@ -99,7 +99,7 @@ async function objectsInTheirBook(deps: Deps): Promise<string[]> {
 
 /** Each book's accounts together hold nothing: money only moves within a book. */
 async function booksSumToZero(deps: Deps): Promise<string[]> {
-  return (await store.bookSums(deps.db, deps.engine)).filter((r) => r.sum !== 0n).map((r) => `the ${r.book} book's accounts sum to ${r.sum}, not 0`);
+  return (await store.bookSums(deps.db)).filter((r) => r.sum !== 0n).map((r) => `the ${r.book} book's accounts sum to ${r.sum}, not 0`);
 }
 
 /** rules §13: each contribution that succeeded has exactly one original receipt; no other has one. */
@@ -129,9 +129,7 @@ async function appsWithinTheirGrant(deps: Deps): Promise<string[]> {
         ? `app connection ${r.connection_id} counted ${r.spent} cents in ${r.month}, less than nothing`
         : `app connection ${r.connection_id} gave ${r.spent} cents in ${r.month}, past its limit of ${r.limit}`,
     ),
-    ...(await store.appsMovedUncounted(deps.db, deps.engine)).map(
-      (r) => `app connection ${r.connection_id} moved ${r.moved} cents in donations and gifts but was counted for ${r.counted}`,
-    ),
+    ...(await store.appsMovedUncounted(deps.db)).map((r) => `app connection ${r.connection_id} moved ${r.moved} cents in donations and gifts but was counted for ${r.counted}`),
     ...(await store.appsOfSandboxUsers(deps.db)).map((r) => `${r.what} ${r.id} belongs to user ${r.user_id}, who is not a live user`),
     ...(await store.connectionsPastLimit(deps.db)).map((r) =>
       r.spent < 0n ? `app connection ${r.id} counted ${r.spent} cents, less than nothing` : `app connection ${r.id} gave ${r.spent} cents this month, past its limit of ${r.limit}`,

@@ -11,22 +11,22 @@ import { connectApp } from '../../../test/app-tokens.ts';
 describeEachEngine('check store', (env) => {
   test('on a sound ledger: sums, causes, holds, counts and books read as the journal says', async () => {
     const { deps, app } = env();
-    const { db, engine } = deps;
+    const { db } = deps;
     await makeNonProfit(deps, { ein: '500000001', name: 'Check Charity', income_amt: 0 });
     const user = await makeUser(deps);
     await fund(deps, user, 10_000);
     const made = await call(app, 'POST', '/v1/donations', { key: user.key, body: { ein: '500000001', amount: 25 } });
     assert.equal(made.status, 201);
 
-    const sums = await store.entrySums(db, engine);
+    const sums = await store.entrySums(db);
     assert.ok(sums.length >= 2 && sums.every((s) => s.sum === 0n && s.postings >= 2));
     assert.deepEqual(await store.entriesWithoutPostings(db), []);
     assert.deepEqual(await store.entriesWithoutCause(db), []);
-    const accounts = await store.accountsWithPostings(db, engine);
+    const accounts = await store.accountsWithPostings(db);
     const available = accounts.find((a) => a.fund_id === user.fund_id && a.kind === 'available');
     assert.deepEqual([available?.balance, available?.postings], [7_500n, 7_500n]);
     assert.ok(accounts.every((a) => a.balance === a.postings));
-    const net = await store.netByCause(db, engine, 'donation');
+    const net = await store.netByCause(db, 'donation');
     assert.deepEqual(net.get(made.body.id), { available: -2_500n, reserved: 2_500n });
     assert.deepEqual(
       (await store.causes(db, 'donation')).find((d) => d.id === made.body.id),
@@ -34,7 +34,7 @@ describeEachEngine('check store', (env) => {
     );
     assert.equal((await store.causes(db, 'contribution')).length, 1);
     assert.deepEqual(
-      (await store.reservedAndHeld(db, engine, ['scheduled', 'approved'])).find((f) => f.fund_id === user.fund_id),
+      (await store.reservedAndHeld(db, ['scheduled', 'approved'])).find((f) => f.fund_id === user.fund_id),
       { fund_id: user.fund_id, reserved: 2_500n, held: 2_500n },
     );
     const counts = (await store.donationCounts(db, ['not_completed', 'rejected'])).find((c) => c.user_id === user.user_id);
@@ -42,7 +42,7 @@ describeEachEngine('check store', (env) => {
     assert.deepEqual(await store.wrongWordSizes(db), []);
     assert.deepEqual(await store.postingsAcrossBooks(db), []);
     assert.deepEqual(await store.bookMismatches(db), []);
-    assert.ok((await store.bookSums(db, engine)).every((b) => b.sum === 0n));
+    assert.ok((await store.bookSums(db)).every((b) => b.sum === 0n));
     assert.deepEqual(await store.receiptMismatches(db), [], 'the contribution that succeeded has its receipt');
     const contribution = (await db.selectFrom('contributions').select('id').where('user_id', '=', user.user_id).executeTakeFirstOrThrow()).id;
     await db.deleteFrom('receipts').where('contribution_id', '=', contribution).execute();
@@ -62,7 +62,7 @@ describeEachEngine('check store', (env) => {
 
   test('each sees a wrong row as it is: an unbalanced entry, a wrong cache, a crossing, a stale count, a word size, a key of the other book', async () => {
     const { deps } = env();
-    const { db, engine } = deps;
+    const { db } = deps;
     const user = await makeUser(deps);
     await fund(deps, user, 1_000);
     const lines = await db
@@ -76,14 +76,14 @@ describeEachEngine('check store', (env) => {
     assert.ok(mine !== undefined && outside !== undefined);
     await db.updateTable('postings').set({ amount_cents: 999 }).where('id', '=', mine.id).execute();
     assert.deepEqual(
-      (await store.entrySums(db, engine)).find((s) => s.entry_id === mine.entry_id),
+      (await store.entrySums(db)).find((s) => s.entry_id === mine.entry_id),
       { entry_id: mine.entry_id, postings: 2, sum: -1n },
     );
-    const account = (await store.accountsWithPostings(db, engine)).find((a) => a.fund_id === user.fund_id && a.kind === 'available');
+    const account = (await store.accountsWithPostings(db)).find((a) => a.fund_id === user.fund_id && a.kind === 'available');
     assert.deepEqual([account?.balance, account?.postings], [1_000n, 999n]);
     await db.updateTable('ledger_accounts').set({ balance_cents: 1_001 }).where('fund_id', '=', user.fund_id).where('kind', '=', 'available').execute();
     assert.deepEqual(
-      (await store.bookSums(db, engine)).find((b) => b.book === 'live'),
+      (await store.bookSums(db)).find((b) => b.book === 'live'),
       { book: 'live', sum: 1n },
     );
     // A posting on the other book's account: the database refuses it (013_books), so it is made with the checks off, as a corrupt copy would be.
@@ -111,12 +111,12 @@ describeEachEngine('check store', (env) => {
     assert.ok((await store.wrongWordSizes(db)).some((w) => w.ein === '500000002' && w.size === 11 && w.income_amt === 10));
     await db.updateTable('api_keys').set({ mode: 'test' }).where('user_id', '=', user.user_id).execute();
     assert.ok((await store.bookMismatches(db)).some((m) => m.name === 'API key' && m.own === 'test' && m.other === 'live' && m.what === 'its user'));
-    assert.deepEqual(await store.reservedAndHeld(db, engine, []).then((all) => all.find((f) => f.fund_id === user.fund_id)), { fund_id: user.fund_id, reserved: 0n, held: 0n });
+    assert.deepEqual(await store.reservedAndHeld(db, []).then((all) => all.find((f) => f.fund_id === user.fund_id)), { fund_id: user.fund_id, reserved: 0n, held: 0n });
   });
 
   test('apps: monthsPastLimit and appsMovedUncounted read what each app moved against what it was counted for', async () => {
     const { deps, app } = env();
-    const { db, engine } = deps;
+    const { db } = deps;
     await makeNonProfit(deps, { ein: '500000003', name: 'Counted Charity', income_amt: 0 });
     const user = await makeUser(deps);
     await fund(deps, user, 100_000);
@@ -125,11 +125,11 @@ describeEachEngine('check store', (env) => {
     assert.equal((await call(app, 'POST', '/v1/donations', { headers: bearer, body: { ein: '500000003', amount: 20 } })).status, 201);
     assert.equal((await call(app, 'POST', '/v1/gifts', { headers: bearer, body: { name: 'Dev', amount: 18 } })).status, 201);
     assert.deepEqual(await store.monthsPastLimit(db), []);
-    assert.deepEqual(await store.appsMovedUncounted(db, engine), []);
+    assert.deepEqual(await store.appsMovedUncounted(db), []);
     const connection = await db.selectFrom('app_spending').select(['connection_id', 'month']).executeTakeFirstOrThrow();
     // Money moved past what was counted: the count written down, then the limit.
     await db.updateTable('app_spending').set({ spent_cents: 2_999 }).where('connection_id', '=', connection.connection_id).execute();
-    assert.deepEqual(await store.appsMovedUncounted(db, engine), [{ connection_id: connection.connection_id, moved: 3_800n, counted: 2_999n }]);
+    assert.deepEqual(await store.appsMovedUncounted(db), [{ connection_id: connection.connection_id, moved: 3_800n, counted: 2_999n }]);
     await db.updateTable('app_spending').set({ spent_cents: 5_001 }).where('connection_id', '=', connection.connection_id).execute();
     assert.deepEqual(await store.monthsPastLimit(db), [{ connection_id: connection.connection_id, month: connection.month, spent: 5_001n, limit: 5_000n }]);
     await db.updateTable('app_spending').set({ spent_cents: 3_800 }).where('connection_id', '=', connection.connection_id).execute();
@@ -162,7 +162,8 @@ describeEachEngine('check store', (env) => {
 
   test('danglingReferences: a donation, entry, posting, event, count or search word naming a row that does not exist (what the keys dropped by migrations 023 and 025 refused, and what an import on SQLite does not check)', async () => {
     const { deps, app } = env();
-    const { db, engine } = deps;
+    const { db } = deps;
+    const { engine } = env();
     await makeNonProfit(deps, { ein: '500000009', name: 'Referenced Charity', income_amt: 0 });
     const user = await makeUser(deps);
     await fund(deps, user, 10_000);
@@ -179,7 +180,7 @@ describeEachEngine('check store', (env) => {
       if (engine === 'sqlite') await sql.raw('pragma foreign_keys = on').execute(c);
     });
     // A search word of no organisation: refused by both engines' keys, but an import loads words
-    // with SQLite's checks off (sqliteBulkLoad). A posting of no entry on no account: refused by
+    // with SQLite's checks off (bulkLoad). A posting of no entry on no account: refused by
     // both engines (PostgreSQL's triggers of migration 025, SQLite's keys). Both are made with
     // the checks off, as a corrupt copy would be.
     const orphan = { word: 'orphan', non_profit_id: 999_999_004, kind: 'n', size: 0 };

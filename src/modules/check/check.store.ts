@@ -2,8 +2,9 @@
 // however wrong. Every sum is exact (a PostgreSQL numeric, or on SQLite two
 // 32-bit halves summed apart, never a float and never an overflow) and every
 // stored amount is read as text into a BigInt.
+import { dialectOf, type Dialect } from '../../db/dialect.ts';
 import { sql } from 'kysely';
-import type { Db, Engine } from '../../db/database.ts';
+import type { Db } from '../../db/database.ts';
 
 type Row = Record<string, unknown>;
 
@@ -16,25 +17,26 @@ async function rows(db: Db, query: string): Promise<Row[]> {
  * with `total`. SQLite's sum() of integers fails on overflow, so it sums the
  * high and low 32 bits apart (each fits for up to 2^31 rows).
  */
-function exactSum(engine: Engine, column: string, as: string): string {
-  return engine === 'postgres'
+function exactSum(dialect: Dialect, column: string, as: string): string {
+  return dialect.engine === 'postgres'
     ? `cast(coalesce(sum(${column}), 0) as text) as ${as}_hi, '0' as ${as}_lo`
     : `cast(coalesce(sum(${column} >> 32), 0) as text) as ${as}_hi, cast(coalesce(sum(${column} & 4294967295), 0) as text) as ${as}_lo`;
 }
 
-function total(engine: Engine, row: Row, as: string): bigint {
+function total(dialect: Dialect, row: Row, as: string): bigint {
   const hi = BigInt(String(row[`${as}_hi`] ?? '0'));
   const lo = BigInt(String(row[`${as}_lo`] ?? '0'));
-  return engine === 'postgres' ? hi : (hi << 32n) + lo;
+  return dialect.engine === 'postgres' ? hi : (hi << 32n) + lo;
 }
 
 const big = (value: unknown): bigint => BigInt(String(value ?? '0'));
 const list = (values: readonly string[]): string => values.map((v) => `'${v.replace(/'/g, "''")}'`).join(',');
 
 /** Each journal entry's postings: how many, and their exact sum. */
-export async function entrySums(db: Db, engine: Engine): Promise<Array<{ entry_id: number; postings: number; sum: bigint }>> {
-  const found = await rows(db, `select entry_id, count(*) as n, ${exactSum(engine, 'amount_cents', 's')} from postings group by entry_id`);
-  return found.map((r) => ({ entry_id: Number(r.entry_id), postings: Number(r.n), sum: total(engine, r, 's') }));
+export async function entrySums(db: Db): Promise<Array<{ entry_id: number; postings: number; sum: bigint }>> {
+  const dialect = dialectOf(db);
+  const found = await rows(db, `select entry_id, count(*) as n, ${exactSum(dialect, 'amount_cents', 's')} from postings group by entry_id`);
+  return found.map((r) => ({ entry_id: Number(r.entry_id), postings: Number(r.n), sum: total(dialect, r, 's') }));
 }
 
 /** Journal entries without a posting. */
@@ -59,10 +61,11 @@ export interface StoredAccount {
 }
 
 /** Every ledger account with its cached balance and the exact sum of its postings. */
-export async function accountsWithPostings(db: Db, engine: Engine): Promise<StoredAccount[]> {
+export async function accountsWithPostings(db: Db): Promise<StoredAccount[]> {
+  const dialect = dialectOf(db);
   const accounts = await rows(db, 'select id, fund_id, kind, book, cast(balance_cents as text) as balance from ledger_accounts');
-  const sums = await rows(db, `select account_id, ${exactSum(engine, 'amount_cents', 's')} from postings group by account_id`);
-  const byAccount = new Map(sums.map((r) => [Number(r.account_id), total(engine, r, 's')]));
+  const sums = await rows(db, `select account_id, ${exactSum(dialect, 'amount_cents', 's')} from postings group by account_id`);
+  const byAccount = new Map(sums.map((r) => [Number(r.account_id), total(dialect, r, 's')]));
   return accounts.map((r) => ({
     id: Number(r.id),
     fund_id: r.fund_id === null ? null : Number(r.fund_id),
@@ -76,17 +79,18 @@ export async function accountsWithPostings(db: Db, engine: Engine): Promise<Stor
 export type Cause = 'donation' | 'gift' | 'contribution';
 
 /** For each donation, gift or contribution: the net of its postings on each account kind, exact. */
-export async function netByCause(db: Db, engine: Engine, cause: Cause): Promise<Map<number, Record<string, bigint>>> {
+export async function netByCause(db: Db, cause: Cause): Promise<Map<number, Record<string, bigint>>> {
+  const dialect = dialectOf(db);
   const found = await rows(
     db,
-    `select j.${cause}_id as cause_id, a.kind, ${exactSum(engine, 'p.amount_cents', 'net')}
+    `select j.${cause}_id as cause_id, a.kind, ${exactSum(dialect, 'p.amount_cents', 'net')}
     from postings p join journal_entries j on j.id = p.entry_id join ledger_accounts a on a.id = p.account_id
     where j.${cause}_id is not null group by j.${cause}_id, a.kind`,
   );
   const net = new Map<number, Record<string, bigint>>();
   for (const r of found) {
     const entry = net.get(Number(r.cause_id)) ?? {};
-    entry[String(r.kind)] = (entry[String(r.kind)] ?? 0n) + total(engine, r, 'net');
+    entry[String(r.kind)] = (entry[String(r.kind)] ?? 0n) + total(dialect, r, 'net');
     net.set(Number(r.cause_id), entry);
   }
   return net;
@@ -99,16 +103,17 @@ export async function causes(db: Db, cause: Cause): Promise<Array<{ id: number; 
 }
 
 /** Each fund's reserved balance, and what its held donations (in `heldStatuses`) and new gifts hold, exactly. */
-export async function reservedAndHeld(db: Db, engine: Engine, heldStatuses: readonly string[]): Promise<Array<{ fund_id: number; reserved: bigint; held: bigint }>> {
+export async function reservedAndHeld(db: Db, heldStatuses: readonly string[]): Promise<Array<{ fund_id: number; reserved: bigint; held: bigint }>> {
+  const dialect = dialectOf(db);
   const reserved = await rows(db, `select fund_id, cast(balance_cents as text) as balance from ledger_accounts where kind = 'reserved' and fund_id is not null`);
   const held = [
     ...(heldStatuses.length === 0
       ? []
-      : await rows(db, `select fund_id, ${exactSum(engine, 'amount_cents', 's')} from donations where status in (${list(heldStatuses)}) group by fund_id`)),
-    ...(await rows(db, `select fund_id, ${exactSum(engine, 'amount_cents', 's')} from gifts where status = 'new' group by fund_id`)),
+      : await rows(db, `select fund_id, ${exactSum(dialect, 'amount_cents', 's')} from donations where status in (${list(heldStatuses)}) group by fund_id`)),
+    ...(await rows(db, `select fund_id, ${exactSum(dialect, 'amount_cents', 's')} from gifts where status = 'new' group by fund_id`)),
   ];
   const byFund = new Map<number, bigint>();
-  for (const r of held) byFund.set(Number(r.fund_id), (byFund.get(Number(r.fund_id)) ?? 0n) + total(engine, r, 's'));
+  for (const r of held) byFund.set(Number(r.fund_id), (byFund.get(Number(r.fund_id)) ?? 0n) + total(dialect, r, 's'));
   return reserved.map((r) => ({ fund_id: Number(r.fund_id), reserved: big(r.balance), held: byFund.get(Number(r.fund_id)) ?? 0n }));
 }
 
@@ -192,9 +197,10 @@ export async function bookMismatches(db: Db): Promise<Array<{ name: string; id: 
 }
 
 /** The exact sum of each book's account balances. */
-export async function bookSums(db: Db, engine: Engine): Promise<Array<{ book: string; sum: bigint }>> {
-  const found = await rows(db, `select book, ${exactSum(engine, 'balance_cents', 's')} from ledger_accounts group by book`);
-  return found.map((r) => ({ book: String(r.book), sum: total(engine, r, 's') }));
+export async function bookSums(db: Db): Promise<Array<{ book: string; sum: bigint }>> {
+  const dialect = dialectOf(db);
+  const found = await rows(db, `select book, ${exactSum(dialect, 'balance_cents', 's')} from ledger_accounts group by book`);
+  return found.map((r) => ({ book: String(r.book), sum: total(dialect, r, 's') }));
 }
 
 /**
@@ -268,19 +274,20 @@ export async function monthsPastLimit(db: Db): Promise<Array<{ connection_id: nu
  * Connections whose tokens moved more money (donations, gifts and gift claims naming them) than
  * was counted against their limits, over all months: every cent an app moves is counted first.
  */
-export async function appsMovedUncounted(db: Db, engine: Engine): Promise<Array<{ connection_id: number; moved: bigint; counted: bigint }>> {
+export async function appsMovedUncounted(db: Db): Promise<Array<{ connection_id: number; moved: bigint; counted: bigint }>> {
+  const dialect = dialectOf(db);
   const moved = await rows(
     db,
-    `select connection_id, ${exactSum(engine, 'amount_cents', 's')} from (
+    `select connection_id, ${exactSum(dialect, 'amount_cents', 's')} from (
       select app_connection_id as connection_id, amount_cents from donations where app_connection_id is not null
       union all
       select app_connection_id as connection_id, amount_cents from gifts where app_connection_id is not null) x
     group by connection_id`,
   );
-  const counted = await rows(db, `select connection_id, ${exactSum(engine, 'spent_cents', 's')} from app_spending group by connection_id`);
-  const countedBy = new Map(counted.map((r) => [Number(r.connection_id), total(engine, r, 's')]));
+  const counted = await rows(db, `select connection_id, ${exactSum(dialect, 'spent_cents', 's')} from app_spending group by connection_id`);
+  const countedBy = new Map(counted.map((r) => [Number(r.connection_id), total(dialect, r, 's')]));
   return moved
-    .map((r) => ({ connection_id: Number(r.connection_id), moved: total(engine, r, 's'), counted: countedBy.get(Number(r.connection_id)) ?? 0n }))
+    .map((r) => ({ connection_id: Number(r.connection_id), moved: total(dialect, r, 's'), counted: countedBy.get(Number(r.connection_id)) ?? 0n }))
     .filter((r) => r.moved > r.counted)
     .slice(0, 1000);
 }
@@ -290,7 +297,7 @@ export async function appsMovedUncounted(db: Db, engine: Engine): Promise<Array<
  * donation's hot path (migration 023, ADR 9) and SQLite still does; a posting's entry and
  * account, which PostgreSQL checks per statement with triggers instead of keys (migration 025),
  * off while `session_replication_role` is `replica`; and a search word's organisation, which
- * SQLite does not check while an import loads (directory.store.ts sqliteBulkLoad). Each pair is
+ * SQLite does not check while an import loads (directory.store.ts bulkLoad). Each pair is
  * a column and the rows it must name. (That a posting's entry and account are in its book is
  * postingsAcrossBooks.)
  */

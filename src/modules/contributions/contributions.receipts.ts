@@ -46,7 +46,7 @@ export async function repairReceipts(deps: Deps): Promise<number> {
     if (ids.length === 0) return issued;
     for (const id of ids) {
       const made = await deps.db.transaction().execute(async (trx) => {
-        const c = await lockContribution(trx, deps.engine, id);
+        const c = await lockContribution(trx, id);
         if (c.status !== 'success' || (await receiptsOf(trx, c.book, id)).some((r) => r.replaces_id === null)) return false;
         await issueReceipt(deps, trx, c, deps.clock.now().toISOString());
         return true;
@@ -88,7 +88,7 @@ export async function correctReceipt(deps: Deps, book: Book, contributionId: num
   return deps.db.transaction().execute(async (trx) => {
     if ((await findContribution(trx, book, contributionId)) === undefined) throw notFound('contribution_not_found', `no contribution ${contributionId}`);
     // Locked, so that two corrections at once replace one receipt each, in turn (a unique index backs it).
-    const c = await lockContribution(trx, deps.engine, contributionId);
+    const c = await lockContribution(trx, contributionId);
     const replaced = (await receiptsOf(trx, book, contributionId)).at(-1);
     if (replaced === undefined) throw notFound('receipt_not_found', `contribution ${contributionId} has no receipt to correct: it is ${c.status}`);
     if (c.status !== 'success') throw conflict('invalid_transition', `contribution ${contributionId} is ${c.status}`);

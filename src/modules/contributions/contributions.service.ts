@@ -50,7 +50,7 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
   if (amountCents <= 0) throw fieldErrors([{ field: 'units', code: 'validation_failed', message: 'units x valuation is less than one cent' }]);
   const recorded = await deps.db.transaction().execute(async (trx) => {
     const at = deps.clock.now().toISOString();
-    const accounts = await lockFundAccounts(trx, deps.engine, input.fund_id);
+    const accounts = await lockFundAccounts(trx, input.fund_id);
     assertFundCanHold(accounts, amountCents);
     const id = await insertContribution(trx, {
       book: accounts.book,
@@ -79,7 +79,7 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
     }
     await recordEvent(trx, { user_id: input.user_id, type: 'contribution.created', object_type: 'contribution', object_id: id, data: { status: input.status }, at });
     if (input.status === 'success') {
-      await promoteWaiting(deps, trx, input.fund_id, at);
+      await promoteWaiting(trx, input.fund_id, at);
       await issueReceipt(
         deps,
         trx,
@@ -126,8 +126,8 @@ export async function advanceContribution(deps: Deps, book: Book, contributionId
   const moved = await deps.db.transaction().execute(async (trx) => {
     const fundId = await fundOfContribution(trx, book, contributionId);
     if (fundId === undefined) throw notFound('contribution_not_found', `no contribution ${contributionId}`);
-    const accounts = await lockFundAccounts(trx, deps.engine, fundId);
-    const c = await lockContribution(trx, deps.engine, contributionId);
+    const accounts = await lockFundAccounts(trx, fundId);
+    const c = await lockContribution(trx, contributionId);
     if (!(CONTRIBUTION_TRANSITIONS[c.status] ?? []).includes(to)) {
       throw conflict('invalid_transition', `a contribution that is ${c.status} cannot become ${to}`);
     }
@@ -150,7 +150,7 @@ export async function advanceContribution(deps: Deps, book: Book, contributionId
       );
     }
     if (to === 'success') {
-      await promoteWaiting(deps, trx, c.fund_id, at);
+      await promoteWaiting(trx, c.fund_id, at);
       await issueReceipt(deps, trx, { ...c, completed_at: at }, at);
     }
     await recordEvent(trx, { user_id: c.user_id, type: 'contribution.updated', object_type: 'contribution', object_id: c.id, data: { status: to, previous_status: c.status }, at });

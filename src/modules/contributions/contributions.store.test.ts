@@ -22,20 +22,20 @@ describeEachEngine('contributions store', (env) => {
   });
 
   test('insertContribution, fundOfContribution (in its book only), lockContribution, moveContribution (a compare-and-set)', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const user = await makeUser(env().deps);
     const id = await db.transaction().execute((trx) => store.insertContribution(trx, row(user, '2026-01-01T00:00:00Z')));
     assert.equal(await store.fundOfContribution(db, 'live', id), user.fund_id);
     assert.equal(await store.fundOfContribution(db, 'test', id), undefined);
     assert.equal(await store.fundOfContribution(db, 'live', 999_999), undefined);
     await db.transaction().execute(async (trx) => {
-      const locked = await store.lockContribution(trx, engine, id);
+      const locked = await store.lockContribution(trx, id);
       assert.equal(locked.status, 'waiting_for_funds');
       assert.equal(await store.moveContribution(trx, id, 'waiting_for_funds', 'pending', '2026-01-02T00:00:00Z'), true);
       assert.equal(await store.moveContribution(trx, id, 'waiting_for_funds', 'pending', '2026-01-02T00:00:00Z'), false, 'no longer in the state named');
       assert.equal(await store.moveContribution(trx, id, 'pending', 'success', '2026-01-03T00:00:00Z'), true);
     });
-    const done = await db.transaction().execute((trx) => store.lockContribution(trx, engine, id));
+    const done = await db.transaction().execute((trx) => store.lockContribution(trx, id));
     assert.deepEqual([done.status, done.received_at, done.completed_at], ['success', '2026-01-02T00:00:00Z', '2026-01-03T00:00:00Z']);
   });
 

@@ -1,6 +1,7 @@
 // Every SQL statement about contributions.
+import { dialectOf } from '../../db/dialect.ts';
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Db, Engine, Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import type { ContributionsTable } from '../../db/schema.ts';
 import { newestOfUser } from '../../db/pages.ts';
 import type { Book } from '../../shared/book.ts';
@@ -22,10 +23,10 @@ export async function fundOfContribution(db: Db | Trx, book: Book, id: number): 
 }
 
 /** A contribution by id, locked for update on PostgreSQL (SQLite's write transaction already excludes others). */
-export async function lockContribution(trx: Trx, engine: Engine, id: number): Promise<Contribution> {
-  let q = trx.selectFrom('contributions').selectAll().where('id', '=', id);
-  if (engine === 'postgres') q = q.forUpdate();
-  return q.executeTakeFirstOrThrow();
+export async function lockContribution(trx: Trx, id: number): Promise<Contribution> {
+  return dialectOf(trx)
+    .lockRows(trx.selectFrom('contributions').selectAll().where('id', '=', id))
+    .executeTakeFirstOrThrow();
 }
 
 /** Moves a contribution from `from` to `to`, stamping when it was received or completed; true if it was still `from`. */

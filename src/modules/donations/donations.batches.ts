@@ -1,7 +1,9 @@
 // Donations batched across requests and funds (ADR 9): the requests that
 // arrive together are created in one round, each with its own outcome.
+import { dialectOf } from '../../db/dialect.ts';
 import type { Deps } from '../../deps.ts';
-import { outcomeUnknown, type Db, type Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
+import { outcomeUnknown } from '../../db/errors.ts';
 import { AppError } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { guardedEntryStatements, lockFundsAccounts, readFundAccounts } from '../ledger/index.ts';
@@ -204,7 +206,7 @@ class FundBatches {
     } catch (error) {
       // Tried again one by one only when the database refused it, so nothing was written;
       // a lost connection may have committed it, and each request fails (503) instead.
-      if (batch.length === 1 || outcomeUnknown(this.#deps.engine, error)) {
+      if (batch.length === 1 || outcomeUnknown(this.#deps.db, error)) {
         return () => {
           for (const w of batch) w.reject(error);
         };
@@ -238,7 +240,7 @@ class FundBatches {
    * is contended): the locked transaction then decides.
    */
   async #createGuarded(batch: readonly Waiting[]): Promise<Array<Made | AppError> | undefined> {
-    if (this.#deps.engine !== 'postgres') return undefined;
+    if (!dialectOf(this.#deps.db).guardedStatements) return undefined;
     const funds = fundsOf(batch);
     const now = performance.now();
     for (const fundId of funds) {
@@ -299,7 +301,7 @@ class FundBatches {
         await this.#noteMoved(conn, guarded);
       }
       // The locked path would write it a second time if this one committed.
-      if (outcomeUnknown('postgres', error)) throw error;
+      if (outcomeUnknown(this.#deps.db, error)) throw error;
       return undefined;
     }
     return settled(outcomes, found, madeAt, rows);
@@ -347,7 +349,7 @@ class FundBatches {
   async #create(trx: Trx, batch: readonly Waiting[]): Promise<Array<Made | AppError>> {
     // Locks in ascending fund order, as every round takes them: two rounds never wait on each other in a cycle.
     const funds = new Map<number, KnownFund>();
-    for (const [fundId, accounts] of await lockFundsAccounts(trx, this.#deps.engine, fundsOf(batch))) funds.set(fundId, knownFund(fundId, accounts));
+    for (const [fundId, accounts] of await lockFundsAccounts(trx, fundsOf(batch))) funds.set(fundId, knownFund(fundId, accounts));
     const { found, outcomes, valid } = sortOut(
       batch,
       await findRecipients(
@@ -355,11 +357,11 @@ class FundBatches {
         batch.map((w) => w.ein),
       ),
     );
-    const ids = await reserveIds(trx, this.#deps.engine, 'donations', valid.length);
+    const ids = await reserveIds(trx, 'donations', valid.length);
     // Each request's Idempotency-Key outcome, in the same transaction as its donation (idempotency/outcome.ts),
     // all in one statement; one whose key was taken over is refused alone (and leaves its reserved id unused).
     const claimed = claimsOf(batch, valid, ids);
-    const recorded = await recordClaimOutcomes(trx, this.#deps.engine, claimed);
+    const recorded = await recordClaimOutcomes(trx, claimed);
     claimed.forEach(({ i }, j) => {
       if (recorded[j] !== true) outcomes[i] = keyTakenOver();
     });

@@ -69,9 +69,9 @@ export async function insertHeldOfFunds(
 ): Promise<DecidedDonation[]> {
   const at = deps.clock.now().toISOString();
   const { rows, held } = decide(funds, donations, at);
-  const entryIds = await reserveEntryIds(trx, deps.engine, held.length);
+  const entryIds = await reserveEntryIds(trx, held.length);
   // One statement on PostgreSQL (db/bulk.ts): the funds' locks are held through fewer round trips.
-  await runStatements(trx, deps.engine, [...store.donationStatements(rows), ...entryStatements(holdEntries(funds, held, entryIds), at), ...createdEvents(rows)]);
+  await runStatements(trx, [...store.donationStatements(rows), ...entryStatements(holdEntries(funds, held, entryIds), at), ...createdEvents(rows)]);
   return rows;
 }
 

@@ -85,16 +85,16 @@ function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: st
  * accounts in `trx`. Returns the id.
  */
 export async function insertWithHold(deps: Deps, trx: Trx, d: HeldDonation): Promise<number> {
-  const accounts = await lockFundAccounts(trx, deps.engine, d.fund_id);
-  const [id] = await reserveIds(trx, deps.engine, 'donations', 1);
+  const accounts = await lockFundAccounts(trx, d.fund_id);
+  const [id] = await reserveIds(trx, 'donations', 1);
   assert(id !== undefined, 'an id was reserved');
   await insertHeld(deps, trx, accounts, [{ ...d, id }]);
   return id;
 }
 
 /** Inserts one donation in the caller's transaction, which writes its hold (a gift's claim moves the gift's hold to it). */
-export function insertDonation(deps: Deps, trx: Trx, row: store.NewDonationRow): Promise<number> {
-  return store.insertDonation(trx, deps.engine, row);
+export function insertDonation(trx: Trx, row: store.NewDonationRow): Promise<number> {
+  return store.insertDonation(trx, row);
 }
 
 /**
@@ -104,7 +104,7 @@ export function insertDonation(deps: Deps, trx: Trx, row: store.NewDonationRow):
  */
 export async function cancelDonation(deps: Deps, caller: Caller, donationId: number): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
-    const { donation, accounts } = await lockDonationAndFund(deps, trx, caller.book, donationId);
+    const { donation, accounts } = await lockDonationAndFund(trx, caller.book, donationId);
     if (donation === undefined || donation.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
     if (!isCancellable(donation.status)) {
       throw conflict(
@@ -122,7 +122,7 @@ export async function cancelDonation(deps: Deps, caller: Caller, donationId: num
         [{ from_account_id: accounts.ids.reserved, to_account_id: accounts.ids.available, amount_cents: donation.amount_cents }],
         at,
       );
-      await promoteWaiting(deps, trx, donation.fund_id, at);
+      await promoteWaiting(trx, donation.fund_id, at);
     }
     await recordEvent(trx, {
       user_id: caller.user_id,
@@ -141,11 +141,11 @@ export async function cancelDonation(deps: Deps, caller: Caller, donationId: num
  * deadlock on PostgreSQL. The donation is read again under the locks.
  * Only a donation of `book` is found.
  */
-async function lockDonationAndFund(deps: Deps, trx: Trx, book: Book, donationId: number) {
-  const unlocked = await store.lockDonation(trx, false, book, donationId);
+async function lockDonationAndFund(trx: Trx, book: Book, donationId: number) {
+  const unlocked = await store.lockDonation(trx, book, donationId, false);
   if (unlocked === undefined) return { donation: undefined, accounts: undefined as never };
-  const accounts = await lockFundAccounts(trx, deps.engine, unlocked.fund_id);
-  const donation = await store.lockDonation(trx, deps.engine === 'postgres', book, donationId);
+  const accounts = await lockFundAccounts(trx, unlocked.fund_id);
+  const donation = await store.lockDonation(trx, book, donationId);
   assert(donation !== undefined && donation.fund_id === unlocked.fund_id, 'a donation never leaves its fund');
   return { donation, accounts };
 }
@@ -155,10 +155,10 @@ async function lockDonationAndFund(deps: Deps, trx: Trx, book: Book, donationId:
  * the fund can now hold. A waiting donation too large for what is left does
  * not block smaller, younger ones. Needs the fund's accounts locked in `trx`.
  */
-export async function promoteWaiting(deps: Deps, trx: Trx, fundId: number, at: string): Promise<number> {
+export async function promoteWaiting(trx: Trx, fundId: number, at: string): Promise<number> {
   const waiting = await store.waitingForFund(trx, fundId);
   if (waiting.length === 0) return 0;
-  const accounts = await lockFundAccounts(trx, deps.engine, fundId);
+  const accounts = await lockFundAccounts(trx, fundId);
   let available = accounts.balances.available_cents;
   let promoted = 0;
   for (const donation of waiting) {
@@ -256,7 +256,7 @@ export async function applyDonationEvent(deps: Deps, book: Book, donationId: num
 /** applyDonationEvent inside the caller's transaction. */
 async function applyEventIn(deps: Deps, trx: Trx, book: Book, donationId: number, event: DonationEvent, options: EventOptions): Promise<DonationStatus> {
   const rule = DONATION_TRANSITIONS[event];
-  const { donation, accounts } = await lockDonationAndFund(deps, trx, book, donationId);
+  const { donation, accounts } = await lockDonationAndFund(trx, book, donationId);
   if (donation === undefined) throw notFound('donation_not_found', `no donation ${donationId}`);
   if (!(rule.from as readonly string[]).includes(donation.status)) {
     throw conflict('invalid_transition', `cannot ${event.replace('_', ' ')} a donation that is ${donation.status}`);
@@ -280,7 +280,7 @@ async function applyEventIn(deps: Deps, trx: Trx, book: Book, donationId: number
       [{ from_account_id: from, to_account_id: to, amount_cents: donation.amount_cents }],
       at,
     );
-    if (to === accounts.ids.available) await promoteWaiting(deps, trx, donation.fund_id, at);
+    if (to === accounts.ids.available) await promoteWaiting(trx, donation.fund_id, at);
   }
   await recordEvent(trx, {
     user_id: donation.user_id,

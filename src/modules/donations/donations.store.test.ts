@@ -28,11 +28,11 @@ describeEachEngine('donations store', (env) => {
   };
 
   test('insertDonation writes a donation and counts it; findDonation, findDonations and fundsOfDonations read it in its book only', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     await makeNonProfit(env().deps, { ein: '222222222', name: 'Donations Charity' });
     const user = await makeUser(env().deps, { name: 'Donor' });
     const donation = await row(user);
-    const id = await db.transaction().execute((trx) => store.insertDonation(trx, engine, donation));
+    const id = await db.transaction().execute((trx) => store.insertDonation(trx, donation));
     const found = await store.findDonation(db, 'live', id);
     assert.deepEqual([found?.status, found?.amount_cents, found?.owner.name, found?.fund_name], ['scheduled', 1_000, 'Donor', `Donor's Fund`]);
     assert.equal(await store.findDonation(db, 'test', id), undefined);
@@ -51,12 +51,12 @@ describeEachEngine('donations store', (env) => {
   });
 
   test('donationStatements insert a batch with reserved ids and count public and private ones; listByUser pages them', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const user = await makeUser(env().deps, { name: 'Pager' });
     const rows = [await row(user), await row(user, 'private'), await row(user)];
     const ids = await db.transaction().execute(async (trx) => {
-      const reserved = await reserveIds(trx, engine, 'donations', rows.length);
-      await runStatements(trx, engine, store.donationStatements(rows.map((r, i) => ({ ...r, id: reserved[i]! }))));
+      const reserved = await reserveIds(trx, 'donations', rows.length);
+      await runStatements(trx, store.donationStatements(rows.map((r, i) => ({ ...r, id: reserved[i]! }))));
       return reserved;
     });
     const own = await store.listByUser(db, user.user_id, false, { page: 1, per_page: 10 });
@@ -86,14 +86,14 @@ describeEachEngine('donations store', (env) => {
   });
 
   test('lockDonation, transition (a compare-and-set; a public one that did not happen leaves the public count), waitingForFund', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const user = await makeUser(env().deps);
     const scheduled = await row(user);
     const waiting = { ...scheduled, status: 'waiting_for_funds' };
-    const [a, w] = await db.transaction().execute(async (trx) => [await store.insertDonation(trx, engine, scheduled), await store.insertDonation(trx, engine, waiting)]);
+    const [a, w] = await db.transaction().execute(async (trx) => [await store.insertDonation(trx, scheduled), await store.insertDonation(trx, waiting)]);
     await db.transaction().execute(async (trx) => {
-      assert.equal((await store.lockDonation(trx, engine === 'postgres', 'live', a!))?.status, 'scheduled');
-      assert.equal(await store.lockDonation(trx, engine === 'postgres', 'test', a!), undefined);
+      assert.equal((await store.lockDonation(trx, 'live', a!))?.status, 'scheduled');
+      assert.equal(await store.lockDonation(trx, 'test', a!), undefined);
       assert.equal(await store.transition(trx, a!, 'scheduled', 'not_completed', at, { cancelled_at: at }), true);
       assert.equal(await store.transition(trx, a!, 'scheduled', 'approved', at), false);
       assert.deepEqual(
@@ -107,7 +107,10 @@ describeEachEngine('donations store', (env) => {
   });
 
   test('the partial indexes (migration 024): waitingForFund reads the waiting ones by index; a recurring donation makes one donation per date, any number have none', async () => {
-    const { db, engine } = env().deps;
+    const {
+      deps: { db },
+      engine,
+    } = env();
     const user = await makeUser(env().deps);
     // The query the store runs, as it compiles it, not a copy that could drift from it.
     const query = store.waitingForFundQuery(db, user.fund_id).compile();
@@ -146,7 +149,7 @@ describeEachEngine('donations store', (env) => {
       .returning('id')
       .executeTakeFirstOrThrow();
     const base = await row(user);
-    const insert = (extra: Partial<store.NewDonationRow>) => db.transaction().execute((trx) => store.insertDonation(trx, engine, { ...base, ...extra }));
+    const insert = (extra: Partial<store.NewDonationRow>) => db.transaction().execute((trx) => store.insertDonation(trx, { ...base, ...extra }));
     await insert({});
     await insert({});
     await insert({ scheduled_donation_id: schedule.id, scheduled_for: '2026-02-01' });
@@ -161,14 +164,14 @@ describeEachEngine('donations store', (env) => {
   });
 
   test("donationsForExport: a user's with their organisation, newest first, a batch at a time, filtered", async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const user = await makeUser(env().deps);
     const base = await row(user);
     const ids = await db
       .transaction()
       .execute(async (trx) => [
-        await store.insertDonation(trx, engine, { ...base, created_at: '2026-04-01T10:00:00Z' }),
-        await store.insertDonation(trx, engine, { ...base, created_at: '2026-04-02T10:00:00Z', status: 'waiting_for_funds', note: '=1+1' }),
+        await store.insertDonation(trx, { ...base, created_at: '2026-04-01T10:00:00Z' }),
+        await store.insertDonation(trx, { ...base, created_at: '2026-04-02T10:00:00Z', status: 'waiting_for_funds', note: '=1+1' }),
       ]);
     const all = await store.donationsForExport(db, user.user_id, {}, undefined, 10);
     assert.deepEqual(
@@ -196,15 +199,15 @@ describeEachEngine('donations store', (env) => {
   });
 
   test('grantsPaidBetween: completed and mailed donations paid in a period, with their organisation', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const user = await makeUser(env().deps);
     const base = await row(user);
     const [paid, mailed, later] = await db
       .transaction()
       .execute(async (trx) => [
-        await store.insertDonation(trx, engine, { ...base, status: 'completed' }),
-        await store.insertDonation(trx, engine, { ...base, status: 'check_mailed' }),
-        await store.insertDonation(trx, engine, { ...base, status: 'completed' }),
+        await store.insertDonation(trx, { ...base, status: 'completed' }),
+        await store.insertDonation(trx, { ...base, status: 'check_mailed' }),
+        await store.insertDonation(trx, { ...base, status: 'completed' }),
       ]);
     await db.updateTable('donations').set({ completed_at: '2025-03-01T00:00:00Z' }).where('id', '=', paid!).execute();
     await db.updateTable('donations').set({ mailed_at: '2025-04-01T00:00:00Z' }).where('id', '=', mailed!).execute();

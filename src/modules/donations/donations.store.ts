@@ -1,5 +1,6 @@
 // Every SQL statement about donations.
-import type { Db, Engine, Trx } from '../../db/database.ts';
+import { dialectOf } from '../../db/dialect.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Database, DonationsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
@@ -131,10 +132,10 @@ export type NewDonationRow = Pick<
 };
 
 /** Inserts one donation (a gift's claim) and counts it: the statements of a batch, for one. */
-export async function insertDonation(trx: Trx, engine: Engine, donation: NewDonationRow): Promise<number> {
-  const [id] = await reserveIds(trx, engine, 'donations', 1);
+export async function insertDonation(trx: Trx, donation: NewDonationRow): Promise<number> {
+  const [id] = await reserveIds(trx, 'donations', 1);
   assert(id !== undefined, 'an id was reserved');
-  await runStatements(trx, engine, donationStatements([{ ...donation, id }]));
+  await runStatements(trx, donationStatements([{ ...donation, id }]));
   return id;
 }
 
@@ -216,10 +217,9 @@ export async function fundsOfDonations(db: Db | Trx, book: Book, ids: readonly n
 }
 
 /** Reads a donation of `book` for a state change; locks the row on PostgreSQL. */
-export async function lockDonation(trx: Trx, forUpdate: boolean, book: Book, id: number) {
-  let q = trx.selectFrom('donations').select(['id', 'user_id', 'fund_id', 'amount_cents', 'status', 'cancelled_at']).where('id', '=', id).where('book', '=', book);
-  if (forUpdate) q = q.forUpdate();
-  return q.executeTakeFirst();
+export async function lockDonation(trx: Trx, book: Book, id: number, lock = true) {
+  const q = trx.selectFrom('donations').select(['id', 'user_id', 'fund_id', 'amount_cents', 'status', 'cancelled_at']).where('id', '=', id).where('book', '=', book);
+  return (lock ? dialectOf(trx).lockRows(q) : q).executeTakeFirst();
 }
 
 /** Moves a donation from `from` to `to`; false when it was no longer in `from`. */

@@ -7,14 +7,13 @@ import * as store from './events.store.ts';
 
 describeEachEngine('events store', (env) => {
   test("recordEvent and eventStatements write events; listEvents pages a user's, newest first, data parsed", async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const [user, other] = [await makeUser(env().deps), await makeUser(env().deps)];
     const at = '2026-01-01T00:00:00Z';
     await db.transaction().execute(async (trx) => {
       await store.recordEvent(trx, { user_id: user.user_id, type: 'gift.created', object_type: 'gift', object_id: 7, data: { status: 'new' }, at });
       await runStatements(
         trx,
-        engine,
         store.eventStatements([
           { user_id: user.user_id, type: 'donation.created', object_type: 'donation', object_id: 8, data: { status: 'scheduled' }, at },
           { user_id: user.user_id, type: 'donation.updated', object_type: 'donation', object_id: 8, data: { status: 'approved' }, at },
@@ -40,7 +39,7 @@ describeEachEngine('events store', (env) => {
   });
 
   test('unrelayedEvents, claimEvents, markRelayed and unrelayedCount: each event is relayed once', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const user = await makeUser(env().deps);
     const at = '2026-01-02T00:00:00Z';
     await db.transaction().execute(async (trx) => {
@@ -58,13 +57,13 @@ describeEachEngine('events store', (env) => {
     const before = await store.unrelayedCount(db);
     const ids = waiting.map((e) => e.id);
     await db.transaction().execute(async (trx) => {
-      assert.deepEqual(await store.claimEvents(trx, engine, ids.slice(0, 2)), ids.slice(0, 2));
+      assert.deepEqual(await store.claimEvents(trx, ids.slice(0, 2)), ids.slice(0, 2));
       await store.markRelayed(trx, ids.slice(0, 2), at);
     });
     assert.equal(await store.unrelayedCount(db), before - 2);
     await db.transaction().execute(async (trx) => {
-      assert.deepEqual(await store.claimEvents(trx, engine, ids), ids.slice(2), 'the relayed ones are not claimed again');
-      assert.deepEqual(await store.claimEvents(trx, engine, []), []);
+      assert.deepEqual(await store.claimEvents(trx, ids), ids.slice(2), 'the relayed ones are not claimed again');
+      assert.deepEqual(await store.claimEvents(trx, []), []);
     });
   });
 });

@@ -1,6 +1,7 @@
 // The transactional outbox (rules §12): an event row is written in the
 // same database transaction as the state change it reports.
-import type { Db, Engine, Trx } from '../../db/database.ts';
+import { dialectOf } from '../../db/dialect.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Database, EventsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
@@ -79,15 +80,14 @@ export async function unrelayedEvents(db: Db, limit: number): Promise<RelayEvent
  * the rows another relay holds are skipped, so two relays never commit one event; SQLite's single
  * writer does the same.
  */
-export async function claimEvents(trx: Trx, engine: Engine, ids: readonly number[]): Promise<number[]> {
+export async function claimEvents(trx: Trx, ids: readonly number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  let q = trx
+  const q = trx
     .selectFrom('events')
     .select('id')
     .where('id', 'in', [...ids])
     .where('relayed_at', 'is', null);
-  if (engine === 'postgres') q = q.forUpdate().skipLocked();
-  return (await q.execute()).map((r) => r.id);
+  return (await dialectOf(trx).claimRows(q).execute()).map((r) => r.id);
 }
 
 export async function markRelayed(trx: Trx, ids: readonly number[], at: string): Promise<void> {

@@ -54,7 +54,7 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
 
 function insertHeldGift(deps: Deps, caller: Caller, input: NewGift, code: string): Promise<void> {
   return deps.db.transaction().execute(async (trx) => {
-    const accounts = await lockFundAccounts(trx, deps.engine, caller.fund_id);
+    const accounts = await lockFundAccounts(trx, caller.fund_id);
     if (accounts.balances.available_cents < input.amount_cents) {
       throw unprocessable('insufficient_funds', 'the fund does not have enough available money for this gift', [
         { field: 'amount', code: 'insufficient_funds', message: 'is more than the available balance' },
@@ -159,12 +159,12 @@ export const SIMULATED_RECIPIENT: Recipient = Object.freeze({ user_id: null, boo
  * order, then reads the gift under the lock and checks the rules common to
  * every recipient action. Throws gift_not_found, forbidden, invalid_transition.
  */
-async function lockGiftFor(deps: Deps, trx: Trx, recipient: Recipient, code: string, action: RecipientAction) {
+async function lockGiftFor(trx: Trx, recipient: Recipient, code: string, action: RecipientAction) {
   const unlocked = await findGift(trx, recipient, code);
   if (unlocked.user_id === recipient.user_id) throw new AppError('forbidden', 'forbidden', `the giver cannot ${action} their own gift`);
   const caller = recipient.user_id === null ? null : recipient;
-  const locked = await lockFundsAccounts(trx, deps.engine, action === 'accept' && caller !== null ? [unlocked.fund_id, caller.fund_id] : [unlocked.fund_id]);
-  const gift = await lockGift(trx, deps.engine, unlocked.id);
+  const locked = await lockFundsAccounts(trx, action === 'accept' && caller !== null ? [unlocked.fund_id, caller.fund_id] : [unlocked.fund_id]);
+  const gift = await lockGift(trx, unlocked.id);
   if (gift.status !== 'new') throw conflict('invalid_transition', `a gift that is ${gift.status} cannot be ${action === 'deny' ? 'denied' : `${action}ed`}`);
   const giverAccounts = locked.get(gift.fund_id);
   assert(giverAccounts !== undefined, "the giver's fund is locked");
@@ -180,7 +180,7 @@ async function finishGift(trx: Trx, { id: giftId, user_id: giverId, code }: { id
 /** The recipient takes the gift into their own fund. Throws gift_not_found, forbidden, invalid_transition. */
 export async function acceptGift(deps: Deps, caller: Caller, code: string) {
   await deps.db.transaction().execute(async (trx) => {
-    const { gift, giverAccounts, recipientAccounts } = await lockGiftFor(deps, trx, caller, code, 'accept');
+    const { gift, giverAccounts, recipientAccounts } = await lockGiftFor(trx, caller, code, 'accept');
     assert(recipientAccounts !== undefined, "the recipient's fund is locked");
     assertFundCanHold(recipientAccounts, gift.amount_cents);
     const at = deps.clock.now().toISOString();
@@ -191,7 +191,7 @@ export async function acceptGift(deps: Deps, caller: Caller, code: string) {
       at,
     );
     await finishGift(trx, gift, { status: 'accepted', claimed: 1, recipient_user_id: caller.user_id }, at);
-    await promoteWaiting(deps, trx, caller.fund_id, at);
+    await promoteWaiting(trx, caller.fund_id, at);
   });
   return giftFormByCode(deps, caller, code);
 }
@@ -215,9 +215,9 @@ export async function claimGift(deps: Deps, recipient: Recipient, code: string, 
 function claimLocked(deps: Deps, recipient: Recipient, code: string, ein: string, appConnectionId: number | null) {
   return deps.db.transaction().execute(async (trx) => {
     const nonProfit = await findRecipient(trx, ein);
-    const { gift, giverAccounts } = await lockGiftFor(deps, trx, recipient, code, 'claim');
+    const { gift, giverAccounts } = await lockGiftFor(trx, recipient, code, 'claim');
     const at = deps.clock.now().toISOString();
-    const donationId = await insertDonation(deps, trx, {
+    const donationId = await insertDonation(trx, {
       book: gift.book,
       user_id: gift.user_id,
       fund_id: gift.fund_id,
@@ -259,7 +259,7 @@ function claimLocked(deps: Deps, recipient: Recipient, code: string, ein: string
 /** The recipient refuses the gift: the hold goes back to the giver. Throws gift_not_found, forbidden, invalid_transition. */
 export async function denyGift(deps: Deps, recipient: Recipient, code: string) {
   await deps.db.transaction().execute(async (trx) => {
-    const { gift, giverAccounts } = await lockGiftFor(deps, trx, recipient, code, 'deny');
+    const { gift, giverAccounts } = await lockGiftFor(trx, recipient, code, 'deny');
     const at = deps.clock.now().toISOString();
     await postEntry(
       trx,
@@ -268,7 +268,7 @@ export async function denyGift(deps: Deps, recipient: Recipient, code: string) {
       at,
     );
     await finishGift(trx, gift, { status: 'denied', claimed: 0, recipient_user_id: recipient.user_id }, at);
-    await promoteWaiting(deps, trx, gift.fund_id, at);
+    await promoteWaiting(trx, gift.fund_id, at);
   });
   return giftFormByCode(deps, recipient, code);
 }

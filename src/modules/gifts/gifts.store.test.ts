@@ -45,19 +45,19 @@ describeEachEngine('gifts store', (env) => {
   });
 
   test('markGiftSeen once; lockGift reads it; endGift only from new', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const giver = await makeUser(env().deps);
     const recipient = await makeUser(env().deps);
     const id = await db.transaction().execute((trx) => store.insertGift(trx, gift(giver, '2026-01-01T00:00:00Z')));
     assert.equal(await db.transaction().execute((trx) => store.markGiftSeen(trx, id)), true);
     assert.equal(await db.transaction().execute((trx) => store.markGiftSeen(trx, id)), false);
     await db.transaction().execute(async (trx) => {
-      const locked = await store.lockGift(trx, engine, id);
+      const locked = await store.lockGift(trx, id);
       assert.deepEqual([locked.seen, locked.status], [1, 'new']);
       assert.equal(await store.endGift(trx, id, { status: 'accepted', claimed: 1, recipient_user_id: recipient.user_id }, '2026-01-02T00:00:00Z'), true);
       assert.equal(await store.endGift(trx, id, { status: 'denied', claimed: 0, recipient_user_id: recipient.user_id }, '2026-01-02T00:00:00Z'), false);
     });
-    const ended = await db.transaction().execute((trx) => store.lockGift(trx, engine, id));
+    const ended = await db.transaction().execute((trx) => store.lockGift(trx, id));
     assert.deepEqual([ended.status, ended.claimed, ended.recipient_user_id, ended.updated_at], ['accepted', 1, recipient.user_id, '2026-01-02T00:00:00Z']);
   });
 

@@ -1,6 +1,7 @@
 // Every SQL statement about gifts.
+import { dialectOf } from '../../db/dialect.ts';
 import type { Insertable, Selectable } from 'kysely';
-import type { Db, Engine, Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import type { GiftsTable } from '../../db/schema.ts';
 import type { Book } from '../../shared/book.ts';
 import { newestOfUser } from '../../db/pages.ts';
@@ -55,10 +56,10 @@ export async function markGiftSeen(trx: Trx, giftId: number): Promise<boolean> {
 }
 
 /** Reads a gift by id, locked for update on PostgreSQL (SQLite's write transaction already excludes others). */
-export async function lockGift(trx: Trx, engine: Engine, giftId: number): Promise<Gift> {
-  let q = trx.selectFrom('gifts').selectAll().where('id', '=', giftId);
-  if (engine === 'postgres') q = q.forUpdate();
-  return q.executeTakeFirstOrThrow();
+export async function lockGift(trx: Trx, giftId: number): Promise<Gift> {
+  return dialectOf(trx)
+    .lockRows(trx.selectFrom('gifts').selectAll().where('id', '=', giftId))
+    .executeTakeFirstOrThrow();
 }
 
 export interface GiftEnd {

@@ -22,12 +22,12 @@ const claims = new WeakMap<Deps, Gathered<store.NewClaim, boolean>>();
 const answers = new WeakMap<Deps, Gathered<store.Answered, void>>();
 
 function claimsOf(deps: Deps): Gathered<store.NewClaim, boolean> {
-  return gatheredOf(claims, deps, (items) => store.insertClaims(deps.db, deps.engine, items));
+  return gatheredOf(claims, deps, (items) => store.insertClaims(deps.db, items));
 }
 
 function answersOf(deps: Deps): Gathered<store.Answered, void> {
   return gatheredOf(answers, deps, async (items) => {
-    await store.storeResponses(deps.db, deps.engine, items);
+    await store.storeResponses(deps.db, items);
     return items.map(() => undefined);
   });
 }

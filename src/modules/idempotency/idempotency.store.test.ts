@@ -13,10 +13,13 @@ function newClaim(claim: store.IdempotencyClaim): store.NewClaim {
 
 describeEachEngine('idempotency store', (env) => {
   test('claimOutcomesStatement, in a guarded write, lets it write only while every claim still holds its key', async () => {
-    const { db, engine } = env().deps;
+    const {
+      deps: { db },
+      engine,
+    } = env();
     const user = await makeUser(env().deps);
     const claims = ['g1', 'g2'].map((key) => ({ user_id: user.user_id, key, token: `token-${key}` }));
-    assert.deepEqual(await store.insertClaims(db, engine, claims.map(newClaim)), [true, true]);
+    assert.deepEqual(await store.insertClaims(db, claims.map(newClaim)), [true, true]);
     const outcomes = claims.map((claim, i) => ({ claim, resource: `donation:${i + 1}` }));
     if (engine !== 'postgres') {
       assert.throws(() => store.claimOutcomesStatement(outcomes).text('sqlite', []), /PostgreSQL only/);
@@ -38,7 +41,7 @@ describeEachEngine('idempotency store', (env) => {
   });
 
   test('recordClaimOutcomes records each held claim in one statement, and refuses only the claims taken over', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const [a, b] = [await makeUser(env().deps), await makeUser(env().deps)];
     const claims = [
       { user_id: a.user_id, key: 'same "key"', token: 'ta' },
@@ -46,13 +49,12 @@ describeEachEngine('idempotency store', (env) => {
       { user_id: a.user_id, key: 'other', token: 'old' },
       { user_id: b.user_id, key: 'k\u2028é', token: 'tc' },
     ];
-    assert.deepEqual(await store.insertClaims(db, engine, claims.map(newClaim)), [true, true, true, true]);
+    assert.deepEqual(await store.insertClaims(db, claims.map(newClaim)), [true, true, true, true]);
     // The third claim's attempt died and another took the key over.
     assert.equal(await store.takeOver(db, { ...claims[2]!, token: 'new' }, '2026-01-01T00:05:00Z', '2026-01-01T00:02:00Z'), true);
     const recorded = await db.transaction().execute((trx) =>
       store.recordClaimOutcomes(
         trx,
-        engine,
         claims.map((claim, i) => ({ claim, resource: `donation:${i + 1}` })),
       ),
     );
@@ -70,23 +72,23 @@ describeEachEngine('idempotency store', (env) => {
     // Recorded once: a second try finds none of them in progress.
     assert.deepEqual(
       await db.transaction().execute((trx) =>
-        store.recordClaimOutcomes(trx, engine, [
+        store.recordClaimOutcomes(trx, [
           { claim: claims[0]!, resource: 'donation:9' },
           { claim: claims[1]!, resource: 'donation:9' },
         ]),
       ),
       [false, false],
     );
-    assert.deepEqual(await db.transaction().execute((trx) => store.recordClaimOutcomes(trx, engine, [])), []);
-    assert.deepEqual(await db.transaction().execute((trx) => store.recordClaimOutcomes(trx, engine, [{ claim: { ...claims[2]!, token: 'new' }, resource: 'donation:3' }])), [true]);
+    assert.deepEqual(await db.transaction().execute((trx) => store.recordClaimOutcomes(trx, [])), []);
+    assert.deepEqual(await db.transaction().execute((trx) => store.recordClaimOutcomes(trx, [{ claim: { ...claims[2]!, token: 'new' }, resource: 'donation:3' }])), [true]);
   });
 
   test('insertClaims once per key; findRecord; takeOver only after the lock ran out; recordClaimOutcome only for the holder', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const user = await makeUser(env().deps);
     const first = { user_id: user.user_id, key: 'k1', token: 't1' };
-    assert.deepEqual(await store.insertClaims(db, engine, [newClaim(first)]), [true]);
-    assert.deepEqual(await store.insertClaims(db, engine, [newClaim({ ...first, token: 't2' })]), [false]);
+    assert.deepEqual(await store.insertClaims(db, [newClaim(first)]), [true]);
+    assert.deepEqual(await store.insertClaims(db, [newClaim({ ...first, token: 't2' })]), [false]);
     assert.deepEqual(
       { state: (await store.findRecord(db, user.user_id, 'k1'))?.state, token: (await store.findRecord(db, user.user_id, 'k1'))?.claim_token },
       { state: 'in_progress', token: 't1' },
@@ -99,21 +101,21 @@ describeEachEngine('idempotency store', (env) => {
     assert.equal(await db.transaction().execute((trx) => store.recordClaimOutcome(trx, second, 'donation:1')), true);
     const committed = await store.findRecord(db, user.user_id, 'k1');
     assert.deepEqual([committed?.state, committed?.resource], ['committed', 'donation:1']);
-    await store.storeResponses(db, engine, [{ claim: second, status: 201, response: '{"id":1}' }]);
+    await store.storeResponses(db, [{ claim: second, status: 201, response: '{"id":1}' }]);
     const done = await store.findRecord(db, user.user_id, 'k1');
     assert.deepEqual([done?.state, done?.response_status, done?.response_body], ['done', 201, '{"id":1}']);
   });
 
   test('release frees only an in-progress claim of its token; clearExpired forgets records older than the window', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const user = await makeUser(env().deps);
     const claim = { user_id: user.user_id, key: 'k2', token: 'a' };
-    await store.insertClaims(db, engine, [newClaim(claim)]);
+    await store.insertClaims(db, [newClaim(claim)]);
     await store.release(db, { ...claim, token: 'other' });
     assert.notEqual(await store.findRecord(db, user.user_id, 'k2'), undefined);
     await store.release(db, claim);
     assert.equal(await store.findRecord(db, user.user_id, 'k2'), undefined);
-    await store.insertClaims(db, engine, [newClaim(claim)]);
+    await store.insertClaims(db, [newClaim(claim)]);
     await store.clearExpired(db, user.user_id, 'k2', '2026-01-01T00:00:00Z');
     assert.notEqual(await store.findRecord(db, user.user_id, 'k2'), undefined, 'not older than the window');
     await store.clearExpired(db, user.user_id, 'k2', '2026-01-02T00:00:00Z');
@@ -121,9 +123,9 @@ describeEachEngine('idempotency store', (env) => {
   });
 
   test('insertClaims claims many keys in one statement: each new key is claimed, a recorded one is not, and of two claims of one key in the statement only the first', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const [a, b] = [await makeUser(env().deps), await makeUser(env().deps)];
-    assert.deepEqual(await store.insertClaims(db, engine, [newClaim({ user_id: a.user_id, key: 'taken', token: 'first' })]), [true]);
+    assert.deepEqual(await store.insertClaims(db, [newClaim({ user_id: a.user_id, key: 'taken', token: 'first' })]), [true]);
     const claims = [
       { user_id: a.user_id, key: 'taken', token: 'late' },
       { user_id: a.user_id, key: 'new "one"\n', token: 'n1' },
@@ -135,7 +137,7 @@ describeEachEngine('idempotency store', (env) => {
       .selectFrom('idempotency_keys')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
-    assert.deepEqual(await store.insertClaims(db, engine, claims.map(newClaim)), [false, true, true, true, false]);
+    assert.deepEqual(await store.insertClaims(db, claims.map(newClaim)), [false, true, true, true, false]);
     const after = await db
       .selectFrom('idempotency_keys')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -151,11 +153,11 @@ describeEachEngine('idempotency store', (env) => {
   });
 
   test('storeResponses stores many answers in one statement, each only where its claim still holds the key', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const user = await makeUser(env().deps);
     const claims = ['s1', 's2', 's3'].map((key) => ({ user_id: user.user_id, key, token: `t-${key}` }));
-    await store.insertClaims(db, engine, claims.map(newClaim));
-    await store.storeResponses(db, engine, [
+    await store.insertClaims(db, claims.map(newClaim));
+    await store.storeResponses(db, [
       { claim: claims[0]!, status: 201, response: '{"id":1,"note":"\u2028 \\"quoted\\""}' },
       { claim: { ...claims[1]!, token: 'taken-over' }, status: 201, response: '{"id":2}' },
       { claim: claims[2]!, status: 404, response: '{"code":"non_profit_not_found"}' },
@@ -172,17 +174,20 @@ describeEachEngine('idempotency store', (env) => {
   });
 
   test('insertClaims commits without waiting for the disk on PostgreSQL, for its own transaction only, and is refused inside another', async () => {
-    const { db, engine } = env().deps;
+    const {
+      deps: { db },
+      engine,
+    } = env();
     const user = await makeUser(env().deps);
     const claim = { user_id: user.user_id, key: 'not-waited', token: 'nw' };
     await assert.rejects(
-      db.transaction().execute((trx) => store.insertClaims(trx, engine, [newClaim(claim)])),
+      db.transaction().execute((trx) => store.insertClaims(trx, [newClaim(claim)])),
       /a transaction of their own/,
     );
     if (engine !== 'postgres') return;
     // The same connection afterwards: a later statement there (a round of donations) still waits for its commit to be durable.
     const after = await db.connection().execute(async (conn) => {
-      assert.deepEqual(await store.insertClaims(conn, engine, [newClaim(claim)]), [true]);
+      assert.deepEqual(await store.insertClaims(conn, [newClaim(claim)]), [true]);
       return (await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(conn)).rows[0]?.synchronous_commit;
     });
     assert.equal(after, 'on');

@@ -1,8 +1,8 @@
 // Every SQL statement about Idempotency-Key records (rules §11).
+import { DIALECTS, dialectOf, type Dialect } from '../../db/dialect.ts';
 import { CompiledQuery } from 'kysely';
 import { assert } from '../../shared/assert.ts';
-import type { Db, Engine, Trx } from '../../db/database.ts';
-import { prepareText } from '../../db/prepared.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import { jsonRows, jsonRowsFrom, rowsStatement, type Statement } from '../../db/bulk.ts';
 import type { IdempotencyKeysTable } from '../../db/schema.ts';
 
@@ -51,7 +51,8 @@ const CLAIMS_SQLITE = `insert into idempotency_keys (${CLAIM_COLUMNS.join(',')})
  * requests that arrive together): true for each claim inserted, false where a record of its key
  * exists, an earlier claim in the same statement's included (the first of them wins).
  */
-export async function insertClaims(db: Db, engine: Engine, claims: readonly NewClaim[]): Promise<boolean[]> {
+export async function insertClaims(db: Db, claims: readonly NewClaim[]): Promise<boolean[]> {
+  const dialect = dialectOf(db);
   // In a transaction, the setting would let the whole of it commit without waiting for the disk.
   assert(!db.isTransaction, 'claims are written in a transaction of their own');
   const params: unknown[] = [];
@@ -60,8 +61,8 @@ export async function insertClaims(db: Db, engine: Engine, claims: readonly NewC
     CLAIM_COLUMNS,
     claims.map((c) => [c.claim.user_id, c.claim.key, c.requestHash, 'in_progress', c.lockedUntil, c.at, c.claim.token]),
   );
-  const text = engine === 'postgres' ? CLAIMS_POSTGRES : CLAIMS_SQLITE;
-  if (engine === 'postgres') prepareText(text);
+  const text = dialect.engine === 'postgres' ? CLAIMS_POSTGRES : CLAIMS_SQLITE;
+  dialectOf(db).prepare(text);
   const { rows } = await db.executeQuery<{ claim_token: string }>(CompiledQuery.raw(text, params));
   const inserted = new Set(rows.map((r) => r.claim_token));
   return claims.map((c) => inserted.has(c.claim.token));
@@ -106,13 +107,14 @@ export interface Answered {
  * Stores the answers claimed requests gave, to replay them, in one statement (idempotency.service.ts
  * gathers the answers of requests that end together). Only a claim that still holds its key stores its answer.
  */
-export async function storeResponses(db: Db, engine: Engine, answers: readonly Answered[]): Promise<void> {
+export async function storeResponses(db: Db, answers: readonly Answered[]): Promise<void> {
+  const dialect = dialectOf(db);
   const params: unknown[] = [];
   const values = answers.map((a): [number, string, string, number, string] => [a.claim.user_id, a.claim.key, a.claim.token, a.status, a.response]);
   const text = `update idempotency_keys set state = 'done', response_status = v.status, response_body = v.body
-      from ${jsonRowsFrom(engine, params, 'uid bigint, ikey text, token text, status integer, body text', values, 'v')}
+      from ${jsonRowsFrom(dialect, params, 'uid bigint, ikey text, token text, status integer, body text', values, 'v')}
       where idempotency_keys.user_id = v.uid and idempotency_keys.key = v.ikey and idempotency_keys.claim_token = v.token`;
-  if (engine === 'postgres') prepareText(text);
+  dialectOf(db).prepare(text);
   await db.executeQuery(CompiledQuery.raw(text, params));
 }
 
@@ -133,10 +135,10 @@ export async function recordClaimOutcome(trx: Trx, claim: IdempotencyClaim, reso
 type ClaimOutcome = { claim: IdempotencyClaim; resource: string };
 
 /** The claims' outcomes set from one JSON value, a row returned for each claim still held. */
-function outcomesUpdate(engine: Engine, params: unknown[], outcomes: readonly ClaimOutcome[]): string {
+function outcomesUpdate(dialect: Dialect, params: unknown[], outcomes: readonly ClaimOutcome[]): string {
   const values = outcomes.map(({ claim, resource }) => [claim.user_id, claim.key, claim.token, resource]);
   return `update idempotency_keys set state = 'committed', resource = v.resource
-      from ${jsonRowsFrom(engine, params, 'uid bigint, ikey text, token text, resource text', values, 'v')}
+      from ${jsonRowsFrom(dialect, params, 'uid bigint, ikey text, token text, resource text', values, 'v')}
       where idempotency_keys.user_id = v.uid and idempotency_keys.key = v.ikey and idempotency_keys.claim_token = v.token and idempotency_keys.state = 'in_progress'
       returning idempotency_keys.user_id, idempotency_keys.key, idempotency_keys.claim_token`;
 }
@@ -151,7 +153,7 @@ export function claimOutcomesStatement(outcomes: readonly ClaimOutcome[]): State
     () => {
       throw new Error('a guarded write runs on PostgreSQL only');
     },
-    (params) => outcomesUpdate('postgres', params, outcomes),
+    (params) => outcomesUpdate(DIALECTS.postgres, params, outcomes),
   );
 }
 
@@ -160,12 +162,13 @@ export function claimOutcomesStatement(outcomes: readonly ClaimOutcome[]): State
  * statement instead of one round trip each while the round's funds are locked. Each claim is
  * its own compare-and-set: one taken over is `false` and the others are recorded.
  */
-export async function recordClaimOutcomes(trx: Trx, engine: Engine, outcomes: readonly ClaimOutcome[]): Promise<boolean[]> {
+export async function recordClaimOutcomes(trx: Trx, outcomes: readonly ClaimOutcome[]): Promise<boolean[]> {
+  const dialect = dialectOf(trx);
   const [only] = outcomes;
   if (outcomes.length <= 1) return only === undefined ? [] : [await recordClaimOutcome(trx, only.claim, only.resource)];
   const params: unknown[] = [];
-  const text = outcomesUpdate(engine, params, outcomes);
-  if (engine === 'postgres') prepareText(text);
+  const text = outcomesUpdate(dialect, params, outcomes);
+  dialectOf(trx).prepare(text);
   const { rows } = await trx.executeQuery<{ user_id: number; key: string; claim_token: string }>(CompiledQuery.raw(text, params));
   const held = new Set(rows.map((r) => JSON.stringify([Number(r.user_id), r.key, r.claim_token])));
   return outcomes.map(({ claim }) => held.has(JSON.stringify([claim.user_id, claim.key, claim.token])));

@@ -21,12 +21,12 @@ describeEachEngine('ledger store', (env) => {
   });
 
   test('createFundAccounts gives a fund its four accounts in its book; readFundAccounts and lockFundAccounts read them', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const user = await makeUser(env().deps);
     const accounts = await store.readFundAccounts(db, user.fund_id);
     assert.equal(accounts.book, 'live');
     assert.deepEqual(accounts.balances, { pending_deposit_cents: 0, available_cents: 0, reserved_cents: 0, portfolio_cents: 0 });
-    const locked = await db.transaction().execute((trx) => store.lockFundAccounts(trx, engine, user.fund_id));
+    const locked = await db.transaction().execute((trx) => store.lockFundAccounts(trx, user.fund_id));
     assert.deepEqual(locked, accounts);
     // A fund made by hand gets them from createFundAccounts.
     const fundId = await db.transaction().execute(async (trx) => {
@@ -42,28 +42,31 @@ describeEachEngine('ledger store', (env) => {
   });
 
   test('lockFundsAccounts reads several funds as lockFundAccounts reads each, in one statement; on PostgreSQL it holds their locks', async () => {
-    const { db, engine } = env().deps;
+    const {
+      deps: { db },
+      engine,
+    } = env();
     const [a, b, c] = [await makeUser(env().deps), await makeUser(env().deps), await makeUser(env().deps)];
     await fund(env().deps, b, 2_500);
     const each = new Map<number, store.FundAccounts>();
     for (const u of [c, a, b]) each.set(u.fund_id, await store.readFundAccounts(db, u.fund_id));
     // Any order, a fund named twice: each fund once, ascending.
-    const locked = await db.transaction().execute((trx) => store.lockFundsAccounts(trx, engine, [c.fund_id, a.fund_id, b.fund_id, a.fund_id]));
+    const locked = await db.transaction().execute((trx) => store.lockFundsAccounts(trx, [c.fund_id, a.fund_id, b.fund_id, a.fund_id]));
     assert.deepEqual([...locked.keys()], [a.fund_id, b.fund_id, c.fund_id]);
     for (const [fundId, accounts] of locked) assert.deepEqual(accounts, each.get(fundId));
     assert.equal(locked.get(b.fund_id)?.balances.available_cents, 2_500);
-    assert.deepEqual([...(await db.transaction().execute((trx) => store.lockFundsAccounts(trx, engine, [b.fund_id])))], [[b.fund_id, each.get(b.fund_id)]]);
-    assert.equal((await db.transaction().execute((trx) => store.lockFundsAccounts(trx, engine, []))).size, 0);
+    assert.deepEqual([...(await db.transaction().execute((trx) => store.lockFundsAccounts(trx, [b.fund_id])))], [[b.fund_id, each.get(b.fund_id)]]);
+    assert.equal((await db.transaction().execute((trx) => store.lockFundsAccounts(trx, []))).size, 0);
     await assert.rejects(
-      db.transaction().execute((trx) => store.lockFundsAccounts(trx, engine, [a.fund_id, 999_999_999])),
+      db.transaction().execute((trx) => store.lockFundsAccounts(trx, [a.fund_id, 999_999_999])),
       /a fund has accounts/,
     );
     if (engine !== 'postgres') return; // SQLite's transactions run one at a time
     // A transaction holding two funds' locks: a single fund's lock waits for it to end.
     const { waited, outcome } = await whileHeld(
       db,
-      (trx) => store.lockFundsAccounts(trx, engine, [a.fund_id, c.fund_id]),
-      () => db.transaction().execute((trx) => store.lockFundAccounts(trx, engine, c.fund_id)),
+      (trx) => store.lockFundsAccounts(trx, [a.fund_id, c.fund_id]),
+      () => db.transaction().execute((trx) => store.lockFundAccounts(trx, c.fund_id)),
     );
     assert.equal(waited, true, "the fund's lock waited for the transaction holding it");
     assert.deepEqual(await outcome, each.get(c.fund_id));
@@ -107,17 +110,19 @@ describeEachEngine('ledger store', (env) => {
   });
 
   test('entryStatements with reserveEntryIds write many entries; guardedEntryStatements writes only while the balance is the one expected', async () => {
-    const { db, engine } = env().deps;
+    const {
+      deps: { db },
+      engine,
+    } = env();
     const user = await makeUser(env().deps);
     await fund(env().deps, user, 10_000);
     const a = await store.readFundAccounts(db, user.fund_id);
     const hold = { from_account_id: a.ids.available, to_account_id: a.ids.reserved, amount_cents: 1_000 };
     await db.transaction().execute(async (trx) => {
-      const ids = await store.reserveEntryIds(trx, engine, 2);
+      const ids = await store.reserveEntryIds(trx, 2);
       assert.equal(ids.length, 2);
       await runStatements(
         trx,
-        engine,
         store.entryStatements(
           ids.map((id) => ({ id, cause: { book: 'live' as const, memo: 'batch', audit_id: 1 }, movements: [hold] })),
           at,
@@ -128,7 +133,7 @@ describeEachEngine('ledger store', (env) => {
     if (engine !== 'postgres') return; // the compare-and-set statement is PostgreSQL's (ADR 9)
     const guardedRun = (expected: number) =>
       db.transaction().execute(async (trx) => {
-        const [id] = await store.reserveEntryIds(trx, engine, 1);
+        const [id] = await store.reserveEntryIds(trx, 1);
         const { guard, statements } = store.guardedEntryStatements([{ id: id!, cause: { book: 'live', memo: 'guarded', audit_id: 1 }, movements: [hold] }], at, [
           { account_id: a.ids.available, expected_cents: expected },
         ]);

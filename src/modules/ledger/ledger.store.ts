@@ -1,8 +1,9 @@
 // Every SQL statement of the journal.
+import { dialectOf } from '../../db/dialect.ts';
 import { CompiledQuery, sql, type Selectable } from 'kysely';
-import type { Db, Engine, Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import type { Database, LedgerAccountsTable } from '../../db/schema.ts';
-import { prepared, prepareText } from '../../db/prepared.ts';
+import { prepared } from '../../db/prepared.ts';
 import { insertRows, jsonRows, rowsStatement, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
@@ -123,7 +124,8 @@ function toFundAccounts(rows: AccountRow[]): FundAccounts {
  * transaction ends, so two requests racing for the same dollars run one
  * after the other. (SQLite transactions already run one at a time.)
  */
-export async function lockFundAccounts(trx: Trx, engine: Engine, fundId: number): Promise<FundAccounts> {
+export async function lockFundAccounts(trx: Trx, fundId: number): Promise<FundAccounts> {
+  const { engine } = dialectOf(trx);
   return toFundAccounts(await (engine === 'postgres' ? fundAccountsForUpdateQuery : fundAccountsQuery)(trx, { fund_id: fundId }));
 }
 
@@ -133,11 +135,12 @@ export async function lockFundAccounts(trx: Trx, engine: Engine, fundId: number)
  * them: a round over many funds pays one statement instead of one per fund. The fund ids go as
  * one JSON value, so the SQL is the same for any number of them (named once per connection).
  */
-export async function lockFundsAccounts(trx: Trx, engine: Engine, fundIds: readonly number[]): Promise<Map<number, FundAccounts>> {
+export async function lockFundsAccounts(trx: Trx, fundIds: readonly number[]): Promise<Map<number, FundAccounts>> {
+  const { engine } = dialectOf(trx);
   const funds = [...new Set(fundIds)].sort((a, b) => a - b);
   const locked = new Map<number, FundAccounts>();
   const [only] = funds;
-  if (funds.length === 1 && only !== undefined) return locked.set(only, await lockFundAccounts(trx, engine, only));
+  if (funds.length === 1 && only !== undefined) return locked.set(only, await lockFundAccounts(trx, only));
   if (funds.length === 0) return locked;
   for (const id of funds) assertSafeInteger(id, 'fund id');
   const text =
@@ -145,7 +148,7 @@ export async function lockFundsAccounts(trx: Trx, engine: Engine, fundIds: reado
       ? `select id, kind, balance_cents, book, fund_id from ledger_accounts
           where fund_id in (select cast(value as bigint) from json_array_elements_text(cast($1 as json))) order by fund_id, id for update`
       : 'select id, kind, balance_cents, book, fund_id from ledger_accounts where fund_id in (select value from json_each(?)) order by fund_id, id';
-  if (engine === 'postgres') prepareText(text);
+  dialectOf(trx).prepare(text);
   const { rows } = await trx.executeQuery<AccountRow & { fund_id: number }>(CompiledQuery.raw(text, [JSON.stringify(funds)]));
   const byFund = new Map<number, AccountRow[]>();
   for (const row of rows) {
@@ -297,8 +300,8 @@ function moveStatements(deltas: ReadonlyMap<number, number>): Statement[] {
 }
 
 /** Ids for `n` journal entries (db/ids.ts). */
-export function reserveEntryIds(trx: Trx, engine: Engine, n: number): Promise<number[]> {
-  return reserveIds(trx, engine, 'journal_entries', n);
+export function reserveEntryIds(trx: Trx, n: number): Promise<number[]> {
+  return reserveIds(trx, 'journal_entries', n);
 }
 
 /** Every journal line on a fund's accounts, oldest first (an operator's statement). */

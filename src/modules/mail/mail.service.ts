@@ -78,7 +78,7 @@ export function removeMailFiles(deps: Deps, ids: readonly number[]): void {
 /** Sends what is due, up to `limit`; returns how many were tried. */
 export async function sendDueMail(deps: Deps, limit = 100): Promise<number> {
   const now = deps.clock.now();
-  const claimed = await store.claimDueMail(deps.db, deps.engine, now.toISOString(), new Date(now.getTime() + 120_000).toISOString(), limit);
+  const claimed = await store.claimDueMail(deps.db, now.toISOString(), new Date(now.getTime() + 120_000).toISOString(), limit);
   for (const mail of claimed) {
     const attempts = mail.attempts + 1;
     try {

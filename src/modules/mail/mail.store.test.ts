@@ -8,7 +8,7 @@ const AT = '2026-02-01T00:00:00.000Z';
 
 describeEachEngine('mail store', (env) => {
   test('insertMail once per event, kind and recipient; claimDueMail leases; settleMail; recentMail; mailCounts', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const user = await makeUser(env().deps);
     const event = await db
       .insertInto('events')
@@ -33,9 +33,9 @@ describeEachEngine('mail store', (env) => {
       await store.insertMail(trx, [message, message]);
       await store.insertMail(trx, [{ ...message, event_id: null, kind: 'password_reset' }]);
     });
-    const claimed = await store.claimDueMail(db, engine, AT, '2026-02-01T00:02:00Z', 10);
+    const claimed = await store.claimDueMail(db, AT, '2026-02-01T00:02:00Z', 10);
     assert.deepEqual(claimed.map((m) => m.kind).sort(), ['gift_received', 'password_reset']);
-    assert.deepEqual(await store.claimDueMail(db, engine, '2026-02-01T00:01:00Z', '2026-02-01T00:03:00Z', 10), [], 'leased');
+    assert.deepEqual(await store.claimDueMail(db, '2026-02-01T00:01:00Z', '2026-02-01T00:03:00Z', 10), [], 'leased');
     const [first, second] = claimed;
     await store.settleMail(db, first?.id ?? 0, { status: 'sent', attempts: 1, sent_at: AT });
     await store.settleMail(db, second?.id ?? 0, { status: 'pending', attempts: 1, next_at: '2026-02-01T01:00:00Z', last_error: 'connection refused' });

@@ -1,6 +1,6 @@
 // Every SQL statement about the mail outbox.
 import type { Insertable, Selectable } from 'kysely';
-import type { Db, Engine, Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import type { MailOutboxTable } from '../../db/schema.ts';
 import { claimDue, countByStatus } from '../../db/outbox.ts';
 
@@ -18,8 +18,8 @@ export async function insertMail(trx: Trx, messages: ReadonlyArray<Insertable<Ma
 }
 
 /** Claims up to `limit` due messages until `leaseUntil` (as the webhook worker claims deliveries). */
-export async function claimDueMail(db: Db, engine: Engine, now: string, leaseUntil: string, limit: number): Promise<Mail[]> {
-  const ids = await claimDue(db, engine, 'mail_outbox', now, leaseUntil, limit);
+export async function claimDueMail(db: Db, now: string, leaseUntil: string, limit: number): Promise<Mail[]> {
+  const ids = await claimDue(db, 'mail_outbox', now, leaseUntil, limit);
   if (ids.length === 0) return [];
   return db.selectFrom('mail_outbox').selectAll().where('id', 'in', ids).orderBy('next_at').execute();
 }

@@ -30,20 +30,12 @@ describeEachEngine('directory store', (env) => {
   const at = '2026-01-01T00:00:00Z';
 
   test('an import run: insertNonProfits and insertWords, storedByEins, rewriteNonProfit, markSeenByRun, markUnlisted, finishImportRun', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const run = await store.startImportRun(db, at);
     const inserted = await db.transaction().execute(async (trx) => {
-      const rows = await store.insertNonProfits(
-        trx,
-        engine,
-        [input('200000001', 'Hudson Food Bank'), input('200000002', 'Albany Arts'), input('200000003', 'Gone Org')],
-        'f.csv',
-        run,
-        at,
-      );
+      const rows = await store.insertNonProfits(trx, [input('200000001', 'Hudson Food Bank'), input('200000002', 'Albany Arts'), input('200000003', 'Gone Org')], 'f.csv', run, at);
       await store.insertWords(
         trx,
-        engine,
         rows.map((r) => [r.name.split(' ')[0]!.toLowerCase(), r.id, 'name', r.income_amt] as const),
       );
       return rows;
@@ -94,8 +86,11 @@ describeEachEngine('directory store', (env) => {
     assert.deepEqual(words, [{ non_profit_id: food!.id, size: 500 }]);
   });
 
-  test('the search indexes: dropDirectoryIndexes then ensureDirectoryIndexes (twice is once); sqliteBulkLoad on and off', async () => {
-    const { db, engine } = env().deps;
+  test('the search indexes: dropDirectoryIndexes then ensureDirectoryIndexes (twice is once); bulkLoad on and off', async () => {
+    const {
+      deps: { db },
+      engine,
+    } = env();
     const wanted = ['non_profit_words_word_size', 'non_profits_cause_size', 'non_profits_latitude', 'non_profits_state_size'];
     const indexes = async () =>
       (engine === 'sqlite'
@@ -106,8 +101,8 @@ describeEachEngine('directory store', (env) => {
     assert.equal((await indexes()).filter((n) => wanted.includes(n)).length, 0, 'dropped');
     const cache = async () => (await sql<{ cache_size: number }>`pragma cache_size`.execute(db)).rows[0]?.cache_size;
     const cacheBefore = engine === 'sqlite' ? await cache() : undefined;
-    await store.ensureDirectoryIndexes(db, engine);
-    await store.ensureDirectoryIndexes(db, engine);
+    await store.ensureDirectoryIndexes(db);
+    await store.ensureDirectoryIndexes(db);
     assert.deepEqual((await indexes()).filter((n) => wanted.includes(n)).sort(), wanted);
     if (engine === 'sqlite') {
       // The builds' sort settings are the connection's again after them.
@@ -115,34 +110,33 @@ describeEachEngine('directory store', (env) => {
       assert.notEqual(cacheBefore, -16384);
       assert.equal((await sql<{ threads: number }>`pragma threads`.execute(db)).rows[0]?.threads, 0);
       const foreignKeys = async () => (await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db)).rows[0]?.foreign_keys;
-      await store.sqliteBulkLoad(db, true);
+      await store.bulkLoad(db, true);
       assert.equal((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]?.synchronous, 1, 'NORMAL');
       assert.equal(await foreignKeys(), 0);
-      await store.sqliteBulkLoad(db, false);
+      await store.bulkLoad(db, false);
       assert.equal((await sql<{ synchronous: number }>`pragma synchronous`.execute(db)).rows[0]?.synchronous, 2, 'FULL');
       assert.equal(await foreignKeys(), 1);
     }
   });
 
   test("replaceZipCentroids keeps the last import's centres only", async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     await db.transaction().execute((trx) =>
-      store.replaceZipCentroids(trx, engine, [
+      store.replaceZipCentroids(trx, [
         ['05401', 44.48, -73.21],
         ['05402', 44.5, -73.2],
       ]),
     );
-    await db.transaction().execute((trx) => store.replaceZipCentroids(trx, engine, [['05403', 44.44, -73.2]]));
+    await db.transaction().execute((trx) => store.replaceZipCentroids(trx, [['05403', 44.44, -73.2]]));
     assert.deepEqual(await db.selectFrom('zip_centroids').select(['zip', 'latitude', 'longitude']).execute(), [{ zip: '05403', latitude: 44.44, longitude: -73.2 }]);
   });
 
   test('rebuildVocabularyTables counts words, lists the biggest users of common ones, and raises the directory epoch', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const run = await store.startImportRun(db, at);
     await db.transaction().execute(async (trx) => {
       const rows = await store.insertNonProfits(
         trx,
-        engine,
         [1, 2, 3].map((i) => input(`30000000${i}`, `Common Club ${i}`, { income_amt: i * 10 })),
         'g.csv',
         run,
@@ -150,7 +144,6 @@ describeEachEngine('directory store', (env) => {
       );
       await store.insertWords(
         trx,
-        engine,
         rows.map((r) => ['commonword', r.id, 'name', r.income_amt] as const),
       );
     });

@@ -1,8 +1,9 @@
 // Every SQL statement of the directory import: the organisations and their
 // word index written in bulk, the import runs, the search indexes dropped
 // and built around a big load, and the vocabulary counted from the words.
+import { dialectOf } from '../../db/dialect.ts';
 import { sql, type Selectable } from 'kysely';
-import type { Db, Engine, Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import { bulkInsert } from '../../db/bulk.ts';
 import { assert } from '../../shared/assert.ts';
 import type { NonProfitsTable } from '../../db/schema.ts';
@@ -60,7 +61,7 @@ export const FILE_COLUMNS = [
 const INSERTED = ['ein', ...FILE_COLUMNS] as const;
 
 /** Inserts new organisations, as many a statement as the engines' limits on bound parameters allow. */
-export async function insertNonProfits(trx: Trx, engine: Engine, rows: readonly NonProfitInput[], source: string, runId: number, at: string): Promise<Indexed[]> {
+export async function insertNonProfits(trx: Trx, rows: readonly NonProfitInput[], source: string, runId: number, at: string): Promise<Indexed[]> {
   const inserted: Indexed[] = [];
   // Within every engine's limit on bound parameters (SQLite: 32,766).
   const perStatement = Math.floor(30_000 / (INSERTED.length + 4));
@@ -68,7 +69,6 @@ export async function insertNonProfits(trx: Trx, engine: Engine, rows: readonly 
     inserted.push(
       ...(await bulkInsert<Indexed>(
         trx,
-        engine,
         'non_profits',
         [...INSERTED, 'source', 'last_seen_run', 'created_at', 'updated_at'],
         rows.slice(i, i + perStatement).map((a) => [...INSERTED.map((c) => a[c]), source, runId, at, at]),
@@ -82,14 +82,14 @@ export async function insertNonProfits(trx: Trx, engine: Engine, rows: readonly 
 export type WordRow = readonly [word: string, nonProfitId: number, kind: string, size: number];
 
 /** Keeps the ZIP centroids an import read, for "near me" by ZIP code (replacing the ones kept before). */
-export async function replaceZipCentroids(trx: Trx, engine: Engine, zips: ReadonlyArray<readonly [zip: string, latitude: number, longitude: number]>): Promise<void> {
+export async function replaceZipCentroids(trx: Trx, zips: ReadonlyArray<readonly [zip: string, latitude: number, longitude: number]>): Promise<void> {
   await trx.deleteFrom('zip_centroids').execute();
-  for (let i = 0; i < zips.length; i += 3000) await bulkInsert(trx, engine, 'zip_centroids', ['zip', 'latitude', 'longitude'], zips.slice(i, i + 3000));
+  for (let i = 0; i < zips.length; i += 3000) await bulkInsert(trx, 'zip_centroids', ['zip', 'latitude', 'longitude'], zips.slice(i, i + 3000));
 }
 
 /** Adds words to the index. */
-export async function insertWords(trx: Trx, engine: Engine, words: readonly WordRow[]): Promise<void> {
-  for (let i = 0; i < words.length; i += 4000) await bulkInsert(trx, engine, 'non_profit_words', ['word', 'non_profit_id', 'kind', 'size'], words.slice(i, i + 4000));
+export async function insertWords(trx: Trx, words: readonly WordRow[]): Promise<void> {
+  for (let i = 0; i < words.length; i += 4000) await bulkInsert(trx, 'non_profit_words', ['word', 'non_profit_id', 'kind', 'size'], words.slice(i, i + 4000));
 }
 
 /** Forgets an organisation's words (its name or city changed). */
@@ -122,7 +122,8 @@ const BULK_INDEXES: ReadonlyArray<{ name: string; table: 'non_profits' | 'non_pr
  * thread and the 64 MiB cache (a 512 MiB cache took 17 s). The cache is
  * restored after.
  */
-export async function ensureDirectoryIndexes(db: Db, engine: Engine): Promise<void> {
+export async function ensureDirectoryIndexes(db: Db): Promise<void> {
+  const { engine } = dialectOf(db);
   const build = async () => {
     for (const index of BULK_INDEXES) await db.schema.createIndex(index.name).ifNotExists().on(index.table).columns(index.columns).execute();
   };
@@ -153,7 +154,9 @@ export async function dropDirectoryIndexes(db: Db): Promise<void> {
  * check` finds a word of no organisation: check.store.ts danglingReferences). `false` restores full durability
  * and the checks, and checkpoints the WAL.
  */
-export async function sqliteBulkLoad(db: Db, on: boolean): Promise<void> {
+export async function bulkLoad(db: Db, on: boolean): Promise<void> {
+  // PostgreSQL needs no switch: its bulk writes are as safe as any.
+  if (dialectOf(db).engine !== 'sqlite') return;
   if (on) {
     await sql`pragma synchronous = NORMAL`.execute(db);
     await sql`pragma temp_store = FILE`.execute(db);

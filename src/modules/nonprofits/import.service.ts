@@ -93,7 +93,7 @@ function defaultZipFile(files: readonly string[]): string | undefined {
   return undefined;
 }
 
-async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], source: string, runId: number, at: string, summary: ImportSummary): Promise<void> {
+async function processBatch(trx: Trx, batch: NonProfitInput[], source: string, runId: number, at: string, summary: ImportSummary): Promise<void> {
   const existing = await store.storedByEins(
     trx,
     batch.map((b) => b.ein),
@@ -122,7 +122,7 @@ async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], sourc
     await store.rewriteNonProfit(trx, old.id, input, source, runId, at);
     if (old.name !== input.name || old.city !== input.city) {
       await store.deleteWords(trx, old.id);
-      await store.insertWords(trx, deps.engine, wordsOf([{ id: old.id, name: input.name, city: input.city, income_amt: input.income_amt }]));
+      await store.insertWords(trx, wordsOf([{ id: old.id, name: input.name, city: input.city, income_amt: input.income_amt }]));
     } else if (old.income_amt !== input.income_amt) {
       await store.resizeWords(trx, old.id, input.income_amt);
     }
@@ -130,8 +130,8 @@ async function processBatch(deps: Deps, trx: Trx, batch: NonProfitInput[], sourc
   }
   await store.markSeenByRun(trx, seen, runId);
   if (summary.updated > updatedBefore) await bumpRecordsEpoch(trx);
-  const inserted = await store.insertNonProfits(trx, deps.engine, added, source, runId, at);
-  await store.insertWords(trx, deps.engine, wordsOf(inserted));
+  const inserted = await store.insertNonProfits(trx, added, source, runId, at);
+  await store.insertWords(trx, wordsOf(inserted));
   summary.added += added.length;
 }
 
@@ -148,7 +148,7 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
     const entries = [...zips]
       .filter(([zip, c]) => /^\d{5}$/.test(zip) && Number.isFinite(c.latitude) && Number.isFinite(c.longitude))
       .map(([zip, c]) => [zip, c.latitude, c.longitude] as const);
-    await deps.db.transaction().execute((trx) => store.replaceZipCentroids(trx, deps.engine, entries));
+    await deps.db.transaction().execute((trx) => store.replaceZipCentroids(trx, entries));
   }
   const bytesTotal = files.reduce((sum, f) => sum + statSync(f).size, 0);
   const summary: ImportSummary = { files: files.length, rows: 0, added: 0, updated: 0, unchanged: 0, older: 0, removed: 0, rejected: 0, rejections: [] };
@@ -159,7 +159,7 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
   // An import can be run again safely, so its commits need not each be
   // flushed to disk; the last step below is a full checkpoint. Index builds
   // and the vocabulary count sort millions of words: on disk, so memory stays bounded.
-  if (deps.engine === 'sqlite') await store.sqliteBulkLoad(deps.db, true);
+  await store.bulkLoad(deps.db, true);
   // Restored however the import ends: a server that imported demo data goes on with every check on.
   try {
     // Worth it only for a big load; a small file updates the indexes in place.
@@ -184,7 +184,7 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
         const current = batch;
         batch = [];
         try {
-          await deps.db.transaction().execute((trx) => processBatch(deps, trx, current, source, runId, at, summary));
+          await deps.db.transaction().execute((trx) => processBatch(trx, current, source, runId, at, summary));
           options.onProgress?.({ file: name, rows: summary.rows, bytes_done: bytesBefore + fileBytes, bytes_total: bytesTotal });
         } catch (error) {
           writeFailed = true;
@@ -242,14 +242,14 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
 
     if (bulk) {
       options.onStep?.('building the search indexes');
-      await store.ensureDirectoryIndexes(deps.db, deps.engine);
+      await store.ensureDirectoryIndexes(deps.db);
     }
     options.onStep?.('counting words for search');
     await rebuildVocabulary(deps);
     await store.finishImportRun(deps.db, runId, { ...summary, rejections: summary.rejections.slice(0, 20) }, deps.clock.now().toISOString());
     return summary;
   } finally {
-    if (deps.engine === 'sqlite') await store.sqliteBulkLoad(deps.db, false);
+    await store.bulkLoad(deps.db, false);
   }
 }
 

@@ -1,7 +1,7 @@
 // Use cases for the non-profit directory.
 import type { Deps } from '../../deps.ts';
 import { AppError, badRequest, notFound } from '../../shared/errors.ts';
-import type { Db, Engine, Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import { assert } from '../../shared/assert.ts';
 import { causeById, causeJson, causeLogoUrl } from './causes.ts';
 import { normalizeEin } from './nonprofits.ts';
@@ -122,9 +122,9 @@ function recipientOr(ein: string, np: store.NonProfit | undefined): store.NonPro
  * Readies the directory on every start (idempotent): the causes of rules §9,
  * and the search indexes an interrupted import may have left dropped.
  */
-export async function prepareDirectory(db: Db, engine: Engine): Promise<void> {
+export async function prepareDirectory(db: Db): Promise<void> {
   await store.seedCauses(db);
-  await ensureDirectoryIndexes(db, engine);
+  await ensureDirectoryIndexes(db);
 }
 
 /** The organisations one imported file brought, in import order, split by whether they may receive donations. */

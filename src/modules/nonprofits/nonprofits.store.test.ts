@@ -83,7 +83,10 @@ describeEachEngine('nonprofits store', (env) => {
   });
 
   test('cardRows reads many ids; bumpRecordsEpoch raises the records epoch; einsOfSource lists a source in import order', async () => {
-    const { db, engine } = env().deps;
+    const {
+      deps: { db },
+      engine,
+    } = env();
     await store.upsert(db, input('100000003', 'Card One'), at);
     await store.upsert(db, input('100000004', 'Card Two', { eligible: 0 }), at);
     const ids = (await db.selectFrom('non_profits').select('id').where('ein', 'in', ['100000003', '100000004']).orderBy('id').execute()).map((r) => r.id);

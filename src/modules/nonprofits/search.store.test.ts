@@ -75,8 +75,8 @@ describeEachEngine('search store', (env) => {
   });
 
   test('zipCentroid reads the centres an import kept (replaceZipCentroids)', async () => {
-    const { db, engine } = env().deps;
-    await db.transaction().execute((trx) => replaceZipCentroids(trx, engine, [['05401', 44.48, -73.21]]));
+    const { db } = env().deps;
+    await db.transaction().execute((trx) => replaceZipCentroids(trx, [['05401', 44.48, -73.21]]));
     assert.deepEqual(await store.zipCentroid(db, '05401'), { latitude: 44.48, longitude: -73.21 });
     assert.equal(await store.zipCentroid(db, '99999'), undefined);
   });

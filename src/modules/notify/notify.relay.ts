@@ -101,7 +101,7 @@ export async function relayEvents(deps: Deps, limit = 500): Promise<number> {
     });
   }
   return deps.db.transaction().execute(async (trx) => {
-    const claimed = await claimEvents(trx, deps.engine, [...prepared.keys()]);
+    const claimed = await claimEvents(trx, [...prepared.keys()]);
     if (claimed.length === 0) return 0;
     const at = deps.clock.now().toISOString();
     const mine = claimed.map((id) => prepared.get(id)).filter((p) => p !== undefined);

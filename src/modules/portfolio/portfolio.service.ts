@@ -20,7 +20,7 @@ export async function movePortfolio(deps: Deps, fundId: number, move: PortfolioM
   assertSafeInteger(amountCents, 'portfolio amount');
   if (amountCents <= 0) throw fieldErrors([{ field: 'amount', code: 'validation_failed', message: 'must be more than 0' }]);
   await deps.db.transaction().execute(async (trx) => {
-    const accounts = await lockFundAccounts(trx, deps.engine, fundId);
+    const accounts = await lockFundAccounts(trx, fundId);
     const [from, to, fromBalance] =
       move === 'invest'
         ? [accounts.ids.available, accounts.ids.portfolio, accounts.balances.available_cents]
@@ -46,6 +46,6 @@ export async function movePortfolio(deps: Deps, fundId: number, move: PortfolioM
       [{ from_account_id: from, to_account_id: to, amount_cents: amountCents }],
       at,
     );
-    if (move === 'liquidate') await promoteWaiting(deps, trx, fundId, at);
+    if (move === 'liquidate') await promoteWaiting(trx, fundId, at);
   });
 }

@@ -149,7 +149,6 @@ export async function deliverDue(deps: Deps, limit = 500, options: { wait?: bool
   const ownersAtCap = [...sending.byOwner].filter(([, n]) => n >= deps.config.webhookOwnerConcurrency).map(([owner]) => owner);
   const claimed = await store.claimDueDeliveries(
     deps.db,
-    deps.engine,
     now.toISOString(),
     new Date(leaseEnd).toISOString(),
     limit,

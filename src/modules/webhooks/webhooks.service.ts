@@ -74,7 +74,7 @@ export async function createEndpoint(deps: Deps, caller: Caller, input: Endpoint
   const at = deps.clock.now().toISOString();
   const secret = newSecret();
   const id = await deps.db.transaction().execute(async (trx) => {
-    await store.lockOwner(trx, deps.engine, caller.user_id);
+    await store.lockOwner(trx, caller.user_id);
     const max = deps.config.webhookEndpointsPerUser;
     if ((await store.liveEndpointCount(trx, caller.user_id)) >= max) {
       throw conflict('webhook_endpoint_limit', `a user may have at most ${max} webhook endpoints; delete one you no longer use`);

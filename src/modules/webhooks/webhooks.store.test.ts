@@ -50,7 +50,7 @@ describeEachEngine('webhooks store', (env) => {
   });
 
   test('insertDeliveries once per endpoint and event; claimDueDeliveries leases; insertAttempts, settleDelivery, settleDelivered, pageOfAttempts, deliveryCounts; deleteEndpoint drops what waits; eventsSince', async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const user = await makeUser(env().deps);
     const e = await store.insertEndpoint(db, endpointRow(user.user_id, 'https://c.example.org/h'));
     await db.transaction().execute(async (trx) => {
@@ -74,16 +74,16 @@ describeEachEngine('webhooks store', (env) => {
       await store.insertDeliveries(trx, [delivery]);
       await store.insertDeliveries(trx, [{ ...delivery, event_id: null, message_id: 'msg_test_1', type: 'webhook.test', next_at: '2026-02-02T00:00:00Z' }]);
     });
-    const claimed = await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:01Z', '2026-02-01T00:01:00Z', 10, 10);
+    const claimed = await store.claimDueDeliveries(db, '2026-02-01T00:00:01Z', '2026-02-01T00:01:00Z', 10, 10);
     assert.deepEqual(
       claimed.map((d) => d.message_id),
       [`evt_${event?.id}`],
       'once, and only what is due',
     );
-    assert.deepEqual(await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:02Z', '2026-02-01T00:01:00Z', 10, 10), [], 'leased');
+    assert.deepEqual(await store.claimDueDeliveries(db, '2026-02-01T00:00:02Z', '2026-02-01T00:01:00Z', 10, 10), [], 'leased');
     await store.releaseClaims(db, [claimed[0]?.id ?? 0]);
     await store.releaseClaims(db, []);
-    assert.equal((await store.claimDueDeliveries(db, engine, '2026-02-01T00:00:02Z', '2026-02-01T00:01:00Z', 10, 10)).length, 1, 'released: claimable again at once');
+    assert.equal((await store.claimDueDeliveries(db, '2026-02-01T00:00:02Z', '2026-02-01T00:01:00Z', 10, 10)).length, 1, 'released: claimable again at once');
     const [d] = claimed;
     await db.transaction().execute(async (trx) => {
       await store.insertAttempts(trx, [{ delivery_id: d?.id ?? 0, endpoint_id: e, at: AT, status_code: 500, duration_ms: 12, error: 'answered 500', succeeded: 0 }]);
@@ -93,7 +93,7 @@ describeEachEngine('webhooks store', (env) => {
     const attempts = await store.pageOfAttempts(db, e, { page: 1, per_page: 10 });
     assert.deepEqual([attempts.count, attempts.rows[0]?.status_code, attempts.rows[0]?.attempts, attempts.rows[0]?.delivery_status], [1, 500, 1, 'pending']);
     assert.deepEqual(await store.deliveryCounts(db, '2026-02-03T00:00:00Z'), { pending: 2, due: 2, failed: 0, succeeded: 0 });
-    const [test] = await store.claimDueDeliveries(db, engine, '2026-02-03T00:00:00Z', '2026-02-03T00:01:00Z', 1, 10);
+    const [test] = await store.claimDueDeliveries(db, '2026-02-03T00:00:00Z', '2026-02-03T00:01:00Z', 1, 10);
     await db.transaction().execute(async (trx) => {
       await store.settleDelivered(trx, [test?.id ?? 0], '2026-02-03T00:00:01Z');
       await store.settleDelivered(trx, [], '2026-02-03T00:00:01Z');
@@ -110,7 +110,7 @@ describeEachEngine('webhooks store', (env) => {
   });
 
   test("claimDueDeliveries is fair between owners: at most perOwner of each, every owner's first before anyone's second; lockOwner, liveEndpointCount", async () => {
-    const { db, engine } = env().deps;
+    const { db } = env().deps;
     const busy = await makeUser(env().deps);
     const quiet = await makeUser(env().deps);
     const busyEndpoint = await store.insertEndpoint(db, endpointRow(busy.user_id, 'https://busy.example.org/h'));
@@ -133,7 +133,7 @@ describeEachEngine('webhooks store', (env) => {
       );
       await store.insertDeliveries(trx, [row(quietEndpoint, 0, '2026-04-01T00:01:00Z')]);
     });
-    const claimed = await store.claimDueDeliveries(db, engine, '2026-04-01T00:02:00Z', '2026-04-01T00:03:00Z', 3, 2);
+    const claimed = await store.claimDueDeliveries(db, '2026-04-01T00:02:00Z', '2026-04-01T00:03:00Z', 3, 2);
     assert.deepEqual(
       claimed.map((d) => [d.owner_id, d.message_id]),
       [
@@ -146,17 +146,17 @@ describeEachEngine('webhooks store', (env) => {
     assert.deepEqual(new Set(claimed.map((d) => d.message_id)).has(`msg_fair_${quietEndpoint}_0`), true);
     const later = '2026-04-01T00:10:00Z';
     assert.deepEqual(
-      (await store.claimDueDeliveries(db, engine, later, '2026-04-01T00:11:00Z', 50, 50, { endpoints: [busyEndpoint], owners: [] })).map((d) => d.owner_id),
+      (await store.claimDueDeliveries(db, later, '2026-04-01T00:11:00Z', 50, 50, { endpoints: [busyEndpoint], owners: [] })).map((d) => d.owner_id),
       [quiet.user_id],
       "skipping the endpoint this node sends already: only the quiet owner's (its first lease has ended)",
     );
     assert.equal(
-      (await store.claimDueDeliveries(db, engine, later, '2026-04-01T00:11:00Z', 50, 50, { endpoints: [], owners: [busy.user_id] })).length,
+      (await store.claimDueDeliveries(db, later, '2026-04-01T00:11:00Z', 50, 50, { endpoints: [], owners: [busy.user_id] })).length,
       0,
       'skipping an owner at their cap',
     );
-    assert.equal((await store.claimDueDeliveries(db, engine, later, '2026-04-01T00:11:00Z', 50, 50)).length, 10, "the busy owner's ten (the first two's lease has ended)");
+    assert.equal((await store.claimDueDeliveries(db, later, '2026-04-01T00:11:00Z', 50, 50)).length, 10, "the busy owner's ten (the first two's lease has ended)");
     assert.equal(await store.liveEndpointCount(db, busy.user_id), 1);
-    await db.transaction().execute((trx) => store.lockOwner(trx, engine, busy.user_id));
+    await db.transaction().execute((trx) => store.lockOwner(trx, busy.user_id));
   });
 });

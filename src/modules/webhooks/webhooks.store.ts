@@ -1,6 +1,7 @@
 // Every SQL statement about webhook endpoints, deliveries and attempts.
+import { dialectOf } from '../../db/dialect.ts';
 import { sql, type Insertable, type Selectable } from 'kysely';
-import type { Db, Engine, Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.ts';
 import type { Book } from '../../shared/book.ts';
 import { countByStatus } from '../../db/outbox.ts';
@@ -81,7 +82,6 @@ export async function insertDeliveries(trx: Trx, deliveries: ReadonlyArray<Inser
  */
 export async function claimDueDeliveries(
   db: Db,
-  engine: Engine,
   now: string,
   leaseUntil: string,
   limit: number,
@@ -101,7 +101,7 @@ export async function claimDueDeliveries(
       .as('r');
     const fair = trx.selectFrom(ranked).select('r.id').where('r.turn', '<=', perOwner).orderBy('r.turn').orderBy('r.next_at').limit(limit);
     let due = trx.selectFrom('webhook_deliveries').select('id').where('id', 'in', fair);
-    if (engine === 'postgres') due = due.forUpdate().skipLocked();
+    due = dialectOf(trx).claimRows(due);
     const claimed = (await due.execute()).map((r) => r.id);
     if (claimed.length > 0) await trx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', claimed).execute();
     return claimed;
@@ -119,10 +119,10 @@ export async function claimDueDeliveries(
 }
 
 /** Locks the user's row until `trx` ends (PostgreSQL; SQLite's writer is alone anyway): endpoints are counted and made one request at a time. */
-export async function lockOwner(trx: Trx, engine: Engine, userId: number): Promise<void> {
-  let q = trx.selectFrom('users').select('id').where('id', '=', userId);
-  if (engine === 'postgres') q = q.forUpdate();
-  await q.execute();
+export async function lockOwner(trx: Trx, userId: number): Promise<void> {
+  await dialectOf(trx)
+    .lockRows(trx.selectFrom('users').select('id').where('id', '=', userId))
+    .execute();
 }
 
 /** How many endpoints a user has that are not deleted (the cap on them). */
