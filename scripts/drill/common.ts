@@ -1,7 +1,8 @@
 // What the operator drills share: a PostgreSQL cluster of their own (initdb on
 // a spare port, WAL archived), Almoner nodes of a release started and stopped
 // as an operator would, and the CLI.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { appendFileSync, chmodSync, createWriteStream, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -117,6 +118,23 @@ export function almoner(args: string[], env: Record<string, string>, release = R
     encoding: 'utf8',
     env: { ...process.env, LOG_LEVEL: 'silent', ...env },
   });
+}
+
+/**
+ * `almoner` as above, without blocking this process: the drill's load keeps its pace meanwhile
+ * (a blocked event loop would hold every request, then send them all at once). Resolves to its
+ * output; a non-zero exit resolves too, with what it printed.
+ */
+export async function almonerAsync(args: string[], env: Record<string, string>, release = ROOT): Promise<string> {
+  const node = join(release, 'node_modules', '.bin', 'node');
+  const run = promisify(execFile)(existsSync(node) ? node : process.execPath, [join(release, 'bin', 'almoner.js'), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+  });
+  return run.then(
+    (r) => r.stdout,
+    (e: { stdout?: string; stderr?: string }) => `${e.stdout ?? ''}${e.stderr ?? ''}`,
+  );
 }
 
 export interface Node {
