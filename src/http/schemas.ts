@@ -70,6 +70,17 @@ export function Amount(minDollars: number, description: string) {
 
 export const EmptyObject = Type.Object({}, { additionalProperties: false });
 
+/** A record's id: a whole number from 1 that JSON and JavaScript both hold exactly. */
+export const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+
+/** `/:id` in a route's path. */
+export const IdParams = Type.Object({ id: Id });
+
+/** Units or a valuation as exact decimal text, up to 8 places (a JSON number is read as the text it prints). */
+export const Decimal8 = Type.Union([Type.String({ pattern: '^[0-9]{1,12}(\\.[0-9]{1,8})?$' }), Type.Number({ exclusiveMinimum: 0 })], {
+  description: 'Exact decimal, up to 8 places',
+});
+
 /** The error responses of every authenticated route, for the OpenAPI document. */
 export function withProblems<T extends Record<number, TSchema>>(responses: T) {
   const ref = Type.Ref('Problem');

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../shared/errors.ts';
 import { parseDollars } from '../../shared/money.ts';
-import { PageQuery, StringEnum } from '../../http/schemas.ts';
+import { PageQuery, StringEnum, Id, IdParams, Decimal8 } from '../../http/schemas.ts';
 import { pageRequest } from '../../shared/page.ts';
 import { adminTokens, auditLog, requireOperator, revokeAdminTokenAudited, type Operator } from './admin.service.ts';
 import { createUserAudited, listUsers, setUserStatus, statement, fundOfUser } from '../users/index.ts';
@@ -25,8 +25,6 @@ declare module 'fastify' {
 
 const EVENTS = ['approve', 'reject', 'pay', 'mail_check', 'cash_check', 'void_check'] as const;
 const BATCH_MAX = 1000;
-const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
-const Decimal = Type.Union([Type.String({ pattern: '^[0-9]{1,12}(\\.[0-9]{1,8})?$' }), Type.Number({ exclusiveMinimum: 0 })], { description: 'Exact decimal, up to 8 places' });
 
 /** A JSON number or string as exact decimal text (numbers print their shortest exact form). */
 function decimalText(value: string | number): string {
@@ -167,8 +165,8 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
             {
               user_id: Id,
               type: StringEnum(CONTRIBUTION_TYPES),
-              units: Decimal,
-              valuation: Decimal,
+              units: Decimal8,
+              valuation: Decimal8,
               currency: Type.String({ pattern: '^[A-Z0-9.-]{1,16}$' }),
               frequency: Type.Optional(StringEnum(FREQUENCIES)),
               status: Type.Optional(StringEnum(['waiting_for_funds', 'pending', 'success'] as const)),
@@ -368,7 +366,7 @@ export function adminRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           summary: 'Revoke an operator token at once (audited); a token may revoke itself',
-          params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }),
+          params: IdParams,
         },
       },
       async (request) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
-import { IsoDate, NullableIsoDate, PageQuery, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
+import { IsoDate, NullableIsoDate, PageQuery, Paged, StringEnum, withProblems, IdParams } from '../../http/schemas.ts';
 import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES } from './contributions.ts';
 import { CONTRIBUTION_CSV_HEADER, exportContributions, listContributions } from './contributions.service.ts';
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
@@ -41,8 +41,6 @@ const DeclaredContribution = Type.Composite([
   Type.Omit(Contribution, ['$id']),
   Type.Object({ reference: Type.Union([Type.String(), Type.Null()]), instructions: Type.Union([Instructions, Type.Null()]) }),
 ]);
-
-const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 
 /** A new declaration's answer: its POST's, and a replay's of the same Idempotency-Key. */
 function declared(c: { id: number }): Answer {

@@ -1,6 +1,6 @@
 // The HTTP contract of donations (spec 2.1, 2.3, 4.2; rules §8).
 import { Type } from '@sinclair/typebox';
-import { Amount, IsoDate, Nullable, NullableIsoDate, Paged, StringEnum, Ein } from '../../http/schemas.ts';
+import { Amount, IsoDate, Nullable, NullableIsoDate, Paged, StringEnum, Ein, Id } from '../../http/schemas.ts';
 import { DONATION_STATUSES, VISIBILITIES } from './donations.ts';
 
 const Status = StringEnum(DONATION_STATUSES);
@@ -54,4 +54,4 @@ export const UserDonation = Type.Object(
 export const OwnDonationPage = Paged(Type.Ref('OwnDonation'));
 export const UserDonationPage = Paged(Type.Ref('UserDonation'));
 
-export const DonationIdParams = Type.Object({ donation_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+export const DonationIdParams = Type.Object({ donation_id: Id });

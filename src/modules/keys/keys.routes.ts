@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { EmptyObject, IsoDate, NullableIsoDate, Paged, StringEnum, withProblems } from '../../http/schemas.ts';
+import { EmptyObject, IsoDate, NullableIsoDate, Paged, StringEnum, withProblems, IdParams } from '../../http/schemas.ts';
 import { toPage } from '../../shared/page.ts';
 import { AppError } from '../../shared/errors.ts';
 import { createKeyForOwner } from '../users/index.ts';
@@ -70,7 +70,7 @@ export function keyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           summary: "Revoke one of the caller's keys; it stops working on the next request",
-          params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }),
+          params: IdParams,
           response: withProblems({ 200: EmptyObject }),
         },
       },

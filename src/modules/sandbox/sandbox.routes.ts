@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { Amount, checkedCents, StringEnum, withProblems, Ein } from '../../http/schemas.ts';
+import { Amount, checkedCents, StringEnum, withProblems, Ein, Id } from '../../http/schemas.ts';
 import { sandboxAdvance, sandboxDeposit } from './sandbox.service.ts';
-
-const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 
 export function sandboxRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
-import { Amount, checkedCents, EmptyObject, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems, Ein } from '../../http/schemas.ts';
+import { Amount, checkedCents, EmptyObject, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems, Ein, IdParams } from '../../http/schemas.ts';
 import { SCHEDULE_FREQUENCIES } from './scheduled.ts';
 import * as service from './scheduled.service.ts';
 
@@ -20,7 +20,7 @@ const Schedule = Type.Object({
   created_at: IsoDate,
 });
 
-const Params = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+const Params = IdParams;
 
 /** A new recurring donation's answer: its POST's, and a replay's of the same Idempotency-Key. */
 function made(schedule: { id: number }): Answer {

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
-import { EmptyObject, IsoDate, Nullable, NullableIsoDate, PageQuery, Paged, withProblems } from '../../http/schemas.ts';
+import { EmptyObject, IsoDate, Nullable, NullableIsoDate, PageQuery, Paged, withProblems, IdParams } from '../../http/schemas.ts';
 import * as service from './webhooks.service.ts';
 import { WEBHOOK_EVENT_TYPES } from './webhooks.ts';
 
@@ -26,7 +26,6 @@ const Body = {
   event_types: Type.Optional(Type.Unknown({ description: 'A list of event types; empty or absent: every type' })),
   disabled: Type.Optional(Type.Unknown({ description: 'true stops deliveries' })),
 };
-const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
 const Attempt = Type.Object({
   id: Type.Integer(),
   at: IsoDate,
