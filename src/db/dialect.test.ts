@@ -2,7 +2,7 @@
 // and each engine's way of locking rows and serializing transactions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, whileHeld } from '../../test/harness.ts';
+import { describeEachEngine, makeUser, whileHeld } from '../../test/harness.ts';
 import { DIALECTS, dialectOf } from './dialect.ts';
 
 describeEachEngine('the dialect of a connection', (env) => {
@@ -52,4 +52,30 @@ describeEachEngine('the dialect of a connection', (env) => {
 test('each engine has its dialect', () => {
   assert.equal(DIALECTS.postgres.guardedStatements, true);
   assert.equal(DIALECTS.sqlite.guardedStatements, false);
+});
+
+describeEachEngine('a read snapshot', (env) => {
+  test('every read in it sees the same commits, while a writer commits meanwhile, and two at once each get theirs', async () => {
+    const { deps } = env();
+    const count = async (db: typeof deps.db) =>
+      Number(
+        (
+          await db
+            .selectFrom('users')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await count(deps.db);
+    const seen = await dialectOf(deps.db).readSnapshot(deps.db, deps.reads, async (snapshot) => {
+      const first = await count(snapshot);
+      await makeUser(deps); // committed by the writer while the snapshot reads
+      const second = await count(snapshot);
+      return [first, second];
+    });
+    assert.deepEqual(seen, [before, before], 'the snapshot did not see the commit made during it');
+    assert.equal(await count(deps.db), before + 1, 'the writer was not held up, and its commit is there');
+    const both = await Promise.all([1, 2].map(() => dialectOf(deps.db).readSnapshot(deps.db, deps.reads, (snapshot) => count(snapshot))));
+    assert.deepEqual(both, [before + 1, before + 1]);
+  });
 });

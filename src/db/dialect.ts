@@ -29,6 +29,13 @@ export interface Dialect {
    * locks, until the transaction ends); SQLite's single writer does so already.
    */
   lockKeys(trx: Trx, keys: readonly string[]): Promise<void>;
+  /**
+   * Runs `read` on one snapshot of the database, never blocking a writer: every statement sees the
+   * same commits, however many land meanwhile. PostgreSQL: a read-only REPEATABLE READ transaction
+   * on `db`. SQLite: a transaction on `reads`, the read-only connection of a file, which is a read
+   * snapshot (WAL keeps it while the writer goes on); on a database in memory there is only the writer.
+   */
+  readSnapshot<T>(db: Db, reads: Db, read: (snapshot: Db) => Promise<T>): Promise<T>;
 }
 
 const POSTGRES: Dialect = {
@@ -40,6 +47,14 @@ const POSTGRES: Dialect = {
   lockKeys: async (trx, keys) => {
     for (const key of keys) await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
   },
+  readSnapshot: (db, _reads, read) =>
+    db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        await sql`set transaction read only`.execute(trx);
+        return read(trx);
+      }),
 };
 
 const SQLITE: Dialect = {
@@ -49,6 +64,8 @@ const SQLITE: Dialect = {
   prepare: () => {},
   guardedStatements: false,
   lockKeys: async () => {},
+  // A transaction on the reader is a read snapshot (sqlite-group-commit.ts); in memory there is only the writer.
+  readSnapshot: (db, reads, read) => (reads === db ? read(db) : reads.transaction().execute(read)),
 };
 
 /** Each engine's dialect, for SQL built before any connection is at hand (a statement of a guarded round). */

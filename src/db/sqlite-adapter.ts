@@ -69,12 +69,15 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   readonly raw: DatabaseSync;
   /** The write-ahead log's file, which a group commit syncs (none in memory). */
   readonly walPath: string | undefined;
+  /** A reader (NodeSqliteDatabase.reader): its transactions are read snapshots. */
+  readonly readOnly: boolean;
   /** Transactions committed, the real commits that carried them, and the syncs that made those durable. */
   readonly stats = { transactions: 0, commits: 0, syncs: 0 };
   readonly #cache = new Map<string, NodeSqliteStatement>();
   constructor(path: string, options: { cacheMb?: number; walPages?: number; readOnly?: boolean } = {}) {
     // A reader writes nothing, and a database in memory has no file.
     this.walPath = options.readOnly === true || path === ':memory:' || path === '' ? undefined : `${path}-wal`;
+    this.readOnly = options.readOnly === true;
     if (options.readOnly === true) {
       this.raw = new DatabaseSync(path, { readOnly: true });
       this.raw.exec('PRAGMA busy_timeout = 5000');

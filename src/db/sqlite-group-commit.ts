@@ -10,6 +10,8 @@ export interface GroupCommitDatabase extends SqliteDatabase {
   readonly raw: DatabaseSync;
   /** The write-ahead log's file, synced after each group's commit; none in memory. */
   readonly walPath: string | undefined;
+  /** A read-only connection: a transaction on it is a read snapshot (BEGIN ... COMMIT), never in a group. */
+  readonly readOnly: boolean;
   readonly stats: { transactions: number; commits: number; syncs: number };
 }
 
@@ -193,6 +195,12 @@ export class GroupCommitSqliteDriver implements Driver {
   };
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     (connection as GroupConnection).inTransaction = true;
+    // On a reader a transaction is a snapshot: every statement in it sees the same commits (WAL),
+    // while the writer goes on. It holds this connection until it ends; nothing to make durable.
+    if (this.#db.readOnly) {
+      this.#db.raw.exec('BEGIN');
+      return;
+    }
     if (!this.#outerOpen) {
       if (this.#wal?.failed !== undefined) throw this.#wal.failed;
       // The group's COMMIT leaves the sync to WalSync (SQLite refuses to change this inside a transaction).
@@ -209,6 +217,10 @@ export class GroupCommitSqliteDriver implements Driver {
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const conn = connection as GroupConnection;
+    if (this.#db.readOnly) {
+      this.#db.raw.exec('COMMIT');
+      return;
+    }
     this.#db.raw.exec('RELEASE almoner_tx');
     const durable = this.#joinGroup();
     conn.inGroup = true;
@@ -217,6 +229,10 @@ export class GroupCommitSqliteDriver implements Driver {
   }
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const conn = connection as GroupConnection;
+    if (this.#db.readOnly) {
+      if (this.#db.raw.isTransaction) this.#db.raw.exec('ROLLBACK');
+      return;
+    }
     // A group whose outer commit failed has rolled back already.
     if (conn.inGroup) return;
     if (!this.#db.raw.isTransaction) {
