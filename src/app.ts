@@ -21,10 +21,14 @@ import { Cause, DonationNonProfit, NonProfit } from './modules/nonprofits/nonpro
 import { nonProfitRoutes } from './modules/nonprofits/nonprofits.routes.ts';
 import { OwnDonation, UserDonation } from './modules/donations/donations.schema.ts';
 import { donationReplayers, donationRoutes } from './modules/donations/donations.routes.ts';
-import { Gift, giftReplayers, giftRoutes } from './modules/gifts/gifts.routes.ts';
-import { Balance, Profile, userRoutes } from './modules/users/users.routes.ts';
-import { Contribution, contributionReplayers, contributionRoutes } from './modules/contributions/contributions.routes.ts';
-import { ApiKey, keyRoutes } from './modules/keys/keys.routes.ts';
+import { giftReplayers, giftRoutes } from './modules/gifts/gifts.routes.ts';
+import { Gift } from './modules/gifts/gifts.schema.ts';
+import { userRoutes } from './modules/users/users.routes.ts';
+import { Balance, Profile } from './modules/users/users.schema.ts';
+import { contributionReplayers, contributionRoutes } from './modules/contributions/contributions.routes.ts';
+import { Contribution } from './modules/contributions/contributions.schema.ts';
+import { keyRoutes } from './modules/keys/keys.routes.ts';
+import { ApiKey } from './modules/keys/keys.schema.ts';
 import { CallerCache } from './modules/keys/index.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
 import { requireOperator } from './modules/admin/index.ts';

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { DeclaredContribution } from './contributions.schema.ts';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
-import { IsoDate, NullableIsoDate, PageQuery, Paged, StringEnum, withProblems, IdParams } from '../../http/schemas.ts';
-import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES } from './contributions.ts';
+import { PageQuery, Paged, withProblems, IdParams } from '../../http/schemas.ts';
+import { CONTRIBUTION_STATUSES } from './contributions.ts';
 import { CONTRIBUTION_CSV_HEADER, exportContributions, listContributions } from './contributions.service.ts';
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
 import { statementDownload, statementPeriod, taxStatement } from './statements.ts';
@@ -13,34 +14,6 @@ import { receiptDownload, receiptOf } from './contributions.receipts.ts';
 import { sendPdf, wantsPdf } from '../../http/pdf.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { EmptyObject } from '../../http/schemas.ts';
-
-export const Contribution = Type.Object(
-  {
-    id: Type.Integer(),
-    units: Type.Number({ description: 'Units contributed (up to 8 decimals)' }),
-    type: StringEnum(CONTRIBUTION_TYPES),
-    status: StringEnum(CONTRIBUTION_STATUSES),
-    valuation: Type.Number({ description: 'Unit price in USD (up to 8 decimals)' }),
-    currency: Type.String({ description: 'USD, a stock symbol, a crypto token symbol...' }),
-    frequency: Type.String({ description: 'OneTime, Weekly, Monthly or Yearly' }),
-    created_at: IsoDate,
-    received_at: NullableIsoDate,
-    completed_at: NullableIsoDate,
-  },
-  { $id: 'Contribution' },
-);
-
-const Instructions = Type.Object({
-  method: StringEnum(['mail_check', 'bank_transfer', 'stock_transfer', 'crypto_transfer', 'daf_transfer'] as const),
-  steps: Type.Array(Type.String(), { description: 'What to do, in order' }),
-  reference: Type.String({ description: 'To write on the check or in the transfer: ties the money to this contribution' }),
-});
-
-/** A contribution with what a declaration adds: its reference, and while it waits, the instructions. */
-const DeclaredContribution = Type.Composite([
-  Type.Omit(Contribution, ['$id']),
-  Type.Object({ reference: Type.Union([Type.String(), Type.Null()]), instructions: Type.Union([Instructions, Type.Null()]) }),
-]);
 
 /** A new declaration's answer: its POST's, and a replay's of the same Idempotency-Key. */
 function declared(c: { id: number }): Answer {

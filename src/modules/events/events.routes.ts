@@ -1,19 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
+import { Event } from './events.schema.ts';
 import type { Deps } from '../../deps.ts';
 import { setLinkHeader } from '../../http/page.ts';
-import { IsoDate, PageQuery, Paged, withProblems } from '../../http/schemas.ts';
+import { PageQuery, Paged, withProblems } from '../../http/schemas.ts';
 import { pageRequest, toPage } from '../../shared/page.ts';
 import { listEvents } from './events.store.ts';
-
-const Event = Type.Object({
-  id: Type.Integer(),
-  type: Type.String({ description: 'donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated' }),
-  object_type: Type.String(),
-  object_id: Type.Integer(),
-  data: Type.Record(Type.String(), Type.Unknown()),
-  created_at: IsoDate,
-});
 
 export function eventRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {

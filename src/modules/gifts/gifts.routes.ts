@@ -1,38 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { CreateGiftBody } from './gifts.schema.ts';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
-import { Amount, checkedCents, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems, Ein } from '../../http/schemas.ts';
-import { GIFT_STATUSES } from './gifts.ts';
+import { checkedCents, PageQuery, Paged, withProblems, Ein } from '../../http/schemas.ts';
 import * as service from './gifts.service.ts';
-
-export const Gift = Type.Object(
-  {
-    name: Type.String({ description: 'Beneficiary of the gift' }),
-    amount: Type.Number(),
-    message: Nullable(Type.String()),
-    code: Type.String({ format: 'uuid' }),
-    ein: Nullable(Type.String()),
-    seen: Type.Boolean(),
-    status: StringEnum(GIFT_STATUSES),
-    updated_at: IsoDate,
-    created_at: IsoDate,
-    claimed: Type.Boolean(),
-    url: Type.String({ description: 'Shareable URL of the gift' }),
-  },
-  { $id: 'Gift' },
-);
-
-const CreateGiftBody = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Beneficiary of the gift' }),
-    amount: Amount(18, 'Gift amount'),
-    message: Type.Optional(Type.String({ maxLength: 1000, description: 'Shown to the recipient' })),
-    email: Type.Optional(Type.String({ format: 'email', maxLength: 320, description: 'Where to notify the recipient; stored, never returned' })),
-  },
-  { additionalProperties: false },
-);
 
 /** A new gift's answer: its POST's, and a replay's of the same Idempotency-Key. */
 function created(gift: { code: string }): Answer {

@@ -1,25 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { CreatedApiKey } from './keys.schema.ts';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { EmptyObject, IsoDate, NullableIsoDate, Paged, StringEnum, withProblems, IdParams } from '../../http/schemas.ts';
+import { EmptyObject, Paged, StringEnum, withProblems, IdParams } from '../../http/schemas.ts';
 import { toPage } from '../../shared/page.ts';
 import { AppError } from '../../shared/errors.ts';
 import { createKeyForOwner } from '../users/index.ts';
 import { listKeys, revokeKey } from './keys.service.ts';
-
-export const ApiKey = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Type.String(),
-    last4: Type.String(),
-    mode: StringEnum(['live', 'test'] as const),
-    created_at: IsoDate,
-    last_used_at: NullableIsoDate,
-  },
-  { $id: 'ApiKey' },
-);
-
-const CreatedApiKey = Type.Composite([ApiKey, Type.Object({ key: Type.String({ description: 'The full key: shown this once only' }) })]);
 
 export function keyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {

@@ -1,26 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Schedule } from './scheduled.schema.ts';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
-import { Amount, checkedCents, EmptyObject, IsoDate, Nullable, PageQuery, Paged, StringEnum, withProblems, Ein, IdParams } from '../../http/schemas.ts';
+import { Amount, checkedCents, EmptyObject, PageQuery, Paged, StringEnum, withProblems, Ein, IdParams } from '../../http/schemas.ts';
 import { SCHEDULE_FREQUENCIES } from './scheduled.ts';
 import * as service from './scheduled.service.ts';
-
-const Schedule = Type.Object({
-  id: Type.Integer(),
-  ein: Type.String(),
-  non_profit_name: Type.String(),
-  amount: Type.Number(),
-  frequency: StringEnum(SCHEDULE_FREQUENCIES),
-  next_date: Nullable(Type.String({ format: 'date' })),
-  status: StringEnum(['active', 'cancelled', 'completed'] as const),
-  note: Nullable(Type.String()),
-  visibility: StringEnum(['public', 'private'] as const),
-  created_at: IsoDate,
-});
-
-const Params = IdParams;
 
 /** A new recurring donation's answer: its POST's, and a replay's of the same Idempotency-Key. */
 function made(schedule: { id: number }): Answer {
@@ -71,7 +57,7 @@ export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/scheduled_donations/:id',
       {
-        schema: { tags, summary: 'One recurring donation', params: Params, response: withProblems({ 200: Schedule }) },
+        schema: { tags, summary: 'One recurring donation', params: IdParams, response: withProblems({ 200: Schedule }) },
       },
       async (request) => service.getSchedule(deps, request.caller, request.params.id),
     );
@@ -79,7 +65,7 @@ export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.delete(
       '/scheduled_donations/:id',
       {
-        schema: { tags, summary: 'Stop a recurring donation (donations already made stay)', params: Params, response: withProblems({ 200: EmptyObject }) },
+        schema: { tags, summary: 'Stop a recurring donation (donations already made stay)', params: IdParams, response: withProblems({ 200: EmptyObject }) },
       },
       async (request) => {
         await service.cancelSchedule(deps, request.caller, request.params.id);

@@ -2,44 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
-import { StringEnum, withProblems } from '../../http/schemas.ts';
+import { withProblems } from '../../http/schemas.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import * as service from './users.service.ts';
-
-const UserRef = Type.Object({ id: Type.Integer(), name: Type.String(), avatar: Type.String(), slug: Type.String() });
-
-export const Profile = Type.Object(
-  {
-    id: Type.Integer(),
-    name: Type.String(),
-    avatar: Type.String(),
-    cover_image: Type.String(),
-    slug: Type.String(),
-    fund_name: Type.String(),
-    visible: Type.Optional(Type.Boolean({ description: 'Own profile only' })),
-    current_fund: Type.Object({
-      id: Type.Integer(),
-      name: Type.String(),
-      summary: Type.String(),
-      causes: Type.Array(Type.Ref('Cause')),
-      users: Type.Array(UserRef),
-    }),
-    follows_user: Type.Boolean({ description: 'The viewer follows this user' }),
-    follows_viewer: Type.Boolean({ description: 'This user follows the viewer' }),
-    onboarding_status: StringEnum(['none', 'complete'] as const),
-  },
-  { $id: 'Profile' },
-);
-
-export const Balance = Type.Object(
-  {
-    amount: Type.Number({ description: 'available + reserved + portfolio' }),
-    pending_deposit_balance: Type.Number(),
-    portfolio_balance: Type.Number(),
-    available_balance: Type.Number(),
-  },
-  { $id: 'Balance' },
-);
 
 export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {

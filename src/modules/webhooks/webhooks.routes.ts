@@ -1,42 +1,13 @@
 // /v1/webhook_endpoints (rules §12): a user's endpoints in the caller's book.
+import { Endpoint, WithSecret, EndpointFields, Attempt } from './webhooks.schema.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
-import { EmptyObject, IsoDate, Nullable, NullableIsoDate, PageQuery, Paged, withProblems, IdParams } from '../../http/schemas.ts';
+import { EmptyObject, IsoDate, PageQuery, Paged, withProblems, IdParams } from '../../http/schemas.ts';
 import * as service from './webhooks.service.ts';
-import { WEBHOOK_EVENT_TYPES } from './webhooks.ts';
 
 const tags = ['Webhooks'];
-const Endpoint = Type.Object({
-  id: Type.Integer(),
-  url: Type.String(),
-  description: Type.String(),
-  event_types: Type.Array(Type.String(), { description: `Which events to send (empty: every type): ${WEBHOOK_EVENT_TYPES.join(', ')}` }),
-  disabled: Type.Boolean(),
-  disabled_reason: Nullable(Type.String()),
-  failing_since: NullableIsoDate,
-  created_at: IsoDate,
-  updated_at: IsoDate,
-});
-const WithSecret = Type.Composite([Endpoint, Type.Object({ secret: Type.String({ description: 'whsec_...: shown this once; verify deliveries with it' }) })]);
-const Body = {
-  url: Type.Unknown({ description: 'https URL to deliver to (public addresses only)' }),
-  description: Type.Optional(Type.Unknown({ description: 'At most 500 characters' })),
-  event_types: Type.Optional(Type.Unknown({ description: 'A list of event types; empty or absent: every type' })),
-  disabled: Type.Optional(Type.Unknown({ description: 'true stops deliveries' })),
-};
-const Attempt = Type.Object({
-  id: Type.Integer(),
-  at: IsoDate,
-  message_id: Type.String(),
-  event_type: Type.String(),
-  status_code: Nullable(Type.Integer()),
-  duration_ms: Type.Integer(),
-  succeeded: Type.Boolean(),
-  error: Nullable(Type.String()),
-  delivery: Type.Object({ attempts: Type.Integer(), status: Type.String() }),
-});
 
 export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -46,7 +17,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           summary: 'Add an endpoint; the answer holds its signing secret, shown this once',
-          body: Type.Object(Body, { additionalProperties: false }),
+          body: Type.Object(EndpointFields, { additionalProperties: false }),
           response: withProblems({ 201: WithSecret }),
         },
       },
@@ -72,7 +43,7 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           summary: 'Change url, description, event_types or disabled (false enables it again)',
           params: IdParams,
-          body: Type.Object({ ...Body, url: Type.Optional(Body.url) }, { additionalProperties: false }),
+          body: Type.Object({ ...EndpointFields, url: Type.Optional(EndpointFields.url) }, { additionalProperties: false }),
           response: withProblems({ 200: Endpoint }),
         },
       },

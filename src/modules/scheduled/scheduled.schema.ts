@@ -1,0 +1,17 @@
+// The HTTP contract's shapes of scheduled: what its routes take and answer (and the OpenAPI document shows).
+import { Type } from '@sinclair/typebox';
+import { IsoDate, Nullable, StringEnum } from '../../http/schemas.ts';
+import { SCHEDULE_FREQUENCIES } from './scheduled.ts';
+
+export const Schedule = Type.Object({
+  id: Type.Integer(),
+  ein: Type.String(),
+  non_profit_name: Type.String(),
+  amount: Type.Number(),
+  frequency: StringEnum(SCHEDULE_FREQUENCIES),
+  next_date: Nullable(Type.String({ format: 'date' })),
+  status: StringEnum(['active', 'cancelled', 'completed'] as const),
+  note: Nullable(Type.String()),
+  visibility: StringEnum(['public', 'private'] as const),
+  created_at: IsoDate,
+});
