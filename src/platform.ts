@@ -5,7 +5,7 @@ import { makeLogger } from './log.ts';
 import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
 import { existsSync } from 'node:fs';
-import { openDatabase, redactUrl, type DatabaseHandle } from './db/database.ts';
+import { openDatabase, redactUrl, sqlitePathOf, type DatabaseHandle } from './db/database.ts';
 import { holdsPlatform, migrate } from './db/migrate.ts';
 import { cryptoIds, systemClock, type Clock, type Ids } from './shared/clock.ts';
 import { openBooks } from './modules/ledger/index.ts';
@@ -26,7 +26,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
       `JOIN_PLATFORM is true but ${redactUrl(config.databaseUrl)} holds no platform (no users): check DATABASE_URL (or DATABASE_URL_FILE); a node joining a platform never starts an empty one`,
     );
   // A SQLite file that is not there would be created empty by opening it: refuse before that.
-  const sqlitePath = /^sqlite:(?:\/\/)?(.+)$/.exec(config.databaseUrl)?.[1];
+  const sqlitePath = sqlitePathOf(config.databaseUrl);
   if (config.joinPlatform && sqlitePath !== undefined && sqlitePath !== ':memory:' && !existsSync(sqlitePath)) throw notJoining();
   const handle = openDatabase({
     url: config.databaseUrl,

@@ -1,4 +1,5 @@
 // `almoner <command>`: thin adapters over the service functions; no SQL here.
+import { sqlitePathOf } from '../db/database.ts';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { openPlatform } from '../platform.ts';
@@ -202,7 +203,7 @@ async function dbCopy(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, strict: true, options: { from: { type: 'string' }, to: { type: 'string' } } });
   if (values.from === undefined || !values.from.startsWith('sqlite:')) throw new UsageError('--from must be sqlite:PATH');
   if (values.to === undefined || !/^postgres(ql)?:\/\//.test(values.to)) throw new UsageError('--to must be a postgres:// URL');
-  if (!existsSync(values.from.replace(/^sqlite:(\/\/)?/, ''))) throw new UsageError(`no SQLite file at ${values.from}`);
+  if (!existsSync(sqlitePathOf(values.from) ?? '')) throw new UsageError(`no SQLite file at ${values.from}`);
   const log = makeLogger({ level: 'warn' });
   const source = await openPlatform(loadConfig({}, { ...WHOLE_DATABASE, databaseUrl: values.from }), { log });
   try {

@@ -172,6 +172,12 @@ export function redactUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, '$1***@');
 }
 
+/** The file a `sqlite:` URL names (`:memory:` for none); undefined for any other URL. */
+export function sqlitePathOf(url: string): string | undefined {
+  if (!url.startsWith('sqlite:')) return undefined;
+  return url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
+}
+
 export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   const engine = engineOf(options.url);
   const times = statementTimes();
@@ -226,7 +232,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       },
     };
   }
-  const path = options.url.replace(/^sqlite:(\/\/)?/, '') || ':memory:';
+  const path = sqlitePathOf(options.url) ?? ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new NodeSqliteDatabase(path, options.sqliteCacheMb === undefined ? {} : { cacheMb: options.sqliteCacheMb });
   const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(sqlite), log: times.log('pool') });
