@@ -93,13 +93,15 @@ export async function migrate(
   const applied: string[] = [];
   const last = options.until === undefined ? MIGRATIONS.length : MIGRATIONS.findIndex((m) => m.name === options.until) + 1;
   if (last === 0) throw new Error(`no migration ${options.until}`);
+  // Read once: the server's deadlock_timeout does not change between this start's migrations.
+  const lockTimeoutMs = engine === 'postgres' ? await migrationLockTimeoutMs(db, options.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS) : 0;
   for (const migration of MIGRATIONS.slice(0, last)) {
     // SQLite's way to rebuild a table another references: foreign keys off
     // around the transaction (a pragma that is a no-op inside one).
     const keysOff = engine === 'sqlite' && migration.rebuildsTables === true;
     if (keysOff) await sql`pragma foreign_keys = off`.execute(db);
     try {
-      await withLockRetries(migration.name, options, () => runOne(handle, migration, applied, options.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS));
+      await withLockRetries(migration.name, options, () => runOne(handle, migration, applied, lockTimeoutMs));
     } finally {
       if (keysOff) await sql`pragma foreign_keys = on`.execute(db);
     }
@@ -205,7 +207,7 @@ async function runOne({ db, engine }: DatabaseHandle, migration: (typeof MIGRATI
     // the second wait and then see the migration as done.
     if (engine === 'postgres') await sql`select pg_advisory_xact_lock(7243001)`.execute(trx);
     // Each of its statements waits at most this long for a table's lock (the advisory one above waits as long as it must).
-    if (engine === 'postgres') await sql.raw(`set local lock_timeout = ${await migrationLockTimeoutMs(trx, lockTimeoutMs)}`).execute(trx);
+    if (engine === 'postgres') await sql.raw(`set local lock_timeout = ${lockTimeoutMs}`).execute(trx);
     const done = await sql<{ name: string }>`select name from schema_migrations where name = ${migration.name}`.execute(trx);
     if (done.rows.length > 0) return;
     await migration.up(trx, engine);
