@@ -74,12 +74,22 @@ export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck): Me
     registers: [registry],
   });
   if (lastCheck !== undefined) {
+    // Both gauges are collected at once on a scrape: they share one read of the latest run.
+    let reading: ReturnType<LastCheck> | undefined;
+    const latest = () => {
+      reading ??= lastCheck()
+        .catch(() => undefined)
+        .finally(() => {
+          reading = undefined;
+        });
+      return reading;
+    };
     new Gauge({
       name: 'almoner_check_last_run_timestamp_seconds',
       help: 'When the latest `almoner check` ended (on any machine); 0 if none ran.',
       registers: [registry],
       async collect() {
-        const run = await lastCheck().catch(() => undefined);
+        const run = await latest();
         if (run !== undefined) this.set(Date.parse(run.finished_at) / 1000);
       },
     });
@@ -88,7 +98,7 @@ export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck): Me
       help: 'Invariants that did not hold in the latest `almoner check` (0: the books are sound).',
       registers: [registry],
       async collect() {
-        const run = await lastCheck().catch(() => undefined);
+        const run = await latest();
         if (run !== undefined) this.set(run.failed);
       },
     });
