@@ -9,6 +9,9 @@
 //   4. No file in src/ is longer than 400 lines.
 //   5. Only src/db/ and platform.ts name the `Engine` type: elsewhere what differs between the
 //      engines is asked of the connection (`dialectOf(db)`, src/db/dialect.ts), never passed down.
+//   6. Only platform.ts builds what a node keeps in memory (Deps' `runtime`, src/deps.ts): no other
+//      file sets or makes a `runtime`, and none keeps state per Deps or per database in a
+//      module-level WeakMap.
 // Exit status 1 and one line per violation when any rule is broken.
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
@@ -24,6 +27,12 @@ const isStore = (file: string) => file.endsWith('.store.ts');
 const isDb = (file: string) => file.startsWith('src/db/');
 const isTest = (file: string) => file.endsWith('.test.ts');
 const callsServices = (file: string) => !file.startsWith('src/modules/') && !isDb(file) && !file.startsWith('src/shared/');
+
+/** True for an expression outside any function: state of the module, made once at import. */
+function isModuleLevel(node: ts.Node): boolean {
+  for (let n = node.parent; n !== undefined; n = n.parent) if (ts.isFunctionLike(n) || ts.isClassLike(n)) return false;
+  return true;
+}
 
 export function checkLayout(root: string = ROOT): string[] {
   const config = ts.getParsedCommandLineOfConfigFile(resolve(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
@@ -62,6 +71,18 @@ export function checkLayout(root: string = ROOT): string[] {
         const bindings = node.importClause.namedBindings;
         for (const spec of ts.isNamedImports(bindings) ? bindings.elements : []) {
           if ((spec.propertyName ?? spec.name).text === 'Engine') problems.push(`${at(sf, spec)}: Engine outside src/db/: ask the connection (dialectOf(db)) instead`);
+        }
+      }
+      if (file !== 'src/platform.ts') {
+        const setsRuntime =
+          (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && node.name.text === 'runtime') ||
+          (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(node.left) && node.left.name.text === 'runtime');
+        if (setsRuntime) problems.push(`${at(sf, node)}: a runtime made outside platform.ts: add its part to buildRuntime there`);
+      }
+      if (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'WeakMap' && node.parent !== undefined && isModuleLevel(node)) {
+        const key = node.typeArguments?.[0]?.getText(sf);
+        if (key === undefined || ['Deps', 'Db', 'object'].includes(key)) {
+          problems.push(`${at(sf, node)}: state kept per Deps or database in a module-level WeakMap: make it a part of the runtime (src/deps.ts, built in platform.ts)`);
         }
       }
       if (callsServices(file) && ts.isImportDeclaration(node) && node.importClause !== undefined && !node.importClause.isTypeOnly) {
@@ -108,6 +129,6 @@ if (import.meta.main) {
     process.exit(1);
   }
   process.stdout.write(
-    'layout: SQL only in stores, no store called from outside the modules, every store function tested beside it, no file over 400 lines, no engine outside src/db/\n',
+    'layout: SQL only in stores, no store called from outside the modules, every store function tested beside it, no file over 400 lines, no engine outside src/db/, runtime state built only in platform.ts\n',
   );
 }

@@ -10,7 +10,7 @@ import { AppError } from './shared/errors.ts';
 import { ulid } from './shared/ulid.ts';
 import { authenticate } from './http/auth.ts';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.ts';
-import { claimIdempotencyKey, settleIdempotencyKey, withClaim, type Replayers } from './http/idempotency.ts';
+import { claimIdempotencyKey, settleIdempotencyKey, type Replayers } from './http/idempotency.ts';
 import { parseStrictJson } from './http/json.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { InProcessCounter, RateLimiter, RedisCounter } from './http/rate-limit.ts';
@@ -29,7 +29,6 @@ import { contributionReplayers, contributionRoutes } from './modules/contributio
 import { Contribution } from './modules/contributions/contributions.schema.ts';
 import { keyRoutes } from './modules/keys/keys.routes.ts';
 import { ApiKey } from './modules/keys/keys.schema.ts';
-import { CallerCache } from './modules/keys/index.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
 import { requireOperator } from './modules/admin/index.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
@@ -219,14 +218,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     deps.metrics.rateLimitShared(deps.config.redisUrl !== undefined);
     const limiter = new RateLimiter(counter, () => deps.clock.now().getTime());
     app.addHook('onClose', async () => limiter.close());
-    const callers = new CallerCache();
     const oidc = await loginWithAlmoner(app, deps);
     const directory = new DirectorySearch(deps);
     const v1 = async (api: FastifyInstance) => {
       api.addHook('onSend', apiHeaders);
       api.addHook('onRequest', async (request, reply) => {
         try {
-          request.caller = await authenticate(deps, callers, request, oidc);
+          request.caller = await authenticate(deps, request, oidc);
         } catch (error) {
           // Requests without a valid key are limited per address, so guessing keys is slow.
           // (A key that could not be checked, the database being unreachable, is no guess.)
@@ -252,10 +250,6 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         if (route.method !== 'POST') return;
         route.preHandler = [claim];
         route.onSend = [settle];
-        const handler = route.handler;
-        route.handler = function (this: FastifyInstance, request, reply) {
-          return withClaim(request, () => handler.call(this, request, reply));
-        };
       });
       await api.register(nonProfitRoutes(deps, directory));
       const sandbox = deps.config.sandbox ? [sandboxRoutes] : [];

@@ -31,6 +31,11 @@ export interface Config {
   dbConnectionLifetimeS: number;
   /** SQLite's page cache in MiB: faster reads, and resident memory that grows with the database up to this. */
   sqliteCacheMb: number;
+  /**
+   * DONATION_WRITER: `batched` (the default: requests that arrive together share a round, ADR 9)
+   * or `simple` (one locked transaction per request: the reference the batched one is tested against).
+   */
+  donationWriter: 'batched' | 'simple';
   requestTimeoutMs: number;
   /** How often the server runs the scheduler of recurring donations; 0 turns it off. */
   schedulerIntervalMs: number;
@@ -277,6 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
     dbConnectionLifetimeS: integer(env, 'DB_CONNECTION_LIFETIME_S', 600, 0, 86_400),
     sqliteCacheMb: integer(env, 'SQLITE_CACHE_MB', 64, 1, 65_536),
+    donationWriter: oneOf(env, 'DONATION_WRITER', 'batched', ['batched', 'simple']) as Config['donationWriter'],
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     schedulerIntervalMs: integer(env, 'SCHEDULER_INTERVAL_MS', 60_000, 0, 86_400_000),
     sandboxTickMs: integer(env, 'SANDBOX_TICK_MS', 1_000, 0, 3_600_000),

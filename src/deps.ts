@@ -5,6 +5,16 @@ import type { Db } from './db/database.ts';
 import type { Clock, Ids } from './shared/clock.ts';
 import type { Metrics } from './metrics.ts';
 
+/**
+ * What a node keeps in memory between requests: writers that batch, caches and the reads that
+ * keep them true, the mail transport. Built once, in platform.ts, and carried by Deps (never
+ * module-level state, so two platforms in one process never share it). Each module declares its
+ * part beside its code, `declare module '../../deps.ts' { interface Runtime { ... } }`, as
+ * Fastify's decorators do; platform.ts names every part, and the compiler checks none is missing.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the modules' declarations
+export interface Runtime {}
+
 export interface Deps {
   db: Db;
   /** Reads that need no transaction and may be a commit behind: directory search (DatabaseHandle.reads). */
@@ -20,4 +30,5 @@ export interface Deps {
   log: Logger;
   /** The platform's metrics; services report money counts to `metrics.counters`. */
   metrics: Metrics;
+  runtime: Runtime;
 }

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import { makeLogger } from './log.ts';
 import type { Config } from './config.ts';
-import type { Deps } from './deps.ts';
+import type { Deps, Runtime } from './deps.ts';
 import { existsSync } from 'node:fs';
 import { openDatabase, redactUrl, sqlitePathOf, type DatabaseHandle } from './db/database.ts';
 import { holdsPlatform, migrate } from './db/migrate.ts';
@@ -12,6 +12,12 @@ import { openBooks } from './modules/ledger/index.ts';
 import { createMetrics } from './metrics.ts';
 import { prepareDirectory } from './modules/nonprofits/index.ts';
 import { lastCheckRun } from './modules/check/index.ts';
+import { createDonationWriter } from './modules/donations/index.ts';
+import { createKeyWrites } from './modules/idempotency/index.ts';
+import { createCardCache } from './modules/nonprofits/index.ts';
+import { createKeyCache } from './modules/keys/index.ts';
+import { createMailTransport } from './modules/mail/index.ts';
+import { Sending } from './modules/webhooks/index.ts';
 
 export interface Platform {
   deps: Deps;
@@ -53,7 +59,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     await handle.close();
     throw error;
   }
-  const deps: Deps = {
+  const deps = {
     db: handle.db,
     reads: handle.reads,
     lookups: handle.lookups,
@@ -62,6 +68,32 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     ids: options.ids ?? cryptoIds,
     log,
     metrics: createMetrics(handle, () => lastCheckRun(deps)),
+  } as Deps;
+  // Its parts hold `deps` (to reach the database and the clock when they run), so it is built just after.
+  deps.runtime = buildRuntime(deps);
+  return {
+    deps,
+    handle,
+    close: async () => {
+      deps.runtime.mail.close();
+      await handle.close();
+    },
   };
-  return { deps, handle, close: () => handle.close() };
+}
+
+/**
+ * What a node keeps in memory between requests (deps.ts, Runtime), the one place it is built: the
+ * donation writer DONATION_WRITER names, the gathered Idempotency-Key writes, the cards of
+ * organisations and the keys' callers with the epoch reads that keep them true, the mail
+ * transport, the webhook slots in use.
+ */
+export function buildRuntime(deps: Deps): Runtime {
+  return {
+    donations: createDonationWriter(deps),
+    idempotency: createKeyWrites(deps),
+    cards: createCardCache(deps),
+    keys: createKeyCache(deps),
+    mail: createMailTransport(deps.config),
+    webhooks: new Sending(),
+  };
 }

@@ -8,8 +8,8 @@ import pino from 'pino';
 import { engines, openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, type TestEnv } from './harness.ts';
 import { openPlatform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
-import { createDonation, donationBatchStats } from '../src/modules/donations/index.ts';
-import { idempotencyClaims, keyWriteStats } from '../src/modules/idempotency/index.ts';
+import { createDonation, donationWriterStats } from '../src/modules/donations/index.ts';
+import { keyWriteStats } from '../src/modules/idempotency/index.ts';
 import { lockFundAccounts } from '../src/modules/ledger/index.ts';
 import type { AppError } from '../src/shared/errors.ts';
 import { bumpRecordsEpoch } from '../src/modules/nonprofits/nonprofits.store.ts';
@@ -79,11 +79,11 @@ for (const { name: engine } of engines()) {
     test('200 parallel donations of different amounts share transactions; none waits that the fund could hold', async () => {
       const user = await makeUser(env.deps);
       await fund(env.deps, user, 2_000 * 100);
-      const before = donationBatchStats(env.deps);
+      const before = donationWriterStats(env.deps);
       const amounts = Array.from({ length: 200 }, (_, i) => 10 + ((i * 37) % 41)); // $10 to $50
       const results = await Promise.all(amounts.map((amount) => post(user.key, '/v1/donations', { amount, ein: '261544963' })));
       assert.deepEqual([...new Set(results.map((r) => r.status))], [201]);
-      const after = donationBatchStats(env.deps);
+      const after = donationWriterStats(env.deps);
       assert.equal(after.requests - before.requests, 200);
       assert.ok(after.transactions - before.transactions < 200, `200 requests in ${after.transactions - before.transactions} transactions`);
       const rows = await env.deps.db.selectFrom('donations').select(['status', 'amount_cents']).where('user_id', '=', user.user_id).execute();
@@ -127,16 +127,16 @@ for (const { name: engine } of engines()) {
       await holdKeys([{ user_id: user.user_id, key: 'taken-over', token: 'the-newer-attempt' }]);
       const caller = user.caller;
       const donate = () => createDonation(env.deps, caller, { amount_cents: 1000, ein: '261544963' });
-      const stale = () => idempotencyClaims.run({ user_id: user.user_id, key: 'taken-over', token: 'the-older-attempt' }, donate);
-      const before = donationBatchStats(env.deps);
+      const stale = () => createDonation(env.deps, caller, { amount_cents: 1000, ein: '261544963' }, { user_id: user.user_id, key: 'taken-over', token: 'the-older-attempt' });
+      const before = donationWriterStats(env.deps);
       let results: Array<PromiseSettledResult<unknown>>;
       if (engine === 'sqlite') {
         // The five reach the fund's queue in the same turn: one transaction.
         results = await Promise.allSettled([donate(), donate(), donate(), donate(), stale()]);
-        assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 1, 'all five in one transaction');
+        assert.equal(donationWriterStats(env.deps).transactions - before.transactions, 1, 'all five in one transaction');
       } else {
         results = await behindAnotherNode(user.fund_id, donate, () => [donate(), donate(), donate(), stale()]);
-        assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 2, 'the last four in one transaction');
+        assert.equal(donationWriterStats(env.deps).transactions - before.transactions, 2, 'the last four in one transaction');
       }
       assert.deepEqual(
         results.map((r) => r.status),
@@ -162,14 +162,13 @@ for (const { name: engine } of engines()) {
       // Four attempts hold their keys; a fifth key was taken over by a newer attempt.
       const held = ['k1', 'k2', 'k3', 'k4'].map((key) => ({ user_id: user.user_id, key, token: `token-${key}` }));
       await holdKeys([...held, { user_id: user.user_id, key: 'k5', token: 'the-newer-attempt' }]);
-      const donate = (claim: { user_id: number; key: string; token: string }) =>
-        idempotencyClaims.run(claim, () => createDonation(env.deps, user.caller, { amount_cents: 1000, ein: '261544963' }));
+      const donate = (claim: { user_id: number; key: string; token: string }) => createDonation(env.deps, user.caller, { amount_cents: 1000, ein: '261544963' }, claim);
       const stale = () => donate({ user_id: user.user_id, key: 'k5', token: 'the-older-attempt' });
-      const before = donationBatchStats(env.deps);
+      const before = donationWriterStats(env.deps);
       let results: Array<PromiseSettledResult<unknown>>;
       if (engine === 'sqlite') {
         results = await Promise.allSettled([...held.map(donate), stale()]);
-        assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 1, 'all five in one transaction');
+        assert.equal(donationWriterStats(env.deps).transactions - before.transactions, 1, 'all five in one transaction');
       } else {
         const [first, ...rest] = held;
         results = await behindAnotherNode(
@@ -177,7 +176,7 @@ for (const { name: engine } of engines()) {
           () => donate(first!),
           () => [...rest.map(donate), stale()],
         );
-        assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 2, 'the last four in one transaction');
+        assert.equal(donationWriterStats(env.deps).transactions - before.transactions, 2, 'the last four in one transaction');
       }
       assert.deepEqual(
         results.map((r) => r.status),
@@ -203,7 +202,7 @@ for (const { name: engine } of engines()) {
         await fund(env.deps, user, 1_000 * 100);
         const caller = user.caller;
         const donate = (note: string) => createDonation(env.deps, caller, { amount_cents: 1000, ein: '261544963', note });
-        const before = donationBatchStats(env.deps);
+        const before = donationWriterStats(env.deps);
         const results = await behindAnotherNode(
           user.fund_id,
           () => donate('first'),
@@ -214,7 +213,7 @@ for (const { name: engine } of engines()) {
           ['fulfilled', 'fulfilled', 'rejected', 'fulfilled'],
         );
         // The first alone, then the three together (failed), then each of the three alone.
-        assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 5);
+        assert.equal(donationWriterStats(env.deps).transactions - before.transactions, 5);
         const notes = await env.deps.db.selectFrom('donations').select('note').where('user_id', '=', user.user_id).orderBy('id').execute();
         assert.deepEqual(
           notes.map((n) => n.note),
@@ -230,14 +229,14 @@ for (const { name: engine } of engines()) {
         await fund(env.deps, user, i % 2 === 0 ? 100 * 100 : 15 * 100); // even: $100; odd: $15
         users.push(user);
       }
-      const before = donationBatchStats(env.deps);
+      const before = donationWriterStats(env.deps);
       const asked = users.flatMap((user, i) => [
         { user, ein: '261544963', cents: 1_000 },
         { user, ein: i === 3 ? '999999999' : '261544963', cents: 1_000 },
         { user, ein: '261544963', cents: 1_000 },
       ]);
       const results = await Promise.allSettled(asked.map((a) => createDonation(env.deps, a.user.caller, { amount_cents: a.cents, ein: a.ein })));
-      const after = donationBatchStats(env.deps);
+      const after = donationWriterStats(env.deps);
       assert.deepEqual([after.transactions - before.transactions, after.funds - before.funds, after.requests - before.requests], [1, 10, 30], 'one round for the ten funds');
       const outcome = (r: PromiseSettledResult<{ status: string }>) => (r.status === 'fulfilled' ? r.value.status : (r.reason as AppError).code);
       users.forEach((_, i) => {
@@ -305,9 +304,9 @@ for (const { name: engine } of engines()) {
       await fund(env.deps, user, 1_000 * 100);
       const caller = user.caller;
       const donate = (ein: string) => createDonation(env.deps, caller, { amount_cents: 1000, ein });
-      const before = donationBatchStats(env.deps);
+      const before = donationWriterStats(env.deps);
       const results = await Promise.allSettled([donate('261544963'), donate('999999999'), donate('261544963'), donate('010000001'), donate('261544963')]);
-      assert.equal(donationBatchStats(env.deps).transactions - before.transactions, 1, 'all five in one transaction');
+      assert.equal(donationWriterStats(env.deps).transactions - before.transactions, 1, 'all five in one transaction');
       assert.deepEqual(
         results.map((r) => (r.status === 'fulfilled' ? r.value.status : (r.reason as AppError).code)),
         ['scheduled', 'non_profit_not_found', 'scheduled', 'non_profit_ineligible', 'scheduled'],
@@ -330,9 +329,9 @@ for (const { name: engine } of engines()) {
         await fund(env.deps, user, 1_000 * 100);
         const donate = () => createDonation(env.deps, user.caller, { amount_cents: 1000, ein: '010000002' });
         assert.equal((await donate()).status, 'scheduled');
-        const remembered = donationBatchStats(env.deps).remembered;
+        const remembered = donationWriterStats(env.deps).remembered;
         assert.equal((await donate()).status, 'scheduled');
-        assert.equal(donationBatchStats(env.deps).remembered, remembered + 1, 'the second round used the recipient it remembered');
+        assert.equal(donationWriterStats(env.deps).remembered, remembered + 1, 'the second round used the recipient it remembered');
         // The importer's removal, as markUnlisted makes it: the row and the records epoch in one transaction.
         await env.deps.db.transaction().execute(async (trx) => {
           await trx.updateTable('non_profits').set({ removed_at: '2026-02-01T00:00:00Z' }).where('ein', '=', '010000002').execute();
@@ -340,9 +339,9 @@ for (const { name: engine } of engines()) {
         });
         const count = async () => (await env.deps.db.selectFrom('donations').select('id').where('user_id', '=', user.user_id).execute()).length;
         const before = await count();
-        const locked = donationBatchStats(env.deps).locked;
+        const locked = donationWriterStats(env.deps).locked;
         await assert.rejects(donate(), (e: AppError) => e.code === 'non_profit_ineligible');
-        assert.equal(donationBatchStats(env.deps).locked, locked + 1, 'the guarded write found the directory moved; the locked round read it again');
+        assert.equal(donationWriterStats(env.deps).locked, locked + 1, 'the guarded write found the directory moved; the locked round read it again');
         assert.equal(await count(), before, 'no donation written');
         await assertLedgerBalanced(env.deps);
       });
@@ -399,7 +398,7 @@ for (const { name: engine } of engines()) {
             const donate = (deps: typeof env.deps, d: number) => createDonation(deps, caller, { amount_cents: d * 100, ein: '261544963' }).then((made) => made.status);
             return { user, donate };
           };
-          const stats = () => donationBatchStats(env.deps);
+          const stats = () => donationWriterStats(env.deps);
           const before = stats();
 
           // The memory says there is enough; there is not.

@@ -8,6 +8,8 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { CuttableProxy, engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, scrapeMetrics, TestClock, type TestEnv, type TestUser } from './harness.ts';
 import { buildApp } from '../src/app.ts';
+import { buildRuntime } from '../src/platform.ts';
+import type { Deps } from '../src/deps.ts';
 import { applyDonationEvent } from '../src/modules/donations/index.ts';
 import { AppError } from '../src/shared/errors.ts';
 import { problemOf } from '../src/http/errors.ts';
@@ -260,7 +262,10 @@ for (const { name: engine } of engines()) {
       const pool = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 500 });
       pool.on('error', () => {});
       const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-      const app = await buildApp({ ...env.deps, db, log: pino({ level: 'silent' }) });
+      // A node of its own over a database it cannot reach: its own memory, nothing cached from the working one.
+      const unreachable = { ...env.deps, db, reads: db, lookups: db, log: pino({ level: 'silent' }) } as Deps;
+      unreachable.runtime = buildRuntime(unreachable);
+      const app = await buildApp(unreachable);
       try {
         const res = await call(app, 'GET', '/v1/users/me', { key: user.key });
         assertProblem(res, 503, 'unavailable');

@@ -5,7 +5,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, assertLedgerBalanced, TestClock, type TestEnv, type TestUser } from './harness.ts';
-import { claimKey, idempotencyClaims, settleKey } from '../src/modules/idempotency/index.ts';
+import { claimKey, settleKey } from '../src/modules/idempotency/index.ts';
 import { createDonation } from '../src/modules/donations/index.ts';
 import { AppError } from '../src/shared/errors.ts';
 
@@ -188,11 +188,11 @@ for (const { name: engine } of engines()) {
         .execute();
       const before = await fingerprint(env.deps);
       await assert.rejects(
-        idempotencyClaims.run({ user_id: giver.user_id, key, token: 'the-older-attempt' }, () => createDonation(env.deps, giver.caller, { ein: EIN, amount_cents: 1400 })),
+        createDonation(env.deps, giver.caller, { ein: EIN, amount_cents: 1400 }, { user_id: giver.user_id, key, token: 'the-older-attempt' }),
         (error: unknown) => error instanceof AppError && error.code === 'idempotency_key_in_use',
       );
       assert.deepEqual(await fingerprint(env.deps), before, 'no donation, no posting, no event');
-      await idempotencyClaims.run({ user_id: giver.user_id, key, token: 'the-newer-attempt' }, () => createDonation(env.deps, giver.caller, { ein: EIN, amount_cents: 1400 }));
+      await createDonation(env.deps, giver.caller, { ein: EIN, amount_cents: 1400 }, { user_id: giver.user_id, key, token: 'the-newer-attempt' });
       assert.equal((await row(giver, key)).state, 'committed');
     });
   });

@@ -8,7 +8,6 @@
 // turn share it; with one under way (it may have begun before the ask), the
 // next begins when it ends. Every answer is as fresh as a read of its own
 // would be; N concurrent requests cost at most two reads instead of N.
-import { onePer } from '../shared/one-per.ts';
 
 export class FreshReads<T> {
   readonly #read: () => Promise<T>;
@@ -35,9 +34,4 @@ export class FreshReads<T> {
     this.#current = read;
     return read;
   }
-}
-
-/** One FreshReads per database handle and read (tests open several databases in one process). */
-export function freshReadsOf<D extends object, T>(cache: WeakMap<D, FreshReads<T>>, db: D, read: (db: D) => Promise<T>): FreshReads<T> {
-  return onePer(cache, db, () => new FreshReads(() => read(db)));
 }

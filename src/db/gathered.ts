@@ -6,7 +6,6 @@
 // (the group commit that donations.batches.ts runs for rounds of donations).
 // A batch the database refuses is written again one item at a time, so one
 // item cannot fail the others.
-import { onePer } from '../shared/one-per.ts';
 
 interface Pending<I, O> {
   item: I;
@@ -68,9 +67,4 @@ export class Gathered<I, O> {
     }
     batch.forEach((p, i) => p.resolve(outs[i] as O));
   }
-}
-
-/** One Gathered per owner (a Deps: tests open several databases in one process). */
-export function gatheredOf<K extends object, I, O>(cache: WeakMap<K, Gathered<I, O>>, owner: K, write: (items: readonly I[]) => Promise<O[]>): Gathered<I, O> {
-  return onePer(cache, owner, () => new Gathered(write));
 }

@@ -6,7 +6,7 @@ import { bearerToken } from '../shared/bearer.ts';
 import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { AppError } from '../shared/errors.ts';
-import { callerOfKey, noteKeyUse, type CallerCache } from '../modules/keys/index.ts';
+import { callerOfKey, noteKeyUse } from '../modules/keys/index.ts';
 import { looksLikeKey } from '../modules/keys/index.ts';
 import { callerOfAccessToken, callerOfIdToken, looksLikeClientId, noteConnectionUse, type OidcProvider } from '../modules/apps/index.ts';
 import type { Caller } from '../shared/caller.ts';
@@ -51,13 +51,13 @@ async function appCaller(deps: Deps, oidc: OidcProvider, token: NonNullable<Retu
 }
 
 /** Returns the caller, or throws 401 unauthenticated / invalid_api_key / invalid_token. */
-export async function authenticate(deps: Deps, cache: CallerCache, request: FastifyRequest, oidc?: OidcProvider): Promise<Caller> {
+export async function authenticate(deps: Deps, request: FastifyRequest, oidc?: OidcProvider): Promise<Caller> {
   const appToken = oidc === undefined ? undefined : appTokenFromHeaders(request);
   const key = keyFromHeaders(request);
   if (key === undefined) {
     throw new AppError('unauthenticated', 'unauthenticated', 'send your API key in the X-Api-Key header', { headers: CHALLENGE });
   }
-  const caller = appToken !== undefined && oidc !== undefined ? await appCaller(deps, oidc, appToken) : await callerOfKey(deps, cache, key);
+  const caller = appToken !== undefined && oidc !== undefined ? await appCaller(deps, oidc, appToken) : await callerOfKey(deps, key);
   if (caller === undefined) {
     throw new AppError('unauthenticated', 'invalid_api_key', 'the API key is unknown or revoked', { headers: CHALLENGE });
   }

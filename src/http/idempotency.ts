@@ -6,10 +6,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../shared/caller.ts';
 import { AppError } from '../shared/errors.ts';
-import { claimKey, idempotencyClaims, settleKey, type IdempotencyClaim } from '../modules/idempotency/index.ts';
+import { claimKey, settleKey, type IdempotencyClaim } from '../modules/idempotency/index.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The request's claim on its Idempotency-Key, which its route hands to the use case (recordOutcome). */
     idempotency?: IdempotencyClaim;
   }
 }
@@ -54,12 +55,6 @@ function requestHash(request: FastifyRequest): string {
 function hold(request: FastifyRequest, claim: IdempotencyClaim): false {
   request.idempotency = claim;
   return false;
-}
-
-/** Runs a route's handler with its request's claim in context, where the use case records its outcome. */
-export function withClaim<R>(request: FastifyRequest, handler: () => R): R {
-  const claim = request.idempotency;
-  return claim === undefined ? handler() : idempotencyClaims.run(claim, handler);
 }
 
 export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, reply: FastifyReply, replayers: Replayers): Promise<boolean> {

@@ -10,7 +10,7 @@ import type { Book } from '../../shared/book.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { recordAudit } from '../audit/index.ts';
 import { recordEvent } from '../events/index.ts';
-import { recordOutcome } from '../idempotency/index.ts';
+import { recordOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
 import { awaitingMoney, cancelDeclared, findContribution, insertContribution, recordArrival } from './contributions.store.ts';
 import { advanceContribution, contributionForm } from './contributions.service.ts';
 import { CONTRIBUTION_TYPES, isPositiveDecimal8, type ContributionType } from './contributions.ts';
@@ -71,7 +71,7 @@ function validate(input: Declaration): { type: ContributionType; units: string; 
  * A donor declares a contribution: `waiting_for_funds`, no money moved, with the instructions for
  * its type and a unique reference. Throws unprocessable (validation_failed, amount_invalid, type_not_accepted).
  */
-export async function declareContribution(deps: Deps, caller: Caller, input: Declaration) {
+export async function declareContribution(deps: Deps, caller: Caller, input: Declaration, claim?: IdempotencyClaim) {
   const d = validate(input);
   const at = deps.clock.now().toISOString();
   const ref = reference(deps);
@@ -101,7 +101,7 @@ export async function declareContribution(deps: Deps, caller: Caller, input: Dec
       data: { status: 'waiting_for_funds', declared: true },
       at,
     });
-    await recordOutcome(trx, `contribution:${made}`);
+    await recordOutcome(trx, claim, `contribution:${made}`);
     return made;
   });
   return declaredForm(deps, caller, id);

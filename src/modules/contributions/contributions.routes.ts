@@ -67,7 +67,7 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withProblems({ 201: DeclaredContribution }),
         },
       },
-      async (request, reply) => sendAnswer(reply, declared(await declareContribution(deps, request.caller, request.body))),
+      async (request, reply) => sendAnswer(reply, declared(await declareContribution(deps, request.caller, request.body, request.idempotency))),
     );
 
     app.get(

@@ -8,13 +8,13 @@ import { AppError } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { guardedEntryStatements, lockFundsAccounts, readFundAccounts } from '../ledger/index.ts';
 import { findRecipients, findRecipientsAsOf, recordsEpochIs, type NonProfit } from '../nonprofits/index.ts';
-import { claimOutcomesStatement, keyTakenOver, recordClaimOutcomes, type IdempotencyClaim } from '../idempotency/index.ts';
+import { claimOutcomesStatement, keyTakenOver, recordClaimOutcomes } from '../idempotency/index.ts';
 import { IdStock, reserveIds } from '../../db/ids.ts';
 import { isExpectationFailed, runIfAllRows } from '../../db/bulk.ts';
 import type { DonationStatus } from './donations.ts';
+import { noStats, type DonationWriter, type Made, type Submitted } from './donations.writer.ts';
 import * as store from './donations.store.ts';
 import { createdEvents, decide, holdEntries, insertHeldOfFunds, knownFund, type HeldDonation, type KnownFund } from './donations.held.ts';
-import { onePer } from '../../shared/one-per.ts';
 
 // Group commit across requests and funds (ADR 9). A fund's balance check and
 // hold run under a lock on its accounts, held until the commit is durable; so
@@ -25,20 +25,6 @@ import { onePer } from '../../shared/one-per.ts';
 // for all of them. Requests that arrive while a round runs wait for the next,
 // so each fund's donations are decided in arrival order. Each request still
 // gets exactly its own donation or error.
-
-interface Submitted {
-  /** The recipient's EIN, looked up in the shared transaction (findRecipient's rules). */
-  ein: string;
-  donation: Omit<HeldDonation, 'non_profit_id'>;
-  claim: IdempotencyClaim | undefined;
-}
-
-interface Made {
-  id: number;
-  status: DonationStatus;
-  created_at: string;
-  nonProfit: NonProfit;
-}
 
 interface Waiting extends Submitted {
   resolve: (made: Made) => void;
@@ -98,7 +84,7 @@ const BATCH_MAX = 200;
 /** The most recipients a node remembers. */
 const RECIPIENTS_MAX = 10_000;
 
-class FundBatches {
+export class FundBatches implements DonationWriter {
   readonly #deps: Deps;
   /** Per fund, in arrival order: the requests not yet in a round. */
   readonly #waiting = new Map<number, Waiting[]>();
@@ -128,12 +114,7 @@ class FundBatches {
   #recipients = { epoch: -1, byEin: new Map<string, NonProfit>() };
   /** PostgreSQL: donation and journal entry ids taken ahead (db/ids.ts). */
   readonly #ids: IdStock;
-  /**
-   * Rounds run, the donation requests and funds they carried; guarded writes
-   * that found a balance moved; rounds that ran as a locked transaction;
-   * guarded writes whose recipients were all remembered.
-   */
-  readonly stats = { transactions: 0, requests: 0, funds: 0, moved: 0, locked: 0, remembered: 0 };
+  readonly stats = noStats();
 
   constructor(deps: Deps) {
     this.#deps = deps;
@@ -374,15 +355,4 @@ class FundBatches {
     }
     return settled(outcomes, found, madeAt, await insertHeldOfFunds(this.#deps, trx, funds, made));
   }
-}
-
-const batches = new WeakMap<Deps, FundBatches>();
-
-/** How well requests shared transactions on this node (tests, diagnostics). */
-export function donationBatchStats(deps: Deps): FundBatches['stats'] {
-  return { ...batchesOf(deps).stats };
-}
-
-export function batchesOf(deps: Deps): FundBatches {
-  return onePer(batches, deps, (d) => new FundBatches(d));
 }

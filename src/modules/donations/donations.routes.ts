@@ -61,7 +61,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: { tags, summary: "Create a donation from the caller's fund", body: CreateDonationBody, response: withProblems({ 201: Type.Ref('UserDonation') }) },
       },
       async (request, reply) => {
-        const donation = await service.createDonation(deps, request.caller, newDonation(request.body));
+        const donation = await service.createDonation(deps, request.caller, newDonation(request.body), request.idempotency);
         return sendAnswer(reply, created(donation));
       },
     );
@@ -118,7 +118,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const userId = resolveUserId(request.params.user_id, request.caller.user_id);
-        const donation = await service.createDonationForUser(deps, request.caller, userId, newDonation(request.body));
+        const donation = await service.createDonationForUser(deps, request.caller, userId, newDonation(request.body), request.idempotency);
         return sendAnswer(reply, created(donation));
       },
     );

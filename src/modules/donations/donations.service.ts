@@ -14,14 +14,31 @@ import { visibleUser } from '../users/index.ts';
 import { spendingAsApp } from '../apps/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { isBook, type Book } from '../../shared/book.ts';
-import { idempotencyClaims } from '../idempotency/index.ts';
+import type { IdempotencyClaim } from '../idempotency/index.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, isCancellable, shownToOthers, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
 import * as store from './donations.store.ts';
-import { batchesOf } from './donations.batches.ts';
+import { FundBatches } from './donations.batches.ts';
+import { SimpleDonationWriter, type DonationWriter, type WriterStats } from './donations.writer.ts';
 import { insertHeld, type HeldDonation } from './donations.held.ts';
-export { donationBatchStats } from './donations.batches.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
+
+declare module '../../deps.ts' {
+  interface Runtime {
+    /** Creates donations (donations.writer.ts): the batched writer, or the simple one (DONATION_WRITER). */
+    donations: DonationWriter;
+  }
+}
+
+/** The writer DONATION_WRITER names, for platform.ts to build once per node. */
+export function createDonationWriter(deps: Deps): DonationWriter {
+  return deps.config.donationWriter === 'simple' ? new SimpleDonationWriter(deps) : new FundBatches(deps);
+}
+
+/** How well requests shared transactions on this node (tests, diagnostics). */
+export function donationWriterStats(deps: Deps): WriterStats {
+  return { ...deps.runtime.donations.stats };
+}
 
 export interface NewDonation {
   amount_cents: number;
@@ -37,7 +54,7 @@ export interface NewDonation {
  * Throws: unprocessable (validation_failed for a malformed EIN, non_profit_ineligible),
  * not_found (non_profit_not_found), conflict (idempotency_key_in_use).
  */
-export async function createDonation(deps: Deps, caller: Caller, input: NewDonation) {
+export async function createDonation(deps: Deps, caller: Caller, input: NewDonation, claim?: IdempotencyClaim) {
   assertSafeInteger(input.amount_cents, 'donation amount');
   assert(input.amount_cents >= DONATION_MIN_CENTS, 'the route enforces the minimum');
   assert(isBook(caller.book), 'a caller acts in a book');
@@ -45,7 +62,7 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   const note = input.note ?? null;
   const visibility = input.visibility ?? 'public';
   // An app's donation counts against the monthly limit its donor set (ADR 16), given back if it is not made.
-  const made = await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility));
+  const made = await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility, claim));
   // The answer from what was written: reading it back cost four more statements.
   const card = cardOfNonProfit(deps.config.publicUrl, made.nonProfit);
   return ownUserScopedForm(new Map([[made.nonProfit.id, card]]), {
@@ -61,8 +78,8 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   });
 }
 
-function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: string | null, visibility: Visibility) {
-  return batchesOf(deps).submit({
+function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: string | null, visibility: Visibility, claim: IdempotencyClaim | undefined) {
+  return deps.runtime.donations.submit({
     ein: input.ein,
     donation: {
       book: caller.book,
@@ -75,7 +92,7 @@ function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: st
       scheduled_donation_id: null,
       app_connection_id: caller.app?.connection_id ?? null,
     },
-    claim: idempotencyClaims.getStore(),
+    claim,
   });
 }
 
@@ -219,12 +236,12 @@ export async function getUserDonation(deps: Deps, caller: Caller, userId: number
 }
 
 /** POST /v1/users/:user_id/donations: only under one's own id. Throws user_not_found, forbidden. */
-export async function createDonationForUser(deps: Deps, caller: Caller, userId: number, input: NewDonation) {
+export async function createDonationForUser(deps: Deps, caller: Caller, userId: number, input: NewDonation, claim?: IdempotencyClaim) {
   if (userId !== caller.user_id) {
     await visibleUser(deps, caller, userId);
     throw new AppError('forbidden', 'forbidden', 'donations can only be created from your own fund');
   }
-  return createDonation(deps, caller, input);
+  return createDonation(deps, caller, input, claim);
 }
 
 /** Who acts on a donation and why: operators are audited; a reason goes with a rejection. */

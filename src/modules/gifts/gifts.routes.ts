@@ -49,7 +49,7 @@ export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: { tags, summary: "Create a gift; its amount is held from the caller's available balance", body: CreateGiftBody, response: withProblems({ 201: Type.Ref('Gift') }) },
       },
       async (request, reply) => {
-        const gift = await service.createGift(deps, request.caller, { ...request.body, amount_cents: checkedCents(request.body.amount) });
+        const gift = await service.createGift(deps, request.caller, { ...request.body, amount_cents: checkedCents(request.body.amount) }, request.idempotency);
         return sendAnswer(reply, created(gift));
       },
     );
@@ -63,7 +63,7 @@ export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: { tags, summary: "Accept a gift into the caller's own fund", params: CodeParams, response: recipientResponses },
       },
-      async (request) => service.acceptGift(deps, request.caller, request.params.code),
+      async (request) => service.acceptGift(deps, request.caller, request.params.code, request.idempotency),
     );
 
     app.post(
@@ -77,7 +77,7 @@ export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: recipientResponses,
         },
       },
-      async (request) => service.claimGift(deps, request.caller, request.params.code, request.body.ein),
+      async (request) => service.claimGift(deps, request.caller, request.params.code, request.body.ein, request.idempotency),
     );
 
     app.post(
@@ -85,7 +85,7 @@ export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: { tags, summary: 'Refuse a gift: the money goes back to the giver', params: CodeParams, response: recipientResponses },
       },
-      async (request) => service.denyGift(deps, request.caller, request.params.code),
+      async (request) => service.denyGift(deps, request.caller, request.params.code, request.idempotency),
     );
   };
 }

@@ -11,7 +11,7 @@ import type { Trx } from '../../db/database.ts';
 import { recordEvent } from '../events/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { GIFT_MIN_CENTS } from './gifts.ts';
-import { recordOutcome } from '../idempotency/index.ts';
+import { recordOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
 import { spendingAsApp } from '../apps/index.ts';
 import type { Book, Viewer } from '../../shared/book.ts';
 import { endGift, findGiftByCode, findGiftByIdWithGiver, findGiftWithGiver, insertGift, lockGift, markGiftSeen, pageOfGifts, type Gift, type GiftEnd } from './gifts.store.ts';
@@ -43,16 +43,16 @@ function giftForm(deps: Deps, g: Gift) {
  * Creates a gift and holds its amount (available -> reserved).
  * Throws: unprocessable (insufficient_funds).
  */
-export async function createGift(deps: Deps, caller: Caller, input: NewGift) {
+export async function createGift(deps: Deps, caller: Caller, input: NewGift, claim?: IdempotencyClaim) {
   assertSafeInteger(input.amount_cents, 'gift amount');
   assert(input.amount_cents >= GIFT_MIN_CENTS, 'the route enforces the minimum');
   const code = deps.ids.uuid();
   // An app's gift counts against the monthly limit its donor set (ADR 16), given back if it is not made.
-  await spendingAsApp(deps, caller, input.amount_cents, () => insertHeldGift(deps, caller, input, code));
+  await spendingAsApp(deps, caller, input.amount_cents, () => insertHeldGift(deps, caller, input, code, claim));
   return getGift(deps, caller, code);
 }
 
-function insertHeldGift(deps: Deps, caller: Caller, input: NewGift, code: string): Promise<void> {
+function insertHeldGift(deps: Deps, caller: Caller, input: NewGift, code: string, claim: IdempotencyClaim | undefined): Promise<void> {
   return deps.db.transaction().execute(async (trx) => {
     const accounts = await lockFundAccounts(trx, caller.fund_id);
     if (accounts.balances.available_cents < input.amount_cents) {
@@ -85,7 +85,7 @@ function insertHeldGift(deps: Deps, caller: Caller, input: NewGift, code: string
       at,
     );
     await recordEvent(trx, { user_id: caller.user_id, type: 'gift.created', object_type: 'gift', object_id: giftId, data: { status: 'new' }, at });
-    await recordOutcome(trx, `gift:${code}`);
+    await recordOutcome(trx, claim, `gift:${code}`);
   });
 }
 
@@ -171,14 +171,20 @@ async function lockGiftFor(trx: Trx, recipient: Recipient, code: string, action:
   return { gift, giverAccounts, recipientAccounts: caller === null ? undefined : locked.get(caller.fund_id) };
 }
 
-async function finishGift(trx: Trx, { id: giftId, user_id: giverId, code }: { id: number; user_id: number; code: string }, fields: GiftEnd, at: string): Promise<void> {
+async function finishGift(
+  trx: Trx,
+  { id: giftId, user_id: giverId, code }: { id: number; user_id: number; code: string },
+  fields: GiftEnd,
+  at: string,
+  claim: IdempotencyClaim | undefined,
+): Promise<void> {
   assert(await endGift(trx, giftId, fields, at), 'the locked gift is still new');
   await recordEvent(trx, { user_id: giverId, type: 'gift.updated', object_type: 'gift', object_id: giftId, data: { status: fields.status }, at });
-  await recordOutcome(trx, `gift_action:${code}`);
+  await recordOutcome(trx, claim, `gift_action:${code}`);
 }
 
 /** The recipient takes the gift into their own fund. Throws gift_not_found, forbidden, invalid_transition. */
-export async function acceptGift(deps: Deps, caller: Caller, code: string) {
+export async function acceptGift(deps: Deps, caller: Caller, code: string, claim?: IdempotencyClaim) {
   await deps.db.transaction().execute(async (trx) => {
     const { gift, giverAccounts, recipientAccounts } = await lockGiftFor(trx, caller, code, 'accept');
     assert(recipientAccounts !== undefined, "the recipient's fund is locked");
@@ -190,7 +196,7 @@ export async function acceptGift(deps: Deps, caller: Caller, code: string) {
       [{ from_account_id: giverAccounts.ids.reserved, to_account_id: recipientAccounts.ids.available, amount_cents: gift.amount_cents }],
       at,
     );
-    await finishGift(trx, gift, { status: 'accepted', claimed: 1, recipient_user_id: caller.user_id }, at);
+    await finishGift(trx, gift, { status: 'accepted', claimed: 1, recipient_user_id: caller.user_id }, at, claim);
     await promoteWaiting(trx, caller.fund_id, at);
   });
   return giftFormByCode(deps, caller, code);
@@ -201,18 +207,18 @@ export async function acceptGift(deps: Deps, caller: Caller, code: string) {
  * the held money (the gift's hold becomes the donation's).
  * Throws gift_not_found, forbidden, invalid_transition, non_profit_not_found, non_profit_ineligible.
  */
-export async function claimGift(deps: Deps, recipient: Recipient, code: string, einText: string) {
+export async function claimGift(deps: Deps, recipient: Recipient, code: string, einText: string, claim?: IdempotencyClaim) {
   const ein = requireEin(einText);
   // A claim on an app's token directs the gift's money to a charity: it counts against the app's
   // monthly limit like a donation (ADR 16). A gift's amount never changes, so it is known before the lock.
   const app = recipient.user_id === null ? undefined : recipient.app;
   const amount = app === undefined ? 0 : (await findGift(deps.db, recipient, code)).amount_cents;
-  const claimed = await spendingAsApp(deps, { app }, amount, () => claimLocked(deps, recipient, code, ein, app?.connection_id ?? null));
+  const claimed = await spendingAsApp(deps, { app }, amount, () => claimLocked(deps, recipient, code, ein, app?.connection_id ?? null, claim));
   deps.metrics.counters.donationCreated(claimed.book, claimed.amount_cents);
   return giftFormByCode(deps, recipient, code);
 }
 
-function claimLocked(deps: Deps, recipient: Recipient, code: string, ein: string, appConnectionId: number | null) {
+function claimLocked(deps: Deps, recipient: Recipient, code: string, ein: string, appConnectionId: number | null, claim: IdempotencyClaim | undefined) {
   return deps.db.transaction().execute(async (trx) => {
     const nonProfit = await findRecipient(trx, ein);
     const { gift, giverAccounts } = await lockGiftFor(trx, recipient, code, 'claim');
@@ -251,13 +257,13 @@ function claimLocked(deps: Deps, recipient: Recipient, code: string, ein: string
       data: { status: 'scheduled', gift_id: gift.id },
       at,
     });
-    await finishGift(trx, gift, { status: 'claimed', claimed: 1, recipient_user_id: recipient.user_id, ein, donation_id: donationId }, at);
+    await finishGift(trx, gift, { status: 'claimed', claimed: 1, recipient_user_id: recipient.user_id, ein, donation_id: donationId }, at, claim);
     return gift;
   });
 }
 
 /** The recipient refuses the gift: the hold goes back to the giver. Throws gift_not_found, forbidden, invalid_transition. */
-export async function denyGift(deps: Deps, recipient: Recipient, code: string) {
+export async function denyGift(deps: Deps, recipient: Recipient, code: string, claim?: IdempotencyClaim) {
   await deps.db.transaction().execute(async (trx) => {
     const { gift, giverAccounts } = await lockGiftFor(trx, recipient, code, 'deny');
     const at = deps.clock.now().toISOString();
@@ -267,7 +273,7 @@ export async function denyGift(deps: Deps, recipient: Recipient, code: string) {
       [{ from_account_id: giverAccounts.ids.reserved, to_account_id: giverAccounts.ids.available, amount_cents: gift.amount_cents }],
       at,
     );
-    await finishGift(trx, gift, { status: 'denied', claimed: 0, recipient_user_id: recipient.user_id }, at);
+    await finishGift(trx, gift, { status: 'denied', claimed: 0, recipient_user_id: recipient.user_id }, at, claim);
     await promoteWaiting(trx, gift.fund_id, at);
   });
   return giftFormByCode(deps, recipient, code);

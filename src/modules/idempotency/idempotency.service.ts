@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../shared/errors.ts';
-import { gatheredOf, type Gathered } from '../../db/gathered.ts';
+import { Gathered } from '../../db/gathered.ts';
 import * as store from './idempotency.store.ts';
 import type { IdempotencyClaim } from './idempotency.store.ts';
 
@@ -18,23 +18,32 @@ export type Claimed =
   | { kind: 'committed'; resource: string };
 
 /** The claims and answers of requests that arrive or end together, each written as one statement (db/gathered.ts). */
-const claims = new WeakMap<Deps, Gathered<store.NewClaim, boolean>>();
-const answers = new WeakMap<Deps, Gathered<store.Answered, void>>();
-
-function claimsOf(deps: Deps): Gathered<store.NewClaim, boolean> {
-  return gatheredOf(claims, deps, (items) => store.insertClaims(deps.db, items));
+export interface KeyWrites {
+  claims: Gathered<store.NewClaim, boolean>;
+  answers: Gathered<store.Answered, void>;
 }
 
-function answersOf(deps: Deps): Gathered<store.Answered, void> {
-  return gatheredOf(answers, deps, async (items) => {
-    await store.storeResponses(deps.db, items);
-    return items.map(() => undefined);
-  });
+declare module '../../deps.ts' {
+  interface Runtime {
+    idempotency: KeyWrites;
+  }
+}
+
+/** For platform.ts to build once per node. */
+export function createKeyWrites(deps: Deps): KeyWrites {
+  return {
+    claims: new Gathered((items) => store.insertClaims(deps.db, items)),
+    answers: new Gathered<store.Answered, void>(async (items) => {
+      await store.storeResponses(deps.db, items);
+      return items.map(() => undefined);
+    }),
+  };
 }
 
 /** How well claims and answers shared statements on this node (tests, diagnostics). */
 export function keyWriteStats(deps: Deps): { claims: Gathered<unknown, unknown>['stats']; answers: Gathered<unknown, unknown>['stats'] } {
-  return { claims: { ...claimsOf(deps).stats }, answers: { ...answersOf(deps).stats } };
+  const { claims, answers } = deps.runtime.idempotency;
+  return { claims: { ...claims.stats }, answers: { ...answers.stats } };
 }
 
 function inUse(): AppError {
@@ -50,9 +59,9 @@ export async function claimKey(deps: Deps, userId: number, key: string, requestH
   // A new key (nearly every request) is claimed in one statement, shared with the requests that
   // claim keys at the same time. Only when a record of it exists is an expired one cleared, so
   // that the key is claimed afresh.
-  if (await claimsOf(deps).add(newClaim)) return { kind: 'claimed', claim };
+  if (await deps.runtime.idempotency.claims.add(newClaim)) return { kind: 'claimed', claim };
   await store.clearExpired(deps.db, userId, key, new Date(now.getTime() - deps.config.idempotencyTtlHours * 3_600_000).toISOString());
-  if (await claimsOf(deps).add(newClaim)) return { kind: 'claimed', claim };
+  if (await deps.runtime.idempotency.claims.add(newClaim)) return { kind: 'claimed', claim };
   const existing = await store.findRecord(deps.db, userId, key);
   if (existing === undefined) throw inUse();
   if (existing.request_hash !== requestHash) throw new AppError('unprocessable', 'idempotency_key_reused', 'this Idempotency-Key was used with a different request');
@@ -69,5 +78,5 @@ export async function claimKey(deps: Deps, userId: number, key: string, requestH
 /** Stores a claimed request's answer (`response` undefined: released for a retry, unless its work committed). */
 export async function settleKey(deps: Deps, claim: IdempotencyClaim, status: number, response: string | undefined): Promise<void> {
   if (response === undefined) await store.release(deps.db, claim);
-  else await answersOf(deps).add({ claim, status, response });
+  else await deps.runtime.idempotency.answers.add({ claim, status, response });
 }

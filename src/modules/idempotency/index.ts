@@ -1,3 +1,3 @@
-export { idempotencyClaims, recordOutcome, keyTakenOver } from './outcome.ts';
-export { claimKey, keyWriteStats, settleKey, type Claimed } from './idempotency.service.ts';
+export { recordOutcome, keyTakenOver } from './outcome.ts';
+export { claimKey, createKeyWrites, keyWriteStats, settleKey, type Claimed, type KeyWrites } from './idempotency.service.ts';
 export { claimOutcomesStatement, recordClaimOutcome, recordClaimOutcomes, type IdempotencyClaim } from './idempotency.store.ts';

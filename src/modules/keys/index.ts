@@ -1,4 +1,3 @@
 export * from './keys.ts';
-export { callerOfKey, createKey, listKeys, noteKeyUse, revokeKey, type CreatedKey } from './keys.service.ts';
+export { callerOfKey, createKey, createKeyCache, listKeys, noteKeyUse, revokeKey, type CreatedKey, type KeyCache } from './keys.service.ts';
 export { bumpAuthEpoch, type ApiKeyView } from './keys.store.ts';
-export { CallerCache } from './caller-cache.ts';

@@ -6,7 +6,8 @@ import type { Trx } from '../../db/database.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { generateKey, hashKey, looksLikeKey, LAST_USED_WRITE_INTERVAL_MS, type KeyMode } from './keys.ts';
 import * as store from './keys.store.ts';
-import type { CallerCache } from './caller-cache.ts';
+import { CallerCache } from './caller-cache.ts';
+import { FreshReads } from '../../db/fresh-reads.ts';
 
 export interface CreatedKey extends store.ApiKeyView {
   key: string;
@@ -32,6 +33,23 @@ export function listKeys(deps: Deps, userId: number): Promise<store.ApiKeyView[]
   return store.listKeys(deps.db, userId);
 }
 
+/** The keys' callers a node keeps, and the shared reads of the auth epoch that keep them true. */
+export interface KeyCache {
+  epoch: FreshReads<number>;
+  callers: CallerCache;
+}
+
+declare module '../../deps.ts' {
+  interface Runtime {
+    keys: KeyCache;
+  }
+}
+
+/** For platform.ts to build once per node. */
+export function createKeyCache(deps: Deps): KeyCache {
+  return { epoch: new FreshReads(() => store.authEpoch(deps.lookups)), callers: new CallerCache() };
+}
+
 /** Throws not_found (api_key_not_found) for unknown, revoked or another user's keys. */
 export async function revokeKey(deps: Deps, userId: number, keyId: number): Promise<void> {
   const revoked = await store.revokeKey(deps.db, userId, keyId, deps.clock.now().toISOString());
@@ -42,11 +60,13 @@ export async function revokeKey(deps: Deps, userId: number, keyId: number): Prom
  * The caller a key acts for, or undefined for a string that is no live key.
  * Served from the node's cache while the auth epoch is unchanged (caller-cache.ts).
  */
-export async function callerOfKey(deps: Deps, cache: CallerCache, key: string): Promise<Caller | undefined> {
+export async function callerOfKey(deps: Deps, key: string): Promise<Caller | undefined> {
   // A string that cannot be a key is not worth a database round trip.
   if (!looksLikeKey(key)) return undefined;
   const keyHash = hashKey(key);
-  const epoch = await store.authEpoch(deps.lookups);
+  const { epoch: epochs, callers: cache } = deps.runtime.keys;
+  // A read that began after this call (db/fresh-reads.ts: concurrent requests share it).
+  const epoch = await epochs.get();
   let caller = cache.get(keyHash, epoch);
   if (caller === undefined) {
     caller = await store.findCallerByHash(deps.db, keyHash);

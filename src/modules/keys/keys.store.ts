@@ -3,7 +3,6 @@ import type { Db, Trx } from '../../db/database.ts';
 import type { Selectable } from 'kysely';
 import type { ApiKeysTable, Database } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { type FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
 import type { Book } from '../../shared/book.ts';
 import type { Caller } from '../../shared/caller.ts';
 
@@ -88,9 +87,7 @@ export async function bumpAuthEpoch(trx: Trx): Promise<void> {
 
 const epochQuery = prepared<Database, { epoch: number }, Record<string, never>>((db) => db.selectFrom('auth_epoch').select('epoch').where('id', '=', 1));
 
-const epochReads = new WeakMap<Db, FreshReads<number>>();
-
-/** The auth epoch, from a read that began after the call (db/fresh-reads.ts: concurrent callers share reads). */
-export function authEpoch(db: Db): Promise<number> {
-  return freshReadsOf(epochReads, db, async (d) => (await epochQuery(d, {}))[0]?.epoch ?? 0).get();
+/** The auth epoch as it is now (keys.service.ts shares these reads between concurrent requests). */
+export async function authEpoch(db: Db): Promise<number> {
+  return (await epochQuery(db, {}))[0]?.epoch ?? 0;
 }

@@ -11,7 +11,7 @@ import type { Deps } from '../../deps.ts';
 import type { Trx } from '../../db/database.ts';
 import * as store from './mail.store.ts';
 import type { Message } from './messages.ts';
-import { onePer } from '../../shared/one-per.ts';
+import type { Config } from '../../config.ts';
 
 /** After try n failed, when the next is due; after the last, the message has failed for good (about 2 days). */
 const RETRY_MS = [30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000, 24 * 3_600_000] as const;
@@ -30,16 +30,20 @@ export async function queueMail(trx: Trx, messages: readonly Outgoing[], at: str
   );
 }
 
-const transports = new WeakMap<Deps, Transporter>();
+declare module '../../deps.ts' {
+  interface Runtime {
+    /** SMTP_URL's transport (its connections), or one that renders each message for a `.eml` file. */
+    mail: Transporter;
+  }
+}
 
-function transportOf(deps: Deps): Transporter {
-  return onePer(transports, deps, (d) =>
-    d.config.smtpUrl === undefined ? nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }) : nodemailer.createTransport(d.config.smtpUrl),
-  );
+/** For platform.ts to build once per node. */
+export function createMailTransport(config: Readonly<Config>): Transporter {
+  return config.smtpUrl === undefined ? nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' }) : nodemailer.createTransport(config.smtpUrl);
 }
 
 async function deliver(deps: Deps, mail: store.Mail): Promise<void> {
-  const info = (await transportOf(deps).sendMail({
+  const info = (await deps.runtime.mail.sendMail({
     from: deps.config.mailFrom,
     to: mail.recipient,
     subject: mail.subject,

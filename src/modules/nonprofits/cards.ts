@@ -5,8 +5,7 @@
 // its transaction (the importer, upsert); a node reads the counter on each
 // use and forgets every card when it moved, as the API key cache does.
 import type { Deps } from '../../deps.ts';
-import type { Db } from '../../db/database.ts';
-import { type FreshReads, freshReadsOf } from '../../db/fresh-reads.ts';
+import { FreshReads } from '../../db/fresh-reads.ts';
 import { assert } from '../../shared/assert.ts';
 import { causeById, causeLogoUrl } from './causes.ts';
 import { cardRows, recordsEpoch, type CardRow, type NonProfit } from './nonprofits.store.ts';
@@ -25,9 +24,22 @@ export interface NonProfitCard {
 
 const MAX_CARDS = 50_000;
 
-/** One cache per database (tests open several in one process). */
-const caches = new WeakMap<object, { epoch: number; cards: Map<number, NonProfitCard> }>();
-const epochReads = new WeakMap<Db, FreshReads<number>>();
+/** A node's cards, kept under the records epoch they were read at, and the shared reads of that epoch. */
+export interface CardCache {
+  epoch: FreshReads<number>;
+  kept: { epoch: number; cards: Map<number, NonProfitCard> };
+}
+
+declare module '../../deps.ts' {
+  interface Runtime {
+    cards: CardCache;
+  }
+}
+
+/** For platform.ts to build once per node. */
+export function createCardCache(deps: Deps): CardCache {
+  return { epoch: new FreshReads(() => recordsEpoch(deps.lookups)), kept: { epoch: -1, cards: new Map() } };
+}
 
 function toCard(publicUrl: string, row: CardRow): NonProfitCard {
   const cause = causeById(row.cause_id);
@@ -53,13 +65,10 @@ export function cardOfNonProfit(publicUrl: string, np: NonProfit): NonProfitCard
 /** The cards of these non-profit ids (each must exist: donations reference them). */
 export async function nonProfitCards(deps: Deps, ids: readonly number[]): Promise<ReadonlyMap<number, NonProfitCard>> {
   // A read that began after this call (db/fresh-reads.ts: concurrent requests share it).
-  const epoch = await freshReadsOf(epochReads, deps.lookups, async (db) => recordsEpoch(db)).get();
-  let cache = caches.get(deps.db);
-  if (cache === undefined || cache.epoch !== epoch) {
-    cache = { epoch, cards: new Map() };
-    caches.set(deps.db, cache);
-  }
-  const cards = cache.cards;
+  const cache = deps.runtime.cards;
+  const epoch = await cache.epoch.get();
+  if (cache.kept.epoch !== epoch) cache.kept = { epoch, cards: new Map() };
+  const cards = cache.kept.cards;
   const missing = [...new Set(ids.filter((id) => !cards.has(id)))];
   if (missing.length > 0) {
     if (cards.size + missing.length > MAX_CARDS) cards.clear();

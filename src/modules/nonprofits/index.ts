@@ -13,7 +13,7 @@ export {
   zipCentre,
 } from './nonprofits.service.ts';
 export type { NonProfit, NonProfitInput } from './nonprofits.store.ts';
-export { cardOfNonProfit, nonProfitCards, type NonProfitCard } from './cards.ts';
+export { cardOfNonProfit, createCardCache, nonProfitCards, type CardCache, type NonProfitCard } from './cards.ts';
 export { bmfFiles, importBmf, sourceOf, type ImportProgress, type ImportSummary } from './import.service.ts';
 export { DirectorySearch } from './search.service.ts';
 export type { CharityProfile } from './profile.ts';

@@ -41,7 +41,7 @@ export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const created = await service.createSchedule(deps, request.caller, { ...request.body, amount_cents: checkedCents(request.body.amount) });
+        const created = await service.createSchedule(deps, request.caller, { ...request.body, amount_cents: checkedCents(request.body.amount) }, request.idempotency);
         return sendAnswer(reply, made(created));
       },
     );

@@ -1,7 +1,7 @@
 // Recurring donations and the scheduler that turns their dates into
 // donations, exactly once per date however many processes run it.
 import type { Deps } from '../../deps.ts';
-import { recordOutcome } from '../idempotency/index.ts';
+import { recordOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import { centsToDollars } from '../../shared/money.ts';
@@ -59,7 +59,7 @@ function scheduleForm(r: Schedule, np: NonProfitCard) {
 }
 
 /** Throws validation_failed (a bad or past date), non_profit_not_found, non_profit_ineligible. */
-export async function createSchedule(deps: Deps, caller: Caller, input: NewSchedule) {
+export async function createSchedule(deps: Deps, caller: Caller, input: NewSchedule, claim?: IdempotencyClaim) {
   const start = input.next_date ?? today(deps);
   if (!isDate(start) || start < today(deps)) {
     throw new AppError('unprocessable', 'validation_failed', 'next_date must be a date (YYYY-MM-DD), today or later', {
@@ -87,7 +87,7 @@ export async function createSchedule(deps: Deps, caller: Caller, input: NewSched
       created_at: at,
       updated_at: at,
     });
-    await recordOutcome(trx, `scheduled_donation:${inserted.id}`);
+    await recordOutcome(trx, claim, `scheduled_donation:${inserted.id}`);
     return inserted;
   });
   return oneScheduleForm(deps, row);

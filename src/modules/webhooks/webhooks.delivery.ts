@@ -4,7 +4,6 @@
 // concurrency (per node, and per endpoint), records each attempt, retries on
 // the schedule with jitter, and disables an endpoint failing for 5 days.
 import type { Deps } from '../../deps.ts';
-import { onePer } from '../../shared/one-per.ts';
 import { recordEvent } from '../events/index.ts';
 import * as store from './webhooks.store.ts';
 import { sendWebhook, signatures, type SendResult } from './send.ts';
@@ -114,7 +113,7 @@ const SETTLE_EVERY = 50;
  * What this node is sending, across rounds: slots in use in all (at most WEBHOOK_CONCURRENCY) and
  * per owner of endpoints (at most WEBHOOK_OWNER_CONCURRENCY), and the rounds not yet settled.
  */
-class Sending {
+export class Sending {
   total = 0;
   readonly byOwner = new Map<number, number>();
   /** Endpoints a round not yet settled holds: no other round of this node claims theirs (their order, their concurrency). */
@@ -122,7 +121,12 @@ class Sending {
   readonly rounds = new Set<Promise<void>>();
 }
 
-const sendingPer = new WeakMap<Deps, Sending>();
+declare module '../../deps.ts' {
+  interface Runtime {
+    /** What this node is sending (created empty by platform.ts). */
+    webhooks: Sending;
+  }
+}
 
 /** One endpoint's share of a round: its deliveries in order, `lane` of every `width`. */
 interface Lane {
@@ -141,7 +145,7 @@ interface Lane {
  * can end within its claim (what is left is released, to be claimed again).
  */
 export async function deliverDue(deps: Deps, limit = 500, options: { wait?: boolean } = {}): Promise<number> {
-  const sending = onePer(sendingPer, deps, () => new Sending());
+  const sending = deps.runtime.webhooks;
   const free = deps.config.webhookConcurrency - sending.total;
   if (free <= 0) return 0;
   const now = deps.clock.now();
@@ -217,8 +221,8 @@ export async function deliverDue(deps: Deps, limit = 500, options: { wait?: bool
 
 /** Waits until every round this node started has settled (a worker's end, tests). */
 export async function deliveriesSettled(deps: Deps): Promise<void> {
-  const sending = sendingPer.get(deps);
-  while (sending !== undefined && sending.rounds.size > 0) await Promise.allSettled([...sending.rounds]);
+  const sending = deps.runtime.webhooks;
+  while (sending.rounds.size > 0) await Promise.allSettled([...sending.rounds]);
 }
 
 /** Lanes in turns: each owner's first, then each owner's second... */
