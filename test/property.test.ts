@@ -21,7 +21,7 @@ import { advanceContribution, cancelContribution, declareContribution, recordArr
 import { applyDonationEvent, cancelDonation, createDonation, DONATION_TRANSITIONS, type DonationEvent } from '../src/modules/donations/index.ts';
 import { acceptGift, claimGift, createGift, denyGift } from '../src/modules/gifts/index.ts';
 import { claimKey, type IdempotencyClaim } from '../src/modules/idempotency/index.ts';
-import { hashKey } from '../src/modules/keys/index.ts';
+import { hashSecret } from '../src/shared/secrets.ts';
 import { findCallerByHash } from '../src/modules/keys/keys.store.ts';
 import type { Caller } from '../src/shared/caller.ts';
 import { createKeyForOwner } from '../src/modules/users/index.ts';
@@ -187,7 +187,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
       const users: TestUser[] = [...people];
       for (const person of people) {
         const made = await createKeyForOwner(env.deps, person.user_id, 'property', 'test');
-        const caller = (await findCallerByHash(env.deps.db, hashKey(made.key))) as Caller;
+        const caller = (await findCallerByHash(env.deps.db, hashSecret(made.key))) as Caller;
         assert.equal(caller.book, 'test');
         users.push({ user_id: caller.user_id, fund_id: caller.fund_id, slug: '', key: made.key, caller });
       }

@@ -3,13 +3,14 @@
 // an hour; using it sets the password and ends every session of the account.
 // Only the newest link works: asking again ends the ones before, and using one
 // ends every other. Only the SHA-256 of the link's token is kept.
+import { hashSecret } from '../../shared/secrets.ts';
 import { setTimeout } from 'node:timers/promises';
 import type { Deps } from '../../deps.ts';
 import { fieldErrors, notFound } from '../../shared/errors.ts';
 import { messages, queueMail } from '../mail/index.ts';
 import * as store from './accounts.store.ts';
 import { hashPassword } from './passwords.ts';
-import { newSecret, normalizeEmail, passwordProblem, sessionHash } from './accounts.ts';
+import { newSecret, normalizeEmail, passwordProblem } from './accounts.ts';
 
 export const RESET_TTL_MS = 3_600_000;
 
@@ -43,7 +44,7 @@ async function queueReset(deps: Deps, email: string): Promise<void> {
   await deps.db.transaction().execute(async (trx) => {
     await store.endOpenPasswordResets(trx, account.user_id, at);
     await store.insertPasswordReset(trx, {
-      token_hash: sessionHash(token),
+      token_hash: hashSecret(token),
       user_id: account.user_id,
       created_at: at,
       expires_at: new Date(now.getTime() + RESET_TTL_MS).toISOString(),
@@ -54,7 +55,7 @@ async function queueReset(deps: Deps, email: string): Promise<void> {
 
 /** Whether a reset link works now (unused, not expired). */
 export async function resetLinkWorks(deps: Deps, token: string): Promise<boolean> {
-  return (await store.openPasswordReset(deps.db, sessionHash(token), deps.clock.now().toISOString())) !== undefined;
+  return (await store.openPasswordReset(deps.db, hashSecret(token), deps.clock.now().toISOString())) !== undefined;
 }
 
 /**
@@ -65,7 +66,7 @@ export async function resetLinkWorks(deps: Deps, token: string): Promise<boolean
 export async function resetPassword(deps: Deps, token: string, password: string): Promise<void> {
   const weak = passwordProblem(password);
   if (weak !== undefined) throw fieldErrors([{ field: 'password', code: 'validation_failed', message: weak }]);
-  const hash = sessionHash(token);
+  const hash = hashSecret(token);
   const invalid = () => notFound('reset_link_invalid', 'this link is unknown, used or expired: ask for a new one');
   const open = await store.openPasswordReset(deps.db, hash, deps.clock.now().toISOString());
   if (open === undefined) throw invalid();

@@ -1,13 +1,14 @@
 // Use cases for web accounts: sign up (a user with a fund, an account and a
 // first session, in one transaction), sign in (throttled; always a new
 // session, so a session id planted before sign-in is worthless), sign out.
+import { hashSecret } from '../../shared/secrets.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, conflict, fieldErrors, notFound, type FieldError } from '../../shared/errors.ts';
 import { createUser } from '../users/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import type { Trx } from '../../db/database.ts';
 import { hashPassword, verifyPassword, type ScryptCost } from './passwords.ts';
-import { newSecret, normalizeEmail, passwordProblem, sessionHash, SIGN_IN_FAILURES_PER_EMAIL, SIGN_IN_FAILURES_PER_IP, SIGN_IN_WINDOW_MS } from './accounts.ts';
+import { newSecret, normalizeEmail, passwordProblem, SIGN_IN_FAILURES_PER_EMAIL, SIGN_IN_FAILURES_PER_IP, SIGN_IN_WINDOW_MS } from './accounts.ts';
 import * as store from './accounts.store.ts';
 
 export type { Session } from './accounts.store.ts';
@@ -34,7 +35,7 @@ async function openSession(deps: Deps, db: Trx | Deps['db'], userId: number): Pr
   const token = newSecret();
   const now = deps.clock.now();
   await store.insertSession(db, {
-    id_hash: sessionHash(token),
+    id_hash: hashSecret(token),
     user_id: userId,
     csrf_token: newSecret(),
     created_at: now.toISOString(),
@@ -126,7 +127,7 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
   const opened = await deps.db.transaction().execute(async (trx) => {
     if ((await store.statusOfUser(trx, account.user_id)) !== 'active') return undefined;
     await store.clearFailures(trx, email);
-    if (previousToken !== undefined) await store.deleteSession(trx, sessionHash(previousToken));
+    if (previousToken !== undefined) await store.deleteSession(trx, hashSecret(previousToken));
     await store.deleteExpiredSessionsOf(trx, account.user_id, now.toISOString());
     return openSession(deps, trx, account.user_id);
   });
@@ -139,12 +140,12 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
 }
 
 export async function signOut(deps: Deps, token: string): Promise<void> {
-  await store.deleteSession(deps.db, sessionHash(token));
+  await store.deleteSession(deps.db, hashSecret(token));
 }
 
 /** The live session a cookie names, or undefined (unknown, expired, or its user suspended). */
 export async function sessionFor(deps: Deps, token: string): Promise<store.Session | undefined> {
-  const session = await store.findSession(deps.db, sessionHash(token), deps.clock.now().toISOString());
+  const session = await store.findSession(deps.db, hashSecret(token), deps.clock.now().toISOString());
   return session?.user_status === 'active' ? session : undefined;
 }
 
@@ -172,7 +173,7 @@ export async function inviteUser(deps: Deps, userId: number, trx?: Trx): Promise
   const write = async (t: Trx) => {
     if ((await store.statusOfUser(t, userId).catch(() => undefined)) !== 'active') throw notFound('user_not_found', `no active user ${userId}`);
     if (await store.hasAccount(t, userId)) throw conflict('account_exists', `user ${userId} signs in already`);
-    await store.insertInvitation(t, { token_hash: sessionHash(token), user_id: userId, created_at: now.toISOString(), expires_at: expiresAt });
+    await store.insertInvitation(t, { token_hash: hashSecret(token), user_id: userId, created_at: now.toISOString(), expires_at: expiresAt });
   };
   if (trx !== undefined) await write(trx);
   else await deps.db.transaction().execute(write);
@@ -181,7 +182,7 @@ export async function inviteUser(deps: Deps, userId: number, trx?: Trx): Promise
 
 /** Whether an invitation link works now (unused, not expired, for a user still active). */
 export async function invitationWorks(deps: Deps, token: string): Promise<boolean> {
-  const invited = await store.openInvitation(deps.db, sessionHash(token), deps.clock.now().toISOString());
+  const invited = await store.openInvitation(deps.db, hashSecret(token), deps.clock.now().toISOString());
   return (
     invited !== undefined &&
     (await deps.db
@@ -198,7 +199,7 @@ export async function invitationWorks(deps: Deps, token: string): Promise<boolea
  */
 export async function acceptInvitation(deps: Deps, token: string, email: string, password: string): Promise<Opened> {
   const now = deps.clock.now().toISOString();
-  const hash = sessionHash(token);
+  const hash = hashSecret(token);
   const invited = await store.openInvitation(deps.db, hash, now);
   if (invited === undefined) throw notFound('invitation_not_found', 'this invitation is unknown, used or expired');
   const insert = await addAccountRow(deps, invited.user_id, email, password);

@@ -1,6 +1,6 @@
 // Rules for web accounts: what an email and a password must be, how long a
 // session lives, how many failed sign-ins are allowed. No I/O here.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 export const EMAIL_MAX = 254;
 /** NIST 800-63B: a length rule and no composition rules; the cap bounds the hashing work. */
@@ -33,9 +33,4 @@ export function passwordProblem(password: string): string | undefined {
 /** A secret for a cookie or a form: 256 bits from the CSPRNG. */
 export function newSecret(): string {
   return randomBytes(32).toString('base64url');
-}
-
-/** Sessions are stored by the hash of their cookie, so a leaked table opens no session. */
-export function sessionHash(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }

@@ -3,7 +3,7 @@
 // with one is audited under its name.
 import { bearerToken } from '../../shared/bearer.ts';
 import type { Deps } from '../../deps.ts';
-import { hashKey } from '../keys/index.ts';
+import { hashSecret } from '../../shared/secrets.ts';
 import { listAudit, recordAudit, type AuditFilter } from '../audit/index.ts';
 import type { Book } from '../../shared/book.ts';
 import type { PageRequest } from '../../shared/page.ts';
@@ -33,7 +33,7 @@ export async function createAdminToken(deps: Deps, name: string, actor: string, 
   const at = now.toISOString();
   const expiresAt = days === undefined ? null : new Date(now.getTime() + days * 86_400_000).toISOString();
   const id = await deps.db.transaction().execute(async (trx) => {
-    const made = await insertAdminToken(trx, { name, token_hash: hashKey(token), last4: token.slice(-4), created_at: at, expires_at: expiresAt });
+    const made = await insertAdminToken(trx, { name, token_hash: hashSecret(token), last4: token.slice(-4), created_at: at, expires_at: expiresAt });
     await recordAudit(trx, {
       book: 'live',
       actor,
@@ -53,7 +53,7 @@ export async function createAdminToken(deps: Deps, name: string, actor: string, 
 export async function findOperator(deps: Deps, token: string): Promise<Operator | undefined> {
   if (!TOKEN_PATTERN.test(token)) return undefined;
   const now = deps.clock.now();
-  const row = await findAdminToken(deps.db, hashKey(token), now.toISOString());
+  const row = await findAdminToken(deps.db, hashSecret(token), now.toISOString());
   if (row === undefined) return undefined;
   const notBefore = new Date(now.getTime() - LAST_USED_INTERVAL_MS).toISOString();
   if (row.last_used_at === null || row.last_used_at < notBefore) await touchAdminToken(deps.db, row.id, now.toISOString(), notBefore);

@@ -1,6 +1,7 @@
 // Use cases of Login with Almoner (ADR 16): registering apps, operators
 // disabling them, a donor's consent (a connection), connected apps and
 // disconnecting one, which ends its tokens at once.
+import { hashSecret } from '../../shared/secrets.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, fieldErrors, notFound, type FieldError } from '../../shared/errors.ts';
 import { assertSafeInteger } from '../../shared/assert.ts';
@@ -9,18 +10,7 @@ import type { Caller } from '../../shared/caller.ts';
 import { usdText } from '../../shared/money.ts';
 import { recordAudit } from '../audit/index.ts';
 import { sandboxUserFor } from '../users/index.ts';
-import {
-  API_SCOPES,
-  APP_NAME_MAX,
-  generateClientId,
-  generateClientSecret,
-  hashSecret,
-  logoUriProblem,
-  monthOf,
-  redirectUriProblem,
-  REDIRECT_URIS_MAX,
-  SCOPE_WORDS,
-} from './apps.ts';
+import { API_SCOPES, APP_NAME_MAX, generateClientId, generateClientSecret, logoUriProblem, monthOf, redirectUriProblem, REDIRECT_URIS_MAX, SCOPE_WORDS } from './apps.ts';
 import * as store from './apps.store.ts';
 import { newSigningKey, TTL_SECONDS } from './oidc.ts';
 

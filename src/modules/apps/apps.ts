@@ -1,7 +1,6 @@
 // Login with Almoner (ADR 16): what an app may ask for and what each scope
 // lets it do, the shape of client ids and secrets, and the checks on what an
 // app registers. Only the SHA-256 of a client secret is kept.
-import { createHash } from 'node:crypto';
 import type { Ids } from '../../shared/clock.ts';
 
 /** The scopes of the public API. OpenID's own (`openid`, `profile`, `email`) say what the id token and userinfo hold. */
@@ -70,10 +69,6 @@ export function generateClientSecret(ids: Ids): string {
 
 export function looksLikeClientId(text: string): boolean {
   return CLIENT_ID.test(text);
-}
-
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
 }
 
 export const APP_NAME_MAX = 100;

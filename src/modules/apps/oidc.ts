@@ -9,7 +9,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Deps } from '../../deps.ts';
-import { ALL_SCOPES, hashSecret } from './apps.ts';
+import { ALL_SCOPES } from './apps.ts';
+import { hashSecret } from '../../shared/secrets.ts';
 import * as store from './apps.store.ts';
 import { databaseAdapter } from './oidc.adapter.ts';
 

@@ -4,7 +4,8 @@ import { notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import type { Trx } from '../../db/database.ts';
 import type { Caller } from '../../shared/caller.ts';
-import { generateKey, hashKey, looksLikeKey, LAST_USED_WRITE_INTERVAL_MS, type KeyMode } from './keys.ts';
+import { hashSecret } from '../../shared/secrets.ts';
+import { generateKey, looksLikeKey, LAST_USED_WRITE_INTERVAL_MS, type KeyMode } from './keys.ts';
 import * as store from './keys.store.ts';
 import { CallerCache } from './caller-cache.ts';
 import { FreshReads } from '../../db/fresh-reads.ts';
@@ -21,7 +22,7 @@ export async function createKey(deps: Deps, userId: number, name: string, mode: 
   const view = await store.insertKey(trx ?? deps.db, {
     user_id: userId,
     name,
-    key_hash: hashKey(key),
+    key_hash: hashSecret(key),
     last4: key.slice(-4),
     mode,
     created_at: deps.clock.now().toISOString(),
@@ -63,7 +64,7 @@ export async function revokeKey(deps: Deps, userId: number, keyId: number): Prom
 export async function callerOfKey(deps: Deps, key: string): Promise<Caller | undefined> {
   // A string that cannot be a key is not worth a database round trip.
   if (!looksLikeKey(key)) return undefined;
-  const keyHash = hashKey(key);
+  const keyHash = hashSecret(key);
   const { epoch: epochs, callers: cache } = deps.runtime.keys;
   // A read that began after this call (db/fresh-reads.ts: concurrent requests share it).
   const epoch = await epochs.get();
