@@ -30,6 +30,11 @@ import { Contribution } from './modules/contributions/contributions.schema.ts';
 import { keyRoutes } from './modules/keys/keys.routes.ts';
 import { ApiKey } from './modules/keys/keys.schema.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
+import { userOperatorRoutes } from './modules/users/users.admin.routes.ts';
+import { appOperatorRoutes } from './modules/apps/apps.admin.routes.ts';
+import { contributionOperatorRoutes } from './modules/contributions/contributions.admin.routes.ts';
+import { donationOperatorRoutes } from './modules/donations/donations.admin.routes.ts';
+import { portfolioOperatorRoutes } from './modules/portfolio/portfolio.admin.routes.ts';
 import { requireOperator } from './modules/admin/index.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
@@ -197,7 +202,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     await app.register(
       async (admin) => {
         admin.addHook('onSend', apiHeaders);
-        await admin.register(adminRoutes(deps));
+        await admin.register(adminRoutes(deps, [userOperatorRoutes, appOperatorRoutes, contributionOperatorRoutes, donationOperatorRoutes, portfolioOperatorRoutes]));
       },
       { prefix: '/admin/v1' },
     );

@@ -2,7 +2,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../shared/page.ts';
 import { AMOUNT_KEYWORD } from './validation.ts';
-import { parseDollars } from '../shared/money.ts';
+import { DECIMAL8_PATTERN, parseDollars } from '../shared/money.ts';
 import { EIN_PATTERN } from '../shared/ein.ts';
 import { assert } from '../shared/assert.ts';
 
@@ -77,7 +77,7 @@ export const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
 export const IdParams = Type.Object({ id: Id });
 
 /** Units or a valuation as exact decimal text, up to 8 places (a JSON number is read as the text it prints). */
-export const Decimal8 = Type.Union([Type.String({ pattern: '^[0-9]{1,12}(\\.[0-9]{1,8})?$' }), Type.Number({ exclusiveMinimum: 0 })], {
+export const Decimal8 = Type.Union([Type.String({ pattern: DECIMAL8_PATTERN }), Type.Number({ exclusiveMinimum: 0 })], {
   description: 'Exact decimal, up to 8 places',
 });
 

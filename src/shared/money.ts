@@ -62,6 +62,14 @@ export function usdText(cents: number): string {
   return `${cents < 0 ? '-' : ''}$${whole}.${String(abs % 100).padStart(2, '0')}`;
 }
 
+/** Units and valuations: exact decimal text, up to 12 digits before the point and 8 after (the schemas' pattern too). */
+export const DECIMAL8_PATTERN = '^[0-9]{1,12}(\\.[0-9]{1,8})?$';
+const DECIMAL8 = new RegExp(DECIMAL8_PATTERN);
+
+export function isDecimal8(text: string): boolean {
+  return DECIMAL8.test(text);
+}
+
 /** Exact decimal text with up to `scale` places, for units and valuations. */
 export function parseDecimal(text: string, scale: number): bigint | null {
   const match = /^(\d+)(?:\.(\d+))?$/.exec(text);

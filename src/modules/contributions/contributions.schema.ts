@@ -1,7 +1,8 @@
 // The HTTP contract's shapes of contributions: what its routes take and answer (and the OpenAPI document shows).
 import { Type } from '@sinclair/typebox';
-import { IsoDate, NullableIsoDate, StringEnum } from '../../http/schemas.ts';
-import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES } from './contributions.ts';
+import { Decimal8, Id, IsoDate, NullableIsoDate, StringEnum } from '../../http/schemas.ts';
+import { BookQuery } from '../../http/operator.ts';
+import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES, FREQUENCIES } from './contributions.ts';
 
 export const Contribution = Type.Object(
   {
@@ -30,3 +31,35 @@ export const DeclaredContribution = Type.Composite([
   Type.Omit(Contribution, ['$id']),
   Type.Object({ reference: Type.Union([Type.String(), Type.Null()]), instructions: Type.Union([Instructions, Type.Null()]) }),
 ]);
+
+/** An operator's contribution (/admin/v1/contributions). */
+export const RecordBody = Type.Object(
+  {
+    user_id: Id,
+    type: StringEnum(CONTRIBUTION_TYPES),
+    units: Decimal8,
+    valuation: Decimal8,
+    currency: Type.String({ pattern: '^[A-Z0-9.-]{1,16}$' }),
+    frequency: Type.Optional(StringEnum(FREQUENCIES)),
+    status: Type.Optional(StringEnum(['waiting_for_funds', 'pending', 'success'] as const)),
+  },
+  { additionalProperties: false },
+);
+
+export const AdvanceBody = Type.Object({ status: StringEnum(['pending', 'success', 'failed'] as const) }, { additionalProperties: false });
+
+export const AwaitingQuery = Type.Composite([BookQuery, Type.Object({ reference: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]{1,20}$' })) })], {
+  additionalProperties: false,
+});
+
+/** What arrived for a declared contribution. */
+export const ReceivedBody = Type.Object(
+  {
+    units: Type.String({ description: 'What arrived, up to 8 decimals (cash: the dollars)' }),
+    valuation: Type.String({ description: 'Per unit in USD, up to 8 decimals (cash: 1)' }),
+    valuation_source: Type.Optional(Type.String({ description: 'Where a non-cash valuation came from, e.g. "NYSE close 2026-11-20"' })),
+  },
+  { additionalProperties: false },
+);
+
+export const CorrectionBody = Type.Object({ reason: Type.String({ description: 'Why, as the new receipt states it (1 to 500 characters)' }) }, { additionalProperties: false });

@@ -1,4 +1,5 @@
 // Contribution vocabulary (spec 2.8).
+import { isDecimal8 } from '../../shared/money.ts';
 export const CONTRIBUTION_TYPES = [
   'bank_account_scheduled_deposit',
   'credit_card_scheduled_deposit',
@@ -27,11 +28,9 @@ export const CONTRIBUTION_TRANSITIONS: Record<string, readonly ContributionStatu
   failed: [],
 };
 
-const DECIMAL_8 = /^\d{1,12}(\.\d{1,8})?$/;
-
 /** A positive decimal text with at most 8 places (units, valuations): kept exact, never a float. */
 export function isPositiveDecimal8(text: unknown): text is string {
-  return typeof text === 'string' && DECIMAL_8.test(text) && !/^0+(\.0+)?$/.test(text);
+  return typeof text === 'string' && isDecimal8(text) && !/^0+(\.0+)?$/.test(text);
 }
 
 /** Every problem with an operator's contribution fields, at once. */

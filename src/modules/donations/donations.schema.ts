@@ -1,7 +1,7 @@
 // The HTTP contract of donations (spec 2.1, 2.3, 4.2; rules §8).
 import { Type } from '@sinclair/typebox';
 import { Amount, IsoDate, Nullable, NullableIsoDate, Paged, StringEnum, Ein, Id } from '../../http/schemas.ts';
-import { DONATION_STATUSES, VISIBILITIES } from './donations.ts';
+import { DONATION_EVENTS, DONATION_STATUSES, VISIBILITIES } from './donations.ts';
 
 const Status = StringEnum(DONATION_STATUSES);
 const Visibility = StringEnum(VISIBILITIES);
@@ -55,3 +55,20 @@ export const OwnDonationPage = Paged(Type.Ref('OwnDonation'));
 export const UserDonationPage = Paged(Type.Ref('UserDonation'));
 
 export const DonationIdParams = Type.Object({ donation_id: Id });
+
+/** The most donations one operator batch moves. */
+export const DONATIONS_BATCH_MAX = 1000;
+
+/** An operator's reason for rejecting a donation. */
+export const RejectBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 1000 }) }, { additionalProperties: false });
+
+/** One event for many donations: listed ids, or those in a status (/admin/v1/donations/batch). */
+export const DonationBatchBody = Type.Object(
+  {
+    event: StringEnum(DONATION_EVENTS),
+    ids: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: DONATIONS_BATCH_MAX })),
+    status: Type.Optional(Status),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);

@@ -18,7 +18,8 @@ export function initialStatus(availableCents: number, amountCents: number): Dona
 }
 
 /** The operator's events on a donation (rules §7). The owner's cancel is separate. */
-export type DonationEvent = 'approve' | 'reject' | 'pay' | 'mail_check' | 'cash_check' | 'void_check';
+export const DONATION_EVENTS = ['approve', 'reject', 'pay', 'mail_check', 'cash_check', 'void_check'] as const;
+export type DonationEvent = (typeof DONATION_EVENTS)[number];
 
 /** Which accounts an event moves the amount between, if any. */
 export type HoldMove = 'reserved_to_available' | 'reserved_to_grants_paid' | 'grants_paid_to_available' | null;

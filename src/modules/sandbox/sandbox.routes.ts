@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { Amount, checkedCents, StringEnum, withProblems, Ein, Id } from '../../http/schemas.ts';
+import { checkedCents, withProblems } from '../../http/schemas.ts';
+import { AdvanceBody, DepositBody } from './sandbox.schema.ts';
 import { sandboxAdvance, sandboxDeposit } from './sandbox.service.ts';
 
 export function sandboxRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -15,7 +16,7 @@ export function sandboxRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           summary: 'Sandbox keys only: deposit test money (a pending contribution that clears by itself)',
-          body: Type.Object({ amount: Amount(1, 'Amount to deposit') }, { additionalProperties: false }),
+          body: DepositBody,
           response: { ...responses, 201: Type.Object({ contribution_id: Type.Integer() }) },
         },
       },
@@ -30,22 +31,7 @@ export function sandboxRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           summary: 'Sandbox keys only: move one of your objects along its state machine',
-          body: Type.Union([
-            Type.Object(
-              { object: Type.Literal('donation'), id: Id, event: StringEnum(['approve', 'reject', 'pay', 'mail_check', 'cash_check', 'void_check'] as const) },
-              { additionalProperties: false },
-            ),
-            Type.Object({ object: Type.Literal('contribution'), id: Id, to: StringEnum(['pending', 'success', 'failed'] as const) }, { additionalProperties: false }),
-            Type.Object(
-              {
-                object: Type.Literal('gift'),
-                code: Type.String({ format: 'uuid' }),
-                action: StringEnum(['deny', 'claim'] as const),
-                ein: Type.Optional(Ein()),
-              },
-              { additionalProperties: false },
-            ),
-          ]),
+          body: AdvanceBody,
           response: { ...responses, 200: Type.Object({ status: Type.String() }) },
         },
       },

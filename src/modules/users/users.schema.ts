@@ -36,3 +36,14 @@ export const Balance = Type.Object(
   },
   { $id: 'Balance' },
 );
+
+/** An operator's new user (/admin/v1/users). */
+export const NewUserBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+    slug: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]{1,60}$' })),
+    city: Type.Optional(Type.String({ maxLength: 200 })),
+    visible: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
