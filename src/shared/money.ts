@@ -105,13 +105,16 @@ export function exactValueInCents(units: string, valuation: string): bigint {
   return quotient;
 }
 
+/** The form of dollars a person types: "25", "25.5", "$1,250.00" (any size). */
+export const DOLLAR_TEXT = /^\$?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?$/;
+
 /**
  * Dollars typed by a person into a form: "25", "25.5", "$1,250.00". Returns
  * cents, or null for anything else (negative, more than 2 decimals, over the
  * maximum, misplaced commas).
  */
 export function parseDollarText(text: string): number | null {
-  const match = /^\$?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?$/.exec(text.trim());
+  const match = DOLLAR_TEXT.exec(text.trim());
   if (match === null) return null;
   const whole = (match[1] ?? '').replace(/,/g, '');
   if (whole.length > 8) return null;

@@ -1,10 +1,10 @@
 // Reading form posts: every field is checked here, at the edge, with a
 // message a person can act on; the service functions then apply the rules.
 import { AppError } from '../shared/errors.ts';
-import { parseDollarText, usdText } from '../shared/money.ts';
+import { AMOUNT_MAX_CENTS, DOLLAR_TEXT, parseDollarText, usdText } from '../shared/money.ts';
+import { EIN_RULE, normalizeEin } from '../shared/ein.ts';
 import { textProblem } from '../shared/text.ts';
 import type { CharityChoice, FormState } from './layout.ts';
-import { normalizeEin } from '../modules/nonprofits/index.ts';
 import type { DirectorySearch } from '../modules/nonprofits/index.ts';
 
 export class FormReader {
@@ -29,15 +29,38 @@ export class FormReader {
     return value;
   }
 
-  /** Dollars as typed, to cents, at least `minCents`. */
+  /** Dollars as typed, to cents, at least `minCents` (the API's amount rule: shared/money.ts). */
   amount(name: string, minCents: number): number {
+    return this.dollars(name, { required: true, minCents }) ?? 0;
+  }
+
+  /**
+   * Dollars as typed ("25", "25.50", "$1,250"), to cents from `minCents` to `maxCents` (at most the
+   * API's maximum amount); null when left empty and not required, or when wrong (an error is set).
+   */
+  dollars(name: string, { required, minCents, maxCents = AMOUNT_MAX_CENTS }: { required: boolean; minCents: number; maxCents?: number }): number | null {
     const value = (this.#form.get(name) ?? '').trim();
     this.values[name] = value;
+    if (value === '') {
+      if (required) this.errors[name] = 'is required';
+      return null;
+    }
     const cents = parseDollarText(value);
-    if (value === '') this.errors[name] = 'is required';
+    if (cents === null && DOLLAR_TEXT.test(value)) this.errors[name] = `must be at most ${usdText(maxCents)}`;
     else if (cents === null) this.errors[name] = 'must be an amount in dollars, like 25 or 25.50';
     else if (cents < minCents) this.errors[name] = `must be at least ${usdText(minCents)}`;
-    return cents ?? 0;
+    else if (cents > maxCents) this.errors[name] = `must be at most ${usdText(maxCents)}`;
+    else return cents;
+    return null;
+  }
+
+  /** An EIN as typed (12-3456789 or nine digits), as stored; null when empty or malformed (an error is set then, with the API's rule). */
+  ein(name: string, { required }: { required: boolean }): string | null {
+    const value = this.text(name, { required, max: 20 });
+    if (value === '') return null;
+    const ein = normalizeEin(value);
+    if (ein === null) this.errors[name] = EIN_RULE;
+    return ein;
   }
 
   oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {

@@ -19,7 +19,6 @@ import {
   type OidcProvider,
 } from '../../modules/apps/index.ts';
 import { AppError } from '../../shared/errors.ts';
-import { parseDollarText } from '../../shared/money.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
 import { attempt, FormReader, stateOf } from '../forms.ts';
 import { parseCookies } from '../visitor.ts';
@@ -27,7 +26,6 @@ import { appsPage, consentPage, continuePage } from '../pages/apps.ts';
 import { CONTENT_SECURITY_POLICY, requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 
 const SECRET_COOKIE = 'almoner_new_app';
-const LIMIT_MAX_CENTS = 100_000_000_00;
 
 export function appSettingsRoutes({ deps }: WebContext) {
   const secretCookie = (value: string) =>
@@ -139,10 +137,7 @@ export function interactionRoutes({ deps, oidc }: WebContext) {
         ).interactionResult(request.raw, reply.raw, { error: 'access_denied', error_description: 'the donor did not allow the app' }, { mergeWithLastSubmission: false });
         return redirectOut(reply, to, await appByClientId(deps, clientId));
       }
-      const limitText = form.text('monthly_limit', { max: 20 });
-      const limit = limitText === '' ? null : parseDollarText(limitText);
-      if (limit === null && limitText !== '') form.errors.monthly_limit = 'must be an amount in dollars, like 200 or 200.50';
-      else if (limit !== null && (limit < 1 || limit > LIMIT_MAX_CENTS)) form.errors.monthly_limit = 'must be from $0.01 to $100,000,000,000';
+      const limit = form.dollars('monthly_limit', { required: false, minCents: 1 });
       if (!form.ok) return showConsent(request, reply, interaction, form.state(), 422);
       const scopes = requestedScopes(interaction.params.scope);
       const holding = await currentConsent(deps, clientId, session.user_id);

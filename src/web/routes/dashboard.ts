@@ -8,8 +8,6 @@ import { cancelDonation, createDonation, listOwnDonations, DONATION_MIN_CENTS } 
 import { createGift, listGifts, GIFT_MIN_CENTS } from '../../modules/gifts/index.ts';
 import { listContributions } from '../../modules/contributions/index.ts';
 import { cancelSchedule, createSchedule, listSchedules, SCHEDULE_FREQUENCIES } from '../../modules/scheduled/index.ts';
-import { normalizeEin } from '../../modules/nonprofits/index.ts';
-import { EIN_RULE } from '../../shared/ein.ts';
 import { AppError } from '../../shared/errors.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
 import { attempt, FormReader, pageParam, stateOf, whichCharity } from '../forms.ts';
@@ -92,8 +90,7 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
 
     web.post('/dashboard/scheduled', async (request, reply) => {
       const form = new FormReader(request.body as URLSearchParams);
-      const ein = normalizeEin(form.text('ein', { required: true, max: 20 }));
-      if (ein === null && form.values.ein !== '') form.fail('ein', EIN_RULE);
+      const ein = form.ein('ein', { required: true });
       const amount = form.amount('amount', DONATION_MIN_CENTS);
       const frequency = form.oneOf('frequency', SCHEDULE_FREQUENCIES, 'Monthly');
       const nextDate = form.text('next_date', { max: 10 });

@@ -26,7 +26,7 @@ import { exportFilters, sendCsv } from '../../http/csv.ts';
 import { sendPdf } from '../../http/pdf.ts';
 import { AppError } from '../../shared/errors.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
-import { centsToDollars, parseDollarText } from '../../shared/money.ts';
+import { centsToDollars } from '../../shared/money.ts';
 import { attempt, FormReader, pageParam, stateOf } from '../forms.ts';
 import type { FormState } from '../layout.ts';
 import { contributionPage, moneyPage, TYPE_LABELS, type MoneyData } from '../pages/money.ts';
@@ -47,16 +47,12 @@ function readDeclaration(form: FormReader): Declaration {
     TYPE_LABELS.map(([t]) => t),
     'wire_payment',
   );
-  const amount = form.text('amount', { max: 30 });
   const units = form.text('units', { max: 30 });
   const symbol = form.text('symbol', { max: 30 }).toUpperCase();
   form.values.symbol = symbol;
   const declaration: Declaration = { type };
-  if (amount !== '') {
-    const cents = parseDollarText(amount);
-    if (cents === null) form.fail('amount', 'must be an amount in dollars, like 5000 or 5000.50');
-    else declaration.amount = centsToDollars(cents);
-  } else if (RAILS[type as keyof typeof RAILS]?.asset === 'cash') form.fail('amount', 'is required');
+  const cents = form.dollars('amount', { required: RAILS[type as keyof typeof RAILS]?.asset === 'cash', minCents: 1 });
+  if (cents !== null) declaration.amount = centsToDollars(cents);
   if (units !== '') declaration.units = units;
   if (symbol !== '') declaration.symbol = symbol;
   return declaration;
