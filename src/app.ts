@@ -35,6 +35,7 @@ import { appOperatorRoutes } from './modules/apps/apps.admin.routes.ts';
 import { contributionOperatorRoutes } from './modules/contributions/contributions.admin.routes.ts';
 import { donationOperatorRoutes } from './modules/donations/donations.admin.routes.ts';
 import { portfolioOperatorRoutes } from './modules/portfolio/portfolio.admin.routes.ts';
+import { diligenceOperatorRoutes } from './modules/diligence/diligence.admin.routes.ts';
 import { requireOperator } from './modules/admin/index.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
@@ -202,7 +203,9 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     await app.register(
       async (admin) => {
         admin.addHook('onSend', apiHeaders);
-        await admin.register(adminRoutes(deps, [userOperatorRoutes, appOperatorRoutes, contributionOperatorRoutes, donationOperatorRoutes, portfolioOperatorRoutes]));
+        await admin.register(
+          adminRoutes(deps, [userOperatorRoutes, appOperatorRoutes, contributionOperatorRoutes, donationOperatorRoutes, portfolioOperatorRoutes, diligenceOperatorRoutes]),
+        );
       },
       { prefix: '/admin/v1' },
     );

@@ -271,6 +271,11 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
     'webhook_attempts',
     'mail_outbox',
     'password_resets',
+    'diligence_lists',
+    'revocations',
+    'pub78',
+    'sanctions',
+    'sanction_reviews',
   ] as const;
   const out: Record<string, unknown> = {};
   for (const table of tables) {

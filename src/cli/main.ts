@@ -14,12 +14,12 @@ import { assert } from '../shared/assert.ts';
 import { copyDatabase } from '../db/copy.ts';
 import { AppError } from '../shared/errors.ts';
 import { formatCheck, runAndRecordCheck, runCheck } from '../modules/check/index.ts';
-import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/index.ts';
 
 import { UsageError, WHOLE_DATABASE, actor, withPlatform } from './common.ts';
 import { operate } from './operate.ts';
 import { demo } from './demo.ts';
 import { notifyCommand } from './notify.ts';
+import { nonprofitsCommand } from './directory.ts';
 import { VERSION } from '../version.ts';
 const USAGE = `Usage: almoner <command> [options]
 
@@ -63,8 +63,15 @@ Commands:
                                       release's node made it succeed); servers do it every minute
   retention run                       Delete what is past its RETAIN_* age (idempotency keys, expired
                                       sessions, failed sign-ins, events); servers do it hourly
-  nonprofits import FILES_OR_FOLDERS... [--zips FILE]
-                             Import IRS EO BMF files (.csv or .csv.gz) into the directory
+  nonprofits import [FILES_OR_FOLDERS...] [--zips FILE] [--revocations FILE] [--pub78 FILE] [--sdn FILE] [--as-of DATE]
+                             Import IRS EO BMF files (.csv or .csv.gz) into the directory, and the due diligence
+                             lists (the IRS auto-revocation list and Publication 78 data as published, .txt or .gz;
+                             the OFAC SDN list, sdn.csv), each a snapshot as of DATE (default today); then
+                             screen every organisation against the lists
+  nonprofits screen          Screen every organisation against the current lists again
+  nonprofits reviews         Close name matches against the sanctions list waiting for an operator
+  nonprofits review ID --clear|--confirm --note TEXT
+                             Decide one: not the listed party (may be paid), or it is (refused from now on)
   admin token create --name NAME [--days N]
                                       An operator token for /admin/v1 (shown once); expires after N days if given
   admin token list                    Operator tokens: state, expiry, last use (never the token)
@@ -127,61 +134,6 @@ async function usersCreate(args: string[]): Promise<void> {
     if (invited !== undefined) process.stdout.write(`Sign-in invitation (send it to them; it works once, until ${invited.expires_at}): ${invited.url}\n`);
     process.stdout.write(`API key (shown once): ${created.key.key}\n`);
   });
-}
-
-function progressPrinter(): (p: ImportProgress) => void {
-  const started = Date.now();
-  const tty = process.stderr.isTTY === true;
-  let lastLine = 0;
-  return (p) => {
-    const now = Date.now();
-    if (!tty && now - lastLine < 5000) return;
-    lastLine = now;
-    const seconds = (now - started) / 1000;
-    const fraction = p.bytes_total > 0 ? Math.min(1, p.bytes_done / p.bytes_total) : 0;
-    const rate = p.rows / Math.max(seconds, 0.001);
-    const eta = fraction > 0 ? Math.round(seconds / fraction - seconds) : 0;
-    const width = 30;
-    const bar = `[${'='.repeat(Math.round(fraction * width)).padEnd(width)}]`;
-    const text = `${bar} ${(fraction * 100).toFixed(0).padStart(3)}%  ${p.rows.toLocaleString('en-US')} rows  ${Math.round(rate).toLocaleString('en-US')} rows/s  ETA ${Math.floor(eta / 60)}:${String(eta % 60).padStart(2, '0')}  ${p.file}`;
-    process.stderr.write(tty ? `\r${text}` : `${text}\n`);
-  };
-}
-
-async function importNonProfits(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { zips: { type: 'string' } } });
-  if (positionals.length === 0) throw new UsageError('give at least one BMF file or folder');
-  const files = (() => {
-    try {
-      return bmfFiles(positionals);
-    } catch (error) {
-      throw new UsageError(`cannot read ${(error as { path?: string }).path ?? positionals.join(' ')}: ${(error as Error).message}`);
-    }
-  })();
-  if (files.length === 0) throw new UsageError('no .csv or .csv.gz files there');
-  return withPlatform(
-    async ({ deps }) => {
-      const started = Date.now();
-      const summary = await importBmf(deps, files, {
-        ...(values.zips === undefined ? {} : { zipCentroids: values.zips }),
-        onProgress: progressPrinter(),
-        onStep: (step) => process.stderr.write(`${process.stderr.isTTY === true ? '\n' : ''}${step}...\n`),
-      });
-      if (process.stderr.isTTY === true) process.stderr.write('\n');
-      const seconds = (Date.now() - started) / 1000;
-      process.stdout.write(
-        [
-          `Imported ${summary.rows.toLocaleString('en-US')} rows from ${summary.files} file${summary.files === 1 ? '' : 's'} in ${seconds.toFixed(1)} s:`,
-          `  added ${summary.added}, updated ${summary.updated}, unchanged ${summary.unchanged}, kept newer ${summary.older}, marked removed ${summary.removed}, rejected ${summary.rejected}`,
-          ...summary.rejections.slice(0, 50).map((r) => `  rejected ${r.file}:${r.line}: ${r.reason}`),
-          ...(summary.rejected > 50 ? [`  ... and ${summary.rejected - 50} more rejected`] : []),
-          '',
-        ].join('\n'),
-      );
-      return 0;
-    },
-    { whole: true },
-  );
 }
 
 /** SQLite's online backup: pages are copied while other connections keep reading and writing. */
@@ -290,8 +242,7 @@ export async function run(argv: string[]): Promise<number> {
         if (sub === 'backup') return await dbBackup(rest);
         throw new UsageError(`unknown db command: ${sub ?? '(none)'}`);
       case 'nonprofits':
-        if (sub === 'import') return await importNonProfits(rest);
-        throw new UsageError(`unknown nonprofits command: ${sub ?? '(none)'}`);
+        return await nonprofitsCommand(sub, rest);
       case undefined:
       case 'help':
       case '--help':

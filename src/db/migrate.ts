@@ -30,6 +30,7 @@ import * as m024 from './migrations/024_partial_donation_indexes.ts';
 import * as m025 from './migrations/025_postings_books_per_statement.ts';
 import * as m026 from './migrations/026_app_spending.ts';
 import * as m027 from './migrations/027_check_runs.ts';
+import * as m028 from './migrations/028_due_diligence.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -65,6 +66,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '025_postings_books_per_statement', up: m025.up },
   { name: '026_app_spending', up: m026.up },
   { name: '027_check_runs', up: m027.up },
+  { name: '028_due_diligence', up: m028.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -38,6 +38,8 @@ export interface NonProfitsTable {
   deductibility: string;
   status: string;
   revenue_amt: number;
+  /** What the last screening against the due diligence lists found (migration 028): 'clear', a refusal, or 'review'. */
+  diligence: Generated<string>;
 }
 
 export interface ZipCentroidsTable {

@@ -301,6 +301,7 @@ import type {
 } from './schema.directory.ts';
 export type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
 import type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
+import type { DiligenceListsTable, Pub78Table, RevocationsTable, SanctionReviewsTable, SanctionsTable } from './schema.diligence.ts';
 
 export interface Database {
   users: UsersTable;
@@ -343,6 +344,11 @@ export interface Database {
   app_connections: AppConnectionsTable;
   app_spending: AppSpendingTable;
   check_runs: CheckRunsTable;
+  diligence_lists: DiligenceListsTable;
+  revocations: RevocationsTable;
+  pub78: Pub78Table;
+  sanctions: SanctionsTable;
+  sanction_reviews: SanctionReviewsTable;
   oidc_artifacts: OidcArtifactsTable;
   oidc_keys: OidcKeysTable;
 }

@@ -12,7 +12,7 @@ export {
   prepareDirectory,
   zipCentre,
 } from './nonprofits.service.ts';
-export type { NonProfit, NonProfitInput } from './nonprofits.store.ts';
+export { bumpRecordsEpoch, type NonProfit, type NonProfitInput } from './nonprofits.store.ts';
 export { cardOfNonProfit, createCardCache, nonProfitCards, type CardCache, type NonProfitCard } from './cards.ts';
 export { bmfFiles, importBmf, sourceOf, type ImportProgress, type ImportSummary } from './import.service.ts';
 export { DirectorySearch } from './search.service.ts';

@@ -4,7 +4,7 @@ import { AppError, badRequest, notFound } from '../../shared/errors.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import { assert } from '../../shared/assert.ts';
 import { causeById, causeJson, causeLogoUrl } from './causes.ts';
-import { normalizeEin } from './nonprofits.ts';
+import { normalizeEin, refusalOf } from './nonprofits.ts';
 import { EIN_RULE } from '../../shared/ein.ts';
 import * as store from './nonprofits.store.ts';
 import { ensureDirectoryIndexes } from './directory.store.ts';
@@ -52,7 +52,14 @@ export async function getNonProfit(deps: Deps, einText: string) {
 export async function charityByEin(deps: Deps, ein: string) {
   const np = await store.findByEin(deps.db, ein);
   if (np === undefined) throw notFound('non_profit_not_found', 'there is no non-profit at this address');
-  return { view: nonProfitForm(deps, np), receives: np.eligible && !np.removed, about: () => aboutCharity(deps, np) };
+  const refusal = refusalOf(np);
+  return {
+    view: nonProfitForm(deps, np),
+    receives: np.eligible && !np.removed && refusal === undefined,
+    /** What the due diligence lists found (rules §16): why it may receive nothing, or that a close name match awaits review. */
+    diligence: { refusal: refusal?.why, review: np.diligence === 'review' },
+    about: () => aboutCharity(deps, np),
+  };
 }
 
 async function aboutCharity(deps: Deps, np: store.NonProfit) {
@@ -115,6 +122,8 @@ function recipientOr(ein: string, np: store.NonProfit | undefined): store.NonPro
   if (!np.eligible || np.removed) {
     return new AppError('unprocessable', 'non_profit_ineligible', `${np.name} cannot receive donations${np.removed ? ': the IRS no longer lists it' : ''}`);
   }
+  const refusal = refusalOf(np);
+  if (refusal !== undefined) return new AppError('unprocessable', refusal.code, `${np.name} cannot receive donations: ${refusal.why}`);
   return np;
 }
 

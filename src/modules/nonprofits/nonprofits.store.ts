@@ -20,9 +20,13 @@ export interface NonProfit {
   public_path: string;
   /** A later IRS snapshot no longer lists it: it cannot receive donations. */
   removed: boolean;
+  /** The BMF FOUNDATION code (04: private non-operating foundation; 24: Type III supporting, not functionally integrated). */
+  foundation: string;
+  /** What the last screening against the due diligence lists found (nonprofits.ts DILIGENCE). */
+  diligence: string;
 }
 
-const COLUMNS = ['id', 'ein', 'name', 'website', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'eligible', 'slug', 'removed_at'] as const;
+const COLUMNS = ['id', 'ein', 'name', 'website', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'eligible', 'slug', 'removed_at', 'foundation', 'diligence'] as const;
 
 type Row = Pick<Selectable<NonProfitsTable>, Exclude<(typeof COLUMNS)[number], 'removed_at'>> & { removed_at?: string | null };
 
@@ -40,6 +44,8 @@ export function toNonProfit(row: Row): NonProfit {
     eligible: row.eligible === 1,
     public_path: row.slug,
     removed: row.removed_at !== undefined && row.removed_at !== null,
+    foundation: row.foundation,
+    diligence: row.diligence,
   };
 }
 
@@ -116,7 +122,7 @@ export async function findByEins(db: Db | Trx, eins: readonly string[]): Promise
 }
 
 /** What the IRS data says of an organisation; the importer adds where and when it saw it. */
-export type NonProfitInput = Omit<NonProfitsTable, 'id' | 'created_at' | 'updated_at' | 'source' | 'last_seen_run' | 'removed_at'>;
+export type NonProfitInput = Omit<NonProfitsTable, 'id' | 'created_at' | 'updated_at' | 'source' | 'last_seen_run' | 'removed_at' | 'diligence'>;
 
 /** The IRS details of an organisation not read from an IRS file (added by hand, or in tests): none known. */
 export const NO_IRS_DETAILS = Object.fromEntries(IRS_COLUMNS.map((c) => [c, c === 'revenue_amt' ? 0 : ''])) as Pick<NonProfitInput, (typeof IRS_COLUMNS)[number]>;

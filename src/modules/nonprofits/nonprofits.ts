@@ -132,3 +132,33 @@ export function indexWords(name: string, city: string): Array<{ word: string; ki
   for (const w of tokenize(city)) if (!out.has(w)) out.set(w, 'c');
   return [...out].map(([word, kind]) => ({ word, kind }));
 }
+
+/**
+ * What screening an organisation against the due diligence lists found (docs/rules.md §16):
+ * `clear`; a reason it may receive no grant; or `review`, a close match on the sanctions list that
+ * an operator has not decided (donations are taken, not paid).
+ */
+export const DILIGENCE = ['clear', 'review', 'revoked', 'private_foundation', 'supporting_organization', 'sanctioned'] as const;
+export type Diligence = (typeof DILIGENCE)[number];
+
+/** What a BMF FOUNDATION code refuses: 04, a private non-operating foundation; 24, a Type III supporting organisation not functionally integrated. */
+export function foundationRefusal(code: string): 'private_foundation' | 'supporting_organization' | undefined {
+  return code === '04' ? 'private_foundation' : code === '24' ? 'supporting_organization' : undefined;
+}
+
+/** Each refusal's stable problem code and the words for it. */
+export const REFUSALS: Readonly<Record<Exclude<Diligence, 'clear' | 'review'>, { code: string; why: string }>> = {
+  revoked: { code: 'non_profit_revoked', why: 'the IRS revoked its tax exemption (the auto-revocation list)' },
+  private_foundation: { code: 'non_profit_private_foundation', why: 'it is a private non-operating foundation, which a donor-advised fund may not grant to' },
+  supporting_organization: {
+    code: 'non_profit_supporting_organization',
+    why: 'it is a Type III supporting organisation that is not functionally integrated, which a donor-advised fund may not grant to',
+  },
+  sanctioned: { code: 'non_profit_sanctioned', why: 'it is on the sanctions list (OFAC SDN)' },
+};
+
+/** Why an organisation may receive no grant, from its FOUNDATION code and its last screening; undefined when it may (or awaits review). */
+export function refusalOf(np: { foundation: string; diligence: string }): { code: string; why: string } | undefined {
+  const found = np.diligence in REFUSALS ? (np.diligence as keyof typeof REFUSALS) : foundationRefusal(np.foundation);
+  return found === undefined ? undefined : REFUSALS[found];
+}

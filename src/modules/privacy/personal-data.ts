@@ -23,6 +23,7 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   app_connections: { personal: [], forget: 'ended, with every token of their grant' },
   app_spending: { personal: [], forget: 'amounts only: kept' },
   check_runs: { personal: [], forget: 'no person in it' },
+  diligence_lists: { personal: [], forget: 'records of the lists imported: no person in them' },
   apps: {
     personal: ['name', 'redirect_uris', 'logo_uri'],
     notPersonal: ['disabled_reason', 'secret_hash'],
@@ -56,6 +57,14 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
     forget: 'mail to their address, or about their objects and the gifts they received: deleted, with its .eml file',
   },
   non_profit_words: { personal: [], forget: 'the directory' },
+  pub78: { personal: [], notPersonal: ['name'], forget: "a published IRS list of organisations: none of our users' data" },
+  revocations: { personal: [], notPersonal: ['name'], forget: "a published IRS list of organisations: none of our users' data" },
+  sanction_reviews: {
+    personal: [],
+    notPersonal: ['name', 'listed_name', 'listed_key', 'reason', 'note'],
+    forget: "operators' decisions on organisations' names against the sanctions list: no donor in them",
+  },
+  sanctions: { personal: [], notPersonal: ['name', 'name_key'], forget: 'the published OFAC list (its people are sanctioned parties, not our users)' },
   non_profits: { personal: [], notPersonal: ['name', 'name_lower', 'website', 'street', 'city'], forget: "the directory: organisations' public IRS records" },
   oidc_artifacts: { personal: ['payload'], forget: 'their grants, tokens, provider sessions and interactions: deleted' },
   oidc_keys: { personal: [], notPersonal: ['secret'], forget: "the provider's keys" },

@@ -109,6 +109,8 @@ export interface CharityPageView {
   view: NonProfitView;
   receives: boolean;
   profile: CharityProfile;
+  /** The due diligence lists in force and what they found of this organisation (rules §16). */
+  checks: { lists: ReadonlyArray<{ name: string; as_of: string }>; refusal: string | undefined; review: boolean };
   nearby: NonProfitView[];
   similar: NonProfitView[];
 }
@@ -119,10 +121,26 @@ function others(id: string, title: string, list: readonly NonProfitView[]): Html
     <ul class="results">${list.map((n) => charityItem(n))}</ul></section>`;
 }
 
+/** Which lists the organisation was checked against, their dates, and what they found. */
+function diligenceSection(checks: CharityPageView['checks']): Html {
+  const found =
+    checks.refusal !== undefined
+      ? `Grants to it are refused: ${checks.refusal}.`
+      : checks.review
+        ? 'Its name resembles a name on the sanctions list: an operator is reviewing it, and grants to it wait until then.'
+        : checks.lists.length === 0
+          ? 'No list has been imported yet.'
+          : 'Nothing on these lists stops a grant to it.';
+  return html`<section aria-labelledby="checks"><h2 id="checks">Checks before a grant</h2>
+    ${checks.lists.length === 0 ? '' : html`<ul>${checks.lists.map((l) => html`<li>${l.name}, as of ${l.as_of}</li>`)}</ul>`}
+    <p>${found}</p></section>`;
+}
+
 export function charityPage(v: Visitor, c: CharityPageView, state?: FormState): Html {
   const { view: n, profile: p } = c;
+  const why = p.ineligible ?? (c.checks.refusal === undefined ? undefined : `${c.checks.refusal.charAt(0).toUpperCase()}${c.checks.refusal.slice(1)}.`);
   const donate = !c.receives
-    ? html`<div class="notice error" role="note"><strong>This organisation cannot receive donations.</strong> ${p.ineligible ?? 'The IRS does not list it as an active, tax-deductible charity.'}</div>`
+    ? html`<div class="notice error" role="note"><strong>This organisation cannot receive donations.</strong> ${why ?? 'The IRS does not list it as an active, tax-deductible charity.'}</div>`
     : v.session === undefined
       ? html`<p><a class="button" href="/signin?next=${encodeURIComponent(n.public_path)}">Sign in to donate to ${n.name}</a></p>`
       : donationForm(v, { ...state, values: { ein: n.ein, ...state?.values } }, 'charity', { ein: n.ein, name: n.name });
@@ -148,6 +166,7 @@ export function charityPage(v: Visitor, c: CharityPageView, state?: FormState): 
     ${p.group === undefined ? '' : html`<dt>Group</dt><dd>${p.group}</dd>`}
     <dt>Size</dt>${size}
     ${n.website === null || n.website === '' ? '' : html`<dt>Website</dt><dd><a href="${n.website}" rel="nofollow noopener">${n.website}</a></dd>`}</dl>
+    ${diligenceSection(c.checks)}
     ${others('nearby', 'Nearby', c.nearby)}
     ${others('similar', `The largest of ${n.cause.name}${n.state === '' ? '' : ` in ${n.state}`}`, c.similar)}
   </article>`,

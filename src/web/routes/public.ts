@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../../modules/accounts/index.ts';
 import { acceptGift, claimGift, denyGift, openGiftPage } from '../../modules/gifts/index.ts';
+import { listsInForce } from '../../modules/diligence/index.ts';
 import { charityByEin, normalizeEin, causeById, CAUSES, zipCentre } from '../../modules/nonprofits/index.ts';
 import { avatarUrl, profileBySlug } from '../../modules/users/index.ts';
 import { listPublicDonations } from '../../modules/donations/index.ts';
@@ -78,9 +79,10 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
       const path = (request.params as { path: string }).path;
       const ein = normalizeEin(path.slice(0, 9));
       if (ein === null) throw new AppError('not_found', 'non_profit_not_found', 'there is no non-profit at this address');
-      const { view, receives, about } = await charityByEin(deps, ein);
+      const { view, receives, diligence, about } = await charityByEin(deps, ein);
       if (view.public_path !== `/charities/${path}`) return reply.code(301).header('location', view.public_path).send();
-      return sendPage(reply, charityPage(request.visitor, { view, receives, ...(await about()) }));
+      const checks = { lists: await listsInForce(deps), ...diligence };
+      return sendPage(reply, charityPage(request.visitor, { view, receives, checks, ...(await about()) }));
     });
 
     const giftCode = (request: FastifyRequest) => {
