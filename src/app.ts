@@ -36,6 +36,7 @@ import { contributionOperatorRoutes } from './modules/contributions/contribution
 import { donationOperatorRoutes } from './modules/donations/donations.admin.routes.ts';
 import { portfolioOperatorRoutes } from './modules/portfolio/portfolio.admin.routes.ts';
 import { diligenceOperatorRoutes } from './modules/diligence/diligence.admin.routes.ts';
+import { paymentOperatorRoutes } from './modules/payments/payments.admin.routes.ts';
 import { requireOperator } from './modules/admin/index.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
@@ -204,7 +205,15 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       async (admin) => {
         admin.addHook('onSend', apiHeaders);
         await admin.register(
-          adminRoutes(deps, [userOperatorRoutes, appOperatorRoutes, contributionOperatorRoutes, donationOperatorRoutes, portfolioOperatorRoutes, diligenceOperatorRoutes]),
+          adminRoutes(deps, [
+            userOperatorRoutes,
+            appOperatorRoutes,
+            contributionOperatorRoutes,
+            donationOperatorRoutes,
+            portfolioOperatorRoutes,
+            diligenceOperatorRoutes,
+            paymentOperatorRoutes,
+          ]),
         );
       },
       { prefix: '/admin/v1' },

@@ -87,6 +87,24 @@ export interface Config {
    * instructions), SPONSOR_BROKERAGE (stock: DTC instructions), SPONSOR_CRYPTO (wallet addresses).
    */
   sponsor: { name: string; ein: string; address: string; bank: string; brokerage: string; crypto: string };
+  /**
+   * Paying charities (rules §17). `ach`: the sponsor's originator details for the NACHA file
+   * (ACH_DESTINATION_ROUTING and ACH_DESTINATION_NAME: the bank the file goes to; ACH_ORIGIN_ID and
+   * ACH_ORIGIN_NAME: the file's origin; ACH_COMPANY_ID and ACH_COMPANY_NAME: the company in each
+   * batch; ACH_ODFI_ROUTING: the originating bank's routing number); '' when unset (the ACH file is
+   * then refused, naming what is missing). CHECK_ACCOUNT: the account checks are drawn on (the
+   * positive-pay file); CHECK_FIRST_NUMBER; CHECK_STALE_DAYS: after how long an uncashed check is
+   * voided; PAYEE_COOLING_OFF_DAYS: how long ACH waits after an organisation's bank details
+   * change; PAYEE_DATA_KEY (or _FILE): 32 bytes, base64, that seal bank account numbers at rest.
+   */
+  payments: {
+    ach: { destinationRouting: string; destinationName: string; originId: string; originName: string; companyId: string; companyName: string; odfiRouting: string };
+    checkAccount: string;
+    checkFirstNumber: number;
+    checkStaleDays: number;
+    payeeCoolingOffDays: number;
+    payeeKey: Buffer | undefined;
+  };
   /** Rate limits shared by every node through Redis when set; counted per node otherwise. */
   redisUrl: string | undefined;
   /** After Redis failed a node, how long it counts rate limits alone before it asks Redis again. */
@@ -219,7 +237,7 @@ function powerOfTwo(env: NodeJS.ProcessEnv, name: string, fallback: number, min:
 }
 
 /** The variables that may hold a secret (a password in a URL): each may instead name a file with `<NAME>_FILE`. */
-export const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL'] as const;
+export const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'PAYEE_DATA_KEY'] as const;
 
 /**
  * `<NAME>_FILE` reads a secret from a file (a container's or systemd's credentials),
@@ -244,6 +262,15 @@ function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     out[name] = value;
   }
   return out;
+}
+
+/** PAYEE_DATA_KEY: 32 bytes in base64, or unset (bank details are then refused). */
+function payeeKey(env: NodeJS.ProcessEnv): Buffer | undefined {
+  const text = env.PAYEE_DATA_KEY;
+  if (text === undefined || text === '') return undefined;
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== 32 || key.toString('base64') !== text.trim()) throw new Error('PAYEE_DATA_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
+  return key;
 }
 
 function smtpUrl(env: NodeJS.ProcessEnv): string | undefined {
@@ -331,6 +358,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       bank: env.SPONSOR_BANK || '(set SPONSOR_BANK: bank name, routing and account numbers for wires and transfers)',
       brokerage: env.SPONSOR_BROKERAGE || '(set SPONSOR_BROKERAGE: broker, DTC number and account for stock)',
       crypto: env.SPONSOR_CRYPTO || '(set SPONSOR_CRYPTO: a wallet address per accepted token)',
+    },
+    payments: {
+      ach: {
+        destinationRouting: env.ACH_DESTINATION_ROUTING ?? '',
+        destinationName: env.ACH_DESTINATION_NAME ?? '',
+        originId: env.ACH_ORIGIN_ID ?? '',
+        originName: env.ACH_ORIGIN_NAME ?? '',
+        companyId: env.ACH_COMPANY_ID ?? '',
+        companyName: env.ACH_COMPANY_NAME ?? '',
+        odfiRouting: env.ACH_ODFI_ROUTING ?? '',
+      },
+      checkAccount: env.CHECK_ACCOUNT ?? '',
+      checkFirstNumber: integer(env, 'CHECK_FIRST_NUMBER', 1001, 1, 99_999_999),
+      checkStaleDays: integer(env, 'CHECK_STALE_DAYS', 180, 1, 3650),
+      payeeCoolingOffDays: integer(env, 'PAYEE_COOLING_OFF_DAYS', 7, 0, 365),
+      payeeKey: payeeKey(env),
     },
     ...overrides,
   };

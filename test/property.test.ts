@@ -2,7 +2,8 @@
 // across users and both books (each user acts with a live key and with a
 // sandbox key; contribute, receive, clear, fail, donate, cancel, approve,
 // reject, pay, mail, cash, void, gift, accept, claim, deny, invest,
-// liquidate; operators and gift recipients sometimes act from the other
+// liquidate, payment runs opened and submitted, checks cashed or voided;
+// operators and gift recipients sometimes act from the other
 // book; each user's live and sandbox apps donate with their tokens, held to
 // the monthly limit the donor set) run against the real services and against
 // a small in-memory model;
@@ -30,6 +31,7 @@ import { movePortfolio } from '../src/modules/portfolio/index.ts';
 import { callerOfAccessToken } from '../src/modules/apps/index.ts';
 import { connectApp } from './app-tokens.ts';
 import { runCheck } from '../src/modules/check/index.ts';
+import { addDays, openRun, settle, submitRun } from '../src/modules/payments/index.ts';
 
 const STEPS = Number(process.env.PROPERTY_STEPS ?? 10_000);
 /** The writers' comparison runs the sequence twice more: its first steps are enough to meet every path. */
@@ -53,7 +55,9 @@ type Op =
   | { kind: 'invest' | 'liquidate'; user: number; cents: number }
   | { kind: 'declare'; user: number; cents: number }
   | { kind: 'arrive'; pick: number; cents: number; book: Book }
-  | { kind: 'withdraw'; pick: number; user: number };
+  | { kind: 'withdraw'; pick: number; user: number }
+  | { kind: 'run'; book: Book; submit: boolean }
+  | { kind: 'outcome'; pick: number; outcome: 'cash' | 'void'; book: Book };
 
 const user = fc.nat(ACTORS - 1);
 /** The book an operator acts in: mostly the object's own, sometimes the other. */
@@ -83,7 +87,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('gift' as const), user, cents: fc.integer({ min: 1800, max: 20_000 }), viaApp: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('accept' as const, 'claim' as const, 'deny' as const), pick, user, viaApp: fc.boolean() }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constantFrom('accept' as const, 'claim' as const, 'deny' as const), pick, user, viaApp: fc.boolean() }) },
   // An actor's app and its key give from one fund at the same moment: the app never passes its limit.
   {
     weight: 1,
@@ -98,6 +102,9 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('declare' as const), user, cents: fc.integer({ min: 100, max: 50_000 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('arrive' as const), pick, cents: fc.integer({ min: 1, max: 60_000 }), book }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('withdraw' as const), pick, user }) },
+  // Paying charities (rules §17): an operator opens a run (and mostly submits it); a check is cashed or voided.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('run' as const), book, submit: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('outcome' as const), pick, outcome: fc.constantFrom('cash' as const, 'void' as const), book }) },
 );
 
 interface Fund {
@@ -110,7 +117,9 @@ interface Model {
   funds: Fund[];
   /** Per book: what its outside accounts hold (deposits received are negative there, grants paid positive). */
   outside: Record<Book, { deposits: number; grants_paid: number }>;
-  donations: Array<{ id: number; user: number; cents: number; status: string }>;
+  donations: Array<{ id: number; user: number; cents: number; status: string; inPayment?: true }>;
+  /** Payment runs' payments, each by check (no organisation has bank details here). */
+  payments: Array<{ id: number; book: Book; status: 'open' | 'sent' | 'cashed' | 'voided'; donations: Model['donations'] }>;
   gifts: Array<{ id: number; code: string; user: number; cents: number; status: string }>;
   contributions: Array<{ id: number; user: number; cents: number; status: string; declared?: boolean }>;
 }
@@ -209,6 +218,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
       const m: Model = {
         funds: users.map(() => ({ pending: 0, available: 0, reserved: 0, portfolio: 0 })),
         donations: [],
+        payments: [],
         gifts: [],
         contributions: [],
         outside: { live: { deposits: 0, grants_paid: 0 }, test: { deposits: 0, grants_paid: 0 } },
@@ -377,9 +387,9 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             const rule = DONATION_TRANSITIONS[op.event];
             const inBook = bookOf(d.user) === op.book;
             const ok = inBook && (rule.from as readonly string[]).includes(d.status);
-            expected = !inBook ? 'donation_not_found' : ok ? 'ok' : 'invalid_transition';
+            expected = !inBook ? 'donation_not_found' : !ok ? 'invalid_transition' : d.inPayment === true ? 'donation_in_payment' : 'ok';
             actual = await outcome(() => applyDonationEvent(deps, op.book, d.id, op.event, { actor: 'property', reason: 'property test' }));
-            if (ok) {
+            if (expected === 'ok') {
               const f = m.funds[d.user] as Fund;
               const outside = m.outside[bookOf(d.user)];
               d.status = rule.to;
@@ -508,6 +518,51 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             expected = actual;
             break;
           }
+          case 'run': {
+            // Every approved donation of the book in no payment joins the run: one organisation, one payment by check.
+            const joining = m.donations.filter((d) => bookOf(d.user) === op.book && d.status === 'approved' && d.inPayment !== true);
+            let paymentId: number | undefined;
+            actual = await outcome(async () => {
+              const opened = await openRun(deps, op.book, addDays('2030-01-01', step), 'property');
+              assert.deepEqual([opened.rejected, opened.held], [[], []], label);
+              paymentId = opened.run.payments[0]?.id;
+              if (op.submit) await submitRun(deps, op.book, opened.run.id, 'property');
+            });
+            if (joining.length === 0) {
+              assert.equal(paymentId, undefined, `${label}: no payment without grants`);
+              break;
+            }
+            assert.ok(paymentId !== undefined, `${label}: one payment for the approved donations`);
+            for (const d of joining) d.inPayment = true;
+            m.payments.push({ id: paymentId, book: op.book, status: op.submit ? 'sent' : 'open', donations: joining });
+            if (op.submit) {
+              for (const d of joining) {
+                d.status = 'check_mailed';
+                (m.funds[d.user] as Fund).reserved -= d.cents;
+                m.outside[op.book].grants_paid += d.cents;
+              }
+            }
+            break;
+          }
+          case 'outcome': {
+            const p = m.payments[op.pick % Math.max(1, m.payments.length)];
+            if (p === undefined) continue;
+            const inBook = p.book === op.book;
+            expected = !inBook ? 'payment_not_found' : p.status === 'sent' ? 'ok' : 'invalid_transition';
+            actual = await outcome(() => settle(deps, op.book, p.id, op.outcome, { actor: 'property', reason: 'property test' }));
+            if (expected === 'ok') {
+              p.status = op.outcome === 'cash' ? 'cashed' : 'voided';
+              for (const d of p.donations) {
+                d.status = op.outcome === 'cash' ? 'completed' : 'not_completed';
+                if (op.outcome === 'void') {
+                  (m.funds[d.user] as Fund).available += d.cents;
+                  m.outside[p.book].grants_paid -= d.cents;
+                }
+              }
+              if (op.outcome === 'void') for (const u of new Set(p.donations.map((d) => d.user))) promote(m, u);
+            }
+            break;
+          }
           case 'invest':
           case 'liquidate': {
             const u = users[op.user] as TestUser;
@@ -587,6 +642,10 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
         'deny:gift_not_found',
         'invest:ok',
         'liquidate:ok',
+        'run:ok',
+        'outcome:ok',
+        'outcome:invalid_transition',
+        'event:donation_in_payment',
       ]) {
         assert.ok((seen.get(k) ?? 0) > 0, `the sequence exercised ${k}`);
       }

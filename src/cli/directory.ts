@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/index.ts';
 import { decideReview, pendingReviews, readListFile, recordList, screenDirectory, type ListFile, type ListKind, type Screening } from '../modules/diligence/index.ts';
 import { UsageError, actor, id, withPlatform } from './common.ts';
+import { bankDetails } from './payments.ts';
 
 export async function nonprofitsCommand(sub: string | undefined, rest: string[]): Promise<number> {
   switch (sub) {
@@ -23,6 +24,8 @@ export async function nonprofitsCommand(sub: string | undefined, rest: string[])
       });
     case 'review':
       return await review(rest);
+    case 'bank-details':
+      return await bankDetails(rest);
     default:
       throw new UsageError(`unknown nonprofits command: ${sub ?? '(none)'}`);
   }

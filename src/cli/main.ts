@@ -20,6 +20,7 @@ import { operate } from './operate.ts';
 import { demo } from './demo.ts';
 import { notifyCommand } from './notify.ts';
 import { nonprofitsCommand } from './directory.ts';
+import { paymentsCommand } from './payments.ts';
 import { VERSION } from '../version.ts';
 const USAGE = `Usage: almoner <command> [options]
 
@@ -72,6 +73,18 @@ Commands:
   nonprofits reviews         Close name matches against the sanctions list waiting for an operator
   nonprofits review ID --clear|--confirm --note TEXT
                              Decide one: not the listed party (may be paid), or it is (refused from now on)
+  nonprofits bank-details EIN --routing R --account A --holder NAME [--type checking|savings]
+                             An organisation's bank details for ACH (sealed with PAYEE_DATA_KEY; ACH after
+                             PAYEE_COOLING_OFF_DAYS, checks until then)
+  payments run open --date YYYY-MM-DD
+                             Open the payment run of a date: approved donations of still-eligible
+                             organisations, one payment each (ACH or check); ineligible ones rejected
+  payments run list | show ID | submit ID
+  payments run ach|checks|positive-pay ID --out FILE
+                             The run's NACHA file, check register or positive-pay file
+  payments return ID --code R03 | cash ID | void ID --reason TEXT
+                             A payment's outcome: an ACH return, a check cashed or voided (money back to donors)
+  payments void-stale        Void every check not cashed within CHECK_STALE_DAYS
   admin token create --name NAME [--days N]
                                       An operator token for /admin/v1 (shown once); expires after N days if given
   admin token list                    Operator tokens: state, expiry, last use (never the token)
@@ -243,6 +256,8 @@ export async function run(argv: string[]): Promise<number> {
         throw new UsageError(`unknown db command: ${sub ?? '(none)'}`);
       case 'nonprofits':
         return await nonprofitsCommand(sub, rest);
+      case 'payments':
+        return await paymentsCommand(sub, rest);
       case undefined:
       case 'help':
       case '--help':

@@ -31,6 +31,7 @@ import * as m025 from './migrations/025_postings_books_per_statement.ts';
 import * as m026 from './migrations/026_app_spending.ts';
 import * as m027 from './migrations/027_check_runs.ts';
 import * as m028 from './migrations/028_due_diligence.ts';
+import * as m029 from './migrations/029_payments.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -67,6 +68,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '026_app_spending', up: m026.up },
   { name: '027_check_runs', up: m027.up },
   { name: '028_due_diligence', up: m028.up },
+  { name: '029_payments', up: m029.up },
 ];
 
 /** The migrations this release knows, in order. */

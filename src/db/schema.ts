@@ -301,6 +301,7 @@ import type {
 } from './schema.directory.ts';
 export type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
 import type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
+import type { PayeeAccountsTable, PaymentGrantsTable, PaymentRunsTable, PaymentsTable } from './schema.payments.ts';
 import type { DiligenceListsTable, Pub78Table, RevocationsTable, SanctionReviewsTable, SanctionsTable } from './schema.diligence.ts';
 
 export interface Database {
@@ -349,6 +350,10 @@ export interface Database {
   pub78: Pub78Table;
   sanctions: SanctionsTable;
   sanction_reviews: SanctionReviewsTable;
+  payment_runs: PaymentRunsTable;
+  payments: PaymentsTable;
+  payment_grants: PaymentGrantsTable;
+  payee_accounts: PayeeAccountsTable;
   oidc_artifacts: OidcArtifactsTable;
   oidc_keys: OidcKeysTable;
 }

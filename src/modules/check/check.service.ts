@@ -138,6 +138,21 @@ async function appsWithinTheirGrant(deps: Deps): Promise<string[]> {
   ];
 }
 
+/**
+ * rules §17: every payment is exactly its grants, each grant's donation in the status its payment
+ * says (open: approved; sent: completed by ACH or mailed by check; cashed: completed; returned or
+ * voided: not completed, its money back, which donationMoney proves), and no payment went to an
+ * organisation that screening had not cleared when its run was opened.
+ */
+async function payments(deps: Deps): Promise<string[]> {
+  return [
+    ...(await store.paymentTotalMismatches(deps.db)).map((r) => `payment ${r.id} ${r.what}`),
+    ...(await store.grantsOutOfStep(deps.db)).map((r) =>
+      r.donation_id === 0 ? `payment ${r.payment_id} ${r.what}` : `donation ${r.donation_id} of payment ${r.payment_id} ${r.what}`,
+    ),
+  ];
+}
+
 /** The latest run of `almoner check` (metrics). */
 export const lastCheckRun = (deps: Deps) => store.lastCheckRun(deps.lookups);
 
@@ -172,6 +187,7 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ['every contribution that succeeded has one receipt, no other has one', receipts],
     ['every corrected receipt replaces one of its own contribution', receiptChains],
     ['every app acts for a live user, within the limit its donor set', appsWithinTheirGrant],
+    ["every payment is its grants, each in its payment's status, none to an organisation not cleared", payments],
     [
       "every donation's user, fund and non-profit, every entry's donation, every posting's entry and account, every event's user and every search word's organisation exist",
       references,

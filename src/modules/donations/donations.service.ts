@@ -248,6 +248,8 @@ export async function createDonationForUser(deps: Deps, caller: Caller, userId: 
 export interface EventOptions {
   actor: string;
   reason?: string;
+  /** The event is a payment's doing (rules §17): only then may a donation in a payment move. */
+  byPayment?: true;
 }
 
 const TIMESTAMP_OF: Record<DonationEvent, 'approved_at' | 'rejected_at' | 'completed_at' | 'mailed_at' | 'voided_at'> = {
@@ -257,6 +259,7 @@ const TIMESTAMP_OF: Record<DonationEvent, 'approved_at' | 'rejected_at' | 'compl
   mail_check: 'mailed_at',
   cash_check: 'completed_at',
   void_check: 'voided_at',
+  return_payment: 'voided_at',
 };
 
 /**
@@ -270,13 +273,18 @@ export async function applyDonationEvent(deps: Deps, book: Book, donationId: num
   return deps.db.transaction().execute((trx) => applyEventIn(deps, trx, book, donationId, event, options));
 }
 
-/** applyDonationEvent inside the caller's transaction. */
-async function applyEventIn(deps: Deps, trx: Trx, book: Book, donationId: number, event: DonationEvent, options: EventOptions): Promise<DonationStatus> {
+/** applyDonationEvent inside the caller's transaction (a payment run's, rules §17). */
+export async function applyEventIn(deps: Deps, trx: Trx, book: Book, donationId: number, event: DonationEvent, options: EventOptions): Promise<DonationStatus> {
   const rule = DONATION_TRANSITIONS[event];
   const { donation, accounts } = await lockDonationAndFund(trx, book, donationId);
   if (donation === undefined) throw notFound('donation_not_found', `no donation ${donationId}`);
   if (!(rule.from as readonly string[]).includes(donation.status)) {
     throw conflict('invalid_transition', `cannot ${event.replace('_', ' ')} a donation that is ${donation.status}`);
+  }
+  // A donation in a payment moves with its payment only (rules §17): a run or payment is never edited.
+  if (options.byPayment !== true) {
+    const payment = await store.paymentOf(trx, donation.id);
+    if (payment !== undefined) throw conflict('donation_in_payment', `donation ${donation.id} is in payment ${payment}: record that payment's outcome instead`);
   }
   const at = deps.clock.now().toISOString();
   const extra: Parameters<typeof store.transition>[5] = { [TIMESTAMP_OF[event]]: at };
@@ -304,7 +312,8 @@ async function applyEventIn(deps: Deps, trx: Trx, book: Book, donationId: number
     type: 'donation.updated',
     object_type: 'donation',
     object_id: donation.id,
-    data: { status: rule.to, previous_status: donation.status },
+    // Money that came back with a reason (a payment returned or voided, rules §17): the donor is told why.
+    data: { status: rule.to, previous_status: donation.status, ...(rule.move === 'grants_paid_to_available' && options.reason !== undefined ? { returned: options.reason } : {}) },
     at,
   });
   await recordAudit(trx, {

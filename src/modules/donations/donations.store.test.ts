@@ -83,6 +83,12 @@ describeEachEngine('donations store', (env) => {
     assert.deepEqual(await store.listByUser(db, 999_999_999, true, { page: 1, per_page: 10 }), { rows: [], count: 0 }, 'no such user');
     assert.deepEqual(await store.idsInStatus(db, 'live', 'scheduled', 1_000).then((all) => all.filter((id) => ids.includes(id))), ids);
     assert.deepEqual(await store.idsInStatus(db, 'test', 'scheduled', 1_000).then((all) => all.filter((id) => ids.includes(id))), []);
+    // rules §17: a donation in a payment is found there.
+    const first = ids[0] as number;
+    assert.equal(await db.transaction().execute((trx) => store.paymentOf(trx, first)), undefined);
+    await db.insertInto('payment_grants').values({ payment_id: 424242, donation_id: first, amount_cents: 1 }).execute();
+    assert.equal(await db.transaction().execute((trx) => store.paymentOf(trx, first)), 424242);
+    await db.deleteFrom('payment_grants').where('donation_id', '=', first).execute();
   });
 
   test('lockDonation, transition (a compare-and-set; a public one that did not happen leaves the public count), waitingForFund', async () => {

@@ -255,6 +255,12 @@ export async function waitingForFund(trx: Trx, fundId: number) {
 }
 
 /** Ids of donations of `book` in a status, oldest first. */
+/** The payment a donation is in (rules §17), if any. */
+export async function paymentOf(trx: Trx, donationId: number): Promise<number | undefined> {
+  const row = await trx.selectFrom('payment_grants').select('payment_id').where('donation_id', '=', donationId).executeTakeFirst();
+  return row === undefined ? undefined : Number(row.payment_id);
+}
+
 export async function idsInStatus(db: Db, book: Book, status: string, limit: number): Promise<number[]> {
   const rows = await db.selectFrom('donations').select('id').where('book', '=', book).where('status', '=', status).orderBy('id').limit(limit).execute();
   return rows.map((r) => r.id);

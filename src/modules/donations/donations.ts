@@ -19,7 +19,11 @@ export function initialStatus(availableCents: number, amountCents: number): Dona
 
 /** The operator's events on a donation (rules §7). The owner's cancel is separate. */
 export const DONATION_EVENTS = ['approve', 'reject', 'pay', 'mail_check', 'cash_check', 'void_check'] as const;
-export type DonationEvent = (typeof DONATION_EVENTS)[number];
+/**
+ * An operator's events (DONATION_EVENTS), and `return_payment`: a payment that reached no one (an
+ * ACH return) gives a completed donation's money back; only a payment's outcome moves it (rules §17).
+ */
+export type DonationEvent = (typeof DONATION_EVENTS)[number] | 'return_payment';
 
 /** Which accounts an event moves the amount between, if any. */
 export type HoldMove = 'reserved_to_available' | 'reserved_to_grants_paid' | 'grants_paid_to_available' | null;
@@ -31,6 +35,7 @@ export const DONATION_TRANSITIONS: Record<DonationEvent, { from: readonly Donati
   mail_check: { from: ['approved'], to: 'check_mailed', move: 'reserved_to_grants_paid' },
   cash_check: { from: ['check_mailed'], to: 'completed', move: null },
   void_check: { from: ['check_mailed'], to: 'not_completed', move: 'grants_paid_to_available' },
+  return_payment: { from: ['completed'], to: 'not_completed', move: 'grants_paid_to_available' },
 };
 
 /** rules §8: donations that did not happen, shown only to their owner. */

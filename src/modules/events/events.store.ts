@@ -19,7 +19,16 @@ const insertEventQuery = prepared<Database, never, Omit<EventsTable, 'id' | 'rel
   }),
 );
 
-export type EventType = 'donation.created' | 'donation.updated' | 'gift.created' | 'gift.updated' | 'contribution.created' | 'contribution.updated' | 'webhook_endpoint.disabled';
+export type EventType =
+  | 'donation.created'
+  | 'donation.updated'
+  | 'gift.created'
+  | 'gift.updated'
+  | 'contribution.created'
+  | 'contribution.updated'
+  | 'webhook_endpoint.disabled'
+  | 'payment.created'
+  | 'payment.updated';
 
 export async function recordEvent(trx: Trx, event: { user_id: number; type: EventType; object_type: string; object_id: number; data: unknown; at: string }): Promise<void> {
   await insertEventQuery(trx, {

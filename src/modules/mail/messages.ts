@@ -56,6 +56,24 @@ export function donationCompleted(m: { nonProfit: string; amount: number; url: s
   );
 }
 
+export function checkMailed(m: { nonProfit: string; amount: number; url: string }): Message {
+  return compose(
+    `Your donation of ${usd(m.amount)} to ${m.nonProfit} was mailed as a check`,
+    [`Your donation of ${usd(m.amount)} to ${m.nonProfit} has been paid by a check mailed to the organisation. Thank you.`],
+    { url: m.url, label: 'See your donations' },
+    FOOTER,
+  );
+}
+
+export function grantReturned(m: { nonProfit: string; amount: number; url: string; why: string }): Message {
+  return compose(
+    `Your donation of ${usd(m.amount)} to ${m.nonProfit} came back`,
+    [`The payment of your donation of ${usd(m.amount)} to ${m.nonProfit} did not reach it: ${m.why}.`, 'The money is back in your fund, available to give again.'],
+    { url: m.url, label: 'See your fund' },
+    FOOTER,
+  );
+}
+
 export function contributionReceipt(m: { receipt: string; what: string; url: string; sponsor: string }): Message {
   return compose(
     `Receipt ${m.receipt} for your contribution`,

@@ -31,6 +31,20 @@ async function render(deps: Deps, e: RelayEvent, donations: Donations): Promise<
     const read = e.object_type === 'donation' ? donations.get(e.object_id) : undefined;
     if (read !== undefined && read.user_id === e.user_id) {
       const donation = read.form;
+      if (e.type === 'donation.updated' && data.status === 'check_mailed') {
+        send(
+          'donation_check_mailed',
+          await accountEmail(deps, e.user_id),
+          messages.checkMailed({ nonProfit: donation.non_profit.name, amount: donation.amount, url: `${base}/dashboard#donations` }),
+        );
+      }
+      if (e.type === 'donation.updated' && data.status === 'not_completed' && typeof data.returned === 'string') {
+        send(
+          'donation_returned',
+          await accountEmail(deps, e.user_id),
+          messages.grantReturned({ nonProfit: donation.non_profit.name, amount: donation.amount, url: `${base}/dashboard`, why: data.returned }),
+        );
+      }
       if (e.type === 'donation.updated' && data.status === 'completed') {
         send(
           'donation_completed',

@@ -13,6 +13,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'contribution.created',
   'contribution.updated',
   'webhook_endpoint.disabled',
+  'payment.created',
+  'payment.updated',
 ] as const;
 
 export const URL_MAX = 2048;

@@ -1,0 +1,159 @@
+// `almoner payments`: paying charities from the command line (docs/rules.md
+// §17), the same services as /admin/v1/payment_runs: open a run, review it,
+// write its files, submit it, record each payment's outcome; and
+// `almoner nonprofits bank-details`, an organisation's details for ACH.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { stringify } from 'csv-stringify/sync';
+import type { Book } from '../shared/book.ts';
+import {
+  achFileOf,
+  checkRows,
+  CHECK_REGISTER_HEADER,
+  getRun,
+  listRuns,
+  openRun,
+  POSITIVE_PAY_HEADER,
+  setPayeeAccount,
+  settle,
+  submitRun,
+  voidStaleChecks,
+  type RunView,
+} from '../modules/payments/index.ts';
+import { UsageError, actor, id, withPlatform } from './common.ts';
+
+function show(run: RunView): string {
+  const lines = [
+    `Payment run ${run.id} for ${run.pay_date} (${run.book}): ${run.status}; ${run.totals.payments} payments, ${run.totals.grants} grants, $${run.totals.amount} (ACH $${run.totals.ach}, checks $${run.totals.checks})`,
+  ];
+  for (const p of run.payments) {
+    const how = p.method === 'ach' ? `ACH to ${p.account ?? '?'}` : `check ${p.check_number ?? '?'}`;
+    lines.push(
+      `  ${String(p.id).padStart(6)}  ${p.status.padEnd(8)} $${p.amount.padStart(12)}  ${how.padEnd(18)} ${p.grants} grant${p.grants === 1 ? '' : 's'}  EIN ${p.ein}  ${p.payee}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function collect(rows: AsyncIterable<unknown[]>): Promise<unknown[][]> {
+  const out: unknown[][] = [];
+  for await (const r of rows) out.push(r);
+  return out;
+}
+
+export async function paymentsCommand(sub: string | undefined, rest: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    strict: true,
+    options: { date: { type: 'string' }, out: { type: 'string' }, code: { type: 'string' }, reason: { type: 'string' }, sandbox: { type: 'boolean', default: false } },
+  });
+  const book: Book = values.sandbox === true ? 'test' : 'live';
+  const who = actor();
+  const refuse = (allowed: readonly string[]) => {
+    const given = Object.keys(values).filter((k) => k !== 'sandbox' && values[k as keyof typeof values] !== undefined);
+    const extra = given.filter((k) => !allowed.includes(k));
+    if (extra.length > 0) throw new UsageError(`payments ${[sub, positionals[0]].filter(Boolean).join(' ')} takes no --${extra.join(', --')}`);
+  };
+  if (sub === 'run') {
+    const [action, runText] = positionals;
+    if (action === 'list') {
+      refuse([]);
+      return withPlatform(async ({ deps }) => {
+        for (const r of await listRuns(deps, book)) process.stdout.write(`${r.id}  ${r.pay_date}  ${r.status}\n`);
+        return 0;
+      });
+    }
+    if (action === 'open') {
+      refuse(['date']);
+      if (values.date === undefined) throw new UsageError('payments run open --date YYYY-MM-DD: the day the payments are made');
+      const day = values.date;
+      return withPlatform(async ({ deps }) => {
+        const opened = await openRun(deps, book, day, who);
+        process.stdout.write(show(opened.run));
+        for (const r of opened.rejected)
+          process.stdout.write(`  rejected ${r.donations} donation(s), $${r.amount}, to EIN ${r.ein} ${r.name}: ${r.code} (their money is back in the donors' funds)\n`);
+        for (const h of opened.held)
+          process.stdout.write(`  held ${h.donations} donation(s), $${h.amount}, to EIN ${h.ein} ${h.name}: a close match on the sanctions list awaits review\n`);
+        return 0;
+      });
+    }
+    const runId = id(runText, 'the run ID');
+    if (action === 'show') {
+      refuse([]);
+      return withPlatform(async ({ deps }) => {
+        process.stdout.write(show(await getRun(deps, book, runId)));
+        return 0;
+      });
+    }
+    if (action === 'ach' || action === 'checks' || action === 'positive-pay') {
+      refuse(['out']);
+      const out = values.out;
+      if (out === undefined) throw new UsageError(`payments run ${action} ID --out FILE`);
+      return withPlatform(async ({ deps }) => {
+        const text =
+          action === 'ach'
+            ? await achFileOf(deps, book, runId)
+            : stringify(await collect(checkRows(deps, book, runId, action === 'checks' ? 'register' : 'positive_pay')), {
+                header: true,
+                columns: [...(action === 'checks' ? CHECK_REGISTER_HEADER : POSITIVE_PAY_HEADER)],
+              });
+        writeFileSync(out, text, { mode: 0o600 });
+        process.stdout.write(`Wrote ${out}.\n`);
+        return 0;
+      });
+    }
+    if (action === 'submit') {
+      refuse([]);
+      return withPlatform(async ({ deps }) => {
+        process.stdout.write(show(await submitRun(deps, book, runId, who)));
+        return 0;
+      });
+    }
+    throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (list, open, show, ach, checks, positive-pay, submit)`);
+  }
+  if (sub === 'void-stale') {
+    refuse([]);
+    return withPlatform(async ({ deps }) => {
+      const voided = await voidStaleChecks(deps, book, who);
+      process.stdout.write(voided.length === 0 ? 'No stale check.\n' : `Voided stale checks: payments ${voided.join(', ')}; their grants are back in the donors' funds.\n`);
+      return 0;
+    });
+  }
+  if (sub === 'return' || sub === 'cash' || sub === 'void') {
+    refuse(sub === 'return' ? ['code'] : sub === 'void' ? ['reason'] : []);
+    const paymentId = id(positionals[0], 'the payment ID');
+    if (sub === 'return' && values.code === undefined) throw new UsageError('payments return ID --code R03: the ACH return code');
+    if (sub === 'void' && (values.reason ?? '').trim() === '') throw new UsageError('payments void ID --reason TEXT: why (the donors are told)');
+    return withPlatform(async ({ deps }) => {
+      const p = await settle(deps, book, paymentId, sub, {
+        actor: who,
+        ...(values.code === undefined ? {} : { returnCode: values.code }),
+        ...(values.reason === undefined ? {} : { reason: values.reason }),
+      });
+      process.stdout.write(`Payment ${p.id} is ${p.status}${p.return_code === null ? '' : ` (${p.return_code})`}.\n`);
+      return 0;
+    });
+  }
+  throw new UsageError(`unknown payments command: ${sub ?? '(none)'}`);
+}
+
+/** `almoner nonprofits bank-details EIN --routing R --account A --type checking|savings --holder NAME`. */
+export async function bankDetails(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: { routing: { type: 'string' }, account: { type: 'string' }, type: { type: 'string', default: 'checking' }, holder: { type: 'string' } },
+  });
+  if (positionals.length !== 1 || values.routing === undefined || values.account === undefined || values.holder === undefined) {
+    throw new UsageError('nonprofits bank-details EIN --routing R --account A --holder NAME [--type checking|savings]');
+  }
+  const ein = positionals[0] as string;
+  const input = { routing: values.routing, account: values.account, account_type: values.type, holder: values.holder };
+  return withPlatform(async ({ deps }) => {
+    const set = await setPayeeAccount(deps, ein, input, actor());
+    process.stdout.write(`${set.non_profit} is paid by ACH to ${set.routing} ${set.account} from ${set.usable_from} (by check until then).\n`);
+    return 0;
+  });
+}

@@ -1,0 +1,56 @@
+// Row types of payment runs, payments, their grants and payees' bank details (migration 029, docs/rules.md §17).
+import type { Generated } from 'kysely';
+import type { Book } from '../shared/book.ts';
+
+export interface PaymentRunsTable {
+  id: Generated<number>;
+  book: Book;
+  pay_date: string;
+  status: string;
+  opened_at: string;
+  opened_by: string;
+  submitted_at: string | null;
+  submitted_by: string | null;
+}
+
+export interface PayeeAccountsTable {
+  id: Generated<number>;
+  non_profit_id: number;
+  routing: string;
+  account_sealed: string;
+  account_last4: string;
+  account_type: string;
+  holder: string;
+  status: string;
+  created_at: string;
+  created_by: string;
+  usable_from: string;
+}
+
+export interface PaymentsTable {
+  id: Generated<number>;
+  run_id: number;
+  book: Book;
+  non_profit_id: number;
+  ein: string;
+  payee: string;
+  address: string;
+  method: string;
+  amount_cents: number;
+  grants: number;
+  screened: string;
+  status: string;
+  payee_account_id: number | null;
+  check_number: number | null;
+  return_code: string | null;
+  created_at: string;
+  sent_at: string | null;
+  settled_at: string | null;
+  settled_by: string | null;
+}
+
+export interface PaymentGrantsTable {
+  payment_id: number;
+  donation_id: number;
+  amount_cents: number;
+}

@@ -1,0 +1,18 @@
+export * from './payments.ts';
+export { isRoutingNumber, originatorProblems } from './nacha.ts';
+export {
+  achFileOf,
+  checkRows,
+  CHECK_REGISTER_HEADER,
+  getRun,
+  listRuns,
+  openRun,
+  POSITIVE_PAY_HEADER,
+  settle,
+  submitRun,
+  voidStaleChecks,
+  type Opened,
+  type PaymentView,
+  type RunView,
+} from './payments.service.ts';
+export { setPayeeAccount } from './payments.payees.ts';

@@ -1,0 +1,160 @@
+// A NACHA ACH file of credits (docs/rules.md §17, ADR 20): one batch of CCD
+// entries, each with one addenda record (CCD+) naming the grants it pays.
+// Fixed-width records of 94 characters, blocked by 10 (the last block filled
+// with lines of 9s). Written from the NACHA Operating Rules' record layouts.
+
+export interface Originator {
+  /** The bank the file is sent to: its routing number (9 digits) and name. */
+  destinationRouting: string;
+  destinationName: string;
+  /** The file's origin: a 10-character identification and a name. */
+  originId: string;
+  originName: string;
+  /** The company in the batch: a 10-character identification and a name. */
+  companyId: string;
+  companyName: string;
+  /** The originating bank's routing number (its first 8 digits start each trace number). */
+  odfiRouting: string;
+}
+
+export interface Credit {
+  /** The receiving bank's routing number, 9 digits (checksum valid). */
+  routing: string;
+  account: string;
+  accountType: 'checking' | 'savings';
+  amountCents: number;
+  /** What the receiver sees as the payer's reference for it (15 characters at most): the payment id. */
+  reference: string;
+  receiver: string;
+  /** The addenda's payment-related information (80 characters at most): the grants. */
+  remittance: string;
+}
+
+/** A routing number's check digit is right: 3, 7 and 1 times its digits, in turn, sum to a multiple of 10. */
+export function isRoutingNumber(text: string): boolean {
+  if (!/^\d{9}$/.test(text)) return false;
+  const d = [...text].map(Number);
+  const sum =
+    3 * ((d[0] as number) + (d[3] as number) + (d[6] as number)) +
+    7 * ((d[1] as number) + (d[4] as number) + (d[7] as number)) +
+    ((d[2] as number) + (d[5] as number) + (d[8] as number));
+  return sum % 10 === 0;
+}
+
+/** Characters a NACHA alphanumeric field may hold: upper-case ASCII letters, digits, space and common punctuation. */
+function alpha(text: string, width: number): string {
+  const ascii = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toUpperCase()
+    .replace(/[^A-Z0-9 .,&'/()*+-]/g, ' ');
+  return ascii.slice(0, width).padEnd(width, ' ');
+}
+
+function numeric(value: number | string, width: number): string {
+  const text = String(value);
+  if (!/^\d+$/.test(text) || text.length > width) throw new Error(`${text} does not fit a numeric field of ${width}`);
+  return text.padStart(width, '0');
+}
+
+function record(...fields: string[]): string {
+  const line = fields.join('');
+  if (line.length !== 94) throw new Error(`a NACHA record is 94 characters, this one ${line.length}: ${line}`);
+  return line;
+}
+
+/** YYMMDD of an ISO date. */
+function yymmdd(isoDate: string): string {
+  return isoDate.slice(2, 4) + isoDate.slice(5, 7) + isoDate.slice(8, 10);
+}
+
+/** The settings an originator must have, named as the configuration names them, that are missing or malformed. */
+export function originatorProblems(o: Originator): string[] {
+  const problems: string[] = [];
+  if (!isRoutingNumber(o.destinationRouting)) problems.push('ACH_DESTINATION_ROUTING (a 9-digit routing number)');
+  if (!isRoutingNumber(o.odfiRouting)) problems.push('ACH_ODFI_ROUTING (a 9-digit routing number)');
+  if (!/^[0-9A-Za-z ]{10}$/.test(o.originId)) problems.push('ACH_ORIGIN_ID (10 letters or digits)');
+  if (!/^[0-9A-Za-z ]{10}$/.test(o.companyId)) problems.push('ACH_COMPANY_ID (10 letters or digits)');
+  if (o.destinationName.trim() === '') problems.push('ACH_DESTINATION_NAME');
+  if (o.originName.trim() === '') problems.push('ACH_ORIGIN_NAME');
+  if (o.companyName.trim() === '') problems.push('ACH_COMPANY_NAME');
+  return problems;
+}
+
+/**
+ * The file's lines (each 94 characters, CRLF between them as banks expect): a file header, one
+ * CCD batch of credits with an addenda each, the controls, and lines of 9s to a multiple of 10.
+ * `createdAt` is when the file is made (ISO); `effectiveDate` the day the credits settle (YYYY-MM-DD).
+ */
+export function achFile(o: Originator, credits: readonly Credit[], createdAt: string, effectiveDate: string, batchNumber = 1): string {
+  const odfi = o.odfiRouting.slice(0, 8);
+  const lines: string[] = [];
+  lines.push(
+    record(
+      '1',
+      '01',
+      ` ${o.destinationRouting}`,
+      alpha(o.originId, 10),
+      yymmdd(createdAt),
+      createdAt.slice(11, 13) + createdAt.slice(14, 16),
+      'A',
+      '094',
+      '10',
+      '1',
+      alpha(o.destinationName, 23),
+      alpha(o.originName, 23),
+      ' '.repeat(8),
+    ),
+  );
+  lines.push(
+    record(
+      '5',
+      '220',
+      alpha(o.companyName, 16),
+      ' '.repeat(20),
+      alpha(o.companyId, 10),
+      'CCD',
+      alpha('GRANTS', 10),
+      yymmdd(effectiveDate),
+      yymmdd(effectiveDate),
+      '   ',
+      '1',
+      odfi,
+      numeric(batchNumber, 7),
+    ),
+  );
+  let hash = 0;
+  let total = 0;
+  credits.forEach((c, i) => {
+    if (!isRoutingNumber(c.routing)) throw new Error(`${c.routing} is not a routing number`);
+    if (!Number.isSafeInteger(c.amountCents) || c.amountCents <= 0 || c.amountCents > 99_999_999_99) throw new Error(`an ACH entry of ${c.amountCents} cents`);
+    const sequence = numeric(i + 1, 7);
+    hash += Number(c.routing.slice(0, 8));
+    total += c.amountCents;
+    lines.push(
+      record(
+        '6',
+        c.accountType === 'savings' ? '32' : '22',
+        c.routing.slice(0, 8),
+        c.routing.slice(8),
+        alpha(c.account, 17),
+        numeric(c.amountCents, 10),
+        alpha(c.reference, 15),
+        alpha(c.receiver, 22),
+        '  ',
+        '1',
+        odfi + sequence,
+      ),
+    );
+    lines.push(record('7', '05', alpha(c.remittance, 80), '0001', sequence));
+  });
+  const entryHash = numeric(hash % 10_000_000_000, 10);
+  const count = credits.length * 2;
+  lines.push(
+    record('8', '220', numeric(count, 6), entryHash, numeric(0, 12), numeric(total, 12), alpha(o.companyId, 10), ' '.repeat(19), ' '.repeat(6), odfi, numeric(batchNumber, 7)),
+  );
+  const blocks = Math.ceil((lines.length + 1) / 10);
+  lines.push(record('9', numeric(1, 6), numeric(blocks, 6), numeric(count, 8), entryHash, numeric(0, 12), numeric(total, 12), ' '.repeat(39)));
+  while (lines.length % 10 !== 0) lines.push('9'.repeat(94));
+  return `${lines.join('\r\n')}\r\n`;
+}

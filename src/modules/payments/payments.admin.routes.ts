@@ -1,0 +1,97 @@
+// Operators' routes for paying charities (/admin/v1/payment_runs, /payments,
+// /payee_accounts; rules §17): open a run, review it, export its files, submit
+// it, record each payment's outcome.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.ts';
+import { EmptyObject, IdParams } from '../../http/schemas.ts';
+import { BookQuery, bookOf, OPERATOR_TAGS as tags } from '../../http/operator.ts';
+import { sendCsv } from '../../http/csv.ts';
+import { achFileOf, checkRows, CHECK_REGISTER_HEADER, getRun, listRuns, openRun, POSITIVE_PAY_HEADER, settle, submitRun } from './payments.service.ts';
+import { setPayeeAccount } from './payments.payees.ts';
+import { OpenRunBody, PayeeAccountBody, ReturnBody, VoidBody } from './payments.schema.ts';
+
+export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get('/payment_runs', { schema: { tags, summary: 'Payment runs, newest first', querystring: BookQuery } }, async (request) => ({
+      items: await listRuns(deps, bookOf(request)),
+    }));
+
+    app.post(
+      '/payment_runs',
+      {
+        schema: {
+          tags,
+          summary:
+            "Open the payment run of a date: every approved donation of a still-eligible organisation joins it, one payment per organisation (ACH to bank details in force, else a check); ineligible organisations' donations are rejected with their money back; ones under review wait",
+          querystring: BookQuery,
+          body: OpenRunBody,
+        },
+      },
+      async (request, reply) => reply.code(201).send(await openRun(deps, bookOf(request), request.body.pay_date, request.operator.actor)),
+    );
+
+    app.get(
+      '/payment_runs/:id',
+      { schema: { tags, summary: 'A payment run with its payments (bank accounts masked)', params: IdParams, querystring: BookQuery } },
+      async (request) => getRun(deps, bookOf(request), request.params.id),
+    );
+
+    app.get(
+      '/payment_runs/:id/ach',
+      { schema: { tags, summary: "The run's NACHA file: a CCD batch, one entry and addenda per ACH payment", params: IdParams, querystring: BookQuery } },
+      async (request, reply) =>
+        reply
+          .type('text/plain; charset=us-ascii')
+          .header('content-disposition', `attachment; filename="run-${request.params.id}.ach"`)
+          .send(await achFileOf(deps, bookOf(request), request.params.id)),
+    );
+
+    app.get('/payment_runs/:id/checks', { schema: { tags, summary: "The run's check register as CSV", params: IdParams, querystring: BookQuery } }, async (request, reply) => {
+      await getRun(deps, bookOf(request), request.params.id);
+      return sendCsv(reply, `run-${request.params.id}-checks.csv`, CHECK_REGISTER_HEADER, checkRows(deps, bookOf(request), request.params.id, 'register'));
+    });
+
+    app.get(
+      '/payment_runs/:id/positive_pay',
+      { schema: { tags, summary: "The run's positive-pay file for the bank, as CSV", params: IdParams, querystring: BookQuery } },
+      async (request, reply) => {
+        await getRun(deps, bookOf(request), request.params.id);
+        return sendCsv(reply, `run-${request.params.id}-positive-pay.csv`, POSITIVE_PAY_HEADER, checkRows(deps, bookOf(request), request.params.id, 'positive_pay'));
+      },
+    );
+
+    app.post(
+      '/payment_runs/:id/submit',
+      {
+        schema: {
+          tags,
+          summary: 'Submit the run: its payments are sent, their donations completed (ACH) or mailed (checks)',
+          params: IdParams,
+          querystring: BookQuery,
+          body: EmptyObject,
+        },
+      },
+      async (request) => submitRun(deps, bookOf(request), request.params.id, request.operator.actor),
+    );
+
+    app.post(
+      '/payments/:id/return',
+      { schema: { tags, summary: "An ACH payment came back: every grant's money goes back to its donor", params: IdParams, querystring: BookQuery, body: ReturnBody } },
+      async (request) => settle(deps, bookOf(request), request.params.id, 'return', { actor: request.operator.actor, returnCode: request.body.return_code }),
+    );
+    app.post('/payments/:id/cash', { schema: { tags, summary: 'A check was cashed', params: IdParams, querystring: BookQuery, body: EmptyObject } }, async (request) =>
+      settle(deps, bookOf(request), request.params.id, 'cash', { actor: request.operator.actor }),
+    );
+    app.post(
+      '/payments/:id/void',
+      { schema: { tags, summary: "Void a check: every grant's money goes back to its donor", params: IdParams, querystring: BookQuery, body: VoidBody } },
+      async (request) => settle(deps, bookOf(request), request.params.id, 'void', { actor: request.operator.actor, reason: request.body.reason }),
+    );
+
+    app.post(
+      '/payee_accounts',
+      { schema: { tags, summary: "Record an organisation's bank details for ACH (sealed at rest, shown masked; ACH waits out the cooling-off period)", body: PayeeAccountBody } },
+      async (request, reply) => reply.code(201).send(await setPayeeAccount(deps, request.body.ein, request.body, request.operator.actor)),
+    );
+  };
+}

@@ -1,0 +1,69 @@
+// An organisation's bank details for ACH (docs/rules.md §17): the routing
+// number checked by its check digit, the account number sealed at rest with
+// PAYEE_DATA_KEY and shown only masked, every change audited, and ACH to new
+// details only after the cooling-off period (checks meanwhile).
+import type { Deps } from '../../deps.ts';
+import { conflict, fieldErrors } from '../../shared/errors.ts';
+import { seal } from '../../shared/sealed.ts';
+import { recordAudit } from '../audit/index.ts';
+import { charityByEin, normalizeEin } from '../nonprofits/index.ts';
+import { isRoutingNumber } from './nacha.ts';
+import { addDays, maskedAccount, normalizeAccountNumber } from './payments.ts';
+import * as store from './payments.store.ts';
+
+/**
+ * Records an organisation's bank details for ACH (the routing number checked by its check digit,
+ * the account number sealed with PAYEE_DATA_KEY), replacing any it had; ACH to them waits out
+ * PAYEE_COOLING_OFF_DAYS, checks meanwhile. Audited (masked). Throws non_profit_not_found,
+ * validation_failed, payee_key_not_configured.
+ */
+export async function setPayeeAccount(
+  deps: Deps,
+  einText: string,
+  input: { routing: string; account: string; account_type: string; holder: string },
+  actor: string,
+): Promise<{ non_profit: string; routing: string; account: string; usable_from: string }> {
+  const key = deps.config.payments.payeeKey;
+  if (key === undefined) throw conflict('payee_key_not_configured', 'set PAYEE_DATA_KEY (or PAYEE_DATA_KEY_FILE): bank details are sealed with it');
+  const ein = normalizeEin(einText);
+  const problems: Array<{ field: string; code: string; message: string }> = [];
+  if (ein === null) problems.push({ field: 'ein', code: 'validation_failed', message: 'must be an EIN: 9 digits, or 2-7 with a dash' });
+  if (!isRoutingNumber(input.routing)) problems.push({ field: 'routing', code: 'validation_failed', message: 'must be a 9-digit routing number whose check digit is right' });
+  const account = normalizeAccountNumber(input.account);
+  if (account === null) problems.push({ field: 'account', code: 'validation_failed', message: 'must be 4 to 17 digits' });
+  if (input.account_type !== 'checking' && input.account_type !== 'savings')
+    problems.push({ field: 'account_type', code: 'validation_failed', message: 'must be checking or savings' });
+  const holder = input.holder.trim();
+  if (holder === '' || holder.length > 100) problems.push({ field: 'holder', code: 'validation_failed', message: "is the account holder's name (1 to 100 characters)" });
+  if (problems.length > 0) throw fieldErrors(problems);
+  const { view } = await charityByEin(deps, ein as string);
+  const at = deps.clock.now().toISOString();
+  const usableFrom = addDays(at.slice(0, 10), deps.config.payments.payeeCoolingOffDays);
+  await deps.db.transaction().execute(async (trx) => {
+    const nonProfitId = view.id;
+    const before = await store.activePayeeAccount(trx, nonProfitId);
+    const id = await store.replacePayeeAccount(trx, {
+      non_profit_id: nonProfitId,
+      routing: input.routing,
+      account_sealed: seal(key, account as string),
+      account_last4: (account as string).slice(-4),
+      account_type: input.account_type,
+      holder,
+      created_at: at,
+      created_by: actor,
+      usable_from: usableFrom,
+    });
+    const shown = (a: { routing: string; account_last4: string } | undefined) => (a === undefined ? null : { routing: a.routing, account: maskedAccount(a.account_last4) });
+    await recordAudit(trx, {
+      book: 'live',
+      actor,
+      action: 'payee_account.set',
+      object_type: 'payee_account',
+      object_id: id,
+      before: shown(before),
+      after: { ...shown({ routing: input.routing, account_last4: (account as string).slice(-4) }), usable_from: usableFrom },
+      at,
+    });
+  });
+  return { non_profit: view.name, routing: input.routing, account: maskedAccount((account as string).slice(-4)), usable_from: usableFrom };
+}

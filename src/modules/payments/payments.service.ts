@@ -1,0 +1,344 @@
+// Paying charities (docs/rules.md §17): an operator opens a run for a date,
+// every approved donation whose organisation is still eligible joins it (one
+// payment per organisation: ACH to bank details in force, else a check), the
+// run's files are exported, the run is submitted (its donations completed or
+// mailed), and each payment's outcome is recorded (an ACH return, a check
+// cashed or voided, a stale check voided). A run or payment is never edited:
+// a donation is in one payment at most, and a correction is a new payment.
+import type { Deps } from '../../deps.ts';
+import type { Trx } from '../../db/database.ts';
+import type { Book } from '../../shared/book.ts';
+import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
+import { assert } from '../../shared/assert.ts';
+import { dollarsText } from '../../shared/money.ts';
+import { unseal } from '../../shared/sealed.ts';
+import { recordAudit } from '../audit/index.ts';
+import { recordEvent } from '../events/index.ts';
+import { applyEventIn } from '../donations/index.ts';
+import { refusalOf } from '../nonprofits/index.ts';
+import { achFile, originatorProblems, type Credit } from './nacha.ts';
+import { ACH_RETURN_CODES, isDay, maskedAccount, PAYMENT_OUTCOMES, type PaymentOutcome } from './payments.ts';
+import * as store from './payments.store.ts';
+
+/** What opening a run did: its payments, and the organisations it could not pay and why. */
+export interface Opened {
+  run: RunView;
+  /** Donations rejected (their money back to their donors) because their organisation may no longer receive: by organisation. */
+  rejected: Array<{ ein: string; name: string; code: string; donations: number; amount: string }>;
+  /** Organisations whose close name match awaits an operator: their donations wait for a later run. */
+  held: Array<{ ein: string; name: string; donations: number; amount: string }>;
+}
+
+export interface RunView {
+  id: number;
+  book: Book;
+  pay_date: string;
+  status: string;
+  opened_at: string;
+  opened_by: string;
+  submitted_at: string | null;
+  payments: PaymentView[];
+  totals: { payments: number; grants: number; amount: string; ach: string; checks: string };
+}
+
+export interface PaymentView {
+  id: number;
+  ein: string;
+  payee: string;
+  method: string;
+  amount: string;
+  grants: number;
+  status: string;
+  check_number: number | null;
+  account: string | null;
+  return_code: string | null;
+}
+
+function paymentView(p: store.PaymentRow, last4: ReadonlyMap<number, string>): PaymentView {
+  const account = p.payee_account_id === null ? undefined : last4.get(p.payee_account_id);
+  return {
+    id: Number(p.id),
+    ein: p.ein,
+    payee: p.payee,
+    method: p.method,
+    amount: dollarsText(Number(p.amount_cents)),
+    grants: p.grants,
+    status: p.status,
+    check_number: p.check_number === null ? null : Number(p.check_number),
+    account: account === undefined ? null : maskedAccount(account),
+    return_code: p.return_code,
+  };
+}
+
+async function viewOf(deps: Deps, run: store.RunRow): Promise<RunView> {
+  const payments = await store.paymentsOfRun(deps.db, Number(run.id));
+  const last4 = new Map<number, string>();
+  for (const p of payments) {
+    if (p.payee_account_id === null || last4.has(Number(p.payee_account_id))) continue;
+    const account = await store.payeeAccountById(deps.db, Number(p.payee_account_id));
+    if (account !== undefined) last4.set(Number(account.id), account.account_last4);
+  }
+  const sum = (method?: string) => payments.filter((p) => method === undefined || p.method === method).reduce((n, p) => n + Number(p.amount_cents), 0);
+  return {
+    id: Number(run.id),
+    book: run.book,
+    pay_date: run.pay_date,
+    status: run.status,
+    opened_at: run.opened_at,
+    opened_by: run.opened_by,
+    submitted_at: run.submitted_at,
+    payments: payments.map((p) => paymentView(p, last4)),
+    totals: {
+      payments: payments.length,
+      grants: payments.reduce((n, p) => n + p.grants, 0),
+      amount: dollarsText(sum()),
+      ach: dollarsText(sum('ach')),
+      checks: dollarsText(sum('check')),
+    },
+  };
+}
+
+async function runOf(deps: Deps, book: Book, id: number): Promise<store.RunRow> {
+  const run = await store.findRun(deps.db, book, id);
+  if (run === undefined) throw notFound('payment_run_not_found', `no payment run ${id}`);
+  return run;
+}
+
+export async function getRun(deps: Deps, book: Book, id: number): Promise<RunView> {
+  return await viewOf(deps, await runOf(deps, book, id));
+}
+
+export async function listRuns(deps: Deps, book: Book) {
+  return (await store.listRuns(deps.db, book, 100)).map((r) => ({
+    id: Number(r.id),
+    pay_date: r.pay_date,
+    status: r.status,
+    opened_at: r.opened_at,
+    submitted_at: r.submitted_at,
+  }));
+}
+
+/**
+ * Opens the book's run for `payDate`. In one transaction: every approved donation in no payment
+ * is taken; an organisation that may no longer receive has its donations rejected (their money
+ * back, the reason's code on each); one whose close name match awaits review is held (its
+ * donations wait); every other becomes one payment, ACH when its bank details are in force on the
+ * date, else a check with the next number. Throws validation_failed (a date that is not one),
+ * conflict (payment_run_exists for the date; donation_in_run when another run took a donation first).
+ */
+export async function openRun(deps: Deps, book: Book, payDate: string, actor: string): Promise<Opened> {
+  if (!isDay(payDate)) throw fieldErrors([{ field: 'pay_date', code: 'validation_failed', message: 'must be a date (YYYY-MM-DD)' }]);
+  const at = deps.clock.now().toISOString();
+  const { runId, rejected, held } = await deps.db.transaction().execute(async (trx) => {
+    const id = await store.insertRun(trx, { book, pay_date: payDate, opened_at: at, opened_by: actor });
+    if (id === undefined) throw conflict('payment_run_exists', `the ${book} book has a payment run for ${payDate} already`);
+    const rows = await store.payableDonations(trx, book);
+    const byOrg = new Map<number, typeof rows>();
+    for (const r of rows) byOrg.set(r.non_profit_id, [...(byOrg.get(r.non_profit_id) ?? []), r]);
+    const refused: Opened['rejected'] = [];
+    const waiting: Opened['held'] = [];
+    let checkNumber = await store.nextCheckNumber(trx, book, deps.config.payments.checkFirstNumber);
+    for (const [nonProfitId, donations] of byOrg) {
+      const org = donations[0] as (typeof rows)[number];
+      const total = donations.reduce((n, d) => n + Number(d.amount_cents), 0);
+      const refusal =
+        org.eligible !== 1 || org.removed_at !== null ? { code: 'non_profit_ineligible', why: 'the IRS no longer lists it as an active, deductible charity' } : refusalOf(org);
+      if (refusal !== undefined) {
+        for (const d of donations) await applyEventIn(deps, trx, book, d.id, 'reject', { actor, reason: `${refusal.code}: ${refusal.why}`, byPayment: true });
+        refused.push({ ein: org.ein, name: org.name, code: refusal.code, donations: donations.length, amount: dollarsText(total) });
+        continue;
+      }
+      if (org.diligence === 'review') {
+        waiting.push({ ein: org.ein, name: org.name, donations: donations.length, amount: dollarsText(total) });
+        continue;
+      }
+      const account = await store.usablePayeeAccount(trx, nonProfitId, payDate);
+      const method = account === undefined ? 'check' : 'ach';
+      const paymentId = await store.insertPayment(
+        trx,
+        {
+          run_id: id,
+          book,
+          non_profit_id: nonProfitId,
+          ein: org.ein,
+          payee: org.name,
+          address: [org.street, [org.city, [org.state, org.zip].filter((p) => p !== '').join(' ')].filter((p) => p !== '').join(', ')].filter((p) => p !== '').join('\n'),
+          method,
+          amount_cents: total,
+          grants: donations.length,
+          screened: org.diligence,
+          status: 'open',
+          payee_account_id: account === undefined ? null : Number(account.id),
+          check_number: method === 'check' ? checkNumber++ : null,
+          return_code: null,
+          created_at: at,
+          sent_at: null,
+          settled_at: null,
+          settled_by: null,
+        },
+        donations.map((d) => ({ donation_id: d.id, amount_cents: Number(d.amount_cents) })),
+      );
+      if (paymentId === undefined)
+        throw conflict('donation_in_run', 'another payment run opened at the same moment took some of these donations or check numbers first: open this run again');
+      await paymentEvents(trx, paymentId, 'payment.created', { status: 'open', method, pay_date: payDate }, at);
+    }
+    await recordAudit(trx, {
+      book,
+      actor,
+      action: 'payment_run.opened',
+      object_type: 'payment_run',
+      object_id: id,
+      before: null,
+      after: { pay_date: payDate, rejected: refused, held: waiting },
+      at,
+    });
+    return { runId: id, rejected: refused, held: waiting };
+  });
+  return { run: await getRun(deps, book, runId), rejected, held };
+}
+
+/** One event per donor whose grants a payment carries, in the transaction that moved it. */
+async function paymentEvents(trx: Trx, paymentId: number, type: 'payment.created' | 'payment.updated', data: Record<string, unknown>, at: string): Promise<void> {
+  const grants = await store.grantsOf(trx, [paymentId]);
+  const donors = new Map<number, number[]>();
+  for (const g of grants) donors.set(g.user_id, [...(donors.get(g.user_id) ?? []), g.donation_id]);
+  for (const [userId, donationIds] of donors)
+    await recordEvent(trx, { user_id: userId, type, object_type: 'payment', object_id: paymentId, data: { ...data, donation_ids: donationIds }, at });
+}
+
+/**
+ * Submits an open run: every payment is sent, its donations completed (ACH) or mailed (a check),
+ * each with its hold paid out; all in one transaction. Throws payment_run_not_found, conflict
+ * (payment_run_submitted).
+ */
+export async function submitRun(deps: Deps, book: Book, id: number, actor: string): Promise<RunView> {
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    const run = await store.findRun(trx, book, id);
+    if (run === undefined) throw notFound('payment_run_not_found', `no payment run ${id}`);
+    if (!(await store.submitRunRow(trx, id, at, actor))) throw conflict('payment_run_submitted', `payment run ${id} was submitted already`);
+    const payments = await store.paymentsOfRun(trx, id);
+    const grants = await store.grantsOf(
+      trx,
+      payments.map((p) => Number(p.id)),
+    );
+    for (const p of payments) {
+      assert(await store.settlePayment(trx, Number(p.id), 'open', { status: 'sent', sent_at: at }), 'an open run has open payments');
+      for (const g of grants.filter((x) => x.payment_id === Number(p.id)))
+        await applyEventIn(deps, trx, book, g.donation_id, p.method === 'ach' ? 'pay' : 'mail_check', { actor, byPayment: true });
+      await paymentEvents(trx, Number(p.id), 'payment.updated', { status: 'sent', method: p.method }, at);
+    }
+    await recordAudit(trx, {
+      book,
+      actor,
+      action: 'payment_run.submitted',
+      object_type: 'payment_run',
+      object_id: id,
+      before: { status: 'open' },
+      after: { status: 'submitted', payments: payments.length },
+      at,
+    });
+  });
+  return await getRun(deps, book, id);
+}
+
+/**
+ * Records a payment's outcome: `return` (an ACH credit came back, with its return code), `cash`
+ * (a check was cashed) or `void` (a check will not be: lost, stale, refused). A return or a void
+ * gives every grant's money back to its donor's fund (`not_completed`, the donor told why). Once
+ * only. Throws payment_not_found, validation_failed (a return code not known), conflict
+ * (invalid_transition: not sent, another method, or recorded already).
+ */
+export async function settle(deps: Deps, book: Book, id: number, outcome: PaymentOutcome, options: { actor: string; returnCode?: string; reason?: string }): Promise<PaymentView> {
+  const rule = PAYMENT_OUTCOMES[outcome];
+  const code = options.returnCode?.toUpperCase();
+  if (outcome === 'return' && (code === undefined || ACH_RETURN_CODES[code] === undefined)) {
+    throw fieldErrors([{ field: 'return_code', code: 'validation_failed', message: `must be an ACH return code: ${Object.keys(ACH_RETURN_CODES).join(', ')}` }]);
+  }
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    const payment = await store.findPayment(trx, book, id);
+    if (payment === undefined) throw notFound('payment_not_found', `no payment ${id}`);
+    if (
+      payment.method !== rule.method ||
+      !(await store.settlePayment(trx, id, rule.from, { status: rule.to, settled_at: at, settled_by: options.actor, ...(code === undefined ? {} : { return_code: code }) }))
+    ) {
+      throw conflict('invalid_transition', `cannot ${outcome} a${payment.method === 'ach' ? 'n ACH payment' : ' check'} that is ${payment.status}`);
+    }
+    const why =
+      outcome === 'return'
+        ? `the bank returned the payment (${code}: ${ACH_RETURN_CODES[code as string]})`
+        : outcome === 'void'
+          ? `the check was voided (${options.reason ?? 'no reason given'})`
+          : undefined;
+    for (const g of await store.grantsOf(trx, [id]))
+      await applyEventIn(deps, trx, book, g.donation_id, rule.grant, { actor: options.actor, byPayment: true, ...(why === undefined ? {} : { reason: why }) });
+    await paymentEvents(trx, id, 'payment.updated', { status: rule.to, ...(code === undefined ? {} : { return_code: code }) }, at);
+    await recordAudit(trx, {
+      book,
+      actor: options.actor,
+      action: `payment.${outcome}`,
+      object_type: 'payment',
+      object_id: id,
+      before: { status: payment.status },
+      after: { status: rule.to, return_code: code, reason: options.reason },
+      at,
+    });
+  });
+  const payment = await store.findPayment(deps.db, book, id);
+  assert(payment !== undefined, 'the payment just settled');
+  return paymentView(payment, new Map());
+}
+
+/** Voids every check of the book sent more than CHECK_STALE_DAYS ago and never cashed; returns their ids. */
+export async function voidStaleChecks(deps: Deps, book: Book, actor: string): Promise<number[]> {
+  const before = new Date(deps.clock.now().getTime() - deps.config.payments.checkStaleDays * 86_400_000).toISOString();
+  const ids = await store.staleChecks(deps.db, book, before);
+  for (const id of ids) await settle(deps, book, id, 'void', { actor, reason: `not cashed within ${deps.config.payments.checkStaleDays} days` });
+  return ids;
+}
+
+/** The run's NACHA file: every ACH payment, one entry and addenda each. Throws ach_not_configured (naming the settings), payment_run_not_found. */
+export async function achFileOf(deps: Deps, book: Book, id: number): Promise<string> {
+  const problems = originatorProblems(deps.config.payments.ach);
+  if (problems.length > 0) throw conflict('ach_not_configured', `set ${problems.join(', ')} to make ACH files`);
+  const key = deps.config.payments.payeeKey;
+  if (key === undefined) throw conflict('payee_key_not_configured', 'set PAYEE_DATA_KEY (or PAYEE_DATA_KEY_FILE): the bank details are sealed with it');
+  const run = await runOf(deps, book, id);
+  const payments = (await store.paymentsOfRun(deps.db, id)).filter((p) => p.method === 'ach');
+  const grants = await store.grantsOf(
+    deps.db,
+    payments.map((p) => Number(p.id)),
+  );
+  const credits: Credit[] = [];
+  for (const p of payments) {
+    const account = await store.payeeAccountById(deps.db, Number(p.payee_account_id));
+    assert(account !== undefined, 'an ACH payment names its bank details');
+    const ids = grants.filter((g) => g.payment_id === Number(p.id)).map((g) => g.donation_id);
+    credits.push({
+      routing: account.routing,
+      account: unseal(key, account.account_sealed),
+      accountType: account.account_type === 'savings' ? 'savings' : 'checking',
+      amountCents: Number(p.amount_cents),
+      reference: `PAYMENT ${p.id}`,
+      receiver: p.payee,
+      remittance: `GRANTS ${ids.length} DONATIONS ${ids.join(' ')}`.slice(0, 80),
+    });
+  }
+  return achFile(deps.config.payments.ach, credits, deps.clock.now().toISOString(), run.pay_date, id % 10_000_000);
+}
+
+export const CHECK_REGISTER_HEADER = ['check_number', 'pay_date', 'payee', 'address', 'amount', 'payment_id', 'grants', 'status'] as const;
+export const POSITIVE_PAY_HEADER = ['account', 'check_number', 'issue_date', 'amount', 'payee'] as const;
+
+/** The run's checks as rows: the register (to print and mail them) or the positive-pay file (for the bank that honours them). */
+export async function* checkRows(deps: Deps, book: Book, id: number, form: 'register' | 'positive_pay'): AsyncGenerator<unknown[]> {
+  const run = await runOf(deps, book, id);
+  for (const p of await store.paymentsOfRun(deps.db, id)) {
+    if (p.method !== 'check') continue;
+    const amount = dollarsText(Number(p.amount_cents));
+    yield form === 'register'
+      ? [p.check_number, run.pay_date, p.payee, p.address, amount, p.id, p.grants, p.status]
+      : [deps.config.payments.checkAccount, p.check_number, run.pay_date, amount, p.payee];
+  }
+}

@@ -1,0 +1,126 @@
+// Every function of payments.store.ts on both engines.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, describeEachEngine, fund, makeNonProfit, makeUser } from '../../../test/harness.ts';
+import { applyDonationEvent } from '../donations/index.ts';
+import * as store from './payments.store.ts';
+
+describeEachEngine('payments store', (env) => {
+  test('runs: one per book and date, listed newest first, submitted once', async () => {
+    const { db } = env().deps;
+    const first = await db.transaction().execute((trx) => store.insertRun(trx, { book: 'live', pay_date: '2026-12-01', opened_at: '2026-11-30T00:00:00Z', opened_by: 'op' }));
+    assert.ok(first !== undefined);
+    await assert.rejects(
+      db.transaction().execute(async (trx) => {
+        if ((await store.insertRun(trx, { book: 'live', pay_date: '2026-12-01', opened_at: '2026-11-30T00:00:00Z', opened_by: 'op' })) === undefined) throw new Error('taken');
+      }),
+      /taken/,
+    );
+    const sandbox = await db.transaction().execute((trx) => store.insertRun(trx, { book: 'test', pay_date: '2026-12-01', opened_at: '2026-11-30T00:00:00Z', opened_by: 'op' }));
+    assert.ok(sandbox !== undefined, 'the other book has its own run of the date');
+    assert.equal((await store.findRun(db, 'live', first))?.status, 'open');
+    assert.equal(await store.findRun(db, 'test', first), undefined);
+    assert.deepEqual(
+      (await store.listRuns(db, 'live', 10)).map((r) => Number(r.id)),
+      [first],
+    );
+    assert.deepEqual(
+      await db
+        .transaction()
+        .execute(async (trx) => [await store.submitRunRow(trx, first, '2026-12-01T00:00:00Z', 'op'), await store.submitRunRow(trx, first, '2026-12-01T00:00:00Z', 'op2')]),
+      [true, false],
+    );
+  });
+
+  test('payments: approved donations payable once, bank details in force after cooling off, check numbers, grants, outcomes, stale checks', async () => {
+    const { deps, app } = env();
+    const { db } = deps;
+    await makeNonProfit(deps, { ein: '261544963', name: 'Vermont Foodbank' });
+    const donor = await makeUser(deps);
+    await fund(deps, donor, 1_000_00);
+    const ids: number[] = [];
+    for (const amount of [10, 20]) ids.push((await call(app, 'POST', '/v1/donations', { key: donor.key, body: { ein: '261544963', amount } })).body.id);
+    for (const id of ids) await applyDonationEvent(deps, 'live', id, 'approve');
+    const payable = await store.payableDonations(db, 'live');
+    assert.deepEqual(
+      payable.map((d) => [d.id, Number(d.amount_cents), d.ein, d.diligence]),
+      ids.map((id, i) => [id, (i + 1) * 10_00, '261544963', 'clear']),
+    );
+    assert.deepEqual(await store.payableDonations(db, 'test'), []);
+    const nonProfitId = payable[0]?.non_profit_id as number;
+    const account = {
+      non_profit_id: nonProfitId,
+      routing: '091000019',
+      account_sealed: 'v1.x',
+      account_last4: '5678',
+      account_type: 'checking',
+      holder: 'VF',
+      created_at: '2026-11-20T00:00:00Z',
+      created_by: 'op',
+    };
+    const a = await db.transaction().execute((trx) => store.replacePayeeAccount(trx, { ...account, usable_from: '2026-11-27' }));
+    assert.equal(await store.usablePayeeAccount(db, nonProfitId, '2026-11-26'), undefined, 'not before its cooling-off ends');
+    assert.equal(Number((await store.usablePayeeAccount(db, nonProfitId, '2026-11-27'))?.id), a);
+    const b = await db.transaction().execute((trx) => store.replacePayeeAccount(trx, { ...account, account_last4: '9999', usable_from: '2026-12-05' }));
+    assert.equal(Number((await store.activePayeeAccount(db, nonProfitId))?.id), b, 'the newest replaces the older');
+    assert.equal((await store.payeeAccountById(db, a))?.status, 'replaced');
+    const runId = (await db
+      .transaction()
+      .execute((trx) => store.insertRun(trx, { book: 'live', pay_date: '2027-01-04', opened_at: '2027-01-01T00:00:00Z', opened_by: 'op' }))) as number;
+    const payment = (at: number | null) => ({
+      run_id: runId,
+      book: 'live' as const,
+      non_profit_id: nonProfitId,
+      ein: '261544963',
+      payee: 'Vermont Foodbank',
+      address: '',
+      method: at === null ? 'ach' : 'check',
+      amount_cents: 30_00,
+      grants: 2,
+      screened: 'clear',
+      status: 'open',
+      payee_account_id: null,
+      check_number: at,
+      return_code: null,
+      created_at: '2027-01-01T00:00:00Z',
+      sent_at: null,
+      settled_at: null,
+      settled_by: null,
+    });
+    const grants = payable.map((d) => ({ donation_id: d.id, amount_cents: Number(d.amount_cents) }));
+    const paymentId = await db.transaction().execute(async (trx) => {
+      assert.equal(await store.nextCheckNumber(trx, 'live', 1001), 1001);
+      return await store.insertPayment(trx, payment(1001), grants);
+    });
+    assert.ok(paymentId !== undefined);
+    await assert.rejects(
+      db.transaction().execute(async (trx) => {
+        assert.equal(await store.nextCheckNumber(trx, 'live', 1001), 1002);
+        if ((await store.insertPayment(trx, { ...payment(1002), run_id: runId + 1 }, grants)) === undefined) throw new Error('a donation in two payments');
+      }),
+      /a donation in two payments/,
+    );
+    assert.deepEqual(await store.payableDonations(db, 'live'), [], 'in a payment: no longer payable');
+    assert.deepEqual(
+      (await store.paymentsOfRun(db, runId)).map((p) => Number(p.id)),
+      [paymentId],
+    );
+    assert.equal((await store.findPayment(db, 'test', paymentId)) === undefined, true);
+    assert.deepEqual(
+      (await store.grantsOf(db, [paymentId])).map((g) => [g.donation_id, Number(g.amount_cents), g.user_id, g.status]),
+      ids.map((id, i) => [id, (i + 1) * 10_00, donor.user_id, 'approved']),
+    );
+    assert.deepEqual(await store.grantsOf(db, []), []);
+    const moved = await db
+      .transaction()
+      .execute(async (trx) => [
+        await store.settlePayment(trx, paymentId, 'open', { status: 'sent', sent_at: '2027-01-04T00:00:00Z' }),
+        await store.settlePayment(trx, paymentId, 'open', { status: 'sent', sent_at: '2027-01-05T00:00:00Z' }),
+      ]);
+    assert.deepEqual(moved, [true, false]);
+    assert.equal((await store.findPayment(db, 'live', paymentId))?.sent_at, '2027-01-04T00:00:00Z');
+    assert.deepEqual(await store.staleChecks(db, 'live', '2027-01-04T00:00:00Z'), []);
+    assert.deepEqual(await store.staleChecks(db, 'live', '2027-07-04T00:00:00Z'), [paymentId]);
+    assert.deepEqual(await store.staleChecks(db, 'test', '2027-07-04T00:00:00Z'), []);
+  });
+});

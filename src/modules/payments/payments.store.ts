@@ -1,0 +1,171 @@
+// SQL of payment runs, payments, their grants and payees' bank details (rules §17).
+import type { Selectable } from 'kysely';
+import type { Db, Trx } from '../../db/database.ts';
+import type { PayeeAccountsTable, PaymentRunsTable, PaymentsTable } from '../../db/schema.payments.ts';
+import type { Book } from '../../shared/book.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+
+export type RunRow = Selectable<PaymentRunsTable>;
+export type PaymentRow = Selectable<PaymentsTable>;
+export type PayeeAccountRow = Selectable<PayeeAccountsTable>;
+
+/** A run for the date, or undefined when the book has one for that date already. */
+export async function insertRun(trx: Trx, run: { book: Book; pay_date: string; opened_at: string; opened_by: string }): Promise<number | undefined> {
+  try {
+    const made = await trx
+      .insertInto('payment_runs')
+      .values({ ...run, status: 'open', submitted_at: null, submitted_by: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return Number(made.id);
+  } catch (error) {
+    if (isUniqueViolation(error)) return undefined;
+    throw error;
+  }
+}
+
+export async function findRun(db: Db | Trx, book: Book, id: number): Promise<RunRow | undefined> {
+  return await db.selectFrom('payment_runs').selectAll().where('id', '=', id).where('book', '=', book).executeTakeFirst();
+}
+
+export async function listRuns(db: Db, book: Book, limit: number): Promise<RunRow[]> {
+  return await db.selectFrom('payment_runs').selectAll().where('book', '=', book).orderBy('id', 'desc').limit(limit).execute();
+}
+
+/** Moves an open run to submitted; false when it was not open (submitted already, by another operator first). */
+export async function submitRunRow(trx: Trx, id: number, at: string, by: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('payment_runs')
+    .set({ status: 'submitted', submitted_at: at, submitted_by: by })
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Approved donations of the book in no payment yet, with what paying their organisation needs, by organisation then id. */
+export async function payableDonations(db: Db | Trx, book: Book) {
+  return await db
+    .selectFrom('donations as d')
+    .innerJoin('non_profits as n', 'n.id', 'd.non_profit_id')
+    .leftJoin('payment_grants as g', 'g.donation_id', 'd.id')
+    .select(['d.id', 'd.amount_cents', 'd.non_profit_id', 'n.ein', 'n.name', 'n.street', 'n.city', 'n.state', 'n.zip', 'n.eligible', 'n.removed_at', 'n.foundation', 'n.diligence'])
+    .where('d.book', '=', book)
+    .where('d.status', '=', 'approved')
+    .where('g.donation_id', 'is', null)
+    .orderBy('d.non_profit_id')
+    .orderBy('d.id')
+    .execute();
+}
+
+/** The organisation's bank details in force on `day` (past its cooling-off), if any. */
+export async function usablePayeeAccount(db: Db | Trx, nonProfitId: number, day: string): Promise<PayeeAccountRow | undefined> {
+  return await db
+    .selectFrom('payee_accounts')
+    .selectAll()
+    .where('non_profit_id', '=', nonProfitId)
+    .where('status', '=', 'active')
+    .where('usable_from', '<=', day)
+    .executeTakeFirst();
+}
+
+export async function activePayeeAccount(db: Db | Trx, nonProfitId: number): Promise<PayeeAccountRow | undefined> {
+  return await db.selectFrom('payee_accounts').selectAll().where('non_profit_id', '=', nonProfitId).where('status', '=', 'active').executeTakeFirst();
+}
+
+/** New bank details for the organisation; any it had before are replaced. */
+export async function replacePayeeAccount(trx: Trx, row: Omit<PayeeAccountRow, 'id' | 'status'>): Promise<number> {
+  await trx.updateTable('payee_accounts').set({ status: 'replaced' }).where('non_profit_id', '=', row.non_profit_id).where('status', '=', 'active').execute();
+  const made = await trx
+    .insertInto('payee_accounts')
+    .values({ ...row, status: 'active' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(made.id);
+}
+
+export async function payeeAccountById(db: Db | Trx, id: number): Promise<PayeeAccountRow | undefined> {
+  return await db.selectFrom('payee_accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The next check number of the book: one past the highest used, or the first configured. */
+export async function nextCheckNumber(trx: Trx, book: Book, first: number): Promise<number> {
+  const row = await trx
+    .selectFrom('payments')
+    .select((eb) => eb.fn.max('check_number').as('last'))
+    .where('book', '=', book)
+    .executeTakeFirst();
+  const last = row?.last === null || row?.last === undefined ? undefined : Number(row.last);
+  return last === undefined ? first : Math.max(first, last + 1);
+}
+
+/** A payment with its grants; undefined when another run took one of its donations, or its check number, first. */
+export async function insertPayment(trx: Trx, payment: Omit<PaymentRow, 'id'>, grants: ReadonlyArray<{ donation_id: number; amount_cents: number }>): Promise<number | undefined> {
+  let id: number;
+  try {
+    // A check number another run took at the same moment is a unique violation too: the run is opened again.
+    id = Number((await trx.insertInto('payments').values(payment).returning('id').executeTakeFirstOrThrow()).id);
+    for (let i = 0; i < grants.length; i += 500) {
+      await trx
+        .insertInto('payment_grants')
+        .values(grants.slice(i, i + 500).map((g) => ({ payment_id: id, ...g })))
+        .execute();
+    }
+  } catch (error) {
+    if (isUniqueViolation(error)) return undefined;
+    throw error;
+  }
+  return id;
+}
+
+export async function paymentsOfRun(db: Db | Trx, runId: number): Promise<PaymentRow[]> {
+  return await db.selectFrom('payments').selectAll().where('run_id', '=', runId).orderBy('id').execute();
+}
+
+export async function findPayment(db: Db | Trx, book: Book, id: number): Promise<PaymentRow | undefined> {
+  return await db.selectFrom('payments').selectAll().where('id', '=', id).where('book', '=', book).executeTakeFirst();
+}
+
+/** The grants of these payments, each with its donation's owner: what a remittance and the donors' notices name. */
+export async function grantsOf(db: Db | Trx, paymentIds: readonly number[]) {
+  if (paymentIds.length === 0) return [];
+  const rows = [];
+  for (let i = 0; i < paymentIds.length; i += 500) {
+    rows.push(
+      ...(await db
+        .selectFrom('payment_grants as g')
+        .innerJoin('donations as d', 'd.id', 'g.donation_id')
+        .select(['g.payment_id', 'g.donation_id', 'g.amount_cents', 'd.user_id', 'd.status'])
+        .where('g.payment_id', 'in', paymentIds.slice(i, i + 500))
+        .orderBy('g.payment_id')
+        .orderBy('g.donation_id')
+        .execute()),
+    );
+  }
+  return rows;
+}
+
+/** Moves a payment from one status to the next; false when it was no longer in `from` (another operator first). */
+export async function settlePayment(
+  trx: Trx,
+  id: number,
+  from: string,
+  change: { status: string; settled_at?: string; settled_by?: string; sent_at?: string; return_code?: string },
+): Promise<boolean> {
+  const result = await trx.updateTable('payments').set(change).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Checks sent before `before` and neither cashed nor voided: stale. */
+export async function staleChecks(db: Db | Trx, book: Book, before: string): Promise<number[]> {
+  const rows = await db
+    .selectFrom('payments')
+    .select('id')
+    .where('book', '=', book)
+    .where('method', '=', 'check')
+    .where('status', '=', 'sent')
+    .where('sent_at', '<', before)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => Number(r.id));
+}

@@ -1,0 +1,340 @@
+// Paying charities (docs/rules.md §17) on both engines: twenty donations to
+// four organisations (one with bank details, one without, one revoked after
+// the donations were made, one a close name match on the sanctions list) ->
+// one run -> one ACH payment with its addenda, one check, the revoked one's
+// donations rejected with their money back, the close match held; then an ACH
+// return (R03) and a stale check, each giving every grant back with an e-mail;
+// `almoner check` after every step. The NACHA file is read back by a parser
+// written here from the record layouts, not the code that wrote it.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, TestClock, type TestEnv, type TestUser } from './harness.ts';
+import { createAdminToken } from '../src/modules/admin/index.ts';
+import { addAccount } from '../src/modules/accounts/index.ts';
+import { readListFile, recordList, screenDirectory } from '../src/modules/diligence/index.ts';
+import { runCheck } from '../src/modules/check/index.ts';
+import { runNotify } from '../src/modules/notify/index.ts';
+import { NO_IRS_DETAILS } from '../src/modules/nonprofits/nonprofits.store.ts';
+
+const FIXTURES = new URL('./fixtures/diligence/', import.meta.url).pathname;
+const ACH = {
+  destinationRouting: '091000019',
+  destinationName: 'First Bank of Vermont',
+  originId: '1234567890',
+  originName: 'Almoner Giving Fund',
+  companyId: '1234567890',
+  companyName: 'Almoner Giving',
+  odfiRouting: '011000015',
+};
+const PAYMENTS = { ach: ACH, checkAccount: '000987654321', checkFirstNumber: 5001, checkStaleDays: 180, payeeCoolingOffDays: 7, payeeKey: randomBytes(32) };
+
+/** A NACHA file read back from the record layouts: every record 94 characters, blocked by 10, controls that add up. */
+function readAch(text: string) {
+  const lines = text.split('\r\n');
+  assert.equal(lines.pop(), '', 'CRLF after the last record');
+  for (const l of lines) assert.equal(l.length, 94, `a record of ${l.length}: ${l}`);
+  assert.equal(lines.length % 10, 0, 'blocked by 10');
+  const kinds = lines.map((l) => l[0]);
+  assert.deepEqual([kinds[0], kinds[1]], ['1', '5']);
+  const entries: Array<{ code: string; routing: string; account: string; cents: number; name: string; reference: string; trace: string; addenda: string }> = [];
+  for (let i = 2; kinds[i] === '6'; i += 2) {
+    const e = lines[i] as string;
+    const a = lines[i + 1] as string;
+    assert.equal(a[0], '7', 'each entry has its addenda');
+    assert.equal(e[78], '1', 'the addenda indicator is set');
+    assert.equal(a.slice(1, 3), '05');
+    assert.equal(a.slice(87, 94), e.slice(87, 94), "the addenda names its entry's sequence");
+    entries.push({
+      code: e.slice(1, 3),
+      routing: e.slice(3, 12),
+      account: e.slice(12, 29).trim(),
+      cents: Number(e.slice(29, 39)),
+      reference: e.slice(39, 54).trim(),
+      name: e.slice(54, 76).trim(),
+      trace: e.slice(79, 94),
+      addenda: a.slice(3, 83).trim(),
+    });
+  }
+  const batch = lines[2 + entries.length * 2] as string;
+  const file = lines[3 + entries.length * 2] as string;
+  assert.equal(batch[0], '8');
+  assert.equal(file[0], '9');
+  const hash = entries.reduce((n, e) => n + Number(e.routing.slice(0, 8)), 0) % 10_000_000_000;
+  const total = entries.reduce((n, e) => n + e.cents, 0);
+  assert.equal(Number(batch.slice(4, 10)), entries.length * 2, 'entries and addenda counted');
+  assert.equal(Number(batch.slice(10, 20)), hash, 'the entry hash');
+  assert.equal(Number(batch.slice(20, 32)), 0, 'no debits');
+  assert.equal(Number(batch.slice(32, 44)), total, 'the credits');
+  assert.equal(Number(file.slice(1, 7)), 1, 'one batch');
+  assert.equal(Number(file.slice(7, 13)), lines.length / 10, 'the block count');
+  assert.equal(Number(file.slice(13, 21)), entries.length * 2);
+  assert.equal(Number(file.slice(21, 31)), hash);
+  assert.equal(Number(file.slice(43, 55)), total);
+  for (const l of lines.slice(4 + entries.length * 2)) assert.equal(l, '9'.repeat(94), 'filled with 9s');
+  const header = lines[0] as string;
+  return {
+    header: { destination: header.slice(3, 13).trim(), origin: header.slice(13, 23), priority: header.slice(1, 3), size: header.slice(34, 37) },
+    batchHeader: lines[1] as string,
+    entries,
+  };
+}
+
+for (const { name: engine } of engines()) {
+  describe(`paying charities on ${engine}`, () => {
+    let env: TestEnv;
+    let donors: TestUser[];
+    let operator: string;
+    const clock = new TestClock('2026-11-20T15:00:00.000Z');
+    const admin = (method: string, url: string, body?: unknown, auth = operator) =>
+      call(env.app, method, `/admin/v1${url}`, { headers: auth === '' ? {} : { authorization: `Bearer ${auth}` }, ...(body === undefined ? {} : { body }) });
+    const checked = async (step: string) =>
+      assert.deepEqual(
+        (await runCheck(env.deps)).flatMap((c) => c.failures),
+        [],
+        `almoner check after ${step}`,
+      );
+    const statuses = async (ein: string) =>
+      (await env.deps.db.selectFrom('donations as d').innerJoin('non_profits as n', 'n.id', 'd.non_profit_id').select('d.status').where('n.ein', '=', ein).execute()).map(
+        (d) => d.status,
+      );
+    const available = async (u: TestUser) =>
+      Number(
+        (await env.deps.db.selectFrom('ledger_accounts').select('balance_cents').where('fund_id', '=', u.fund_id).where('kind', '=', 'available').executeTakeFirstOrThrow())
+          .balance_cents,
+      );
+    const moved = (before: number[], after: number[]) => after.reduce((n, a, i) => n + a - (before[i] as number), 0);
+    let runId = 0;
+    let achPayment = 0;
+    let checkPayment = 0;
+
+    before(async () => {
+      env = await openEnv(engine, { payments: PAYMENTS }, { clock });
+      operator = (await createAdminToken(env.deps, 'payments test', 'test')).token;
+      donors = [await makeUser(env.deps), await makeUser(env.deps)];
+      for (const [i, d] of donors.entries()) {
+        await fund(env.deps, d, 10_000_00);
+        await addAccount(env.deps, d.user_id, `donor${i}@example.org`, 'a long enough password');
+      }
+      for (const [ein, name] of [
+        ['261544963', 'Vermont Foodbank'],
+        ['030219309', 'Green Mountain Arts'],
+        ['111111111', 'Old Town Relief Society'],
+        ['888888889', 'Holy Land Relief Fund Friends'],
+      ]) {
+        await makeNonProfit(env.deps, { ein: ein as string, name: name as string, ...NO_IRS_DETAILS, foundation: '15', street: '1 Main St', zip: '05401' });
+      }
+    });
+    after(async () => env.close());
+
+    test('bank details: checked, sealed at rest, shown masked, audited; ACH waits out the cooling-off', async () => {
+      const before = await fingerprint(env.deps);
+      for (const [body, field] of [
+        [{ ein: '261544963', routing: '091000018', account: '12345678', account_type: 'checking', holder: 'Vermont Foodbank' }, 'routing'],
+        [{ ein: '261544963', routing: '091000019', account: '12-ab', account_type: 'checking', holder: 'Vermont Foodbank' }, 'account'],
+        [{ ein: '261544963', routing: '091000019', account: '12345678', account_type: 'checking', holder: ' ' }, 'holder'],
+      ] as const) {
+        const res = await admin('POST', '/payee_accounts', body);
+        assert.deepEqual([res.status, res.body.code, res.body.errors?.[0]?.field], [422, 'validation_failed', field]);
+      }
+      assert.equal(
+        (await admin('POST', '/payee_accounts', { ein: '999999999', routing: '091000019', account: '12345678', account_type: 'checking', holder: 'X' })).body.code,
+        'non_profit_not_found',
+      );
+      assert.deepEqual(await fingerprint(env.deps), before);
+      const set = await admin('POST', '/payee_accounts', {
+        ein: '26-1544963',
+        routing: '091000019',
+        account: '0001234-5678',
+        account_type: 'checking',
+        holder: 'Vermont Foodbank',
+      });
+      assert.equal(set.status, 201);
+      assert.deepEqual(set.body, { non_profit: 'Vermont Foodbank', routing: '091000019', account: '••••5678', usable_from: '2026-11-27' });
+      const stored = await env.deps.db.selectFrom('payee_accounts').selectAll().executeTakeFirstOrThrow();
+      assert.ok(!stored.account_sealed.includes('12345678'), 'the number is sealed');
+      const audit = await env.deps.db.selectFrom('audit_log').select(['before', 'after']).where('action', '=', 'payee_account.set').executeTakeFirstOrThrow();
+      assert.ok(!String(audit.after).includes('12345678') && String(audit.after).includes('••••5678'), 'the audit log shows it masked');
+    });
+
+    test('twenty donations to four organisations; one revoked, one a close match; a run pays two, rejects one, holds one', async () => {
+      for (let i = 0; i < 20; i++) {
+        const ein = ['261544963', '030219309', '111111111', '888888889'][i % 4] as string;
+        const res = await call(env.app, 'POST', '/v1/donations', { key: (donors[i % 2] as TestUser).key, body: { ein, amount: 10 + i } });
+        assert.equal(res.status, 201);
+      }
+      const approved = await admin('POST', '/donations/batch', { event: 'approve', status: 'scheduled' });
+      assert.equal(approved.body.done.length, 20);
+      await checked('approval');
+      await recordList(env.deps, readListFile('revocations', join(FIXTURES, 'revocations.txt')), '2026-11-20', 'test');
+      await recordList(env.deps, readListFile('sdn', join(FIXTURES, 'sdn.csv')), '2026-11-20', 'test');
+      await screenDirectory(env.deps);
+      const before = await Promise.all(donors.map(available));
+      const opened = await admin('POST', '/payment_runs', { pay_date: '2026-12-01' });
+      assert.equal(opened.status, 201);
+      runId = opened.body.run.id;
+      const payments = opened.body.run.payments as Array<{
+        id: number;
+        ein: string;
+        method: string;
+        amount: string;
+        grants: number;
+        check_number: number | null;
+        account: string | null;
+      }>;
+      assert.deepEqual(
+        payments.map((p) => [p.ein, p.method, p.grants, p.amount, p.check_number, p.account]),
+        [
+          ['261544963', 'ach', 5, '90.00', null, '••••5678'],
+          ['030219309', 'check', 5, '95.00', 5001, null],
+        ],
+      );
+      [achPayment, checkPayment] = payments.map((p) => p.id) as [number, number];
+      assert.deepEqual(opened.body.rejected, [{ ein: '111111111', name: 'Old Town Relief Society', code: 'non_profit_revoked', donations: 5, amount: '100.00' }]);
+      assert.deepEqual(opened.body.held, [{ ein: '888888889', name: 'Holy Land Relief Fund Friends', donations: 5, amount: '105.00' }]);
+      assert.deepEqual(await statuses('111111111'), Array(5).fill('rejected'));
+      assert.deepEqual(await statuses('888888889'), Array(5).fill('approved'), 'held: they wait for the review');
+      const after = await Promise.all(donors.map(available));
+      assert.equal(moved(before, after), 100_00, "the revoked organisation's donations gave their money back");
+      await checked('opening the run');
+      const again = await admin('POST', '/payment_runs', { pay_date: '2026-12-01' });
+      assert.deepEqual([again.status, again.body.code], [409, 'payment_run_exists']);
+      const bad = await admin('POST', '/payment_runs', { pay_date: '2026-13-01' });
+      assert.equal(bad.status, 422);
+    });
+
+    test('the NACHA file, the check register and the positive-pay file read back', async () => {
+      const ach = await admin('GET', `/payment_runs/${runId}/ach`);
+      assert.equal(ach.status, 200);
+      const file = readAch(String(ach.body));
+      assert.deepEqual(file.header, { destination: '091000019', origin: '1234567890', priority: '01', size: '094' });
+      assert.equal(file.batchHeader.slice(50, 53), 'CCD');
+      assert.equal(file.batchHeader.slice(69, 75), '261201', 'effective on the pay date');
+      assert.equal(file.entries.length, 1);
+      const [entry] = file.entries;
+      assert.deepEqual(
+        { ...entry, trace: entry?.trace.slice(0, 8) },
+        {
+          code: '22',
+          routing: '091000019',
+          account: '00012345678',
+          cents: 90_00,
+          reference: `PAYMENT ${achPayment}`,
+          name: 'VERMONT FOODBANK',
+          trace: '01100001',
+          addenda: entry?.addenda,
+        },
+      );
+      const grantIds = (await env.deps.db.selectFrom('payment_grants').select('donation_id').where('payment_id', '=', achPayment).orderBy('donation_id').execute()).map(
+        (g) => g.donation_id,
+      );
+      assert.equal(entry?.addenda, `GRANTS 5 DONATIONS ${grantIds.join(' ')}`, 'the addenda names its grants');
+      const register = parse(String((await admin('GET', `/payment_runs/${runId}/checks`)).body), { columns: true }) as Array<Record<string, string>>;
+      assert.deepEqual(
+        register.map((r) => [r.check_number, r.pay_date, r.payee, r.amount, r.payment_id, r.grants]),
+        [['5001', '2026-12-01', 'Green Mountain Arts', '95.00', String(checkPayment), '5']],
+      );
+      assert.match(register[0]?.address ?? '', /^1 Main St\nBurlington, VT 05401$/);
+      const positive = parse(String((await admin('GET', `/payment_runs/${runId}/positive_pay`)).body), { columns: true }) as Array<Record<string, string>>;
+      assert.deepEqual(positive, [{ account: '000987654321', check_number: '5001', issue_date: '2026-12-01', amount: '95.00', payee: 'Green Mountain Arts' }]);
+      const unconfigured = { ...env.deps, config: { ...env.deps.config, payments: { ...PAYMENTS, ach: { ...ACH, companyId: '', odfiRouting: '123' } } } };
+      const { achFileOf } = await import('../src/modules/payments/index.ts');
+      await assert.rejects(
+        achFileOf(unconfigured, 'live', runId),
+        (e: Error & { code?: string }) => e.code === 'ach_not_configured' && /ACH_ODFI_ROUTING.*ACH_COMPANY_ID/.test(e.message),
+      );
+    });
+
+    test('submitted: ACH grants completed, checks mailed, each once; the donors are e-mailed', async () => {
+      const submitted = await admin('POST', `/payment_runs/${runId}/submit`, {});
+      assert.equal(submitted.status, 200);
+      assert.equal(submitted.body.status, 'submitted');
+      assert.deepEqual(await statuses('261544963'), Array(5).fill('completed'));
+      assert.deepEqual(await statuses('030219309'), Array(5).fill('check_mailed'));
+      const twice = await admin('POST', `/payment_runs/${runId}/submit`, {});
+      assert.deepEqual([twice.status, twice.body.code], [409, 'payment_run_submitted']);
+      await checked('submitting the run');
+      await runNotify(env.deps);
+      const kinds = (await env.deps.db.selectFrom('mail_outbox').select('kind').execute()).map((m) => m.kind);
+      assert.ok(kinds.filter((k) => k === 'donation_completed').length >= 1 && kinds.filter((k) => k === 'donation_check_mailed').length >= 1, kinds.join(','));
+    });
+
+    test('an ACH return (R03) gives every grant back, with an e-mail; an outcome is recorded once', async () => {
+      const before = await Promise.all(donors.map(available));
+      for (const [url, body, status, code] of [
+        [`/payments/${achPayment}/return`, { return_code: 'R99' }, 422, 'validation_failed'],
+        [`/payments/${achPayment}/cash`, {}, 409, 'invalid_transition'],
+        [`/payments/${checkPayment}/return`, { return_code: 'R03' }, 409, 'invalid_transition'],
+        ['/payments/999999/return', { return_code: 'R03' }, 404, 'payment_not_found'],
+      ] as const) {
+        const res = await admin('POST', url, body);
+        assert.deepEqual([res.status, res.body.code], [status, code], url);
+      }
+      const returned = await admin('POST', `/payments/${achPayment}/return`, { return_code: 'R03' });
+      assert.deepEqual([returned.status, returned.body.status, returned.body.return_code], [200, 'returned', 'R03']);
+      assert.deepEqual(await statuses('261544963'), Array(5).fill('not_completed'));
+      const after = await Promise.all(donors.map(available));
+      assert.equal(moved(before, after), 90_00, 'every cent back');
+      const again = await admin('POST', `/payments/${achPayment}/return`, { return_code: 'R03' });
+      assert.deepEqual([again.status, again.body.code], [409, 'invalid_transition']);
+      await checked('the ACH return');
+      await runNotify(env.deps);
+      const returnedMail = await env.deps.db.selectFrom('mail_outbox').select(['subject', 'text']).where('kind', '=', 'donation_returned').execute();
+      assert.equal(returnedMail.length, 5);
+      assert.match(returnedMail[0]?.text ?? '', /R03: no account, or the account could not be found/);
+    });
+
+    test('a check not cashed in CHECK_STALE_DAYS is voided: every grant back; a voided check is not cashed', async () => {
+      const { voidStaleChecks } = await import('../src/modules/payments/index.ts');
+      assert.deepEqual(await voidStaleChecks(env.deps, 'live', 'test'), [], 'not stale yet');
+      const before = await Promise.all(donors.map(available));
+      clock.advance(181 * 86_400_000);
+      assert.deepEqual(await voidStaleChecks(env.deps, 'live', 'operator:test'), [checkPayment]);
+      assert.deepEqual(await statuses('030219309'), Array(5).fill('not_completed'));
+      const after = await Promise.all(donors.map(available));
+      assert.equal(moved(before, after), 95_00);
+      assert.equal((await admin('POST', `/payments/${checkPayment}/cash`, {})).body.code, 'invalid_transition');
+      await checked('voiding the stale check');
+      await runNotify(env.deps);
+      assert.equal((await env.deps.db.selectFrom('mail_outbox').select('id').where('kind', '=', 'donation_returned').execute()).length, 10);
+    });
+
+    test('operators only; the sandbox book sees none of the live runs', async () => {
+      for (const [method, url] of [
+        ['GET', '/payment_runs'],
+        ['POST', '/payment_runs'],
+        ['GET', `/payment_runs/${runId}`],
+        ['GET', `/payment_runs/${runId}/ach`],
+        ['GET', `/payment_runs/${runId}/checks`],
+        ['GET', `/payment_runs/${runId}/positive_pay`],
+        ['POST', `/payment_runs/${runId}/submit`],
+        ['POST', `/payments/${achPayment}/return`],
+        ['POST', `/payments/${checkPayment}/cash`],
+        ['POST', `/payments/${checkPayment}/void`],
+        ['POST', '/payee_accounts'],
+      ] as const) {
+        assert.equal((await admin(method, url, method === 'POST' ? {} : undefined, '')).status, 401, `${method} ${url} without a token`);
+        const asDonor = await call(env.app, method, `/admin/v1${url}`, { key: (donors[0] as TestUser).key, ...(method === 'POST' ? { body: {} } : {}) });
+        assert.equal(asDonor.status, 401, `${method} ${url} with a donor's key`);
+      }
+      assert.equal((await admin('GET', `/payment_runs/${runId}?book=test`)).body.code, 'payment_run_not_found');
+      assert.deepEqual((await admin('GET', '/payment_runs?book=test')).body.items, []);
+    });
+
+    test('two runs opened at once never pay a donation twice', async () => {
+      const pending = await admin('GET', '/sanction_reviews');
+      assert.equal((await admin('POST', `/sanction_reviews/${pending.body.items[0].id}/clear`, { note: 'not the listed party' })).status, 200);
+      const reviews = await admin('GET', '/sanction_reviews');
+      assert.deepEqual(reviews.body.items, []);
+      const results = await Promise.all([admin('POST', '/payment_runs', { pay_date: '2027-06-01' }), admin('POST', '/payment_runs', { pay_date: '2027-06-02' })]);
+      for (const r of results) assert.ok(r.status === 201 || (r.status === 409 && r.body.code === 'donation_in_run'), JSON.stringify(r.body));
+      const grants = await env.deps.db.selectFrom('payment_grants').select('donation_id').execute();
+      assert.equal(new Set(grants.map((g) => g.donation_id)).size, grants.length, 'no donation in two payments');
+      assert.deepEqual((await statuses('888888889')).sort(), Array(5).fill('approved'), 'the cleared organisation is in exactly one open run');
+      assert.equal(grants.length, 15, "ten paid before, and the cleared organisation's five once");
+      await checked('two runs at once');
+    });
+  });
+}
