@@ -32,6 +32,7 @@ import * as m026 from './migrations/026_app_spending.ts';
 import * as m027 from './migrations/027_check_runs.ts';
 import * as m028 from './migrations/028_due_diligence.ts';
 import * as m029 from './migrations/029_payments.ts';
+import * as m030 from './migrations/030_donor_choices.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -69,6 +70,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '027_check_runs', up: m027.up },
   { name: '028_due_diligence', up: m028.up },
   { name: '029_payments', up: m029.up },
+  { name: '030_donor_choices', up: m030.up },
 ];
 
 /** The migrations this release knows, in order. */

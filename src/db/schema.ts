@@ -85,6 +85,11 @@ export interface DonationsTable {
   book: Book;
   /** The app connection whose token made it (migration 026), counted against its monthly limit. */
   app_connection_id: number | null;
+  /** What the charity learns of the donor (migration 030): name_and_email, name or anonymous. */
+  share: Generated<string>;
+  /** What the donation is for, and in whose honour: on the remittance, to the owner only. */
+  designation: string | null;
+  dedication: string | null;
 }
 
 export interface GiftsTable {

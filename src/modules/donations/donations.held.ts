@@ -37,6 +37,10 @@ export type HeldDonation = {
   scheduled_for?: string;
   /** The app connection whose token made it (ADR 16); null for a key, the web or the scheduler. */
   app_connection_id: number | null;
+  /** What the charity learns (rules §17); defaults when not given. */
+  share?: string;
+  designation?: string | null;
+  dedication?: string | null;
 };
 
 /**

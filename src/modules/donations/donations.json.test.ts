@@ -9,7 +9,7 @@ import { call, describeEachEngine, fund, makeNonProfit, makeUser, openEnv, type 
 import { DonationNonProfit } from '../nonprofits/nonprofits.schema.ts';
 import type { NonProfitCard } from '../nonprofits/index.ts';
 import { OwnDonation, OwnDonationPage } from './donations.schema.ts';
-import { DONATION_STATUSES, VISIBILITIES } from './donations.ts';
+import { DONATION_STATUSES, SHARES, VISIBILITIES } from './donations.ts';
 import type { DonationRecord, Owner } from './donations.store.ts';
 import { ownListForm } from './donations.view.ts';
 import { ownDonationPageJson } from './donations.json.ts';
@@ -56,6 +56,9 @@ const page = fc
         scheduled_donation_id: fc.option(id, { nil: null }),
         created_at: isoDate,
         mailed_at: fc.option(isoDate, { nil: null }),
+        share: fc.constantFrom(...SHARES),
+        designation: fc.option(anyText, { nil: null }),
+        dedication: fc.option(anyText, { nil: null }),
         card: fc.nat(),
         owner: fc.nat(),
         fund: fc.nat(),
@@ -77,6 +80,9 @@ const page = fc
         amount_cents: r.amount_cents,
         status: r.status,
         note: r.note,
+        share: r.share,
+        designation: r.designation,
+        dedication: r.dedication,
         visibility: r.visibility,
         scheduled_donation_id: r.scheduled_donation_id,
         created_at: r.created_at,

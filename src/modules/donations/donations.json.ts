@@ -67,8 +67,10 @@ export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly 
       `,"scheduled_donation_id":${r.scheduled_donation_id === null ? 'null' : integer(r.scheduled_donation_id)}` +
       `,"visibility":${text(r.visibility)},"created_at":${text(r.created_at)},"mailed_at":${nullable(r.mailed_at)}` +
       `,"non_profit":${cardText(card)},"fund":${fund.json},"user":${owner.json}` +
-      // The serializer writes an optional property after the required ones.
-      `${r.note === null ? '' : `,"note":${text(r.note)}`}}`;
+      // The serializer writes the optional properties after the required ones, in the schema's order;
+      // the donor's choices only when made (donations.view.ts donorChoices).
+      `${r.note === null ? '' : `,"note":${text(r.note)}`}${r.share === 'name' ? '' : `,"share":${text(r.share)}`}` +
+      `${r.designation === null ? '' : `,"designation":${text(r.designation)}`}${r.dedication === null ? '' : `,"dedication":${text(r.dedication)}`}}`;
   }
   return `${json}],"meta":{"count":${integer(meta.count)},"page":${integer(meta.page)},"last":${integer(meta.last)}}}`;
 }

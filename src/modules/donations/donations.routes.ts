@@ -8,6 +8,7 @@ import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
 import { checkedCents, EmptyObject, PageQuery, withProblems } from '../../http/schemas.ts';
 import * as service from './donations.service.ts';
+import { DONATION_CSV_HEADER, exportDonations } from './donations.exports.ts';
 import * as lists from './donations.lists.ts';
 import { CreateDonationBody, DonationIdParams, OwnDonationPage, UserDonationPage } from './donations.schema.ts';
 
@@ -39,7 +40,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         // rules §13: Accept: text/csv gives every row matching ?from=&to=&status=, streamed.
         if (wantsCsv(request)) {
           const filters = exportFilters(request.query as Record<string, unknown>, DONATION_STATUSES);
-          return sendCsv(reply, 'donations.csv', service.DONATION_CSV_HEADER, service.exportDonations(deps, request.caller, filters));
+          return sendCsv(reply, 'donations.csv', DONATION_CSV_HEADER, exportDonations(deps, request.caller, filters));
         }
         // Written as text, byte for byte what the schema's serializer would write (donations.json.ts).
         const { json } = await listPage(request, reply, (page) => lists.listOwnDonationsJson(deps, request.caller, page));

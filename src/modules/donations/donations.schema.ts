@@ -1,10 +1,11 @@
 // The HTTP contract of donations (spec 2.1, 2.3, 4.2; rules §8).
 import { Type } from '@sinclair/typebox';
 import { Amount, IsoDate, Nullable, NullableIsoDate, Paged, StringEnum, Ein, Id } from '../../http/schemas.ts';
-import { DONATION_EVENTS, DONATION_STATUSES, VISIBILITIES } from './donations.ts';
+import { DEDICATION_MAX, DESIGNATION_MAX, DONATION_EVENTS, DONATION_STATUSES, SHARES, VISIBILITIES } from './donations.ts';
 
 const Status = StringEnum(DONATION_STATUSES);
 const Visibility = StringEnum(VISIBILITIES);
+const Share = StringEnum(SHARES, { description: 'What the charity learns of you: name_and_email, name (the default; not shown when chosen) or anonymous' });
 
 export const CreateDonationBody = Type.Object(
   {
@@ -13,6 +14,9 @@ export const CreateDonationBody = Type.Object(
     note: Type.Optional(Type.String({ maxLength: 1000, description: 'Public note shown with the donation' })),
     private_memo: Type.Optional(Type.String({ maxLength: 1000, description: 'Private memo, never shown to others' })),
     visibility: Type.Optional(Visibility),
+    share: Type.Optional(Share),
+    designation: Type.Optional(Type.String({ maxLength: DESIGNATION_MAX, description: 'What the donation is for: on the remittance to the charity, shown to you only' })),
+    dedication: Type.Optional(Type.String({ maxLength: DEDICATION_MAX, description: 'In honour or memory of: on the remittance to the charity, shown to you only' })),
   },
   { additionalProperties: false },
 );
@@ -31,6 +35,9 @@ export const OwnDonation = Type.Object(
     non_profit: Type.Ref('DonationNonProfit'),
     fund: Type.Object({ id: Type.Integer(), name: Type.String() }),
     user: Type.Object({ id: Type.Integer(), name: Type.String(), city: Type.String(), avatar: Type.String(), slug: Type.String() }),
+    share: Type.Optional(Share),
+    designation: Type.Optional(Type.String()),
+    dedication: Type.Optional(Type.String()),
   },
   { $id: 'OwnDonation' },
 );
@@ -47,6 +54,9 @@ export const UserDonation = Type.Object(
     non_profit: Type.Ref('DonationNonProfit'),
     amount: Type.Optional(Type.Number({ description: 'Owner only' })),
     visibility: Type.Optional(Visibility),
+    share: Type.Optional(Share),
+    designation: Type.Optional(Type.String({ description: 'Owner only' })),
+    dedication: Type.Optional(Type.String({ description: 'Owner only' })),
   },
   { $id: 'UserDonation' },
 );

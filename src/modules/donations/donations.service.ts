@@ -3,8 +3,6 @@
 import type { Deps } from '../../deps.ts';
 import { AppError, conflict, notFound } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import type { RowFilters } from '../../shared/page.ts';
-import { centsToDollars } from '../../shared/money.ts';
 import { lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
 import type { Trx } from '../../db/database.ts';
 import { recordEvent } from '../events/index.ts';
@@ -16,7 +14,7 @@ import type { Caller } from '../../shared/caller.ts';
 import { isBook, type Book } from '../../shared/book.ts';
 import type { IdempotencyClaim } from '../idempotency/index.ts';
 import { reserveIds } from '../../db/ids.ts';
-import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, isCancellable, shownToOthers, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
+import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, type Share, isCancellable, shownToOthers, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
 import * as store from './donations.store.ts';
 import { FundBatches } from './donations.batches.ts';
 import { SimpleDonationWriter, type DonationWriter, type WriterStats } from './donations.writer.ts';
@@ -46,6 +44,10 @@ export interface NewDonation {
   note?: string;
   private_memo?: string;
   visibility?: Visibility;
+  /** What the charity learns of the donor (rules §17): `name` when not given. */
+  share?: Share;
+  designation?: string;
+  dedication?: string;
 }
 
 /**
@@ -75,6 +77,9 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
     non_profit_id: made.nonProfit.id,
     amount_cents: input.amount_cents,
     visibility,
+    share: input.share ?? 'name',
+    designation: input.designation ?? null,
+    dedication: input.dedication ?? null,
   });
 }
 
@@ -91,6 +96,9 @@ function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: st
       visibility,
       scheduled_donation_id: null,
       app_connection_id: caller.app?.connection_id ?? null,
+      share: input.share ?? 'name',
+      designation: input.designation ?? null,
+      dedication: input.dedication ?? null,
     },
     claim,
   });
@@ -363,31 +371,4 @@ export async function applyDonationEventToMany(
 /** Ids of donations of `book` in a status, oldest first (for batches such as "pay every approved donation"). */
 export async function donationIdsInStatus(deps: Deps, book: Book, status: DonationStatus, limit: number): Promise<number[]> {
   return store.idsInStatus(deps.db, book, status, limit);
-}
-
-const EXPORT_BATCH = 1000;
-
-export const DONATION_CSV_HEADER = ['id', 'created_at', 'status', 'amount', 'ein', 'non_profit', 'note', 'private_memo', 'visibility', 'scheduled_donation_id'] as const;
-
-/** Every one of the caller's donations matching `f`, newest first, as CSV rows, read a batch at a time. */
-export async function* exportDonations(deps: Deps, caller: Caller, f: RowFilters): AsyncGenerator<unknown[]> {
-  let before: number | undefined;
-  for (;;) {
-    const rows = await store.donationsForExport(deps.db, caller.user_id, f, before, EXPORT_BATCH);
-    for (const d of rows) yield [d.id, d.created_at, d.status, centsToDollars(d.amount_cents), d.ein, d.non_profit, d.note, d.private_memo, d.visibility, d.scheduled_donation_id];
-    if (rows.length < EXPORT_BATCH) return;
-    before = rows.at(-1)?.id;
-  }
-}
-
-/** The caller's grants paid in [from, to) (a tax statement's informational part). */
-export async function grantsPaid(deps: Deps, caller: Caller, from: string, to: string) {
-  return (await store.grantsPaidBetween(deps.db, caller.book, caller.user_id, from, to)).map((d) => ({
-    id: d.id,
-    paid_at: d.mailed_at ?? d.completed_at,
-    ein: d.ein,
-    non_profit: d.non_profit,
-    amount: centsToDollars(d.amount_cents),
-    cents: d.amount_cents,
-  }));
 }

@@ -18,7 +18,22 @@ export type DonationRecord = PageRow & { fund_name: string; owner: Owner };
 // the user and their funds once (not once per row, as a join did); the
 // non-profits come from the node's cards (nonprofits/cards.ts). Prepared:
 // they run on every list request.
-const PAGE_COLUMNS = ['id', 'user_id', 'fund_id', 'non_profit_id', 'amount_cents', 'status', 'note', 'visibility', 'scheduled_donation_id', 'created_at', 'mailed_at'] as const;
+const PAGE_COLUMNS = [
+  'id',
+  'user_id',
+  'fund_id',
+  'non_profit_id',
+  'amount_cents',
+  'status',
+  'note',
+  'visibility',
+  'scheduled_donation_id',
+  'created_at',
+  'mailed_at',
+  'share',
+  'designation',
+  'dedication',
+] as const;
 
 function donationRows(db: Db | Trx) {
   return db.selectFrom('donations').select(PAGE_COLUMNS);
@@ -129,6 +144,10 @@ export type NewDonationRow = Pick<
   app_connection_id: number | null;
   /** The date of a recurring donation's occurrence: unique with scheduled_donation_id. */
   scheduled_for?: string | null;
+  /** What the charity learns (rules §17); the defaults when not given: name, no designation, no dedication. */
+  share?: string;
+  designation?: string | null;
+  dedication?: string | null;
 };
 
 /** Inserts one donation (a gift's claim) and counts it: the statements of a batch, for one. */
@@ -155,6 +174,9 @@ const DONATION_COLUMNS = [
   'updated_at',
   'scheduled_for',
   'app_connection_id',
+  'share',
+  'designation',
+  'dedication',
 ] as const;
 
 /** A user's counts are added to what they were. */
@@ -189,6 +211,9 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
         d.created_at,
         d.scheduled_for ?? null,
         d.app_connection_id,
+        d.share ?? 'name',
+        d.designation ?? null,
+        d.dedication ?? null,
       ]),
     ),
     // Every user's count in one statement (each user once, so one row per key).

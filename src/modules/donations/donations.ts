@@ -18,6 +18,12 @@ export function initialStatus(availableCents: number, amountCents: number): Dona
 }
 
 /** The operator's events on a donation (rules §7). The owner's cancel is separate. */
+/** What the charity learns of the donor (rules §17): their name and e-mail, their name, or nothing. */
+export const SHARES = ['name_and_email', 'name', 'anonymous'] as const;
+export type Share = (typeof SHARES)[number];
+export const DESIGNATION_MAX = 100;
+export const DEDICATION_MAX = 200;
+
 export const DONATION_EVENTS = ['approve', 'reject', 'pay', 'mail_check', 'cash_check', 'void_check'] as const;
 /**
  * An operator's events (DONATION_EVENTS), and `return_payment`: a payment that reached no one (an

@@ -18,7 +18,10 @@ export function cardsFor(deps: Deps, records: readonly DonationRecord[]): Promis
 }
 
 /** What forms 2.3 show of a donation. */
-type Shown = Pick<DonationRecord, 'id' | 'user_id' | 'status' | 'note' | 'created_at' | 'mailed_at' | 'non_profit_id' | 'amount_cents' | 'visibility'>;
+type Shown = Pick<
+  DonationRecord,
+  'id' | 'user_id' | 'status' | 'note' | 'created_at' | 'mailed_at' | 'non_profit_id' | 'amount_cents' | 'visibility' | 'share' | 'designation' | 'dedication'
+>;
 
 function cardOf(cards: Cards, r: Shown): NonProfitCard {
   const card = cards.get(r.non_profit_id);
@@ -40,6 +43,7 @@ export function ownListForm(deps: Deps, cards: Cards, r: DonationRecord) {
     non_profit: cardOf(cards, r),
     fund: { id: r.fund_id, name: r.fund_name },
     user: { id: r.user_id, name: r.owner.name, city: r.owner.city, avatar: avatarUrl(deps, r.owner), slug: r.owner.slug },
+    ...donorChoices(r),
   };
 }
 
@@ -56,7 +60,15 @@ export function userScopedForm(cards: Cards, r: Shown) {
   };
 }
 
-/** Form 2.3 for its owner: plus amount and visibility (rules §8, compat). */
+/** Form 2.3 for its owner: plus amount and visibility (rules §8, compat), and what the charity learns (rules §17). */
 export function ownUserScopedForm(cards: Cards, r: Shown) {
-  return { ...userScopedForm(cards, r), amount: centsToDollars(r.amount_cents), visibility: r.visibility };
+  return { ...userScopedForm(cards, r), amount: centsToDollars(r.amount_cents), visibility: r.visibility, ...donorChoices(r) };
+}
+
+/**
+ * The owner's choices of what the charity learns (rules §17), never in a form others see; each only
+ * when made (the default share, `name`, and no designation or dedication leave the spec's form as it is).
+ */
+function donorChoices(r: Pick<Shown, 'share' | 'designation' | 'dedication'>) {
+  return { share: r.share === 'name' ? undefined : r.share, designation: r.designation ?? undefined, dedication: r.dedication ?? undefined };
 }

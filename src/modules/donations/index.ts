@@ -1,3 +1,4 @@
 export * from './donations.ts';
 export * from './donations.service.ts';
 export * from './donations.lists.ts';
+export * from './donations.exports.ts';

@@ -63,6 +63,8 @@ describeEachEngine('nonprofits store', (env) => {
         eligible: true,
         public_path: '/charities/100000001-x',
         removed: false,
+        foundation: '',
+        diligence: 'clear',
       },
     );
     assert.equal(await store.findByEin(db, '999999999'), undefined);
