@@ -17,6 +17,7 @@ import { addAccount } from '../src/modules/accounts/index.ts';
 import { readListFile, recordList, screenDirectory } from '../src/modules/diligence/index.ts';
 import { runCheck } from '../src/modules/check/index.ts';
 import { runNotify } from '../src/modules/notify/index.ts';
+import { pdfText } from './pdf.ts';
 import { NO_IRS_DETAILS } from '../src/modules/nonprofits/nonprofits.store.ts';
 
 const FIXTURES = new URL('./fixtures/diligence/', import.meta.url).pathname;
@@ -162,7 +163,8 @@ for (const { name: engine } of engines()) {
     test('twenty donations to four organisations; one revoked, one a close match; a run pays two, rejects one, holds one', async () => {
       for (let i = 0; i < 20; i++) {
         const ein = ['261544963', '030219309', '111111111', '888888889'][i % 4] as string;
-        const res = await call(env.app, 'POST', '/v1/donations', { key: (donors[i % 2] as TestUser).key, body: { ein, amount: 10 + i } });
+        const choices = i === 0 ? { share: 'name_and_email', designation: 'School lunches', dedication: 'In honour of Grace' } : i === 4 ? { share: 'anonymous' } : {};
+        const res = await call(env.app, 'POST', '/v1/donations', { key: (donors[i % 2] as TestUser).key, body: { ein, amount: 10 + i, ...choices } });
         assert.equal(res.status, 201);
       }
       const approved = await admin('POST', '/donations/batch', { event: 'approve', status: 'scheduled' });
@@ -247,6 +249,29 @@ for (const { name: engine } of engines()) {
       );
     });
 
+    test('remittance advice: one letter per payment, each grant with its donor as they chose, its designation and dedication', async () => {
+      const res = await env.app.inject({ method: 'GET', url: `/admin/v1/payments/${achPayment}/remittance`, headers: { authorization: `Bearer ${operator}` } });
+      assert.equal(res.statusCode, 200);
+      assert.equal(res.headers['content-type'], 'application/pdf');
+      const text = pdfText(res.rawPayload).replace(/\s+/g, ' ');
+      for (const expected of [
+        `Remittance advice: payment ${achPayment}`,
+        'To: Vermont Foodbank, EIN 26-1544963',
+        'Amount: $90.00, by ACH credit',
+        'Grants: 5',
+        'donor0@example.org',
+        'For: School lunches',
+        'Dedication: In honour of Grace',
+        'An anonymous donor',
+      ]) {
+        assert.ok(text.includes(expected), `${expected} in: ${text}`);
+      }
+      const whole = await env.app.inject({ method: 'GET', url: `/admin/v1/payment_runs/${runId}/remittances`, headers: { authorization: `Bearer ${operator}` } });
+      const all = pdfText(whole.rawPayload).replace(/\s+/g, ' ');
+      assert.ok(all.includes(`payment ${achPayment}`) && all.includes(`payment ${checkPayment}`) && all.includes('by check number 5001'), all);
+      assert.equal((await admin('GET', '/payments/999999/remittance')).body.code, 'payment_not_found');
+    });
+
     test('submitted: ACH grants completed, checks mailed, each once; the donors are e-mailed', async () => {
       const submitted = await admin('POST', `/payment_runs/${runId}/submit`, {});
       assert.equal(submitted.status, 200);
@@ -314,6 +339,8 @@ for (const { name: engine } of engines()) {
         ['POST', `/payments/${checkPayment}/cash`],
         ['POST', `/payments/${checkPayment}/void`],
         ['POST', '/payee_accounts'],
+        ['GET', `/payments/${achPayment}/remittance`],
+        ['GET', `/payment_runs/${runId}/remittances`],
       ] as const) {
         assert.equal((await admin(method, url, method === 'POST' ? {} : undefined, '')).status, 401, `${method} ${url} without a token`);
         const asDonor = await call(env.app, method, `/admin/v1${url}`, { key: (donors[0] as TestUser).key, ...(method === 'POST' ? { body: {} } : {}) });

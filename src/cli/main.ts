@@ -80,8 +80,8 @@ Commands:
                              Open the payment run of a date: approved donations of still-eligible
                              organisations, one payment each (ACH or check); ineligible ones rejected
   payments run list | show ID | submit ID
-  payments run ach|checks|positive-pay ID --out FILE
-                             The run's NACHA file, check register or positive-pay file
+  payments run ach|checks|positive-pay|remittances ID --out FILE
+                             The run's NACHA file, check register, positive-pay file or remittance advice (PDF)
   payments return ID --code R03 | cash ID | void ID --reason TEXT
                              A payment's outcome: an ACH return, a check cashed or voided (money back to donors)
   payments void-stale        Void every check not cashed within CHECK_STALE_DAYS
@@ -102,7 +102,7 @@ Commands:
   db copy --from sqlite:PATH --to postgres://...
                              Move a whole platform from SQLite to an empty PostgreSQL database, verified
 
-The users, contributions, donations and portfolio commands act on live users and money only;
+The users, contributions, donations, portfolio and payments commands act on live users and money only;
 add --sandbox to act on the sandbox twins' instead (sandbox and live are two books).
 `;
 

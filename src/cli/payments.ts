@@ -14,6 +14,7 @@ import {
   listRuns,
   openRun,
   POSITIVE_PAY_HEADER,
+  runRemittances,
   setPayeeAccount,
   settle,
   submitRun,
@@ -86,6 +87,16 @@ export async function paymentsCommand(sub: string | undefined, rest: string[]): 
         return 0;
       });
     }
+    if (action === 'remittances') {
+      refuse(['out']);
+      const out = values.out;
+      if (out === undefined) throw new UsageError('payments run remittances ID --out FILE.pdf');
+      return withPlatform(async ({ deps }) => {
+        writeFileSync(out, await runRemittances(deps, book, runId));
+        process.stdout.write(`Wrote ${out}.\n`);
+        return 0;
+      });
+    }
     if (action === 'ach' || action === 'checks' || action === 'positive-pay') {
       refuse(['out']);
       const out = values.out;
@@ -110,7 +121,7 @@ export async function paymentsCommand(sub: string | undefined, rest: string[]): 
         return 0;
       });
     }
-    throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (list, open, show, ach, checks, positive-pay, submit)`);
+    throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (list, open, show, ach, checks, positive-pay, remittances, submit)`);
   }
   if (sub === 'void-stale') {
     refuse([]);

@@ -16,3 +16,4 @@ export {
   type RunView,
 } from './payments.service.ts';
 export { setPayeeAccount } from './payments.payees.ts';
+export { donorAsShared, remittance, runRemittances } from './payments.remittances.ts';

@@ -8,6 +8,7 @@ import { BookQuery, bookOf, OPERATOR_TAGS as tags } from '../../http/operator.ts
 import { sendCsv } from '../../http/csv.ts';
 import { achFileOf, checkRows, CHECK_REGISTER_HEADER, getRun, listRuns, openRun, POSITIVE_PAY_HEADER, settle, submitRun } from './payments.service.ts';
 import { setPayeeAccount } from './payments.payees.ts';
+import { remittance, runRemittances } from './payments.remittances.ts';
 import { OpenRunBody, PayeeAccountBody, ReturnBody, VoidBody } from './payments.schema.ts';
 
 export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -58,6 +59,23 @@ export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         await getRun(deps, bookOf(request), request.params.id);
         return sendCsv(reply, `run-${request.params.id}-positive-pay.csv`, POSITIVE_PAY_HEADER, checkRows(deps, bookOf(request), request.params.id, 'positive_pay'));
       },
+    );
+
+    app.get(
+      '/payment_runs/:id/remittances',
+      { schema: { tags, summary: "The run's remittance advice: one letter per payment, in one PDF", params: IdParams, querystring: BookQuery } },
+      async (request, reply) =>
+        reply
+          .type('application/pdf')
+          .header('content-disposition', `attachment; filename="run-${request.params.id}-remittances.pdf"`)
+          .send(Buffer.from(await runRemittances(deps, bookOf(request), request.params.id))),
+    );
+
+    app.get('/payments/:id/remittance', { schema: { tags, summary: "A payment's remittance advice (PDF)", params: IdParams, querystring: BookQuery } }, async (request, reply) =>
+      reply
+        .type('application/pdf')
+        .header('content-disposition', `attachment; filename="payment-${request.params.id}-remittance.pdf"`)
+        .send(Buffer.from(await remittance(deps, bookOf(request), request.params.id))),
     );
 
     app.post(

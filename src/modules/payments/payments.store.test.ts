@@ -111,6 +111,10 @@ describeEachEngine('payments store', (env) => {
       ids.map((id, i) => [id, (i + 1) * 10_00, donor.user_id, 'approved']),
     );
     assert.deepEqual(await store.grantsOf(db, []), []);
+    assert.deepEqual(
+      (await store.remittanceLines(db, paymentId)).map((l) => [l.donation_id, Number(l.amount_cents), l.share, l.designation, l.dedication, l.email]),
+      ids.map((id, i) => [id, (i + 1) * 10_00, 'name', null, null, null]),
+    );
     const moved = await db
       .transaction()
       .execute(async (trx) => [

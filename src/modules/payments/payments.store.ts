@@ -169,3 +169,16 @@ export async function staleChecks(db: Db | Trx, book: Book, before: string): Pro
     .execute();
   return rows.map((r) => Number(r.id));
 }
+
+/** What a payment's remittance advice lists: each grant with what its donor chose the charity learns (rules §17). */
+export async function remittanceLines(db: Db | Trx, paymentId: number) {
+  return await db
+    .selectFrom('payment_grants as g')
+    .innerJoin('donations as d', 'd.id', 'g.donation_id')
+    .innerJoin('users as u', 'u.id', 'd.user_id')
+    .leftJoin('accounts as a', 'a.user_id', 'd.user_id')
+    .select(['g.donation_id', 'g.amount_cents', 'd.share', 'd.designation', 'd.dedication', 'u.name', 'a.email'])
+    .where('g.payment_id', '=', paymentId)
+    .orderBy('g.donation_id')
+    .execute();
+}
