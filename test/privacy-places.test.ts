@@ -83,7 +83,7 @@ for (const { name: engine } of engines()) {
           await asPerson(
             'POST',
             '/v1/donations',
-            { ein: '261544963', amount: 10, note: 'note zelda marker', private_memo: 'memo zelda marker' },
+            { ein: '261544963', amount: 10, note: 'note zelda marker', private_memo: 'memo zelda marker', designation: 'zelda marker fund', dedication: 'for zelda marker' },
             { 'idempotency-key': 'zelda-marker-1' },
           )
         ).status,

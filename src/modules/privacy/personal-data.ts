@@ -37,7 +37,11 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   directory_top: { personal: [], forget: 'the directory' },
   directory_vocabulary: { personal: [], forget: 'the directory' },
   donation_counts: { personal: [], forget: 'counts: their public count becomes 0' },
-  donations: { personal: ['note', 'private_memo'], notPersonal: ['rejection_reason'], forget: 'notes and memos removed, made private; amounts kept' },
+  donations: {
+    personal: ['note', 'private_memo', 'designation', 'dedication'],
+    notPersonal: ['rejection_reason'],
+    forget: 'notes, memos, designations and dedications removed, made private and anonymous to the charity; amounts kept',
+  },
   events: { personal: [], notPersonal: ['data'], forget: 'statuses and ids only: kept' },
   follows: { personal: [], forget: 'deleted, both ways' },
   fund_causes: { personal: [], forget: 'deleted' },
@@ -57,6 +61,10 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
     forget: 'mail to their address, or about their objects and the gifts they received: deleted, with its .eml file',
   },
   non_profit_words: { personal: [], forget: 'the directory' },
+  payee_accounts: { personal: [], notPersonal: ['holder', 'account_sealed', 'account_last4'], forget: "organisations' bank details (sealed): no donor in them" },
+  payment_grants: { personal: [], forget: 'amounts and donation ids: kept (the sponsor pays from its books)' },
+  payment_runs: { personal: [], forget: "operators' runs: no donor in them" },
+  payments: { personal: [], notPersonal: ['payee', 'address'], forget: "payments to organisations, with the organisation's name and address: no donor in them" },
   pub78: { personal: [], notPersonal: ['name'], forget: "a published IRS list of organisations: none of our users' data" },
   revocations: { personal: [], notPersonal: ['name'], forget: "a published IRS list of organisations: none of our users' data" },
   sanction_reviews: {

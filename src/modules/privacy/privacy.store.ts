@@ -109,7 +109,11 @@ export async function pseudonymise(trx: Trx, ids: readonly number[], emails: rea
     .where('owner_id', 'in', ids)
     .where('disabled_at', 'is', null)
     .execute();
-  await trx.updateTable('donations').set({ note: null, private_memo: null, visibility: 'private' }).where('user_id', 'in', ids).execute();
+  await trx
+    .updateTable('donations')
+    .set({ note: null, private_memo: null, designation: null, dedication: null, share: 'anonymous', visibility: 'private' })
+    .where('user_id', 'in', ids)
+    .execute();
   // Private now, so others count none of them (the lists' meta.count; almoner check recounts it).
   await trx.updateTable('donation_counts').set({ public_total: 0 }).where('user_id', 'in', ids).execute();
   await trx.updateTable('scheduled_donations').set({ note: null, status: 'cancelled', updated_at: at }).where('user_id', 'in', ids).where('status', '=', 'active').execute();
