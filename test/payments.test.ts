@@ -286,7 +286,7 @@ for (const { name: engine } of engines()) {
       assert.ok(kinds.filter((k) => k === 'donation_completed').length >= 1 && kinds.filter((k) => k === 'donation_check_mailed').length >= 1, kinds.join(','));
     });
 
-    test('an ACH return (R03) gives every grant back, with an e-mail; an outcome is recorded once', async () => {
+    test("an ACH return (R03), read from the bank's return file, gives every grant back, with an e-mail; an outcome is recorded once", async () => {
       const before = await Promise.all(donors.map(available));
       for (const [url, body, status, code] of [
         [`/payments/${achPayment}/return`, { return_code: 'R99' }, 422, 'validation_failed'],
@@ -297,13 +297,38 @@ for (const { name: engine } of engines()) {
         const res = await admin('POST', url, body);
         assert.deepEqual([res.status, res.body.code], [status, code], url);
       }
-      const returned = await admin('POST', `/payments/${achPayment}/return`, { return_code: 'R03' });
-      assert.deepEqual([returned.status, returned.body.status, returned.body.return_code], [200, 'returned', 'R03']);
+      // The bank's return file: the returned entry as it was sent, then its return addenda (written here from the layout).
+      const entry = String((await admin('GET', `/payment_runs/${runId}/ach`)).body)
+        .split('\r\n')
+        .find((l) => l.startsWith('6')) as string;
+      const addenda = (code: string) => `799${code}${entry.slice(79, 94)}${' '.repeat(6)}09100001${' '.repeat(44)}${'0'.repeat(15)}`;
+      assert.equal(addenda('R03').length, 94);
+      const untouched = await fingerprint(env.deps);
+      for (const [file, line] of [
+        [`${entry}\r\n${addenda('RXX')}\r\n`, 'line 2'],
+        [`${entry}\r\n`, 'line 1'],
+        [`${entry.slice(0, 29)}0000000001${entry.slice(39)}\r\n${addenda('R03')}\r\n`, 'line 1'],
+        [`${entry.slice(0, 39)}${'PAYMENT 999999'.padEnd(15)}${entry.slice(54)}\r\n${addenda('R03')}\r\n`, 'line 1'],
+        ['not a NACHA file', 'line 1'],
+      ] as const) {
+        const refused = await admin('POST', '/payments/returns', { file });
+        assert.deepEqual([refused.status, refused.body.code, refused.body.errors?.[0]?.field], [422, 'ach_returns_malformed', line], file);
+      }
+      assert.deepEqual(await fingerprint(env.deps), untouched, 'a refused return file records nothing');
+      const returnFile = `${entry}\r\n${addenda('R03')}\r\n`;
+      const returned = await admin('POST', '/payments/returns', { file: returnFile });
+      assert.deepEqual(returned.body.items, [{ payment_id: achPayment, code: 'R03', recorded: true }]);
+      assert.equal((await admin('GET', `/payment_runs/${runId}`)).body.payments[0].return_code, 'R03');
       assert.deepEqual(await statuses('261544963'), Array(5).fill('not_completed'));
       const after = await Promise.all(donors.map(available));
       assert.equal(moved(before, after), 90_00, 'every cent back');
       const again = await admin('POST', `/payments/${achPayment}/return`, { return_code: 'R03' });
       assert.deepEqual([again.status, again.body.code], [409, 'invalid_transition']);
+      assert.deepEqual(
+        (await admin('POST', '/payments/returns', { file: returnFile })).body.items,
+        [{ payment_id: achPayment, code: 'R03', recorded: false }],
+        'the same file again records nothing twice',
+      );
       await checked('the ACH return');
       await runNotify(env.deps);
       const returnedMail = await env.deps.db.selectFrom('mail_outbox').select(['subject', 'text']).where('kind', '=', 'donation_returned').execute();
@@ -339,6 +364,7 @@ for (const { name: engine } of engines()) {
         ['POST', `/payments/${checkPayment}/cash`],
         ['POST', `/payments/${checkPayment}/void`],
         ['POST', '/payee_accounts'],
+        ['POST', '/payments/returns'],
         ['GET', `/payments/${achPayment}/remittance`],
         ['GET', `/payment_runs/${runId}/remittances`],
       ] as const) {

@@ -84,6 +84,7 @@ Commands:
                              The run's NACHA file, check register, positive-pay file or remittance advice (PDF)
   payments return ID --code R03 | cash ID | void ID --reason TEXT
                              A payment's outcome: an ACH return, a check cashed or voided (money back to donors)
+  payments returns --file F  Record the returns a bank's NACHA return file lists
   payments void-stale        Void every check not cashed within CHECK_STALE_DAYS
   admin token create --name NAME [--days N]
                                       An operator token for /admin/v1 (shown once); expires after N days if given

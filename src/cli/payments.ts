@@ -2,7 +2,7 @@
 // §17), the same services as /admin/v1/payment_runs: open a run, review it,
 // write its files, submit it, record each payment's outcome; and
 // `almoner nonprofits bank-details`, an organisation's details for ACH.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { stringify } from 'csv-stringify/sync';
 import type { Book } from '../shared/book.ts';
@@ -14,6 +14,7 @@ import {
   listRuns,
   openRun,
   POSITIVE_PAY_HEADER,
+  recordAchReturns,
   runRemittances,
   setPayeeAccount,
   settle,
@@ -47,7 +48,14 @@ export async function paymentsCommand(sub: string | undefined, rest: string[]): 
     args: rest,
     allowPositionals: true,
     strict: true,
-    options: { date: { type: 'string' }, out: { type: 'string' }, code: { type: 'string' }, reason: { type: 'string' }, sandbox: { type: 'boolean', default: false } },
+    options: {
+      date: { type: 'string' },
+      out: { type: 'string' },
+      file: { type: 'string' },
+      code: { type: 'string' },
+      reason: { type: 'string' },
+      sandbox: { type: 'boolean', default: false },
+    },
   });
   const book: Book = values.sandbox === true ? 'test' : 'live';
   const who = actor();
@@ -122,6 +130,17 @@ export async function paymentsCommand(sub: string | undefined, rest: string[]): 
       });
     }
     throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (list, open, show, ach, checks, positive-pay, remittances, submit)`);
+  }
+  if (sub === 'returns') {
+    refuse(['file']);
+    const file = values.file;
+    if (file === undefined) throw new UsageError("payments returns --file FILE: the bank's NACHA return file");
+    return withPlatform(async ({ deps }) => {
+      for (const r of await recordAchReturns(deps, book, readFileSync(file, 'utf8'), who)) {
+        process.stdout.write(`payment ${r.payment_id}: ${r.code}${r.recorded ? ", returned: its grants are back in the donors' funds" : ', recorded before'}\n`);
+      }
+      return 0;
+    });
   }
   if (sub === 'void-stale') {
     refuse([]);

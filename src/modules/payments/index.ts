@@ -1,5 +1,5 @@
 export * from './payments.ts';
-export { isRoutingNumber, originatorProblems } from './nacha.ts';
+export { isRoutingNumber, originatorProblems, readAchReturns } from './nacha.ts';
 export {
   achFileOf,
   checkRows,
@@ -7,6 +7,7 @@ export {
   getRun,
   listRuns,
   openRun,
+  recordAchReturns,
   POSITIVE_PAY_HEADER,
   settle,
   submitRun,

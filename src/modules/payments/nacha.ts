@@ -158,3 +158,42 @@ export function achFile(o: Originator, credits: readonly Credit[], createdAt: st
   while (lines.length % 10 !== 0) lines.push('9'.repeat(94));
   return `${lines.join('\r\n')}\r\n`;
 }
+
+/** An entry a bank returned: the payment it was (our reference, `PAYMENT <id>`), the return code, the amount. */
+export interface ReturnedEntry {
+  line: number;
+  paymentId: number;
+  code: string;
+  amountCents: number;
+}
+
+/**
+ * Reads a NACHA return file as banks send it: each returned entry is an entry detail record (6)
+ * carrying the original's amount and individual identification (`PAYMENT <id>`, as achFile wrote
+ * it), followed by its return addenda (7, type 99) with the return reason code. Every record must
+ * be 94 characters; anything else in the file is refused with its line.
+ */
+export function readAchReturns(text: string): { ok: true; entries: ReturnedEntry[] } | { ok: false; bad: Array<{ line: number; reason: string }> } {
+  const lines = text.split(/\r?\n/);
+  const bad: Array<{ line: number; reason: string }> = [];
+  const entries: ReturnedEntry[] = [];
+  for (let i = 0; i < lines.length; i += 1) {
+    const record = lines[i] as string;
+    if (record === '') continue;
+    if (record.length !== 94) {
+      bad.push({ line: i + 1, reason: `a record of ${record.length} characters, not 94` });
+      continue;
+    }
+    if (record[0] !== '6') continue;
+    const addenda = lines[i + 1] ?? '';
+    const reference = /^PAYMENT (\d{1,12})$/.exec(record.slice(39, 54).trim());
+    if (addenda.length !== 94 || addenda.slice(0, 3) !== '799') bad.push({ line: i + 1, reason: 'a returned entry without its return addenda (7, type 99) after it' });
+    else if (reference === null)
+      bad.push({ line: i + 1, reason: `the entry's reference ${JSON.stringify(record.slice(39, 54).trim())} is not one of our payments (PAYMENT <id>)` });
+    else if (!/^R\d{2}$/.test(addenda.slice(3, 6))) bad.push({ line: i + 2, reason: `the return code ${JSON.stringify(addenda.slice(3, 6))} is not one` });
+    else if (!/^\d{10}$/.test(record.slice(29, 39))) bad.push({ line: i + 1, reason: 'the amount is not 10 digits' });
+    else entries.push({ line: i + 1, paymentId: Number(reference[1]), code: addenda.slice(3, 6), amountCents: Number(record.slice(29, 39)) });
+  }
+  if (bad.length === 0 && entries.length === 0) bad.push({ line: 1, reason: 'the file holds no returned entry' });
+  return bad.length > 0 ? { ok: false, bad: bad.slice(0, 20) } : { ok: true, entries };
+}

@@ -6,10 +6,10 @@ import type { Deps } from '../../deps.ts';
 import { EmptyObject, IdParams } from '../../http/schemas.ts';
 import { BookQuery, bookOf, OPERATOR_TAGS as tags } from '../../http/operator.ts';
 import { sendCsv } from '../../http/csv.ts';
-import { achFileOf, checkRows, CHECK_REGISTER_HEADER, getRun, listRuns, openRun, POSITIVE_PAY_HEADER, settle, submitRun } from './payments.service.ts';
+import { achFileOf, checkRows, CHECK_REGISTER_HEADER, getRun, listRuns, openRun, POSITIVE_PAY_HEADER, recordAchReturns, settle, submitRun } from './payments.service.ts';
 import { setPayeeAccount } from './payments.payees.ts';
 import { remittance, runRemittances } from './payments.remittances.ts';
-import { OpenRunBody, PayeeAccountBody, ReturnBody, VoidBody } from './payments.schema.ts';
+import { OpenRunBody, PayeeAccountBody, ReturnBody, ReturnsFileBody, VoidBody } from './payments.schema.ts';
 
 export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -96,6 +96,18 @@ export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/payments/:id/return',
       { schema: { tags, summary: "An ACH payment came back: every grant's money goes back to its donor", params: IdParams, querystring: BookQuery, body: ReturnBody } },
       async (request) => settle(deps, bookOf(request), request.params.id, 'return', { actor: request.operator.actor, returnCode: request.body.return_code }),
+    );
+    app.post(
+      '/payments/returns',
+      {
+        schema: {
+          tags,
+          summary: "Record the returns a bank's NACHA return file lists: each returned payment's grants go back to their donors",
+          querystring: BookQuery,
+          body: ReturnsFileBody,
+        },
+      },
+      async (request) => ({ items: await recordAchReturns(deps, bookOf(request), request.body.file, request.operator.actor) }),
     );
     app.post('/payments/:id/cash', { schema: { tags, summary: 'A check was cashed', params: IdParams, querystring: BookQuery, body: EmptyObject } }, async (request) =>
       settle(deps, bookOf(request), request.params.id, 'cash', { actor: request.operator.actor }),

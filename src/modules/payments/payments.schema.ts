@@ -13,6 +13,8 @@ export const ReturnBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ReturnsFileBody = Type.Object({ file: Type.String({ minLength: 1, description: "The bank's NACHA return file, as text" }) }, { additionalProperties: false });
+
 export const VoidBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why (the donors are told)' }) }, { additionalProperties: false });
 
 export const PayeeAccountBody = Type.Object(
