@@ -783,12 +783,21 @@ export interface paths {
                     "application/json": {
                         /** @description Amount of the donation; USD, at most 2 decimals, at least 10, at most 10000000 */
                         amount: number;
+                        /** @description In honour or memory of: on the remittance to the charity, shown to you only */
+                        dedication?: string;
+                        /** @description What the donation is for: on the remittance to the charity, shown to you only */
+                        designation?: string;
                         /** @description EIN of the recipient non-profit; 123456789 or 12-3456789 */
                         ein: string;
                         /** @description Public note shown with the donation */
                         note?: string;
                         /** @description Private memo, never shown to others */
                         private_memo?: string;
+                        /**
+                         * @description What the charity learns of you: name_and_email, name (the default; not shown when chosen) or anonymous
+                         * @enum {string}
+                         */
+                        share?: "name_and_email" | "name" | "anonymous";
                         /** @enum {string} */
                         visibility?: "public" | "private";
                     };
@@ -2837,12 +2846,21 @@ export interface paths {
                     "application/json": {
                         /** @description Amount of the donation; USD, at most 2 decimals, at least 10, at most 10000000 */
                         amount: number;
+                        /** @description In honour or memory of: on the remittance to the charity, shown to you only */
+                        dedication?: string;
+                        /** @description What the donation is for: on the remittance to the charity, shown to you only */
+                        designation?: string;
                         /** @description EIN of the recipient non-profit; 123456789 or 12-3456789 */
                         ein: string;
                         /** @description Public note shown with the donation */
                         note?: string;
                         /** @description Private memo, never shown to others */
                         private_memo?: string;
+                        /**
+                         * @description What the charity learns of you: name_and_email, name (the default; not shown when chosen) or anonymous
+                         * @enum {string}
+                         */
+                        share?: "name_and_email" | "name" | "anonymous";
                         /** @enum {string} */
                         visibility?: "public" | "private";
                     };
@@ -3202,7 +3220,7 @@ export interface paths {
                                 description: string;
                                 disabled: boolean;
                                 disabled_reason: string | null;
-                                /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled */
+                                /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated */
                                 event_types: string[];
                                 /** Format: date-time */
                                 failing_since: string | null;
@@ -3305,7 +3323,7 @@ export interface paths {
                             description: string;
                             disabled: boolean;
                             disabled_reason: string | null;
-                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled */
+                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated */
                             event_types: string[];
                             /** Format: date-time */
                             failing_since: string | null;
@@ -3402,7 +3420,7 @@ export interface paths {
                             description: string;
                             disabled: boolean;
                             disabled_reason: string | null;
-                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled */
+                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated */
                             event_types: string[];
                             /** Format: date-time */
                             failing_since: string | null;
@@ -3569,7 +3587,7 @@ export interface paths {
                             description: string;
                             disabled: boolean;
                             disabled_reason: string | null;
-                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled */
+                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated */
                             event_types: string[];
                             /** Format: date-time */
                             failing_since: string | null;
@@ -4015,6 +4033,8 @@ export interface components {
             amount: number;
             /** Format: date-time */
             created_at: string;
+            dedication?: string;
+            designation?: string;
             fund: {
                 id: number;
                 name: string;
@@ -4025,6 +4045,11 @@ export interface components {
             non_profit: components["schemas"]["DonationNonProfit"];
             note?: string;
             scheduled_donation_id: number | null;
+            /**
+             * @description What the charity learns of you: name_and_email, name (the default; not shown when chosen) or anonymous
+             * @enum {string}
+             */
+            share?: "name_and_email" | "name" | "anonymous";
             /** @enum {string} */
             status: "scheduled" | "waiting_for_funds" | "approved" | "rejected" | "completed" | "not_completed" | "check_mailed";
             user: {
@@ -4084,11 +4109,20 @@ export interface components {
             amount?: number;
             /** Format: date-time */
             created_at: string;
+            /** @description Owner only */
+            dedication?: string;
+            /** @description Owner only */
+            designation?: string;
             id: number;
             /** Format: date-time */
             mailed_at: string | null;
             non_profit: components["schemas"]["DonationNonProfit"];
             note?: string;
+            /**
+             * @description What the charity learns of you: name_and_email, name (the default; not shown when chosen) or anonymous
+             * @enum {string}
+             */
+            share?: "name_and_email" | "name" | "anonymous";
             /** @enum {string} */
             status: "scheduled" | "waiting_for_funds" | "approved" | "rejected" | "completed" | "not_completed" | "check_mailed";
             user_id: number;
