@@ -3,7 +3,7 @@
 // against the lists, and the close name matches an operator decides.
 import { parseArgs } from 'node:util';
 import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/index.ts';
-import { decideReview, pendingReviews, readListFile, recordList, screenDirectory, type ListFile, type ListKind, type Screening } from '../modules/diligence/index.ts';
+import { decideReview, downloadAll, pendingReviews, readListFile, recordList, screenDirectory, type ListFile, type ListKind, type Screening } from '../modules/diligence/index.ts';
 import { UsageError, actor, id, withPlatform } from './common.ts';
 import { bankDetails } from './payments.ts';
 
@@ -26,6 +26,8 @@ export async function nonprofitsCommand(sub: string | undefined, rest: string[])
       return await review(rest);
     case 'bank-details':
       return await bankDetails(rest);
+    case 'download':
+      return await download(rest);
     default:
       throw new UsageError(`unknown nonprofits command: ${sub ?? '(none)'}`);
   }
@@ -48,6 +50,25 @@ function progressPrinter(): (p: ImportProgress) => void {
     const text = `${bar} ${(fraction * 100).toFixed(0).padStart(3)}%  ${p.rows.toLocaleString('en-US')} rows  ${Math.round(rate).toLocaleString('en-US')} rows/s  ETA ${Math.floor(eta / 60)}:${String(eta % 60).padStart(2, '0')}  ${p.file}`;
     process.stderr.write(tty ? `\r${text}` : `${text}\n`);
   };
+}
+
+/** `nonprofits download [--to DIR] [--mirror URL]`: the IRS files and the lists from their official addresses (or a mirror of them). */
+async function download(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { to: { type: 'string', default: './data/irs' }, mirror: { type: 'string' } } });
+  const mirror = values.mirror;
+  if (mirror !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(mirror))
+    throw new UsageError('--mirror is a site (http[s]://host[:port]) that serves the same paths as the official addresses');
+  const rewrite = mirror === undefined ? undefined : (url: string) => `${mirror.replace(/\/$/, '')}${new URL(url).pathname}`;
+  const dir = values.to;
+  const written = await downloadAll(dir, {
+    ...(rewrite === undefined ? {} : { rewrite }),
+    onFile: (d, bytes) => process.stderr.write(`downloaded the ${d.what}: ${bytes.toLocaleString('en-US')} bytes\n`),
+  });
+  const at = (name: string) => written.find((w) => w.file.endsWith(name))?.file ?? name;
+  process.stdout.write(
+    `Downloaded ${written.length} files into ${dir}. Import them with:\n  almoner nonprofits import ${dir}/bmf --revocations ${at('revocations.txt')} --pub78 ${at('pub78.txt')} --sdn ${at('sdn.csv')} --as-of ${new Date().toISOString().slice(0, 10)}\n`,
+  );
+  return 0;
 }
 
 function screeningProgress(): (screened: number) => void {

@@ -69,6 +69,9 @@ Commands:
                              lists (the IRS auto-revocation list and Publication 78 data as published, .txt or .gz;
                              the OFAC SDN list, sdn.csv), each a snapshot as of DATE (default today); then
                              screen every organisation against the lists
+  nonprofits download [--to DIR] [--mirror URL]
+                             Fetch the IRS master files and the three lists from their official addresses
+                             (default ./data/irs), ready for nonprofits import
   nonprofits screen          Screen every organisation against the current lists again
   nonprofits reviews         Close name matches against the sanctions list waiting for an operator
   nonprofits review ID --clear|--confirm --note TEXT
