@@ -1,11 +1,12 @@
 // Background jobs of a server process: the scheduler of recurring donations,
-// the sandbox clock, telling people (webhooks and mail) and retention. All are safe to run on every node at once.
+// the sandbox clock, telling people (webhooks and mail), stale checks and retention. All are safe to run on every node at once.
 import type { Platform } from './platform.ts';
 import { runScheduler } from './modules/scheduled/index.ts';
 import { runSandboxClock } from './modules/sandbox/index.ts';
 import { runRetention } from './modules/retention/index.ts';
 import { notifyStatus, runNotify } from './modules/notify/index.ts';
 import { repairReceipts } from './modules/contributions/index.ts';
+import { voidStaleChecks } from './modules/payments/index.ts';
 import type { JobName } from './metrics.ts';
 
 export function startJobs(platform: Platform): () => void {
@@ -46,6 +47,13 @@ export function startJobs(platform: Platform): () => void {
     // Slow webhook attempts go on between ticks, so that the next ticks send others' deliveries.
     every(deps.config.notifyIntervalMs, 'notify', () => runNotify(deps, 1, { waitForDeliveries: false })),
     every(deps.config.notifyIntervalMs === 0 ? 0 : 15_000, 'notify backlog', () => notifyStatus(deps)),
+    // Checks not cashed within CHECK_STALE_DAYS are voided, their grants back to their donors (rules §17).
+    every(deps.config.retentionIntervalMs, 'stale checks', async () => {
+      for (const book of ['live', 'test'] as const) {
+        const voided = await voidStaleChecks(deps, book, 'system:stale-checks');
+        if (voided.length > 0) deps.log.info({ book, payments: voided }, "stale checks voided: their grants are back in the donors' funds");
+      }
+    }),
     every(deps.config.retentionIntervalMs, 'retention', async () => {
       const deleted = await runRetention(deps);
       if (Object.values(deleted).some((n) => n > 0)) deps.log.info({ deleted }, 'retention: old records deleted');

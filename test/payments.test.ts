@@ -18,6 +18,7 @@ import { readListFile, recordList, screenDirectory } from '../src/modules/dilige
 import { runCheck } from '../src/modules/check/index.ts';
 import { runNotify } from '../src/modules/notify/index.ts';
 import { pdfText } from './pdf.ts';
+import { startJobs } from '../src/jobs.ts';
 import { NO_IRS_DETAILS } from '../src/modules/nonprofits/nonprofits.store.ts';
 
 const FIXTURES = new URL('./fixtures/diligence/', import.meta.url).pathname;
@@ -112,7 +113,7 @@ for (const { name: engine } of engines()) {
     let checkPayment = 0;
 
     before(async () => {
-      env = await openEnv(engine, { payments: PAYMENTS }, { clock });
+      env = await openEnv(engine, { payments: PAYMENTS, retentionIntervalMs: 50, schedulerIntervalMs: 0, notifyIntervalMs: 0, sandboxTickMs: 0 }, { clock });
       operator = (await createAdminToken(env.deps, 'payments test', 'test')).token;
       donors = [await makeUser(env.deps), await makeUser(env.deps)];
       for (const [i, d] of donors.entries()) {
@@ -341,7 +342,16 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(await voidStaleChecks(env.deps, 'live', 'test'), [], 'not stale yet');
       const before = await Promise.all(donors.map(available));
       clock.advance(181 * 86_400_000);
-      assert.deepEqual(await voidStaleChecks(env.deps, 'live', 'operator:test'), [checkPayment]);
+      // Every server looks for stale checks (its jobs, each RETENTION_INTERVAL_MS).
+      const stop = startJobs(env.platform);
+      try {
+        for (let i = 0; i < 400 && (await statuses('030219309'))[0] !== 'not_completed'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      } finally {
+        stop();
+      }
+      assert.deepEqual(await voidStaleChecks(env.deps, 'live', 'operator:test'), [], 'voided once');
+      const voided = await env.deps.db.selectFrom('audit_log').select('actor').where('action', '=', 'payment.void').where('object_id', '=', checkPayment).execute();
+      assert.deepEqual(voided, [{ actor: 'system:stale-checks' }]);
       assert.deepEqual(await statuses('030219309'), Array(5).fill('not_completed'));
       const after = await Promise.all(donors.map(available));
       assert.equal(moved(before, after), 95_00);
