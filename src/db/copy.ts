@@ -50,6 +50,15 @@ export const TABLES_IN_ORDER = [
   'check_runs',
   'oidc_artifacts',
   'oidc_keys',
+  'diligence_lists',
+  'revocations',
+  'pub78',
+  'sanctions',
+  'sanction_reviews',
+  'payment_runs',
+  'payee_accounts',
+  'payments',
+  'payment_grants',
 ] as const;
 
 /** Rows the platform writes when it opens an empty database; the copy replaces them with the source's. */
@@ -80,6 +89,11 @@ const WITH_IDENTITY = new Set([
   'webhook_deliveries',
   'webhook_attempts',
   'mail_outbox',
+  'diligence_lists',
+  'sanction_reviews',
+  'payment_runs',
+  'payee_accounts',
+  'payments',
 ]);
 const READ_BATCH = 5_000;
 
