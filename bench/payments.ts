@@ -21,7 +21,15 @@ import { freshDatabase } from './processes.ts';
 const ORGS = Number(process.env.BENCH_PAYMENT_ORGS ?? 20_000);
 const DONATIONS = Number(process.env.BENCH_PAYMENT_DONATIONS ?? 100_000);
 const DONORS = 100;
-const ACH = { destinationRouting: '091000019', destinationName: 'Bench Bank', originId: '1234567890', originName: 'Almoner Bench', companyId: '1234567890', companyName: 'Almoner Bench', odfiRouting: '011000015' };
+const ACH = {
+  destinationRouting: '091000019',
+  destinationName: 'Bench Bank',
+  originId: '1234567890',
+  originName: 'Almoner Bench',
+  companyId: '1234567890',
+  companyName: 'Almoner Bench',
+  odfiRouting: '011000015',
+};
 
 function peakDuring<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number; rssMb: number; peakMb: number }> {
   const rss = () => process.memoryUsage().rss / 1_048_576;
@@ -48,7 +56,10 @@ export async function benchPayments(engines: readonly string[], log: (line: stri
   for (const engine of engines) {
     const { databaseUrl, cleanup } = await freshDatabase(engine, 'payments');
     const key = randomBytes(32);
-    const config = loadConfig({}, { databaseUrl, dbStatementTimeoutMs: 0, payments: { ach: ACH, checkAccount: '000111', checkFirstNumber: 1001, checkStaleDays: 180, payeeCoolingOffDays: 0, payeeKey: key } });
+    const config = loadConfig(
+      {},
+      { databaseUrl, dbStatementTimeoutMs: 0, payments: { ach: ACH, checkAccount: '000111', checkFirstNumber: 1001, checkStaleDays: 180, payeeCoolingOffDays: 0, payeeKey: key } },
+    );
     const platform = await openPlatform(config, { log: pino({ level: 'warn' }) });
     const { deps } = platform;
     try {
@@ -57,14 +68,85 @@ export async function benchPayments(engines: readonly string[], log: (line: stri
       const orgRows: unknown[][] = [];
       for (let i = 0; i < ORGS; i++) {
         const ein = String(900_000_000 + i);
-        orgRows.push([ein, `Bench Charity ${i}`, `bench charity ${i}`, null, 'Burlington', 'VT', '05401', 44.47, -73.21, 'B20', 2, 1, `/charities/${ein}-bench-charity-${i}`, 0, 0, '202401', 'bench', null, null, at, at, '1 Main St', '', '03', '15', '', '', '', '1', '01', 0]);
+        orgRows.push([
+          ein,
+          `Bench Charity ${i}`,
+          `bench charity ${i}`,
+          null,
+          'Burlington',
+          'VT',
+          '05401',
+          44.47,
+          -73.21,
+          'B20',
+          2,
+          1,
+          `/charities/${ein}-bench-charity-${i}`,
+          0,
+          0,
+          '202401',
+          'bench',
+          null,
+          null,
+          at,
+          at,
+          '1 Main St',
+          '',
+          '03',
+          '15',
+          '',
+          '',
+          '',
+          '1',
+          '01',
+          0,
+        ]);
       }
-      const columns = ['ein', 'name', 'name_lower', 'website', 'city', 'state', 'zip', 'latitude', 'longitude', 'ntee_code', 'cause_id', 'eligible', 'slug', 'income_amt', 'asset_amt', 'tax_period', 'source', 'last_seen_run', 'removed_at', 'created_at', 'updated_at', 'street', 'ruling', 'subsection', 'foundation', 'affiliation', 'organization', 'filing_req', 'deductibility', 'status', 'revenue_amt'];
+      const columns = [
+        'ein',
+        'name',
+        'name_lower',
+        'website',
+        'city',
+        'state',
+        'zip',
+        'latitude',
+        'longitude',
+        'ntee_code',
+        'cause_id',
+        'eligible',
+        'slug',
+        'income_amt',
+        'asset_amt',
+        'tax_period',
+        'source',
+        'last_seen_run',
+        'removed_at',
+        'created_at',
+        'updated_at',
+        'street',
+        'ruling',
+        'subsection',
+        'foundation',
+        'affiliation',
+        'organization',
+        'filing_req',
+        'deductibility',
+        'status',
+        'revenue_amt',
+      ];
       for (let i = 0; i < orgRows.length; i += 1000) await bulkInsert(deps.db, 'non_profits', columns, orgRows.slice(i, i + 1000));
       const ids = (await deps.db.selectFrom('non_profits').select('id').where('source', '=', 'bench').orderBy('id').execute()).map((r) => Number(r.id));
-      const payees: unknown[][] = ids.filter((_, i) => i % 2 === 0).map((id) => [id, '091000019', seal(key, '000123456789'), '6789', 'checking', 'Bench', 'active', at, 'bench', '2000-01-01']);
+      const payees: unknown[][] = ids
+        .filter((_, i) => i % 2 === 0)
+        .map((id) => [id, '091000019', seal(key, '000123456789'), '6789', 'checking', 'Bench', 'active', at, 'bench', '2000-01-01']);
       for (let i = 0; i < payees.length; i += 1000) {
-        await bulkInsert(deps.db, 'payee_accounts', ['non_profit_id', 'routing', 'account_sealed', 'account_last4', 'account_type', 'holder', 'status', 'created_at', 'created_by', 'usable_from'], payees.slice(i, i + 1000));
+        await bulkInsert(
+          deps.db,
+          'payee_accounts',
+          ['non_profit_id', 'routing', 'account_sealed', 'account_last4', 'account_type', 'holder', 'status', 'created_at', 'created_by', 'usable_from'],
+          payees.slice(i, i + 1000),
+        );
       }
       const donors: Array<{ user_id: number; fund_id: number }> = [];
       for (let i = 0; i < DONORS; i++) donors.push(await deps.db.transaction().execute((trx) => createUser(deps, { name: `Bench donor ${i}` }, trx)));
@@ -77,15 +159,21 @@ export async function benchPayments(engines: readonly string[], log: (line: stri
         await bulkInsert(deps.db, 'donations', ['book', 'user_id', 'fund_id', 'non_profit_id', 'amount_cents', 'status', 'visibility', 'created_at', 'updated_at', 'share'], batch);
       }
       const opened = await peakDuring(() => openRun(deps, 'live', '2030-01-02', 'bench'));
-      rows.push(`| ${engine} | open the run: ${opened.value.run.totals.payments.toLocaleString('en-US')} payments, ${opened.value.run.totals.grants.toLocaleString('en-US')} grants | ${opened.seconds.toFixed(1)} s | ${opened.rssMb.toFixed(0)} -> ${opened.peakMb.toFixed(0)} MiB |`);
+      rows.push(
+        `| ${engine} | open the run: ${opened.value.run.totals.payments.toLocaleString('en-US')} payments, ${opened.value.run.totals.grants.toLocaleString('en-US')} grants | ${opened.seconds.toFixed(1)} s | ${opened.rssMb.toFixed(0)} -> ${opened.peakMb.toFixed(0)} MiB |`,
+      );
       const ach = await peakDuring(() => achFileOf(deps, 'live', opened.value.run.id));
-      rows.push(`| ${engine} | the NACHA file (${(ach.value.length / 1_048_576).toFixed(1)} MiB) | ${ach.seconds.toFixed(1)} s | ${ach.rssMb.toFixed(0)} -> ${ach.peakMb.toFixed(0)} MiB |`);
+      rows.push(
+        `| ${engine} | the NACHA file (${(ach.value.length / 1_048_576).toFixed(1)} MiB) | ${ach.seconds.toFixed(1)} s | ${ach.rssMb.toFixed(0)} -> ${ach.peakMb.toFixed(0)} MiB |`,
+      );
       const register = await peakDuring(async () => {
         let n = 0;
         for await (const _ of checkRows(deps, 'live', opened.value.run.id, 'register')) n += 1;
         return n;
       });
-      rows.push(`| ${engine} | the check register (${register.value.toLocaleString('en-US')} checks) | ${register.seconds.toFixed(1)} s | ${register.rssMb.toFixed(0)} -> ${register.peakMb.toFixed(0)} MiB |`);
+      rows.push(
+        `| ${engine} | the check register (${register.value.toLocaleString('en-US')} checks) | ${register.seconds.toFixed(1)} s | ${register.rssMb.toFixed(0)} -> ${register.peakMb.toFixed(0)} MiB |`,
+      );
     } finally {
       await platform.close();
       await cleanup();

@@ -47,19 +47,16 @@ export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           .send(await achFileOf(deps, bookOf(request), request.params.id)),
     );
 
-    app.get('/payment_runs/:id/checks', { schema: { tags, summary: "The run's check register as CSV", params: IdParams, querystring: BookQuery } }, async (request, reply) => {
-      await getRun(deps, bookOf(request), request.params.id);
-      return sendCsv(reply, `run-${request.params.id}-checks.csv`, CHECK_REGISTER_HEADER, checkRows(deps, bookOf(request), request.params.id, 'register'));
-    });
-
-    app.get(
-      '/payment_runs/:id/positive_pay',
-      { schema: { tags, summary: "The run's positive-pay file for the bank, as CSV", params: IdParams, querystring: BookQuery } },
-      async (request, reply) => {
+    // The run's checks as CSV: the register to print and mail them, the positive-pay file for the bank.
+    for (const [path, form, header, what] of [
+      ['checks', 'register', CHECK_REGISTER_HEADER, "The run's check register as CSV"],
+      ['positive_pay', 'positive_pay', POSITIVE_PAY_HEADER, "The run's positive-pay file for the bank, as CSV"],
+    ] as const) {
+      app.get(`/payment_runs/:id/${path}`, { schema: { tags, summary: what, params: IdParams, querystring: BookQuery } }, async (request, reply) => {
         await getRun(deps, bookOf(request), request.params.id);
-        return sendCsv(reply, `run-${request.params.id}-positive-pay.csv`, POSITIVE_PAY_HEADER, checkRows(deps, bookOf(request), request.params.id, 'positive_pay'));
-      },
-    );
+        return sendCsv(reply, `run-${request.params.id}-${path.replace('_', '-')}.csv`, header, checkRows(deps, bookOf(request), request.params.id, form));
+      });
+    }
 
     app.get(
       '/payment_runs/:id/remittances',
