@@ -55,22 +55,38 @@ test('serve --workers 2: two processes share one port; a dead worker is replaced
     });
     const exited = new Promise<number | null>((resolve) => primary.on('exit', resolve));
     const listening = () => [...out.matchAll(/"pid":(\d+)[^\n]*Server listening at (http:\/\/127\.0\.0\.1:\d+)/g)];
+    // Each worker opens the platform before it listens: on a busy machine that takes seconds.
     const waitFor = async (n: number) => {
-      for (let i = 0; i < 100 && listening().length < n; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 600 && listening().length < n; i++) await new Promise((r) => setTimeout(r, 100));
       assert.ok(listening().length >= n, out);
     };
-    await waitFor(2);
-    const [first, second] = listening();
-    assert.equal(first?.[2], second?.[2], 'both workers listen on one port');
-    assert.notEqual(first?.[1], second?.[1], 'two processes');
-    const base = first?.[2] as string;
-    const get = () => fetch(`${base}/v1/users/me`, { headers: { 'x-api-key': key } }).then((r) => r.status);
-    assert.deepEqual([...new Set(await Promise.all(Array.from({ length: 40 }, get)))], [200]);
-    process.kill(Number(first?.[1]), 'SIGKILL');
-    await waitFor(3);
-    assert.match(out, /worker died; starting another/);
-    assert.deepEqual([...new Set(await Promise.all(Array.from({ length: 40 }, get)))], [200]);
-    primary.kill('SIGTERM');
-    assert.equal(await exited, 0);
+    try {
+      await waitFor(2);
+      const [first, second] = listening();
+      assert.equal(first?.[2], second?.[2], 'both workers listen on one port');
+      assert.notEqual(first?.[1], second?.[1], 'two processes');
+      const base = first?.[2] as string;
+      const get = () => fetch(`${base}/v1/users/me`, { headers: { 'x-api-key': key } }).then((r) => r.status);
+      assert.deepEqual([...new Set(await Promise.all(Array.from({ length: 40 }, get)))], [200]);
+      process.kill(Number(first?.[1]), 'SIGKILL');
+      await waitFor(3);
+      assert.match(out, /worker died; starting another/);
+      assert.deepEqual([...new Set(await Promise.all(Array.from({ length: 40 }, get)))], [200]);
+      primary.kill('SIGTERM');
+      assert.equal(await exited, 0);
+    } finally {
+      // A failed assertion must not leave the primary and its workers running (the test file would never end).
+      if (primary.exitCode === null && primary.signalCode === null) {
+        for (const [, pid] of listening()) {
+          try {
+            process.kill(Number(pid), 'SIGKILL');
+          } catch {
+            // gone already
+          }
+        }
+        primary.kill('SIGKILL');
+        await exited;
+      }
+    }
   });
 });
