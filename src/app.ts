@@ -37,6 +37,7 @@ import { donationOperatorRoutes } from './modules/donations/donations.admin.rout
 import { portfolioOperatorRoutes } from './modules/portfolio/portfolio.admin.routes.ts';
 import { diligenceOperatorRoutes } from './modules/diligence/diligence.admin.routes.ts';
 import { paymentOperatorRoutes } from './modules/payments/payments.admin.routes.ts';
+import { charityOperatorRoutes } from './modules/charities/charities.admin.routes.ts';
 import { requireOperator } from './modules/admin/index.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
@@ -213,6 +214,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
             portfolioOperatorRoutes,
             diligenceOperatorRoutes,
             paymentOperatorRoutes,
+            charityOperatorRoutes,
           ]),
         );
       },

@@ -14,8 +14,8 @@ const SECRETS: ReadonlyArray<[RegExp, string]> = [
   [/\bappsec_[A-Za-z0-9]+/g, 'appsec_[redacted]'],
   [/\bwhsec_[A-Za-z0-9+/=]+/g, 'whsec_[redacted]'],
   [/\b(Bearer|bearer)(\s+|%20)[A-Za-z0-9._~+/=-]+/g, '$1$2[redacted]'],
-  // A path segment that is the credential: /reset/T, /invite/T, /gifts/CODE, /oauth/interaction/UID, /oidc/auth/UID.
-  [/((?:\/|%2F)(?:reset|invite|gifts|interaction|auth)(?:\/|%2F))[A-Za-z0-9_-]{8,}/gi, '$1[redacted]'],
+  // A path segment that is the credential: /reset/T, /invite/T, /charities/claims/confirm/T, /gifts/CODE, /oauth/interaction/UID, /oidc/auth/UID.
+  [/((?:\/|%2F)(?:reset|invite|confirm|gifts|interaction|auth)(?:\/|%2F))[A-Za-z0-9_-]{8,}/gi, '$1[redacted]'],
 ];
 
 /** `line` with every credential and bearer URL segment replaced by `[redacted]`. */

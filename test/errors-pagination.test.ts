@@ -393,8 +393,7 @@ describe(
       const warnings = captureLog(env, 'warn');
       const infos = captureLog(env, 'info');
       const shared = async () => /^almoner_rate_limit_shared 1$/m.test((await scrapeMetrics(env.app, env.deps)).body);
-      const countedAlone = async () =>
-        Number(/^almoner_rate_limit_counted_alone_total (\d+)$/m.exec((await scrapeMetrics(env.app, env.deps)).body)?.[1] ?? 0);
+      const countedAlone = async () => Number(/^almoner_rate_limit_counted_alone_total (\d+)$/m.exec((await scrapeMetrics(env.app, env.deps)).body)?.[1] ?? 0);
       try {
         const user = await makeUser(env.deps);
         const remaining = async () => Number((await call(env.app, 'GET', '/v1/users/me', { key: user.key })).headers['ratelimit-remaining']);
@@ -412,7 +411,10 @@ describe(
         const during: number[] = [];
         for (let i = 0; i < 5; i++) during.push(await remaining());
         // Counted alone from the first request after the cut, going on from this node's own count.
-        assert.deepEqual(during, [999, 998, 997, 996, 995].map((n) => n - aloneBefore));
+        assert.deepEqual(
+          during,
+          [999, 998, 997, 996, 995].map((n) => n - aloneBefore),
+        );
         assert.equal(await shared(), false);
         assert.equal(warnings.filter((w) => /Redis is unreachable/.test(w)).length - warnedBefore, 1);
         await proxy.up();

@@ -276,6 +276,11 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
     'pub78',
     'sanctions',
     'sanction_reviews',
+    'payment_runs',
+    'payments',
+    'payee_accounts',
+    'charity_claims',
+    'audit_log',
   ] as const;
   const out: Record<string, unknown> = {};
   for (const table of tables) {

@@ -20,6 +20,7 @@ test('redactLine: keys, tokens, secrets, Bearer values and credential path segme
     header: 'Bearer eyJhbGciOi.eyJzdWIi.c2lnbmF0dXJl',
     invite: '/invite/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
     resume: '/oidc/auth/Zyx9876543210abcd',
+    claim: '/charities/claims/confirm/ClaimTokenClaimTokenClaimTokenClaimToken123',
   });
   const out = redactLine(line);
   for (const secret of [
@@ -32,6 +33,7 @@ test('redactLine: keys, tokens, secrets, Bearer values and credential path segme
     'eyJhbGciOi',
     'AAAAAAAAAAAA',
     'Zyx9876543210abcd',
+    'ClaimToken',
   ]) {
     assert.ok(!out.includes(secret), `${secret} is redacted in ${out}`);
   }

@@ -6,6 +6,45 @@ import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/
 import { decideReview, downloadAll, pendingReviews, readListFile, recordList, screenDirectory, type ListFile, type ListKind, type Screening } from '../modules/diligence/index.ts';
 import { UsageError, actor, id, withPlatform } from './common.ts';
 import { bankDetails } from './payments.ts';
+import { decideClaim, listClaims } from '../modules/charities/index.ts';
+
+const CLAIM_STATUSES = ['unconfirmed', 'pending', 'approved', 'rejected'] as const;
+
+/** `nonprofits claims [--status S]`: claims to act for an organisation, by default those waiting for a decision. */
+async function claims(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { status: { type: 'string', default: 'pending' } } });
+  const status = CLAIM_STATUSES.find((s) => s === values.status);
+  if (status === undefined) throw new UsageError(`--status is one of ${CLAIM_STATUSES.join(', ')}`);
+  return await withPlatform(async ({ deps }) => {
+    const found = await listClaims(deps, status);
+    if (found.length === 0) process.stdout.write(status === 'pending' ? 'No claim waits for a decision.\n' : `No ${status} claim.\n`);
+    for (const c of found) {
+      const site = c.website_on_file ? `${c.domain} (the directory's website)` : `${c.domain} (given by the claimant: the directory has no website; check it)`;
+      process.stdout.write(`${c.id}  EIN ${c.ein}  ${c.non_profit}\n    ${c.person.name} (user ${c.person.user_id}) <${c.email}> at ${site}; asked ${c.created_at}\n`);
+    }
+    return 0;
+  });
+}
+
+/** `nonprofits claim ID --approve|--reject --note TEXT`. */
+async function claim(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: { approve: { type: 'boolean' }, reject: { type: 'boolean' }, note: { type: 'string' } },
+  });
+  if (positionals.length !== 1) throw new UsageError('give the claim ID (almoner nonprofits claims lists them)');
+  if (values.approve === values.reject) throw new UsageError('give --approve (the person acts for the organisation) or --reject, one of them');
+  const note = values.note?.trim() ?? '';
+  if (note === '' || note.length > 500) throw new UsageError('--note says why (1 to 500 characters): it goes in the audit log');
+  const claimId = id(positionals[0], 'ID');
+  return await withPlatform(async ({ deps }) => {
+    const decided = await decideClaim(deps, claimId, values.approve === true ? 'approved' : 'rejected', note, actor());
+    process.stdout.write(`Claim ${claimId} ${decided?.status}: ${decided?.person.name} for ${decided?.non_profit} (EIN ${decided?.ein}); they are told by e-mail.\n`);
+    return 0;
+  });
+}
 
 export async function nonprofitsCommand(sub: string | undefined, rest: string[]): Promise<number> {
   switch (sub) {
@@ -24,6 +63,10 @@ export async function nonprofitsCommand(sub: string | undefined, rest: string[])
       });
     case 'review':
       return await review(rest);
+    case 'claims':
+      return await claims(rest);
+    case 'claim':
+      return await claim(rest);
     case 'bank-details':
       return await bankDetails(rest);
     case 'download':

@@ -76,6 +76,10 @@ Commands:
   nonprofits reviews         Close name matches against the sanctions list waiting for an operator
   nonprofits review ID --clear|--confirm --note TEXT
                              Decide one: not the listed party (may be paid), or it is (refused from now on)
+  nonprofits claims [--status pending|unconfirmed|approved|rejected]
+                             People's claims to act for an organisation (by default those waiting for a decision)
+  nonprofits claim ID --approve|--reject --note TEXT
+                             Decide one: the person sees the organisation's payments and gives its bank details
   nonprofits bank-details EIN --routing R --account A --holder NAME [--type checking|savings]
                              An organisation's bank details for ACH (sealed with PAYEE_DATA_KEY; ACH after
                              PAYEE_COOLING_OFF_DAYS, checks until then)

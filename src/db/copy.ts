@@ -59,6 +59,7 @@ export const TABLES_IN_ORDER = [
   'payee_accounts',
   'payments',
   'payment_grants',
+  'charity_claims',
 ] as const;
 
 /** Rows the platform writes when it opens an empty database; the copy replaces them with the source's. */
@@ -94,6 +95,7 @@ const WITH_IDENTITY = new Set([
   'payment_runs',
   'payee_accounts',
   'payments',
+  'charity_claims',
 ]);
 const READ_BATCH = 5_000;
 

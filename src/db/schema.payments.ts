@@ -54,3 +54,21 @@ export interface PaymentGrantsTable {
   donation_id: number;
   amount_cents: number;
 }
+
+/** A person's claim to act for an organisation (migration 031, rules §18). */
+export interface CharityClaimsTable {
+  id: Generated<number>;
+  non_profit_id: number;
+  user_id: number;
+  email: string;
+  domain: string;
+  website_on_file: number;
+  token_hash: string;
+  token_expires_at: string;
+  status: 'unconfirmed' | 'pending' | 'approved' | 'rejected';
+  created_at: string;
+  confirmed_at: string | null;
+  decided_at: string | null;
+  decided_by: string | null;
+  decision_note: string | null;
+}

@@ -306,7 +306,7 @@ import type {
 } from './schema.directory.ts';
 export type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
 import type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
-import type { PayeeAccountsTable, PaymentGrantsTable, PaymentRunsTable, PaymentsTable } from './schema.payments.ts';
+import type { CharityClaimsTable, PayeeAccountsTable, PaymentGrantsTable, PaymentRunsTable, PaymentsTable } from './schema.payments.ts';
 import type { DiligenceListsTable, Pub78Table, RevocationsTable, SanctionReviewsTable, SanctionsTable } from './schema.diligence.ts';
 
 export interface Database {
@@ -359,6 +359,7 @@ export interface Database {
   payments: PaymentsTable;
   payment_grants: PaymentGrantsTable;
   payee_accounts: PayeeAccountsTable;
+  charity_claims: CharityClaimsTable;
   oidc_artifacts: OidcArtifactsTable;
   oidc_keys: OidcKeysTable;
 }

@@ -96,6 +96,9 @@ const NOTICES: Record<string, string> = {
   app_disconnected: 'The app is disconnected: its tokens no longer work.',
   app_deleted: 'The app is deleted: every donor connected to it is disconnected, and its tokens no longer work.',
   app_secret: 'The app has a new client secret: the old one no longer works.',
+  claim_sent: 'A link is on its way to the address you gave: follow it while signed in to this account.',
+  claim_confirmed: 'Your claim is confirmed. An operator checks it; you will get an e-mail when they decide.',
+  bank_details_saved: 'The bank details are saved. Everyone else who acts for the organisation is told by e-mail.',
 };
 
 /** Where an organisation is: "Burlington, VT", or for a foreign one (the IRS leaves its state empty and puts the country in its city) the country alone. */

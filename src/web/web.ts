@@ -16,6 +16,7 @@ import { webhookSettingsRoutes } from './routes/webhooks.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { publicRoutes } from './routes/public.ts';
 import { appSettingsRoutes, interactionRoutes } from './routes/apps.ts';
+import { charityRoutes } from './routes/charities.ts';
 
 const ASSETS = new Map<string, { type: string; body: string }>([
   ['app.css', { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8') }],
@@ -88,6 +89,7 @@ export function webApp(ctx: WebContext) {
     await web.register(webhookSettingsRoutes(ctx));
     await web.register(appSettingsRoutes(ctx));
     await web.register(interactionRoutes(ctx));
+    await web.register(charityRoutes(ctx));
     await web.register(publicRoutes(ctx));
   };
 }

@@ -3,6 +3,7 @@
 // review of close name matches. What screening finds is written on the
 // organisation (`non_profits.diligence`), which a donation reads with the
 // organisation itself, so checking it costs a donation nothing.
+import { pushTo } from '../../shared/groups.ts';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -81,7 +82,7 @@ export async function screenDirectory(deps: Deps, onProgress?: (screened: number
   const [revoked, pub78, listed, reviews] = await Promise.all([store.revokedEins(deps.db), store.pub78Codes(deps.db), store.sanctionEntries(deps.db), store.allReviews(deps.db)]);
   const exact = new Map(listed.map((l) => [l.name_key, l.name]));
   const byWord = new Map<string, Array<{ name: string; name_key: string }>>();
-  for (const l of listed) for (const w of lookupWords(l.name_key)) byWord.set(w, [...(byWord.get(w) ?? []), l]);
+  for (const l of listed) for (const w of lookupWords(l.name_key)) pushTo(byWord, w, l);
   const decided = new Map(reviews.map((r) => [`${r.non_profit_id} ${r.listed_key}`, r.status]));
 
   const changes = new Map<Diligence, number[]>();
@@ -117,7 +118,7 @@ export async function screenDirectory(deps: Deps, onProgress?: (screened: number
         const refused = revoked.has(np.ein) ? 'revoked' : (pub78Refusal(pub78.get(np.ein) ?? '') ?? foundationRefusal(np.foundation));
         if (refused !== undefined) finding = refused;
       }
-      if (finding !== np.diligence) changes.set(finding, [...(changes.get(finding) ?? []), np.id]);
+      if (finding !== np.diligence) pushTo(changes, finding, np.id);
     }
     screened += page.length;
     after = (page[page.length - 1] as { id: number }).id;

@@ -95,3 +95,52 @@ export function passwordReset(m: { url: string }): Message {
     FOOTER,
   );
 }
+
+export function claimConfirmation(m: { nonProfit: string; person: string; url: string }): Message {
+  return compose(
+    `Confirm that you act for ${m.nonProfit}`,
+    [
+      `${m.person} asked on Almoner to act for ${m.nonProfit}: to see the grants it receives and to give its bank details.`,
+      'If that is you, follow the link while signed in to that account within a day; an operator then checks the claim.',
+      'If it is not you, ignore this message: nothing happens without the link.',
+    ],
+    { url: m.url, label: 'Confirm the claim' },
+    FOOTER,
+  );
+}
+
+export function claimDecided(m: { nonProfit: string; approved: boolean; url: string }): Message {
+  return compose(
+    m.approved ? `You now act for ${m.nonProfit} on Almoner` : `Your claim for ${m.nonProfit} was not approved`,
+    m.approved
+      ? [`An operator approved your claim: you can see the grants and payments ${m.nonProfit} receives and give its bank details for direct deposit.`]
+      : [`An operator did not approve your claim to act for ${m.nonProfit}. Write to the platform's operators if you think this is wrong.`],
+    m.approved ? { url: m.url, label: `Manage ${m.nonProfit}` } : undefined,
+    FOOTER,
+  );
+}
+
+export function bankDetailsChanged(m: { nonProfit: string; account: string; by: string; usableFrom: string; url: string }): Message {
+  return compose(
+    `The bank details of ${m.nonProfit} were changed`,
+    [
+      `${m.by} set new bank details for ${m.nonProfit}: account ${m.account}.`,
+      `Direct deposits go to them from ${m.usableFrom}; until then the organisation is paid by check.`,
+      'If this change was not made by someone at your organisation, tell the platform operators at once.',
+    ],
+    { url: m.url, label: 'See the bank details' },
+    FOOTER,
+  );
+}
+
+export function paymentSent(m: { nonProfit: string; amount: number; grants: number; method: 'ach' | 'check'; url: string }): Message {
+  return compose(
+    `${m.nonProfit}: a payment of ${usd(m.amount)} is on its way`,
+    [
+      `A payment of ${usd(m.amount)} for ${m.grants} grant${m.grants === 1 ? '' : 's'} was sent to ${m.nonProfit} ${m.method === 'ach' ? 'by direct deposit' : 'as a check by mail'}.`,
+      'Its remittance advice names each grant, its donor as they chose to be known, and what it is for.',
+    ],
+    { url: m.url, label: 'See the payment and its remittance' },
+    FOOTER,
+  );
+}

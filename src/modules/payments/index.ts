@@ -18,3 +18,4 @@ export {
 } from './payments.service.ts';
 export { setPayeeAccount } from './payments.payees.ts';
 export { donorAsShared, remittance, runRemittances } from './payments.remittances.ts';
+export { charityAccount, charityRemittance, setOwnBankDetails, type CharityAccount } from './payments.charity.ts';

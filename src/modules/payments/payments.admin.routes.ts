@@ -118,7 +118,8 @@ export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.post(
       '/payee_accounts',
       { schema: { tags, summary: "Record an organisation's bank details for ACH (sealed at rest, shown masked; ACH waits out the cooling-off period)", body: PayeeAccountBody } },
-      async (request, reply) => reply.code(201).send(await setPayeeAccount(deps, request.body.ein, request.body, request.operator.actor)),
+      async (request, reply) =>
+        reply.code(201).send(await setPayeeAccount(deps, request.body.ein, request.body, { actor: request.operator.actor, name: 'An operator of the platform' })),
     );
   };
 }

@@ -1,11 +1,14 @@
-// An organisation's bank details for ACH (docs/rules.md §17): the routing
+// An organisation's bank details for ACH (docs/rules.md §17, §18): the routing
 // number checked by its check digit, the account number sealed at rest with
-// PAYEE_DATA_KEY and shown only masked, every change audited, and ACH to new
+// PAYEE_DATA_KEY and shown only masked, every change audited and e-mailed to
+// the organisation's claimants (but the one who made it), and ACH to new
 // details only after the cooling-off period (checks meanwhile).
 import type { Deps } from '../../deps.ts';
 import { conflict, fieldErrors } from '../../shared/errors.ts';
 import { seal } from '../../shared/sealed.ts';
 import { recordAudit } from '../audit/index.ts';
+import { claimantAddresses } from '../charities/index.ts';
+import { messages, queueMail } from '../mail/index.ts';
 import { charityByEin, normalizeEin } from '../nonprofits/index.ts';
 import { isRoutingNumber } from './nacha.ts';
 import { addDays, maskedAccount, normalizeAccountNumber } from './payments.ts';
@@ -14,14 +17,15 @@ import * as store from './payments.store.ts';
 /**
  * Records an organisation's bank details for ACH (the routing number checked by its check digit,
  * the account number sealed with PAYEE_DATA_KEY), replacing any it had; ACH to them waits out
- * PAYEE_COOLING_OFF_DAYS, checks meanwhile. Audited (masked). Throws non_profit_not_found,
+ * PAYEE_COOLING_OFF_DAYS, checks meanwhile. Audited (masked), and e-mailed to the organisation's
+ * approved claimants but the one who made the change (`who.userId`). Throws non_profit_not_found,
  * validation_failed, payee_key_not_configured.
  */
 export async function setPayeeAccount(
   deps: Deps,
   einText: string,
   input: { routing: string; account: string; account_type: string; holder: string },
-  actor: string,
+  who: { actor: string; name: string; userId?: number },
 ): Promise<{ non_profit: string; routing: string; account: string; usable_from: string }> {
   const key = deps.config.payments.payeeKey;
   if (key === undefined) throw conflict('payee_key_not_configured', 'set PAYEE_DATA_KEY (or PAYEE_DATA_KEY_FILE): bank details are sealed with it');
@@ -42,6 +46,7 @@ export async function setPayeeAccount(
   await deps.db.transaction().execute(async (trx) => {
     const nonProfitId = view.id;
     const before = await store.activePayeeAccount(trx, nonProfitId);
+    const { actor } = who;
     const id = await store.replacePayeeAccount(trx, {
       non_profit_id: nonProfitId,
       routing: input.routing,
@@ -64,6 +69,14 @@ export async function setPayeeAccount(
       after: { ...shown({ routing: input.routing, account_last4: (account as string).slice(-4) }), usable_from: usableFrom },
       at,
     });
+    const url = `${deps.config.publicUrl}/charities/${view.ein}/manage`;
+    const told = await claimantAddresses(trx, nonProfitId, who.userId ?? null);
+    const message = messages.bankDetailsChanged({ nonProfit: view.name, account: maskedAccount((account as string).slice(-4)), by: who.name, usableFrom, url });
+    await queueMail(
+      trx,
+      told.map((recipient) => ({ ...message, kind: 'bank_details_changed', recipient, event_id: null })),
+      at,
+    );
   });
   return { non_profit: view.name, routing: input.routing, account: maskedAccount((account as string).slice(-4)), usable_from: usableFrom };
 }

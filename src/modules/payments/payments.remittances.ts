@@ -18,7 +18,7 @@ export function donorAsShared(share: string, name: string, email: string | null)
 }
 
 async function letterOf(deps: Deps, book: Book, payment: store.PaymentRow, payDate: string): Promise<Uint8Array> {
-  const lines = await store.remittanceLines(deps.db, Number(payment.id));
+  const lines = await store.remittanceLines(deps.db, [Number(payment.id)]);
   const sponsor = deps.config.sponsor;
   return await letterPdf(`Remittance advice, payment ${payment.id}`, (line) => {
     line(sponsor.name, { size: 18, bold: true, gap: 4 });

@@ -14,6 +14,8 @@ import { dollarsText } from '../../shared/money.ts';
 import { unseal } from '../../shared/sealed.ts';
 import { recordAudit } from '../audit/index.ts';
 import { recordEvent } from '../events/index.ts';
+import { claimantsOf } from '../charities/index.ts';
+import { messages, queueMail, type Outgoing } from '../mail/index.ts';
 import { applyEventIn } from '../donations/index.ts';
 import { refusalOf } from '../nonprofits/index.ts';
 import { achFile, originatorProblems, readAchReturns, type Credit } from './nacha.ts';
@@ -72,12 +74,8 @@ function paymentView(p: store.PaymentRow, last4: ReadonlyMap<number, string>): P
 
 async function viewOf(deps: Deps, run: store.RunRow): Promise<RunView> {
   const payments = await store.paymentsOfRun(deps.db, Number(run.id));
-  const last4 = new Map<number, string>();
-  for (const p of payments) {
-    if (p.payee_account_id === null || last4.has(Number(p.payee_account_id))) continue;
-    const account = await store.payeeAccountById(deps.db, Number(p.payee_account_id));
-    if (account !== undefined) last4.set(Number(account.id), account.account_last4);
-  }
+  const accountIds = [...new Set(payments.flatMap((p) => (p.payee_account_id === null ? [] : [Number(p.payee_account_id)])))];
+  const last4 = new Map((await store.payeeAccountsByIds(deps.db, accountIds)).map((a) => [Number(a.id), a.account_last4] as const));
   const sum = (method?: string) => payments.filter((p) => method === undefined || p.method === method).reduce((n, p) => n + Number(p.amount_cents), 0);
   return {
     id: Number(run.id),
@@ -133,8 +131,7 @@ export async function openRun(deps: Deps, book: Book, payDate: string, actor: st
     const id = await store.insertRun(trx, { book, pay_date: payDate, opened_at: at, opened_by: actor });
     if (id === undefined) throw conflict('payment_run_exists', `the ${book} book has a payment run for ${payDate} already`);
     const rows = await store.payableDonations(trx, book);
-    const byOrg = new Map<number, typeof rows>();
-    for (const r of rows) byOrg.set(r.non_profit_id, [...(byOrg.get(r.non_profit_id) ?? []), r]);
+    const byOrg = Map.groupBy(rows, (r) => r.non_profit_id);
     const refused: Opened['rejected'] = [];
     const waiting: Opened['held'] = [];
     let checkNumber = await store.nextCheckNumber(trx, book, deps.config.payments.checkFirstNumber);
@@ -200,10 +197,8 @@ export async function openRun(deps: Deps, book: Book, payDate: string, actor: st
 /** One event per donor whose grants a payment carries, in the transaction that moved it. */
 async function paymentEvents(trx: Trx, paymentId: number, type: 'payment.created' | 'payment.updated', data: Record<string, unknown>, at: string): Promise<void> {
   const grants = await store.grantsOf(trx, [paymentId]);
-  const donors = new Map<number, number[]>();
-  for (const g of grants) donors.set(g.user_id, [...(donors.get(g.user_id) ?? []), g.donation_id]);
-  for (const [userId, donationIds] of donors)
-    await recordEvent(trx, { user_id: userId, type, object_type: 'payment', object_id: paymentId, data: { ...data, donation_ids: donationIds }, at });
+  for (const [userId, ofDonor] of Map.groupBy(grants, (g) => g.user_id))
+    await recordEvent(trx, { user_id: userId, type, object_type: 'payment', object_id: paymentId, data: { ...data, donation_ids: ofDonor.map((g) => g.donation_id) }, at });
 }
 
 /**
@@ -222,9 +217,30 @@ export async function submitRun(deps: Deps, book: Book, id: number, actor: strin
       trx,
       payments.map((p) => Number(p.id)),
     );
+    const grantsByPayment = Map.groupBy(grants, (g) => g.payment_id);
+    // The organisations' own people are told what is on its way (the live book's: a sandbox run pays no one).
+    const claimants =
+      book === 'live'
+        ? Map.groupBy(
+            await claimantsOf(
+              trx,
+              payments.map((p) => Number(p.non_profit_id)),
+            ),
+            (c) => c.non_profit_id,
+          )
+        : new Map();
+    const mail: Outgoing[] = [];
     for (const p of payments) {
       assert(await store.settlePayment(trx, Number(p.id), 'open', { status: 'sent', sent_at: at }), 'an open run has open payments');
-      for (const g of grants.filter((x) => x.payment_id === Number(p.id)))
+      const sent = messages.paymentSent({
+        nonProfit: p.payee,
+        amount: Number(p.amount_cents) / 100,
+        grants: p.grants,
+        method: p.method === 'ach' ? 'ach' : 'check',
+        url: `${deps.config.publicUrl}/charities/${p.ein}/manage`,
+      });
+      for (const c of claimants.get(Number(p.non_profit_id)) ?? []) mail.push({ ...sent, kind: 'payment_sent', recipient: c.email, event_id: null });
+      for (const g of grantsByPayment.get(Number(p.id)) ?? [])
         await applyEventIn(deps, trx, book, g.donation_id, p.method === 'ach' ? 'pay' : 'mail_check', { actor, byPayment: true });
       await paymentEvents(trx, Number(p.id), 'payment.updated', { status: 'sent', method: p.method }, at);
     }
@@ -238,6 +254,7 @@ export async function submitRun(deps: Deps, book: Book, id: number, actor: strin
       after: { status: 'submitted', payments: payments.length },
       at,
     });
+    await queueMail(trx, mail, at);
   });
   return await getRun(deps, book, id);
 }
@@ -310,11 +327,13 @@ export async function achFileOf(deps: Deps, book: Book, id: number): Promise<str
     deps.db,
     payments.map((p) => Number(p.id)),
   );
+  const accounts = new Map((await store.payeeAccountsByIds(deps.db, [...new Set(payments.map((p) => Number(p.payee_account_id)))])).map((a) => [Number(a.id), a] as const));
+  const grantsByPayment = Map.groupBy(grants, (g) => g.payment_id);
   const credits: Credit[] = [];
   for (const p of payments) {
-    const account = await store.payeeAccountById(deps.db, Number(p.payee_account_id));
+    const account = accounts.get(Number(p.payee_account_id));
     assert(account !== undefined, 'an ACH payment names its bank details');
-    const ids = grants.filter((g) => g.payment_id === Number(p.id)).map((g) => g.donation_id);
+    const ids = (grantsByPayment.get(Number(p.id)) ?? []).map((g) => g.donation_id);
     credits.push({
       routing: account.routing,
       account: unseal(key, account.account_sealed),

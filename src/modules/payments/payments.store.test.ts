@@ -64,6 +64,14 @@ describeEachEngine('payments store', (env) => {
     const b = await db.transaction().execute((trx) => store.replacePayeeAccount(trx, { ...account, account_last4: '9999', usable_from: '2026-12-05' }));
     assert.equal(Number((await store.activePayeeAccount(db, nonProfitId))?.id), b, 'the newest replaces the older');
     assert.equal((await store.payeeAccountById(db, a))?.status, 'replaced');
+    assert.deepEqual(
+      (await store.payeeAccountsByIds(db, [b, a, 999_999])).map((r) => [Number(r.id), r.account_last4]).sort(),
+      [
+        [a, '5678'],
+        [b, '9999'],
+      ].sort(),
+    );
+    assert.deepEqual(await store.payeeAccountsByIds(db, []), []);
     const runId = (await db
       .transaction()
       .execute((trx) => store.insertRun(trx, { book: 'live', pay_date: '2027-01-04', opened_at: '2027-01-01T00:00:00Z', opened_by: 'op' }))) as number;
@@ -112,9 +120,10 @@ describeEachEngine('payments store', (env) => {
     );
     assert.deepEqual(await store.grantsOf(db, []), []);
     assert.deepEqual(
-      (await store.remittanceLines(db, paymentId)).map((l) => [l.donation_id, Number(l.amount_cents), l.share, l.designation, l.dedication, l.email]),
+      (await store.remittanceLines(db, [paymentId])).map((l) => [l.donation_id, Number(l.amount_cents), l.share, l.designation, l.dedication, l.email]),
       ids.map((id, i) => [id, (i + 1) * 10_00, 'name', null, null, null]),
     );
+    assert.deepEqual(await store.paymentsToOrganisation(db, nonProfitId, 10), [], 'an open payment is not listed');
     const moved = await db
       .transaction()
       .execute(async (trx) => [
@@ -122,6 +131,12 @@ describeEachEngine('payments store', (env) => {
         await store.settlePayment(trx, paymentId, 'open', { status: 'sent', sent_at: '2027-01-05T00:00:00Z' }),
       ]);
     assert.deepEqual(moved, [true, false]);
+    // Once sent, the organisation's payments list it (the live book's, newest first, with the run's date).
+    assert.deepEqual(
+      (await store.paymentsToOrganisation(db, nonProfitId, 10)).map((p) => [Number(p.id), p.pay_date, p.status]),
+      [[paymentId, '2027-01-04', 'sent']],
+    );
+    assert.deepEqual(await store.paymentsToOrganisation(db, nonProfitId + 1, 10), []);
     assert.equal((await store.findPayment(db, 'live', paymentId))?.sent_at, '2027-01-04T00:00:00Z');
     assert.deepEqual(await store.staleChecks(db, 'live', '2027-01-04T00:00:00Z'), []);
     assert.deepEqual(await store.staleChecks(db, 'live', '2027-07-04T00:00:00Z'), [paymentId]);

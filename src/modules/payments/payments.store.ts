@@ -170,15 +170,47 @@ export async function staleChecks(db: Db | Trx, book: Book, before: string): Pro
   return rows.map((r) => Number(r.id));
 }
 
-/** What a payment's remittance advice lists: each grant with what its donor chose the charity learns (rules §17). */
-export async function remittanceLines(db: Db | Trx, paymentId: number) {
+/** What payments' remittance advice lists: each grant with what its donor chose the charity learns (rules §17). */
+export async function remittanceLines(db: Db | Trx, paymentIds: readonly number[]) {
+  if (paymentIds.length === 0) return [];
   return await db
     .selectFrom('payment_grants as g')
     .innerJoin('donations as d', 'd.id', 'g.donation_id')
     .innerJoin('users as u', 'u.id', 'd.user_id')
     .leftJoin('accounts as a', 'a.user_id', 'd.user_id')
-    .select(['g.donation_id', 'g.amount_cents', 'd.share', 'd.designation', 'd.dedication', 'u.name', 'a.email'])
-    .where('g.payment_id', '=', paymentId)
+    .select(['g.payment_id', 'g.donation_id', 'g.amount_cents', 'd.share', 'd.designation', 'd.dedication', 'u.name', 'a.email'])
+    .where('g.payment_id', 'in', paymentIds)
+    .orderBy('g.payment_id')
     .orderBy('g.donation_id')
+    .execute();
+}
+
+/** Bank details by id: what a run's payments were made to. */
+export async function payeeAccountsByIds(db: Db | Trx, ids: readonly number[]): Promise<PayeeAccountRow[]> {
+  if (ids.length === 0) return [];
+  const rows: PayeeAccountRow[] = [];
+  for (let i = 0; i < ids.length; i += 500)
+    rows.push(
+      ...(await db
+        .selectFrom('payee_accounts')
+        .selectAll()
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute()),
+    );
+  return rows;
+}
+
+/** The live book's payments to an organisation once sent, newest first, with their run's date. */
+export async function paymentsToOrganisation(db: Db, nonProfitId: number, limit: number) {
+  return await db
+    .selectFrom('payments as p')
+    .innerJoin('payment_runs as r', 'r.id', 'p.run_id')
+    .selectAll('p')
+    .select('r.pay_date')
+    .where('p.non_profit_id', '=', nonProfitId)
+    .where('p.book', '=', 'live')
+    .where('p.status', '!=', 'open')
+    .orderBy('p.id', 'desc')
+    .limit(limit)
     .execute();
 }

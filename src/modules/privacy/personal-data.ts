@@ -61,6 +61,7 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
     forget: 'mail to their address, or about their objects and the gifts they received: deleted, with its .eml file',
   },
   non_profit_words: { personal: [], forget: 'the directory' },
+  charity_claims: { personal: ['email'], notPersonal: ['decision_note', 'token_hash', 'website_on_file'], forget: 'deleted: they no longer act for the organisation' },
   payee_accounts: { personal: [], notPersonal: ['holder', 'account_sealed', 'account_last4'], forget: "organisations' bank details (sealed): no donor in them" },
   payment_grants: { personal: [], forget: 'amounts and donation ids: kept (the sponsor pays from its books)' },
   payment_runs: { personal: [], forget: "operators' runs: no donor in them" },

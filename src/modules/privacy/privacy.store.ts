@@ -183,6 +183,7 @@ export async function pseudonymise(trx: Trx, ids: readonly number[], emails: rea
   await trx.deleteFrom('idempotency_keys').where('user_id', 'in', ids).execute();
   await trx.deleteFrom('password_resets').where('user_id', 'in', ids).execute();
   await trx.deleteFrom('invitations').where('user_id', 'in', ids).execute();
+  await trx.deleteFrom('charity_claims').where('user_id', 'in', ids).execute();
   if (emails.length > 0) await trx.deleteFrom('sign_in_failures').where('email', 'in', emails).execute();
   // What operators once recorded about them (a user's name and slug at creation) goes too.
   await trx

@@ -3,6 +3,7 @@
 // claims to be taken again: at least once), sends them with bounded
 // concurrency (per node, and per endpoint), records each attempt, retries on
 // the schedule with jitter, and disables an endpoint failing for 5 days.
+import { pushTo } from '../../shared/groups.ts';
 import type { Deps } from '../../deps.ts';
 import { recordEvent } from '../events/index.ts';
 import * as store from './webhooks.store.ts';
@@ -163,8 +164,7 @@ export async function deliverDue(deps: Deps, limit = 500, options: { wait?: bool
     },
   );
   if (claimed.length === 0) return 0;
-  const byEndpoint = new Map<number, Array<(typeof claimed)[number]>>();
-  for (const d of claimed) byEndpoint.set(d.endpoint_id, [...(byEndpoint.get(d.endpoint_id) ?? []), d]);
+  const byEndpoint = Map.groupBy(claimed, (d) => d.endpoint_id);
   let pending: Outcome[] = [];
   let writing = Promise.resolve();
   const flush = () => {
@@ -193,7 +193,7 @@ export async function deliverDue(deps: Deps, limit = 500, options: { wait?: bool
           if (pending.length >= SETTLE_EVERY) await flush();
         }
       };
-      byOwner.set(owner, [...(byOwner.get(owner) ?? []), { owner, run }]);
+      pushTo(byOwner, owner, { owner, run });
     }
   }
   const queue = inTurns([...byOwner.values()]);

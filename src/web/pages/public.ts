@@ -167,6 +167,7 @@ export function charityPage(v: Visitor, c: CharityPageView, state?: FormState): 
     <dt>Size</dt>${size}
     ${n.website === null || n.website === '' ? '' : html`<dt>Website</dt><dd><a href="${n.website}" rel="nofollow noopener">${n.website}</a></dd>`}</dl>
     ${diligenceSection(c.checks)}
+    <p class="muted">Do you work for ${n.name}? <a href="/charities/${n.ein}/claim">Claim this organisation</a> to see the grants it receives and be paid by direct deposit.</p>
     ${others('nearby', 'Nearby', c.nearby)}
     ${others('similar', `The largest of ${n.cause.name}${n.state === '' ? '' : ` in ${n.state}`}`, c.similar)}
   </article>`,

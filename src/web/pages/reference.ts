@@ -2,6 +2,7 @@
 // routes' own schemas generate (/openapi.json): the donor API at /docs, the
 // operator API apart at /docs/operators. Plain HTML in the site's look: it
 // shows at once, with no script to wait for (ADR 11).
+import { pushTo } from '../../shared/groups.ts';
 import { html, type Html } from '../html.ts';
 import { layout } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
@@ -78,7 +79,7 @@ export function referencePage(v: Visitor, doc: OpenApi, book: ReferenceBook): Ht
       const op = item[method];
       if (op === undefined) continue;
       const tag = op.tags?.[0] ?? 'Other';
-      groups.set(tag, [...(groups.get(tag) ?? []), { method, path, op }]);
+      pushTo(groups, tag, { method, path, op });
     }
   }
   const anchor = (method: string, path: string) => `${method}-${path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '')}`;
