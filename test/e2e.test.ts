@@ -11,7 +11,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { openEnv, makeNonProfit, makeZipCentres, startServerProcess } from './harness.ts';
+import { openEnv, makeNonProfit, makeZipCentres, makeUser, fund, call, startServerProcess } from './harness.ts';
+import { randomBytes } from 'node:crypto';
 import { createAdminToken } from '../src/modules/admin/admin.service.ts';
 import { pdfText } from './pdf.ts';
 import { createServer as createHttpServer } from 'node:http';
@@ -34,6 +35,7 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
   let base: string;
   let adminToken: string;
   let browser: Browser;
+  let grantId = 0;
   const violations: string[] = [];
   let shot = 0;
 
@@ -94,11 +96,15 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await makeZipCentres(env.deps, [['94041', 37.39, -122.08]]);
     await makeNonProfit(env.deps, { ein: '135562308', name: 'Kids Food Basket', city: 'Grand Rapids', state: 'MI' });
     adminToken = (await createAdminToken(env.deps, 'e2e', 'test')).token;
+    // A donor's grant to Khan Academy, for the page its own people see once it is paid.
+    const donor = await makeUser(env.deps, { name: 'Hal Patron' });
+    await fund(env.deps, donor, 500_00);
+    grantId = (await call(env.app, 'POST', '/v1/donations', { key: donor.key, body: { ein: EIN, amount: 50, designation: 'Maths videos', dedication: 'For Ms. Lovelace' } })).body.id;
     await env.close();
     const port = await freePort();
     base = `http://localhost:${port}`;
     rmSync(MAIL_DIR, { recursive: true, force: true });
-    ({ server } = await startServerProcess('sqlite:test-results/e2e.sqlite', { PORT: String(port), PUBLIC_URL: base, MAIL_DIR, NOTIFY_INTERVAL_MS: '200' }));
+    ({ server } = await startServerProcess('sqlite:test-results/e2e.sqlite', { PORT: String(port), PUBLIC_URL: base, MAIL_DIR, NOTIFY_INTERVAL_MS: '200', PAYEE_DATA_KEY: randomBytes(32).toString('base64') }));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -430,6 +436,71 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await page.getByRole('heading', { name: 'The largest organisations: near 94041' }).waitFor();
     assert.ok((await page.textContent('main'))?.includes('Khan Academy'));
     await review(page, 'charity-near-zip');
+    await context.close();
+  });
+
+  test("a charity's own person: claims it, follows the mailed link, is approved, gives bank details, sees a payment and its remittance", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, 'Kim Staff', 'kim@home.example');
+    await page.goto(`${base}/charities/${EIN}`);
+    await page.getByRole('link', { name: 'Claim this organisation' }).click();
+    await page.getByRole('heading', { name: 'Claim Khan Academy' }).waitFor();
+    await review(page, 'charity-claim');
+    await page.getByLabel('Your e-mail address at the organisation').fill('kim@gmail.com');
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await page.getByText('must be an address at khanacademy.org').first().waitFor();
+    await review(page, 'charity-claim-refused');
+    await page.getByLabel('Your e-mail address at the organisation').fill('kim@khanacademy.org');
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    await page.getByText('A link is on its way').waitFor();
+    let file: string | undefined;
+    for (let i = 0; i < 100 && file === undefined; i++) {
+      file = existsSync(MAIL_DIR) ? readdirSync(MAIL_DIR).find((f) => f.endsWith('-charity_claim.eml')) : undefined;
+      if (file === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(file, 'the claim message was written');
+    const mail = await simpleParser(readFileSync(join(MAIL_DIR, file)));
+    assert.equal(mail.to && !Array.isArray(mail.to) ? mail.to.value[0]?.address : undefined, 'kim@khanacademy.org');
+    const link = /(http:\/\/localhost:\d+\/charities\/claims\/confirm\/[A-Za-z0-9_-]+)/.exec(mail.text ?? '')?.[1];
+    assert.ok(link, mail.text);
+    await page.goto(link);
+    await review(page, 'charity-claim-confirm');
+    await page.getByRole('button', { name: 'Confirm the claim' }).click();
+    await page.getByText('Your claim is confirmed').first().waitFor();
+    const [claim] = (await admin('GET', '/charity_claims')).body.items;
+    assert.equal(claim.email, 'kim@khanacademy.org');
+    assert.equal((await admin('POST', `/charity_claims/${claim.id}/approve`, { note: 'listed on the staff page' })).status, 200);
+
+    await page.goto(`${base}/charities/${EIN}/manage`);
+    await page.getByRole('heading', { name: 'Bank details' }).waitFor();
+    await page.getByLabel("Account holder's name").fill('Khan Academy Inc');
+    await page.getByLabel('Routing number').fill('091000018');
+    await page.getByLabel('Account number').fill('123456789');
+    await page.getByRole('button', { name: 'Save the bank details' }).click();
+    await page.getByText('check digit is right').first().waitFor();
+    await review(page, 'charity-bank-refused');
+    await page.getByLabel('Routing number').fill('091000019');
+    await page.getByLabel('Account number').fill('123456789');
+    await page.getByRole('button', { name: 'Save the bank details' }).click();
+    await page.getByText('The bank details are saved').waitFor();
+    assert.ok((await page.textContent('main'))?.includes('••••6789'));
+
+    // The grant is approved and paid in a run (by check: the new details wait out the cooling-off).
+    assert.equal((await admin('POST', `/donations/${grantId}/approve`, {})).status, 200);
+    const opened = await admin('POST', '/payment_runs', { pay_date: new Date().toISOString().slice(0, 10) });
+    assert.equal(opened.status, 201, JSON.stringify(opened.body));
+    assert.equal((await admin('POST', `/payment_runs/${opened.body.run.id}/submit`, {})).status, 200);
+    await page.reload();
+    await page.getByRole('table', { name: /The grants of payment/ }).first().waitFor();
+    assert.ok((await page.textContent('main'))?.includes('Maths videos'));
+    await review(page, 'charity-manage');
+    const href = await page.getByRole('link', { name: 'Remittance advice (PDF)' }).first().getAttribute('href');
+    const pdf = await context.request.get(`${base}${href}`);
+    assert.equal(pdf.status(), 200);
+    const letter = pdfText(await pdf.body());
+    assert.match(letter, /Hal Patron/);
+    assert.match(letter, /For: Maths videos/);
     await context.close();
   });
 
