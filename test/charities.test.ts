@@ -9,7 +9,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { engines, openEnv, fund, makeNonProfit, makeUser, call, fingerprint, accountOf, TestClock, type TestEnv } from './harness.ts';
+import { engines, openEnv, fund, makeNonProfit, makeUser, call, fingerprint, accountOf, TestClock, type TestEnv, TEST_ACH } from './harness.ts';
 import { WebClient, textOf } from './web-client.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 import { runCheck } from '../src/modules/check/index.ts';
@@ -18,15 +18,7 @@ import { NO_IRS_DETAILS } from '../src/modules/nonprofits/nonprofits.store.ts';
 import { emailAtDomain, webDomain } from '../src/modules/charities/index.ts';
 import { pdfText } from './pdf.ts';
 
-const ACH = {
-  destinationRouting: '091000019',
-  destinationName: 'First Bank of Vermont',
-  originId: '1234567890',
-  originName: 'Almoner Giving Fund',
-  companyId: '1234567890',
-  companyName: 'Almoner Giving',
-  odfiRouting: '011000015',
-};
+const ACH = TEST_ACH;
 const PAYMENTS = { ach: ACH, checkAccount: '000987654321', checkFirstNumber: 7001, checkStaleDays: 180, payeeCoolingOffDays: 7, payeeKey: randomBytes(32) };
 const FOODBANK = '261544963';
 const ARTS = '030219309';
@@ -281,6 +273,47 @@ for (const { name: engine } of engines()) {
       assert.equal((await alice.get(`/charities/${FOODBANK}/payments/${payments[1]?.id}/remittance.pdf`)).status, 404);
       assert.equal((await alice.get(`/charities/${ARTS}/payments/${payments[1]?.id}/remittance.pdf`)).status, 403);
       assert.match(textOf((await carol.get(`/charities/${ARTS}/manage`)).body), /Check number 7001 · Sent/);
+    });
+
+    test("the bank's paid-checks file cashes the check once; a file with any bad row is refused whole", async () => {
+      const arts = (await env.deps.db.selectFrom('payments').select(['id', 'check_number']).where('method', '=', 'check').executeTakeFirstOrThrow()) as {
+        id: number;
+        check_number: number;
+      };
+      assert.equal(Number(arts.check_number), 7001);
+      const before = await fingerprint(env.deps);
+      for (const [file, reason] of [
+        ['check_number,amount\n7001,25.00\n', /the header lacks paid_date/],
+        ['check_number,amount,paid_date\n', /no check is listed/],
+        ['check_number,amount,paid_date\n7001,24.00,2026-11-28\n', /check 7001 was 2500 cents, the bank paid 2400/],
+        ['check_number,amount,paid_date\n7001,25.00,2026-11-28\n9999,5.00,2026-11-28\n', /check 9999 is no check of the live book/],
+        ['check_number,amount,paid_date\n7001,25.00,2026-12-01\n', /paid_date \\"2026-12-01\\" is not a day \(YYYY-MM-DD\) up to today/],
+        ['check_number,amount,paid_date\nseven,25.00,2026-11-28\n', /is not a check number/],
+        ['check_number,amount,paid_date\n7001,"25.00\n', /.+/],
+      ] as const) {
+        const res = await admin('POST', '/payments/checks_paid', { file });
+        assert.deepEqual([res.status, res.body.code], [422, 'paid_checks_malformed'], file);
+        assert.match(JSON.stringify(res.body.errors), reason, file);
+      }
+      assert.deepEqual(await fingerprint(env.deps), before, 'a refused file records nothing');
+      const file = 'Paid_Date,Check_Number,Amount,Payee\n2026-11-28,7001,$25.00,Green Mountain Arts\n';
+      const paid = await admin('POST', '/payments/checks_paid', { file });
+      assert.equal(paid.status, 200);
+      assert.deepEqual(paid.body.items, [{ payment_id: Number(arts.id), check_number: 7001, recorded: true, status: 'cashed' }]);
+      const grant = await env.deps.db
+        .selectFrom('payment_grants as g')
+        .innerJoin('donations as d', 'd.id', 'g.donation_id')
+        .select('d.status')
+        .where('g.payment_id', '=', Number(arts.id))
+        .execute();
+      assert.deepEqual(
+        grant.map((g) => g.status),
+        ['completed'],
+      );
+      assert.deepEqual((await admin('POST', '/payments/checks_paid', { file })).body.items, [
+        { payment_id: Number(arts.id), check_number: 7001, recorded: false, status: 'cashed' },
+      ]);
+      await checked('a paid-checks file');
     });
 
     test('forgetting a claimant ends their claims; the organisation keeps its other people', async () => {

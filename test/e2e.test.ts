@@ -99,12 +99,19 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     // A donor's grant to Khan Academy, for the page its own people see once it is paid.
     const donor = await makeUser(env.deps, { name: 'Hal Patron' });
     await fund(env.deps, donor, 500_00);
-    grantId = (await call(env.app, 'POST', '/v1/donations', { key: donor.key, body: { ein: EIN, amount: 50, designation: 'Maths videos', dedication: 'For Ms. Lovelace' } })).body.id;
+    grantId = (await call(env.app, 'POST', '/v1/donations', { key: donor.key, body: { ein: EIN, amount: 50, designation: 'Maths videos', dedication: 'For Ms. Lovelace' } })).body
+      .id;
     await env.close();
     const port = await freePort();
     base = `http://localhost:${port}`;
     rmSync(MAIL_DIR, { recursive: true, force: true });
-    ({ server } = await startServerProcess('sqlite:test-results/e2e.sqlite', { PORT: String(port), PUBLIC_URL: base, MAIL_DIR, NOTIFY_INTERVAL_MS: '200', PAYEE_DATA_KEY: randomBytes(32).toString('base64') }));
+    ({ server } = await startServerProcess('sqlite:test-results/e2e.sqlite', {
+      PORT: String(port),
+      PUBLIC_URL: base,
+      MAIL_DIR,
+      NOTIFY_INTERVAL_MS: '200',
+      PAYEE_DATA_KEY: randomBytes(32).toString('base64'),
+    }));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -492,7 +499,10 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     assert.equal(opened.status, 201, JSON.stringify(opened.body));
     assert.equal((await admin('POST', `/payment_runs/${opened.body.run.id}/submit`, {})).status, 200);
     await page.reload();
-    await page.getByRole('table', { name: /The grants of payment/ }).first().waitFor();
+    await page
+      .getByRole('table', { name: /The grants of payment/ })
+      .first()
+      .waitFor();
     assert.ok((await page.textContent('main'))?.includes('Maths videos'));
     await review(page, 'charity-manage');
     const href = await page.getByRole('link', { name: 'Remittance advice (PDF)' }).first().getAttribute('href');

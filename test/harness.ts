@@ -512,3 +512,14 @@ export async function scrapeMetrics(app: FastifyInstance, deps: Deps): Promise<{
   }
   return app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${await token}` } });
 }
+
+/** An originator's ACH settings for tests of payment runs (ACH_* in production). */
+export const TEST_ACH = {
+  destinationRouting: '091000019',
+  destinationName: 'First Bank of Vermont',
+  originId: '1234567890',
+  originName: 'Almoner Giving Fund',
+  companyId: '1234567890',
+  companyName: 'Almoner Giving',
+  odfiRouting: '011000015',
+};

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, TestClock, type TestEnv, type TestUser } from './harness.ts';
+import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, TestClock, type TestEnv, type TestUser, TEST_ACH } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 import { addAccount } from '../src/modules/accounts/index.ts';
 import { readListFile, recordList, screenDirectory } from '../src/modules/diligence/index.ts';
@@ -22,15 +22,7 @@ import { startJobs } from '../src/jobs.ts';
 import { NO_IRS_DETAILS } from '../src/modules/nonprofits/nonprofits.store.ts';
 
 const FIXTURES = new URL('./fixtures/diligence/', import.meta.url).pathname;
-const ACH = {
-  destinationRouting: '091000019',
-  destinationName: 'First Bank of Vermont',
-  originId: '1234567890',
-  originName: 'Almoner Giving Fund',
-  companyId: '1234567890',
-  companyName: 'Almoner Giving',
-  odfiRouting: '011000015',
-};
+const ACH = TEST_ACH;
 const PAYMENTS = { ach: ACH, checkAccount: '000987654321', checkFirstNumber: 5001, checkStaleDays: 180, payeeCoolingOffDays: 7, payeeKey: randomBytes(32) };
 
 /** A NACHA file read back from the record layouts: every record 94 characters, blocked by 10, controls that add up. */

@@ -92,6 +92,8 @@ Commands:
   payments return ID --code R03 | cash ID | void ID --reason TEXT
                              A payment's outcome: an ACH return, a check cashed or voided (money back to donors)
   payments returns --file F  Record the returns a bank's NACHA return file lists
+  payments checks-paid --file F
+                             Record the checks a bank's paid-checks file lists (CSV: check_number, amount, paid_date)
   payments void-stale        Void every check not cashed within CHECK_STALE_DAYS
   admin token create --name NAME [--days N]
                                       An operator token for /admin/v1 (shown once); expires after N days if given

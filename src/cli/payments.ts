@@ -15,6 +15,7 @@ import {
   openRun,
   POSITIVE_PAY_HEADER,
   recordAchReturns,
+  recordPaidChecks,
   runRemittances,
   setPayeeAccount,
   settle,
@@ -138,6 +139,19 @@ export async function paymentsCommand(sub: string | undefined, rest: string[]): 
     return withPlatform(async ({ deps }) => {
       for (const r of await recordAchReturns(deps, book, readFileSync(file, 'utf8'), who)) {
         process.stdout.write(`payment ${r.payment_id}: ${r.code}${r.recorded ? ", returned: its grants are back in the donors' funds" : ', recorded before'}\n`);
+      }
+      return 0;
+    });
+  }
+  if (sub === 'checks-paid') {
+    refuse(['file']);
+    const file = values.file;
+    if (file === undefined) throw new UsageError("payments checks-paid --file FILE: the bank's paid-checks file (CSV: check_number, amount, paid_date)");
+    return withPlatform(async ({ deps }) => {
+      for (const r of await recordPaidChecks(deps, book, readFileSync(file, 'utf8'), who)) {
+        process.stdout.write(
+          `check ${r.check_number} (payment ${r.payment_id}): ${r.recorded ? 'cashed: its grants are completed' : r.status === 'cashed' ? 'recorded before' : `paid by the bank but ${r.status}: take it up with the bank`}\n`,
+        );
       }
       return 0;
     });

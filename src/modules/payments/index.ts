@@ -7,7 +7,6 @@ export {
   getRun,
   listRuns,
   openRun,
-  recordAchReturns,
   POSITIVE_PAY_HEADER,
   settle,
   submitRun,
@@ -19,3 +18,4 @@ export {
 export { setPayeeAccount } from './payments.payees.ts';
 export { donorAsShared, remittance, runRemittances } from './payments.remittances.ts';
 export { charityAccount, charityRemittance, setOwnBankDetails, type CharityAccount } from './payments.charity.ts';
+export { PAID_CHECKS_COLUMNS, recordAchReturns, recordPaidChecks } from './payments.outcomes.ts';

@@ -6,10 +6,11 @@ import type { Deps } from '../../deps.ts';
 import { EmptyObject, IdParams } from '../../http/schemas.ts';
 import { BookQuery, bookOf, OPERATOR_TAGS as tags } from '../../http/operator.ts';
 import { sendCsv } from '../../http/csv.ts';
-import { achFileOf, checkRows, CHECK_REGISTER_HEADER, getRun, listRuns, openRun, POSITIVE_PAY_HEADER, recordAchReturns, settle, submitRun } from './payments.service.ts';
+import { achFileOf, checkRows, CHECK_REGISTER_HEADER, getRun, listRuns, openRun, POSITIVE_PAY_HEADER, settle, submitRun } from './payments.service.ts';
+import { recordAchReturns, recordPaidChecks } from './payments.outcomes.ts';
 import { setPayeeAccount } from './payments.payees.ts';
 import { remittance, runRemittances } from './payments.remittances.ts';
-import { OpenRunBody, PayeeAccountBody, ReturnBody, ReturnsFileBody, VoidBody } from './payments.schema.ts';
+import { OpenRunBody, PaidChecksBody, PayeeAccountBody, ReturnBody, ReturnsFileBody, VoidBody } from './payments.schema.ts';
 
 export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -105,6 +106,18 @@ export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => ({ items: await recordAchReturns(deps, bookOf(request), request.body.file, request.operator.actor) }),
+    );
+    app.post(
+      '/payments/checks_paid',
+      {
+        schema: {
+          tags,
+          summary: "Record the checks a bank's paid-checks file lists (CSV: check_number, amount, paid_date): each check is cashed and its grants completed",
+          querystring: BookQuery,
+          body: PaidChecksBody,
+        },
+      },
+      async (request) => ({ items: await recordPaidChecks(deps, bookOf(request), request.body.file, request.operator.actor) }),
     );
     app.post('/payments/:id/cash', { schema: { tags, summary: 'A check was cashed', params: IdParams, querystring: BookQuery, body: EmptyObject } }, async (request) =>
       settle(deps, bookOf(request), request.params.id, 'cash', { actor: request.operator.actor }),

@@ -15,6 +15,11 @@ export const ReturnBody = Type.Object(
 
 export const ReturnsFileBody = Type.Object({ file: Type.String({ minLength: 1, description: "The bank's NACHA return file, as text" }) }, { additionalProperties: false });
 
+export const PaidChecksBody = Type.Object(
+  { file: Type.String({ minLength: 1, description: "The bank's paid-checks file, as CSV text with a header naming check_number, amount and paid_date" }) },
+  { additionalProperties: false },
+);
+
 export const VoidBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why (the donors are told)' }) }, { additionalProperties: false });
 
 export const PayeeAccountBody = Type.Object(

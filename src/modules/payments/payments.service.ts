@@ -8,7 +8,7 @@
 import type { Deps } from '../../deps.ts';
 import type { Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
-import { AppError, conflict, fieldErrors, notFound } from '../../shared/errors.ts';
+import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import { dollarsText } from '../../shared/money.ts';
 import { unseal } from '../../shared/sealed.ts';
@@ -18,7 +18,7 @@ import { claimantsOf } from '../charities/index.ts';
 import { messages, queueMail, type Outgoing } from '../mail/index.ts';
 import { applyEventIn } from '../donations/index.ts';
 import { refusalOf } from '../nonprofits/index.ts';
-import { achFile, originatorProblems, readAchReturns, type Credit } from './nacha.ts';
+import { achFile, originatorProblems, type Credit } from './nacha.ts';
 import { ACH_RETURN_CODES, isDay, maskedAccount, PAYMENT_OUTCOMES, type PaymentOutcome } from './payments.ts';
 import * as store from './payments.store.ts';
 
@@ -360,41 +360,4 @@ export async function* checkRows(deps: Deps, book: Book, id: number, form: 'regi
       ? [p.check_number, run.pay_date, p.payee, p.address, amount, p.id, p.grants, p.status]
       : [deps.config.payments.checkAccount, p.check_number, run.pay_date, amount, p.payee];
   }
-}
-
-/**
- * Records the returns a bank's NACHA return file lists (readAchReturns): each entry returns its
- * payment with the file's code, once (an entry already recorded is reported, not applied twice).
- * A file with a malformed record, or an entry whose amount is not its payment's, is refused whole
- * before anything is recorded. Throws unprocessable (ach_returns_malformed).
- */
-export async function recordAchReturns(deps: Deps, book: Book, text: string, actor: string) {
-  const read = readAchReturns(text);
-  const problems = read.ok ? [] : read.bad;
-  if (read.ok) {
-    for (const e of read.entries) {
-      const payment = await store.findPayment(deps.db, book, e.paymentId);
-      if (payment === undefined || payment.method !== 'ach') problems.push({ line: e.line, reason: `payment ${e.paymentId} is no ACH payment of the ${book} book` });
-      else if (Number(payment.amount_cents) !== e.amountCents)
-        problems.push({ line: e.line, reason: `payment ${e.paymentId} was ${payment.amount_cents} cents, the return says ${e.amountCents}` });
-      else if (ACH_RETURN_CODES[e.code] === undefined)
-        problems.push({ line: e.line, reason: `the return code ${e.code} is not one Almoner records: ${Object.keys(ACH_RETURN_CODES).join(', ')}` });
-    }
-  }
-  if (!read.ok || problems.length > 0) {
-    throw new AppError('unprocessable', 'ach_returns_malformed', 'the return file was refused: nothing was recorded', {
-      errors: problems.slice(0, 20).map((p) => ({ field: `line ${p.line}`, code: 'ach_returns_malformed', message: p.reason })),
-    });
-  }
-  const out: Array<{ payment_id: number; code: string; recorded: boolean }> = [];
-  for (const e of read.entries) {
-    const payment = await store.findPayment(deps.db, book, e.paymentId);
-    if (payment?.status !== 'sent') {
-      out.push({ payment_id: e.paymentId, code: e.code, recorded: false });
-      continue;
-    }
-    await settle(deps, book, e.paymentId, 'return', { actor, returnCode: e.code });
-    out.push({ payment_id: e.paymentId, code: e.code, recorded: true });
-  }
-  return out;
 }

@@ -114,6 +114,9 @@ describeEachEngine('payments store', (env) => {
       [paymentId],
     );
     assert.equal((await store.findPayment(db, 'test', paymentId)) === undefined, true);
+    assert.equal(Number((await store.paymentByCheckNumber(db, 'live', 1001))?.id), paymentId);
+    assert.equal(await store.paymentByCheckNumber(db, 'test', 1001), undefined);
+    assert.equal(await store.paymentByCheckNumber(db, 'live', 1002), undefined);
     assert.deepEqual(
       (await store.grantsOf(db, [paymentId])).map((g) => [g.donation_id, Number(g.amount_cents), g.user_id, g.status]),
       ids.map((id, i) => [id, (i + 1) * 10_00, donor.user_id, 'approved']),

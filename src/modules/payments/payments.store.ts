@@ -214,3 +214,8 @@ export async function paymentsToOrganisation(db: Db, nonProfitId: number, limit:
     .limit(limit)
     .execute();
 }
+
+/** The book's payment by its check number. */
+export async function paymentByCheckNumber(db: Db | Trx, book: Book, checkNumber: number): Promise<PaymentRow | undefined> {
+  return await db.selectFrom('payments').selectAll().where('book', '=', book).where('check_number', '=', checkNumber).executeTakeFirst();
+}

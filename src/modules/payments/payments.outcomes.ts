@@ -1,0 +1,106 @@
+// Outcomes from the bank's files (docs/rules.md §17): the NACHA return file
+// (ACH credits that did not post) and the paid-checks file (checks the bank
+// honoured). A file is read and checked whole before anything is recorded;
+// an entry recorded before is reported, not applied twice.
+import { parse } from 'csv-parse/sync';
+import type { Deps } from '../../deps.ts';
+import type { Book } from '../../shared/book.ts';
+import { AppError } from '../../shared/errors.ts';
+import { parseDollarText } from '../../shared/money.ts';
+import { readAchReturns } from './nacha.ts';
+import { ACH_RETURN_CODES, isDay } from './payments.ts';
+import { settle } from './payments.service.ts';
+import * as store from './payments.store.ts';
+
+function refused(code: string, what: string, problems: ReadonlyArray<{ line: number; reason: string }>): AppError {
+  return new AppError('unprocessable', code, `the ${what} was refused: nothing was recorded`, {
+    errors: problems.slice(0, 20).map((p) => ({ field: `line ${p.line}`, code, message: p.reason })),
+  });
+}
+
+/**
+ * Records the returns a bank's NACHA return file lists (readAchReturns): each entry returns its
+ * payment with the file's code, once (an entry already recorded is reported, not applied twice).
+ * A file with a malformed record, or an entry whose amount is not its payment's, is refused whole
+ * before anything is recorded. Throws unprocessable (ach_returns_malformed).
+ */
+export async function recordAchReturns(deps: Deps, book: Book, text: string, actor: string) {
+  const read = readAchReturns(text);
+  const problems = read.ok ? [] : read.bad;
+  if (read.ok) {
+    for (const e of read.entries) {
+      const payment = await store.findPayment(deps.db, book, e.paymentId);
+      if (payment === undefined || payment.method !== 'ach') problems.push({ line: e.line, reason: `payment ${e.paymentId} is no ACH payment of the ${book} book` });
+      else if (Number(payment.amount_cents) !== e.amountCents)
+        problems.push({ line: e.line, reason: `payment ${e.paymentId} was ${payment.amount_cents} cents, the return says ${e.amountCents}` });
+      else if (ACH_RETURN_CODES[e.code] === undefined)
+        problems.push({ line: e.line, reason: `the return code ${e.code} is not one Almoner records: ${Object.keys(ACH_RETURN_CODES).join(', ')}` });
+    }
+  }
+  if (!read.ok || problems.length > 0) {
+    throw refused('ach_returns_malformed', 'return file', problems);
+  }
+  const out: Array<{ payment_id: number; code: string; recorded: boolean }> = [];
+  for (const e of read.entries) {
+    const payment = await store.findPayment(deps.db, book, e.paymentId);
+    if (payment?.status !== 'sent') {
+      out.push({ payment_id: e.paymentId, code: e.code, recorded: false });
+      continue;
+    }
+    await settle(deps, book, e.paymentId, 'return', { actor, returnCode: e.code });
+    out.push({ payment_id: e.paymentId, code: e.code, recorded: true });
+  }
+  return out;
+}
+
+/** The columns of a paid-checks file, in its header (any order; other columns are ignored). */
+export const PAID_CHECKS_COLUMNS = ['check_number', 'amount', 'paid_date'] as const;
+
+/**
+ * Records the checks a bank's paid-checks file lists (CSV with a header naming check_number,
+ * amount and paid_date): each cashes its payment, once. A file with a malformed row, a check
+ * number not of the book, an amount not its check's, or a date to come is refused whole before
+ * anything is recorded. Throws unprocessable (paid_checks_malformed).
+ */
+export async function recordPaidChecks(deps: Deps, book: Book, text: string, actor: string) {
+  const problems: Array<{ line: number; reason: string }> = [];
+  let rows: Array<Record<string, string>> = [];
+  try {
+    rows = parse(text, { columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()), skip_empty_lines: true, trim: true, bom: true });
+  } catch (error) {
+    throw refused('paid_checks_malformed', 'paid-checks file', [{ line: Number((error as { lines?: number }).lines ?? 1), reason: (error as Error).message }]);
+  }
+  const missing = PAID_CHECKS_COLUMNS.filter((c) => rows.length > 0 && !(c in (rows[0] as object)));
+  if (rows.length === 0 || missing.length > 0)
+    throw refused('paid_checks_malformed', 'paid-checks file', [{ line: 1, reason: rows.length === 0 ? 'no check is listed' : `the header lacks ${missing.join(', ')}` }]);
+  const today = deps.clock.now().toISOString().slice(0, 10);
+  const entries: Array<{ line: number; paymentId: number; checkNumber: number }> = [];
+  for (const [i, row] of rows.entries()) {
+    const line = i + 2;
+    const number = /^\d{1,15}$/.test(row.check_number ?? '') ? Number(row.check_number) : null;
+    const cents = parseDollarText(row.amount ?? '');
+    const day = row.paid_date ?? '';
+    if (number === null) problems.push({ line, reason: `check_number ${JSON.stringify(row.check_number)} is not a check number` });
+    else if (cents === null) problems.push({ line, reason: `amount ${JSON.stringify(row.amount)} is not an amount in dollars` });
+    else if (!isDay(day) || day > today) problems.push({ line, reason: `paid_date ${JSON.stringify(day)} is not a day (YYYY-MM-DD) up to today` });
+    else {
+      const payment = await store.paymentByCheckNumber(deps.db, book, number);
+      if (payment === undefined) problems.push({ line, reason: `check ${number} is no check of the ${book} book` });
+      else if (Number(payment.amount_cents) !== cents) problems.push({ line, reason: `check ${number} was ${payment.amount_cents} cents, the bank paid ${cents}` });
+      else entries.push({ line, paymentId: Number(payment.id), checkNumber: number });
+    }
+  }
+  if (problems.length > 0) throw refused('paid_checks_malformed', 'paid-checks file', problems);
+  const out: Array<{ payment_id: number; check_number: number; recorded: boolean; status: string }> = [];
+  for (const e of entries) {
+    const payment = await store.findPayment(deps.db, book, e.paymentId);
+    if (payment?.status !== 'sent') {
+      // Cashed before (reported), or voided: the bank paid a check it was told to refuse, for the operator to take up.
+      out.push({ payment_id: e.paymentId, check_number: e.checkNumber, recorded: false, status: payment?.status ?? 'unknown' });
+      continue;
+    }
+    await settle(deps, book, e.paymentId, 'cash', { actor });
+    out.push({ payment_id: e.paymentId, check_number: e.checkNumber, recorded: true, status: 'cashed' });
+  }
+  return out;
+}
