@@ -19,6 +19,7 @@ import { validatorCompiler } from './http/validation.ts';
 import { CAUSES, causeLogoSvg, DirectorySearch } from './modules/nonprofits/index.ts';
 import { Cause, DonationNonProfit, NonProfit } from './modules/nonprofits/nonprofits.schema.ts';
 import { nonProfitRoutes } from './modules/nonprofits/nonprofits.routes.ts';
+import { portfolioRoutes } from './modules/portfolio/portfolio.routes.ts';
 import { OwnDonation, UserDonation } from './modules/donations/donations.schema.ts';
 import { donationReplayers, donationRoutes } from './modules/donations/donations.routes.ts';
 import { giftReplayers, giftRoutes } from './modules/gifts/gifts.routes.ts';
@@ -29,6 +30,7 @@ import { contributionReplayers, contributionRoutes } from './modules/contributio
 import { Contribution } from './modules/contributions/contributions.schema.ts';
 import { keyRoutes } from './modules/keys/keys.routes.ts';
 import { ApiKey } from './modules/keys/keys.schema.ts';
+import { Portfolio } from './modules/portfolio/portfolio.schema.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
 import { userOperatorRoutes } from './modules/users/users.admin.routes.ts';
 import { appOperatorRoutes } from './modules/apps/apps.admin.routes.ts';
@@ -168,7 +170,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
-  for (const schema of [Problem, Cause, NonProfit, DonationNonProfit, OwnDonation, UserDonation, Gift, Profile, Balance, Contribution, ApiKey]) app.addSchema(schema);
+  for (const schema of [Problem, Cause, NonProfit, DonationNonProfit, OwnDonation, UserDonation, Gift, Profile, Balance, Contribution, ApiKey, Portfolio]) app.addSchema(schema);
   // (Schemas are added here, at the root, only: a child context that adds its own
   // gets Fastify's default validator instead of the strict one set above.)
 
@@ -271,6 +273,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         route.onSend = [settle];
       });
       await api.register(nonProfitRoutes(deps, directory));
+      await api.register(portfolioRoutes(deps));
       const sandbox = deps.config.sandbox ? [sandboxRoutes] : [];
       for (const routes of [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, webhookRoutes, scheduledRoutes, ...sandbox]) {
         await api.register(routes(deps));

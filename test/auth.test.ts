@@ -88,6 +88,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', url: () => `/v1/non_profits/${EIN}`, ...sameEverywhere(ok(200)) },
   { method: 'GET', url: () => '/v1/non_profits?query=food', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: () => '/v1/users/me', ...sameEverywhere(ok(200)) },
+  { method: 'GET', url: () => '/v1/portfolios', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: (o) => `/v1/users/${o.slug}`, other: ok(200), testOnLive: missing('user_not_found'), liveOnTest: missing('user_not_found') },
   { method: 'GET', url: (o) => `/v1/users/${o.user_id}/causes`, other: ok(200), testOnLive: missing('user_not_found'), liveOnTest: missing('user_not_found') },
   { method: 'GET', url: () => '/v1/users/me/balance', ...sameEverywhere(ok(200)) },

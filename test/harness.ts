@@ -280,6 +280,10 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
     'payments',
     'payee_accounts',
     'charity_claims',
+    'portfolios',
+    'prices',
+    'valuations',
+    'portfolio_valuations',
     'audit_log',
   ] as const;
   const out: Record<string, unknown> = {};

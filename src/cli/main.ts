@@ -1,4 +1,5 @@
 // `almoner <command>`: thin adapters over the service functions; no SQL here.
+import { portfoliosCommand, pricesCommand, valuationCommand } from './portfolios.ts';
 import { sqlitePathOf } from '../db/database.ts';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
@@ -59,6 +60,12 @@ Commands:
   donations pay-all-approved Pay every approved donation
 
   portfolio invest|liquidate --user ID --amount DOLLARS
+  portfolios list | retire ID
+  portfolios create --name NAME --risk low|medium|high --fee-bps N --holdings SYMBOL:WEIGHT,... [--description TEXT]
+                             The portfolios donors may choose: what each holds (weights sum to 100), its annual fee
+  prices import FILE         Prices from a CSV whose header names symbol, price and time; a bad, duplicate or
+                             future row refuses the whole file
+  valuation run [--at TIME]  Every portfolio's unit price from its holdings' prices at TIME (default now)
   scheduler run [--date YYYY-MM-DD]   Make the recurring donations due by the date (default today)
   receipts repair                     Issue the receipt of every succeeded contribution without one (an older
                                       release's node made it succeed); servers do it every minute
@@ -268,6 +275,12 @@ export async function run(argv: string[]): Promise<number> {
         return await nonprofitsCommand(sub, rest);
       case 'payments':
         return await paymentsCommand(sub, rest);
+      case 'portfolios':
+        return await portfoliosCommand(sub, rest);
+      case 'prices':
+        return await pricesCommand(sub, rest);
+      case 'valuation':
+        return await valuationCommand(sub, rest);
       case undefined:
       case 'help':
       case '--help':

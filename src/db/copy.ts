@@ -60,6 +60,10 @@ export const TABLES_IN_ORDER = [
   'payments',
   'payment_grants',
   'charity_claims',
+  'portfolios',
+  'prices',
+  'valuations',
+  'portfolio_valuations',
 ] as const;
 
 /** Rows the platform writes when it opens an empty database; the copy replaces them with the source's. */
@@ -96,6 +100,9 @@ const WITH_IDENTITY = new Set([
   'payee_accounts',
   'payments',
   'charity_claims',
+  'portfolios',
+  'prices',
+  'valuations',
 ]);
 const READ_BATCH = 5_000;
 

@@ -34,6 +34,7 @@ import * as m028 from './migrations/028_due_diligence.ts';
 import * as m029 from './migrations/029_payments.ts';
 import * as m030 from './migrations/030_donor_choices.ts';
 import * as m031 from './migrations/031_charity_claims.ts';
+import * as m032 from './migrations/032_portfolios.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -73,6 +74,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '029_payments', up: m029.up },
   { name: '030_donor_choices', up: m030.up },
   { name: '031_charity_claims', up: m031.up },
+  { name: '032_portfolios', up: m032.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -307,6 +307,7 @@ import type {
 export type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
 import type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
 import type { CharityClaimsTable, PayeeAccountsTable, PaymentGrantsTable, PaymentRunsTable, PaymentsTable } from './schema.payments.ts';
+import type { PortfolioValuationsTable, PortfoliosTable, PricesTable, ValuationsTable } from './schema.investing.ts';
 import type { DiligenceListsTable, Pub78Table, RevocationsTable, SanctionReviewsTable, SanctionsTable } from './schema.diligence.ts';
 
 export interface Database {
@@ -360,6 +361,10 @@ export interface Database {
   payment_grants: PaymentGrantsTable;
   payee_accounts: PayeeAccountsTable;
   charity_claims: CharityClaimsTable;
+  portfolios: PortfoliosTable;
+  prices: PricesTable;
+  valuations: ValuationsTable;
+  portfolio_valuations: PortfolioValuationsTable;
   oidc_artifacts: OidcArtifactsTable;
   oidc_keys: OidcKeysTable;
 }

@@ -1885,6 +1885,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/portfolios": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The portfolios a donor may choose, with their unit price at the last valuation */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["Portfolio"][];
+                            meta: {
+                                count: number;
+                                last: number;
+                                page: number;
+                            };
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/advance": {
         parameters: {
             query?: never;
@@ -4061,6 +4149,27 @@ export interface components {
             };
             /** @enum {string} */
             visibility: "public" | "private";
+        };
+        Portfolio: {
+            /** @description The annual fee in basis points (1/100 of a percent), accrued daily from units */
+            annual_fee_bps: number;
+            description: string;
+            holdings: {
+                /** @description The ticker symbol: capital letters, digits, dots and dashes */
+                symbol: string;
+                /** @description Whole percent of the portfolio; the weights sum to 100 */
+                weight: number;
+            }[];
+            id: number;
+            name: string;
+            /** @enum {string} */
+            risk_level: "low" | "medium" | "high";
+            /** @enum {string} */
+            status: "active" | "retired";
+            /** @description Dollars per unit at the last valuation, 8 decimals; null before the first */
+            unit_price: string | null;
+            /** Format: date-time */
+            valued_at: string | null;
         };
         /** @description RFC 9457 problem details */
         Problem: {

@@ -1,5 +1,65 @@
-// The HTTP contract's shapes of a fund's portfolio on the operator API.
+// The HTTP contract's shapes of portfolios, prices and valuations (rules §19), and of the
+// operator's move of a fund's money between available and the portfolio.
 import { Type } from '@sinclair/typebox';
-import { StringEnum } from '../../http/schemas.ts';
+import { Nullable, StringEnum } from '../../http/schemas.ts';
+import { FEE_BPS_MAX, HOLDINGS_MAX, RISK_LEVELS } from './portfolios.ts';
 
 export const PortfolioMoveBody = Type.Object({ move: StringEnum(['invest', 'liquidate'] as const), amount: Type.Number() }, { additionalProperties: false });
+
+const Holding = Type.Object(
+  {
+    symbol: Type.String({ description: 'The ticker symbol: capital letters, digits, dots and dashes' }),
+    weight: Type.Integer({ description: 'Whole percent of the portfolio; the weights sum to 100' }),
+  },
+  { additionalProperties: false },
+);
+
+export const Portfolio = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    description: Type.String(),
+    risk_level: StringEnum(RISK_LEVELS),
+    annual_fee_bps: Type.Integer({ description: 'The annual fee in basis points (1/100 of a percent), accrued daily from units' }),
+    holdings: Type.Array(Holding),
+    status: StringEnum(['active', 'retired'] as const),
+    unit_price: Nullable(Type.String({ description: 'Dollars per unit at the last valuation, 8 decimals; null before the first' })),
+    valued_at: Nullable(Type.String({ format: 'date-time' })),
+  },
+  { $id: 'Portfolio' },
+);
+
+export const PortfolioList = Type.Object({
+  items: Type.Array(Type.Ref('Portfolio')),
+  meta: Type.Object({ count: Type.Integer(), page: Type.Integer(), last: Type.Integer() }),
+});
+
+export const NewPortfolioBody = Type.Object(
+  {
+    name: Type.String({ maxLength: 200 }),
+    description: Type.String({ maxLength: 2000 }),
+    risk_level: Type.String(),
+    annual_fee_bps: Type.Integer({ description: `0 to ${FEE_BPS_MAX}` }),
+    holdings: Type.Array(Holding, { maxItems: HOLDINGS_MAX * 2 }),
+  },
+  { additionalProperties: false },
+);
+
+export const PricesBody = Type.Object(
+  {
+    prices: Type.Array(
+      Type.Object(
+        {
+          symbol: Type.String({ maxLength: 40 }),
+          price: Type.String({ maxLength: 40, description: 'Dollars, up to 8 decimals' }),
+          time: Type.String({ maxLength: 40, description: 'ISO 8601' }),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 100_000 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ValuationBody = Type.Object({ at: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601; now when left out' })) }, { additionalProperties: false });

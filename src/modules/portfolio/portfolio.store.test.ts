@@ -1,0 +1,67 @@
+// Every function of portfolio.store.ts on both engines.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeEachEngine } from '../../../test/harness.ts';
+import * as store from './portfolio.store.ts';
+
+describeEachEngine('portfolio store', (env) => {
+  test('portfolios: one per name, found, listed, retired once', async () => {
+    const { db } = env().deps;
+    const row = { name: 'Balanced', description: '', risk: 'medium', fee_bps: 15, holdings: '[{"symbol":"VTI","weight":100}]', created_at: '2026-10-01T00:00:00Z' };
+    const id = (await db.transaction().execute((trx) => store.insertPortfolio(trx, row))) as number;
+    assert.ok(id > 0);
+    assert.equal(await db.transaction().execute((trx) => store.insertPortfolio(trx, row)), undefined, 'a name is taken once');
+    const other = (await db.transaction().execute((trx) => store.insertPortfolio(trx, { ...row, name: 'Growth' }))) as number;
+    assert.equal((await store.findPortfolio(db, id))?.status, 'active');
+    assert.deepEqual(
+      await db
+        .transaction()
+        .execute(async (trx) => [await store.retirePortfolio(trx, other, '2026-10-02T00:00:00Z'), await store.retirePortfolio(trx, other, '2026-10-03T00:00:00Z')]),
+      [true, false],
+    );
+    assert.deepEqual(
+      (await store.listPortfolios(db, true)).map((p) => Number(p.id)),
+      [id],
+    );
+    assert.deepEqual(
+      (await store.listPortfolios(db, false)).map((p) => Number(p.id)),
+      [id, other],
+    );
+  });
+
+  test('prices: stored pairs found, the latest at or before a time; valuations after the last, their unit prices', async () => {
+    const { db } = env().deps;
+    const imported_at = '2026-10-05T00:00:00Z';
+    await db.transaction().execute((trx) =>
+      store.insertPrices(trx, [
+        { symbol: 'VTI', at: '2026-10-01T21:00:00.000Z', price: '250.00000000', imported_at },
+        { symbol: 'VTI', at: '2026-10-02T21:00:00.000Z', price: '251.50000000', imported_at },
+        { symbol: 'BND', at: '2026-10-02T21:00:00.000Z', price: '72.10000000', imported_at },
+      ]),
+    );
+    assert.deepEqual(
+      (
+        await store.storedPrices(db, [
+          { symbol: 'VTI', at: '2026-10-02T21:00:00.000Z' },
+          { symbol: 'BND', at: '2026-10-01T21:00:00.000Z' },
+        ])
+      ).map((p) => `${p.symbol} ${p.at}`),
+      ['VTI 2026-10-02T21:00:00.000Z'],
+    );
+    const at = await store.pricesAt(db, ['VTI', 'BND', 'GLD'], '2026-10-02T12:00:00.000Z');
+    assert.deepEqual([...at], [['VTI', { price: '250.00000000', at: '2026-10-01T21:00:00.000Z' }]]);
+    assert.equal((await store.pricesAt(db, ['VTI'], '2026-10-03T00:00:00.000Z')).get('VTI')?.price, '251.50000000');
+
+    assert.equal(await store.lastValuation(db), undefined);
+    const first = (await db.transaction().execute((trx) => store.insertValuation(trx, { at: '2026-10-01T21:00:00.000Z', created_at: imported_at, created_by: 'op' }))) as number;
+    assert.equal(await db.transaction().execute((trx) => store.insertValuation(trx, { at: '2026-10-01T21:00:00.000Z', created_at: imported_at, created_by: 'op' })), undefined);
+    const second = (await db.transaction().execute((trx) => store.insertValuation(trx, { at: '2026-10-02T21:00:00.000Z', created_at: imported_at, created_by: 'op' }))) as number;
+    assert.deepEqual(await store.lastValuation(db), { id: second, at: '2026-10-02T21:00:00.000Z' });
+    await db.transaction().execute(async (trx) => {
+      await store.insertPortfolioValuations(trx, [{ valuation_id: first, portfolio_id: 7, unit_price: '10.00000000', prices: '{"VTI":"250.00000000"}' }]);
+      await store.insertPortfolioValuations(trx, [{ valuation_id: second, portfolio_id: 7, unit_price: '10.06000000', prices: '{"VTI":"251.50000000"}' }]);
+      await store.insertPortfolioValuations(trx, []);
+    });
+    assert.deepEqual(await store.latestUnitPrices(db, [7, 8]), new Map([[7, { unit_price: '10.06000000', prices: '{"VTI":"251.50000000"}', at: '2026-10-02T21:00:00.000Z' }]]));
+  });
+});

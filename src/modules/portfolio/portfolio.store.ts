@@ -1,0 +1,112 @@
+// SQL of portfolios, prices and valuations (rules §19).
+import type { Selectable } from 'kysely';
+import type { Db, Trx } from '../../db/database.ts';
+import type { PortfoliosTable } from '../../db/schema.investing.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+
+export type PortfolioRow = Selectable<PortfoliosTable>;
+
+/** A new portfolio, or undefined when its name is taken. */
+export async function insertPortfolio(trx: Trx, row: Omit<PortfolioRow, 'id' | 'status' | 'retired_at'>): Promise<number | undefined> {
+  try {
+    const made = await trx
+      .insertInto('portfolios')
+      .values({ ...row, status: 'active', retired_at: null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return Number(made.id);
+  } catch (error) {
+    if (isUniqueViolation(error)) return undefined;
+    throw error;
+  }
+}
+
+export async function findPortfolio(db: Db | Trx, id: number): Promise<PortfolioRow | undefined> {
+  return await db.selectFrom('portfolios').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Portfolios by id; only the active ones when asked. */
+export async function listPortfolios(db: Db | Trx, activeOnly: boolean): Promise<PortfolioRow[]> {
+  let query = db.selectFrom('portfolios').selectAll();
+  if (activeOnly) query = query.where('status', '=', 'active');
+  return await query.orderBy('id').execute();
+}
+
+/** Retires an active portfolio; false when it was retired already. */
+export async function retirePortfolio(trx: Trx, id: number, at: string): Promise<boolean> {
+  const result = await trx.updateTable('portfolios').set({ status: 'retired', retired_at: at }).where('id', '=', id).where('status', '=', 'active').executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Which of these symbol-and-time pairs are stored already. */
+export async function storedPrices(db: Db | Trx, pairs: ReadonlyArray<{ symbol: string; at: string }>): Promise<Array<{ symbol: string; at: string }>> {
+  const found: Array<{ symbol: string; at: string }> = [];
+  for (const [symbol, group] of Map.groupBy(pairs, (p) => p.symbol)) {
+    const times = group.map((p) => p.at);
+    for (let i = 0; i < times.length; i += 500) {
+      found.push(
+        ...(await db
+          .selectFrom('prices')
+          .select(['symbol', 'at'])
+          .where('symbol', '=', symbol)
+          .where('at', 'in', times.slice(i, i + 500))
+          .execute()),
+      );
+    }
+  }
+  return found;
+}
+
+export async function insertPrices(trx: Trx, rows: ReadonlyArray<{ symbol: string; at: string; price: string; imported_at: string }>): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500)
+    await trx
+      .insertInto('prices')
+      .values(rows.slice(i, i + 500))
+      .execute();
+}
+
+/** Each symbol's latest price at or before `at`; a symbol without one is absent. */
+export async function pricesAt(db: Db | Trx, symbols: readonly string[], at: string): Promise<Map<string, { price: string; at: string }>> {
+  const out = new Map<string, { price: string; at: string }>();
+  for (const symbol of symbols) {
+    const row = await db.selectFrom('prices').select(['price', 'at']).where('symbol', '=', symbol).where('at', '<=', at).orderBy('at', 'desc').limit(1).executeTakeFirst();
+    if (row !== undefined) out.set(symbol, row);
+  }
+  return out;
+}
+
+export async function lastValuation(db: Db | Trx): Promise<{ id: number; at: string } | undefined> {
+  const row = await db.selectFrom('valuations').select(['id', 'at']).orderBy('at', 'desc').limit(1).executeTakeFirst();
+  return row === undefined ? undefined : { id: Number(row.id), at: row.at };
+}
+
+/** A valuation at a time, or undefined when one is at that time already. */
+export async function insertValuation(trx: Trx, row: { at: string; created_at: string; created_by: string }): Promise<number | undefined> {
+  try {
+    return Number((await trx.insertInto('valuations').values(row).returning('id').executeTakeFirstOrThrow()).id);
+  } catch (error) {
+    if (isUniqueViolation(error)) return undefined;
+    throw error;
+  }
+}
+
+export async function insertPortfolioValuations(trx: Trx, rows: ReadonlyArray<{ valuation_id: number; portfolio_id: number; unit_price: string; prices: string }>): Promise<void> {
+  if (rows.length > 0) await trx.insertInto('portfolio_valuations').values(rows).execute();
+}
+
+/** Each portfolio's latest unit price, with the prices and time it was valued at. */
+export async function latestUnitPrices(db: Db | Trx, portfolioIds: readonly number[]): Promise<Map<number, { unit_price: string; prices: string; at: string }>> {
+  const out = new Map<number, { unit_price: string; prices: string; at: string }>();
+  for (const id of portfolioIds) {
+    const row = await db
+      .selectFrom('portfolio_valuations as pv')
+      .innerJoin('valuations as v', 'v.id', 'pv.valuation_id')
+      .select(['pv.unit_price', 'pv.prices', 'v.at'])
+      .where('pv.portfolio_id', '=', id)
+      .orderBy('pv.valuation_id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (row !== undefined) out.set(id, row);
+  }
+  return out;
+}
