@@ -30,7 +30,7 @@ import { contributionReplayers, contributionRoutes } from './modules/contributio
 import { Contribution } from './modules/contributions/contributions.schema.ts';
 import { keyRoutes } from './modules/keys/keys.routes.ts';
 import { ApiKey } from './modules/keys/keys.schema.ts';
-import { Portfolio } from './modules/portfolio/portfolio.schema.ts';
+import { Allocation, Portfolio } from './modules/portfolio/portfolio.schema.ts';
 import { adminRoutes } from './modules/admin/admin.routes.ts';
 import { userOperatorRoutes } from './modules/users/users.admin.routes.ts';
 import { appOperatorRoutes } from './modules/apps/apps.admin.routes.ts';
@@ -170,7 +170,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
 
-  for (const schema of [Problem, Cause, NonProfit, DonationNonProfit, OwnDonation, UserDonation, Gift, Profile, Balance, Contribution, ApiKey, Portfolio]) app.addSchema(schema);
+  for (const schema of [Problem, Cause, NonProfit, DonationNonProfit, OwnDonation, UserDonation, Gift, Profile, Balance, Contribution, ApiKey, Portfolio, Allocation])
+    app.addSchema(schema);
   // (Schemas are added here, at the root, only: a child context that adds its own
   // gets Fastify's default validator instead of the strict one set above.)
 

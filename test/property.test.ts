@@ -2,7 +2,9 @@
 // across users and both books (each user acts with a live key and with a
 // sandbox key; contribute, receive, clear, fail, donate, cancel, approve,
 // reject, pay, mail, cash, void, gift, accept, claim, deny, invest,
-// liquidate, payment runs opened and submitted, checks cashed or voided;
+// liquidate, payment runs opened and submitted, checks cashed or voided,
+// portfolios chosen and valuations made (units bought, sold for waiting
+// donations, exchanged, charged their fee, marked to the new unit price);
 // operators and gift recipients sometimes act from the other
 // book; each user's live and sandbox apps donate with their tokens, held to
 // the monthly limit the donor set) run against the real services and against
@@ -27,7 +29,8 @@ import { findCallerByHash } from '../src/modules/keys/keys.store.ts';
 import type { Caller } from '../src/shared/caller.ts';
 import { createKeyForOwner } from '../src/modules/users/index.ts';
 import type { Book } from '../src/shared/book.ts';
-import { movePortfolio } from '../src/modules/portfolio/index.ts';
+import { createPortfolio, importPrices, movePortfolio, runValuation, setAllocation } from '../src/modules/portfolio/index.ts';
+import Big from 'big.js';
 import { callerOfAccessToken } from '../src/modules/apps/index.ts';
 import { connectApp } from './app-tokens.ts';
 import { runCheck } from '../src/modules/check/index.ts';
@@ -57,7 +60,9 @@ type Op =
   | { kind: 'arrive'; pick: number; cents: number; book: Book }
   | { kind: 'withdraw'; pick: number; user: number }
   | { kind: 'run'; book: Book; submit: boolean }
-  | { kind: 'outcome'; pick: number; outcome: 'cash' | 'void'; book: Book };
+  | { kind: 'outcome'; pick: number; outcome: 'cash' | 'void'; book: Book }
+  | { kind: 'allocate'; user: number; portfolio: number; share: number }
+  | { kind: 'valuate'; changes: number[] };
 
 const user = fc.nat(ACTORS - 1);
 /** The book an operator acts in: mostly the object's own, sometimes the other. */
@@ -105,7 +110,42 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   // Paying charities (rules §17): an operator opens a run (and mostly submits it); a check is cashed or voided.
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('run' as const), book, submit: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('outcome' as const), pick, outcome: fc.constantFrom('cash' as const, 'void' as const), book }) },
+  // Investing (rules §19): a donor chooses a portfolio (2: cash only) and a share; an operator values with new prices.
+  // Half the actors (two users, in both books) invest; the others keep moving money by hand, which investing refuses.
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('allocate' as const), user: fc.constantFrom(0, 1, USERS, USERS + 1), portfolio: fc.nat(2), share: fc.constantFrom(0, 25, 50, 100) }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('valuate' as const), changes: fc.array(fc.integer({ min: -400, max: 400 }), { minLength: 3, maxLength: 3 }) }) },
 );
+
+/** The portfolios of the property: their holdings, and the fee each charges a year. */
+const PROPERTY_PORTFOLIOS = [
+  {
+    name: 'Mixed',
+    risk_level: 'medium',
+    annual_fee_bps: 20,
+    holdings: [
+      { symbol: 'VTI', weight: 60 },
+      { symbol: 'BND', weight: 40 },
+    ],
+  },
+  { name: 'Property', risk_level: 'high', annual_fee_bps: 50, holdings: [{ symbol: 'VNQ', weight: 100 }] },
+];
+const PROPERTY_SYMBOLS = ['VTI', 'BND', 'VNQ'] as const;
+const HALF_EVEN = Big.roundHalfEven;
+/** Valuations of the property, an hour apart from a fixed time: the fees are the same on every run. */
+const valuationTime = (n: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + n * 3_600_000).toISOString();
+
+/** What a fund chose and holds, for the model of valuations (rules §19). */
+interface Invested {
+  chosen: number | null;
+  share: number;
+  held: number | null;
+  units: Big;
+  exchange: { to: number | null } | null;
+  investments: number[];
+}
 
 interface Fund {
   pending: number;
@@ -115,13 +155,123 @@ interface Fund {
 }
 interface Model {
   funds: Fund[];
-  /** Per book: what its outside accounts hold (deposits received are negative there, grants paid positive). */
-  outside: Record<Book, { deposits: number; grants_paid: number }>;
+  /** Per book: what its outside accounts hold (deposits received are negative there, grants paid positive; a portfolio's market account, the fees). */
+  outside: Record<Book, { deposits: number; grants_paid: number; [kind: string]: number }>;
   donations: Array<{ id: number; user: number; cents: number; status: string; inPayment?: true }>;
   /** Payment runs' payments, each by check (no organisation has bank details here). */
   payments: Array<{ id: number; book: Book; status: 'open' | 'sent' | 'cashed' | 'voided'; donations: Model['donations'] }>;
   gifts: Array<{ id: number; code: string; user: number; cents: number; status: string }>;
   contributions: Array<{ id: number; user: number; cents: number; status: string; declared?: boolean }>;
+  invested: Invested[];
+  /** Each portfolio's unit price and the prices it was valued at; the valuations made. */
+  units: Map<number, { price: Big; prices: Record<string, Big>; bps: number }>;
+  valuations: number;
+  prices: Record<string, Big>;
+}
+
+const valueOf = (units: Big, price: Big) => Number(units.times(price).times(100).round(0, HALF_EVEN).toFixed(0));
+const unitsFor = (cents: number, price: Big) => new Big(cents).div(100).div(price).round(8, HALF_EVEN);
+
+/** A contribution clears: the fund's share of it waits to be invested at the next valuation. */
+function investShare(m: Model, u: number, cents: number): void {
+  const iv = m.invested[u] as Invested;
+  if (iv.chosen !== null && iv.share > 0) iv.investments.push(Number(new Big(cents).times(iv.share).div(100).round(0, HALF_EVEN).toFixed(0)));
+}
+
+/** The model of a valuation (rules §19) on every fund: as valuation.funds.ts does it, in big.js. */
+function modelValuation(m: Model, portfolioIds: readonly number[], feeMs: number, bookOfActor: (i: number) => Book): void {
+  Big.DP = 40;
+  for (const [i, p] of PROPERTY_PORTFOLIOS.entries()) {
+    const id = portfolioIds[i] as number;
+    const before = m.units.get(id);
+    if (before === undefined) m.units.set(id, { price: new Big(10), prices: { ...m.prices }, bps: p.annual_fee_bps });
+    else {
+      const factor = p.holdings.reduce(
+        (s, h) =>
+          s.plus(
+            new Big(h.weight)
+              .div(100)
+              .times(m.prices[h.symbol] as Big)
+              .div(before.prices[h.symbol] as Big),
+          ),
+        new Big(0),
+      );
+      m.units.set(id, { price: before.price.times(factor).round(8, HALF_EVEN), prices: { ...m.prices }, bps: p.annual_fee_bps });
+    }
+  }
+  for (const [u, iv] of m.invested.entries()) {
+    if (iv.held === null && iv.exchange === null && iv.investments.length === 0) continue;
+    const f = m.funds[u] as Fund;
+    const outside = m.outside[bookOfActor(u)];
+    const price = () => (m.units.get(iv.held as number) as { price: Big }).price;
+    const mark = () => {
+      if (iv.held === null) return;
+      const target = valueOf(iv.units, price());
+      outside[`market:${iv.held}`] = (outside[`market:${iv.held}`] ?? 0) - (target - f.portfolio);
+      f.portfolio = target;
+    };
+    mark();
+    if (iv.held !== null) {
+      const fee = iv.units
+        .times((m.units.get(iv.held) as { bps: number }).bps)
+        .times(feeMs)
+        .div(new Big(10_000).times(365 * 86_400_000))
+        .round(8, HALF_EVEN);
+      if (fee.gt(0)) {
+        iv.units = iv.units.minus(fee);
+        const cents = valueOf(fee, price());
+        if (cents > 0) {
+          f.portfolio -= cents;
+          outside.fees = (outside.fees ?? 0) + cents;
+        }
+        mark();
+      }
+    }
+    let sold = 0;
+    if (iv.exchange !== null) {
+      if (iv.exchange.to === null) {
+        f.available += f.portfolio;
+        sold += f.portfolio;
+        f.portfolio = 0;
+        iv.held = null;
+        iv.units = new Big(0);
+      } else if (iv.exchange.to !== iv.held) {
+        iv.held = iv.exchange.to;
+        iv.units = unitsFor(f.portfolio, price());
+        mark();
+      }
+      iv.exchange = null;
+    } else if (iv.held === null && iv.chosen !== null && f.portfolio > 0) {
+      iv.held = iv.chosen;
+      iv.units = unitsFor(f.portfolio, price());
+      mark();
+    }
+    const owed = m.donations.filter((d) => d.user === u && d.status === 'waiting_for_funds').reduce((n, d) => n + d.cents, 0);
+    if (iv.held !== null && owed > f.available && f.portfolio > 0) {
+      const need = Math.min(owed - f.available, f.portfolio);
+      const units = need === f.portfolio ? iv.units : unitsFor(need, price()).gt(iv.units) ? iv.units : unitsFor(need, price());
+      f.available += need;
+      f.portfolio -= need;
+      sold += need;
+      iv.units = iv.units.minus(units);
+      mark();
+    }
+    for (const amount of iv.investments) {
+      const spare = Math.max(0, f.available - owed);
+      const target = iv.chosen;
+      const bought = target === null || (iv.held !== null && iv.held !== target) ? 0 : Math.min(amount, spare);
+      if (bought > 0) {
+        f.available -= bought;
+        f.portfolio += bought;
+        iv.held = target;
+        iv.units = iv.units.plus(unitsFor(bought, price()));
+      }
+    }
+    iv.investments = [];
+    mark();
+    if (iv.held !== null && iv.units.eq(0)) iv.held = null;
+    if (sold > 0) promote(m, u);
+  }
 }
 
 /** The model's promotion rule: waiting donations of the user, oldest first, each one that fits. */
@@ -222,8 +372,13 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
         gifts: [],
         contributions: [],
         outside: { live: { deposits: 0, grants_paid: 0 }, test: { deposits: 0, grants_paid: 0 } },
+        invested: users.map(() => ({ chosen: null, share: 0, held: null, units: new Big(0), exchange: null, investments: [] })),
+        units: new Map(),
+        valuations: 0,
+        prices: { VTI: new Big('250'), BND: new Big('72.5'), VNQ: new Big('88.125') },
       };
-      const outsideIds = await env.deps.db.selectFrom('ledger_accounts').select(['id', 'kind', 'book']).where('fund_id', 'is', null).execute();
+      const portfolioIds: number[] = [];
+      for (const p of PROPERTY_PORTFOLIOS) portfolioIds.push((await createPortfolio(env.deps, { description: '', ...p }, 'property')).id);
       const ops = fc.sample(fc.array(opArb, { minLength: steps, maxLength: steps }), { numRuns: 1, seed: Number(process.env.PROPERTY_SEED ?? 20261122) })[0] as Op[];
       const seen = new Map<string, number>();
       const { deps } = env;
@@ -259,6 +414,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             if (op.status === 'success') {
               f.available += op.cents;
               promote(m, op.user);
+              investShare(m, op.user, op.cents);
             }
             break;
           }
@@ -289,7 +445,10 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
                 outside.deposits += c.cents;
               }
               c.status = to;
-              if (to === 'success') promote(m, c.user);
+              if (to === 'success') {
+                promote(m, c.user);
+                investShare(m, c.user, c.cents);
+              }
             }
             break;
           }
@@ -563,12 +722,39 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             }
             break;
           }
+          case 'allocate': {
+            const iv = m.invested[op.user] as Invested;
+            const chosen = op.portfolio === 2 ? null : (portfolioIds[op.portfolio] as number);
+            actual = await outcome(() => setAllocation(deps, (users[op.user] as TestUser).caller, { portfolio_id: chosen, invest_share: op.share }));
+            const invested = iv.held !== null || (m.funds[op.user] as Fund).portfolio > 0;
+            iv.chosen = chosen;
+            iv.share = op.share;
+            iv.exchange = invested && chosen !== iv.held ? { to: chosen } : null;
+            break;
+          }
+          case 'valuate': {
+            const n = m.valuations;
+            const at = valuationTime(n);
+            for (const [i, s] of PROPERTY_SYMBOLS.entries()) m.prices[s] = (m.prices[s] as Big).times(new Big(1).plus(new Big(op.changes[i] ?? 0).div(10_000))).round(8, HALF_EVEN);
+            actual = await outcome(async () => {
+              await importPrices(
+                deps,
+                PROPERTY_SYMBOLS.map((s) => ({ symbol: s, price: (m.prices[s] as Big).toFixed(8), time: at })),
+                'property',
+              );
+              await runValuation(deps, at, 'property');
+            });
+            modelValuation(m, portfolioIds, n === 0 ? 0 : 3_600_000, bookOf);
+            m.valuations += 1;
+            break;
+          }
           case 'invest':
           case 'liquidate': {
             const u = users[op.user] as TestUser;
             const f = m.funds[op.user] as Fund;
             const source = op.kind === 'invest' ? f.available : f.portfolio;
-            expected = source >= op.cents ? 'ok' : 'insufficient_funds';
+            const iv = m.invested[op.user] as Invested;
+            expected = iv.held !== null || iv.chosen !== null ? 'fund_holds_units' : source >= op.cents ? 'ok' : 'insufficient_funds';
             actual = await outcome(() => movePortfolio(deps, u.fund_id, op.kind, op.cents, 'property'));
             if (expected === 'ok') {
               if (op.kind === 'invest') {
@@ -588,12 +774,15 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
         seen.set(`${op.kind}:${actual}`, (seen.get(`${op.kind}:${actual}`) ?? 0) + 1);
 
         // Each book's outside accounts move only by that book's own causes.
-        const outsideRows = await deps.db.selectFrom('ledger_accounts').select(['id', 'balance_cents']).where('fund_id', 'is', null).execute();
-        for (const r of outsideRows) {
-          const account = outsideIds.find((a) => a.id === r.id);
-          assert.ok(account !== undefined, 'no outside account appears');
-          assert.equal(r.balance_cents, m.outside[account.book][account.kind as 'deposits' | 'grants_paid'], `${label}: ${account.book} ${account.kind}`);
-        }
+        const outsideRows = await deps.db.selectFrom('ledger_accounts').select(['kind', 'book', 'balance_cents']).where('fund_id', 'is', null).execute();
+        for (const r of outsideRows) assert.equal(r.balance_cents, m.outside[r.book][r.kind] ?? 0, `${label}: ${r.book} ${r.kind}`);
+        for (const b of ['live', 'test'] as const)
+          for (const [kind, cents] of Object.entries(m.outside[b]))
+            if (cents !== 0)
+              assert.ok(
+                outsideRows.some((r) => r.book === b && r.kind === kind),
+                `${label}: ${b} ${kind} exists`,
+              );
         // Every fund's four figures agree with the model after every step.
         const rows = await deps.db
           .selectFrom('ledger_accounts')
@@ -646,6 +835,9 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
         'outcome:ok',
         'outcome:invalid_transition',
         'event:donation_in_payment',
+        'allocate:ok',
+        'valuate:ok',
+        'invest:fund_holds_units',
       ]) {
         assert.ok((seen.get(k) ?? 0) > 0, `the sequence exercised ${k}`);
       }

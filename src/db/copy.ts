@@ -64,6 +64,11 @@ export const TABLES_IN_ORDER = [
   'prices',
   'valuations',
   'portfolio_valuations',
+  'fund_allocations',
+  'fund_units',
+  'exchanges',
+  'investments',
+  'fund_valuations',
 ] as const;
 
 /** Rows the platform writes when it opens an empty database; the copy replaces them with the source's. */
@@ -103,6 +108,8 @@ const WITH_IDENTITY = new Set([
   'portfolios',
   'prices',
   'valuations',
+  'exchanges',
+  'investments',
 ]);
 const READ_BATCH = 5_000;
 

@@ -33,4 +33,56 @@ export interface PortfolioValuationsTable {
   portfolio_id: number;
   unit_price: string;
   prices: string;
+  units_outstanding: string;
+}
+
+export interface FundAllocationsTable {
+  fund_id: number;
+  portfolio_id: number | null;
+  invest_share: number;
+  updated_at: string;
+}
+
+export interface FundUnitsTable {
+  fund_id: number;
+  portfolio_id: number;
+  units: string;
+}
+
+export interface ExchangesTable {
+  id: Generated<number>;
+  fund_id: number;
+  to_portfolio_id: number | null;
+  status: 'pending' | 'executed' | 'cancelled';
+  created_at: string;
+  done_at: string | null;
+  valuation_id: number | null;
+}
+
+export interface InvestmentsTable {
+  id: Generated<number>;
+  fund_id: number;
+  contribution_id: number;
+  amount_cents: number;
+  status: 'pending' | 'executed' | 'cancelled';
+  created_at: string;
+  bought_cents: number | null;
+  valuation_id: number | null;
+}
+
+export interface FundValuationsTable {
+  valuation_id: number;
+  fund_id: number;
+  book: string;
+  portfolio_id: number | null;
+  units: string;
+  value_cents: number;
+  fee_basis_units: string;
+  fee_ms: number;
+  fee_bps: number;
+  fee_units: string;
+  fee_cents: number;
+  gain_cents: number;
+  bought_cents: number;
+  sold_cents: number;
 }

@@ -307,7 +307,17 @@ import type {
 export type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
 import type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
 import type { CharityClaimsTable, PayeeAccountsTable, PaymentGrantsTable, PaymentRunsTable, PaymentsTable } from './schema.payments.ts';
-import type { PortfolioValuationsTable, PortfoliosTable, PricesTable, ValuationsTable } from './schema.investing.ts';
+import type {
+  ExchangesTable,
+  FundAllocationsTable,
+  FundUnitsTable,
+  FundValuationsTable,
+  InvestmentsTable,
+  PortfolioValuationsTable,
+  PortfoliosTable,
+  PricesTable,
+  ValuationsTable,
+} from './schema.investing.ts';
 import type { DiligenceListsTable, Pub78Table, RevocationsTable, SanctionReviewsTable, SanctionsTable } from './schema.diligence.ts';
 
 export interface Database {
@@ -365,6 +375,11 @@ export interface Database {
   prices: PricesTable;
   valuations: ValuationsTable;
   portfolio_valuations: PortfolioValuationsTable;
+  fund_allocations: FundAllocationsTable;
+  fund_units: FundUnitsTable;
+  exchanges: ExchangesTable;
+  investments: InvestmentsTable;
+  fund_valuations: FundValuationsTable;
   oidc_artifacts: OidcArtifactsTable;
   oidc_keys: OidcKeysTable;
 }

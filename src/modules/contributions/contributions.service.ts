@@ -9,6 +9,7 @@ import { toPage, type PageRequest, type RowFilters } from '../../shared/page.ts'
 import { assertFundCanHold, lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { promoteWaiting } from '../donations/index.ts';
+import { investShareOf } from '../portfolio/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import type { Book } from '../../shared/book.ts';
 import {
@@ -80,6 +81,7 @@ export async function recordContribution(deps: Deps, input: NewContribution, act
     await recordEvent(trx, { user_id: input.user_id, type: 'contribution.created', object_type: 'contribution', object_id: id, data: { status: input.status }, at });
     if (input.status === 'success') {
       await promoteWaiting(trx, input.fund_id, at);
+      if (amountCents > 0) await investShareOf(trx, input.fund_id, id, amountCents, at);
       await issueReceipt(
         deps,
         trx,
@@ -151,6 +153,7 @@ export async function advanceContribution(deps: Deps, book: Book, contributionId
     }
     if (to === 'success') {
       await promoteWaiting(trx, c.fund_id, at);
+      if (c.amount_cents > 0) await investShareOf(trx, c.fund_id, c.id, c.amount_cents, at);
       await issueReceipt(deps, trx, { ...c, completed_at: at }, at);
     }
     await recordEvent(trx, { user_id: c.user_id, type: 'contribution.updated', object_type: 'contribution', object_id: c.id, data: { status: to, previous_status: c.status }, at });

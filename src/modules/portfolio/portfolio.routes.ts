@@ -1,9 +1,12 @@
-// The portfolios a donor may choose (GET /v1/portfolios, rules §19).
+// The portfolios a donor may choose (GET /v1/portfolios) and the donor's
+// choice (/v1/users/me/allocation), rules §19.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.ts';
 import { withProblems } from '../../http/schemas.ts';
 import { listPortfolios } from './portfolios.service.ts';
-import { PortfolioList } from './portfolio.schema.ts';
+import { AllocationBody, PortfolioList } from './portfolio.schema.ts';
+import { cancelExchange, getAllocation, setAllocation } from './allocation.service.ts';
+import { Type } from '@sinclair/typebox';
 
 export function portfolioRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -16,6 +19,30 @@ export function portfolioRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         const items = await listPortfolios(deps, { all: false });
         return { items, meta: { count: items.length, page: 1, last: 1 } };
       },
+    );
+    const tags = ['Portfolios'];
+    const response = withProblems({ 200: Type.Ref('Allocation') });
+    app.get(
+      '/users/me/allocation',
+      { schema: { tags, summary: "The caller's portfolio, share of contributions to invest, units and what waits for the next valuation", response } },
+      async (request) => getAllocation(deps, request.caller),
+    );
+    app.put(
+      '/users/me/allocation',
+      {
+        schema: {
+          tags,
+          summary: 'Choose a portfolio (null: cash only) and the whole percent of new contributions to invest; a change of portfolio is an exchange at the next valuation',
+          body: AllocationBody,
+          response,
+        },
+      },
+      async (request) => setAllocation(deps, request.caller, request.body),
+    );
+    app.delete(
+      '/users/me/allocation/exchange',
+      { schema: { tags, summary: 'Cancel the exchange waiting for the next valuation: the fund stays in the portfolio it holds', response } },
+      async (request) => cancelExchange(deps, request.caller),
     );
   };
 }

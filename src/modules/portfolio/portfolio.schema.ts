@@ -63,3 +63,29 @@ export const PricesBody = Type.Object(
 );
 
 export const ValuationBody = Type.Object({ at: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601; now when left out' })) }, { additionalProperties: false });
+
+export const Allocation = Type.Object(
+  {
+    portfolio_id: Nullable(Type.Integer({ description: 'The chosen portfolio; null for cash only' })),
+    invest_share: Type.Integer({ description: 'Whole percent of each new contribution invested at the next valuation after it clears' }),
+    units: Type.String({ description: 'Units held (8 decimals)' }),
+    unit_price: Nullable(Type.String({ description: "The held portfolio's unit price at the last valuation" })),
+    portfolio_balance: Type.Number({ description: 'Units x unit price at the last valuation, in dollars' }),
+    pending_exchange: Nullable(
+      Type.Object(
+        { to_portfolio_id: Nullable(Type.Integer()), requested_at: Type.String({ format: 'date-time' }) },
+        { description: 'A change of portfolio made at the next valuation' },
+      ),
+    ),
+    pending_investment: Type.Number({ description: 'Dollars of cleared contributions to invest at the next valuation' }),
+  },
+  { $id: 'Allocation' },
+);
+
+export const AllocationBody = Type.Object(
+  {
+    portfolio_id: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'A portfolio of GET /v1/portfolios, or null for cash only' }),
+    invest_share: Type.Integer({ description: 'Whole percent of new contributions to invest, 0 to 100' }),
+  },
+  { additionalProperties: false },
+);

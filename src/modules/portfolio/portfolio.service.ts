@@ -7,6 +7,7 @@ import { centsToDollars } from '../../shared/money.ts';
 import { lockFundAccounts, postEntry } from '../ledger/index.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import { recordAudit } from '../audit/index.ts';
+import { fundHoldsUnits, holdsUnits } from './allocation.service.ts';
 
 export type PortfolioMove = 'invest' | 'liquidate';
 
@@ -14,6 +15,7 @@ export type PortfolioMove = 'invest' | 'liquidate';
  * invest: available -> portfolio; liquidate: portfolio -> available (and
  * waiting donations are promoted). The journal entry names the fund's
  * portfolio move through its audit entry and memo.
+ * A fund whose portfolio money is in units (it chose a portfolio) is refused: 409 fund_holds_units.
  * Throws: unprocessable (validation_failed for a non-positive amount, insufficient_funds).
  */
 export async function movePortfolio(deps: Deps, fundId: number, move: PortfolioMove, amountCents: number, actor: string): Promise<void> {
@@ -21,6 +23,7 @@ export async function movePortfolio(deps: Deps, fundId: number, move: PortfolioM
   if (amountCents <= 0) throw fieldErrors([{ field: 'amount', code: 'validation_failed', message: 'must be more than 0' }]);
   await deps.db.transaction().execute(async (trx) => {
     const accounts = await lockFundAccounts(trx, fundId);
+    if (await holdsUnits(trx, fundId)) throw fundHoldsUnits();
     const [from, to, fromBalance] =
       move === 'invest'
         ? [accounts.ids.available, accounts.ids.portfolio, accounts.balances.available_cents]

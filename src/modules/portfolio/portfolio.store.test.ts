@@ -58,10 +58,17 @@ describeEachEngine('portfolio store', (env) => {
     const second = (await db.transaction().execute((trx) => store.insertValuation(trx, { at: '2026-10-02T21:00:00.000Z', created_at: imported_at, created_by: 'op' }))) as number;
     assert.deepEqual(await store.lastValuation(db), { id: second, at: '2026-10-02T21:00:00.000Z' });
     await db.transaction().execute(async (trx) => {
-      await store.insertPortfolioValuations(trx, [{ valuation_id: first, portfolio_id: 7, unit_price: '10.00000000', prices: '{"VTI":"250.00000000"}' }]);
-      await store.insertPortfolioValuations(trx, [{ valuation_id: second, portfolio_id: 7, unit_price: '10.06000000', prices: '{"VTI":"251.50000000"}' }]);
+      await store.insertPortfolioValuations(trx, [
+        { valuation_id: first, portfolio_id: 7, unit_price: '10.00000000', prices: '{"VTI":"250.00000000"}', units_outstanding: '0.00000000' },
+      ]);
+      await store.insertPortfolioValuations(trx, [
+        { valuation_id: second, portfolio_id: 7, unit_price: '10.06000000', prices: '{"VTI":"251.50000000"}', units_outstanding: '0.00000000' },
+      ]);
       await store.insertPortfolioValuations(trx, []);
     });
-    assert.deepEqual(await store.latestUnitPrices(db, [7, 8]), new Map([[7, { unit_price: '10.06000000', prices: '{"VTI":"251.50000000"}', at: '2026-10-02T21:00:00.000Z' }]]));
+    assert.deepEqual(
+      await store.latestUnitPrices(db, [7, 8]),
+      new Map([[7, { unit_price: '10.06000000', prices: '{"VTI":"251.50000000"}', at: '2026-10-02T21:00:00.000Z', units_outstanding: '0.00000000' }]]),
+    );
   });
 });

@@ -90,18 +90,24 @@ export async function insertValuation(trx: Trx, row: { at: string; created_at: s
   }
 }
 
-export async function insertPortfolioValuations(trx: Trx, rows: ReadonlyArray<{ valuation_id: number; portfolio_id: number; unit_price: string; prices: string }>): Promise<void> {
+export async function insertPortfolioValuations(
+  trx: Trx,
+  rows: ReadonlyArray<{ valuation_id: number; portfolio_id: number; unit_price: string; prices: string; units_outstanding: string }>,
+): Promise<void> {
   if (rows.length > 0) await trx.insertInto('portfolio_valuations').values(rows).execute();
 }
 
 /** Each portfolio's latest unit price, with the prices and time it was valued at. */
-export async function latestUnitPrices(db: Db | Trx, portfolioIds: readonly number[]): Promise<Map<number, { unit_price: string; prices: string; at: string }>> {
-  const out = new Map<number, { unit_price: string; prices: string; at: string }>();
+export async function latestUnitPrices(
+  db: Db | Trx,
+  portfolioIds: readonly number[],
+): Promise<Map<number, { unit_price: string; prices: string; at: string; units_outstanding: string }>> {
+  const out = new Map<number, { unit_price: string; prices: string; at: string; units_outstanding: string }>();
   for (const id of portfolioIds) {
     const row = await db
       .selectFrom('portfolio_valuations as pv')
       .innerJoin('valuations as v', 'v.id', 'pv.valuation_id')
-      .select(['pv.unit_price', 'pv.prices', 'v.at'])
+      .select(['pv.unit_price', 'pv.prices', 'v.at', 'pv.units_outstanding'])
       .where('pv.portfolio_id', '=', id)
       .orderBy('pv.valuation_id', 'desc')
       .limit(1)

@@ -1,12 +1,14 @@
 // Portfolios, prices and valuations (docs/rules.md §19): an operator offers
 // portfolios and imports prices; a valuation sets every portfolio's unit
 // price from its holdings' prices at its time, in one transaction, audited.
+import { BOOKS } from '../../shared/book.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { decimalText, parse8 } from '../../shared/fixed.ts';
 import { recordAudit } from '../audit/index.ts';
 import { checkPrices, FEE_BPS_MAX, FIRST_UNIT_PRICE, holdingsProblem, nextUnitPrice, readPriceFile, RISK_LEVELS, timeOf, type Holding, type PriceCheck } from './portfolios.ts';
 import * as store from './portfolio.store.ts';
+import { valueFunds } from './valuation.funds.ts';
 
 export interface PortfolioView {
   id: number;
@@ -212,8 +214,31 @@ export async function runValuation(deps: Deps, atText: string | undefined, actor
     });
   }
   const id = await deps.db.transaction().execute(async (trx) => {
+    const lastNow = await store.lastValuation(trx);
+    if (lastNow !== undefined && at <= lastNow.at) throw conflict('valuation_not_after_last', `the last valuation was at ${lastNow.at}: a new one comes after it`);
     const made = await store.insertValuation(trx, { at, created_at: now, created_by: actor });
     if (made === undefined) throw conflict('valuation_not_after_last', `a valuation at ${at} was made already`);
+    // One audit entry per book: each book's journal entries name an action of their own book (ADR 10).
+    const auditIds = { live: 0, test: 0 };
+    for (const book of BOOKS) {
+      auditIds[book] = await recordAudit(trx, {
+        book,
+        actor,
+        action: 'valuation.made',
+        object_type: 'valuation',
+        object_id: made,
+        before: null,
+        after: { at, portfolios: valued.length },
+        at: now,
+      });
+    }
+    const outstanding = await valueFunds(trx, {
+      id: made,
+      at,
+      feeMs: last === undefined ? 0n : BigInt(Date.parse(at) - Date.parse(last.at)),
+      auditIds,
+      portfolios: new Map(valued.map((v) => [Number(v.portfolio.id), { price: v.unit, feeBps: v.portfolio.fee_bps }])),
+    });
     await store.insertPortfolioValuations(
       trx,
       valued.map((v) => ({
@@ -221,18 +246,9 @@ export async function runValuation(deps: Deps, atText: string | undefined, actor
         portfolio_id: Number(v.portfolio.id),
         unit_price: decimalText(v.unit),
         prices: JSON.stringify(Object.fromEntries([...v.prices].map(([symbol, price]) => [symbol, decimalText(price)]))),
+        units_outstanding: decimalText(outstanding.get(Number(v.portfolio.id)) ?? 0n),
       })),
     );
-    await recordAudit(trx, {
-      book: 'live',
-      actor,
-      action: 'valuation.made',
-      object_type: 'valuation',
-      object_id: made,
-      before: null,
-      after: { at, portfolios: valued.length },
-      at: now,
-    });
     return made;
   });
   return {

@@ -58,6 +58,17 @@ export function nextUnitPrice(unit: bigint, holdings: readonly Holding[], previo
   return divHalfEven(unit * numerator, denominator);
 }
 
+/** A year, for the fee: 365 days of milliseconds. */
+const YEAR_MS = 365n * 86_400_000n;
+
+/**
+ * The units a fund's annual fee takes for a period: units × bps/10,000 × period/365 days,
+ * rounded half-even to 8 places once (units scaled by 10^8, the period in milliseconds).
+ */
+export function feeUnits(units: bigint, bps: number, periodMs: bigint): bigint {
+  return divHalfEven(units * BigInt(bps) * periodMs, 10_000n * YEAR_MS);
+}
+
 export interface PriceRow {
   line: number;
   symbol: string;

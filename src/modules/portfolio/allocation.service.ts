@@ -1,0 +1,122 @@
+// What a donor chooses (docs/rules.md §19): a portfolio (or none: cash only)
+// and the whole percent of new contributions to invest. A change of portfolio
+// is an exchange made at the next valuation, visible and cancellable until
+// then; a contribution's share is bought at the next valuation after it clears.
+import type { Deps } from '../../deps.ts';
+import type { Trx } from '../../db/database.ts';
+import type { Caller } from '../../shared/caller.ts';
+import { AppError, fieldErrors, notFound } from '../../shared/errors.ts';
+import { divHalfEven } from '../../shared/fixed.ts';
+import { centsToDollars } from '../../shared/money.ts';
+import { lockFundAccounts, readFundAccounts } from '../ledger/index.ts';
+import * as holdings from './holdings.store.ts';
+import * as store from './portfolio.store.ts';
+
+export interface AllocationView {
+  portfolio_id: number | null;
+  invest_share: number;
+  units: string;
+  unit_price: string | null;
+  portfolio_balance: number;
+  /** A change of portfolio waiting for the next valuation (to_portfolio_id null: to cash). */
+  pending_exchange: { to_portfolio_id: number | null; requested_at: string } | null;
+  /** Contributions' shares waiting to be invested at the next valuation, in dollars. */
+  pending_investment: number;
+}
+
+/** The portfolio a fund chose, or null (none chosen, or cash only). */
+export function chosenPortfolio(allocation: holdings.AllocationRow | undefined): number | null {
+  return allocation === undefined || allocation.portfolio_id === null ? null : Number(allocation.portfolio_id);
+}
+
+export async function getAllocation(deps: Deps, caller: Caller): Promise<AllocationView> {
+  const fundId = caller.fund_id;
+  const [allocation, units, exchange, investments, accounts] = await Promise.all([
+    holdings.allocationOf(deps.db, fundId),
+    holdings.unitsOf(deps.db, fundId),
+    holdings.pendingExchange(deps.db, fundId),
+    holdings.pendingInvestments(deps.db, [fundId]),
+    readFundAccounts(deps.db, fundId),
+  ]);
+  const held = units === undefined ? undefined : Number(units.portfolio_id);
+  const price = held === undefined ? undefined : (await store.latestUnitPrices(deps.db, [held])).get(held);
+  return {
+    portfolio_id: chosenPortfolio(allocation),
+    invest_share: allocation?.invest_share ?? 0,
+    units: units?.units ?? '0.00000000',
+    unit_price: price?.unit_price ?? null,
+    portfolio_balance: centsToDollars(accounts.balances.portfolio_cents),
+    pending_exchange:
+      exchange === undefined ? null : { to_portfolio_id: exchange.to_portfolio_id === null ? null : Number(exchange.to_portfolio_id), requested_at: exchange.created_at },
+    pending_investment: centsToDollars(investments.reduce((n, i) => n + Number(i.amount_cents), 0)),
+  };
+}
+
+/**
+ * Sets the fund's portfolio and share to invest. When the portfolio is not the one its units (or
+ * money invested by hand) are in, an exchange waits for the next valuation, replacing any other;
+ * choosing the current one again cancels it. Throws validation_failed (a share not a whole
+ * percent 0 to 100), portfolio_not_found, portfolio_retired.
+ */
+export async function setAllocation(deps: Deps, caller: Caller, input: { portfolio_id: number | null; invest_share: number }): Promise<AllocationView> {
+  if (!Number.isInteger(input.invest_share) || input.invest_share < 0 || input.invest_share > 100)
+    throw fieldErrors([{ field: 'invest_share', code: 'validation_failed', message: 'must be a whole percent from 0 to 100' }]);
+  if (input.portfolio_id !== null) {
+    const portfolio = await store.findPortfolio(deps.db, input.portfolio_id);
+    if (portfolio === undefined) throw fieldErrors([{ field: 'portfolio_id', code: 'portfolio_not_found', message: `there is no portfolio ${input.portfolio_id}` }]);
+    if (portfolio.status !== 'active') throw fieldErrors([{ field: 'portfolio_id', code: 'portfolio_retired', message: `${portfolio.name} is retired: choose another` }]);
+  }
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    const fund = await lockFundAccounts(trx, caller.fund_id);
+    const units = await holdings.unitsOf(trx, caller.fund_id);
+    const current = units === undefined ? null : Number(units.portfolio_id);
+    await holdings.setAllocation(trx, { fund_id: caller.fund_id, portfolio_id: input.portfolio_id, invest_share: input.invest_share, updated_at: at });
+    await holdings.endExchange(trx, caller.fund_id, 'cancelled', at, null);
+    const invested = units !== undefined || fund.balances.portfolio_cents > 0;
+    if (invested && input.portfolio_id !== current) await holdings.insertExchange(trx, { fund_id: caller.fund_id, to_portfolio_id: input.portfolio_id, created_at: at });
+  });
+  return await getAllocation(deps, caller);
+}
+
+/** Cancels the fund's pending exchange: it stays in the portfolio it holds. Throws exchange_not_found. */
+export async function cancelExchange(deps: Deps, caller: Caller): Promise<AllocationView> {
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    if (!(await holdings.endExchange(trx, caller.fund_id, 'cancelled', at, null))) throw notFound('exchange_not_found', 'no exchange waits for the next valuation');
+    const units = await holdings.unitsOf(trx, caller.fund_id);
+    const allocation = await holdings.allocationOf(trx, caller.fund_id);
+    await holdings.setAllocation(trx, {
+      fund_id: caller.fund_id,
+      portfolio_id: units === undefined ? null : Number(units.portfolio_id),
+      invest_share: allocation?.invest_share ?? 0,
+      updated_at: at,
+    });
+  });
+  return await getAllocation(deps, caller);
+}
+
+/**
+ * In the transaction that clears a contribution: the share of it the fund invests, bought at the
+ * next valuation (whole cents, half-even). Nothing when the fund invests nothing.
+ */
+export async function investShareOf(trx: Trx, fundId: number, contributionId: number, cents: number, at: string): Promise<void> {
+  const allocation = await holdings.allocationOf(trx, fundId);
+  if (chosenPortfolio(allocation) === null || allocation === undefined || allocation.invest_share === 0) return;
+  const amount = Number(divHalfEven(BigInt(cents) * BigInt(allocation.invest_share), 100n));
+  if (amount > 0) await holdings.insertInvestment(trx, { fund_id: fundId, contribution_id: contributionId, amount_cents: amount, created_at: at });
+}
+
+/** Whether a fund's portfolio money is in units (then only valuations move it). */
+export async function holdsUnits(trx: Trx, fundId: number): Promise<boolean> {
+  const [units, allocation] = await Promise.all([holdings.unitsOf(trx, fundId), holdings.allocationOf(trx, fundId)]);
+  return units !== undefined || chosenPortfolio(allocation) !== null;
+}
+
+export function fundHoldsUnits(): AppError {
+  return new AppError(
+    'conflict',
+    'fund_holds_units',
+    "the fund's portfolio money is in units of its chosen portfolio: it moves at valuations (its exchange, investments and sales), not by hand",
+  );
+}

@@ -1,0 +1,125 @@
+// Every function of holdings.store.ts on both engines.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { call, describeEachEngine, fund, makeNonProfit, makeUser } from '../../../test/harness.ts';
+import * as store from './holdings.store.ts';
+
+describeEachEngine('holdings store', (env) => {
+  test('allocations, units, exchanges and investments: set, read, ended once', async () => {
+    const { db } = env().deps;
+    const [a, b] = [await makeUser(env().deps), await makeUser(env().deps)];
+    assert.equal(await store.allocationOf(db, a.fund_id), undefined);
+    await db.transaction().execute(async (trx) => {
+      await store.setAllocation(trx, { fund_id: a.fund_id, portfolio_id: 1, invest_share: 50, updated_at: 't1' });
+      await store.setAllocation(trx, { fund_id: a.fund_id, portfolio_id: null, invest_share: 20, updated_at: 't2' });
+    });
+    assert.deepEqual({ ...(await store.allocationOf(db, a.fund_id)), fund_id: 0 }, { fund_id: 0, portfolio_id: null, invest_share: 20, updated_at: 't2' });
+
+    assert.equal(await store.unitsOf(db, a.fund_id), undefined);
+    await db.transaction().execute(async (trx) => {
+      await store.setUnits(trx, a.fund_id, { portfolio_id: 1, units: '1.00000000' });
+      await store.setUnits(trx, a.fund_id, { portfolio_id: 2, units: '2.50000000' });
+      await store.setUnits(trx, b.fund_id, { portfolio_id: 2, units: '3.00000000' });
+    });
+    assert.deepEqual([(await store.unitsOf(db, a.fund_id))?.units, Number((await store.unitsOf(db, a.fund_id))?.portfolio_id)], ['2.50000000', 2]);
+    assert.deepEqual(
+      (await store.unitsPage(db, 0, 10)).map((u) => u.units),
+      ['2.50000000', '3.00000000'],
+    );
+    assert.deepEqual(
+      (await store.unitsPage(db, a.fund_id, 10)).map((u) => u.units),
+      ['3.00000000'],
+    );
+
+    const exchange = await db.transaction().execute((trx) => store.insertExchange(trx, { fund_id: a.fund_id, to_portfolio_id: null, created_at: 't3' }));
+    assert.equal(Number((await store.pendingExchange(db, a.fund_id))?.id), exchange);
+    await assert.rejects(
+      db.transaction().execute((trx) => store.insertExchange(trx, { fund_id: a.fund_id, to_portfolio_id: 1, created_at: 't4' })),
+      'one pending exchange per fund',
+    );
+    assert.deepEqual(
+      await db
+        .transaction()
+        .execute(async (trx) => [await store.endExchange(trx, a.fund_id, 'executed', 't5', 9), await store.endExchange(trx, a.fund_id, 'cancelled', 't6', null)]),
+      [true, false],
+    );
+    assert.equal(await store.pendingExchange(db, a.fund_id), undefined);
+
+    await db.transaction().execute(async (trx) => {
+      await store.insertInvestment(trx, { fund_id: b.fund_id, contribution_id: 1, amount_cents: 500, created_at: 't7' });
+      await store.insertInvestment(trx, { fund_id: b.fund_id, contribution_id: 2, amount_cents: 700, created_at: 't8' });
+    });
+    const pending = await store.pendingInvestments(db, [a.fund_id, b.fund_id]);
+    assert.deepEqual(
+      pending.map((i) => Number(i.amount_cents)),
+      [500, 700],
+    );
+    assert.deepEqual(await store.pendingInvestments(db, []), []);
+    await db.transaction().execute((trx) => store.endInvestment(trx, Number(pending[0]?.id), { status: 'executed', bought_cents: 400, valuation_id: 9 }));
+    assert.deepEqual(
+      (await store.pendingInvestments(db, [b.fund_id])).map((i) => Number(i.amount_cents)),
+      [700],
+    );
+
+    // The funds a valuation acts on: units, a pending exchange or investment.
+    const c = await makeUser(env().deps);
+    await db.transaction().execute((trx) => store.insertExchange(trx, { fund_id: c.fund_id, to_portfolio_id: 1, created_at: 't9' }));
+    assert.deepEqual(
+      await store.fundsToValue(db, 0, 10),
+      [a.fund_id, b.fund_id, c.fund_id].sort((x, y) => x - y),
+    );
+    assert.deepEqual(await store.fundsToValue(db, 0, 1), [Math.min(a.fund_id, b.fund_id, c.fund_id)]);
+    const held = await store.holdingsOf(db, [a.fund_id, c.fund_id]);
+    assert.deepEqual(
+      [held.units.has(a.fund_id), held.units.has(c.fund_id), held.allocations.has(a.fund_id), held.exchanges.has(c.fund_id), held.exchanges.has(a.fund_id)],
+      [true, false, true, true, false],
+    );
+    assert.equal((await store.holdingsOf(db, [])).units.size, 0);
+    await db.transaction().execute((trx) => store.setUnits(trx, a.fund_id, null));
+    assert.equal(await store.unitsOf(db, a.fund_id), undefined);
+  });
+
+  test('waiting donations, balances, outside accounts made once, valuation records and fee totals', async () => {
+    const { deps, app } = env();
+    const { db } = deps;
+    await makeNonProfit(deps, { ein: '261544963', name: 'Vermont Foodbank' });
+    const donor = await makeUser(deps);
+    await fund(deps, donor, 10_00);
+    for (const amount of [50, 70])
+      assert.equal((await call(app, 'POST', '/v1/donations', { key: donor.key, body: { ein: '261544963', amount } })).body.status, 'waiting_for_funds');
+    assert.deepEqual(await store.waitingCents(db, [donor.fund_id]), new Map([[donor.fund_id, 120_00]]));
+    assert.deepEqual(await store.waitingCents(db, []), new Map());
+    assert.deepEqual(await store.portfolioBalances(db, [donor.fund_id]), new Map([[donor.fund_id, 0]]));
+    assert.deepEqual(await store.portfolioBalances(db, []), new Map());
+    const [first, again, other] = await db
+      .transaction()
+      .execute(async (trx) => [await store.outsideAccount(trx, 'fees', 'live'), await store.outsideAccount(trx, 'fees', 'live'), await store.outsideAccount(trx, 'fees', 'test')]);
+    assert.equal(first, again, 'made once');
+    assert.notEqual(first, other, 'each book its own');
+    const row = {
+      valuation_id: 3,
+      fund_id: donor.fund_id,
+      book: 'live',
+      portfolio_id: 1,
+      units: '1.00000000',
+      value_cents: 1000,
+      fee_basis_units: '1.00000000',
+      fee_ms: 86_400_000,
+      fee_bps: 10,
+      fee_units: '0.00000003',
+      fee_cents: 0,
+      gain_cents: 5,
+      bought_cents: 0,
+      sold_cents: 0,
+    };
+    await db.transaction().execute((trx) => store.insertFundValuations(trx, [row, { ...row, valuation_id: 4, fee_cents: 2 }]));
+    assert.deepEqual(
+      (await store.fundValuationsOf(db, 4)).map((r) => Number(r.fee_cents)),
+      [2],
+    );
+    assert.deepEqual(await store.feeTotals(db), [
+      { book: 'live', recorded: 2, posted: 0 },
+      { book: 'test', recorded: 0, posted: 0 },
+    ]);
+  });
+});

@@ -1,0 +1,167 @@
+// SQL of what funds hold and chose (rules §19): allocations, units, exchanges
+// and investments waiting for a valuation, and each valuation's record per fund.
+import type { Selectable } from 'kysely';
+import type { Db, Trx } from '../../db/database.ts';
+import type { ExchangesTable, FundAllocationsTable, FundUnitsTable, FundValuationsTable, InvestmentsTable } from '../../db/schema.investing.ts';
+import type { Book } from '../../shared/book.ts';
+
+export type AllocationRow = Selectable<FundAllocationsTable>;
+export type UnitsRow = Selectable<FundUnitsTable>;
+export type ExchangeRow = Selectable<ExchangesTable>;
+export type InvestmentRow = Selectable<InvestmentsTable>;
+export type FundValuationRow = Selectable<FundValuationsTable>;
+
+export async function allocationOf(db: Db | Trx, fundId: number): Promise<AllocationRow | undefined> {
+  return await db.selectFrom('fund_allocations').selectAll().where('fund_id', '=', fundId).executeTakeFirst();
+}
+
+export async function setAllocation(trx: Trx, row: AllocationRow): Promise<void> {
+  await trx
+    .insertInto('fund_allocations')
+    .values(row)
+    .onConflict((oc) => oc.column('fund_id').doUpdateSet({ portfolio_id: row.portfolio_id, invest_share: row.invest_share, updated_at: row.updated_at }))
+    .execute();
+}
+
+export async function unitsOf(db: Db | Trx, fundId: number): Promise<UnitsRow | undefined> {
+  return await db.selectFrom('fund_units').selectAll().where('fund_id', '=', fundId).executeTakeFirst();
+}
+
+/** The fund's units of a portfolio; none (a row removed) when `units` is null. */
+export async function setUnits(trx: Trx, fundId: number, held: { portfolio_id: number; units: string } | null): Promise<void> {
+  if (held === null) {
+    await trx.deleteFrom('fund_units').where('fund_id', '=', fundId).execute();
+    return;
+  }
+  await trx
+    .insertInto('fund_units')
+    .values({ fund_id: fundId, ...held })
+    .onConflict((oc) => oc.column('fund_id').doUpdateSet(held))
+    .execute();
+}
+
+export async function pendingExchange(db: Db | Trx, fundId: number): Promise<ExchangeRow | undefined> {
+  return await db.selectFrom('exchanges').selectAll().where('fund_id', '=', fundId).where('status', '=', 'pending').executeTakeFirst();
+}
+
+/** Ends the fund's pending exchange (cancelled, or executed at a valuation); false when it had none. */
+export async function endExchange(trx: Trx, fundId: number, status: 'cancelled' | 'executed', at: string, valuationId: number | null): Promise<boolean> {
+  const result = await trx
+    .updateTable('exchanges')
+    .set({ status, done_at: at, valuation_id: valuationId })
+    .where('fund_id', '=', fundId)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function insertExchange(trx: Trx, row: { fund_id: number; to_portfolio_id: number | null; created_at: string }): Promise<number> {
+  return Number(
+    (
+      await trx
+        .insertInto('exchanges')
+        .values({ ...row, status: 'pending', done_at: null, valuation_id: null })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+    ).id,
+  );
+}
+
+export async function insertInvestment(trx: Trx, row: { fund_id: number; contribution_id: number; amount_cents: number; created_at: string }): Promise<void> {
+  await trx
+    .insertInto('investments')
+    .values({ ...row, status: 'pending', bought_cents: null, valuation_id: null })
+    .execute();
+}
+
+export async function pendingInvestments(db: Db | Trx, fundIds: readonly number[]): Promise<InvestmentRow[]> {
+  if (fundIds.length === 0) return [];
+  return await db.selectFrom('investments').selectAll().where('status', '=', 'pending').where('fund_id', 'in', fundIds).orderBy('id').execute();
+}
+
+export async function endInvestment(trx: Trx, id: number, change: { status: 'executed' | 'cancelled'; bought_cents: number; valuation_id: number }): Promise<void> {
+  await trx.updateTable('investments').set(change).where('id', '=', id).where('status', '=', 'pending').execute();
+}
+
+/** The next funds (ids after `after`) a valuation acts on: holding units, or with an exchange or investment waiting. */
+export async function fundsToValue(db: Db | Trx, after: number, limit: number): Promise<number[]> {
+  const [held, exchanging, investing] = await Promise.all([
+    db.selectFrom('fund_units').select('fund_id').where('fund_id', '>', after).orderBy('fund_id').limit(limit).execute(),
+    db.selectFrom('exchanges').select('fund_id').where('status', '=', 'pending').where('fund_id', '>', after).orderBy('fund_id').limit(limit).execute(),
+    db.selectFrom('investments').select('fund_id').where('status', '=', 'pending').where('fund_id', '>', after).orderBy('fund_id').limit(limit).execute(),
+  ]);
+  const ids = new Set([...held, ...exchanging, ...investing].map((r) => Number(r.fund_id)));
+  return [...ids].sort((a, b) => a - b).slice(0, limit);
+}
+
+/** What a valuation needs of these funds: their units, allocations and pending exchanges. */
+export async function holdingsOf(db: Db | Trx, fundIds: readonly number[]) {
+  if (fundIds.length === 0) return { units: new Map<number, UnitsRow>(), allocations: new Map<number, AllocationRow>(), exchanges: new Map<number, ExchangeRow>() };
+  const [units, allocations, exchanges] = await Promise.all([
+    db.selectFrom('fund_units').selectAll().where('fund_id', 'in', fundIds).execute(),
+    db.selectFrom('fund_allocations').selectAll().where('fund_id', 'in', fundIds).execute(),
+    db.selectFrom('exchanges').selectAll().where('status', '=', 'pending').where('fund_id', 'in', fundIds).execute(),
+  ]);
+  return {
+    units: new Map(units.map((u) => [Number(u.fund_id), u])),
+    allocations: new Map(allocations.map((a) => [Number(a.fund_id), a])),
+    exchanges: new Map(exchanges.map((e) => [Number(e.fund_id), e])),
+  };
+}
+
+/** Each fund's donations waiting for funds, in cents (what selling units covers first). */
+export async function waitingCents(db: Db | Trx, fundIds: readonly number[]): Promise<Map<number, number>> {
+  if (fundIds.length === 0) return new Map();
+  const rows = await db.selectFrom('donations').select(['fund_id', 'amount_cents']).where('status', '=', 'waiting_for_funds').where('fund_id', 'in', fundIds).execute();
+  const out = new Map<number, number>();
+  for (const r of rows) out.set(Number(r.fund_id), (out.get(Number(r.fund_id)) ?? 0) + Number(r.amount_cents));
+  return out;
+}
+
+export async function insertFundValuations(trx: Trx, rows: readonly FundValuationRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 200)
+    await trx
+      .insertInto('fund_valuations')
+      .values(rows.slice(i, i + 200))
+      .execute();
+}
+
+/** An account outside every fund by its kind, made the first time it is needed (a portfolio's market account, the fees account). */
+export async function outsideAccount(trx: Trx, kind: string, book: Book): Promise<number> {
+  const found = await trx.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', kind).where('book', '=', book).executeTakeFirst();
+  if (found !== undefined) return Number(found.id);
+  return Number((await trx.insertInto('ledger_accounts').values({ fund_id: null, kind, balance_cents: 0, book }).returning('id').executeTakeFirstOrThrow()).id);
+}
+
+/** Every fund's units (for the check and the units outstanding), a page at a time by fund id. */
+export async function unitsPage(db: Db | Trx, after: number, limit: number): Promise<UnitsRow[]> {
+  return await db.selectFrom('fund_units').selectAll().where('fund_id', '>', after).orderBy('fund_id').limit(limit).execute();
+}
+
+/** The records of a valuation per fund (the check re-derives each fee from them). */
+export async function fundValuationsOf(db: Db | Trx, valuationId: number): Promise<FundValuationRow[]> {
+  return await db.selectFrom('fund_valuations').selectAll().where('valuation_id', '=', valuationId).orderBy('fund_id').execute();
+}
+
+/** Each fund's portfolio account balance. */
+export async function portfolioBalances(db: Db | Trx, fundIds: readonly number[]): Promise<Map<number, number>> {
+  if (fundIds.length === 0) return new Map();
+  const rows = await db.selectFrom('ledger_accounts').select(['fund_id', 'balance_cents']).where('kind', '=', 'portfolio').where('fund_id', 'in', fundIds).execute();
+  return new Map(rows.map((r) => [Number(r.fund_id), Number(r.balance_cents)]));
+}
+
+/** Per book: the fees every valuation recorded, and the fees account's balance. */
+export async function feeTotals(db: Db | Trx): Promise<Array<{ book: string; recorded: number; posted: number }>> {
+  const recorded = await db
+    .selectFrom('fund_valuations')
+    .select(['book', (eb) => eb.fn.sum<string>('fee_cents').as('total')])
+    .groupBy('book')
+    .execute();
+  const posted = await db.selectFrom('ledger_accounts').select(['book', 'balance_cents']).where('fund_id', 'is', null).where('kind', '=', 'fees').execute();
+  const books = new Set([...recorded.map((r) => r.book), ...posted.map((p) => p.book)]);
+  return [...books].sort().map((book) => ({
+    book,
+    recorded: Number(recorded.find((r) => r.book === book)?.total ?? 0),
+    posted: Number(posted.find((p) => p.book === book)?.balance_cents ?? 0),
+  }));
+}

@@ -1,0 +1,177 @@
+// What a valuation does to each fund (docs/rules.md §19), in its transaction:
+// units marked to the new unit price (the gain or loss posted against the
+// portfolio's market account), the fee taken from units, a pending exchange
+// made, units sold to cover waiting donations, investments bought, and the
+// portfolio account left at exactly units × unit price, rounded once.
+import type { Trx } from '../../db/database.ts';
+import type { Book } from '../../shared/book.ts';
+import { assertSafeInteger } from '../../shared/assert.ts';
+import { decimalText, parse8, unitsFor, valueCents } from '../../shared/fixed.ts';
+import { lockFundsAccounts, postEntry, type Movement } from '../ledger/index.ts';
+import { promoteWaiting } from '../donations/index.ts';
+import { feeUnits } from './portfolios.ts';
+import { chosenPortfolio } from './allocation.service.ts';
+import * as holdings from './holdings.store.ts';
+
+const FUNDS_PER_ROUND = 500;
+
+export interface ValuedPortfolio {
+  price: bigint;
+  feeBps: number;
+}
+
+export interface ValuationContext {
+  id: number;
+  at: string;
+  /** The time since the valuation before (0 at the first): the fee's period. */
+  feeMs: bigint;
+  /** The valuation's audit entry in each book. */
+  auditIds: Record<Book, number>;
+  portfolios: ReadonlyMap<number, ValuedPortfolio>;
+}
+
+/** Values every fund that holds units or waits to exchange or invest; returns each portfolio's units outstanding. */
+export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<number, bigint>> {
+  const outstanding = new Map<number, bigint>([...v.portfolios.keys()].map((id) => [id, 0n]));
+  const accounts = new Map<string, number>();
+  const account = async (kind: string, book: Book) => {
+    const key = `${book} ${kind}`;
+    let id = accounts.get(key);
+    if (id === undefined) {
+      id = await holdings.outsideAccount(trx, kind, book);
+      accounts.set(key, id);
+    }
+    return id;
+  };
+  let after = 0;
+  for (;;) {
+    const fundIds = await holdings.fundsToValue(trx, after, FUNDS_PER_ROUND);
+    if (fundIds.length === 0) break;
+    after = fundIds[fundIds.length - 1] as number;
+    const [locked, held, investments, waiting] = await Promise.all([
+      lockFundsAccounts(trx, fundIds),
+      holdings.holdingsOf(trx, fundIds),
+      holdings.pendingInvestments(trx, fundIds),
+      holdings.waitingCents(trx, fundIds),
+    ]);
+    const investing = Map.groupBy(investments, (i) => Number(i.fund_id));
+    const records: holdings.FundValuationRow[] = [];
+    for (const fundId of fundIds) {
+      const fund = locked.get(fundId);
+      if (fund === undefined) continue;
+      const { book, ids } = fund;
+      let available = fund.balances.available_cents;
+      let value = fund.balances.portfolio_cents;
+      const units = held.units.get(fundId);
+      let portfolio = units === undefined ? null : Number(units.portfolio_id);
+      let count = units === undefined ? 0n : (parse8(units.units) as bigint);
+      const movements: Movement[] = [];
+      let gain = 0;
+      const mark = async () => {
+        if (portfolio === null) return;
+        const target = Number(valueCents(count, (v.portfolios.get(portfolio) as ValuedPortfolio).price));
+        const market = await account(`market:${portfolio}`, book);
+        if (target > value) movements.push({ from_account_id: market, to_account_id: ids.portfolio, amount_cents: target - value });
+        if (target < value) movements.push({ from_account_id: ids.portfolio, to_account_id: market, amount_cents: value - target });
+        gain += target - value;
+        value = target;
+      };
+      // 1. The units at the new price; then the fee, from units.
+      await mark();
+      const feeBasis = count;
+      const bps = portfolio === null ? 0 : (v.portfolios.get(portfolio) as ValuedPortfolio).feeBps;
+      const fee = portfolio === null ? 0n : feeUnits(count, bps, v.feeMs);
+      let feeCents = 0;
+      if (fee > 0n && portfolio !== null) {
+        count -= fee;
+        feeCents = Number(valueCents(fee, (v.portfolios.get(portfolio) as ValuedPortfolio).price));
+        if (feeCents > 0) {
+          movements.push({ from_account_id: ids.portfolio, to_account_id: await account('fees', book), amount_cents: feeCents });
+          value -= feeCents;
+        }
+        await mark();
+      }
+      // 2. An exchange: to cash (every unit sold), or into another portfolio at its price.
+      let sold = 0;
+      const exchange = held.exchanges.get(fundId);
+      const chosen = chosenPortfolio(held.allocations.get(fundId));
+      if (exchange !== undefined) {
+        const to = exchange.to_portfolio_id === null ? null : Number(exchange.to_portfolio_id);
+        if (to === null && value > 0) {
+          movements.push({ from_account_id: ids.portfolio, to_account_id: ids.available, amount_cents: value });
+          available += value;
+          sold += value;
+          value = 0;
+        }
+        if (to === null) {
+          portfolio = null;
+          count = 0n;
+        } else if (to !== portfolio && v.portfolios.has(to)) {
+          portfolio = to;
+          count = unitsFor(BigInt(value), (v.portfolios.get(to) as ValuedPortfolio).price);
+          await mark();
+        }
+        await holdings.endExchange(trx, fundId, 'executed', v.at, v.id);
+      } else if (portfolio === null && chosen !== null && value > 0 && v.portfolios.has(chosen)) {
+        // Money put in the portfolio by hand before the fund chose one becomes its units.
+        portfolio = chosen;
+        count = unitsFor(BigInt(value), (v.portfolios.get(portfolio) as ValuedPortfolio).price);
+        await mark();
+      }
+      // 3. Units sold to cover the fund's waiting donations, as far as they go.
+      const owed = waiting.get(fundId) ?? 0;
+      if (portfolio !== null && owed > available && value > 0) {
+        const need = Math.min(owed - available, value);
+        const price = (v.portfolios.get(portfolio) as ValuedPortfolio).price;
+        const units = need === value ? count : unitsFor(BigInt(need), price) > count ? count : unitsFor(BigInt(need), price);
+        movements.push({ from_account_id: ids.portfolio, to_account_id: ids.available, amount_cents: need });
+        available += need;
+        value -= need;
+        sold += need;
+        count -= units;
+        await mark();
+      }
+      // 4. Investments: as much of each as available holds beyond what waiting donations need.
+      let bought = 0;
+      const target = chosen;
+      for (const investment of investing.get(fundId) ?? []) {
+        const spare = Math.max(0, available - owed);
+        const amount = target === null || (portfolio !== null && portfolio !== target) || !v.portfolios.has(target) ? 0 : Math.min(Number(investment.amount_cents), spare);
+        if (amount > 0 && target !== null) {
+          movements.push({ from_account_id: ids.available, to_account_id: ids.portfolio, amount_cents: amount });
+          available -= amount;
+          value += amount;
+          bought += amount;
+          portfolio = target;
+          count += unitsFor(BigInt(amount), (v.portfolios.get(target) as ValuedPortfolio).price);
+        }
+        await holdings.endInvestment(trx, Number(investment.id), { status: amount > 0 ? 'executed' : 'cancelled', bought_cents: amount, valuation_id: v.id });
+      }
+      await mark();
+      assertSafeInteger(value, 'portfolio value');
+      if (portfolio !== null && count === 0n) portfolio = null;
+      await holdings.setUnits(trx, fundId, portfolio === null ? null : { portfolio_id: portfolio, units: decimalText(count) });
+      if (portfolio !== null) outstanding.set(portfolio, (outstanding.get(portfolio) ?? 0n) + count);
+      if (movements.length > 0) await postEntry(trx, { book, memo: `valuation ${v.id}`, audit_id: v.auditIds[book] }, movements, v.at);
+      if (sold > 0) await promoteWaiting(trx, fundId, v.at);
+      records.push({
+        valuation_id: v.id,
+        fund_id: fundId,
+        book,
+        portfolio_id: portfolio,
+        units: decimalText(count),
+        value_cents: value,
+        fee_basis_units: decimalText(feeBasis),
+        fee_ms: Number(v.feeMs),
+        fee_bps: bps,
+        fee_units: decimalText(fee),
+        fee_cents: feeCents,
+        gain_cents: gain,
+        bought_cents: bought,
+        sold_cents: sold,
+      });
+    }
+    await holdings.insertFundValuations(trx, records);
+  }
+  return outstanding;
+}
