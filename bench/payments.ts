@@ -31,7 +31,7 @@ const ACH = {
   odfiRouting: '011000015',
 };
 
-function peakDuring<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number; rssMb: number; peakMb: number }> {
+export function peakDuring<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number; rssMb: number; peakMb: number }> {
   const rss = () => process.memoryUsage().rss / 1_048_576;
   const before = rss();
   let peak = before;

@@ -12,7 +12,7 @@
 // CSV exports of 100,000 rows with the server's memory (bench/exports.ts), and webhooks: a
 // backlog of 10,000 events and the delivery lag at 200 donations/s (bench/webhooks.ts), and the
 // client's size and `alms balance` end to end (bench/client.ts).
-// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|get|workers|directory|exports|webhooks|client|payments
+// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|get|workers|directory|exports|webhooks|client|payments|valuation
 //   --repeat N (with --only post): the naive insert, one fund and many funds (with and without Idempotency-Keys) measured N times in turn,
 //   each ratio against the naive insert of the same turn, and their medians
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -27,6 +27,7 @@ import { benchExports } from './exports.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchClient } from './client.ts';
 import { benchPayments } from './payments.ts';
+import { benchValuation } from './valuation.ts';
 import { freshDatabase, startServer } from './processes.ts';
 
 const { values } = parseArgs({
@@ -282,6 +283,7 @@ const webhookRows = values.only === undefined || values.only === 'webhooks' ? aw
 const clientRows = values.only === undefined || values.only === 'client' ? await benchClient(log) : [];
 const directory = values.only === undefined || values.only === 'directory' ? await benchDirectory(log) : [];
 const paymentRows = values.only === undefined || values.only === 'payments' ? await benchPayments(engines, log) : [];
+const valuationRows = values.only === undefined || values.only === 'valuation' ? await benchValuation(engines, log) : [];
 log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s per run after a 3 s warm-up.\n`);
 if (rows.length > 0) {
   log('| engine | scenario | req/s | p50 / p99 ms | baseline (req/s) | ratio |');
@@ -294,3 +296,4 @@ for (const row of webhookRows) log(row);
 for (const row of clientRows) log(row);
 for (const row of directory) log(row);
 for (const row of paymentRows) log(row);
+for (const row of valuationRows) log(row);

@@ -130,6 +130,39 @@ describeEachEngine('ledger store', (env) => {
       );
     });
     assert.deepEqual([(await store.readFundAccounts(db, user.fund_id)).balances.available_cents], [8_000]);
+    // Entries as postings: each account's net change, several accounts at once; one that does not balance is refused.
+    await db.transaction().execute(async (trx) => {
+      const [id] = await store.reserveEntryIds(trx, 1);
+      const postings = [
+        { account_id: a.ids.available, amount_cents: -500 },
+        { account_id: a.ids.portfolio, amount_cents: 300 },
+        { account_id: a.ids.reserved, amount_cents: 200 },
+      ];
+      await runStatements(trx, store.postingEntryStatements([{ id: id!, cause: { book: 'live', memo: 'netted', audit_id: 1 }, postings }], at));
+      assert.throws(() => store.postingEntryStatements([{ id: id!, cause: { book: 'live', memo: 'off', audit_id: 1 }, postings: postings.slice(1) }], at), /must balance/);
+    });
+    const after = (await store.readFundAccounts(db, user.fund_id)).balances;
+    assert.deepEqual([after.available_cents, after.portfolio_cents, after.reserved_cents], [7_500, 300, 2_200]);
+    await db.transaction().execute(async (trx) => {
+      const [id] = await store.reserveEntryIds(trx, 1);
+      await runStatements(
+        trx,
+        store.postingEntryStatements(
+          [
+            {
+              id: id!,
+              cause: { book: 'live', memo: 'back', audit_id: 1 },
+              postings: [
+                { account_id: a.ids.available, amount_cents: 500 },
+                { account_id: a.ids.portfolio, amount_cents: -300 },
+                { account_id: a.ids.reserved, amount_cents: -200 },
+              ],
+            },
+          ],
+          at,
+        ),
+      );
+    });
     if (engine !== 'postgres') return; // the compare-and-set statement is PostgreSQL's (ADR 9)
     const guardedRun = (expected: number) =>
       db.transaction().execute(async (trx) => {

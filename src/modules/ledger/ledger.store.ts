@@ -8,7 +8,7 @@ import { insertRows, jsonRows, rowsStatement, type Statement } from '../../db/bu
 import { reserveIds } from '../../db/ids.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
-import { FUND_ACCOUNT_KINDS, OUTSIDE_ACCOUNT_KINDS, postingsOf, type FundAccountKind, type FundBalances, type Movement, type OutsideAccountKind } from './ledger.ts';
+import { FUND_ACCOUNT_KINDS, OUTSIDE_ACCOUNT_KINDS, postingsOf, type FundAccountKind, type FundBalances, type Movement, type OutsideAccountKind, type Posting } from './ledger.ts';
 
 export interface FundAccounts {
   /** The book the fund and all its accounts are in. */
@@ -134,19 +134,20 @@ export async function lockFundAccounts(trx: Trx, fundId: number): Promise<FundAc
  * order and each fund's in id order, as lockFundAccounts one fund after another would take
  * them: a round over many funds pays one statement instead of one per fund. The fund ids go as
  * one JSON value, so the SQL is the same for any number of them (named once per connection).
+ * `lock: false` reads them without locking (a valuation's funds whose available it leaves alone).
  */
-export async function lockFundsAccounts(trx: Trx, fundIds: readonly number[]): Promise<Map<number, FundAccounts>> {
+export async function lockFundsAccounts(trx: Trx, fundIds: readonly number[], options: { lock: boolean } = { lock: true }): Promise<Map<number, FundAccounts>> {
   const { engine } = dialectOf(trx);
   const funds = [...new Set(fundIds)].sort((a, b) => a - b);
   const locked = new Map<number, FundAccounts>();
   const [only] = funds;
-  if (funds.length === 1 && only !== undefined) return locked.set(only, await lockFundAccounts(trx, only));
+  if (funds.length === 1 && only !== undefined && options.lock) return locked.set(only, await lockFundAccounts(trx, only));
   if (funds.length === 0) return locked;
   for (const id of funds) assertSafeInteger(id, 'fund id');
   const text =
     engine === 'postgres'
       ? `select id, kind, balance_cents, book, fund_id from ledger_accounts
-          where fund_id in (select cast(value as bigint) from json_array_elements_text(cast($1 as json))) order by fund_id, id for update`
+          where fund_id in (select cast(value as bigint) from json_array_elements_text(cast($1 as json))) order by fund_id, id${options.lock ? ' for update' : ''}`
       : 'select id, kind, balance_cents, book, fund_id from ledger_accounts where fund_id in (select value from json_each(?)) order by fund_id, id';
   dialectOf(trx).prepare(text);
   const { rows } = await trx.executeQuery<AccountRow & { fund_id: number }>(CompiledQuery.raw(text, [JSON.stringify(funds)]));
@@ -217,8 +218,28 @@ type NewEntry = { id: number; cause: EntryCause; movements: readonly Movement[] 
  * move each cached balance once, by the sum of its postings.
  */
 export function entryStatements(entries: readonly NewEntry[], at: string): Statement[] {
+  const { inserts, deltas } = entryRows(withPostings(entries), at);
+  return [...inserts, ...moveStatements(deltas)];
+}
+
+/**
+ * entryStatements for entries written as postings (each entry's sum to zero, none zero): a
+ * valuation's round is one entry per book, each fund's net change beside the market's total.
+ */
+export function postingEntryStatements(entries: ReadonlyArray<{ id: number; cause: EntryCause; postings: readonly Posting[] }>, at: string): Statement[] {
+  for (const e of entries) {
+    for (const p of e.postings) {
+      assertSafeInteger(p.amount_cents, 'posting amount');
+      assert(p.amount_cents !== 0, 'a posting moves money');
+    }
+    assert(e.postings.reduce((n, p) => n + p.amount_cents, 0) === 0, 'a journal entry must balance');
+  }
   const { inserts, deltas } = entryRows(entries, at);
   return [...inserts, ...moveStatements(deltas)];
+}
+
+function withPostings(entries: readonly NewEntry[]): Array<{ id: number; cause: EntryCause; postings: Posting[] }> {
+  return entries.map((e) => ({ id: e.id, cause: e.cause, postings: postingsOf(e.movements) }));
 }
 
 /**
@@ -233,7 +254,7 @@ export function guardedEntryStatements(
   guarded: ReadonlyArray<{ account_id: number; expected_cents: number }>,
 ): { guard: Statement; statements: Statement[] } {
   assert(guarded.length > 0 && new Set(guarded.map((g) => g.account_id)).size === guarded.length, 'one guard per account');
-  const { inserts, deltas } = entryRows(entries, at);
+  const { inserts, deltas } = entryRows(withPostings(entries), at);
   const moves = guarded.map((g) => {
     const cents = deltas.get(g.account_id) ?? 0;
     deltas.delete(g.account_id);
@@ -258,13 +279,13 @@ export function guardedEntryStatements(
   };
 }
 
-function entryRows(entries: readonly NewEntry[], at: string): { inserts: Statement[]; deltas: Map<number, number> } {
+function entryRows(entries: ReadonlyArray<{ id: number; cause: EntryCause; postings: readonly Posting[] }>, at: string): { inserts: Statement[]; deltas: Map<number, number> } {
   const deltas = new Map<number, number>();
   if (entries.length === 0) return { inserts: [], deltas };
   const postings: Array<[number, number, number, Book]> = [];
   for (const e of entries) {
     assertCaused(e.cause);
-    for (const p of postingsOf(e.movements)) {
+    for (const p of e.postings) {
       postings.push([e.id, p.account_id, p.amount_cents, e.cause.book]);
       deltas.set(p.account_id, (deltas.get(p.account_id) ?? 0) + p.amount_cents);
     }

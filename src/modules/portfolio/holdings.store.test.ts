@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { call, describeEachEngine, fund, makeNonProfit, makeUser } from '../../../test/harness.ts';
+import { runStatements } from '../../db/bulk.ts';
 import * as store from './holdings.store.ts';
 
 describeEachEngine('holdings store', (env) => {
@@ -77,6 +78,25 @@ describeEachEngine('holdings store', (env) => {
     assert.equal((await store.holdingsOf(db, [])).units.size, 0);
     await db.transaction().execute((trx) => store.setUnits(trx, a.fund_id, null));
     assert.equal(await store.unitsOf(db, a.fund_id), undefined);
+    // The valuation's batch form: units set for some funds, removed for others, in one go.
+    await db.transaction().execute((trx) =>
+      runStatements(trx, [
+        ...store.unitsStatements(
+          [
+            [a.fund_id, 1, '4.00000000'],
+            [c.fund_id, 2, '5.00000000'],
+          ],
+          [b.fund_id],
+        ),
+      ]),
+    );
+    assert.deepEqual(
+      (await store.unitsPage(db, 0, 10)).map((u) => [Number(u.fund_id), Number(u.portfolio_id), u.units]),
+      [
+        [a.fund_id, 1, '4.00000000'],
+        [c.fund_id, 2, '5.00000000'],
+      ].sort((x, y) => (x[0] as number) - (y[0] as number)),
+    );
   });
 
   test('waiting donations, balances, outside accounts made once, valuation records and fee totals', async () => {
@@ -112,7 +132,12 @@ describeEachEngine('holdings store', (env) => {
       bought_cents: 0,
       sold_cents: 0,
     };
-    await db.transaction().execute((trx) => store.insertFundValuations(trx, [row, { ...row, valuation_id: 4, fee_cents: 2 }]));
+    await db.transaction().execute((trx) => store.insertFundValuations(trx, [row]));
+    await db.transaction().execute((trx) => runStatements(trx, store.fundValuationStatements([{ ...row, valuation_id: 4, fee_cents: 2 }])));
+    assert.deepEqual(
+      (await store.fundValuationsOf(db, 3)).map((r) => [r.units, Number(r.gain_cents)]),
+      [['1.00000000', 5]],
+    );
     assert.deepEqual(
       (await store.fundValuationsOf(db, 4)).map((r) => Number(r.fee_cents)),
       [2],

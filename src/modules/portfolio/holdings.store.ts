@@ -4,6 +4,7 @@ import type { Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
 import type { ExchangesTable, FundAllocationsTable, FundUnitsTable, FundValuationsTable, InvestmentsTable } from '../../db/schema.investing.ts';
 import type { Book } from '../../shared/book.ts';
+import { insertRows, statement, type Statement } from '../../db/bulk.ts';
 
 export type AllocationRow = Selectable<FundAllocationsTable>;
 export type UnitsRow = Selectable<FundUnitsTable>;
@@ -164,4 +165,38 @@ export async function feeTotals(db: Db | Trx): Promise<Array<{ book: string; rec
     recorded: Number(recorded.find((r) => r.book === book)?.total ?? 0),
     posted: Number(posted.find((p) => p.book === book)?.balance_cents ?? 0),
   }));
+}
+
+/** The statements that set funds' units ([fund, portfolio, units]) and remove the units of funds left with none. */
+export function unitsStatements(rows: ReadonlyArray<readonly [number, number, string]>, emptied: readonly number[]): Statement[] {
+  return [
+    ...insertRows('fund_units', ['fund_id', 'portfolio_id', 'units'], rows, 'on conflict (fund_id) do update set portfolio_id = excluded.portfolio_id, units = excluded.units'),
+    ...(emptied.length === 0 ? [] : [statement((v) => `delete from fund_units where fund_id in (${emptied.map((id) => v(id)).join(',')})`)]),
+  ];
+}
+
+const FUND_VALUATION_COLUMNS = [
+  'valuation_id',
+  'fund_id',
+  'book',
+  'portfolio_id',
+  'units',
+  'value_cents',
+  'fee_basis_units',
+  'fee_ms',
+  'fee_bps',
+  'fee_units',
+  'fee_cents',
+  'gain_cents',
+  'bought_cents',
+  'sold_cents',
+] as const;
+
+/** The statements that record what a valuation did to these funds. */
+export function fundValuationStatements(rows: readonly FundValuationRow[]): Statement[] {
+  return insertRows(
+    'fund_valuations',
+    FUND_VALUATION_COLUMNS,
+    rows.map((r) => FUND_VALUATION_COLUMNS.map((c) => r[c])),
+  );
 }

@@ -1,6 +1,7 @@
 // Portfolios, prices and valuations (docs/rules.md §19): an operator offers
 // portfolios and imports prices; a valuation sets every portfolio's unit
 // price from its holdings' prices at its time, in one transaction, audited.
+import { dialectOf } from '../../db/dialect.ts';
 import { BOOKS } from '../../shared/book.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, conflict, fieldErrors, notFound } from '../../shared/errors.ts';
@@ -214,6 +215,7 @@ export async function runValuation(deps: Deps, atText: string | undefined, actor
     });
   }
   const id = await deps.db.transaction().execute(async (trx) => {
+    await dialectOf(trx).lockKeys(trx, ['valuation']);
     const lastNow = await store.lastValuation(trx);
     if (lastNow !== undefined && at <= lastNow.at) throw conflict('valuation_not_after_last', `the last valuation was at ${lastNow.at}: a new one comes after it`);
     const made = await store.insertValuation(trx, { at, created_at: now, created_by: actor });

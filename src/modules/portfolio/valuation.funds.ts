@@ -7,13 +7,14 @@ import type { Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 import { assertSafeInteger } from '../../shared/assert.ts';
 import { decimalText, parse8, unitsFor, valueCents } from '../../shared/fixed.ts';
-import { lockFundsAccounts, postEntry, type Movement } from '../ledger/index.ts';
+import { lockFundsAccounts, postingEntryStatements, reserveEntryIds, type EntryCause, type Movement } from '../ledger/index.ts';
+import { runStatements } from '../../db/bulk.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import { feeUnits } from './portfolios.ts';
 import { chosenPortfolio } from './allocation.service.ts';
 import * as holdings from './holdings.store.ts';
 
-const FUNDS_PER_ROUND = 500;
+const FUNDS_PER_ROUND = 2_000;
 
 export interface ValuedPortfolio {
   price: bigint;
@@ -48,14 +49,23 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
     const fundIds = await holdings.fundsToValue(trx, after, FUNDS_PER_ROUND);
     if (fundIds.length === 0) break;
     after = fundIds[fundIds.length - 1] as number;
-    const [locked, held, investments, waiting] = await Promise.all([
-      lockFundsAccounts(trx, fundIds),
-      holdings.holdingsOf(trx, fundIds),
-      holdings.pendingInvestments(trx, fundIds),
-      holdings.waitingCents(trx, fundIds),
-    ]);
+    const [held, investments, waiting] = await Promise.all([holdings.holdingsOf(trx, fundIds), holdings.pendingInvestments(trx, fundIds), holdings.waitingCents(trx, fundIds)]);
     const investing = Map.groupBy(investments, (i) => Number(i.fund_id));
+    // Only a fund whose available money may move (an exchange, an investment, waiting donations) is
+    // locked against its donor's requests; the others' portfolio accounts move only at valuations,
+    // which run one at a time (the 'valuation' key).
+    const moving = fundIds.filter((id) => held.exchanges.has(id) || investing.has(id) || waiting.has(id));
+    const still = fundIds.filter((id) => !held.exchanges.has(id) && !investing.has(id) && !waiting.has(id));
+    const [lockedMoving, readStill] = [await lockFundsAccounts(trx, moving), await lockFundsAccounts(trx, still, { lock: false })];
+    const locked = new Map([...lockedMoving, ...readStill]);
     const records: holdings.FundValuationRow[] = [];
+    // A round's writes go together: one journal entry per book (each account's net change in the
+    // round: each fund's portfolio and available, the market accounts' and the fees' totals), the
+    // units and the records, in one batch of statements.
+    const net = new Map<Book, Map<number, number>>();
+    const unitRows: Array<[number, number, string]> = [];
+    const emptied: number[] = [];
+    const promoted: number[] = [];
     for (const fundId of fundIds) {
       const fund = locked.get(fundId);
       if (fund === undefined) continue;
@@ -150,10 +160,19 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
       await mark();
       assertSafeInteger(value, 'portfolio value');
       if (portfolio !== null && count === 0n) portfolio = null;
-      await holdings.setUnits(trx, fundId, portfolio === null ? null : { portfolio_id: portfolio, units: decimalText(count) });
-      if (portfolio !== null) outstanding.set(portfolio, (outstanding.get(portfolio) ?? 0n) + count);
-      if (movements.length > 0) await postEntry(trx, { book, memo: `valuation ${v.id}`, audit_id: v.auditIds[book] }, movements, v.at);
-      if (sold > 0) await promoteWaiting(trx, fundId, v.at);
+      if (portfolio === null) {
+        if (units !== undefined) emptied.push(fundId);
+      } else {
+        unitRows.push([fundId, portfolio, decimalText(count)]);
+        outstanding.set(portfolio, (outstanding.get(portfolio) ?? 0n) + count);
+      }
+      for (const m of movements) {
+        let deltas = net.get(book);
+        if (deltas === undefined) net.set(book, (deltas = new Map()));
+        deltas.set(m.from_account_id, (deltas.get(m.from_account_id) ?? 0) - m.amount_cents);
+        deltas.set(m.to_account_id, (deltas.get(m.to_account_id) ?? 0) + m.amount_cents);
+      }
+      if (sold > 0) promoted.push(fundId);
       records.push({
         valuation_id: v.id,
         fund_id: fundId,
@@ -171,7 +190,21 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
         sold_cents: sold,
       });
     }
-    await holdings.insertFundValuations(trx, records);
+    const entries = [...net].flatMap(([book, deltas]) => {
+      const postings = [...deltas].filter(([, cents]) => cents !== 0).map(([account_id, amount_cents]) => ({ account_id, amount_cents }));
+      return postings.length === 0 ? [] : [{ cause: { book, memo: `valuation ${v.id}`, audit_id: v.auditIds[book] } satisfies EntryCause, postings }];
+    });
+    const entryIds = await reserveEntryIds(trx, entries.length);
+    await runStatements(trx, [
+      ...postingEntryStatements(
+        entries.map((e, i) => ({ ...e, id: entryIds[i] as number })),
+        v.at,
+      ),
+      ...holdings.unitsStatements(unitRows, emptied),
+      ...holdings.fundValuationStatements(records),
+    ]);
+    // Money sold into available covers waiting donations, oldest first, once the round's balances are written.
+    for (const fundId of promoted) await promoteWaiting(trx, fundId, v.at);
   }
   return outstanding;
 }
