@@ -514,6 +514,67 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await context.close();
   });
 
+  test('investing: a donor chooses a portfolio and a share, the next valuation buys units, the dashboard draws the value', async () => {
+    for (const [name, holdings] of [
+      [
+        'Balanced',
+        [
+          { symbol: 'VTI', weight: 50 },
+          { symbol: 'BND', weight: 50 },
+        ],
+      ],
+      ['Growth', [{ symbol: 'VTI', weight: 100 }]],
+    ] as const) {
+      const made = await admin('POST', '/portfolios', { name, description: `${name} pool`, risk_level: 'medium', annual_fee_bps: 15, holdings });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+    }
+    const hour = (n: number) => new Date(Date.now() - (5 - n) * 3_600_000).toISOString();
+    const valuate = async (n: number, vti: string, bnd: string) => {
+      assert.equal(
+        (
+          await admin('POST', '/prices', {
+            prices: [
+              { symbol: 'VTI', price: vti, time: hour(n) },
+              { symbol: 'BND', price: bnd, time: hour(n) },
+            ],
+          })
+        ).status,
+        201,
+      );
+      const valued = await admin('POST', '/valuations', { at: hour(n) });
+      assert.equal(valued.status, 201, JSON.stringify(valued.body));
+    };
+    await valuate(0, '250', '72.5');
+    const context = await newContext();
+    const page = await context.newPage();
+    await signUp(page, 'Ivy Investor', 'ivy@example.org');
+    await page.getByRole('link', { name: 'Investing' }).first().click();
+    await page.getByRole('heading', { name: 'Investing', level: 1 }).waitFor();
+    await page.getByLabel(/Balanced/).check();
+    await page.getByLabel('Share of new contributions to invest (%)').fill('101');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('must be a whole percent from 0 to 100').first().waitFor();
+    await review(page, 'invest-refused');
+    await page.getByLabel(/Balanced/).check();
+    await page.getByLabel('Share of new contributions to invest (%)').fill('100');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Your choice is saved').waitFor();
+    await fundUser('Ivy Investor', '1000');
+    await page.reload();
+    await page.getByText('Waiting to be invested').waitFor();
+    await review(page, 'invest-chosen');
+    await valuate(1, '252.50', '72.40');
+    await valuate(2, '255', '72.30');
+    await page.reload();
+    await page.getByRole('img', { name: /What your invested money was worth/ }).waitFor();
+    await review(page, 'invest-chart');
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    await page.getByText('The total is what is available').waitFor();
+    assert.equal(await page.getByRole('img', { name: /What your invested money was worth/ }).count(), 1, 'the dashboard draws the value');
+    await review(page, 'dashboard-invested');
+    await context.close();
+  });
+
   test('Login with Almoner: an app is registered, a donor signs in and consents, the app donates with its token, a read-only token is refused, the donor disconnects it', async () => {
     const developer = await newContext();
     const dev = await developer.newPage();

@@ -156,9 +156,10 @@ for (const { name: engine } of engines()) {
           }
           f.exchange = null;
         }
-        const owed = f.waiting.reduce((n, w) => n + w, 0);
-        if (f.portfolio !== null && owed > f.available && f.value > 0) {
-          const need = Math.min(owed - f.available, f.value);
+        let covered = 0;
+        for (const w of f.waiting) if (covered + w <= f.available + f.value) covered += w;
+        if (f.portfolio !== null && covered > f.available && f.value > 0) {
+          const need = Math.min(covered - f.available, f.value);
           const sold = need === f.value ? f.units : unitsFor(need, price()).gt(f.units) ? f.units : unitsFor(need, price());
           f.available += need;
           f.value -= need;
@@ -289,6 +290,19 @@ for (const { name: engine } of engines()) {
       assert.ok((model[1] as ModelFund).portfolio === ids[2], 'donor 1 moved to Growth');
       const fees = await env.deps.db.selectFrom('ledger_accounts').select('balance_cents').where('kind', '=', 'fees').where('book', '=', 'live').executeTakeFirstOrThrow();
       assert.ok(Number(fees.balance_cents) > 0, 'the fee accrued');
+      // The statements say what each fund gained and paid: together, what the market and fees accounts hold.
+      const markets = await env.deps.db.selectFrom('ledger_accounts').select('balance_cents').where('kind', 'like', 'market:%').where('book', '=', 'live').execute();
+      const statements = await Promise.all(donors.map(async (d) => (await call(env.app, 'GET', '/v1/tax_statements?from=2026-01-01&to=2026-12-31', { key: d.key })).body));
+      const cents = (dollars: number) => Math.round(dollars * 100);
+      assert.equal(
+        statements.reduce((n, s) => n + cents(s.investment_fees), 0),
+        Number(fees.balance_cents),
+      );
+      assert.equal(
+        statements.reduce((n, s) => n + cents(s.investment_gains), 0),
+        -markets.reduce((n, m) => n + Number(m.balance_cents), 0),
+      );
+      assert.match(statements[0].investment_note, /not taxed/);
     });
 
     test('money invested by hand cannot be moved by hand once the fund chose a portfolio', async () => {

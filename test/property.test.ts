@@ -246,9 +246,12 @@ function modelValuation(m: Model, portfolioIds: readonly number[], feeMs: number
       iv.units = unitsFor(f.portfolio, price());
       mark();
     }
-    const owed = m.donations.filter((d) => d.user === u && d.status === 'waiting_for_funds').reduce((n, d) => n + d.cents, 0);
-    if (iv.held !== null && owed > f.available && f.portfolio > 0) {
-      const need = Math.min(owed - f.available, f.portfolio);
+    const waitingNow = m.donations.filter((d) => d.user === u && d.status === 'waiting_for_funds').map((d) => d.cents);
+    const owed = waitingNow.reduce((n, w) => n + w, 0);
+    let covered = 0;
+    for (const w of waitingNow) if (covered + w <= f.available + f.portfolio) covered += w;
+    if (iv.held !== null && covered > f.available && f.portfolio > 0) {
+      const need = Math.min(covered - f.available, f.portfolio);
       const units = need === f.portfolio ? iv.units : unitsFor(need, price()).gt(iv.units) ? iv.units : unitsFor(need, price());
       f.available += need;
       f.portfolio -= need;

@@ -12,7 +12,8 @@ import { einsOfFile, importBmf, sourceOf } from '../modules/nonprofits/index.ts'
 import { advanceContribution, declareContribution, recordArrivalAudited, recordContribution } from '../modules/contributions/index.ts';
 import { applyDonationEvent, cancelDonation, createDonation, type DonationEvent } from '../modules/donations/index.ts';
 import { acceptGift, claimGift, createGift, denyGift } from '../modules/gifts/index.ts';
-import { movePortfolio } from '../modules/portfolio/index.ts';
+import { createPortfolio, importPrices, movePortfolio, runValuation, setAllocation } from '../modules/portfolio/index.ts';
+import { demoPrices } from './prices.ts';
 import { createSchedule, runScheduler } from '../modules/scheduled/index.ts';
 import { createAdminToken } from '../modules/admin/index.ts';
 import type { Caller } from '../shared/caller.ts';
@@ -129,6 +130,67 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   await movePortfolio(deps, users.ada.fund_id, 'invest', 50_000, 'demo');
   await createSchedule(deps, ada, { ein: ein(14), amount_cents: 2_500, frequency: 'Monthly', next_date: deps.clock.now().toISOString().slice(0, 10), note: 'Every month.' });
   await runScheduler(deps);
+
+  // Investing (rules §19): three portfolios, a year of daily prices, a valuation each week. Ada's
+  // money invested by hand moves into Balanced; Grace and Katherine invest a new contribution.
+  const portfolios = {
+    conservative: await createPortfolio(
+      deps,
+      {
+        name: 'Conservative',
+        description: 'Mostly bonds: small moves, small growth.',
+        risk_level: 'low',
+        annual_fee_bps: 10,
+        holdings: [
+          { symbol: 'BND', weight: 50 },
+          { symbol: 'BNDX', weight: 30 },
+          { symbol: 'VTI', weight: 20 },
+        ],
+      },
+      'demo',
+    ),
+    balanced: await createPortfolio(
+      deps,
+      {
+        name: 'Balanced',
+        description: 'Half stocks, half bonds.',
+        risk_level: 'medium',
+        annual_fee_bps: 15,
+        holdings: [
+          { symbol: 'VTI', weight: 35 },
+          { symbol: 'VXUS', weight: 15 },
+          { symbol: 'BND', weight: 35 },
+          { symbol: 'BNDX', weight: 15 },
+        ],
+      },
+      'demo',
+    ),
+    growth: await createPortfolio(
+      deps,
+      {
+        name: 'Growth',
+        description: 'Stocks at home and abroad, and some property.',
+        risk_level: 'high',
+        annual_fee_bps: 20,
+        holdings: [
+          { symbol: 'VTI', weight: 55 },
+          { symbol: 'VXUS', weight: 30 },
+          { symbol: 'VNQ', weight: 15 },
+        ],
+      },
+      'demo',
+    ),
+  };
+  await setAllocation(deps, ada, { portfolio_id: portfolios.balanced.id, invest_share: 50 });
+  await setAllocation(deps, caller(users.grace), { portfolio_id: portfolios.growth.id, invest_share: 100 });
+  await setAllocation(deps, caller(users.katherine), { portfolio_id: portfolios.conservative.id, invest_share: 25 });
+  await contribute(users.grace, 'wire_payment', '3000', '1', 'USD', 'success');
+  await contribute(users.katherine, 'wire_payment', '2000', '1', 'USD', 'success');
+  const prices = demoPrices(deps.clock.now(), 365);
+  await importPrices(deps, prices, 'demo');
+  const days = [...new Set(prices.map((p) => p.time))];
+  for (let d = 0; d < days.length; d += 7) await runValuation(deps, days[d], 'demo');
+  if ((days.length - 1) % 7 !== 0) await runValuation(deps, days[days.length - 1], 'demo');
 
   await follow(deps, users.ada.user_id, users.grace.user_id);
   await follow(deps, users.grace.user_id, users.ada.user_id);

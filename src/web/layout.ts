@@ -98,6 +98,9 @@ const NOTICES: Record<string, string> = {
   app_secret: 'The app has a new client secret: the old one no longer works.',
   claim_sent: 'A link is on its way to the address you gave: follow it while signed in to this account.',
   claim_confirmed: 'Your claim is confirmed. An operator checks it; you will get an e-mail when they decide.',
+  allocation_saved: 'Your choice is saved: new contributions are invested as it says when they clear.',
+  exchange_waiting: 'Saved. Your invested money moves at the next valuation; until then you can cancel the move.',
+  exchange_cancelled: 'The move is cancelled: your money stays where it is.',
   bank_details_saved: 'The bank details are saved. Everyone else who acts for the organisation is told by e-mail.',
 };
 
@@ -166,7 +169,7 @@ export function layout(v: Visitor, title: string, body: Html): Html {
     ${
       s === undefined
         ? html`<a href="/signin">Sign in</a> <a href="/signup" class="button small">Sign up</a>`
-        : html`<a href="/dashboard">Dashboard</a> <a href="/money">Add money</a> <a href="/settings/keys">API keys</a> <a href="/settings/webhooks">Webhooks</a> <a href="/settings/apps">Apps</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
+        : html`<a href="/dashboard">Dashboard</a> <a href="/money">Add money</a> <a href="/invest">Investing</a> <a href="/settings/keys">API keys</a> <a href="/settings/webhooks">Webhooks</a> <a href="/settings/apps">Apps</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
         <form method="post" action="/signout" class="inline">${csrfField(v)}<button type="submit" class="link">Sign out</button></form>`
     }
   </nav>

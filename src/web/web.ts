@@ -17,6 +17,7 @@ import { settingsRoutes } from './routes/settings.ts';
 import { publicRoutes } from './routes/public.ts';
 import { appSettingsRoutes, interactionRoutes } from './routes/apps.ts';
 import { charityRoutes } from './routes/charities.ts';
+import { investRoutes } from './routes/invest.ts';
 
 const ASSETS = new Map<string, { type: string; body: string }>([
   ['app.css', { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8') }],
@@ -90,6 +91,7 @@ export function webApp(ctx: WebContext) {
     await web.register(appSettingsRoutes(ctx));
     await web.register(interactionRoutes(ctx));
     await web.register(charityRoutes(ctx));
+    await web.register(investRoutes(ctx));
     await web.register(publicRoutes(ctx));
   };
 }

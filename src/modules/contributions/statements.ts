@@ -7,6 +7,7 @@ import { badRequest } from '../../shared/errors.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { grantsPaid } from '../donations/index.ts';
+import { investmentTotals } from '../portfolio/index.ts';
 import { donorName, succeededBetween } from './contributions.store.ts';
 import { letterPdf, receiptNumber } from './receipts.ts';
 
@@ -30,6 +31,7 @@ export async function taxStatement(deps: Deps, caller: Caller, period: { from: s
   const end = new Date(Date.parse(`${period.to}T00:00:00.000Z`) + 86_400_000).toISOString();
   const contributions = await succeededBetween(deps.db, caller.book, caller.user_id, start, end);
   const grants = await grantsPaid(deps, caller, start, end);
+  const invested = await investmentTotals(deps, caller.fund_id, start, end);
   const total = contributions.reduce((sum, c) => sum + c.amount_cents, 0);
   const granted = grants.reduce((sum, g) => sum + g.cents, 0);
   const sponsor = deps.config.sponsor;
@@ -50,6 +52,10 @@ export async function taxStatement(deps: Deps, caller: Caller, period: { from: s
     total_grants: centsToDollars(granted),
     grants_note:
       'Grants made from your fund to charities. They are listed for your records only: your deduction was your contribution to the fund, and grants from it are not deductible a second time.',
+    investment_gains: centsToDollars(invested.gains),
+    investment_fees: centsToDollars(invested.fees),
+    investment_note:
+      "What your fund's investments gained (net of losses) and paid in the portfolio's fee at the period's valuations. For your records only: growth in a donor-advised fund is not taxed, and it is not deductible.",
   };
 }
 
@@ -73,7 +79,11 @@ function statementPdf(s: Statement, donorName: string): Promise<Uint8Array> {
     if (s.grants.length === 0) line('None in this period.');
     for (const g of s.grants) line(`${(g.paid_at ?? '').slice(0, 10)}  ${g.non_profit} (EIN ${g.ein})  ${usd(g.amount)}`);
     line(`Total grants: ${usd(s.total_grants)}`, { bold: true, gap: 10 });
-    line(s.grants_note, { size: 9 });
+    line(s.grants_note, { size: 9, gap: 16 });
+    line('Investments (informational)', { bold: true });
+    line(`Gains, net of losses: ${usd(s.investment_gains)}`);
+    line(`Portfolio fees: ${usd(s.investment_fees)}`, { gap: 10 });
+    line(s.investment_note, { size: 9 });
   });
 }
 

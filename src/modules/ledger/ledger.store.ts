@@ -144,10 +144,23 @@ export async function lockFundsAccounts(trx: Trx, fundIds: readonly number[], op
   if (funds.length === 1 && only !== undefined && options.lock) return locked.set(only, await lockFundAccounts(trx, only));
   if (funds.length === 0) return locked;
   for (const id of funds) assertSafeInteger(id, 'fund id');
+  if (!options.lock) {
+    // Read, not locked: the ids as a list, whose length the planner sees (index probes at any size).
+    const rows = await trx
+      .selectFrom('ledger_accounts')
+      .select(['id', 'kind', 'balance_cents', 'book', 'fund_id'])
+      .where('fund_id', 'in', funds)
+      .orderBy('fund_id')
+      .orderBy('id')
+      .execute();
+    const byFund = Map.groupBy(rows, (r) => Number(r.fund_id));
+    for (const id of funds) locked.set(id, toFundAccounts(byFund.get(id) ?? []));
+    return locked;
+  }
   const text =
     engine === 'postgres'
       ? `select id, kind, balance_cents, book, fund_id from ledger_accounts
-          where fund_id in (select cast(value as bigint) from json_array_elements_text(cast($1 as json))) order by fund_id, id${options.lock ? ' for update' : ''}`
+          where fund_id in (select cast(value as bigint) from json_array_elements_text(cast($1 as json))) order by fund_id, id for update`
       : 'select id, kind, balance_cents, book, fund_id from ledger_accounts where fund_id in (select value from json_each(?)) order by fund_id, id';
   dialectOf(trx).prepare(text);
   const { rows } = await trx.executeQuery<AccountRow & { fund_id: number }>(CompiledQuery.raw(text, [JSON.stringify(funds)]));

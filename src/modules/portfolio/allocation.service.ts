@@ -120,3 +120,13 @@ export function fundHoldsUnits(): AppError {
     "the fund's portfolio money is in units of its chosen portfolio: it moves at valuations (its exchange, investments and sales), not by hand",
   );
 }
+
+/** What the fund was worth in its portfolio at each of its last valuations (a year of daily ones), oldest first. */
+export async function valueHistory(deps: Deps, caller: Caller): Promise<Array<{ at: string; value_cents: number; units: string }>> {
+  return await holdings.valueHistory(deps.db, caller.fund_id, 366);
+}
+
+/** What the fund's investments gained (net of losses) and paid in fees over a period [start, end), in cents: its statement's lines. */
+export async function investmentTotals(deps: Deps, fundId: number, start: string, end: string): Promise<{ gains: number; fees: number }> {
+  return await holdings.valuationTotals(deps.db, fundId, start, end);
+}

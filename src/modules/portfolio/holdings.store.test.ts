@@ -107,8 +107,8 @@ describeEachEngine('holdings store', (env) => {
     await fund(deps, donor, 10_00);
     for (const amount of [50, 70])
       assert.equal((await call(app, 'POST', '/v1/donations', { key: donor.key, body: { ein: '261544963', amount } })).body.status, 'waiting_for_funds');
-    assert.deepEqual(await store.waitingCents(db, [donor.fund_id]), new Map([[donor.fund_id, 120_00]]));
-    assert.deepEqual(await store.waitingCents(db, []), new Map());
+    assert.deepEqual(await store.waitingDonations(db, [donor.fund_id]), new Map([[donor.fund_id, [50_00, 70_00]]]));
+    assert.deepEqual(await store.waitingDonations(db, []), new Map());
     assert.deepEqual(await store.portfolioBalances(db, [donor.fund_id]), new Map([[donor.fund_id, 0]]));
     assert.deepEqual(await store.portfolioBalances(db, []), new Map());
     const [first, again, other] = await db
@@ -138,6 +138,22 @@ describeEachEngine('holdings store', (env) => {
       (await store.fundValuationsOf(db, 3)).map((r) => [r.units, Number(r.gain_cents)]),
       [['1.00000000', 5]],
     );
+    // The chart's history joins each record to its valuation's time, oldest first.
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('valuations').values({ id: 3, at: '2026-10-01T21:00:00.000Z', created_at: 'x', created_by: 'test' }).execute();
+      await trx.insertInto('valuations').values({ id: 4, at: '2026-10-02T21:00:00.000Z', created_at: 'x', created_by: 'test' }).execute();
+    });
+    assert.deepEqual(await store.valueHistory(db, donor.fund_id, 10), [
+      { at: '2026-10-01T21:00:00.000Z', value_cents: 1000, units: '1.00000000' },
+      { at: '2026-10-02T21:00:00.000Z', value_cents: 1000, units: '1.00000000' },
+    ]);
+    assert.deepEqual(
+      (await store.valueHistory(db, donor.fund_id, 1)).map((r) => r.at),
+      ['2026-10-02T21:00:00.000Z'],
+    );
+    assert.deepEqual(await store.valuationTotals(db, donor.fund_id, '2026-10-01T00:00:00.000Z', '2026-10-03T00:00:00.000Z'), { gains: 10, fees: 2 });
+    assert.deepEqual(await store.valuationTotals(db, donor.fund_id, '2026-10-02T00:00:00.000Z', '2026-10-03T00:00:00.000Z'), { gains: 5, fees: 2 });
+    assert.deepEqual(await store.valuationTotals(db, donor.fund_id, '2027-01-01T00:00:00.000Z', '2028-01-01T00:00:00.000Z'), { gains: 0, fees: 0 });
     assert.deepEqual(
       (await store.fundValuationsOf(db, 4)).map((r) => Number(r.fee_cents)),
       [2],

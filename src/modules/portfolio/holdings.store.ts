@@ -110,12 +110,23 @@ export async function holdingsOf(db: Db | Trx, fundIds: readonly number[]) {
   };
 }
 
-/** Each fund's donations waiting for funds, in cents (what selling units covers first). */
-export async function waitingCents(db: Db | Trx, fundIds: readonly number[]): Promise<Map<number, number>> {
+/** Each fund's donations waiting for funds, their amounts in cents, oldest first (what selling units covers). */
+export async function waitingDonations(db: Db | Trx, fundIds: readonly number[]): Promise<Map<number, number[]>> {
   if (fundIds.length === 0) return new Map();
-  const rows = await db.selectFrom('donations').select(['fund_id', 'amount_cents']).where('status', '=', 'waiting_for_funds').where('fund_id', 'in', fundIds).execute();
-  const out = new Map<number, number>();
-  for (const r of rows) out.set(Number(r.fund_id), (out.get(Number(r.fund_id)) ?? 0) + Number(r.amount_cents));
+  const rows = await db
+    .selectFrom('donations')
+    .select(['fund_id', 'amount_cents'])
+    .where('status', '=', 'waiting_for_funds')
+    .where('fund_id', 'in', fundIds)
+    .orderBy('fund_id')
+    .orderBy('id')
+    .execute();
+  const out = new Map<number, number[]>();
+  for (const r of rows) {
+    const list = out.get(Number(r.fund_id));
+    if (list === undefined) out.set(Number(r.fund_id), [Number(r.amount_cents)]);
+    else list.push(Number(r.amount_cents));
+  }
   return out;
 }
 
@@ -199,4 +210,30 @@ export function fundValuationStatements(rows: readonly FundValuationRow[]): Stat
     FUND_VALUATION_COLUMNS,
     rows.map((r) => FUND_VALUATION_COLUMNS.map((c) => r[c])),
   );
+}
+
+/** A fund's value at its latest valuations (at most `limit`), oldest first: its chart. */
+export async function valueHistory(db: Db | Trx, fundId: number, limit: number): Promise<Array<{ at: string; value_cents: number; units: string }>> {
+  const rows = await db
+    .selectFrom('fund_valuations as f')
+    .innerJoin('valuations as v', 'v.id', 'f.valuation_id')
+    .select(['v.at', 'f.value_cents', 'f.units'])
+    .where('f.fund_id', '=', fundId)
+    .orderBy('f.valuation_id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.reverse().map((r) => ({ at: r.at, value_cents: Number(r.value_cents), units: r.units }));
+}
+
+/** A fund's gains (net of losses) and fees over the valuations in [start, end), in cents. */
+export async function valuationTotals(db: Db | Trx, fundId: number, start: string, end: string): Promise<{ gains: number; fees: number }> {
+  const row = await db
+    .selectFrom('fund_valuations as f')
+    .innerJoin('valuations as v', 'v.id', 'f.valuation_id')
+    .select([(eb) => eb.fn.sum<string>('f.gain_cents').as('gains'), (eb) => eb.fn.sum<string>('f.fee_cents').as('fees')])
+    .where('f.fund_id', '=', fundId)
+    .where('v.at', '>=', start)
+    .where('v.at', '<', end)
+    .executeTakeFirst();
+  return { gains: Number(row?.gains ?? 0), fees: Number(row?.fees ?? 0) };
 }

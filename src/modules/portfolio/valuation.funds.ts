@@ -49,7 +49,7 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
     const fundIds = await holdings.fundsToValue(trx, after, FUNDS_PER_ROUND);
     if (fundIds.length === 0) break;
     after = fundIds[fundIds.length - 1] as number;
-    const [held, investments, waiting] = await Promise.all([holdings.holdingsOf(trx, fundIds), holdings.pendingInvestments(trx, fundIds), holdings.waitingCents(trx, fundIds)]);
+    const [held, investments, waiting] = await Promise.all([holdings.holdingsOf(trx, fundIds), holdings.pendingInvestments(trx, fundIds), holdings.waitingDonations(trx, fundIds)]);
     const investing = Map.groupBy(investments, (i) => Number(i.fund_id));
     // Only a fund whose available money may move (an exchange, an investment, waiting donations) is
     // locked against its donor's requests; the others' portfolio accounts move only at valuations,
@@ -128,10 +128,14 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
         count = unitsFor(BigInt(value), (v.portfolios.get(portfolio) as ValuedPortfolio).price);
         await mark();
       }
-      // 3. Units sold to cover the fund's waiting donations, as far as they go.
-      const owed = waiting.get(fundId) ?? 0;
-      if (portfolio !== null && owed > available && value > 0) {
-        const need = Math.min(owed - available, value);
+      // 3. Units sold for the waiting donations the fund's money covers, oldest first, each that
+      // fits (as promotion picks them: a large one does not stop smaller, younger ones).
+      const waitingNow = waiting.get(fundId) ?? [];
+      const owed = waitingNow.reduce((n, w) => n + w, 0);
+      let covered = 0;
+      for (const w of waitingNow) if (covered + w <= available + value) covered += w;
+      if (portfolio !== null && covered > available && value > 0) {
+        const need = Math.min(covered - available, value);
         const price = (v.portfolios.get(portfolio) as ValuedPortfolio).price;
         const units = need === value ? count : unitsFor(BigInt(need), price) > count ? count : unitsFor(BigInt(need), price);
         movements.push({ from_account_id: ids.portfolio, to_account_id: ids.available, amount_cents: need });

@@ -6,6 +6,7 @@ import { charityChoices, csrfField, errorSummary, field, layout, notice, pager, 
 import type { Visitor } from '../visitor.ts';
 import { isCancellable } from '../../modules/donations/index.ts';
 import { SCHEDULE_FREQUENCIES } from '../../modules/scheduled/index.ts';
+import { valueChart } from './invest.ts';
 
 export interface DashboardData {
   balance: { amount_cents: number; pending_deposit_balance_cents: number; portfolio_balance_cents: number; available_balance_cents: number };
@@ -27,6 +28,8 @@ export interface DashboardData {
     items: Array<{ id: number; non_profit_name: string; ein: string; amount: number; frequency: string; next_date: string | null; status: string }>;
     meta: { count: number };
   };
+  /** The invested value at each valuation, oldest first (the chart). */
+  history: Array<{ at: string; value_cents: number; units: string }>;
 }
 
 /** Where a form on the dashboard stands after a failed post: which form, what was typed, what went wrong, and choices for an ambiguous charity name. */
@@ -82,14 +85,18 @@ export function donationForm(v: Visitor, state: DashboardForms['donation'], pref
   </form>`;
 }
 
-function balances(b: DashboardData['balance']): Html {
+function balances(b: DashboardData['balance'], history: DashboardData['history']): Html {
+  const held = b.amount_cents - b.available_balance_cents - b.portfolio_balance_cents;
   return html`<section aria-labelledby="balances"><h2 id="balances">Your fund</h2>
     <dl class="figures">
       <div><dt>Total</dt><dd>${usdCents(b.amount_cents)}</dd></div>
       <div><dt>Available to give</dt><dd>${usdCents(b.available_balance_cents)}</dd></div>
       <div><dt>Pending deposits</dt><dd>${usdCents(b.pending_deposit_balance_cents)}</dd></div>
       <div><dt>Invested</dt><dd>${usdCents(b.portfolio_balance_cents)}</dd></div>
-    </dl></section>`;
+    </dl>
+    <p class="muted" id="how-it-adds-up">The total is what is available (${usdCents(b.available_balance_cents)}), plus what is held for donations and gifts on their way (${usdCents(held)}), plus what is invested (${usdCents(b.portfolio_balance_cents)}: your units at the last valuation's price). Pending deposits join the total when they clear. <a href="/invest">Investing</a></p>
+    ${history.length === 0 ? '' : valueChart(history)}
+  </section>`;
 }
 
 function donations(v: Visitor, d: DashboardData['donations']): Html {
@@ -189,7 +196,7 @@ export function dashboardPage(v: Visitor, data: DashboardData, forms: DashboardF
     'Dashboard',
     html`<h1>Hello, ${name}</h1>
     ${notice(done)}
-    ${balances(data.balance)}
+    ${balances(data.balance, data.history)}
     <div class="columns">
       <div>${donations(v, data.donations)}</div>
       <div>${donationForm(v, forms.donation)}</div>

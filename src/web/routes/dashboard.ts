@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { callerOf } from '../../modules/accounts/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { getBalance } from '../../modules/users/index.ts';
+import { valueHistory } from '../../modules/portfolio/index.ts';
 import { cancelDonation, createDonation, listOwnDonations, DONATION_MIN_CENTS } from '../../modules/donations/index.ts';
 import { createGift, listGifts, GIFT_MIN_CENTS } from '../../modules/gifts/index.ts';
 import { listContributions } from '../../modules/contributions/index.ts';
@@ -18,14 +19,15 @@ const PER_PAGE = 20;
 
 async function loadDashboard(deps: Deps, caller: Caller, page: number): Promise<DashboardData> {
   const first = { page: 1, per_page: PER_PAGE };
-  const [balance, donations, gifts, contributions, schedules] = await Promise.all([
+  const [balance, donations, gifts, contributions, schedules, history] = await Promise.all([
     getBalance(deps, caller),
     listOwnDonations(deps, caller, { page, per_page: PER_PAGE }),
     listGifts(deps, caller, first),
     listContributions(deps, caller, first),
     listSchedules(deps, caller, first),
+    valueHistory(deps, caller),
   ]);
-  return { balance, donations, gifts, contributions, schedules };
+  return { balance, donations, gifts, contributions, schedules, history };
 }
 
 function idParam(request: FastifyRequest): number {
