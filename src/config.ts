@@ -105,6 +105,11 @@ export interface Config {
     payeeCoolingOffDays: number;
     payeeKey: Buffer | undefined;
   };
+  /**
+   * FUND_MONTHLY_FEE_CENTS: a flat fee each fund pays at the first valuation of each month (rules
+   * §19), from its available money and then its units; 0 (the default) charges none.
+   */
+  fundMonthlyFeeCents: number;
   /** Rate limits shared by every node through Redis when set; counted per node otherwise. */
   redisUrl: string | undefined;
   /** After Redis failed a node, how long it counts rate limits alone before it asks Redis again. */
@@ -359,6 +364,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       brokerage: env.SPONSOR_BROKERAGE || '(set SPONSOR_BROKERAGE: broker, DTC number and account for stock)',
       crypto: env.SPONSOR_CRYPTO || '(set SPONSOR_CRYPTO: a wallet address per accepted token)',
     },
+    fundMonthlyFeeCents: integer(env, 'FUND_MONTHLY_FEE_CENTS', 0, 0, 100_000),
     payments: {
       ach: {
         destinationRouting: env.ACH_DESTINATION_ROUTING ?? '',

@@ -135,7 +135,9 @@ const PROPERTY_PORTFOLIOS = [
 const PROPERTY_SYMBOLS = ['VTI', 'BND', 'VNQ'] as const;
 const HALF_EVEN = Big.roundHalfEven;
 /** Valuations of the property, an hour apart from a fixed time: the fees are the same on every run. */
-const valuationTime = (n: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + n * 3_600_000).toISOString();
+const valuationTime = (n: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + n * 86_400_000).toISOString();
+/** The platform's flat monthly fee here (FUND_MONTHLY_FEE_CENTS), charged at each month's first valuation. */
+const MONTHLY_FEE_CENTS = 150;
 
 /** What a fund chose and holds, for the model of valuations (rules §19). */
 interface Invested {
@@ -179,7 +181,7 @@ function investShare(m: Model, u: number, cents: number): void {
 }
 
 /** The model of a valuation (rules §19) on every fund: as valuation.funds.ts does it, in big.js. */
-function modelValuation(m: Model, portfolioIds: readonly number[], feeMs: number, bookOfActor: (i: number) => Book): void {
+function modelValuation(m: Model, portfolioIds: readonly number[], feeMs: number, bookOfActor: (i: number) => Book, monthly: boolean): void {
   Big.DP = 40;
   for (const [i, p] of PROPERTY_PORTFOLIOS.entries()) {
     const id = portfolioIds[i] as number;
@@ -197,6 +199,26 @@ function modelValuation(m: Model, portfolioIds: readonly number[], feeMs: number
         new Big(0),
       );
       m.units.set(id, { price: before.price.times(factor).round(8, HALF_EVEN), prices: { ...m.prices }, bps: p.annual_fee_bps });
+    }
+  }
+  // The month's first valuation: the flat fee, from available, then from units at the new price.
+  if (monthly) {
+    for (const [u, iv] of m.invested.entries()) {
+      const f = m.funds[u] as Fund;
+      if (f.available <= 0 && iv.held === null) continue;
+      const fromAvailable = Math.min(MONTHLY_FEE_CENTS, f.available);
+      let fromPortfolio = 0;
+      if (iv.held !== null && fromAvailable < MONTHLY_FEE_CENTS) {
+        const price = (m.units.get(iv.held) as { price: Big }).price;
+        const worth = valueOf(iv.units, price);
+        fromPortfolio = Math.min(MONTHLY_FEE_CENTS - fromAvailable, f.portfolio, worth);
+        const wanted = unitsFor(fromPortfolio, price);
+        iv.units = iv.units.minus(fromPortfolio === worth || wanted.gt(iv.units) ? iv.units : wanted);
+      }
+      f.available -= fromAvailable;
+      f.portfolio -= fromPortfolio;
+      const outside = m.outside[bookOfActor(u)];
+      outside.fees = (outside.fees ?? 0) + fromAvailable + fromPortfolio;
     }
   }
   for (const [u, iv] of m.invested.entries()) {
@@ -311,7 +333,7 @@ interface Books {
 
 /** Opens a database with `writer` creating donations, runs `fn` on it, closes it. */
 async function withWriter<T>(engine: TestEnv['engine'], writer: Config['donationWriter'], fn: (env: TestEnv) => Promise<T>): Promise<T> {
-  const env = await openEnv(engine, { donationWriter: writer });
+  const env = await openEnv(engine, { donationWriter: writer, fundMonthlyFeeCents: MONTHLY_FEE_CENTS });
   try {
     return await fn(env);
   } finally {
@@ -747,7 +769,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
               );
               await runValuation(deps, at, 'property');
             });
-            modelValuation(m, portfolioIds, n === 0 ? 0 : 3_600_000, bookOf);
+            modelValuation(m, portfolioIds, n === 0 ? 0 : 86_400_000, bookOf, n === 0 || valuationTime(n).slice(0, 7) !== valuationTime(n - 1).slice(0, 7));
             m.valuations += 1;
             break;
           }

@@ -69,6 +69,7 @@ export const TABLES_IN_ORDER = [
   'exchanges',
   'investments',
   'fund_valuations',
+  'monthly_fees',
 ] as const;
 
 /** Rows the platform writes when it opens an empty database; the copy replaces them with the source's. */

@@ -86,3 +86,12 @@ export interface FundValuationsTable {
   bought_cents: number;
   sold_cents: number;
 }
+
+export interface MonthlyFeesTable {
+  valuation_id: number;
+  fund_id: number;
+  book: string;
+  cents: number;
+  /** The units sold for the part of the fee its available money did not cover. */
+  from_units: string;
+}

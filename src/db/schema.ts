@@ -313,6 +313,7 @@ import type {
   FundUnitsTable,
   FundValuationsTable,
   InvestmentsTable,
+  MonthlyFeesTable,
   PortfolioValuationsTable,
   PortfoliosTable,
   PricesTable,
@@ -380,6 +381,7 @@ export interface Database {
   exchanges: ExchangesTable;
   investments: InvestmentsTable;
   fund_valuations: FundValuationsTable;
+  monthly_fees: MonthlyFeesTable;
   oidc_artifacts: OidcArtifactsTable;
   oidc_keys: OidcKeysTable;
 }

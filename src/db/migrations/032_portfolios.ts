@@ -116,5 +116,15 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
     .addColumn('sold_cents', t.money, (c) => c.notNull())
     .addPrimaryKeyConstraint('fund_valuations_pk', ['valuation_id', 'fund_id'])
     .execute();
+  // The flat monthly fee each fund paid at a valuation (FUND_MONTHLY_FEE_CENTS).
+  await db.schema
+    .createTable('monthly_fees')
+    .addColumn('valuation_id', t.ref, (c) => c.notNull())
+    .addColumn('fund_id', t.ref, (c) => c.notNull())
+    .addColumn('book', 'text', (c) => c.notNull())
+    .addColumn('cents', t.money, (c) => c.notNull())
+    .addColumn('from_units', 'text', (c) => c.notNull())
+    .addPrimaryKeyConstraint('monthly_fees_pk', ['valuation_id', 'fund_id'])
+    .execute();
   await db.schema.createIndex('portfolio_valuations_portfolio').on('portfolio_valuations').columns(['portfolio_id', 'valuation_id']).execute();
 }

@@ -109,6 +109,13 @@ describeEachEngine('holdings store', (env) => {
       assert.equal((await call(app, 'POST', '/v1/donations', { key: donor.key, body: { ein: '261544963', amount } })).body.status, 'waiting_for_funds');
     assert.deepEqual(await store.waitingDonations(db, [donor.fund_id]), new Map([[donor.fund_id, [50_00, 70_00]]]));
     assert.deepEqual(await store.waitingDonations(db, []), new Map());
+    // Funds a monthly fee reaches: available money, or units.
+    const idle = await makeUser(deps);
+    assert.ok((await store.fundsWithMoney(db, 0, 100)).includes(donor.fund_id));
+    assert.ok(!(await store.fundsWithMoney(db, 0, 100)).includes(idle.fund_id), 'a fund with nothing pays nothing');
+    await db.transaction().execute((trx) => store.setUnits(trx, idle.fund_id, { portfolio_id: 1, units: '1.00000000' }));
+    assert.ok((await store.fundsWithMoney(db, 0, 100)).includes(idle.fund_id));
+    assert.deepEqual(await store.fundsWithMoney(db, Math.max(donor.fund_id, idle.fund_id), 100), []);
     assert.deepEqual(await store.portfolioBalances(db, [donor.fund_id]), new Map([[donor.fund_id, 0]]));
     assert.deepEqual(await store.portfolioBalances(db, []), new Map());
     const [first, again, other] = await db
@@ -134,6 +141,9 @@ describeEachEngine('holdings store', (env) => {
     };
     await db.transaction().execute((trx) => store.insertFundValuations(trx, [row]));
     await db.transaction().execute((trx) => runStatements(trx, store.fundValuationStatements([{ ...row, valuation_id: 4, fee_cents: 2 }])));
+    await db
+      .transaction()
+      .execute((trx) => runStatements(trx, store.monthlyFeeStatements([{ valuation_id: 4, fund_id: donor.fund_id, book: 'live', cents: 150, from_units: '0.00000000' }])));
     assert.deepEqual(
       (await store.fundValuationsOf(db, 3)).map((r) => [r.units, Number(r.gain_cents)]),
       [['1.00000000', 5]],
@@ -151,15 +161,15 @@ describeEachEngine('holdings store', (env) => {
       (await store.valueHistory(db, donor.fund_id, 1)).map((r) => r.at),
       ['2026-10-02T21:00:00.000Z'],
     );
-    assert.deepEqual(await store.valuationTotals(db, donor.fund_id, '2026-10-01T00:00:00.000Z', '2026-10-03T00:00:00.000Z'), { gains: 10, fees: 2 });
-    assert.deepEqual(await store.valuationTotals(db, donor.fund_id, '2026-10-02T00:00:00.000Z', '2026-10-03T00:00:00.000Z'), { gains: 5, fees: 2 });
+    assert.deepEqual(await store.valuationTotals(db, donor.fund_id, '2026-10-01T00:00:00.000Z', '2026-10-03T00:00:00.000Z'), { gains: 10, fees: 152 });
+    assert.deepEqual(await store.valuationTotals(db, donor.fund_id, '2026-10-02T00:00:00.000Z', '2026-10-03T00:00:00.000Z'), { gains: 5, fees: 152 });
     assert.deepEqual(await store.valuationTotals(db, donor.fund_id, '2027-01-01T00:00:00.000Z', '2028-01-01T00:00:00.000Z'), { gains: 0, fees: 0 });
     assert.deepEqual(
       (await store.fundValuationsOf(db, 4)).map((r) => Number(r.fee_cents)),
       [2],
     );
     assert.deepEqual(await store.feeTotals(db), [
-      { book: 'live', recorded: 2, posted: 0 },
+      { book: 'live', recorded: 152, posted: 0 },
       { book: 'test', recorded: 0, posted: 0 },
     ]);
   });

@@ -162,18 +162,24 @@ export async function portfolioBalances(db: Db | Trx, fundIds: readonly number[]
   return new Map(rows.map((r) => [Number(r.fund_id), Number(r.balance_cents)]));
 }
 
-/** Per book: the fees every valuation recorded, and the fees account's balance. */
+/** Per book: the fees every valuation recorded (the annual fee's and the monthly), and the fees account's balance. */
 export async function feeTotals(db: Db | Trx): Promise<Array<{ book: string; recorded: number; posted: number }>> {
-  const recorded = await db
+  const annual = await db
     .selectFrom('fund_valuations')
     .select(['book', (eb) => eb.fn.sum<string>('fee_cents').as('total')])
     .groupBy('book')
     .execute();
+  const monthly = await db
+    .selectFrom('monthly_fees')
+    .select(['book', (eb) => eb.fn.sum<string>('cents').as('total')])
+    .groupBy('book')
+    .execute();
+  const recorded = [...annual, ...monthly];
   const posted = await db.selectFrom('ledger_accounts').select(['book', 'balance_cents']).where('fund_id', 'is', null).where('kind', '=', 'fees').execute();
   const books = new Set([...recorded.map((r) => r.book), ...posted.map((p) => p.book)]);
   return [...books].sort().map((book) => ({
     book,
-    recorded: Number(recorded.find((r) => r.book === book)?.total ?? 0),
+    recorded: recorded.filter((r) => r.book === book).reduce((n, r) => n + Number(r.total ?? 0), 0),
     posted: Number(posted.find((p) => p.book === book)?.balance_cents ?? 0),
   }));
 }
@@ -225,7 +231,7 @@ export async function valueHistory(db: Db | Trx, fundId: number, limit: number):
   return rows.reverse().map((r) => ({ at: r.at, value_cents: Number(r.value_cents), units: r.units }));
 }
 
-/** A fund's gains (net of losses) and fees over the valuations in [start, end), in cents. */
+/** A fund's gains (net of losses) and fees (the annual fee's and the monthly) over the valuations in [start, end), in cents. */
 export async function valuationTotals(db: Db | Trx, fundId: number, start: string, end: string): Promise<{ gains: number; fees: number }> {
   const row = await db
     .selectFrom('fund_valuations as f')
@@ -235,5 +241,39 @@ export async function valuationTotals(db: Db | Trx, fundId: number, start: strin
     .where('v.at', '>=', start)
     .where('v.at', '<', end)
     .executeTakeFirst();
-  return { gains: Number(row?.gains ?? 0), fees: Number(row?.fees ?? 0) };
+  const monthly = await db
+    .selectFrom('monthly_fees as m')
+    .innerJoin('valuations as v', 'v.id', 'm.valuation_id')
+    .select((eb) => eb.fn.sum<string>('m.cents').as('fees'))
+    .where('m.fund_id', '=', fundId)
+    .where('v.at', '>=', start)
+    .where('v.at', '<', end)
+    .executeTakeFirst();
+  return { gains: Number(row?.gains ?? 0), fees: Number(row?.fees ?? 0) + Number(monthly?.fees ?? 0) };
+}
+
+/** The next funds (ids after `after`) a monthly fee is charged to: those with available money or units. */
+export async function fundsWithMoney(db: Db | Trx, after: number, limit: number): Promise<number[]> {
+  const [cash, held] = await Promise.all([
+    db
+      .selectFrom('ledger_accounts')
+      .select('fund_id')
+      .where('kind', '=', 'available')
+      .where('balance_cents', '>', 0)
+      .where('fund_id', '>', after)
+      .orderBy('fund_id')
+      .limit(limit)
+      .execute(),
+    db.selectFrom('fund_units').select('fund_id').where('fund_id', '>', after).orderBy('fund_id').limit(limit).execute(),
+  ]);
+  return [...new Set([...cash, ...held].map((r) => Number(r.fund_id)))].sort((a, b) => a - b).slice(0, limit);
+}
+
+/** The statements that record the monthly fees charged at a valuation. */
+export function monthlyFeeStatements(rows: ReadonlyArray<{ valuation_id: number; fund_id: number; book: string; cents: number; from_units: string }>): Statement[] {
+  return insertRows(
+    'monthly_fees',
+    ['valuation_id', 'fund_id', 'book', 'cents', 'from_units'],
+    rows.map((r) => [r.valuation_id, r.fund_id, r.book, r.cents, r.from_units]),
+  );
 }

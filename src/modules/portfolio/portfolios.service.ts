@@ -9,7 +9,7 @@ import { decimalText, parse8 } from '../../shared/fixed.ts';
 import { recordAudit } from '../audit/index.ts';
 import { checkPrices, FEE_BPS_MAX, FIRST_UNIT_PRICE, holdingsProblem, nextUnitPrice, readPriceFile, RISK_LEVELS, timeOf, type Holding, type PriceCheck } from './portfolios.ts';
 import * as store from './portfolio.store.ts';
-import { valueFunds } from './valuation.funds.ts';
+import { chargeMonthlyFees, valueFunds } from './valuation.funds.ts';
 
 export interface PortfolioView {
   id: number;
@@ -234,13 +234,17 @@ export async function runValuation(deps: Deps, atText: string | undefined, actor
         at: now,
       });
     }
-    const outstanding = await valueFunds(trx, {
+    const context = {
       id: made,
       at,
       feeMs: last === undefined ? 0n : BigInt(Date.parse(at) - Date.parse(last.at)),
       auditIds,
       portfolios: new Map(valued.map((v) => [Number(v.portfolio.id), { price: v.unit, feeBps: v.portfolio.fee_bps }])),
-    });
+    };
+    // The month's first valuation charges the flat monthly fee first, if the platform has one.
+    const monthly = deps.config.fundMonthlyFeeCents;
+    if (monthly > 0 && (last === undefined || last.at.slice(0, 7) !== at.slice(0, 7))) await chargeMonthlyFees(trx, context, monthly);
+    const outstanding = await valueFunds(trx, context);
     await store.insertPortfolioValuations(
       trx,
       valued.map((v) => ({

@@ -212,3 +212,63 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
   }
   return outstanding;
 }
+
+/**
+ * The flat monthly fee (FUND_MONTHLY_FEE_CENTS) at the month's first valuation, before the funds
+ * are valued: each fund with money pays it from its available money, and what that lacks from its
+ * units at the new unit price (as much as they are worth). Posted to the book's fees account,
+ * recorded per fund in `monthly_fees`.
+ */
+export async function chargeMonthlyFees(trx: Trx, v: ValuationContext, feeCents: number): Promise<void> {
+  const feeAccounts = new Map<Book, number>();
+  for (let after = 0; ;) {
+    const fundIds = await holdings.fundsWithMoney(trx, after, FUNDS_PER_ROUND);
+    if (fundIds.length === 0) break;
+    after = fundIds[fundIds.length - 1] as number;
+    const [locked, held] = await Promise.all([lockFundsAccounts(trx, fundIds), holdings.holdingsOf(trx, fundIds)]);
+    const net = new Map<Book, Map<number, number>>();
+    const rows: Array<{ valuation_id: number; fund_id: number; book: string; cents: number; from_units: string }> = [];
+    const unitRows: Array<[number, number, string]> = [];
+    for (const fundId of fundIds) {
+      const fund = locked.get(fundId);
+      if (fund === undefined) continue;
+      const { book, ids } = fund;
+      const fromAvailable = Math.min(feeCents, fund.balances.available_cents);
+      let fromPortfolio = 0;
+      let sold = 0n;
+      const units = held.units.get(fundId);
+      const priced = units === undefined ? undefined : v.portfolios.get(Number(units.portfolio_id));
+      if (units !== undefined && priced !== undefined && fromAvailable < feeCents) {
+        const count = parse8(units.units) as bigint;
+        const worth = Number(valueCents(count, priced.price));
+        fromPortfolio = Math.min(feeCents - fromAvailable, fund.balances.portfolio_cents, worth);
+        const wanted = unitsFor(BigInt(fromPortfolio), priced.price);
+        sold = fromPortfolio === worth || wanted > count ? count : wanted;
+        // A fund left with no units keeps its row until the valuation empties it (and its account).
+        unitRows.push([fundId, Number(units.portfolio_id), decimalText(count - sold)]);
+      }
+      if (fromAvailable + fromPortfolio === 0) continue;
+      let deltas = net.get(book);
+      if (deltas === undefined) net.set(book, (deltas = new Map()));
+      let fee = feeAccounts.get(book);
+      if (fee === undefined) feeAccounts.set(book, (fee = await holdings.outsideAccount(trx, 'fees', book)));
+      if (fromAvailable > 0) deltas.set(ids.available, (deltas.get(ids.available) ?? 0) - fromAvailable);
+      if (fromPortfolio > 0) deltas.set(ids.portfolio, (deltas.get(ids.portfolio) ?? 0) - fromPortfolio);
+      deltas.set(fee, (deltas.get(fee) ?? 0) + fromAvailable + fromPortfolio);
+      rows.push({ valuation_id: v.id, fund_id: fundId, book, cents: fromAvailable + fromPortfolio, from_units: decimalText(sold) });
+    }
+    const entries = [...net].map(([book, deltas]) => ({
+      cause: { book, memo: `valuation ${v.id}: monthly fee`, audit_id: v.auditIds[book] } satisfies EntryCause,
+      postings: [...deltas].filter(([, cents]) => cents !== 0).map(([account_id, amount_cents]) => ({ account_id, amount_cents })),
+    }));
+    const entryIds = await reserveEntryIds(trx, entries.length);
+    await runStatements(trx, [
+      ...postingEntryStatements(
+        entries.map((e, i) => ({ ...e, id: entryIds[i] as number })),
+        v.at,
+      ),
+      ...holdings.unitsStatements(unitRows, []),
+      ...holdings.monthlyFeeStatements(rows),
+    ]);
+  }
+}

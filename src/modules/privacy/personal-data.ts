@@ -70,6 +70,7 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   exchanges: { personal: [], forget: 'changes of portfolio: kept' },
   investments: { personal: [], forget: 'amounts: kept' },
   fund_valuations: { personal: [], forget: 'amounts: kept' },
+  monthly_fees: { personal: [], forget: 'amounts: kept' },
   portfolio_valuations: { personal: [], forget: 'unit prices: no person in them' },
   payee_accounts: { personal: [], notPersonal: ['holder', 'account_sealed', 'account_last4'], forget: "organisations' bank details (sealed): no donor in them" },
   payment_grants: { personal: [], forget: 'amounts and donation ids: kept (the sponsor pays from its books)' },
