@@ -570,6 +570,7 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await review(page, 'invest-chart');
     await page.getByRole('link', { name: 'Dashboard' }).click();
     await page.getByText('The total is what is available').waitFor();
+    await page.getByText(/This year your investments (gained|lost) \$[\d,.]+ and paid \$[\d,.]+ in fees\./).waitFor();
     assert.equal(await page.getByRole('img', { name: /What your invested money was worth/ }).count(), 1, 'the dashboard draws the value');
     await review(page, 'dashboard-invested');
     await context.close();

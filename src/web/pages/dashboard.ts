@@ -30,6 +30,8 @@ export interface DashboardData {
   };
   /** The invested value at each valuation, oldest first (the chart). */
   history: Array<{ at: string; value_cents: number; units: string }>;
+  /** This year's gains (net of losses) and fees, in cents. */
+  invested: { gains: number; fees: number };
 }
 
 /** Where a form on the dashboard stands after a failed post: which form, what was typed, what went wrong, and choices for an ambiguous charity name. */
@@ -85,7 +87,7 @@ export function donationForm(v: Visitor, state: DashboardForms['donation'], pref
   </form>`;
 }
 
-function balances(b: DashboardData['balance'], history: DashboardData['history']): Html {
+function balances(b: DashboardData['balance'], history: DashboardData['history'], invested: DashboardData['invested']): Html {
   const held = b.amount_cents - b.available_balance_cents - b.portfolio_balance_cents;
   return html`<section aria-labelledby="balances"><h2 id="balances">Your fund</h2>
     <dl class="figures">
@@ -95,11 +97,12 @@ function balances(b: DashboardData['balance'], history: DashboardData['history']
       <div><dt>Invested</dt><dd>${usdCents(b.portfolio_balance_cents)}</dd></div>
     </dl>
     <p class="muted" id="how-it-adds-up">The total is what is available (${usdCents(b.available_balance_cents)}), plus what is held for donations and gifts on their way (${usdCents(held)}), plus what is invested (${usdCents(b.portfolio_balance_cents)}: your units at the last valuation's price). Pending deposits join the total when they clear. <a href="/invest">Investing</a></p>
+    ${history.length === 0 && invested.fees === 0 ? '' : html`<p id="this-year">This year your investments ${invested.gains >= 0 ? 'gained' : 'lost'} ${usdCents(Math.abs(invested.gains))} and paid ${usdCents(invested.fees)} in fees.</p>`}
     ${history.length === 0 ? '' : valueChart(history)}
   </section>`;
 }
 
-function donations(v: Visitor, d: DashboardData['donations']): Html {
+function donations(v: Visitor, d: DashboardData['donations'], invested: boolean): Html {
   return html`<section aria-labelledby="donations"><h2 id="donations">Donations <span class="muted">(${d.meta.count})</span></h2>
     ${
       d.items.length === 0
@@ -111,7 +114,7 @@ function donations(v: Visitor, d: DashboardData['donations']): Html {
         <td>${day(x.created_at)}</td>
         <td><a href="${x.non_profit.public_path}">${x.non_profit.name}</a>${x.note === undefined ? '' : html`<br><span class="muted note">${x.note}</span>`}${x.visibility === 'private' ? html` <span class="tag">private</span>` : ''}</td>
         <td class="num">${usd(x.amount)}</td>
-        <td>${status(x.status)}</td>
+        <td>${x.status === 'waiting_for_funds' && invested ? html`<span class="status status-waiting_for_funds">Waiting for the next valuation</span>` : status(x.status)}</td>
         <td>${isCancellable(x.status) ? html`<form method="post" action="/dashboard/donations/${x.id}/cancel" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="Cancel the donation of ${usd(x.amount)} to ${x.non_profit.name}">Cancel</button></form>` : ''}</td>
       </tr>`,
       )}</tbody></table>`
@@ -196,9 +199,9 @@ export function dashboardPage(v: Visitor, data: DashboardData, forms: DashboardF
     'Dashboard',
     html`<h1>Hello, ${name}</h1>
     ${notice(done)}
-    ${balances(data.balance, data.history)}
+    ${balances(data.balance, data.history, data.invested)}
     <div class="columns">
-      <div>${donations(v, data.donations)}</div>
+      <div>${donations(v, data.donations, data.balance.portfolio_balance_cents > 0)}</div>
       <div>${donationForm(v, forms.donation)}</div>
     </div>
     ${gifts(v, data.gifts, forms.gift)}

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { callerOf } from '../../modules/accounts/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { getBalance } from '../../modules/users/index.ts';
-import { valueHistory } from '../../modules/portfolio/index.ts';
+import { investmentTotals, valueHistory } from '../../modules/portfolio/index.ts';
 import { cancelDonation, createDonation, listOwnDonations, DONATION_MIN_CENTS } from '../../modules/donations/index.ts';
 import { createGift, listGifts, GIFT_MIN_CENTS } from '../../modules/gifts/index.ts';
 import { listContributions } from '../../modules/contributions/index.ts';
@@ -27,7 +27,9 @@ async function loadDashboard(deps: Deps, caller: Caller, page: number): Promise<
     listSchedules(deps, caller, first),
     valueHistory(deps, caller),
   ]);
-  return { balance, donations, gifts, contributions, schedules, history };
+  const year = `${deps.clock.now().toISOString().slice(0, 4)}-01-01T00:00:00.000Z`;
+  const invested = await investmentTotals(deps, caller.fund_id, year, deps.clock.now().toISOString());
+  return { balance, donations, gifts, contributions, schedules, history, invested };
 }
 
 function idParam(request: FastifyRequest): number {
