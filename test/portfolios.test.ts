@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import Big from 'big.js';
 import { engines, openEnv, makeUser, call, fingerprint, TestClock, type TestEnv } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
+import { seededRandom } from '../src/demo/prices.ts';
 
 const SYMBOLS = ['VTI', 'VXUS', 'BND', 'BNDX', 'VNQ'] as const;
 const PORTFOLIOS = [
@@ -43,16 +44,9 @@ const PORTFOLIOS = [
   },
 ];
 
-/** A seeded random walk: the same prices on every run (mulberry32). */
+/** A seeded random walk: the same prices on every run. */
 function walk(seed: number, days: number): Array<Record<string, string>> {
-  let state = seed >>> 0;
-  const random = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = seededRandom(seed);
   let prices = new Map<string, Big>(SYMBOLS.map((s, i) => [s, new Big(50 + i * 23.5)]));
   const out: Array<Record<string, string>> = [];
   for (let d = 0; d < days; d++) {

@@ -4,17 +4,21 @@
 
 export const DEMO_SYMBOLS = { VTI: '245.10', VXUS: '61.30', BND: '72.40', BNDX: '48.90', VNQ: '88.20' } as const;
 
-/** Prices at 21:00 UTC (the US close) on each of the `days` days before `today`, oldest first. */
-export function demoPrices(today: Date, days: number, seed = 20_261_127): Array<{ symbol: string; price: string; time: string }> {
+/** Numbers in [0, 1) from a seed, the same sequence on every machine (mulberry32). */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
-  const random = () => {
-    // mulberry32
+  return () => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
+}
+
+/** Prices at 21:00 UTC (the US close) on each of the `days` days before `today`, oldest first. */
+export function demoPrices(today: Date, days: number, seed = 20_261_127): Array<{ symbol: string; price: string; time: string }> {
+  const random = seededRandom(seed);
   // Prices in hundredths of a cent (integers), so the walk itself is exact.
   const now = new Map(Object.entries(DEMO_SYMBOLS).map(([symbol, price]) => [symbol, Math.round(Number(price) * 10_000)]));
   const volatility: Record<string, number> = { VTI: 120, VXUS: 110, BND: 30, BNDX: 25, VNQ: 150 };
