@@ -102,10 +102,20 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(await fingerprint(env.deps), before, 'a refused claim writes nothing');
 
       assert.equal((await claimed(alice, FOODBANK, { email: 'Alice@VTFoodbank.org' })).location, `/charities/${FOODBANK}/claim?done=claim_sent`);
-      const [sent] = await mails('charity_claim');
-      assert.equal(sent?.recipient, 'alice@vtfoodbank.org');
+      const [first] = await mails('charity_claim');
+      assert.equal(first?.recipient, 'alice@vtfoodbank.org');
+      assert.ok(linkIn(first?.text ?? ''), 'the message carries the link');
+      // Asking again at once sends nothing; ten minutes later a new link replaces the first.
+      const sentOnce = await fingerprint(env.deps);
+      const soon = await claimed(alice, FOODBANK, { email: 'alice@vtfoodbank.org' });
+      assert.equal(soon.status, 409);
+      assert.match(textOf(soon.body), /a link went to alice@vtfoodbank\.org a moment ago/i);
+      assert.deepEqual(await fingerprint(env.deps), sentOnce);
+      clock.advance(11 * 60_000);
+      assert.equal((await claimed(alice, FOODBANK, { email: 'alice@vtfoodbank.org' })).status, 303);
+      const sent = (await mails('charity_claim'))[1];
       const link = linkIn(sent?.text ?? '');
-      assert.ok(link, 'the message carries the link');
+      assert.equal((await alice.get(linkIn(first?.text ?? ''))).status, 404, 'the first link no longer works');
       // Not yet an operator's to decide, and nothing to manage.
       const unconfirmed = (await admin('GET', '/charity_claims?status=unconfirmed')).body.items[0];
       assert.deepEqual((await admin('POST', `/charity_claims/${unconfirmed.id}/approve`, { note: 'too soon' })).body.code, 'claim_not_confirmed');
@@ -154,15 +164,34 @@ for (const { name: engine } of engines()) {
         (await mails('charity_claim')).map((m) => [m.recipient, m.subject]),
         [
           ['alice@vtfoodbank.org', 'Confirm that you act for Vermont Foodbank'],
+          ['alice@vtfoodbank.org', 'Confirm that you act for Vermont Foodbank'],
           ['alice@vtfoodbank.org', 'You now act for Vermont Foodbank on Almoner'],
         ],
       );
       const audit = await env.deps.db.selectFrom('audit_log').select('action').where('object_type', '=', 'charity_claim').orderBy('id').execute();
       assert.deepEqual(
         audit.map((a) => a.action),
-        ['charity_claim.started', 'charity_claim.confirmed', 'charity_claim.approved'],
+        ['charity_claim.started', 'charity_claim.started', 'charity_claim.confirmed', 'charity_claim.approved'],
       );
       assert.equal((await alice.get(`/charities/${FOODBANK}/manage`)).status, 200);
+    });
+
+    test('a person may have five claims waiting for their links; the sixth is refused and sends nothing', async () => {
+      const bob = people.get('Bob Brown') as WebClient;
+      for (let i = 0; i < 6; i++) {
+        await makeNonProfit(env.deps, { ein: String(770_000_100 + i), name: `Example Trust ${i}`, ...NO_IRS_DETAILS });
+        await env.deps.db
+          .updateTable('non_profits')
+          .set({ website: `https://example${i}.org` })
+          .where('ein', '=', String(770_000_100 + i))
+          .execute();
+      }
+      for (let i = 0; i < 5; i++) assert.equal((await claimed(bob, String(770_000_100 + i), { email: `bob@example${i}.org` })).status, 303);
+      const before = await fingerprint(env.deps);
+      const sixth = await claimed(bob, '770000105', { email: 'bob@example5.org' });
+      assert.equal(sixth.status, 409);
+      assert.match(textOf(sixth.body), /you have 5 claims waiting for their links/i);
+      assert.deepEqual(await fingerprint(env.deps), before);
     });
 
     test('an organisation without a website: the claimant names it, the operator sees that it is theirs to check', async () => {
@@ -319,7 +348,8 @@ for (const { name: engine } of engines()) {
     test('forgetting a claimant ends their claims; the organisation keeps its other people', async () => {
       const alice = await accountOf(env.deps, 'alice@home.example');
       await forgetUser(env.deps, alice.user_id, 'test');
-      const left = await env.deps.db.selectFrom('charity_claims').select(['email']).orderBy('id').execute();
+      assert.equal((await env.deps.db.selectFrom('charity_claims').select('id').where('user_id', '=', alice.user_id).execute()).length, 0, 'none of hers is left');
+      const left = await env.deps.db.selectFrom('charity_claims').select(['email']).where('status', '=', 'approved').orderBy('id').execute();
       assert.deepEqual(
         left.map((c) => c.email),
         ['carol@greenmountainarts.org', 'dan@vtfoodbank.org'],

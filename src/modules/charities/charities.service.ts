@@ -10,7 +10,7 @@ import { messages, queueMail } from '../mail/index.ts';
 import { charityByEin, normalizeEin } from '../nonprofits/index.ts';
 import { newSecret, normalizeEmail } from '../accounts/index.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import { CLAIM_LINK_TTL_MS, emailAtDomain, webDomain } from './charities.ts';
+import { CLAIM_LINK_TTL_MS, CLAIM_RESEND_MS, emailAtDomain, UNCONFIRMED_CLAIMS_MAX, webDomain } from './charities.ts';
 import * as store from './charities.store.ts';
 
 const CLAIMS_LISTED = 500;
@@ -64,6 +64,12 @@ export async function startClaim(
     const live = await store.liveClaimOf(trx, userId, view.id);
     if (live !== undefined && live.status !== 'unconfirmed')
       throw conflict('claim_exists', live.status === 'approved' ? `you act for ${view.name} already` : `your claim for ${view.name} waits for an operator`);
+    if (live !== undefined && now.getTime() - Date.parse(live.created_at) < CLAIM_RESEND_MS) {
+      const after = new Date(Date.parse(live.created_at) + CLAIM_RESEND_MS).toISOString();
+      throw conflict('claim_link_recent', `a link went to ${live.email} a moment ago: follow it, or ask again after ${after.slice(11, 16)} UTC`);
+    }
+    if (live === undefined && (await store.unconfirmedCount(trx, userId)) >= UNCONFIRMED_CLAIMS_MAX)
+      throw conflict('claim_limit', `you have ${UNCONFIRMED_CLAIMS_MAX} claims waiting for their links: follow those first`);
     let id: number;
     if (live === undefined) {
       try {

@@ -75,6 +75,8 @@ describeEachEngine('charities store', (env) => {
       { non_profit_id: foodbank, email: 'bob@vtfoodbank.org' },
     ]);
     assert.deepEqual(await store.claimantsOf(db, []), []);
+    assert.equal(await store.unconfirmedCount(db, bob.user_id), 1);
+    assert.equal(await store.unconfirmedCount(db, alice.user_id), 0);
     assert.deepEqual(
       (await store.claimsOfUser(db, bob.user_id)).map((c) => [c.ein, c.status]),
       [

@@ -109,3 +109,14 @@ export async function claimantsOf(db: Db | Trx, nonProfitIds: readonly number[])
   }
   return rows;
 }
+
+/** How many of a person's claims wait for their link to be followed. */
+export async function unconfirmedCount(db: Db | Trx, userId: number): Promise<number> {
+  const row = await db
+    .selectFrom('charity_claims')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('user_id', '=', userId)
+    .where('status', '=', 'unconfirmed')
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -5,6 +5,12 @@
 /** A confirmation link works this long (a day: the mailbox may be a shared one read later). */
 export const CLAIM_LINK_TTL_MS = 24 * 3_600_000;
 
+/** A new link for the same claim goes out at most this often: the form is no way to flood an organisation's mailbox. */
+export const CLAIM_RESEND_MS = 10 * 60_000;
+
+/** Claims a person may have waiting for their link at once (each sent a mail to an organisation). */
+export const UNCONFIRMED_CLAIMS_MAX = 5;
+
 /** The host of a website address, lower-case, without a leading `www.`; null when it is not a web address. */
 export function webDomain(website: string): string | null {
   const text = website.trim();
