@@ -110,7 +110,8 @@ for (const { name: engine } of engines()) {
         'Contributions statement, 2026-01-01 to 2026-12-31',
         'Donor: Frances Perkins',
         'Contributions (deductible)',
-        '10 AAPL $1,874.20 receipt R-',
+        'Stock or fund shares (10 AAPL) $1,874.20 receipt R-',
+        'Investments (informational)',
         'Total contributions: $1,884.70',
         'Grants made from your fund (informational)',
         'Vermont Foodbank (EIN 261544963) $50.00',
@@ -118,6 +119,7 @@ for (const { name: engine } of engines()) {
         'not deductible a second time',
       ])
         assert.ok(text.includes(expected), `the PDF says ${expected}: ${text}`);
+      assert.ok(!/_payment|_deposit/.test(text), 'no type is printed as its code');
     });
 
     test('bad periods are refused with invalid_parameter; nothing changes', async () => {

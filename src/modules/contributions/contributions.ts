@@ -14,6 +14,25 @@ export const CONTRIBUTION_TYPES = [
 ] as const;
 export type ContributionType = (typeof CONTRIBUTION_TYPES)[number];
 
+/** What each type is called where a person reads it (pages, statements, receipts). */
+export const CONTRIBUTION_TYPE_NAMES: Readonly<Record<ContributionType, string>> = {
+  wire_payment: 'Wire transfer',
+  bank_account_scheduled_deposit: 'Bank transfer (ACH)',
+  credit_card_scheduled_deposit: 'Card payment',
+  check_payment: 'Check',
+  stock_payment: 'Stock or fund shares',
+  crypto_payment: 'Cryptocurrency',
+  wire_daf_transfer: 'Wire from another donor-advised fund',
+  check_daf_transfer: 'Check from another donor-advised fund',
+  company_payment: 'From your company',
+  third_party_payment: 'From someone else for you',
+};
+
+/** A type's name for a person; an unknown one (an older row) with its underscores as spaces. */
+export function contributionTypeName(type: string): string {
+  return CONTRIBUTION_TYPE_NAMES[type as ContributionType] ?? type.replace(/_/g, ' ');
+}
+
 export const CONTRIBUTION_STATUSES = ['pending', 'success', 'waiting_for_funds', 'failed'] as const;
 export type ContributionStatus = (typeof CONTRIBUTION_STATUSES)[number];
 

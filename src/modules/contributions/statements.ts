@@ -10,6 +10,7 @@ import { grantsPaid } from '../donations/index.ts';
 import { investmentTotals } from '../portfolio/index.ts';
 import { donorName, succeededBetween } from './contributions.store.ts';
 import { letterPdf, receiptNumber } from './receipts.ts';
+import { contributionTypeName } from './contributions.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -73,7 +74,10 @@ function statementPdf(s: Statement, donorName: string): Promise<Uint8Array> {
     line(`Donor: ${donorName}`, { gap: 14 });
     line('Contributions (deductible)', { bold: true });
     if (s.contributions.length === 0) line('None in this period.');
-    for (const c of s.contributions) line(`${(c.received_at ?? '').slice(0, 10)}  ${c.description ?? c.type}  ${usd(c.amount)}  receipt ${c.receipt ?? '-'}`);
+    for (const c of s.contributions)
+      line(
+        `${(c.received_at ?? '').slice(0, 10)}  ${contributionTypeName(c.type)}${c.description === null ? '' : ` (${c.description})`}  ${usd(c.amount)}  receipt ${c.receipt ?? '-'}`,
+      );
     line(`Total contributions: ${usd(s.total_contributions)}`, { bold: true, gap: 16 });
     line('Grants made from your fund (informational)', { bold: true });
     if (s.grants.length === 0) line('None in this period.');

@@ -7,6 +7,7 @@ import type { Visitor } from '../visitor.ts';
 import { isCancellable } from '../../modules/donations/index.ts';
 import { SCHEDULE_FREQUENCIES } from '../../modules/scheduled/index.ts';
 import { valueChart } from './invest.ts';
+import { contributionTypeName } from '../../modules/contributions/index.ts';
 
 export interface DashboardData {
   balance: { amount_cents: number; pending_deposit_balance_cents: number; portfolio_balance_cents: number; available_balance_cents: number };
@@ -161,7 +162,7 @@ function contributions(c: DashboardData['contributions']): Html {
         ? html`<p class="empty">No contributions yet. Money you put into your fund appears here.</p>`
         : html`<table>
       <thead><tr><th scope="col">Date</th><th scope="col">Type</th><th scope="col" class="num">Units</th><th scope="col" class="num">Value each</th><th scope="col">Status</th></tr></thead>
-      <tbody>${c.items.map((x) => html`<tr><td><a href="/money/${x.id}">${day(x.created_at)}</a></td><td>${x.type.replace(/_/g, ' ')}</td><td class="num">${x.units}</td><td class="num">${x.valuation} ${x.currency}</td><td>${status(x.status)}</td></tr>`)}</tbody></table>`
+      <tbody>${c.items.map((x) => html`<tr><td><a href="/money/${x.id}">${day(x.created_at)}</a></td><td>${contributionTypeName(x.type)}</td><td class="num">${x.currency === 'USD' ? x.units : `${x.units} ${x.currency}`}</td><td class="num">${usd(x.valuation)}</td><td>${status(x.status)}</td></tr>`)}</tbody></table>`
     }
   </section>`;
 }

@@ -1,6 +1,7 @@
 // Adding money (rules §7, 13): declare a contribution and read where to
 // send it; each contribution's page with its instructions, cancel, and
 // receipt; tax statements for a year or any period; CSV downloads.
+import { CONTRIBUTION_TYPE_NAMES, contributionTypeName } from '../../modules/contributions/index.ts';
 import { usdText, valueOfNumbersInCents } from '../../shared/money.ts';
 import { html, day, usd, usdCents, type Html } from '../html.ts';
 import { csrfField, errorSummary, field, layout, notice, pager, select, status, type FormState } from '../layout.ts';
@@ -9,19 +10,21 @@ import type { DashboardData } from './dashboard.ts';
 import type { Receipt } from '../../modules/contributions/index.ts';
 
 /** What each type a donor may declare is called, in the order the form offers them. */
-export const TYPE_LABELS: ReadonlyArray<readonly [string, string]> = [
-  ['wire_payment', 'Wire transfer'],
-  ['bank_account_scheduled_deposit', 'Bank transfer (ACH)'],
-  ['check_payment', 'Check'],
-  ['stock_payment', 'Stock or fund shares'],
-  ['crypto_payment', 'Cryptocurrency'],
-  ['wire_daf_transfer', 'Wire from another donor-advised fund'],
-  ['check_daf_transfer', 'Check from another donor-advised fund'],
-  ['company_payment', 'From your company'],
-  ['third_party_payment', 'From someone else for you'],
-];
+export const TYPE_LABELS: ReadonlyArray<readonly [string, string]> = (
+  [
+    'wire_payment',
+    'bank_account_scheduled_deposit',
+    'check_payment',
+    'stock_payment',
+    'crypto_payment',
+    'wire_daf_transfer',
+    'check_daf_transfer',
+    'company_payment',
+    'third_party_payment',
+  ] as const
+).map((t) => [t, CONTRIBUTION_TYPE_NAMES[t]] as const);
 
-const label = (type: string) => TYPE_LABELS.find(([t]) => t === type)?.[1] ?? type.replace(/_/g, ' ');
+const label = contributionTypeName;
 
 export interface ContributionView {
   id: number;
