@@ -43,7 +43,7 @@ for (const { name: engine } of engines()) {
       assert.equal(wire.body.status, 'waiting_for_funds');
       assert.match(wire.body.reference, /^ALM-[2-9A-HJ-NP-Z]{4}-[2-9A-HJ-NP-Z]{4}$/);
       assert.equal(wire.body.instructions.method, 'bank_transfer');
-      assert.match(wire.body.instructions.steps.join(' '), /Send \$5000\.00 to Vermont Giving Fund \(EIN 12-3456789\): First Bank/);
+      assert.match(wire.body.instructions.steps.join(' '), /Send \$5,000\.00 to Vermont Giving Fund \(EIN 12-3456789\): First Bank/);
       assert.ok(wire.body.instructions.steps.join(' ').includes(wire.body.reference));
       const stock = await call(env.app, 'POST', '/v1/contributions', { key: donor.key, body: { type: 'stock_payment', units: 10, symbol: 'AAPL' } });
       assert.equal(stock.status, 201);

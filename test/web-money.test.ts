@@ -48,7 +48,7 @@ for (const { name: engine } of engines()) {
       const id = Number(/^\/money\/(\d+)\?/.exec(declared.location ?? '')?.[1]);
       const page = textOf((await browser.get(declared.location ?? '')).body);
       const reference = /reference (ALM-\w{4}-\w{4})/.exec(page)?.[1] ?? '';
-      assert.match(page, /Send \$5000\.00 to Lakeside Giving Fund \(EIN 98-7654321\): Lake Bank/);
+      assert.match(page, /Send \$5,000\.00 to Lakeside Giving Fund \(EIN 98-7654321\): Lake Bank/);
       assert.ok(page.includes(`Put ${reference} in the transfer's reference`), page);
 
       const [found] = (await admin('GET', `/contributions/awaiting?reference=${reference}`)).body.items;

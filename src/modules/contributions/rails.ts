@@ -4,6 +4,7 @@
 // themselves. A card or bank processor would be one more rail, behind this
 // interface, without touching the ledger.
 import type { ContributionType } from './contributions.ts';
+import { parseDecimal, usdText } from '../../shared/money.ts';
 
 export interface Sponsor {
   name: string;
@@ -31,12 +32,18 @@ export interface Rail {
 
 const payee = (s: Sponsor) => `${s.name} (EIN ${s.ein})`;
 
+/** A declared amount as the page beside it writes money: "$1,000.00". */
+const dollars = (amount: string | undefined) => {
+  const cents = amount === undefined ? null : parseDecimal(amount, 2);
+  return cents === null ? `$${amount ?? ''}` : usdText(Number(cents));
+};
+
 const check: Rail = {
   asset: 'cash',
   instructions: (s, reference, d) => ({
     method: 'mail_check',
     reference,
-    steps: [`Make a check for $${d.amount} payable to ${payee(s)}.`, `Write ${reference} on its memo line.`, `Mail it to ${s.address}.`],
+    steps: [`Make a check for ${dollars(d.amount)} payable to ${payee(s)}.`, `Write ${reference} on its memo line.`, `Mail it to ${s.address}.`],
   }),
 };
 
@@ -45,7 +52,7 @@ const bank: Rail = {
   instructions: (s, reference, d) => ({
     method: 'bank_transfer',
     reference,
-    steps: [`Send $${d.amount} to ${payee(s)}: ${s.bank}.`, `Put ${reference} in the transfer's reference or memo field.`],
+    steps: [`Send ${dollars(d.amount)} to ${payee(s)}: ${s.bank}.`, `Put ${reference} in the transfer's reference or memo field.`],
   }),
 };
 
@@ -76,7 +83,7 @@ const daf: Rail = {
   instructions: (s, reference, d) => ({
     method: 'daf_transfer',
     reference,
-    steps: [`Ask your donor-advised fund to grant $${d.amount} to ${payee(s)}, ${s.address}.`, `Ask them to name ${reference} in the grant's purpose or memo.`],
+    steps: [`Ask your donor-advised fund to grant ${dollars(d.amount)} to ${payee(s)}, ${s.address}.`, `Ask them to name ${reference} in the grant's purpose or memo.`],
   }),
 };
 
