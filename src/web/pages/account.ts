@@ -4,7 +4,8 @@ import { csrfField, errorSummary, field, layout, notice, type FormState } from '
 import type { Visitor } from '../visitor.ts';
 import { PASSWORD_MIN } from '../../modules/accounts/index.ts';
 
-export function signUpPage(v: Visitor, state?: FormState): Html {
+/** `next`: where to go once the fund is open (a path of this site, already checked). */
+export function signUpPage(v: Visitor, state?: FormState, next?: string): Html {
   return layout(
     v,
     'Sign up',
@@ -14,12 +15,13 @@ export function signUpPage(v: Visitor, state?: FormState): Html {
     ${errorSummary(state)}
     <form method="post" action="/signup" novalidate>
       ${csrfField(v)}
+      ${next === undefined ? '' : html`<input type="hidden" name="next" value="${next}">`}
       ${field({ name: 'name', label: 'Your name', state, required: true, autocomplete: 'name', maxlength: 200 })}
       ${field({ name: 'email', label: 'Email', type: 'email', state, required: true, autocomplete: 'email' })}
       ${field({ name: 'password', label: 'Password', type: 'password', state, required: true, autocomplete: 'new-password', hint: `At least ${PASSWORD_MIN} characters. A few unrelated words make a strong one.` })}
       <button type="submit">Create my account</button>
     </form>
-    <p>Already have an account? <a href="/signin">Sign in</a>.</p>
+    <p>Already have an account? <a href="/signin${next === undefined ? '' : `?next=${encodeURIComponent(next)}`}">Sign in</a>.</p>
   </section>`,
   );
 }

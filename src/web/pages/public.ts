@@ -236,7 +236,7 @@ export function giftPage(v: Visitor, g: GiftView, options: { isGiver: boolean; d
   if (g.status !== 'new') actions = html`<p class="notice">${closed[g.status] ?? g.status}</p>`;
   else if (options.isGiver) actions = html`<p class="notice">You sent this gift. Share this page's address with ${g.name}; they choose what happens to it.</p>`;
   else if (v.session === undefined)
-    actions = html`<p>To accept, direct or decline this gift, <a href="/signin?next=${encodeURIComponent(path)}">sign in</a> or <a href="/signup">open a fund</a> (it is free), then come back to this page.</p>`;
+    actions = html`<p>To accept, direct or decline this gift, <a href="/signin?next=${encodeURIComponent(path)}">sign in</a> or <a href="/signup?next=${encodeURIComponent(path)}">open a fund</a> (it is free): either brings you back to this page.</p>`;
   else {
     actions = html`<div class="gift-actions">
       <form method="post" action="${path}/accept" class="card">${csrfField(v)}<h2>Keep it in your fund</h2><p>The money goes into your own fund, to give later.</p><button type="submit">Accept the gift</button></form>

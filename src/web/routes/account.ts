@@ -11,7 +11,12 @@ import { sendPage, type WebContext } from '../context.ts';
 export function accountRoutes({ deps, limiter }: WebContext) {
   const sessionCookie = (token: string) => cookieHeader(deps, SESSION_COOKIE, token, deps.config.sessionTtlHours * 3600);
   return async (web: FastifyInstance) => {
-    web.get('/signup', async (request, reply) => sendPage(reply, signUpPage(request.visitor)));
+    // Where to go once the fund is open: back to the page that sent the person (a gift's), else the dashboard.
+    const afterSignUp = (next: string | null | undefined) => (next === undefined || next === null || next === '' ? '/dashboard?done=welcome' : safeNext(next));
+    web.get('/signup', async (request, reply) => {
+      const next = (request.query as { next?: string }).next;
+      return sendPage(reply, signUpPage(request.visitor, undefined, next === undefined ? undefined : safeNext(next)));
+    });
 
     web.post('/signup', async (request, reply) => {
       // Accounts are cheap to make and each costs a password hash: a few a minute per address.
@@ -23,9 +28,15 @@ export function accountRoutes({ deps, limiter }: WebContext) {
         password: (request.body as URLSearchParams | undefined)?.get('password') ?? '',
       };
       const result = await attempt(() => signUp(deps, input));
-      if (!result.ok) return sendPage(reply, signUpPage(request.visitor, stateOf(result.error, form.values)), STATUS_OF_KIND[result.error.kind]);
+      const next = (request.body as URLSearchParams | undefined)?.get('next');
+      if (!result.ok)
+        return sendPage(
+          reply,
+          signUpPage(request.visitor, stateOf(result.error, form.values), next === null || next === undefined || next === '' ? undefined : safeNext(next)),
+          STATUS_OF_KIND[result.error.kind],
+        );
       if (request.visitor.token !== undefined) await signOut(deps, request.visitor.token);
-      return reply.code(303).header('set-cookie', sessionCookie(result.value.token)).header('location', '/dashboard?done=welcome').send();
+      return reply.code(303).header('set-cookie', sessionCookie(result.value.token)).header('location', afterSignUp(next)).send();
     });
 
     web.get('/signin', async (request, reply) => {
