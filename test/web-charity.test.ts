@@ -36,6 +36,22 @@ describeEachEngine('charity pages', (env) => {
   });
 });
 
+describeEachEngine('a search that finds nothing', (env) => {
+  test('says how many organisations the directory holds and how the national one is loaded', async () => {
+    const { app, deps } = env();
+    await makeNonProfit(deps, { ein: '530196605', name: 'American National Red Cross', city: 'Washington', state: 'DC' });
+    const { directorySize } = await import('../src/modules/nonprofits/index.ts');
+    const size = await directorySize(deps);
+    const browser = new WebClient(app);
+    const none = textOf((await browser.get('/charities?query=zzyzx+quixotic')).body);
+    assert.match(none, /No non-profit matches\./);
+    assert.ok(none.includes(`This directory holds ${size.toLocaleString('en-US')} organisations`), none);
+    assert.match(none, /almoner nonprofits download/);
+    const found = textOf((await browser.get('/charities?query=red+cross')).body);
+    assert.doesNotMatch(found, /This directory holds/, 'not when something matches');
+  });
+});
+
 describeEachEngine('honest counts', (env) => {
   test('a search that stops counting at its cap says so (meta.count_capped), and the web shows "2,000+"; one that does not, does not', async () => {
     const { app, deps } = env();

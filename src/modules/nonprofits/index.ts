@@ -2,6 +2,7 @@ export * from './causes.ts';
 export * from './nonprofits.ts';
 export {
   charityByEin,
+  directorySize,
   einsOfFile,
   findRecipient,
   findRecipients,

@@ -141,3 +141,8 @@ export async function einsOfFile(deps: Deps, source: string): Promise<{ eligible
   const rows = await store.einsOfSource(deps.db, source);
   return { eligible: rows.filter((r) => r.eligible).map((r) => r.ein), ineligible: rows.filter((r) => !r.eligible).map((r) => r.ein) };
 }
+
+/** How many organisations the directory holds. */
+export async function directorySize(deps: Deps): Promise<number> {
+  return await store.directorySize(deps.db);
+}

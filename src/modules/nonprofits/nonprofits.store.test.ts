@@ -68,6 +68,11 @@ describeEachEngine('nonprofits store', (env) => {
       },
     );
     assert.equal(await store.findByEin(db, '999999999'), undefined);
+    const size = await store.directorySize(db);
+    assert.ok(size >= 1, 'the organisations just added are counted');
+    await db.updateTable('non_profits').set({ removed_at: '2026-01-01T00:00:00Z' }).where('ein', '=', '100000001').execute();
+    assert.equal(await store.directorySize(db), size - 1, 'one marked removed is not');
+    await db.updateTable('non_profits').set({ removed_at: null }).where('ein', '=', '100000001').execute();
     const details = await store.irsDetailsOf(db, (found as store.NonProfit).id);
     assert.deepEqual(
       { ...details },

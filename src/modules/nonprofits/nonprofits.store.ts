@@ -190,3 +190,13 @@ export function recordsEpochIs(epoch: number): (params: unknown[]) => string {
     return `(select records_epoch from directory_epoch where id = 1) = cast($${params.length} as bigint)`;
   };
 }
+
+/** How many organisations the directory holds (not marked removed): what a search that finds nothing says. */
+export async function directorySize(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('non_profits')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('removed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

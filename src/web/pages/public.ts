@@ -76,6 +76,8 @@ export function charitySearchPage(
   asked: CharityBrowse,
   causes: ReadonlyArray<{ id: number; name: string }>,
   results: { items: NonProfitView[]; meta: { count: number; page: number; last: number; count_capped?: boolean } } | undefined,
+  /** How many organisations the directory holds: said when a search finds none. */
+  directorySize?: number,
 ): Html {
   const { query, cause, state, zip } = asked;
   const filters = [cause?.name, state, zip === undefined ? undefined : `near ${zip}`].filter((f) => f !== undefined).join(' · ');
@@ -97,6 +99,11 @@ export function charitySearchPage(
         ? browseLinks(causes, state)
         : html`${query === '' ? html`<h2>The largest organisations: ${filters}</h2>` : filters === '' ? '' : html`<p>Only ${filters}. <a href="/charities?query=${encodeURIComponent(query)}">Everywhere</a></p>`}
     <p class="muted" role="status">${matchLine(results.meta)}</p>
+    ${
+      results.meta.count === 0 && directorySize !== undefined
+        ? html`<p class="notice" id="directory-size">This directory holds ${directorySize.toLocaleString('en-US')} organisations: the IRS files its operator loaded. The national directory has about 1.9 million; an operator loads it with <code>almoner nonprofits download</code> and <code>almoner nonprofits import data/irs/bmf</code>.</p>`
+        : ''
+    }
     <ul class="results">${results.items.map((n) => charityItem(n, ` · EIN ${n.ein}`))}</ul>
     ${pager(`/charities?${params}`, results.meta.page, results.meta.last)}
     ${query === '' ? html`<p><a href="/charities">All causes</a></p>` : ''}`

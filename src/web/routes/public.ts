@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../../modules/accounts/index.ts';
 import { acceptGift, claimGift, denyGift, openGiftPage } from '../../modules/gifts/index.ts';
 import { listsInForce } from '../../modules/diligence/index.ts';
-import { charityByEin, normalizeEin, causeById, CAUSES, zipCentre } from '../../modules/nonprofits/index.ts';
+import { charityByEin, normalizeEin, causeById, CAUSES, zipCentre, directorySize } from '../../modules/nonprofits/index.ts';
 import { avatarUrl, profileBySlug } from '../../modules/users/index.ts';
 import { listPublicDonations } from '../../modules/donations/index.ts';
 import { AppError } from '../../shared/errors.ts';
@@ -64,7 +64,9 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
               { page: pageParam(query.page), per_page: 20 },
             );
       const asked = { query: text, cause: cause === undefined ? undefined : { id: cause.id, name: cause.name }, state: near === undefined ? state : undefined, zip };
-      return sendPage(reply, charitySearchPage(request.visitor, asked, CAUSES, results));
+      // A search that finds nothing says how large the directory is, and how the national one is loaded.
+      const size = results !== undefined && results.meta.count === 0 ? await directorySize(deps) : undefined;
+      return sendPage(reply, charitySearchPage(request.visitor, asked, CAUSES, results, size));
     });
 
     // Search-as-you-type for the donation forms: a few matches as JSON.
