@@ -43,6 +43,11 @@ export const conflict = (code: string, detail: string) => new AppError('conflict
 export const unprocessable = (code: string, detail: string, errors?: FieldError[]) => new AppError('unprocessable', code, detail, errors === undefined ? undefined : { errors });
 export const badRequest = (code: string, detail: string, errors?: FieldError[]) => new AppError('bad_request', code, detail, errors === undefined ? undefined : { errors });
 
+/** A file refused whole (422 `code`): its first 20 problems, each by its line. */
+export function fileRefused(code: string, detail: string, problems: ReadonlyArray<{ line: number; reason: string }>): AppError {
+  return new AppError('unprocessable', code, detail, { errors: problems.slice(0, 20).map((p) => ({ field: `line ${p.line}`, code, message: p.reason })) });
+}
+
 /** A 422 listing every field problem at once; the problem's code is the first field's. */
 export function fieldErrors(errors: FieldError[]): AppError {
   const first = errors[0];

@@ -2,21 +2,17 @@
 // (ACH credits that did not post) and the paid-checks file (checks the bank
 // honoured). A file is read and checked whole before anything is recorded;
 // an entry recorded before is reported, not applied twice.
-import { parse } from 'csv-parse/sync';
 import type { Deps } from '../../deps.ts';
 import type { Book } from '../../shared/book.ts';
-import { AppError } from '../../shared/errors.ts';
+import { fileRefused } from '../../shared/errors.ts';
+import { readNamedCsv, type LineProblem } from '../../shared/csv-read.ts';
 import { parseDollarText } from '../../shared/money.ts';
 import { readAchReturns } from './nacha.ts';
 import { ACH_RETURN_CODES, isDay } from './payments.ts';
 import { settle } from './payments.service.ts';
 import * as store from './payments.store.ts';
 
-function refused(code: string, what: string, problems: ReadonlyArray<{ line: number; reason: string }>): AppError {
-  return new AppError('unprocessable', code, `the ${what} was refused: nothing was recorded`, {
-    errors: problems.slice(0, 20).map((p) => ({ field: `line ${p.line}`, code, message: p.reason })),
-  });
-}
+const refused = (code: string, what: string, problems: readonly LineProblem[]) => fileRefused(code, `the ${what} was refused: nothing was recorded`, problems);
 
 /**
  * Records the returns a bank's NACHA return file lists (readAchReturns): each entry returns its
@@ -63,23 +59,15 @@ export const PAID_CHECKS_COLUMNS = ['check_number', 'amount', 'paid_date'] as co
  * anything is recorded. Throws unprocessable (paid_checks_malformed).
  */
 export async function recordPaidChecks(deps: Deps, book: Book, text: string, actor: string) {
-  const problems: Array<{ line: number; reason: string }> = [];
-  let rows: Array<Record<string, string>> = [];
-  try {
-    rows = parse(text, { columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()), skip_empty_lines: true, trim: true, bom: true });
-  } catch (error) {
-    throw refused('paid_checks_malformed', 'paid-checks file', [{ line: Number((error as { lines?: number }).lines ?? 1), reason: (error as Error).message }]);
-  }
-  const missing = PAID_CHECKS_COLUMNS.filter((c) => rows.length > 0 && !(c in (rows[0] as object)));
-  if (rows.length === 0 || missing.length > 0)
-    throw refused('paid_checks_malformed', 'paid-checks file', [{ line: 1, reason: rows.length === 0 ? 'no check is listed' : `the header lacks ${missing.join(', ')}` }]);
+  const read = readNamedCsv(text, PAID_CHECKS_COLUMNS, 'no check is listed');
+  if (!read.ok) throw refused('paid_checks_malformed', 'paid-checks file', read.problems);
+  const problems: LineProblem[] = [];
   const today = deps.clock.now().toISOString().slice(0, 10);
   const entries: Array<{ line: number; paymentId: number; checkNumber: number }> = [];
-  for (const [i, row] of rows.entries()) {
-    const line = i + 2;
-    const number = /^\d{1,15}$/.test(row.check_number ?? '') ? Number(row.check_number) : null;
-    const cents = parseDollarText(row.amount ?? '');
-    const day = row.paid_date ?? '';
+  for (const { line, values: row } of read.rows) {
+    const number = /^\d{1,15}$/.test(row.check_number) ? Number(row.check_number) : null;
+    const cents = parseDollarText(row.amount);
+    const day = row.paid_date;
     if (number === null) problems.push({ line, reason: `check_number ${JSON.stringify(row.check_number)} is not a check number` });
     else if (cents === null) problems.push({ line, reason: `amount ${JSON.stringify(row.amount)} is not an amount in dollars` });
     else if (!isDay(day) || day > today) problems.push({ line, reason: `paid_date ${JSON.stringify(day)} is not a day (YYYY-MM-DD) up to today` });

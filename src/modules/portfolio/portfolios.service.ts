@@ -4,7 +4,7 @@
 import { dialectOf } from '../../db/dialect.ts';
 import { BOOKS } from '../../shared/book.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError, conflict, fieldErrors, notFound } from '../../shared/errors.ts';
+import { AppError, conflict, fieldErrors, fileRefused, notFound } from '../../shared/errors.ts';
 import { decimalText, parse8 } from '../../shared/fixed.ts';
 import { recordAudit } from '../audit/index.ts';
 import { checkPrices, FEE_BPS_MAX, FIRST_UNIT_PRICE, holdingsProblem, nextUnitPrice, readPriceFile, RISK_LEVELS, timeOf, type Holding, type PriceCheck } from './portfolios.ts';
@@ -118,11 +118,7 @@ export async function retirePortfolio(deps: Deps, id: number, actor: string): Pr
   return await getPortfolio(deps, id);
 }
 
-function refused(problems: ReadonlyArray<{ line: number; reason: string }>): AppError {
-  return new AppError('unprocessable', 'prices_malformed', 'the prices were refused: nothing was imported', {
-    errors: problems.slice(0, 20).map((p) => ({ field: `line ${p.line}`, code: 'prices_malformed', message: p.reason })),
-  });
-}
+const refused = (problems: ReadonlyArray<{ line: number; reason: string }>) => fileRefused('prices_malformed', 'the prices were refused: nothing was imported', problems);
 
 async function importChecked(deps: Deps, check: PriceCheck, actor: string) {
   if (!check.ok) throw refused(check.problems);

@@ -1,7 +1,7 @@
 // The rules of portfolios that need no database (docs/rules.md §19): what a
 // portfolio holds, how its unit price follows its holdings' prices from one
 // valuation to the next, and how a price file is read.
-import { parse } from 'csv-parse/sync';
+import { readNamedCsv, type LineProblem } from '../../shared/csv-read.ts';
 import { divHalfEven, parse8 } from '../../shared/fixed.ts';
 
 export const RISK_LEVELS = ['low', 'medium', 'high'] as const;
@@ -84,27 +84,19 @@ export interface PriceRow {
  * file is refused with every problem named.
  */
 export function readPriceFile(text: string, now: string): PriceCheck {
-  let records: Array<Record<string, string>>;
-  try {
-    records = parse(text, { columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()), skip_empty_lines: true, trim: true, bom: true });
-  } catch (error) {
-    return { ok: false, problems: [{ line: Number((error as { lines?: number }).lines ?? 1), reason: (error as Error).message }] };
-  }
-  const first = records[0];
-  if (first === undefined) return { ok: false, problems: [{ line: 1, reason: 'no price is listed' }] };
-  const missing = ['symbol', 'price', 'time'].filter((c) => !(c in first));
-  if (missing.length > 0) return { ok: false, problems: [{ line: 1, reason: `the header lacks ${missing.join(', ')}` }] };
+  const read = readNamedCsv(text, ['symbol', 'price', 'time'], 'no price is listed');
+  if (!read.ok) return read;
   return checkPrices(
-    records.map((r, i) => ({ line: i + 2, symbol: r.symbol ?? '', price: r.price ?? '', time: r.time ?? '' })),
+    read.rows.map((r) => ({ line: r.line, ...r.values })),
     now,
   );
 }
 
-export type PriceCheck = { ok: true; rows: PriceRow[] } | { ok: false; problems: Array<{ line: number; reason: string }> };
+export type PriceCheck = { ok: true; rows: PriceRow[] } | { ok: false; problems: LineProblem[] };
 
 /** Prices as given (a file's rows, or the operator API's list), checked as readPriceFile says. */
 export function checkPrices(given: ReadonlyArray<{ line: number; symbol: string; price: string; time: string }>, now: string): PriceCheck {
-  const problems: Array<{ line: number; reason: string }> = [];
+  const problems: LineProblem[] = [];
   const rows: PriceRow[] = [];
   const seen = new Set<string>();
   for (const r of given) {
