@@ -8,7 +8,7 @@ import type { Book } from '../../shared/book.ts';
 import { assertSafeInteger } from '../../shared/assert.ts';
 import { decimalText, parse8, unitsFor, valueCents } from '../../shared/fixed.ts';
 import { lockFundsAccounts, postingEntryStatements, reserveEntryIds, type EntryCause, type Movement } from '../ledger/index.ts';
-import { runStatements } from '../../db/bulk.ts';
+import { runStatements, type Statement } from '../../db/bulk.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import { feeUnits } from './portfolios.ts';
 import { chosenPortfolio } from './allocation.service.ts';
@@ -31,19 +31,62 @@ export interface ValuationContext {
   portfolios: ReadonlyMap<number, ValuedPortfolio>;
 }
 
+/** The units that `cents` take from a holding of `count` units worth `worth`: all of them for its whole worth, else as many as the cents buy, at most all. */
+function unitsToSell(cents: number, worth: number, count: bigint, price: bigint): bigint {
+  if (cents === worth) return count;
+  const wanted = unitsFor(BigInt(cents), price);
+  return wanted > count ? count : wanted;
+}
+
+/**
+ * A round's journal: each account's net change per book, written as one entry per book (a fund's
+ * portfolio and available, the market accounts' and the fees' totals), and the outside accounts
+ * it posts to, each looked up (or made) once.
+ */
+class RoundJournal {
+  readonly #trx: Trx;
+  readonly #outside = new Map<string, number>();
+  #net = new Map<Book, Map<number, number>>();
+
+  constructor(trx: Trx) {
+    this.#trx = trx;
+  }
+
+  /** An outside account of the book by its kind (a portfolio's market account, the fees). */
+  async outside(kind: string, book: Book): Promise<number> {
+    const key = `${book} ${kind}`;
+    let id = this.#outside.get(key);
+    if (id === undefined) this.#outside.set(key, (id = await holdings.outsideAccount(this.#trx, kind, book)));
+    return id;
+  }
+
+  move(book: Book, m: Movement): void {
+    let deltas = this.#net.get(book);
+    if (deltas === undefined) this.#net.set(book, (deltas = new Map()));
+    deltas.set(m.from_account_id, (deltas.get(m.from_account_id) ?? 0) - m.amount_cents);
+    deltas.set(m.to_account_id, (deltas.get(m.to_account_id) ?? 0) + m.amount_cents);
+  }
+
+  /** The round's entries (ids reserved), each naming the valuation's audit entry of its book; the journal starts afresh. */
+  async statements(v: ValuationContext, memo: string): Promise<Statement[]> {
+    const entries = [...this.#net].flatMap(([book, deltas]) => {
+      const postings = [...deltas].filter(([, cents]) => cents !== 0).map(([account_id, amount_cents]) => ({ account_id, amount_cents }));
+      return postings.length === 0 ? [] : [{ cause: { book, memo, audit_id: v.auditIds[book] } satisfies EntryCause, postings }];
+    });
+    this.#net = new Map();
+    const ids = await reserveEntryIds(this.#trx, entries.length);
+    return postingEntryStatements(
+      entries.map((e, i) => ({ ...e, id: ids[i] as number })),
+      v.at,
+    );
+  }
+}
+
 /** Values every fund that holds units or waits to exchange or invest; returns each portfolio's units outstanding. */
 export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<number, bigint>> {
   const outstanding = new Map<number, bigint>([...v.portfolios.keys()].map((id) => [id, 0n]));
-  const accounts = new Map<string, number>();
-  const account = async (kind: string, book: Book) => {
-    const key = `${book} ${kind}`;
-    let id = accounts.get(key);
-    if (id === undefined) {
-      id = await holdings.outsideAccount(trx, kind, book);
-      accounts.set(key, id);
-    }
-    return id;
-  };
+  const priceOf = (portfolio: number) => (v.portfolios.get(portfolio) as ValuedPortfolio).price;
+  const journal = new RoundJournal(trx);
   let after = 0;
   for (;;) {
     const fundIds = await holdings.fundsToValue(trx, after, FUNDS_PER_ROUND);
@@ -54,15 +97,13 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
     // Only a fund whose available money may move (an exchange, an investment, waiting donations) is
     // locked against its donor's requests; the others' portfolio accounts move only at valuations,
     // which run one at a time (the 'valuation' key).
-    const moving = fundIds.filter((id) => held.exchanges.has(id) || investing.has(id) || waiting.has(id));
-    const still = fundIds.filter((id) => !held.exchanges.has(id) && !investing.has(id) && !waiting.has(id));
+    const movesAvailable = (id: number) => held.exchanges.has(id) || investing.has(id) || waiting.has(id);
+    const moving = fundIds.filter(movesAvailable);
+    const still = fundIds.filter((id) => !movesAvailable(id));
     const [lockedMoving, readStill] = [await lockFundsAccounts(trx, moving), await lockFundsAccounts(trx, still, { lock: false })];
     const locked = new Map([...lockedMoving, ...readStill]);
+    // A round's writes go together: its journal entries, the units and the records, in one batch of statements.
     const records: holdings.FundValuationRow[] = [];
-    // A round's writes go together: one journal entry per book (each account's net change in the
-    // round: each fund's portfolio and available, the market accounts' and the fees' totals), the
-    // units and the records, in one batch of statements.
-    const net = new Map<Book, Map<number, number>>();
     const unitRows: Array<[number, number, string]> = [];
     const emptied: number[] = [];
     const promoted: number[] = [];
@@ -79,8 +120,8 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
       let gain = 0;
       const mark = async () => {
         if (portfolio === null) return;
-        const target = Number(valueCents(count, (v.portfolios.get(portfolio) as ValuedPortfolio).price));
-        const market = await account(`market:${portfolio}`, book);
+        const target = Number(valueCents(count, priceOf(portfolio)));
+        const market = await journal.outside(`market:${portfolio}`, book);
         if (target > value) movements.push({ from_account_id: market, to_account_id: ids.portfolio, amount_cents: target - value });
         if (target < value) movements.push({ from_account_id: ids.portfolio, to_account_id: market, amount_cents: value - target });
         gain += target - value;
@@ -94,9 +135,9 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
       let feeCents = 0;
       if (fee > 0n && portfolio !== null) {
         count -= fee;
-        feeCents = Number(valueCents(fee, (v.portfolios.get(portfolio) as ValuedPortfolio).price));
+        feeCents = Number(valueCents(fee, priceOf(portfolio)));
         if (feeCents > 0) {
-          movements.push({ from_account_id: ids.portfolio, to_account_id: await account('fees', book), amount_cents: feeCents });
+          movements.push({ from_account_id: ids.portfolio, to_account_id: await journal.outside('fees', book), amount_cents: feeCents });
           value -= feeCents;
         }
         await mark();
@@ -118,14 +159,14 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
           count = 0n;
         } else if (to !== portfolio && v.portfolios.has(to)) {
           portfolio = to;
-          count = unitsFor(BigInt(value), (v.portfolios.get(to) as ValuedPortfolio).price);
+          count = unitsFor(BigInt(value), priceOf(to));
           await mark();
         }
         await holdings.endExchange(trx, fundId, 'executed', v.at, v.id);
       } else if (portfolio === null && chosen !== null && value > 0 && v.portfolios.has(chosen)) {
         // Money put in the portfolio by hand before the fund chose one becomes its units.
         portfolio = chosen;
-        count = unitsFor(BigInt(value), (v.portfolios.get(portfolio) as ValuedPortfolio).price);
+        count = unitsFor(BigInt(value), priceOf(portfolio));
         await mark();
       }
       // 3. Units sold for the waiting donations the fund's money covers, oldest first, each that
@@ -136,8 +177,7 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
       for (const w of waitingNow) if (covered + w <= available + value) covered += w;
       if (portfolio !== null && covered > available && value > 0) {
         const need = Math.min(covered - available, value);
-        const price = (v.portfolios.get(portfolio) as ValuedPortfolio).price;
-        const units = need === value ? count : unitsFor(BigInt(need), price) > count ? count : unitsFor(BigInt(need), price);
+        const units = unitsToSell(need, value, count, priceOf(portfolio));
         movements.push({ from_account_id: ids.portfolio, to_account_id: ids.available, amount_cents: need });
         available += need;
         value -= need;
@@ -147,17 +187,16 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
       }
       // 4. Investments: as much of each as available holds beyond what waiting donations need.
       let bought = 0;
-      const target = chosen;
       for (const investment of investing.get(fundId) ?? []) {
         const spare = Math.max(0, available - owed);
-        const amount = target === null || (portfolio !== null && portfolio !== target) || !v.portfolios.has(target) ? 0 : Math.min(Number(investment.amount_cents), spare);
-        if (amount > 0 && target !== null) {
+        const amount = chosen === null || (portfolio !== null && portfolio !== chosen) || !v.portfolios.has(chosen) ? 0 : Math.min(Number(investment.amount_cents), spare);
+        if (amount > 0 && chosen !== null) {
           movements.push({ from_account_id: ids.available, to_account_id: ids.portfolio, amount_cents: amount });
           available -= amount;
           value += amount;
           bought += amount;
-          portfolio = target;
-          count += unitsFor(BigInt(amount), (v.portfolios.get(target) as ValuedPortfolio).price);
+          portfolio = chosen;
+          count += unitsFor(BigInt(amount), priceOf(chosen));
         }
         await holdings.endInvestment(trx, Number(investment.id), { status: amount > 0 ? 'executed' : 'cancelled', bought_cents: amount, valuation_id: v.id });
       }
@@ -170,12 +209,7 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
         unitRows.push([fundId, portfolio, decimalText(count)]);
         outstanding.set(portfolio, (outstanding.get(portfolio) ?? 0n) + count);
       }
-      for (const m of movements) {
-        let deltas = net.get(book);
-        if (deltas === undefined) net.set(book, (deltas = new Map()));
-        deltas.set(m.from_account_id, (deltas.get(m.from_account_id) ?? 0) - m.amount_cents);
-        deltas.set(m.to_account_id, (deltas.get(m.to_account_id) ?? 0) + m.amount_cents);
-      }
+      for (const m of movements) journal.move(book, m);
       if (sold > 0) promoted.push(fundId);
       records.push({
         valuation_id: v.id,
@@ -194,19 +228,7 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
         sold_cents: sold,
       });
     }
-    const entries = [...net].flatMap(([book, deltas]) => {
-      const postings = [...deltas].filter(([, cents]) => cents !== 0).map(([account_id, amount_cents]) => ({ account_id, amount_cents }));
-      return postings.length === 0 ? [] : [{ cause: { book, memo: `valuation ${v.id}`, audit_id: v.auditIds[book] } satisfies EntryCause, postings }];
-    });
-    const entryIds = await reserveEntryIds(trx, entries.length);
-    await runStatements(trx, [
-      ...postingEntryStatements(
-        entries.map((e, i) => ({ ...e, id: entryIds[i] as number })),
-        v.at,
-      ),
-      ...holdings.unitsStatements(unitRows, emptied),
-      ...holdings.fundValuationStatements(records),
-    ]);
+    await runStatements(trx, [...(await journal.statements(v, `valuation ${v.id}`)), ...holdings.unitsStatements(unitRows, emptied), ...holdings.fundValuationStatements(records)]);
     // Money sold into available covers waiting donations, oldest first, once the round's balances are written.
     for (const fundId of promoted) await promoteWaiting(trx, fundId, v.at);
   }
@@ -220,13 +242,12 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
  * recorded per fund in `monthly_fees`.
  */
 export async function chargeMonthlyFees(trx: Trx, v: ValuationContext, feeCents: number): Promise<void> {
-  const feeAccounts = new Map<Book, number>();
+  const journal = new RoundJournal(trx);
   for (let after = 0; ;) {
     const fundIds = await holdings.fundsWithMoney(trx, after, FUNDS_PER_ROUND);
     if (fundIds.length === 0) break;
     after = fundIds[fundIds.length - 1] as number;
     const [locked, held] = await Promise.all([lockFundsAccounts(trx, fundIds), holdings.holdingsOf(trx, fundIds)]);
-    const net = new Map<Book, Map<number, number>>();
     const rows: Array<{ valuation_id: number; fund_id: number; book: string; cents: number; from_units: string }> = [];
     const unitRows: Array<[number, number, string]> = [];
     for (const fundId of fundIds) {
@@ -242,31 +263,18 @@ export async function chargeMonthlyFees(trx: Trx, v: ValuationContext, feeCents:
         const count = parse8(units.units) as bigint;
         const worth = Number(valueCents(count, priced.price));
         fromPortfolio = Math.min(feeCents - fromAvailable, fund.balances.portfolio_cents, worth);
-        const wanted = unitsFor(BigInt(fromPortfolio), priced.price);
-        sold = fromPortfolio === worth || wanted > count ? count : wanted;
+        sold = unitsToSell(fromPortfolio, worth, count, priced.price);
         // A fund left with no units keeps its row until the valuation empties it (and its account).
         unitRows.push([fundId, Number(units.portfolio_id), decimalText(count - sold)]);
       }
       if (fromAvailable + fromPortfolio === 0) continue;
-      let deltas = net.get(book);
-      if (deltas === undefined) net.set(book, (deltas = new Map()));
-      let fee = feeAccounts.get(book);
-      if (fee === undefined) feeAccounts.set(book, (fee = await holdings.outsideAccount(trx, 'fees', book)));
-      if (fromAvailable > 0) deltas.set(ids.available, (deltas.get(ids.available) ?? 0) - fromAvailable);
-      if (fromPortfolio > 0) deltas.set(ids.portfolio, (deltas.get(ids.portfolio) ?? 0) - fromPortfolio);
-      deltas.set(fee, (deltas.get(fee) ?? 0) + fromAvailable + fromPortfolio);
+      const fees = await journal.outside('fees', book);
+      if (fromAvailable > 0) journal.move(book, { from_account_id: ids.available, to_account_id: fees, amount_cents: fromAvailable });
+      if (fromPortfolio > 0) journal.move(book, { from_account_id: ids.portfolio, to_account_id: fees, amount_cents: fromPortfolio });
       rows.push({ valuation_id: v.id, fund_id: fundId, book, cents: fromAvailable + fromPortfolio, from_units: decimalText(sold) });
     }
-    const entries = [...net].map(([book, deltas]) => ({
-      cause: { book, memo: `valuation ${v.id}: monthly fee`, audit_id: v.auditIds[book] } satisfies EntryCause,
-      postings: [...deltas].filter(([, cents]) => cents !== 0).map(([account_id, amount_cents]) => ({ account_id, amount_cents })),
-    }));
-    const entryIds = await reserveEntryIds(trx, entries.length);
     await runStatements(trx, [
-      ...postingEntryStatements(
-        entries.map((e, i) => ({ ...e, id: entryIds[i] as number })),
-        v.at,
-      ),
+      ...(await journal.statements(v, `valuation ${v.id}: monthly fee`)),
       ...holdings.unitsStatements(unitRows, []),
       ...holdings.monthlyFeeStatements(rows),
     ]);
