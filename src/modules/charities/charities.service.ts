@@ -122,12 +122,8 @@ async function claimOfLink(deps: Deps, userId: number, token: string) {
 /** The organisation a confirmation link is for (the page that asks to confirm it). Throws claim_link_invalid. */
 export async function claimLinkTarget(deps: Deps, userId: number, token: string) {
   const claim = await claimOfLink(deps, userId, token);
-  const view = (await charityByEin(deps, await organisationEin(deps, Number(claim.non_profit_id)))).view;
-  return { name: view.name, ein: view.ein, email: claim.email };
-}
-
-async function organisationEin(deps: Deps, nonProfitId: number): Promise<string> {
-  return (await store.organisationOf(deps.db, nonProfitId)).ein;
+  const np = await store.organisationOf(deps.db, Number(claim.non_profit_id));
+  return { name: np.name, ein: np.ein, email: claim.email };
 }
 
 /** Follows a confirmation link: the claim waits for an operator. Throws claim_link_invalid. */
@@ -147,7 +143,7 @@ export async function confirmClaim(deps: Deps, userId: number, token: string): P
       at,
     });
   });
-  return { ein: await organisationEin(deps, Number(claim.non_profit_id)) };
+  return { ein: (await store.organisationOf(deps.db, Number(claim.non_profit_id))).ein };
 }
 
 /** Claims in a status (default: confirmed, waiting for an operator), oldest first. */
