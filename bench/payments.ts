@@ -17,6 +17,7 @@ import { seal } from '../src/shared/sealed.ts';
 import { createUser } from '../src/modules/users/index.ts';
 import { achFileOf, checkRows, openRun } from '../src/modules/payments/index.ts';
 import { freshDatabase } from './processes.ts';
+import { FILE_COLUMNS } from '../src/modules/nonprofits/directory.store.ts';
 
 const ORGS = Number(process.env.BENCH_PAYMENT_ORGS ?? 20_000);
 const DONATIONS = Number(process.env.BENCH_PAYMENT_DONATIONS ?? 100_000);
@@ -65,76 +66,45 @@ export async function benchPayments(engines: readonly string[], log: (line: stri
     try {
       log(`  ${engine}: seeding ${ORGS} organisations and ${DONATIONS} donations`);
       const at = new Date().toISOString();
-      const orgRows: unknown[][] = [];
-      for (let i = 0; i < ORGS; i++) {
+      // Each organisation as an import writes it (FILE_COLUMNS), with the import's own bookkeeping.
+      const columns = ['ein', ...FILE_COLUMNS, 'source', 'last_seen_run', 'removed_at', 'created_at', 'updated_at'] as const;
+      const orgRows = Array.from({ length: ORGS }, (_, i) => {
         const ein = String(900_000_000 + i);
-        orgRows.push([
+        const row: Record<(typeof columns)[number], unknown> = {
           ein,
-          `Bench Charity ${i}`,
-          `bench charity ${i}`,
-          null,
-          'Burlington',
-          'VT',
-          '05401',
-          44.47,
-          -73.21,
-          'B20',
-          2,
-          1,
-          `/charities/${ein}-bench-charity-${i}`,
-          0,
-          0,
-          '202401',
-          'bench',
-          null,
-          null,
-          at,
-          at,
-          '1 Main St',
-          '',
-          '03',
-          '15',
-          '',
-          '',
-          '',
-          '1',
-          '01',
-          0,
-        ]);
-      }
-      const columns = [
-        'ein',
-        'name',
-        'name_lower',
-        'website',
-        'city',
-        'state',
-        'zip',
-        'latitude',
-        'longitude',
-        'ntee_code',
-        'cause_id',
-        'eligible',
-        'slug',
-        'income_amt',
-        'asset_amt',
-        'tax_period',
-        'source',
-        'last_seen_run',
-        'removed_at',
-        'created_at',
-        'updated_at',
-        'street',
-        'ruling',
-        'subsection',
-        'foundation',
-        'affiliation',
-        'organization',
-        'filing_req',
-        'deductibility',
-        'status',
-        'revenue_amt',
-      ];
+          name: `Bench Charity ${i}`,
+          name_lower: `bench charity ${i}`,
+          website: null,
+          city: 'Burlington',
+          state: 'VT',
+          zip: '05401',
+          latitude: 44.47,
+          longitude: -73.21,
+          ntee_code: 'B20',
+          cause_id: 2,
+          eligible: 1,
+          slug: `/charities/${ein}-bench-charity-${i}`,
+          income_amt: 0,
+          asset_amt: 0,
+          tax_period: '202401',
+          street: '1 Main St',
+          ruling: '',
+          subsection: '03',
+          foundation: '15',
+          affiliation: '',
+          organization: '',
+          filing_req: '',
+          deductibility: '1',
+          status: '01',
+          revenue_amt: 0,
+          source: 'bench',
+          last_seen_run: null,
+          removed_at: null,
+          created_at: at,
+          updated_at: at,
+        };
+        return columns.map((c) => row[c]);
+      });
       for (let i = 0; i < orgRows.length; i += 1000) await bulkInsert(deps.db, 'non_profits', columns, orgRows.slice(i, i + 1000));
       const ids = (await deps.db.selectFrom('non_profits').select('id').where('source', '=', 'bench').orderBy('id').execute()).map((r) => Number(r.id));
       const payees: unknown[][] = ids
