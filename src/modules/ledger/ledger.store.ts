@@ -144,34 +144,32 @@ export async function lockFundsAccounts(trx: Trx, fundIds: readonly number[], op
   if (funds.length === 1 && only !== undefined && options.lock) return locked.set(only, await lockFundAccounts(trx, only));
   if (funds.length === 0) return locked;
   for (const id of funds) assertSafeInteger(id, 'fund id');
-  if (!options.lock) {
-    // Read, not locked: the ids as a list, whose length the planner sees (index probes at any size).
-    const rows = await trx
-      .selectFrom('ledger_accounts')
-      .select(['id', 'kind', 'balance_cents', 'book', 'fund_id'])
-      .where('fund_id', 'in', funds)
-      .orderBy('fund_id')
-      .orderBy('id')
-      .execute();
-    const byFund = Map.groupBy(rows, (r) => Number(r.fund_id));
-    for (const id of funds) locked.set(id, toFundAccounts(byFund.get(id) ?? []));
-    return locked;
-  }
+  const rows = options.lock ? await lockedRows(trx, engine, funds) : await readRows(trx, funds);
+  const byFund = Map.groupBy(rows, (r) => Number(r.fund_id));
+  for (const id of funds) locked.set(id, toFundAccounts(byFund.get(id) ?? []));
+  return locked;
+}
+
+/** The funds' accounts, locked on PostgreSQL: the ids as one JSON value, so the SQL is the same for any number (named once per connection). */
+async function lockedRows(trx: Trx, engine: string, funds: readonly number[]) {
   const text =
     engine === 'postgres'
       ? `select id, kind, balance_cents, book, fund_id from ledger_accounts
           where fund_id in (select cast(value as bigint) from json_array_elements_text(cast($1 as json))) order by fund_id, id for update`
       : 'select id, kind, balance_cents, book, fund_id from ledger_accounts where fund_id in (select value from json_each(?)) order by fund_id, id';
   dialectOf(trx).prepare(text);
-  const { rows } = await trx.executeQuery<AccountRow & { fund_id: number }>(CompiledQuery.raw(text, [JSON.stringify(funds)]));
-  const byFund = new Map<number, AccountRow[]>();
-  for (const row of rows) {
-    const of = byFund.get(row.fund_id);
-    if (of === undefined) byFund.set(row.fund_id, [row]);
-    else of.push(row);
-  }
-  for (const id of funds) locked.set(id, toFundAccounts(byFund.get(id) ?? []));
-  return locked;
+  return (await trx.executeQuery<AccountRow & { fund_id: number }>(CompiledQuery.raw(text, [JSON.stringify(funds)]))).rows;
+}
+
+/** The funds' accounts, read, not locked: the ids as a list, whose length the planner sees (index probes at any size). */
+async function readRows(trx: Trx, funds: readonly number[]) {
+  return await trx
+    .selectFrom('ledger_accounts')
+    .select(['id', 'kind', 'balance_cents', 'book', 'fund_id'])
+    .where('fund_id', 'in', funds)
+    .orderBy('fund_id')
+    .orderBy('id')
+    .execute();
 }
 
 export async function readFundAccounts(db: Db, fundId: number): Promise<FundAccounts> {
