@@ -84,6 +84,11 @@ export async function endInvestment(trx: Trx, id: number, change: { status: 'exe
   await trx.updateTable('investments').set(change).where('id', '=', id).where('status', '=', 'pending').execute();
 }
 
+/** The lowest `limit` fund ids of several pages of them (each already its lowest), once each. */
+function firstFunds(pages: ReadonlyArray<ReadonlyArray<{ fund_id: number | null }>>, limit: number): number[] {
+  return [...new Set(pages.flat().map((r) => Number(r.fund_id)))].sort((a, b) => a - b).slice(0, limit);
+}
+
 /** The next funds (ids after `after`) a valuation acts on: holding units, or with an exchange or investment waiting. */
 export async function fundsToValue(db: Db | Trx, after: number, limit: number): Promise<number[]> {
   const [held, exchanging, investing] = await Promise.all([
@@ -91,8 +96,7 @@ export async function fundsToValue(db: Db | Trx, after: number, limit: number): 
     db.selectFrom('exchanges').select('fund_id').where('status', '=', 'pending').where('fund_id', '>', after).orderBy('fund_id').limit(limit).execute(),
     db.selectFrom('investments').select('fund_id').where('status', '=', 'pending').where('fund_id', '>', after).orderBy('fund_id').limit(limit).execute(),
   ]);
-  const ids = new Set([...held, ...exchanging, ...investing].map((r) => Number(r.fund_id)));
-  return [...ids].sort((a, b) => a - b).slice(0, limit);
+  return firstFunds([held, exchanging, investing], limit);
 }
 
 /** What a valuation needs of these funds: their units, allocations and pending exchanges. */
@@ -266,7 +270,7 @@ export async function fundsWithMoney(db: Db | Trx, after: number, limit: number)
       .execute(),
     db.selectFrom('fund_units').select('fund_id').where('fund_id', '>', after).orderBy('fund_id').limit(limit).execute(),
   ]);
-  return [...new Set([...cash, ...held].map((r) => Number(r.fund_id)))].sort((a, b) => a - b).slice(0, limit);
+  return firstFunds([cash, held], limit);
 }
 
 /** The statements that record the monthly fees charged at a valuation. */
