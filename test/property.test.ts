@@ -24,8 +24,7 @@ import { advanceContribution, cancelContribution, declareContribution, recordArr
 import { applyDonationEvent, cancelDonation, createDonation, DONATION_TRANSITIONS, type DonationEvent } from '../src/modules/donations/index.ts';
 import { acceptGift, claimGift, createGift, denyGift } from '../src/modules/gifts/index.ts';
 import { claimKey, type IdempotencyClaim } from '../src/modules/idempotency/index.ts';
-import { hashSecret } from '../src/shared/secrets.ts';
-import { findCallerByHash } from '../src/modules/keys/keys.store.ts';
+import { callerOfKey } from '../src/modules/keys/index.ts';
 import type { Caller } from '../src/shared/caller.ts';
 import { createKeyForOwner } from '../src/modules/users/index.ts';
 import type { Book } from '../src/shared/book.ts';
@@ -371,7 +370,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
       const users: TestUser[] = [...people];
       for (const person of people) {
         const made = await createKeyForOwner(env.deps, person.user_id, 'property', 'test');
-        const caller = (await findCallerByHash(env.deps.db, hashSecret(made.key))) as Caller;
+        const caller = (await callerOfKey(env.deps, made.key)) as Caller;
         assert.equal(caller.book, 'test');
         users.push({ user_id: caller.user_id, fund_id: caller.fund_id, slug: '', key: made.key, caller });
       }
@@ -566,9 +565,13 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             break;
           }
           case 'event': {
-            const d = m.donations[op.pick % Math.max(1, m.donations.length)];
-            if (d === undefined) continue;
+            // Half the picks among the donations the event applies to (so that every transition is exercised
+            // whatever the bursts' interleaving left waiting), the others among all (wrong transitions, other books).
             const rule = DONATION_TRANSITIONS[op.event];
+            const fitting = m.donations.filter((x) => (rule.from as readonly string[]).includes(x.status));
+            const among = op.pick % 2 === 0 && fitting.length > 0 ? fitting : m.donations;
+            const d = among[Math.floor(op.pick / 2) % Math.max(1, among.length)];
+            if (d === undefined) continue;
             const inBook = bookOf(d.user) === op.book;
             const ok = inBook && (rule.from as readonly string[]).includes(d.status);
             expected = !inBook ? 'donation_not_found' : !ok ? 'invalid_transition' : d.inPayment === true ? 'donation_in_payment' : 'ok';
@@ -616,7 +619,10 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
           case 'accept':
           case 'claim':
           case 'deny': {
-            const g = m.gifts[op.pick % Math.max(1, m.gifts.length)];
+            // Half the picks among the gifts still open in the recipient's book, the others among all.
+            const open = m.gifts.filter((x) => x.status === 'new' && bookOf(x.user) === bookOf(op.user) && x.user !== op.user);
+            const among = op.pick % 2 === 0 && open.length > 0 ? open : m.gifts;
+            const g = among[Math.floor(op.pick / 2) % Math.max(1, among.length)];
             if (g === undefined) continue;
             const recipient = op.viaApp ? (appCallers[op.user] as Caller) : (users[op.user] as TestUser).caller;
             // A gift of the other book is not there for the recipient (rules §14): no money crosses.
@@ -729,7 +735,11 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             break;
           }
           case 'outcome': {
-            const p = m.payments[op.pick % Math.max(1, m.payments.length)];
+            // Half the picks among the payments sent (so that cashing and voiding are exercised whatever the
+            // bursts' interleaving made of the runs), the others among all (so that wrong transitions are too).
+            const sent = m.payments.filter((x) => x.status === 'sent');
+            const among = op.pick % 2 === 0 && sent.length > 0 ? sent : m.payments;
+            const p = among[Math.floor(op.pick / 2) % Math.max(1, among.length)];
             if (p === undefined) continue;
             const inBook = p.book === op.book;
             expected = !inBook ? 'payment_not_found' : p.status === 'sent' ? 'ok' : 'invalid_transition';
