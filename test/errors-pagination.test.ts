@@ -416,7 +416,9 @@ describe(
           [999, 998, 997, 996, 995].map((n) => n - aloneBefore),
         );
         assert.equal(await shared(), false);
-        assert.equal(warnings.filter((w) => /Redis is unreachable/.test(w)).length - warnedBefore, 1);
+        // Said once: at the cut, or already before it when a command passed its timeout on a busy machine.
+        const warned = warnings.filter((w) => /Redis is unreachable/.test(w)).length;
+        assert.equal(warned - warnedBefore, aloneBefore > 0 && warnedBefore > 0 ? 0 : 1, `warnings: ${warnedBefore} before the cut, ${warned} after`);
         await proxy.up();
         let back = false;
         for (let i = 0; i < 50 && !back; i++) {
