@@ -124,9 +124,14 @@ export async function benchPayments(engines: readonly string[], log: (line: stri
         const batch: unknown[][] = [];
         for (let j = i; j < Math.min(DONATIONS, i + 1000); j++) {
           const donor = donors[j % DONORS] as { user_id: number; fund_id: number };
-          batch.push(['live', donor.user_id, donor.fund_id, ids[j % ids.length], 1000 + (j % 50) * 100, 'approved', 'public', at, at, 'name']);
+          batch.push(['live', donor.user_id, donor.user_id, donor.fund_id, ids[j % ids.length], 1000 + (j % 50) * 100, 'approved', 'public', at, at, 'name']);
         }
-        await bulkInsert(deps.db, 'donations', ['book', 'user_id', 'fund_id', 'non_profit_id', 'amount_cents', 'status', 'visibility', 'created_at', 'updated_at', 'share'], batch);
+        await bulkInsert(
+          deps.db,
+          'donations',
+          ['book', 'user_id', 'actor_id', 'fund_id', 'non_profit_id', 'amount_cents', 'status', 'visibility', 'created_at', 'updated_at', 'share'],
+          batch,
+        );
       }
       const opened = await peakDuring(() => openRun(deps, 'live', '2030-01-02', 'bench'));
       rows.push(

@@ -100,19 +100,21 @@ export async function seedBench(databaseUrl: string, users: number, perUser: num
     for (let u = 0; u < users; u++) {
       const started = Date.now();
       const created = await deps.db.transaction().execute((trx) => createUser(deps, { name: `Bench User ${u}` }, trx));
+      // The seeded history begins on 2025-01-01: the donor was their fund's organizer from then (rules §20).
+      await sql`update member_roles set since = '2025-01-01T00:00:00.000Z' where user_id = ${created.user_id}`.execute(deps.db);
       if (u === 0) {
         key = (await createKey(deps, created.user_id, 'bench', 'live')).key;
         await fundByWire(deps, created, '100000000');
       }
       if (dialectOf(deps.db).engine === 'sqlite') {
         await sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < ${perUser})
-          insert into donations (user_id, fund_id, non_profit_id, amount_cents, status, note, private_memo, visibility, scheduled_donation_id, created_at, updated_at)
-          select ${created.user_id}, ${created.fund_id}, (i % ${npCount}) + 1, 1000 + (i % 5000), 'completed', case when i % 3 = 0 then 'bench note' end, null, 'public', null,
+          insert into donations (user_id, actor_id, fund_id, non_profit_id, amount_cents, status, note, private_memo, visibility, scheduled_donation_id, created_at, updated_at)
+          select ${created.user_id}, ${created.user_id}, ${created.fund_id}, (i % ${npCount}) + 1, 1000 + (i % 5000), 'completed', case when i % 3 = 0 then 'bench note' end, null, 'public', null,
             strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01', '+' || i || ' seconds'), strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01', '+' || i || ' seconds')
           from s`.execute(deps.db);
       } else {
-        await sql`insert into donations (user_id, fund_id, non_profit_id, amount_cents, status, note, private_memo, visibility, scheduled_donation_id, created_at, updated_at)
-          select ${created.user_id}, ${created.fund_id}, (i % ${npCount}) + 1, 1000 + (i % 5000), 'completed', case when i % 3 = 0 then 'bench note' end, null, 'public', null,
+        await sql`insert into donations (user_id, actor_id, fund_id, non_profit_id, amount_cents, status, note, private_memo, visibility, scheduled_donation_id, created_at, updated_at)
+          select ${created.user_id}, ${created.user_id}, ${created.fund_id}, (i % ${npCount}) + 1, 1000 + (i % 5000), 'completed', case when i % 3 = 0 then 'bench note' end, null, 'public', null,
             to_char(timestamp '2025-01-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), to_char(timestamp '2025-01-01' + i * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
           from generate_series(1, ${perUser}) as i`.execute(deps.db);
       }

@@ -40,6 +40,7 @@ import { portfolioOperatorRoutes } from './modules/portfolio/portfolio.admin.rou
 import { diligenceOperatorRoutes } from './modules/diligence/diligence.admin.routes.ts';
 import { paymentOperatorRoutes } from './modules/payments/payments.admin.routes.ts';
 import { charityOperatorRoutes } from './modules/charities/charities.admin.routes.ts';
+import { deathOperatorRoutes, sharingRoutes } from './modules/sharing/index.ts';
 import { requireOperator } from './modules/admin/index.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
@@ -50,6 +51,7 @@ import { errorPage } from './web/pages/public.ts';
 import { parseCookies, SESSION_COOKIE } from './web/visitor.ts';
 import { sessionFor } from './modules/accounts/index.ts';
 import { buildProvider, DISCOVERY_PATH, routeScope, type OidcProvider } from './modules/apps/index.ts';
+import { roleAllows, routeRole } from './modules/members/index.ts';
 import type { OpenApi } from './web/pages/reference.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -218,6 +220,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
             diligenceOperatorRoutes,
             paymentOperatorRoutes,
             charityOperatorRoutes,
+            deathOperatorRoutes,
           ]),
         );
       },
@@ -258,6 +261,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         const access = request.caller.app;
         await limiter.hit(access === undefined ? `key:${request.caller.key_id}` : `app:${access.connection_id}`, deps.config.rateLimitPerMinute, reply);
         if (access !== undefined) checkScope(request, access.scopes);
+        checkRole(request);
       });
       // Idempotency keys apply to POSTs only: the hooks are attached to those routes alone.
       const replayers: Replayers = { ...donationReplayers, ...giftReplayers, ...scheduledReplayers, ...contributionReplayers };
@@ -276,7 +280,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await api.register(nonProfitRoutes(deps, directory));
       await api.register(portfolioRoutes(deps));
       const sandbox = deps.config.sandbox ? [sandboxRoutes] : [];
-      for (const routes of [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, webhookRoutes, scheduledRoutes, ...sandbox]) {
+      for (const routes of [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, webhookRoutes, scheduledRoutes, sharingRoutes, ...sandbox]) {
         await api.register(routes(deps));
       }
     };
@@ -298,6 +302,18 @@ function checkScope(request: FastifyRequest, scopes: readonly string[]): void {
       ? "this route is for API keys only: an app's token cannot use it"
       : `the app's token does not have the ${needed} scope; ask the donor to connect the app with it`,
     { headers: { 'www-authenticate': `Bearer error="insufficient_scope"${needed === 'keys' ? '' : `, scope="${needed}"`}` } },
+  );
+}
+
+/** A member of a shared fund reaches a route only with the role it needs (rules §20): keys and app tokens act with their member's role. */
+function checkRole(request: FastifyRequest): void {
+  const path = (request.routeOptions.url ?? '').replace(/^\/(public\/api\/)?v1/, '');
+  const needed = routeRole(request.method, path);
+  if (roleAllows(request.caller.role, needed)) return;
+  throw new AppError(
+    'forbidden',
+    'role_forbidden',
+    `this needs ${needed === 'advisor' ? 'an advisor or organizer' : 'an organizer'} of the fund; you are ${request.caller.role === 'advisor' ? 'an' : 'a'} ${request.caller.role}`,
   );
 }
 

@@ -138,6 +138,8 @@ export interface Config {
   webhookEndpointConcurrency: number;
   webhookOwnerConcurrency: number;
   webhookEndpointsPerUser: number;
+  /** MEMBERS_PER_FUND: the members and waiting invitations a shared fund may have (rules §20). */
+  membersPerFund: number;
   /** SMTP_URL (smtp:// or smtps://, with its credentials); unset, messages are written as .eml files to MAIL_DIR. */
   smtpUrl: string | undefined;
   mailDir: string;
@@ -339,6 +341,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhookEndpointConcurrency: integer(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100),
     webhookOwnerConcurrency: integer(env, 'WEBHOOK_OWNER_CONCURRENCY', 8, 1, 1000),
     webhookEndpointsPerUser: integer(env, 'WEBHOOK_ENDPOINTS_PER_USER', 16, 1, 1000),
+    membersPerFund: integer(env, 'MEMBERS_PER_FUND', 50, 2, 1000),
     smtpUrl: smtpUrl(env),
     mailDir: env.MAIL_DIR || mailDirOf(env),
     mailFrom: env.MAIL_FROM || 'Almoner <no-reply@localhost>',

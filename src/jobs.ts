@@ -4,6 +4,7 @@ import type { Platform } from './platform.ts';
 import { runScheduler } from './modules/scheduled/index.ts';
 import { runSandboxClock } from './modules/sandbox/index.ts';
 import { runRetention } from './modules/retention/index.ts';
+import { expireRequests } from './modules/donations/index.ts';
 import { notifyStatus, runNotify } from './modules/notify/index.ts';
 import { repairReceipts } from './modules/contributions/index.ts';
 import { voidStaleChecks } from './modules/payments/index.ts';
@@ -42,6 +43,11 @@ export function startJobs(platform: Platform): () => void {
     every(deps.config.schedulerIntervalMs === 0 ? 0 : 60_000, 'receipts', async () => {
       const issued = await repairReceipts(deps);
       if (issued > 0) deps.log.info({ issued }, 'receipts issued for contributions an older release made succeed');
+    }),
+    // A family member's request lapses after 30 days undecided (rules §20).
+    every(deps.config.schedulerIntervalMs === 0 ? 0 : 60_000, 'requests', async () => {
+      const expired = await expireRequests(deps);
+      if (expired > 0) deps.log.info({ expired }, 'requests lapsed');
     }),
     every(deps.config.sandbox ? deps.config.sandboxTickMs : 0, 'sandbox clock', () => runSandboxClock(deps)),
     // Slow webhook attempts go on between ticks, so that the next ticks send others' deliveries.

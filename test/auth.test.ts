@@ -11,6 +11,7 @@ import { engines, openEnv, makeUser, accountOf, fund, fundSandbox, makeNonProfit
 import { createKeyForOwner, setUserStatus } from '../src/modules/users/index.ts';
 import { connectedApps, disconnectApp } from '../src/modules/apps/index.ts';
 import { connectApp, type AppTokens } from './app-tokens.ts';
+import { acceptInvitation } from '../src/modules/sharing/index.ts';
 import { WebClient } from './web-client.ts';
 
 type Expect = [number, string | null];
@@ -26,6 +27,9 @@ interface Objects {
   schedule_id: number;
   contribution_id: number;
   webhook_endpoint_id: number;
+  /** The fund acted on, and a waiting invitation into it (rules §20). */
+  fund_id: number;
+  member_id: number;
 }
 
 interface Endpoint {
@@ -40,6 +44,10 @@ interface Endpoint {
   liveOnTest: Expect;
   /** It moves money out of the caller's fund: the owner's app past its monthly limit is refused (ADR 16). */
   moves?: true;
+  /** What a family member of the owner's fund gets on the owner's objects, where it is not the role rule's (rules §20). */
+  family?: Expect;
+  /** The same for an advisor. */
+  advisor?: Expect;
 }
 
 const ok = (status: number): Expect => [status, null];
@@ -52,7 +60,8 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', url: () => '/v1/donations', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: (o) => `/v1/donations/${o.donation_id}`, ...sameEverywhere(missing('donation_not_found')) },
   { method: 'POST', url: () => '/v1/donations', body: { amount: 10, ein: EIN }, ...sameEverywhere(ok(201)), moves: true },
-  { method: 'DELETE', url: (o) => `/v1/donations/${o.donation_id}`, ...sameEverywhere(missing('donation_not_found')) },
+  // A family member withdraws only their own requests.
+  { method: 'DELETE', url: (o) => `/v1/donations/${o.donation_id}`, ...sameEverywhere(missing('donation_not_found')), family: [403, 'role_forbidden'] },
   { method: 'GET', url: (o) => `/v1/users/${o.user_id}/donations`, other: ok(200), testOnLive: missing('user_not_found'), liveOnTest: missing('user_not_found') },
   { method: 'GET', url: (o) => `/v1/users/${o.user_id}/donations/${o.donation_id}`, other: ok(200), testOnLive: missing('user_not_found'), liveOnTest: missing('user_not_found') },
   {
@@ -121,7 +130,53 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', url: () => '/v1/sandbox/deposits', body: { amount: 100 }, other: forbidden, testOnLive: ok(201), liveOnTest: forbidden },
   { method: 'POST', url: (o) => `/v1/sandbox/advance#donation:${o.donation_id}`, other: forbidden, testOnLive: missing('donation_not_found'), liveOnTest: forbidden },
   { method: 'POST', url: (o) => `/v1/sandbox/advance#gift:${o.gift_code}`, other: forbidden, testOnLive: missing('gift_not_found'), liveOnTest: forbidden },
+  // Shared funds (rules §20): each caller acts on the fund they chose, so another's members and requests are not there.
+  { method: 'GET', url: () => '/v1/fund/members', ...sameEverywhere(ok(200)) },
+  { method: 'POST', url: () => '/v1/fund/members', body: { email: 'invited@example.org', role: 'family' }, ...sameEverywhere(ok(201)) },
+  { method: 'PATCH', url: (o) => `/v1/fund/members/${o.member_id}`, body: { role: 'advisor' }, ...sameEverywhere(missing('member_not_found')) },
+  // Anyone leaves; only an organizer removes someone else.
+  {
+    method: 'DELETE',
+    url: (o) => `/v1/fund/members/${o.member_id}`,
+    ...sameEverywhere(missing('member_not_found')),
+    family: [403, 'role_forbidden'],
+    advisor: [403, 'role_forbidden'],
+  },
+  { method: 'GET', url: () => '/v1/users/me/funds', ...sameEverywhere(ok(200)) },
+  { method: 'PATCH', url: (o) => `/v1/users/me#fund:${o.fund_id}`, ...sameEverywhere(missing('fund_not_found')), family: ok(200) },
+  { method: 'POST', url: (o) => `/v1/donations/${o.donation_id}/approve`, ...sameEverywhere(missing('donation_not_found')) },
+  { method: 'POST', url: (o) => `/v1/donations/${o.donation_id}/decline`, body: { reason: 'no' }, ...sameEverywhere(missing('donation_not_found')) },
+  { method: 'GET', url: () => '/v1/fund/successor_plan', ...sameEverywhere(ok(200)) },
+  { method: 'PUT', url: () => '/v1/fund/successor_plan', body: { successors: [] }, ...sameEverywhere(ok(200)) },
 ];
+
+/**
+ * The least role of a shared fund each route needs (rules §20), written here as the rule rather
+ * than read from the code: reads are everyone's; asking to give, withdrawing one's request, leaving,
+ * choosing one's fund, one's own keys and a gift's answer are a family member's too; giving, gifts,
+ * money in, investing, webhooks and the sandbox's controls need an advisor; the rest an organizer.
+ */
+function neededRole(method: string, url: string): 'family' | 'advisor' | 'organizer' {
+  const path = url.split(/[?#]/)[0] as string;
+  if (method === 'GET') return 'family';
+  if (/^\/v1\/(donations|users\/[^/]+\/donations)$/.test(path) && method === 'POST') return 'family';
+  if (/^\/v1\/donations\/[^/]+$/.test(path) && method === 'DELETE') return 'family';
+  if (/^\/v1\/gifts\/[^/]+\/(accept|claim|deny)$/.test(path)) return 'family';
+  if (
+    /^\/v1\/(users\/me|api_keys(\/[^/]+)?|fund\/members\/[^/]+)$/.test(path) &&
+    ['PATCH', 'POST', 'DELETE'].includes(method) &&
+    !(path === '/v1/users/me' && method !== 'PATCH')
+  ) {
+    return path.startsWith('/v1/fund/members/') && method === 'PATCH' ? 'organizer' : 'family';
+  }
+  if (
+    /^\/v1\/(donations\/[^/]+\/(approve|decline)|gifts|contributions(\/[^/]+)?|scheduled_donations(\/[^/]+)?|users\/me\/allocation(\/exchange)?|webhook_endpoints(\/.*)?|sandbox\/.*)$/.test(
+      path,
+    )
+  )
+    return 'advisor';
+  return 'organizer';
+}
 
 /**
  * The scope an app's token needs for a route (ADR 16), written here as the rule rather than read
@@ -140,12 +195,17 @@ function neededScope(method: string, url: string): 'read' | 'donate' | 'gifts' |
 const ALL_SCOPES = ['read', 'donate', 'gifts'] as const;
 const insufficientScope: Expect = [403, 'insufficient_scope'];
 
+let addresses = 0;
+
 /** `/v1/sandbox/advance#donation:ID` carries its body in the fragment, so that each row names the object it acts on. */
 function request(endpoint: Endpoint, o: Objects): { url: string; body?: unknown } {
   const url = endpoint.url(o);
   const [path, target] = url.split('#');
+  // An invitation goes to a new address each time: the same one twice is refused (invitation_exists).
+  if (url === '/v1/fund/members' && endpoint.method === 'POST') return { url, body: { ...(endpoint.body as object), email: `invited-${(addresses += 1)}@example.org` } };
   if (target === undefined) return { url, ...(endpoint.body === undefined ? {} : { body: endpoint.body }) };
   const [object, id] = target.split(':') as [string, string];
+  if (object === 'fund') return { url: path as string, body: { current_fund_id: Number(id) } };
   return { url: path as string, body: object === 'donation' ? { object, id: Number(id), event: 'approve' } : { object, code: id, action: 'deny' } };
 }
 
@@ -158,6 +218,7 @@ for (const { name: engine } of engines()) {
     let otherTest: string;
     let suspended: { live: string; test: string; objects: Objects; sandbox: Objects };
     let revokedKey: string;
+    let members: { family: string; advisor: string };
     let apps: {
       other: AppTokens;
       ownerTest: AppTokens;
@@ -189,7 +250,9 @@ for (const { name: engine } of engines()) {
       const s = await call(env.app, 'POST', '/v1/scheduled_donations', { key, body: { amount: 10, ein: EIN, frequency: 'Monthly' } });
       const c = await call(env.app, 'POST', '/v1/contributions', { key, body: { type: 'check_payment', amount: 50 } });
       const w = await call(env.app, 'POST', '/v1/webhook_endpoints', { key, body: { url: 'https://hooks.example.org/owner' } });
-      for (const made of [d, p, g, k, s, c, w]) assert.equal(made.status, 201, JSON.stringify(made.body));
+      invitations += 1;
+      const m = await call(env.app, 'POST', '/v1/fund/members', { key, body: { email: `objects-${invitations}@example.org`, role: 'family' } });
+      for (const made of [d, p, g, k, s, c, w, m]) assert.equal(made.status, 201, JSON.stringify(made.body));
       return {
         user_id: me.body.id,
         slug: me.body.slug,
@@ -200,17 +263,38 @@ for (const { name: engine } of engines()) {
         schedule_id: s.body.id,
         contribution_id: c.body.id,
         webhook_endpoint_id: w.body.id,
+        fund_id: me.body.current_fund.id,
+        member_id: m.body.id,
       };
+    }
+    let invitations = 0;
+
+    /** A member of `holder`'s fund with `role`, acting on it with a live key (rules §20). */
+    async function memberOf(holder: TestUser, role: 'family' | 'advisor'): Promise<string> {
+      const person = await makeUser(env.deps);
+      const email = `${role}-${person.user_id}@example.org`;
+      await env.deps.db.insertInto('accounts').values({ user_id: person.user_id, email, password_hash: 'x', created_at: new Date().toISOString() }).execute();
+      const invited = await call(env.app, 'POST', '/v1/fund/members', { key: holder.key, body: { email, role } });
+      assert.equal(invited.status, 201, JSON.stringify(invited.body));
+      const token = /\/join\/(.+)$/.exec(
+        String((await env.deps.db.selectFrom('mail_outbox').select('text').where('recipient', '=', email).executeTakeFirstOrThrow()).text)
+          .split('\n')
+          .find((l) => l.includes('/join/')) ?? '',
+      )?.[1];
+      assert.ok(token !== undefined);
+      await acceptInvitation(env.deps, person.user_id, token);
+      return person.key;
     }
 
     before(async () => {
-      // objectsOf makes a webhook endpoint every time it is called: far more than a user's cap (tested in webhook-fairness).
-      env = await openEnv(engine, { webhookEndpointsPerUser: 1000 });
+      // objectsOf makes a webhook endpoint and an invitation every time it is called: far more than the caps.
+      env = await openEnv(engine, { webhookEndpointsPerUser: 1000, membersPerFund: 1000 });
       await makeNonProfit(env.deps, { ein: EIN, name: 'Vermont Foodbank' });
       owner = await makeUser(env.deps);
       other = await makeUser(env.deps);
       const held = await makeUser(env.deps);
       for (const u of [owner, other, held]) await fund(env.deps, u, 10_000_000);
+      members = { family: await memberOf(owner, 'family'), advisor: await memberOf(owner, 'advisor') };
       ownerTest = await sandboxKey(owner);
       otherTest = await sandboxKey(other);
       const heldTest = await sandboxKey(held);
@@ -273,6 +357,8 @@ for (const { name: engine } of engines()) {
         schedule_id: 0,
         contribution_id: 0,
         webhook_endpoint_id: 0,
+        fund_id: 0,
+        member_id: 0,
       };
       test(`${endpoint.method} ${request(endpoint, blank).url}${endpoint.url(blank).includes('#') ? ` (${endpoint.url(blank).split('#')[1]?.split(':')[0]})` : ''}`, async () => {
         const live = await objectsOf(owner.key);
@@ -298,6 +384,19 @@ for (const { name: engine } of engines()) {
         await expectCall("the owner's live key on sandbox objects", endpoint, await objectsOf(ownerTest), owner.key, endpoint.liveOnTest);
         await expectCall("another user's live key on sandbox objects", endpoint, await objectsOf(ownerTest), other.key, endpoint.liveOnTest);
         await expectCall("another user's live key", endpoint, await objectsOf(owner.key), other.key, endpoint.other);
+        // The members of the owner's fund, each with their role (rules §20): below the route's, refused and nothing changes.
+        const needed = neededRole(endpoint.method, request(endpoint, blank).url);
+        for (const role of ['family', 'advisor'] as const) {
+          const below = needed === 'organizer' || (needed === 'advisor' && role === 'family');
+          const objects = await objectsOf(owner.key);
+          const expected = endpoint[role] ?? (below ? ([403, 'role_forbidden'] as Expect) : undefined);
+          if (expected !== undefined) await expectCall(`the owner's ${role} member`, endpoint, objects, members[role], expected);
+          else {
+            const { url: memberUrl, body: memberBody } = request(endpoint, objects);
+            const res = await call(env.app, endpoint.method, memberUrl, { key: members[role], ...(memberBody === undefined ? {} : { body: memberBody }) });
+            assert.ok(res.status < 500 && res.body?.code !== 'role_forbidden' && res.status !== 401, `the owner's ${role} member: ${res.status} ${JSON.stringify(res.body)}`);
+          }
+        }
 
         // Apps' tokens: what a key of the same user and book gets, where the token has the route's scope.
         const scope = neededScope(endpoint.method, request(endpoint, blank).url);

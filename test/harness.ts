@@ -179,7 +179,17 @@ export async function makeUser(deps: Deps, input: Partial<NewUser> = {}): Promis
     fund_id: created.fund_id,
     slug: created.slug,
     key: created.key.key,
-    caller: { user_id: created.user_id, fund_id: created.fund_id, key_id: created.key.id, mode: 'live', book: 'live', user_status: 'active', last_used_at: null },
+    caller: {
+      user_id: created.user_id,
+      fund_id: created.fund_id,
+      actor_id: created.user_id,
+      role: 'organizer',
+      key_id: created.key.id,
+      mode: 'live',
+      book: 'live',
+      user_status: 'active',
+      last_used_at: null,
+    },
   };
 }
 
@@ -285,6 +295,10 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
     'valuations',
     'portfolio_valuations',
     'audit_log',
+    'fund_members',
+    'member_roles',
+    'successor_lines',
+    'death_records',
   ] as const;
   const out: Record<string, unknown> = {};
   for (const table of tables) {
@@ -293,6 +307,10 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
   }
   const accounts = await deps.db.selectFrom('ledger_accounts').select(['id', 'balance_cents']).orderBy('id').execute();
   out.balances = accounts.map((a) => `${a.id}:${a.balance_cents}`).join(',');
+  const members = await deps.db.selectFrom('fund_members').select(['id', 'status', 'role']).orderBy('id').execute();
+  out.member_statuses = members.map((m) => `${m.id}:${m.status}:${m.role}`).join(',');
+  const acting = await deps.db.selectFrom('users').select(['id', 'current_fund_id']).orderBy('id').execute();
+  out.current_funds = acting.map((u) => `${u.id}:${u.current_fund_id}`).join(',');
   const statuses = await deps.db.selectFrom('donations').select(['id', 'status']).orderBy('id').execute();
   out.donation_statuses = statuses.map((d) => `${d.id}:${d.status}`).join(',');
   const gifts = await deps.db.selectFrom('gifts').select(['id', 'status', 'seen']).orderBy('id').execute();

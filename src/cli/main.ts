@@ -1,5 +1,6 @@
 // `almoner <command>`: thin adapters over the service functions; no SQL here.
 import { portfoliosCommand, pricesCommand, valuationCommand } from './portfolios.ts';
+import { deathsCommand } from './deaths.ts';
 import { sqlitePathOf } from '../db/database.ts';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
@@ -66,6 +67,10 @@ Commands:
   prices import FILE         Prices from a CSV whose header names symbol, price and time; a bad, duplicate or
                              future row refuses the whole file
   valuation run [--at TIME]  Every portfolio's unit price from its holdings' prices at TIME (default now)
+  deaths list [--status recorded|approved]
+  deaths record --user ID --document REFERENCE
+                             Record the death of a fund's holder (audited); nothing happens until a second
+                             operator (ALMONER_OPERATOR) runs: deaths approve ID, and the fund's successor plan runs
   scheduler run [--date YYYY-MM-DD]   Make the recurring donations due by the date (default today)
   receipts repair                     Issue the receipt of every succeeded contribution without one (an older
                                       release's node made it succeed); servers do it every minute
@@ -281,6 +286,8 @@ export async function run(argv: string[]): Promise<number> {
         return await pricesCommand(sub, rest);
       case 'valuation':
         return await valuationCommand(sub, rest);
+      case 'deaths':
+        return await deathsCommand(sub, rest);
       case undefined:
       case 'help':
       case '--help':

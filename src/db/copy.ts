@@ -70,6 +70,10 @@ export const TABLES_IN_ORDER = [
   'investments',
   'fund_valuations',
   'monthly_fees',
+  'fund_members',
+  'member_roles',
+  'successor_lines',
+  'death_records',
 ] as const;
 
 /** Rows the platform writes when it opens an empty database; the copy replaces them with the source's. */
@@ -111,6 +115,10 @@ const WITH_IDENTITY = new Set([
   'valuations',
   'exchanges',
   'investments',
+  'fund_members',
+  'member_roles',
+  'successor_lines',
+  'death_records',
 ]);
 const READ_BATCH = 5_000;
 

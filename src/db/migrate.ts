@@ -35,6 +35,7 @@ import * as m029 from './migrations/029_payments.ts';
 import * as m030 from './migrations/030_donor_choices.ts';
 import * as m031 from './migrations/031_charity_claims.ts';
 import * as m032 from './migrations/032_portfolios.ts';
+import * as m033 from './migrations/033_shared_funds.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -75,6 +76,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '030_donor_choices', up: m030.up },
   { name: '031_charity_claims', up: m031.up },
   { name: '032_portfolios', up: m032.up },
+  { name: '033_shared_funds', up: m033.up },
 ];
 
 /** The migrations this release knows, in order. */

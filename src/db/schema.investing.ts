@@ -57,6 +57,8 @@ export interface ExchangesTable {
   created_at: string;
   done_at: string | null;
   valuation_id: number | null;
+  /** The member who asked for it (rules §20). */
+  actor_id: import('./schema.members.ts').ActorColumn;
 }
 
 export interface InvestmentsTable {

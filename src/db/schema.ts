@@ -17,6 +17,8 @@ export interface UsersTable {
   sandbox_of: number | null;
   /** rules §14: 'live' or 'test' (shared/book.ts). */
   book: Book;
+  /** The fund the user acts on (rules §20): their own, or one they are a member of. */
+  current_fund_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface FundsTable {
@@ -90,6 +92,12 @@ export interface DonationsTable {
   /** What the donation is for, and in whose honour: on the remittance, to the owner only. */
   designation: string | null;
   dedication: string | null;
+  /** The member who made it (rules §20); for a request, who asked. */
+  actor_id: ActorColumn;
+  /** A request's (status 'requested'): when it lapses, and the member who approved or declined it. */
+  request_expires_at: ColumnType<string | null, string | null | undefined, string | null>;
+  decided_by: ColumnType<number | null, number | null | undefined, number | null>;
+  decided_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface GiftsTable {
@@ -113,6 +121,8 @@ export interface GiftsTable {
   book: Book;
   /** The app connection whose token sent it (migration 026), counted against its monthly limit. */
   app_connection_id: number | null;
+  /** The member who sent it (rules §20). */
+  actor_id: ActorColumn;
 }
 
 export interface ContributionsTable {
@@ -137,6 +147,8 @@ export interface ContributionsTable {
   cancelled_at: ColumnType<string | null, string | null | undefined, string | null>;
   /** Where the valuation of non-cash assets came from (e.g. "NYSE close 2026-11-20"). */
   valuation_source: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The member who declared it (rules §20); null for one an operator recorded. */
+  actor_id: ActorColumn;
 }
 
 export interface LedgerAccountsTable {
@@ -268,32 +280,14 @@ export interface ScheduledDonationsTable {
   updated_at: string;
   /** rules §14: 'live' or 'test' (shared/book.ts). */
   book: Book;
-}
-
-export interface AccountsTable {
-  user_id: number;
-  email: string;
-  password_hash: string;
-  created_at: string;
-}
-
-export interface WebSessionsTable {
-  id_hash: string;
-  user_id: number;
-  csrf_token: string;
-  created_at: string;
-  expires_at: string;
-}
-
-export interface SignInFailuresTable {
-  id: Generated<number>;
-  email: string;
-  ip: string;
-  at: string;
+  /** The member who set it up (rules §20). */
+  actor_id: ActorColumn;
 }
 
 export type * from './schema.directory.ts';
 export type * from './schema.apps.ts';
+export type * from './schema.accounts.ts';
+export type * from './schema.members.ts';
 import type { AppConnectionsTable, AppSpendingTable, AppsTable, OidcArtifactsTable, OidcKeysTable } from './schema.apps.ts';
 import type {
   DirectoryEpochTable,
@@ -319,6 +313,8 @@ import type {
   PricesTable,
   ValuationsTable,
 } from './schema.investing.ts';
+import type { AccountsTable, SignInFailuresTable, WebSessionsTable } from './schema.accounts.ts';
+import type { ActorColumn, DeathRecordsTable, FundMembersTable, MemberRolesTable, SuccessorLinesTable } from './schema.members.ts';
 import type { DiligenceListsTable, Pub78Table, RevocationsTable, SanctionReviewsTable, SanctionsTable } from './schema.diligence.ts';
 
 export interface Database {
@@ -384,6 +380,10 @@ export interface Database {
   monthly_fees: MonthlyFeesTable;
   oidc_artifacts: OidcArtifactsTable;
   oidc_keys: OidcKeysTable;
+  fund_members: FundMembersTable;
+  member_roles: MemberRolesTable;
+  successor_lines: SuccessorLinesTable;
+  death_records: DeathRecordsTable;
 }
 
 /** Each run of `almoner check` (migration 027): when it ended, how long it took, what failed. */

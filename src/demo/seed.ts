@@ -65,6 +65,8 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   const caller = (u: { user_id: number; fund_id: number }): Caller => ({
     user_id: u.user_id,
     fund_id: u.fund_id,
+    actor_id: u.user_id,
+    role: 'organizer',
     key_id: 0,
     mode: 'live',
     book: 'live',

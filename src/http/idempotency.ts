@@ -64,7 +64,7 @@ export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, r
   if (key.length === 0 || key.length > KEY_MAX_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
     throw new AppError('bad_request', 'invalid_parameter', `Idempotency-Key must be 1 to ${KEY_MAX_LENGTH} visible ASCII characters`);
   }
-  const claimed = await claimKey(deps, request.caller.user_id, key, requestHash(request));
+  const claimed = await claimKey(deps, request.caller.actor_id, key, requestHash(request));
   if (claimed.kind === 'claimed') return hold(request, claimed.claim);
   if (claimed.kind === 'answered') {
     const stored = JSON.parse(claimed.response) as StoredResponse;

@@ -5,13 +5,12 @@ import { hashSecret } from '../../shared/secrets.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, conflict, fieldErrors, notFound, type FieldError } from '../../shared/errors.ts';
 import { createUser } from '../users/index.ts';
+import { actingOf, type Acting } from '../members/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import type { Trx } from '../../db/database.ts';
 import { hashPassword, verifyPassword, type ScryptCost } from './passwords.ts';
 import { newSecret, normalizeEmail, passwordProblem, SIGN_IN_FAILURES_PER_EMAIL, SIGN_IN_FAILURES_PER_IP, SIGN_IN_WINDOW_MS } from './accounts.ts';
 import * as store from './accounts.store.ts';
-
-export type { Session } from './accounts.store.ts';
 
 export const NAME_MAX = 200;
 
@@ -143,15 +142,20 @@ export async function signOut(deps: Deps, token: string): Promise<void> {
   await store.deleteSession(deps.db, hashSecret(token));
 }
 
-/** The live session a cookie names, or undefined (unknown, expired, or its user suspended). */
-export async function sessionFor(deps: Deps, token: string): Promise<store.Session | undefined> {
+/** A signed-in person and the fund they act on (rules §20): `user_id` is the person, `acting` the caller's part. */
+export type Session = store.StoredSession & { acting: Acting };
+
+/** The live session a cookie names, or undefined (unknown, expired, or its user, or their fund's holder, suspended). */
+export async function sessionFor(deps: Deps, token: string): Promise<Session | undefined> {
   const session = await store.findSession(deps.db, hashSecret(token), deps.clock.now().toISOString());
-  return session?.user_status === 'active' ? session : undefined;
+  if (session?.user_status !== 'active') return undefined;
+  const acting = await actingOf(deps.db, { user_id: session.user_id, own_status: session.user_status, owner_status: null });
+  return acting === undefined ? undefined : { ...session, acting };
 }
 
-/** The web acts for a signed-in user through the same service functions as an API key. */
-export function callerOf(session: store.Session): Caller {
-  return { user_id: session.user_id, fund_id: session.fund_id, key_id: 0, mode: 'live', book: 'live', user_status: session.user_status, last_used_at: null };
+/** The web acts for a signed-in person through the same service functions as an API key, on the fund they act on. */
+export function callerOf(session: Session): Caller {
+  return { ...session.acting, key_id: 0, mode: 'live', book: 'live', last_used_at: null };
 }
 
 export async function accountEmail(deps: Deps, userId: number): Promise<string | undefined> {

@@ -30,7 +30,6 @@ describeEachEngine('accounts store', (env) => {
     const found = await store.findSession(db, 'live', '2026-01-15T00:00:00Z');
     assert.deepEqual(found, {
       user_id: user.user_id,
-      fund_id: user.fund_id,
       name: 'Session Holder',
       slug: user.slug,
       user_status: 'active',

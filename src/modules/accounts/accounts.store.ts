@@ -2,9 +2,9 @@
 import { dialectOf } from '../../db/dialect.ts';
 import type { Db, Trx } from '../../db/database.ts';
 
-export interface Session {
+/** A session's person; accounts.service adds the fund they act on. */
+export interface StoredSession {
   user_id: number;
-  fund_id: number;
   name: string;
   slug: string;
   user_status: string;
@@ -34,16 +34,13 @@ export async function insertSession(db: Db | Trx, session: { id_hash: string; us
   await db.insertInto('web_sessions').values(session).execute();
 }
 
-export async function findSession(db: Db, idHash: string, now: string): Promise<Session | undefined> {
+export async function findSession(db: Db, idHash: string, now: string): Promise<StoredSession | undefined> {
   return db
     .selectFrom('web_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .innerJoin('funds as f', 'f.user_id', 'u.id')
-    .select(['s.user_id', 'f.id as fund_id', 'u.name', 'u.slug', 'u.status as user_status', 's.csrf_token', 's.expires_at'])
+    .select(['s.user_id', 'u.name', 'u.slug', 'u.status as user_status', 's.csrf_token', 's.expires_at'])
     .where('s.id_hash', '=', idHash)
     .where('s.expires_at', '>', now)
-    .orderBy('f.id')
-    .limit(1)
     .executeTakeFirst();
 }
 

@@ -169,7 +169,7 @@ describeEachEngine('apps store', (env) => {
     const { deps } = env();
     const donor = await makeUser(deps);
     const live = await store.actingUser(deps.db, donor.user_id, 'live');
-    assert.deepEqual(live, { user_id: donor.user_id, book: 'live', own_status: 'active', owner_status: null, fund_id: donor.fund_id });
+    assert.deepEqual(live, { user_id: donor.user_id, book: 'live', own_status: 'active', owner_status: null });
     assert.equal(await store.actingUser(deps.db, donor.user_id, 'test'), undefined, 'no twin yet');
     const twin = await deps.db.transaction().execute((trx) => sandboxUserFor(deps, donor.user_id, trx));
     const test = await store.actingUser(deps.db, donor.user_id, 'test');

@@ -190,18 +190,14 @@ export async function releaseSpend(db: Db | Trx, connectionId: number, month: st
     .execute();
 }
 
-/** The user an app acts for in `book` for the live user `liveUserId` (themselves, or their sandbox twin), with the fund. */
+/** The person an app acts for in `book` for the live user `liveUserId` (themselves, or their sandbox twin). */
 export async function actingUser(db: Db, liveUserId: number, book: Book) {
   return db
     .selectFrom('users as u')
     .leftJoin('users as o', 'o.id', 'u.sandbox_of')
-    .innerJoin('funds as f', 'f.user_id', 'u.id')
-    .select(['u.id as user_id', 'u.book', 'u.status as own_status', 'o.status as owner_status', 'f.id as fund_id'])
+    .select(['u.id as user_id', 'u.book', 'u.status as own_status', 'o.status as owner_status'])
     .where(book === 'live' ? 'u.id' : 'u.sandbox_of', '=', liveUserId)
     .where('u.book', '=', book)
-    .whereRef('f.book', '=', 'u.book')
-    .orderBy('f.id')
-    .limit(1)
     .executeTakeFirst();
 }
 

@@ -7,6 +7,7 @@ import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { CONNECTION_USE_WRITE_INTERVAL_MS } from './apps.ts';
 import * as store from './apps.store.ts';
+import { actingOf } from '../members/index.ts';
 import { ID_TOKEN_GRANT, ID_TOKEN_SCOPE, publicSigningKeys, type OidcProvider } from './oidc.ts';
 
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -47,17 +48,16 @@ async function callerOfConnection(deps: Deps, clientId: string, sub: string, gra
   if (app === undefined || app.disabled_at !== null) return undefined;
   const connection = await store.activeConnection(deps.db, app.id, Number(sub));
   if (connection === undefined || (grantId !== undefined && connection.grant_id !== grantId)) return undefined;
-  const acting = await store.actingUser(deps.db, Number(sub), app.book);
-  if (acting === undefined) return undefined;
+  const person = await store.actingUser(deps.db, Number(sub), app.book);
+  const acting = person === undefined ? undefined : await actingOf(deps.db, person);
+  if (person === undefined || acting === undefined) return undefined;
   const granted = connection.scopes.split(' ');
   const scopes = tokenScopes === undefined ? granted : tokenScopes.filter((s) => granted.includes(s));
   return {
-    user_id: acting.user_id,
-    fund_id: acting.fund_id,
+    ...acting,
     key_id: 0,
-    mode: acting.book,
-    book: acting.book,
-    user_status: acting.own_status !== 'active' || acting.owner_status === null ? acting.own_status : acting.owner_status,
+    mode: person.book,
+    book: person.book,
     last_used_at: connection.last_used_at,
     app: { connection_id: connection.id, client_id: clientId, scopes, monthly_limit_cents: connection.monthly_limit_cents },
   };

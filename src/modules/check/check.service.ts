@@ -2,6 +2,7 @@
 // journal and the records, and reports each one that fails in words. What it
 // reads, it reads exactly (check.store.ts); a check that cannot run reports
 // why instead of stopping the rest.
+import { memberProblems } from '../members/index.ts';
 import { investingProblems } from '../portfolio/index.ts';
 import { dialectOf } from '../../db/dialect.ts';
 import { VERSION } from '../../version.ts';
@@ -190,6 +191,7 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ['every app acts for a live user, within the limit its donor set', appsWithinTheirGrant],
     ["every payment is its grants, each in its payment's status, none to an organisation not cleared", payments],
     ["every fund's units are its portfolio balance at the last unit price; units outstanding add up; every fee is the formula's", (d) => investingProblems(d.db)],
+    ['everyone acts on a fund they belong to; every fund keeps an organizer; every movement names a member whose role allowed it then', (d) => memberProblems(d.db)],
     [
       "every donation's user, fund and non-profit, every entry's donation, every posting's entry and account, every event's user and every search word's organisation exist",
       references,

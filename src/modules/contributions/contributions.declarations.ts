@@ -80,6 +80,7 @@ export async function declareContribution(deps: Deps, caller: Caller, input: Dec
       book: caller.book,
       user_id: caller.user_id,
       fund_id: caller.fund_id,
+      actor_id: caller.actor_id,
       type: d.type,
       status: 'waiting_for_funds',
       units: d.units,

@@ -195,7 +195,20 @@ export async function listContributions(deps: Deps, caller: Caller, page: PageRe
 
 const EXPORT_BATCH = 1000;
 
-export const CONTRIBUTION_CSV_HEADER = ['id', 'created_at', 'type', 'status', 'units', 'currency', 'valuation', 'amount_usd', 'reference', 'received_at', 'completed_at'] as const;
+export const CONTRIBUTION_CSV_HEADER = [
+  'id',
+  'created_at',
+  'type',
+  'status',
+  'units',
+  'currency',
+  'valuation',
+  'amount_usd',
+  'reference',
+  'received_at',
+  'completed_at',
+  'made_by',
+] as const;
 
 /** Every one of the caller's contributions matching `f`, newest first, as CSV rows, read a batch at a time. */
 export async function* exportContributions(deps: Deps, caller: Caller, f: RowFilters): AsyncGenerator<unknown[]> {
@@ -203,7 +216,7 @@ export async function* exportContributions(deps: Deps, caller: Caller, f: RowFil
   for (;;) {
     const rows = await contributionsForExport(deps.db, caller.user_id, f, before, EXPORT_BATCH);
     for (const c of rows)
-      yield [c.id, c.created_at, c.type, c.status, c.units, c.currency, c.valuation, centsToDollars(c.amount_cents), c.reference, c.received_at, c.completed_at];
+      yield [c.id, c.created_at, c.type, c.status, c.units, c.currency, c.valuation, centsToDollars(c.amount_cents), c.reference, c.received_at, c.completed_at, c.made_by];
     if (rows.length < EXPORT_BATCH) return;
     const last = rows.at(-1);
     before = last === undefined ? undefined : { created_at: last.created_at, id: last.id };

@@ -145,8 +145,12 @@ export async function contributionsForExport(
   f: RowFilters,
   before: { created_at: string; id: number } | undefined,
   limit: number,
-): Promise<Contribution[]> {
-  let q = db.selectFrom('contributions').selectAll().where('user_id', '=', userId);
+): Promise<Array<Contribution & { made_by: string | null }>> {
+  let q = db
+    .selectFrom('contributions')
+    .selectAll('contributions')
+    .select((eb) => eb.selectFrom('users as a').select('a.name').whereRef('a.id', '=', 'contributions.actor_id').as('made_by'))
+    .where('user_id', '=', userId);
   if (before !== undefined) q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.created_at, before.id)));
   if (f.from !== undefined) q = q.where('created_at', '>=', `${f.from}T00:00:00.000Z`);
   if (f.to !== undefined) q = q.where('created_at', '<', dayAfter(f.to));

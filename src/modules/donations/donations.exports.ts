@@ -8,14 +8,15 @@ import * as store from './donations.store.ts';
 
 const EXPORT_BATCH = 1000;
 
-export const DONATION_CSV_HEADER = ['id', 'created_at', 'status', 'amount', 'ein', 'non_profit', 'note', 'private_memo', 'visibility', 'scheduled_donation_id'] as const;
+export const DONATION_CSV_HEADER = ['id', 'created_at', 'status', 'amount', 'ein', 'non_profit', 'note', 'private_memo', 'visibility', 'scheduled_donation_id', 'made_by'] as const;
 
-/** Every one of the caller's donations matching `f`, newest first, as CSV rows, read a batch at a time. */
+/** Every one of the caller's donations matching `f`, newest first, as CSV rows, read a batch at a time; `made_by` names the member who made each (rules §20). */
 export async function* exportDonations(deps: Deps, caller: Caller, f: RowFilters): AsyncGenerator<unknown[]> {
   let before: number | undefined;
   for (;;) {
     const rows = await store.donationsForExport(deps.db, caller.user_id, f, before, EXPORT_BATCH);
-    for (const d of rows) yield [d.id, d.created_at, d.status, centsToDollars(d.amount_cents), d.ein, d.non_profit, d.note, d.private_memo, d.visibility, d.scheduled_donation_id];
+    for (const d of rows)
+      yield [d.id, d.created_at, d.status, centsToDollars(d.amount_cents), d.ein, d.non_profit, d.note, d.private_memo, d.visibility, d.scheduled_donation_id, d.made_by];
     if (rows.length < EXPORT_BATCH) return;
     before = rows.at(-1)?.id;
   }

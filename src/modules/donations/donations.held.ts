@@ -41,6 +41,8 @@ export type HeldDonation = {
   share?: string;
   designation?: string | null;
   dedication?: string | null;
+  /** The member who made it (rules §20); null for the scheduler and the successor plan's own. */
+  actor_id?: number | null;
 };
 
 /**

@@ -75,6 +75,7 @@ const page = fc
       return {
         id: r.id,
         user_id,
+        actor_id: user_id,
         fund_id,
         non_profit_id: (r.card % cards.length) + 1,
         amount_cents: r.amount_cents,

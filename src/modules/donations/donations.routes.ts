@@ -8,9 +8,10 @@ import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
 import { checkedCents, EmptyObject, PageQuery, withProblems } from '../../http/schemas.ts';
 import * as service from './donations.service.ts';
+import { decideRequest } from './donations.requests.ts';
 import { DONATION_CSV_HEADER, exportDonations } from './donations.exports.ts';
 import * as lists from './donations.lists.ts';
-import { CreateDonationBody, DonationIdParams, OwnDonationPage, UserDonationPage } from './donations.schema.ts';
+import { CreateDonationBody, DeclineBody, DonationIdParams, OwnDonationPage, UserDonationPage } from './donations.schema.ts';
 
 type CreateBody = { amount: number; ein: string; note?: string; private_memo?: string; visibility?: 'public' | 'private' };
 
@@ -78,6 +79,39 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
     );
 
+    app.post(
+      '/donations/:donation_id/approve',
+      {
+        schema: {
+          tags: ['Shared funds'],
+          summary: "Approve a family member's request (organizers, advisors): held, or waiting for funds",
+          params: DonationIdParams,
+          response: withProblems({ 200: Type.Ref('OwnDonation') }),
+        },
+      },
+      async (request) => {
+        await decideRequest(deps, request.caller, request.params.donation_id, { approve: true });
+        return service.getOwnDonation(deps, request.caller, request.params.donation_id);
+      },
+    );
+
+    app.post(
+      '/donations/:donation_id/decline',
+      {
+        schema: {
+          tags: ['Shared funds'],
+          summary: "Decline a family member's request with a reason (organizers, advisors)",
+          params: DonationIdParams,
+          body: DeclineBody,
+          response: withProblems({ 200: Type.Ref('OwnDonation') }),
+        },
+      },
+      async (request) => {
+        await decideRequest(deps, request.caller, request.params.donation_id, { approve: false, reason: request.body.reason });
+        return service.getOwnDonation(deps, request.caller, request.params.donation_id);
+      },
+    );
+
     app.get(
       '/users/:user_id/donations',
       {
@@ -89,8 +123,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withProblems({ 200: UserDonationPage }),
         },
       },
-      async (request, reply) =>
-        listPage(request, reply, (page) => lists.listUserDonations(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id), page)),
+      async (request, reply) => listPage(request, reply, (page) => lists.listUserDonations(deps, request.caller, resolveUserId(request.params.user_id, request.caller), page)),
     );
 
     app.get(
@@ -103,7 +136,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withProblems({ 200: Type.Ref('UserDonation') }),
         },
       },
-      async (request) => service.getUserDonation(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id), request.params.donation_id),
+      async (request) => service.getUserDonation(deps, request.caller, resolveUserId(request.params.user_id, request.caller), request.params.donation_id),
     );
 
     app.post(
@@ -118,7 +151,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const userId = resolveUserId(request.params.user_id, request.caller.user_id);
+        const userId = resolveUserId(request.params.user_id, request.caller);
         const donation = await service.createDonationForUser(deps, request.caller, userId, newDonation(request.body), request.idempotency);
         return sendAnswer(reply, created(donation));
       },

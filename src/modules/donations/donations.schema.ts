@@ -82,3 +82,6 @@ export const DonationBatchBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** A family member's request declined (rules §20): the reason the requester is told. */
+export const DeclineBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500, pattern: '\\S' }) }, { additionalProperties: false });

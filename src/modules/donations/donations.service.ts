@@ -19,6 +19,7 @@ import * as store from './donations.store.ts';
 import { FundBatches } from './donations.batches.ts';
 import { SimpleDonationWriter, type DonationWriter, type WriterStats } from './donations.writer.ts';
 import { insertHeld, type HeldDonation } from './donations.held.ts';
+import { insertRequest, mayCancel } from './donations.requests.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 
 declare module '../../deps.ts' {
@@ -64,7 +65,11 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   const note = input.note ?? null;
   const visibility = input.visibility ?? 'public';
   // An app's donation counts against the monthly limit its donor set (ADR 16), given back if it is not made.
-  const made = await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility, claim));
+  // A family member's donation is a request (rules §20): no money held, so nothing an app's limit counts.
+  const made =
+    caller.role === 'family'
+      ? await insertRequest(deps, caller, ein, donationRow(caller, input, note, visibility), claim)
+      : await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility, claim));
   // The answer from what was written: reading it back cost four more statements.
   const card = cardOfNonProfit(deps.config.publicUrl, made.nonProfit);
   return ownUserScopedForm(new Map([[made.nonProfit.id, card]]), {
@@ -83,25 +88,26 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   });
 }
 
+function donationRow(caller: Caller, input: NewDonation, note: string | null, visibility: Visibility) {
+  return {
+    book: caller.book,
+    user_id: caller.user_id,
+    fund_id: caller.fund_id,
+    actor_id: caller.actor_id,
+    amount_cents: input.amount_cents,
+    note,
+    private_memo: input.private_memo ?? null,
+    visibility,
+    scheduled_donation_id: null,
+    app_connection_id: caller.app?.connection_id ?? null,
+    share: input.share ?? 'name',
+    designation: input.designation ?? null,
+    dedication: input.dedication ?? null,
+  };
+}
+
 function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: string | null, visibility: Visibility, claim: IdempotencyClaim | undefined) {
-  return deps.runtime.donations.submit({
-    ein: input.ein,
-    donation: {
-      book: caller.book,
-      user_id: caller.user_id,
-      fund_id: caller.fund_id,
-      amount_cents: input.amount_cents,
-      note,
-      private_memo: input.private_memo ?? null,
-      visibility,
-      scheduled_donation_id: null,
-      app_connection_id: caller.app?.connection_id ?? null,
-      share: input.share ?? 'name',
-      designation: input.designation ?? null,
-      dedication: input.dedication ?? null,
-    },
-    claim,
-  });
+  return deps.runtime.donations.submit({ ein: input.ein, donation: donationRow(caller, input, note, visibility), claim });
 }
 
 /**
@@ -131,6 +137,7 @@ export async function cancelDonation(deps: Deps, caller: Caller, donationId: num
   await deps.db.transaction().execute(async (trx) => {
     const { donation, accounts } = await lockDonationAndFund(trx, caller.book, donationId);
     if (donation === undefined || donation.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
+    mayCancel(caller, donation);
     if (!isCancellable(donation.status)) {
       throw conflict(
         'donation_not_cancellable',
@@ -243,9 +250,10 @@ export async function getUserDonation(deps: Deps, caller: Caller, userId: number
   return own ? ownUserScopedForm(cards, record) : userScopedForm(cards, record);
 }
 
-/** POST /v1/users/:user_id/donations: only under one's own id. Throws user_not_found, forbidden. */
+/** POST /v1/users/:user_id/donations: only under one's own id (rules §20: or the fund's one acts on). Throws user_not_found, forbidden. */
 export async function createDonationForUser(deps: Deps, caller: Caller, userId: number, input: NewDonation, claim?: IdempotencyClaim) {
-  if (userId !== caller.user_id) {
+  // Under the fund's holder's id, or (a member acting on a fund they share) their own: both give from the fund acted on.
+  if (userId !== caller.user_id && userId !== caller.actor_id) {
     await visibleUser(deps, caller, userId);
     throw new AppError('forbidden', 'forbidden', 'donations can only be created from your own fund');
   }

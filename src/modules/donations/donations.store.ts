@@ -33,6 +33,7 @@ const PAGE_COLUMNS = [
   'share',
   'designation',
   'dedication',
+  'actor_id',
 ] as const;
 
 function donationRows(db: Db | Trx) {
@@ -148,6 +149,9 @@ export type NewDonationRow = Pick<
   share?: string;
   designation?: string | null;
   dedication?: string | null;
+  /** The member who made it (rules §20), and a request's lapse. */
+  actor_id?: number | null;
+  request_expires_at?: string | null;
 };
 
 /** Inserts one donation (a gift's claim) and counts it: the statements of a batch, for one. */
@@ -177,6 +181,8 @@ const DONATION_COLUMNS = [
   'share',
   'designation',
   'dedication',
+  'actor_id',
+  'request_expires_at',
 ] as const;
 
 /** A user's counts are added to what they were. */
@@ -188,7 +194,7 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
   for (const d of donations) {
     const c = perUser.get(d.user_id) ?? { total: 0, public_total: 0 };
     c.total += 1;
-    if (d.visibility === 'public') c.public_total += 1;
+    if (d.visibility === 'public' && !HIDDEN_FROM_OTHERS.includes(d.status)) c.public_total += 1;
     perUser.set(d.user_id, c);
   }
   return [
@@ -214,6 +220,8 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
         d.share ?? 'name',
         d.designation ?? null,
         d.dedication ?? null,
+        d.actor_id ?? null,
+        d.request_expires_at ?? null,
       ]),
     ),
     // Every user's count in one statement (each user once, so one row per key).
@@ -243,12 +251,16 @@ export async function fundsOfDonations(db: Db | Trx, book: Book, ids: readonly n
 
 /** Reads a donation of `book` for a state change; locks the row on PostgreSQL. */
 export async function lockDonation(trx: Trx, book: Book, id: number, lock = true) {
-  const q = trx.selectFrom('donations').select(['id', 'user_id', 'fund_id', 'amount_cents', 'status', 'cancelled_at']).where('id', '=', id).where('book', '=', book);
+  const q = trx.selectFrom('donations').select(['id', 'user_id', 'fund_id', 'amount_cents', 'status', 'cancelled_at', 'actor_id']).where('id', '=', id).where('book', '=', book);
   return (lock ? dialectOf(trx).lockRows(q) : q).executeTakeFirst();
 }
 
 /** Moves a donation from `from` to `to`; false when it was no longer in `from`. */
-export type TransitionFields = Partial<Record<'cancelled_at' | 'mailed_at' | 'approved_at' | 'rejected_at' | 'completed_at' | 'voided_at' | 'rejection_reason', string | null>>;
+export type TransitionFields = Partial<
+  Record<'cancelled_at' | 'mailed_at' | 'approved_at' | 'rejected_at' | 'completed_at' | 'voided_at' | 'rejection_reason' | 'decided_at', string | null>
+> & {
+  decided_by?: number;
+};
 
 export async function transition(trx: Trx, id: number, from: string, to: string, at: string, extra: TransitionFields = {}): Promise<boolean> {
   const result = await trx
@@ -258,11 +270,12 @@ export async function transition(trx: Trx, id: number, from: string, to: string,
     .where('status', '=', from)
     .executeTakeFirst();
   const moved = Number(result.numUpdatedRows) === 1;
-  // A public donation that did not happen leaves what others see (and count).
-  if (moved && HIDDEN_FROM_OTHERS.includes(to) && !HIDDEN_FROM_OTHERS.includes(from)) {
+  // A public donation that did not happen leaves what others see (and count); an approved request joins it.
+  const step = HIDDEN_FROM_OTHERS.includes(to) === HIDDEN_FROM_OTHERS.includes(from) ? 0 : HIDDEN_FROM_OTHERS.includes(to) ? -1 : 1;
+  if (moved && step !== 0) {
     await trx
       .updateTable('donation_counts')
-      .set((eb) => ({ public_total: eb('public_total', '-', 1) }))
+      .set((eb) => ({ public_total: eb('public_total', '+', step) }))
       .where('user_id', '=', (eb) => eb.selectFrom('donations').select('user_id').where('id', '=', id).where('visibility', '=', 'public'))
       .execute();
   }
@@ -296,7 +309,20 @@ export async function donationsForExport(db: Db, userId: number, f: RowFilters, 
   let q = db
     .selectFrom('donations as d')
     .innerJoin('non_profits as n', 'n.id', 'd.non_profit_id')
-    .select(['d.id', 'd.created_at', 'd.status', 'd.amount_cents', 'n.ein', 'n.name as non_profit', 'd.note', 'd.private_memo', 'd.visibility', 'd.scheduled_donation_id'])
+    .leftJoin('users as a', 'a.id', 'd.actor_id')
+    .select([
+      'd.id',
+      'd.created_at',
+      'd.status',
+      'd.amount_cents',
+      'n.ein',
+      'n.name as non_profit',
+      'd.note',
+      'd.private_memo',
+      'd.visibility',
+      'd.scheduled_donation_id',
+      'a.name as made_by',
+    ])
     .where('d.user_id', '=', userId);
   if (beforeId !== undefined) q = q.where('d.id', '<', beforeId);
   if (f.from !== undefined) q = q.where('d.created_at', '>=', `${f.from}T00:00:00.000Z`);
@@ -321,5 +347,39 @@ export async function grantsPaidBetween(db: Db, book: Book, userId: number, from
       ]),
     )
     .orderBy('d.id')
+    .execute();
+}
+
+/** A fund's requests (rules §20): those of one member, or every one lapsed by `now`. */
+export async function requestsOf(db: Db | Trx, fundId: number, actorId: number): Promise<Array<{ id: number; user_id: number }>> {
+  return db.selectFrom('donations').select(['id', 'user_id']).where('fund_id', '=', fundId).where('actor_id', '=', actorId).where('status', '=', 'requested').execute();
+}
+
+export async function lapsedRequests(db: Db | Trx, now: string, limit: number): Promise<Array<{ id: number; user_id: number; book: Book }>> {
+  return db.selectFrom('donations').select(['id', 'user_id', 'book']).where('status', '=', 'requested').where('request_expires_at', '<=', now).orderBy('id').limit(limit).execute();
+}
+
+/** What a request's decision needs: its row as the fund's members see it. */
+export async function requestRow(trx: Trx, id: number) {
+  return trx
+    .selectFrom('donations as d')
+    .innerJoin('non_profits as n', 'n.id', 'd.non_profit_id')
+    .select(['d.id', 'd.book', 'd.fund_id', 'd.user_id', 'd.actor_id', 'd.amount_cents', 'd.status', 'd.request_expires_at', 'n.name as non_profit_name'])
+    .where('d.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** A fund's requests waiting for a decision, oldest first, with who asked and for whom. */
+export async function waitingRequestsOfFund(db: Db, book: Book, fundId: number) {
+  return db
+    .selectFrom('donations as d')
+    .innerJoin('non_profits as n', 'n.id', 'd.non_profit_id')
+    .leftJoin('users as a', 'a.id', 'd.actor_id')
+    .select(['d.id', 'd.amount_cents', 'd.note', 'd.created_at', 'd.request_expires_at', 'd.actor_id', 'n.name as non_profit', 'n.ein', 'a.name as requester'])
+    .where('d.fund_id', '=', fundId)
+    .where('d.book', '=', book)
+    .where('d.status', '=', 'requested')
+    .orderBy('d.id')
+    .limit(200)
     .execute();
 }

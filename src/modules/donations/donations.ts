@@ -1,5 +1,5 @@
 // Donation rules: statuses, the minimum, the cancel rule.
-export const DONATION_STATUSES = ['scheduled', 'waiting_for_funds', 'approved', 'rejected', 'completed', 'not_completed', 'check_mailed'] as const;
+export const DONATION_STATUSES = ['scheduled', 'waiting_for_funds', 'approved', 'rejected', 'completed', 'not_completed', 'check_mailed', 'requested'] as const;
 export type DonationStatus = (typeof DONATION_STATUSES)[number];
 
 export const VISIBILITIES = ['public', 'private'] as const;
@@ -9,7 +9,7 @@ export const DONATION_MIN_CENTS = 1000; // spec 8: at least 10 USD
 
 /** Spec 4.2: only donations not yet accepted or rejected by the platform. */
 export function isCancellable(status: string): boolean {
-  return status === 'scheduled' || status === 'waiting_for_funds';
+  return status === 'scheduled' || status === 'waiting_for_funds' || status === 'requested';
 }
 
 /** rules §7: scheduled when the fund can hold the amount now, else waiting. */
@@ -44,8 +44,8 @@ export const DONATION_TRANSITIONS: Record<DonationEvent, { from: readonly Donati
   return_payment: { from: ['completed'], to: 'not_completed', move: 'grants_paid_to_available' },
 };
 
-/** rules §8: donations that did not happen, shown only to their owner. */
-export const HIDDEN_FROM_OTHERS: readonly string[] = ['not_completed', 'rejected'];
+/** rules §8: donations that did not happen (or not yet: a family member's request, rules §20), shown only to their owner. */
+export const HIDDEN_FROM_OTHERS: readonly string[] = ['not_completed', 'rejected', 'requested'];
 
 /** Whether someone other than the owner may see this donation (public, and it happened). */
 export function shownToOthers(d: { visibility: string; status: string }): boolean {

@@ -66,6 +66,7 @@ function insertHeldGift(deps: Deps, caller: Caller, input: NewGift, code: string
       code,
       user_id: caller.user_id,
       fund_id: caller.fund_id,
+      actor_id: caller.actor_id,
       name: input.name,
       email: input.email ?? null,
       amount_cents: input.amount_cents,

@@ -34,7 +34,7 @@ export function keyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         const mode = request.body.mode ?? (request.caller.mode === 'test' ? 'test' : 'live');
         if (mode === 'live' && request.caller.mode === 'test') throw new AppError('forbidden', 'forbidden', 'a sandbox key cannot create live keys');
         // A test caller's user is its twin already, and a twin's twin is itself.
-        const created = await createKeyForOwner(deps, request.caller.user_id, request.body.name, mode);
+        const created = await createKeyForOwner(deps, request.caller.actor_id, request.body.name, mode);
         return reply.code(201).header('location', `/v1/api_keys/${created.id}`).send(created);
       },
     );
@@ -45,7 +45,7 @@ export function keyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: { tags, summary: "The caller's active keys", response: withProblems({ 200: Paged(Type.Ref('ApiKey')) }) },
       },
       async (request) => {
-        const keys = await listKeys(deps, request.caller.user_id);
+        const keys = await listKeys(deps, request.caller.actor_id);
         // Every active key on one page: a user has a handful, not thousands.
         return toPage(keys, keys.length, { page: 1, per_page: Math.max(1, keys.length) });
       },
@@ -62,7 +62,7 @@ export function keyRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => {
-        await revokeKey(deps, request.caller.user_id, request.params.id);
+        await revokeKey(deps, request.caller.actor_id, request.params.id);
         return {};
       },
     );

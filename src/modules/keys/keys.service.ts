@@ -9,6 +9,7 @@ import { generateKey, looksLikeKey, LAST_USED_WRITE_INTERVAL_MS, type KeyMode } 
 import * as store from './keys.store.ts';
 import { CallerCache } from './caller-cache.ts';
 import { FreshReads } from '../../db/fresh-reads.ts';
+import { actingOf } from '../members/index.ts';
 
 export interface CreatedKey extends store.ApiKeyView {
   key: string;
@@ -70,8 +71,12 @@ export async function callerOfKey(deps: Deps, key: string): Promise<Caller | und
   const epoch = await epochs.get();
   let caller = cache.get(keyHash, epoch);
   if (caller === undefined) {
-    caller = await store.findCallerByHash(deps.db, keyHash);
-    if (caller !== undefined) cache.set(keyHash, epoch, caller);
+    const holder = await store.findKeyHolder(deps.db, keyHash);
+    const acting = holder === undefined ? undefined : await actingOf(deps.db, holder);
+    if (holder !== undefined && acting !== undefined) {
+      caller = { key_id: holder.key_id, mode: holder.mode, book: holder.book, last_used_at: holder.last_used_at, ...acting };
+      cache.set(keyHash, epoch, caller);
+    }
   }
   return caller;
 }

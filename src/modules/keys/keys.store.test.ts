@@ -36,23 +36,23 @@ describeEachEngine('keys store', (env) => {
     assert.equal(await store.authEpoch(db), before + 2);
   });
 
-  test("findCallerByHash: a key of its user's book acts for them; a twin stops with its suspended owner", async () => {
+  test("findKeyHolder: a key of its user's book acts for them; a twin stops with its suspended owner", async () => {
     const { db } = env().deps;
     const user = await makeUser(env().deps);
     await store.insertKey(db, key(user.user_id, 'caller-live'));
-    const caller = await store.findCallerByHash(db, 'caller-live');
-    assert.deepEqual({ ...caller, key_id: 0 }, { key_id: 0, user_id: user.user_id, fund_id: user.fund_id, mode: 'live', book: 'live', user_status: 'active', last_used_at: null });
+    const caller = await store.findKeyHolder(db, 'caller-live');
+    assert.deepEqual({ ...caller, key_id: 0 }, { key_id: 0, user_id: user.user_id, mode: 'live', book: 'live', own_status: 'active', owner_status: null, last_used_at: null });
     await store.insertKey(db, key(user.user_id, 'caller-mismatch', 'test'));
-    assert.equal(await store.findCallerByHash(db, 'caller-mismatch'), undefined, 'a test key on a live user is no key');
+    assert.equal(await store.findKeyHolder(db, 'caller-mismatch'), undefined, 'a test key on a live user is no key');
     const twin = await db.transaction().execute((trx) => sandboxUserFor(env().deps, user.user_id, trx));
     assert.equal(await store.bookOfUser(db, twin), 'test');
     assert.equal(await store.bookOfUser(db, user.user_id), 'live');
     assert.equal(await store.bookOfUser(db, 999_999), undefined);
     await store.insertKey(db, key(twin, 'caller-twin', 'test'));
-    assert.equal((await store.findCallerByHash(db, 'caller-twin'))?.user_status, 'active');
+    assert.equal((await store.findKeyHolder(db, 'caller-twin'))?.owner_status, 'active');
     await db.updateTable('users').set({ status: 'suspended' }).where('id', '=', user.user_id).execute();
-    assert.equal((await store.findCallerByHash(db, 'caller-twin'))?.user_status, 'suspended');
-    assert.equal(await store.findCallerByHash(db, 'no-such-hash'), undefined);
+    assert.equal((await store.findKeyHolder(db, 'caller-twin'))?.owner_status, 'suspended');
+    assert.equal(await store.findKeyHolder(db, 'no-such-hash'), undefined);
   });
 
   test('touchKey writes last_used_at only when it is older than notBefore', async () => {

@@ -11,31 +11,26 @@ const KEY_VIEW = ['id', 'name', 'last4', 'mode', 'created_at', 'last_used_at'] a
 /** What a key's owner sees of it: never its hash. */
 export type ApiKeyView = Pick<Selectable<ApiKeysTable>, (typeof KEY_VIEW)[number]>;
 
-// Runs on every authenticated request: prepared once.
-type CallerRow = Omit<Caller, 'user_status'> & { own_status: string; owner_status: string | null };
+/** A key and the person it belongs to (modules/members makes them a caller on the fund they act on). */
+export type KeyHolder = Pick<Caller, 'key_id' | 'mode' | 'book' | 'last_used_at'> & { user_id: number; own_status: string; owner_status: string | null };
+
+// Runs on every authenticated request (the node's cache aside): prepared once.
 
 // A key acts only in its user's book (a key whose mode differs from it is no key at all),
 // and a sandbox twin is stopped with its owner.
-const callerQuery = prepared<Database, CallerRow, { key_hash: string }>((db, p) =>
+const holderQuery = prepared<Database, KeyHolder, { key_hash: string }>((db, p) =>
   db
     .selectFrom('api_keys as k')
     .innerJoin('users as u', 'u.id', 'k.user_id')
     .leftJoin('users as o', 'o.id', 'u.sandbox_of')
-    .innerJoin('funds as f', 'f.user_id', 'u.id')
-    .select(['k.id as key_id', 'k.user_id', 'k.mode', 'k.last_used_at', 'u.book', 'u.status as own_status', 'o.status as owner_status', 'f.id as fund_id'])
+    .select(['k.id as key_id', 'k.user_id', 'k.mode', 'k.last_used_at', 'u.book', 'u.status as own_status', 'o.status as owner_status'])
     .where('k.key_hash', '=', p('key_hash'))
     .where('k.revoked_at', 'is', null)
-    .whereRef('k.mode', '=', 'u.book')
-    .whereRef('f.book', '=', 'u.book')
-    .orderBy('f.id')
-    .limit(1),
+    .whereRef('k.mode', '=', 'u.book'),
 );
 
-export async function findCallerByHash(db: Db, keyHash: string): Promise<Caller | undefined> {
-  const row = (await callerQuery(db, { key_hash: keyHash }))[0];
-  if (row === undefined) return undefined;
-  const { own_status, owner_status, ...caller } = row;
-  return { ...caller, user_status: own_status !== 'active' || owner_status === null ? own_status : owner_status };
+export async function findKeyHolder(db: Db, keyHash: string): Promise<KeyHolder | undefined> {
+  return (await holderQuery(db, { key_hash: keyHash }))[0];
 }
 
 /** Writes last_used_at unless another request (on any node) did so within the interval. */

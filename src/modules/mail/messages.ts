@@ -144,3 +144,41 @@ export function paymentSent(m: { nonProfit: string; amount: number; grants: numb
     FOOTER,
   );
 }
+
+export function fundInvitation(m: { inviter: string; fund: string; role: string; roleWords: string; url: string; days: number }): Message {
+  return compose(
+    `${m.inviter} invited you to give together: ${m.fund}`,
+    [
+      `${m.inviter} invited you to join ${m.fund} as ${m.role === 'advisor' ? 'an' : 'a'} ${m.role}: a member who ${m.roleWords}.`,
+      `Accept with your own account (or make one with this address). The link works for ${m.days} days, once.`,
+    ],
+    { url: m.url, label: 'See the invitation' },
+    FOOTER,
+  );
+}
+
+export function donationRequested(m: { requester: string; fund: string; nonProfit: string; amount: number; url: string; days: number }): Message {
+  return compose(
+    `${m.requester} asks to give ${usd(m.amount)} to ${m.nonProfit}`,
+    [
+      `${m.requester} asks to give ${usd(m.amount)} from ${m.fund} to ${m.nonProfit}.`,
+      `No money is held until an organizer or advisor approves it. The request lapses after ${m.days} days.`,
+    ],
+    { url: m.url, label: 'Approve or decline' },
+    FOOTER,
+  );
+}
+
+export function requestDecided(m: { decider: string; nonProfit: string; amount: number; approved: boolean; reason: string | null; url: string }): Message {
+  return compose(
+    `Your request to give ${usd(m.amount)} to ${m.nonProfit} was ${m.approved ? 'approved' : 'declined'}`,
+    [
+      m.approved
+        ? `${m.decider} approved your request to give ${usd(m.amount)} to ${m.nonProfit}. It is on its way like any donation of the fund.`
+        : `${m.decider} declined your request to give ${usd(m.amount)} to ${m.nonProfit}.`,
+      ...(m.reason === null ? [] : [`Their reason: "${m.reason}"`]),
+    ],
+    { url: m.url, label: 'See the fund' },
+    FOOTER,
+  );
+}

@@ -14,7 +14,17 @@ import { giftForNotice } from '../gifts/index.ts';
 import { declaredForm, receiptOf } from '../contributions/index.ts';
 import { accountEmail } from '../accounts/index.ts';
 
-const callerFor = (e: RelayEvent): Caller => ({ user_id: e.user_id, fund_id: 0, key_id: 0, mode: e.book, book: e.book, user_status: 'active', last_used_at: null });
+const callerFor = (e: RelayEvent): Caller => ({
+  user_id: e.user_id,
+  fund_id: 0,
+  actor_id: e.user_id,
+  role: 'organizer',
+  key_id: 0,
+  mode: e.book,
+  book: e.book,
+  user_status: 'active',
+  last_used_at: null,
+});
 
 type Donations = Awaited<ReturnType<typeof ownDonationForms>>;
 

@@ -74,7 +74,8 @@ export async function setAllocation(deps: Deps, caller: Caller, input: { portfol
     await holdings.setAllocation(trx, { fund_id: caller.fund_id, portfolio_id: input.portfolio_id, invest_share: input.invest_share, updated_at: at });
     await holdings.endExchange(trx, caller.fund_id, 'cancelled', at, null);
     const invested = units !== undefined || fund.balances.portfolio_cents > 0;
-    if (invested && input.portfolio_id !== current) await holdings.insertExchange(trx, { fund_id: caller.fund_id, to_portfolio_id: input.portfolio_id, created_at: at });
+    if (invested && input.portfolio_id !== current)
+      await holdings.insertExchange(trx, { fund_id: caller.fund_id, to_portfolio_id: input.portfolio_id, created_at: at, actor_id: caller.actor_id });
   });
   return await getAllocation(deps, caller);
 }

@@ -32,10 +32,10 @@ describeEachEngine('holdings store', (env) => {
       ['3.00000000'],
     );
 
-    const exchange = await db.transaction().execute((trx) => store.insertExchange(trx, { fund_id: a.fund_id, to_portfolio_id: null, created_at: 't3' }));
+    const exchange = await db.transaction().execute((trx) => store.insertExchange(trx, { fund_id: a.fund_id, to_portfolio_id: null, created_at: 't3', actor_id: null }));
     assert.equal(Number((await store.pendingExchange(db, a.fund_id))?.id), exchange);
     await assert.rejects(
-      db.transaction().execute((trx) => store.insertExchange(trx, { fund_id: a.fund_id, to_portfolio_id: 1, created_at: 't4' })),
+      db.transaction().execute((trx) => store.insertExchange(trx, { fund_id: a.fund_id, to_portfolio_id: 1, created_at: 't4', actor_id: null })),
       'one pending exchange per fund',
     );
     assert.deepEqual(
@@ -64,7 +64,7 @@ describeEachEngine('holdings store', (env) => {
 
     // The funds a valuation acts on: units, a pending exchange or investment.
     const c = await makeUser(env().deps);
-    await db.transaction().execute((trx) => store.insertExchange(trx, { fund_id: c.fund_id, to_portfolio_id: 1, created_at: 't9' }));
+    await db.transaction().execute((trx) => store.insertExchange(trx, { fund_id: c.fund_id, to_portfolio_id: 1, created_at: 't9', actor_id: null }));
     assert.deepEqual(
       await store.fundsToValue(db, 0, 10),
       [a.fund_id, b.fund_id, c.fund_id].sort((x, y) => x - y),

@@ -56,7 +56,7 @@ export async function endExchange(trx: Trx, fundId: number, status: 'cancelled' 
   return Number(result.numUpdatedRows) === 1;
 }
 
-export async function insertExchange(trx: Trx, row: { fund_id: number; to_portfolio_id: number | null; created_at: string }): Promise<number> {
+export async function insertExchange(trx: Trx, row: { fund_id: number; to_portfolio_id: number | null; created_at: string; actor_id: number | null }): Promise<number> {
   return Number(
     (
       await trx

@@ -184,6 +184,31 @@ export async function pseudonymise(trx: Trx, ids: readonly number[], emails: rea
   await trx.deleteFrom('password_resets').where('user_id', 'in', ids).execute();
   await trx.deleteFrom('invitations').where('user_id', 'in', ids).execute();
   await trx.deleteFrom('charity_claims').where('user_id', 'in', ids).execute();
+  // Shared funds (rules §20): their memberships and the invitations to them end, and so do the other
+  // members' of their own fund (it can no longer be acted on); those members act on their own funds again.
+  const ownFunds = trx.selectFrom('funds').select('id').where('user_id', 'in', ids);
+  const ending = await trx
+    .selectFrom('fund_members')
+    .select(['id', 'fund_id', 'user_id'])
+    .where('status', 'in', ['invited', 'active'])
+    .where((eb) => eb.or([eb('user_id', 'in', ids), eb('fund_id', 'in', ownFunds), ...(emails.length === 0 ? [] : [eb('email', 'in', emails)])]))
+    .execute();
+  const endingIds = ending.map((m) => m.id);
+  if (endingIds.length > 0) {
+    await trx.updateTable('fund_members').set({ status: 'removed', ended_at: at, ended_by: 'forgotten', token_hash: null }).where('id', 'in', endingIds).execute();
+    await trx.updateTable('member_roles').set({ until: at }).where('member_id', 'in', endingIds).where('until', 'is', null).execute();
+    const others = [...new Set(ending.flatMap((m) => (m.user_id === null || ids.includes(m.user_id) ? [] : [m.user_id])))];
+    for (const other of others) {
+      const own = await trx.selectFrom('funds').select('id').where('user_id', '=', other).orderBy('id').limit(1).executeTakeFirst();
+      if (own !== undefined) await trx.updateTable('users').set({ current_fund_id: own.id }).where('id', '=', other).where('current_fund_id', 'in', ownFunds).execute();
+    }
+  }
+  if (emails.length > 0) {
+    await trx.updateTable('fund_members').set({ email: null }).where('email', 'in', emails).execute();
+    await trx.deleteFrom('successor_lines').where('email', 'in', emails).execute();
+  }
+  await trx.updateTable('fund_members').set({ email: null }).where('user_id', 'in', ids).execute();
+  await trx.updateTable('death_records').set({ document_reference: 'forgotten' }).where('user_id', 'in', ids).execute();
   if (emails.length > 0) await trx.deleteFrom('sign_in_failures').where('email', 'in', emails).execute();
   // What operators once recorded about them (a user's name and slug at creation) goes too.
   await trx

@@ -75,6 +75,7 @@ export async function createSchedule(deps: Deps, caller: Caller, input: NewSched
       book: caller.book,
       user_id: caller.user_id,
       fund_id: caller.fund_id,
+      actor_id: caller.actor_id,
       non_profit_id: np.id,
       amount_cents: input.amount_cents,
       frequency: input.frequency,

@@ -7,6 +7,7 @@ import type { Trx } from '../../db/database.ts';
 import { createKey, listKeys, revokeKey, type ApiKeyView, type CreatedKey, type KeyMode } from '../keys/index.ts';
 import { createAuditedIn, createUser, type NewUser } from './users.service.ts';
 import * as store from './users.store.ts';
+import { mirrorNewTwin } from '../members/index.ts';
 
 /**
  * The user a test key acts for: the sandbox twin of `userId` (created on
@@ -34,6 +35,8 @@ export async function sandboxUserFor(deps: Deps, userId: number, trx: Trx): Prom
     },
     trx,
   );
+  // The twin follows the live memberships around its owner (rules §20), making the twins they need.
+  await mirrorNewTwin(trx, userId, deps.clock.now().toISOString(), (t, live) => sandboxUserFor(deps, live, t));
   return twin.user_id;
 }
 

@@ -57,7 +57,7 @@ export function userRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           response: withProblems({ 200: Type.Array(Type.Ref('Cause')) }),
         },
       },
-      async (request) => service.listUserCauses(deps, request.caller, resolveUserId(request.params.user_id, request.caller.user_id)),
+      async (request) => service.listUserCauses(deps, request.caller, resolveUserId(request.params.user_id, request.caller)),
     );
   };
 }

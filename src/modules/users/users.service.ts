@@ -9,6 +9,7 @@ import { balanceView, createFundAccounts, journalOfFund, readFundAccounts } from
 import type { Trx } from '../../db/database.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { sameBook, type Book, type Viewer } from '../../shared/book.ts';
+import { membersStore, startFund } from '../members/index.ts';
 import * as store from './users.store.ts';
 
 export type { User, Fund } from './users.store.ts';
@@ -112,6 +113,7 @@ export async function createUser(deps: Deps, input: NewUser, trx: Trx): Promise<
   });
   await createFundAccounts(trx, fundId, book);
   await store.setFundCauses(trx, fundId, input.cause_ids ?? []);
+  await startFund(trx, { fund_id: fundId, user_id: userId, book, at });
   return { user_id: userId, fund_id: fundId, slug };
 }
 
@@ -162,7 +164,10 @@ export async function getProfile(deps: Deps, caller: Caller, ref: string) {
       name: fund.name,
       summary: fund.summary,
       causes,
-      users: [{ id: user.id, name: user.name, avatar: avatarUrl(deps, user), slug: user.slug }],
+      // Its members (rules §20): the holder, and everyone who accepted an invitation.
+      users: (await membersStore.membersOfFund(deps.lookups, fund.id))
+        .filter((m) => m.status === 'active' && m.user_id !== null)
+        .map((m) => ({ id: m.user_id as number, name: m.name ?? '', avatar: avatarUrl(deps, m), slug: m.slug ?? '' })),
     },
     follows_user: own ? false : await store.follows(deps.lookups, caller.user_id, user.id),
     follows_viewer: own ? false : await store.follows(deps.lookups, user.id, caller.user_id),

@@ -1,0 +1,6 @@
+export * from './members.ts';
+export { actingOf, startFund, type Acting, type Person } from './members.acting.ts';
+export { mirrorCurrentFund, mirrorMember, mirrorNewTwin, type EnsureTwin } from './members.twins.ts';
+export * as membersStore from './members.store.ts';
+export type { Member } from './members.store.ts';
+export { memberProblems } from './members.check.ts';

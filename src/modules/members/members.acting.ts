@@ -1,0 +1,49 @@
+// The one place a person becomes a caller (rules §20): the fund they act on,
+// its holder, and their role in it; a sandbox twin's twins follow the live
+// fund's membership (members.service mirrors it).
+import type { Db, Trx } from '../../db/database.ts';
+import type { Book } from '../../shared/book.ts';
+import { callerStatus, type Caller } from '../../shared/caller.ts';
+import * as store from './members.store.ts';
+
+/** A person as the key, token or session names them. */
+export interface Person {
+  user_id: number;
+  /** Their own status, and (a sandbox twin) their live owner's. */
+  own_status: string;
+  owner_status: string | null;
+}
+
+export type Acting = Pick<Caller, 'user_id' | 'fund_id' | 'actor_id' | 'role' | 'user_status'>;
+
+/** What `person` acts as: undefined if they act on no fund (a state the check finds, never reached). */
+export async function actingOf(db: Db | Trx, person: Person): Promise<Acting | undefined> {
+  const row = await store.acting(db, person.user_id);
+  if (row === undefined) return undefined;
+  return {
+    user_id: row.holder_id,
+    fund_id: row.fund_id,
+    actor_id: person.user_id,
+    role: row.role,
+    user_status: callerStatus([person.own_status, person.owner_status, row.holder_status, row.holder_owner_status]),
+  };
+}
+
+/** A new fund's holder is its first organizer and acts on it (every user is made with their fund). */
+export async function startFund(trx: Trx, fund: { fund_id: number; user_id: number; book: Book; at: string }): Promise<void> {
+  const memberId = await store.insertMember(trx, {
+    fund_id: fund.fund_id,
+    book: fund.book,
+    user_id: fund.user_id,
+    email: null,
+    role: 'organizer',
+    status: 'active',
+    token_hash: null,
+    token_expires_at: null,
+    invited_by: null,
+    created_at: fund.at,
+    joined_at: fund.at,
+  });
+  await store.startRole(trx, { member_id: memberId, fund_id: fund.fund_id, user_id: fund.user_id, role: 'organizer', since: fund.at });
+  await store.setCurrentFund(trx, fund.user_id, fund.fund_id);
+}

@@ -1,0 +1,114 @@
+// Shared funds (docs/rules.md §20): the roles a fund's members hold, what each
+// role may do on the API, and the rules of invitations, requests and
+// successor plans. No I/O here.
+
+export const ROLES = ['organizer', 'advisor', 'family'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(text: string): text is Role {
+  return (ROLES as readonly string[]).includes(text);
+}
+
+/** Each role may do what the ones below it may: family < advisor < organizer. */
+const RANK: Record<Role, number> = { family: 0, advisor: 1, organizer: 2 };
+
+export function roleAllows(held: Role, needed: Role): boolean {
+  return RANK[held] >= RANK[needed];
+}
+
+/** What a role may do, in words: the members page and the errors say it. */
+export const ROLE_WORDS: Readonly<Record<Role, string>> = {
+  organizer: 'does everything, including the members, the successor plan and the portfolio',
+  advisor: 'gives, sends gifts, adds money and changes the portfolio; sees everything',
+  family: 'sees the fund; their donations are requests an organizer or advisor approves',
+};
+
+/**
+ * The least role each API route needs (the path is the route's pattern under /v1). Reads are for
+ * every member. A family member's donation is a request, and their DELETE of a donation or of a
+ * membership reaches only their own request or their own membership: the services decide those.
+ * A write not named needs an organizer.
+ */
+const NEEDED: Readonly<Record<string, Role>> = {
+  'POST /donations': 'family',
+  'POST /users/:user_id/donations': 'family',
+  'DELETE /donations/:donation_id': 'family',
+  'POST /donations/:donation_id/approve': 'advisor',
+  'POST /donations/:donation_id/decline': 'advisor',
+  'POST /gifts': 'advisor',
+  // A gift is its recipient's to take: whoever opened it, whatever their role.
+  'POST /gifts/:code/accept': 'family',
+  'POST /gifts/:code/claim': 'family',
+  'POST /gifts/:code/deny': 'family',
+  'POST /contributions': 'advisor',
+  'DELETE /contributions/:id': 'advisor',
+  'POST /scheduled_donations': 'advisor',
+  'DELETE /scheduled_donations/:id': 'advisor',
+  'PUT /users/me/allocation': 'advisor',
+  'DELETE /users/me/allocation/exchange': 'advisor',
+  // One's own choice of fund, and one's own keys: each member's.
+  'PATCH /users/me': 'family',
+  'POST /api_keys': 'family',
+  'DELETE /api_keys/:id': 'family',
+  'DELETE /fund/members/:id': 'family',
+  'POST /webhook_endpoints': 'advisor',
+  'PATCH /webhook_endpoints/:id': 'advisor',
+  'DELETE /webhook_endpoints/:id': 'advisor',
+  'POST /webhook_endpoints/:id/rotate_secret': 'advisor',
+  'POST /webhook_endpoints/:id/test': 'advisor',
+  'POST /sandbox/deposits': 'advisor',
+  'POST /sandbox/advance': 'advisor',
+};
+
+export function routeRole(method: string, path: string): Role {
+  const asked = method === 'HEAD' ? 'GET' : method;
+  if (asked === 'GET') return 'family';
+  return NEEDED[`${asked} ${path}`] ?? 'organizer';
+}
+
+/** Whether a member of this role may move the fund's money themselves (the check holds every movement to it). */
+export function movesMoney(role: Role): boolean {
+  return roleAllows(role, 'advisor');
+}
+
+/** How long an invitation's link works, and a request waits for a decision. */
+export const INVITATION_TTL_DAYS = 14;
+export const REQUEST_TTL_DAYS = 30;
+
+export const DOCUMENT_REFERENCE_MAX = 200;
+export const SUCCESSORS_MAX = 20;
+
+export type SuccessorLine = { email: string; ein?: undefined; share_percent?: undefined } | { ein: string; share_percent: number; email?: undefined };
+
+/**
+ * Why a successor plan cannot be kept, or undefined: people and charities, no one twice, and the
+ * charities' shares whole percents summing to 100 when there are any.
+ */
+export function planProblem(lines: readonly SuccessorLine[]): string | undefined {
+  if (lines.length > SUCCESSORS_MAX) return `a plan names at most ${SUCCESSORS_MAX} successors`;
+  const emails = lines.flatMap((l) => (l.email === undefined ? [] : [l.email]));
+  const eins = lines.flatMap((l) => (l.ein === undefined ? [] : [l.ein]));
+  if (new Set(emails).size !== emails.length) return 'a person is named twice';
+  if (new Set(eins).size !== eins.length) return 'a charity is named twice';
+  const shares = lines.flatMap((l) => (l.ein === undefined ? [] : [l.share_percent]));
+  if (shares.some((s) => !Number.isInteger(s) || s < 1 || s > 100)) return 'a share is a whole percent from 1 to 100';
+  const total = shares.reduce((a, b) => a + b, 0);
+  if (shares.length > 0 && total !== 100) return `the charities' shares sum to ${total}%, not 100%`;
+  return undefined;
+}
+
+/**
+ * `cents` split by whole-percent shares summing to 100, exactly: each share's floor, and the cents
+ * left over one each to the largest remainders (earlier lines first on a tie).
+ */
+export function splitByShares(cents: number, shares: readonly number[]): number[] {
+  const parts = shares.map((s) => Math.floor((cents * s) / 100));
+  let left = cents - parts.reduce((a, b) => a + b, 0);
+  const order = shares.map((s, i) => ({ i, rest: (cents * s) % 100 })).sort((a, b) => b.rest - a.rest || a.i - b.i);
+  for (const { i } of order) {
+    if (left === 0) break;
+    parts[i] = (parts[i] as number) + 1;
+    left -= 1;
+  }
+  return parts;
+}
