@@ -421,6 +421,58 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await context.close();
   });
 
+  test('a shared fund: the organizer invites, the teenager signs up from the mailed link and accepts, asks to give; the organizer approves', async () => {
+    const oliviaContext = await newContext();
+    const olivia = await oliviaContext.newPage();
+    await signUp(olivia, 'Olivia Organizer', 'olivia@example.org');
+    await fundUser('Olivia Organizer', '300');
+    await olivia.getByRole('link', { name: 'Fund', exact: true }).click();
+    await olivia.getByRole('heading', { name: 'Invite someone to give with you' }).waitFor();
+    await review(olivia, 'fund');
+    await olivia.getByLabel('Their e-mail address').fill('tess@example.org');
+    await olivia.getByLabel('Role', { exact: true }).selectOption('family');
+    await olivia.getByRole('button', { name: 'Send the invitation' }).click();
+    await olivia.getByText('The invitation is on its way').waitFor();
+    let file: string | undefined;
+    for (let i = 0; i < 100 && file === undefined; i++) {
+      file = existsSync(MAIL_DIR) ? readdirSync(MAIL_DIR).find((f) => f.endsWith('-fund_invitation.eml')) : undefined;
+      if (file === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(file, 'the invitation was written');
+    const mail = await simpleParser(readFileSync(join(MAIL_DIR, file)));
+    const link = /(http:\/\/localhost:\d+\/join\/[A-Za-z0-9_-]+)/.exec(mail.text ?? '')?.[1];
+    assert.ok(link, mail.text);
+
+    const tessContext = await newContext();
+    const tess = await tessContext.newPage();
+    await tess.goto(link);
+    await tess.getByText('Olivia Organizer invites you').waitFor();
+    await review(tess, 'invitation');
+    await tess.getByRole('link', { name: /Sign up with/ }).click();
+    await tess.getByLabel('Your name').fill('Tess Teen');
+    await tess.getByLabel('Email').fill('tess@example.org');
+    await tess.getByLabel('Password').fill('a long and private passphrase');
+    await tess.getByRole('button', { name: 'Create my account' }).click();
+    await tess.getByRole('button', { name: 'Accept and give together' }).click();
+    await tess.getByText('you give together now').waitFor();
+    await review(tess, 'fund-family');
+    await tess.getByRole('link', { name: 'Dashboard' }).click();
+    await tess.locator('#f-donate-ein').fill(EIN);
+    await tess.getByLabel('Amount (USD)').first().fill('25');
+    await tess.getByRole('button', { name: 'Donate' }).click();
+    await tess.getByText('Your request is sent').waitFor();
+
+    await olivia.goto(`${base}/fund`);
+    await olivia.getByText('Tess Teen asks to give $25.00').waitFor();
+    await review(olivia, 'fund-request');
+    await olivia.getByRole('button', { name: 'Approve' }).click();
+    await olivia.getByText('The request is approved').waitFor();
+    await oliviaContext.close();
+    await tessContext.close();
+    const check = await admin('GET', '/check');
+    assert.equal(check.status, 200, JSON.stringify(check.body));
+  });
+
   test('charity pages: one that cannot receive donations and why, a foreign one, others nearby and like it; near me by ZIP code', async () => {
     const context = await newContext();
     const page = await context.newPage();

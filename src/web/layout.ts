@@ -75,6 +75,14 @@ const NOTICES: Record<string, string> = {
   signed_out: 'You are signed out.',
   password_reset: 'Your password is set, and every other session is signed out. Sign in with it.',
   donation_created: 'Your donation is recorded.',
+  member_invited: 'The invitation is on its way.',
+  member_changed: 'The role is changed.',
+  member_removed: 'Done: the member is no longer in the fund.',
+  fund_chosen: 'You act on the fund you chose.',
+  request_approved: 'The request is approved: it is a donation of the fund now.',
+  request_declined: 'The request is declined; they are told why.',
+  invitation_accepted: 'Welcome: you give together now. You act on this fund.',
+  donation_requested: 'Your request is sent: an organizer or advisor of the fund decides it.',
   donation_waiting: 'Your donation is recorded and waits for funds: it is scheduled as soon as your fund can cover it.',
   donation_cancelled: 'The donation is cancelled and its money is available again.',
   gift_created: 'Your gift is ready. Copy its link and send it to the recipient.',
@@ -132,6 +140,7 @@ const STATUS_LABEL: Record<string, string> = {
   check_mailed: 'Check mailed',
   completed: 'Completed',
   not_completed: 'Not completed',
+  requested: 'Requested',
   new: 'Sent',
   accepted: 'Accepted',
   claimed: 'Claimed',
@@ -169,7 +178,7 @@ export function layout(v: Visitor, title: string, body: Html): Html {
     ${
       s === undefined
         ? html`<a href="/signin">Sign in</a> <a href="/signup" class="button small">Sign up</a>`
-        : html`<a href="/dashboard">Dashboard</a> <a href="/money">Add money</a> <a href="/invest">Investing</a> <a href="/settings/keys">API keys</a> <a href="/settings/webhooks">Webhooks</a> <a href="/settings/apps">Apps</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
+        : html`<a href="/dashboard">Dashboard</a> <a href="/fund">Fund</a> <a href="/money">Add money</a> <a href="/invest">Investing</a> <a href="/settings/keys">API keys</a> <a href="/settings/webhooks">Webhooks</a> <a href="/settings/apps">Apps</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
         <form method="post" action="/signout" class="inline">${csrfField(v)}<button type="submit" class="link">Sign out</button></form>`
     }
   </nav>

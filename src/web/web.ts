@@ -18,6 +18,7 @@ import { publicRoutes } from './routes/public.ts';
 import { appSettingsRoutes, interactionRoutes } from './routes/apps.ts';
 import { charityRoutes } from './routes/charities.ts';
 import { investRoutes } from './routes/invest.ts';
+import { fundRoutes } from './routes/fund.ts';
 
 const ASSETS = new Map<string, { type: string; body: string }>([
   ['app.css', { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8') }],
@@ -92,6 +93,7 @@ export function webApp(ctx: WebContext) {
     await web.register(interactionRoutes(ctx));
     await web.register(charityRoutes(ctx));
     await web.register(investRoutes(ctx));
+    await web.register(fundRoutes(ctx));
     await web.register(publicRoutes(ctx));
   };
 }

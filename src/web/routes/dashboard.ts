@@ -70,7 +70,7 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
       const input = { amount_cents: amount, ein, visibility, ...(note === '' ? {} : { note }) };
       const result = await attempt(() => createDonation(deps, caller(request), input));
       if (!result.ok) return rerender(request, reply, { donation: stateOf(result.error, form.values) }, STATUS_OF_KIND[result.error.kind]);
-      return back(reply, result.value.status === 'scheduled' ? 'donation_created' : 'donation_waiting', 'donations');
+      return back(reply, result.value.status === 'scheduled' ? 'donation_created' : result.value.status === 'requested' ? 'donation_requested' : 'donation_waiting', 'donations');
     });
 
     web.post('/dashboard/donations/:id/cancel', async (request, reply) => {
