@@ -21,7 +21,8 @@ import { engines, openEnv, makeUser, makeNonProfit, assertLedgerBalanced, type T
 import type { Config } from '../src/config.ts';
 import { AppError } from '../src/shared/errors.ts';
 import { advanceContribution, cancelContribution, declareContribution, recordArrivalAudited, recordContribution } from '../src/modules/contributions/index.ts';
-import { applyDonationEvent, cancelDonation, createDonation, DONATION_TRANSITIONS, type DonationEvent } from '../src/modules/donations/index.ts';
+import { applyDonationEvent, cancelDonation, createDonation, decideRequest, DONATION_TRANSITIONS, type DonationEvent } from '../src/modules/donations/index.ts';
+import { acceptInvitation, inviteMember } from '../src/modules/sharing/index.ts';
 import { acceptGift, claimGift, createGift, denyGift } from '../src/modules/gifts/index.ts';
 import { claimKey, type IdempotencyClaim } from '../src/modules/idempotency/index.ts';
 import { callerOfKey } from '../src/modules/keys/index.ts';
@@ -54,6 +55,7 @@ type Op =
   | { kind: 'gift'; user: number; cents: number; viaApp: boolean }
   | { kind: 'accept' | 'claim' | 'deny'; pick: number; user: number; viaApp: boolean }
   | { kind: 'burst'; user: number; moves: Array<{ cents: number; viaApp: boolean }> }
+  | { kind: 'members'; user: number; moves: Array<{ cents: number; who: 'family' | 'advisor' | 'decide' | 'race'; pick: number }> }
   | { kind: 'invest' | 'liquidate'; user: number; cents: number }
   | { kind: 'declare'; user: number; cents: number }
   | { kind: 'arrive'; pick: number; cents: number; book: Book }
@@ -118,6 +120,22 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('valuate' as const), changes: fc.array(fc.integer({ min: -400, max: 400 }), { minLength: 3, maxLength: 3 }) }) },
 );
 
+/**
+ * Shared funds (rules §20): the members of user 0's fund (and of its sandbox twin's) act on it at once: the
+ * family member asks, the advisor gives, requests are approved and declined, an approve and a decline race
+ * for one. Drawn apart and put between the other operations, so that those stay the sequence they were.
+ */
+const membersArb: fc.Arbitrary<Op> = fc.record({
+  kind: fc.constant('members' as const),
+  user: fc.constantFrom(0, USERS),
+  moves: fc.array(
+    fc.record({ cents: fc.integer({ min: 1000, max: 30_000 }), who: fc.constantFrom('family' as const, 'advisor' as const, 'decide' as const, 'race' as const), pick }),
+    { minLength: 2, maxLength: 6 },
+  ),
+});
+/** One members' operation after every this many others. */
+const MEMBERS_EVERY = 20;
+
 /** The portfolios of the property: their holdings, and the fee each charges a year. */
 const PROPERTY_PORTFOLIOS = [
   {
@@ -159,6 +177,8 @@ interface Model {
   /** Per book: what its outside accounts hold (deposits received are negative there, grants paid positive; a portfolio's market account, the fees). */
   outside: Record<Book, { deposits: number; grants_paid: number; [kind: string]: number }>;
   donations: Array<{ id: number; user: number; cents: number; status: string; inPayment?: true }>;
+  /** Family members' requests waiting (rules §20): no money held until approved, then a donation above. */
+  requests: Array<{ id: number; user: number; cents: number }>;
   /** Payment runs' payments, each by check (no organisation has bank details here). */
   payments: Array<{ id: number; book: Book; status: 'open' | 'sent' | 'cashed' | 'voided'; donations: Model['donations'] }>;
   gifts: Array<{ id: number; code: string; user: number; cents: number; status: string }>;
@@ -301,7 +321,8 @@ function modelValuation(m: Model, portfolioIds: readonly number[], feeMs: number
 /** The model's promotion rule: waiting donations of the user, oldest first, each one that fits. */
 function promote(m: Model, u: number): void {
   const f = m.funds[u] as Fund;
-  for (const d of m.donations) {
+  // Oldest first, by id, as the platform does (the list itself keeps the order the operations made them in).
+  for (const d of m.donations.filter((x) => x.user === u).sort((a, b) => a.id - b.id)) {
     if (d.user === u && d.status === 'waiting_for_funds' && d.cents <= f.available) {
       d.status = 'scheduled';
       f.available -= d.cents;
@@ -388,10 +409,30 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
         assert.deepEqual([caller.book, caller.fund_id], [bookOf(i), u.fund_id], `actor ${i}'s app acts on its fund, in its book`);
         appCallers.push(caller);
       }
+      // The members of user 0's fund: a family member and an advisor, invited and accepted; each acts with a
+      // live key and a sandbox key, and the sandbox twins follow the membership into the twin's fund.
+      const members = new Map<number, { family: Caller; advisor: Caller; organizer: Caller }>();
+      {
+        const made: Record<'family' | 'advisor', { live: Caller; test: Caller }> = {} as never;
+        for (const role of ['family', 'advisor'] as const) {
+          const person = await makeUser(env.deps, { name: `Property ${role}` });
+          const email = `property-${role}@example.org`;
+          await env.deps.db.insertInto('accounts').values({ user_id: person.user_id, email, password_hash: 'x', created_at: new Date().toISOString() }).execute();
+          const { token } = await inviteMember(env.deps, (users[0] as TestUser).caller, { email, role });
+          await acceptInvitation(env.deps, person.user_id, token);
+          const test = await createKeyForOwner(env.deps, person.user_id, 'property', 'test');
+          made[role] = { live: (await callerOfKey(env.deps, person.key)) as Caller, test: (await callerOfKey(env.deps, test.key)) as Caller };
+          assert.deepEqual([made[role].live.fund_id, made[role].live.role], [(users[0] as TestUser).fund_id, role]);
+          assert.deepEqual([made[role].test.fund_id, made[role].test.role], [(users[USERS] as TestUser).fund_id, role], 'the twin follows');
+        }
+        members.set(0, { family: made.family.live, advisor: made.advisor.live, organizer: (users[0] as TestUser).caller });
+        members.set(USERS, { family: made.family.test, advisor: made.advisor.test, organizer: (users[USERS] as TestUser).caller });
+      }
       const appSpent = users.map(() => 0);
       const m: Model = {
         funds: users.map(() => ({ pending: 0, available: 0, reserved: 0, portfolio: 0 })),
         donations: [],
+        requests: [],
         payments: [],
         gifts: [],
         contributions: [],
@@ -403,7 +444,10 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
       };
       const portfolioIds: number[] = [];
       for (const p of PROPERTY_PORTFOLIOS) portfolioIds.push((await createPortfolio(env.deps, { description: '', ...p }, 'property')).id);
-      const ops = fc.sample(fc.array(opArb, { minLength: steps, maxLength: steps }), { numRuns: 1, seed: Number(process.env.PROPERTY_SEED ?? 20261122) })[0] as Op[];
+      const seed = Number(process.env.PROPERTY_SEED ?? 20261122);
+      const others = fc.sample(fc.array(opArb, { minLength: steps, maxLength: steps }), { numRuns: 1, seed })[0] as Op[];
+      const shared = fc.sample(membersArb, { numRuns: Math.ceil(steps / MEMBERS_EVERY), seed: seed + 1 });
+      const ops = others.flatMap((op, i) => (i % MEMBERS_EVERY === MEMBERS_EVERY - 1 ? [op, shared[Math.floor(i / MEMBERS_EVERY)] as Op] : [op]));
       const seen = new Map<string, number>();
       const { deps } = env;
 
@@ -698,14 +742,73 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
               }
               m.donations.push({ id: a.made.id, user: op.user, cents: a.move.cents, status });
             }
-            // The platform promotes waiting donations oldest first (by id): the model keeps that order.
-            m.donations.sort((a, b) => a.id - b.id);
             assert.ok(f.available >= 0 && f.available <= availableBefore, `${label}: the holds fit what was available`);
             for (const a of answers) {
               if (a.made?.status === 'waiting_for_funds') assert.ok(a.move.cents > f.available, `${label}: a waiting donation did not fit`);
             }
             actual = answers.some((a) => a.refused !== undefined) ? 'app_limit_exceeded' : 'ok';
             expected = actual;
+            break;
+          }
+          case 'members': {
+            // Run at once: who wins a race, and which donations the fund covers, depends on the order they
+            // reach it; the model takes each status from the platform and checks it could be so.
+            const f = m.funds[op.user] as Fund;
+            const availableBefore = f.available;
+            const team = members.get(op.user);
+            assert.ok(team !== undefined);
+            const open = m.requests.filter((r) => r.user === op.user);
+            const taken = new Set<number>();
+            const decide = async (caller: Caller, id: number, approve: boolean) => {
+              try {
+                return { status: (await decideRequest(deps, caller, id, approve ? { approve: true } : { approve: false, reason: 'property' })).status };
+              } catch (error) {
+                if (error instanceof AppError) return { refused: error.code };
+                throw error;
+              }
+            };
+            const all = parallelBursts ? <T>(tasks: Array<() => Promise<T>>) => Promise.all(tasks.map((t) => t())) : oneAfterAnother;
+            const answers = await all(
+              op.moves.map((move) => async () => {
+                if (move.who === 'family' || move.who === 'advisor') {
+                  const made = await createDonation(deps, team[move.who], { amount_cents: move.cents, ein: '261544963' });
+                  return { move, made: { id: made.id, status: made.status, cents: move.cents } };
+                }
+                const free = open.filter((r) => !taken.has(r.id));
+                const r = free[move.pick % Math.max(1, free.length)];
+                if (r === undefined) return { move };
+                taken.add(r.id);
+                if (move.who === 'decide') return { move, request: r, decisions: [await decide(move.pick % 2 === 0 ? team.advisor : team.organizer, r.id, move.pick % 2 === 0)] };
+                return { move, request: r, decisions: await all([() => decide(team.advisor, r.id, true), () => decide(team.organizer, r.id, false)]) };
+              }),
+            );
+            const held: Array<{ id: number; status: string; cents: number }> = [];
+            for (const a of answers) {
+              if (a.made !== undefined) {
+                if (a.move.who === 'family') {
+                  assert.equal(a.made.status, 'requested', `${label}: a family member's donation is a request`);
+                  m.requests.push({ id: a.made.id, user: op.user, cents: a.made.cents });
+                } else held.push(a.made);
+              }
+              if (a.request === undefined || a.decisions === undefined) continue;
+              const won = a.decisions.filter((d) => d.status !== undefined);
+              assert.equal(won.length, 1, `${label}: one decision wins`);
+              for (const lost of a.decisions.filter((d) => d.refused !== undefined)) assert.equal(lost.refused, 'donation_not_requested', label);
+              m.requests = m.requests.filter((r) => r.id !== a.request?.id);
+              const status = won[0]?.status as string;
+              if (status !== 'rejected') held.push({ id: a.request.id, status, cents: a.request.cents });
+            }
+            for (const d of held) {
+              assert.ok(d.status === 'scheduled' || d.status === 'waiting_for_funds', label);
+              if (d.status === 'scheduled') {
+                f.available -= d.cents;
+                f.reserved += d.cents;
+              }
+              m.donations.push({ id: d.id, user: op.user, cents: d.cents, status: d.status });
+            }
+            assert.ok(f.available >= 0 && f.available <= availableBefore, `${label}: the holds fit what was available`);
+            for (const d of held) if (d.status === 'waiting_for_funds') assert.ok(d.cents > f.available, `${label}: a waiting donation did not fit`);
+            actual = 'ok';
             break;
           }
           case 'run': {
@@ -857,6 +960,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
         'gift:insufficient_funds',
         'gift:app_limit_exceeded',
         'burst:ok',
+        'members:ok',
         'burst:app_limit_exceeded',
         'accept:ok',
         'accept:gift_not_found',
