@@ -43,6 +43,8 @@ export type HeldDonation = {
   dedication?: string | null;
   /** The member who made it (rules §20); null for the scheduler and the successor plan's own. */
   actor_id?: number | null;
+  /** Set for a family member's request (rules §20): written `requested`, no hold, lapsing then. */
+  request_expires_at?: string | null;
 };
 
 /**
@@ -96,7 +98,8 @@ export function decide(
   const rows = donations.map((d) => {
     const available = left.get(d.fund_id);
     assert(available !== undefined, 'every donation is of a fund read');
-    const status = initialStatus(available, d.amount_cents);
+    // A family member's request (rules §20) holds nothing until it is approved.
+    const status: DonationStatus = d.request_expires_at != null ? 'requested' : initialStatus(available, d.amount_cents);
     if (status === 'scheduled') left.set(d.fund_id, available - d.amount_cents);
     return { ...d, status, created_at: at };
   });

@@ -13,8 +13,7 @@ import { lockFundAccounts, postEntry } from '../ledger/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { messages, queueMail } from '../mail/index.ts';
 import { membersStore, REQUEST_TTL_DAYS } from '../members/index.ts';
-import { findRecipients } from '../nonprofits/index.ts';
-import { recordOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
+import type { IdempotencyClaim } from '../idempotency/index.ts';
 import type { HeldDonation } from './donations.held.ts';
 import { initialStatus } from './donations.ts';
 import * as store from './donations.store.ts';
@@ -25,30 +24,17 @@ export function requestExpiry(now: Date): string {
 }
 
 /**
- * A family member's donation: written `requested` (no hold), its event, the Idempotency-Key's
- * outcome, and a mail to the fund's deciders, in one transaction. The recipient's rules are a
- * donation's (findRecipients). Throws what a donation's create throws for its recipient.
+ * A family member's donation: written `requested` (no hold) through the one writer every donation
+ * takes (ADR 19: its ids, its recipients' rules, its Idempotency-Key outcome), then the fund's
+ * deciders are mailed. Throws what a donation's create throws for its recipient.
  */
 export async function insertRequest(deps: Deps, caller: Caller, ein: string, row: Omit<HeldDonation, 'non_profit_id'>, claim: IdempotencyClaim | undefined) {
-  const now = deps.clock.now();
-  const at = now.toISOString();
-  return deps.db.transaction().execute(async (trx) => {
-    const nonProfit = (await findRecipients(trx, [ein])).get(ein);
-    assert(nonProfit !== undefined, 'findRecipients answers every EIN asked');
-    if (nonProfit instanceof AppError) throw nonProfit;
-    const id = await store.insertDonation(trx, {
-      ...row,
-      non_profit_id: nonProfit.id,
-      status: 'requested',
-      created_at: at,
-      actor_id: caller.actor_id,
-      request_expires_at: requestExpiry(now),
-    });
-    await recordEvent(trx, { user_id: caller.user_id, type: 'donation.created', object_type: 'donation', object_id: id, data: { status: 'requested' }, at });
-    await recordOutcome(trx, claim, `donation:${id}`);
-    await mailRequest(deps, trx, caller, { id, amount_cents: row.amount_cents, non_profit_name: nonProfit.name }, at);
-    return { id, status: 'requested' as const, created_at: at, nonProfit };
-  });
+  const made = await deps.runtime.donations.submit({ ein, donation: { ...row, request_expires_at: requestExpiry(deps.clock.now()) }, claim });
+  // Told after the request is written: were the mail lost to a crash between, the request still waits on the fund's page.
+  await deps.db
+    .transaction()
+    .execute((trx) => mailRequest(deps, trx, caller, { id: made.id, amount_cents: row.amount_cents, non_profit_name: made.nonProfit.name }, made.created_at));
+  return made;
 }
 
 /** Mails the fund's organizers and advisors that a member asks to give (the live book only). */
