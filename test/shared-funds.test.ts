@@ -7,7 +7,7 @@
 // it. Bad inputs change nothing. `almoner check` holds throughout.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { engines, openEnv, makeNonProfit, fund, call, fingerprint, TestClock, type TestEnv } from './harness.ts';
+import { engines, openEnv, makeNonProfit, fund, call, fingerprint, runCli, TestClock, type TestEnv } from './harness.ts';
 import { signUp } from '../src/modules/accounts/index.ts';
 import { createKeyForOwner } from '../src/modules/users/index.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
@@ -260,6 +260,24 @@ for (const engine of engines()) {
         audit.map((a) => a.action),
         ['death.record', 'death.approve'],
       );
+      await checked();
+    });
+
+    test('the CLI: deaths recorded by one operator, refused to them, approved by another', async () => {
+      const cli = (operator: string, ...args: string[]) => runCli(args, env.platform.deps.config.databaseUrl, { ALMONER_OPERATOR: operator });
+      const tess = people.tess?.user_id as number;
+      const usage = await cli('ana', 'deaths', 'record', '--user', String(tess));
+      assert.equal(usage.code, 2, usage.stderr);
+      const recorded = await cli('ana', 'deaths', 'record', '--user', String(tess), '--document', 'certificate 77');
+      assert.equal(recorded.code, 0, recorded.stderr);
+      const id = /Death (\d+)/.exec(recorded.stdout)?.[1] as string;
+      assert.match((await cli('ana', 'deaths', 'list', '--status', 'recorded')).stdout, /certificate 77/);
+      const same = await cli('ana', 'deaths', 'approve', id);
+      assert.equal(same.code, 1);
+      assert.match(same.stderr, /second operator/);
+      const approved = await cli('ben', 'deaths', 'approve', id);
+      assert.equal(approved.code, 0, approved.stderr);
+      assert.match(approved.stdout, /successor plan ran: 0 organizer/);
       await checked();
     });
 

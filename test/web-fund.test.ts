@@ -73,6 +73,8 @@ describeEachEngine('a shared fund on the web', (env) => {
       statuses.map((d) => d.status),
       ['scheduled', 'rejected'],
     );
+    // Who did what: the request's asker, and who approved it.
+    assert.match(textOf((await olivia.get('/fund')).body), /Donation to American Red Cross \$25\.00 Scheduled Tess Teen, approved by Olivia Organizer/);
     // Tess cannot decide: no buttons, and a post is refused.
     assert.equal((await tess.post(`/fund/requests/${waiting[0]?.id}/approve`, {})).status, 409);
 

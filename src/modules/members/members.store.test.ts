@@ -169,6 +169,10 @@ describeEachEngine('members store', (env) => {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      (await store.recentActivity(db, user.fund_id, 5)).map((r) => [r.kind, r.id, r.by]),
+      [['gift', gift.id, 'Mover']],
+    );
     const gifts = await store.otherMovements(db, 'gifts', 0, 10);
     assert.deepEqual(
       gifts.find((m) => m.id === gift.id),

@@ -361,3 +361,51 @@ export async function fundsWithoutOrganizer(db: Db): Promise<number[]> {
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** A fund's latest donations, gifts, contributions and exchanges with the member who made each (the fund's activity), newest first. */
+export async function recentActivity(db: Db, fundId: number, limit: number) {
+  const [donations, gifts, contributions, exchanges] = await Promise.all([
+    db
+      .selectFrom('donations as d')
+      .innerJoin('non_profits as n', 'n.id', 'd.non_profit_id')
+      .leftJoin('users as a', 'a.id', 'd.actor_id')
+      .leftJoin('users as b', 'b.id', 'd.decided_by')
+      .select(['d.id', 'd.created_at as at', 'd.amount_cents', 'd.status', 'n.name as what', 'a.name as by', 'b.name as decided_by'])
+      .where('d.fund_id', '=', fundId)
+      .orderBy('d.id', 'desc')
+      .limit(limit)
+      .execute(),
+    db
+      .selectFrom('gifts as g')
+      .leftJoin('users as a', 'a.id', 'g.actor_id')
+      .select(['g.id', 'g.created_at as at', 'g.amount_cents', 'g.status', 'g.name as what', 'a.name as by'])
+      .where('g.fund_id', '=', fundId)
+      .orderBy('g.id', 'desc')
+      .limit(limit)
+      .execute(),
+    db
+      .selectFrom('contributions as c')
+      .leftJoin('users as a', 'a.id', 'c.actor_id')
+      .select(['c.id', 'c.created_at as at', 'c.amount_cents', 'c.status', 'c.type as what', 'a.name as by'])
+      .where('c.fund_id', '=', fundId)
+      .orderBy('c.id', 'desc')
+      .limit(limit)
+      .execute(),
+    db
+      .selectFrom('exchanges as x')
+      .leftJoin('users as a', 'a.id', 'x.actor_id')
+      .select(['x.id', 'x.created_at as at', 'x.status', 'a.name as by'])
+      .where('x.fund_id', '=', fundId)
+      .orderBy('x.id', 'desc')
+      .limit(limit)
+      .execute(),
+  ]);
+  return [
+    ...donations.map((r) => ({ kind: 'donation' as const, ...r })),
+    ...gifts.map((r) => ({ kind: 'gift' as const, ...r, decided_by: null })),
+    ...contributions.map((r) => ({ kind: 'contribution' as const, ...r, decided_by: null })),
+    ...exchanges.map((r) => ({ kind: 'exchange' as const, ...r, amount_cents: 0, what: 'a change of portfolio', decided_by: null })),
+  ]
+    .sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : b.id - a.id))
+    .slice(0, limit);
+}

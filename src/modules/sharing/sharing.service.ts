@@ -220,3 +220,8 @@ export async function chooseFund(deps: Deps, caller: Caller, fundId: number): Pr
     await bumpAuthEpoch(trx);
   });
 }
+
+/** The caller's fund's latest movements with the member who made each (the fund page). */
+export async function fundActivity(deps: Deps, caller: Caller) {
+  return store.recentActivity(deps.db, caller.fund_id, 20);
+}

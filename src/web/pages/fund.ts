@@ -1,7 +1,7 @@
 // The fund's members, the funds one may act on, the requests waiting, and an
 // invitation's page (rules §20).
-import { html, usd, day, type Html } from '../html.ts';
-import { csrfField, errorSummary, field, layout, notice, select, type FormState } from '../layout.ts';
+import { html, usd, usdCents, day, type Html } from '../html.ts';
+import { csrfField, errorSummary, field, layout, notice, select, status, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
 
 const ROLE_LABEL: Record<string, string> = { organizer: 'Organizer', advisor: 'Advisor', family: 'Family member' };
@@ -27,7 +27,10 @@ export interface FundView {
     request_expires_at: string | null;
     actor_id: number | null;
   }>;
+  activity: Array<{ kind: string; id: number; at: string; amount_cents: number; status: string; what: string; by: string | null; decided_by: string | null }>;
 }
+
+const KIND_WORDS: Record<string, string> = { donation: 'Donation to', gift: 'Gift to', contribution: 'Money added:', exchange: 'Asked for' };
 
 export function fundPage(v: Visitor, data: FundView, options: { state?: FormState; done?: string } = {}): Html {
   const organizer = data.role === 'organizer';
@@ -64,6 +67,18 @@ export function fundPage(v: Visitor, data: FundView, options: { state?: FormStat
                 : ''
             }</li>`,
           )}</ul>`
+    }</section>
+    <section aria-labelledby="activity"><h2 id="activity">Who did what</h2>
+    ${
+      data.activity.length === 0
+        ? html`<p class="muted">Nothing yet.</p>`
+        : html`<table><thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Amount</th><th scope="col">Status</th><th scope="col">By</th></tr></thead><tbody>
+      ${data.activity.map(
+        (
+          a,
+        ) => html`<tr><td>${day(a.at)}</td><td>${KIND_WORDS[a.kind] ?? a.kind} ${a.what.replaceAll('_', ' ')}</td><td>${a.kind === 'exchange' ? '' : usdCents(a.amount_cents)}</td><td>${status(a.status)}</td>
+        <td>${a.by ?? 'the platform'}${a.decided_by === null || a.decided_by === a.by ? '' : html`, approved by ${a.decided_by}`}</td></tr>`,
+      )}</tbody></table>`
     }</section>
     <section aria-labelledby="members"><h2 id="members">Members</h2>
     <table><thead><tr><th scope="col">Who</th><th scope="col">Role</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>

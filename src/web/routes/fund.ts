@@ -2,7 +2,7 @@
 // may act on, the requests waiting; an invitation's link, accepted signed in.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../../modules/accounts/index.ts';
-import { acceptInvitation, changeMemberRole, chooseFund, fundsOf, invitationByLink, inviteMember, listMembers, removeMember } from '../../modules/sharing/index.ts';
+import { acceptInvitation, changeMemberRole, fundActivity, chooseFund, fundsOf, invitationByLink, inviteMember, listMembers, removeMember } from '../../modules/sharing/index.ts';
 import { decideRequest, waitingRequests } from '../../modules/donations/index.ts';
 import { isRole, ROLES } from '../../modules/members/index.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
@@ -16,9 +16,13 @@ export function fundRoutes({ deps }: WebContext) {
     const caller = (request: FastifyRequest) => callerOf(sessionOf(request));
     const show = async (request: FastifyRequest, reply: FastifyReply, options: { state?: FormState; done?: string }, status = 200) => {
       const c = caller(request);
-      const [members, funds, requests] = await Promise.all([listMembers(deps, c), fundsOf(deps, c), waitingRequests(deps, c)]);
+      const [members, funds, requests, activity] = await Promise.all([listMembers(deps, c), fundsOf(deps, c), waitingRequests(deps, c), fundActivity(deps, c)]);
       const current = funds.find((f) => f.current);
-      return sendPage(reply, fundPage(request.visitor, { role: c.role, actor_id: c.actor_id, fund_name: current?.name ?? 'Your fund', members, funds, requests }, options), status);
+      return sendPage(
+        reply,
+        fundPage(request.visitor, { role: c.role, actor_id: c.actor_id, fund_name: current?.name ?? 'Your fund', members, funds, requests, activity }, options),
+        status,
+      );
     };
     const refused = (request: FastifyRequest, reply: FastifyReply, values: Record<string, string>) => (error: Parameters<typeof stateOf>[0]) =>
       show(request, reply, { state: stateOf(error, values) }, STATUS_OF_KIND[error.kind]);
