@@ -99,7 +99,7 @@ export function decide(
     const available = left.get(d.fund_id);
     assert(available !== undefined, 'every donation is of a fund read');
     // A family member's request (rules §20) holds nothing until it is approved.
-    const status: DonationStatus = d.request_expires_at != null ? 'requested' : initialStatus(available, d.amount_cents);
+    const status: DonationStatus = d.request_expires_at !== undefined && d.request_expires_at !== null ? 'requested' : initialStatus(available, d.amount_cents);
     if (status === 'scheduled') left.set(d.fund_id, available - d.amount_cents);
     return { ...d, status, created_at: at };
   });
