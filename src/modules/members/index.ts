@@ -4,3 +4,4 @@ export { mirrorCurrentFund, mirrorMember, mirrorNewTwin, type EnsureTwin } from 
 export * as membersStore from './members.store.ts';
 export type { Member } from './members.store.ts';
 export { memberProblems } from './members.check.ts';
+export * as successorsStore from './successors.store.ts';

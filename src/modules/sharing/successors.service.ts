@@ -15,7 +15,16 @@ import { newSecret, normalizeEmail } from '../accounts/index.ts';
 import { findRecipients, requireEin } from '../nonprofits/index.ts';
 import { insertWithHold } from '../donations/index.ts';
 import { lockFundAccounts } from '../ledger/index.ts';
-import { DOCUMENT_REFERENCE_MAX, INVITATION_TTL_DAYS, membersStore as store, planProblem, ROLE_WORDS, splitByShares, type SuccessorLine } from '../members/index.ts';
+import {
+  DOCUMENT_REFERENCE_MAX,
+  INVITATION_TTL_DAYS,
+  membersStore as store,
+  successorsStore as successors,
+  planProblem,
+  ROLE_WORDS,
+  splitByShares,
+  type SuccessorLine,
+} from '../members/index.ts';
 import { endMembership } from './sharing.service.ts';
 
 type PlanInput = ReadonlyArray<{ email: string } | { ein: string; share_percent: number }>;
@@ -26,7 +35,7 @@ function lineOf(l: { email: string | null; ein: string | null; share_percent: nu
 
 /** The plan of the caller's fund. */
 export async function getPlan(deps: Deps, caller: Caller) {
-  const lines = await store.successorLines(deps.db, caller.fund_id);
+  const lines = await successors.successorLines(deps.db, caller.fund_id);
   return { successors: lines.map(lineOf), updated_at: lines[0]?.updated_at ?? null };
 }
 
@@ -50,8 +59,8 @@ export async function setPlan(deps: Deps, caller: Caller, input: PlanInput) {
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
     for (const found of (await findRecipients(trx, eins)).values()) if (found instanceof AppError) throw found;
-    const before = await store.successorLines(trx, caller.fund_id);
-    await store.replaceSuccessorLines(
+    const before = await successors.successorLines(trx, caller.fund_id);
+    await successors.replaceSuccessorLines(
       trx,
       caller.fund_id,
       lines.map((l) => ({ email: l.email ?? null, ein: l.ein ?? null, share_percent: l.share_percent ?? null })),
@@ -86,7 +95,7 @@ export async function recordDeath(deps: Deps, userId: number, documentReference:
   return deps.db.transaction().execute(async (trx) => {
     const fund = await store.ownFundOf(trx, userId);
     if (fund === undefined || fund.book !== 'live') throw notFound('user_not_found', `no user ${userId}`);
-    const id = await store.insertDeath(trx, { fund_id: fund.id, user_id: userId, document_reference: reference, recorded_by: operator, recorded_at: at });
+    const id = await successors.insertDeath(trx, { fund_id: fund.id, user_id: userId, document_reference: reference, recorded_by: operator, recorded_at: at });
     if (id === undefined) throw conflict('death_recorded', `the death of user ${userId} is recorded already`);
     await recordAudit(trx, {
       book: 'live',
@@ -103,7 +112,7 @@ export async function recordDeath(deps: Deps, userId: number, documentReference:
 }
 
 export function listDeaths(deps: Deps, status?: 'recorded' | 'approved') {
-  return store.listDeaths(deps.db, status);
+  return successors.listDeaths(deps.db, status);
 }
 
 /**
@@ -116,11 +125,11 @@ export async function approveDeath(deps: Deps, deathId: number, operator: string
   const now = deps.clock.now();
   const at = now.toISOString();
   return deps.db.transaction().execute(async (trx) => {
-    const death = await store.lockDeath(trx, deathId, true);
+    const death = await successors.lockDeath(trx, deathId, true);
     if (death === undefined) throw notFound('death_not_found', `no death record ${deathId}`);
     if (death.status !== 'recorded') throw conflict('death_decided', `death record ${deathId} is ${death.status}`);
     if (death.recorded_by === operator) throw new AppError('forbidden', 'same_operator', 'a second operator approves what one recorded');
-    const lines = await store.successorLines(trx, death.fund_id);
+    const lines = await successors.successorLines(trx, death.fund_id);
     const organizers: Array<{ email: string; user_id: number | null }> = [];
     for (const line of lines) {
       if (line.email === null) continue;
@@ -162,7 +171,7 @@ export async function approveDeath(deps: Deps, deathId: number, operator: string
     const own = await store.activeMember(trx, death.fund_id, death.user_id);
     if (own !== undefined) await endMembership(deps, trx, own, operator, at);
     const outcome = JSON.stringify({ organizers, grants });
-    const approved = await store.approveDeath(trx, deathId, operator, at, outcome);
+    const approved = await successors.approveDeath(trx, deathId, operator, at, outcome);
     if (!approved) throw conflict('death_decided', `death record ${deathId} was decided meanwhile`);
     await bumpAuthEpoch(trx);
     await recordAudit(trx, {
