@@ -5,6 +5,7 @@ import type { Db, Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 import { callerStatus, type Caller } from '../../shared/caller.ts';
 import * as store from './members.store.ts';
+import type { Role } from './members.ts';
 
 /** A person as the key, token or session names them. */
 export interface Person {
@@ -29,21 +30,27 @@ export async function actingOf(db: Db | Trx, person: Person): Promise<Acting | u
   };
 }
 
-/** A new fund's holder is its first organizer and acts on it (every user is made with their fund). */
-export async function startFund(trx: Trx, fund: { fund_id: number; user_id: number; book: Book; at: string }): Promise<void> {
+/** A person joins a fund at once (no invitation: its creator, a sandbox twin, a successor): active, their role begun. */
+export async function addMember(trx: Trx, m: { fund_id: number; book: Book; user_id: number; role: Role; at: string }): Promise<number> {
   const memberId = await store.insertMember(trx, {
-    fund_id: fund.fund_id,
-    book: fund.book,
-    user_id: fund.user_id,
+    fund_id: m.fund_id,
+    book: m.book,
+    user_id: m.user_id,
     email: null,
-    role: 'organizer',
+    role: m.role,
     status: 'active',
     token_hash: null,
     token_expires_at: null,
     invited_by: null,
-    created_at: fund.at,
-    joined_at: fund.at,
+    created_at: m.at,
+    joined_at: m.at,
   });
-  await store.startRole(trx, { member_id: memberId, fund_id: fund.fund_id, user_id: fund.user_id, role: 'organizer', since: fund.at });
+  await store.startRole(trx, { member_id: memberId, fund_id: m.fund_id, user_id: m.user_id, role: m.role, since: m.at });
+  return memberId;
+}
+
+/** A new fund's holder is its first organizer and acts on it (every user is made with their fund). */
+export async function startFund(trx: Trx, fund: { fund_id: number; user_id: number; book: Book; at: string }): Promise<void> {
+  await addMember(trx, { fund_id: fund.fund_id, book: fund.book, user_id: fund.user_id, role: 'organizer', at: fund.at });
   await store.setCurrentFund(trx, fund.user_id, fund.fund_id);
 }

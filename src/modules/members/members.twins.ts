@@ -6,6 +6,7 @@
 import type { Trx } from '../../db/database.ts';
 import type { Member } from './members.store.ts';
 import * as store from './members.store.ts';
+import { addMember } from './members.acting.ts';
 
 export type EnsureTwin = (trx: Trx, liveUserId: number) => Promise<number>;
 
@@ -35,20 +36,7 @@ export async function mirrorMember(trx: Trx, live: Member, at: string, ensureTwi
     await store.startRole(trx, { member_id: mirrored.id, fund_id: fund.id, user_id: twin, role: live.role, since: at });
     return;
   }
-  const id = await store.insertMember(trx, {
-    fund_id: fund.id,
-    book: fund.book,
-    user_id: twin,
-    email: null,
-    role: live.role,
-    status: 'active',
-    token_hash: null,
-    token_expires_at: null,
-    invited_by: null,
-    created_at: at,
-    joined_at: at,
-  });
-  await store.startRole(trx, { member_id: id, fund_id: fund.id, user_id: twin, role: live.role, since: at });
+  await addMember(trx, { fund_id: fund.id, book: fund.book, user_id: twin, role: live.role, at });
 }
 
 /** The live person's choice of fund, followed by their twin (if both twins are there). */

@@ -16,6 +16,7 @@ import { findRecipients, requireEin } from '../nonprofits/index.ts';
 import { insertWithHold } from '../donations/index.ts';
 import { lockFundAccounts } from '../ledger/index.ts';
 import {
+  addMember,
   DOCUMENT_REFERENCE_MAX,
   INVITATION_TTL_DAYS,
   membersStore as store,
@@ -201,20 +202,7 @@ async function makeOrganizer(deps: Deps, trx: Parameters<typeof store.insertMemb
       }
       return account.user_id;
     }
-    const id = await store.insertMember(trx, {
-      fund_id: fundId,
-      book: 'live',
-      user_id: account.user_id,
-      email: null,
-      role: 'organizer',
-      status: 'active',
-      token_hash: null,
-      token_expires_at: null,
-      invited_by: null,
-      created_at: at,
-      joined_at: at,
-    });
-    await store.startRole(trx, { member_id: id, fund_id: fundId, user_id: account.user_id, role: 'organizer', since: at });
+    await addMember(trx, { fund_id: fundId, book: 'live', user_id: account.user_id, role: 'organizer', at });
     return account.user_id;
   }
   if ((await store.waitingInvitation(trx, fundId, email)) !== undefined) return null;
