@@ -281,6 +281,21 @@ for (const engine of engines()) {
       await checked();
     });
 
+    test('a user an older release made (no membership, no fund chosen) acts on their own fund as its organizer', async () => {
+      const { makeUser } = await import('./harness.ts');
+      const old = await makeUser(env.deps, { name: 'Older Release' });
+      await env.deps.db.deleteFrom('member_roles').where('user_id', '=', old.user_id).execute();
+      await env.deps.db.deleteFrom('fund_members').where('user_id', '=', old.user_id).execute();
+      await env.deps.db.updateTable('users').set({ current_fund_id: null }).where('id', '=', old.user_id).execute();
+      const { bumpAuthEpoch } = await import('../src/modules/keys/index.ts');
+      await env.deps.db.transaction().execute((trx) => bumpAuthEpoch(trx));
+      const me = await api(old.key, 'GET', '/users/me');
+      assert.equal(me.status, 200, JSON.stringify(me.body));
+      assert.equal(me.body.current_fund.id, old.fund_id);
+      assert.equal((await api(old.key, 'GET', '/fund/successor_plan')).status, 200);
+      await checked();
+    });
+
     test('forgetting a member ends their memberships', async () => {
       const joined = await join('out', 'adam', 'family');
       assert.ok(joined > 0);

@@ -20,7 +20,13 @@ export type Acting = Pick<Caller, 'user_id' | 'fund_id' | 'actor_id' | 'role' | 
 /** What `person` acts as: undefined if they act on no fund (a state the check finds, never reached). */
 export async function actingOf(db: Db | Trx, person: Person): Promise<Acting | undefined> {
   const row = await store.acting(db, person.user_id);
-  if (row === undefined) return undefined;
+  if (row === undefined) {
+    // A user a release before shared funds made (during a rolling upgrade) has no membership yet: they act
+    // on their own fund as its organizer, as they did then.
+    const own = (await store.currentFundOf(db, person.user_id)) === null ? await store.ownFundOf(db, person.user_id) : undefined;
+    if (own === undefined) return undefined;
+    return { user_id: person.user_id, fund_id: own.id, actor_id: person.user_id, role: 'organizer', user_status: callerStatus([person.own_status, person.owner_status]) };
+  }
   return {
     user_id: row.holder_id,
     fund_id: row.fund_id,

@@ -171,6 +171,8 @@ export async function actingOutsideMembership(db: Db): Promise<number[]> {
     .select('u.id')
     .where('m.id', 'is', null)
     .where('u.status', '!=', 'deleted')
+    // Made by a release before shared funds: they act on their own fund (members.actingOf).
+    .where('u.current_fund_id', 'is not', null)
     // The dead act on nothing: their membership ended with the plan's run.
     .where((eb) => eb.not(eb.exists(eb.selectFrom('death_records as r').select('r.id').whereRef('r.user_id', '=', 'u.id').where('r.status', '=', 'approved'))))
     .execute();
@@ -255,7 +257,7 @@ export interface Movement {
 export async function donationMovements(db: Db, afterId: number, limit: number): Promise<Movement[]> {
   const rows = await db
     .selectFrom('donations as d')
-    .select(['d.id', 'd.fund_id', 'd.actor_id', 'd.decided_by', 'd.decided_at', 'd.created_at'])
+    .select(['d.id', 'd.fund_id', 'd.user_id', 'd.actor_id', 'd.decided_by', 'd.decided_at', 'd.created_at'])
     .where('d.id', '>', afterId)
     .where('d.scheduled_donation_id', 'is', null)
     .where((eb) => eb.exists(eb.selectFrom('journal_entries as j').select('j.id').whereRef('j.donation_id', '=', 'd.id')))
@@ -263,7 +265,8 @@ export async function donationMovements(db: Db, afterId: number, limit: number):
     .orderBy('d.id')
     .limit(limit)
     .execute();
-  return rows.map((r) => ({ id: r.id, fund_id: r.fund_id, actor_id: r.decided_by ?? r.actor_id, at: r.decided_at ?? r.created_at }));
+  // A release before shared funds (migration 033) wrote no member: the fund's holder, the only one who could act, did it.
+  return rows.map((r) => ({ id: r.id, fund_id: r.fund_id, actor_id: r.decided_by ?? r.actor_id ?? r.user_id, at: r.decided_at ?? r.created_at }));
 }
 
 /** Gifts (each held money when sent), recurring schedules, exchanges and declared contributions. */
@@ -287,7 +290,17 @@ export async function fundsWithoutOrganizer(db: Db): Promise<number[]> {
       eb.not(eb.exists(eb.selectFrom('fund_members as m').select('m.id').whereRef('m.fund_id', '=', 'f.id').where('m.status', '=', 'active').where('m.role', '=', 'organizer'))),
     )
     .where((eb) => eb.not(eb.exists(eb.selectFrom('death_records as r').select('r.id').whereRef('r.fund_id', '=', 'f.id').where('r.status', '=', 'approved'))))
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('users as u').select('u.id').whereRef('u.id', '=', 'f.user_id').where('u.status', '=', 'deleted'))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('users as u')
+            .select('u.id')
+            .whereRef('u.id', '=', 'f.user_id')
+            .where((w) => w.or([w('u.status', '=', 'deleted'), w('u.current_fund_id', 'is', null)])),
+        ),
+      ),
+    )
     .orderBy('f.id')
     .execute();
   return rows.map((r) => r.id);
