@@ -321,8 +321,7 @@ function modelValuation(m: Model, portfolioIds: readonly number[], feeMs: number
 /** The model's promotion rule: waiting donations of the user, oldest first, each one that fits. */
 function promote(m: Model, u: number): void {
   const f = m.funds[u] as Fund;
-  // Oldest first, by id, as the platform does (the list itself keeps the order the operations made them in).
-  for (const d of m.donations.filter((x) => x.user === u).sort((a, b) => a.id - b.id)) {
+  for (const d of m.donations) {
     if (d.user === u && d.status === 'waiting_for_funds' && d.cents <= f.available) {
       d.status = 'scheduled';
       f.available -= d.cents;
@@ -745,6 +744,8 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
               }
               m.donations.push({ id: a.made.id, user: op.user, cents: a.move.cents, status });
             }
+            // The platform promotes waiting donations oldest first (by id): the model keeps that order.
+            m.donations.sort((a, b) => a.id - b.id);
             assert.ok(f.available >= 0 && f.available <= availableBefore, `${label}: the holds fit what was available`);
             for (const a of answers) {
               if (a.made?.status === 'waiting_for_funds') assert.ok(a.move.cents > f.available, `${label}: a waiting donation did not fit`);
@@ -809,6 +810,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
               }
               m.donations.push({ id: d.id, user: op.user, cents: d.cents, status: d.status });
             }
+            m.donations.sort((a, b) => a.id - b.id);
             assert.ok(f.available >= 0 && f.available <= availableBefore, `${label}: the holds fit what was available`);
             for (const d of held) if (d.status === 'waiting_for_funds') assert.ok(d.cents > f.available, `${label}: a waiting donation did not fit`);
             actual = 'ok';
@@ -852,14 +854,15 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             actual = await outcome(() => settle(deps, op.book, p.id, op.outcome, { actor: 'property', reason: 'property test' }));
             if (expected === 'ok') {
               p.status = op.outcome === 'cash' ? 'cashed' : 'voided';
-              for (const d of p.donations) {
+              // The platform gives each grant back in turn and promotes its fund's waiting donations after each.
+              for (const d of [...p.donations].sort((x, y) => x.id - y.id)) {
                 d.status = op.outcome === 'cash' ? 'completed' : 'not_completed';
                 if (op.outcome === 'void') {
                   (m.funds[d.user] as Fund).available += d.cents;
                   m.outside[p.book].grants_paid -= d.cents;
+                  promote(m, d.user);
                 }
               }
-              if (op.outcome === 'void') for (const u of new Set(p.donations.map((d) => d.user))) promote(m, u);
             }
             break;
           }
