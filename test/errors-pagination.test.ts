@@ -428,8 +428,10 @@ describe(
         }
         assert.ok(back, 'sharing again within a few retries');
         assert.ok(infos.slice(infosBefore).some((m) => /Redis is reachable again/.test(m)));
-        // Redis kept the count from before the cut: the shared count goes on from it.
-        assert.ok((await remaining()) < 998);
+        // Redis kept the count from before the cut: the shared count goes on from it (the requests before
+        // the cut that passed their timeout on a busy machine were counted alone, not there).
+        const after = await remaining();
+        assert.ok(after < 998 + Math.min(2, aloneBefore), `${after} left after the cut, ${aloneBefore} counted alone before it`);
       } finally {
         await env.close();
         await proxy.cut();
