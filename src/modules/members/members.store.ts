@@ -37,9 +37,9 @@ export async function setCurrentFund(db: Db | Trx, userId: number, fundId: numbe
   await db.updateTable('users').set({ current_fund_id: fundId }).where('id', '=', userId).execute();
 }
 
-/** Everyone acting on `fundId` goes back to their own fund (a membership ended). */
+/** `userId`, if acting on `fundId`, goes back to their own fund (their membership ended). */
 export async function leaveCurrentFund(trx: Trx, fundId: number, userId: number): Promise<void> {
-  const own = await trx.selectFrom('funds').select('id').where('user_id', '=', userId).orderBy('id').limit(1).executeTakeFirst();
+  const own = await ownFundOf(trx, userId);
   if (own !== undefined) await trx.updateTable('users').set({ current_fund_id: own.id }).where('id', '=', userId).where('current_fund_id', '=', fundId).execute();
 }
 
