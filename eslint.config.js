@@ -6,7 +6,7 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'test-results/**', 'packages/client/src/schema.ts'] },
+  { ignores: ['node_modules/**', 'test-results/**', 'packages/client/src/schema.ts', 'packages/client/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

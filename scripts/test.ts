@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { globSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { FAST_SIZES, RELEASE, SYSTEM } from '../test/tiers.ts';
+import { buildClient } from './client-build.ts';
 
 const [tier = 'fast', ...only] = process.argv.slice(2);
 if (!['fast', 'system', 'release', 'all'].includes(tier)) {
@@ -24,6 +25,9 @@ const files = only.length > 0 ? only : { fast, system: [...SYSTEM], release: [..
 // Smaller runs of the release tier's generative tests in the fast tier (unless asked otherwise).
 const sizes: Record<string, string> = {};
 if (tier === 'fast') for (const size of Object.values(FAST_SIZES)) for (const [name, value] of Object.entries(size)) sizes[name] = process.env[name] ?? value;
+
+// The client's tests and `alms` run its built form (packages/client/dist), as its users do.
+buildClient();
 
 const concurrency = process.env.TEST_CONCURRENCY ?? String(Math.max(1, Math.min(4, availableParallelism())));
 if (!process.env.TEST_DATABASE_URL) process.stderr.write('\n*** TEST_DATABASE_URL is not set: PostgreSQL tests are SKIPPED; only SQLite runs. ***\n\n');

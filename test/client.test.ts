@@ -14,6 +14,7 @@ import type { ChildProcess } from 'node:child_process';
 import pino from 'pino';
 import { engines, freshDatabase, fund, makeNonProfit, makeUser, startServerProcess, testConfig, type TestUser } from './harness.ts';
 import { openPlatform } from '../src/platform.ts';
+import { assertReadmeOutputs, readmeExamples, readmeWorld } from './client-readme.ts';
 import { AlmonerError, createClient } from '@almoner/client';
 
 const EIN = '530196605';
@@ -240,16 +241,9 @@ for (const { name: engine } of engines()) {
 
 describe("the client README's examples, run", () => {
   test('each `ts example` block runs against a server and prints what it says', async () => {
-    const readme = readFileSync(new URL('../packages/client/README.md', import.meta.url), 'utf8');
-    const examples = [...readme.matchAll(/```ts example\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
-    assert.equal(examples.length, 3);
-    const db = await freshDatabase('sqlite');
-    const platform = await openPlatform(testConfig(db.databaseUrl), { log: pino({ level: 'silent' }) });
-    await makeNonProfit(platform.deps, { ein: EIN, name: 'American National Red Cross', city: 'Washington', state: 'DC' });
-    const user = await makeUser(platform.deps, { name: 'Readme Reader' });
-    await fund(platform.deps, user, 100_000);
-    await platform.close();
-    const { server, base } = await startServerProcess(db.databaseUrl);
+    const examples = readmeExamples();
+    const world = await readmeWorld();
+    const { server, base } = await startServerProcess(world.databaseUrl);
     // Inside the package, so that `@almoner/client` resolves as it will for its users.
     const dir = mkdtempSync(join(new URL('../packages/client/', import.meta.url).pathname, '.examples-'));
     try {
@@ -257,16 +251,14 @@ describe("the client README's examples, run", () => {
       for (const [i, code] of examples.entries()) {
         const file = join(dir, `example-${i}.ts`);
         writeFileSync(file, code);
-        const { stdout } = await promisify(execFile)(process.execPath, [file], { env: { ...process.env, ALMONER_URL: base, ALMONER_API_KEY: user.key } });
+        const { stdout } = await promisify(execFile)(process.execPath, [file], { env: { ...process.env, ALMONER_URL: base, ALMONER_API_KEY: world.key } });
         outputs.push(stdout.trim());
       }
-      assert.equal(outputs[0], 'Readme Reader can give $1000');
-      assert.match(outputs[1] ?? '', /^donation \d+: scheduled\nall my donations: \$25$/);
-      assert.match(outputs[2] ?? '', /^404 non_profit_not_found [0-9A-Z]{26}$/);
+      assertReadmeOutputs(outputs);
     } finally {
       rmSync(dir, { recursive: true, force: true });
       server.kill('SIGTERM');
-      await db.cleanup();
+      await world.cleanup();
     }
   });
 });

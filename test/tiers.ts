@@ -26,6 +26,7 @@ export const SYSTEM: readonly string[] = [
  */
 export const RELEASE: readonly string[] = [
   'test/charity-relevance.test.ts',
+  'test/client-package.test.ts',
   'test/crash.test.ts',
   'test/e2e.test.ts',
   'test/fuzz.test.ts',

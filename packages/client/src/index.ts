@@ -87,6 +87,23 @@ function waitMs(response: Response | undefined, attempt: number): number {
   return Math.min(10_000, 250 * 2 ** attempt) * (0.75 + Math.random() * 0.5);
 }
 
+/**
+ * A fresh Idempotency-Key: a random UUID where the runtime has one (Node 19+, browsers on
+ * https or localhost), else one made from `getRandomValues`, else (Node 18, which keeps Web
+ * Crypto off the global) from Math.random: the key must be unique per request, not secret.
+ */
+function idempotencyKey(): string {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string; getRandomValues?: (array: Uint8Array) => Uint8Array } }).crypto;
+  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = new Uint8Array(16);
+  if (typeof crypto?.getRandomValues === 'function') crypto.getRandomValues(bytes);
+  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 export function createClient(options: ClientOptions) {
   const base = (options.baseUrl ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
@@ -99,7 +116,7 @@ export function createClient(options: ClientOptions) {
     const headers: Record<string, string> = { 'x-api-key': options.apiKey, accept: call.accept ?? 'application/json' };
     if (call.body !== undefined) headers['content-type'] = 'application/json';
     // One key for every try of this request: the server does the work once.
-    if (method === 'POST') headers['idempotency-key'] = globalThis.crypto.randomUUID();
+    if (method === 'POST') headers['idempotency-key'] = idempotencyKey();
     for (let attempt = 0; ; attempt++) {
       let response: Response | undefined;
       try {
