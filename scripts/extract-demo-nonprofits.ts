@@ -21,7 +21,31 @@ const csvField = (v: string) => (/[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"`
 const income = (r: BmfRecord) => Number(r.INCOME_AMT || '0');
 const byIncome = (a: BmfRecord, b: BmfRecord) => income(b) - income(a) || (a.EIN ?? '').localeCompare(b.EIN ?? '');
 
+/**
+ * Organisations donors search for first (the Red Cross, Save the Children, Habitat for Humanity,
+ * the United Way...), where the shipped extract holds them: the national body where it is in a
+ * shipped state, else the largest affiliate of that name. Their states' files are read for them only.
+ */
+const FAMOUS: Record<string, string[]> = {
+  ct: ['060726487'], // Save the Children Federation
+  or: ['911148123', '930386840'], // Mercy Corps; Goodwill Industries of the Columbia Willamette
+  ne: ['363283625'], // Habitat for Humanity International (Omaha)
+  al: ['630288846'], // United Way of Central Alabama
+  ky: ['611043635'], // Feeding America, Kentucky's Heartland
+  ok: ['731176743'], // Make-A-Wish Foundation of Oklahoma
+  la: ['720717944'], // American Civil Liberties Union Foundation of Louisiana
+};
+
 const chosen: BmfRecord[] = [];
+for (const [state, eins] of Object.entries(FAMOUS)) {
+  const found = new Map<string, BmfRecord>();
+  for await (const { record } of readBmf(join(dir, 'bmf', `eo_${state}.csv.gz`))) if (eins.includes(record.EIN ?? '')) found.set(record.EIN ?? '', record);
+  for (const ein of eins) {
+    const record = found.get(ein);
+    if (record === undefined) throw new Error(`${ein} is not in eo_${state}.csv.gz`);
+    chosen.push(record);
+  }
+}
 for (const state of STATES) {
   const eligible: BmfRecord[] = [];
   const ineligible: BmfRecord[] = [];

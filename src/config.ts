@@ -296,14 +296,24 @@ function mailDirOf(env: NodeJS.ProcessEnv): string {
   return `${slash === -1 ? '.' : path.slice(0, slash)}/mail`;
 }
 
+/**
+ * The address a server without PUBLIC_URL is reached at, the one it prints, its links and its
+ * OpenID issuer use: where it listens (the loopback address when it listens on every address).
+ */
+function localUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Readonly<Config> {
   env = withSecretFiles(env);
   const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
   const config: Config = {
     databaseUrl: databaseUrl(env),
-    host: env.HOST || '127.0.0.1',
+    host,
     port,
-    publicUrl: (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicUrl: (env.PUBLIC_URL || localUrl(host, port)).replace(/\/+$/, ''),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     rateLimitAnonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 60, 1, 1_000_000),

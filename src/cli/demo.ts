@@ -6,6 +6,7 @@ import { startJobs } from '../jobs.ts';
 import { seedDemo, DEMO_PASSWORD } from '../demo/seed.ts';
 import { createKey } from '../modules/keys/index.ts';
 import { userIdBySlug } from '../modules/users/index.ts';
+import { directorySize } from '../modules/nonprofits/index.ts';
 import { makeLogger } from '../log.ts';
 import pretty from 'pino-pretty';
 
@@ -36,7 +37,8 @@ export async function demo(): Promise<void> {
   const app = await buildApp(platform.deps);
   await app.listen({ host: config.host, port: config.port });
   const stopJobs = startJobs(platform);
-  const base = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}`;
+  // One address everywhere: the API, the web app and Login with Almoner's issuer (PUBLIC_URL).
+  const base = config.publicUrl;
   process.stdout.write(
     [
       '',
@@ -46,8 +48,10 @@ export async function demo(): Promise<void> {
       result.operator_token !== undefined
         ? `Operator token (shown once): ${result.operator_token}   e.g. curl -s -H 'Authorization: Bearer ${result.operator_token}' ${base}/admin/v1/users`
         : '',
-      `Web app: ${config.publicUrl}  (sign in as ada@example.org, grace@example.org or katherine@example.org, password ${DEMO_PASSWORD})`,
+      `Web app: ${base}  (sign in as ada@example.org, grace@example.org or katherine@example.org, password ${DEMO_PASSWORD})`,
       `API reference: ${base}/docs    OpenAPI: ${base}/openapi.json`,
+      `Directory: ${(await directorySize(platform.deps)).toLocaleString('en-US')} organisations, a sample of the IRS files (the Red Cross, Save the Children, Habitat for Humanity...).`,
+      `  The national directory (about 1.9 million): npx almoner nonprofits download && npx almoner nonprofits import data/irs/bmf`,
       'Stop with Ctrl-C.',
       '',
     ].join('\n'),

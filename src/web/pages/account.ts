@@ -26,12 +26,14 @@ export function signUpPage(v: Visitor, state?: FormState, next?: string): Html {
   );
 }
 
-export function signInPage(v: Visitor, next: string, state?: FormState, done?: string): Html {
+/** The sign-in page; `forApp` names the app that sent the donor here (Login with Almoner). */
+export function signInPage(v: Visitor, next: string, state?: FormState, done?: string, forApp?: string): Html {
   return layout(
     v,
     'Sign in',
     html`<section class="narrow">
     <h1>Sign in</h1>
+    ${forApp === undefined ? '' : html`<p class="notice" id="for-app"><strong>${forApp}</strong> asks you to sign in with your Almoner account. Next you see what it may do, and choose.</p>`}
     ${notice(done)}
     ${errorSummary(state)}
     <form method="post" action="/signin" novalidate>
@@ -41,7 +43,7 @@ export function signInPage(v: Visitor, next: string, state?: FormState, done?: s
       ${field({ name: 'password', label: 'Password', type: 'password', state, required: true, autocomplete: 'current-password' })}
       <button type="submit">Sign in</button>
     </form>
-    <p><a href="/forgot">Forgot your password?</a> New here? <a href="/signup">Open a fund</a>.</p>
+    <p><a href="/forgot">Forgot your password?</a> New here? <a href="/signup${next === '/' ? '' : `?next=${encodeURIComponent(next)}`}">Open a fund</a>.</p>
   </section>`,
   );
 }

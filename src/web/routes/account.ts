@@ -7,8 +7,9 @@ import { STATUS_OF_KIND } from '../../http/errors.ts';
 import { forgotPage, invitationPage, resetPage, signInPage, signUpPage } from '../pages/account.ts';
 import { cookieHeader, SESSION_COOKIE } from '../visitor.ts';
 import { sendPage, type WebContext } from '../context.ts';
+import { appSigningIn } from './apps.ts';
 
-export function accountRoutes({ deps, limiter }: WebContext) {
+export function accountRoutes({ deps, limiter, oidc }: WebContext) {
   const sessionCookie = (token: string) => cookieHeader(deps, SESSION_COOKIE, token, deps.config.sessionTtlHours * 3600);
   return async (web: FastifyInstance) => {
     // Where to go once the fund is open: back to the page that sent the person (a gift's), else the dashboard.
@@ -41,7 +42,8 @@ export function accountRoutes({ deps, limiter }: WebContext) {
 
     web.get('/signin', async (request, reply) => {
       const query = request.query as { next?: string; done?: string };
-      return sendPage(reply, signInPage(request.visitor, safeNext(query.next), undefined, query.done));
+      const next = safeNext(query.next);
+      return sendPage(reply, signInPage(request.visitor, next, undefined, query.done, await appSigningIn(deps, oidc, next)));
     });
 
     web.post('/signin', async (request, reply) => {
@@ -52,7 +54,11 @@ export function accountRoutes({ deps, limiter }: WebContext) {
       const result = await attempt(() => signIn(deps, { email, password: body?.get('password') ?? '', ip: request.ip }, request.visitor.token));
       if (!result.ok) {
         for (const [name, value] of Object.entries(result.error.headers ?? {})) reply.header(name, value);
-        return sendPage(reply, signInPage(request.visitor, next, stateOf(result.error, form.values)), STATUS_OF_KIND[result.error.kind]);
+        return sendPage(
+          reply,
+          signInPage(request.visitor, next, stateOf(result.error, form.values), undefined, await appSigningIn(deps, oidc, next)),
+          STATUS_OF_KIND[result.error.kind],
+        );
       }
       // A new session id on every sign-in: one planted in the browser beforehand opens nothing.
       return reply.code(303).header('set-cookie', sessionCookie(result.value.token)).header('location', next).send();

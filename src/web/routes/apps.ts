@@ -105,6 +105,21 @@ async function interactionOf(oidc: OidcProvider, request: FastifyRequest, reply:
   }
 }
 
+/**
+ * The name of the app a sign-in continues to, when `next` is a Login with Almoner interaction
+ * (the sign-in page names it). The interaction is looked up by its id, which only the browser it
+ * was made for holds; an unknown, expired or disabled one names nothing.
+ */
+export async function appSigningIn(deps: WebContext['deps'], oidc: OidcProvider, next: string): Promise<string | undefined> {
+  const uid = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})$/.exec(next)?.[1];
+  if (uid === undefined) return undefined;
+  const interaction = await (await oidc.ready()).Interaction.find(uid).catch(() => undefined);
+  const clientId = interaction?.params.client_id;
+  if (typeof clientId !== 'string') return undefined;
+  const app = await appByClientId(deps, clientId);
+  return app === undefined || app.disabled_at !== null ? undefined : app.name;
+}
+
 export function interactionRoutes({ deps, oidc }: WebContext) {
   return async (web: FastifyInstance) => {
     web.get('/oauth/interaction/:uid', async (request, reply) => {
