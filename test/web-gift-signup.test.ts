@@ -31,4 +31,30 @@ describeEachEngine('a gift recipient opens a fund', (env) => {
     await plain.get('/signup');
     assert.equal((await plain.post('/signup', { name: 'Pat Plain', email: 'pat@example.org', password: 'correct horse battery' })).location, '/dashboard?done=welcome');
   });
+
+  test('gifts sent to an address appear in the fund opened with it, until answered', async () => {
+    const { app, deps } = env();
+    const giver = await makeUser(deps, { name: 'Hal Giver' });
+    await fund(deps, giver, 100_00);
+    const send = async (body: Record<string, unknown>) => (await call(app, 'POST', '/v1/gifts', { key: giver.key, body })).body as { code: string };
+    const first = await send({ name: 'Sol', amount: 20, email: 'Sol.Recipient@Example.org', message: 'Happy birthday' });
+    const second = await send({ name: 'Sol', amount: 30, email: 'sol.recipient@example.org' });
+    const elsewhere = await send({ name: 'Tam', amount: 40, email: 'tam@example.org' });
+    const sol = new WebClient(app);
+    await sol.get('/signup');
+    const opened = await sol.post('/signup', { name: 'Sol Recipient', email: 'sol.recipient@example.org', password: 'correct horse battery' });
+    assert.equal(opened.location, '/dashboard?done=welcome');
+    const dashboard = (await sol.get('/dashboard?done=welcome')).body;
+    assert.match(
+      textOf(dashboard),
+      /Gifts for you Sent to your e-mail address: open one to give it to a non-profit or to take it into your fund\. \$20\.00 from Hal Giver "Happy birthday" \$30\.00 from Hal Giver/,
+    );
+    assert.ok(dashboard.includes(`href="/gifts/${first.code}"`) && dashboard.includes(`href="/gifts/${second.code}"`));
+    assert.ok(!dashboard.includes(elsewhere.code), "another address's gift is not shown");
+    // Answered, it leaves the list; the one left stays.
+    await sol.get(`/gifts/${first.code}`);
+    assert.equal((await sol.post(`/gifts/${first.code}/accept`, {})).status, 303);
+    const after = (await sol.get('/dashboard')).body;
+    assert.ok(!after.includes(`data-gift="${first.code}"`) && after.includes(`data-gift="${second.code}"`));
+  });
 });

@@ -36,6 +36,7 @@ import * as m030 from './migrations/030_donor_choices.ts';
 import * as m031 from './migrations/031_charity_claims.ts';
 import * as m032 from './migrations/032_portfolios.ts';
 import * as m033 from './migrations/033_shared_funds.ts';
+import * as m034 from './migrations/034_gifts_by_address.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -77,6 +78,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '031_charity_claims', up: m031.up },
   { name: '032_portfolios', up: m032.up },
   { name: '033_shared_funds', up: m033.up },
+  { name: '034_gifts_by_address', up: m034.up },
 ];
 
 /** The migrations this release knows, in order. */

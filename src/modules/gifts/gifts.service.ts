@@ -14,7 +14,19 @@ import { GIFT_MIN_CENTS } from './gifts.ts';
 import { recordOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
 import { spendingAsApp } from '../apps/index.ts';
 import type { Book, Viewer } from '../../shared/book.ts';
-import { endGift, findGiftByCode, findGiftByIdWithGiver, findGiftWithGiver, insertGift, lockGift, markGiftSeen, pageOfGifts, type Gift, type GiftEnd } from './gifts.store.ts';
+import {
+  endGift,
+  findGiftByCode,
+  findGiftByIdWithGiver,
+  findGiftWithGiver,
+  giftsWaitingAt,
+  insertGift,
+  lockGift,
+  markGiftSeen,
+  pageOfGifts,
+  type Gift,
+  type GiftEnd,
+} from './gifts.store.ts';
 
 export interface NewGift {
   name: string;
@@ -98,6 +110,26 @@ async function findGift(db: Deps['db'] | Trx, viewer: { book: Book }, code: stri
   const gift = await findGiftByCode(db, viewer.book, code);
   if (gift === undefined) throw notFound('gift_not_found', `no gift ${code}`);
   return gift;
+}
+
+/** How many waiting gifts a dashboard lists. */
+const WAITING_SHOWN = 20;
+
+/**
+ * The open gifts sent to the e-mail of the person signed in (rules §7, Gifts): a recipient who
+ * opens a fund with that address finds them, with their links, on the dashboard.
+ */
+export async function giftsWaitingFor(deps: Deps, caller: Caller) {
+  const rows = await giftsWaitingAt(deps.db, caller.book, caller.actor_id, caller.fund_id, WAITING_SHOWN);
+  return rows.map((g) => ({
+    code: g.code,
+    name: g.name,
+    amount: centsToDollars(g.amount_cents),
+    message: g.message,
+    giver_name: g.giver_name,
+    url: `${deps.config.publicUrl}/gifts/${g.code}`,
+    created_at: g.created_at,
+  }));
 }
 
 /** One of the caller's gifts by code. Throws gift_not_found (also for others' gifts). */

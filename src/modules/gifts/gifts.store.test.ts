@@ -1,7 +1,8 @@
 // Every function of gifts.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, makeUser } from '../../../test/harness.ts';
+import { accountOf, describeEachEngine, makeUser } from '../../../test/harness.ts';
+import { signUp } from '../accounts/index.ts';
 import * as store from './gifts.store.ts';
 
 describeEachEngine('gifts store', (env) => {
@@ -9,14 +10,14 @@ describeEachEngine('gifts store', (env) => {
   const gift = (u: { user_id: number; fund_id: number }, created_at: string) => {
     seq += 1;
     return {
-      book: 'live' as const,
+      book: 'live' as 'live' | 'test',
       code: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
       user_id: u.user_id,
       fund_id: u.fund_id,
       name: 'Grace',
-      email: null,
+      email: null as string | null,
       amount_cents: 2500,
-      message: null,
+      message: null as string | null,
       ein: null,
       seen: 0,
       status: 'new',
@@ -77,5 +78,49 @@ describeEachEngine('gifts store', (env) => {
       page.rows.map((r) => r.id),
       [ids[0], ids[1]],
     );
+  });
+
+  test("giftsWaitingAt: open gifts of the book sent to the account's address in any case, not its own fund's, oldest first", async () => {
+    const { deps } = env();
+    const { db } = deps;
+    const giver = await makeUser(deps, { name: 'Gia Giver' });
+    const rio = await signUp(deps, { name: 'Rio Recipient', email: 'rio.waiting@example.org', password: 'correct horse battery' });
+    const rioIds = await accountOf(deps, 'rio.waiting@example.org');
+    const to = (email: string | null, created_at: string, extra: Partial<ReturnType<typeof gift>> = {}) => ({ ...gift(giver, created_at), email, ...extra });
+    const [later, earlier] = await db
+      .transaction()
+      .execute(async (trx) => [
+        await store.insertGift(trx, to('Rio.Waiting@Example.org', '2026-02-02T00:00:00Z', { message: 'for you' })),
+        await store.insertGift(trx, to('rio.waiting@example.org', '2026-02-01T00:00:00Z')),
+        await store.insertGift(trx, to('rio.waiting@example.org', '2026-02-03T00:00:00Z', { status: 'denied' })),
+        await store.insertGift(trx, to('rio.waiting@example.org', '2026-02-04T00:00:00Z', { book: 'test' })),
+        await store.insertGift(trx, to('someone@example.org', '2026-02-05T00:00:00Z')),
+        await store.insertGift(trx, { ...gift(rioIds, '2026-02-06T00:00:00Z'), email: 'rio.waiting@example.org' }),
+      ]);
+    const waiting = await store.giftsWaitingAt(db, 'live', rioIds.user_id, rioIds.fund_id, 20);
+    const codes = async (ids: Array<number | undefined>) =>
+      Promise.all(
+        ids.map(
+          async (id) =>
+            (
+              await db
+                .selectFrom('gifts')
+                .select('code')
+                .where('id', '=', id ?? 0)
+                .executeTakeFirstOrThrow()
+            ).code,
+        ),
+      );
+    assert.deepEqual(
+      waiting.map((g) => g.code),
+      await codes([earlier, later]),
+    );
+    assert.deepEqual(
+      { ...waiting[1], code: undefined },
+      { code: undefined, name: 'Grace', amount_cents: 2500, message: 'for you', giver_name: 'Gia Giver', created_at: '2026-02-02T00:00:00Z' },
+    );
+    assert.equal((await store.giftsWaitingAt(db, 'live', rioIds.user_id, rioIds.fund_id, 1)).length, 1, 'at most the limit');
+    assert.deepEqual(await store.giftsWaitingAt(db, 'live', giver.user_id, giver.fund_id, 20), [], 'no account, no address');
+    assert.equal(rio.user_id, rioIds.user_id);
   });
 });

@@ -1,6 +1,6 @@
 // Every SQL statement about gifts.
 import { dialectOf } from '../../db/dialect.ts';
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
 import type { GiftsTable } from '../../db/schema.ts';
 import type { Book } from '../../shared/book.ts';
@@ -79,4 +79,34 @@ export async function endGift(trx: Trx, giftId: number, end: GiftEnd, at: string
     .where('status', '=', 'new')
     .executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
+}
+
+/** A gift waiting at an address: what its recipient's dashboard shows of it. */
+export interface WaitingGift {
+  code: string;
+  name: string;
+  amount_cents: number;
+  message: string | null;
+  giver_name: string;
+  created_at: string;
+}
+
+/**
+ * The open (`new`) gifts of a book sent to the e-mail of account `personId` (in any case), but
+ * those its own fund sent; oldest first, at most `limit`.
+ */
+export async function giftsWaitingAt(db: Db, book: Book, personId: number, ownFundId: number, limit: number): Promise<WaitingGift[]> {
+  return db
+    .selectFrom('accounts as a')
+    .innerJoin('gifts as g', (join) => join.on(sql`lower(g.email)`, '=', sql.ref('a.email')))
+    .innerJoin('users as u', 'u.id', 'g.user_id')
+    .select(['g.code', 'g.name', 'g.amount_cents', 'g.message', 'u.name as giver_name', 'g.created_at'])
+    .where('a.user_id', '=', personId)
+    .where('g.status', '=', 'new')
+    .where('g.book', '=', book)
+    .where('g.fund_id', '!=', ownFundId)
+    .orderBy('g.created_at')
+    .orderBy('g.id')
+    .limit(limit)
+    .execute();
 }

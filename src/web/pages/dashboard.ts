@@ -29,6 +29,8 @@ export interface DashboardData {
     items: Array<{ id: number; non_profit_name: string; ein: string; amount: number; frequency: string; next_date: string | null; status: string }>;
     meta: { count: number };
   };
+  /** Open gifts sent to the signed-in person's e-mail by others (rules §7, Gifts). */
+  waiting: Array<{ code: string; name: string; amount: number; message: string | null; giver_name: string; url: string }>;
   /** The invested value at each valuation, oldest first (the chart). */
   history: Array<{ at: string; value_cents: number; units: string }>;
   /** This year's gains (net of losses) and fees, in cents. */
@@ -193,6 +195,21 @@ function schedules(v: Visitor, s: DashboardData['schedules'], state: FormState |
   </section>`;
 }
 
+/** Gifts sent to the person's address, waiting for them to choose: none, nothing shown. */
+function giftsForYou(waiting: DashboardData['waiting']): Html {
+  if (waiting.length === 0) return html``;
+  return html`<section aria-labelledby="gifts-for-you" class="card" id="waiting-gifts">
+    <h2 id="gifts-for-you">Gifts for you</h2>
+    <p>Sent to your e-mail address: open one to give it to a non-profit or to take it into your fund.</p>
+    <ul>
+      ${waiting.map(
+        (g) =>
+          html`<li data-gift="${g.code}"><a href="/gifts/${g.code}">${usd(g.amount)} from ${g.giver_name}</a>${g.message === null ? '' : html` <span class="muted">"${g.message}"</span>`}</li>`,
+      )}
+    </ul>
+  </section>`;
+}
+
 export function dashboardPage(v: Visitor, data: DashboardData, forms: DashboardForms = {}, done?: string): Html {
   const name = v.session?.name ?? '';
   return layout(
@@ -200,6 +217,7 @@ export function dashboardPage(v: Visitor, data: DashboardData, forms: DashboardF
     'Dashboard',
     html`<h1>Hello, ${name}</h1>
     ${notice(done)}
+    ${giftsForYou(data.waiting)}
     ${balances(data.balance, data.history, data.invested)}
     <div class="columns">
       <div>${donations(v, data.donations, data.balance.portfolio_balance_cents > 0)}</div>

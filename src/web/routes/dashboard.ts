@@ -6,7 +6,7 @@ import type { Caller } from '../../shared/caller.ts';
 import { getBalance } from '../../modules/users/index.ts';
 import { investmentTotals, valueHistory } from '../../modules/portfolio/index.ts';
 import { cancelDonation, createDonation, listOwnDonations, DONATION_MIN_CENTS } from '../../modules/donations/index.ts';
-import { createGift, listGifts, GIFT_MIN_CENTS } from '../../modules/gifts/index.ts';
+import { createGift, giftsWaitingFor, listGifts, GIFT_MIN_CENTS } from '../../modules/gifts/index.ts';
 import { listContributions } from '../../modules/contributions/index.ts';
 import { cancelSchedule, createSchedule, listSchedules, SCHEDULE_FREQUENCIES } from '../../modules/scheduled/index.ts';
 import { AppError } from '../../shared/errors.ts';
@@ -19,17 +19,18 @@ const PER_PAGE = 20;
 
 async function loadDashboard(deps: Deps, caller: Caller, page: number): Promise<DashboardData> {
   const first = { page: 1, per_page: PER_PAGE };
-  const [balance, donations, gifts, contributions, schedules, history] = await Promise.all([
+  const [balance, donations, gifts, contributions, schedules, history, waiting] = await Promise.all([
     getBalance(deps, caller),
     listOwnDonations(deps, caller, { page, per_page: PER_PAGE }),
     listGifts(deps, caller, first),
     listContributions(deps, caller, first),
     listSchedules(deps, caller, first),
     valueHistory(deps, caller),
+    giftsWaitingFor(deps, caller),
   ]);
   const year = `${deps.clock.now().toISOString().slice(0, 4)}-01-01T00:00:00.000Z`;
   const invested = await investmentTotals(deps, caller.fund_id, year, deps.clock.now().toISOString());
-  return { balance, donations, gifts, contributions, schedules, history, invested };
+  return { balance, donations, gifts, contributions, schedules, history, invested, waiting };
 }
 
 function idParam(request: FastifyRequest): number {
