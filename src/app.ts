@@ -14,7 +14,7 @@ import { claimIdempotencyKey, settleIdempotencyKey, type Replayers } from './htt
 import { parseStrictJson } from './http/json.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { InProcessCounter, RateLimiter, RedisCounter } from './http/rate-limit.ts';
-import { Problem } from './http/schemas.ts';
+import { Problem, withProblemCodes } from './http/schemas.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { CAUSES, causeLogoSvg, DirectorySearch } from './modules/nonprofits/index.ts';
 import { Cause, DonationNonProfit, NonProfit } from './modules/nonprofits/nonprofits.schema.ts';
@@ -170,6 +170,8 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       security: [{ ApiKey: [] }],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // Each operation names the problem codes it may answer with (each explained at /errors/<code>).
+    transformObject: (document) => withProblemCodes('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   });
 
   for (const schema of [Problem, Cause, NonProfit, DonationNonProfit, OwnDonation, UserDonation, Gift, Profile, Balance, Contribution, ApiKey, Portfolio, Allocation])

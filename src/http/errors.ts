@@ -4,7 +4,8 @@ import type { Socket } from 'node:net';
 import { isUnavailable, isUniqueViolation } from '../db/errors.ts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ulid } from '../shared/ulid.ts';
-import { AppError, type ErrorKind, type FieldError } from '../shared/errors.ts';
+import { AppError, type ErrorKind, type FieldError, type ProblemCode } from '../shared/errors.ts';
+import { PROBLEMS } from '../shared/problem-codes.ts';
 import { AMOUNT_KEYWORD } from './validation.ts';
 import { EIN_PATTERN, EIN_RULE } from '../shared/ein.ts';
 
@@ -26,42 +27,6 @@ export const STATUS_OF_KIND: Record<ErrorKind, number> = {
   internal: 500,
 };
 
-const TITLES: Record<string, string> = {
-  invalid_json: 'Invalid JSON',
-  invalid_parameter: 'Invalid parameter',
-  unauthenticated: 'Authentication required',
-  invalid_api_key: 'Invalid API key',
-  forbidden: 'Forbidden',
-  not_found: 'Not found',
-  non_profit_not_found: 'Non-profit not found',
-  gift_not_found: 'Gift not found',
-  donation_not_found: 'Donation not found',
-  user_not_found: 'User not found',
-  api_key_not_found: 'API key not found',
-  contribution_not_found: 'Contribution not found',
-  scheduled_donation_not_found: 'Scheduled donation not found',
-  method_not_allowed: 'Method not allowed',
-  donation_not_cancellable: 'Donation not cancellable',
-  idempotency_key_in_use: 'Idempotency key in use',
-  invalid_transition: 'Invalid transition',
-  payload_too_large: 'Payload too large',
-  unsupported_media_type: 'Unsupported media type',
-  validation_failed: 'Validation failed',
-  amount_below_minimum: 'Amount below minimum',
-  amount_invalid: 'Amount invalid',
-  unknown_field: 'Unknown field',
-  non_profit_ineligible: 'Non-profit ineligible',
-  insufficient_funds: 'Insufficient funds',
-  idempotency_key_reused: 'Idempotency key reused',
-  rate_limited: 'Too many requests',
-  uri_too_long: 'URI too long',
-  headers_too_large: 'Request headers too large',
-  request_timeout: 'Request timeout',
-  bad_request: 'Bad request',
-  internal_error: 'Internal error',
-  unavailable: 'Service unavailable',
-};
-
 export interface Problem {
   type: string;
   title: string;
@@ -76,7 +41,7 @@ export function problemOf(error: AppError, requestId: string): Problem {
   const status = STATUS_OF_KIND[error.kind];
   const problem: Problem = {
     type: `/errors/${error.code}`,
-    title: TITLES[error.code] ?? error.code,
+    title: PROBLEMS[error.code].title,
     status,
     detail: error.message,
     code: error.code,
@@ -126,9 +91,9 @@ export function fromValidation(error: FastifyError): AppError {
   const ajvErrors = (error.validation ?? []) as AjvError[];
   const errors: FieldError[] = ajvErrors.map((e) => {
     const field = fieldName(e);
-    let code = 'validation_failed';
+    let code: ProblemCode = 'validation_failed';
     if (e.keyword === 'additionalProperties') code = 'unknown_field';
-    else if (e.keyword === AMOUNT_KEYWORD) code = String(e.params.code);
+    else if (e.keyword === AMOUNT_KEYWORD) code = e.params.code === 'amount_below_minimum' ? 'amount_below_minimum' : 'amount_invalid';
     else if (AMOUNT_FIELDS.has(field) && e.keyword !== 'required') code = 'amount_invalid';
     const message =
       e.keyword === 'additionalProperties'
@@ -236,7 +201,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   const body = JSON.stringify(problemOf(new AppError(kind, kind, detail), requestId));
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${STATUS_OF_KIND[kind]} ${TITLES[kind] ?? kind}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${STATUS_OF_KIND[kind]} ${PROBLEMS[kind].title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);

@@ -5,6 +5,7 @@ import { AMOUNT_KEYWORD } from './validation.ts';
 import { DECIMAL8_PATTERN, parseDollars } from '../shared/money.ts';
 import { EIN_PATTERN } from '../shared/ein.ts';
 import { assert } from '../shared/assert.ts';
+import { problemCodesOf } from '../shared/problem-codes.ts';
 
 export const Problem = Type.Object(
   {
@@ -85,4 +86,24 @@ export const Decimal8 = Type.Union([Type.String({ pattern: DECIMAL8_PATTERN }), 
 export function withProblems<T extends Record<number, TSchema>>(responses: T) {
   const ref = Type.Ref('Problem');
   return { ...responses, 400: ref, 401: ref, 404: ref, 422: ref, 429: ref };
+}
+
+type OpenApiOperation = { description?: string; 'x-problem-codes'?: string[] };
+
+/**
+ * The OpenAPI document with each operation's problem codes (`x-problem-codes`, and a line of its
+ * description linking each code's page): the catalogue of shared/problem-codes.ts says which.
+ */
+export function withProblemCodes<T extends { paths?: object }>(doc: T): T {
+  for (const [path, operations] of Object.entries((doc.paths ?? {}) as Record<string, Record<string, unknown> | undefined>)) {
+    for (const [method, value] of Object.entries(operations ?? {})) {
+      if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      const operation = value as OpenApiOperation;
+      const codes = problemCodesOf(method, path);
+      operation['x-problem-codes'] = codes;
+      const line = `Problem codes: ${codes.map((c) => `[${c}](/errors/${c})`).join(', ')}.`;
+      operation.description = operation.description === undefined ? line : `${operation.description}\n\n${line}`;
+    }
+  }
+  return doc;
 }

@@ -1,5 +1,9 @@
 // Domain errors: a `kind` (what went wrong, mapped to an HTTP status in one
-// table in http/errors.ts) and a stable `code` that clients match on.
+// table in http/errors.ts) and a stable `code` that clients match on, one of
+// the catalogue in problem-codes.ts (each documented at /errors/<code>).
+import type { ProblemCode } from './problem-codes.ts';
+
+export type { ProblemCode };
 export type ErrorKind =
   | 'bad_request'
   | 'unauthenticated'
@@ -19,17 +23,17 @@ export type ErrorKind =
 
 export interface FieldError {
   field: string;
-  code: string;
+  code: ProblemCode;
   message: string;
 }
 
 export class AppError extends Error {
   override name = 'AppError';
   readonly kind: ErrorKind;
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string> | undefined;
-  constructor(kind: ErrorKind, code: string, detail: string, options?: { errors?: FieldError[]; headers?: Record<string, string> }) {
+  constructor(kind: ErrorKind, code: ProblemCode, detail: string, options?: { errors?: FieldError[]; headers?: Record<string, string> }) {
     super(detail);
     this.kind = kind;
     this.code = code;
@@ -38,13 +42,14 @@ export class AppError extends Error {
   }
 }
 
-export const notFound = (code: string, detail: string) => new AppError('not_found', code, detail);
-export const conflict = (code: string, detail: string) => new AppError('conflict', code, detail);
-export const unprocessable = (code: string, detail: string, errors?: FieldError[]) => new AppError('unprocessable', code, detail, errors === undefined ? undefined : { errors });
-export const badRequest = (code: string, detail: string, errors?: FieldError[]) => new AppError('bad_request', code, detail, errors === undefined ? undefined : { errors });
+export const notFound = (code: ProblemCode, detail: string) => new AppError('not_found', code, detail);
+export const conflict = (code: ProblemCode, detail: string) => new AppError('conflict', code, detail);
+export const unprocessable = (code: ProblemCode, detail: string, errors?: FieldError[]) =>
+  new AppError('unprocessable', code, detail, errors === undefined ? undefined : { errors });
+export const badRequest = (code: ProblemCode, detail: string, errors?: FieldError[]) => new AppError('bad_request', code, detail, errors === undefined ? undefined : { errors });
 
 /** A file refused whole (422 `code`): its first 20 problems, each by its line. */
-export function fileRefused(code: string, detail: string, problems: ReadonlyArray<{ line: number; reason: string }>): AppError {
+export function fileRefused(code: ProblemCode, detail: string, problems: ReadonlyArray<{ line: number; reason: string }>): AppError {
   return new AppError('unprocessable', code, detail, { errors: problems.slice(0, 20).map((p) => ({ field: `line ${p.line}`, code, message: p.reason })) });
 }
 

@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's active keys */
+        /**
+         * The caller's active keys
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -85,7 +88,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create an API key for the caller; the full key appears in this response only */
+        /**
+         * Create an API key for the caller; the full key appears in this response only
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [sandbox_disabled](/errors/sandbox_disabled), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -190,7 +196,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke one of the caller's keys; it stops working on the next request */
+        /**
+         * Revoke one of the caller's keys; it stops working on the next request
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [api_key_not_found](/errors/api_key_not_found).
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -270,7 +279,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's contributions, newest first */
+        /**
+         * The caller's contributions, newest first
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: {
@@ -352,7 +364,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Declare a contribution: what you will send; answers with where to send it and the reference that ties the money to it */
+        /**
+         * Declare a contribution: what you will send; answers with where to send it and the reference that ties the money to it
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [conflict](/errors/conflict), [type_not_accepted](/errors/type_not_accepted).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -473,7 +488,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of the caller's contributions, with its reference and, while it waits, the instructions */
+        /**
+         * One of the caller's contributions, with its reference and, while it waits, the instructions
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [contribution_not_found](/errors/contribution_not_found).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -572,7 +590,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Cancel a declared contribution while nothing has arrived (it becomes failed) */
+        /**
+         * Cancel a declared contribution while nothing has arrived (it becomes failed)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [invalid_transition](/errors/invalid_transition), [contribution_not_found](/errors/contribution_not_found), [contribution_not_cancellable](/errors/contribution_not_cancellable).
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -652,7 +673,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A succeeded contribution's receipt (rules §13): JSON, or a printable PDF with Accept: application/pdf */
+        /**
+         * A succeeded contribution's receipt (rules §13): JSON, or a printable PDF with Accept: application/pdf
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [contribution_not_found](/errors/contribution_not_found), [receipt_not_found](/errors/receipt_not_found).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -688,7 +712,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's donations (form 2.1), newest first */
+        /**
+         * The caller's donations (form 2.1), newest first
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: {
@@ -770,7 +797,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a donation from the caller's fund */
+        /**
+         * Create a donation from the caller's fund
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [app_limit_exceeded](/errors/app_limit_exceeded), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible), [non_profit_revoked](/errors/non_profit_revoked), [non_profit_sanctioned](/errors/non_profit_sanctioned), [non_profit_private_foundation](/errors/non_profit_private_foundation), [non_profit_supporting_organization](/errors/non_profit_supporting_organization).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -873,7 +903,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of the caller's donations (form 2.1) */
+        /**
+         * One of the caller's donations (form 2.1)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [donation_not_found](/errors/donation_not_found).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -943,7 +976,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Cancel a scheduled or waiting donation */
+        /**
+         * Cancel a scheduled or waiting donation
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [donation_not_found](/errors/donation_not_found), [donation_not_cancellable](/errors/donation_not_cancellable), [donation_in_payment](/errors/donation_in_payment).
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1025,7 +1061,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve a family member's request (organizers, advisors): held, or waiting for funds */
+        /**
+         * Approve a family member's request (organizers, advisors): held, or waiting for funds
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds), [donation_not_found](/errors/donation_not_found), [donation_not_requested](/errors/donation_not_requested), [request_expired](/errors/request_expired).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1108,7 +1147,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline a family member's request with a reason (organizers, advisors) */
+        /**
+         * Decline a family member's request with a reason (organizers, advisors)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [donation_not_found](/errors/donation_not_found), [donation_not_requested](/errors/donation_not_requested), [request_expired](/errors/request_expired).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1195,7 +1237,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's events, newest first */
+        /**
+         * The caller's events, newest first
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: {
@@ -1302,7 +1347,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The members and waiting invitations of the fund the caller acts on */
+        /**
+         * The members and waiting invitations of the fund the caller acts on
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [invitation_not_found](/errors/invitation_not_found).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1371,7 +1419,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Invite an address into the fund with a role (organizers): a link is mailed there */
+        /**
+         * Invite an address into the fund with a role (organizers): a link is mailed there
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [invitation_not_found](/errors/invitation_not_found), [member_exists](/errors/member_exists), [invitation_exists](/errors/invitation_exists), [member_limit](/errors/member_limit), [member_self](/errors/member_self), [member_unavailable](/errors/member_unavailable).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1464,7 +1515,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member or withdraw an invitation (organizers), or leave (your own) */
+        /**
+         * Remove a member or withdraw an invitation (organizers), or leave (your own)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [invitation_not_found](/errors/invitation_not_found), [member_not_found](/errors/member_not_found), [last_organizer](/errors/last_organizer).
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1534,7 +1588,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a member's role (organizers); a fund keeps at least one organizer */
+        /**
+         * Change a member's role (organizers); a fund keeps at least one organizer
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [invitation_not_found](/errors/invitation_not_found), [member_not_found](/errors/member_not_found), [member_self](/errors/member_self), [last_organizer](/errors/last_organizer).
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -1621,7 +1678,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The fund's successor plan (organizers) */
+        /**
+         * The fund's successor plan (organizers)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1695,7 +1755,10 @@ export interface paths {
                 };
             };
         };
-        /** Replace the successor plan: people (by e-mail) who become organizers, charities (by EIN) whose shares sum to 100 */
+        /**
+         * Replace the successor plan: people (by e-mail) who become organizers, charities (by EIN) whose shares sum to 100
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [non_profit_not_found](/errors/non_profit_not_found), [plan_invalid](/errors/plan_invalid).
+         */
         put: {
             parameters: {
                 query?: never;
@@ -1794,7 +1857,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's gifts, newest first */
+        /**
+         * The caller's gifts, newest first
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: {
@@ -1876,7 +1942,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a gift; its amount is held from the caller's available balance */
+        /**
+         * Create a gift; its amount is held from the caller's available balance
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [app_limit_exceeded](/errors/app_limit_exceeded), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1971,7 +2040,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of the caller's gifts */
+        /**
+         * One of the caller's gifts
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [gift_not_found](/errors/gift_not_found).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2056,7 +2128,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept a gift into the caller's own fund */
+        /**
+         * Accept a gift into the caller's own fund
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [gift_not_found](/errors/gift_not_found).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2157,7 +2232,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Direct a gift to a non-profit: a donation is made from the held money */
+        /**
+         * Direct a gift to a non-profit: a donation is made from the held money
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [gift_not_found](/errors/gift_not_found), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible), [non_profit_revoked](/errors/non_profit_revoked), [non_profit_sanctioned](/errors/non_profit_sanctioned), [non_profit_private_foundation](/errors/non_profit_private_foundation), [non_profit_supporting_organization](/errors/non_profit_supporting_organization).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2265,7 +2343,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Refuse a gift: the money goes back to the giver */
+        /**
+         * Refuse a gift: the money goes back to the giver
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [gift_not_found](/errors/gift_not_found).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2364,7 +2445,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search non-profits */
+        /**
+         * Search non-profits
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: {
@@ -2472,7 +2556,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One non-profit by EIN */
+        /**
+         * One non-profit by EIN
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [non_profit_not_found](/errors/non_profit_not_found).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2556,7 +2643,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The portfolios a donor may choose, with their unit price at the last valuation */
+        /**
+         * The portfolios a donor may choose, with their unit price at the last valuation
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2646,7 +2736,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox keys only: move one of your objects along its state machine */
+        /**
+         * Sandbox keys only: move one of your objects along its state machine
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [sandbox_disabled](/errors/sandbox_disabled), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [invalid_transition](/errors/invalid_transition).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2772,7 +2865,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sandbox keys only: deposit test money (a pending contribution that clears by itself) */
+        /**
+         * Sandbox keys only: deposit test money (a pending contribution that clears by itself)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [sandbox_disabled](/errors/sandbox_disabled), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2878,7 +2974,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's recurring donations */
+        /**
+         * The caller's recurring donations
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: {
@@ -2976,7 +3075,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a recurring donation; the scheduler makes a donation on each date */
+        /**
+         * Create a recurring donation; the scheduler makes a donation on each date
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible), [non_profit_revoked](/errors/non_profit_revoked), [non_profit_sanctioned](/errors/non_profit_sanctioned), [non_profit_private_foundation](/errors/non_profit_private_foundation), [non_profit_supporting_organization](/errors/non_profit_supporting_organization).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3087,7 +3189,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One recurring donation */
+        /**
+         * One recurring donation
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [scheduled_donation_not_found](/errors/scheduled_donation_not_found).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3173,7 +3278,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Stop a recurring donation (donations already made stay) */
+        /**
+         * Stop a recurring donation (donations already made stay)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [invalid_transition](/errors/invalid_transition), [scheduled_donation_not_found](/errors/scheduled_donation_not_found).
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -3253,7 +3361,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Contributions of the period (deductible, with receipt numbers) and the grants made from the fund (informational): ?from=YYYY-MM-DD&to=YYYY-MM-DD */
+        /**
+         * Contributions of the period (deductible, with receipt numbers) and the grants made from the fund (informational): ?from=YYYY-MM-DD&to=YYYY-MM-DD
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: {
@@ -3290,7 +3401,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Contributions of the period (deductible, with receipt numbers) and the grants made from the fund (informational): a calendar year */
+        /**
+         * Contributions of the period (deductible, with receipt numbers) and the grants made from the fund (informational): a calendar year
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: {
@@ -3329,7 +3443,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A profile by slug (any case) or numeric id */
+        /**
+         * A profile by slug (any case) or numeric id
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [user_not_found](/errors/user_not_found).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3413,7 +3530,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The causes of a user's fund (a bare array) */
+        /**
+         * The causes of a user's fund (a bare array)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [user_not_found](/errors/user_not_found).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3497,7 +3617,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A user's donations (form 2.3); others see public ones with reduced fields */
+        /**
+         * A user's donations (form 2.3); others see public ones with reduced fields
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [user_not_found](/errors/user_not_found).
+         */
         get: {
             parameters: {
                 query?: {
@@ -3582,7 +3705,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a donation under the caller's own user path */
+        /**
+         * Create a donation under the caller's own user path
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds), [user_not_found](/errors/user_not_found), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3697,7 +3823,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One donation of a user (form 2.3) */
+        /**
+         * One donation of a user (form 2.3)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [donation_not_found](/errors/donation_not_found), [user_not_found](/errors/user_not_found).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3782,7 +3911,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's profile */
+        /**
+         * The caller's profile
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3853,7 +3985,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Choose the fund the users/me routes act on (one you are a member of) */
+        /**
+         * Choose the fund the users/me routes act on (one you are a member of)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [slug_taken](/errors/slug_taken), [fund_not_found](/errors/fund_not_found).
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -3934,7 +4069,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's portfolio, share of contributions to invest, units and what waits for the next valuation */
+        /**
+         * The caller's portfolio, share of contributions to invest, units and what waits for the next valuation
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4000,7 +4138,10 @@ export interface paths {
                 };
             };
         };
-        /** Choose a portfolio (null: cash only) and the whole percent of new contributions to invest; a change of portfolio is an exchange at the next valuation */
+        /**
+         * Choose a portfolio (null: cash only) and the whole percent of new contributions to invest; a change of portfolio is an exchange at the next valuation
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [insufficient_funds](/errors/insufficient_funds), [conflict](/errors/conflict), [portfolio_not_found](/errors/portfolio_not_found), [portfolio_retired](/errors/portfolio_retired).
+         */
         put: {
             parameters: {
                 query?: never;
@@ -4092,7 +4233,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Cancel the exchange waiting for the next valuation: the fund stays in the portfolio it holds */
+        /**
+         * Cancel the exchange waiting for the next valuation: the fund stays in the portfolio it holds
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [conflict](/errors/conflict), [exchange_not_found](/errors/exchange_not_found).
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -4170,7 +4314,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's fund balance */
+        /**
+         * The caller's fund balance
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4251,7 +4398,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The funds the caller may act on; `current` marks the one they do */
+        /**
+         * The funds the caller may act on; `current` marks the one they do
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4347,7 +4497,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's endpoints, newest first */
+        /**
+         * The caller's endpoints, newest first
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
         get: {
             parameters: {
                 query?: {
@@ -4443,7 +4596,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add an endpoint; the answer holds its signing secret, shown this once */
+        /**
+         * Add an endpoint; the answer holds its signing secret, shown this once
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [webhook_endpoint_limit](/errors/webhook_endpoint_limit), [invalid_url](/errors/invalid_url).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4551,7 +4707,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One endpoint (never its secret) */
+        /**
+         * One endpoint (never its secret)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [webhook_endpoint_not_found](/errors/webhook_endpoint_not_found).
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4635,7 +4794,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete an endpoint; what it had still to deliver is dropped */
+        /**
+         * Delete an endpoint; what it had still to deliver is dropped
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [webhook_endpoint_not_found](/errors/webhook_endpoint_not_found).
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -4705,7 +4867,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change url, description, event_types or disabled (false enables it again) */
+        /**
+         * Change url, description, event_types or disabled (false enables it again)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [webhook_endpoint_not_found](/errors/webhook_endpoint_not_found), [invalid_url](/errors/invalid_url).
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -4809,7 +4974,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery attempts to this endpoint, newest first: status, response time, error */
+        /**
+         * Delivery attempts to this endpoint, newest first: status, response time, error
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [webhook_endpoint_not_found](/errors/webhook_endpoint_not_found).
+         */
         get: {
             parameters: {
                 query?: {
@@ -4923,7 +5091,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new secret, shown this once; the old one keeps signing beside it for 24 hours */
+        /**
+         * A new secret, shown this once; the old one keeps signing beside it for 24 hours
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [webhook_endpoint_not_found](/errors/webhook_endpoint_not_found).
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5010,7 +5181,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a webhook.test event to this endpoint now */
+        /**
+         * Send a webhook.test event to this endpoint now
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [webhook_endpoint_not_found](/errors/webhook_endpoint_not_found).
+         */
         post: {
             parameters: {
                 query?: never;

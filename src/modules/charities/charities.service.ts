@@ -3,7 +3,7 @@
 // while signed in, and an operator approves or refuses the claim. Every step
 // is audited (by claim id and organisation: the address stays in the claim).
 import type { Deps } from '../../deps.ts';
-import { conflict, fieldErrors, notFound, AppError } from '../../shared/errors.ts';
+import { conflict, fieldErrors, notFound, AppError, type FieldError } from '../../shared/errors.ts';
 import { hashSecret } from '../../shared/secrets.ts';
 import { recordAudit } from '../audit/index.ts';
 import { messages, queueMail } from '../mail/index.ts';
@@ -43,7 +43,7 @@ export async function startClaim(
   const { view, domain: onFile } = await claimTarget(deps, einText);
   const email = normalizeEmail(input.email);
   const domain = onFile ?? webDomain(input.website);
-  const problems: Array<{ field: string; code: string; message: string }> = [];
+  const problems: FieldError[] = [];
   if (email === null) problems.push({ field: 'email', code: 'validation_failed', message: 'must be an email address' });
   if (domain === null) problems.push({ field: 'website', code: 'validation_failed', message: "must be the organisation's web address, like example.org" });
   if (problems.length > 0) throw fieldErrors(problems);

@@ -4,7 +4,7 @@
 // may differ: partial, more, other units; non-cash valued on the day, with its
 // source). Then `pending` and `success` as for any contribution.
 import type { Deps } from '../../deps.ts';
-import { AppError, conflict, fieldErrors, notFound } from '../../shared/errors.ts';
+import { AppError, conflict, fieldErrors, notFound, type FieldError, type ProblemCode } from '../../shared/errors.ts';
 import { centsToDollars, dollarsText, CONTRIBUTION_MAX_CENTS, exactValueInCents, parseDollars, valueInCents } from '../../shared/money.ts';
 import type { Book } from '../../shared/book.ts';
 import type { Caller } from '../../shared/caller.ts';
@@ -40,8 +40,8 @@ function reference(deps: Deps): string {
 
 /** The declaration's problems, all at once, or what it declares. */
 function validate(input: Declaration): { type: ContributionType; units: string; valuation: string; currency: string; amountCents: number } {
-  const problems: Array<{ field: string; code: string; message: string }> = [];
-  const bad = (field: string, message: string, code = 'validation_failed') => problems.push({ field, code, message });
+  const problems: FieldError[] = [];
+  const bad = (field: string, message: string, code: ProblemCode = 'validation_failed') => problems.push({ field, code, message });
   const type = input.type as ContributionType;
   const rail = RAILS[type];
   if (!(CONTRIBUTION_TYPES as readonly string[]).includes(input.type)) bad('type', `must be one of ${Object.keys(RAILS).join(', ')}`);
@@ -161,7 +161,7 @@ export async function recordArrivalAudited(
   arrived: { units: string; valuation: string; valuation_source?: string },
   actor: string,
 ): Promise<void> {
-  const problems: Array<{ field: string; code: string; message: string }> = [];
+  const problems: FieldError[] = [];
   if (!isPositiveDecimal8(arrived.units)) problems.push({ field: 'units', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
   if (!isPositiveDecimal8(arrived.valuation)) problems.push({ field: 'valuation', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
   if (arrived.valuation_source !== undefined && (arrived.valuation_source.trim() === '' || arrived.valuation_source.length > 200))

@@ -1,5 +1,6 @@
 // Contribution vocabulary (spec 2.8).
 import { isDecimal8 } from '../../shared/money.ts';
+import type { FieldError } from '../../shared/errors.ts';
 export const CONTRIBUTION_TYPES = [
   'bank_account_scheduled_deposit',
   'credit_card_scheduled_deposit',
@@ -53,15 +54,8 @@ export function isPositiveDecimal8(text: unknown): text is string {
 }
 
 /** Every problem with an operator's contribution fields, at once. */
-export function contributionProblems(input: {
-  type: string;
-  units: string;
-  valuation: string;
-  currency: string;
-  frequency: string;
-  status: string;
-}): Array<{ field: string; code: string; message: string }> {
-  const problems: Array<{ field: string; code: string; message: string }> = [];
+export function contributionProblems(input: { type: string; units: string; valuation: string; currency: string; frequency: string; status: string }): FieldError[] {
+  const problems: FieldError[] = [];
   const bad = (field: string, message: string) => problems.push({ field, code: 'validation_failed', message });
   if (!(CONTRIBUTION_TYPES as readonly string[]).includes(input.type)) bad('type', `must be one of ${CONTRIBUTION_TYPES.join(', ')}`);
   if (!isPositiveDecimal8(input.units)) bad('units', 'must be a positive decimal with at most 8 places');

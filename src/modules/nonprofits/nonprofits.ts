@@ -1,5 +1,7 @@
 // Pure rules for non-profits: EINs, display names, paths, eligibility.
 
+import type { ProblemCode } from '../../shared/errors.ts';
+
 export { normalizeEin, requireEin } from '../../shared/ein.ts';
 
 // eslint-disable-next-line no-control-regex -- the whole ASCII range, control characters included, is what is tested
@@ -147,7 +149,7 @@ export function foundationRefusal(code: string): 'private_foundation' | 'support
 }
 
 /** Each refusal's stable problem code and the words for it. */
-export const REFUSALS: Readonly<Record<Exclude<Diligence, 'clear' | 'review'>, { code: string; why: string }>> = {
+export const REFUSALS: Readonly<Record<Exclude<Diligence, 'clear' | 'review'>, { code: ProblemCode; why: string }>> = {
   revoked: { code: 'non_profit_revoked', why: 'the IRS revoked its tax exemption (the auto-revocation list)' },
   private_foundation: { code: 'non_profit_private_foundation', why: 'it is a private non-operating foundation, which a donor-advised fund may not grant to' },
   supporting_organization: {
@@ -158,7 +160,7 @@ export const REFUSALS: Readonly<Record<Exclude<Diligence, 'clear' | 'review'>, {
 };
 
 /** Why an organisation may receive no grant, from its FOUNDATION code and its last screening; undefined when it may (or awaits review). */
-export function refusalOf(np: { foundation: string; diligence: string }): { code: string; why: string } | undefined {
+export function refusalOf(np: { foundation: string; diligence: string }): { code: ProblemCode; why: string } | undefined {
   const found = np.diligence in REFUSALS ? (np.diligence as keyof typeof REFUSALS) : foundationRefusal(np.foundation);
   return found === undefined ? undefined : REFUSALS[found];
 }

@@ -4,7 +4,7 @@
 // an entry recorded before is reported, not applied twice.
 import type { Deps } from '../../deps.ts';
 import type { Book } from '../../shared/book.ts';
-import { fileRefused } from '../../shared/errors.ts';
+import { fileRefused, type ProblemCode } from '../../shared/errors.ts';
 import { readNamedCsv, type LineProblem } from '../../shared/csv-read.ts';
 import { parseDollarText } from '../../shared/money.ts';
 import { readAchReturns } from './nacha.ts';
@@ -12,7 +12,7 @@ import { ACH_RETURN_CODES, isDay } from './payments.ts';
 import { settle } from './payments.service.ts';
 import * as store from './payments.store.ts';
 
-const refused = (code: string, what: string, problems: readonly LineProblem[]) => fileRefused(code, `the ${what} was refused: nothing was recorded`, problems);
+const refused = (code: ProblemCode, what: string, problems: readonly LineProblem[]) => fileRefused(code, `the ${what} was refused: nothing was recorded`, problems);
 
 /**
  * Records the returns a bank's NACHA return file lists (readAchReturns): each entry returns its

@@ -4,7 +4,7 @@
 // the organisation's claimants (but the one who made it), and ACH to new
 // details only after the cooling-off period (checks meanwhile).
 import type { Deps } from '../../deps.ts';
-import { conflict, fieldErrors } from '../../shared/errors.ts';
+import { conflict, fieldErrors, type FieldError } from '../../shared/errors.ts';
 import { seal } from '../../shared/sealed.ts';
 import { recordAudit } from '../audit/index.ts';
 import { claimantAddresses } from '../charities/index.ts';
@@ -30,7 +30,7 @@ export async function setPayeeAccount(
   const key = deps.config.payments.payeeKey;
   if (key === undefined) throw conflict('payee_key_not_configured', 'set PAYEE_DATA_KEY (or PAYEE_DATA_KEY_FILE): bank details are sealed with it');
   const ein = normalizeEin(einText);
-  const problems: Array<{ field: string; code: string; message: string }> = [];
+  const problems: FieldError[] = [];
   if (ein === null) problems.push({ field: 'ein', code: 'validation_failed', message: 'must be an EIN: 9 digits, or 2-7 with a dash' });
   if (!isRoutingNumber(input.routing)) problems.push({ field: 'routing', code: 'validation_failed', message: 'must be a 9-digit routing number whose check digit is right' });
   const account = normalizeAccountNumber(input.account);

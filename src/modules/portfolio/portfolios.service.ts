@@ -4,7 +4,7 @@
 import { dialectOf } from '../../db/dialect.ts';
 import { BOOKS } from '../../shared/book.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError, conflict, fieldErrors, fileRefused, notFound } from '../../shared/errors.ts';
+import { AppError, conflict, fieldErrors, fileRefused, notFound, type FieldError } from '../../shared/errors.ts';
 import { decimalText, parse8 } from '../../shared/fixed.ts';
 import { recordAudit } from '../audit/index.ts';
 import { checkPrices, FEE_BPS_MAX, FIRST_UNIT_PRICE, holdingsProblem, nextUnitPrice, readPriceFile, RISK_LEVELS, timeOf, type Holding, type PriceCheck } from './portfolios.ts';
@@ -61,7 +61,7 @@ export async function createPortfolio(
   actor: string,
 ): Promise<PortfolioView> {
   const name = input.name.trim();
-  const problems: Array<{ field: string; code: string; message: string }> = [];
+  const problems: FieldError[] = [];
   if (name === '' || name.length > 100) problems.push({ field: 'name', code: 'validation_failed', message: 'must be 1 to 100 characters' });
   if (input.description.length > 1000) problems.push({ field: 'description', code: 'validation_failed', message: 'must be at most 1000 characters' });
   if (!(RISK_LEVELS as readonly string[]).includes(input.risk_level))

@@ -3,7 +3,7 @@
 // keeps verifying for 24 hours; a test event; a replay for operators.
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../shared/caller.ts';
-import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
+import { conflict, fieldErrors, notFound, type FieldError } from '../../shared/errors.ts';
 import type { Trx } from '../../db/database.ts';
 import { toPage, type PageRequest } from '../../shared/page.ts';
 import * as store from './webhooks.store.ts';
@@ -35,7 +35,7 @@ export function endpointForm(e: store.Endpoint) {
 
 /** The fields' problems, all at once, or the fields to write. */
 function validate(deps: Deps, input: EndpointInput, creating: boolean): { url?: string; description?: string; event_types?: string; disabled?: number } {
-  const problems: Array<{ field: string; code: string; message: string }> = [];
+  const problems: FieldError[] = [];
   const out: { url?: string; description?: string; event_types?: string; disabled?: number } = {};
   if (input.url !== undefined || creating) {
     if (typeof input.url !== 'string') problems.push({ field: 'url', code: 'validation_failed', message: 'is required: the https URL to deliver to' });

@@ -17,6 +17,25 @@ export const WEBHOOK_EVENT_TYPES = [
   'payment.updated',
 ] as const;
 
+/** What each event type means and what its `data` is: the event catalogue (`/docs/events`). */
+export const EVENT_DOCS: Readonly<Record<(typeof WEBHOOK_EVENT_TYPES)[number], { when: string; data: string }>> = {
+  'donation.created': {
+    when: 'A donation was made (by API, the web app, a recurring donation, a claimed gift or a request from a family member).',
+    data: 'The donation as `GET /v1/donations/:id` answers it, with its `status`.',
+  },
+  'donation.updated': { when: "A donation's status changed: approved, paid, cancelled, rejected, or a request approved, declined or lapsed.", data: 'The donation as it is now.' },
+  'gift.created': { when: 'A gift was sent.', data: 'The gift as `GET /v1/gifts/:code` answers it.' },
+  'gift.updated': { when: 'A gift was seen, accepted, claimed for a non-profit or declined.', data: 'The gift as it is now.' },
+  'contribution.created': { when: 'A contribution was declared or recorded.', data: 'The contribution as `GET /v1/contributions/:id` answers it.' },
+  'contribution.updated': { when: 'A contribution was received, cleared (success), failed or cancelled.', data: 'The contribution as it is now.' },
+  'webhook_endpoint.disabled': { when: 'One of your endpoints failed every delivery for 5 days and was disabled.', data: 'The endpoint (`id`, `url`), without its secret.' },
+  'payment.created': {
+    when: 'A payment to a charity that includes your donation was put in a payment run.',
+    data: 'The payment: `status`, `method` (ach or check) and `pay_date`.',
+  },
+  'payment.updated': { when: 'That payment was sent, cashed, returned or voided.', data: 'The payment as it is now.' },
+};
+
 export const URL_MAX = 2048;
 
 /**

@@ -34,6 +34,8 @@ type Operation = {
   parameters?: Parameter[];
   requestBody?: { content?: Record<string, { schema?: Schema }> };
   responses?: Record<string, { description?: string; content?: Record<string, { schema?: Schema }> }>;
+  /** The problem codes it may answer with (shared/problem-codes.ts). */
+  'x-problem-codes'?: string[];
 };
 export type OpenApi = { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, Schema> } };
 
@@ -51,7 +53,7 @@ export const DONOR_REFERENCE: ReferenceBook = {
   intro: html`<p>
     The public API that donors' apps use. Send your API key in <code>X-Api-Key</code> (or <code>Authorization: Bearer</code>); a key that starts <code>alm_test_</code> acts in the
     sandbox, with its own money. Amounts are US dollars with at most two decimals. Errors are <a href="https://www.rfc-editor.org/rfc/rfc9457">RFC 9457</a> problems with a stable
-    <code>code</code>. A POST with an <code>Idempotency-Key</code> header is done once however often it is sent. Every route also answers under <code>/public/api/v1</code>. The
+    <code>code</code>, each explained at <a href="/errors">/errors</a>; the events webhooks receive are in <a href="/docs/events">the event catalogue</a>. A POST with an <code>Idempotency-Key</code> header is done once however often it is sent. Every route also answers under <code>/public/api/v1</code>. The
     machine-readable document is <a href="/openapi.json">/openapi.json</a>.
   </p>`,
   other: { href: '/docs/operators', label: 'Operator API' },
@@ -118,9 +120,12 @@ function operation(id: string, method: string, path: string, op: Operation, sche
   const params = op.parameters ?? [];
   const bodySchema = op.requestBody?.content?.['application/json']?.schema;
   const responses = Object.entries(op.responses ?? {});
+  // The description's last line lists the problem codes for OpenAPI readers; here they are links below.
+  const description = (op.description ?? '').split(/\n*Problem codes: /)[0] ?? '';
+  const codes = op['x-problem-codes'] ?? [];
   return html`<article class="card endpoint" id="${id}">
     <h3><span class="verb">${method.toUpperCase()}</span> <code>${path}</code></h3>
-    ${op.summary === undefined ? '' : html`<p>${op.summary}</p>`} ${op.description === undefined ? '' : html`<p class="muted">${op.description}</p>`}
+    ${op.summary === undefined ? '' : html`<p>${op.summary}</p>`} ${description === '' ? '' : html`<p class="muted">${description}</p>`}
     ${
       params.length === 0
         ? ''
@@ -143,7 +148,7 @@ function operation(id: string, method: string, path: string, op: Operation, sche
         const ok = status.startsWith('2');
         return html`<li>
           <strong>${status}</strong>
-          ${typeName(schema ?? {}, schemas) === 'Problem' ? 'a problem (see codes)' : ok && schema !== undefined ? typeName(schema, schemas) : (r.description ?? '')}
+          ${typeName(schema ?? {}, schemas) === 'Problem' ? 'a problem (its code below)' : ok && schema !== undefined ? typeName(schema, schemas) : (r.description ?? '')}
           ${
             ok && schema !== undefined && Object.keys(resolve(schema, schemas).properties ?? {}).length > 0
               ? html`<details>
@@ -155,6 +160,11 @@ function operation(id: string, method: string, path: string, op: Operation, sche
         </li>`;
       })}
     </ul>
+    ${
+      codes.length === 0
+        ? ''
+        : html`<p class="problem-codes"><strong>Problem codes:</strong> ${codes.map((c, i) => html`${i === 0 ? '' : ', '}<a href="/errors/${c}"><code>${c}</code></a>`)}</p>`
+    }
   </article>`;
 }
 

@@ -13,6 +13,8 @@ import { charityPage, charitySearchPage, giftPage, homePage, profilePage } from 
 import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 import type { CharityChoice } from '../layout.ts';
 import { DONOR_REFERENCE, OPERATOR_REFERENCE, referencePage } from '../pages/reference.ts';
+import { errorPage, errorsPage, eventsPage } from '../pages/errors.ts';
+import { isProblemCode } from '../../shared/problem-codes.ts';
 
 const QUERY_MAX = 200;
 const SUGGESTIONS = 8;
@@ -37,6 +39,20 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
         ] as const)) {
       web.get(path, async (request, reply) => sendPage(reply, referencePage(request.visitor, openapi(), book)));
     }
+
+    // What each problem code means (every problem's `type` is its page) and the event catalogue.
+    web.get('/errors', async (request, reply) => sendPage(reply, errorsPage(request.visitor)));
+    web.get('/errors/:code', async (request, reply) => {
+      const code = (request.params as { code: string }).code;
+      if (!isProblemCode(code)) throw new AppError('not_found', 'not_found', `no problem code ${code}: the list is at /errors`);
+      const operations = Object.entries(openapi().paths).flatMap(([path, ops]) =>
+        Object.entries(ops)
+          .filter(([, op]) => (op['x-problem-codes'] ?? []).includes(code) && !path.startsWith('/public/api/'))
+          .map(([method]) => `${method.toUpperCase()} ${path}`),
+      );
+      return sendPage(reply, errorPage(request.visitor, code, operations));
+    });
+    web.get('/docs/events', async (request, reply) => sendPage(reply, eventsPage(request.visitor)));
 
     // Words, a cause and a state, each optional: with none, the causes to browse; with a cause or a state alone, its largest organisations.
     web.get('/charities', async (request, reply) => {
