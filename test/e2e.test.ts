@@ -20,6 +20,8 @@ import * as client from 'openid-client';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join('test-results', 'screenshots');
+/** A small phone: every page fits it. */
+const PHONE = { width: 360, height: 740 };
 const MAIL_DIR = join('test-results', 'e2e-mail');
 const EIN = '261544963';
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -38,6 +40,8 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
   let grantId = 0;
   const violations: string[] = [];
   let shot = 0;
+  /** Every reviewed page's width at phone size (the last test prints them). */
+  const phoneWidths: string[] = [];
 
   before(async () => {
     rmSync(SHOTS, { recursive: true, force: true });
@@ -110,6 +114,8 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
       PUBLIC_URL: base,
       MAIL_DIR,
       NOTIFY_INTERVAL_MS: '200',
+      // The walk opens a dozen accounts within a minute from one address; the throttle has its own tests.
+      SIGN_UPS_PER_MINUTE: '100',
       PAYEE_DATA_KEY: randomBytes(32).toString('base64'),
     }));
     browser = await chromium.launch({
@@ -161,11 +167,32 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     return result;
   }
 
-  /** Saves the page for review and checks its accessibility. */
+  /**
+   * Saves the page for review, checks its accessibility, and checks it on a phone: laid out again at
+   * 360x740 (the same page, state and all), nothing may make it wider than the screen.
+   */
   async function review(page: Page, name: string): Promise<void> {
     shot += 1;
-    await page.screenshot({ path: join(SHOTS, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
+    const file = join(SHOTS, `${String(shot).padStart(2, '0')}-${name}`);
+    await page.screenshot({ path: `${file}.png`, fullPage: true });
     assert.deepEqual(await accessibilityProblems(await page.content()), [], `accessibility problems on ${name}`);
+    const desk = page.viewportSize() ?? { width: 1280, height: 900 };
+    await page.setViewportSize(PHONE);
+    const overflow = await page.evaluate((screen) => {
+      type Element = { tagName: string; id: string; className: unknown; getBoundingClientRect(): { right: number }; parentElement: { closest(s: string): unknown } | null };
+      const document = (globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<Element>; documentElement: { scrollWidth: number } } }).document;
+      const wide = [...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > screen + 0.5 && (e.parentElement?.closest('.table-scroll') ?? null) === null)
+        .map(
+          (e) =>
+            `${e.tagName.toLowerCase()}${e.id === '' ? '' : `#${e.id}`}${e.className === '' ? '' : `.${String(e.className).split(' ').join('.')}`} (${Math.round(e.getBoundingClientRect().right)}px)`,
+        );
+      return { width: document.documentElement.scrollWidth, wide: wide.slice(0, 6) };
+    }, PHONE.width);
+    await page.screenshot({ path: `${file}-phone.png`, fullPage: true });
+    await page.setViewportSize(desk);
+    phoneWidths.push(`${name}: ${overflow.width}px`);
+    assert.ok(overflow.width <= PHONE.width, `${name} is ${overflow.width}px wide on a ${PHONE.width}px phone: ${overflow.wide.join(', ')}`);
   }
 
   test('the accessibility check finds what it should (an unlabelled input, low contrast)', async () => {
@@ -730,7 +757,7 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     return server;
   }
 
-  test('the sign-in page, and no page broke its content security policy', async () => {
+  test('the sign-in page, the reference and the problem codes, and no page broke its content security policy', async () => {
     const context = await newContext();
     const page = await context.newPage();
     await page.goto(`${base}/dashboard`);
@@ -740,6 +767,17 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await page.getByLabel('Password').fill('a long and private passphrase');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${base}/dashboard`);
+    // The reference, the problem codes and the event catalogue, on a desk and a phone.
+    for (const [path, name] of [
+      ['/docs', 'reference'],
+      ['/errors', 'errors'],
+      ['/errors/insufficient_funds', 'error-code'],
+      ['/docs/events', 'events'],
+    ] as const) {
+      await page.goto(`${base}${path}`);
+      await review(page, name);
+    }
+    process.stdout.write(`# widths at ${PHONE.width}px: ${phoneWidths.join(', ')}\n`);
     await context.close();
     assert.deepEqual(
       violations.filter((v) => /Content Security Policy|Refused to/i.test(v)),

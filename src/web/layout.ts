@@ -1,7 +1,7 @@
 // The page frame and the form pieces every page shares: labels tied to
 // inputs, errors tied to fields (aria-describedby), an error summary that
 // screen readers announce, and the CSRF field no form may lack.
-import { html, type Html } from './html.ts';
+import { Html, html } from './html.ts';
 import type { Visitor } from './visitor.ts';
 
 export interface FormState {
@@ -157,6 +157,14 @@ export function status(s: string): Html {
   return html`<span class="status status-${s}">${STATUS_LABEL[s] ?? s}</span>`;
 }
 
+/**
+ * Every table of a page in a box of its own that scrolls sideways (reachable by keyboard), so that
+ * a wide table never makes the page wider than a phone. Pages' tables never nest.
+ */
+function scrollingTables(body: Html): Html {
+  return new Html(body.text.replace(/<table\b/g, '<div class="table-scroll" tabindex="0"><table').replace(/<\/table>/g, '</table></div>'));
+}
+
 export function layout(v: Visitor, title: string, body: Html): Html {
   const s = v.session;
   return html`<!doctype html>
@@ -184,7 +192,7 @@ export function layout(v: Visitor, title: string, body: Html): Html {
   </nav>
 </header>
 <main id="main" tabindex="-1">
-${body}
+${scrollingTables(body)}
 </main>
 <footer class="site"><p>Almoner: give from your fund to any US non-profit. <a href="/docs">API reference</a></p></footer>
 </body>

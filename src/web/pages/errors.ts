@@ -29,7 +29,6 @@ export function errorsPage(v: Visitor): Html {
         <code>code</code>; its <code>type</code> is this page's address for that code. Match on <code>code</code>, not on <code>detail</code>, which is for people and may change.
         The <a href="/docs">API reference</a> lists each operation's codes; so does <a href="/openapi.json">/openapi.json</a> (<code>x-problem-codes</code>).
       </p>
-      <div class="table-scroll">
         <table>
           <thead>
             <tr><th scope="col">Code</th><th scope="col">Title</th><th scope="col">What it means</th></tr>
@@ -38,7 +37,7 @@ export function errorsPage(v: Visitor): Html {
             ${PROBLEM_CODES.map((code) => html`<tr id="${code}"><td><a href="/errors/${code}"><code>${code}</code></a></td><td>${PROBLEMS[code].title}</td><td>${prose(PROBLEMS[code].means)}</td></tr>`)}
           </tbody>
         </table>
-      </div>`,
+`,
   );
 }
 
@@ -78,7 +77,6 @@ export function eventsPage(v: Visitor): Html {
         <code>{type, timestamp, data}</code> with <code>webhook-id</code>, <code>webhook-timestamp</code> and <code>webhook-signature</code>. A test key's endpoints hear
         the sandbox only.
       </p>
-      <div class="table-scroll">
         <table>
           <thead>
             <tr><th scope="col">Type</th><th scope="col">When</th><th scope="col"><code>data</code></th></tr>
@@ -87,6 +85,6 @@ export function eventsPage(v: Visitor): Html {
             ${Object.entries(EVENT_DOCS).map(([type, d]) => html`<tr id="${type}"><td><code>${type}</code></td><td>${prose(d.when)}</td><td>${prose(d.data)}</td></tr>`)}
           </tbody>
         </table>
-      </div>`,
+`,
   );
 }
