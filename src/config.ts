@@ -87,6 +87,10 @@ export interface Config {
    * instructions), SPONSOR_BROKERAGE (stock: DTC instructions), SPONSOR_CRYPTO (wallet addresses).
    */
   sponsor: { name: string; ein: string; address: string; bank: string; brokerage: string; crypto: string };
+  /** The SPONSOR_* settings left at their placeholders: a server warns at start, and refuses to start in production. */
+  sponsorUnset: string[];
+  /** ALMONER_ENV=production. */
+  production: boolean;
   /**
    * Paying charities (rules §17). `ach`: the sponsor's originator details for the NACHA file
    * (ACH_DESTINATION_ROUTING and ACH_DESTINATION_NAME: the bank the file goes to; ACH_ORIGIN_ID and
@@ -154,17 +158,9 @@ export interface Config {
   cookieSecure: boolean;
 }
 
-export const DEFAULT_SQLITE_URL = 'sqlite:./data/almoner.sqlite';
+import { flag, integer, oneOf, powerOfTwo } from './config.env.ts';
 
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
-  }
-  return value;
-}
+export const DEFAULT_SQLITE_URL = 'sqlite:./data/almoner.sqlite';
 
 /** DATABASE_URL: `sqlite:PATH` or `postgres://...`; anything else stops the process at start, naming the variable. */
 function databaseUrl(env: NodeJS.ProcessEnv): string {
@@ -209,23 +205,6 @@ function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
   return entries;
 }
 
-/** `true` or `false` (also 1/0, yes/no, on/off); anything else is refused by name. */
-function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
-  if (['false', '0', 'no', 'off'].includes(raw)) return false;
-  throw new Error(`${name} must be true or false, got ${JSON.stringify(env[name])}`);
-}
-
-/** One of `values` (trimmed, lower case), or the fallback when unset; anything else is refused by name. */
-function oneOf(env: NodeJS.ProcessEnv, name: string, fallback: string, values: readonly string[]): string {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (!values.includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got ${JSON.stringify(env[name])}`);
-  return raw;
-}
-
 /** REDIS_URL: redis:// or rediss://, or unset (rate limits counted by each node alone); anything else is refused, its password hidden. */
 function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
   const raw = env.REDIS_URL?.trim();
@@ -235,12 +214,6 @@ function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
     throw new Error(`REDIS_URL must be redis://host:port (or rediss:// for TLS), got ${JSON.stringify(raw.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@'))}`);
   }
   return raw;
-}
-
-function powerOfTwo(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const value = integer(env, name, fallback, min, max);
-  if ((value & (value - 1)) !== 0) throw new Error(`${name} must be a power of two, got ${value}`);
-  return value;
 }
 
 /** The variables that may hold a secret (a password in a URL): each may instead name a file with `<NAME>_FILE`. */
@@ -377,6 +350,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       brokerage: env.SPONSOR_BROKERAGE || '(set SPONSOR_BROKERAGE: broker, DTC number and account for stock)',
       crypto: env.SPONSOR_CRYPTO || '(set SPONSOR_CRYPTO: a wallet address per accepted token)',
     },
+    sponsorUnset: ['SPONSOR_NAME', 'SPONSOR_EIN', 'SPONSOR_ADDRESS', 'SPONSOR_BANK', 'SPONSOR_BROKERAGE', 'SPONSOR_CRYPTO'].filter((name) => (env[name] ?? '').trim() === ''),
+    production: oneOf(env, 'ALMONER_ENV', 'development', ['development', 'production']) === 'production',
     fundMonthlyFeeCents: integer(env, 'FUND_MONTHLY_FEE_CENTS', 0, 0, 100_000),
     payments: {
       ach: {

@@ -17,7 +17,13 @@ const SHUTDOWN_DEADLINE_MS = 15_000;
 export async function serve(workers = 1): Promise<void> {
   if (workers > 1 && cluster.isPrimary) return supervise(workers);
   const config = loadConfig();
+  // Donors read the sponsor's details in their instructions for sending money and on receipts.
+  const unset = config.sponsorUnset.join(', ');
+  if (config.production && unset !== '') {
+    throw new Error(`${unset} must be set when ALMONER_ENV=production: donors' instructions for sending money and their receipts would show placeholders`);
+  }
   const platform = await openPlatform(config);
+  if (unset !== '') platform.deps.log.warn({ unset: config.sponsorUnset }, `placeholder sponsor details reach donors' instructions and receipts: set ${unset}`);
   const draining = { value: false };
   // With ADMIN_PORT the operator API and /metrics have a listener of their own (never the public one).
   const apart = config.adminPort !== undefined;

@@ -106,3 +106,13 @@ test('ALMONER_ENV=production: no default database, DATABASE_URL or its file must
   assert.equal(loadConfig({}).databaseUrl, 'sqlite:./data/almoner.sqlite', 'development keeps its default');
   assert.throws(() => loadConfig({ ALMONER_ENV: 'prod' }), /ALMONER_ENV must be one of development, production, got "prod"/);
 });
+
+test('SPONSOR_*: the ones left at their placeholders are named (a server warns, or refuses in production)', () => {
+  const d = loadConfig({});
+  assert.deepEqual(d.sponsorUnset, ['SPONSOR_NAME', 'SPONSOR_EIN', 'SPONSOR_ADDRESS', 'SPONSOR_BANK', 'SPONSOR_BROKERAGE', 'SPONSOR_CRYPTO']);
+  assert.equal(d.production, false);
+  const c = loadConfig({ SPONSOR_NAME: 'Green Valley Giving Fund', SPONSOR_EIN: '12-3456789', SPONSOR_BANK: '  ', ALMONER_ENV: 'production', DATABASE_URL: 'postgres://db/a' });
+  assert.deepEqual(c.sponsorUnset, ['SPONSOR_ADDRESS', 'SPONSOR_BANK', 'SPONSOR_BROKERAGE', 'SPONSOR_CRYPTO']);
+  assert.equal(c.production, true);
+  assert.equal(c.sponsor.name, 'Green Valley Giving Fund');
+});

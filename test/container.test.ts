@@ -19,12 +19,22 @@ function execForm(instruction: RegExp): string[] {
   return JSON.parse(line) as string[];
 }
 
+/** What a production node needs to tell donors where to send money (docs/configuration.md). */
+const SPONSOR = {
+  SPONSOR_NAME: 'Green Valley Giving Fund',
+  SPONSOR_EIN: '12-3456789',
+  SPONSOR_ADDRESS: '1 Main St, Burlington VT 05401',
+  SPONSOR_BANK: 'First Bank, routing 021000021, account 123456789',
+  SPONSOR_BROKERAGE: 'Broker Co, DTC 0000, account 42',
+  SPONSOR_CRYPTO: 'BTC bc1qexample',
+};
+
 async function startContainerCommand(env: Record<string, string>): Promise<{ port: number; stop: () => Promise<void> }> {
   const [command, ...args] = execForm(/^CMD (\[.*\])$/m);
   const child = spawn(join(ROOT, command as string), args, {
     cwd: ROOT,
     // What the image's ENV sets, and no DATABASE_URL from the machine running the tests.
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ALMONER_ENV: 'production', SCHEDULER_INTERVAL_MS: '0', SANDBOX_TICK_MS: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', ALMONER_ENV: 'production', SCHEDULER_INTERVAL_MS: '0', SANDBOX_TICK_MS: '0', ...SPONSOR, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -293,7 +293,7 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
 
     await row.getByRole('button', { name: /Cancel the donation/ }).click();
     await page.getByText('The donation is cancelled').waitFor();
-    assert.match(await page.locator('tr[data-donation]').first().innerText(), /Not completed/);
+    assert.match(await page.locator('tr[data-donation]').first().innerText(), /Cancelled/);
     assert.equal(await page.locator('tr[data-donation]').first().getByRole('button').count(), 0, 'no cancel button any more');
     await review(page, 'donation-cancelled');
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { engines, freshDatabase, runCli } from './harness.ts';
@@ -30,6 +30,53 @@ test('a mistyped DATABASE_URL stops `almoner migrate` and `serve` with the varia
     assert.deepEqual(readdirSync(dir), [], 'nothing was created');
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('in production, `serve` refuses placeholder sponsor details, naming each; elsewhere it warns at start', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'almoner-sponsor-'));
+  try {
+    const env = {
+      ...process.env,
+      DATABASE_URL: `sqlite:${join(dir, 'a.sqlite')}`,
+      PORT: '0',
+      ALMONER_ENV: 'production',
+      SPONSOR_NAME: 'Green Valley Giving Fund',
+      SPONSOR_BANK: '',
+    };
+    for (const name of ['SPONSOR_EIN', 'SPONSOR_ADDRESS', 'SPONSOR_BROKERAGE', 'SPONSOR_CRYPTO']) delete (env as Record<string, string | undefined>)[name];
+    const run = await promisify(execFile)(process.execPath, [BIN, 'serve'], { cwd: dir, env }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+    );
+    assert.equal(run.code, 1);
+    assert.match(
+      run.stderr,
+      /^almoner: SPONSOR_EIN, SPONSOR_ADDRESS, SPONSOR_BANK, SPONSOR_BROKERAGE, SPONSOR_CRYPTO must be set when ALMONER_ENV=production: donors' instructions for sending money and their receipts would show placeholders/m,
+    );
+    assert.deepEqual(readdirSync(dir), [], 'refused before opening the database');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const { databaseUrl, cleanup } = await freshDatabase('sqlite');
+  try {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', SCHEDULER_INTERVAL_MS: '0', SANDBOX_TICK_MS: '0', ALMONER_ENV: 'development' };
+    for (const name of Object.keys(env)) if (name.startsWith('SPONSOR_')) delete env[name];
+    const server = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    await new Promise<void>((resolve) =>
+      server.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (/listening/i.test(out)) resolve();
+      }),
+    );
+    server.kill('SIGTERM');
+    const warning = out.split('\n').find((line) => line.includes('placeholder sponsor details'));
+    assert.ok(warning !== undefined, out);
+    assert.equal((JSON.parse(warning) as { level: number }).level, 40, 'a warning');
+    assert.match(warning, /set SPONSOR_NAME, SPONSOR_EIN, SPONSOR_ADDRESS, SPONSOR_BANK, SPONSOR_BROKERAGE, SPONSOR_CRYPTO/);
+  } finally {
+    await cleanup();
   }
 });
 

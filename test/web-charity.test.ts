@@ -3,7 +3,7 @@
 // the site has a favicon.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { accountOf, call, describeEachEngine, fund, makeNonProfit, makeUser, makeZipCentres } from './harness.ts';
+import { accountOf, call, describeEachEngine, fingerprint, fund, makeNonProfit, makeUser, makeZipCentres } from './harness.ts';
 import { WebClient, textOf } from './web-client.ts';
 
 describeEachEngine('charity pages', (env) => {
@@ -27,6 +27,23 @@ describeEachEngine('charity pages', (env) => {
     assert.doesNotMatch(page.body, /id="f-charity-ein"[^>]*value="530196605"/, 'no EIN where the name belongs');
     const given = await browser.post('/dashboard/donations', { ein: '530196605', amount: '20', visibility: 'public' });
     assert.equal(given.status, 303);
+
+    // The page's form answers on the page: a refusal keeps the charity and what was typed, no raw EIN field.
+    const unchanged = await fingerprint(deps);
+    const tooSmall = await browser.post('/dashboard/donations', { ein: '530196605', from: 'charity', amount: '5', visibility: 'public' });
+    assert.equal(tooSmall.status, 422);
+    assert.match(tooSmall.body, /<h1>American National Red Cross<\/h1>/);
+    assert.match(textOf(tooSmall.body), /Donate to American National Red Cross .*must be at least/);
+    assert.match(tooSmall.body, /name="amount"[^>]*value="5"/);
+    assert.doesNotMatch(tooSmall.body, /id="f-charity-ein"/, 'the donor is not handed a raw EIN to fix');
+    // More than is available: asked on the page, then given when told to wait.
+    const large = await browser.post('/dashboard/donations', { ein: '530196605', from: 'charity', amount: '14400', visibility: 'public' });
+    assert.equal(large.status, 200);
+    assert.match(large.body, /<h1>American National Red Cross<\/h1>/);
+    assert.match(textOf(large.body), /Your fund has \$80\.00 available to give; this donation is \$14,400\.00\./);
+    assert.deepEqual(await fingerprint(deps), unchanged, 'nothing recorded by a refusal or a question');
+    const waited = await browser.post('/dashboard/donations', { ein: '530196605', from: 'charity', amount: '14400', visibility: 'public', wait: 'yes' });
+    assert.deepEqual([waited.status, waited.location], [303, '/dashboard?done=donation_waiting#donations']);
 
     const icon = await app.inject({ method: 'GET', url: '/favicon.ico' });
     assert.deepEqual([icon.statusCode, icon.headers['content-type']], [200, 'image/svg+xml']);

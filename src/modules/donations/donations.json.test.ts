@@ -56,6 +56,7 @@ const page = fc
         scheduled_donation_id: fc.option(id, { nil: null }),
         created_at: isoDate,
         mailed_at: fc.option(isoDate, { nil: null }),
+        cancelled_at: fc.option(isoDate, { nil: null }),
         share: fc.constantFrom(...SHARES),
         designation: fc.option(anyText, { nil: null }),
         dedication: fc.option(anyText, { nil: null }),
@@ -88,6 +89,7 @@ const page = fc
         scheduled_donation_id: r.scheduled_donation_id,
         created_at: r.created_at,
         mailed_at: r.mailed_at,
+        cancelled_at: r.cancelled_at,
         fund_name,
         owner: o,
       };

@@ -31,7 +31,9 @@ async function readPage(deps: Deps, userId: number, publicOnly: boolean, page: P
 export async function listOwnDonations(deps: Deps, caller: Caller, page: PageRequest) {
   const { rows, count, cards } = await readPage(deps, caller.user_id, false, page);
   return toPage(
-    rows.map((r) => ownListForm(deps, cards, r)),
+    // `cancelled` (beyond the API's form, which its serializer leaves out): a not_completed donation
+    // its donor cancelled (or a request that lapsed), not one whose payment came back.
+    rows.map((r) => ({ ...ownListForm(deps, cards, r), cancelled: r.cancelled_at !== null })),
     count,
     page,
   );

@@ -34,6 +34,7 @@ const PAGE_COLUMNS = [
   'designation',
   'dedication',
   'actor_id',
+  'cancelled_at',
 ] as const;
 
 function donationRows(db: Db | Trx) {

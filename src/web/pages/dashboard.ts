@@ -16,6 +16,8 @@ export interface DashboardData {
       id: number;
       amount: number;
       status: string;
+      /** A not_completed donation its donor cancelled, not one whose payment came back. */
+      cancelled: boolean;
       note?: string;
       created_at: string;
       visibility: string;
@@ -39,7 +41,8 @@ export interface DashboardData {
 
 /** Where a form on the dashboard stands after a failed post: which form, what was typed, what went wrong, and choices for an ambiguous charity name. */
 export interface DashboardForms {
-  donation?: FormState & { choices?: CharityChoice[] };
+  /** `wait`: the amount is more than is available; the donor is asked before it waits for the money. */
+  donation?: FormState & { choices?: CharityChoice[]; wait?: { amount_cents: number; available_cents: number; pending_cents: number } };
   gift?: FormState;
   schedule?: FormState;
 }
@@ -72,8 +75,9 @@ export function donationForm(v: Visitor, state: DashboardForms['donation'], pref
       fixed === undefined
         ? html`${charityField(prefix, state)}
     ${suggestions(prefix)}`
-        : html`<input type="hidden" name="ein" value="${fixed.ein}"><p class="muted">${fixed.name} · EIN ${fixed.ein.slice(0, 2)}-${fixed.ein.slice(2)}</p>`
+        : html`<input type="hidden" name="ein" value="${fixed.ein}"><input type="hidden" name="from" value="charity"><p class="muted">${fixed.name} · EIN ${fixed.ein.slice(0, 2)}-${fixed.ein.slice(2)}</p>`
     }
+    ${state?.wait === undefined ? '' : waitNotice(state.wait)}
     ${field({ name: 'amount', form: prefix, label: 'Amount (USD)', state, required: true, hint: 'At least $10.', extra: html` inputmode="decimal"` })}
     ${field({ name: 'note', form: prefix, label: 'Public note (optional)', state, textarea: true, maxlength: 1000 })}
     ${select({
@@ -86,8 +90,24 @@ export function donationForm(v: Visitor, state: DashboardForms['donation'], pref
       ],
       state,
     })}
-    <button type="submit">Donate</button>
+    <button type="submit">${state?.wait === undefined ? 'Donate' : 'Donate when the money is there'}</button>
   </form>`;
+}
+
+/** Asked before a donation larger than what is available: it would wait, and until when. */
+function waitNotice(w: NonNullable<NonNullable<DashboardForms['donation']>['wait']>): Html {
+  const short = w.amount_cents - w.available_cents;
+  const when =
+    w.pending_cents >= short
+      ? html`when your pending deposits (${usdCents(w.pending_cents)}) clear`
+      : w.pending_cents === 0
+        ? html`once ${usdCents(short)} more has arrived (<a href="/money">add money</a>)`
+        : html`once your pending deposits (${usdCents(w.pending_cents)}) have cleared and ${usdCents(short - w.pending_cents)} more has arrived (<a href="/money">add money</a>)`;
+  return html`<div class="notice warn" role="alert" id="donation-wait">
+      <p><strong>Your fund has ${usdCents(w.available_cents)} available to give; this donation is ${usdCents(w.amount_cents)}.</strong></p>
+      <p>It would wait, holding nothing, and go ${when}. Donate anyway, or change the amount.</p>
+      <input type="hidden" name="wait" value="yes">
+    </div>`;
 }
 
 function balances(b: DashboardData['balance'], history: DashboardData['history'], invested: DashboardData['invested']): Html {
@@ -117,7 +137,13 @@ function donations(v: Visitor, d: DashboardData['donations'], invested: boolean)
         <td>${day(x.created_at)}</td>
         <td><a href="${x.non_profit.public_path}">${x.non_profit.name}</a>${x.note === undefined ? '' : html`<br><span class="muted note">${x.note}</span>`}${x.visibility === 'private' ? html` <span class="tag">private</span>` : ''}</td>
         <td class="num">${usd(x.amount)}</td>
-        <td>${x.status === 'waiting_for_funds' && invested ? html`<span class="status status-waiting_for_funds">Waiting for the next valuation</span>` : status(x.status)}</td>
+        <td>${
+          x.status === 'waiting_for_funds' && invested
+            ? html`<span class="status status-waiting_for_funds">Waiting for the next valuation</span>`
+            : x.status === 'not_completed'
+              ? html`<span class="status status-not_completed">${x.cancelled ? 'Cancelled' : 'Payment returned'}</span>`
+              : status(x.status)
+        }</td>
         <td>${isCancellable(x.status) ? html`<form method="post" action="/dashboard/donations/${x.id}/cancel" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="Cancel the donation of ${usd(x.amount)} to ${x.non_profit.name}">Cancel</button></form>` : ''}</td>
       </tr>`,
       )}</tbody></table>`

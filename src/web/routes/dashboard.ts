@@ -14,6 +14,8 @@ import { STATUS_OF_KIND } from '../../http/errors.ts';
 import { attempt, FormReader, pageParam, stateOf, whichCharity } from '../forms.ts';
 import { dashboardPage, type DashboardData, type DashboardForms } from '../pages/dashboard.ts';
 import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
+import { charityPageOf } from './public.ts';
+import { charityByEin } from '../../modules/nonprofits/index.ts';
 
 const PER_PAGE = 20;
 
@@ -67,10 +69,27 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
         else if (named.matches.length === 1 && form.ok) ein = only.ein;
         else return rerender(request, reply, { donation: { ...form.state('Choose the non-profit you meant.'), choices: named.matches } }, 200);
       }
-      if (!form.ok || ein === null) return rerender(request, reply, { donation: form.state() }, 422);
+      // The form of a charity's page answers there: its errors and questions stay beside it.
+      const fromCharity = (request.body as URLSearchParams).get('from') === 'charity' && ein !== null;
+      const answer = async (state: NonNullable<DashboardForms['donation']>, status: number) =>
+        fromCharity && ein !== null
+          ? sendPage(reply, await charityPageOf(deps, request.visitor, await charityByEin(deps, ein), state), status)
+          : rerender(request, reply, { donation: state }, status);
+      if (!form.ok || ein === null) return answer(form.state(), 422);
+      const who = caller(request);
+      // More than is available: asked once, saying until when it would wait (a request holds nothing and is not asked).
+      if (who.role !== 'family' && (request.body as URLSearchParams).get('wait') !== 'yes') {
+        const balance = await getBalance(deps, who);
+        if (amount > balance.available_balance_cents) {
+          return answer(
+            { ...form.state(), wait: { amount_cents: amount, available_cents: balance.available_balance_cents, pending_cents: balance.pending_deposit_balance_cents } },
+            200,
+          );
+        }
+      }
       const input = { amount_cents: amount, ein, visibility, ...(note === '' ? {} : { note }) };
-      const result = await attempt(() => createDonation(deps, caller(request), input));
-      if (!result.ok) return rerender(request, reply, { donation: stateOf(result.error, form.values) }, STATUS_OF_KIND[result.error.kind]);
+      const result = await attempt(() => createDonation(deps, who, input));
+      if (!result.ok) return answer(stateOf(result.error, form.values), STATUS_OF_KIND[result.error.kind]);
       return back(reply, result.value.status === 'scheduled' ? 'donation_created' : result.value.status === 'requested' ? 'donation_requested' : 'donation_waiting', 'donations');
     });
 

@@ -15,6 +15,10 @@ import type { CharityChoice } from '../layout.ts';
 import { DONOR_REFERENCE, OPERATOR_REFERENCE, referencePage } from '../pages/reference.ts';
 import { errorPage, errorsPage, eventsPage } from '../pages/errors.ts';
 import { isProblemCode } from '../../shared/problem-codes.ts';
+import type { Deps } from '../../deps.ts';
+import type { Html } from '../html.ts';
+import type { Visitor } from '../visitor.ts';
+import type { DashboardForms } from '../pages/dashboard.ts';
 
 const QUERY_MAX = 200;
 const SUGGESTIONS = 8;
@@ -23,6 +27,15 @@ const NEAR_KM = 25;
 
 function pageParam(raw: unknown): number {
   return typeof raw === 'string' && /^\d{1,4}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
+}
+
+/**
+ * A charity's page (`found` as charityByEin gives it), with its donation form's state after a
+ * refused donation: the form stays where the donor was, with what they typed.
+ */
+export async function charityPageOf(deps: Deps, visitor: Visitor, found: Awaited<ReturnType<typeof charityByEin>>, state?: DashboardForms['donation']): Promise<Html> {
+  const checks = { lists: await listsInForce(deps), ...found.diligence };
+  return charityPage(visitor, { view: found.view, receives: found.receives, checks, ...(await found.about()) }, state);
 }
 
 export function publicRoutes({ deps, directory, openapi }: WebContext) {
@@ -97,10 +110,9 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
       const path = (request.params as { path: string }).path;
       const ein = normalizeEin(path.slice(0, 9));
       if (ein === null) throw new AppError('not_found', 'non_profit_not_found', 'there is no non-profit at this address');
-      const { view, receives, diligence, about } = await charityByEin(deps, ein);
-      if (view.public_path !== `/charities/${path}`) return reply.code(301).header('location', view.public_path).send();
-      const checks = { lists: await listsInForce(deps), ...diligence };
-      return sendPage(reply, charityPage(request.visitor, { view, receives, checks, ...(await about()) }));
+      const found = await charityByEin(deps, ein);
+      if (found.view.public_path !== `/charities/${path}`) return reply.code(301).header('location', found.view.public_path).send();
+      return sendPage(reply, await charityPageOf(deps, request.visitor, found));
     });
 
     const giftCode = (request: FastifyRequest) => {
