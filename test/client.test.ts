@@ -5,13 +5,16 @@
 // bad arguments refused with exit 2 before anything is sent.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ChildProcess } from 'node:child_process';
 import pino from 'pino';
+import { Webhook } from 'standardwebhooks';
 import { engines, freshDatabase, fund, makeNonProfit, makeUser, startServerProcess, testConfig, type TestUser } from './harness.ts';
 import { openPlatform } from '../src/platform.ts';
 import { assertReadmeOutputs, readmeExamples, readmeWorld } from './client-readme.ts';
@@ -159,6 +162,128 @@ for (const { name: engine } of engines()) {
         client.contributions.declare({ type: 'stock_payment', units: -1, symbol: 'AAPL' } as never),
         (e: unknown) => e instanceof AlmonerError && e.errors.some((f) => f.field === 'units'),
       );
+    });
+
+    test('alms: add money and its instructions, a receipt and a statement as files, recurring donations, webhooks', async () => {
+      const added = await alms(['add', '--type', 'check_payment', '--amount', '1000']);
+      assert.equal(added.code, 0, added.stderr);
+      assert.match(added.stdout, /^Contribution \d+: \$1,000\.00 \(check_payment\), waiting_for_funds; reference ALM-[0-9A-Z]{4}-[0-9A-Z]{4}\n\nTo send it:\n {2}1\. /);
+      const id = /^Contribution (\d+)/.exec(added.stdout)?.[1] ?? '';
+      assert.match((await alms(['contribution', id])).stdout, new RegExp(`^Contribution ${id}: \\$1,000\\.00 \\(check_payment\\), waiting_for_funds`));
+      const stock = await alms(['add', '--type', 'stock_payment', '--units', '12', '--symbol', 'aapl', '--json']);
+      assert.deepEqual([JSON.parse(stock.stdout).currency, JSON.parse(stock.stdout).units], ['AAPL', 12]);
+      const [first] = (await createClient({ baseUrl: base, apiKey: donor.key }).contributions.list({ per_page: 100 })).items.filter((c) => c.status === 'success');
+      const receipt = await alms(['receipt', String(first?.id), '--out', join(home, 'r.pdf')]);
+      assert.equal(receipt.stdout.trim(), `Saved the receipt of contribution ${first?.id} to ${join(home, 'r.pdf')}.`);
+      assert.equal(readFileSync(join(home, 'r.pdf')).subarray(0, 5).toString(), '%PDF-');
+      const year = new Date().getUTCFullYear();
+      const statement = await alms(['statement', String(year), '--out', join(home, 's.pdf')]);
+      assert.equal(statement.code, 0, statement.stderr);
+      assert.equal(readFileSync(join(home, 's.pdf')).subarray(0, 5).toString(), '%PDF-');
+      assert.equal((await alms(['receipt', id])).code, 1, 'a contribution still waiting has no receipt');
+
+      const recurring = await alms(['recurring', 'create', '--ein', '53-0196605', '--amount', '15', '--frequency', 'monthly', '--yes']);
+      assert.match(recurring.stdout, /^Recurring donation (\d+): \$15\.00 monthly to American National Red Cross, active; next on \d{4}-\d\d-\d\d\.$/m);
+      const rid = /^Recurring donation (\d+)/.exec(recurring.stdout)?.[1] ?? '';
+      assert.match((await alms(['recurring'])).stdout, new RegExp(`${rid}\\s+American National Red Cross\\s+\\$15\\.00\\s+monthly`));
+      assert.equal((await alms(['recurring', 'cancel', rid])).code, 2, 'stopping one asks first; in a script it needs --yes');
+      assert.match((await alms(['recurring', 'cancel', rid, '--yes'])).stdout, new RegExp(`Recurring donation ${rid} is stopped`));
+
+      const hook = await alms(['webhooks', 'create', 'https://hooks.example.org/almoner', '--events', 'donation.created,donation.updated']);
+      assert.equal(hook.code, 0, hook.stderr);
+      assert.match(hook.stdout, /^Webhook endpoint (\d+): https:\/\/hooks\.example\.org\/almoner \(donation\.created, donation\.updated\)\nSigning secret: whsec_/);
+      assert.match(hook.stderr, /not shown again/);
+      const hid = /^Webhook endpoint (\d+)/.exec(hook.stdout)?.[1] ?? '';
+      assert.match((await alms(['webhooks'])).stdout, new RegExp(`${hid}\\s+https://hooks\\.example\\.org/almoner\\s+donation\\.created,donation\\.updated\\s+on`));
+      const local = await alms(['webhooks', 'create', 'http://localhost:4242/hook']);
+      assert.equal(local.code, 1);
+      assert.match(local.stderr, /\[invalid_url\]/);
+      assert.equal((await alms(['webhooks', 'delete', hid])).stdout.trim(), `Webhook endpoint ${hid} is deleted.`);
+
+      // Wrong arguments: exit 2, nothing sent.
+      for (const args of [
+        ['add', '--type', 'cash', '--amount', '5'],
+        ['add', '--type', 'stock_payment', '--units', '0', '--symbol', 'AAPL'],
+        ['statement', '26'],
+        ['recurring', 'create', '--ein', '53-0196605', '--amount', '15', '--frequency', 'daily', '--yes'],
+        ['webhooks', 'create', 'ftp://x'],
+        ['listen', '--forward-to', 'not a url'],
+        ['listen', '--forward-to', 'http://localhost:1/x', '--interval', '0'],
+      ]) {
+        const refused = await alms(args);
+        assert.equal(refused.code, 2, args.join(' '));
+        assert.match(refused.stderr, /^alms: /, args.join(' '));
+      }
+    });
+
+    test('alms listen forwards new events to a local URL, signed as the platform signs webhooks', async () => {
+      const received: Array<{ headers: Record<string, string>; body: string; ok: boolean }> = [];
+      const secret = `whsec_${randomBytes(24).toString('base64')}`;
+      let status = 500;
+      const receiver = createServer((request, response) => {
+        let body = '';
+        request.on('data', (c: Buffer) => (body += c.toString()));
+        request.on('end', () => {
+          const headers = request.headers as Record<string, string>;
+          let ok = true;
+          try {
+            new Webhook(secret).verify(body, headers);
+          } catch {
+            ok = false;
+          }
+          received.push({ headers, body, ok });
+          response.writeHead(status).end();
+          status = 204;
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      const port = (receiver.address() as { port: number }).port;
+      const client = createClient({ baseUrl: base, apiKey: donor.key });
+      await client.donations.create({ ein: EIN, amount: 10, note: 'before listening' });
+      const listener = spawn(
+        process.execPath,
+        [ALMS, 'listen', '--forward-to', `http://127.0.0.1:${port}/hooks`, '--secret', secret, '--events', 'donation.created,donation.updated', '--interval', '0.2'],
+        {
+          env: { PATH: process.env.PATH ?? '', HOME: home, ALMONER_URL: base, ALMONER_API_KEY: donor.key, NO_COLOR: '1' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let out = '';
+      let err = '';
+      listener.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      listener.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      try {
+        const until = async (what: () => boolean) => {
+          for (let i = 0; i < 200 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
+          assert.ok(what(), `waited: ${out} ${err}`);
+        };
+        await until(() => out.includes('Forwarding donation.created, donation.updated'));
+        const donation = await client.donations.create({ ein: EIN, amount: 11, note: 'while listening' });
+        await client.donations.cancel(donation.id);
+        await client.gifts.create({ name: 'Not forwarded', amount: 18 });
+        await until(() => received.length >= 2);
+        await new Promise((r) => setTimeout(r, 500));
+        assert.equal(received.length, 2, 'the donation made before listening and the gift are not forwarded');
+        assert.ok(
+          received.every((r) => r.ok),
+          'each verifies with the secret (standardwebhooks)',
+        );
+        const bodies = received.map((r) => JSON.parse(r.body) as { type: string; data: { id: number; object: string; status: string } });
+        assert.deepEqual(
+          bodies.map((b) => [b.type, b.data.id, b.data.object, b.data.status]),
+          [
+            ['donation.created', donation.id, 'donation', 'scheduled'],
+            ['donation.updated', donation.id, 'donation', 'not_completed'],
+          ],
+        );
+        assert.match(received[0]?.headers['webhook-id'] ?? '', /^evt_\d+$/);
+        assert.match(out, /donation\.created\s+evt_\d+ -> 500\n.*donation\.updated\s+evt_\d+ -> 204/);
+      } finally {
+        listener.kill('SIGTERM');
+        await new Promise((resolve) => listener.on('exit', resolve));
+        receiver.close();
+      }
+      assert.match(err, /Stopped after forwarding 2 events\./);
     });
 
     test('alms: each command, --json as the API answers, login, and exit codes', async () => {

@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { AlmonerError, createClient, type AlmonerClient } from './index.ts';
+import { dollars, listOf as listWith, positive, table, usd, UsageError } from './cli-format.ts';
+import { listen, sessionSecret, type Listening } from './cli-listen.ts';
+import { moreCommand, type Planned } from './cli-more.ts';
 
 export const USAGE = `Usage: alms <command> [options]
 
@@ -26,13 +29,25 @@ export const USAGE = `Usage: alms <command> [options]
   gift create --name NAME --amount DOLLARS [--message TEXT] [--email ADDRESS]
                                     Set money aside for someone to direct (asks first)
   contributions                     Money you put into your fund
+  add --type TYPE --amount DOLLARS  Add money: declare a check, wire or transfer (stock and crypto:
+                                    --units N --symbol AAPL); prints where to send it
+  contribution <id>                 One contribution, with its instructions while it waits
+  receipt <id> [--out FILE]         Download a contribution's receipt (PDF; --json: its data)
+  statement <year> [--out FILE]     Download the year's tax statement (PDF; --json: its data)
+  recurring                         Your recurring donations
+  recurring create --ein EIN --amount DOLLARS [--frequency monthly] [--start YYYY-MM-DD]
+                                    Give on a schedule (asks first)
+  recurring cancel <id>             Stop one (asks first)
+  webhooks                          Your webhook endpoints
+  webhooks create URL [--events TYPE,TYPE]   (prints its signing secret once)
+  webhooks delete <id>
+  listen --forward-to URL [--secret whsec_...] [--events TYPE,TYPE] [--interval SECONDS]
+                                    Forward your events, signed as webhooks, to a local URL
 
 Options: --json (the API's JSON, for scripts), --page N (lists), --yes (no confirmation).
 The key: ALMONER_API_KEY, else the one saved by \`alms login\`; the server: ALMONER_URL, else
 the saved one, else http://127.0.0.1:3000.
 `;
-
-class UsageError extends Error {}
 
 export interface Io {
   out: (text: string) => void;
@@ -40,6 +55,8 @@ export interface Io {
   env: NodeJS.ProcessEnv;
   /** A line typed at a terminal, or undefined when not on one (a script). */
   ask: ((question: string) => Promise<string>) | undefined;
+  /** Stops a command that runs until stopped (listen); the process's signals when absent. */
+  signal?: AbortSignal;
 }
 
 const configFile = (env: NodeJS.ProcessEnv) => join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'almoner', 'credentials.json');
@@ -50,31 +67,6 @@ function saved(env: NodeJS.ProcessEnv): { key?: string; url?: string } {
   } catch {
     return {};
   }
-}
-
-const usd = (dollars: number) => dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
-
-/** Rows as aligned columns under a header; numbers (money) to the right. */
-function table(headers: string[], rows: Array<Array<string | number>>, bold: (s: string) => string): string {
-  const cells = rows.map((r) => r.map((c) => String(c)));
-  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
-  const right = headers.map((_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number' || /^-?\$[\d,.]+$/.test(String(r[i]))));
-  const line = (r: string[]) =>
-    r
-      .map((c, i) => (right[i] ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [bold(line(headers)), ...cells.map(line)].join('\n');
-}
-
-function dollars(text: string | undefined, flag: string): number {
-  if (text === undefined || !/^\d{1,8}(\.\d{1,2})?$/.test(text)) throw new UsageError(`${flag} must be an amount in dollars, like 25 or 25.50`);
-  return Number(text);
-}
-
-function positive(text: string | undefined, what: string): number {
-  if (text === undefined || !/^[1-9]\d{0,14}$/.test(text)) throw new UsageError(`${what} must be a positive whole number`);
-  return Number(text);
 }
 
 /** Runs one command; returns the exit code. */
@@ -98,6 +90,16 @@ export async function alms(argv: string[], io: Io): Promise<number> {
         email: { type: 'string' },
         key: { type: 'string' },
         url: { type: 'string' },
+        type: { type: 'string' },
+        units: { type: 'string' },
+        symbol: { type: 'string' },
+        out: { type: 'string' },
+        frequency: { type: 'string' },
+        start: { type: 'string' },
+        events: { type: 'string' },
+        'forward-to': { type: 'string' },
+        secret: { type: 'string' },
+        interval: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -126,6 +128,8 @@ export async function alms(argv: string[], io: Io): Promise<number> {
       return /^y(es)?$/i.test((await io.ask(`${question} [y/N] `)).trim());
     };
     // Everything is checked before the first request.
+    let extra: Planned | undefined;
+    let listening: Omit<Listening, 'out' | 'signal'> | undefined;
     let run: (client: AlmonerClient) => Promise<unknown>;
     let print: (answer: never) => string = (a) => JSON.stringify(a, null, 2);
     switch (command) {
@@ -171,17 +175,52 @@ export async function alms(argv: string[], io: Io): Promise<number> {
           dollars(values.amount, '--amount');
         } else args(1, 'a gift code, or create');
         break;
+      case 'listen': {
+        args(0, '');
+        let forwardTo: URL;
+        try {
+          forwardTo = new URL(values['forward-to'] ?? '');
+        } catch {
+          throw new UsageError('--forward-to must be the URL to deliver to, like http://localhost:4242/webhooks');
+        }
+        if (forwardTo.protocol !== 'http:' && forwardTo.protocol !== 'https:') throw new UsageError('--forward-to must be an http:// or https:// URL');
+        if (values.secret !== undefined && !/^whsec_[A-Za-z0-9+/=]{16,}$/.test(values.secret)) throw new UsageError("--secret must be an endpoint's signing secret, whsec_...");
+        const seconds = values.interval === undefined ? 2 : Number(values.interval);
+        if (!(seconds >= 0.1 && seconds <= 3600)) throw new UsageError('--interval must be seconds between reads, from 0.1 to 3600');
+        listening = {
+          forwardTo,
+          secret: values.secret ?? sessionSecret(),
+          types: values.events === undefined ? [] : values.events.split(',').map((t) => t.trim()),
+          intervalMs: seconds * 1000,
+        };
+        break;
+      }
       default:
-        throw new UsageError(`unknown command: ${command}`);
+        extra = moreCommand(command, { rest, values, page: pageNumber, bold, confirm, note: io.err });
+        if (extra === undefined) throw new UsageError(`unknown command: ${command}`);
     }
     const apiKey = io.env.ALMONER_API_KEY || config.key;
     if (apiKey === undefined || apiKey === '') throw new UsageError('no API key: run alms login, or set ALMONER_API_KEY');
     const client = createClient({ baseUrl: url, apiKey });
-    const listOf =
-      <T>(headers: string[], row: (x: T) => Array<string | number>) =>
-      (a: { items: T[]; meta: { count: number; page: number; last: number } }) =>
-        `${table(headers, a.items.map(row), bold)}\n${a.meta.count} in all; page ${a.meta.page} of ${a.meta.last}`;
-    switch (command) {
+    if (listening !== undefined) {
+      const stop = new AbortController();
+      const onSignal = () => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        const forwarded = await listen(client, { ...listening, out: io.out, signal: io.signal ?? stop.signal });
+        io.err(`Stopped after forwarding ${forwarded} event${forwarded === 1 ? '' : 's'}.`);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+      return 0;
+    }
+    const listOf = <T>(headers: string[], row: (x: T) => Array<string | number>) => listWith<T>(headers, row, bold);
+    switch (extra === undefined ? command : 'extra') {
+      case 'extra':
+        ({ run, print } = extra as Planned);
+        break;
       case 'me':
         run = (c) => c.me();
         print = ((u: { name: string; slug: string; city?: string | null; donations_count?: number }) => `${bold(u.name)} (@${u.slug})${u.city ? `, ${u.city}` : ''}`) as never;

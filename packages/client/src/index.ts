@@ -197,6 +197,22 @@ export function createClient(options: ClientOptions) {
     get: (slugOrId: string | number) => json<Answer<'/v1/users/{user_id}', 'get'>>('GET', `/v1/users/${seg(slugOrId)}`),
     causes: (slugOrId: string | number) => json<Answer<'/v1/users/{user_id}/causes', 'get'>>('GET', `/v1/users/${seg(slugOrId)}/causes`),
   };
+  const recurring = {
+    list: (query: QueryOf<'/v1/scheduled_donations', 'get'> = {}) => json<Answer<'/v1/scheduled_donations', 'get'>>('GET', '/v1/scheduled_donations', { query }),
+    get: (id: number) => json<Answer<'/v1/scheduled_donations/{id}', 'get'>>('GET', `/v1/scheduled_donations/${seg(id)}`),
+    create: (body: BodyOf<'/v1/scheduled_donations', 'post'>) => json<Answer<'/v1/scheduled_donations', 'post'>>('POST', '/v1/scheduled_donations', { body }),
+    cancel: (id: number) => json<unknown>('DELETE', `/v1/scheduled_donations/${seg(id)}`),
+  };
+  const webhooks = {
+    list: (query: QueryOf<'/v1/webhook_endpoints', 'get'> = {}) => json<Answer<'/v1/webhook_endpoints', 'get'>>('GET', '/v1/webhook_endpoints', { query }),
+    create: (body: BodyOf<'/v1/webhook_endpoints', 'post'>) => json<Answer<'/v1/webhook_endpoints', 'post'>>('POST', '/v1/webhook_endpoints', { body }),
+    delete: (id: number) => json<unknown>('DELETE', `/v1/webhook_endpoints/${seg(id)}`),
+  };
+  const taxStatements = {
+    /** A calendar year's statement as JSON; `pdf` gives the printable PDF's bytes. */
+    get: (year: number) => json<Record<string, unknown>>('GET', `/v1/tax_statements/${seg(year)}`),
+    pdf: async (year: number) => new Uint8Array(await (await send('GET', `/v1/tax_statements/${seg(year)}`, { accept: 'application/pdf' })).arrayBuffer()),
+  };
   const events = {
     list: (query: QueryOf<'/v1/events', 'get'> = {}) => json<Answer<'/v1/events', 'get'>>('GET', '/v1/events', { query }),
     all: (perPage = 100) => every((page) => events.list({ page, per_page: perPage })),
@@ -210,6 +226,9 @@ export function createClient(options: ClientOptions) {
     contributions,
     nonProfits,
     events,
+    recurring,
+    webhooks,
+    taxStatements,
     /** Any route, for what the helpers do not cover: `request('GET', '/v1/api_keys')`. */
     request: <T = unknown>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, call: Call = {}) => json<T>(method, path, call),
   };
