@@ -4,6 +4,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines, openEnv, accountOf, fund, makeNonProfit, makeUser, call, fingerprint, assertLedgerBalanced, TestClock, type TestEnv } from './harness.ts';
 import { WebClient, textOf } from './web-client.ts';
+import { createAdminToken } from '../src/modules/admin/index.ts';
 import { setUserStatus } from '../src/modules/users/index.ts';
 
 const EIN = '261544963';
@@ -287,6 +288,19 @@ for (const { name: engine } of engines()) {
       assert.equal(after.status, 401);
       assert.equal(after.body.code, 'invalid_api_key');
       assert.equal((await b.get(`/settings/keys/${id}`)).status, 404);
+    });
+
+    test('a donation whose check was voided reads "Payment returned", not "Cancelled"', async () => {
+      const { browser: b, f } = await donor('Returner', 50_00);
+      assert.equal((await b.post('/dashboard/donations', { ein: '26-1544963', amount: '20', visibility: 'public' })).status, 303);
+      const d = await env.deps.db.selectFrom('donations').select('id').where('user_id', '=', f.user_id).executeTakeFirstOrThrow();
+      const { token } = await createAdminToken(env.deps, 'payments desk', 'test');
+      for (const event of ['approve', 'mail_check', 'void_check']) {
+        const moved = await env.app.inject({ method: 'POST', url: `/admin/v1/donations/${d.id}/${event}`, headers: { authorization: `Bearer ${token}` } });
+        assert.equal(moved.statusCode, 200, `${event}: ${moved.body}`);
+      }
+      const row = new RegExp(`<tr data-donation="${d.id}">([\\s\\S]*?)</tr>`).exec((await b.get('/dashboard')).body)?.[1] ?? '';
+      assert.ok(row.includes('Payment returned') && !row.includes('Cancelled'), row);
     });
 
     test('donating from the dashboard, choosing among matches by name, and cancelling exactly when allowed', async () => {
