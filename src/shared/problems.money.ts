@@ -1,0 +1,154 @@
+// Problems of money and state: donations, gifts, contributions, users, non-profits.
+// Part of the problem-code catalogue (problem-codes.ts).
+import { doc, type ProblemDoc } from './problem-docs.ts';
+
+export const MONEY_PROBLEMS = {
+  // Money and state.
+  insufficient_funds: doc(
+    'Insufficient funds',
+    "The fund's available balance is less than this needs (held and pending money does not count).",
+    'Give less, add money (a contribution), or wait for pending money to clear.',
+    ['POST /v1/donations', 'POST /v1/gifts', 'PUT /v1/users/me/allocation', 'POST /v1/donations/{donation_id}/approve', 'POST /v1/users/{user_id}/donations'],
+  ),
+  invalid_transition: doc(
+    'Invalid transition',
+    'The record is not in a state this action applies to (a contribution already received, a payment already settled).',
+    'Read the record for its current state; the action may already be done.',
+    [
+      'DELETE /v1/contributions/{id}',
+      'DELETE /v1/scheduled_donations/{id}',
+      'POST /v1/sandbox/advance',
+      '* /admin/v1/contributions*',
+      '* /admin/v1/donations*',
+      '* /admin/v1/payments*',
+      '* /admin/v1/users*',
+    ],
+  ),
+  conflict: doc('Conflict', 'Another change to the same record happened at the same moment.', 'Read it again and retry if it still makes sense.', [
+    'PUT /v1/users/me/allocation',
+    'DELETE /v1/users/me/allocation/exchange',
+    '* /admin/v1/apps*',
+    'POST /v1/contributions',
+  ]),
+  donation_not_found: doc(
+    'Donation not found',
+    'No donation with this id is visible to the caller (another user’s private one is not found either).',
+    'Check the id; list yours with `GET /v1/donations`.',
+    ['* /v1/donations/{donation_id}*', 'GET /v1/users/{user_id}/donations/{donation_id}', '* /admin/v1/donations/{id}*'],
+  ),
+  donation_not_cancellable: doc(
+    'Donation not cancellable',
+    'The donation is past the point where it can be cancelled (approved for payment, paid, or already cancelled).',
+    'Nothing to do: a paid donation stays paid; ask the operator if it went wrong.',
+    ['DELETE /v1/donations/{donation_id}'],
+  ),
+  donation_in_payment: doc('Donation in payment', 'The donation is in a payment run on its way to the charity.', 'Wait for the run to settle; the operator can void a payment.', [
+    'DELETE /v1/donations/{donation_id}',
+    '* /admin/v1/donations/{id}*',
+  ]),
+  donation_in_run: doc('Donation in a run', 'The donation is already in another payment run.', 'Leave it in its run, or void that payment first.', ['POST /admin/v1/payment_runs']),
+  donation_not_requested: doc(
+    'Donation not requested',
+    'Only a request (a family member’s donation waiting for a decision) can be approved or declined, and this one is not, or no longer, one.',
+    'Read the donation: someone else may have decided it already.',
+    ['POST /v1/donations/{donation_id}/approve', 'POST /v1/donations/{donation_id}/decline'],
+  ),
+  request_expired: doc('Request expired', 'The request waited 30 days without a decision and lapsed.', 'Ask again with a new donation.', [
+    'POST /v1/donations/{donation_id}/approve',
+    'POST /v1/donations/{donation_id}/decline',
+  ]),
+  gift_not_found: doc('Gift not found', 'No gift with this code in this book (a test key sees only sandbox gifts).', 'Check the code in the gift’s link.', ['* /v1/gifts/{code}*']),
+  contribution_not_found: doc('Contribution not found', 'No contribution with this id belongs to the caller’s fund.', 'Check the id; list yours with `GET /v1/contributions`.', [
+    '* /v1/contributions/{id}*',
+    '* /admin/v1/contributions/{id}*',
+  ]),
+  contribution_not_cancellable: doc(
+    'Contribution not cancellable',
+    'Only a declared contribution still waiting for its money can be cancelled; this one arrived, or was cancelled already.',
+    'Nothing to do; an operator reverses money that arrived by mistake.',
+    ['DELETE /v1/contributions/{id}'],
+  ),
+  type_not_accepted: doc(
+    'Type not accepted',
+    'This platform takes no contributions of this type (cards need a processor it does not have).',
+    'Declare one of the types the message lists.',
+    ['POST /v1/contributions'],
+  ),
+  fund_holds_units: doc(
+    'Fund holds units',
+    "The fund's invested money is in units of its portfolio: it moves only at valuations, not by hand.",
+    'Change the allocation (`PUT /v1/users/me/allocation`); the next valuation moves it.',
+    ['POST /admin/v1/contributions', 'POST /admin/v1/users/{id}/portfolio'],
+  ),
+  receipt_not_found: doc('Receipt not found', 'The contribution has no receipt yet: receipts come when it clears.', 'Wait until the contribution is `success`.', [
+    'GET /v1/contributions/{id}/receipt',
+    'POST /admin/v1/contributions/{id}/receipt/corrections',
+  ]),
+  scheduled_donation_not_found: doc(
+    'Recurring donation not found',
+    'No recurring donation with this id belongs to the caller’s fund.',
+    'Check the id; list them with `GET /v1/scheduled_donations`.',
+    ['* /v1/scheduled_donations/{id}'],
+  ),
+  user_not_found: doc('User not found', 'No user has this slug or id, or their profile is private.', 'Check the slug.', [
+    '* /v1/users/{user_id}*',
+    '* /admin/v1/users/{id}*',
+    'POST /admin/v1/contributions',
+    'POST /admin/v1/deaths',
+  ]),
+  user_deleted: doc(
+    'User deleted',
+    'The user was forgotten at their request: their records stay, anonymous, and nothing more can be done for them.',
+    'Nothing; the operator’s audit log has when.',
+    ['* /admin/v1/users/{id}*'],
+  ),
+  slug_taken: doc('Slug taken', 'Another user already has this profile name.', 'Choose another slug.', ['PATCH /v1/users/me', 'POST /admin/v1/users']),
+  fund_not_found: doc('Fund not found', 'The caller is not a member of that fund.', 'Choose one of `GET /v1/users/me/funds`.', ['PATCH /v1/users/me']),
+  exchange_not_found: doc('Exchange not found', 'No exchange between portfolios is waiting for this fund.', 'Nothing to cancel: read `GET /v1/users/me/allocation`.', [
+    'DELETE /v1/users/me/allocation/exchange',
+  ]),
+
+  // Non-profits.
+  non_profit_not_found: doc(
+    'Non-profit not found',
+    'No organisation with this EIN is in the directory.',
+    'Check the EIN (nine digits); search with `GET /v1/non_profits?query=`.',
+    [
+      'GET /v1/non_profits/{ein}',
+      'POST /v1/donations',
+      'POST /v1/gifts/{code}/claim',
+      'POST /v1/scheduled_donations',
+      'PUT /v1/fund/successor_plan',
+      'POST /v1/users/{user_id}/donations',
+      'POST /admin/v1/payee_accounts',
+    ],
+  ),
+  non_profit_ineligible: doc(
+    'Non-profit ineligible',
+    'The IRS does not list contributions to this organisation as deductible, or it is not in good standing.',
+    'Choose another organisation; the directory marks eligible ones.',
+    ['POST /v1/donations', 'POST /v1/gifts/{code}/claim', 'POST /v1/scheduled_donations', 'POST /v1/users/{user_id}/donations'],
+  ),
+  non_profit_revoked: doc('Non-profit revoked', "The IRS revoked the organisation's exemption.", 'Choose another organisation.', [
+    'POST /v1/donations',
+    'POST /v1/gifts/{code}/claim',
+    'POST /v1/scheduled_donations',
+  ]),
+  non_profit_sanctioned: doc(
+    'Non-profit sanctioned',
+    "The organisation matches a sanctions list: the platform's operator must not pay it.",
+    'Choose another organisation; an operator reviews matches.',
+    ['POST /v1/donations', 'POST /v1/gifts/{code}/claim', 'POST /v1/scheduled_donations'],
+  ),
+  non_profit_private_foundation: doc('Private foundation', 'A donor-advised fund may not give to a private non-operating foundation.', 'Choose a public charity.', [
+    'POST /v1/donations',
+    'POST /v1/gifts/{code}/claim',
+    'POST /v1/scheduled_donations',
+  ]),
+  non_profit_supporting_organization: doc(
+    'Supporting organisation',
+    'A donor-advised fund may not give to this kind of supporting organisation (Type III non-functionally integrated).',
+    'Choose a public charity.',
+    ['POST /v1/donations', 'POST /v1/gifts/{code}/claim', 'POST /v1/scheduled_donations'],
+  ),
+} as const satisfies Record<string, ProblemDoc>;
