@@ -42,6 +42,45 @@ test('the catalogue holds every code the source answers with, and no other', () 
   }
 });
 
+test('the titles a problem carried before the catalogue stay as they were (clients may show or match them)', () => {
+  const before: Record<string, string> = {
+    invalid_json: 'Invalid JSON',
+    invalid_parameter: 'Invalid parameter',
+    unauthenticated: 'Authentication required',
+    invalid_api_key: 'Invalid API key',
+    forbidden: 'Forbidden',
+    not_found: 'Not found',
+    non_profit_not_found: 'Non-profit not found',
+    gift_not_found: 'Gift not found',
+    donation_not_found: 'Donation not found',
+    user_not_found: 'User not found',
+    api_key_not_found: 'API key not found',
+    contribution_not_found: 'Contribution not found',
+    scheduled_donation_not_found: 'Scheduled donation not found',
+    method_not_allowed: 'Method not allowed',
+    donation_not_cancellable: 'Donation not cancellable',
+    idempotency_key_in_use: 'Idempotency key in use',
+    invalid_transition: 'Invalid transition',
+    payload_too_large: 'Payload too large',
+    unsupported_media_type: 'Unsupported media type',
+    validation_failed: 'Validation failed',
+    amount_below_minimum: 'Amount below minimum',
+    amount_invalid: 'Amount invalid',
+    unknown_field: 'Unknown field',
+    non_profit_ineligible: 'Non-profit ineligible',
+    insufficient_funds: 'Insufficient funds',
+    idempotency_key_reused: 'Idempotency key reused',
+    rate_limited: 'Too many requests',
+    uri_too_long: 'URI too long',
+    headers_too_large: 'Request headers too large',
+    request_timeout: 'Request timeout',
+    bad_request: 'Bad request',
+    internal_error: 'Internal error',
+    unavailable: 'Service unavailable',
+  };
+  for (const [code, title] of Object.entries(before)) assert.equal((PROBLEMS as Record<string, { title: string }>)[code]?.title, title, code);
+});
+
 describeEachEngine('problem code pages and the event catalogue', (env) => {
   test('/errors/<code> answers for every code with what it means and what to do; /errors lists them', async () => {
     const { app } = env();

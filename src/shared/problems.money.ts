@@ -85,7 +85,7 @@ export const MONEY_PROBLEMS = {
     'POST /admin/v1/contributions/{id}/receipt/corrections',
   ]),
   scheduled_donation_not_found: doc(
-    'Recurring donation not found',
+    'Scheduled donation not found',
     'No recurring donation with this id belongs to the caller’s fund.',
     'Check the id; list them with `GET /v1/scheduled_donations`.',
     ['* /v1/scheduled_donations/{id}'],
