@@ -297,6 +297,24 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     assert.equal(await page.locator('tr[data-donation]').first().getByRole('button').count(), 0, 'no cancel button any more');
     await review(page, 'donation-cancelled');
 
+    // 180 times the balance, from the charity's own page: asked there first, then it waits.
+    await page.goto(`${base}/charities/${EIN}`);
+    await page.getByLabel('Amount (USD)').fill('18000');
+    await page.getByRole('button', { name: 'Donate' }).click();
+    await page.locator('#donation-wait').waitFor();
+    assert.match(await page.locator('#donation-wait').innerText(), /Your fund has \$100\.00 available to give; this donation is \$18,000\.00\./);
+    assert.equal(await page.getByRole('heading', { name: 'Khan Academy', exact: true }).count(), 1, 'still on the charity page');
+    await review(page, 'donation-wait-question');
+    await page.getByRole('button', { name: 'Donate when the money is there' }).click();
+    await page.waitForURL(/\/dashboard\?done=donation_waiting/);
+    assert.match(await page.locator('tr[data-donation]').first().innerText(), /\$18,000\.00[\s\S]*Waiting for funds/);
+    await page
+      .locator('tr[data-donation]')
+      .first()
+      .getByRole('button', { name: /Cancel the donation/ })
+      .click();
+    await page.getByText('The donation is cancelled').waitFor();
+
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('button', { name: 'Revoke the key My script' }).click();
     await page.getByText('The key is revoked').waitFor();
@@ -330,6 +348,7 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await giver.getByLabel("Recipient's name").fill('Bo');
     await giver.locator('form[action="/dashboard/gifts"]').getByLabel('Amount (USD)').fill('50');
     await giver.getByLabel('Message (optional)').fill('Happy birthday, <b>Bo</b>!');
+    await giver.getByLabel("Recipient's email (optional)").fill('Bo@Example.org');
     await giver.getByRole('button', { name: 'Create gift' }).click();
     await giver.getByText('Your gift is ready').waitFor();
     const link = await giver.locator('tr[data-gift] input').inputValue();
@@ -344,7 +363,12 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await review(bo, 'gift-signed-out');
     await bo.getByRole('link', { name: 'open a fund' }).click();
     await signUp(bo, 'Bo Recipient', 'bo@example.org');
-    await bo.goto(link);
+    // The gift was sent to this address: the new fund's dashboard has it, with its link.
+    const waiting = bo.locator('#waiting-gifts');
+    assert.match(await waiting.innerText(), /Gifts for you[\s\S]*\$50\.00 from Grace Giver/);
+    await review(bo, 'gifts-for-you');
+    await waiting.getByRole('link', { name: /\$50\.00 from Grace Giver/ }).click();
+    await bo.waitForURL(link);
     const claim = bo.locator('#f-ein');
     await claim.pressSequentially('khan', { delay: 40 });
     await bo.getByRole('option', { name: /Khan Academy/ }).click();
