@@ -21,6 +21,7 @@ describe('almoner demo', () => {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'almoner.sqlite')}`, PORT: String(port), NO_COLOR: '1' };
     delete env.PUBLIC_URL;
+    for (const name of Object.keys(env)) if (name.startsWith('SPONSOR_')) delete env[name];
     demo = spawn(process.execPath, [BIN, 'demo'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       demo.stdout?.on('data', (chunk: Buffer) => {
@@ -55,6 +56,13 @@ describe('almoner demo', () => {
     assert.match(readme, new RegExp(`Its directory holds ${count} organisations`), 'the README gives the same number');
     const command = 'npx almoner nonprofits download && npx almoner nonprofits import data/irs/bmf';
     assert.ok(printed.includes(command) && readme.includes(command));
+  });
+
+  test('it says the sponsor details are placeholders, naming them', () => {
+    assert.match(
+      printed,
+      /Sponsor details are placeholders \(SPONSOR_NAME, SPONSOR_EIN, SPONSOR_ADDRESS, SPONSOR_BANK, SPONSOR_BROKERAGE, SPONSOR_CRYPTO\): donors' instructions and receipts show them\./,
+    );
   });
 
   test('the names donors try first are found', async () => {

@@ -52,6 +52,9 @@ export async function demo(): Promise<void> {
       `API reference: ${base}/docs    OpenAPI: ${base}/openapi.json`,
       `Directory: ${(await directorySize(platform.deps)).toLocaleString('en-US')} organisations, a sample of the IRS files (the Red Cross, Save the Children, Habitat for Humanity...).`,
       `  The national directory (about 1.9 million): npx almoner nonprofits download && npx almoner nonprofits import data/irs/bmf`,
+      config.sponsorUnset.length === 0
+        ? ''
+        : `Sponsor details are placeholders (${config.sponsorUnset.join(', ')}): donors' instructions and receipts show them. Fine for a demo; a production node refuses to start without them.`,
       'Stop with Ctrl-C.',
       '',
     ].join('\n'),
