@@ -163,10 +163,10 @@ import { flag, integer, oneOf, powerOfTwo } from './config.env.ts';
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/almoner.sqlite';
 
 /** DATABASE_URL: `sqlite:PATH` or `postgres://...`; anything else stops the process at start, naming the variable. */
-function databaseUrl(env: NodeJS.ProcessEnv): string {
+function databaseUrl(env: NodeJS.ProcessEnv, production: boolean): string {
   // In production a node never falls back to a new, empty SQLite platform: a rollback to a release
   // that does not read DATABASE_URL_FILE, or a misspelt variable, must stop the node, not serve nobody's data.
-  if (oneOf(env, 'ALMONER_ENV', 'development', ['development', 'production']) === 'production' && (env.DATABASE_URL ?? '').trim() === '') {
+  if (production && (env.DATABASE_URL ?? '').trim() === '') {
     throw new Error('DATABASE_URL (or DATABASE_URL_FILE) must be set when ALMONER_ENV=production: a production node has no default database');
   }
   const url = env.DATABASE_URL || DEFAULT_SQLITE_URL;
@@ -282,8 +282,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   env = withSecretFiles(env);
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = env.HOST || '127.0.0.1';
+  const production = oneOf(env, 'ALMONER_ENV', 'development', ['development', 'production']) === 'production';
   const config: Config = {
-    databaseUrl: databaseUrl(env),
+    databaseUrl: databaseUrl(env, production),
     host,
     port,
     publicUrl: (env.PUBLIC_URL || localUrl(host, port)).replace(/\/+$/, ''),
@@ -351,7 +352,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       crypto: env.SPONSOR_CRYPTO || '(set SPONSOR_CRYPTO: a wallet address per accepted token)',
     },
     sponsorUnset: ['SPONSOR_NAME', 'SPONSOR_EIN', 'SPONSOR_ADDRESS', 'SPONSOR_BANK', 'SPONSOR_BROKERAGE', 'SPONSOR_CRYPTO'].filter((name) => (env[name] ?? '').trim() === ''),
-    production: oneOf(env, 'ALMONER_ENV', 'development', ['development', 'production']) === 'production',
+    production,
     fundMonthlyFeeCents: integer(env, 'FUND_MONTHLY_FEE_CENTS', 0, 0, 100_000),
     payments: {
       ach: {
