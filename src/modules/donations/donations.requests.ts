@@ -155,9 +155,12 @@ export async function expireRequests(deps: Deps): Promise<number> {
   }
 }
 
+/** A family member's donation is a request (rules §20): it holds no money and waits for a decision. */
+export const givesByRequest = (caller: Caller): boolean => caller.role === 'family';
+
 /** A family member may cancel only their own request (the rest of the fund's donations are the deciders'). */
 export function mayCancel(caller: Caller, donation: { status: string; actor_id: number | null }): void {
-  if (caller.role !== 'family') return;
+  if (!givesByRequest(caller)) return;
   if (donation.status !== 'requested' || donation.actor_id !== caller.actor_id) {
     throw new AppError('forbidden', 'role_forbidden', 'a family member cancels only their own requests');
   }

@@ -19,7 +19,7 @@ import * as store from './donations.store.ts';
 import { FundBatches } from './donations.batches.ts';
 import { SimpleDonationWriter, type DonationWriter, type WriterStats } from './donations.writer.ts';
 import { insertHeld, type HeldDonation } from './donations.held.ts';
-import { insertRequest, mayCancel } from './donations.requests.ts';
+import { givesByRequest, insertRequest, mayCancel } from './donations.requests.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 
 declare module '../../deps.ts' {
@@ -66,10 +66,9 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   const visibility = input.visibility ?? 'public';
   // An app's donation counts against the monthly limit its donor set (ADR 16), given back if it is not made.
   // A family member's donation is a request (rules §20): no money held, so nothing an app's limit counts.
-  const made =
-    caller.role === 'family'
-      ? await insertRequest(deps, caller, ein, donationRow(caller, input, note, visibility), claim)
-      : await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility, claim));
+  const made = givesByRequest(caller)
+    ? await insertRequest(deps, caller, ein, donationRow(caller, input, note, visibility), claim)
+    : await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility, claim));
   // The answer from what was written: reading it back cost four more statements.
   const card = cardOfNonProfit(deps.config.publicUrl, made.nonProfit);
   return ownUserScopedForm(new Map([[made.nonProfit.id, card]]), {

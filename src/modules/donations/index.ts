@@ -2,4 +2,4 @@ export * from './donations.ts';
 export * from './donations.service.ts';
 export * from './donations.lists.ts';
 export * from './donations.exports.ts';
-export { decideRequest, expireRequests, waitingRequests, withdrawRequestsOf } from './donations.requests.ts';
+export { decideRequest, expireRequests, givesByRequest, waitingRequests, withdrawRequestsOf } from './donations.requests.ts';

@@ -5,7 +5,7 @@ import { callerOf } from '../../modules/accounts/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { getBalance } from '../../modules/users/index.ts';
 import { investmentTotals, valueHistory } from '../../modules/portfolio/index.ts';
-import { cancelDonation, createDonation, listOwnDonations, DONATION_MIN_CENTS } from '../../modules/donations/index.ts';
+import { cancelDonation, createDonation, givesByRequest, listOwnDonations, DONATION_MIN_CENTS } from '../../modules/donations/index.ts';
 import { createGift, giftsWaitingFor, listGifts, GIFT_MIN_CENTS } from '../../modules/gifts/index.ts';
 import { listContributions } from '../../modules/contributions/index.ts';
 import { cancelSchedule, createSchedule, listSchedules, SCHEDULE_FREQUENCIES } from '../../modules/scheduled/index.ts';
@@ -78,7 +78,7 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
       if (!form.ok || ein === null) return answer(form.state(), 422);
       const who = caller(request);
       // More than is available: asked once, saying until when it would wait (a request holds nothing and is not asked).
-      if (who.role !== 'family' && (request.body as URLSearchParams).get('wait') !== 'yes') {
+      if (!givesByRequest(who) && (request.body as URLSearchParams).get('wait') !== 'yes') {
         const balance = await getBalance(deps, who);
         if (amount > balance.available_balance_cents) {
           return answer(
