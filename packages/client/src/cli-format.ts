@@ -23,6 +23,17 @@ export function dollars(text: string | undefined, flag: string): number {
   return Number(text);
 }
 
+/** A command's positional arguments: exactly `n` of them (`what` says which), else a usage error. */
+export function takesArgs(rest: readonly string[], n: number, command: string, what: string): void {
+  if (rest.length !== n) throw new UsageError(`${command} takes ${n === 0 ? 'no arguments' : what}`);
+}
+
+/** --ein as typed (53-0196605 or 530196605): the nine digits, else a usage error. */
+export function einArg(text: string | undefined): string {
+  if (text === undefined || !/^\d{2}-?\d{7}$/.test(text)) throw new UsageError('--ein must be an EIN, like 53-0196605');
+  return text.replace('-', '');
+}
+
 export function positive(text: string | undefined, what: string): number {
   if (text === undefined || !/^[1-9]\d{0,14}$/.test(text)) throw new UsageError(`${what} must be a positive whole number`);
   return Number(text);

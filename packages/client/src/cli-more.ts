@@ -3,7 +3,7 @@
 // checked (UsageError) when planned, before anything is sent.
 import { writeFileSync } from 'node:fs';
 import type { AlmonerClient } from './index.ts';
-import { dollars, listOf, positive, usd, UsageError } from './cli-format.ts';
+import { dollars, einArg, listOf, positive, takesArgs, usd, UsageError } from './cli-format.ts';
 
 export interface Planned {
   run: (client: AlmonerClient) => Promise<unknown>;
@@ -51,10 +51,6 @@ function text(values: Context['values'], name: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-function args(rest: string[], n: number, command: string, what: string): void {
-  if (rest.length !== n) throw new UsageError(`${command} takes ${n === 0 ? 'no arguments' : what}`);
-}
-
 /** Writes a downloaded PDF where asked (--out), else to `fallback` in the working directory. */
 function save(bytes: Uint8Array, out: string | undefined, fallback: string): string {
   const file = out ?? fallback;
@@ -67,7 +63,7 @@ export function moreCommand(command: string, ctx: Context): Planned | undefined 
   const { rest, values, bold } = ctx;
   switch (command) {
     case 'add': {
-      args(rest, 0, command, '');
+      takesArgs(rest, 0, command, '');
       const type = text(values, 'type');
       if (type === undefined || ![...CASH, ...UNITS].includes(type)) throw new UsageError(`--type must be one of ${[...CASH, ...UNITS].join(', ')}`);
       let body: Record<string, unknown>;
@@ -81,12 +77,12 @@ export function moreCommand(command: string, ctx: Context): Planned | undefined 
       return { run: (c) => c.contributions.declare(body as never), print: ((x: Contribution) => contributionText(x, bold)) as never };
     }
     case 'contribution': {
-      args(rest, 1, command, 'a contribution id');
+      takesArgs(rest, 1, command, 'a contribution id');
       const id = positive(rest[0], 'the contribution id');
       return { run: (c) => c.contributions.get(id), print: ((x: Contribution) => contributionText(x, bold)) as never };
     }
     case 'receipt': {
-      args(rest, 1, command, 'a contribution id');
+      takesArgs(rest, 1, command, 'a contribution id');
       const id = positive(rest[0], 'the contribution id');
       if (values.json === true) return { run: (c) => c.contributions.receipt(id), print: (a: never) => JSON.stringify(a) };
       return {
@@ -95,7 +91,7 @@ export function moreCommand(command: string, ctx: Context): Planned | undefined 
       };
     }
     case 'statement': {
-      args(rest, 1, command, 'a year');
+      takesArgs(rest, 1, command, 'a year');
       const year = positive(rest[0], 'the year');
       if (year < 2000 || year > 2999) throw new UsageError('the year must be like 2026');
       if (values.json === true) return { run: (c) => c.taxStatements.get(year), print: (a: never) => JSON.stringify(a) };
@@ -129,9 +125,8 @@ function recurring({ rest, values, page, bold, confirm }: Context): Planned {
     };
   }
   if (sub === 'create') {
-    args(more, 0, 'recurring create', '');
-    const ein = text(values, 'ein');
-    if (ein === undefined || !/^\d{2}-?\d{7}$/.test(ein)) throw new UsageError('--ein must be an EIN, like 53-0196605');
+    takesArgs(more, 0, 'recurring create', '');
+    const ein = einArg(text(values, 'ein'));
     const amount = dollars(text(values, 'amount'), '--amount');
     const frequency = text(values, 'frequency') ?? 'monthly';
     const apiFrequency = FREQUENCIES[frequency];
@@ -141,7 +136,7 @@ function recurring({ rest, values, page, bold, confirm }: Context): Planned {
     const note = text(values, 'note');
     return {
       run: async (c) => {
-        const np = await c.nonProfits.get(ein.replace('-', ''));
+        const np = await c.nonProfits.get(ein);
         if (!(await confirm(`Give ${usd(amount)} ${frequency} to ${np.name} (EIN ${np.ein})${start === undefined ? ', from today' : `, from ${start}`}?`))) return undefined;
         return c.recurring.create({
           ein: np.ein,
@@ -155,7 +150,7 @@ function recurring({ rest, values, page, bold, confirm }: Context): Planned {
     };
   }
   if (sub === 'cancel') {
-    args(more, 1, 'recurring cancel', 'a recurring donation id');
+    takesArgs(more, 1, 'recurring cancel', 'a recurring donation id');
     const id = positive(more[0], 'the recurring donation id');
     return {
       run: async (c) => {
@@ -184,7 +179,7 @@ function webhooks({ rest, values, page, bold, note }: Context): Planned {
     };
   }
   if (sub === 'create') {
-    args(more, 1, 'webhooks create', 'the https:// address to deliver to');
+    takesArgs(more, 1, 'webhooks create', 'the https:// address to deliver to');
     const url = more[0];
     if (url === undefined || !/^https?:\/\/\S+$/.test(url))
       throw new UsageError('the address must be https://... to deliver to (for one on this machine, use alms listen --forward-to)');
@@ -199,7 +194,7 @@ function webhooks({ rest, values, page, bold, note }: Context): Planned {
     };
   }
   if (sub === 'delete') {
-    args(more, 1, 'webhooks delete', 'an endpoint id');
+    takesArgs(more, 1, 'webhooks delete', 'an endpoint id');
     const id = positive(more[0], 'the endpoint id');
     return { run: async (c) => (await c.webhooks.delete(id)) ?? {}, print: (() => `Webhook endpoint ${id} is deleted.`) as never };
   }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { AlmonerError, createClient, type AlmonerClient } from './index.ts';
-import { dollars, listOf as listWith, positive, table, usd, UsageError } from './cli-format.ts';
+import { dollars, einArg, listOf as listWith, positive, table, takesArgs, usd, UsageError } from './cli-format.ts';
 import { listen, sessionSecret, type Listening } from './cli-listen.ts';
 import { moreCommand, type Planned } from './cli-more.ts';
 
@@ -119,9 +119,7 @@ export async function alms(argv: string[], io: Io): Promise<number> {
   const url = values.url ?? (io.env.ALMONER_URL || config.url || 'http://127.0.0.1:3000');
   try {
     const pageNumber = values.page === undefined ? 1 : positive(values.page, '--page');
-    const args = (n: number, what: string) => {
-      if (rest.length !== n) throw new UsageError(`${command} takes ${n === 0 ? 'no arguments' : what}`);
-    };
+    const args = (n: number, what: string) => takesArgs(rest, n, command, what);
     const confirm = async (question: string) => {
       if (values.yes) return true;
       if (io.ask === undefined) throw new UsageError(`${command} moves money: run it from a terminal to confirm, or add --yes`);
@@ -165,7 +163,7 @@ export async function alms(argv: string[], io: Io): Promise<number> {
         break;
       case 'donate':
         args(0, '');
-        if (values.ein === undefined || !/^\d{2}-?\d{7}$/.test(values.ein)) throw new UsageError('--ein must be an EIN, like 53-0196605');
+        einArg(values.ein);
         dollars(values.amount, '--amount');
         break;
       case 'gift':
@@ -277,7 +275,7 @@ export async function alms(argv: string[], io: Io): Promise<number> {
         break;
       case 'donate': {
         const amount = dollars(values.amount, '--amount');
-        const ein = (values.ein as string).replace('-', '');
+        const ein = einArg(values.ein);
         run = async (c) => {
           const np = await c.nonProfits.get(ein);
           if (!(await confirm(`Donate ${usd(amount)} to ${np.name} (EIN ${np.ein})?`))) return undefined;
