@@ -9,6 +9,7 @@ import { engines, openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, 
 import { openPlatform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import { createDonation, donationWriterStats } from '../src/modules/donations/index.ts';
+import { createSchedule, runScheduler } from '../src/modules/scheduled/index.ts';
 import { keyWriteStats } from '../src/modules/idempotency/index.ts';
 import { lockFundAccounts } from '../src/modules/ledger/index.ts';
 import type { AppError } from '../src/shared/errors.ts';
@@ -74,6 +75,32 @@ for (const { name: engine } of engines()) {
       assert.equal(balance.available, 0);
       assert.equal(balance.reserved, 50_000);
       await assertLedgerBalanced(env.deps);
+    });
+
+    // The smallest sequence that made the two writers' books differ on PostgreSQL: the batched
+    // writer's ids taken ahead went to a donation made after another use case's (a recurring
+    // donation's), so money that arrived promoted the newer one first (rules §7: oldest first).
+    test('a donation made after a recurring one gets a larger id, and waits behind it for money', async () => {
+      const user = await makeUser(env.deps);
+      const donate = async (cents: number) => createDonation(env.deps, user.caller, { amount_cents: cents, ein: '261544963' });
+      const first = await donate(1000); // the batched writer takes ids ahead here (PostgreSQL)
+      await createSchedule(env.deps, user.caller, { ein: '261544963', amount_cents: 2000, frequency: 'OneTime' });
+      assert.equal((await runScheduler(env.deps)).created, 1);
+      const recurring = await env.deps.db
+        .selectFrom('donations')
+        .select(['id', 'status'])
+        .where('fund_id', '=', user.fund_id)
+        .where('scheduled_donation_id', 'is not', null)
+        .executeTakeFirstOrThrow();
+      const last = await donate(2000);
+      assert.deepEqual([first.status, recurring.status, last.status], ['waiting_for_funds', 'waiting_for_funds', 'waiting_for_funds']);
+      assert.ok(first.id < recurring.id && recurring.id < last.id, `ids follow the order they were made: ${first.id}, ${recurring.id}, ${last.id}`);
+      await fund(env.deps, user, 3000); // covers the first two, oldest first
+      const statuses = await env.deps.db.selectFrom('donations').select(['id', 'status']).where('fund_id', '=', user.fund_id).orderBy('id').execute();
+      assert.deepEqual(
+        statuses.map((d) => d.status),
+        ['scheduled', 'scheduled', 'waiting_for_funds'],
+      );
     });
 
     test('200 parallel donations of different amounts share transactions; none waits that the fund could hold', async () => {

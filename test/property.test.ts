@@ -374,6 +374,8 @@ for (const { name: engine } of engines()) {
       const batched = await withWriter(engine, 'batched', (env) => runProperty(env, { steps: COMPARED_STEPS, parallelBursts: false }));
       assert.ok(batched.outcomes.length > COMPARED_STEPS * 0.9, 'nearly every step ran');
       assert.ok(simple.donations.length > COMPARED_STEPS / 10, 'the operations made donations');
+      const first = simple.outcomes.findIndex((o, i) => batched.outcomes[i] !== o);
+      assert.equal(first, -1, `the writers part at a step: the simple one's ${simple.outcomes[first]}, the batched one's ${batched.outcomes[first]}`);
       for (const key of Object.keys(simple) as Array<keyof Books>) assert.deepEqual(batched[key], simple[key], `the ${key} agree`);
     });
   });
@@ -449,6 +451,14 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
       const ops = others.flatMap((op, i) => (i % MEMBERS_EVERY === MEMBERS_EVERY - 1 ? [op, shared[Math.floor(i / MEMBERS_EVERY)] as Op] : [op]));
       const seen = new Map<string, number>();
       const { deps } = env;
+      // On one node a donation made later has a larger id (waiting donations are promoted oldest
+      // first, by id): checked where the steps run one after another, so that "later" is defined.
+      let lastMade = 0;
+      const madeAfter = (id: number, label: string) => {
+        if (parallelBursts) return;
+        assert.ok(id > lastMade, `${label}: donation ${id} was made after donation ${lastMade}, so its id is larger`);
+        lastMade = id;
+      };
 
       for (const [step, op] of ops.entries()) {
         let expected = 'ok';
@@ -587,6 +597,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             }
             m.donations.push({ id: created.id, user: op.user, cents: op.cents, status });
             assert.equal(created.status, status, label);
+            madeAfter(created.id, label);
             break;
           }
           case 'cancel': {
@@ -705,6 +716,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
                 g.status = 'claimed';
                 giver.reserved += g.cents;
                 const row = await deps.db.selectFrom('gifts').select('donation_id').where('id', '=', g.id).executeTakeFirstOrThrow();
+                madeAfter(row.donation_id as number, label);
                 m.donations.push({ id: row.donation_id as number, user: g.user, cents: g.cents, status: 'scheduled' });
               }
             }
@@ -736,6 +748,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             for (const a of answers) {
               if (a.refused !== undefined) assert.ok((appSpent[op.user] as number) + a.move.cents > APP_LIMIT_CENTS, `${label}: a refused donation did not fit`);
               if (a.made === undefined) continue;
+              madeAfter(a.made.id, label);
               const status = a.made.status;
               assert.ok(status === 'scheduled' || status === 'waiting_for_funds', label);
               if (status === 'scheduled') {
@@ -789,6 +802,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             const held: Array<{ id: number; status: string; cents: number }> = [];
             for (const a of answers) {
               if (a.made !== undefined) {
+                madeAfter(a.made.id, label);
                 if (a.move.who === 'family') {
                   assert.equal(a.made.status, 'requested', `${label}: a family member's donation is a request`);
                   m.requests.push({ id: a.made.id, user: op.user, cents: a.made.cents });
@@ -914,7 +928,8 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
           }
         }
         assert.equal(actual, expected, label);
-        outcomes.push(`${op.kind}:${actual}`);
+        // The step and its operation with the outcome: a divergence between two runs names its first step.
+        outcomes.push(`${step} ${JSON.stringify(op)}: ${actual}`);
         seen.set(`${op.kind}:${actual}`, (seen.get(`${op.kind}:${actual}`) ?? 0) + 1);
 
         // Each book's outside accounts move only by that book's own causes.

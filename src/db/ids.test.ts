@@ -1,7 +1,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines, openEnv, type TestEnv } from '../../test/harness.ts';
-import { IdStock, STOCK_MAX_AGE_MS, reserveIdsOfEach } from './ids.ts';
+import { IdStock, STOCK_MAX_AGE_MS, reserveIds, reserveIdsOfEach } from './ids.ts';
 
 const ascending = (ids: readonly number[]) => ids.every((id, i) => i === 0 || id > (ids[i - 1] as number));
 
@@ -45,5 +45,29 @@ describe('ids (postgres)', { skip: postgres ? false : 'TEST_DATABASE_URL is not 
     for (const list of handed) {
       assert.ok(ascending(list), 'every id handed out is above the ones before');
     }
+  });
+
+  test('ids taken elsewhere in the process drop the stock and a top-up under way, with no discard', async () => {
+    const { db } = env.deps;
+    const stock = new IdStock(db, ['donations', 'journal_entries']);
+    await stock.take(5); // fills the stock
+    // A use case takes a donation id of its own (a gift's claim): the stock's ids are older now.
+    const [direct] = await reserveIds(db, 'donations', 1);
+    const [[next = 0] = []] = await stock.take(1);
+    assert.ok(next > (direct as number), `the next id (${next}) follows the one taken elsewhere (${direct})`);
+    // A journal entry's id taken elsewhere drops the donations' ids with it: the stock's rows go together.
+    await stock.take(1);
+    const [entry] = await reserveIds(db, 'journal_entries', 1);
+    const [, [nextEntry = 0] = []] = await stock.take(1);
+    assert.ok(nextEntry > (entry as number), 'entry ids follow one taken elsewhere');
+    // A top-up under way when ids are taken elsewhere is dropped when it arrives.
+    const stats = { ...stock.stats };
+    const taken = await stock.take(40); // the stock runs low: a top-up starts
+    const [[racing = 0] = []] = await reserveIdsOfEach(db, ['donations'], 1);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the top-up arrives
+    const [[after = 0] = []] = await stock.take(1);
+    assert.ok(after > racing, `after a racing take (${racing}) the stock hands out ${after}`);
+    assert.ok(stock.stats.reserved > stats.reserved, 'the take after it took ids of its own');
+    assert.equal(taken[0]?.length, 40);
   });
 });

@@ -14,6 +14,7 @@ export type IdTable = 'donations' | 'journal_entries';
 export async function reserveIds(trx: Kysely<any>, table: IdTable, n: number): Promise<number[]> {
   const { engine } = dialectOf(trx);
   if (n === 0) return [];
+  takenElsewhere[table] += 1;
   if (engine === 'postgres') return (await reserveIdsOfEach(trx, [table], n))[0] ?? [];
   // AUTOINCREMENT: above every id ever used (sqlite_sequence), not only the largest still there.
   const { rows } = await sql<{ last: number }>`select max(
@@ -44,8 +45,22 @@ function idsQuery(tables: readonly IdTable[]) {
   return query;
 }
 
+/**
+ * How many times this process took ids of each table other than from a stock: a stock whose
+ * tables' count moved since it took its ids hands none of them out, since they are older than
+ * the ids taken meanwhile (rows made later would get smaller ids).
+ */
+const takenElsewhere: Record<IdTable, number> = { donations: 0, journal_entries: 0 };
+const takenElsewhereOf = (tables: readonly IdTable[]) => tables.reduce((n, t) => n + takenElsewhere[t], 0);
+
 /** PostgreSQL: `n` ids of each table in one round trip (each list ascending). */
 export async function reserveIdsOfEach(db: Kysely<any>, tables: readonly IdTable[], n: number): Promise<number[][]> {
+  for (const t of tables) takenElsewhere[t] += 1;
+  return nextIds(db, tables, n);
+}
+
+/** `n` ids of each table, each list ascending, without counting the take (a stock's own). */
+async function nextIds(db: Kysely<any>, tables: readonly IdTable[], n: number): Promise<number[][]> {
   if (n === 0) return tables.map(() => []);
   const rows = await idsQuery(tables)(db, { n });
   assert(rows.length === n, 'one id per row asked for');
@@ -61,10 +76,12 @@ export const STOCK_MAX_AGE_MS = 250;
  * the stock when it holds `n` ids of each table taken less than
  * STOCK_MAX_AGE_MS ago, and tops the stock up in the background when it runs
  * low; else it drops the stock and takes `n` and a new stock in one
- * statement. Ids come out in the order the sequence gave them, provided the
- * user calls `discard()` before taking ids of its own elsewhere: that drops
- * the stock and any top-up under way. Unused ids are gaps, as a sequence's own
- * cache leaves.
+ * statement. Ids come out in the order the sequence gave them, and after
+ * every id this process took of the same tables elsewhere (reserveIds,
+ * reserveIdsOfEach): such a take drops the stock and any top-up under way, as
+ * `discard()` does, so that on one node a row made later never gets a smaller
+ * id (waiting donations are promoted oldest first, lists page by id). Unused
+ * ids are gaps, as a sequence's own cache leaves.
  */
 export class IdStock {
   readonly #db: Kysely<any>;
@@ -74,6 +91,8 @@ export class IdStock {
   #at = 0;
   /** Raised by discard(): a top-up begun before it is dropped when it arrives. */
   #generation = 0;
+  /** takenElsewhereOf(tables) when the stock's ids were taken: once it moves, they are too old. */
+  #elsewhere = 0;
   #refilling = false;
   /** Takes answered from the stock, and by a statement of their own. */
   readonly stats = { stocked: 0, reserved: 0 };
@@ -98,12 +117,14 @@ export class IdStock {
     this.stats.reserved += 1;
     this.discard();
     const generation = this.#generation;
+    const elsewhere = takenElsewhereOf(this.#tables);
     const at = performance.now();
-    const ids = await reserveIdsOfEach(this.#db, this.#tables, n + target);
-    if (generation === this.#generation)
+    const ids = await nextIds(this.#db, this.#tables, n + target);
+    if (generation === this.#generation && elsewhere === takenElsewhereOf(this.#tables))
       this.#keep(
         ids.map((list) => list.slice(n)),
         at,
+        elsewhere,
       );
     return ids.map((list) => list.slice(0, n));
   }
@@ -114,27 +135,35 @@ export class IdStock {
     this.#ids = this.#tables.map(() => []);
   }
 
-  /** How many ids of each table the stock holds that are still fresh (none once it is older than STOCK_MAX_AGE_MS). */
+  /**
+   * How many ids of each table the stock holds that are still fresh: none once it is older than
+   * STOCK_MAX_AGE_MS, or once ids of its tables were taken elsewhere in this process.
+   */
   #held(): number {
-    return performance.now() - this.#at <= STOCK_MAX_AGE_MS ? (this.#ids[0]?.length ?? 0) : 0;
+    if (performance.now() - this.#at > STOCK_MAX_AGE_MS || this.#elsewhere !== takenElsewhereOf(this.#tables)) return 0;
+    return this.#ids[0]?.length ?? 0;
   }
 
-  #keep(ids: number[][], at: number): void {
+  #keep(ids: number[][], at: number, elsewhere: number): void {
     // A stock still fresh keeps its older ids first; a stale or empty one is replaced.
     const kept = this.#held() > 0;
     this.#ids = ids.map((list, i) => (kept ? [...(this.#ids[i] ?? []), ...list] : list));
-    if (!kept) this.#at = at;
+    if (!kept) {
+      this.#at = at;
+      this.#elsewhere = elsewhere;
+    }
   }
 
   #refill(n: number): void {
     if (this.#refilling) return;
     this.#refilling = true;
     const generation = this.#generation;
+    const elsewhere = takenElsewhereOf(this.#tables);
     const at = performance.now();
     // A top-up that fails leaves the stock short: the next take takes its own.
-    reserveIdsOfEach(this.#db, this.#tables, n)
+    nextIds(this.#db, this.#tables, n)
       .then((ids) => {
-        if (generation === this.#generation) this.#keep(ids, at);
+        if (generation === this.#generation && elsewhere === takenElsewhereOf(this.#tables)) this.#keep(ids, at, elsewhere);
       })
       .catch(() => {})
       .finally(() => {
