@@ -50,8 +50,8 @@ import { webApp } from './web/web.ts';
 import { errorPage } from './web/pages/public.ts';
 import { parseCookies, SESSION_COOKIE } from './web/visitor.ts';
 import { sessionFor } from './modules/accounts/index.ts';
-import { buildProvider, DISCOVERY_PATH, routeScope, type OidcProvider } from './modules/apps/index.ts';
-import { roleAllows, routeRole } from './modules/members/index.ts';
+import { buildProvider, DISCOVERY_PATH, type OidcProvider } from './modules/apps/index.ts';
+import { refusalOf, routeAction } from './shared/policy.ts';
 import type { OpenApi } from './web/pages/reference.ts';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -133,10 +133,14 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   const metricsRoute = serves.operator && deps.config.metricsEnabled && (!serves.public || deps.config.metricsOnPublicPort);
   registerMetrics(app, deps.metrics, metricsRoute, serves.public ? (request) => requireOperator(deps, request.headers.authorization) : undefined);
 
-  // Remember every route so a known path with the wrong method gets 405 + Allow.
+  // Remember every route so a known path with the wrong method gets 405 + Allow, and so that the
+  // authorization matrix can hold every route to a rule (app.routeTable).
   const known = FindMyWay({ ignoreTrailingSlash: false });
+  const table: RouteEntry[] = [];
+  app.decorate('routeTable', table);
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) if (method !== 'HEAD') table.push({ method, url: route.url });
     // A profile page answers GET on every one-segment path; other methods there are still unknown paths.
     if (route.url === '/:slug') return;
     for (const method of methods) {
@@ -262,8 +266,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         }
         const access = request.caller.app;
         await limiter.hit(access === undefined ? `key:${request.caller.key_id}` : `app:${access.connection_id}`, deps.config.rateLimitPerMinute, reply);
-        if (access !== undefined) checkScope(request, access.scopes);
-        checkRole(request);
+        checkAction(request);
       });
       // Idempotency keys apply to POSTs only: the hooks are attached to those routes alone.
       const replayers: Replayers = { ...donationReplayers, ...giftReplayers, ...scheduledReplayers, ...contributionReplayers };
@@ -292,31 +295,27 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
   return app;
 }
 
-/** An app's token reaches a route only with the scope the route needs (ADR 16); routes for keys only, never. */
-function checkScope(request: FastifyRequest, scopes: readonly string[]): void {
-  const path = (request.routeOptions.url ?? '').replace(/^\/(public\/api\/)?v1/, '');
-  const needed = routeScope(request.method, path);
-  if (needed !== 'keys' && scopes.includes(needed)) return;
-  throw new AppError(
-    'forbidden',
-    'insufficient_scope',
-    needed === 'keys'
-      ? "this route is for API keys only: an app's token cannot use it"
-      : `the app's token does not have the ${needed} scope; ask the donor to connect the app with it`,
-    { headers: { 'www-authenticate': `Bearer error="insufficient_scope"${needed === 'keys' ? '' : `, scope="${needed}"`}` } },
-  );
+/** A route as the router has it: its method and pattern (`/v1/donations/:donation_id`). */
+export interface RouteEntry {
+  method: string;
+  url: string;
 }
 
-/** A member of a shared fund reaches a route only with the role it needs (rules §20): keys and app tokens act with their member's role. */
-function checkRole(request: FastifyRequest): void {
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered, in order (HEAD left out: it is its GET's). */
+    routeTable: readonly RouteEntry[];
+  }
+}
+
+/**
+ * The door's early refusal (ADR 23): the route's action asked of the one policy before any work,
+ * as the use case will ask it again. A route the table does not name is for an organizer's key.
+ */
+function checkAction(request: FastifyRequest): void {
   const path = (request.routeOptions.url ?? '').replace(/^\/(public\/api\/)?v1/, '');
-  const needed = routeRole(request.method, path);
-  if (roleAllows(request.caller.role, needed)) return;
-  throw new AppError(
-    'forbidden',
-    'role_forbidden',
-    `this needs ${needed === 'advisor' ? 'an advisor or organizer' : 'an organizer'} of the fund; you are ${request.caller.role === 'advisor' ? 'an' : 'a'} ${request.caller.role}`,
-  );
+  const refusal = refusalOf(request.caller, routeAction(request.method, path) ?? 'members');
+  if (refusal !== undefined) throw refusal;
 }
 
 /**

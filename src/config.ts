@@ -149,6 +149,8 @@ export interface Config {
   mailDir: string;
   /** MAIL_FROM: the sender of every message. */
   mailFrom: string;
+  /** OPERATOR_EMAIL: where notices for the platform's operators go (a bank details change no one else saw); unset, only the metric and the audit log tell. */
+  operatorEmail: string | undefined;
   /**
    * JOIN_PLATFORM (true or false): this node joins a platform that already exists, so a database
    * with no users (a misspelt DATABASE_URL, a rollback that lost its secrets) stops it at start.
@@ -329,6 +331,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     smtpUrl: smtpUrl(env),
     mailDir: env.MAIL_DIR || mailDirOf(env),
     mailFrom: env.MAIL_FROM || 'Almoner <no-reply@localhost>',
+    operatorEmail: (env.OPERATOR_EMAIL ?? '').trim() === '' ? undefined : (env.OPERATOR_EMAIL as string).trim(),
     retention: {
       idempotencyHours: integer(env, 'RETAIN_IDEMPOTENCY_HOURS', 48, 24, 87_600),
       expiredSessionDays: integer(env, 'RETAIN_EXPIRED_SESSIONS_DAYS', 7, 0, 3_650),

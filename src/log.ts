@@ -3,8 +3,8 @@
 // whatever logged it (Fastify's request lines, an error's message, a library).
 // Redacted: API keys, operator tokens, client and webhook secrets, Bearer
 // values, and the path segments that are themselves the credential: reset and
-// invitation links, gift codes, sign-in interactions (also URL-encoded, as in
-// a `next=` parameter).
+// invitation links (an operator's and a fund's), gift codes, sign-in
+// interactions (also URL-encoded, as in a `next=` parameter).
 import { hostname } from 'node:os';
 import { VERSION } from './version.ts';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
@@ -14,8 +14,10 @@ const SECRETS: ReadonlyArray<[RegExp, string]> = [
   [/\bappsec_[A-Za-z0-9]+/g, 'appsec_[redacted]'],
   [/\bwhsec_[A-Za-z0-9+/=]+/g, 'whsec_[redacted]'],
   [/\b(Bearer|bearer)(\s+|%20)[A-Za-z0-9._~+/=-]+/g, '$1$2[redacted]'],
-  // A path segment that is the credential: /reset/T, /invite/T, /charities/claims/confirm/T, /gifts/CODE, /oauth/interaction/UID, /oidc/auth/UID.
-  [/((?:\/|%2F)(?:reset|invite|confirm|gifts|interaction|auth)(?:\/|%2F))[A-Za-z0-9_-]{8,}/gi, '$1[redacted]'],
+  // A path segment that is the credential: /reset/T, /invite/T, /join/T, /charities/claims/confirm/T, /gifts/CODE,
+  // /oauth/interaction/UID, /oidc/auth/UID. The authorization matrix holds every route whose path carries a
+  // token, code or secret to this list (test/auth.test.ts).
+  [/((?:\/|%2F)(?:reset|invite|join|confirm|gifts|interaction|auth)(?:\/|%2F))[A-Za-z0-9_-]{8,}/gi, '$1[redacted]'],
 ];
 
 /** `line` with every credential and bearer URL segment replaced by `[redacted]`. */

@@ -142,6 +142,11 @@ export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck): Me
     labelNames: ['book', 'status'] as const,
     registers: [registry],
   });
+  const unseen = new Counter({
+    name: 'almoner_payee_changes_unseen_total',
+    help: "Bank details changed by an organisation's only claimant, whom no one else of it could be told of (rules §18).",
+    registers: [registry],
+  });
   const shared = new Gauge({
     name: 'almoner_rate_limit_shared',
     help: '1 while rate limits are counted through Redis by all nodes; 0 while this node counts alone.',
@@ -203,6 +208,7 @@ export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck): Me
         contributions.inc({ book, status });
         contributionCents.inc({ book, status }, cents);
       },
+      payeeChangedUnseen: () => unseen.inc(),
     },
     request(method, route, status, seconds) {
       requests.observe({ method, route, status_code: String(status) }, seconds);

@@ -7,12 +7,28 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildApp } from '../src/app.ts';
-import { engines, openEnv, makeUser, accountOf, fund, fundSandbox, makeNonProfit, call, fingerprint, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import {
+  engines,
+  openEnv,
+  makeUser,
+  accountOf,
+  fund,
+  fundSandbox,
+  makeNonProfit,
+  call,
+  fingerprint,
+  assertLedgerBalanced,
+  confirmAddressOf,
+  type TestEnv,
+  type TestUser,
+} from './harness.ts';
 import { createKeyForOwner, setUserStatus } from '../src/modules/users/index.ts';
 import { connectedApps, disconnectApp } from '../src/modules/apps/index.ts';
 import { connectApp, type AppTokens } from './app-tokens.ts';
 import { acceptInvitation } from '../src/modules/sharing/index.ts';
 import { WebClient } from './web-client.ts';
+import { POLICY, roleAllows, routeAction, type Action } from '../src/shared/policy.ts';
+import { redactLine } from '../src/log.ts';
 
 type Expect = [number, string | null];
 
@@ -273,7 +289,10 @@ for (const { name: engine } of engines()) {
     async function memberOf(holder: TestUser, role: 'family' | 'advisor'): Promise<string> {
       const person = await makeUser(env.deps);
       const email = `${role}-${person.user_id}@example.org`;
-      await env.deps.db.insertInto('accounts').values({ user_id: person.user_id, email, password_hash: 'x', created_at: new Date().toISOString() }).execute();
+      await env.deps.db
+        .insertInto('accounts')
+        .values({ user_id: person.user_id, email, password_hash: 'x', created_at: new Date().toISOString(), email_confirmed_at: new Date().toISOString() })
+        .execute();
       const invited = await call(env.app, 'POST', '/v1/fund/members', { key: holder.key, body: { email, role } });
       assert.equal(invited.status, 201, JSON.stringify(invited.body));
       const token = /\/join\/(.+)$/.exec(
@@ -609,5 +628,238 @@ for (const { name: engine } of engines()) {
         assert.equal((await browser.get(`/gifts/${sandbox.gift_code}`)).status, 404);
       }
     });
+  });
+}
+
+/**
+ * The web's forms that act on the fund one acts on, each with the action it asks of the policy
+ * (ADR 23): a family member or advisor below the action's role is refused with the API's code.
+ */
+interface FundForm {
+  path: (o: FundObjects) => string;
+  fields: Record<string, string>;
+  action: Action;
+  /** Where the rule depends on the object: the code a family member gets though the action is theirs. */
+  family?: string;
+}
+
+interface FundObjects {
+  donation_id: number;
+  request_id: number;
+  schedule_id: number;
+  contribution_id: number;
+  endpoint_id: number;
+  member_id: number;
+  gift_code: string;
+}
+
+const BLANK: Objects = {
+  user_id: 0,
+  slug: ':slug',
+  donation_id: 0,
+  private_donation_id: 0,
+  gift_code: ':code',
+  key_id: 0,
+  schedule_id: 0,
+  contribution_id: 0,
+  webhook_endpoint_id: 0,
+  fund_id: 0,
+  member_id: 0,
+};
+const FUND_BLANK: FundObjects = { donation_id: 1, request_id: 1, schedule_id: 1, contribution_id: 1, endpoint_id: 1, member_id: 1, gift_code: 'code' };
+
+const FUND_FORMS: FundForm[] = [
+  { path: () => '/dashboard/donations', fields: { ein: EIN, amount: '10' }, action: 'donate' },
+  // A family member withdraws only their own requests: the organizer's donation is not theirs to cancel.
+  { path: (o) => `/dashboard/donations/${o.donation_id}/cancel`, fields: {}, action: 'cancel_donation', family: 'role_forbidden' },
+  { path: () => '/dashboard/gifts', fields: { name: 'X', amount: '18' }, action: 'give_gift' },
+  { path: () => '/dashboard/scheduled', fields: { ein: EIN, amount: '10', frequency: 'Monthly' }, action: 'schedule' },
+  { path: (o) => `/dashboard/scheduled/${o.schedule_id}/cancel`, fields: {}, action: 'schedule' },
+  { path: () => '/fund/members', fields: { email: 'someone@example.org', role: 'family' }, action: 'members' },
+  { path: (o) => `/fund/members/${o.member_id}/role`, fields: { role: 'advisor' }, action: 'members' },
+  { path: (o) => `/fund/members/${o.member_id}/remove`, fields: {}, action: 'members' },
+  { path: () => '/fund/current', fields: { fund_id: '0' }, action: 'own_account' },
+  { path: (o) => `/fund/requests/${o.request_id}/approve`, fields: {}, action: 'decide_request' },
+  { path: (o) => `/fund/requests/${o.request_id}/decline`, fields: { reason: 'no' }, action: 'decide_request' },
+  { path: (o) => `/gifts/${o.gift_code}/accept`, fields: {}, action: 'answer_gift' },
+  { path: (o) => `/gifts/${o.gift_code}/claim`, fields: { ein: EIN }, action: 'answer_gift' },
+  { path: (o) => `/gifts/${o.gift_code}/deny`, fields: {}, action: 'answer_gift' },
+  { path: () => '/invest', fields: { portfolio_id: 'cash', invest_share: '10' }, action: 'invest' },
+  { path: () => '/invest/exchange/cancel', fields: {}, action: 'invest' },
+  { path: () => '/money', fields: { type: 'wire_payment', amount: '100' }, action: 'add_money' },
+  { path: (o) => `/money/${o.contribution_id}/cancel`, fields: {}, action: 'add_money' },
+  { path: () => '/settings/webhooks', fields: { url: 'https://hooks.example.org/form' }, action: 'webhooks' },
+  { path: (o) => `/settings/webhooks/${o.endpoint_id}/test`, fields: {}, action: 'webhooks' },
+  { path: (o) => `/settings/webhooks/${o.endpoint_id}/rotate`, fields: {}, action: 'webhooks' },
+  { path: (o) => `/settings/webhooks/${o.endpoint_id}/disable`, fields: {}, action: 'webhooks' },
+  { path: (o) => `/settings/webhooks/${o.endpoint_id}/enable`, fields: {}, action: 'webhooks' },
+  { path: (o) => `/settings/webhooks/${o.endpoint_id}/delete`, fields: {}, action: 'webhooks' },
+];
+
+/** The web's POSTs that act on no shared fund, each with why (a person's own account, apps, a charity's people, signing in). */
+const WEB_POSTS_OF_A_PERSON: Readonly<Record<string, string>> = {
+  'POST /signup': 'opens an account',
+  'POST /signin': 'signs in',
+  'POST /signout': 'signs out',
+  'POST /forgot': 'asks for a reset link',
+  'POST /reset/:token': 'sets a password from a link',
+  'POST /invite/:token': "an operator's invitation to sign in",
+  'POST /join/:token': 'accepts an invitation addressed to the person',
+  'POST /oauth/interaction/:uid': "the person's consent to an app",
+  'POST /settings/apps': "the person's own apps, as a developer",
+  'POST /settings/apps/:client_id/secret': "the person's own apps, as a developer",
+  'POST /settings/apps/:client_id/delete': "the person's own apps, as a developer",
+  'POST /settings/apps/connections/:id/disconnect': "the person's own app connections",
+  'POST /settings/keys': "the person's own keys (WEB_FORMS above)",
+  'POST /settings/keys/:id/revoke': "the person's own keys (WEB_FORMS above)",
+  'POST /settings/profile': "the person's own profile and fund name",
+  'POST /settings/address': "the person's own address (rules §15)",
+  'POST /account/confirm': 'sends the person a link to confirm their own address',
+  'POST /account/confirm/:token': "confirms the person's own address",
+  'POST /charities/:ein/claim': "a charity's people (rules §18, test/charities.test.ts)",
+  'POST /charities/claims/confirm/:token': "a charity's people (rules §18, test/charities.test.ts)",
+  'POST /charities/:ein/bank-details': "a charity's people (rules §18, test/charities.test.ts)",
+  // Login with Almoner's own endpoints: the provider authenticates its clients itself (ADR 16).
+  'POST /oidc/*': "the OpenID provider's endpoints (ADR 16)",
+  'OPTIONS /oidc/*': "the OpenID provider's endpoints (ADR 16)",
+  'OPTIONS /.well-known/openid-configuration': 'the discovery document',
+};
+
+/** A route pattern (`/v1/donations/:donation_id`) as a regular expression over a path. */
+const patternOf = (url: string) => new RegExp(`^${url.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '*' ? '.*' : `\\${c}`)).replace(/\\\*|:\w+/g, '[^/]+')}$`);
+
+for (const { name: engine } of engines()) {
+  describe(`every route is held to a rule on ${engine}`, () => {
+    let env: TestEnv;
+    let owner: TestUser;
+    const browsers: Partial<Record<'family' | 'advisor', WebClient>> = {};
+    const keys: Partial<Record<'family' | 'advisor', string>> = {};
+    let invited = 0;
+
+    before(async () => {
+      env = await openEnv(engine, { webhookEndpointsPerUser: 1000, membersPerFund: 1000 });
+      await makeNonProfit(env.deps, { ein: EIN, name: 'Vermont Foodbank' });
+      owner = await makeUser(env.deps);
+      await fund(env.deps, owner, 10_000_000);
+      for (const role of ['family', 'advisor'] as const) {
+        const browser = new WebClient(env.app);
+        const email = `route-${role}-${engine}@example.org`;
+        await browser.signUp(`Route ${role}`, email);
+        const { user_id } = await accountOf(env.deps, email);
+        await confirmAddressOf(env.deps, user_id, email);
+        const made = await call(env.app, 'POST', '/v1/fund/members', { key: owner.key, body: { email, role } });
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+        const text = String((await env.deps.db.selectFrom('mail_outbox').select('text').where('recipient', '=', email).executeTakeFirstOrThrow()).text);
+        await acceptInvitation(env.deps, user_id, /\/join\/([A-Za-z0-9_-]+)/.exec(text)?.[1] ?? '');
+        browsers[role] = browser;
+        keys[role] = (await createKeyForOwner(env.deps, user_id, 'routes', 'live')).key;
+      }
+    });
+    after(async () => env.close());
+
+    async function objects(): Promise<FundObjects> {
+      const key = owner.key;
+      const d = await call(env.app, 'POST', '/v1/donations', { key, body: { amount: 10, ein: EIN } });
+      const r = await call(env.app, 'POST', '/v1/donations', { key: keys.family as string, body: { amount: 10, ein: EIN } });
+      const s = await call(env.app, 'POST', '/v1/scheduled_donations', { key, body: { amount: 10, ein: EIN, frequency: 'Monthly' } });
+      const c = await call(env.app, 'POST', '/v1/contributions', { key, body: { type: 'check_payment', amount: 50 } });
+      const w = await call(env.app, 'POST', '/v1/webhook_endpoints', { key, body: { url: 'https://hooks.example.org/owner' } });
+      const m = await call(env.app, 'POST', '/v1/fund/members', { key, body: { email: `routes-${(invited += 1)}-${engine}@example.org`, role: 'family' } });
+      // A gift to the member: its answer is theirs, whatever their role.
+      const giver = await makeUser(env.deps);
+      await fund(env.deps, giver, 10_000);
+      const g = await call(env.app, 'POST', '/v1/gifts', { key: giver.key, body: { name: 'Member', amount: 18 } });
+      for (const made of [d, r, s, c, w, m, g]) assert.equal(made.status, 201, JSON.stringify(made.body));
+      return {
+        donation_id: d.body.id,
+        request_id: r.body.id,
+        schedule_id: s.body.id,
+        contribution_id: c.body.id,
+        endpoint_id: w.body.id,
+        member_id: m.body.id,
+        gift_code: g.body.code,
+      };
+    }
+
+    test('the router has no route without a rule: the API table, the forms, the operator routes', () => {
+      const routes = env.app.routeTable;
+      const api = routes.filter((r) => r.url.startsWith('/v1/'));
+      const admin = routes.filter((r) => r.url.startsWith('/admin/'));
+      const webPosts = routes.filter((r) => !r.url.startsWith('/v1/') && !r.url.startsWith('/admin/') && r.method !== 'GET');
+      // Every /v1 route: a row of the matrix above, and every one that is not a read named in the policy's table.
+      for (const r of api) {
+        const path = r.url.slice('/v1'.length);
+        assert.ok(
+          ENDPOINTS.some((e) => e.method === r.method && patternOf(r.url).test(request(e, BLANK).url.split('?')[0] as string)),
+          `${r.method} ${r.url} has no row in the authorization matrix (ENDPOINTS)`,
+        );
+        if (r.method !== 'GET') assert.ok(routeAction(r.method, path) !== undefined, `${r.method} ${r.url} is not named in API_ROUTE_ACTIONS (shared/policy.ts)`);
+      }
+      // Every web POST: a fund form with its action, or a form of a person's own with why.
+      for (const r of webPosts) {
+        const name = `${r.method} ${r.url}`;
+        const covered = FUND_FORMS.some((f) => r.method === 'POST' && patternOf(r.url).test(f.path(FUND_BLANK))) || WEB_POSTS_OF_A_PERSON[name] !== undefined;
+        assert.ok(covered, `${name} is neither a fund form (FUND_FORMS) nor a form of a person's own (WEB_POSTS_OF_A_PERSON)`);
+      }
+      process.stdout.write(`# doors held to a rule: ${api.length} API routes, ${webPosts.length} web forms, ${admin.length} operator routes\n`);
+      assert.ok(api.length > 50 && webPosts.length > 40 && admin.length > 50, 'the router was read whole');
+    });
+
+    test('every path parameter that is a credential (a token, code, uid or secret) never reaches a log line', () => {
+      // `/errors/:code` names a problem code, public; the provider's wildcard is below.
+      const carrying = env.app.routeTable.filter((r) => /:(token|code|uid|secret)\b/.test(r.url) && r.url !== '/errors/:code');
+      const credential = 'Cr3dential_Cr3dential-Cr3dential_Cr3dential0';
+      for (const r of carrying) {
+        const url = r.url.replace(/:(token|code|uid|secret)\b/g, credential).replace(/:\w+/g, '7');
+        for (const line of [JSON.stringify({ req: { method: r.method, url } }), JSON.stringify({ msg: `redirect to /signin?next=${encodeURIComponent(url)}` })]) {
+          assert.ok(!redactLine(line).includes('Cr3dential'), `${r.method} ${r.url}: the credential in ${url} is redacted`);
+        }
+      }
+      // The provider's own paths (/oidc/auth/<uid>, /oidc/interaction/<uid>) carry theirs after a fixed segment.
+      for (const url of [`/oidc/auth/${credential}`, `/oidc/interaction/${credential}`]) assert.ok(!redactLine(url).includes('Cr3dential'), url);
+      process.stdout.write(`# routes carrying a credential in their path: ${carrying.map((r) => `${r.method} ${r.url}`).join(', ')}\n`);
+      assert.ok(
+        carrying.some((r) => r.url === '/join/:token'),
+        'the router was read: /join/:token carries a token',
+      );
+    });
+
+    test("every operator route refuses no token, a user's key and a member's session, and changes nothing", async () => {
+      const before = await fingerprint(env.deps);
+      const admin = env.app.routeTable.filter((r) => r.url.startsWith('/admin/'));
+      for (const r of admin) {
+        const url = r.url.replace(/:\w+/g, '1');
+        for (const [label, headers] of [
+          ['no token', {}],
+          ["a user's key", { authorization: `Bearer ${owner.key}` }],
+          ["a user's key as X-Api-Key", { 'x-api-key': owner.key }],
+          ["a member's web session", { cookie: (browsers.advisor as WebClient).cookieHeader() }],
+        ] as const) {
+          const res = await call(env.app, r.method, url, { headers: { ...headers }, ...(r.method === 'GET' ? {} : { body: {} }) });
+          assert.equal(res.status, 401, `${r.method} ${r.url} with ${label}: ${res.status}`);
+        }
+      }
+      assert.deepEqual(await fingerprint(env.deps), before, 'nothing changed');
+    });
+
+    for (const form of FUND_FORMS) {
+      test(`POST ${form.path(FUND_BLANK)} (${form.action}) as the fund's family member and advisor`, async () => {
+        for (const role of ['family', 'advisor'] as const) {
+          const o = await objects();
+          const browser = browsers[role] as WebClient;
+          await browser.get('/dashboard');
+          const before = await fingerprint(env.deps);
+          const page = await browser.post(form.path(o), form.fields);
+          const problem = /data-problem="([a-z_]+)"/.exec(page.body)?.[1];
+          if (!roleAllows(role, POLICY[form.action].role) || (role === 'family' && form.family !== undefined)) {
+            assert.deepEqual([page.status, problem], [403, 'role_forbidden'], `${role}: refused with the API's code`);
+            assert.deepEqual(await fingerprint(env.deps), before, `${role}: nothing changed`);
+          } else {
+            assert.ok(page.status < 500 && problem !== 'role_forbidden', `${role}: not refused for the role (${page.status} ${problem ?? ''})`);
+          }
+        }
+        await assertLedgerBalanced(env.deps);
+      });
+    }
   });
 }

@@ -9,7 +9,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { engines, openEnv, fund, makeNonProfit, makeUser, call, fingerprint, accountOf, TestClock, type TestEnv, TEST_ACH } from './harness.ts';
+import { engines, openEnv, fund, makeNonProfit, makeUser, call, fingerprint, accountOf, confirmInBrowser, TestClock, type TestEnv, TEST_ACH } from './harness.ts';
 import { WebClient, textOf } from './web-client.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 import { runCheck } from '../src/modules/check/index.ts';
@@ -53,6 +53,7 @@ for (const { name: engine } of engines()) {
     const person = async (name: string, email: string) => {
       const browser = new WebClient(env.app);
       assert.equal((await browser.signUp(name, email)).status, 303);
+      await confirmInBrowser(env.deps, browser, email);
       people.set(name, browser);
       return browser;
     };

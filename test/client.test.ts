@@ -284,6 +284,8 @@ for (const { name: engine } of engines()) {
         receiver.close();
       }
       assert.match(err, /Stopped after forwarding 2 events\./);
+      assert.ok(!out.includes(secret) && !err.includes(secret), 'the secret it was given is never printed');
+      assert.match(out, /signed with the secret you gave/);
     });
 
     test('alms: each command, --json as the API answers, login, and exit codes', async () => {

@@ -24,6 +24,7 @@ import type { Trx } from '../src/db/database.ts';
 import type { Clock } from '../src/shared/clock.ts';
 import type { Caller } from '../src/shared/caller.ts';
 import { createUserWithKey, type NewUser } from '../src/modules/users/index.ts';
+import { confirmAddress } from '../src/modules/accounts/index.ts';
 import { recordContribution } from '../src/modules/contributions/index.ts';
 import { publicPath } from '../src/modules/nonprofits/index.ts';
 import { upsert as upsertNonProfit, NO_IRS_DETAILS, type NonProfitInput } from '../src/modules/nonprofits/nonprofits.store.ts';
@@ -191,6 +192,38 @@ export async function makeUser(deps: Deps, input: Partial<NewUser> = {}): Promis
       last_used_at: null,
     },
   };
+}
+
+/** The token of the newest address-confirmation link mailed to `email` (rules §15). */
+export async function confirmationTokenFor(deps: Deps, email: string): Promise<string> {
+  const mail = await deps.db
+    .selectFrom('mail_outbox')
+    .select('text')
+    .where('recipient', '=', email.toLowerCase())
+    .where('kind', '=', 'address_confirmation')
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
+  const token = /\/account\/confirm\/([A-Za-z0-9_-]{43})/.exec(String(mail.text))?.[1];
+  if (token === undefined) throw new Error(`no confirmation link in the mail to ${email}`);
+  return token;
+}
+
+/** Follows the confirmation link mailed to the account's address, as its person would (rules §15). */
+export async function confirmAddressOf(deps: Deps, userId: number, email: string): Promise<void> {
+  await confirmAddress(deps, userId, await confirmationTokenFor(deps, email));
+}
+
+/** Follows the confirmation link mailed to `email` in a signed-in browser: opens it and presses the button (rules §15). */
+export async function confirmInBrowser(
+  deps: Deps,
+  browser: { get(url: string): Promise<{ status: number }>; post(url: string, fields: Record<string, string>): Promise<{ status: number; location: string | undefined }> },
+  email: string,
+): Promise<void> {
+  const link = `/account/confirm/${await confirmationTokenFor(deps, email)}`;
+  const page = await browser.get(link);
+  if (page.status !== 200) throw new Error(`the confirmation page answered ${page.status}`);
+  const done = await browser.post(link, {});
+  if (done.status !== 303) throw new Error(`confirming answered ${done.status}`);
 }
 
 /** The user and fund of the web account signed up with `email`. */

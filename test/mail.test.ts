@@ -56,6 +56,8 @@ for (const { name: engine } of engines()) {
     let env: TestEnv;
     let operator: string;
     const smtp = new Smtp();
+    /** What reached an address but the address confirmation every sign-up sends (rules §15). */
+    const received = (address: string) => smtp.to(address).filter((m) => m.subject !== 'Confirm your Almoner address');
     const clock = new TestClock('2026-11-23T12:00:00.000Z');
     const admin = (method: string, url: string, body?: unknown) =>
       call(env.app, method, `/admin/v1${url}`, { headers: { authorization: `Bearer ${operator}` }, ...(body === undefined ? {} : { body }) });
@@ -122,7 +124,8 @@ for (const { name: engine } of engines()) {
       assert.equal((await admin('POST', `/contributions/${contribution}/advance`, { status: 'success' })).status, 200);
       await runNotify(env.deps);
       await runNotify(env.deps);
-      const toGrace = smtp.to('grace@example.org').map((m) => m.subject);
+      const toGrace = received('grace@example.org').map((m) => m.subject);
+      assert.equal(smtp.to('grace@example.org').length - toGrace.length, 1, 'and the address confirmation at sign-up, once');
       assert.ok(toGrace.includes('Your donation of $30.00 to Vermont Foodbank was paid'), toGrace.join(' | '));
       // Two receipts: the funding an operator recorded as success at once, and the declared check once it cleared.
       const receipts = smtp.to('grace@example.org').filter((m) => /^Receipt R-\d{6}/.test(m.subject ?? ''));
@@ -151,7 +154,7 @@ for (const { name: engine } of engines()) {
       assert.equal((await visitor.post('/forgot', { email: 'not an email' })).status, 422);
       await runNotify(env.deps);
       assert.equal(smtp.to('nobody@example.org').length, 0);
-      const [mail] = smtp.to('reset@example.org');
+      const [mail] = received('reset@example.org');
       assert.equal(mail?.subject, 'Choose a new Almoner password');
       const path = /https:\/\/almoner\.test(\/reset\/[A-Za-z0-9_-]+)/.exec(mail?.text ?? '')?.[1] ?? '';
       assert.notEqual(path, '');
@@ -168,7 +171,7 @@ for (const { name: engine } of engines()) {
       await visitor.get('/forgot');
       await visitor.post('/forgot', { email: 'reset@example.org' });
       await runNotify(env.deps);
-      const late = /https:\/\/almoner\.test(\/reset\/[A-Za-z0-9_-]+)/.exec(smtp.to('reset@example.org')[1]?.text ?? '')?.[1] ?? '';
+      const late = /https:\/\/almoner\.test(\/reset\/[A-Za-z0-9_-]+)/.exec(received('reset@example.org')[1]?.text ?? '')?.[1] ?? '';
       clock.advance(3_600_001);
       assert.equal((await visitor.get(late)).status, 404);
       clock.set('2026-11-23T12:00:00.000Z');
@@ -183,7 +186,7 @@ for (const { name: engine } of engines()) {
         await visitor.get('/forgot');
         assert.equal((await visitor.post('/forgot', { email: 'newest@example.org' })).status, 200);
         await runNotify(env.deps);
-        links.push(/https:\/\/almoner\.test(\/reset\/[A-Za-z0-9_-]+)/.exec(smtp.to('newest@example.org')[i]?.text ?? '')?.[1] ?? '');
+        links.push(/https:\/\/almoner\.test(\/reset\/[A-Za-z0-9_-]+)/.exec(received('newest@example.org')[i]?.text ?? '')?.[1] ?? '');
       }
       const [first, second, third] = links as [string, string, string];
       const visitor = new WebClient(env.app);
@@ -196,7 +199,7 @@ for (const { name: engine } of engines()) {
       await asker.get('/forgot');
       await asker.post('/forgot', { email: 'newest@example.org' });
       await runNotify(env.deps);
-      const fourth = /https:\/\/almoner\.test(\/reset\/[A-Za-z0-9_-]+)/.exec(smtp.to('newest@example.org')[3]?.text ?? '')?.[1] ?? '';
+      const fourth = /https:\/\/almoner\.test(\/reset\/[A-Za-z0-9_-]+)/.exec(received('newest@example.org')[3]?.text ?? '')?.[1] ?? '';
       // A second open link of the same account, as an older release (or a race) could leave.
       const { user_id } = await accountOf(env.deps, 'newest@example.org');
       await env.deps.db
@@ -244,12 +247,12 @@ for (const { name: engine } of engines()) {
       assert.match(waiting.last_error ?? '', /ECONNREFUSED|connect/);
       await smtp.start(port);
       await runNotify(env.deps);
-      assert.equal(smtp.to('down@example.org').length, 0, 'not before its retry is due');
+      assert.equal(received('down@example.org').length, 0, 'not before its retry is due');
       clock.advance(31_000);
       await runNotify(env.deps);
       clock.advance(600_000);
       await runNotify(env.deps);
-      assert.equal(smtp.to('down@example.org').length, 1, 'once it is back, once');
+      assert.equal(received('down@example.org').length, 1, 'once it is back, once');
       clock.set('2026-11-23T12:00:00.000Z');
     });
   });
@@ -266,9 +269,13 @@ describe('e-mail without SMTP_URL: .eml files, and almoner mail list', () => {
       await visitor.post('/forgot', { email: 'eml@example.org' });
       await runNotify(env.deps);
       await runNotify(env.deps);
-      const files = readdirSync(mailDir);
-      assert.equal(files.length, 1);
-      assert.match(files[0] ?? '', /^\d{8}-password_reset\.eml$/);
+      // The sign-up's address confirmation and the reset, each once.
+      const all = readdirSync(mailDir).sort();
+      assert.deepEqual(
+        all.map((f) => f.replace(/^\d{8}-/, '')),
+        ['address_confirmation.eml', 'password_reset.eml'],
+      );
+      const files = all.filter((f) => f.endsWith('-password_reset.eml'));
       const parsed = await simpleParser(readFileSync(join(mailDir, files[0] ?? '')));
       assert.equal(parsed.subject, 'Choose a new Almoner password');
       const listed = await runCli(['mail', 'list'], env.deps.config.databaseUrl, { MAIL_DIR: mailDir });
@@ -276,7 +283,7 @@ describe('e-mail without SMTP_URL: .eml files, and almoner mail list', () => {
       assert.match(listed.stdout, /sent\s+\S+\s+password_reset\s+eml@example\.org\s+"Choose a new Almoner password"/);
       assert.ok(listed.stdout.includes(files[0] ?? 'x'));
       const status = await runCli(['webhooks', 'status'], env.deps.config.databaseUrl);
-      assert.match(status.stdout, /Mail: 0 pending \(0 due now\), 1 sent, 0 failed for good/);
+      assert.match(status.stdout, /Mail: 0 pending \(0 due now\), 2 sent, 0 failed for good/);
     } finally {
       await env.close();
     }

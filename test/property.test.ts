@@ -418,7 +418,10 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
         for (const role of ['family', 'advisor'] as const) {
           const person = await makeUser(env.deps, { name: `Property ${role}` });
           const email = `property-${role}@example.org`;
-          await env.deps.db.insertInto('accounts').values({ user_id: person.user_id, email, password_hash: 'x', created_at: new Date().toISOString() }).execute();
+          await env.deps.db
+            .insertInto('accounts')
+            .values({ user_id: person.user_id, email, password_hash: 'x', created_at: new Date().toISOString(), email_confirmed_at: new Date().toISOString() })
+            .execute();
           const { token } = await inviteMember(env.deps, (users[0] as TestUser).caller, { email, role });
           await acceptInvitation(env.deps, person.user_id, token);
           const test = await createKeyForOwner(env.deps, person.user_id, 'property', 'test');

@@ -7,7 +7,7 @@
 // it. Bad inputs change nothing. `almoner check` holds throughout.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { engines, openEnv, makeNonProfit, fund, call, fingerprint, runCli, TestClock, type TestEnv } from './harness.ts';
+import { engines, openEnv, makeNonProfit, fund, call, fingerprint, runCli, confirmAddressOf, TestClock, type TestEnv } from './harness.ts';
 import { signUp } from '../src/modules/accounts/index.ts';
 import { createKeyForOwner } from '../src/modules/users/index.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
@@ -62,6 +62,7 @@ for (const engine of engines()) {
       ] as const) {
         const email = `${who}@example.org`;
         const opened = await signUp(env.deps, { name, email, password: 'correct horse battery' });
+        await confirmAddressOf(env.deps, opened.user_id, email);
         const key = await createKeyForOwner(env.deps, opened.user_id, 'story', 'live');
         const test = await createKeyForOwner(env.deps, opened.user_id, 'story', 'test');
         const fundId = (await env.deps.db.selectFrom('funds').select('id').where('user_id', '=', opened.user_id).executeTakeFirstOrThrow()).id;

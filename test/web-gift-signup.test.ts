@@ -3,7 +3,7 @@
 // site goes to the dashboard instead.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, describeEachEngine, fund, makeUser } from './harness.ts';
+import { call, confirmInBrowser, describeEachEngine, fund, makeUser } from './harness.ts';
 import { WebClient, textOf } from './web-client.ts';
 
 describeEachEngine('a gift recipient opens a fund', (env) => {
@@ -44,6 +44,9 @@ describeEachEngine('a gift recipient opens a fund', (env) => {
     await sol.get('/signup');
     const opened = await sol.post('/signup', { name: 'Sol Recipient', email: 'sol.recipient@example.org', password: 'correct horse battery' });
     assert.equal(opened.location, '/dashboard?done=welcome');
+    // Shown once the address is proven by the link mailed to it (rules §15).
+    assert.doesNotMatch(textOf((await sol.get('/dashboard?done=welcome')).body), /Gifts for you/);
+    await confirmInBrowser(deps, sol, 'sol.recipient@example.org');
     const dashboard = (await sol.get('/dashboard?done=welcome')).body;
     assert.match(
       textOf(dashboard),

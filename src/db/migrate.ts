@@ -37,6 +37,8 @@ import * as m031 from './migrations/031_charity_claims.ts';
 import * as m032 from './migrations/032_portfolios.ts';
 import * as m033 from './migrations/033_shared_funds.ts';
 import * as m034 from './migrations/034_gifts_by_address.ts';
+import * as m035 from './migrations/035_endpoint_makers.ts';
+import * as m036 from './migrations/036_confirmed_addresses.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -79,6 +81,8 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '032_portfolios', up: m032.up },
   { name: '033_shared_funds', up: m033.up },
   { name: '034_gifts_by_address', up: m034.up },
+  { name: '035_endpoint_makers', up: m035.up },
+  { name: '036_confirmed_addresses', up: m036.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -6,6 +6,18 @@ export interface AccountsTable {
   email: string;
   password_hash: string;
   created_at: string;
+  /** When the address was proven by a link mailed to it (migration 036); null: not yet. */
+  email_confirmed_at: string | null;
+}
+
+/** A link mailed to prove an address: the account's own, or the one it is changing to (migration 036). */
+export interface AddressConfirmationsTable {
+  token_hash: string;
+  user_id: number;
+  email: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }
 
 export interface WebSessionsTable {

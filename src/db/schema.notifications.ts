@@ -20,6 +20,8 @@ export interface WebhookEndpointsTable {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  /** The person who made it (a member acting on the fund); null before migration 035. It ends with their membership. */
+  created_by: number | null;
 }
 
 export interface WebhookDeliveriesTable {

@@ -313,7 +313,7 @@ import type {
   PricesTable,
   ValuationsTable,
 } from './schema.investing.ts';
-import type { AccountsTable, SignInFailuresTable, WebSessionsTable } from './schema.accounts.ts';
+import type { AccountsTable, AddressConfirmationsTable, SignInFailuresTable, WebSessionsTable } from './schema.accounts.ts';
 import type { ActorColumn, DeathRecordsTable, FundMembersTable, MemberRolesTable, SuccessorLinesTable } from './schema.members.ts';
 import type { DiligenceListsTable, Pub78Table, RevocationsTable, SanctionReviewsTable, SanctionsTable } from './schema.diligence.ts';
 
@@ -352,6 +352,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   mail_outbox: MailOutboxTable;
   password_resets: PasswordResetsTable;
+  address_confirmations: AddressConfirmationsTable;
   audit_log: AuditLogTable;
   scheduled_donations: ScheduledDonationsTable;
   apps: AppsTable;

@@ -199,7 +199,7 @@ export async function seedDemo(deps: Deps): Promise<DemoResult> {
   await follow(deps, users.katherine.user_id, users.ada.user_id);
   assert(ineligible.length > 0, 'the demo includes ineligible organisations');
 
-  for (const [name, user] of Object.entries(users)) await addAccount(deps, user.user_id, `${name}@example.org`, DEMO_PASSWORD);
+  for (const [name, user] of Object.entries(users)) await addAccount(deps, user.user_id, `${name}@example.org`, DEMO_PASSWORD, undefined, { confirmed: true });
   const key = await createKey(deps, users.ada.user_id, 'demo', 'live');
   const operator = await createAdminToken(deps, 'demo operator', 'demo');
   return { created: true, key: key.key, user_id: users.ada.user_id, operator_token: operator.token };

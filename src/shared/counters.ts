@@ -8,4 +8,6 @@ export interface MoneyCounters {
   donationCreated(book: Book, amountCents: number): void;
   /** A contribution was recorded in, or moved to, `status`. */
   contribution(book: Book, status: string, amountCents: number): void;
+  /** An organisation's bank details were changed by its only claimant: no one else of it was told. */
+  payeeChangedUnseen(): void;
 }

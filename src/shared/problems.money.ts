@@ -53,6 +53,12 @@ export const MONEY_PROBLEMS = {
     'Read the donation: someone else may have decided it already.',
     ['POST /v1/donations/{donation_id}/approve', 'POST /v1/donations/{donation_id}/decline'],
   ),
+  own_request: doc(
+    'Own request',
+    'A request is decided by someone other than who asked for it (four eyes), even once they hold a role that decides requests.',
+    'Ask another organizer or advisor of the fund to decide it; withdraw it yourself with DELETE if you no longer want it.',
+    ['POST /v1/donations/{donation_id}/approve', 'POST /v1/donations/{donation_id}/decline'],
+  ),
   request_expired: doc('Request expired', 'The request waited 30 days without a decision and lapsed.', 'Ask again with a new donation.', [
     'POST /v1/donations/{donation_id}/approve',
     'POST /v1/donations/{donation_id}/decline',

@@ -28,6 +28,19 @@ export const PEOPLE_PROBLEMS = {
   invalid_credentials: doc('Invalid credentials', 'The e-mail and password do not match an account.', 'Check them, or reset the password.'),
   too_many_sign_ins: doc('Too many sign-ins', 'Too many failed sign-ins for this address or from this network.', 'Wait the minutes the message gives, or reset the password.'),
   reset_link_invalid: doc('Reset link invalid', 'The password-reset link is unknown, used or expired.', 'Ask for a new one.'),
+  address_unconfirmed: doc(
+    'Address not confirmed',
+    'Nothing waiting at an e-mail address (an invitation, gifts, a charity claim) is handed to an account until the address is proven by the link mailed to it.',
+    'Follow the confirmation link in the mail; the dashboard sends it again.',
+  ),
+  confirmation_invalid: doc('Confirmation link invalid', 'The address-confirmation link is unknown.', 'Ask for a new one from the dashboard.'),
+  confirmation_used: doc('Confirmation link used', 'The address-confirmation link was used already: the address is confirmed.', 'Nothing to do.'),
+  confirmation_expired: doc('Confirmation link expired', 'The address-confirmation link is older than 48 hours, or a newer one was sent.', 'Ask for a new one from the dashboard.'),
+  confirmation_other_account: doc(
+    'Confirmation for another account',
+    'An address-confirmation link proves the address for the account that asked for it, not for whoever follows it.',
+    'Sign in with the account the link was sent for.',
+  ),
   invitation_not_found: doc('Invitation not found', 'The invitation is unknown, used, withdrawn or expired.', 'Ask whoever invited you for a new one.', ['* /v1/fund/members*']),
   invitation_other_address: doc(
     'Invitation for another address',
@@ -78,6 +91,11 @@ export const PEOPLE_PROBLEMS = {
     "Claim with an address at the organisation's domain, or ask for a manual review.",
   ),
   claim_link_invalid: doc('Claim link invalid', 'The claim confirmation link is unknown, used or expired.', 'Start the claim again.'),
+  claim_mail_limit: doc(
+    'Claim mail limit',
+    'This address received as many claim links in the last hour as it may, from every account together.',
+    'Follow a link already sent, or ask again in an hour (`Retry-After`).',
+  ),
   claim_link_recent: doc('Claim link sent recently', 'A confirmation link was sent moments ago.', 'Check your mail; ask again in a few minutes.'),
   claim_not_confirmed: doc('Claim not confirmed', 'The claim’s address has not been confirmed from its link.', 'Open the link mailed to that address.'),
   claim_required: doc('Claim required', "Only the organisation's approved people may do this.", 'Claim the organisation first.'),

@@ -119,7 +119,7 @@ export function stateOf(error: AppError, values: Record<string, string>): FormSt
   const errors: Record<string, string> = {};
   for (const e of error.errors ?? []) errors[e.field] = e.message;
   const message = error.message.charAt(0).toUpperCase() + error.message.slice(1);
-  return { values, errors, message: `${message}.` };
+  return { values, errors, message: `${message}.`, code: error.code };
 }
 
 /** Where to go after signing in: a path on this site, never another site. */

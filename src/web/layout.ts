@@ -10,6 +10,8 @@ export interface FormState {
   errors?: Record<string, string>;
   /** A message for the whole form. */
   message?: string;
+  /** The problem code of a refusal (the API's for the same request): the summary links to its explanation. */
+  code?: string;
 }
 
 export function csrfField(v: Visitor): Html {
@@ -21,7 +23,7 @@ export function errorSummary(state: FormState | undefined, form?: string): Html 
   if (state === undefined || (state.message === undefined && Object.keys(state.errors ?? {}).length === 0)) return html``;
   const items = Object.entries(state.errors ?? {});
   return html`<div class="notice error" role="alert" tabindex="-1" id="form-errors">
-    <p>${state.message ?? 'Please check the form.'}</p>
+    <p>${state.message ?? 'Please check the form.'}${state.code === undefined ? '' : html` <a class="muted" href="/errors/${state.code}" data-problem="${state.code}">(<code>${state.code}</code>)</a>`}</p>
     ${items.length > 0 ? html`<ul>${items.map(([field, message]) => html`<li><a href="#${fieldId(field, form)}">${field.replace(/_/g, ' ')}</a> ${message}</li>`)}</ul>` : ''}
   </div>`;
 }
@@ -70,7 +72,10 @@ export function select(o: { name: string; form?: string; label: string; options:
 }
 
 const NOTICES: Record<string, string> = {
-  welcome: 'Welcome to Almoner. Your fund is ready.',
+  welcome: 'Welcome to Almoner. Your fund is ready. Confirm your address with the link we mailed to it.',
+  address_confirmed: 'Your address is confirmed.',
+  confirmation_sent: 'A new confirmation link is on its way to your address. It works once, for 48 hours.',
+  address_link_sent: 'A link is on its way to the new address. Your address changes once you follow it, signed in.',
   signed_in: 'You are signed in.',
   signed_out: 'You are signed out.',
   password_reset: 'Your password is set, and every other session is signed out. Sign in with it.',

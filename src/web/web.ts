@@ -75,7 +75,7 @@ export function webApp(ctx: WebContext) {
         status >= 500 && problem.kind === 'internal'
           ? `Please try again. If it keeps happening, quote ${request.id} when you report it.`
           : `${problem.message.charAt(0).toUpperCase()}${problem.message.slice(1)}.`;
-      return sendPage(reply, errorPage(visitor, status, title, detail), status);
+      return sendPage(reply, errorPage(visitor, status, title, detail, status >= 500 ? undefined : problem.code), status);
     });
     // Browsers ask for /favicon.ico whatever the page says: the same icon (an SVG; every current browser takes it).
     web.get('/favicon.ico', async (_request, reply) => reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(ASSETS.get('favicon.svg')?.body));

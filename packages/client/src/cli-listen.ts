@@ -12,6 +12,8 @@ export interface Listening {
   forwardTo: URL;
   /** whsec_ and base64: the endpoint's secret, or one made for this session. */
   secret: string;
+  /** The secret was given (--secret): it is never printed, only one made for the session is (its user needs it). */
+  given: boolean;
   types: readonly string[];
   intervalMs: number;
   out: (line: string) => void;
@@ -56,7 +58,8 @@ const wait = (ms: number, signal: AbortSignal) =>
 /** Forwards events until stopped; returns how many it forwarded. */
 export async function listen(client: AlmonerClient, l: Listening): Promise<number> {
   let last = ((await client.events.list({ page: 1, per_page: 1 })).items[0] as Event | undefined)?.id ?? 0;
-  l.out(`Forwarding ${l.types.length === 0 ? 'every event' : l.types.join(', ')} to ${l.forwardTo.href}, signed with ${l.secret}. Ctrl-C stops.`);
+  const signedWith = l.given ? 'the secret you gave' : `${l.secret} (made for this session: verify with it)`;
+  l.out(`Forwarding ${l.types.length === 0 ? 'every event' : l.types.join(', ')} to ${l.forwardTo.href}, signed with ${signedWith}. Ctrl-C stops.`);
   let forwarded = 0;
   while (!l.signal.aborted) {
     let events: Event[] = [];

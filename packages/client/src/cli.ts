@@ -188,6 +188,7 @@ export async function alms(argv: string[], io: Io): Promise<number> {
         listening = {
           forwardTo,
           secret: values.secret ?? sessionSecret(),
+          given: values.secret !== undefined,
           types: values.events === undefined ? [] : values.events.split(',').map((t) => t.trim()),
           intervalMs: seconds * 1000,
         };

@@ -75,6 +75,6 @@ export async function resetPassword(deps: Deps, token: string, password: string)
     const at = deps.clock.now().toISOString();
     if (!(await store.usePasswordReset(trx, hash, at))) throw invalid();
     await store.endOpenPasswordResets(trx, open.user_id, at);
-    await store.setPasswordEndingSessions(trx, open.user_id, passwordHash);
+    await store.setPasswordEndingSessions(trx, open.user_id, passwordHash, at);
   });
 }

@@ -11,6 +11,7 @@ import type { Trx } from '../../db/database.ts';
 import { hashPassword, verifyPassword, type ScryptCost } from './passwords.ts';
 import { newSecret, normalizeEmail, passwordProblem, SIGN_IN_FAILURES_PER_EMAIL, SIGN_IN_FAILURES_PER_IP, SIGN_IN_WINDOW_MS } from './accounts.ts';
 import * as store from './accounts.store.ts';
+import { askToConfirm, sendAddressConfirmation } from './accounts.addresses.ts';
 
 export const NAME_MAX = 200;
 
@@ -59,17 +60,19 @@ export async function signUp(deps: Deps, input: SignUp): Promise<Opened> {
     const user = await createUser(deps, { name }, trx);
     const created = await store.insertAccount(trx, { user_id: user.user_id, email, password_hash: passwordHash, created_at: deps.clock.now().toISOString() });
     if (!created) throw conflict('email_taken', 'an account with this email exists; sign in instead');
+    await sendAddressConfirmation(deps, trx, user.user_id, email, false);
     return openSession(deps, trx, user.user_id);
   });
 }
 
 /**
  * Gives an existing user (the demo's, or one an operator made) an email and
- * password for the web; in `trx` when given (the user's own creation).
- * Throws validation_failed, email_taken.
+ * password for the web; in `trx` when given (the user's own creation). A link
+ * to confirm the address is mailed to it, unless `confirmed` (the demo's
+ * people, whose example addresses no one reads). Throws validation_failed, email_taken.
  */
-export async function addAccount(deps: Deps, userId: number, emailText: string, password: string, trx?: Trx): Promise<void> {
-  const insert = await addAccountRow(deps, userId, emailText, password);
+export async function addAccount(deps: Deps, userId: number, emailText: string, password: string, trx?: Trx, options: { confirmed?: boolean } = {}): Promise<void> {
+  const insert = await addAccountRow(deps, userId, emailText, password, options.confirmed === true);
   if (trx !== undefined) await insert(trx);
   else await deps.db.transaction().execute(insert);
 }
@@ -78,16 +81,18 @@ export async function addAccount(deps: Deps, userId: number, emailText: string, 
  * Checks an email and password and hashes the password (slow: outside any transaction);
  * returns the insert to run in one. Throws unprocessable (validation_failed); the insert, email_taken.
  */
-async function addAccountRow(deps: Deps, userId: number, emailText: string, password: string): Promise<(t: Trx) => Promise<void>> {
+async function addAccountRow(deps: Deps, userId: number, emailText: string, password: string, confirmed = false): Promise<(t: Trx) => Promise<void>> {
   const email = normalizeEmail(emailText);
   const weak = passwordProblem(password);
   if (email === null) throw fieldErrors([{ field: 'email', code: 'validation_failed', message: 'must be an email address' }]);
   if (weak !== undefined) throw fieldErrors([{ field: 'password', code: 'validation_failed', message: weak }]);
   const passwordHash = await hashPassword(password, cost(deps));
   return async (t: Trx) => {
-    if (!(await store.insertAccount(t, { user_id: userId, email, password_hash: passwordHash, created_at: deps.clock.now().toISOString() }))) {
+    const at = deps.clock.now().toISOString();
+    if (!(await store.insertAccount(t, { user_id: userId, email, password_hash: passwordHash, created_at: at, ...(confirmed ? { email_confirmed_at: at } : {}) }))) {
       throw conflict('email_taken', `an account with the email ${email} exists`);
     }
+    if (!confirmed) await sendAddressConfirmation(deps, t, userId, email, false);
   };
 }
 
@@ -135,6 +140,8 @@ export async function signIn(deps: Deps, input: { email: string; password: strin
     await store.releaseAttempt(deps.db, reserved.id);
     throw new AppError('forbidden', 'account_suspended', 'this account is suspended');
   }
+  // An account whose address is not proven yet (one made before confirmation) is sent a link.
+  await askToConfirm(deps, account.user_id);
   return opened;
 }
 

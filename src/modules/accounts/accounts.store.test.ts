@@ -123,4 +123,59 @@ describeEachEngine('accounts store', (env) => {
     assert.equal((await store.findAccountByEmail(db, 'reset-store@example.org'))?.password_hash, 'new');
     assert.equal(await store.findSession(db, 'reset-session', '2026-01-01T00:30:00Z'), undefined);
   });
+
+  test('addresses: addressOf, insertAddressConfirmation, findAddressConfirmation, lastAddressConfirmation, endOpenAddressConfirmations, useAddressConfirmation once, confirmAccountAddress, emailHeldByOther, passwordHashOf', async () => {
+    const { db } = env().deps;
+    const [a, b] = [await makeUser(env().deps), await makeUser(env().deps)];
+    await db.transaction().execute(async (trx) => {
+      await store.insertAccount(trx, { user_id: a.user_id, email: 'addr-a@example.org', password_hash: 'ha', created_at: '2026-01-01T00:00:00Z' });
+      await store.insertAccount(trx, {
+        user_id: b.user_id,
+        email: 'addr-b@example.org',
+        password_hash: 'hb',
+        created_at: '2026-01-01T00:00:00Z',
+        email_confirmed_at: '2026-01-01T00:00:00Z',
+      });
+    });
+    assert.deepEqual(await store.addressOf(db, a.user_id), { email: 'addr-a@example.org', email_confirmed_at: null });
+    assert.deepEqual(await store.addressOf(db, b.user_id), { email: 'addr-b@example.org', email_confirmed_at: '2026-01-01T00:00:00Z' });
+    assert.equal(await store.passwordHashOf(db, a.user_id), 'ha');
+    assert.equal(await store.emailHeldByOther(db, 'addr-b@example.org', a.user_id), true);
+    assert.equal(await store.emailHeldByOther(db, 'addr-b@example.org', b.user_id), false);
+    await db.transaction().execute(async (trx) => {
+      await store.insertAddressConfirmation(trx, {
+        token_hash: 't1',
+        user_id: a.user_id,
+        email: 'addr-a@example.org',
+        created_at: '2026-01-02T00:00:00Z',
+        expires_at: '2026-01-04T00:00:00Z',
+      });
+      await store.insertAddressConfirmation(trx, {
+        token_hash: 't2',
+        user_id: a.user_id,
+        email: 'addr-new@example.org',
+        created_at: '2026-01-03T00:00:00Z',
+        expires_at: '2026-01-05T00:00:00Z',
+      });
+    });
+    assert.deepEqual(await store.lastAddressConfirmation(db, a.user_id), {
+      email: 'addr-new@example.org',
+      created_at: '2026-01-03T00:00:00Z',
+      expires_at: '2026-01-05T00:00:00Z',
+      used_at: null,
+    });
+    await db.transaction().execute((trx) => store.endOpenAddressConfirmations(trx, a.user_id, '2026-01-03T12:00:00Z'));
+    assert.equal((await store.findAddressConfirmation(db, 't1'))?.expires_at, '2026-01-03T12:00:00Z', 'an open link is ended');
+    assert.equal(await db.transaction().execute((trx) => store.useAddressConfirmation(trx, 't2', '2026-01-03T13:00:00Z')), true);
+    assert.equal(await db.transaction().execute((trx) => store.useAddressConfirmation(trx, 't2', '2026-01-03T14:00:00Z')), false, 'once');
+    assert.equal((await store.findAddressConfirmation(db, 't2'))?.used_at, '2026-01-03T13:00:00Z');
+    assert.equal(await store.findAddressConfirmation(db, 'nope'), undefined);
+    assert.equal(
+      await db.transaction().execute((trx) => store.confirmAccountAddress(trx, a.user_id, 'addr-b@example.org', '2026-01-03T13:00:00Z')),
+      false,
+      "another account's address",
+    );
+    assert.equal(await db.transaction().execute((trx) => store.confirmAccountAddress(trx, a.user_id, 'addr-new@example.org', '2026-01-03T13:00:00Z')), true);
+    assert.deepEqual(await store.addressOf(db, a.user_id), { email: 'addr-new@example.org', email_confirmed_at: '2026-01-03T13:00:00Z' });
+  });
 });

@@ -12,7 +12,10 @@ export interface StoredSession {
   expires_at: string;
 }
 
-export async function insertAccount(trx: Trx, account: { user_id: number; email: string; password_hash: string; created_at: string }): Promise<boolean> {
+export async function insertAccount(
+  trx: Trx,
+  account: { user_id: number; email: string; password_hash: string; created_at: string; email_confirmed_at?: string },
+): Promise<boolean> {
   const inserted = await trx
     .insertInto('accounts')
     .values(account)
@@ -162,7 +165,67 @@ export async function endOpenPasswordResets(trx: Trx, userId: number, at: string
 }
 
 /** A new password, and every session of the user ended. */
-export async function setPasswordEndingSessions(trx: Trx, userId: number, passwordHash: string): Promise<void> {
+/** A new password through a reset link, which was mailed to the address: the address is proven too. */
+export async function setPasswordEndingSessions(trx: Trx, userId: number, passwordHash: string, at?: string): Promise<void> {
   await trx.updateTable('accounts').set({ password_hash: passwordHash }).where('user_id', '=', userId).execute();
+  if (at !== undefined) await trx.updateTable('accounts').set({ email_confirmed_at: at }).where('user_id', '=', userId).where('email_confirmed_at', 'is', null).execute();
   await trx.deleteFrom('web_sessions').where('user_id', '=', userId).execute();
+}
+
+/** The account's address and when it was proven (null: not yet). */
+export async function addressOf(db: Db | Trx, userId: number): Promise<{ email: string; email_confirmed_at: string | null } | undefined> {
+  return db.selectFrom('accounts').select(['email', 'email_confirmed_at']).where('user_id', '=', userId).executeTakeFirst();
+}
+
+export async function insertAddressConfirmation(trx: Trx, row: { token_hash: string; user_id: number; email: string; created_at: string; expires_at: string }): Promise<void> {
+  await trx.insertInto('address_confirmations').values(row).execute();
+}
+
+/** Ends the user's links still open (a newer one replaces them). */
+export async function endOpenAddressConfirmations(trx: Trx, userId: number, at: string): Promise<void> {
+  await trx.updateTable('address_confirmations').set({ expires_at: at }).where('user_id', '=', userId).where('used_at', 'is', null).where('expires_at', '>', at).execute();
+}
+
+export async function findAddressConfirmation(db: Db | Trx, tokenHash: string) {
+  return db.selectFrom('address_confirmations').select(['user_id', 'email', 'created_at', 'expires_at', 'used_at']).where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** The newest link sent to the user, if any. */
+export async function lastAddressConfirmation(db: Db | Trx, userId: number) {
+  return db
+    .selectFrom('address_confirmations')
+    .select(['email', 'created_at', 'expires_at', 'used_at'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Uses a link once (compare-and-set on `used_at`): false when another request used it first. */
+export async function useAddressConfirmation(trx: Trx, tokenHash: string, at: string): Promise<boolean> {
+  const used = await trx
+    .updateTable('address_confirmations')
+    .set({ used_at: at })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .returning('user_id')
+    .executeTakeFirst();
+  return used !== undefined;
+}
+
+/** Sets the account's address and marks it proven. False when another account holds the address. */
+export async function confirmAccountAddress(trx: Trx, userId: number, email: string, at: string): Promise<boolean> {
+  const holder = await trx.selectFrom('accounts').select('user_id').where('email', '=', email).executeTakeFirst();
+  if (holder !== undefined && holder.user_id !== userId) return false;
+  await trx.updateTable('accounts').set({ email, email_confirmed_at: at }).where('user_id', '=', userId).execute();
+  return true;
+}
+
+/** Whether another account signs in with `email`. */
+export async function emailHeldByOther(db: Db | Trx, email: string, userId: number): Promise<boolean> {
+  return (await db.selectFrom('accounts').select('user_id').where('email', '=', email).where('user_id', '!=', userId).executeTakeFirst()) !== undefined;
+}
+
+export async function passwordHashOf(db: Db | Trx, userId: number): Promise<string | undefined> {
+  return (await db.selectFrom('accounts').select('password_hash').where('user_id', '=', userId).executeTakeFirst())?.password_hash;
 }

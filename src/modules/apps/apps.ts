@@ -20,40 +20,6 @@ export const SCOPE_WORDS: Readonly<Record<string, string>> = {
   gifts: 'Send and act on gifts from your fund',
 };
 
-/**
- * The scope each API route needs from an app's token. Reads need `read`; a write needs the scope
- * its route names, and a route that names none (keys, webhooks, contributions, recurring
- * donations, the sandbox's controls) is for API keys only: no app token reaches it.
- */
-export type RouteScope = ApiScope | 'keys';
-
-const DECLARED: Readonly<Record<string, RouteScope>> = {
-  'POST /donations': 'donate',
-  'DELETE /donations/:donation_id': 'donate',
-  'POST /users/:user_id/donations': 'donate',
-  'POST /gifts': 'gifts',
-  'POST /gifts/:code/accept': 'gifts',
-  'POST /gifts/:code/claim': 'gifts',
-  'POST /gifts/:code/deny': 'gifts',
-  // Reads that show what only the account's own keys should: its keys, its webhooks' endpoints and secrets.
-  'GET /api_keys': 'keys',
-  'GET /webhook_endpoints': 'keys',
-  'GET /webhook_endpoints/:id': 'keys',
-  'GET /webhook_endpoints/:id/attempts': 'keys',
-};
-
-/**
- * The scope a route of the public API needs; `path` is the route's pattern under /v1
- * (`/donations/:donation_id`). HEAD is its GET's (it answers the same, without the body); any
- * other method not named, OPTIONS included, is for keys only.
- */
-export function routeScope(method: string, path: string): RouteScope {
-  const asked = method === 'HEAD' ? 'GET' : method;
-  const declared = DECLARED[`${asked} ${path}`];
-  if (declared !== undefined) return declared;
-  return asked === 'GET' ? 'read' : 'keys';
-}
-
 /** The scopes that let an app's token move money out of a fund, and so come with the monthly limit. */
 export const MONEY_SCOPES: readonly ApiScope[] = ['donate', 'gifts'];
 

@@ -8,9 +8,9 @@ import { hashSecret } from '../../shared/secrets.ts';
 import { recordAudit } from '../audit/index.ts';
 import { messages, queueMail } from '../mail/index.ts';
 import { charityByEin, normalizeEin } from '../nonprofits/index.ts';
-import { newSecret, normalizeEmail } from '../accounts/index.ts';
+import { newSecret, normalizeEmail, requireConfirmedAddress } from '../accounts/index.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import { CLAIM_LINK_TTL_MS, CLAIM_RESEND_MS, emailAtDomain, UNCONFIRMED_CLAIMS_MAX, webDomain } from './charities.ts';
+import { CLAIM_LINK_TTL_MS, CLAIM_MAILS_PER_ADDRESS_PER_HOUR, CLAIM_RESEND_MS, emailAtDomain, UNCONFIRMED_CLAIMS_MAX, webDomain } from './charities.ts';
 import * as store from './charities.store.ts';
 
 const CLAIMS_LISTED = 500;
@@ -32,7 +32,7 @@ export async function claimTarget(deps: Deps, einText: string) {
  * Starts (or, unconfirmed, restarts) a person's claim of an organisation: the address must be at
  * the organisation's web domain (its website on file, or the one the claimant gives for an
  * organisation without one, which the operator then checks); a link to confirm it is mailed there.
- * Throws non_profit_not_found, validation_failed, claim_domain_mismatch, claim_exists.
+ * Throws address_unconfirmed, non_profit_not_found, validation_failed, claim_domain_mismatch, claim_exists.
  */
 export async function startClaim(
   deps: Deps,
@@ -40,6 +40,7 @@ export async function startClaim(
   einText: string,
   input: { email: string; website: string; person: string },
 ): Promise<{ email: string; domain: string }> {
+  await requireConfirmedAddress(deps.db, userId, "a charity's claim starts from an account whose own address is proven");
   const { view, domain: onFile } = await claimTarget(deps, einText);
   const email = normalizeEmail(input.email);
   const domain = onFile ?? webDomain(input.website);
@@ -70,6 +71,14 @@ export async function startClaim(
     }
     if (live === undefined && (await store.unconfirmedCount(trx, userId)) >= UNCONFIRMED_CLAIMS_MAX)
       throw conflict('claim_limit', `you have ${UNCONFIRMED_CLAIMS_MAX} claims waiting for their links: follow those first`);
+    // Per recipient address too, whichever accounts ask: the oldest of the hour's links says when another may go.
+    const sent = await store.claimMailsTo(trx, link.email, new Date(now.getTime() - 3_600_000).toISOString());
+    if (sent.length >= CLAIM_MAILS_PER_ADDRESS_PER_HOUR) {
+      const retry = Math.max(1, Math.ceil((Date.parse(sent[0] as string) + 3_600_000 - now.getTime()) / 1000));
+      throw new AppError('rate_limited', 'claim_mail_limit', `${link.email} received ${sent.length} claim links in the last hour: ask again in ${Math.ceil(retry / 60)} minutes`, {
+        headers: { 'retry-after': String(retry) },
+      });
+    }
     let id: number;
     if (live === undefined) {
       try {

@@ -87,4 +87,36 @@ describeEachEngine('charities store', (env) => {
     assert.ok(b > a);
     assert.deepEqual(await store.organisationOf(db, arts as number), { ein: '030219309', name: 'Green Mountain Arts' });
   });
+
+  test('claimMailsTo: when each claim mail to an address was queued since a time, oldest first', async () => {
+    const { db } = env().deps;
+    const mail = (recipient: string, kind: string, created_at: string) => ({
+      kind,
+      recipient,
+      subject: 's',
+      text: 't',
+      html: 'h',
+      status: 'pending',
+      next_at: created_at,
+      claimed_until: null,
+      last_error: null,
+      created_at,
+      sent_at: null,
+      event_id: null,
+    });
+    await db
+      .insertInto('mail_outbox')
+      .values([
+        mail('jo@claims.example', 'charity_claim', '2026-03-01T10:30:00.000Z'),
+        mail('jo@claims.example', 'charity_claim', '2026-03-01T10:10:00.000Z'),
+        mail('jo@claims.example', 'charity_claim', '2026-03-01T08:00:00.000Z'),
+        mail('jo@claims.example', 'password_reset', '2026-03-01T10:20:00.000Z'),
+        mail('al@claims.example', 'charity_claim', '2026-03-01T10:20:00.000Z'),
+      ])
+      .execute();
+    assert.deepEqual(await db.transaction().execute((trx) => store.claimMailsTo(trx, 'jo@claims.example', '2026-03-01T10:00:00.000Z')), [
+      '2026-03-01T10:10:00.000Z',
+      '2026-03-01T10:30:00.000Z',
+    ]);
+  });
 });

@@ -120,3 +120,16 @@ export async function unconfirmedCount(db: Db | Trx, userId: number): Promise<nu
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/** When each claim link mailed to `email` since `since` was queued, oldest first (any account's). */
+export async function claimMailsTo(trx: Trx, email: string, since: string): Promise<string[]> {
+  const rows = await trx
+    .selectFrom('mail_outbox')
+    .select('created_at')
+    .where('kind', '=', 'charity_claim')
+    .where('recipient', '=', email)
+    .where('created_at', '>', since)
+    .orderBy('created_at')
+    .execute();
+  return rows.map((r) => r.created_at);
+}

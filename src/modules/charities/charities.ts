@@ -11,6 +11,9 @@ export const CLAIM_RESEND_MS = 10 * 60_000;
 /** Claims a person may have waiting for their link at once (each sent a mail to an organisation). */
 export const UNCONFIRMED_CLAIMS_MAX = 5;
 
+/** Claim links one address receives in an hour, from every account together: no flooding a mailbox from many accounts. */
+export const CLAIM_MAILS_PER_ADDRESS_PER_HOUR = 3;
+
 /** The host of a website address, lower-case, without a leading `www.`; null when it is not a web address. */
 export function webDomain(website: string): string | null {
   const text = website.trim();

@@ -15,6 +15,7 @@ import { awaitingMoney, cancelDeclared, findContribution, insertContribution, re
 import { advanceContribution, contributionForm } from './contributions.service.ts';
 import { CONTRIBUTION_TYPES, isPositiveDecimal8, type ContributionType } from './contributions.ts';
 import { RAILS, type Instructions } from './rails.ts';
+import { authorize } from '../../shared/policy.ts';
 
 const SYMBOL = /^[A-Z][A-Z0-9.-]{0,15}$/;
 const REFERENCE_CHARS = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ'; // no 0/O, 1/I: read over the phone or off a check
@@ -72,6 +73,7 @@ function validate(input: Declaration): { type: ContributionType; units: string; 
  * its type and a unique reference. Throws unprocessable (validation_failed, amount_invalid, type_not_accepted).
  */
 export async function declareContribution(deps: Deps, caller: Caller, input: Declaration, claim?: IdempotencyClaim) {
+  authorize(caller, 'add_money');
   const d = validate(input);
   const at = deps.clock.now().toISOString();
   const ref = reference(deps);
@@ -110,6 +112,7 @@ export async function declareContribution(deps: Deps, caller: Caller, input: Dec
 
 /** One of the caller's contributions; a declared one with its reference and instructions. Throws contribution_not_found. */
 export async function declaredForm(deps: Deps, caller: Caller, id: number) {
+  authorize(caller, 'read');
   const c = await findContribution(deps.db, caller.book, id);
   if (c === undefined || c.user_id !== caller.user_id) throw notFound('contribution_not_found', `no contribution ${id}`);
   const rail = RAILS[c.type as ContributionType];
@@ -122,6 +125,7 @@ export async function declaredForm(deps: Deps, caller: Caller, id: number) {
 
 /** The donor cancels a declaration while nothing has arrived. Throws contribution_not_found, conflict (contribution_not_cancellable). */
 export async function cancelContribution(deps: Deps, caller: Caller, id: number): Promise<void> {
+  authorize(caller, 'add_money');
   const c = await findContribution(deps.db, caller.book, id);
   if (c === undefined || c.user_id !== caller.user_id) throw notFound('contribution_not_found', `no contribution ${id}`);
   const at = deps.clock.now().toISOString();

@@ -23,6 +23,7 @@ import {
 } from './contributions.store.ts';
 import { issueReceipt } from './contributions.receipts.ts';
 import { CONTRIBUTION_TRANSITIONS, contributionProblems, type ContributionStatus, type ContributionType, type Frequency } from './contributions.ts';
+import { authorize } from '../../shared/policy.ts';
 
 export interface NewContribution {
   user_id: number;
@@ -189,6 +190,7 @@ export function contributionForm(c: Contribution) {
 
 /** The caller's own contributions, newest first (spec 4.6: private to the owner). */
 export async function listContributions(deps: Deps, caller: Caller, page: PageRequest) {
+  authorize(caller, 'read');
   const { rows, count } = await pageOfContributions(deps.db, caller.user_id, page);
   return toPage(rows.map(contributionForm), count, page);
 }

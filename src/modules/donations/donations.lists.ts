@@ -8,6 +8,7 @@ import { visibleUser } from '../users/index.ts';
 import * as store from './donations.store.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 import { ownDonationPageJson } from './donations.json.ts';
+import { authorize } from '../../shared/policy.ts';
 
 /** The most rows a page's OFFSET passes over and still be read as a lookup. */
 export const LOOKUP_OFFSET_MAX = 1_000;
@@ -29,6 +30,7 @@ async function readPage(deps: Deps, userId: number, publicOnly: boolean, page: P
 }
 
 export async function listOwnDonations(deps: Deps, caller: Caller, page: PageRequest) {
+  authorize(caller, 'read');
   const { rows, count, cards } = await readPage(deps, caller.user_id, false, page);
   return toPage(
     // `cancelled` (beyond the API's form, which its serializer leaves out): a not_completed donation
@@ -41,6 +43,7 @@ export async function listOwnDonations(deps: Deps, caller: Caller, page: PageReq
 
 /** listOwnDonations's page as the JSON text its route answers (donations.json.ts), with its meta for the Link header. */
 export async function listOwnDonationsJson(deps: Deps, caller: Caller, page: PageRequest): Promise<{ json: string; meta: Page<unknown>['meta'] }> {
+  authorize(caller, 'read');
   const { rows, count, cards } = await readPage(deps, caller.user_id, false, page);
   const meta = pageMeta(count, page);
   return { json: ownDonationPageJson(deps, cards, rows, meta), meta };
@@ -48,6 +51,7 @@ export async function listOwnDonationsJson(deps: Deps, caller: Caller, page: Pag
 
 /** A user's donations: all of them for the owner, public ones (reduced) for others. Throws user_not_found. */
 export async function listUserDonations(deps: Deps, caller: Caller, userId: number, page: PageRequest) {
+  authorize(caller, 'read');
   const own = userId === caller.user_id;
   if (!own) await visibleUser(deps, caller, userId);
   const { rows, count, cards } = await readPage(deps, userId, !own, page);

@@ -17,6 +17,7 @@ import type { IdempotencyClaim } from '../idempotency/index.ts';
 import type { HeldDonation } from './donations.held.ts';
 import { initialStatus } from './donations.ts';
 import * as store from './donations.store.ts';
+import { authorize } from '../../shared/policy.ts';
 
 /** When a request made at `now` lapses. */
 export function requestExpiry(now: Date): string {
@@ -60,9 +61,11 @@ export async function mailRequest(deps: Deps, trx: Trx, caller: Caller, r: { id:
 /**
  * An organizer or advisor decides a request of their fund: approved, it is held (or waits for
  * funds) as any new donation; declined, it is rejected with the reason. One decision wins when two
- * race. Throws donation_not_found, conflict (donation_not_requested, request_expired).
+ * race. The requester never decides their own (four eyes). Throws donation_not_found, conflict
+ * (donation_not_requested, request_expired), forbidden (role_forbidden, own_request).
  */
 export async function decideRequest(deps: Deps, caller: Caller, donationId: number, decision: { approve: true } | { approve: false; reason: string }) {
+  authorize(caller, 'decide_request');
   const at = deps.clock.now().toISOString();
   return deps.db.transaction().execute(async (trx) => {
     const unlocked = await store.lockDonation(trx, caller.book, donationId, false);
@@ -74,6 +77,9 @@ export async function decideRequest(deps: Deps, caller: Caller, donationId: numb
     assert(request !== undefined, 'a locked donation is there');
     if (request.status !== 'requested') throw conflict('donation_not_requested', `this donation is ${request.status}, not a request waiting for a decision`);
     if ((request.request_expires_at ?? '') <= at) throw conflict('request_expired', 'this request lapsed: ask for it again');
+    // Four eyes (rules §20): never the requester, even promoted since to a role that decides.
+    if (request.actor_id === caller.actor_id)
+      throw new AppError('forbidden', 'own_request', 'a request is decided by someone other than who asked for it: ask another organizer or advisor');
     let status: string;
     if (decision.approve) {
       status = initialStatus(accounts.balances.available_cents, request.amount_cents);
@@ -168,5 +174,6 @@ export function mayCancel(caller: Caller, donation: { status: string; actor_id: 
 
 /** The requests of the caller's fund waiting for a decision (the web's fund page). */
 export async function waitingRequests(deps: Deps, caller: Caller) {
+  authorize(caller, 'read');
   return (await store.waitingRequestsOfFund(deps.db, caller.book, caller.fund_id)).map((r) => ({ ...r, amount: r.amount_cents / 100 }));
 }

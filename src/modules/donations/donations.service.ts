@@ -21,6 +21,7 @@ import { SimpleDonationWriter, type DonationWriter, type WriterStats } from './d
 import { insertHeld, type HeldDonation } from './donations.held.ts';
 import { givesByRequest, insertRequest, mayCancel } from './donations.requests.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
+import { authorize } from '../../shared/policy.ts';
 
 declare module '../../deps.ts' {
   interface Runtime {
@@ -58,6 +59,7 @@ export interface NewDonation {
  * not_found (non_profit_not_found), conflict (idempotency_key_in_use).
  */
 export async function createDonation(deps: Deps, caller: Caller, input: NewDonation, claim?: IdempotencyClaim) {
+  authorize(caller, 'donate');
   assertSafeInteger(input.amount_cents, 'donation amount');
   assert(input.amount_cents >= DONATION_MIN_CENTS, 'the route enforces the minimum');
   assert(isBook(caller.book), 'a caller acts in a book');
@@ -133,6 +135,7 @@ export function insertDonation(trx: Trx, row: store.NewDonationRow): Promise<num
  * Throws: not_found (donation_not_found, also for others' donations), conflict (donation_not_cancellable).
  */
 export async function cancelDonation(deps: Deps, caller: Caller, donationId: number): Promise<void> {
+  authorize(caller, 'cancel_donation');
   await deps.db.transaction().execute(async (trx) => {
     const { donation, accounts } = await lockDonationAndFund(trx, caller.book, donationId);
     if (donation === undefined || donation.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
@@ -225,6 +228,7 @@ export async function getCreatedDonation(deps: Deps, caller: Caller, donationId:
 }
 
 export async function getOwnDonation(deps: Deps, caller: Caller, donationId: number) {
+  authorize(caller, 'read');
   const record = await store.findDonation(deps.db, caller.book, donationId);
   if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
   return ownListForm(deps, await cardsFor(deps, [record]), record);
@@ -251,6 +255,7 @@ export async function getUserDonation(deps: Deps, caller: Caller, userId: number
 
 /** POST /v1/users/:user_id/donations: only under one's own id (rules §20: or the fund's one acts on). Throws user_not_found, forbidden. */
 export async function createDonationForUser(deps: Deps, caller: Caller, userId: number, input: NewDonation, claim?: IdempotencyClaim) {
+  authorize(caller, 'donate');
   // Under the fund's holder's id, or (a member acting on a fund they share) their own: both give from the fund acted on.
   if (userId !== caller.user_id && userId !== caller.actor_id) {
     await visibleUser(deps, caller, userId);

@@ -27,6 +27,7 @@ import {
   type Gift,
   type GiftEnd,
 } from './gifts.store.ts';
+import { authorize } from '../../shared/policy.ts';
 
 export interface NewGift {
   name: string;
@@ -56,6 +57,7 @@ function giftForm(deps: Deps, g: Gift) {
  * Throws: unprocessable (insufficient_funds).
  */
 export async function createGift(deps: Deps, caller: Caller, input: NewGift, claim?: IdempotencyClaim) {
+  authorize(caller, 'give_gift');
   assertSafeInteger(input.amount_cents, 'gift amount');
   assert(input.amount_cents >= GIFT_MIN_CENTS, 'the route enforces the minimum');
   const code = deps.ids.uuid();
@@ -134,12 +136,14 @@ export async function giftsWaitingFor(deps: Deps, caller: Caller) {
 
 /** One of the caller's gifts by code. Throws gift_not_found (also for others' gifts). */
 export async function getGift(deps: Deps, caller: Caller, code: string) {
+  authorize(caller, 'read');
   const gift = await findGift(deps.db, caller, code);
   if (gift.user_id !== caller.user_id) throw notFound('gift_not_found', `no gift ${code}`);
   return giftForm(deps, gift);
 }
 
 export async function listGifts(deps: Deps, caller: Caller, page: PageRequest) {
+  authorize(caller, 'read');
   const { rows, count } = await pageOfGifts(deps.db, caller.user_id, page);
   return toPage(
     rows.map((g) => giftForm(deps, g)),
@@ -218,6 +222,7 @@ async function finishGift(
 
 /** The recipient takes the gift into their own fund. Throws gift_not_found, forbidden, invalid_transition. */
 export async function acceptGift(deps: Deps, caller: Caller, code: string, claim?: IdempotencyClaim) {
+  authorize(caller, 'answer_gift');
   await deps.db.transaction().execute(async (trx) => {
     const { gift, giverAccounts, recipientAccounts } = await lockGiftFor(trx, caller, code, 'accept');
     assert(recipientAccounts !== undefined, "the recipient's fund is locked");
@@ -241,6 +246,8 @@ export async function acceptGift(deps: Deps, caller: Caller, code: string, claim
  * Throws gift_not_found, forbidden, invalid_transition, non_profit_not_found, non_profit_ineligible.
  */
 export async function claimGift(deps: Deps, recipient: Recipient, code: string, einText: string, claim?: IdempotencyClaim) {
+  // The sandbox's simulated recipient (no person) answers on its controls' authority.
+  if (recipient.user_id !== null) authorize(recipient, 'answer_gift');
   const ein = requireEin(einText);
   // A claim on an app's token directs the gift's money to a charity: it counts against the app's
   // monthly limit like a donation (ADR 16). A gift's amount never changes, so it is known before the lock.
@@ -297,6 +304,7 @@ function claimLocked(deps: Deps, recipient: Recipient, code: string, ein: string
 
 /** The recipient refuses the gift: the hold goes back to the giver. Throws gift_not_found, forbidden, invalid_transition. */
 export async function denyGift(deps: Deps, recipient: Recipient, code: string, claim?: IdempotencyClaim) {
+  if (recipient.user_id !== null) authorize(recipient, 'answer_gift');
   await deps.db.transaction().execute(async (trx) => {
     const { gift, giverAccounts } = await lockGiftFor(trx, recipient, code, 'deny');
     const at = deps.clock.now().toISOString();

@@ -1,7 +1,7 @@
 // Every function of gifts.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { accountOf, describeEachEngine, makeUser } from '../../../test/harness.ts';
+import { accountOf, confirmAddressOf, describeEachEngine, makeUser } from '../../../test/harness.ts';
 import { signUp } from '../accounts/index.ts';
 import * as store from './gifts.store.ts';
 
@@ -97,6 +97,9 @@ describeEachEngine('gifts store', (env) => {
         await store.insertGift(trx, to('someone@example.org', '2026-02-05T00:00:00Z')),
         await store.insertGift(trx, { ...gift(rioIds, '2026-02-06T00:00:00Z'), email: 'rio.waiting@example.org' }),
       ]);
+    // Until the address is proven, nothing waiting at it is shown (rules §15).
+    assert.deepEqual(await store.giftsWaitingAt(db, 'live', rioIds.user_id, rioIds.fund_id, 20), [], 'an unconfirmed address sees nothing');
+    await confirmAddressOf(deps, rioIds.user_id, 'rio.waiting@example.org');
     const waiting = await store.giftsWaitingAt(db, 'live', rioIds.user_id, rioIds.fund_id, 20);
     const codes = async (ids: Array<number | undefined>) =>
       Promise.all(

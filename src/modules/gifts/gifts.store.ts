@@ -92,21 +92,25 @@ export interface WaitingGift {
 }
 
 /**
- * The open (`new`) gifts of a book sent to the e-mail of account `personId` (in any case), but
- * those its own fund sent; oldest first, at most `limit`.
+ * The open (`new`) gifts of a book sent to the e-mail of account `personId` (in any case), once
+ * that address is confirmed, but those its own fund sent; oldest first, at most `limit`.
  */
 export async function giftsWaitingAt(db: Db, book: Book, personId: number, ownFundId: number, limit: number): Promise<WaitingGift[]> {
-  return db
-    .selectFrom('accounts as a')
-    .innerJoin('gifts as g', (join) => join.on(sql`lower(g.email)`, '=', sql.ref('a.email')))
-    .innerJoin('users as u', 'u.id', 'g.user_id')
-    .select(['g.code', 'g.name', 'g.amount_cents', 'g.message', 'u.name as giver_name', 'g.created_at'])
-    .where('a.user_id', '=', personId)
-    .where('g.status', '=', 'new')
-    .where('g.book', '=', book)
-    .where('g.fund_id', '!=', ownFundId)
-    .orderBy('g.created_at')
-    .orderBy('g.id')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('accounts as a')
+      .innerJoin('gifts as g', (join) => join.on(sql`lower(g.email)`, '=', sql.ref('a.email')))
+      .innerJoin('users as u', 'u.id', 'g.user_id')
+      .select(['g.code', 'g.name', 'g.amount_cents', 'g.message', 'u.name as giver_name', 'g.created_at'])
+      .where('a.user_id', '=', personId)
+      // Only once the address is proven (rules §15): an account opened with someone else's address sees nothing.
+      .where('a.email_confirmed_at', 'is not', null)
+      .where('g.status', '=', 'new')
+      .where('g.book', '=', book)
+      .where('g.fund_id', '!=', ownFundId)
+      .orderBy('g.created_at')
+      .orderBy('g.id')
+      .limit(limit)
+      .execute()
+  );
 }

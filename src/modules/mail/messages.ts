@@ -96,6 +96,33 @@ export function passwordReset(m: { url: string }): Message {
   );
 }
 
+export function confirmAddress(m: { email: string; url: string; change: boolean }): Message {
+  return compose(
+    m.change ? 'Confirm your new Almoner address' : 'Confirm your Almoner address',
+    [
+      m.change
+        ? `Someone (we hope you) asked to change the address of an Almoner account to ${m.email}.`
+        : `Someone (we hope you) opened an Almoner account with ${m.email}, or signed in to one.`,
+      'Confirm it by opening the link while signed in to that account: until then, nothing sent to this address (gifts, invitations to a fund) is handed to it.',
+      'The link works once, for 48 hours. If you did not ask, ignore this message.',
+    ],
+    { url: m.url, label: 'Confirm this address' },
+    FOOTER,
+  );
+}
+
+export function addressChanging(m: { to: string }): Message {
+  return compose(
+    'Your Almoner address is changing',
+    [
+      `Someone signed in to your Almoner account asked to change its address to ${m.to}. It changes once a link mailed there is followed.`,
+      'If it was not you, change your password now: it ends every session of the account.',
+    ],
+    undefined,
+    FOOTER,
+  );
+}
+
 export function claimConfirmation(m: { nonProfit: string; person: string; url: string }): Message {
   return compose(
     `Confirm that you act for ${m.nonProfit}`,
@@ -129,6 +156,18 @@ export function bankDetailsChanged(m: { nonProfit: string; account: string; by: 
       'If this change was not made by someone at your organisation, tell the platform operators at once.',
     ],
     { url: m.url, label: 'See the bank details' },
+    FOOTER,
+  );
+}
+
+export function bankDetailsChangedUnseen(m: { nonProfit: string; ein: string; account: string; by: string; usableFrom: string }): Message {
+  return compose(
+    `Bank details of ${m.nonProfit} changed by its only claimant`,
+    [
+      `${m.by}, the only person who acts for ${m.nonProfit} (EIN ${m.ein}), changed its bank account to ${m.account}. No one else of the organisation could be told.`,
+      `Payments by ACH go there from ${m.usableFrom}. If this looks wrong, hold the organisation's payments and reach it by a number on file, not one the claimant gave.`,
+    ],
+    undefined,
     FOOTER,
   );
 }

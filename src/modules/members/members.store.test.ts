@@ -103,6 +103,9 @@ describeEachEngine('members store', (env) => {
     assert.deepEqual(await store.memberEmails(db, holder.fund_id, ['organizer']), [{ user_id: holder.user_id, email: 'two@example.org', name: 'Holder Two' }]);
     assert.deepEqual(await store.memberEmails(db, holder.fund_id, ['advisor']), []);
     assert.deepEqual(await store.accountByEmail(db, 'two@example.org'), { user_id: holder.user_id, status: 'active' });
+    assert.equal(await store.confirmedAccountByEmail(db, 'two@example.org'), undefined, 'an address not proven is no one’s yet');
+    await db.updateTable('accounts').set({ email_confirmed_at: '2026-11-20T00:00:00Z' }).where('user_id', '=', holder.user_id).execute();
+    assert.deepEqual(await store.confirmedAccountByEmail(db, 'two@example.org'), { user_id: holder.user_id, status: 'active' });
     assert.equal(await store.emailOfUser(db, holder.user_id), 'two@example.org');
     assert.deepEqual(await store.fundNames(db, holder.fund_id, holder.user_id), { fund: "Holder Two's Fund", inviter: 'Holder Two' });
     assert.equal(await store.twinOf(db, holder.user_id), undefined);

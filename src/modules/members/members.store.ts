@@ -228,6 +228,17 @@ export async function accountByEmail(db: Db | Trx, email: string): Promise<{ use
   return db.selectFrom('accounts as a').innerJoin('users as u', 'u.id', 'a.user_id').select(['a.user_id', 'u.status']).where('a.email', '=', email).executeTakeFirst();
 }
 
+/** The account that proved it signs in with `email` (an unconfirmed one is no one's yet: rules §15). */
+export async function confirmedAccountByEmail(db: Db | Trx, email: string): Promise<{ user_id: number; status: string } | undefined> {
+  return db
+    .selectFrom('accounts as a')
+    .innerJoin('users as u', 'u.id', 'a.user_id')
+    .select(['a.user_id', 'u.status'])
+    .where('a.email', '=', email)
+    .where('a.email_confirmed_at', 'is not', null)
+    .executeTakeFirst();
+}
+
 export async function emailOfUser(db: Db | Trx, userId: number): Promise<string | undefined> {
   return (await db.selectFrom('accounts').select('email').where('user_id', '=', userId).executeTakeFirst())?.email;
 }

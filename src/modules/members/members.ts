@@ -1,5 +1,5 @@
-// Shared funds (docs/rules.md §20): the roles a fund's members hold, what each
-// role may do on the API, and the rules of invitations, requests and
+// Shared funds (docs/rules.md §20): the roles a fund's members hold (what each
+// may do is the one table of shared/policy.ts), and the rules of invitations, requests and
 // successor plans. No I/O here.
 
 export const ROLES = ['organizer', 'advisor', 'family'] as const;
@@ -9,12 +9,9 @@ export function isRole(text: string): text is Role {
   return (ROLES as readonly string[]).includes(text);
 }
 
-/** Each role may do what the ones below it may: family < advisor < organizer. */
-const RANK: Record<Role, number> = { family: 0, advisor: 1, organizer: 2 };
+import { POLICY, roleAllows } from '../../shared/policy.ts';
 
-export function roleAllows(held: Role, needed: Role): boolean {
-  return RANK[held] >= RANK[needed];
-}
+export { roleAllows };
 
 /** What a role may do, in words: the members page and the errors say it. */
 export const ROLE_WORDS: Readonly<Record<Role, string>> = {
@@ -24,51 +21,11 @@ export const ROLE_WORDS: Readonly<Record<Role, string>> = {
 };
 
 /**
- * The least role each API route needs (the path is the route's pattern under /v1). Reads are for
- * every member. A family member's donation is a request, and their DELETE of a donation or of a
- * membership reaches only their own request or their own membership: the services decide those.
- * A write not named needs an organizer.
+ * Whether a member of this role may move the fund's money themselves (the check holds every
+ * movement to it): what sending a gift needs, as a donation that is not a request does.
  */
-const NEEDED: Readonly<Record<string, Role>> = {
-  'POST /donations': 'family',
-  'POST /users/:user_id/donations': 'family',
-  'DELETE /donations/:donation_id': 'family',
-  'POST /donations/:donation_id/approve': 'advisor',
-  'POST /donations/:donation_id/decline': 'advisor',
-  'POST /gifts': 'advisor',
-  // A gift is its recipient's to take: whoever opened it, whatever their role.
-  'POST /gifts/:code/accept': 'family',
-  'POST /gifts/:code/claim': 'family',
-  'POST /gifts/:code/deny': 'family',
-  'POST /contributions': 'advisor',
-  'DELETE /contributions/:id': 'advisor',
-  'POST /scheduled_donations': 'advisor',
-  'DELETE /scheduled_donations/:id': 'advisor',
-  'PUT /users/me/allocation': 'advisor',
-  'DELETE /users/me/allocation/exchange': 'advisor',
-  // One's own choice of fund, and one's own keys: each member's.
-  'PATCH /users/me': 'family',
-  'POST /api_keys': 'family',
-  'DELETE /api_keys/:id': 'family',
-  'DELETE /fund/members/:id': 'family',
-  'POST /webhook_endpoints': 'advisor',
-  'PATCH /webhook_endpoints/:id': 'advisor',
-  'DELETE /webhook_endpoints/:id': 'advisor',
-  'POST /webhook_endpoints/:id/rotate_secret': 'advisor',
-  'POST /webhook_endpoints/:id/test': 'advisor',
-  'POST /sandbox/deposits': 'advisor',
-  'POST /sandbox/advance': 'advisor',
-};
-
-export function routeRole(method: string, path: string): Role {
-  const asked = method === 'HEAD' ? 'GET' : method;
-  if (asked === 'GET') return 'family';
-  return NEEDED[`${asked} ${path}`] ?? 'organizer';
-}
-
-/** Whether a member of this role may move the fund's money themselves (the check holds every movement to it). */
 export function movesMoney(role: Role): boolean {
-  return roleAllows(role, 'advisor');
+  return roleAllows(role, POLICY.give_gift.role);
 }
 
 /** How long an invitation's link works, and a request waits for a decision. */

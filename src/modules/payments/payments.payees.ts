@@ -43,7 +43,7 @@ export async function setPayeeAccount(
   const { view } = await charityByEin(deps, ein as string);
   const at = deps.clock.now().toISOString();
   const usableFrom = addDays(at.slice(0, 10), deps.config.payments.payeeCoolingOffDays);
-  await deps.db.transaction().execute(async (trx) => {
+  const unseen = await deps.db.transaction().execute(async (trx) => {
     const nonProfitId = view.id;
     const before = await store.activePayeeAccount(trx, nonProfitId);
     const { actor } = who;
@@ -77,6 +77,16 @@ export async function setPayeeAccount(
       told.map((recipient) => ({ ...message, kind: 'bank_details_changed', recipient, event_id: null })),
       at,
     );
+    // A claimant who is the organisation's only one changed where its money goes, and no one else of it
+    // saw: the operators are told (mail and metric), since a taken-over account would look just so.
+    if (who.userId === undefined || told.length > 0) return false;
+    const operator = deps.config.operatorEmail;
+    if (operator !== undefined) {
+      const notice = messages.bankDetailsChangedUnseen({ nonProfit: view.name, ein: view.ein, account: maskedAccount((account as string).slice(-4)), by: who.name, usableFrom });
+      await queueMail(trx, [{ ...notice, kind: 'bank_details_unseen', recipient: operator, event_id: null }], at);
+    }
+    return true;
   });
+  if (unseen) deps.metrics.counters.payeeChangedUnseen();
   return { non_profit: view.name, routing: input.routing, account: maskedAccount((account as string).slice(-4)), usable_from: usableFrom };
 }

@@ -11,6 +11,7 @@ import { centsToDollars } from '../../shared/money.ts';
 import { lockFundAccounts, readFundAccounts } from '../ledger/index.ts';
 import * as holdings from './holdings.store.ts';
 import * as store from './portfolio.store.ts';
+import { authorize } from '../../shared/policy.ts';
 
 export interface AllocationView {
   portfolio_id: number | null;
@@ -30,6 +31,7 @@ export function chosenPortfolio(allocation: holdings.AllocationRow | undefined):
 }
 
 export async function getAllocation(deps: Deps, caller: Caller): Promise<AllocationView> {
+  authorize(caller, 'read');
   const fundId = caller.fund_id;
   const [allocation, units, exchange, investments, accounts] = await Promise.all([
     holdings.allocationOf(deps.db, fundId),
@@ -59,6 +61,7 @@ export async function getAllocation(deps: Deps, caller: Caller): Promise<Allocat
  * percent 0 to 100), portfolio_not_found, portfolio_retired.
  */
 export async function setAllocation(deps: Deps, caller: Caller, input: { portfolio_id: number | null; invest_share: number }): Promise<AllocationView> {
+  authorize(caller, 'invest');
   if (!Number.isInteger(input.invest_share) || input.invest_share < 0 || input.invest_share > 100)
     throw fieldErrors([{ field: 'invest_share', code: 'validation_failed', message: 'must be a whole percent from 0 to 100' }]);
   if (input.portfolio_id !== null) {
@@ -82,6 +85,7 @@ export async function setAllocation(deps: Deps, caller: Caller, input: { portfol
 
 /** Cancels the fund's pending exchange: it stays in the portfolio it holds. Throws exchange_not_found. */
 export async function cancelExchange(deps: Deps, caller: Caller): Promise<AllocationView> {
+  authorize(caller, 'invest');
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
     if (!(await holdings.endExchange(trx, caller.fund_id, 'cancelled', at, null))) throw notFound('exchange_not_found', 'no exchange waits for the next valuation');
@@ -124,6 +128,7 @@ export function fundHoldsUnits(): AppError {
 
 /** What the fund was worth in its portfolio at each of its last valuations (a year of daily ones), oldest first. */
 export async function valueHistory(deps: Deps, caller: Caller): Promise<Array<{ at: string; value_cents: number; units: string }>> {
+  authorize(caller, 'read');
   return await holdings.valueHistory(deps.db, caller.fund_id, 366);
 }
 

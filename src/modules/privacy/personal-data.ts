@@ -17,7 +17,8 @@ export interface PersonalData {
 }
 
 export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
-  accounts: { personal: ['email', 'password_hash'], forget: 'deleted: their sign-in' },
+  accounts: { personal: ['email', 'password_hash'], notPersonal: ['email_confirmed_at'], forget: 'deleted: their sign-in' },
+  address_confirmations: { personal: ['email'], forget: 'deleted: the links that proved their addresses' },
   admin_tokens: { personal: [], notPersonal: ['name'], forget: "operators' tokens: nothing of a donor" },
   api_keys: { personal: ['name'], forget: 'revoked and renamed' },
   app_connections: { personal: [], forget: 'ended, with every token of their grant' },

@@ -182,6 +182,7 @@ export async function pseudonymise(trx: Trx, ids: readonly number[], emails: rea
   }
   await trx.deleteFrom('idempotency_keys').where('user_id', 'in', ids).execute();
   await trx.deleteFrom('password_resets').where('user_id', 'in', ids).execute();
+  await trx.deleteFrom('address_confirmations').where('user_id', 'in', ids).execute();
   await trx.deleteFrom('invitations').where('user_id', 'in', ids).execute();
   await trx.deleteFrom('charity_claims').where('user_id', 'in', ids).execute();
   // Shared funds (rules §20): their memberships and the invitations to them end, and so do the other

@@ -10,6 +10,7 @@ import type { Caller } from '../../shared/caller.ts';
 import { advanceContribution, recordContribution } from '../contributions/index.ts';
 import { applyDonationEvent, type DonationEvent } from '../donations/index.ts';
 import { claimGift, denyGift, SIMULATED_RECIPIENT } from '../gifts/index.ts';
+import { authorize } from '../../shared/policy.ts';
 
 const ACTOR = 'sandbox';
 
@@ -19,6 +20,7 @@ function requireSandbox(caller: Caller): void {
 
 /** A sandbox deposit: a pending contribution that clears by itself after the configured delay. */
 export async function sandboxDeposit(deps: Deps, caller: Caller, amountCents: number): Promise<number> {
+  authorize(caller, 'sandbox');
   requireSandbox(caller);
   const units = dollarsText(amountCents);
   return recordContribution(
@@ -35,6 +37,7 @@ export type SandboxMove =
 
 /** Moves one of the caller's sandbox objects. Throws forbidden, the object's not_found code, invalid_transition. */
 export async function sandboxAdvance(deps: Deps, caller: Caller, move: SandboxMove): Promise<{ status: string }> {
+  authorize(caller, 'sandbox');
   requireSandbox(caller);
   if (move.object === 'donation') {
     if ((await ownerOfTestObject(deps.db, move)) !== caller.user_id) throw notFound('donation_not_found', `no donation ${move.id}`);

@@ -11,6 +11,7 @@ import { insertWithHold } from '../donations/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { claimOccurrence, dueSchedules, findSchedule, insertSchedule, pageOfSchedules, stopSchedule, type Schedule } from './scheduled.store.ts';
 import { isDate, occurrenceDate, type ScheduleFrequency } from './scheduled.ts';
+import { authorize } from '../../shared/policy.ts';
 
 export interface NewSchedule {
   ein: string;
@@ -60,6 +61,7 @@ function scheduleForm(r: Schedule, np: NonProfitCard) {
 
 /** Throws validation_failed (a bad or past date), non_profit_not_found, non_profit_ineligible. */
 export async function createSchedule(deps: Deps, caller: Caller, input: NewSchedule, claim?: IdempotencyClaim) {
+  authorize(caller, 'schedule');
   const start = input.next_date ?? today(deps);
   if (!isDate(start) || start < today(deps)) {
     throw new AppError('unprocessable', 'validation_failed', 'next_date must be a date (YYYY-MM-DD), today or later', {
@@ -95,6 +97,7 @@ export async function createSchedule(deps: Deps, caller: Caller, input: NewSched
 }
 
 export async function listSchedules(deps: Deps, caller: Caller, page: PageRequest) {
+  authorize(caller, 'read');
   const { rows, count } = await pageOfSchedules(deps.db, caller.user_id, page);
   return toPage(await scheduleForms(deps, rows), count, page);
 }
@@ -106,11 +109,13 @@ async function ownSchedule(deps: Deps, caller: Caller, id: number): Promise<Sche
 }
 
 export async function getSchedule(deps: Deps, caller: Caller, id: number) {
+  authorize(caller, 'read');
   return oneScheduleForm(deps, await ownSchedule(deps, caller, id));
 }
 
 /** Stops a recurring donation; donations it already made are kept. Throws scheduled_donation_not_found. */
 export async function cancelSchedule(deps: Deps, caller: Caller, id: number): Promise<void> {
+  authorize(caller, 'schedule');
   await ownSchedule(deps, caller, id);
   await stopSchedule(deps.db, id, deps.clock.now().toISOString());
 }

@@ -11,10 +11,12 @@ import { hashSecret } from '../../shared/secrets.ts';
 import { bumpAuthEpoch } from '../keys/index.ts';
 import { recordAudit } from '../audit/index.ts';
 import { messages, queueMail } from '../mail/index.ts';
-import { newSecret, normalizeEmail } from '../accounts/index.ts';
+import { newSecret, normalizeEmail, requireConfirmedAddress } from '../accounts/index.ts';
 import { sandboxUserFor } from '../users/index.ts';
 import { withdrawRequestsOf } from '../donations/index.ts';
+import { endEndpointsOfMember } from '../webhooks/index.ts';
 import { INVITATION_TTL_DAYS, membersStore as store, mirrorCurrentFund, mirrorMember, ROLE_WORDS, type EnsureTwin, type Member, type Role } from '../members/index.ts';
+import { authorize } from '../../shared/policy.ts';
 
 const ensureTwin =
   (deps: Deps): EnsureTwin =>
@@ -36,6 +38,7 @@ export function memberView(m: Member & { name: string | null; slug: string | nul
 
 /** The members and waiting invitations of the caller's fund. */
 export async function listMembers(deps: Deps, caller: Caller) {
+  authorize(caller, 'read');
   return (await store.membersOfFund(deps.db, caller.fund_id)).map(memberView);
 }
 
@@ -51,6 +54,7 @@ async function changed(trx: Trx, caller: Caller, action: string, member: Member,
  * member_self, member_unavailable), conflict (member_exists, invitation_exists, member_limit).
  */
 export async function inviteMember(deps: Deps, caller: Caller, input: { email: string; role: Role }) {
+  authorize(caller, 'members');
   const email = normalizeEmail(input.email);
   if (email === null) throw fieldErrors([{ field: 'email', code: 'validation_failed', message: 'is not an e-mail address' }]);
   const token = newSecret();
@@ -113,7 +117,7 @@ export async function invitationByLink(deps: Deps, token: string) {
 /**
  * A person accepts an invitation with their own account, whose address it went to: they become
  * a member with its role and act on the fund from now. Throws invitation_not_found,
- * forbidden (invitation_other_address), conflict (member_exists).
+ * forbidden (invitation_other_address, address_unconfirmed), conflict (member_exists).
  */
 export async function acceptInvitation(deps: Deps, personId: number, token: string): Promise<{ fund_id: number; role: Role }> {
   const invitation = await invitationByLink(deps, token);
@@ -121,6 +125,7 @@ export async function acceptInvitation(deps: Deps, personId: number, token: stri
   return deps.db.transaction().execute(async (trx) => {
     const email = await store.emailOfUser(trx, personId);
     if (email !== invitation.email) throw new AppError('forbidden', 'invitation_other_address', `this invitation went to another address: sign in as ${invitation.email}`);
+    await requireConfirmedAddress(trx, personId, 'an invitation goes to the account that proved its address');
     if ((await store.activeMember(trx, invitation.fund_id, personId)) !== undefined) throw conflict('member_exists', 'you are a member of this fund already');
     if (!(await store.activate(trx, invitation.id, personId, at))) throw notFound('invitation_not_found', 'this invitation is no longer open');
     await store.startRole(trx, { member_id: invitation.id, fund_id: invitation.fund_id, user_id: personId, role: invitation.role, since: at });
@@ -157,6 +162,7 @@ async function lastOrganizer(trx: Trx, member: Member): Promise<boolean> {
 
 /** An organizer changes a member's (or a waiting invitation's) role. Throws member_not_found, conflict (last_organizer). */
 export async function changeMemberRole(deps: Deps, caller: Caller, memberId: number, role: Role) {
+  authorize(caller, 'members');
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
     const member = await memberOfFund(trx, caller, memberId);
@@ -182,6 +188,7 @@ export async function changeMemberRole(deps: Deps, caller: Caller, memberId: num
  * Throws member_not_found, forbidden (role_forbidden), conflict (last_organizer).
  */
 export async function removeMember(deps: Deps, caller: Caller, memberId: number): Promise<void> {
+  authorize(caller, 'leave');
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
     const member = await memberOfFund(trx, caller, memberId);
@@ -200,6 +207,13 @@ export async function endMembership(deps: Deps, trx: Trx, member: Member, by: st
   await store.endRole(trx, member.id, at);
   await store.leaveCurrentFund(trx, member.fund_id, member.user_id);
   await withdrawRequestsOf(deps, trx, member.fund_id, member.user_id, at);
+  // What they made for the fund stops with them: the webhook endpoints that hear its events, in both books.
+  // (Their keys and app connections are theirs: they act on the fund they choose, and now never this one.)
+  const holder = await store.holderOf(trx, member.fund_id);
+  if (holder !== undefined) {
+    const twins = async (id: number) => [id, ...[await store.twinOf(trx, id)].filter((t) => t !== undefined)];
+    await endEndpointsOfMember(trx, await twins(holder), await twins(member.user_id), at);
+  }
   await mirrorMember(trx, { ...member, status: 'removed' }, at, ensureTwin(deps));
   await mirrorCurrentFund(trx, member.user_id, ensureTwin(deps));
 }
@@ -212,6 +226,7 @@ export async function fundsOf(deps: Deps, caller: Caller) {
 
 /** A person chooses the fund they act on: one they are a member of, in their book. Throws fund_not_found. */
 export async function chooseFund(deps: Deps, caller: Caller, fundId: number): Promise<void> {
+  authorize(caller, 'own_account');
   await deps.db.transaction().execute(async (trx) => {
     const member = await store.activeMember(trx, fundId, caller.actor_id);
     if (member === undefined || member.book !== caller.book) throw notFound('fund_not_found', `you are not a member of fund ${fundId}`);
@@ -223,5 +238,6 @@ export async function chooseFund(deps: Deps, caller: Caller, fundId: number): Pr
 
 /** The caller's fund's latest movements with the member who made each (the fund page). */
 export async function fundActivity(deps: Deps, caller: Caller) {
+  authorize(caller, 'read');
   return store.recentActivity(deps.db, caller.fund_id, 20);
 }

@@ -27,6 +27,7 @@ import {
   type SuccessorLine,
 } from '../members/index.ts';
 import { endMembership } from './sharing.service.ts';
+import { authorize } from '../../shared/policy.ts';
 
 type PlanInput = ReadonlyArray<{ email: string } | { ein: string; share_percent: number }>;
 
@@ -36,6 +37,7 @@ function lineOf(l: { email: string | null; ein: string | null; share_percent: nu
 
 /** The plan of the caller's fund. */
 export async function getPlan(deps: Deps, caller: Caller) {
+  authorize(caller, 'read');
   const lines = await successors.successorLines(deps.db, caller.fund_id);
   return { successors: lines.map(lineOf), updated_at: lines[0]?.updated_at ?? null };
 }
@@ -46,6 +48,7 @@ export async function getPlan(deps: Deps, caller: Caller) {
  * non_profit_ineligible), not_found (non_profit_not_found).
  */
 export async function setPlan(deps: Deps, caller: Caller, input: PlanInput) {
+  authorize(caller, 'successors');
   const lines: SuccessorLine[] = input.map((l, i) => {
     if ('email' in l) {
       const email = normalizeEmail(l.email);
@@ -191,7 +194,8 @@ export async function approveDeath(deps: Deps, deathId: number, operator: string
 
 /** A successor becomes an organizer: a member already, an account (added), or an address (invited). Returns the user, if any. */
 async function makeOrganizer(deps: Deps, trx: Parameters<typeof store.insertMember>[0], fundId: number, holderId: number, email: string, at: string, now: Date) {
-  const account = await store.accountByEmail(trx, email);
+  // An account whose address is not proven is no one's yet: the address is invited instead (rules §15).
+  const account = await store.confirmedAccountByEmail(trx, email);
   if (account !== undefined && account.status === 'active') {
     const member = await store.activeMember(trx, fundId, account.user_id);
     if (member !== undefined) {

@@ -11,6 +11,7 @@ import type { Caller } from '../../shared/caller.ts';
 import { sameBook, type Book, type Viewer } from '../../shared/book.ts';
 import { membersStore, startFund } from '../members/index.ts';
 import * as store from './users.store.ts';
+import { authorize } from '../../shared/policy.ts';
 
 export type { User, Fund } from './users.store.ts';
 
@@ -220,6 +221,7 @@ export async function listUserCauses(deps: Deps, caller: Caller, userId: number)
 
 /** The caller's own balance, read from the journal's accounts (rules §6). */
 export async function getBalance(deps: Deps, caller: Caller) {
+  authorize(caller, 'read');
   const accounts = await readFundAccounts(deps.lookups, caller.fund_id);
   return balanceView(accounts.balances);
 }

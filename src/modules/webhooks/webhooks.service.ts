@@ -8,6 +8,7 @@ import type { Trx } from '../../db/database.ts';
 import { toPage, type PageRequest } from '../../shared/page.ts';
 import * as store from './webhooks.store.ts';
 import { endpointUrlProblem, newSecret, WEBHOOK_EVENT_TYPES } from './webhooks.ts';
+import { authorize } from '../../shared/policy.ts';
 
 export const ROTATION_GRACE_MS = 24 * 3_600_000;
 
@@ -70,6 +71,7 @@ function validate(deps: Deps, input: EndpointInput, creating: boolean): { url?: 
  * it). Throws unprocessable (invalid_url, validation_failed), conflict (webhook_endpoint_limit).
  */
 export async function createEndpoint(deps: Deps, caller: Caller, input: EndpointInput) {
+  authorize(caller, 'webhooks');
   const fields = validate(deps, input, true);
   const at = deps.clock.now().toISOString();
   const secret = newSecret();
@@ -99,6 +101,7 @@ export async function createEndpoint(deps: Deps, caller: Caller, input: Endpoint
       created_at: at,
       updated_at: at,
       deleted_at: null,
+      created_by: caller.actor_id,
     });
   }
 }
@@ -110,16 +113,19 @@ async function ownEndpoint(deps: Deps, caller: Caller, id: number): Promise<stor
 }
 
 export async function getEndpoint(deps: Deps, caller: Caller, id: number) {
+  authorize(caller, 'read_secrets');
   return endpointForm(await ownEndpoint(deps, caller, id));
 }
 
 export async function listEndpoints(deps: Deps, caller: Caller, page: PageRequest) {
+  authorize(caller, 'read_secrets');
   const { rows, count } = await store.pageOfEndpoints(deps.db, caller.book, caller.user_id, page);
   return toPage(rows.map(endpointForm), count, page);
 }
 
 /** Changes url, description, event_types or disabled; enabling one clears why it was disabled. */
 export async function updateEndpoint(deps: Deps, caller: Caller, id: number, input: EndpointInput) {
+  authorize(caller, 'webhooks');
   const endpoint = await ownEndpoint(deps, caller, id);
   const fields = validate(deps, input, false);
   const at = deps.clock.now().toISOString();
@@ -132,12 +138,14 @@ export async function updateEndpoint(deps: Deps, caller: Caller, id: number, inp
 }
 
 export async function deleteEndpoint(deps: Deps, caller: Caller, id: number): Promise<void> {
+  authorize(caller, 'webhooks');
   const endpoint = await ownEndpoint(deps, caller, id);
   await deps.db.transaction().execute((trx) => store.deleteEndpoint(trx, endpoint.id, deps.clock.now().toISOString()));
 }
 
 /** A new secret, shown once; the old one keeps signing beside it for 24 hours, so receivers can switch without losing a delivery. */
 export async function rotateSecret(deps: Deps, caller: Caller, id: number): Promise<{ secret: string; previous_secret_expires_at: string }> {
+  authorize(caller, 'webhooks');
   const endpoint = await ownEndpoint(deps, caller, id);
   const now = deps.clock.now();
   const until = new Date(now.getTime() + ROTATION_GRACE_MS).toISOString();
@@ -148,6 +156,7 @@ export async function rotateSecret(deps: Deps, caller: Caller, id: number): Prom
 
 /** Queues a `webhook.test` delivery to this endpoint now (even a disabled one: that is how its owner checks it again). */
 export async function sendTestEvent(deps: Deps, caller: Caller, id: number): Promise<{ message_id: string }> {
+  authorize(caller, 'webhooks');
   const endpoint = await ownEndpoint(deps, caller, id);
   const at = deps.clock.now().toISOString();
   const messageId = `msg_test_${deps.ids.base62(20)}`;
@@ -163,6 +172,7 @@ export async function sendTestEvent(deps: Deps, caller: Caller, id: number): Pro
 }
 
 export async function listAttempts(deps: Deps, caller: Caller, id: number, page: PageRequest) {
+  authorize(caller, 'read_secrets');
   const endpoint = await ownEndpoint(deps, caller, id);
   const { rows, count } = await store.pageOfAttempts(deps.db, endpoint.id, page);
   return toPage(
@@ -180,4 +190,15 @@ export async function listAttempts(deps: Deps, caller: Caller, id: number, page:
     count,
     page,
   );
+}
+
+/**
+ * A member left a fund (rules §20): the endpoints they made for it, which hear every event of the
+ * fund, end with the membership, in its transaction. `holders` are the fund's holder and their
+ * sandbox twin, `makers` the member and theirs. Returns how many ended.
+ */
+export async function endEndpointsOfMember(trx: Trx, holders: readonly number[], makers: readonly number[], at: string): Promise<number> {
+  const ids = await store.endpointsMadeBy(trx, holders, makers);
+  for (const id of ids) await store.deleteEndpoint(trx, id, at);
+  return ids.length;
 }

@@ -159,4 +159,19 @@ describeEachEngine('webhooks store', (env) => {
     assert.equal(await store.liveEndpointCount(db, busy.user_id), 1);
     await db.transaction().execute((trx) => store.lockOwner(trx, busy.user_id));
   });
+
+  test('endpointsMadeBy: the endpoints not deleted that the makers made for the holders', async () => {
+    const { db } = env().deps;
+    const [holder, member, other] = [await makeUser(env().deps), await makeUser(env().deps), await makeUser(env().deps)];
+    const made = await db
+      .transaction()
+      .execute(async (trx) => [
+        await store.insertEndpoint(trx, { ...endpointRow(holder.user_id, 'https://a.example.org/'), created_by: member.user_id }),
+        await store.insertEndpoint(trx, { ...endpointRow(holder.user_id, 'https://b.example.org/'), created_by: holder.user_id }),
+        await store.insertEndpoint(trx, { ...endpointRow(other.user_id, 'https://c.example.org/'), created_by: member.user_id }),
+        await store.insertEndpoint(trx, { ...endpointRow(holder.user_id, 'https://d.example.org/'), created_by: member.user_id, deleted_at: AT }),
+      ]);
+    assert.deepEqual(await db.transaction().execute((trx) => store.endpointsMadeBy(trx, [holder.user_id], [member.user_id])), [made[0]]);
+    assert.deepEqual(await db.transaction().execute((trx) => store.endpointsMadeBy(trx, [holder.user_id], [])), []);
+  });
 });

@@ -50,6 +50,13 @@ export async function deleteEndpoint(trx: Trx, id: number, at: string): Promise<
   await trx.updateTable('webhook_deliveries').set({ status: 'failed', claimed_until: null }).where('endpoint_id', '=', id).where('status', '=', 'pending').execute();
 }
 
+/** The endpoints not deleted that `makers` made for the funds of `holders` (a member's, when they leave). */
+export async function endpointsMadeBy(trx: Trx, holders: readonly number[], makers: readonly number[]): Promise<number[]> {
+  if (holders.length === 0 || makers.length === 0) return [];
+  const rows = await trx.selectFrom('webhook_endpoints').select('id').where('user_id', 'in', holders).where('created_by', 'in', makers).where('deleted_at', 'is', null).execute();
+  return rows.map((r) => r.id);
+}
+
 /** The live endpoints of these users that want `type` (enabled, not deleted). */
 export async function endpointsOfUsers(db: Db | Trx, userIds: readonly number[]): Promise<Array<Pick<Endpoint, 'id' | 'user_id' | 'event_types'>>> {
   if (userIds.length === 0) return [];

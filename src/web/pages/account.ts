@@ -107,3 +107,49 @@ export function resetPage(v: Visitor, token: string, state?: FormState): Html {
   </section>`,
   );
 }
+
+/** A confirmation link, opened: the address is confirmed only by the button (a POST from the account's session). */
+export function confirmAddressPage(v: Visitor, token: string, state?: FormState): Html {
+  return layout(
+    v,
+    'Confirm your address',
+    html`<section class="narrow">
+    <h1>Confirm your address</h1>
+    ${errorSummary(state)}
+    <p>Confirming proves this address is yours: gifts and invitations sent to it then reach your account.</p>
+    <form method="post" action="/account/confirm/${token}">
+      ${csrfField(v)}
+      <button type="submit">Confirm my address</button>
+    </form>
+  </section>`,
+  );
+}
+
+/** Change the address one signs in with: a link goes to the new one, which replaces the old once followed. */
+export function addressPage(v: Visitor, current: { email: string; confirmed: boolean; changing_to: string | null }, state?: FormState, done?: string): Html {
+  return layout(
+    v,
+    'Your address',
+    html`<section class="narrow">
+    <h1>Your address</h1>
+    ${notice(done)}
+    <p>You sign in with <strong>${current.email}</strong>${current.confirmed ? html` (confirmed)` : html` (not confirmed yet: follow the link we mailed to it)`}.</p>
+    ${current.changing_to === null ? '' : html`<p>A link to confirm <strong>${current.changing_to}</strong> is on its way there; the address changes once it is followed.</p>`}
+    ${errorSummary(state)}
+    <form method="post" action="/settings/address" novalidate>
+      ${csrfField(v)}
+      ${field({ name: 'email', label: 'New address', type: 'email', state, required: true, autocomplete: 'email' })}
+      ${field({ name: 'password', label: 'Your password', type: 'password', state, required: true, autocomplete: 'current-password' })}
+      <button type="submit">Send a link to the new address</button>
+    </form>
+    ${
+      current.confirmed
+        ? ''
+        : html`<form method="post" action="/account/confirm">
+      ${csrfField(v)}
+      <button type="submit" class="secondary">Send the confirmation link again</button>
+    </form>`
+    }
+  </section>`,
+  );
+}

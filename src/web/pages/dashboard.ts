@@ -10,6 +10,8 @@ import { valueChart } from './invest.ts';
 import { contributionTypeName } from '../../modules/contributions/index.ts';
 
 export interface DashboardData {
+  /** The person's address, while it is not proven (rules §15): the dashboard asks them to follow the link. */
+  unconfirmed?: string;
   balance: { amount_cents: number; pending_deposit_balance_cents: number; portfolio_balance_cents: number; available_balance_cents: number };
   donations: {
     items: Array<{
@@ -243,6 +245,14 @@ export function dashboardPage(v: Visitor, data: DashboardData, forms: DashboardF
     'Dashboard',
     html`<h1>Hello, ${name}</h1>
     ${notice(done)}
+    ${
+      data.unconfirmed === undefined
+        ? ''
+        : html`<div class="notice" role="status" id="confirm-address">
+      <p>Confirm <strong>${data.unconfirmed}</strong> with the link we mailed to it: until then, gifts and invitations sent to it do not reach you.</p>
+      <form method="post" action="/account/confirm">${csrfField(v)}<button type="submit" class="secondary">Send the link again</button></form>
+    </div>`
+    }
     ${giftsForYou(data.waiting)}
     ${balances(data.balance, data.history, data.invested)}
     <div class="columns">

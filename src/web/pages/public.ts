@@ -272,8 +272,13 @@ export function giftPage(v: Visitor, g: GiftView, options: { isGiver: boolean; d
   );
 }
 
-export function errorPage(v: Visitor, status: number, title: string, detail: string): Html {
-  return layout(v, title, html`<section class="narrow"><h1>${title}</h1><p>${detail}</p><p><a href="/">Home</a></p><p class="muted">Error ${status}</p></section>`);
+/** A page for a refusal or a failure; `code` (the problem code the API would answer) links to its explanation. */
+export function errorPage(v: Visitor, status: number, title: string, detail: string, code?: string): Html {
+  return layout(
+    v,
+    title,
+    html`<section class="narrow"><h1>${title}</h1><p>${detail}</p><p><a href="/">Home</a></p><p class="muted">Error ${status}${code === undefined ? '' : html`: <a href="/errors/${code}" data-problem="${code}"><code>${code}</code></a>`}</p></section>`,
+  );
 }
 
 export { notice };

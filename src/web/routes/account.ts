@@ -1,12 +1,25 @@
 // Sign up, sign in, sign out.
 import type { FastifyInstance } from 'fastify';
-import { acceptInvitation, invitationWorks, requestPasswordReset, resetLinkWorks, resetPassword, signIn, signOut, signUp } from '../../modules/accounts/index.ts';
+import {
+  acceptInvitation,
+  addressStatus,
+  askToConfirm,
+  changeAddress,
+  confirmAddress,
+  invitationWorks,
+  requestPasswordReset,
+  resetLinkWorks,
+  resetPassword,
+  signIn,
+  signOut,
+  signUp,
+} from '../../modules/accounts/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { attempt, FormReader, safeNext, stateOf } from '../forms.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
-import { forgotPage, invitationPage, resetPage, signInPage, signUpPage } from '../pages/account.ts';
+import { addressPage, confirmAddressPage, forgotPage, invitationPage, resetPage, signInPage, signUpPage } from '../pages/account.ts';
 import { cookieHeader, SESSION_COOKIE } from '../visitor.ts';
-import { sendPage, type WebContext } from '../context.ts';
+import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 import { appSigningIn } from './apps.ts';
 
 export function accountRoutes({ deps, limiter, oidc }: WebContext) {
@@ -14,6 +27,38 @@ export function accountRoutes({ deps, limiter, oidc }: WebContext) {
   return async (web: FastifyInstance) => {
     // Where to go once the fund is open: back to the page that sent the person (a gift's), else the dashboard.
     const afterSignUp = (next: string | null | undefined) => (next === undefined || next === null || next === '' ? '/dashboard?done=welcome' : safeNext(next));
+    // An address proven by the link mailed to it (rules §15): opened signed in, confirmed by the button.
+    web.get('/account/confirm/:token', { preHandler: requireSession }, async (request, reply) =>
+      sendPage(reply, confirmAddressPage(request.visitor, (request.params as { token: string }).token)),
+    );
+    web.post('/account/confirm/:token', { preHandler: requireSession }, async (request, reply) => {
+      const token = (request.params as { token: string }).token;
+      const result = await attempt(() => confirmAddress(deps, sessionOf(request).user_id, token));
+      if (!result.ok) return sendPage(reply, confirmAddressPage(request.visitor, token, stateOf(result.error, {})), STATUS_OF_KIND[result.error.kind]);
+      return reply.code(303).header('location', '/dashboard?done=address_confirmed').send();
+    });
+    web.post('/account/confirm', { preHandler: requireSession }, async (request, reply) => {
+      await askToConfirm(deps, sessionOf(request).user_id, { force: true });
+      return reply.code(303).header('location', '/settings/address?done=confirmation_sent').send();
+    });
+    web.get('/settings/address', { preHandler: requireSession }, async (request, reply) => {
+      const done = (request.query as { done?: string }).done;
+      return sendPage(reply, addressPage(request.visitor, await addressStatus(deps, sessionOf(request).user_id), undefined, done));
+    });
+    web.post('/settings/address', { preHandler: requireSession }, async (request, reply) => {
+      // Each try costs a password check: limited as sign-ins are.
+      await limiter.hit(`address:${request.ip}`, deps.config.signUpsPerMinute, reply);
+      const form = new FormReader(request.body as URLSearchParams);
+      const email = form.text('email', { required: true, max: 254 });
+      const password = (request.body as URLSearchParams | undefined)?.get('password') ?? '';
+      const userId = sessionOf(request).user_id;
+      if (!form.ok) return sendPage(reply, addressPage(request.visitor, await addressStatus(deps, userId), form.state()), 422);
+      const result = await attempt(() => changeAddress(deps, userId, { email, password }));
+      if (!result.ok)
+        return sendPage(reply, addressPage(request.visitor, await addressStatus(deps, userId), stateOf(result.error, form.values)), STATUS_OF_KIND[result.error.kind]);
+      return reply.code(303).header('location', '/settings/address?done=address_link_sent').send();
+    });
+
     web.get('/signup', async (request, reply) => {
       const next = (request.query as { next?: string }).next;
       return sendPage(reply, signUpPage(request.visitor, undefined, next === undefined ? undefined : safeNext(next)));

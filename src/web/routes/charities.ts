@@ -39,7 +39,10 @@ export function charityRoutes({ deps }: WebContext) {
       if (!form.ok) return showClaim(request, reply, { state: form.state() }, 422);
       const session = sessionOf(request);
       const result = await attempt(() => startClaim(deps, session.user_id, ein(request), { ...input, person: session.name }));
-      if (!result.ok) return showClaim(request, reply, { state: stateOf(result.error, form.values) }, STATUS_OF_KIND[result.error.kind]);
+      if (!result.ok) {
+        for (const [name, value] of Object.entries(result.error.headers ?? {})) reply.header(name, value);
+        return showClaim(request, reply, { state: stateOf(result.error, form.values) }, STATUS_OF_KIND[result.error.kind]);
+      }
       return reply
         .code(303)
         .header('location', `/charities/${ein(request)}/claim?done=claim_sent`)
