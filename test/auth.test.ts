@@ -235,6 +235,7 @@ for (const { name: engine } of engines()) {
     let suspended: { live: string; test: string; objects: Objects; sandbox: Objects };
     let revokedKey: string;
     let members: { family: string; advisor: string };
+    let removedKey: string;
     let apps: {
       other: AppTokens;
       ownerTest: AppTokens;
@@ -286,8 +287,9 @@ for (const { name: engine } of engines()) {
     let invitations = 0;
 
     /** A member of `holder`'s fund with `role`, acting on it with a live key (rules §20). */
-    async function memberOf(holder: TestUser, role: 'family' | 'advisor'): Promise<string> {
+    async function memberOf(holder: TestUser, role: 'family' | 'advisor', funded = 0): Promise<string> {
       const person = await makeUser(env.deps);
+      if (funded > 0) await fund(env.deps, person, funded);
       const email = `${role}-${person.user_id}@example.org`;
       await env.deps.db
         .insertInto('accounts')
@@ -314,6 +316,13 @@ for (const { name: engine } of engines()) {
       const held = await makeUser(env.deps);
       for (const u of [owner, other, held]) await fund(env.deps, u, 10_000_000);
       members = { family: await memberOf(owner, 'family'), advisor: await memberOf(owner, 'advisor') };
+      // A member removed since: their key acts on their own (funded) fund, as anyone else's would.
+      removedKey = await memberOf(owner, 'advisor', 10_000_000);
+      const removedId = ((await call(env.app, 'GET', '/v1/fund/members', { key: owner.key })).body.items as Array<{ id: number; role: string; status: string }>).filter(
+        (m) => m.role === 'advisor' && m.status === 'active',
+      );
+      const removing = await call(env.app, 'DELETE', `/v1/fund/members/${removedId.at(-1)?.id}`, { key: owner.key });
+      assert.equal(removing.status, 200, JSON.stringify(removing.body));
       ownerTest = await sandboxKey(owner);
       otherTest = await sandboxKey(other);
       const heldTest = await sandboxKey(held);
@@ -403,6 +412,7 @@ for (const { name: engine } of engines()) {
         await expectCall("the owner's live key on sandbox objects", endpoint, await objectsOf(ownerTest), owner.key, endpoint.liveOnTest);
         await expectCall("another user's live key on sandbox objects", endpoint, await objectsOf(ownerTest), other.key, endpoint.liveOnTest);
         await expectCall("another user's live key", endpoint, await objectsOf(owner.key), other.key, endpoint.other);
+        await expectCall("a removed member's key", endpoint, await objectsOf(owner.key), removedKey, endpoint.other);
         // The members of the owner's fund, each with their role (rules §20): below the route's, refused and nothing changes.
         const needed = neededRole(endpoint.method, request(endpoint, blank).url);
         for (const role of ['family', 'advisor'] as const) {
@@ -749,7 +759,9 @@ for (const { name: engine } of engines()) {
         await confirmAddressOf(env.deps, user_id, email);
         const made = await call(env.app, 'POST', '/v1/fund/members', { key: owner.key, body: { email, role } });
         assert.equal(made.status, 201, JSON.stringify(made.body));
-        const text = String((await env.deps.db.selectFrom('mail_outbox').select('text').where('recipient', '=', email).executeTakeFirstOrThrow()).text);
+        const text = String(
+          (await env.deps.db.selectFrom('mail_outbox').select('text').where('recipient', '=', email).where('kind', '=', 'fund_invitation').executeTakeFirstOrThrow()).text,
+        );
         await acceptInvitation(env.deps, user_id, /\/join\/([A-Za-z0-9_-]+)/.exec(text)?.[1] ?? '');
         browsers[role] = browser;
         keys[role] = (await createKeyForOwner(env.deps, user_id, 'routes', 'live')).key;

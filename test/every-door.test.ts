@@ -13,6 +13,7 @@ import { createKeyForOwner } from '../src/modules/users/index.ts';
 import { acceptInvitation } from '../src/modules/sharing/index.ts';
 import { runCheck } from '../src/modules/check/index.ts';
 import { relayEvents } from '../src/modules/notify/index.ts';
+import { createAdminToken } from '../src/modules/admin/index.ts';
 
 const EIN = '261544963';
 
@@ -186,6 +187,40 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(
         (await runCheck(env.deps)).flatMap((c) => c.failures),
         [],
+      );
+    });
+
+    test('a second operator is a second person: two tokens of one operator cannot approve what one recorded', async () => {
+      const email = `door-holder-${engine}@example.org`;
+      const opened = await signUp(env.deps, { name: 'Door Holder', email, password: 'correct horse battery' });
+      const [laptop, phone, other] = [
+        await createAdminToken(env.deps, 'laptop', 'test', undefined, 'Alice Ops'),
+        await createAdminToken(env.deps, 'phone', 'test', undefined, 'Alice Ops'),
+        await createAdminToken(env.deps, 'desk', 'test', undefined, 'Bob Ops'),
+      ];
+      const admin = (token: string, url: string, body?: unknown) =>
+        call(env.app, 'POST', `/admin/v1${url}`, { headers: { authorization: `Bearer ${token}` }, ...(body === undefined ? {} : { body }) });
+      const recorded = await admin(laptop.token, '/deaths', { user_id: opened.user_id, document_reference: 'certificate 2026-0099' });
+      assert.equal(recorded.status, 201, JSON.stringify(recorded.body));
+      const before = await fingerprint(env.deps);
+      const same = await admin(phone.token, `/deaths/${recorded.body.id}/approve`);
+      assert.deepEqual([same.status, same.body.code], [403, 'same_operator'], 'another token of the same person');
+      assert.deepEqual(await fingerprint(env.deps), before, 'nothing changed');
+      assert.equal((await admin(other.token, `/deaths/${recorded.body.id}/approve`)).status, 200, 'a second person approves');
+      const audit = await env.deps.db
+        .selectFrom('audit_log')
+        .select(['action', 'actor'])
+        .where('action', 'like', 'death.%')
+        .where('object_id', '=', recorded.body.id)
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => [a.action, a.actor]),
+        [
+          ['death.record', 'admin:Alice Ops'],
+          ['death.approve', 'admin:Bob Ops'],
+        ],
+        'the audit log names the person',
       );
     });
   });

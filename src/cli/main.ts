@@ -107,7 +107,7 @@ Commands:
   payments checks-paid --file F
                              Record the checks a bank's paid-checks file lists (CSV: check_number, amount, paid_date)
   payments void-stale        Void every check not cashed within CHECK_STALE_DAYS
-  admin token create --name NAME [--days N]
+  admin token create --name NAME [--operator PERSON] [--days N]
                                       An operator token for /admin/v1 (shown once); expires after N days if given
   admin token list                    Operator tokens: state, expiry, last use (never the token)
   admin token revoke ID               Revoke an operator token at once

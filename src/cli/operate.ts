@@ -45,7 +45,7 @@ const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
   'portfolio invest': ['user', 'amount'],
   'portfolio liquidate': ['user', 'amount'],
   'scheduler run': ['date'],
-  'admin token create': ['name', 'days'],
+  'admin token create': ['name', 'days', 'operator'],
   'apps disable': ['reason'],
 };
 const BOOKED = new Set(['users', 'contributions', 'donations', 'portfolio']);
@@ -81,6 +81,7 @@ export async function operate(group: string, sub: string | undefined, args: stri
       date: { type: 'string' },
       name: { type: 'string' },
       days: { type: 'string' },
+      operator: { type: 'string' },
       reference: { type: 'string' },
       source: { type: 'string' },
       yes: { type: 'boolean', default: false },
@@ -326,16 +327,18 @@ export async function operate(group: string, sub: string | undefined, args: stri
           return 0;
         });
       }
-      if (verb !== 'create') throw new UsageError('usage: almoner admin token create --name NAME [--days N] | list | revoke ID');
+      if (verb !== 'create') throw new UsageError('usage: almoner admin token create --name NAME [--operator PERSON] [--days N] | list | revoke ID');
       const name = values.name?.trim() ?? '';
       if (name === '' || name.length > 100) throw new UsageError('--name is required (1 to 100 characters)');
+      const person = values.operator === undefined ? name : values.operator.trim();
+      if (person === '' || person.length > 100) throw new UsageError('--operator is the person the token belongs to (1 to 100 characters)');
       const days = values.days === undefined ? undefined : Number(values.days);
       if (days !== undefined && (!/^\d{1,4}$/.test(values.days ?? '') || days < 1 || days > ADMIN_TOKEN_MAX_DAYS))
         throw new UsageError(`--days must be a whole number from 1 to ${ADMIN_TOKEN_MAX_DAYS}`);
       const who = actor();
       return withPlatform(async ({ deps }) => {
-        const token = await createAdminToken(deps, name, who, days);
-        out(`Operator token ${token.id} "${name}" (shown once): ${token.token}`);
+        const token = await createAdminToken(deps, name, who, days, person);
+        out(`Operator token ${token.id} "${name}" of ${person} (shown once): ${token.token}`);
         out(token.expires_at === null ? 'It works until revoked (almoner admin token revoke ' + token.id + ').' : `It works until ${token.expires_at}.`);
         return 0;
       });

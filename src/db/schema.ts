@@ -228,6 +228,8 @@ export interface AdminTokensTable {
   expires_at: string | null;
   /** 014: written at most once a minute per token. */
   last_used_at: string | null;
+  /** 037: the person the token belongs to; two tokens of one operator are one person. */
+  operator: string | null;
 }
 
 export interface ReceiptsTable {

@@ -19,21 +19,29 @@ const TOKEN_PATTERN = /^alm_admin_[0-9A-Za-z]{40}$/;
 
 export interface Operator {
   token_id: number;
+  /** `admin:` and the person the token belongs to: what the audit log names, and what "a second operator" compares. */
   actor: string;
 }
 
 /**
- * A new operator token, audited as made by `actor`, working for `days` days (undefined: until
- * revoked). The token is in the result and nowhere else.
+ * A new operator token named `name`, belonging to the person `operator` (by default one of the
+ * same name), audited as made by `actor`, working for `days` days (undefined: until revoked). Two
+ * tokens of one operator act as one person. The token is in the result and nowhere else.
  */
-export async function createAdminToken(deps: Deps, name: string, actor: string, days?: number): Promise<{ id: number; token: string; expires_at: string | null }> {
+export async function createAdminToken(
+  deps: Deps,
+  name: string,
+  actor: string,
+  days?: number,
+  operator: string = name,
+): Promise<{ id: number; token: string; expires_at: string | null }> {
   if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > ADMIN_TOKEN_MAX_DAYS)) throw new RangeError(`a token lasts 1 to ${ADMIN_TOKEN_MAX_DAYS} days`);
   const token = `alm_admin_${deps.ids.base62(40)}`;
   const now = deps.clock.now();
   const at = now.toISOString();
   const expiresAt = days === undefined ? null : new Date(now.getTime() + days * 86_400_000).toISOString();
   const id = await deps.db.transaction().execute(async (trx) => {
-    const made = await insertAdminToken(trx, { name, token_hash: hashSecret(token), last4: token.slice(-4), created_at: at, expires_at: expiresAt });
+    const made = await insertAdminToken(trx, { name, operator, token_hash: hashSecret(token), last4: token.slice(-4), created_at: at, expires_at: expiresAt });
     await recordAudit(trx, {
       book: 'live',
       actor,
@@ -41,7 +49,7 @@ export async function createAdminToken(deps: Deps, name: string, actor: string, 
       object_type: 'admin_token',
       object_id: made,
       before: null,
-      after: { name, expires_at: expiresAt },
+      after: { name, operator, expires_at: expiresAt },
       at,
     });
     return made;
@@ -57,7 +65,7 @@ export async function findOperator(deps: Deps, token: string): Promise<Operator 
   if (row === undefined) return undefined;
   const notBefore = new Date(now.getTime() - LAST_USED_INTERVAL_MS).toISOString();
   if (row.last_used_at === null || row.last_used_at < notBefore) await touchAdminToken(deps.db, row.id, now.toISOString(), notBefore);
-  return { token_id: row.id, actor: `admin:${row.name}` };
+  return { token_id: row.id, actor: `admin:${row.operator ?? row.name}` };
 }
 
 /**

@@ -7,6 +7,7 @@ import * as store from './admin.store.ts';
 describeEachEngine('admin store', (env) => {
   const token = (name: string, hash: string, expires_at: string | null = null) => ({
     name,
+    operator: `person of ${name}`,
     token_hash: hash,
     last4: hash.slice(-4),
     created_at: '2026-01-01T00:00:00Z',
@@ -17,7 +18,7 @@ describeEachEngine('admin store', (env) => {
     const { db } = env().deps;
     const id = await store.insertAdminToken(db, token('ops', 'admin-hash'));
     const soon = await store.insertAdminToken(db, token('temp', 'temp-hash', '2026-02-01T00:00:00Z'));
-    assert.deepEqual(await store.findAdminToken(db, 'admin-hash', '2026-01-15T00:00:00Z'), { id, name: 'ops', last_used_at: null });
+    assert.deepEqual(await store.findAdminToken(db, 'admin-hash', '2026-01-15T00:00:00Z'), { id, name: 'ops', operator: 'person of ops', last_used_at: null });
     assert.equal(await store.findAdminToken(db, 'other-hash', '2026-01-15T00:00:00Z'), undefined);
     assert.equal((await store.findAdminToken(db, 'temp-hash', '2026-01-31T23:59:59Z'))?.id, soon);
     assert.equal(await store.findAdminToken(db, 'temp-hash', '2026-02-01T00:00:00Z'), undefined, 'expired at its expiry');

@@ -8,16 +8,19 @@ const TOKEN_VIEW = ['id', 'name', 'last4', 'created_at', 'expires_at', 'last_use
 /** What an operator sees of a token: never its hash. */
 export type AdminTokenView = Pick<Selectable<AdminTokensTable>, (typeof TOKEN_VIEW)[number]>;
 
-export async function insertAdminToken(db: Db | Trx, token: { name: string; token_hash: string; last4: string; created_at: string; expires_at: string | null }): Promise<number> {
+export async function insertAdminToken(
+  db: Db | Trx,
+  token: { name: string; operator: string; token_hash: string; last4: string; created_at: string; expires_at: string | null },
+): Promise<number> {
   const row = await db.insertInto('admin_tokens').values(token).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }
 
 /** The token with this hash that works at `now` (not revoked, not expired), or undefined. */
-export async function findAdminToken(db: Db, tokenHash: string, now: string): Promise<{ id: number; name: string; last_used_at: string | null } | undefined> {
+export async function findAdminToken(db: Db, tokenHash: string, now: string): Promise<{ id: number; name: string; operator: string | null; last_used_at: string | null } | undefined> {
   return db
     .selectFrom('admin_tokens')
-    .select(['id', 'name', 'last_used_at'])
+    .select(['id', 'name', 'operator', 'last_used_at'])
     .where('token_hash', '=', tokenHash)
     .where('revoked_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))

@@ -132,7 +132,8 @@ export async function approveDeath(deps: Deps, deathId: number, operator: string
     const death = await successors.lockDeath(trx, deathId, true);
     if (death === undefined) throw notFound('death_not_found', `no death record ${deathId}`);
     if (death.status !== 'recorded') throw conflict('death_decided', `death record ${deathId} is ${death.status}`);
-    if (death.recorded_by === operator) throw new AppError('forbidden', 'same_operator', 'a second operator approves what one recorded');
+    // A second person: two tokens of one operator, or the same operator by the CLI and the API, are one.
+    if (personOf(death.recorded_by) === personOf(operator)) throw new AppError('forbidden', 'same_operator', 'a second operator approves what one recorded');
     const lines = await successors.successorLines(trx, death.fund_id);
     const organizers: Array<{ email: string; user_id: number | null }> = [];
     for (const line of lines) {
@@ -235,4 +236,9 @@ async function makeOrganizer(deps: Deps, trx: Parameters<typeof store.insertMemb
   });
   await queueMail(trx, [{ ...message, kind: 'fund_invitation', recipient: email, event_id: null }], at);
   return null;
+}
+
+/** The person an audit actor names, whichever door they acted through: `admin:` (a token's operator), `operator:` or `cli:` (the CLI). */
+function personOf(actor: string): string {
+  return actor.replace(/^(admin|operator|cli):/, '').trim().toLowerCase();
 }
