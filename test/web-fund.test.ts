@@ -5,7 +5,7 @@
 // say why and change nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, fingerprint, fund, makeNonProfit } from './harness.ts';
+import { confirmInBrowser, describeEachEngine, fingerprint, fund, makeNonProfit } from './harness.ts';
 import { WebClient, textOf } from './web-client.ts';
 
 describeEachEngine('a shared fund on the web', (env) => {
@@ -45,6 +45,11 @@ describeEachEngine('a shared fund on the web', (env) => {
     const signedUp = await tess.post('/signup', { name: 'Tess Teen', email: 'tess@example.org', password: 'correct horse battery', next: link });
     assert.deepEqual([signedUp.status, signedUp.location], [303, link]);
     await tess.get(link);
+    // Not before the address is proven (rules §15): the link mailed at sign-up, then the invitation.
+    const early = await tess.post(link, {});
+    assert.deepEqual([early.status, /data-problem="([a-z_]+)"/.exec(early.body)?.[1]], [403, 'address_unconfirmed']);
+    await confirmInBrowser(deps, tess, 'tess@example.org');
+    await tess.get(link);
     const accepted = await tess.post(link, {});
     assert.deepEqual([accepted.status, accepted.location], [303, '/fund?done=invitation_accepted']);
     assert.equal((await tess.get(link)).status, 404, 'a link works once');
@@ -76,7 +81,8 @@ describeEachEngine('a shared fund on the web', (env) => {
     // Who did what: the request's asker, and who approved it.
     assert.match(textOf((await olivia.get('/fund')).body), /Donation to American Red Cross \$25\.00 Scheduled Tess Teen, approved by Olivia Organizer/);
     // Tess cannot decide: no buttons, and a post is refused.
-    assert.equal((await tess.post(`/fund/requests/${waiting[0]?.id}/approve`, {})).status, 409);
+    const refused = await tess.post(`/fund/requests/${waiting[0]?.id}/approve`, {});
+    assert.deepEqual([refused.status, /data-problem="([a-z_]+)"/.exec(refused.body)?.[1]], [403, 'role_forbidden'], "as the API refuses a family member's decision");
 
     // Tess switches to her own fund and back.
     const tessOwn = await deps.db
