@@ -7,6 +7,7 @@
 // `almoner check` after every step. The NACHA file is read back by a parser
 // written here from the record layouts, not the code that wrote it.
 import { describe, test, before, after } from 'node:test';
+import { ACH_RETURNS } from '../src/modules/payments/index.ts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -390,6 +391,47 @@ for (const { name: engine } of engines()) {
       assert.deepEqual((await statuses('888888889')).sort(), Array(5).fill('approved'), 'the cleared organisation is in exactly one open run');
       assert.equal(grants.length, 15, "ten paid before, and the cleared organisation's five once");
       await checked('two runs at once');
+    });
+
+    test('the return (R03) said the account cannot take credits: the bank details are suspended, the next run pays by check', async () => {
+      const details = await env.deps.db
+        .selectFrom('payee_accounts as p')
+        .innerJoin('non_profits as n', 'n.id', 'p.non_profit_id')
+        .select(['p.status'])
+        .where('n.ein', '=', '261544963')
+        .execute();
+      assert.deepEqual(
+        details.map((d) => d.status),
+        ['suspended'],
+      );
+      const audit = await env.deps.db.selectFrom('audit_log').select(['after']).where('action', '=', 'payee_account.suspended').execute();
+      assert.equal(audit.length, 1);
+      assert.match(String(audit[0]?.after), /"return_code":"R03"/);
+      // Every code NACHA defines is one a return may carry, the unusual ones too; whether it stops the account is the table's.
+      for (const code of ['R13', 'R18', 'R19', 'R21', 'R22', 'R25', 'R26', 'R27', 'R28', 'R61', 'R85']) assert.ok(ACH_RETURNS[code] !== undefined, code);
+      assert.deepEqual(
+        Object.entries(ACH_RETURNS)
+          .filter(([, r]) => r.stops)
+          .map(([c]) => c),
+        ['R02', 'R03', 'R04', 'R12', 'R13', 'R14', 'R15', 'R16', 'R20', 'R23', 'R28', 'R34'],
+      );
+      // New donations to the organisation: the next run mails a check instead of paying the same account again.
+      for (let i = 0; i < 2; i++) {
+        const made = await call(env.app, 'POST', '/v1/donations', { key: (donors[i] as TestUser).key, body: { ein: '261544963', amount: 15 } });
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+      }
+      const approved = await admin('POST', '/donations/batch', { event: 'approve', status: 'scheduled' });
+      assert.equal(approved.status, 200, JSON.stringify(approved.body));
+      const opened = await admin('POST', '/payment_runs', { pay_date: '2026-12-08' });
+      assert.equal(opened.status, 201, JSON.stringify(opened.body));
+      const foodbank = (opened.body.run.payments as Array<{ ein: string; method: string; account: string | null }>).filter((p) => p.ein === '261544963');
+      assert.deepEqual(
+        foodbank.map((p) => [p.method, p.account]),
+        [['check', null]],
+      );
+      const submitted = await admin('POST', `/payment_runs/${opened.body.run.id}/submit`, {});
+      assert.equal(submitted.status, 200, JSON.stringify(submitted.body));
+      await checked('a suspended account');
     });
   });
 }

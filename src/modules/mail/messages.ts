@@ -172,6 +172,18 @@ export function bankDetailsChangedUnseen(m: { nonProfit: string; ein: string; ac
   );
 }
 
+export function bankDetailsSuspended(m: { nonProfit: string; account: string; why: string }): Message {
+  return compose(
+    `Payments to ${m.nonProfit} go by check until its bank details are given again`,
+    [
+      `A payment by ACH to ${m.nonProfit}'s account ${m.account} came back (${m.why}): those bank details are suspended.`,
+      'Until someone who acts for the organisation gives new bank details, its payments are mailed as checks.',
+    ],
+    undefined,
+    FOOTER,
+  );
+}
+
 export function paymentSent(m: { nonProfit: string; amount: number; grants: number; method: 'ach' | 'check'; url: string }): Message {
   return compose(
     `${m.nonProfit}: a payment of ${usd(m.amount)} is on its way`,

@@ -2,8 +2,11 @@
 // number checked by its check digit, the account number sealed at rest with
 // PAYEE_DATA_KEY and shown only masked, every change audited and e-mailed to
 // the organisation's claimants (but the one who made it), and ACH to new
-// details only after the cooling-off period (checks meanwhile).
+// details only after the cooling-off period (checks meanwhile); suspended
+// when a return says the account cannot take credits.
 import type { Deps } from '../../deps.ts';
+import type { Trx } from '../../db/database.ts';
+import type { Book } from '../../shared/book.ts';
 import { conflict, fieldErrors, type FieldError } from '../../shared/errors.ts';
 import { seal } from '../../shared/sealed.ts';
 import { recordAudit } from '../audit/index.ts';
@@ -11,7 +14,7 @@ import { claimantAddresses } from '../charities/index.ts';
 import { messages, queueMail } from '../mail/index.ts';
 import { charityByEin, normalizeEin } from '../nonprofits/index.ts';
 import { isRoutingNumber } from './nacha.ts';
-import { addDays, maskedAccount, normalizeAccountNumber } from './payments.ts';
+import { ACH_RETURNS, addDays, maskedAccount, normalizeAccountNumber } from './payments.ts';
 import * as store from './payments.store.ts';
 
 /**
@@ -89,4 +92,37 @@ export async function setPayeeAccount(
   });
   if (unseen) deps.metrics.counters.payeeChangedUnseen();
   return { non_profit: view.name, routing: input.routing, account: maskedAccount((account as string).slice(-4)), usable_from: usableFrom };
+}
+
+/**
+ * Suspends the bank details a returned payment went to (rules §17): audited, and the organisation's
+ * claimants and the operators (OPERATOR_EMAIL) told, in the return's transaction. Live book only
+ * tells anyone; a sandbox return suspends quietly.
+ */
+export async function suspendBankDetails(deps: Deps, trx: Trx, book: Book, payment: store.PaymentRow, code: string, actor: string, at: string): Promise<void> {
+  const accountId = Number(payment.payee_account_id);
+  if (!(await store.suspendPayeeAccount(trx, accountId))) return;
+  const account = await store.payeeAccountById(trx, accountId);
+  await recordAudit(trx, {
+    book,
+    actor,
+    action: 'payee_account.suspended',
+    object_type: 'payee_account',
+    object_id: accountId,
+    before: { status: 'active' },
+    after: { status: 'suspended', return_code: code, payment_id: Number(payment.id) },
+    at,
+  });
+  if (book !== 'live') return;
+  const message = messages.bankDetailsSuspended({
+    nonProfit: payment.payee,
+    account: maskedAccount(account?.account_last4 ?? '????'),
+    why: `${code}: ${ACH_RETURNS[code]?.words ?? ''}`,
+  });
+  const recipients = [...(await claimantAddresses(trx, payment.non_profit_id, null)), ...(deps.config.operatorEmail === undefined ? [] : [deps.config.operatorEmail])];
+  await queueMail(
+    trx,
+    recipients.map((recipient) => ({ ...message, kind: 'bank_details_suspended', recipient, event_id: null })),
+    at,
+  );
 }

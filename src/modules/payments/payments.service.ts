@@ -19,8 +19,9 @@ import { messages, queueMail, type Outgoing } from '../mail/index.ts';
 import { applyEventIn } from '../donations/index.ts';
 import { refusalOf } from '../nonprofits/index.ts';
 import { achFile, originatorProblems, type Credit } from './nacha.ts';
-import { ACH_RETURN_CODES, isDay, maskedAccount, PAYMENT_OUTCOMES, type PaymentOutcome } from './payments.ts';
+import { ACH_RETURN_CODES, ACH_RETURNS, isDay, maskedAccount, PAYMENT_OUTCOMES, type PaymentOutcome } from './payments.ts';
 import * as store from './payments.store.ts';
+import { suspendBankDetails } from './payments.payees.ts';
 
 /** What opening a run did: its payments, and the organisations it could not pay and why. */
 export interface Opened {
@@ -290,6 +291,10 @@ export async function settle(deps: Deps, book: Book, id: number, outcome: Paymen
           : undefined;
     for (const g of await store.grantsOf(trx, [id]))
       await applyEventIn(deps, trx, book, g.donation_id, rule.grant, { actor: options.actor, byPayment: true, ...(why === undefined ? {} : { reason: why }) });
+    // A return that says the account cannot take credits stops its bank details: the next run pays by check.
+    if (outcome === 'return' && ACH_RETURNS[code as string]?.stops === true && payment.payee_account_id !== null) {
+      await suspendBankDetails(deps, trx, book, payment, code as string, options.actor, at);
+    }
     await paymentEvents(trx, id, 'payment.updated', { status: rule.to, ...(code === undefined ? {} : { return_code: code }) }, at);
     await recordAudit(trx, {
       book,

@@ -72,6 +72,13 @@ describeEachEngine('payments store', (env) => {
       ].sort(),
     );
     assert.deepEqual(await store.payeeAccountsByIds(db, []), []);
+    // A return suspends them once; new details replace suspended ones too.
+    assert.equal(await db.transaction().execute((trx) => store.suspendPayeeAccount(trx, b)), true);
+    assert.equal(await db.transaction().execute((trx) => store.suspendPayeeAccount(trx, b)), false, 'once');
+    assert.equal(await store.usablePayeeAccount(db, nonProfitId, '2027-01-01'), undefined, 'suspended details pay nothing');
+    const c = await db.transaction().execute((trx) => store.replacePayeeAccount(trx, { ...account, account_last4: '4321', usable_from: '2026-12-05' }));
+    assert.equal((await store.payeeAccountById(db, b))?.status, 'replaced');
+    assert.equal(Number((await store.activePayeeAccount(db, nonProfitId))?.id), c);
     const runId = (await db
       .transaction()
       .execute((trx) => store.insertRun(trx, { book: 'live', pay_date: '2027-01-04', opened_at: '2027-01-01T00:00:00Z', opened_by: 'op' }))) as number;

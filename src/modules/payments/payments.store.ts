@@ -73,9 +73,15 @@ export async function activePayeeAccount(db: Db | Trx, nonProfitId: number): Pro
   return await db.selectFrom('payee_accounts').selectAll().where('non_profit_id', '=', nonProfitId).where('status', '=', 'active').executeTakeFirst();
 }
 
+/** Stops bank details from being used (a return said the account cannot take credits); false if they were not active. */
+export async function suspendPayeeAccount(trx: Trx, id: number): Promise<boolean> {
+  const done = await trx.updateTable('payee_accounts').set({ status: 'suspended' }).where('id', '=', id).where('status', '=', 'active').returning('id').executeTakeFirst();
+  return done !== undefined;
+}
+
 /** New bank details for the organisation; any it had before are replaced. */
 export async function replacePayeeAccount(trx: Trx, row: Omit<PayeeAccountRow, 'id' | 'status'>): Promise<number> {
-  await trx.updateTable('payee_accounts').set({ status: 'replaced' }).where('non_profit_id', '=', row.non_profit_id).where('status', '=', 'active').execute();
+  await trx.updateTable('payee_accounts').set({ status: 'replaced' }).where('non_profit_id', '=', row.non_profit_id).where('status', 'in', ['active', 'suspended']).execute();
   const made = await trx
     .insertInto('payee_accounts')
     .values({ ...row, status: 'active' })

@@ -1,5 +1,8 @@
 // Rules of paying charities (docs/rules.md §17): how a payment is made, the
 // states it moves through, and the bank's return codes.
+import { ACH_RETURNS } from './payments.returns.ts';
+
+export { ACH_RETURNS, type AchReturn } from './payments.returns.ts';
 
 export const PAYMENT_METHODS = ['ach', 'check'] as const;
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
@@ -16,28 +19,8 @@ export const PAYMENT_OUTCOMES = {
 } as const;
 export type PaymentOutcome = keyof typeof PAYMENT_OUTCOMES;
 
-/** The ACH return codes an operator records (NACHA's reasons for a credit that did not post), in words. */
-export const ACH_RETURN_CODES: Readonly<Record<string, string>> = {
-  R01: 'insufficient funds',
-  R02: 'the account is closed',
-  R03: 'no account, or the account could not be found',
-  R04: 'the account number is invalid',
-  R06: 'returned at the originating bank’s request',
-  R07: 'authorisation revoked',
-  R08: 'payment stopped',
-  R10: 'the receiver does not know this payment',
-  R11: 'the entry was not as authorised',
-  R12: 'the account was sold to another bank',
-  R14: 'the account holder died',
-  R15: 'the beneficiary died',
-  R16: 'the account is frozen',
-  R17: 'the file record was in error',
-  R20: 'the account cannot receive this payment',
-  R23: 'the receiver refused the credit',
-  R24: 'a duplicate entry',
-  R29: 'the company says it is not authorised',
-  R31: 'a permissible return (CCD)',
-};
+/** The ACH return codes an operator records (every code NACHA defines: payments.returns.ts), in words. */
+export const ACH_RETURN_CODES: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(ACH_RETURNS).map(([code, meaning]) => [code, meaning.words]));
 
 /** An account number as shown: its last four digits only. */
 export function maskedAccount(last4: string): string {
