@@ -44,6 +44,7 @@ export const TABLES_IN_ORDER = [
   'webhook_attempts',
   'mail_outbox',
   'password_resets',
+  'address_confirmations',
   'apps',
   'app_connections',
   'app_spending',
