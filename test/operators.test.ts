@@ -164,7 +164,11 @@ for (const { name: engine } of engines()) {
       assert.equal(created?.actor, 'operator:alice');
       const minted = entries.find((e) => e.action === 'admin_token.create' && e.object_id === tokenId);
       assert.match(minted?.actor ?? '', /^cli:/);
-      assert.deepEqual(JSON.parse(minted?.after ?? 'null'), { name: 'night shift', operator: 'night shift', expires_at: null }, 'a token belongs to a person: by default one of its name');
+      assert.deepEqual(
+        JSON.parse(minted?.after ?? 'null'),
+        { name: 'night shift', operator: 'night shift', expires_at: null },
+        'a token belongs to a person: by default one of its name',
+      );
       const before = await fingerprint(env.deps);
       const refused = await runCli(['admin', 'token', 'create', '--name', 'x'], url, { ALMONER_OPERATOR: 'not a name!' });
       assert.equal(refused.code, 2);

@@ -234,7 +234,7 @@ for (const { name: engine } of engines()) {
       );
       assert.match(register[0]?.address ?? '', /^1 Main St\nBurlington, VT 05401$/);
       const positive = parse(String((await admin('GET', `/payment_runs/${runId}/positive_pay`)).body), { columns: true }) as Array<Record<string, string>>;
-      assert.deepEqual(positive, [{ account: '000987654321', check_number: '5001', issue_date: '2026-12-01', amount: '95.00', payee: 'Green Mountain Arts' }]);
+      assert.deepEqual(positive, [{ account: '000987654321', check_number: '5001', issue_date: '2026-12-01', amount: '95.00', payee: 'Green Mountain Arts', issue_void: 'I' }]);
       const unconfigured = { ...env.deps, config: { ...env.deps.config, payments: { ...PAYMENTS, ach: { ...ACH, companyId: '', odfiRouting: '123' } } } };
       const { achFileOf } = await import('../src/modules/payments/index.ts');
       await assert.rejects(
@@ -352,6 +352,51 @@ for (const { name: engine } of engines()) {
       await checked('voiding the stale check');
       await runNotify(env.deps);
       assert.equal((await env.deps.db.selectFrom('mail_outbox').select('id').where('kind', '=', 'donation_returned').execute()).length, 10);
+      // The positive-pay file now tells the bank to refuse it.
+      const positive = parse(String((await admin('GET', `/payment_runs/${runId}/positive_pay`)).body), { columns: true }) as Array<Record<string, string>>;
+      assert.deepEqual(
+        positive.map((r) => [r.check_number, r.issue_void]),
+        [['5001', 'V']],
+      );
+    });
+
+    test('the bank pays the voided check anyway: an exception the books carry until an operator resolves it', async () => {
+      const today = clock.now().toISOString().slice(0, 10);
+      const file = `check_number,amount,paid_date\n5001,95.00,${today}\n`;
+      const paid = await admin('POST', '/payments/checks_paid', { file });
+      assert.equal(paid.status, 200, JSON.stringify(paid.body));
+      assert.deepEqual(paid.body.items, [{ payment_id: checkPayment, check_number: 5001, recorded: true, status: 'voided', exception: true }]);
+      assert.deepEqual(await statuses('030219309'), Array(5).fill('not_completed'), 'the donors keep their money back');
+      // almoner check reports it until it is resolved; the same file again records it once.
+      const failing = (await runCheck(env.deps)).flatMap((c) => c.failures);
+      assert.equal(failing.length, 1, failing.join('\n'));
+      assert.match(failing[0] ?? '', new RegExp(`payment ${checkPayment} \\(live\\): the bank paid its voided check \\(9500 cents`));
+      assert.equal((await admin('POST', '/payments/checks_paid', { file })).body.items[0].recorded, false, 'once');
+      const listed = (await admin('GET', '/payment_exceptions')).body.items as Array<{ id: number; payment_id: number; resolution: string | null; amount: string }>;
+      assert.deepEqual(
+        listed.map((x) => [x.payment_id, x.amount, x.resolution]),
+        [[checkPayment, '95.00', null]],
+      );
+      const id = listed[0]?.id as number;
+      const before = await fingerprint(env.deps);
+      for (const [body, status, code] of [
+        [{ resolution: 'forgiven', note: 'x' }, 422, 'validation_failed'],
+        [{ resolution: 'recovered', note: '' }, 422, 'validation_failed'],
+      ] as const) {
+        const res = await admin('POST', `/payment_exceptions/${id}/resolve`, body);
+        assert.deepEqual([res.status, res.body.code], [status, code]);
+      }
+      assert.deepEqual([(await admin('POST', '/payment_exceptions/999999/resolve', { resolution: 'recovered', note: 'x' })).body.code], ['payment_exception_not_found']);
+      assert.deepEqual(await fingerprint(env.deps), before, 'nothing changed');
+      const resolved = await admin('POST', `/payment_exceptions/${id}/resolve`, { resolution: 'recovered', note: 'the bank reversed it on 12-02' });
+      assert.equal(resolved.status, 200, JSON.stringify(resolved.body));
+      assert.equal((await admin('POST', `/payment_exceptions/${id}/resolve`, { resolution: 'charged', note: 'again' })).body.code, 'payment_exception_resolved');
+      await checked('resolving the exception');
+      const audit = await env.deps.db.selectFrom('audit_log').select('action').where('action', 'like', 'payment.exception%').orderBy('id').execute();
+      assert.deepEqual(
+        audit.map((a) => a.action),
+        ['payment.exception', 'payment.exception_resolved'],
+      );
     });
 
     test('operators only; the sandbox book sees none of the live runs', async () => {

@@ -106,6 +106,8 @@ Commands:
   payments returns --file F  Record the returns a bank's NACHA return file lists
   payments checks-paid --file F
                              Record the checks a bank's paid-checks file lists (CSV: check_number, amount, paid_date)
+  payments exceptions [list] | resolve ID --as recovered|charged --note TEXT
+                             Checks the bank paid after they were voided; resolve one once: recovered, or charged
   payments void-stale        Void every check not cashed within CHECK_STALE_DAYS
   admin token create --name NAME [--operator PERSON] [--days N]
                                       An operator token for /admin/v1 (shown once); expires after N days if given

@@ -14,8 +14,10 @@ import {
   listRuns,
   openRun,
   POSITIVE_PAY_HEADER,
+  listExceptions,
   recordAchReturns,
   recordPaidChecks,
+  resolveException,
   runRemittances,
   setPayeeAccount,
   settle,
@@ -55,6 +57,8 @@ export async function paymentsCommand(sub: string | undefined, rest: string[]): 
       file: { type: 'string' },
       code: { type: 'string' },
       reason: { type: 'string' },
+      as: { type: 'string' },
+      note: { type: 'string' },
       sandbox: { type: 'boolean', default: false },
     },
   });
@@ -148,11 +152,44 @@ export async function paymentsCommand(sub: string | undefined, rest: string[]): 
     const file = values.file;
     if (file === undefined) throw new UsageError("payments checks-paid --file FILE: the bank's paid-checks file (CSV: check_number, amount, paid_date)");
     return withPlatform(async ({ deps }) => {
+      let exceptions = 0;
       for (const r of await recordPaidChecks(deps, book, readFileSync(file, 'utf8'), who)) {
-        process.stdout.write(
-          `check ${r.check_number} (payment ${r.payment_id}): ${r.recorded ? 'cashed: its grants are completed' : r.status === 'cashed' ? 'recorded before' : `paid by the bank but ${r.status}: take it up with the bank`}\n`,
-        );
+        if (r.exception === true) {
+          exceptions += 1;
+          process.stdout.write(
+            `EXCEPTION: check ${r.check_number} (payment ${r.payment_id}) was voided, and the bank paid it${r.recorded ? '' : ' (recorded before)'}: recover it from the bank, then \`almoner payments exceptions resolve ID --as recovered|charged --note TEXT\`\n`,
+          );
+          continue;
+        }
+        process.stdout.write(`check ${r.check_number} (payment ${r.payment_id}): ${r.recorded ? 'cashed: its grants are completed' : 'recorded before'}\n`);
       }
+      // A paid voided check is money out the books did not expect: the command fails so a job notices.
+      return exceptions > 0 ? 1 : 0;
+    });
+  }
+  if (sub === 'exceptions') {
+    const [action, idText] = positionals;
+    if (action === undefined || action === 'list') {
+      refuse([]);
+      return withPlatform(async ({ deps }) => {
+        const found = await listExceptions(deps, book);
+        if (found.length === 0) process.stdout.write('No exception.\n');
+        for (const x of found) {
+          process.stdout.write(
+            `  ${String(x.id).padStart(6)}  payment ${x.payment_id}  $${x.amount}  paid ${x.paid_date}  ${x.resolution === null ? 'OPEN' : `${x.resolution} by ${x.resolved_by}: ${x.note}`}\n`,
+          );
+        }
+        return 0;
+      });
+    }
+    if (action !== 'resolve') throw new UsageError('payments exceptions [list] | resolve ID --as recovered|charged --note TEXT');
+    refuse(['as', 'note']);
+    const exceptionId = id(idText, 'the exception ID');
+    if (values.as === undefined || values.note === undefined) throw new UsageError('payments exceptions resolve ID --as recovered|charged --note TEXT');
+    const input = { resolution: values.as, note: values.note };
+    return withPlatform(async ({ deps }) => {
+      await resolveException(deps, book, exceptionId, input, who);
+      process.stdout.write(`Exception ${exceptionId} is resolved: ${values.as}.\n`);
       return 0;
     });
   }

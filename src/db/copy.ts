@@ -60,6 +60,7 @@ export const TABLES_IN_ORDER = [
   'payee_accounts',
   'payments',
   'payment_grants',
+  'payment_exceptions',
   'charity_claims',
   'portfolios',
   'prices',

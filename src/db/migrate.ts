@@ -40,6 +40,7 @@ import * as m034 from './migrations/034_gifts_by_address.ts';
 import * as m035 from './migrations/035_endpoint_makers.ts';
 import * as m036 from './migrations/036_confirmed_addresses.ts';
 import * as m037 from './migrations/037_operator_people.ts';
+import * as m038 from './migrations/038_payment_exceptions.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -85,6 +86,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '035_endpoint_makers', up: m035.up },
   { name: '036_confirmed_addresses', up: m036.up },
   { name: '037_operator_people', up: m037.up },
+  { name: '038_payment_exceptions', up: m038.up },
 ];
 
 /** The migrations this release knows, in order. */

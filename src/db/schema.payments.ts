@@ -49,6 +49,22 @@ export interface PaymentsTable {
   settled_by: string | null;
 }
 
+/** A check the bank paid after it was voided (migration 038, rules §17), until an operator resolves it. */
+export interface PaymentExceptionsTable {
+  id: Generated<number>;
+  book: Book;
+  payment_id: number;
+  kind: string;
+  amount_cents: number;
+  paid_date: string;
+  found_at: string;
+  found_by: string;
+  resolution: string | null;
+  resolved_at: string | null;
+  resolved_by: string | null;
+  note: string | null;
+}
+
 export interface PaymentGrantsTable {
   payment_id: number;
   donation_id: number;

@@ -1,5 +1,4 @@
-// Row types: what the tables hold. Domain modules map these to their own
-// values; nothing outside a *.store.ts file should need them.
+// Row types: what the tables hold; nothing outside a *.store.ts file should need them.
 import type { ColumnType, Generated } from 'kysely';
 import type { Book } from '../shared/book.ts';
 
@@ -302,7 +301,7 @@ import type {
 } from './schema.directory.ts';
 export type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
 import type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
-import type { CharityClaimsTable, PayeeAccountsTable, PaymentGrantsTable, PaymentRunsTable, PaymentsTable } from './schema.payments.ts';
+import type { CharityClaimsTable, PayeeAccountsTable, PaymentExceptionsTable, PaymentGrantsTable, PaymentRunsTable, PaymentsTable } from './schema.payments.ts';
 import type {
   ExchangesTable,
   FundAllocationsTable,
@@ -369,6 +368,7 @@ export interface Database {
   payment_runs: PaymentRunsTable;
   payments: PaymentsTable;
   payment_grants: PaymentGrantsTable;
+  payment_exceptions: PaymentExceptionsTable;
   payee_accounts: PayeeAccountsTable;
   charity_claims: CharityClaimsTable;
   portfolios: PortfoliosTable;

@@ -17,7 +17,11 @@ export async function insertAdminToken(
 }
 
 /** The token with this hash that works at `now` (not revoked, not expired), or undefined. */
-export async function findAdminToken(db: Db, tokenHash: string, now: string): Promise<{ id: number; name: string; operator: string | null; last_used_at: string | null } | undefined> {
+export async function findAdminToken(
+  db: Db,
+  tokenHash: string,
+  now: string,
+): Promise<{ id: number; name: string; operator: string | null; last_used_at: string | null } | undefined> {
   return db
     .selectFrom('admin_tokens')
     .select(['id', 'name', 'operator', 'last_used_at'])

@@ -172,6 +172,13 @@ export async function runAndRecordCheck(deps: Deps): Promise<CheckResult[]> {
   return results;
 }
 
+/** A check the bank paid after it was voided is money out that the books carry as an exception until it is resolved (rules §17). */
+async function paymentExceptions(deps: Deps): Promise<string[]> {
+  return (await store.openPaymentExceptions(deps.db)).map(
+    (x) => `payment ${x.payment_id} (${x.book}): the bank paid its voided check (${x.amount_cents} cents, ${x.paid_date}); resolve exception ${x.id}: recovered or charged`,
+  );
+}
+
 export async function runCheck(deps: Deps): Promise<CheckResult[]> {
   const checks: Array<[string, (deps: Deps) => Promise<string[]>]> = [
     ['every journal entry balances', balancedEntries],
@@ -190,6 +197,7 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ['every corrected receipt replaces one of its own contribution', receiptChains],
     ['every app acts for a live user, within the limit its donor set', appsWithinTheirGrant],
     ["every payment is its grants, each in its payment's status, none to an organisation not cleared", payments],
+    ['no check the bank paid after it was voided is left unresolved', paymentExceptions],
     ["every fund's units are its portfolio balance at the last unit price; units outstanding add up; every fee is the formula's", (d) => investingProblems(d.db)],
     ['everyone acts on a fund they belong to; every fund keeps an organizer; every movement names a member whose role allowed it then', (d) => memberProblems(d.db)],
     [

@@ -274,4 +274,34 @@ describeEachEngine('check store', (env) => {
     await store.recordCheckRun(db, second);
     assert.deepEqual(await store.lastCheckRun(db), second);
   });
+
+  test('openPaymentExceptions: the exceptions no operator resolved, both books, in order', async () => {
+    await withoutForeignKeys(env(), async (db) => {
+      const row = (payment_id: number, book: 'live' | 'test', resolution: string | null) => ({
+        book,
+        payment_id,
+        kind: 'voided_check_paid',
+        amount_cents: 500,
+        paid_date: '2027-01-02',
+        found_at: '2027-01-03T00:00:00Z',
+        found_by: 'op',
+        resolution,
+        resolved_at: null,
+        resolved_by: null,
+        note: null,
+      });
+      await db
+        .insertInto('payment_exceptions')
+        .values([row(900_001, 'live', null), row(900_002, 'test', null), row(900_003, 'live', 'recovered')])
+        .execute();
+      assert.deepEqual(
+        (await store.openPaymentExceptions(db)).map((x) => [Number(x.payment_id), x.book]),
+        [
+          [900_001, 'live'],
+          [900_002, 'test'],
+        ],
+      );
+      await db.deleteFrom('payment_exceptions').execute();
+    });
+  });
 });

@@ -384,3 +384,8 @@ export async function recordCheckRun(db: Db, run: CheckRun): Promise<void> {
 export async function lastCheckRun(db: Db): Promise<CheckRun | undefined> {
   return db.selectFrom('check_runs').select(['finished_at', 'duration_ms', 'failed', 'checked', 'release']).orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
+
+/** The exceptions no operator has resolved yet (checks the bank paid after they were voided), both books. */
+export async function openPaymentExceptions(db: Db) {
+  return db.selectFrom('payment_exceptions').select(['id', 'book', 'payment_id', 'kind', 'amount_cents', 'paid_date']).where('resolution', 'is', null).orderBy('id').execute();
+}

@@ -18,4 +18,4 @@ export {
 export { setPayeeAccount } from './payments.payees.ts';
 export { donorAsShared, remittance, runRemittances } from './payments.remittances.ts';
 export { charityAccount, charityRemittance, setOwnBankDetails, type CharityAccount } from './payments.charity.ts';
-export { PAID_CHECKS_COLUMNS, recordAchReturns, recordPaidChecks } from './payments.outcomes.ts';
+export { listExceptions, PAID_CHECKS_COLUMNS, recordAchReturns, recordPaidChecks, resolveException } from './payments.outcomes.ts';

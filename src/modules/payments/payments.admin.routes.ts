@@ -7,10 +7,10 @@ import { EmptyObject, IdParams } from '../../http/schemas.ts';
 import { BookQuery, bookOf, OPERATOR_TAGS as tags } from '../../http/operator.ts';
 import { sendCsv } from '../../http/csv.ts';
 import { achFileOf, checkRows, CHECK_REGISTER_HEADER, getRun, listRuns, openRun, POSITIVE_PAY_HEADER, settle, submitRun } from './payments.service.ts';
-import { recordAchReturns, recordPaidChecks } from './payments.outcomes.ts';
+import { listExceptions, recordAchReturns, recordPaidChecks, resolveException } from './payments.outcomes.ts';
 import { setPayeeAccount } from './payments.payees.ts';
 import { remittance, runRemittances } from './payments.remittances.ts';
-import { OpenRunBody, PaidChecksBody, PayeeAccountBody, ReturnBody, ReturnsFileBody, VoidBody } from './payments.schema.ts';
+import { OpenRunBody, PaidChecksBody, PayeeAccountBody, ResolveExceptionBody, ReturnBody, ReturnsFileBody, VoidBody } from './payments.schema.ts';
 
 export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -126,6 +126,25 @@ export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/payments/:id/void',
       { schema: { tags, summary: "Void a check: every grant's money goes back to its donor", params: IdParams, querystring: BookQuery, body: VoidBody } },
       async (request) => settle(deps, bookOf(request), request.params.id, 'void', { actor: request.operator.actor, reason: request.body.reason }),
+    );
+    app.get('/payment_exceptions', { schema: { tags, summary: 'Checks the bank paid after they were voided: open ones first', querystring: BookQuery } }, async (request) => ({
+      items: await listExceptions(deps, bookOf(request)),
+    }));
+    app.post(
+      '/payment_exceptions/:id/resolve',
+      {
+        schema: {
+          tags,
+          summary: 'Resolve an exception once: recovered from the bank, or charged to the sponsor’s own account',
+          params: IdParams,
+          querystring: BookQuery,
+          body: ResolveExceptionBody,
+        },
+      },
+      async (request) => {
+        await resolveException(deps, bookOf(request), request.params.id, request.body, request.operator.actor);
+        return { resolved: true };
+      },
     );
 
     app.post(

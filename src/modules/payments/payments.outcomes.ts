@@ -4,9 +4,10 @@
 // an entry recorded before is reported, not applied twice.
 import type { Deps } from '../../deps.ts';
 import type { Book } from '../../shared/book.ts';
-import { fileRefused, type ProblemCode } from '../../shared/errors.ts';
+import { conflict, fieldErrors, fileRefused, notFound, type ProblemCode } from '../../shared/errors.ts';
 import { readNamedCsv, type LineProblem } from '../../shared/csv-read.ts';
-import { parseDollarText } from '../../shared/money.ts';
+import { dollarsText, parseDollarText } from '../../shared/money.ts';
+import { recordAudit } from '../audit/index.ts';
 import { readAchReturns } from './nacha.ts';
 import { ACH_RETURN_CODES, isDay } from './payments.ts';
 import { settle } from './payments.service.ts';
@@ -63,7 +64,7 @@ export async function recordPaidChecks(deps: Deps, book: Book, text: string, act
   if (!read.ok) throw refused('paid_checks_malformed', 'paid-checks file', read.problems);
   const problems: LineProblem[] = [];
   const today = deps.clock.now().toISOString().slice(0, 10);
-  const entries: Array<{ line: number; paymentId: number; checkNumber: number }> = [];
+  const entries: Array<{ line: number; paymentId: number; checkNumber: number; paidDate: string }> = [];
   for (const { line, values: row } of read.rows) {
     const number = /^\d{1,15}$/.test(row.check_number) ? Number(row.check_number) : null;
     const cents = parseDollarText(row.amount);
@@ -75,15 +76,22 @@ export async function recordPaidChecks(deps: Deps, book: Book, text: string, act
       const payment = await store.paymentByCheckNumber(deps.db, book, number);
       if (payment === undefined) problems.push({ line, reason: `check ${number} is no check of the ${book} book` });
       else if (Number(payment.amount_cents) !== cents) problems.push({ line, reason: `check ${number} was ${payment.amount_cents} cents, the bank paid ${cents}` });
-      else entries.push({ line, paymentId: Number(payment.id), checkNumber: number });
+      else entries.push({ line, paymentId: Number(payment.id), checkNumber: number, paidDate: day });
     }
   }
   if (problems.length > 0) throw refused('paid_checks_malformed', 'paid-checks file', problems);
-  const out: Array<{ payment_id: number; check_number: number; recorded: boolean; status: string }> = [];
+  const out: Array<{ payment_id: number; check_number: number; recorded: boolean; status: string; exception?: boolean }> = [];
   for (const e of entries) {
     const payment = await store.findPayment(deps.db, book, e.paymentId);
+    if (payment?.status === 'voided') {
+      // The bank paid a check it was told to refuse: the donors have their money back, so the sponsor
+      // carries the payment as an exception until an operator resolves it (`almoner check` reports it).
+      const found = await recordVoidedCheckPaid(deps, book, payment, e.paidDate, actor);
+      out.push({ payment_id: e.paymentId, check_number: e.checkNumber, recorded: found, status: 'voided', exception: true });
+      continue;
+    }
     if (payment?.status !== 'sent') {
-      // Cashed before (reported), or voided: the bank paid a check it was told to refuse, for the operator to take up.
+      // Cashed before: reported, not applied twice.
       out.push({ payment_id: e.paymentId, check_number: e.checkNumber, recorded: false, status: payment?.status ?? 'unknown' });
       continue;
     }
@@ -91,4 +99,59 @@ export async function recordPaidChecks(deps: Deps, book: Book, text: string, act
     out.push({ payment_id: e.paymentId, check_number: e.checkNumber, recorded: true, status: 'cashed' });
   }
   return out;
+}
+
+/** A voided check the bank paid: an exception, once, audited; true when it is new. */
+async function recordVoidedCheckPaid(deps: Deps, book: Book, payment: store.PaymentRow, paidDate: string, actor: string): Promise<boolean> {
+  const at = deps.clock.now().toISOString();
+  return deps.db.transaction().execute(async (trx) => {
+    const row = { book, payment_id: Number(payment.id), kind: 'voided_check_paid', amount_cents: Number(payment.amount_cents), paid_date: paidDate, found_at: at, found_by: actor };
+    if (!(await store.insertException(trx, row))) return false;
+    await recordAudit(trx, {
+      book,
+      actor,
+      action: 'payment.exception',
+      object_type: 'payment',
+      object_id: Number(payment.id),
+      before: { status: 'voided' },
+      after: { exception: 'voided_check_paid', check_number: payment.check_number, amount_cents: row.amount_cents, paid_date: paidDate },
+      at,
+    });
+    return true;
+  });
+}
+
+/** The book's exceptions (checks paid after they were voided), open ones first. */
+export async function listExceptions(deps: Deps, book: Book) {
+  return (await store.exceptionsOf(deps.db, book)).map((x) => ({ ...x, id: Number(x.id), payment_id: Number(x.payment_id), amount: dollarsText(Number(x.amount_cents)) }));
+}
+
+/**
+ * An operator resolves an exception once: `recovered` (the bank gave the money back) or `charged`
+ * (the sponsor's own account bore it), with a note; audited. Throws payment_exception_not_found,
+ * validation_failed, conflict (payment_exception_resolved).
+ */
+export async function resolveException(deps: Deps, book: Book, id: number, input: { resolution: string; note: string }, actor: string): Promise<void> {
+  const note = input.note.trim();
+  if (input.resolution !== 'recovered' && input.resolution !== 'charged')
+    throw fieldErrors([{ field: 'resolution', code: 'validation_failed', message: 'must be recovered or charged' }]);
+  if (note === '' || note.length > 500) throw fieldErrors([{ field: 'note', code: 'validation_failed', message: 'says what was done (1 to 500 characters)' }]);
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    const known = (await store.exceptionsOf(trx, book)).find((x) => Number(x.id) === id);
+    if (known === undefined) throw notFound('payment_exception_not_found', `no payment exception ${id}`);
+    if (!(await store.resolveException(trx, book, id, { resolution: input.resolution, resolved_at: at, resolved_by: actor, note }))) {
+      throw conflict('payment_exception_resolved', `payment exception ${id} was resolved already (${known.resolution})`);
+    }
+    await recordAudit(trx, {
+      book,
+      actor,
+      action: 'payment.exception_resolved',
+      object_type: 'payment',
+      object_id: Number(known.payment_id),
+      before: { exception: known.kind },
+      after: { resolution: input.resolution, note },
+      at,
+    });
+  });
 }

@@ -20,6 +20,14 @@ export const PaidChecksBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ResolveExceptionBody = Type.Object(
+  {
+    resolution: StringEnum(['recovered', 'charged'] as const, { description: "recovered: the bank gave the money back; charged: the sponsor's own account bore it" }),
+    note: Type.String({ minLength: 1, maxLength: 500, description: 'What was done' }),
+  },
+  { additionalProperties: false },
+);
+
 export const VoidBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why (the donors are told)' }) }, { additionalProperties: false });
 
 export const PayeeAccountBody = Type.Object(

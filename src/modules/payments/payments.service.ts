@@ -353,7 +353,8 @@ export async function achFileOf(deps: Deps, book: Book, id: number): Promise<str
 }
 
 export const CHECK_REGISTER_HEADER = ['check_number', 'pay_date', 'payee', 'address', 'amount', 'payment_id', 'grants', 'status'] as const;
-export const POSITIVE_PAY_HEADER = ['account', 'check_number', 'issue_date', 'amount', 'payee'] as const;
+/** The positive-pay file: each check with `I` (issued: honour it) or `V` (voided: refuse it). */
+export const POSITIVE_PAY_HEADER = ['account', 'check_number', 'issue_date', 'amount', 'payee', 'issue_void'] as const;
 
 /** The run's checks as rows: the register (to print and mail them) or the positive-pay file (for the bank that honours them). */
 export async function* checkRows(deps: Deps, book: Book, id: number, form: 'register' | 'positive_pay'): AsyncGenerator<unknown[]> {
@@ -363,6 +364,6 @@ export async function* checkRows(deps: Deps, book: Book, id: number, form: 'regi
     const amount = dollarsText(Number(p.amount_cents));
     yield form === 'register'
       ? [p.check_number, run.pay_date, p.payee, p.address, amount, p.id, p.grants, p.status]
-      : [deps.config.payments.checkAccount, p.check_number, run.pay_date, amount, p.payee];
+      : [deps.config.payments.checkAccount, p.check_number, run.pay_date, amount, p.payee, p.status === 'voided' ? 'V' : 'I'];
   }
 }

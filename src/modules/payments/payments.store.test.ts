@@ -151,5 +151,32 @@ describeEachEngine('payments store', (env) => {
     assert.deepEqual(await store.staleChecks(db, 'live', '2027-01-04T00:00:00Z'), []);
     assert.deepEqual(await store.staleChecks(db, 'live', '2027-07-04T00:00:00Z'), [paymentId]);
     assert.deepEqual(await store.staleChecks(db, 'test', '2027-07-04T00:00:00Z'), []);
+    // The bank paid it after it was voided: an exception once per payment and kind, resolved once.
+    const exception = {
+      book: 'live' as const,
+      payment_id: paymentId,
+      kind: 'voided_check_paid',
+      amount_cents: 100,
+      paid_date: '2027-08-01',
+      found_at: '2027-08-02T00:00:00Z',
+      found_by: 'op',
+    };
+    assert.equal(await db.transaction().execute((trx) => store.insertException(trx, exception)), true);
+    assert.equal(await db.transaction().execute((trx) => store.insertException(trx, exception)), false, 'once');
+    const [open] = await store.exceptionsOf(db, 'live');
+    assert.deepEqual([Number(open?.payment_id), open?.resolution], [paymentId, null]);
+    assert.deepEqual(await store.exceptionsOf(db, 'test'), []);
+    assert.deepEqual(
+      (await store.openExceptions(db)).map((x) => Number(x.payment_id)),
+      [paymentId],
+    );
+    const resolve = (book: 'live' | 'test') =>
+      db
+        .transaction()
+        .execute((trx) => store.resolveException(trx, book, Number(open?.id), { resolution: 'recovered', resolved_at: '2027-08-03T00:00:00Z', resolved_by: 'op', note: 'back' }));
+    assert.equal(await resolve('test'), false, 'not in the other book');
+    assert.equal(await resolve('live'), true);
+    assert.equal(await resolve('live'), false, 'resolved once');
+    assert.deepEqual(await store.openExceptions(db), []);
   });
 });

@@ -1,7 +1,7 @@
 // SQL of payment runs, payments, their grants and payees' bank details (rules §17).
 import type { Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
-import type { PayeeAccountsTable, PaymentRunsTable, PaymentsTable } from '../../db/schema.payments.ts';
+import type { PayeeAccountsTable, PaymentExceptionsTable, PaymentRunsTable, PaymentsTable } from '../../db/schema.payments.ts';
 import type { Book } from '../../shared/book.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 
@@ -224,4 +224,40 @@ export async function paymentsToOrganisation(db: Db, nonProfitId: number, limit:
 /** The book's payment by its check number. */
 export async function paymentByCheckNumber(db: Db | Trx, book: Book, checkNumber: number): Promise<PaymentRow | undefined> {
   return await db.selectFrom('payments').selectAll().where('book', '=', book).where('check_number', '=', checkNumber).executeTakeFirst();
+}
+
+export type PaymentExceptionRow = Selectable<PaymentExceptionsTable>;
+
+/** Records an exception once per payment and kind; false when it was recorded before. */
+export async function insertException(trx: Trx, row: Omit<PaymentExceptionRow, 'id' | 'resolution' | 'resolved_at' | 'resolved_by' | 'note'>): Promise<boolean> {
+  const made = await trx
+    .insertInto('payment_exceptions')
+    .values(row)
+    .onConflict((oc) => oc.columns(['payment_id', 'kind']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return made !== undefined;
+}
+
+/** The book's exceptions, open ones first, newest first. */
+export async function exceptionsOf(db: Db | Trx, book: Book): Promise<PaymentExceptionRow[]> {
+  return db.selectFrom('payment_exceptions').selectAll().where('book', '=', book).orderBy('resolved_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+/** Resolves an open exception once (compare-and-set); false when it is not open. */
+export async function resolveException(trx: Trx, book: Book, id: number, change: { resolution: string; resolved_at: string; resolved_by: string; note: string }): Promise<boolean> {
+  const done = await trx
+    .updateTable('payment_exceptions')
+    .set(change)
+    .where('id', '=', id)
+    .where('book', '=', book)
+    .where('resolution', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return done !== undefined;
+}
+
+/** Every exception not resolved yet, of both books: what `almoner check` reports. */
+export async function openExceptions(db: Db | Trx): Promise<PaymentExceptionRow[]> {
+  return db.selectFrom('payment_exceptions').selectAll().where('resolution', 'is', null).orderBy('id').execute();
 }

@@ -240,5 +240,8 @@ async function makeOrganizer(deps: Deps, trx: Parameters<typeof store.insertMemb
 
 /** The person an audit actor names, whichever door they acted through: `admin:` (a token's operator), `operator:` or `cli:` (the CLI). */
 function personOf(actor: string): string {
-  return actor.replace(/^(admin|operator|cli):/, '').trim().toLowerCase();
+  return actor
+    .replace(/^(admin|operator|cli):/, '')
+    .trim()
+    .toLowerCase();
 }
