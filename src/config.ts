@@ -108,6 +108,8 @@ export interface Config {
     checkStaleDays: number;
     payeeCoolingOffDays: number;
     payeeKey: Buffer | undefined;
+    /** PAY_DATE_MAX_DAYS: how far ahead a run's pay date may be (default 30). */
+    payDateMaxDays?: number;
   };
   /**
    * FUND_MONTHLY_FEE_CENTS: a flat fee each fund pays at the first valuation of each month (rules
@@ -372,6 +374,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       checkStaleDays: integer(env, 'CHECK_STALE_DAYS', 180, 1, 3650),
       payeeCoolingOffDays: integer(env, 'PAYEE_COOLING_OFF_DAYS', 7, 0, 365),
       payeeKey: payeeKey(env),
+      payDateMaxDays: integer(env, 'PAY_DATE_MAX_DAYS', 30, 1, 3650),
     },
     ...overrides,
   };

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { bankingDayFrom } from '../src/modules/payments/index.ts';
 import { openEnv, makeNonProfit, makeZipCentres, makeUser, fund, call, startServerProcess } from './harness.ts';
 import { randomBytes } from 'node:crypto';
 import { createAdminToken } from '../src/modules/admin/admin.service.ts';
@@ -624,7 +625,8 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
 
     // The grant is approved and paid in a run (by check: the new details wait out the cooling-off).
     assert.equal((await admin('POST', `/donations/${grantId}/approve`, {})).status, 200);
-    const opened = await admin('POST', '/payment_runs', { pay_date: new Date().toISOString().slice(0, 10) });
+    // The pay date is a banking day (rules §17): the next one from today.
+    const opened = await admin('POST', '/payment_runs', { pay_date: bankingDayFrom(new Date().toISOString().slice(0, 10)) });
     assert.equal(opened.status, 201, JSON.stringify(opened.body));
     assert.equal((await admin('POST', `/payment_runs/${opened.body.run.id}/submit`, {})).status, 200);
     await page.reload();

@@ -7,7 +7,7 @@
 // `almoner check` after every step. The NACHA file is read back by a parser
 // written here from the record layouts, not the code that wrote it.
 import { describe, test, before, after } from 'node:test';
-import { ACH_RETURNS } from '../src/modules/payments/index.ts';
+import { ACH_RETURNS, addDays, bankingDayFrom } from '../src/modules/payments/index.ts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -168,6 +168,8 @@ for (const { name: engine } of engines()) {
       await recordList(env.deps, readListFile('sdn', join(FIXTURES, 'sdn.csv')), '2026-11-20', 'test');
       await screenDirectory(env.deps);
       const before = await Promise.all(donors.map(available));
+      // The run opens a day after the foodbank's details waited out their cooling-off (counted to today, not the pay date).
+      clock.advance(7 * 86_400_000);
       const opened = await admin('POST', '/payment_runs', { pay_date: '2026-12-01' });
       assert.equal(opened.status, 201);
       runId = opened.body.run.id;
@@ -197,8 +199,13 @@ for (const { name: engine } of engines()) {
       await checked('opening the run');
       const again = await admin('POST', '/payment_runs', { pay_date: '2026-12-01' });
       assert.deepEqual([again.status, again.body.code], [409, 'payment_run_exists']);
-      const bad = await admin('POST', '/payment_runs', { pay_date: '2026-13-01' });
-      assert.equal(bad.status, 422);
+      const untouched = await fingerprint(env.deps);
+      // Bad pay dates (today is 2026-11-27): not a date, past, too far ahead, a Saturday, Thanksgiving.
+      for (const day of ['2026-13-01', '2026-11-26', '2027-01-04', '2026-12-05', '2027-11-25']) {
+        const bad = await admin('POST', '/payment_runs', { pay_date: day });
+        assert.deepEqual([bad.status, bad.body.code, bad.body.errors?.[0]?.field], [422, 'validation_failed', 'pay_date'], day);
+      }
+      assert.deepEqual(await fingerprint(env.deps), untouched, 'a refused run changes nothing');
     });
 
     test('the NACHA file, the check register and the positive-pay file read back', async () => {
@@ -430,7 +437,9 @@ for (const { name: engine } of engines()) {
       const reviews = await admin('GET', '/sanction_reviews');
       assert.deepEqual(reviews.body.items, []);
       const results = await Promise.all([admin('POST', '/payment_runs', { pay_date: '2027-06-01' }), admin('POST', '/payment_runs', { pay_date: '2027-06-02' })]);
-      for (const r of results) assert.ok(r.status === 201 || (r.status === 409 && r.body.code === 'donation_in_run'), JSON.stringify(r.body));
+      // The other run lost the race for the donations, or opened after the first took them all: nothing left to pay.
+      for (const r of results) assert.ok(r.status === 201 || (r.status === 409 && ['donation_in_run', 'payment_run_empty'].includes(r.body.code)), JSON.stringify(r.body));
+      assert.equal(results.filter((r) => r.status === 201).length, 1, 'one run opens');
       const grants = await env.deps.db.selectFrom('payment_grants').select('donation_id').execute();
       assert.equal(new Set(grants.map((g) => g.donation_id)).size, grants.length, 'no donation in two payments');
       assert.deepEqual((await statuses('888888889')).sort(), Array(5).fill('approved'), 'the cleared organisation is in exactly one open run');
@@ -467,7 +476,7 @@ for (const { name: engine } of engines()) {
       }
       const approved = await admin('POST', '/donations/batch', { event: 'approve', status: 'scheduled' });
       assert.equal(approved.status, 200, JSON.stringify(approved.body));
-      const opened = await admin('POST', '/payment_runs', { pay_date: '2026-12-08' });
+      const opened = await admin('POST', '/payment_runs', { pay_date: bankingDayFrom(addDays(clock.now().toISOString().slice(0, 10), 1)) });
       assert.equal(opened.status, 201, JSON.stringify(opened.body));
       const foodbank = (opened.body.run.payments as Array<{ ein: string; method: string; account: string | null }>).filter((p) => p.ein === '261544963');
       assert.deepEqual(
@@ -477,6 +486,22 @@ for (const { name: engine } of engines()) {
       const submitted = await admin('POST', `/payment_runs/${opened.body.run.id}/submit`, {});
       assert.equal(submitted.status, 200, JSON.stringify(submitted.body));
       await checked('a suspended account');
+      // Nothing approved is left once every open run is submitted: a run would hand the bank a batch with no entry, so none opens.
+      const runs = (await admin('GET', '/payment_runs')).body.items as Array<{ id: number; status: string; pay_date: string }>;
+      for (const run of runs) if (run.status === 'open') assert.equal((await admin('POST', `/payment_runs/${run.id}/submit`, {})).status, 200);
+      const unused = bankingDayFrom(
+        addDays(
+          runs
+            .map((r) => r.pay_date)
+            .sort()
+            .at(-1) as string,
+          1,
+        ),
+      );
+      const before = await fingerprint(env.deps);
+      const empty = await admin('POST', '/payment_runs', { pay_date: unused });
+      assert.deepEqual([empty.status, empty.body.code], [409, 'payment_run_empty']);
+      assert.deepEqual(await fingerprint(env.deps), before, 'nothing changed');
     });
   });
 }

@@ -17,7 +17,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { engines, openEnv, makeUser, makeNonProfit, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { engines, openEnv, makeUser, makeNonProfit, assertLedgerBalanced, testConfig, type TestEnv, type TestUser } from './harness.ts';
 import type { Config } from '../src/config.ts';
 import { AppError } from '../src/shared/errors.ts';
 import { advanceContribution, cancelContribution, declareContribution, recordArrivalAudited, recordContribution } from '../src/modules/contributions/index.ts';
@@ -34,7 +34,7 @@ import Big from 'big.js';
 import { callerOfAccessToken } from '../src/modules/apps/index.ts';
 import { connectApp } from './app-tokens.ts';
 import { runCheck } from '../src/modules/check/index.ts';
-import { addDays, openRun, settle, submitRun } from '../src/modules/payments/index.ts';
+import { addDays, bankingDayFrom, openRun, settle, submitRun } from '../src/modules/payments/index.ts';
 
 const STEPS = Number(process.env.PROPERTY_STEPS ?? 10_000);
 /** The writers' comparison runs the sequence twice more: its first steps are enough to meet every path. */
@@ -352,7 +352,9 @@ interface Books {
 
 /** Opens a database with `writer` creating donations, runs `fn` on it, closes it. */
 async function withWriter<T>(engine: TestEnv['engine'], writer: Config['donationWriter'], fn: (env: TestEnv) => Promise<T>): Promise<T> {
-  const env = await openEnv(engine, { donationWriter: writer, fundMonthlyFeeCents: MONTHLY_FEE_CENTS });
+  // Each run opens its own pay date: banking days as far ahead as the setting allows.
+  const payments = { ...testConfig('sqlite::memory:').payments, payDateMaxDays: 3650 };
+  const env = await openEnv(engine, { donationWriter: writer, fundMonthlyFeeCents: MONTHLY_FEE_CENTS, payments });
   try {
     return await fn(env);
   } finally {
@@ -454,6 +456,8 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
       const ops = others.flatMap((op, i) => (i % MEMBERS_EVERY === MEMBERS_EVERY - 1 ? [op, shared[Math.floor(i / MEMBERS_EVERY)] as Op] : [op]));
       const seen = new Map<string, number>();
       const { deps } = env;
+      const today = deps.clock.now().toISOString().slice(0, 10);
+      const lastPayDate: Record<Book, string> = { live: today, test: today };
       // On one node a donation made later has a larger id (waiting donations are promoted oldest
       // first, by id): checked where the steps run one after another, so that "later" is defined.
       let lastMade = 0;
@@ -837,8 +841,13 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             // Every approved donation of the book in no payment joins the run: one organisation, one payment by check.
             const joining = m.donations.filter((d) => bookOf(d.user) === op.book && d.status === 'approved' && d.inPayment !== true);
             let paymentId: number | undefined;
+            // A run with nothing to pay is refused (the bank rejects a batch with no entry).
+            if (joining.length === 0) expected = 'payment_run_empty';
+            // Each run its own banking day, in order: the next after the book's last run.
+            const payDate = bankingDayFrom(addDays(lastPayDate[op.book], 1));
+            if (joining.length > 0) lastPayDate[op.book] = payDate;
             actual = await outcome(async () => {
-              const opened = await openRun(deps, op.book, addDays('2030-01-01', step), 'property');
+              const opened = await openRun(deps, op.book, payDate, 'property');
               assert.deepEqual([opened.rejected, opened.held], [[], []], label);
               paymentId = opened.run.payments[0]?.id;
               if (op.submit) await submitRun(deps, op.book, opened.run.id, 'property');
@@ -995,6 +1004,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
         'invest:ok',
         'liquidate:ok',
         'run:ok',
+        'run:payment_run_empty',
         'outcome:ok',
         'outcome:invalid_transition',
         'event:donation_in_payment',

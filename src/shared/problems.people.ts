@@ -117,6 +117,9 @@ export const PEOPLE_PROBLEMS = {
   payment_exception_resolved: doc('Payment exception resolved', 'The exception was resolved already; a resolution is recorded once.', 'Read it in the list; nothing to do.', [
     'POST /admin/v1/payment_exceptions/{id}/resolve',
   ]),
+  payment_run_empty: doc('Payment run empty', 'No approved donation waits for a payment: a run would give the bank a batch with no entry.', 'Approve donations first.', [
+    'POST /admin/v1/payment_runs',
+  ]),
   payment_run_not_found: doc('Payment run not found', 'No payment run with this id.', 'List them with `GET /admin/v1/payment_runs`.', ['* /admin/v1/payment_runs/{id}*']),
   payment_run_exists: doc('Payment run exists', 'A run is already open: one run at a time.', 'Submit or finish the open run first.', ['POST /admin/v1/payment_runs']),
   payment_run_submitted: doc('Payment run submitted', 'The run was already submitted to the bank.', 'Record its outcomes instead.', ['POST /admin/v1/payment_runs/{id}/submit']),

@@ -19,7 +19,7 @@ import { messages, queueMail, type Outgoing } from '../mail/index.ts';
 import { applyEventIn } from '../donations/index.ts';
 import { refusalOf } from '../nonprofits/index.ts';
 import { achFile, originatorProblems, type Credit } from './nacha.ts';
-import { ACH_RETURN_CODES, ACH_RETURNS, isDay, maskedAccount, PAYMENT_OUTCOMES, type PaymentOutcome } from './payments.ts';
+import { ACH_RETURN_CODES, ACH_RETURNS, addDays, bankingDayFrom, isBankingDay, isDay, maskedAccount, PAYMENT_OUTCOMES, type PaymentOutcome } from './payments.ts';
 import * as store from './payments.store.ts';
 import { suspendBankDetails } from './payments.payees.ts';
 
@@ -126,12 +126,16 @@ export async function listRuns(deps: Deps, book: Book) {
  * conflict (payment_run_exists for the date; donation_in_run when another run took a donation first).
  */
 export async function openRun(deps: Deps, book: Book, payDate: string, actor: string): Promise<Opened> {
-  if (!isDay(payDate)) throw fieldErrors([{ field: 'pay_date', code: 'validation_failed', message: 'must be a date (YYYY-MM-DD)' }]);
   const at = deps.clock.now().toISOString();
+  const today = at.slice(0, 10);
+  const problem = payDateProblem(payDate, today, deps.config.payments.payDateMaxDays ?? 30);
+  if (problem !== undefined) throw fieldErrors([{ field: 'pay_date', code: 'validation_failed', message: problem }]);
   const { runId, rejected, held } = await deps.db.transaction().execute(async (trx) => {
     const id = await store.insertRun(trx, { book, pay_date: payDate, opened_at: at, opened_by: actor });
     if (id === undefined) throw conflict('payment_run_exists', `the ${book} book has a payment run for ${payDate} already`);
     const rows = await store.payableDonations(trx, book);
+    // A run with nothing to pay would give the bank a batch with no entry, which it rejects.
+    if (rows.length === 0) throw conflict('payment_run_empty', `no approved donation of the ${book} book waits for a payment: nothing to pay`);
     const byOrg = Map.groupBy(rows, (r) => r.non_profit_id);
     const refused: Opened['rejected'] = [];
     const waiting: Opened['held'] = [];
@@ -150,7 +154,8 @@ export async function openRun(deps: Deps, book: Book, payDate: string, actor: st
         waiting.push({ ein: org.ein, name: org.name, donations: donations.length, amount: dollarsText(total) });
         continue;
       }
-      const account = await store.usablePayeeAccount(trx, nonProfitId, payDate);
+      // The cooling-off is counted to today, not to the pay date typed: details set minutes ago wait.
+      const account = await store.usablePayeeAccount(trx, nonProfitId, today);
       const method = account === undefined ? 'check' : 'ach';
       const paymentId = await store.insertPayment(
         trx,
@@ -310,6 +315,15 @@ export async function settle(deps: Deps, book: Book, id: number, outcome: Paymen
   const payment = await store.findPayment(deps.db, book, id);
   assert(payment !== undefined, 'the payment just settled');
   return paymentView(payment, new Map());
+}
+
+/** Why `payDate` cannot be a run's pay date, or undefined: a banking day, today or later, at most `maxDays` ahead. */
+export function payDateProblem(payDate: string, today: string, maxDays: number): string | undefined {
+  if (!isDay(payDate)) return 'must be a date (YYYY-MM-DD)';
+  if (payDate < today) return `must be today (${today}) or later`;
+  if (payDate > addDays(today, maxDays)) return `must be at most ${maxDays} days ahead (${addDays(today, maxDays)}; PAY_DATE_MAX_DAYS)`;
+  if (!isBankingDay(payDate)) return `must be a banking day: ${payDate} is a weekend or a Federal Reserve holiday (the next is ${bankingDayFrom(payDate)})`;
+  return undefined;
 }
 
 /** Voids every check of the book sent more than CHECK_STALE_DAYS ago and never cashed; returns their ids. */
