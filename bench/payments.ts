@@ -15,7 +15,7 @@ import { openPlatform } from '../src/platform.ts';
 import { bulkInsert } from '../src/db/bulk.ts';
 import { seal } from '../src/shared/sealed.ts';
 import { createUser } from '../src/modules/users/index.ts';
-import { achFileOf, checkRows, openRun } from '../src/modules/payments/index.ts';
+import { achFileOf, addDays, bankingDayFrom, checkRows, openRun } from '../src/modules/payments/index.ts';
 import { freshDatabase } from './processes.ts';
 import { FILE_COLUMNS } from '../src/modules/nonprofits/directory.store.ts';
 
@@ -133,7 +133,9 @@ export async function benchPayments(engines: readonly string[], log: (line: stri
           batch,
         );
       }
-      const opened = await peakDuring(() => openRun(deps, 'live', '2030-01-02', 'bench'));
+      // The next banking day (a run's pay date must be one, not past, within PAY_DATE_MAX_DAYS).
+      const payDate = bankingDayFrom(addDays(new Date().toISOString().slice(0, 10), 1));
+      const opened = await peakDuring(() => openRun(deps, 'live', payDate, 'bench'));
       rows.push(
         `| ${engine} | open the run: ${opened.value.run.totals.payments.toLocaleString('en-US')} payments, ${opened.value.run.totals.grants.toLocaleString('en-US')} grants | ${opened.seconds.toFixed(1)} s | ${opened.rssMb.toFixed(0)} -> ${opened.peakMb.toFixed(0)} MiB |`,
       );
