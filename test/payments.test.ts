@@ -215,8 +215,11 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(file.header, { destination: '091000019', origin: '1234567890', priority: '01', size: '094' });
       assert.equal(file.batchHeader.slice(50, 53), 'CCD');
       assert.equal(file.batchHeader.slice(69, 75), '261201', 'effective on the pay date');
+      // The day's first file is A; its entry's trace number ends in its payment's id, unique across files.
+      assert.equal(String(ach.body).slice(33, 34), 'A', 'File ID Modifier');
       assert.equal(file.entries.length, 1);
       const [entry] = file.entries;
+      assert.equal(Number(entry?.trace.slice(8)), achPayment, 'the trace sequence is the payment id');
       assert.deepEqual(
         { ...entry, trace: entry?.trace.slice(0, 8) },
         {

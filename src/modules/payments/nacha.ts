@@ -28,6 +28,8 @@ export interface Credit {
   receiver: string;
   /** The addenda's payment-related information (80 characters at most): the grants. */
   remittance: string;
+  /** The entry's trace sequence (7 digits after the ODFI's 8): unique across files, the payment id. */
+  trace: number;
 }
 
 /** A routing number's check digit is right: 3, 7 and 1 times its digits, in turn, sum to a multiple of 10. */
@@ -86,7 +88,17 @@ export function originatorProblems(o: Originator): string[] {
  * CCD batch of credits with an addenda each, the controls, and lines of 9s to a multiple of 10.
  * `createdAt` is when the file is made (ISO); `effectiveDate` the day the credits settle (YYYY-MM-DD).
  */
-export function achFile(o: Originator, credits: readonly Credit[], createdAt: string, effectiveDate: string, batchNumber = 1): string {
+/** The File ID Modifiers of the files one originator sends a bank in a day, in order: A-Z, then 0-9. */
+export const FILE_ID_MODIFIERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+
+/**
+ * A NACHA file of CCD credits. `fileOfDay` (0-based) picks its File ID Modifier, so that two files
+ * made the same day are not taken for duplicates; each entry's trace number ends in its own
+ * `trace`, unique across files.
+ */
+export function achFile(o: Originator, credits: readonly Credit[], createdAt: string, effectiveDate: string, batchNumber = 1, fileOfDay = 0): string {
+  const modifier = FILE_ID_MODIFIERS[fileOfDay];
+  if (modifier === undefined) throw new Error(`at most ${FILE_ID_MODIFIERS.length} files a day: this would be file ${fileOfDay + 1}`);
   const odfi = o.odfiRouting.slice(0, 8);
   const lines: string[] = [];
   lines.push(
@@ -97,7 +109,7 @@ export function achFile(o: Originator, credits: readonly Credit[], createdAt: st
       alpha(o.originId, 10),
       yymmdd(createdAt),
       createdAt.slice(11, 13) + createdAt.slice(14, 16),
-      'A',
+      modifier,
       '094',
       '10',
       '1',
@@ -125,10 +137,11 @@ export function achFile(o: Originator, credits: readonly Credit[], createdAt: st
   );
   let hash = 0;
   let total = 0;
-  credits.forEach((c, i) => {
+  credits.forEach((c) => {
     if (!isRoutingNumber(c.routing)) throw new Error(`${c.routing} is not a routing number`);
     if (!Number.isSafeInteger(c.amountCents) || c.amountCents <= 0 || c.amountCents > 99_999_999_99) throw new Error(`an ACH entry of ${c.amountCents} cents`);
-    const sequence = numeric(i + 1, 7);
+    if (!Number.isSafeInteger(c.trace) || c.trace < 1 || c.trace > 9_999_999) throw new Error(`a trace sequence of ${c.trace}`);
+    const sequence = numeric(c.trace, 7);
     hash += Number(c.routing.slice(0, 8));
     total += c.amountCents;
     lines.push(

@@ -36,3 +36,33 @@ test('a pay date: a banking day, today or later, at most the days allowed ahead'
   assert.match(payDateProblem('2026-11-26', today, 30) ?? '', /Federal Reserve holiday/);
   assert.match(payDateProblem('2026-02-30', today, 30) ?? '', /a date/);
 });
+
+test("a NACHA file's File ID Modifier is the day's file's place; trace numbers are the entries' own", async () => {
+  const { achFile, FILE_ID_MODIFIERS } = await import('./nacha.ts');
+  const o = {
+    destinationRouting: '091000019',
+    destinationName: 'BANK',
+    originId: '1234567890',
+    originName: 'SPONSOR',
+    companyId: '1234567890',
+    companyName: 'SPONSOR',
+    odfiRouting: '091000019',
+  };
+  const credit = {
+    routing: '091000019',
+    account: '1234',
+    accountType: 'checking' as const,
+    amountCents: 100,
+    reference: 'PAYMENT 42',
+    receiver: 'X',
+    remittance: 'GRANTS 1',
+    trace: 42,
+  };
+  const files = [0, 1, 35].map((n) => achFile(o, [credit], '2026-11-27T10:00:00Z', '2026-11-30', 1, n));
+  assert.deepEqual(
+    files.map((f) => f.slice(33, 34)),
+    ['A', 'B', '9'],
+  );
+  assert.equal(files[0]?.split('\r\n')[2]?.slice(79, 94), '091000010000042', 'ODFI and the entry’s own sequence');
+  assert.throws(() => achFile(o, [credit], '2026-11-27T10:00:00Z', '2026-11-30', 1, FILE_ID_MODIFIERS.length), /at most 36 files a day/);
+});

@@ -361,9 +361,12 @@ export async function achFileOf(deps: Deps, book: Book, id: number): Promise<str
       reference: `PAYMENT ${p.id}`,
       receiver: p.payee,
       remittance: `GRANTS ${ids.length} DONATIONS ${ids.join(' ')}`.slice(0, 80),
+      trace: ((Number(p.id) - 1) % 9_999_999) + 1,
     });
   }
-  return achFile(deps.config.payments.ach, credits, deps.clock.now().toISOString(), run.pay_date, id % 10_000_000);
+  // Its place among the book's runs opened that day picks the File ID Modifier (A for the first).
+  const fileOfDay = await store.runsOpenedBefore(deps.db, book, id);
+  return achFile(deps.config.payments.ach, credits, deps.clock.now().toISOString(), run.pay_date, id % 10_000_000, fileOfDay);
 }
 
 export const CHECK_REGISTER_HEADER = ['check_number', 'pay_date', 'payee', 'address', 'amount', 'payment_id', 'grants', 'status'] as const;

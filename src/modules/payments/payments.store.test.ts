@@ -20,9 +20,17 @@ describeEachEngine('payments store', (env) => {
     assert.ok(sandbox !== undefined, 'the other book has its own run of the date');
     assert.equal((await store.findRun(db, 'live', first))?.status, 'open');
     assert.equal(await store.findRun(db, 'test', first), undefined);
+    // The day's runs of a book in order: what picks each NACHA file's File ID Modifier.
+    const second = (await db
+      .transaction()
+      .execute((trx) => store.insertRun(trx, { book: 'live', pay_date: '2026-12-02', opened_at: '2026-11-30T09:00:00Z', opened_by: 'op' }))) as number;
+    assert.deepEqual(
+      [await store.runsOpenedBefore(db, 'live', first), await store.runsOpenedBefore(db, 'live', second), await store.runsOpenedBefore(db, 'test', sandbox)],
+      [0, 1, 0],
+    );
     assert.deepEqual(
       (await store.listRuns(db, 'live', 10)).map((r) => Number(r.id)),
-      [first],
+      [second, first],
     );
     assert.deepEqual(
       await db

@@ -261,3 +261,19 @@ export async function resolveException(trx: Trx, book: Book, id: number, change:
 export async function openExceptions(db: Db | Trx): Promise<PaymentExceptionRow[]> {
   return db.selectFrom('payment_exceptions').selectAll().where('resolution', 'is', null).orderBy('id').execute();
 }
+
+/** How many runs of the book were opened earlier on the same day as run `id` (0 for the day's first). */
+export async function runsOpenedBefore(db: Db | Trx, book: Book, id: number): Promise<number> {
+  const run = await db.selectFrom('payment_runs').select('opened_at').where('id', '=', id).executeTakeFirstOrThrow();
+  const day = run.opened_at.slice(0, 10);
+  const rows = await db
+    .selectFrom('payment_runs')
+    .select('id')
+    .where('book', '=', book)
+    .where('id', '<', id)
+    .where('opened_at', '>=', `${day}T00:00:00`)
+    .where('opened_at', '<', `${day}T99`)
+    .execute();
+  return rows.length;
+}
+
