@@ -276,4 +276,3 @@ export async function runsOpenedBefore(db: Db | Trx, book: Book, id: number): Pr
     .execute();
   return rows.length;
 }
-
