@@ -328,8 +328,9 @@ describe(
   () => {
     test('two nodes count one key together: the sixth request of five allowed is refused on either', async () => {
       // A node asks Redis with a 100 ms timeout and counts alone when it is slower (tested below): on a
-      // machine too busy to answer in time, an attempt says nothing about sharing. Such an attempt is
-      // made again, at most three times; the one that decides had every count shared.
+      // machine too busy to answer in time (CI runs two test files at once on two cores), an attempt
+      // says nothing about sharing. Such an attempt is made again, at most eight times; the one that
+      // decides had every count shared.
       for (let attempt = 1; ; attempt += 1) {
         const prefix = `almoner:test:${Date.now()}:${Math.random()}:`;
         const env = await openEnv('sqlite', { rateLimitPerMinute: 5, redisUrl: process.env.TEST_REDIS_URL as string, redisPrefix: prefix }, { clock: new TestClock(MID_MINUTE) });
@@ -345,8 +346,8 @@ describe(
           // Both nodes count into the same metrics here (one Deps).
           const metrics = (await scrapeMetrics(env.app, env.deps)).body;
           const alone = Number(/^almoner_rate_limit_counted_alone_total (\d+)$/m.exec(metrics)?.[1]);
-          if (alone > 0 && attempt < 3) continue;
-          assert.equal(alone, 0, 'every count was shared (Redis answered within its timeout in one of three attempts)');
+          if (alone > 0 && attempt < 8) continue;
+          assert.equal(alone, 0, 'every count was shared (Redis answered within its timeout in one of eight attempts)');
           assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
           assert.equal(onFirst.status, 429);
           assert.equal(onFirst.body.code, 'rate_limited');
