@@ -1,5 +1,6 @@
 // Reading form posts: every field is checked here, at the edge, with a
 // message a person can act on; the service functions then apply the rules.
+import type { FastifyReply } from 'fastify';
 import { AppError } from '../shared/errors.ts';
 import { AMOUNT_MAX_CENTS, DOLLAR_TEXT, parseDollarText, usdText } from '../shared/money.ts';
 import { EIN_RULE, normalizeEin } from '../shared/ein.ts';
@@ -120,6 +121,11 @@ export function stateOf(error: AppError, values: Record<string, string>): FormSt
   for (const e of error.errors ?? []) errors[e.field] = e.message;
   const message = error.message.charAt(0).toUpperCase() + error.message.slice(1);
   return { values, errors, message: `${message}.`, code: error.code };
+}
+
+/** Sends the headers a refusal carries (`Retry-After`, a challenge) with the page that shows it, as the API sends them. */
+export function problemHeaders(reply: FastifyReply, error: AppError): void {
+  for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
 }
 
 /** Where to go after signing in: a path on this site, never another site. */

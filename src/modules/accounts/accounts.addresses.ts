@@ -64,7 +64,13 @@ export async function askToConfirm(deps: Deps, userId: number, options: { force?
   });
 }
 
-/** What the dashboard says of the account's address: proven, or waiting for the link (and which address). */
+/** The account's address while it is not proven, or undefined (proven, or no account): what the dashboard asks about. */
+export async function unconfirmedAddress(deps: Deps, userId: number): Promise<string | undefined> {
+  const address = await store.addressOf(deps.db, userId);
+  return address?.email_confirmed_at === null ? address.email : undefined;
+}
+
+/** What the settings page says of the account's address: proven, or waiting for the link (and which address). */
 export async function addressStatus(deps: Deps, userId: number): Promise<{ email: string; confirmed: boolean; changing_to: string | null }> {
   const address = await store.addressOf(deps.db, userId);
   if (address === undefined) return { email: '', confirmed: true, changing_to: null };

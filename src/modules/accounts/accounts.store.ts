@@ -164,8 +164,7 @@ export async function endOpenPasswordResets(trx: Trx, userId: number, at: string
   return Number(ended.numUpdatedRows);
 }
 
-/** A new password, and every session of the user ended. */
-/** A new password through a reset link, which was mailed to the address: the address is proven too. */
+/** A new password, and every session of the user ended; given `at` (a reset link, mailed to the address), the address is proven too. */
 export async function setPasswordEndingSessions(trx: Trx, userId: number, passwordHash: string, at?: string): Promise<void> {
   await trx.updateTable('accounts').set({ password_hash: passwordHash }).where('user_id', '=', userId).execute();
   if (at !== undefined) await trx.updateTable('accounts').set({ email_confirmed_at: at }).where('user_id', '=', userId).where('email_confirmed_at', 'is', null).execute();
@@ -215,8 +214,7 @@ export async function useAddressConfirmation(trx: Trx, tokenHash: string, at: st
 
 /** Sets the account's address and marks it proven. False when another account holds the address. */
 export async function confirmAccountAddress(trx: Trx, userId: number, email: string, at: string): Promise<boolean> {
-  const holder = await trx.selectFrom('accounts').select('user_id').where('email', '=', email).executeTakeFirst();
-  if (holder !== undefined && holder.user_id !== userId) return false;
+  if (await emailHeldByOther(trx, email, userId)) return false;
   await trx.updateTable('accounts').set({ email, email_confirmed_at: at }).where('user_id', '=', userId).execute();
   return true;
 }

@@ -10,6 +10,7 @@ export {
   isAddressConfirmed,
   requireConfirmedAddress,
   sendAddressConfirmation,
+  unconfirmedAddress,
   CONFIRMATION_RESEND_MS,
   CONFIRMATION_TTL_MS,
 } from './accounts.addresses.ts';

@@ -15,7 +15,7 @@ import {
   signUp,
 } from '../../modules/accounts/index.ts';
 import { AppError } from '../../shared/errors.ts';
-import { attempt, FormReader, safeNext, stateOf } from '../forms.ts';
+import { attempt, FormReader, problemHeaders, safeNext, stateOf } from '../forms.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
 import { addressPage, confirmAddressPage, forgotPage, invitationPage, resetPage, signInPage, signUpPage } from '../pages/account.ts';
 import { cookieHeader, SESSION_COOKIE } from '../visitor.ts';
@@ -98,7 +98,7 @@ export function accountRoutes({ deps, limiter, oidc }: WebContext) {
       const next = safeNext(body?.get('next'));
       const result = await attempt(() => signIn(deps, { email, password: body?.get('password') ?? '', ip: request.ip }, request.visitor.token));
       if (!result.ok) {
-        for (const [name, value] of Object.entries(result.error.headers ?? {})) reply.header(name, value);
+        problemHeaders(reply, result.error);
         return sendPage(
           reply,
           signInPage(request.visitor, next, stateOf(result.error, form.values), undefined, await appSigningIn(deps, oidc, next)),

@@ -7,7 +7,7 @@ import { claimLinkTarget, claimsOfUser, claimTarget, confirmClaim, startClaim } 
 import { charityAccount, charityRemittance, setOwnBankDetails } from '../../modules/payments/index.ts';
 import { AppError } from '../../shared/errors.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
-import { attempt, FormReader, stateOf } from '../forms.ts';
+import { attempt, FormReader, problemHeaders, stateOf } from '../forms.ts';
 import { charityAccountPage, claimPage, confirmClaimPage } from '../pages/charities.ts';
 import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 import type { FormState } from '../layout.ts';
@@ -40,7 +40,7 @@ export function charityRoutes({ deps }: WebContext) {
       const session = sessionOf(request);
       const result = await attempt(() => startClaim(deps, session.user_id, ein(request), { ...input, person: session.name }));
       if (!result.ok) {
-        for (const [name, value] of Object.entries(result.error.headers ?? {})) reply.header(name, value);
+        problemHeaders(reply, result.error);
         return showClaim(request, reply, { state: stateOf(result.error, form.values) }, STATUS_OF_KIND[result.error.kind]);
       }
       return reply

@@ -1,7 +1,7 @@
 // The dashboard and its forms: donate, cancel, gifts, recurring donations.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import { addressStatus, callerOf } from '../../modules/accounts/index.ts';
+import { callerOf, unconfirmedAddress } from '../../modules/accounts/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { getBalance } from '../../modules/users/index.ts';
 import { investmentTotals, valueHistory } from '../../modules/portfolio/index.ts';
@@ -29,11 +29,11 @@ async function loadDashboard(deps: Deps, caller: Caller, page: number): Promise<
     listSchedules(deps, caller, first),
     valueHistory(deps, caller),
     giftsWaitingFor(deps, caller),
-    addressStatus(deps, caller.actor_id),
+    unconfirmedAddress(deps, caller.actor_id),
   ]);
   const year = `${deps.clock.now().toISOString().slice(0, 4)}-01-01T00:00:00.000Z`;
   const invested = await investmentTotals(deps, caller.fund_id, year, deps.clock.now().toISOString());
-  return { balance, donations, gifts, contributions, schedules, history, invested, waiting, ...(address.confirmed ? {} : { unconfirmed: address.email }) };
+  return { balance, donations, gifts, contributions, schedules, history, invested, waiting, ...(address === undefined ? {} : { unconfirmed: address }) };
 }
 
 function idParam(request: FastifyRequest): number {
