@@ -15,7 +15,7 @@ export async function reserveIds(trx: Kysely<any>, table: IdTable, n: number): P
   const { engine } = dialectOf(trx);
   if (n === 0) return [];
   takenElsewhere[table] += 1;
-  if (engine === 'postgres') return (await reserveIdsOfEach(trx, [table], n))[0] ?? [];
+  if (engine === 'postgres') return (await nextIds(trx, [table], n))[0] ?? [];
   // AUTOINCREMENT: above every id ever used (sqlite_sequence), not only the largest still there.
   const { rows } = await sql<{ last: number }>`select max(
       coalesce((select seq from sqlite_sequence where name = ${table}), 0),

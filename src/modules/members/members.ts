@@ -1,6 +1,7 @@
 // Shared funds (docs/rules.md §20): the roles a fund's members hold (what each
 // may do is the one table of shared/policy.ts), and the rules of invitations, requests and
 // successor plans. No I/O here.
+import { POLICY, roleAllows } from '../../shared/policy.ts';
 
 export const ROLES = ['organizer', 'advisor', 'family'] as const;
 export type Role = (typeof ROLES)[number];
@@ -8,10 +9,6 @@ export type Role = (typeof ROLES)[number];
 export function isRole(text: string): text is Role {
   return (ROLES as readonly string[]).includes(text);
 }
-
-import { POLICY, roleAllows } from '../../shared/policy.ts';
-
-export { roleAllows };
 
 /** What a role may do, in words: the members page and the errors say it. */
 export const ROLE_WORDS: Readonly<Record<Role, string>> = {

@@ -138,7 +138,7 @@ export async function resolveException(deps: Deps, book: Book, id: number, input
   if (note === '' || note.length > 500) throw fieldErrors([{ field: 'note', code: 'validation_failed', message: 'says what was done (1 to 500 characters)' }]);
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
-    const known = (await store.exceptionsOf(trx, book)).find((x) => Number(x.id) === id);
+    const known = await store.findException(trx, book, id);
     if (known === undefined) throw notFound('payment_exception_not_found', `no payment exception ${id}`);
     if (!(await store.resolveException(trx, book, id, { resolution: input.resolution, resolved_at: at, resolved_by: actor, note }))) {
       throw conflict('payment_exception_resolved', `payment exception ${id} was resolved already (${known.resolution})`);

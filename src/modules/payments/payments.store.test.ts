@@ -174,6 +174,8 @@ describeEachEngine('payments store', (env) => {
     const [open] = await store.exceptionsOf(db, 'live');
     assert.deepEqual([Number(open?.payment_id), open?.resolution], [paymentId, null]);
     assert.deepEqual(await store.exceptionsOf(db, 'test'), []);
+    assert.equal(Number((await store.findException(db, 'live', Number(open?.id)))?.payment_id), paymentId);
+    assert.equal(await store.findException(db, 'test', Number(open?.id)), undefined, 'not in the other book');
     assert.deepEqual(
       (await store.openExceptions(db)).map((x) => Number(x.payment_id)),
       [paymentId],

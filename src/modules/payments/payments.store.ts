@@ -244,6 +244,11 @@ export async function exceptionsOf(db: Db | Trx, book: Book): Promise<PaymentExc
   return db.selectFrom('payment_exceptions').selectAll().where('book', '=', book).orderBy('resolved_at', 'desc').orderBy('id', 'desc').execute();
 }
 
+/** One exception of the book by id, or undefined. */
+export async function findException(db: Db | Trx, book: Book, id: number): Promise<PaymentExceptionRow | undefined> {
+  return db.selectFrom('payment_exceptions').selectAll().where('id', '=', id).where('book', '=', book).executeTakeFirst();
+}
+
 /** Resolves an open exception once (compare-and-set); false when it is not open. */
 export async function resolveException(trx: Trx, book: Book, id: number, change: { resolution: string; resolved_at: string; resolved_by: string; note: string }): Promise<boolean> {
   const done = await trx
