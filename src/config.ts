@@ -110,6 +110,11 @@ export interface Config {
     payeeKey: Buffer | undefined;
     /** PAY_DATE_MAX_DAYS: how far ahead a run's pay date may be (default 30). */
     payDateMaxDays?: number;
+    /**
+     * PAYMENTS_TWO_OPERATORS: submitting a run, and bank details an operator types, need a second
+     * operator's approval (rules §17). On by default when ALMONER_ENV=production, off otherwise.
+     */
+    twoOperators?: boolean;
   };
   /**
    * FUND_MONTHLY_FEE_CENTS: a flat fee each fund pays at the first valuation of each month (rules
@@ -375,6 +380,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       payeeCoolingOffDays: integer(env, 'PAYEE_COOLING_OFF_DAYS', 7, 0, 365),
       payeeKey: payeeKey(env),
       payDateMaxDays: integer(env, 'PAY_DATE_MAX_DAYS', 30, 1, 3650),
+      twoOperators: flag(env, 'PAYMENTS_TWO_OPERATORS', production),
     },
     ...overrides,
   };

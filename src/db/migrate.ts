@@ -41,6 +41,7 @@ import * as m035 from './migrations/035_endpoint_makers.ts';
 import * as m036 from './migrations/036_confirmed_addresses.ts';
 import * as m037 from './migrations/037_operator_people.ts';
 import * as m038 from './migrations/038_payment_exceptions.ts';
+import * as m039 from './migrations/039_money_out_controls.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -87,6 +88,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '036_confirmed_addresses', up: m036.up },
   { name: '037_operator_people', up: m037.up },
   { name: '038_payment_exceptions', up: m038.up },
+  { name: '039_money_out_controls', up: m039.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -11,6 +11,12 @@ export interface PaymentRunsTable {
   opened_by: string;
   submitted_at: string | null;
   submitted_by: string | null;
+  /** The second operator who approved it for submission (rules §17), when two are required. */
+  approved_at: string | null;
+  approved_by: string | null;
+  withdrawn_at: string | null;
+  withdrawn_by: string | null;
+  withdraw_reason: string | null;
 }
 
 export interface PayeeAccountsTable {
@@ -25,6 +31,8 @@ export interface PayeeAccountsTable {
   created_at: string;
   created_by: string;
   usable_from: string;
+  /** The second operator who approved details an operator typed; null for an organisation's own or while `pending`. */
+  approved_by: string | null;
 }
 
 export interface PaymentsTable {

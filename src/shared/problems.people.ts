@@ -74,7 +74,11 @@ export const PEOPLE_PROBLEMS = {
   death_not_found: doc('Death not found', 'No recorded death with this id.', 'List them with `GET /admin/v1/deaths`.', ['POST /admin/v1/deaths/{id}/approve']),
   death_recorded: doc('Death already recorded', 'A death is already recorded for this person.', 'Approve the one recorded.', ['POST /admin/v1/deaths']),
   death_decided: doc('Death already decided', 'The recorded death was already approved.', 'Nothing to do.', ['POST /admin/v1/deaths/{id}/approve']),
-  same_operator: doc('Same operator', 'A second operator must approve what one recorded.', 'Ask another operator to approve it.', ['POST /admin/v1/deaths/{id}/approve']),
+  same_operator: doc('Same operator', 'A second operator must approve what one recorded.', 'Ask another operator to approve it.', [
+    'POST /admin/v1/deaths/{id}/approve',
+    'POST /admin/v1/payment_runs/{id}/approve',
+    'POST /admin/v1/payee_accounts/{id}/approve',
+  ]),
 
   // Operators.
   admin_token_not_found: doc('Operator token not found', 'No operator token with this id.', 'List them with `GET /admin/v1/tokens`.', ['POST /admin/v1/tokens/{id}/revoke']),
@@ -121,21 +125,53 @@ export const PEOPLE_PROBLEMS = {
     'POST /admin/v1/payment_runs',
   ]),
   payment_run_not_found: doc('Payment run not found', 'No payment run with this id.', 'List them with `GET /admin/v1/payment_runs`.', ['* /admin/v1/payment_runs/{id}*']),
-  payment_run_exists: doc('Payment run exists', 'A run is already open: one run at a time.', 'Submit or finish the open run first.', ['POST /admin/v1/payment_runs']),
-  payment_run_submitted: doc('Payment run submitted', 'The run was already submitted to the bank.', 'Record its outcomes instead.', ['POST /admin/v1/payment_runs/{id}/submit']),
+  payment_run_exists: doc('Payment run exists', 'The book has a run for this pay date already (a withdrawn one too).', 'Use that run, or open one for another banking day.', [
+    'POST /admin/v1/payment_runs',
+  ]),
+  payment_run_submitted: doc('Payment run submitted', 'The run was already submitted to the bank.', 'Record its outcomes instead.', [
+    'POST /admin/v1/payment_runs/{id}/submit',
+    'POST /admin/v1/payment_runs/{id}/approve',
+    'POST /admin/v1/payment_runs/{id}/withdraw',
+  ]),
+  payment_run_withdrawn: doc('Payment run withdrawn', 'The run was withdrawn: its donations wait for another run.', 'Open a run for another date.', [
+    'POST /admin/v1/payment_runs/{id}/submit',
+    'POST /admin/v1/payment_runs/{id}/approve',
+    'POST /admin/v1/payment_runs/{id}/withdraw',
+  ]),
+  payment_run_unapproved: doc(
+    'Payment run not approved',
+    'Money out needs two people: a second operator approves a run before it is submitted.',
+    'Ask another operator to approve it (`almoner payments run approve ID`).',
+    ['POST /admin/v1/payment_runs/{id}/submit'],
+  ),
+  payment_run_approved: doc('Payment run approved', 'The run was approved already.', 'Submit it.', ['POST /admin/v1/payment_runs/{id}/approve']),
+  payee_account_not_pending: doc(
+    'Bank details not waiting',
+    'No bank details with this id wait for approval.',
+    'List an organisation’s details with `almoner nonprofits bank-details EIN --show`.',
+    ['POST /admin/v1/payee_accounts/{id}/approve'],
+  ),
   payment_not_found: doc('Payment not found', 'No payment with this id.', 'Read the run for its payments.', [
     '* /admin/v1/payments/{id}*',
     'POST /admin/v1/payments/checks_paid',
     'POST /admin/v1/payments/returns',
   ]),
-  ach_not_configured: doc('ACH not configured', "The sponsor's bank details for ACH files are not set.", 'Set them (docs/payments.md) and restart.', [
+  ach_file_empty: doc(
+    'No ACH payment',
+    'The run pays no one by ACH (or each ACH payment was left out): a NACHA file with no entry is one a bank rejects.',
+    'Send only its checks.',
+    ['GET /admin/v1/payment_runs/{id}/ach'],
+  ),
+  ach_not_configured: doc('ACH not configured', "The sponsor's bank details for ACH files are not set.", 'Set the `ACH_*` settings (docs/configuration.md) and restart.', [
     'GET /admin/v1/payment_runs/{id}/ach',
     'POST /admin/v1/payment_runs',
   ]),
-  payee_key_not_configured: doc('Payee key not configured', 'The key that seals charities’ bank accounts is not set.', 'Set `PAYEE_KEY` and restart.', [
-    'POST /admin/v1/payee_accounts',
-    'POST /admin/v1/payment_runs',
-  ]),
+  payee_key_not_configured: doc(
+    'Payee key not configured',
+    'The key that seals charities’ bank accounts is not set.',
+    'Set `PAYEE_DATA_KEY` (or `PAYEE_DATA_KEY_FILE`) and restart.',
+    ['POST /admin/v1/payee_accounts', 'POST /admin/v1/payment_runs'],
+  ),
   portfolio_not_found: doc('Portfolio not found', 'No portfolio with this id is offered.', 'List them with `GET /v1/portfolios`.', [
     'PUT /v1/users/me/allocation',
     '* /admin/v1/portfolios/{id}*',

@@ -9,13 +9,13 @@ export {
   openRun,
   POSITIVE_PAY_HEADER,
   settle,
-  submitRun,
   voidStaleChecks,
   type Opened,
   type PaymentView,
   type RunView,
 } from './payments.service.ts';
-export { setPayeeAccount } from './payments.payees.ts';
+export { approveRun, submitRun, withdrawRun, type LeftOut } from './payments.submit.ts';
+export { approvePayeeAccount, setPayeeAccount, type PayeeAccountSet } from './payments.payees.ts';
 export { donorAsShared, remittance, runRemittances } from './payments.remittances.ts';
 export { charityAccount, charityRemittance, setOwnBankDetails, type CharityAccount } from './payments.charity.ts';
 export { listExceptions, PAID_CHECKS_COLUMNS, recordAchReturns, recordPaidChecks, resolveException } from './payments.outcomes.ts';

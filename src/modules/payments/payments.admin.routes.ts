@@ -6,11 +6,12 @@ import type { Deps } from '../../deps.ts';
 import { EmptyObject, IdParams } from '../../http/schemas.ts';
 import { BookQuery, bookOf, OPERATOR_TAGS as tags } from '../../http/operator.ts';
 import { sendCsv } from '../../http/csv.ts';
-import { achFileOf, checkRows, CHECK_REGISTER_HEADER, getRun, listRuns, openRun, POSITIVE_PAY_HEADER, settle, submitRun } from './payments.service.ts';
+import { achFileOf, checkRows, CHECK_REGISTER_HEADER, getRun, listRuns, openRun, POSITIVE_PAY_HEADER, settle } from './payments.service.ts';
+import { approveRun, submitRun, withdrawRun } from './payments.submit.ts';
 import { listExceptions, recordAchReturns, recordPaidChecks, resolveException } from './payments.outcomes.ts';
-import { setPayeeAccount } from './payments.payees.ts';
+import { approvePayeeAccount, setPayeeAccount } from './payments.payees.ts';
 import { remittance, runRemittances } from './payments.remittances.ts';
-import { OpenRunBody, PaidChecksBody, PayeeAccountBody, ResolveExceptionBody, ReturnBody, ReturnsFileBody, VoidBody } from './payments.schema.ts';
+import { OpenRunBody, WithdrawRunBody, PaidChecksBody, PayeeAccountBody, ResolveExceptionBody, ReturnBody, ReturnsFileBody, VoidBody } from './payments.schema.ts';
 
 export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -77,11 +78,40 @@ export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     );
 
     app.post(
+      '/payment_runs/:id/approve',
+      {
+        schema: {
+          tags,
+          summary: 'Approve an open run for submission: a second operator, not the one who opened it (needed when PAYMENTS_TWO_OPERATORS is on)',
+          params: IdParams,
+          querystring: BookQuery,
+          body: EmptyObject,
+        },
+      },
+      async (request) => approveRun(deps, bookOf(request), request.params.id, request.operator.actor),
+    );
+
+    app.post(
+      '/payment_runs/:id/withdraw',
+      {
+        schema: {
+          tags,
+          summary: 'Withdraw an open run: its payments are withdrawn and its donations wait, approved, for another run',
+          params: IdParams,
+          querystring: BookQuery,
+          body: WithdrawRunBody,
+        },
+      },
+      async (request) => withdrawRun(deps, bookOf(request), request.params.id, request.operator.actor, request.body.reason),
+    );
+
+    app.post(
       '/payment_runs/:id/submit',
       {
         schema: {
           tags,
-          summary: 'Submit the run: its payments are sent, their donations completed (ACH) or mailed (checks)',
+          summary:
+            'Submit the run: each organisation is screened again (one that may no longer receive is withheld, its donations rejected; one under review or whose bank details changed is left for another run), the rest are sent, their donations completed (ACH) or mailed (checks)',
           params: IdParams,
           querystring: BookQuery,
           body: EmptyObject,
@@ -152,6 +182,18 @@ export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       { schema: { tags, summary: "Record an organisation's bank details for ACH (sealed at rest, shown masked; ACH waits out the cooling-off period)", body: PayeeAccountBody } },
       async (request, reply) =>
         reply.code(201).send(await setPayeeAccount(deps, request.body.ein, request.body, { actor: request.operator.actor, name: 'An operator of the platform' })),
+    );
+    app.post(
+      '/payee_accounts/:id/approve',
+      {
+        schema: {
+          tags,
+          summary: 'Approve bank details another operator typed (PAYMENTS_TWO_OPERATORS): they replace the organisation’s others; ACH still waits out the cooling-off',
+          params: IdParams,
+          body: EmptyObject,
+        },
+      },
+      async (request) => approvePayeeAccount(deps, request.params.id, request.operator.actor),
     );
   };
 }

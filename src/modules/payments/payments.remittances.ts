@@ -8,6 +8,7 @@ import type { Book } from '../../shared/book.ts';
 import { notFound } from '../../shared/errors.ts';
 import { dollarsText } from '../../shared/money.ts';
 import { letterPdf } from '../contributions/index.ts';
+import { LEFT_OUT } from './payments.service.ts';
 import * as store from './payments.store.ts';
 
 /** Who the charity is told gave: as the donor chose. */
@@ -59,6 +60,7 @@ export async function runRemittances(deps: Deps, book: Book, runId: number): Pro
   all.setTitle(`Remittance advice, payment run ${runId}`);
   all.setProducer('Almoner');
   for (const payment of await store.paymentsOfRun(deps.db, runId)) {
+    if (LEFT_OUT.has(payment.status)) continue;
     const letter = await PDFDocument.load(await letterOf(deps, book, payment, run.pay_date));
     for (const page of await all.copyPages(letter, letter.getPageIndices())) all.addPage(page);
   }

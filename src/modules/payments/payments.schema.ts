@@ -28,6 +28,11 @@ export const ResolveExceptionBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const WithdrawRunBody = Type.Object(
+  { reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why the run is withdrawn (audited)' }) },
+  { additionalProperties: false },
+);
+
 export const VoidBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why (the donors are told)' }) }, { additionalProperties: false });
 
 export const PayeeAccountBody = Type.Object(

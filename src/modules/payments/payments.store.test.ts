@@ -87,6 +87,19 @@ describeEachEngine('payments store', (env) => {
     const c = await db.transaction().execute((trx) => store.replacePayeeAccount(trx, { ...account, account_last4: '4321', usable_from: '2026-12-05' }));
     assert.equal((await store.payeeAccountById(db, b))?.status, 'replaced');
     assert.equal(Number((await store.activePayeeAccount(db, nonProfitId))?.id), c);
+    // Details an operator typed wait (pending) beside those in force, until a second operator approves them.
+    const d = await db.transaction().execute((trx) => store.replacePayeeAccount(trx, { ...account, account_last4: '1111', usable_from: '2026-12-05' }, 'pending'));
+    assert.equal(Number((await store.activePayeeAccount(db, nonProfitId))?.id), c, 'waiting details replace nothing in force');
+    assert.deepEqual(await db.transaction().execute(async (trx) => [await store.activatePayeeAccount(trx, d, 'op2'), await store.activatePayeeAccount(trx, d, 'op2')]), [
+      true,
+      false,
+    ]);
+    assert.deepEqual([(await store.payeeAccountById(db, c))?.status, (await store.payeeAccountById(db, d))?.approved_by], ['replaced', 'op2']);
+    assert.deepEqual(
+      (await store.organisationsToScreen(db, [nonProfitId, 999_999])).map((o) => [o.ein, o.diligence]),
+      [['261544963', 'clear']],
+    );
+    assert.deepEqual(await store.organisationsToScreen(db, []), []);
     const runId = (await db
       .transaction()
       .execute((trx) => store.insertRun(trx, { book: 'live', pay_date: '2027-01-04', opened_at: '2027-01-01T00:00:00Z', opened_by: 'op' }))) as number;
@@ -124,6 +137,23 @@ describeEachEngine('payments store', (env) => {
       /a donation in two payments/,
     );
     assert.deepEqual(await store.payableDonations(db, 'live'), [], 'in a payment: no longer payable');
+    // A second operator approves an open run once; a withdrawn run gives its grants up, its donations payable again.
+    const spare = (await db
+      .transaction()
+      .execute((trx) => store.insertRun(trx, { book: 'live', pay_date: '2027-01-05', opened_at: '2027-01-01T00:00:00Z', opened_by: 'op' }))) as number;
+    assert.deepEqual(
+      await db
+        .transaction()
+        .execute(async (trx) => [
+          await store.approveRunRow(trx, spare, '2027-01-01T01:00:00Z', 'op2'),
+          await store.approveRunRow(trx, spare, '2027-01-01T01:00:00Z', 'op3'),
+          await store.withdrawRunRow(trx, spare, '2027-01-01T02:00:00Z', 'op', 'wrong date'),
+          await store.withdrawRunRow(trx, spare, '2027-01-01T02:00:00Z', 'op', 'again'),
+          await store.approveRunRow(trx, spare, '2027-01-01T03:00:00Z', 'op4'),
+        ]),
+      [true, false, true, false, false],
+    );
+    assert.deepEqual([(await store.findRun(db, 'live', spare))?.approved_by, (await store.findRun(db, 'live', spare))?.withdraw_reason], ['op2', 'wrong date']);
     assert.deepEqual(
       (await store.paymentsOfRun(db, runId)).map((p) => Number(p.id)),
       [paymentId],
@@ -156,9 +186,9 @@ describeEachEngine('payments store', (env) => {
     );
     assert.deepEqual(await store.paymentsToOrganisation(db, nonProfitId + 1, 10), []);
     assert.equal((await store.findPayment(db, 'live', paymentId))?.sent_at, '2027-01-04T00:00:00Z');
-    assert.deepEqual(await store.staleChecks(db, 'live', '2027-01-04T00:00:00Z'), []);
-    assert.deepEqual(await store.staleChecks(db, 'live', '2027-07-04T00:00:00Z'), [paymentId]);
-    assert.deepEqual(await store.staleChecks(db, 'test', '2027-07-04T00:00:00Z'), []);
+    assert.deepEqual(await store.staleChecks(db, 'live', '2027-01-04'), []);
+    assert.deepEqual(await store.staleChecks(db, 'live', '2027-07-04'), [paymentId]);
+    assert.deepEqual(await store.staleChecks(db, 'test', '2027-07-04'), []);
     // The bank paid it after it was voided: an exception once per payment and kind, resolved once.
     const exception = {
       book: 'live' as const,
@@ -188,5 +218,12 @@ describeEachEngine('payments store', (env) => {
     assert.equal(await resolve('live'), true);
     assert.equal(await resolve('live'), false, 'resolved once');
     assert.deepEqual(await store.openExceptions(db), []);
+    // A withdrawn payment gives its grants up (their donation ids, once).
+    const released = await db.transaction().execute(async (trx) => {
+      const made = (await store.insertPayment(trx, { ...payment(1003), run_id: spare }, [])) as number;
+      return [await store.releaseGrants(trx, paymentId), await store.releaseGrants(trx, paymentId), await store.releaseGrants(trx, made)];
+    });
+    assert.deepEqual(released, [payable.map((p) => p.id).sort((x, y) => x - y), [], []]);
+    assert.deepEqual(await store.grantsOf(db, [paymentId]), []);
   });
 });

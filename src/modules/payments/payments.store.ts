@@ -43,6 +43,41 @@ export async function submitRunRow(trx: Trx, id: number, at: string, by: string)
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Records a second operator's approval of an open run; false when it was not open or was approved already. */
+export async function approveRunRow(trx: Trx, id: number, at: string, by: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('payment_runs')
+    .set({ approved_at: at, approved_by: by })
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .where('approved_by', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Moves an open run to withdrawn; false when it was not open. */
+export async function withdrawRunRow(trx: Trx, id: number, at: string, by: string, reason: string): Promise<boolean> {
+  const result = await trx
+    .updateTable('payment_runs')
+    .set({ status: 'withdrawn', withdrawn_at: at, withdrawn_by: by, withdraw_reason: reason })
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Takes every grant out of a payment (it was withdrawn: its donations wait for another run); their donation ids. */
+export async function releaseGrants(trx: Trx, paymentId: number): Promise<number[]> {
+  const gone = await trx.deleteFrom('payment_grants').where('payment_id', '=', paymentId).returning('donation_id').execute();
+  return gone.map((g) => Number(g.donation_id)).sort((a, b) => a - b);
+}
+
+/** What screening knows now of the organisations (rules §16), for the check again at submission. */
+export async function organisationsToScreen(db: Db | Trx, ids: readonly number[]) {
+  if (ids.length === 0) return [];
+  return await db.selectFrom('non_profits').select(['id', 'ein', 'name', 'eligible', 'removed_at', 'foundation', 'diligence']).where('id', 'in', ids).execute();
+}
+
 /** Approved donations of the book in no payment yet, with what paying their organisation needs, by organisation then id. */
 export async function payableDonations(db: Db | Trx, book: Book) {
   return await db
@@ -79,15 +114,39 @@ export async function suspendPayeeAccount(trx: Trx, id: number): Promise<boolean
   return done !== undefined;
 }
 
-/** New bank details for the organisation; any it had before are replaced. */
-export async function replacePayeeAccount(trx: Trx, row: Omit<PayeeAccountRow, 'id' | 'status'>): Promise<number> {
-  await trx.updateTable('payee_accounts').set({ status: 'replaced' }).where('non_profit_id', '=', row.non_profit_id).where('status', 'in', ['active', 'suspended']).execute();
+/**
+ * New bank details for the organisation. Active ones replace any it had (active, suspended or
+ * waiting); `pending` ones (an operator's, awaiting a second operator) replace only others waiting.
+ */
+export async function replacePayeeAccount(trx: Trx, row: Omit<PayeeAccountRow, 'id' | 'status' | 'approved_by'>, status: 'active' | 'pending' = 'active'): Promise<number> {
+  const replaced = status === 'active' ? ['active', 'suspended', 'pending'] : ['pending'];
+  await trx.updateTable('payee_accounts').set({ status: 'replaced' }).where('non_profit_id', '=', row.non_profit_id).where('status', 'in', replaced).execute();
   const made = await trx
     .insertInto('payee_accounts')
-    .values({ ...row, status: 'active' })
+    .values({ ...row, status, approved_by: null })
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(made.id);
+}
+
+/** Puts waiting details in force (a second operator approved them), replacing the organisation's others; false if they were not waiting. */
+export async function activatePayeeAccount(trx: Trx, id: number, by: string): Promise<boolean> {
+  const row = await trx
+    .updateTable('payee_accounts')
+    .set({ status: 'active', approved_by: by })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returning('non_profit_id')
+    .executeTakeFirst();
+  if (row === undefined) return false;
+  await trx
+    .updateTable('payee_accounts')
+    .set({ status: 'replaced' })
+    .where('non_profit_id', '=', row.non_profit_id)
+    .where('id', '!=', id)
+    .where('status', 'in', ['active', 'suspended'])
+    .execute();
+  return true;
 }
 
 export async function payeeAccountById(db: Db | Trx, id: number): Promise<PayeeAccountRow | undefined> {
@@ -162,16 +221,17 @@ export async function settlePayment(
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Checks sent before `before` and neither cashed nor voided: stale. */
-export async function staleChecks(db: Db | Trx, book: Book, before: string): Promise<number[]> {
+/** Checks sent, neither cashed nor voided, dated (their run's pay date) before `beforeDay` (YYYY-MM-DD): stale. */
+export async function staleChecks(db: Db | Trx, book: Book, beforeDay: string): Promise<number[]> {
   const rows = await db
-    .selectFrom('payments')
-    .select('id')
-    .where('book', '=', book)
-    .where('method', '=', 'check')
-    .where('status', '=', 'sent')
-    .where('sent_at', '<', before)
-    .orderBy('id')
+    .selectFrom('payments as p')
+    .innerJoin('payment_runs as r', 'r.id', 'p.run_id')
+    .select('p.id')
+    .where('p.book', '=', book)
+    .where('p.method', '=', 'check')
+    .where('p.status', '=', 'sent')
+    .where('r.pay_date', '<', beforeDay)
+    .orderBy('p.id')
     .execute();
   return rows.map((r) => Number(r.id));
 }

@@ -4,6 +4,7 @@
 // operator approves it. The plan's grants are donations written as any other
 // (held, then paid in a payment run), in the holder's name before their
 // membership ends.
+import { personOf } from '../../shared/operators.ts';
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { AppError, conflict, fieldErrors, notFound } from '../../shared/errors.ts';
@@ -236,12 +237,4 @@ async function makeOrganizer(deps: Deps, trx: Parameters<typeof store.insertMemb
   });
   await queueMail(trx, [{ ...message, kind: 'fund_invitation', recipient: email, event_id: null }], at);
   return null;
-}
-
-/** The person an audit actor names, whichever door they acted through: `admin:` (a token's operator), `operator:` or `cli:` (the CLI). */
-function personOf(actor: string): string {
-  return actor
-    .replace(/^(admin|operator|cli):/, '')
-    .trim()
-    .toLowerCase();
 }
