@@ -147,7 +147,7 @@ for (const { name: engine } of engines()) {
         holder: 'Vermont Foodbank',
       });
       assert.equal(set.status, 201);
-      assert.deepEqual(set.body, { non_profit: 'Vermont Foodbank', routing: '091000019', account: '••••5678', usable_from: '2026-11-27' });
+      assert.deepEqual(set.body, { id: set.body.id, status: 'active', non_profit: 'Vermont Foodbank', routing: '091000019', account: '••••5678', usable_from: '2026-11-27' });
       const stored = await env.deps.db.selectFrom('payee_accounts').selectAll().executeTakeFirstOrThrow();
       assert.ok(!stored.account_sealed.includes('12345678'), 'the number is sealed');
       const audit = await env.deps.db.selectFrom('audit_log').select(['before', 'after']).where('action', '=', 'payee_account.set').executeTakeFirstOrThrow();
@@ -244,7 +244,11 @@ for (const { name: engine } of engines()) {
       );
       assert.match(register[0]?.address ?? '', /^1 Main St\nBurlington, VT 05401$/);
       const positive = parse(String((await admin('GET', `/payment_runs/${runId}/positive_pay`)).body), { columns: true }) as Array<Record<string, string>>;
-      assert.deepEqual(positive, [{ account: '000987654321', check_number: '5001', issue_date: '2026-12-01', amount: '95.00', payee: 'Green Mountain Arts', issue_void: 'I' }]);
+      assert.deepEqual(positive, [
+        { account: '000987654321', check_number: '5001', issue_date: '2026-12-01', amount: '95.00', payee: 'Green Mountain Arts', issue_void: 'I' },
+        // The control totals: the amount of the checks to honour, and how many of each kind.
+        { account: '000987654321', check_number: 'TOTAL', issue_date: '2026-12-01', amount: '95.00', payee: '1 issued, 0 voided (0.00)', issue_void: '' },
+      ]);
       const unconfigured = { ...env.deps, config: { ...env.deps.config, payments: { ...PAYMENTS, ach: { ...ACH, companyId: '', odfiRouting: '123' } } } };
       const { achFileOf } = await import('../src/modules/payments/index.ts');
       await assert.rejects(
@@ -344,7 +348,13 @@ for (const { name: engine } of engines()) {
       const { voidStaleChecks } = await import('../src/modules/payments/index.ts');
       assert.deepEqual(await voidStaleChecks(env.deps, 'live', 'test'), [], 'not stale yet');
       const before = await Promise.all(donors.map(available));
-      clock.advance(181 * 86_400_000);
+      // Counted from the check's date (2026-12-01), not from when it was mailed: 180 days after is 2027-05-30.
+      clock.set('2027-05-30T12:00:00.000Z');
+      assert.deepEqual(await voidStaleChecks(env.deps, 'live', 'test'), [], 'stale the day after its 180th');
+      for (const asOf of ['2027-05-31', '2027-5-1', 'soon']) {
+        await assert.rejects(voidStaleChecks(env.deps, 'live', 'test', asOf), (e: Error & { code?: string }) => e.code === 'validation_failed', asOf);
+      }
+      clock.set('2027-05-31T12:00:00.000Z');
       // Every server looks for stale checks (its jobs, each RETENTION_INTERVAL_MS).
       const stop = startJobs(env.platform);
       try {
@@ -365,8 +375,11 @@ for (const { name: engine } of engines()) {
       // The positive-pay file now tells the bank to refuse it.
       const positive = parse(String((await admin('GET', `/payment_runs/${runId}/positive_pay`)).body), { columns: true }) as Array<Record<string, string>>;
       assert.deepEqual(
-        positive.map((r) => [r.check_number, r.issue_void]),
-        [['5001', 'V']],
+        positive.map((r) => [r.check_number, r.amount, r.issue_void]),
+        [
+          ['5001', '95.00', 'V'],
+          ['TOTAL', '0.00', ''],
+        ],
       );
     });
 
@@ -479,7 +492,8 @@ for (const { name: engine } of engines()) {
       }
       const approved = await admin('POST', '/donations/batch', { event: 'approve', status: 'scheduled' });
       assert.equal(approved.status, 200, JSON.stringify(approved.body));
-      const opened = await admin('POST', '/payment_runs', { pay_date: bankingDayFrom(addDays(clock.now().toISOString().slice(0, 10), 1)) });
+      // After the two runs' dates (2027-06-01 and 06-02), whichever of them opened.
+      const opened = await admin('POST', '/payment_runs', { pay_date: bankingDayFrom('2027-06-03') });
       assert.equal(opened.status, 201, JSON.stringify(opened.body));
       const foodbank = (opened.body.run.payments as Array<{ ein: string; method: string; account: string | null }>).filter((p) => p.ein === '261544963');
       assert.deepEqual(

@@ -94,11 +94,17 @@ Commands:
                              Decide one: the person sees the organisation's payments and gives its bank details
   nonprofits bank-details EIN --routing R --account A --holder NAME [--type checking|savings]
                              An organisation's bank details for ACH (sealed with PAYEE_DATA_KEY; ACH after
-                             PAYEE_COOLING_OFF_DAYS, checks until then)
+                             PAYEE_COOLING_OFF_DAYS, checks until then); with PAYMENTS_TWO_OPERATORS they wait
+  nonprofits bank-details approve ID
+                             A second operator puts bank details another one typed in force
   payments run open --date YYYY-MM-DD
                              Open the payment run of a date: approved donations of still-eligible
                              organisations, one payment each (ACH or check); ineligible ones rejected
-  payments run list | show ID | submit ID
+  payments run list | show ID
+  payments run approve ID    A second operator approves an open run (needed to submit with PAYMENTS_TWO_OPERATORS)
+  payments run withdraw ID --reason TEXT
+                             Withdraw an open run: its donations stay approved and wait for another run
+  payments run submit ID     Screen each organisation again, leave out what no longer clears, send the rest
   payments run ach|checks|positive-pay|remittances ID --out FILE
                              The run's NACHA file, check register, positive-pay file or remittance advice (PDF)
   payments return ID --code R03 | cash ID | void ID --reason TEXT
@@ -108,7 +114,8 @@ Commands:
                              Record the checks a bank's paid-checks file lists (CSV: check_number, amount, paid_date)
   payments exceptions [list] | resolve ID --as recovered|charged --note TEXT
                              Checks the bank paid after they were voided; resolve one once: recovered, or charged
-  payments void-stale        Void every check not cashed within CHECK_STALE_DAYS
+  payments void-stale [--as-of YYYY-MM-DD]
+                             Void every check not cashed within CHECK_STALE_DAYS of its date (as of a past day if given)
   admin token create --name NAME [--operator PERSON] [--days N]
                                       An operator token for /admin/v1 (shown once); expires after N days if given
   admin token list                    Operator tokens: state, expiry, last use (never the token)

@@ -20,8 +20,11 @@ import {
   resolveException,
   runRemittances,
   setPayeeAccount,
+  approvePayeeAccount,
   settle,
   submitRun,
+  approveRun,
+  withdrawRun,
   voidStaleChecks,
   type RunView,
 } from '../modules/payments/index.ts';
@@ -46,6 +49,99 @@ async function collect(rows: AsyncIterable<unknown[]>): Promise<unknown[][]> {
   return out;
 }
 
+type Options = { date?: string; out?: string; reason?: string } & Record<string, unknown>;
+
+/** `almoner payments run ACTION [ID]`: a run's life from opening to submission. */
+async function runCommand(positionals: string[], values: Options, book: Book, who: string, refuse: (allowed: readonly string[]) => void): Promise<number> {
+  const [action, runText] = positionals;
+  if (action === 'list') {
+    refuse([]);
+    return withPlatform(async ({ deps }) => {
+      for (const r of await listRuns(deps, book)) process.stdout.write(`${r.id}  ${r.pay_date}  ${r.status}\n`);
+      return 0;
+    });
+  }
+  if (action === 'open') {
+    refuse(['date']);
+    if (values.date === undefined) throw new UsageError('payments run open --date YYYY-MM-DD: the day the payments are made');
+    const day = values.date;
+    return withPlatform(async ({ deps }) => {
+      const opened = await openRun(deps, book, day, who);
+      process.stdout.write(show(opened.run));
+      for (const r of opened.rejected)
+        process.stdout.write(`  rejected ${r.donations} donation(s), $${r.amount}, to EIN ${r.ein} ${r.name}: ${r.code} (their money is back in the donors' funds)\n`);
+      for (const h of opened.held)
+        process.stdout.write(`  held ${h.donations} donation(s), $${h.amount}, to EIN ${h.ein} ${h.name}: a close match on the sanctions list awaits review\n`);
+      return 0;
+    });
+  }
+  const runId = id(runText, 'the run ID');
+  if (action === 'show') {
+    refuse([]);
+    return withPlatform(async ({ deps }) => {
+      process.stdout.write(show(await getRun(deps, book, runId)));
+      return 0;
+    });
+  }
+  if (action === 'remittances') {
+    refuse(['out']);
+    const out = values.out;
+    if (out === undefined) throw new UsageError('payments run remittances ID --out FILE.pdf');
+    return withPlatform(async ({ deps }) => {
+      writeFileSync(out, await runRemittances(deps, book, runId));
+      process.stdout.write(`Wrote ${out}.\n`);
+      return 0;
+    });
+  }
+  if (action === 'ach' || action === 'checks' || action === 'positive-pay') {
+    refuse(['out']);
+    const out = values.out;
+    if (out === undefined) throw new UsageError(`payments run ${action} ID --out FILE`);
+    return withPlatform(async ({ deps }) => {
+      const text =
+        action === 'ach'
+          ? await achFileOf(deps, book, runId)
+          : stringify(await collect(checkRows(deps, book, runId, action === 'checks' ? 'register' : 'positive_pay')), {
+              header: true,
+              columns: [...(action === 'checks' ? CHECK_REGISTER_HEADER : POSITIVE_PAY_HEADER)],
+            });
+      writeFileSync(out, text, { mode: 0o600 });
+      process.stdout.write(`Wrote ${out}.\n`);
+      return 0;
+    });
+  }
+  if (action === 'approve') {
+    refuse([]);
+    return withPlatform(async ({ deps }) => {
+      process.stdout.write(show(await approveRun(deps, book, runId, who)));
+      return 0;
+    });
+  }
+  if (action === 'withdraw') {
+    refuse(['reason']);
+    const reason = values.reason;
+    if (reason === undefined) throw new UsageError('payments run withdraw ID --reason TEXT: why (audited)');
+    return withPlatform(async ({ deps }) => {
+      process.stdout.write(show(await withdrawRun(deps, book, runId, who, reason)));
+      process.stdout.write('Its donations stay approved and wait for the next run.\n');
+      return 0;
+    });
+  }
+  if (action === 'submit') {
+    refuse([]);
+    return withPlatform(async ({ deps }) => {
+      const submitted = await submitRun(deps, book, runId, who);
+      process.stdout.write(show(submitted));
+      for (const l of submitted.left_out)
+        process.stdout.write(
+          `  left out payment ${l.payment_id} to EIN ${l.ein}: ${l.why} (${l.outcome === 'rejected' ? "its donations rejected, their money back in the donors' funds" : 'its donations wait for the next run'})\n`,
+        );
+      return 0;
+    });
+  }
+  throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (list, open, show, ach, checks, positive-pay, remittances, approve, withdraw, submit)`);
+}
+
 export async function paymentsCommand(sub: string | undefined, rest: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
@@ -59,6 +155,7 @@ export async function paymentsCommand(sub: string | undefined, rest: string[]): 
       reason: { type: 'string' },
       as: { type: 'string' },
       note: { type: 'string' },
+      'as-of': { type: 'string' },
       sandbox: { type: 'boolean', default: false },
     },
   });
@@ -69,80 +166,21 @@ export async function paymentsCommand(sub: string | undefined, rest: string[]): 
     const extra = given.filter((k) => !allowed.includes(k));
     if (extra.length > 0) throw new UsageError(`payments ${[sub, positionals[0]].filter(Boolean).join(' ')} takes no --${extra.join(', --')}`);
   };
-  if (sub === 'run') {
-    const [action, runText] = positionals;
-    if (action === 'list') {
-      refuse([]);
-      return withPlatform(async ({ deps }) => {
-        for (const r of await listRuns(deps, book)) process.stdout.write(`${r.id}  ${r.pay_date}  ${r.status}\n`);
-        return 0;
-      });
-    }
-    if (action === 'open') {
-      refuse(['date']);
-      if (values.date === undefined) throw new UsageError('payments run open --date YYYY-MM-DD: the day the payments are made');
-      const day = values.date;
-      return withPlatform(async ({ deps }) => {
-        const opened = await openRun(deps, book, day, who);
-        process.stdout.write(show(opened.run));
-        for (const r of opened.rejected)
-          process.stdout.write(`  rejected ${r.donations} donation(s), $${r.amount}, to EIN ${r.ein} ${r.name}: ${r.code} (their money is back in the donors' funds)\n`);
-        for (const h of opened.held)
-          process.stdout.write(`  held ${h.donations} donation(s), $${h.amount}, to EIN ${h.ein} ${h.name}: a close match on the sanctions list awaits review\n`);
-        return 0;
-      });
-    }
-    const runId = id(runText, 'the run ID');
-    if (action === 'show') {
-      refuse([]);
-      return withPlatform(async ({ deps }) => {
-        process.stdout.write(show(await getRun(deps, book, runId)));
-        return 0;
-      });
-    }
-    if (action === 'remittances') {
-      refuse(['out']);
-      const out = values.out;
-      if (out === undefined) throw new UsageError('payments run remittances ID --out FILE.pdf');
-      return withPlatform(async ({ deps }) => {
-        writeFileSync(out, await runRemittances(deps, book, runId));
-        process.stdout.write(`Wrote ${out}.\n`);
-        return 0;
-      });
-    }
-    if (action === 'ach' || action === 'checks' || action === 'positive-pay') {
-      refuse(['out']);
-      const out = values.out;
-      if (out === undefined) throw new UsageError(`payments run ${action} ID --out FILE`);
-      return withPlatform(async ({ deps }) => {
-        const text =
-          action === 'ach'
-            ? await achFileOf(deps, book, runId)
-            : stringify(await collect(checkRows(deps, book, runId, action === 'checks' ? 'register' : 'positive_pay')), {
-                header: true,
-                columns: [...(action === 'checks' ? CHECK_REGISTER_HEADER : POSITIVE_PAY_HEADER)],
-              });
-        writeFileSync(out, text, { mode: 0o600 });
-        process.stdout.write(`Wrote ${out}.\n`);
-        return 0;
-      });
-    }
-    if (action === 'submit') {
-      refuse([]);
-      return withPlatform(async ({ deps }) => {
-        process.stdout.write(show(await submitRun(deps, book, runId, who)));
-        return 0;
-      });
-    }
-    throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (list, open, show, ach, checks, positive-pay, remittances, submit)`);
-  }
+  if (sub === 'run') return runCommand(positionals, values, book, who, refuse);
   if (sub === 'returns') {
     refuse(['file']);
     const file = values.file;
-    if (file === undefined) throw new UsageError("payments returns --file FILE: the bank's NACHA return file");
+    if (file === undefined) throw new UsageError("payments returns --file FILE: the bank's NACHA return file (returns and notifications of change)");
     return withPlatform(async ({ deps }) => {
       for (const r of await recordAchReturns(deps, book, readFileSync(file, 'utf8'), who)) {
-        process.stdout.write(`payment ${r.payment_id}: ${r.code}${r.recorded ? ", returned: its grants are back in the donors' funds" : ', recorded before'}\n`);
+        const what = r.code.startsWith('C')
+          ? r.recorded
+            ? ': a notification of change, its bank details corrected or the change noted (claimants and OPERATOR_EMAIL told)'
+            : ': a notification of change with nothing to do (corrected before, details replaced since, or the sandbox)'
+          : r.recorded
+            ? ", returned: its grants are back in the donors' funds"
+            : ', recorded before';
+        process.stdout.write(`payment ${r.payment_id}: ${r.code}${what}\n`);
       }
       return 0;
     });
@@ -194,9 +232,10 @@ export async function paymentsCommand(sub: string | undefined, rest: string[]): 
     });
   }
   if (sub === 'void-stale') {
-    refuse([]);
+    refuse(['as-of']);
+    const asOf = values['as-of'];
     return withPlatform(async ({ deps }) => {
-      const voided = await voidStaleChecks(deps, book, who);
+      const voided = await voidStaleChecks(deps, book, who, asOf);
       process.stdout.write(voided.length === 0 ? 'No stale check.\n' : `Voided stale checks: payments ${voided.join(', ')}; their grants are back in the donors' funds.\n`);
       return 0;
     });
@@ -219,7 +258,10 @@ export async function paymentsCommand(sub: string | undefined, rest: string[]): 
   throw new UsageError(`unknown payments command: ${sub ?? '(none)'}`);
 }
 
-/** `almoner nonprofits bank-details EIN --routing R --account A --type checking|savings --holder NAME`. */
+/**
+ * `almoner nonprofits bank-details EIN --routing R --account A --type checking|savings --holder NAME`,
+ * and `almoner nonprofits bank-details approve ID` (a second operator, PAYMENTS_TWO_OPERATORS).
+ */
 export async function bankDetails(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -227,14 +269,26 @@ export async function bankDetails(args: string[]): Promise<number> {
     strict: true,
     options: { routing: { type: 'string' }, account: { type: 'string' }, type: { type: 'string', default: 'checking' }, holder: { type: 'string' } },
   });
+  if (positionals[0] === 'approve') {
+    const accountId = id(positionals[1], 'the bank details ID');
+    return withPlatform(async ({ deps }) => {
+      const set = await approvePayeeAccount(deps, accountId, actor());
+      process.stdout.write(`${set.non_profit} is paid by ACH to ${set.routing} ${set.account} from ${set.usable_from} (by check until then).\n`);
+      return 0;
+    });
+  }
   if (positionals.length !== 1 || values.routing === undefined || values.account === undefined || values.holder === undefined) {
-    throw new UsageError('nonprofits bank-details EIN --routing R --account A --holder NAME [--type checking|savings]');
+    throw new UsageError('nonprofits bank-details EIN --routing R --account A --holder NAME [--type checking|savings] | nonprofits bank-details approve ID');
   }
   const ein = positionals[0] as string;
   const input = { routing: values.routing, account: values.account, account_type: values.type, holder: values.holder };
   return withPlatform(async ({ deps }) => {
     const set = await setPayeeAccount(deps, ein, input, { actor: actor(), name: 'An operator of the platform' });
-    process.stdout.write(`${set.non_profit} is paid by ACH to ${set.routing} ${set.account} from ${set.usable_from} (by check until then).\n`);
+    process.stdout.write(
+      set.status === 'pending'
+        ? `${set.non_profit}'s new details ${set.routing} ${set.account} (ID ${set.id}) wait for a second operator: almoner nonprofits bank-details approve ${set.id}\n`
+        : `${set.non_profit} is paid by ACH to ${set.routing} ${set.account} from ${set.usable_from} (by check until then).\n`,
+    );
     return 0;
   });
 }

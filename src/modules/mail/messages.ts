@@ -184,6 +184,20 @@ export function bankDetailsSuspended(m: { nonProfit: string; account: string; wh
   );
 }
 
+export function bankDetailsCorrected(m: { nonProfit: string; account: string; why: string; changed: boolean }): Message {
+  return compose(
+    m.changed ? `${m.nonProfit}'s bank details were corrected by its bank` : `${m.nonProfit}'s bank sent a notification of change`,
+    [
+      `The bank that holds ${m.nonProfit}'s account ${m.account} sent a notification of change (${m.why}).`,
+      m.changed
+        ? 'The corrected details are in force for the next payments. If they look wrong, give the bank details again.'
+        : 'The bank details were left as they are; an operator looks at what the bank said.',
+    ],
+    undefined,
+    FOOTER,
+  );
+}
+
 export function paymentSent(m: { nonProfit: string; amount: number; grants: number; method: 'ach' | 'check'; url: string }): Message {
   return compose(
     `${m.nonProfit}: a payment of ${usd(m.amount)} is on its way`,

@@ -180,16 +180,26 @@ export interface ReturnedEntry {
   amountCents: number;
 }
 
+/** A notification of change (COR): the payment it is about, its change code (C01...) and the corrected data (addenda positions 36-64). */
+export interface ChangeEntry {
+  line: number;
+  paymentId: number;
+  code: string;
+  corrected: string;
+}
+
 /**
  * Reads a NACHA return file as banks send it: each returned entry is an entry detail record (6)
  * carrying the original's amount and individual identification (`PAYMENT <id>`, as achFile wrote
- * it), followed by its return addenda (7, type 99) with the return reason code. Every record must
- * be 94 characters; anything else in the file is refused with its line.
+ * it), followed by its return addenda (7, type 99) with the return reason code; a notification
+ * of change is an entry followed by an addenda of type 98 with its change code and the corrected
+ * data. Every record must be 94 characters; anything else in the file is refused with its line.
  */
-export function readAchReturns(text: string): { ok: true; entries: ReturnedEntry[] } | { ok: false; bad: Array<{ line: number; reason: string }> } {
+export function readAchReturns(text: string): { ok: true; entries: ReturnedEntry[]; changes: ChangeEntry[] } | { ok: false; bad: Array<{ line: number; reason: string }> } {
   const lines = text.split(/\r?\n/);
   const bad: Array<{ line: number; reason: string }> = [];
   const entries: ReturnedEntry[] = [];
+  const changes: ChangeEntry[] = [];
   for (let i = 0; i < lines.length; i += 1) {
     const record = lines[i] as string;
     if (record === '') continue;
@@ -200,13 +210,18 @@ export function readAchReturns(text: string): { ok: true; entries: ReturnedEntry
     if (record[0] !== '6') continue;
     const addenda = lines[i + 1] ?? '';
     const reference = /^PAYMENT (\d{1,12})$/.exec(record.slice(39, 54).trim());
-    if (addenda.length !== 94 || addenda.slice(0, 3) !== '799') bad.push({ line: i + 1, reason: 'a returned entry without its return addenda (7, type 99) after it' });
+    const type = addenda.slice(0, 3);
+    if (addenda.length !== 94 || (type !== '799' && type !== '798'))
+      bad.push({ line: i + 1, reason: 'an entry without its return addenda (7, type 99) or notification of change (7, type 98) after it' });
     else if (reference === null)
       bad.push({ line: i + 1, reason: `the entry's reference ${JSON.stringify(record.slice(39, 54).trim())} is not one of our payments (PAYMENT <id>)` });
-    else if (!/^R\d{2}$/.test(addenda.slice(3, 6))) bad.push({ line: i + 2, reason: `the return code ${JSON.stringify(addenda.slice(3, 6))} is not one` });
+    else if (type === '798') {
+      if (!/^C\d{2}$/.test(addenda.slice(3, 6))) bad.push({ line: i + 2, reason: `the change code ${JSON.stringify(addenda.slice(3, 6))} is not one` });
+      else changes.push({ line: i + 1, paymentId: Number(reference[1]), code: addenda.slice(3, 6), corrected: addenda.slice(35, 64) });
+    } else if (!/^R\d{2}$/.test(addenda.slice(3, 6))) bad.push({ line: i + 2, reason: `the return code ${JSON.stringify(addenda.slice(3, 6))} is not one` });
     else if (!/^\d{10}$/.test(record.slice(29, 39))) bad.push({ line: i + 1, reason: 'the amount is not 10 digits' });
     else entries.push({ line: i + 1, paymentId: Number(reference[1]), code: addenda.slice(3, 6), amountCents: Number(record.slice(29, 39)) });
   }
-  if (bad.length === 0 && entries.length === 0) bad.push({ line: 1, reason: 'the file holds no returned entry' });
-  return bad.length > 0 ? { ok: false, bad: bad.slice(0, 20) } : { ok: true, entries };
+  if (bad.length === 0 && entries.length === 0 && changes.length === 0) bad.push({ line: 1, reason: 'the file holds no returned entry and no notification of change' });
+  return bad.length > 0 ? { ok: false, bad: bad.slice(0, 20) } : { ok: true, entries, changes };
 }

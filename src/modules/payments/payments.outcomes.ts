@@ -9,6 +9,7 @@ import { readNamedCsv, type LineProblem } from '../../shared/csv-read.ts';
 import { dollarsText, parseDollarText } from '../../shared/money.ts';
 import { recordAudit } from '../audit/index.ts';
 import { readAchReturns } from './nacha.ts';
+import { applyCorrection, correctionProblem } from './payments.payees.ts';
 import { ACH_RETURN_CODES, isDay } from './payments.ts';
 import { settle } from './payments.service.ts';
 import * as store from './payments.store.ts';
@@ -16,19 +17,24 @@ import * as store from './payments.store.ts';
 const refused = (code: ProblemCode, what: string, problems: readonly LineProblem[]) => fileRefused(code, `the ${what} was refused: nothing was recorded`, problems);
 
 /**
- * Records the returns a bank's NACHA return file lists (readAchReturns): each entry returns its
- * payment with the file's code, once (an entry already recorded is reported, not applied twice).
- * A file with a malformed record, or an entry whose amount is not its payment's, is refused whole
- * before anything is recorded. Throws unprocessable (ach_returns_malformed).
+ * Records the returns and notifications of change a bank's NACHA file lists (readAchReturns): each
+ * returned entry returns its payment with the file's code, once (an entry already recorded is
+ * reported, not applied twice); each notification of change corrects the bank details its payment
+ * went to, or is noted (applyCorrection). A file with a malformed record, an entry whose amount is
+ * not its payment's, or corrected data that is not valid is refused whole before anything is
+ * recorded. Throws unprocessable (ach_returns_malformed).
  */
 export async function recordAchReturns(deps: Deps, book: Book, text: string, actor: string) {
   const read = readAchReturns(text);
   const problems = read.ok ? [] : read.bad;
   if (read.ok) {
-    for (const e of read.entries) {
+    for (const e of [...read.entries, ...read.changes]) {
       const payment = await store.findPayment(deps.db, book, e.paymentId);
       if (payment === undefined || payment.method !== 'ach') problems.push({ line: e.line, reason: `payment ${e.paymentId} is no ACH payment of the ${book} book` });
-      else if (Number(payment.amount_cents) !== e.amountCents)
+      else if ('corrected' in e) {
+        const problem = correctionProblem(e.code, e.corrected);
+        if (problem !== undefined) problems.push({ line: e.line + 1, reason: problem });
+      } else if (Number(payment.amount_cents) !== e.amountCents)
         problems.push({ line: e.line, reason: `payment ${e.paymentId} was ${payment.amount_cents} cents, the return says ${e.amountCents}` });
       else if (ACH_RETURN_CODES[e.code] === undefined)
         problems.push({ line: e.line, reason: `the return code ${e.code} is not one Almoner records: ${Object.keys(ACH_RETURN_CODES).join(', ')}` });
@@ -46,6 +52,14 @@ export async function recordAchReturns(deps: Deps, book: Book, text: string, act
     }
     await settle(deps, book, e.paymentId, 'return', { actor, returnCode: e.code });
     out.push({ payment_id: e.paymentId, code: e.code, recorded: true });
+  }
+  // Notifications of change, each in its own transaction: corrected details in force, or the change noted.
+  for (const c of read.changes) {
+    const recorded = await deps.db.transaction().execute(async (trx) => {
+      const payment = await store.findPayment(trx, book, c.paymentId);
+      return payment !== undefined && (await applyCorrection(deps, trx, book, payment, c.code, c.corrected, actor));
+    });
+    out.push({ payment_id: c.paymentId, code: c.code, recorded });
   }
   return out;
 }

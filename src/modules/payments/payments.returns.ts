@@ -84,3 +84,48 @@ export const ACH_RETURNS: Readonly<Record<string, AchReturn>> = {
   R84: r('the gateway did not process the entry'),
   R85: r('an outbound international payment was coded in error'),
 };
+
+/** A notification of change's corrected data: which of the bank details it replaces. */
+export interface AchCorrection {
+  routing?: string;
+  account?: string;
+  accountType?: 'checking' | 'savings';
+}
+
+/** What a change code (a notification of change, COR) says, and how its corrected data reads; `read` absent: it is noted, the details left as they are. */
+export interface AchChange {
+  words: string;
+  read?: (corrected: string) => AchCorrection;
+}
+
+/** The account type a transaction code names: 2x a checking account, 3x a savings one. */
+function typeOf(code: string): 'checking' | 'savings' | undefined {
+  return /^2[2-4]$/.test(code) ? 'checking' : /^3[2-4]$/.test(code) ? 'savings' : undefined;
+}
+
+/** The corrected data of an addenda record (type 98), positions 36-64, as the NACHA Operating Rules lay it out per change code. */
+export const ACH_CHANGES: Readonly<Record<string, AchChange>> = {
+  C01: { words: 'the account number was incorrect', read: (c) => ({ account: c.slice(0, 17).trim() }) },
+  C02: { words: 'the routing number was incorrect', read: (c) => ({ routing: c.slice(0, 9) }) },
+  C03: { words: 'the routing and account numbers were incorrect', read: (c) => ({ routing: c.slice(0, 9), account: c.slice(12, 29).trim() }) },
+  C04: { words: 'the receiver’s name was incorrect' },
+  C05: { words: 'the account type (transaction code) was incorrect', read: (c) => ({ accountType: typeOf(c.slice(0, 2)) }) },
+  C06: { words: 'the account number and type were incorrect', read: (c) => ({ account: c.slice(0, 17).trim(), accountType: typeOf(c.slice(20, 22)) }) },
+  C07: {
+    words: 'the routing number, account number and type were incorrect',
+    read: (c) => ({ routing: c.slice(0, 9), account: c.slice(9, 26).trim(), accountType: typeOf(c.slice(26, 28)) }),
+  },
+  C08: { words: 'the foreign receiving bank’s identification was incorrect' },
+  C09: { words: 'the individual identification number was incorrect' },
+  C13: { words: 'the addenda format was incorrect' },
+  C14: { words: 'the SEC code of an outbound international payment was incorrect' },
+  C61: { words: 'a misrouted notification of change' },
+  C62: { words: 'an incorrect trace number' },
+  C63: { words: 'an incorrect company identification number' },
+  C64: { words: 'an incorrect individual identification number' },
+  C65: { words: 'incorrectly formatted corrected data' },
+  C66: { words: 'an incorrect discretionary data' },
+  C67: { words: 'the routing number is not of the originating bank' },
+  C68: { words: 'multiple errors' },
+  C69: { words: 'an incorrect corrected data' },
+};

@@ -14,8 +14,6 @@ import { dollarsText } from '../../shared/money.ts';
 import { unseal } from '../../shared/sealed.ts';
 import { recordAudit } from '../audit/index.ts';
 import { recordEvent } from '../events/index.ts';
-import { claimantsOf } from '../charities/index.ts';
-import { messages, queueMail, type Outgoing } from '../mail/index.ts';
 import { applyEventIn } from '../donations/index.ts';
 import { refusalOf } from '../nonprofits/index.ts';
 import { achFile, originatorProblems, type Credit } from './nacha.ts';
@@ -39,7 +37,10 @@ export interface RunView {
   status: string;
   opened_at: string;
   opened_by: string;
+  approved_by: string | null;
   submitted_at: string | null;
+  withdrawn_at: string | null;
+  withdraw_reason: string | null;
   payments: PaymentView[];
   totals: { payments: number; grants: number; amount: string; ach: string; checks: string };
 }
@@ -73,11 +74,16 @@ function paymentView(p: store.PaymentRow, last4: ReadonlyMap<number, string>): P
   };
 }
 
+/** Payment statuses that pay nothing: left out at submission (`withheld`) or taken back with their run (`withdrawn`). */
+export const LEFT_OUT: ReadonlySet<string> = new Set(['withheld', 'withdrawn']);
+
 async function viewOf(deps: Deps, run: store.RunRow): Promise<RunView> {
   const payments = await store.paymentsOfRun(deps.db, Number(run.id));
   const accountIds = [...new Set(payments.flatMap((p) => (p.payee_account_id === null ? [] : [Number(p.payee_account_id)])))];
   const last4 = new Map((await store.payeeAccountsByIds(deps.db, accountIds)).map((a) => [Number(a.id), a.account_last4] as const));
-  const sum = (method?: string) => payments.filter((p) => method === undefined || p.method === method).reduce((n, p) => n + Number(p.amount_cents), 0);
+  // The totals are what the run pays: a payment withheld or withdrawn (rules §17) pays nothing.
+  const paying = payments.filter((p) => !LEFT_OUT.has(p.status));
+  const sum = (method?: string) => paying.filter((p) => method === undefined || p.method === method).reduce((n, p) => n + Number(p.amount_cents), 0);
   return {
     id: Number(run.id),
     book: run.book,
@@ -85,11 +91,14 @@ async function viewOf(deps: Deps, run: store.RunRow): Promise<RunView> {
     status: run.status,
     opened_at: run.opened_at,
     opened_by: run.opened_by,
+    approved_by: run.approved_by,
     submitted_at: run.submitted_at,
+    withdrawn_at: run.withdrawn_at,
+    withdraw_reason: run.withdraw_reason,
     payments: payments.map((p) => paymentView(p, last4)),
     totals: {
-      payments: payments.length,
-      grants: payments.reduce((n, p) => n + p.grants, 0),
+      payments: paying.length,
+      grants: paying.reduce((n, p) => n + p.grants, 0),
       amount: dollarsText(sum()),
       ach: dollarsText(sum('ach')),
       checks: dollarsText(sum('check')),
@@ -201,68 +210,10 @@ export async function openRun(deps: Deps, book: Book, payDate: string, actor: st
 }
 
 /** One event per donor whose grants a payment carries, in the transaction that moved it. */
-async function paymentEvents(trx: Trx, paymentId: number, type: 'payment.created' | 'payment.updated', data: Record<string, unknown>, at: string): Promise<void> {
+export async function paymentEvents(trx: Trx, paymentId: number, type: 'payment.created' | 'payment.updated', data: Record<string, unknown>, at: string): Promise<void> {
   const grants = await store.grantsOf(trx, [paymentId]);
   for (const [userId, ofDonor] of Map.groupBy(grants, (g) => g.user_id))
     await recordEvent(trx, { user_id: userId, type, object_type: 'payment', object_id: paymentId, data: { ...data, donation_ids: ofDonor.map((g) => g.donation_id) }, at });
-}
-
-/**
- * Submits an open run: every payment is sent, its donations completed (ACH) or mailed (a check),
- * each with its hold paid out; all in one transaction. Throws payment_run_not_found, conflict
- * (payment_run_submitted).
- */
-export async function submitRun(deps: Deps, book: Book, id: number, actor: string): Promise<RunView> {
-  const at = deps.clock.now().toISOString();
-  await deps.db.transaction().execute(async (trx) => {
-    const run = await store.findRun(trx, book, id);
-    if (run === undefined) throw notFound('payment_run_not_found', `no payment run ${id}`);
-    if (!(await store.submitRunRow(trx, id, at, actor))) throw conflict('payment_run_submitted', `payment run ${id} was submitted already`);
-    const payments = await store.paymentsOfRun(trx, id);
-    const grants = await store.grantsOf(
-      trx,
-      payments.map((p) => Number(p.id)),
-    );
-    const grantsByPayment = Map.groupBy(grants, (g) => g.payment_id);
-    // The organisations' own people are told what is on its way (the live book's: a sandbox run pays no one).
-    const claimants =
-      book === 'live'
-        ? Map.groupBy(
-            await claimantsOf(
-              trx,
-              payments.map((p) => Number(p.non_profit_id)),
-            ),
-            (c) => c.non_profit_id,
-          )
-        : new Map();
-    const mail: Outgoing[] = [];
-    for (const p of payments) {
-      assert(await store.settlePayment(trx, Number(p.id), 'open', { status: 'sent', sent_at: at }), 'an open run has open payments');
-      const sent = messages.paymentSent({
-        nonProfit: p.payee,
-        amount: Number(p.amount_cents) / 100,
-        grants: p.grants,
-        method: p.method === 'ach' ? 'ach' : 'check',
-        url: `${deps.config.publicUrl}/charities/${p.ein}/manage`,
-      });
-      for (const c of claimants.get(Number(p.non_profit_id)) ?? []) mail.push({ ...sent, kind: 'payment_sent', recipient: c.email, event_id: null });
-      for (const g of grantsByPayment.get(Number(p.id)) ?? [])
-        await applyEventIn(deps, trx, book, g.donation_id, p.method === 'ach' ? 'pay' : 'mail_check', { actor, byPayment: true });
-      await paymentEvents(trx, Number(p.id), 'payment.updated', { status: 'sent', method: p.method }, at);
-    }
-    await recordAudit(trx, {
-      book,
-      actor,
-      action: 'payment_run.submitted',
-      object_type: 'payment_run',
-      object_id: id,
-      before: { status: 'open' },
-      after: { status: 'submitted', payments: payments.length },
-      at,
-    });
-    await queueMail(trx, mail, at);
-  });
-  return await getRun(deps, book, id);
 }
 
 /**
@@ -326,11 +277,19 @@ export function payDateProblem(payDate: string, today: string, maxDays: number):
   return undefined;
 }
 
-/** Voids every check of the book sent more than CHECK_STALE_DAYS ago and never cashed; returns their ids. */
-export async function voidStaleChecks(deps: Deps, book: Book, actor: string): Promise<number[]> {
-  const before = new Date(deps.clock.now().getTime() - deps.config.payments.checkStaleDays * 86_400_000).toISOString();
-  const ids = await store.staleChecks(deps.db, book, before);
-  for (const id of ids) await settle(deps, book, id, 'void', { actor, reason: `not cashed within ${deps.config.payments.checkStaleDays} days` });
+/**
+ * Voids every check of the book dated (its run's pay date) more than CHECK_STALE_DAYS before
+ * `asOf` (a day, today by default: the job passes none; an operator catching up names the day
+ * the bank's statement was made) and never cashed; returns their ids. Throws validation_failed
+ * (`as_of` not a day, or one to come).
+ */
+export async function voidStaleChecks(deps: Deps, book: Book, actor: string, asOf?: string): Promise<number[]> {
+  const today = deps.clock.now().toISOString().slice(0, 10);
+  const day = asOf ?? today;
+  if (!isDay(day) || day > today) throw fieldErrors([{ field: 'as_of', code: 'validation_failed', message: `must be a day (YYYY-MM-DD), today (${today}) or before` }]);
+  const days = deps.config.payments.checkStaleDays;
+  const ids = await store.staleChecks(deps.db, book, addDays(day, -days));
+  for (const id of ids) await settle(deps, book, id, 'void', { actor, reason: `not cashed within ${days} days of its date (as of ${day})` });
   return ids;
 }
 
@@ -341,7 +300,9 @@ export async function achFileOf(deps: Deps, book: Book, id: number): Promise<str
   const key = deps.config.payments.payeeKey;
   if (key === undefined) throw conflict('payee_key_not_configured', 'set PAYEE_DATA_KEY (or PAYEE_DATA_KEY_FILE): the bank details are sealed with it');
   const run = await runOf(deps, book, id);
-  const payments = (await store.paymentsOfRun(deps.db, id)).filter((p) => p.method === 'ach');
+  const payments = (await store.paymentsOfRun(deps.db, id)).filter((p) => p.method === 'ach' && !LEFT_OUT.has(p.status));
+  // A file whose batch has no entry is one a bank rejects: there is nothing to send.
+  if (payments.length === 0) throw conflict('ach_file_empty', `payment run ${id} pays no one by ACH: there is no NACHA file to send`);
   const grants = await store.grantsOf(
     deps.db,
     payments.map((p) => Number(p.id)),
@@ -373,14 +334,38 @@ export const CHECK_REGISTER_HEADER = ['check_number', 'pay_date', 'payee', 'addr
 /** The positive-pay file: each check with `I` (issued: honour it) or `V` (voided: refuse it). */
 export const POSITIVE_PAY_HEADER = ['account', 'check_number', 'issue_date', 'amount', 'payee', 'issue_void'] as const;
 
-/** The run's checks as rows: the register (to print and mail them) or the positive-pay file (for the bank that honours them). */
+/**
+ * The run's checks as rows: the register (to print and mail them) or the positive-pay file (for the
+ * bank that honours them), which ends with its control totals: a `TOTAL` row with the amount of the
+ * checks issued and the count of each kind.
+ */
 export async function* checkRows(deps: Deps, book: Book, id: number, form: 'register' | 'positive_pay'): AsyncGenerator<unknown[]> {
   const run = await runOf(deps, book, id);
+  const totals = { issued: 0, issuedCents: 0, voided: 0, voidedCents: 0 };
   for (const p of await store.paymentsOfRun(deps.db, id)) {
     if (p.method !== 'check') continue;
+    // A check left out is never printed, but its number was handed out: the bank is told to refuse it.
+    if (form === 'register' && LEFT_OUT.has(p.status)) continue;
     const amount = dollarsText(Number(p.amount_cents));
+    const voided = p.status === 'voided' || LEFT_OUT.has(p.status);
+    if (voided) {
+      totals.voided += 1;
+      totals.voidedCents += Number(p.amount_cents);
+    } else {
+      totals.issued += 1;
+      totals.issuedCents += Number(p.amount_cents);
+    }
     yield form === 'register'
       ? [p.check_number, run.pay_date, p.payee, p.address, amount, p.id, p.grants, p.status]
-      : [deps.config.payments.checkAccount, p.check_number, run.pay_date, amount, p.payee, p.status === 'voided' ? 'V' : 'I'];
+      : [deps.config.payments.checkAccount, p.check_number, run.pay_date, amount, p.payee, voided ? 'V' : 'I'];
   }
+  if (form === 'positive_pay')
+    yield [
+      deps.config.payments.checkAccount,
+      'TOTAL',
+      run.pay_date,
+      dollarsText(totals.issuedCents),
+      `${totals.issued} issued, ${totals.voided} voided (${dollarsText(totals.voidedCents)})`,
+      '',
+    ];
 }
