@@ -151,7 +151,23 @@ for (const { name: engine } of engines()) {
         const res = await admin('POST', `/contributions/${open.body.id}/receive`, body);
         assert.deepEqual([res.status, res.body.code, res.body.errors?.[0]?.field], [422, 'validation_failed', field], JSON.stringify(body));
       }
+      // A $40 wire received as 40 units at 40 (the dollars typed twice) is $1,600: refused, naming both.
+      const far = await admin('POST', `/contributions/${open.body.id}/receive`, { units: '40', valuation: '40' });
+      assert.deepEqual([far.status, far.body.code, far.body.errors?.[0]?.code, far.body.errors?.[0]?.field], [422, 'received_differs', 'received_differs', 'units']);
+      assert.match(far.body.errors[0].message, /worth 1,?600\.00 dollars, but 40\.00 were declared/);
       assert.deepEqual(await fingerprint(env.deps), before);
+      // Within 10% of the declaration it is taken as it came; beyond it only when forced, and audited as forced.
+      assert.equal((await admin('POST', `/contributions/${open.body.id}/receive`, { units: '36', valuation: '1' })).status, 200);
+      const second = await call(env.app, 'POST', '/v1/contributions', { key: donor.key, body: { type: 'wire_payment', amount: 40 } });
+      assert.equal((await admin('POST', `/contributions/${second.body.id}/receive`, { units: '35.99', valuation: '1' })).body.errors?.[0]?.code, 'received_differs');
+      assert.equal((await admin('POST', `/contributions/${second.body.id}/receive`, { units: '30', valuation: '1', force: true })).status, 200);
+      const audit = await env.deps.db
+        .selectFrom('audit_log')
+        .select('after')
+        .where('action', '=', 'contribution.arrived')
+        .where('object_id', '=', second.body.id)
+        .executeTakeFirstOrThrow();
+      assert.match(String(audit.after), /"declared_cents":4000,"forced":true/);
     });
 
     test('30+ malformed declarations are refused with their problem; the database is unchanged', async () => {

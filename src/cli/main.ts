@@ -49,10 +49,10 @@ Commands:
   contributions advance ID --to pending|success|failed
   contributions awaiting [--reference REF]
                              Declared contributions waiting for their money, oldest first
-  contributions receive REF|ID --units U --valuation V [--source TEXT]
-                             Record what arrived for a declaration (cash: --units DOLLARS --valuation 1;
-                             stock: the shares and the day's price, --source where it came from);
-                             it becomes pending with that money
+  contributions receive REF|ID --amount DOLLARS | --units U --valuation V [--source TEXT] [--force]
+                             Record what arrived for a declaration (cash: --amount DOLLARS; stock: the
+                             shares and the day's price, --source where it came from); it becomes pending
+                             with that money. More than 10% away from the declaration is refused without --force
   contributions correct-receipt ID --reason TEXT
                              A new receipt that replaces the newest one and says why; both remain
 

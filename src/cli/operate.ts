@@ -39,7 +39,7 @@ const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
   'contributions record': ['user', 'type', 'units', 'valuation', 'currency', 'status', 'frequency'],
   'contributions advance': ['to'],
   'contributions awaiting': ['reference'],
-  'contributions receive': ['units', 'valuation', 'source'],
+  'contributions receive': ['units', 'valuation', 'amount', 'source', 'force'],
   'contributions correct-receipt': ['reason'],
   'donations reject': ['reason'],
   'portfolio invest': ['user', 'amount'],
@@ -85,6 +85,7 @@ export async function operate(group: string, sub: string | undefined, args: stri
       reference: { type: 'string' },
       source: { type: 'string' },
       yes: { type: 'boolean', default: false },
+      force: { type: 'boolean' },
       // Operators act in the live book; --sandbox acts on the sandbox twins' instead (rules §14).
       sandbox: { type: 'boolean', default: false },
     },
@@ -212,8 +213,12 @@ export async function operate(group: string, sub: string | undefined, args: stri
     case 'contributions receive': {
       const which = positionals[0];
       if (which === undefined || !/^([1-9][0-9]{0,15}|[A-Za-z0-9-]{1,20})$/.test(which)) throw new UsageError("give the declaration's reference (ALM-7KQ2-MX9D) or its id");
-      for (const required of ['units', 'valuation'] as const)
-        if (values[required] === undefined) throw new UsageError(`--${required} is required (cash: --units DOLLARS --valuation 1)`);
+      // Cash arrives as an amount: --amount DOLLARS is --units DOLLARS --valuation 1.
+      if (values.amount !== undefined && (values.units !== undefined || values.valuation !== undefined))
+        throw new UsageError('--amount (cash) or --units with --valuation (anything else), not both');
+      const units = values.amount ?? values.units;
+      const valuation = values.amount === undefined ? values.valuation : '1';
+      if (units === undefined || valuation === undefined) throw new UsageError('give --amount DOLLARS (cash), or --units U --valuation V (stock, crypto...)');
       return withPlatform(async ({ deps }) => {
         let contributionId = /^[0-9]+$/.test(which) ? Number(which) : undefined;
         if (contributionId === undefined) {
@@ -221,9 +226,9 @@ export async function operate(group: string, sub: string | undefined, args: stri
           if (found === undefined) throw new UsageError(`no declared contribution waits for money with reference ${which} (almoner contributions awaiting lists them)`);
           contributionId = found.id;
         }
-        const arrived = { units: values.units as string, valuation: values.valuation as string, ...(values.source === undefined ? {} : { valuation_source: values.source }) };
+        const arrived = { units, valuation, ...(values.source === undefined ? {} : { valuation_source: values.source }), force: values.force === true };
         await receiveDeclared(deps, book, contributionId, arrived, actor());
-        out(`Contribution ${contributionId} received: ${values.units} at ${values.valuation}; it is pending (advance it --to success when it clears).`);
+        out(`Contribution ${contributionId} received: ${units} at ${valuation}; it is pending (advance it --to success when it clears).`);
         return 0;
       });
     }

@@ -56,6 +56,12 @@ export const REQUEST_PROBLEMS = {
     'Fix the parameter the message names.',
     'all',
   ),
+  received_differs: doc(
+    'Received differs from declared',
+    'What arrived for a declared contribution is worth more than 10% away from what was declared: units typed as dollars, or a price per lot.',
+    'Check the units and the valuation (cash: `--amount DOLLARS`); if it is right, send it again with `force` (`--force`).',
+    ['POST /admin/v1/contributions/{id}/receive'],
+  ),
   amount_invalid: doc('Amount invalid', 'An amount is not a number of dollars with at most two decimals, or is not positive.', 'Send dollars as a JSON number, like 25 or 25.5.', [
     'POST /v1/donations',
     'POST /v1/gifts',

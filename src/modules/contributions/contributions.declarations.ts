@@ -152,6 +152,9 @@ export async function declarationsAwaitingMoney(deps: Deps, book: Book, referenc
   return (await awaitingMoney(deps.db, book, reference, 500)).map((c) => ({ ...contributionForm(c), reference: c.reference, user_id: c.user_id, declared_at: c.declared_at }));
 }
 
+/** How far (a share of the declared value, in percent) what arrives may differ from the declaration before it is refused without `force`. */
+export const RECEIVED_TOLERANCE_PERCENT = 10;
+
 /**
  * An operator records what arrived for a declaration: the units and their valuation (cash: the
  * dollars, valuation 1), with the valuation's source for non-cash. The contribution then goes to
@@ -162,7 +165,7 @@ export async function recordArrivalAudited(
   deps: Deps,
   book: Book,
   id: number,
-  arrived: { units: string; valuation: string; valuation_source?: string },
+  arrived: { units: string; valuation: string; valuation_source?: string; force?: boolean },
   actor: string,
 ): Promise<void> {
   const problems: FieldError[] = [];
@@ -179,9 +182,21 @@ export async function recordArrivalAudited(
   const c = await findContribution(deps.db, book, id);
   if (c === undefined) throw notFound('contribution_not_found', `no contribution ${id}`);
   if (c.reference === null) throw new AppError('conflict', 'invalid_transition', `contribution ${id} was not declared: record or advance it instead`);
+  // What arrived is worth far from what was declared (units typed as dollars, a price typed per lot): refused unless forced.
+  const declared = Number(c.amount_cents);
+  if (arrived.force !== true && declared > 0 && Math.abs(amountCents - declared) * 100 > declared * RECEIVED_TOLERANCE_PERCENT) {
+    throw fieldErrors([
+      {
+        field: 'units',
+        code: 'received_differs',
+        message: `what arrived is worth ${dollarsText(amountCents)} dollars, but ${dollarsText(declared)} were declared (more than ${RECEIVED_TOLERANCE_PERCENT}% apart): check the units and the valuation, or force it`,
+      },
+    ]);
+  }
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
     const source = arrived.valuation_source?.trim() ?? null;
+    const forced = arrived.force === true && Math.abs(amountCents - declared) * 100 > declared * RECEIVED_TOLERANCE_PERCENT;
     if (!(await recordArrival(trx, id, { units: arrived.units, valuation: arrived.valuation, amount_cents: amountCents, valuation_source: source }))) {
       throw conflict('invalid_transition', `a contribution that is ${c.status}${c.cancelled_at === null ? '' : ' (cancelled)'} cannot receive money`);
     }
@@ -192,14 +207,20 @@ export async function recordArrivalAudited(
       object_type: 'contribution',
       object_id: id,
       before: { units: c.units, valuation: c.valuation },
-      after: { units: arrived.units, valuation: arrived.valuation, amount_cents: amountCents, valuation_source: source },
+      after: { units: arrived.units, valuation: arrived.valuation, amount_cents: amountCents, valuation_source: source, declared_cents: declared, forced },
       at,
     });
   });
 }
 
 /** Records what arrived for a declaration, then moves it to `pending` with that money: the operator's "receive" (CLI and /admin/v1). */
-export async function receiveDeclared(deps: Deps, book: Book, id: number, arrived: { units: string; valuation: string; valuation_source?: string }, actor: string): Promise<void> {
+export async function receiveDeclared(
+  deps: Deps,
+  book: Book,
+  id: number,
+  arrived: { units: string; valuation: string; valuation_source?: string; force?: boolean },
+  actor: string,
+): Promise<void> {
   await recordArrivalAudited(deps, book, id, arrived, actor);
   await advanceContribution(deps, book, id, 'pending', actor);
 }

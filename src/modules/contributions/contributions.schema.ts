@@ -58,6 +58,7 @@ export const ReceivedBody = Type.Object(
     units: Type.String({ description: 'What arrived, up to 8 decimals (cash: the dollars)' }),
     valuation: Type.String({ description: 'Per unit in USD, up to 8 decimals (cash: 1)' }),
     valuation_source: Type.Optional(Type.String({ description: 'Where a non-cash valuation came from, e.g. "NYSE close 2026-11-20"' })),
+    force: Type.Optional(Type.Boolean({ description: 'Record it even though it is worth more than 10% away from what was declared (audited as forced)' })),
   },
   { additionalProperties: false },
 );
