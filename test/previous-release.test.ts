@@ -9,10 +9,27 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshDatabase, runCli, startServerProcess } from './harness.ts';
-import { almoner, machinePath, startNode, type Node } from '../scripts/drill/common.ts';
+import { almoner, machinePath, previousRelease, releases, startNode, type Node } from '../scripts/drill/common.ts';
+import { VERSION } from '../src/version.ts';
 
-/** The release before this one: main when this round of work began. Update it with each release. */
-const PREVIOUS_RELEASE = '983e39f';
+/** The newest release CHANGELOG.md names with its commit that is not this build's version. */
+const PREVIOUS_RELEASE = previousRelease(VERSION).commit;
+
+test('the changelog names each release with its commit, newest first; the upgrade rolls from the newest not this one', () => {
+  const named = releases();
+  assert.ok(named.length >= 2, 'releases 0.1.0 and 0.2.0 at least');
+  assert.deepEqual(
+    named.map((r) => r.version),
+    [...named.map((r) => r.version)].sort((a, b) => b.localeCompare(a, 'en', { numeric: true })),
+    'newest first',
+  );
+  // In a full clone every release's commit is in the history (a shallow one may lack the oldest).
+  if (hasCommit(named.at(-1)?.commit ?? '')) for (const r of named) assert.ok(hasCommit(r.commit), `${r.version}'s commit ${r.commit} is in the history`);
+  const text = '## Unreleased\n\n## 0.3.0 (2026-12-01, commit abcdef1)\n\n## 0.2.0 (2026-11-27, commit 850adda)\n';
+  assert.equal(previousRelease('0.4.0-dev', text).commit, 'abcdef1');
+  assert.equal(previousRelease('0.3.0', text).commit, '850adda', 'a build of the newest release rolls from the one before');
+  assert.throws(() => previousRelease('0.1.0', '## 0.1.0 (2026-11-23, commit 983e39f)\n'), /names no earlier release/);
+});
 const ROOT = new URL('..', import.meta.url).pathname;
 
 function hasCommit(commit: string): boolean {

@@ -3,7 +3,7 @@
 // as an operator would, and the CLI.
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { appendFileSync, chmodSync, createWriteStream, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 
@@ -178,4 +178,27 @@ export async function startNode(env: Record<string, string>, release = ROOT): Pr
       await exited;
     },
   };
+}
+
+/** A release the changelog names: `## 0.2.0 (2026-11-27, commit 850adda)`. */
+export interface Release {
+  version: string;
+  date: string;
+  commit: string;
+}
+
+/** The releases CHANGELOG.md names with their commits, newest first (tags do not travel with a clone: the changelog does). */
+export function releases(changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')): Release[] {
+  return [...changelog.matchAll(/^## (\d+\.\d+\.\d+) \((\d{4}-\d{2}-\d{2}), commit ([0-9a-f]{7,40})\)$/gm)].map((m) => ({
+    version: m[1] as string,
+    date: m[2] as string,
+    commit: m[3] as string,
+  }));
+}
+
+/** The newest release the changelog names that is not this build's version: what an upgrade rolls from. */
+export function previousRelease(version: string, changelog?: string): Release {
+  const found = releases(changelog).find((r) => r.version !== version);
+  if (found === undefined) throw new Error('CHANGELOG.md names no earlier release with its commit (## X.Y.Z (YYYY-MM-DD, commit HASH))');
+  return found;
 }

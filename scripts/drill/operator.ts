@@ -18,12 +18,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { almonerAsync, EIN, log, machinePath, PgCluster, query, ROOT, startNode, type Node } from './common.ts';
+import { almonerAsync, EIN, log, machinePath, PgCluster, previousRelease, query, ROOT, startNode, type Node } from './common.ts';
+import { VERSION } from '../../src/version.ts';
 import { prepareDonor, restore } from './pitr.ts';
 import { CuttableProxy } from './proxy.ts';
 
 const PORT = Number(process.env.DRILL_PORT ?? 55442);
-const PREVIOUS = process.env.DRILL_PREVIOUS_RELEASE ?? '983e39f';
+// The newest release CHANGELOG.md names (tags do not travel with a clone), or DRILL_PREVIOUS_RELEASE.
+const PREVIOUS = process.env.DRILL_PREVIOUS_RELEASE ?? previousRelease(VERSION).commit;
 const RATE = Number(process.env.DRILL_RATE ?? 40); // requests a second, bounded
 /** How long the drill's client waits for an answer; a node must answer (503 at worst) well within it. */
 const CLIENT_TIMEOUT_MS = 10_000;
