@@ -15,6 +15,9 @@ export type JobName = 'scheduler' | 'retention' | 'receipts' | 'notify' | 'sandb
 /** The latest `almoner check` (kept in the database by whichever machine ran it). */
 export type LastCheck = () => Promise<{ finished_at: string; duration_ms: number; failed: number } | undefined>;
 
+/** Money out as the database holds it (rules §17): runs open and past their pay date, unresolved exceptions, returns in the last week. */
+export type MoneyOut = () => Promise<{ open_runs: number; overdue_runs: number; open_exceptions: number; returned_7d: number }>;
+
 export interface Metrics {
   registry: Registry;
   counters: MoneyCounters;
@@ -37,7 +40,7 @@ export interface Metrics {
   jobRun(job: JobName, ok: boolean, seconds: number): void;
 }
 
-export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck): Metrics {
+export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, moneyOut?: MoneyOut): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'almoner_' });
   new Gauge({
@@ -100,6 +103,48 @@ export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck): Me
       async collect() {
         const run = await latest();
         if (run !== undefined) this.set(run.failed);
+      },
+    });
+  }
+  if (moneyOut !== undefined) {
+    // One read per scrape, shared by the gauges below.
+    let reading: ReturnType<MoneyOut> | undefined;
+    const read = () => {
+      reading ??= moneyOut()
+        .catch(() => undefined)
+        .finally(() => {
+          reading = undefined;
+        }) as ReturnType<MoneyOut>;
+      return reading;
+    };
+    new Gauge({
+      name: 'almoner_payment_runs',
+      help: 'Payment runs open (opened, not submitted or withdrawn) and overdue (open past their pay date), every book.',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      async collect() {
+        const m = await read();
+        if (m === undefined) return;
+        this.set({ state: 'open' }, m.open_runs);
+        this.set({ state: 'overdue' }, m.overdue_runs);
+      },
+    });
+    new Gauge({
+      name: 'almoner_payment_exceptions_open',
+      help: 'Checks the bank paid after they were voided, not yet resolved (recovered or charged).',
+      registers: [registry],
+      async collect() {
+        const m = await read();
+        if (m !== undefined) this.set(m.open_exceptions);
+      },
+    });
+    new Gauge({
+      name: 'almoner_payments_returned_week',
+      help: 'ACH payments the bank returned in the last seven days.',
+      registers: [registry],
+      async collect() {
+        const m = await read();
+        if (m !== undefined) this.set(m.returned_7d);
       },
     });
   }

@@ -12,6 +12,7 @@ import { openBooks } from './modules/ledger/index.ts';
 import { createMetrics } from './metrics.ts';
 import { prepareDirectory } from './modules/nonprofits/index.ts';
 import { lastCheckRun } from './modules/check/index.ts';
+import { moneyOutHealth } from './modules/payments/index.ts';
 import { createDonationWriter } from './modules/donations/index.ts';
 import { createKeyWrites } from './modules/idempotency/index.ts';
 import { createCardCache } from './modules/nonprofits/index.ts';
@@ -67,7 +68,11 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     clock: options.clock ?? systemClock,
     ids: options.ids ?? cryptoIds,
     log,
-    metrics: createMetrics(handle, () => lastCheckRun(deps)),
+    metrics: createMetrics(
+      handle,
+      () => lastCheckRun(deps),
+      () => moneyOutHealth(deps),
+    ),
   } as Deps;
   // Its parts hold `deps` (to reach the database and the clock when they run), so it is built just after.
   deps.runtime = buildRuntime(deps);

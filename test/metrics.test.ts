@@ -97,6 +97,16 @@ describeEachEngine('metrics', (env) => {
     const at = sample(text, 'almoner_check_last_run_timestamp_seconds') ?? 0;
     assert.ok(Math.abs(at - Date.now() / 1000) < 60, `the check's time, ${at}`);
     assert.equal(sample(text, 'almoner_check_failed_invariants'), 0);
+    // Money out as the database holds it: nothing open, overdue, unresolved or returned on a new platform.
+    assert.deepEqual(
+      [
+        sample(text, 'almoner_payment_runs', { state: 'open' }),
+        sample(text, 'almoner_payment_runs', { state: 'overdue' }),
+        sample(text, 'almoner_payment_exceptions_open'),
+        sample(text, 'almoner_payments_returned_week'),
+      ],
+      [0, 0, 0, 0],
+    );
   });
 });
 

@@ -6,6 +6,7 @@ export {
   CHECK_REGISTER_HEADER,
   getRun,
   listRuns,
+  moneyOutHealth,
   openRun,
   POSITIVE_PAY_HEADER,
   settle,

@@ -268,6 +268,9 @@ export async function settle(deps: Deps, book: Book, id: number, outcome: Paymen
   return paymentView(payment, new Map());
 }
 
+/** What the metrics show of money out: runs open and overdue, unresolved exceptions, returns in the last week (every book). */
+export const moneyOutHealth = (deps: Deps) => store.moneyOutHealth(deps.lookups, deps.clock.now().toISOString().slice(0, 10));
+
 /** Why `payDate` cannot be a run's pay date, or undefined: a banking day, today or later, at most `maxDays` ahead. */
 export function payDateProblem(payDate: string, today: string, maxDays: number): string | undefined {
   if (!isDay(payDate)) return 'must be a date (YYYY-MM-DD)';

@@ -32,6 +32,9 @@ describeEachEngine('payments store', (env) => {
       (await store.listRuns(db, 'live', 10)).map((r) => Number(r.id)),
       [second, first],
     );
+    // Three runs open (two live, one sandbox); on 2026-12-02 the two paying 2026-12-01 are overdue, none before their day.
+    assert.deepEqual(await store.moneyOutHealth(db, '2026-12-02'), { open_runs: 3, overdue_runs: 2, open_exceptions: 0, returned_7d: 0 });
+    assert.deepEqual(await store.moneyOutHealth(db, '2026-11-30'), { open_runs: 3, overdue_runs: 0, open_exceptions: 0, returned_7d: 0 });
     assert.deepEqual(
       await db
         .transaction()

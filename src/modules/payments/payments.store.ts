@@ -341,3 +341,25 @@ export async function runsOpenedBefore(db: Db | Trx, book: Book, id: number): Pr
     .execute();
   return rows.length;
 }
+
+/** What the metrics show of money out (rules §17): runs open, open runs past their pay date, unresolved exceptions, payments returned in the week to `today`. */
+export async function moneyOutHealth(db: Db, today: string): Promise<{ open_runs: number; overdue_runs: number; open_exceptions: number; returned_7d: number }> {
+  const runs = await db
+    .selectFrom('payment_runs')
+    .select((eb) => [eb.fn.countAll<number>().as('open'), eb.fn.sum<number>(eb.case().when('pay_date', '<', today).then(1).else(0).end()).as('overdue')])
+    .where('status', '=', 'open')
+    .executeTakeFirstOrThrow();
+  const exceptions = await db
+    .selectFrom('payment_exceptions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('resolution', 'is', null)
+    .executeTakeFirstOrThrow();
+  const weekAgo = new Date(Date.parse(`${today}T00:00:00Z`) - 7 * 86_400_000).toISOString();
+  const returned = await db
+    .selectFrom('payments')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'returned')
+    .where('settled_at', '>=', weekAgo)
+    .executeTakeFirstOrThrow();
+  return { open_runs: Number(runs.open), overdue_runs: Number(runs.overdue ?? 0), open_exceptions: Number(exceptions.n), returned_7d: Number(returned.n) };
+}
