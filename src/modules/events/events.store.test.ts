@@ -36,6 +36,20 @@ describeEachEngine('events store', (env) => {
       [['gift.created', { status: 'new' }]],
     );
     assert.deepEqual(store.eventStatements([]), []);
+    // Many at once: 2,500 events in statements of a thousand.
+    await db.transaction().execute((trx) =>
+      store.recordEvents(
+        trx,
+        Array.from({ length: 2500 }, (_, i) => ({ user_id: other.user_id, type: 'payment.created' as const, object_type: 'payment', object_id: i, data: { i }, at })),
+      ),
+    );
+    assert.equal((await store.listEvents(db, other.user_id, { page: 1, per_page: 1 })).count, 2501);
+    await db.transaction().execute((trx) => store.recordEvents(trx, []));
+    // Relayed, so that they do not stand before the next test's events.
+    for (let waiting = await store.unrelayedEvents(db, 1000); waiting.length > 0; waiting = await store.unrelayedEvents(db, 1000)) {
+      const ids = waiting.map((e) => e.id);
+      await db.transaction().execute((trx) => store.markRelayed(trx, ids, at));
+    }
   });
 
   test('unrelayedEvents, claimEvents, markRelayed and unrelayedCount: each event is relayed once', async () => {

@@ -5,7 +5,7 @@ import type { Db, Trx } from '../../db/database.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Database, EventsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { insertRows, type Statement } from '../../db/bulk.ts';
+import { insertRows, runStatements, type Statement } from '../../db/bulk.ts';
 import type { Book } from '../../shared/book.ts';
 
 const insertEventQuery = prepared<Database, never, Omit<EventsTable, 'id' | 'relayed_at'>>((db, p) =>
@@ -48,6 +48,14 @@ export function eventStatements(events: ReadonlyArray<{ user_id: number; type: E
     ['user_id', 'type', 'object_type', 'object_id', 'data', 'created_at'],
     events.map((e) => [e.user_id, e.type, e.object_type, e.object_id, JSON.stringify(e.data), e.at]),
   );
+}
+
+/** Records many events at once (a payment run's), a statement of up to a thousand at a time. */
+export async function recordEvents(
+  trx: Trx,
+  events: ReadonlyArray<{ user_id: number; type: EventType; object_type: string; object_id: number; data: unknown; at: string }>,
+): Promise<void> {
+  for (const statement of eventStatements(events)) await runStatements(trx, [statement]);
 }
 
 /** A page of a user's events, newest first, with how many there are. */

@@ -6,12 +6,23 @@ import type { Deps } from '../../deps.ts';
 import { EmptyObject, IdParams } from '../../http/schemas.ts';
 import { BookQuery, bookOf, OPERATOR_TAGS as tags } from '../../http/operator.ts';
 import { sendCsv } from '../../http/csv.ts';
-import { achFileOf, checkRows, CHECK_REGISTER_HEADER, getRun, listRuns, openRun, POSITIVE_PAY_HEADER, settle } from './payments.service.ts';
+import { getRun, listRuns, openRun, settle } from './payments.service.ts';
+import { achFileOf, checkRows, CHECK_REGISTER_HEADER, POSITIVE_PAY_HEADER } from './payments.files.ts';
 import { approveRun, submitRun, withdrawRun } from './payments.submit.ts';
 import { listExceptions, recordAchReturns, recordPaidChecks, resolveException } from './payments.outcomes.ts';
 import { approvePayeeAccount, setPayeeAccount } from './payments.payees.ts';
-import { remittance, runRemittances } from './payments.remittances.ts';
-import { OpenRunBody, WithdrawRunBody, PaidChecksBody, PayeeAccountBody, ResolveExceptionBody, ReturnBody, ReturnsFileBody, VoidBody } from './payments.schema.ts';
+import { LETTERS_PER_FILE, remittance, runRemittances } from './payments.remittances.ts';
+import {
+  OpenRunBody,
+  RemittancesQuery,
+  WithdrawRunBody,
+  PaidChecksBody,
+  PayeeAccountBody,
+  ResolveExceptionBody,
+  ReturnBody,
+  ReturnsFileBody,
+  VoidBody,
+} from './payments.schema.ts';
 
 export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -62,12 +73,35 @@ export function paymentOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
 
     app.get(
       '/payment_runs/:id/remittances',
-      { schema: { tags, summary: "The run's remittance advice: one letter per payment, in one PDF", params: IdParams, querystring: BookQuery } },
-      async (request, reply) =>
-        reply
-          .type('application/pdf')
-          .header('content-disposition', `attachment; filename="run-${request.params.id}-remittances.pdf"`)
-          .send(Buffer.from(await runRemittances(deps, bookOf(request), request.params.id))),
+      {
+        schema: {
+          tags,
+          summary: `The run's remittance advice: one letter per payment, in files of ${LETTERS_PER_FILE} letters (?part=N; X-Parts says how many, Link the next)`,
+          params: IdParams,
+          querystring: RemittancesQuery,
+        },
+      },
+      async (request, reply) => {
+        // A client that goes away stops the letters being drawn: nothing is left computing for no one.
+        const gone = new AbortController();
+        const stop = () => {
+          if (!reply.raw.writableFinished) gone.abort(new Error('the client went away'));
+        };
+        reply.raw.once('close', stop);
+        try {
+          const { id } = request.params;
+          const file = await runRemittances(deps, bookOf(request), id, { signal: gone.signal, ...(request.query.part === undefined ? {} : { part: request.query.part }) });
+          const name = file.parts === 1 ? `run-${id}-remittances.pdf` : `run-${id}-remittances-${file.part}-of-${file.parts}.pdf`;
+          if (file.part < file.parts) reply.header('link', `</admin/v1/payment_runs/${id}/remittances?book=${bookOf(request)}&part=${file.part + 1}>; rel="next"`);
+          return await reply
+            .type('application/pdf')
+            .header('x-parts', String(file.parts))
+            .header('content-disposition', `attachment; filename="${name}"`)
+            .send(Buffer.from(file.pdf));
+        } finally {
+          reply.raw.off('close', stop);
+        }
+      },
     );
 
     app.get('/payments/:id/remittance', { schema: { tags, summary: "A payment's remittance advice (PDF)", params: IdParams, querystring: BookQuery } }, async (request, reply) =>

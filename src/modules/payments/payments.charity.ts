@@ -10,6 +10,7 @@ import { setPayeeAccount } from './payments.payees.ts';
 import { donorAsShared, remittance } from './payments.remittances.ts';
 import { maskedAccount } from './payments.ts';
 import * as store from './payments.store.ts';
+import * as payees from './payees.store.ts';
 
 /** Payments shown on the organisation's page: the newest. */
 const PAYMENTS_SHOWN = 100;
@@ -33,7 +34,7 @@ export interface CharityAccount {
 /** The organisation's page for a person who acts for it. Throws non_profit_not_found, claim_required. */
 export async function charityAccount(deps: Deps, userId: number, ein: string): Promise<CharityAccount> {
   const view = await requireClaimant(deps, userId, ein);
-  const [bank, payments] = await Promise.all([store.activePayeeAccount(deps.db, view.id), store.paymentsToOrganisation(deps.db, view.id, PAYMENTS_SHOWN)]);
+  const [bank, payments] = await Promise.all([payees.activePayeeAccount(deps.db, view.id), store.paymentsToOrganisation(deps.db, view.id, PAYMENTS_SHOWN)]);
   const lines = Map.groupBy(
     await store.remittanceLines(
       deps.db,

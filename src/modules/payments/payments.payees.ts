@@ -19,6 +19,7 @@ import { isRoutingNumber } from './nacha.ts';
 import { ACH_RETURNS, addDays, maskedAccount, normalizeAccountNumber } from './payments.ts';
 import { ACH_CHANGES } from './payments.returns.ts';
 import * as store from './payments.store.ts';
+import * as payees from './payees.store.ts';
 
 /**
  * Records an organisation's bank details for ACH (the routing number checked by its check digit,
@@ -53,9 +54,9 @@ export async function setPayeeAccount(
   const status = who.userId === undefined && deps.config.payments.twoOperators === true ? 'pending' : 'active';
   const { unseen, id } = await deps.db.transaction().execute(async (trx) => {
     const nonProfitId = view.id;
-    const before = await store.activePayeeAccount(trx, nonProfitId);
+    const before = await payees.activePayeeAccount(trx, nonProfitId);
     const { actor } = who;
-    const id = await store.replacePayeeAccount(
+    const id = await payees.replacePayeeAccount(
       trx,
       {
         non_profit_id: nonProfitId,
@@ -122,10 +123,10 @@ export interface PayeeAccountSet {
 export async function approvePayeeAccount(deps: Deps, id: number, actor: string): Promise<PayeeAccountSet> {
   const at = deps.clock.now().toISOString();
   return await deps.db.transaction().execute(async (trx) => {
-    const row = await store.payeeAccountById(trx, id);
+    const row = await payees.payeeAccountById(trx, id);
     if (row === undefined || row.status !== 'pending') throw conflict('payee_account_not_pending', `no bank details ${id} wait for approval`);
     if (samePerson(row.created_by, actor)) throw new AppError('forbidden', 'same_operator', `a second operator approves bank details: ${row.created_by} typed these`);
-    assert(await store.activatePayeeAccount(trx, id, actor), 'waiting details are approved once');
+    assert(await payees.activatePayeeAccount(trx, id, actor), 'waiting details are approved once');
     await recordAudit(trx, {
       book: 'live',
       actor,
@@ -148,8 +149,8 @@ export async function approvePayeeAccount(deps: Deps, id: number, actor: string)
  */
 export async function suspendBankDetails(deps: Deps, trx: Trx, book: Book, payment: store.PaymentRow, code: string, actor: string, at: string): Promise<void> {
   const accountId = Number(payment.payee_account_id);
-  if (!(await store.suspendPayeeAccount(trx, accountId))) return;
-  const account = await store.payeeAccountById(trx, accountId);
+  if (!(await payees.suspendPayeeAccount(trx, accountId))) return;
+  const account = await payees.payeeAccountById(trx, accountId);
   await recordAudit(trx, {
     book,
     actor,
@@ -190,16 +191,18 @@ export function correctionProblem(code: string, corrected: string): string | und
  * Applies a notification of change to the bank details `payment` went to (rules §17): a code with
  * corrected data (C01-C03, C05-C07) puts corrected details in force at once (the receiving bank
  * gave them: no cooling-off, no second operator), replacing the old ones; any other code is
- * noted. Audited, and the organisation's claimants and OPERATOR_EMAIL told. The live book only:
- * a sandbox file changes no one's details. Returns false when nothing was done: the sandbox, the
- * details replaced since, or corrected already. Check correctionProblem first.
+ * noted (even about details replaced since). Audited, and the organisation's claimants and
+ * OPERATOR_EMAIL told. The live book only: a sandbox file changes no one's details. Returns false
+ * when nothing was done: the sandbox, a correction of details replaced since, or corrected
+ * already. Check correctionProblem first.
  */
 export async function applyCorrection(deps: Deps, trx: Trx, book: Book, payment: store.PaymentRow, code: string, corrected: string, actor: string): Promise<boolean> {
   if (book !== 'live' || payment.payee_account_id === null) return false;
-  const old = await store.payeeAccountById(trx, Number(payment.payee_account_id));
-  if (old === undefined || old.status !== 'active') return false;
+  const old = await payees.payeeAccountById(trx, Number(payment.payee_account_id));
   const change = ACH_CHANGES[code] as NonNullable<(typeof ACH_CHANGES)[string]>;
   const fix = change.read?.(corrected);
+  // A correction applies to details still in force; a notice is noted whatever became of them.
+  if (old === undefined || (fix !== undefined && old.status !== 'active')) return false;
   const at = deps.clock.now().toISOString();
   const shown = (a: { routing: string; account_last4: string; account_type: string }) => ({
     routing: a.routing,
@@ -220,7 +223,7 @@ export async function applyCorrection(deps: Deps, trx: Trx, book: Book, payment:
     };
     if (next.routing === old.routing && next.account_sealed === old.account_sealed && next.account_type === old.account_type) return false;
     const day = at.slice(0, 10);
-    id = await store.replacePayeeAccount(trx, {
+    id = await payees.replacePayeeAccount(trx, {
       ...next,
       non_profit_id: old.non_profit_id,
       holder: old.holder,

@@ -11,14 +11,13 @@ import type { Book } from '../../shared/book.ts';
 import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import { dollarsText } from '../../shared/money.ts';
-import { unseal } from '../../shared/sealed.ts';
 import { recordAudit } from '../audit/index.ts';
-import { recordEvent } from '../events/index.ts';
+import { recordEvent, recordEvents } from '../events/index.ts';
 import { applyEventIn } from '../donations/index.ts';
 import { refusalOf } from '../nonprofits/index.ts';
-import { achFile, originatorProblems, type Credit } from './nacha.ts';
 import { ACH_RETURN_CODES, ACH_RETURNS, addDays, bankingDayFrom, isBankingDay, isDay, maskedAccount, PAYMENT_OUTCOMES, type PaymentOutcome } from './payments.ts';
 import * as store from './payments.store.ts';
+import * as payees from './payees.store.ts';
 import { suspendBankDetails } from './payments.payees.ts';
 
 /** What opening a run did: its payments, and the organisations it could not pay and why. */
@@ -80,7 +79,7 @@ export const LEFT_OUT: ReadonlySet<string> = new Set(['withheld', 'withdrawn']);
 async function viewOf(deps: Deps, run: store.RunRow): Promise<RunView> {
   const payments = await store.paymentsOfRun(deps.db, Number(run.id));
   const accountIds = [...new Set(payments.flatMap((p) => (p.payee_account_id === null ? [] : [Number(p.payee_account_id)])))];
-  const last4 = new Map((await store.payeeAccountsByIds(deps.db, accountIds)).map((a) => [Number(a.id), a.account_last4] as const));
+  const last4 = new Map((await payees.payeeAccountsByIds(deps.db, accountIds)).map((a) => [Number(a.id), a.account_last4] as const));
   // The totals are what the run pays: a payment withheld or withdrawn (rules §17) pays nothing.
   const paying = payments.filter((p) => !LEFT_OUT.has(p.status));
   const sum = (method?: string) => paying.filter((p) => method === undefined || p.method === method).reduce((n, p) => n + Number(p.amount_cents), 0);
@@ -131,13 +130,14 @@ export async function listRuns(deps: Deps, book: Book) {
  * is taken; an organisation that may no longer receive has its donations rejected (their money
  * back, the reason's code on each); one whose close name match awaits review is held (its
  * donations wait); every other becomes one payment, ACH when its bank details are in force on the
- * date, else a check with the next number. Throws validation_failed (a date that is not one),
- * conflict (payment_run_exists for the date; donation_in_run when another run took a donation first).
+ * date, else a check with the next number. Payments, grants and events are written in bulk
+ * statements, so a run of 100,000 donations is a few hundred statements. Throws validation_failed
+ * (a date that is not one), conflict (payment_run_exists for the date; payment_run_empty;
+ * donation_in_run when another run took a donation first).
  */
 export async function openRun(deps: Deps, book: Book, payDate: string, actor: string): Promise<Opened> {
   const at = deps.clock.now().toISOString();
-  const today = at.slice(0, 10);
-  const problem = payDateProblem(payDate, today, deps.config.payments.payDateMaxDays ?? 30);
+  const problem = payDateProblem(payDate, at.slice(0, 10), deps.config.payments.payDateMaxDays ?? 30);
   if (problem !== undefined) throw fieldErrors([{ field: 'pay_date', code: 'validation_failed', message: problem }]);
   const { runId, rejected, held } = await deps.db.transaction().execute(async (trx) => {
     const id = await store.insertRun(trx, { book, pay_date: payDate, opened_at: at, opened_by: actor });
@@ -145,55 +145,8 @@ export async function openRun(deps: Deps, book: Book, payDate: string, actor: st
     const rows = await store.payableDonations(trx, book);
     // A run with nothing to pay would give the bank a batch with no entry, which it rejects.
     if (rows.length === 0) throw conflict('payment_run_empty', `no approved donation of the ${book} book waits for a payment: nothing to pay`);
-    const byOrg = Map.groupBy(rows, (r) => r.non_profit_id);
-    const refused: Opened['rejected'] = [];
-    const waiting: Opened['held'] = [];
-    let checkNumber = await store.nextCheckNumber(trx, book, deps.config.payments.checkFirstNumber);
-    for (const [nonProfitId, donations] of byOrg) {
-      const org = donations[0] as (typeof rows)[number];
-      const total = donations.reduce((n, d) => n + Number(d.amount_cents), 0);
-      const refusal =
-        org.eligible !== 1 || org.removed_at !== null ? { code: 'non_profit_ineligible', why: 'the IRS no longer lists it as an active, deductible charity' } : refusalOf(org);
-      if (refusal !== undefined) {
-        for (const d of donations) await applyEventIn(deps, trx, book, d.id, 'reject', { actor, reason: `${refusal.code}: ${refusal.why}`, byPayment: true });
-        refused.push({ ein: org.ein, name: org.name, code: refusal.code, donations: donations.length, amount: dollarsText(total) });
-        continue;
-      }
-      if (org.diligence === 'review') {
-        waiting.push({ ein: org.ein, name: org.name, donations: donations.length, amount: dollarsText(total) });
-        continue;
-      }
-      // The cooling-off is counted to today, not to the pay date typed: details set minutes ago wait.
-      const account = await store.usablePayeeAccount(trx, nonProfitId, today);
-      const method = account === undefined ? 'check' : 'ach';
-      const paymentId = await store.insertPayment(
-        trx,
-        {
-          run_id: id,
-          book,
-          non_profit_id: nonProfitId,
-          ein: org.ein,
-          payee: org.name,
-          address: [org.street, [org.city, [org.state, org.zip].filter((p) => p !== '').join(' ')].filter((p) => p !== '').join(', ')].filter((p) => p !== '').join('\n'),
-          method,
-          amount_cents: total,
-          grants: donations.length,
-          screened: org.diligence,
-          status: 'open',
-          payee_account_id: account === undefined ? null : Number(account.id),
-          check_number: method === 'check' ? checkNumber++ : null,
-          return_code: null,
-          created_at: at,
-          sent_at: null,
-          settled_at: null,
-          settled_by: null,
-        },
-        donations.map((d) => ({ donation_id: d.id, amount_cents: Number(d.amount_cents) })),
-      );
-      if (paymentId === undefined)
-        throw conflict('donation_in_run', 'another payment run opened at the same moment took some of these donations or check numbers first: open this run again');
-      await paymentEvents(trx, paymentId, 'payment.created', { status: 'open', method, pay_date: payDate }, at);
-    }
+    const sorted = await sortOrganisations(deps, trx, book, rows, actor);
+    await writePayments(deps, trx, book, id, payDate, sorted.paying, at);
     await recordAudit(trx, {
       book,
       actor,
@@ -201,12 +154,90 @@ export async function openRun(deps: Deps, book: Book, payDate: string, actor: st
       object_type: 'payment_run',
       object_id: id,
       before: null,
-      after: { pay_date: payDate, rejected: refused, held: waiting },
+      after: { pay_date: payDate, rejected: sorted.rejected, held: sorted.held },
       at,
     });
-    return { runId: id, rejected: refused, held: waiting };
+    return { runId: id, rejected: sorted.rejected, held: sorted.held };
   });
   return { run: await getRun(deps, book, runId), rejected, held };
+}
+
+type Payable = Awaited<ReturnType<typeof store.payableDonations>>[number];
+
+/**
+ * The run's organisations, each decided: one that may no longer receive has its donations
+ * rejected here (their money back), one whose close name match awaits review is held, every
+ * other is to be paid.
+ */
+async function sortOrganisations(deps: Deps, trx: Trx, book: Book, rows: readonly Payable[], actor: string) {
+  const rejected: Opened['rejected'] = [];
+  const held: Opened['held'] = [];
+  const paying: Payable[][] = [];
+  for (const donations of Map.groupBy(rows, (r) => r.non_profit_id).values()) {
+    const org = donations[0] as Payable;
+    const total = donations.reduce((n, d) => n + Number(d.amount_cents), 0);
+    const refusal =
+      org.eligible !== 1 || org.removed_at !== null ? { code: 'non_profit_ineligible', why: 'the IRS no longer lists it as an active, deductible charity' } : refusalOf(org);
+    if (refusal !== undefined) {
+      for (const d of donations) await applyEventIn(deps, trx, book, d.id, 'reject', { actor, reason: `${refusal.code}: ${refusal.why}`, byPayment: true });
+      rejected.push({ ein: org.ein, name: org.name, code: refusal.code, donations: donations.length, amount: dollarsText(total) });
+    } else if (org.diligence === 'review') held.push({ ein: org.ein, name: org.name, donations: donations.length, amount: dollarsText(total) });
+    else paying.push(donations);
+  }
+  return { rejected, held, paying };
+}
+
+/** One payment per organisation (ACH to details in force today, else a check with the next number), its grants, and an event to each donor: in bulk. */
+async function writePayments(deps: Deps, trx: Trx, book: Book, runId: number, payDate: string, paying: readonly Payable[][], at: string): Promise<void> {
+  // The cooling-off is counted to today, not to the pay date typed: details set minutes ago wait.
+  const accounts = await payees.usablePayeeAccounts(
+    trx,
+    paying.map((ds) => (ds[0] as Payable).non_profit_id),
+    at.slice(0, 10),
+  );
+  let checkNumber = await store.nextCheckNumber(trx, book, deps.config.payments.checkFirstNumber);
+  const payments = paying.map((donations) => {
+    const org = donations[0] as Payable;
+    const account = accounts.get(org.non_profit_id);
+    return {
+      run_id: runId,
+      book,
+      non_profit_id: org.non_profit_id,
+      ein: org.ein,
+      payee: org.name,
+      address: [org.street, [org.city, [org.state, org.zip].filter((p) => p !== '').join(' ')].filter((p) => p !== '').join(', ')].filter((p) => p !== '').join('\n'),
+      method: account === undefined ? 'check' : 'ach',
+      amount_cents: donations.reduce((n, d) => n + Number(d.amount_cents), 0),
+      grants: donations.length,
+      screened: org.diligence,
+      status: 'open',
+      payee_account_id: account === undefined ? null : Number(account.id),
+      check_number: account === undefined ? checkNumber++ : null,
+      return_code: null,
+      created_at: at,
+      sent_at: null,
+      settled_at: null,
+      settled_by: null,
+    };
+  });
+  const ids = await store.insertPayments(
+    trx,
+    payments,
+    paying.map((ds) => ds.map((d) => ({ donation_id: d.id, amount_cents: Number(d.amount_cents) }))),
+  );
+  if (ids === undefined)
+    throw conflict('donation_in_run', 'another payment run opened at the same moment took some of these donations or check numbers first: open this run again');
+  const events = paying.flatMap((donations, i) =>
+    [...Map.groupBy(donations, (d) => d.user_id)].map(([userId, ofDonor]) => ({
+      user_id: Number(userId),
+      type: 'payment.created' as const,
+      object_type: 'payment',
+      object_id: ids.get((donations[0] as Payable).non_profit_id) as number,
+      data: { status: 'open', method: payments[i]?.method, pay_date: payDate, donation_ids: ofDonor.map((d) => d.id) },
+      at,
+    })),
+  );
+  await recordEvents(trx, events);
 }
 
 /** One event per donor whose grants a payment carries, in the transaction that moved it. */
@@ -294,81 +325,4 @@ export async function voidStaleChecks(deps: Deps, book: Book, actor: string, asO
   const ids = await store.staleChecks(deps.db, book, addDays(day, -days));
   for (const id of ids) await settle(deps, book, id, 'void', { actor, reason: `not cashed within ${days} days of its date (as of ${day})` });
   return ids;
-}
-
-/** The run's NACHA file: every ACH payment, one entry and addenda each. Throws ach_not_configured (naming the settings), payment_run_not_found. */
-export async function achFileOf(deps: Deps, book: Book, id: number): Promise<string> {
-  const problems = originatorProblems(deps.config.payments.ach);
-  if (problems.length > 0) throw conflict('ach_not_configured', `set ${problems.join(', ')} to make ACH files`);
-  const key = deps.config.payments.payeeKey;
-  if (key === undefined) throw conflict('payee_key_not_configured', 'set PAYEE_DATA_KEY (or PAYEE_DATA_KEY_FILE): the bank details are sealed with it');
-  const run = await runOf(deps, book, id);
-  const payments = (await store.paymentsOfRun(deps.db, id)).filter((p) => p.method === 'ach' && !LEFT_OUT.has(p.status));
-  // A file whose batch has no entry is one a bank rejects: there is nothing to send.
-  if (payments.length === 0) throw conflict('ach_file_empty', `payment run ${id} pays no one by ACH: there is no NACHA file to send`);
-  const grants = await store.grantsOf(
-    deps.db,
-    payments.map((p) => Number(p.id)),
-  );
-  const accounts = new Map((await store.payeeAccountsByIds(deps.db, [...new Set(payments.map((p) => Number(p.payee_account_id)))])).map((a) => [Number(a.id), a] as const));
-  const grantsByPayment = Map.groupBy(grants, (g) => g.payment_id);
-  const credits: Credit[] = [];
-  for (const p of payments) {
-    const account = accounts.get(Number(p.payee_account_id));
-    assert(account !== undefined, 'an ACH payment names its bank details');
-    const ids = (grantsByPayment.get(Number(p.id)) ?? []).map((g) => g.donation_id);
-    credits.push({
-      routing: account.routing,
-      account: unseal(key, account.account_sealed),
-      accountType: account.account_type === 'savings' ? 'savings' : 'checking',
-      amountCents: Number(p.amount_cents),
-      reference: `PAYMENT ${p.id}`,
-      receiver: p.payee,
-      remittance: `GRANTS ${ids.length} DONATIONS ${ids.join(' ')}`.slice(0, 80),
-      trace: ((Number(p.id) - 1) % 9_999_999) + 1,
-    });
-  }
-  // Its place among the book's runs opened that day picks the File ID Modifier (A for the first).
-  const fileOfDay = await store.runsOpenedBefore(deps.db, book, id);
-  return achFile(deps.config.payments.ach, credits, deps.clock.now().toISOString(), run.pay_date, id % 10_000_000, fileOfDay);
-}
-
-export const CHECK_REGISTER_HEADER = ['check_number', 'pay_date', 'payee', 'address', 'amount', 'payment_id', 'grants', 'status'] as const;
-/** The positive-pay file: each check with `I` (issued: honour it) or `V` (voided: refuse it). */
-export const POSITIVE_PAY_HEADER = ['account', 'check_number', 'issue_date', 'amount', 'payee', 'issue_void'] as const;
-
-/**
- * The run's checks as rows: the register (to print and mail them) or the positive-pay file (for the
- * bank that honours them), which ends with its control totals: a `TOTAL` row with the amount of the
- * checks issued and the count of each kind.
- */
-export async function* checkRows(deps: Deps, book: Book, id: number, form: 'register' | 'positive_pay'): AsyncGenerator<unknown[]> {
-  const run = await runOf(deps, book, id);
-  const totals = { issued: 0, issuedCents: 0, voided: 0, voidedCents: 0 };
-  for (const p of await store.paymentsOfRun(deps.db, id)) {
-    if (p.method !== 'check') continue;
-    // A check left out is never printed, but its number was handed out: the bank is told to refuse it.
-    if (form === 'register' && LEFT_OUT.has(p.status)) continue;
-    const amount = dollarsText(Number(p.amount_cents));
-    const voided = p.status === 'voided' || LEFT_OUT.has(p.status);
-    if (voided) {
-      totals.voided += 1;
-      totals.voidedCents += Number(p.amount_cents);
-    } else {
-      totals.issued += 1;
-      totals.issuedCents += Number(p.amount_cents);
-    }
-    yield form === 'register'
-      ? [p.check_number, run.pay_date, p.payee, p.address, amount, p.id, p.grants, p.status]
-      : [deps.config.payments.checkAccount, p.check_number, run.pay_date, amount, p.payee, voided ? 'V' : 'I'];
-  }
-  if (form === 'positive_pay')
-    yield [
-      deps.config.payments.checkAccount,
-      'TOTAL',
-      run.pay_date,
-      dollarsText(totals.issuedCents),
-      `${totals.issued} issued, ${totals.voided} voided (${dollarsText(totals.voidedCents)})`,
-      '',
-    ];
 }

@@ -1,13 +1,13 @@
 // SQL of payment runs, payments, their grants and payees' bank details (rules §17).
 import type { Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
-import type { PayeeAccountsTable, PaymentExceptionsTable, PaymentRunsTable, PaymentsTable } from '../../db/schema.payments.ts';
+import type { PaymentExceptionsTable, PaymentRunsTable, PaymentsTable } from '../../db/schema.payments.ts';
 import type { Book } from '../../shared/book.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import { bulkInsert } from '../../db/bulk.ts';
 
 export type RunRow = Selectable<PaymentRunsTable>;
 export type PaymentRow = Selectable<PaymentsTable>;
-export type PayeeAccountRow = Selectable<PayeeAccountsTable>;
 
 /** A run for the date, or undefined when the book has one for that date already. */
 export async function insertRun(trx: Trx, run: { book: Book; pay_date: string; opened_at: string; opened_by: string }): Promise<number | undefined> {
@@ -84,73 +84,28 @@ export async function payableDonations(db: Db | Trx, book: Book) {
     .selectFrom('donations as d')
     .innerJoin('non_profits as n', 'n.id', 'd.non_profit_id')
     .leftJoin('payment_grants as g', 'g.donation_id', 'd.id')
-    .select(['d.id', 'd.amount_cents', 'd.non_profit_id', 'n.ein', 'n.name', 'n.street', 'n.city', 'n.state', 'n.zip', 'n.eligible', 'n.removed_at', 'n.foundation', 'n.diligence'])
+    .select([
+      'd.id',
+      'd.user_id',
+      'd.amount_cents',
+      'd.non_profit_id',
+      'n.ein',
+      'n.name',
+      'n.street',
+      'n.city',
+      'n.state',
+      'n.zip',
+      'n.eligible',
+      'n.removed_at',
+      'n.foundation',
+      'n.diligence',
+    ])
     .where('d.book', '=', book)
     .where('d.status', '=', 'approved')
     .where('g.donation_id', 'is', null)
     .orderBy('d.non_profit_id')
     .orderBy('d.id')
     .execute();
-}
-
-/** The organisation's bank details in force on `day` (past its cooling-off), if any. */
-export async function usablePayeeAccount(db: Db | Trx, nonProfitId: number, day: string): Promise<PayeeAccountRow | undefined> {
-  return await db
-    .selectFrom('payee_accounts')
-    .selectAll()
-    .where('non_profit_id', '=', nonProfitId)
-    .where('status', '=', 'active')
-    .where('usable_from', '<=', day)
-    .executeTakeFirst();
-}
-
-export async function activePayeeAccount(db: Db | Trx, nonProfitId: number): Promise<PayeeAccountRow | undefined> {
-  return await db.selectFrom('payee_accounts').selectAll().where('non_profit_id', '=', nonProfitId).where('status', '=', 'active').executeTakeFirst();
-}
-
-/** Stops bank details from being used (a return said the account cannot take credits); false if they were not active. */
-export async function suspendPayeeAccount(trx: Trx, id: number): Promise<boolean> {
-  const done = await trx.updateTable('payee_accounts').set({ status: 'suspended' }).where('id', '=', id).where('status', '=', 'active').returning('id').executeTakeFirst();
-  return done !== undefined;
-}
-
-/**
- * New bank details for the organisation. Active ones replace any it had (active, suspended or
- * waiting); `pending` ones (an operator's, awaiting a second operator) replace only others waiting.
- */
-export async function replacePayeeAccount(trx: Trx, row: Omit<PayeeAccountRow, 'id' | 'status' | 'approved_by'>, status: 'active' | 'pending' = 'active'): Promise<number> {
-  const replaced = status === 'active' ? ['active', 'suspended', 'pending'] : ['pending'];
-  await trx.updateTable('payee_accounts').set({ status: 'replaced' }).where('non_profit_id', '=', row.non_profit_id).where('status', 'in', replaced).execute();
-  const made = await trx
-    .insertInto('payee_accounts')
-    .values({ ...row, status, approved_by: null })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return Number(made.id);
-}
-
-/** Puts waiting details in force (a second operator approved them), replacing the organisation's others; false if they were not waiting. */
-export async function activatePayeeAccount(trx: Trx, id: number, by: string): Promise<boolean> {
-  const row = await trx
-    .updateTable('payee_accounts')
-    .set({ status: 'active', approved_by: by })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .returning('non_profit_id')
-    .executeTakeFirst();
-  if (row === undefined) return false;
-  await trx
-    .updateTable('payee_accounts')
-    .set({ status: 'replaced' })
-    .where('non_profit_id', '=', row.non_profit_id)
-    .where('id', '!=', id)
-    .where('status', 'in', ['active', 'suspended'])
-    .execute();
-  return true;
-}
-
-export async function payeeAccountById(db: Db | Trx, id: number): Promise<PayeeAccountRow | undefined> {
-  return await db.selectFrom('payee_accounts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** The next check number of the book: one past the highest used, or the first configured. */
@@ -164,23 +119,51 @@ export async function nextCheckNumber(trx: Trx, book: Book, first: number): Prom
   return last === undefined ? first : Math.max(first, last + 1);
 }
 
-/** A payment with its grants; undefined when another run took one of its donations, or its check number, first. */
-export async function insertPayment(trx: Trx, payment: Omit<PaymentRow, 'id'>, grants: ReadonlyArray<{ donation_id: number; amount_cents: number }>): Promise<number | undefined> {
-  let id: number;
+const PAYMENT_COLUMNS = [
+  'run_id',
+  'book',
+  'non_profit_id',
+  'ein',
+  'payee',
+  'address',
+  'method',
+  'amount_cents',
+  'grants',
+  'screened',
+  'status',
+  'payee_account_id',
+  'check_number',
+  'return_code',
+  'created_at',
+  'sent_at',
+  'settled_at',
+  'settled_by',
+] as const;
+
+/**
+ * A run's payments with their grants, in bulk statements of a thousand rows (one organisation
+ * once per run): their ids by organisation, or undefined when another run took one of their
+ * donations, or a check number, first.
+ */
+export async function insertPayments(
+  trx: Trx,
+  payments: ReadonlyArray<Omit<PaymentRow, 'id'>>,
+  grants: ReadonlyArray<ReadonlyArray<{ donation_id: number; amount_cents: number }>>,
+): Promise<Map<number, number> | undefined> {
+  const ids = new Map<number, number>();
   try {
-    // A check number another run took at the same moment is a unique violation too: the run is opened again.
-    id = Number((await trx.insertInto('payments').values(payment).returning('id').executeTakeFirstOrThrow()).id);
-    for (let i = 0; i < grants.length; i += 500) {
-      await trx
-        .insertInto('payment_grants')
-        .values(grants.slice(i, i + 500).map((g) => ({ payment_id: id, ...g })))
-        .execute();
+    for (let i = 0; i < payments.length; i += 1000) {
+      const chunk = payments.slice(i, i + 1000).map((p) => PAYMENT_COLUMNS.map((c) => p[c]));
+      for (const r of await bulkInsert<{ id: number; non_profit_id: number }>(trx, 'payments', PAYMENT_COLUMNS, chunk, ['id', 'non_profit_id']))
+        ids.set(Number(r.non_profit_id), Number(r.id));
     }
+    const rows = payments.flatMap((p, i) => (grants[i] ?? []).map((g) => [ids.get(p.non_profit_id), g.donation_id, g.amount_cents]));
+    for (let i = 0; i < rows.length; i += 1000) await bulkInsert(trx, 'payment_grants', ['payment_id', 'donation_id', 'amount_cents'], rows.slice(i, i + 1000));
   } catch (error) {
     if (isUniqueViolation(error)) return undefined;
     throw error;
   }
-  return id;
+  return ids;
 }
 
 export async function paymentsOfRun(db: Db | Trx, runId: number): Promise<PaymentRow[]> {
@@ -249,21 +232,6 @@ export async function remittanceLines(db: Db | Trx, paymentIds: readonly number[
     .orderBy('g.payment_id')
     .orderBy('g.donation_id')
     .execute();
-}
-
-/** Bank details by id: what a run's payments were made to. */
-export async function payeeAccountsByIds(db: Db | Trx, ids: readonly number[]): Promise<PayeeAccountRow[]> {
-  if (ids.length === 0) return [];
-  const rows: PayeeAccountRow[] = [];
-  for (let i = 0; i < ids.length; i += 500)
-    rows.push(
-      ...(await db
-        .selectFrom('payee_accounts')
-        .selectAll()
-        .where('id', 'in', ids.slice(i, i + 500))
-        .execute()),
-    );
-  return rows;
 }
 
 /** The live book's payments to an organisation once sent, newest first, with their run's date. */

@@ -15,6 +15,7 @@ import { applyEventIn } from '../donations/index.ts';
 import { refusalOf } from '../nonprofits/index.ts';
 import { getRun, paymentEvents, type RunView } from './payments.service.ts';
 import * as store from './payments.store.ts';
+import * as payees from './payees.store.ts';
 
 /** A payment left out at submission: `rejected` (its organisation may no longer receive: its donations' money back) or `released` (its donations wait for another run). */
 export interface LeftOut {
@@ -121,7 +122,7 @@ async function screenAgain(deps: Deps, trx: Trx, book: Book, payments: readonly 
     let why: string | undefined;
     if (org.diligence === 'review') why = 'its name matches a sanctions list entry that awaits review';
     else if (p.method === 'ach') {
-      const inForce = await store.usablePayeeAccount(trx, Number(p.non_profit_id), at.slice(0, 10));
+      const inForce = await payees.usablePayeeAccount(trx, Number(p.non_profit_id), at.slice(0, 10));
       if (inForce === undefined || Number(inForce.id) !== Number(p.payee_account_id)) why = 'its bank details changed or were suspended after the run was opened';
     }
     if (why === undefined) continue;
