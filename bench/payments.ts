@@ -1,7 +1,7 @@
 // A payment run at size: `npm run bench -- --only payments`. On each engine,
 // 100,000 approved donations to 20,000 organisations (half with bank details,
 // sealed), written straight into the tables; then the run opened (one payment
-// per organisation), its NACHA file and its check register built. Reports
+// per organisation), its NACHA file, its check register and its remittance advice built. Reports
 // each step's time and the process's resident memory before and at its
 // highest (sampled every 50 ms), which is what "bounded" means here: it grows
 // with the number of payments, not of anything else. Donations are inserted
@@ -15,7 +15,7 @@ import { openPlatform } from '../src/platform.ts';
 import { bulkInsert } from '../src/db/bulk.ts';
 import { seal } from '../src/shared/sealed.ts';
 import { createUser } from '../src/modules/users/index.ts';
-import { achFileOf, addDays, bankingDayFrom, checkRows, openRun } from '../src/modules/payments/index.ts';
+import { achFileOf, addDays, bankingDayFrom, checkRows, openRun, runRemittances } from '../src/modules/payments/index.ts';
 import { freshDatabase } from './processes.ts';
 import { FILE_COLUMNS } from '../src/modules/nonprofits/directory.store.ts';
 
@@ -150,6 +150,21 @@ export async function benchPayments(engines: readonly string[], log: (line: stri
       });
       rows.push(
         `| ${engine} | the check register (${register.value.toLocaleString('en-US')} checks) | ${register.seconds.toFixed(1)} s | ${register.rssMb.toFixed(0)} -> ${register.peakMb.toFixed(0)} MiB |`,
+      );
+      // Every file of the run's remittance advice, one after another, as the CLI writes them.
+      const letters = await peakDuring(async () => {
+        let bytes = 0;
+        let parts = 1;
+        for (let part = 1; part <= parts; part++) {
+          const file = await runRemittances(deps, 'live', opened.value.run.id, { part });
+          parts = file.parts;
+          bytes += file.pdf.length;
+          if (part % 10 === 0) log(`    ${part} of ${parts} files of letters`);
+        }
+        return { bytes, parts };
+      });
+      rows.push(
+        `| ${engine} | the remittance advice (${opened.value.run.totals.payments.toLocaleString('en-US')} letters in ${letters.value.parts} files, ${(letters.value.bytes / 1_048_576).toFixed(1)} MiB) | ${letters.seconds.toFixed(1)} s | ${letters.rssMb.toFixed(0)} -> ${letters.peakMb.toFixed(0)} MiB |`,
       );
     } finally {
       await platform.close();

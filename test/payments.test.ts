@@ -277,7 +277,24 @@ for (const { name: engine } of engines()) {
       const whole = await env.app.inject({ method: 'GET', url: `/admin/v1/payment_runs/${runId}/remittances`, headers: { authorization: `Bearer ${operator}` } });
       const all = pdfText(whole.rawPayload).replace(/\s+/g, ' ');
       assert.ok(all.includes(`payment ${achPayment}`) && all.includes(`payment ${checkPayment}`) && all.includes('by check number 5001'), all);
+      assert.equal(whole.headers['x-parts'], '1');
       assert.equal((await admin('GET', '/payments/999999/remittance')).body.code, 'payment_not_found');
+      // A run of many letters is several files, each its own letters (here one letter a file).
+      const { runRemittances } = await import('../src/modules/payments/index.ts');
+      const parts = await Promise.all([1, 2].map((part) => runRemittances(env.deps, 'live', runId, { part, perFile: 1 })));
+      assert.deepEqual(
+        parts.map((f) => [f.part, f.parts, f.letters, pdfText(Buffer.from(f.pdf)).includes(`payment ${f.part === 1 ? achPayment : checkPayment}`)]),
+        [
+          [1, 2, 1, true],
+          [2, 2, 1, true],
+        ],
+      );
+      for (const bad of [0, 3, 1.5])
+        await assert.rejects(runRemittances(env.deps, 'live', runId, { part: bad, perFile: 1 }), (e: Error & { code?: string }) => e.code === 'validation_failed');
+      const beyond = await admin('GET', `/payment_runs/${runId}/remittances?part=2`);
+      assert.deepEqual([beyond.status, beyond.body.code], [422, 'validation_failed']);
+      // A client that went away stops the drawing between letters.
+      await assert.rejects(runRemittances(env.deps, 'live', runId, { signal: AbortSignal.abort(new Error('gone')) }), /gone/);
     });
 
     test('submitted: ACH grants completed, checks mailed, each once; the donors are e-mailed', async () => {

@@ -86,10 +86,19 @@ async function runCommand(positionals: string[], values: Options, book: Book, wh
   if (action === 'remittances') {
     refuse(['out']);
     const out = values.out;
-    if (out === undefined) throw new UsageError('payments run remittances ID --out FILE.pdf');
+    if (out === undefined) throw new UsageError('payments run remittances ID --out FILE.pdf (a run of more than 500 letters: FILE-1.pdf, FILE-2.pdf...)');
     return withPlatform(async ({ deps }) => {
-      writeFileSync(out, await runRemittances(deps, book, runId));
-      process.stdout.write(`Wrote ${out}.\n`);
+      // A run of thousands of letters is several files (each one's memory bounded): FILE-1.pdf, FILE-2.pdf...
+      let parts = 1;
+      for (let part = 1; part <= parts; part++) {
+        const file = await runRemittances(deps, book, runId, { part, progress: (done, total) => process.stderr.write(`  part ${part}: ${done} of ${total} letters\r`) });
+        parts = file.parts;
+        const name = parts === 1 ? out : out.replace(/(\.pdf)?$/i, `-${part}.pdf`);
+        writeFileSync(name, file.pdf);
+        process.stderr.write(`\n`);
+        if (parts > 1) process.stdout.write(`Wrote ${name} (part ${part} of ${parts}, ${file.letters} letters).\n`);
+      }
+      if (parts === 1) process.stdout.write(`Wrote ${out}.\n`);
       return 0;
     });
   }

@@ -9,7 +9,7 @@ export {
   recordArrivalAudited,
   type Declaration,
 } from './contributions.declarations.ts';
-export { letterPdf } from './letter.ts';
+export { letterPdf, lettersPdf } from './letter.ts';
 export { correctReceipt, receiptDownload, receiptOf, repairReceipts, type Receipt } from './contributions.receipts.ts';
 export { statementDownload, statementPeriod, taxStatement } from './statements.ts';
 export { RAILS, UNIT_TYPES } from './rails.ts';

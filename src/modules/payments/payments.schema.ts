@@ -1,6 +1,7 @@
 // The HTTP contract's shapes of payment runs and payments on the operator API (rules §17).
 import { Type } from '@sinclair/typebox';
 import { Ein, StringEnum } from '../../http/schemas.ts';
+import { BookQuery } from '../../http/operator.ts';
 import { ACH_RETURN_CODES } from './payments.ts';
 
 export const OpenRunBody = Type.Object(
@@ -24,6 +25,14 @@ export const ResolveExceptionBody = Type.Object(
   {
     resolution: StringEnum(['recovered', 'charged'] as const, { description: "recovered: the bank gave the money back; charged: the sponsor's own account bore it" }),
     note: Type.String({ minLength: 1, maxLength: 500, description: 'What was done' }),
+  },
+  { additionalProperties: false },
+);
+
+export const RemittancesQuery = Type.Object(
+  {
+    ...BookQuery.properties,
+    part: Type.Optional(Type.Integer({ minimum: 1, description: 'Which file of the advice (from 1; X-Parts says how many)' })),
   },
   { additionalProperties: false },
 );
