@@ -68,6 +68,10 @@ for (const { name: engine } of engines()) {
     // Each run its own banking day, after the last one's (a withdrawn run keeps its date).
     let lastPayDate = '';
     let achPayment = 0;
+    let artsCheck = 0;
+    let firstRun = 0;
+    let lastRunArtsCheck = 0;
+    let lastRunPayDate = '';
     const nextPayDate = () => {
       const today = clock.now().toISOString().slice(0, 10);
       lastPayDate = bankingDayFrom(addDays(lastPayDate > today ? lastPayDate : today, 1));
@@ -131,6 +135,8 @@ for (const { name: engine } of engines()) {
         ],
       );
       achPayment = opened.body.run.payments[0].id;
+      artsCheck = opened.body.run.payments[1].id;
+      firstRun = run;
       const open = await fingerprint(env.deps);
       await refused(as('ana', 'POST', `/payment_runs/${run}/submit`, {}), 409, 'payment_run_unapproved', open);
       await refused(as('bob', 'POST', `/payment_runs/${run}/submit`, {}), 409, 'payment_run_unapproved', open);
@@ -302,6 +308,8 @@ for (const { name: engine } of engines()) {
         ],
       );
       assert.deepEqual([submitted.body.totals.payments, submitted.body.totals.amount], [1, '50.00'], 'the totals are what is paid');
+      lastRunArtsCheck = (submitted.body.payments as Array<{ id: number; ein: string }>).find((p) => p.ein === ARTS)?.id as number;
+      lastRunPayDate = submitted.body.pay_date;
       assert.deepEqual(await statuses(REVOKED), ['rejected in payment', 'rejected in payment']);
       assert.equal((await available()) - availableBefore, 50_00, "the revoked organisation's donations gave their money back");
       assert.deepEqual((await statuses(FOODBANK)).slice(2), ['approved', 'approved'], 'they wait for the next run');
@@ -316,6 +324,52 @@ for (const { name: engine } of engines()) {
         [[FOODBANK, 'check', 2]],
       );
       await checked('the next run');
+    });
+    test('month-end outcomes: the NACHA file read back, a return file with an unusual code and a notice, a voided check the bank paid, stale checks as of a day', async () => {
+      // The first run's NACHA file, read from the record layouts: one CCD entry for the foodbank, with its addenda.
+      const ach = String((await as('ana', 'GET', `/payment_runs/${firstRun}/ach`)).body);
+      const records = ach.split('\r\n').filter((r) => r !== '');
+      assert.ok(records.every((r) => r.length === 94) && records.length % 10 === 0, 'records of 94, blocked by 10');
+      const entries = records.filter((r) => r[0] === '6');
+      assert.deepEqual(
+        entries.map((e) => [e.slice(1, 3), Number(e.slice(29, 39)), e.slice(39, 54).trim()]),
+        [['22', 50_00, `PAYMENT ${achPayment}`]],
+      );
+      const batchControl = records.find((r) => r[0] === '8') as string;
+      assert.equal(Number(batchControl.slice(32, 44)), 50_00, 'the batch credits what its entries do');
+      // A return file with an unusual code (R85, which NACHA defines for international entries) and a notification of change.
+      const entry = entries[0] as string;
+      const returned = `${entry.slice(0, 79)}${entry.slice(79)}`;
+      const addenda99 = `799R85${entry.slice(79, 94)}${' '.repeat(6)}09100001${' '.repeat(44)}${entry.slice(79, 94)}`;
+      const addenda98 = `798C09${entry.slice(79, 94)}${' '.repeat(6)}09100001${' '.repeat(29)}${' '.repeat(15)}${entry.slice(79, 94)}`;
+      const noc = `621091000010${'12345678'.padEnd(17)}${'0'.repeat(10)}${entry.slice(39, 54)}${entry.slice(54, 79)}${entry.slice(79, 94)}`;
+      const file = [returned, addenda99, noc, addenda98].join('\r\n');
+      const read = await as('ana', 'POST', '/payments/returns', { file });
+      assert.equal(read.status, 200, JSON.stringify(read.body));
+      assert.deepEqual(
+        read.body.items.map((i: { code: string; recorded: boolean }) => [i.code, i.recorded]),
+        [
+          ['R85', true],
+          ['C09', true],
+        ],
+      );
+      assert.deepEqual((await statuses(FOODBANK)).slice(0, 2), ['not_completed in payment', 'not_completed in payment'], 'the returned grants are back with their donors');
+      await checked('a return file with an unusual code and a notice');
+      // The first run's check is voided, then the bank pays it anyway: an exception until resolved.
+      assert.equal((await as('bob', 'POST', `/payments/${artsCheck}/void`, { reason: 'lost in the mail' })).status, 200);
+      const today = clock.now().toISOString().slice(0, 10);
+      const paid = await as('ana', 'POST', '/payments/checks_paid', { file: `check_number,amount,paid_date\n7001,50.00,${today}\n` });
+      assert.deepEqual(paid.body.items, [{ payment_id: artsCheck, check_number: 7001, recorded: true, status: 'voided', exception: true }]);
+      assert.match((await runCheck(env.deps)).flatMap((c) => c.failures).join('\n'), new RegExp(`payment ${artsCheck} \\(live\\): the bank paid its voided check`));
+      const exception = (await as('ana', 'GET', '/payment_exceptions')).body.items[0].id;
+      assert.equal((await as('bob', 'POST', `/payment_exceptions/${exception}/resolve`, { resolution: 'recovered', note: 'the bank reversed it' })).status, 200);
+      await checked('an exception resolved');
+      // The last run's check, stale only 180 days after its date: as of the day before, nothing; as of that day, voided.
+      const { voidStaleChecks } = await import('../src/modules/payments/index.ts');
+      clock.set(`${addDays(lastRunPayDate, 200)}T12:00:00.000Z`);
+      assert.deepEqual(await voidStaleChecks(env.deps, 'live', 'operator:ana', addDays(lastRunPayDate, 180)), [], 'not yet stale as of its 180th day');
+      assert.deepEqual(await voidStaleChecks(env.deps, 'live', 'operator:ana', addDays(lastRunPayDate, 181)), [lastRunArtsCheck]);
+      await checked('stale checks voided as of a day');
     });
   });
 }

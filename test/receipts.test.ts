@@ -36,7 +36,7 @@ for (const { name: engine } of engines()) {
       const one = await runCli(['contributions', 'awaiting', '--reference', check.reference.toLowerCase()], url);
       assert.match(one.stdout, /^1 declared contributions waiting/m);
 
-      const received = await runCli(['contributions', 'receive', check.reference, '--units', '240', '--valuation', '1'], url, { ALMONER_OPERATOR: 'mara' });
+      const received = await runCli(['contributions', 'receive', check.reference, '--amount', '240'], url, { ALMONER_OPERATOR: 'mara' });
       assert.equal(received.code, 0, received.stderr);
       assert.match(received.stdout, /received: 240 at 1; it is pending/);
       const byId = await runCli(['contributions', 'receive', String(stock.id), '--units', '3', '--valuation', '411.5', '--source', 'NASDAQ close 2026-11-20'], url);
@@ -66,7 +66,11 @@ for (const { name: engine } of engines()) {
         [['contributions', 'receive', 'ALM-ZZZZ-ZZZZ', '--units', '100', '--valuation', '1'], /no declared contribution waits for money with reference ALM-ZZZZ-ZZZZ/],
         [['contributions', 'receive', cancelled.reference, '--units', '100', '--valuation', '1'], /no declared contribution waits/],
         [['contributions', 'receive', String(cancelled.id), '--units', '100', '--valuation', '1'], /cannot receive money/],
-        [['contributions', 'receive', waiting.reference, '--units', '100'], /--valuation is required/],
+        [['contributions', 'receive', waiting.reference, '--units', '100'], /give --amount DOLLARS \(cash\), or --units U --valuation V/],
+        [['contributions', 'receive', waiting.reference, '--amount', '100', '--units', '100'], /--amount \(cash\) or --units with --valuation/],
+        [['contributions', 'receive', waiting.reference, '--amount', '0'], /units/],
+        // The README's old example for a $100 wire: 100 units at 100 is $10,000, far from what was declared.
+        [['contributions', 'receive', waiting.reference, '--units', '100', '--valuation', '100'], /worth 10,?000\.00 dollars, but 100\.00 were declared/],
         [['contributions', 'receive', waiting.reference, '--units', '-5', '--valuation', '1'], /units/],
         [['contributions', 'receive', waiting.reference, '--units', '100', '--valuation', 'abc'], /valuation/],
         [['contributions', 'receive', waiting.reference, '--units', '100', '--valuation', '1', '--source', ' '], /valuation_source/],
