@@ -22,6 +22,13 @@ export interface Config {
    */
   dbLookupConnections: number;
   dbStatementTimeoutMs: number;
+  /**
+   * DATABASE_POOLER=transaction: the node reaches PostgreSQL through a pooler in transaction
+   * pooling (PgBouncer): no named statements (a pooler before 1.21 cannot keep them), and no
+   * statement_timeout sent at connection start (a pooler refuses the parameter; set it on the
+   * database role instead: docs/operating.md). `none` (the default): a direct connection.
+   */
+  dbPooler?: 'none' | 'transaction';
   dbConnectTimeoutMs: number;
   /**
    * PostgreSQL: how long a pooled connection lives before it is replaced (0: for ever). A
@@ -306,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
     dbLookupConnections: integer(env, 'DB_LOOKUP_CONNECTIONS', 2, 0, 100),
     dbStatementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 10_000, 100, 600_000),
+    dbPooler: oneOf(env, 'DATABASE_POOLER', 'none', ['none', 'transaction']) === 'transaction' ? 'transaction' : 'none',
     dbConnectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
     dbConnectionLifetimeS: integer(env, 'DB_CONNECTION_LIFETIME_S', 600, 0, 86_400),
     sqliteCacheMb: integer(env, 'SQLITE_CACHE_MB', 64, 1, 65_536),

@@ -40,6 +40,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     poolMax: config.dbPoolMax,
     lookupConnections: config.dbLookupConnections,
     statementTimeoutMs: config.dbStatementTimeoutMs,
+    pooler: config.dbPooler ?? 'none',
     connectTimeoutMs: config.dbConnectTimeoutMs,
     connectionLifetimeS: config.dbConnectionLifetimeS,
     sqliteCacheMb: config.sqliteCacheMb,
@@ -58,6 +59,10 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     await openBooks(handle.db);
   } catch (error) {
     await handle.close();
+    // A pooler in transaction pooling refuses the parameters a direct connection starts with.
+    if (error instanceof Error && /unsupported startup parameter/i.test(error.message) && config.dbPooler !== 'transaction') {
+      throw new Error(`${error.message}: behind PgBouncer (or another pooler) in transaction pooling, set DATABASE_POOLER=transaction (docs/operating.md)`, { cause: error });
+    }
     throw error;
   }
   const deps = {

@@ -16,6 +16,7 @@ export const SYSTEM: readonly string[] = [
   'test/login-example.test.ts',
   'test/operators.test.ts',
   'test/outage.test.ts',
+  'test/pooler.test.ts',
   'test/receipts.test.ts',
   'test/shutdown.test.ts',
   'test/start-refusals.test.ts',

@@ -58,6 +58,8 @@ export interface DatabaseOptions {
   /** PostgreSQL: shared pipelined connections for lookups (0: lookups use the pool). */
   lookupConnections?: number;
   statementTimeoutMs?: number;
+  /** PostgreSQL behind a pooler in transaction pooling: no named statements, no statement_timeout at connection start. */
+  pooler?: 'none' | 'transaction';
   connectTimeoutMs?: number;
   /** PostgreSQL: seconds a pooled connection lives before it is replaced (0 or unset: for ever). */
   connectionLifetimeS?: number;
@@ -110,13 +112,17 @@ class NamingClient extends pg.Client {
   #replanAfterMs: number;
   /** On a pipelined connection every statement is its own transaction, so its plans may be dropped before any. */
   readonly #everyStatementAlone: boolean;
-  constructor(config: pg.ClientConfig & { pipeline?: boolean; replanFirstMs?: number } = {}) {
+  /** Behind a transaction pooler a named statement would be prepared on one server connection and used on another: none is named. */
+  readonly #naming: boolean;
+  constructor(config: pg.ClientConfig & { pipeline?: boolean; replanFirstMs?: number; naming?: boolean } = {}) {
     super(config);
     this.#everyStatementAlone = config.pipeline === true;
+    this.#naming = config.naming !== false;
     this.#replanAfterMs = config.replanFirstMs ?? 1000;
   }
   /** Drops the connection's plans if their time has come. Only between transactions (a pool client when lent). */
   replanIfDue(): void {
+    if (!this.#naming) return;
     if (performance.now() - this.#bornAt < this.#replanAfterMs) return;
     this.#replanAfterMs = this.#replanAfterMs < REPLAN_MAX_MS ? this.#replanAfterMs * 2 : this.#replanAfterMs + REPLAN_MAX_MS;
     // Sent before whatever the connection runs next; a lost connection fails that too.
@@ -126,7 +132,7 @@ class NamingClient extends pg.Client {
     const [text, values] = args;
     if (args.length === 2 && typeof text === 'string' && Array.isArray(values)) {
       if (this.#everyStatementAlone) this.replanIfDue();
-      const name = statementName(text);
+      const name = this.#naming ? statementName(text) : undefined;
       // The query made here, named after it is made: pg copies a query given as a config
       // object property by property (2% of a list request's CPU), not one given as text.
       if (name !== undefined) return this.#abandonOnDeadline(this.#named(name, text, values)) as never;
@@ -190,9 +196,11 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       // The server ends a statement at statement_timeout; the client gives up a little later
       // (query_timeout), when the server cannot say so (gone silent), and closes the connection.
-      statement_timeout: statementTimeoutMs,
+      // A pooler refuses it at connection start: behind one, the role carries it (docs/operating.md).
+      ...(options.pooler === 'transaction' ? {} : { statement_timeout: statementTimeoutMs }),
       // (0: no statement timeout, as a bulk load asks; then no client deadline either.)
       query_timeout: statementTimeoutMs > 0 ? statementTimeoutMs + QUERY_DEADLINE_MARGIN_MS : undefined,
+      naming: options.pooler !== 'transaction',
       // TCP keep-alive finds a connection whose far side died without a word while it was idle.
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
