@@ -7,6 +7,7 @@ import { decideReview, downloadAll, pendingReviews, readListFile, recordList, sc
 import { UsageError, actor, id, withPlatform } from './common.ts';
 import { bankDetails } from './payments.ts';
 import { decideClaim, listClaims } from '../modules/charities/index.ts';
+import { isCalendarDay } from '../shared/days.ts';
 
 const CLAIM_STATUSES = ['unconfirmed', 'pending', 'approved', 'rejected'] as const;
 
@@ -162,7 +163,7 @@ async function importNonProfits(args: string[]): Promise<number> {
   const listPaths = LIST_OPTIONS.flatMap(([kind, option]) => (values[option] === undefined ? [] : [{ kind, path: values[option] as string }]));
   if (positionals.length === 0 && listPaths.length === 0) throw new UsageError('give BMF files or folders, or a list (--revocations, --pub78, --sdn)');
   const asOf = values['as-of'] ?? new Date().toISOString().slice(0, 10);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new UsageError(`--as-of is the lists' date, YYYY-MM-DD; got ${JSON.stringify(asOf)}`);
+  if (!isCalendarDay(asOf)) throw new UsageError(`--as-of is the lists' date, YYYY-MM-DD; got ${JSON.stringify(asOf)}`);
   if (values['as-of'] !== undefined && listPaths.length === 0) throw new UsageError('--as-of dates a list: give --revocations, --pub78 or --sdn with it');
   const files = (() => {
     try {

@@ -4,6 +4,7 @@ import { notifyStatus, runNotify } from '../modules/notify/index.ts';
 import { deliveriesSettled, replayEndpoint } from '../modules/webhooks/index.ts';
 import { listMail } from '../modules/mail/index.ts';
 import { id, UsageError, withPlatform } from './common.ts';
+import { isCalendarDay } from '../shared/days.ts';
 
 export async function notifyCommand(group: string, sub: string | undefined, args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -45,7 +46,7 @@ export async function notifyCommand(group: string, sub: string | undefined, args
     case 'webhooks replay': {
       const endpointId = id(values.endpoint, '--endpoint');
       const since = values.since ?? '';
-      if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+Z)?$/.test(since) || Number.isNaN(Date.parse(since)))
+      if (!isCalendarDay(since.slice(0, 10)) || !/^.{10}(T[\d:.]+Z)?$/.test(since) || Number.isNaN(Date.parse(since)))
         throw new UsageError('--since must be a date or time, like 2026-11-20 or 2026-11-20T08:00:00Z');
       return withPlatform(async ({ deps }) => {
         const queued = await replayEndpoint(deps, endpointId, since.length === 10 ? `${since}T00:00:00.000Z` : since);

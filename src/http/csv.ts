@@ -11,6 +11,7 @@ import { stringify } from 'csv-stringify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../shared/errors.ts';
 import type { RowFilters } from '../shared/page.ts';
+import { isCalendarDay } from '../shared/days.ts';
 
 /** True when the request asks for CSV. */
 export function wantsCsv(request: FastifyRequest): boolean {
@@ -49,8 +50,7 @@ export function exportFilters(query: Record<string, unknown>, statuses: readonly
   for (const name of ['from', 'to'] as const) {
     const v = query[name];
     if (v === undefined) continue;
-    if (typeof v !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(Date.parse(v)))
-      throw new AppError('bad_request', 'invalid_parameter', `${name} must be a date, YYYY-MM-DD`);
+    if (typeof v !== 'string' || !isCalendarDay(v)) throw new AppError('bad_request', 'invalid_parameter', `${name} must be a date, YYYY-MM-DD`);
     out[name] = v;
   }
   const status = query.status;

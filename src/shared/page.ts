@@ -1,4 +1,5 @@
 // Pagination (rules §4): page >= 1, per_page 1..100 (default 50).
+import { startOfDayAfter } from './days.ts';
 export const PER_PAGE_DEFAULT = 50;
 export const PER_PAGE_MAX = 100;
 
@@ -42,5 +43,5 @@ export interface RowFilters {
 
 /** The first instant after the day `to` (YYYY-MM-DD): exports keep what was created before it. */
 export function dayAfter(to: string): string {
-  return new Date(Date.parse(`${to}T00:00:00.000Z`) + 86_400_000).toISOString();
+  return startOfDayAfter(to);
 }

@@ -14,6 +14,7 @@ import { recordAudit } from '../audit/index.ts';
 import { bumpRecordsEpoch, foundationRefusal, type Diligence } from '../nonprofits/index.ts';
 import { compareNames, LIST_NAMES, lookupWords, nameKey, pub78Refusal, readPub78, readRevocations, readSdn, type ListKind, type Parsed } from './diligence.ts';
 import * as store from './diligence.store.ts';
+import { isCalendarDay } from '../../shared/days.ts';
 
 /** A list file read and checked, not yet recorded. */
 export interface ListFile {
@@ -46,7 +47,7 @@ export function readListFile(kind: ListKind, path: string): ListFile {
  * organisations keep their findings. Throws validation_failed for a date that is not one.
  */
 export async function recordList(deps: Deps, list: ListFile, asOf: string, actor: string): Promise<{ list_id: number; entries: number }> {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || Number.isNaN(Date.parse(`${asOf}T00:00:00Z`))) {
+  if (!isCalendarDay(asOf)) {
     throw new AppError('unprocessable', 'validation_failed', `the list's date ${JSON.stringify(asOf)} is not a date (YYYY-MM-DD)`);
   }
   const at = deps.clock.now().toISOString();

@@ -2,6 +2,7 @@
 // three published lists, and the one rule that compares an organisation's name
 // with a name on the sanctions list.
 import { parse } from 'csv-parse/sync';
+import { isCalendarDay } from '../../shared/days.ts';
 
 export const LIST_KINDS = ['revocations', 'pub78', 'sdn'] as const;
 export type ListKind = (typeof LIST_KINDS)[number];
@@ -63,7 +64,7 @@ export function irsDate(text: string): string | null {
   const month = match === null ? undefined : MONTHS[match[2] as string];
   if (match === null || month === undefined) return null;
   const iso = `${match[3]}-${month}-${match[1]}`;
-  return Number.isNaN(Date.parse(`${iso}T00:00:00Z`)) || new Date(`${iso}T00:00:00Z`).toISOString().slice(0, 10) !== iso ? null : iso;
+  return isCalendarDay(iso) ? iso : null;
 }
 
 const EOF = String.fromCharCode(0x1a);

@@ -1,6 +1,7 @@
 // Rules of paying charities (docs/rules.md §17): how a payment is made, the
 // states it moves through, and the bank's return codes.
 import { ACH_RETURNS } from './payments.returns.ts';
+import { addDays as addCalendarDays, isCalendarDay } from '../../shared/days.ts';
 
 export { ACH_RETURNS, type AchReturn } from './payments.returns.ts';
 
@@ -35,11 +36,11 @@ export function normalizeAccountNumber(text: string): string | null {
 
 /** The day `days` after `isoDay` (YYYY-MM-DD). */
 export function addDays(isoDay: string, days: number): string {
-  return new Date(Date.parse(`${isoDay}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+  return addCalendarDays(isoDay, days);
 }
 
 export function isDay(text: string): boolean {
-  return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) && new Date(`${text}T00:00:00Z`).toISOString().slice(0, 10) === text;
+  return isCalendarDay(text);
 }
 
 /**

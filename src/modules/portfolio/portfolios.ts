@@ -3,6 +3,7 @@
 // valuation to the next, and how a price file is read.
 import { readNamedCsv, type LineProblem } from '../../shared/csv-read.ts';
 import { divHalfEven, parse8 } from '../../shared/fixed.ts';
+import { isCalendarDay } from '../../shared/days.ts';
 
 export const RISK_LEVELS = ['low', 'medium', 'high'] as const;
 export type RiskLevel = (typeof RISK_LEVELS)[number];
@@ -120,7 +121,9 @@ export function checkPrices(given: ReadonlyArray<{ line: number; symbol: string;
 
 /** An ISO 8601 time with a zone (or a day, at 00:00 UTC), as the stored form; null otherwise. */
 export function timeOf(text: string): string | null {
-  const day = /^\d{4}-\d{2}-\d{2}$/.test(text);
+  const day = isCalendarDay(text);
+  // A time's day must exist too: Date.parse would roll 2026-02-30T10:00Z over to March 2.
+  if (!day && !isCalendarDay(text.slice(0, 10))) return null;
   if (!day && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(text)) return null;
   const ms = Date.parse(day ? `${text}T00:00:00Z` : text);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();

@@ -16,6 +16,7 @@ import { dashboardPage, type DashboardData, type DashboardForms } from '../pages
 import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 import { charityPageOf } from './public.ts';
 import { charityByEin } from '../../modules/nonprofits/index.ts';
+import { isCalendarDay } from '../../shared/days.ts';
 
 const PER_PAGE = 20;
 
@@ -119,7 +120,7 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
       const amount = form.amount('amount', DONATION_MIN_CENTS);
       const frequency = form.oneOf('frequency', SCHEDULE_FREQUENCIES, 'Monthly');
       const nextDate = form.text('next_date', { max: 10 });
-      if (nextDate !== '' && !/^\d{4}-\d{2}-\d{2}$/.test(nextDate)) form.fail('next_date', 'must be a date');
+      if (nextDate !== '' && !isCalendarDay(nextDate)) form.fail('next_date', 'must be a date');
       if (!form.ok || ein === null) return rerender(request, reply, { schedule: form.state() }, 422);
       const input = { ein, amount_cents: amount, frequency, ...(nextDate === '' ? {} : { next_date: nextDate }) };
       const result = await attempt(() => createSchedule(deps, caller(request), input));
