@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { approveDeath, listDeaths, recordDeath } from '../modules/sharing/index.ts';
 import { UsageError, actor, id, withPlatform } from './common.ts';
+import { dollarsText } from '../shared/money.ts';
 
 export async function deathsCommand(sub: string | undefined, rest: string[]): Promise<number> {
   switch (sub) {
@@ -37,7 +38,7 @@ export async function deathsCommand(sub: string | undefined, rest: string[]): Pr
       return await withPlatform(async ({ deps }) => {
         const d = await approveDeath(deps, deathId, actor());
         process.stdout.write(
-          `Death ${d.id} approved; the successor plan ran: ${d.organizers.length} organizer(s) (${d.organizers.map((o) => o.email).join(', ') || 'none'}), ${d.grants.length} grant(s) held (${d.grants.map((g) => `${g.ein} $${(g.amount_cents / 100).toFixed(2)}`).join(', ') || 'none'}).\n`,
+          `Death ${d.id} approved; the successor plan ran: ${d.organizers.length} organizer(s) (${d.organizers.map((o) => o.email).join(', ') || 'none'}), ${d.grants.length} grant(s) held (${d.grants.map((g) => `${g.ein} $${dollarsText(g.amount_cents)}`).join(', ') || 'none'}).\n`,
         );
         return 0;
       });

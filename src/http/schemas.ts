@@ -2,7 +2,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../shared/page.ts';
 import { AMOUNT_KEYWORD } from './validation.ts';
-import { DECIMAL8_PATTERN, parseDollars } from '../shared/money.ts';
+import { DECIMAL8_PATTERN, parseDollars, centsOfDollars } from '../shared/money.ts';
 import { EIN_PATTERN } from '../shared/ein.ts';
 import { assert } from '../shared/assert.ts';
 import { problemCodesOf } from '../shared/problem-codes.ts';
@@ -66,7 +66,7 @@ export function checkedCents(dollars: number): number {
 
 /** A dollar amount: at most 2 decimals, at least `minDollars`, at most 10,000,000. */
 export function Amount(minDollars: number, description: string) {
-  return Type.Number({ [AMOUNT_KEYWORD]: minDollars * 100, description: `${description}; USD, at most 2 decimals, at least ${minDollars}, at most 10000000` });
+  return Type.Number({ [AMOUNT_KEYWORD]: centsOfDollars(minDollars), description: `${description}; USD, at most 2 decimals, at least ${minDollars}, at most 10000000` });
 }
 
 export const EmptyObject = Type.Object({}, { additionalProperties: false });

@@ -1,7 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { parseDollars, parseDollarText, centsToDollars, dollarsText, usdText, valueInCents, valueOfNumbersInCents, AMOUNT_MAX_CENTS } from './money.ts';
+import {
+  allocate,
+  centsOfDollars,
+  differsByMoreThan,
+  parseDollars,
+  parseDollarText,
+  centsToDollars,
+  dollarsText,
+  usdOfDollars,
+  usdText,
+  usdWholeDollars,
+  valueInCents,
+  valueOfNumbersInCents,
+  AMOUNT_MAX_CENTS,
+} from './money.ts';
 
 test('parseDollars accepts whole and 2-decimal amounts exactly', () => {
   assert.deepEqual(parseDollars(10), { ok: true, cents: 1000 });
@@ -78,4 +92,31 @@ test('dollarsText and valueOfNumbersInCents: exact text and value from integers 
   assert.equal(valueOfNumbersInCents(0.1, 3), 30);
   assert.equal(valueOfNumbersInCents(12, 187.255), 224706);
   assert.equal(valueOfNumbersInCents(0.00000001, 1), 0);
+});
+
+test('allocate splits cents by weights exactly: remainders to the largest, zero weights nothing, one weight all', () => {
+  assert.deepEqual(allocate(100, [1, 1, 1]), [34, 33, 33]);
+  assert.deepEqual(allocate(1001, [50, 30, 20]), [501, 300, 200]);
+  assert.deepEqual(allocate(7, [0, 1, 0, 1]), [0, 4, 0, 3]);
+  assert.deepEqual(allocate(999, [1]), [999]);
+  assert.deepEqual(allocate(0, [3, 2]), [0, 0]);
+  for (const weights of [[], [0, 0], [1, -1], [0.5, 0.5]]) assert.throws(() => allocate(10, weights), /allocate/);
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 1e9 }), fc.array(fc.integer({ min: 0, max: 1000 }), { minLength: 1, maxLength: 12 }), (cents, weights) => {
+      fc.pre(weights.some((w) => w > 0));
+      const parts = allocate(cents, weights);
+      assert.equal(
+        parts.reduce((a, b) => a + b, 0),
+        cents,
+      );
+      parts.forEach((p, i) => assert.ok(weights[i] === 0 ? p === 0 : Math.abs(p - (cents * (weights[i] as number)) / weights.reduce((a, b) => a + b, 0)) < 1));
+    }),
+  );
+});
+
+test('dollars of the API form to cents and text, by their decimal text', () => {
+  assert.deepEqual([centsOfDollars(0.29), centsOfDollars(1.1), centsOfDollars(12), centsOfDollars(-0.05), centsOfDollars(1234567.89)], [29, 110, 1200, -5, 123456789]);
+  assert.deepEqual([usdOfDollars(1234.5), usdOfDollars(0.29), usdOfDollars(-0.05)], ['$1,234.50', '$0.29', '-$0.05']);
+  assert.deepEqual([usdWholeDollars(3218404018), usdWholeDollars(0.4), usdWholeDollars(-1500.5)], ['$3,218,404,018', '$0', '-$1,501']);
+  assert.deepEqual([differsByMoreThan(111, 100, 10), differsByMoreThan(110, 100, 10), differsByMoreThan(89, 100, 10)], [true, false, true]);
 });

@@ -62,6 +62,58 @@ export function usdText(cents: number): string {
   return `${cents < 0 ? '-' : ''}$${whole}.${String(abs % 100).padStart(2, '0')}`;
 }
 
+/**
+ * Dollars (a JSON number of the API's form, at most two decimals) as people read them: "$1,234.50".
+ * Every currency text goes through here or usdText: its cents are found by their decimal text,
+ * never by multiplying a float.
+ */
+export function usdOfDollars(dollars: number): string {
+  return usdText(centsOfDollars(dollars));
+}
+
+/** Whole dollars, as the IRS reports an organisation's figures: "$3,218,404,018" (rounded half away from zero). */
+export function usdWholeDollars(dollars: number): string {
+  const whole = Math.round(Math.abs(dollars));
+  assertSafeInteger(whole, 'dollars');
+  return `${dollars < 0 && whole > 0 ? '-' : ''}$${String(whole).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}`;
+}
+
+/** A JSON number of dollars (the API's form, at most two decimals) as cents, by its decimal text: 0.29 -> 29, never 28.999... */
+export function centsOfDollars(dollars: number): number {
+  const text = dollars.toFixed(2);
+  const negative = text.startsWith('-');
+  const [whole, fraction] = (negative ? text.slice(1) : text).split('.') as [string, string];
+  const cents = Number(whole) * 100 + Number(fraction);
+  assertSafeInteger(cents, 'cents');
+  return negative ? -cents : cents;
+}
+
+/**
+ * `cents` split by whole-number weights, exactly (largest remainder): each part the floor of its
+ * share, the cents left over one each to the largest remainders, earlier parts first on a tie.
+ * Zero weights get nothing; no weights, or all zero, are refused.
+ */
+export function allocate(cents: number, weights: readonly number[]): number[] {
+  assertSafeInteger(cents, 'cents');
+  const total = weights.reduce((a, b) => a + b, 0);
+  if (weights.length === 0 || total <= 0 || weights.some((w) => !Number.isSafeInteger(w) || w < 0))
+    throw new Error(`allocate: weights must be whole, not negative, and not all zero: ${weights.join(', ')}`);
+  const parts = weights.map((w) => Math.floor((cents * w) / total));
+  let left = cents - parts.reduce((a, b) => a + b, 0);
+  const order = weights.map((w, i) => ({ i, rest: (cents * w) % total })).sort((a, b) => b.rest - a.rest || a.i - b.i);
+  for (const { i } of order) {
+    if (left === 0) break;
+    parts[i] = (parts[i] as number) + 1;
+    left -= 1;
+  }
+  return parts;
+}
+
+/** Whether two amounts in cents are more than `percent` of `base` apart. */
+export function differsByMoreThan(cents: number, base: number, percent: number): boolean {
+  return Math.abs(cents - base) * 100 > base * percent;
+}
+
 /** Units and valuations: exact decimal text, up to 12 digits before the point and 8 after (the schemas' pattern too). */
 export const DECIMAL8_PATTERN = '^[0-9]{1,12}(\\.[0-9]{1,8})?$';
 const DECIMAL8 = new RegExp(DECIMAL8_PATTERN);

@@ -17,6 +17,7 @@ type Value = Html | string | number | boolean | null | undefined | readonly Valu
 
 import { usdText } from '../shared/money.ts';
 import { escapeHtml } from '../shared/escape.ts';
+import { usdOfDollars, usdWholeDollars } from '../shared/money.ts';
 
 export { escapeHtml };
 
@@ -35,12 +36,12 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
 
 /** Dollars for people: "$1,234.50". Display only: amounts stay numbers of the API's form. */
 export function usd(dollars: number): string {
-  return dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
+  return usdOfDollars(dollars);
 }
 
 /** Whole dollars, as the IRS reports an organisation's figures: "$3,218,404,018". */
 export function usdWhole(dollars: number): string {
-  return dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 0 });
+  return usdWholeDollars(dollars);
 }
 
 export function usdCents(cents: number): string {

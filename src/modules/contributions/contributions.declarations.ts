@@ -5,7 +5,7 @@
 // source). Then `pending` and `success` as for any contribution.
 import type { Deps } from '../../deps.ts';
 import { AppError, conflict, fieldErrors, notFound, type FieldError, type ProblemCode } from '../../shared/errors.ts';
-import { centsToDollars, dollarsText, CONTRIBUTION_MAX_CENTS, exactValueInCents, parseDollars, valueInCents } from '../../shared/money.ts';
+import { centsToDollars, differsByMoreThan, dollarsText, CONTRIBUTION_MAX_CENTS, exactValueInCents, parseDollars, valueInCents } from '../../shared/money.ts';
 import type { Book } from '../../shared/book.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { recordAudit } from '../audit/index.ts';
@@ -184,7 +184,7 @@ export async function recordArrivalAudited(
   if (c.reference === null) throw new AppError('conflict', 'invalid_transition', `contribution ${id} was not declared: record or advance it instead`);
   // What arrived is worth far from what was declared (units typed as dollars, a price typed per lot): refused unless forced.
   const declared = Number(c.amount_cents);
-  if (arrived.force !== true && declared > 0 && Math.abs(amountCents - declared) * 100 > declared * RECEIVED_TOLERANCE_PERCENT) {
+  if (arrived.force !== true && declared > 0 && differsByMoreThan(amountCents, declared, RECEIVED_TOLERANCE_PERCENT)) {
     throw fieldErrors([
       {
         field: 'units',
@@ -196,7 +196,7 @@ export async function recordArrivalAudited(
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
     const source = arrived.valuation_source?.trim() ?? null;
-    const forced = arrived.force === true && Math.abs(amountCents - declared) * 100 > declared * RECEIVED_TOLERANCE_PERCENT;
+    const forced = arrived.force === true && differsByMoreThan(amountCents, declared, RECEIVED_TOLERANCE_PERCENT);
     if (!(await recordArrival(trx, id, { units: arrived.units, valuation: arrived.valuation, amount_cents: amountCents, valuation_source: source }))) {
       throw conflict('invalid_transition', `a contribution that is ${c.status}${c.cancelled_at === null ? '' : ' (cancelled)'} cannot receive money`);
     }

@@ -3,6 +3,7 @@
 import { letterPdf } from './letter.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import type { Sponsor } from './rails.ts';
+import { usdOfDollars } from '../../shared/money.ts';
 
 export interface ReceiptBody {
   number: string;
@@ -57,7 +58,7 @@ export function receiptBody(
   };
 }
 
-const usd = (dollars: number) => dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
+const usd = (dollars: number) => usdOfDollars(dollars);
 
 export { letterPdf } from './letter.ts';
 

@@ -11,13 +11,13 @@ import { investmentTotals } from '../portfolio/index.ts';
 import { donorName, succeededBetween } from './contributions.store.ts';
 import { letterPdf, receiptNumber } from './receipts.ts';
 import { contributionTypeName } from './contributions.ts';
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
+import { isCalendarDay, startOfDayAfter } from '../../shared/days.ts';
+import { usdOfDollars } from '../../shared/money.ts';
 
 /** The statement's period: a year, or from/to (YYYY-MM-DD, inclusive). Throws invalid_parameter. */
 export function statementPeriod(year: number | undefined, from: unknown, to: unknown): { from: string; to: string } {
   if (from !== undefined || to !== undefined) {
-    if (typeof from !== 'string' || typeof to !== 'string' || !DAY.test(from) || !DAY.test(to) || Number.isNaN(Date.parse(from)) || Number.isNaN(Date.parse(to))) {
+    if (typeof from !== 'string' || typeof to !== 'string' || !isCalendarDay(from) || !isCalendarDay(to)) {
       throw badRequest('invalid_parameter', 'from and to must both be dates, YYYY-MM-DD');
     }
     if (from > to) throw badRequest('invalid_parameter', 'from must not be after to');
@@ -29,7 +29,7 @@ export function statementPeriod(year: number | undefined, from: unknown, to: unk
 
 export async function taxStatement(deps: Deps, caller: Caller, period: { from: string; to: string }) {
   const start = `${period.from}T00:00:00.000Z`;
-  const end = new Date(Date.parse(`${period.to}T00:00:00.000Z`) + 86_400_000).toISOString();
+  const end = startOfDayAfter(period.to);
   const contributions = await succeededBetween(deps.db, caller.book, caller.user_id, start, end);
   const grants = await grantsPaid(deps, caller, start, end);
   const invested = await investmentTotals(deps, caller.fund_id, start, end);
@@ -62,7 +62,7 @@ export async function taxStatement(deps: Deps, caller: Caller, period: { from: s
 
 type Statement = Awaited<ReturnType<typeof taxStatement>>;
 
-const usd = (dollars: number) => dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
+const usd = (dollars: number) => usdOfDollars(dollars);
 
 /** The statement as a printable PDF: the sponsor at the top, the contributions with their receipts, the grants apart. */
 function statementPdf(s: Statement, donorName: string): Promise<Uint8Array> {

@@ -18,6 +18,7 @@ import type { HeldDonation } from './donations.held.ts';
 import { initialStatus } from './donations.ts';
 import * as store from './donations.store.ts';
 import { authorize } from '../../shared/policy.ts';
+import { centsToDollars } from '../../shared/money.ts';
 
 /** When a request made at `now` lapses. */
 export function requestExpiry(now: Date): string {
@@ -47,7 +48,7 @@ export async function mailRequest(deps: Deps, trx: Trx, caller: Caller, r: { id:
     requester: names.inviter,
     fund: names.fund,
     nonProfit: r.non_profit_name,
-    amount: r.amount_cents / 100,
+    amount: centsToDollars(r.amount_cents),
     url: `${deps.config.publicUrl}/dashboard#requests`,
     days: REQUEST_TTL_DAYS,
   });
@@ -117,7 +118,7 @@ export async function decideRequest(deps: Deps, caller: Caller, donationId: numb
       const message = messages.requestDecided({
         decider: decider.inviter,
         nonProfit: request.non_profit_name,
-        amount: request.amount_cents / 100,
+        amount: centsToDollars(request.amount_cents),
         approved: decision.approve,
         reason: decision.approve ? null : decision.reason,
         url: `${deps.config.publicUrl}/dashboard`,
@@ -175,5 +176,5 @@ export function mayCancel(caller: Caller, donation: { status: string; actor_id: 
 /** The requests of the caller's fund waiting for a decision (the web's fund page). */
 export async function waitingRequests(deps: Deps, caller: Caller) {
   authorize(caller, 'read');
-  return (await store.waitingRequestsOfFund(deps.db, caller.book, caller.fund_id)).map((r) => ({ ...r, amount: r.amount_cents / 100 }));
+  return (await store.waitingRequestsOfFund(deps.db, caller.book, caller.fund_id)).map((r) => ({ ...r, amount: centsToDollars(r.amount_cents) }));
 }

@@ -2,6 +2,7 @@
 // person typed is escaped in the HTML; links are built from PUBLIC_URL by the
 // caller and only ever point there.
 import { escapeHtml } from '../../shared/escape.ts';
+import { usdOfDollars } from '../../shared/money.ts';
 
 export interface Message {
   subject: string;
@@ -9,7 +10,7 @@ export interface Message {
   html: string;
 }
 
-const usd = (dollars: number) => dollars.toLocaleString('en-US', { style: 'currency', currency: 'USD' });
+const usd = (dollars: number) => usdOfDollars(dollars);
 
 /** A message from paragraphs (text) and an optional button (a link). */
 function compose(subject: string, paragraphs: string[], link?: { url: string; label: string }, footer?: string): Message {

@@ -2,6 +2,7 @@
 // may do is the one table of shared/policy.ts), and the rules of invitations, requests and
 // successor plans. No I/O here.
 import { POLICY, roleAllows } from '../../shared/policy.ts';
+import { allocate } from '../../shared/money.ts';
 
 export const ROLES = ['organizer', 'advisor', 'family'] as const;
 export type Role = (typeof ROLES)[number];
@@ -56,13 +57,5 @@ export function planProblem(lines: readonly SuccessorLine[]): string | undefined
  * left over one each to the largest remainders (earlier lines first on a tie).
  */
 export function splitByShares(cents: number, shares: readonly number[]): number[] {
-  const parts = shares.map((s) => Math.floor((cents * s) / 100));
-  let left = cents - parts.reduce((a, b) => a + b, 0);
-  const order = shares.map((s, i) => ({ i, rest: (cents * s) % 100 })).sort((a, b) => b.rest - a.rest || a.i - b.i);
-  for (const { i } of order) {
-    if (left === 0) break;
-    parts[i] = (parts[i] as number) + 1;
-    left -= 1;
-  }
-  return parts;
+  return allocate(cents, shares);
 }

@@ -13,6 +13,7 @@ import { ownDonationForms } from '../donations/index.ts';
 import { giftForNotice } from '../gifts/index.ts';
 import { declaredForm, receiptOf } from '../contributions/index.ts';
 import { accountEmail } from '../accounts/index.ts';
+import { usdOfDollars } from '../../shared/money.ts';
 
 const callerFor = (e: RelayEvent): Caller => ({
   user_id: e.user_id,
@@ -86,7 +87,7 @@ async function render(deps: Deps, e: RelayEvent, donations: Donations): Promise<
       // Recorded as success at once (an operator's record) or moved there: either way its receipt is issued now.
       if (data.status === 'success') {
         const receipt = await receiptOf(deps, caller, e.object_id);
-        const what = receipt.amount_usd !== null ? receipt.amount_usd.toLocaleString('en-US', { style: 'currency', currency: 'USD' }) : (receipt.description ?? '');
+        const what = receipt.amount_usd !== null ? usdOfDollars(receipt.amount_usd) : (receipt.description ?? '');
         send(
           'contribution_receipt',
           await accountEmail(deps, e.user_id),

@@ -16,6 +16,7 @@ import { refusalOf } from '../nonprofits/index.ts';
 import { getRun, paymentEvents, type RunView } from './payments.service.ts';
 import * as store from './payments.store.ts';
 import * as payees from './payees.store.ts';
+import { centsToDollars } from '../../shared/money.ts';
 
 /** A payment left out at submission: `rejected` (its organisation may no longer receive: its donations' money back) or `released` (its donations wait for another run). */
 export interface LeftOut {
@@ -197,7 +198,7 @@ async function send(deps: Deps, trx: Trx, book: Book, payments: readonly store.P
     assert(await store.settlePayment(trx, Number(p.id), 'open', { status: 'sent', sent_at: at }), 'an open run has open payments');
     const sent = messages.paymentSent({
       nonProfit: p.payee,
-      amount: Number(p.amount_cents) / 100,
+      amount: centsToDollars(Number(p.amount_cents)),
       grants: p.grants,
       method: p.method === 'ach' ? 'ach' : 'check',
       url: `${deps.config.publicUrl}/charities/${p.ein}/manage`,

@@ -6,6 +6,7 @@ import { csrfField, errorSummary, field, layout, notice, type FormState } from '
 import { lineChart } from '../chart.ts';
 import type { Visitor } from '../visitor.ts';
 import type { AllocationView, PortfolioView } from '../../modules/portfolio/index.ts';
+import { centsOfDollars } from '../../shared/money.ts';
 
 export interface InvestView {
   allocation: AllocationView;
@@ -45,9 +46,9 @@ export function investPage(v: Visitor, data: InvestView, options: { state?: Form
       <dl class="details">
         <dt>Portfolio</dt><dd>${named(a.portfolio_id)}</dd>
         <dt>Units</dt><dd>${a.units}${a.unit_price === null ? '' : ` at $${a.unit_price} each`}</dd>
-        <dt>Invested</dt><dd>${usdCents(Math.round(a.portfolio_balance * 100))} <span class="muted">(units × unit price at the last valuation)</span></dd>
+        <dt>Invested</dt><dd>${usdCents(centsOfDollars(a.portfolio_balance))} <span class="muted">(units × unit price at the last valuation)</span></dd>
         <dt>New contributions</dt><dd>${a.invest_share}% invested when they clear</dd>
-        ${a.pending_investment > 0 ? html`<dt>Waiting to be invested</dt><dd>${usdCents(Math.round(a.pending_investment * 100))} at the next valuation</dd>` : ''}
+        ${a.pending_investment > 0 ? html`<dt>Waiting to be invested</dt><dd>${usdCents(centsOfDollars(a.pending_investment))} at the next valuation</dd>` : ''}
       </dl>
       ${
         a.pending_exchange === null
