@@ -15,7 +15,7 @@ import { openPlatform } from '../src/platform.ts';
 import { bulkInsert } from '../src/db/bulk.ts';
 import { seal } from '../src/shared/sealed.ts';
 import { createUser } from '../src/modules/users/index.ts';
-import { achFileOf, addDays, bankingDayFrom, checkRows, openRun, runRemittances } from '../src/modules/payments/index.ts';
+import { achFileOf, addDays, bankingDayFrom, checkRows, openRun, runRemittances, submitRun } from '../src/modules/payments/index.ts';
 import { freshDatabase } from './processes.ts';
 import { FILE_COLUMNS } from '../src/modules/nonprofits/directory.store.ts';
 
@@ -133,6 +133,12 @@ export async function benchPayments(engines: readonly string[], log: (line: stri
           batch,
         );
       }
+      // What the donations hold: each donor's reserved money, as approving them would have left it (submitting pays it out).
+      for (const [i, donor] of donors.entries()) {
+        let held = 0;
+        for (let j = i; j < DONATIONS; j += DONORS) held += 1000 + (j % 50) * 100;
+        await deps.db.updateTable('ledger_accounts').set({ balance_cents: held }).where('fund_id', '=', donor.fund_id).where('kind', '=', 'reserved').execute();
+      }
       // The next banking day (a run's pay date must be one, not past, within PAY_DATE_MAX_DAYS).
       const payDate = bankingDayFrom(addDays(new Date().toISOString().slice(0, 10), 1));
       const opened = await peakDuring(() => openRun(deps, 'live', payDate, 'bench'));
@@ -165,6 +171,11 @@ export async function benchPayments(engines: readonly string[], log: (line: stri
       });
       rows.push(
         `| ${engine} | the remittance advice (${opened.value.run.totals.payments.toLocaleString('en-US')} letters in ${letters.value.parts} files, ${(letters.value.bytes / 1_048_576).toFixed(1)} MiB) | ${letters.seconds.toFixed(1)} s | ${letters.rssMb.toFixed(0)} -> ${letters.peakMb.toFixed(0)} MiB |`,
+      );
+      // Submitting sends every payment: each grant completed or mailed with its hold paid out (a journal posting each).
+      const submitted = await peakDuring(() => submitRun(deps, 'live', opened.value.run.id, 'bench'));
+      rows.push(
+        `| ${engine} | submit the run (${submitted.value.totals.grants.toLocaleString('en-US')} grants) | ${submitted.seconds.toFixed(1)} s | ${submitted.rssMb.toFixed(0)} -> ${submitted.peakMb.toFixed(0)} MiB |`,
       );
     } finally {
       await platform.close();

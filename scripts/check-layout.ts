@@ -16,11 +16,36 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { LONG_FUNCTIONS } from './long-functions.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const MAX_LINES = 400;
 const RAW_SQL = new Set(['sql', 'CompiledQuery']);
 const QUERY_METHODS = new Set(['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'replaceInto', 'mergeInto', 'executeQuery']);
+
+/** The longest a function may be (ARCHITECTURE.md): outside migrations and route tables, longer ones are in LONG_FUNCTIONS, which may only shrink. */
+const MAX_FUNCTION_LINES = 70;
+const isRouteTable = (file: string) => file.endsWith('.routes.ts') || file.startsWith('src/web/routes/') || file.startsWith('src/db/migrations/');
+/** Money's words: a value named so is money, and its arithmetic by 100 belongs in shared/money.ts. */
+const MONEY_WORDS = /cents|amount|dollar|balance|invest/i;
+
+/** A function's name for the allowlist: its own, its variable's or property's, or the named function it is written in. */
+function functionName(node: ts.Node): string {
+  const named = (n: ts.Node): string | undefined => {
+    if ((ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isFunctionExpression(n)) && n.name !== undefined) return n.name.getText();
+    if (n.parent !== undefined && (ts.isVariableDeclaration(n.parent) || ts.isPropertyAssignment(n.parent) || ts.isPropertyDeclaration(n.parent))) return n.parent.name.getText();
+    return undefined;
+  };
+  const own = named(node);
+  if (own !== undefined) return own;
+  for (let n = node.parent; n !== undefined; n = n.parent) {
+    if (ts.isFunctionLike(n)) {
+      const outer = named(n);
+      if (outer !== undefined) return `${outer} (a function in it)`;
+    }
+  }
+  return '(a function at module level)';
+}
 
 const rel = (file: string) => relative(ROOT, file).split('\\').join('/');
 const isStore = (file: string) => file.endsWith('.store.ts');
@@ -34,12 +59,13 @@ function isModuleLevel(node: ts.Node): boolean {
   return true;
 }
 
-export function checkLayout(root: string = ROOT): string[] {
+export function checkLayout(root: string = ROOT, longFunctions: Readonly<Record<string, number>> = LONG_FUNCTIONS): string[] {
   const config = ts.getParsedCommandLineOfConfigFile(resolve(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
   if (config === undefined) return ['tsconfig.json cannot be read'];
   const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
   const checker = program.getTypeChecker();
   const problems: string[] = [];
+  const seenLong = new Map<string, number>();
   const at = (sf: ts.SourceFile, node: ts.Node) => `${relative(root, sf.fileName).split('\\').join('/')}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}`;
 
   for (const sf of program.getSourceFiles()) {
@@ -50,6 +76,36 @@ export function checkLayout(root: string = ROOT): string[] {
     if (lines > MAX_LINES) problems.push(`${file}: ${lines} lines (at most ${MAX_LINES}): split it by concern`);
 
     const visit = (node: ts.Node): void => {
+      // One calendar-day rule (shared/days.ts): Date.parse rolls 2026-02-30 over to March 2.
+      if (file !== 'src/shared/days.ts' && ts.isRegularExpressionLiteral(node) && node.text.includes('\\d{4}-\\d{2}-\\d{2}$/')) {
+        problems.push(`${at(sf, node)}: a calendar day checked by hand: use isCalendarDay (src/shared/days.ts)`);
+      }
+      // Money's text and arithmetic live in shared/money.ts.
+      if (file !== 'src/shared/money.ts') {
+        if (
+          ts.isCallExpression(node) &&
+          ts.isPropertyAccessExpression(node.expression) &&
+          node.expression.name.text === 'toLocaleString' &&
+          node.arguments.some((a) => /currency/.test(a.getText(sf)))
+        ) {
+          problems.push(`${at(sf, node)}: currency text outside src/shared/money.ts: use usdText (cents) or usdOfDollars`);
+        }
+        if (
+          ts.isBinaryExpression(node) &&
+          (node.operatorToken.kind === ts.SyntaxKind.AsteriskToken || node.operatorToken.kind === ts.SyntaxKind.SlashToken) &&
+          [node.left, node.right].some((side) => ts.isNumericLiteral(side) && side.text === '100') &&
+          [node.left, node.right].some((side) => MONEY_WORDS.test(side.getText(sf)))
+        ) {
+          problems.push(`${at(sf, node)}: money multiplied or divided by 100 outside src/shared/money.ts: use centsToDollars, centsOfDollars, dollarsText or allocate`);
+        }
+      }
+      if (!isRouteTable(file) && ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
+        const lines = sf.getLineAndCharacterOfPosition(node.getEnd()).line - sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+        if (lines > MAX_FUNCTION_LINES) {
+          const key = `${file}: ${functionName(node)}`;
+          seenLong.set(key, Math.max(seenLong.get(key) ?? 0, lines));
+        }
+      }
       if (!isStore(file) && !isDb(file)) {
         if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && QUERY_METHODS.has(node.expression.name.text)) {
           problems.push(`${at(sf, node)}: SQL outside a store (.${node.expression.name.text}): move it to the module's store`);
@@ -118,6 +174,15 @@ export function checkLayout(root: string = ROOT): string[] {
       }
     }
   }
+  for (const [key, lines] of seenLong) {
+    const allowed = longFunctions[key];
+    if (allowed === undefined) problems.push(`${key} is ${lines} lines (at most ${MAX_FUNCTION_LINES}): split it`);
+    else if (lines > allowed) problems.push(`${key} grew to ${lines} lines (allowed ${allowed} while it waits to be split; at most ${MAX_FUNCTION_LINES} for any other)`);
+    else if (lines < allowed) problems.push(`${key} is now ${lines} lines: lower its allowance in scripts/long-functions.ts to ${lines}`);
+  }
+  for (const key of Object.keys(longFunctions)) {
+    if (!seenLong.has(key)) problems.push(`${key} is ${MAX_FUNCTION_LINES} lines or fewer now (or gone): remove it from scripts/long-functions.ts`);
+  }
   return problems;
 }
 
@@ -129,6 +194,6 @@ if (import.meta.main) {
     process.exit(1);
   }
   process.stdout.write(
-    'layout: SQL only in stores, no store called from outside the modules, every store function tested beside it, no file over 400 lines, no engine outside src/db/, runtime state built only in platform.ts\n',
+    'layout: one calendar-day rule, money text and arithmetic in shared/money.ts, functions of at most 70 lines (scripts/long-functions.ts shrinking), SQL only in stores, no store called from outside the modules, every store function tested beside it, no file over 400 lines, no engine outside src/db/, runtime state built only in platform.ts\n',
   );
 }
