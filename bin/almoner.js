@@ -1,6 +1,21 @@
 #!/usr/bin/env node
-// The `almoner` command. Node 24 runs the TypeScript sources directly.
-import { run } from '../src/cli/main.ts';
-
-const code = await run(process.argv.slice(2));
-if (code !== 0) process.exitCode = code;
+// The `almoner` command. Node 24 runs the TypeScript sources directly. Asking for the version or
+// the usage loads nothing else: the whole program takes a second or more to load.
+const argv = process.argv.slice(2);
+const [command, ...rest] = argv;
+if (command === '--version' || command === 'version' || command === '-v') {
+  const { VERSION } = await import('../src/version.ts');
+  process.stdout.write(`almoner ${VERSION} (Node ${process.versions.node})\n`);
+} else if (command === undefined || command === '--help' || command === 'help' || command === '-h') {
+  const { USAGE } = await import('../src/cli/usage.ts');
+  process.stdout.write(USAGE);
+} else if (rest.includes('--help') || rest.includes('-h')) {
+  const { USAGE, usageOf } = await import('../src/cli/usage.ts');
+  const own = usageOf(command);
+  process.stdout.write(own ?? `almoner: unknown command: ${command}\n\n${USAGE}`);
+  if (own === undefined) process.exitCode = 2;
+} else {
+  const { run } = await import('../src/cli/main.ts');
+  const code = await run(argv);
+  if (code !== 0) process.exitCode = code;
+}

@@ -115,6 +115,21 @@ describe('almoner users create', () => {
       assert.match(res.stderr, /^almoner: .+/, args.join(' '));
       assert.match(res.stderr, /Usage: almoner/);
     }
+    // A wrong command prints its own usage lines, not every command's.
+    const wrongRun = await runCli(['payments', 'run', 'frob', '1'], url);
+    assert.equal(wrongRun.code, 2);
+    assert.match(wrongRun.stderr, /^almoner: unknown payments run command: frob/);
+    assert.match(wrongRun.stderr, /Usage: almoner payments \.\.\./);
+    assert.doesNotMatch(wrongRun.stderr, /^ {2}serve/m, 'not the whole usage');
+    // --version and <command> --help answer without loading the program.
+    const version = await runCli(['--version'], url);
+    assert.match(version.stdout, /^almoner \d+\.\d+\.\d+(-dev)? \(Node 24\./);
+    const help = await runCli(['payments', '--help'], url);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /payments run withdraw ID --reason TEXT/);
+    assert.doesNotMatch(help.stdout, /^ {2}users/m);
+    const unknownHelp = await runCli(['frobnicate', '--help'], url);
+    assert.deepEqual([unknownHelp.code, /unknown command: frobnicate/.test(unknownHelp.stdout)], [2, true]);
     const refused = await runCli(['users', 'list', '--amount', '5', '--reason', 'nope'], url);
     assert.match(refused.stderr, /almoner users list does not take --amount, --reason \(it takes --page, --sandbox\)/);
     const again = await openEnv('sqlite', { databaseUrl: url });

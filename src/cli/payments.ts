@@ -75,6 +75,8 @@ async function runCommand(positionals: string[], values: Options, book: Book, wh
       return 0;
     });
   }
+  if (!['show', 'remittances', 'ach', 'checks', 'positive-pay', 'approve', 'withdraw', 'submit'].includes(action ?? ''))
+    throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (list, open, show, ach, checks, positive-pay, remittances, approve, withdraw, submit)`);
   const runId = id(runText, 'the run ID');
   if (action === 'show') {
     refuse([]);
