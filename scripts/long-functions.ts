@@ -3,7 +3,7 @@
 // only shrinks.
 export const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   'src/app.ts: buildApp': 212,
-  'src/cli/main.ts: run': 87,
+  'src/cli/main.ts: run': 77,
   'src/cli/operate.ts: operate': 319,
   'src/cli/payments.ts: paymentsCommand': 115,
   'src/cli/payments.ts: runCommand': 98,

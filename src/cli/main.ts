@@ -196,20 +196,25 @@ export async function run(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command: ${command}`);
     }
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      // The command's own lines, not a hundred: `almoner <command> --help` shows them again.
-      const own = command === undefined ? undefined : usageOf(command);
-      process.stderr.write(`almoner: ${(error as Error).message}\n\n${own ?? USAGE}${own === undefined ? '' : `\n(almoner --help lists every command)\n`}`);
-      return 2;
-    }
-    if (error instanceof AppError) {
-      const fields = error.errors?.map((e) => `\n  ${e.field}: ${e.message}`).join('') ?? '';
-      process.stderr.write(`almoner: ${error.message} (${error.code})${fields}\n`);
-      return 1;
-    }
-    process.stderr.write(`almoner: ${(error as Error).message}\n`);
+    return reported(error, command);
+  }
+}
+
+/** What a command that failed prints, and its exit code: 2 for a wrong use (with its usage lines), 1 for anything else. */
+function reported(error: unknown, command: string | undefined): number {
+  if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    // The command's own lines, not a hundred: `almoner <command> --help` shows them again.
+    const own = command === undefined ? undefined : usageOf(command);
+    process.stderr.write(`almoner: ${(error as Error).message}\n\n${own ?? USAGE}${own === undefined ? '' : `\n(almoner --help lists every command)\n`}`);
+    return 2;
+  }
+  if (error instanceof AppError) {
+    const fields = error.errors?.map((e) => `\n  ${e.field}: ${e.message}`).join('') ?? '';
+    process.stderr.write(`almoner: ${error.message} (${error.code})${fields}\n`);
     return 1;
   }
+  process.stderr.write(`almoner: ${(error as Error).message}\n`);
+  return 1;
 }
 
 if (import.meta.main) {

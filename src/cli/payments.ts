@@ -49,6 +49,14 @@ async function collect(rows: AsyncIterable<unknown[]>): Promise<unknown[][]> {
   return out;
 }
 
+const RUN_ACTIONS = ['list', 'open', 'show', 'ach', 'checks', 'positive-pay', 'remittances', 'approve', 'withdraw', 'submit'];
+
+/** The run an action names, once the action is one (a wrong one is refused before its id is read). */
+function runIdOf(action: string | undefined, runText: string | undefined): number {
+  if (!RUN_ACTIONS.includes(action ?? '')) throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (${RUN_ACTIONS.join(', ')})`);
+  return id(runText, 'the run ID');
+}
+
 type Options = { date?: string; out?: string; reason?: string } & Record<string, unknown>;
 
 /** `almoner payments run ACTION [ID]`: a run's life from opening to submission. */
@@ -75,9 +83,7 @@ async function runCommand(positionals: string[], values: Options, book: Book, wh
       return 0;
     });
   }
-  if (!['show', 'remittances', 'ach', 'checks', 'positive-pay', 'approve', 'withdraw', 'submit'].includes(action ?? ''))
-    throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (list, open, show, ach, checks, positive-pay, remittances, approve, withdraw, submit)`);
-  const runId = id(runText, 'the run ID');
+  const runId = runIdOf(action, runText);
   if (action === 'show') {
     refuse([]);
     return withPlatform(async ({ deps }) => {
@@ -150,7 +156,7 @@ async function runCommand(positionals: string[], values: Options, book: Book, wh
       return 0;
     });
   }
-  throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (list, open, show, ach, checks, positive-pay, remittances, approve, withdraw, submit)`);
+  throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (${RUN_ACTIONS.join(', ')})`);
 }
 
 export async function paymentsCommand(sub: string | undefined, rest: string[]): Promise<number> {
