@@ -215,7 +215,7 @@ export function fundInvitation(m: { inviter: string; fund: string; role: string;
   return compose(
     `${m.inviter} invited you to give together: ${m.fund}`,
     [
-      `${m.inviter} invited you to join ${m.fund} as ${m.role === 'advisor' ? 'an' : 'a'} ${m.role}: a member who ${m.roleWords}.`,
+      `${m.inviter} invited you to join ${m.fund} as ${m.role === 'family' ? 'a family member' : `an ${m.role}`}: a member who ${m.roleWords}.`,
       `Accept with your own account (or make one with this address). The link works for ${m.days} days, once.`,
     ],
     { url: m.url, label: 'See the invitation' },

@@ -5,6 +5,8 @@ import { csrfField, errorSummary, field, layout, notice, select, status, type Fo
 import type { Visitor } from '../visitor.ts';
 
 const ROLE_LABEL: Record<string, string> = { organizer: 'Organizer', advisor: 'Advisor', family: 'Family member' };
+/** "a" or "an" before a word, by its sound's first letter: an Organizer, an Advisor, a Family member. */
+const articleOf = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 const ROLE_CHOICES = [
   ['family', 'Family member: sees the fund, asks to give'],
   ['advisor', 'Advisor: gives, invests, sees everything'],
@@ -41,7 +43,7 @@ export function fundPage(v: Visitor, data: FundView, options: { state?: FormStat
     html`<h1>${data.fund_name}</h1>
     ${notice(options.done)}
     ${errorSummary(options.state)}
-    <p>You are ${data.role === 'advisor' ? 'an' : 'a'} <strong>${ROLE_LABEL[data.role] ?? data.role}</strong> of this fund.${data.role === 'family' ? ' Your donations are requests an organizer or advisor approves.' : ''}</p>
+    <p>You are ${articleOf(ROLE_LABEL[data.role] ?? data.role)} <strong>${ROLE_LABEL[data.role] ?? data.role}</strong> of this fund.${data.role === 'family' ? ' Your donations are requests an organizer or advisor approves.' : ''}</p>
     ${
       data.funds.length > 1
         ? html`<section aria-labelledby="funds"><h2 id="funds">Your funds</h2><ul class="plain">
@@ -125,7 +127,7 @@ export function joinPage(
     'An invitation',
     html`<h1>${invitation.inviter} invites you to ${invitation.fund_name}</h1>
     ${errorSummary(options.state)}
-    <p>You would be ${invitation.role === 'advisor' ? 'an' : 'a'} <strong>${ROLE_LABEL[invitation.role] ?? invitation.role}</strong> of the fund. The invitation went to <strong>${invitation.email ?? ''}</strong>: accept it with the account of that address.</p>
+    <p>You would be ${articleOf(ROLE_LABEL[invitation.role] ?? invitation.role)} <strong>${ROLE_LABEL[invitation.role] ?? invitation.role}</strong> of the fund. The invitation went to <strong>${invitation.email ?? ''}</strong>: accept it with the account of that address.</p>
     ${
       signedIn
         ? html`<form method="post" action="/join/${invitation.token}" class="card">${csrfField(v)}<button type="submit">Accept and give together</button></form>`
