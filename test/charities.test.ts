@@ -227,6 +227,20 @@ for (const { name: engine } of engines()) {
       assert.equal((await bob.post(`/charities/${FOODBANK}/bank-details`, { holder: 'Bob', routing: '091000019', account: '99999999', account_type: 'checking' })).status, 403);
       assert.equal((await bob.get(`/charities/${FOODBANK}/manage`)).status, 403);
       assert.deepEqual(await fingerprint(env.deps), before, 'nothing refused was written');
+      // A platform whose operator has not set PAYEE_DATA_KEY tells the organisation in its own words, not the setting's.
+      const alicesAccount = await accountOf(env.deps, 'alice@home.example');
+      const unkeyed = { ...env.deps, config: { ...env.deps.config, payments: { ...env.deps.config.payments, payeeKey: undefined } } };
+      const { setOwnBankDetails } = await import('../src/modules/payments/index.ts');
+      await assert.rejects(
+        setOwnBankDetails(unkeyed, { user_id: alicesAccount.user_id, name: 'Alice Abbott' }, FOODBANK, {
+          holder: 'Vermont Foodbank',
+          routing: '091000019',
+          account: '12345678',
+          account_type: 'checking',
+        }),
+        (e: Error & { code?: string }) => e.code === 'payee_key_not_configured' && /paid by check meanwhile/.test(e.message) && !/PAYEE_DATA_KEY/.test(e.message),
+      );
+      assert.deepEqual(await fingerprint(env.deps), before, 'nothing was written');
 
       const saved = await alice.post(`/charities/${FOODBANK}/bank-details`, {
         holder: 'Vermont Foodbank',

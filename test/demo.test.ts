@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './oidc-rp.ts';
@@ -21,7 +21,7 @@ describe('almoner demo', () => {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'almoner.sqlite')}`, PORT: String(port), NO_COLOR: '1' };
     delete env.PUBLIC_URL;
-    for (const name of Object.keys(env)) if (name.startsWith('SPONSOR_')) delete env[name];
+    for (const name of Object.keys(env)) if (name.startsWith('SPONSOR_') || name.startsWith('ACH_') || name.startsWith('PAYEE_DATA_KEY')) delete env[name];
     demo = spawn(process.execPath, [BIN, 'demo'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       demo.stdout?.on('data', (chunk: Buffer) => {
@@ -63,6 +63,13 @@ describe('almoner demo', () => {
       printed,
       /Sponsor details are placeholders \(SPONSOR_NAME, SPONSOR_EIN, SPONSOR_ADDRESS, SPONSOR_BANK, SPONSOR_BROKERAGE, SPONSOR_CRYPTO\): donors' instructions and receipts show them\./,
     );
+  });
+
+  test('it can pay a charity: a demo PAYEE_DATA_KEY kept beside its database, sample ACH settings', () => {
+    assert.match(printed, /Paying charities: a demo PAYEE_DATA_KEY \(.*demo-payee\.key\) and sample ACH_\* settings/);
+    const keyFile = join(dir, 'demo-payee.key');
+    assert.equal(Buffer.from(readFileSync(keyFile, 'utf8'), 'base64').length, 32);
+    assert.equal(statSync(keyFile).mode & 0o777, 0o600, 'readable by its owner only');
   });
 
   test('the names donors try first are found', async () => {

@@ -1,5 +1,10 @@
 // `almoner demo`: the embedded database with demo data, served, with logs for a person.
-import { loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { sqlitePathOf } from '../db/database.ts';
+import { originatorProblems } from '../modules/payments/index.ts';
 import { openPlatform } from '../platform.ts';
 import { buildApp } from '../app.ts';
 import { startJobs } from '../jobs.ts';
@@ -20,8 +25,43 @@ function demoLine(entry: Record<string, unknown>, messageKey: string): string {
   return Object.keys(rest).length === 0 ? String(message ?? '') : `${String(message ?? '')} ${JSON.stringify(rest)}`;
 }
 
+/**
+ * The demo's bank settings, so that a charity can give bank details and a run makes its NACHA
+ * file: a PAYEE_DATA_KEY generated once beside the demo's database (kept, so details sealed
+ * yesterday open today) and sample ACH_* values. Only where none is set, and never in production.
+ */
+function demoPayments(config: Config): Config['payments'] | undefined {
+  const path = sqlitePathOf(config.databaseUrl);
+  if (config.production || path === undefined || path === ':memory:' || config.payments.payeeKey !== undefined) return undefined;
+  const keyFile = join(dirname(path), 'demo-payee.key');
+  if (!existsSync(keyFile)) {
+    mkdirSync(dirname(keyFile), { recursive: true });
+    writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
+  }
+  const unset = originatorProblems(config.payments.ach).length > 0;
+  return {
+    ...config.payments,
+    payeeKey: Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64'),
+    ...(unset ? { ach: DEMO_ACH } : {}),
+    ...(config.payments.checkAccount === '' ? { checkAccount: '000123456789' } : {}),
+  };
+}
+
+/** Sample originator details (a bank's published test routing numbers): files made with them go nowhere. */
+const DEMO_ACH = {
+  destinationRouting: '091000019',
+  destinationName: 'Demo Bank',
+  originId: '1234567890',
+  originName: 'Almoner Demo',
+  companyId: '1234567890',
+  companyName: 'Almoner Demo',
+  odfiRouting: '011000015',
+};
+
 export async function demo(): Promise<void> {
-  const config = loadConfig();
+  const loaded = loadConfig();
+  const payments = demoPayments(loaded);
+  const config = payments === undefined ? loaded : Object.freeze({ ...loaded, payments });
   // The demo is watched by a person: one readable line per log entry (production logs stay JSON).
   const log = makeLogger(
     { level: config.logLevel },
@@ -55,6 +95,9 @@ export async function demo(): Promise<void> {
       config.sponsorUnset.length === 0
         ? ''
         : `Sponsor details are placeholders (${config.sponsorUnset.join(', ')}): donors' instructions and receipts show them. Fine for a demo; a production node refuses to start without them.`,
+      payments === undefined
+        ? ''
+        : `Paying charities: a demo PAYEE_DATA_KEY (${join(dirname(sqlitePathOf(config.databaseUrl) ?? ''), 'demo-payee.key')}) and sample ACH_* settings let charities give bank details and runs make NACHA files that go nowhere; set your own before real money.`,
       'Stop with Ctrl-C.',
       '',
     ].join('\n'),

@@ -3,7 +3,7 @@
 // its donor chose to be known, each payment's remittance advice, and its bank
 // details (masked), which they may replace.
 import type { Deps } from '../../deps.ts';
-import { notFound } from '../../shared/errors.ts';
+import { notFound, conflict } from '../../shared/errors.ts';
 import { dollarsText } from '../../shared/money.ts';
 import { requireClaimant } from '../charities/index.ts';
 import { setPayeeAccount } from './payments.payees.ts';
@@ -96,5 +96,11 @@ export async function setOwnBankDetails(
   input: { routing: string; account: string; account_type: string; holder: string },
 ) {
   const view = await requireClaimant(deps, person.user_id, ein);
+  // Told in the organisation's words: the setting is the operator's to make, not theirs.
+  if (deps.config.payments.payeeKey === undefined)
+    throw conflict(
+      'payee_key_not_configured',
+      'this platform cannot take bank details yet (its operator has not finished setting it up): your organisation is paid by check meanwhile',
+    );
   return await setPayeeAccount(deps, view.ein, input, { actor: `user:${person.user_id}`, name: person.name, userId: person.user_id });
 }
