@@ -67,5 +67,30 @@ for (const { name: engine } of engines()) {
       assert.deepEqual([paid.status, paid.body.more], [200, false]);
       assert.deepEqual((await admin({ event: 'pay', status: 'approved' })).body, { done: [], skipped: [], more: false });
     });
+    test("the operator's queue: donations waiting for approval, oldest first, with donor and organisation; paged after an id", async () => {
+      const get = (query: string) => call(env.app, 'GET', `/admin/v1/donations${query}`, { headers: { authorization: `Bearer ${operator}` } });
+      const donor = await makeUser(env.deps);
+      await fund(env.deps, donor, 10_000);
+      const ids: number[] = [];
+      for (const amount of [10, 11, 12]) ids.push((await call(env.app, 'POST', '/v1/donations', { key: donor.key, body: { ein: '261544963', amount } })).body.id as number);
+      const waiting = await get('');
+      assert.equal(waiting.status, 200, JSON.stringify(waiting.body));
+      const mine = (waiting.body.items as Array<{ id: number; amount: number; ein: string; non_profit: string; user_id: number; screening: string }>).filter((d) =>
+        ids.includes(d.id),
+      );
+      assert.deepEqual(
+        mine.map((d) => [d.id, d.amount, d.ein, d.non_profit, d.user_id, d.screening]),
+        ids.map((id, i) => [id, 10 + i, '261544963', 'Vermont Foodbank', donor.user_id, 'clear']),
+      );
+      const after = await get(`?after=${ids[1]}`);
+      assert.deepEqual(
+        (after.body.items as Array<{ id: number }>).map((d) => d.id),
+        [ids[2]],
+      );
+      assert.deepEqual((await get('?book=test')).body, { items: [], more: false }, 'the sandbox book is its own');
+      const bad = await get('?status=lost');
+      assert.deepEqual([bad.status, bad.body.code], [400, 'invalid_parameter'], 'a query parameter that is not one');
+      assert.equal((await call(env.app, 'GET', '/admin/v1/donations', {})).status, 401, 'operators only');
+    });
   });
 }

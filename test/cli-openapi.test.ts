@@ -109,6 +109,7 @@ describe('almoner users create', () => {
       ['receipts', 'repair', '--yes'],
       ['admin', 'token', 'list', '--name', 'x'],
       ['apps', 'list', '--sandbox'],
+      ['donations', 'waiting', '--status', 'lost'],
     ]) {
       const res = await runCli(args, url);
       assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);

@@ -19,6 +19,7 @@ import { formatCheck, runAndRecordCheck, runCheck } from '../modules/check/index
 
 import { UsageError, WHOLE_DATABASE, actor, withPlatform } from './common.ts';
 import { operate } from './operate.ts';
+import { donationsWaiting } from './queue.ts';
 import { demo } from './demo.ts';
 import { notifyCommand } from './notify.ts';
 import { nonprofitsCommand } from './directory.ts';
@@ -166,7 +167,7 @@ export async function run(argv: string[]): Promise<number> {
       case 'receipts':
       case 'admin':
       case 'apps':
-        return await operate(command, sub, rest);
+        return await (command === 'donations' && sub === 'waiting' ? donationsWaiting(rest) : operate(command, sub, rest));
       case 'webhooks':
       case 'mail':
         return await notifyCommand(command, sub, rest);

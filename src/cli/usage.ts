@@ -33,6 +33,8 @@ Commands:
   contributions correct-receipt ID --reason TEXT
                              A new receipt that replaces the newest one and says why; both remain
 
+  donations waiting [--status S] [--sandbox]
+                             The donations waiting for approval (or in status S), oldest first, with donor and organisation
   donations approve|pay|mail-check|cash|void ID...
   donations reject ID... --reason TEXT
   donations pay-all-approved Pay every approved donation

@@ -7,7 +7,11 @@ import { BookQuery, bookOf, OPERATOR_TAGS as tags } from '../../http/operator.ts
 import { AppError } from '../../shared/errors.ts';
 import { DONATION_EVENTS, type DonationStatus } from './donations.ts';
 import { applyDonationEvent, applyDonationEventToMany, donationIdsInStatus } from './donations.service.ts';
-import { DONATIONS_BATCH_MAX, DonationBatchBody, RejectBody } from './donations.schema.ts';
+import { donationQueue } from './donations.lists.ts';
+import { DONATIONS_BATCH_MAX, DonationBatchBody, QueueQuery, RejectBody } from './donations.schema.ts';
+
+/** Donations a queue page holds. */
+const QUEUE_PAGE = 100;
 
 export function donationOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -30,6 +34,22 @@ export function donationOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       );
     }
+
+    app.get(
+      '/donations',
+      {
+        schema: {
+          tags,
+          summary: 'The queue: donations in a status (scheduled, waiting for approval, by default), oldest first, 100 at a time after ?after=ID',
+          querystring: QueueQuery,
+        },
+      },
+      async (request) => {
+        const status = (request.query.status ?? 'scheduled') as DonationStatus;
+        const items = await donationQueue(deps, bookOf(request), status, QUEUE_PAGE + 1, request.query.after ?? 0);
+        return { items: items.slice(0, QUEUE_PAGE), more: items.length > QUEUE_PAGE };
+      },
+    );
 
     app.post(
       '/donations/batch',

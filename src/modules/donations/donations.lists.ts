@@ -9,6 +9,10 @@ import * as store from './donations.store.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 import { ownDonationPageJson } from './donations.json.ts';
 import { authorize } from '../../shared/policy.ts';
+import * as queue from './donations.queue.store.ts';
+import { centsToDollars } from '../../shared/money.ts';
+import type { DonationStatus } from './donations.ts';
+import type { Book } from '../../shared/book.ts';
 
 /** The most rows a page's OFFSET passes over and still be read as a lookup. */
 export const LOOKUP_OFFSET_MAX = 1_000;
@@ -70,4 +74,22 @@ export async function listPublicDonations(deps: Deps, userId: number, page: Page
     count,
     page,
   );
+}
+
+/**
+ * The operator's queue: donations of `book` in a status (scheduled: waiting for approval), oldest
+ * first, `limit` after `afterId`, each with its donor, organisation and screening (rules §7, §16).
+ */
+export async function donationQueue(deps: Deps, book: Book, status: DonationStatus, limit: number, afterId = 0) {
+  return (await queue.donationsInStatus(deps.db, book, status, limit, afterId)).map((r) => ({
+    id: Number(r.id),
+    created_at: r.created_at,
+    amount: centsToDollars(Number(r.amount_cents)),
+    status: r.status,
+    user_id: Number(r.user_id),
+    donor: r.donor,
+    ein: r.ein,
+    non_profit: r.non_profit,
+    screening: r.diligence,
+  }));
 }

@@ -1,6 +1,7 @@
 // The HTTP contract of donations (spec 2.1, 2.3, 4.2; rules §8).
 import { Type } from '@sinclair/typebox';
 import { Amount, IsoDate, Nullable, NullableIsoDate, Paged, StringEnum, Ein, Id } from '../../http/schemas.ts';
+import { BookQuery } from '../../http/operator.ts';
 import { DEDICATION_MAX, DESIGNATION_MAX, DONATION_EVENTS, DONATION_STATUSES, SHARES, VISIBILITIES } from './donations.ts';
 
 const Status = StringEnum(DONATION_STATUSES);
@@ -79,6 +80,16 @@ export const DonationBatchBody = Type.Object(
     ids: Type.Optional(Type.Array(Id, { minItems: 1, maxItems: DONATIONS_BATCH_MAX })),
     status: Type.Optional(Status),
     reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+  },
+  { additionalProperties: false },
+);
+
+/** The operator's queue (/admin/v1/donations): a status (scheduled unless given), after an id, a book. */
+export const QueueQuery = Type.Object(
+  {
+    ...BookQuery.properties,
+    status: Type.Optional(Status),
+    after: Type.Optional(Type.Integer({ minimum: 0, description: 'The last id of the page before' })),
   },
   { additionalProperties: false },
 );
