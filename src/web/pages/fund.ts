@@ -131,7 +131,7 @@ export function joinPage(
     ${
       signedIn
         ? html`<form method="post" action="/join/${invitation.token}" class="card">${csrfField(v)}<button type="submit">Accept and give together</button></form>`
-        : html`<p><a class="button" href="/signup?next=${next}">Sign up with ${invitation.email ?? 'that address'}</a> or <a href="/signin?next=${next}">sign in</a> to accept.</p>`
+        : html`<p><a class="button" href="/signup?next=${next}${invitation.email === null || invitation.email === undefined ? '' : `&email=${encodeURIComponent(invitation.email)}`}">Sign up with ${invitation.email ?? 'that address'}</a> or <a href="/signin?next=${next}">sign in</a> to accept.</p>`
     }`,
   );
 }

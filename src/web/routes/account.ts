@@ -60,8 +60,10 @@ export function accountRoutes({ deps, limiter, oidc }: WebContext) {
     });
 
     web.get('/signup', async (request, reply) => {
-      const next = (request.query as { next?: string }).next;
-      return sendPage(reply, signUpPage(request.visitor, undefined, next === undefined ? undefined : safeNext(next)));
+      const { next, email } = request.query as { next?: string; email?: string };
+      // An invitation's link names the address it went to: the form starts with it (the person may change it).
+      const prefill = typeof email === 'string' && email.length <= 254 && /^[^\s@]+@[^\s@]+$/.test(email) ? { values: { email } } : undefined;
+      return sendPage(reply, signUpPage(request.visitor, prefill, next === undefined ? undefined : safeNext(next)));
     });
 
     web.post('/signup', async (request, reply) => {
