@@ -47,7 +47,7 @@ describeEachEngine('a shared fund on the web', (env) => {
     assert.match(signUpLink, /email=tess%40example\.org/);
     const form = await tess.get(signUpLink);
     assert.match(form.body, /<input[^>]*name="email"[^>]*value="tess@example\.org"|value="tess@example\.org"[^>]*name="email"/);
-    assert.doesNotMatch(form.body, /class="error-summary"/, 'no error shown for a prefilled form');
+    assert.doesNotMatch(form.body, /id="form-errors"/, 'no error shown for a prefilled form');
     const signedUp = await tess.post('/signup', { name: 'Tess Teen', email: 'tess@example.org', password: 'correct horse battery', next: link });
     assert.deepEqual([signedUp.status, signedUp.location], [303, link]);
     await tess.get(link);
