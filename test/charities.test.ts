@@ -217,6 +217,12 @@ for (const { name: engine } of engines()) {
     test("bank details from the organisation's page: checked, sealed, masked; the other claimant told; an outsider refused", async () => {
       const alice = people.get('Alice Abbott') as WebClient;
       const bob = people.get('Bob Brown') as WebClient;
+      // The organisation's public page is a way back for the one who acts for it; others are offered a claim.
+      const pagePath = (await alice.get(`/charities/${FOODBANK}`)).location as string;
+      const publicPage = textOf((await alice.get(pagePath)).body);
+      assert.match(publicPage, /Manage Vermont Foodbank/);
+      assert.doesNotMatch(publicPage, /Claim this organisation/);
+      assert.match(textOf((await bob.get(pagePath)).body), /Claim this organisation/);
       await alice.get(`/charities/${FOODBANK}/manage`);
       const before = await fingerprint(env.deps);
       const bad = await alice.post(`/charities/${FOODBANK}/bank-details`, { holder: 'Vermont Foodbank', routing: '091000018', account: '12345678', account_type: 'checking' });

@@ -120,6 +120,8 @@ export interface CharityPageView {
   checks: { lists: ReadonlyArray<{ name: string; as_of: string }>; refusal: string | undefined; review: boolean };
   nearby: NonProfitView[];
   similar: NonProfitView[];
+  /** The visitor acts for this organisation (an approved claim): the way back to its page, not another claim. */
+  acting?: boolean;
 }
 
 function others(id: string, title: string, list: readonly NonProfitView[]): Html {
@@ -174,7 +176,11 @@ export function charityPage(v: Visitor, c: CharityPageView, state?: FormState): 
     <dt>Size</dt>${size}
     ${n.website === null || n.website === '' ? '' : html`<dt>Website</dt><dd><a href="${n.website}" rel="nofollow noopener">${n.website}</a></dd>`}</dl>
     ${diligenceSection(c.checks)}
-    <p class="muted">Do you work for ${n.name}? <a href="/charities/${n.ein}/claim">Claim this organisation</a> to see the grants it receives and be paid by direct deposit.</p>
+    ${
+      c.acting === true
+        ? html`<p><a class="button" href="/charities/${n.ein}/manage">Manage ${n.name}</a> <span class="muted">(you act for it: its grants, payments and bank details)</span></p>`
+        : html`<p class="muted">Do you work for ${n.name}? <a href="/charities/${n.ein}/claim">Claim this organisation</a> to see the grants it receives and be paid by direct deposit.</p>`
+    }
     ${others('nearby', 'Nearby', c.nearby)}
     ${others('similar', `The largest of ${n.cause.name}${n.state === '' ? '' : ` in ${n.state}`}`, c.similar)}
   </article>`,

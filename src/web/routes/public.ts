@@ -19,6 +19,7 @@ import type { Deps } from '../../deps.ts';
 import type { Html } from '../html.ts';
 import type { Visitor } from '../visitor.ts';
 import type { DashboardForms } from '../pages/dashboard.ts';
+import { claimsOfUser } from '../../modules/charities/index.ts';
 
 const QUERY_MAX = 200;
 const SUGGESTIONS = 8;
@@ -35,7 +36,9 @@ function pageParam(raw: unknown): number {
  */
 export async function charityPageOf(deps: Deps, visitor: Visitor, found: Awaited<ReturnType<typeof charityByEin>>, state?: DashboardForms['donation']): Promise<Html> {
   const checks = { lists: await listsInForce(deps), ...found.diligence };
-  return charityPage(visitor, { view: found.view, receives: found.receives, checks, ...(await found.about()) }, state);
+  const session = visitor.session;
+  const acting = session !== undefined && (await claimsOfUser(deps, session.user_id)).some((c) => c.status === 'approved' && c.ein === found.view.ein);
+  return charityPage(visitor, { view: found.view, receives: found.receives, checks, acting, ...(await found.about()) }, state);
 }
 
 export function publicRoutes({ deps, directory, openapi }: WebContext) {
