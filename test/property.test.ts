@@ -550,9 +550,12 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             const c = m.contributions[op.pick % Math.max(1, m.contributions.length)];
             if (c === undefined) continue;
             const inBook = bookOf(c.user) === op.book;
-            const allowed = inBook && c.declared === true && c.status === 'waiting_for_funds';
-            expected = !inBook ? 'contribution_not_found' : allowed ? 'ok' : 'invalid_transition';
-            actual = await outcome(() => recordArrivalAudited(deps, op.book, c.id, { units: (op.cents / 100).toFixed(2), valuation: '1' }, 'property'));
+            // What arrives more than 10% away from the declaration is refused unless the operator forces it (half the time).
+            const force = op.pick % 2 === 0;
+            const differs = c.declared === true && c.cents > 0 && !force && Math.abs(op.cents - c.cents) * 10 > c.cents;
+            const allowed = inBook && c.declared === true && c.status === 'waiting_for_funds' && !differs;
+            expected = !inBook ? 'contribution_not_found' : c.declared !== true ? 'invalid_transition' : differs ? 'received_differs' : allowed ? 'ok' : 'invalid_transition';
+            actual = await outcome(() => recordArrivalAudited(deps, op.book, c.id, { units: (op.cents / 100).toFixed(2), valuation: '1', force }, 'property'));
             // What arrived replaces what was declared; money moves when it is received (pending).
             if (allowed) c.cents = op.cents;
             break;

@@ -84,7 +84,7 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   payee_accounts: { personal: [], notPersonal: ['holder', 'account_sealed', 'account_last4'], forget: "organisations' bank details (sealed): no donor in them" },
   payment_exceptions: { personal: [], notPersonal: ['note'], forget: "the bank's exceptions to the sponsor's payments: no donor in them" },
   payment_grants: { personal: [], forget: 'amounts and donation ids: kept (the sponsor pays from its books)' },
-  payment_runs: { personal: [], forget: "operators' runs: no donor in them" },
+  payment_runs: { personal: [], notPersonal: ['withdraw_reason'], forget: "operators' runs and why one was withdrawn: no donor in them" },
   payments: { personal: [], notPersonal: ['payee', 'address'], forget: "payments to organisations, with the organisation's name and address: no donor in them" },
   pub78: { personal: [], notPersonal: ['name'], forget: "a published IRS list of organisations: none of our users' data" },
   revocations: { personal: [], notPersonal: ['name'], forget: "a published IRS list of organisations: none of our users' data" },
