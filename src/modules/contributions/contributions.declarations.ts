@@ -152,6 +152,9 @@ export async function declarationsAwaitingMoney(deps: Deps, book: Book, referenc
   return (await awaitingMoney(deps.db, book, reference, 500)).map((c) => ({ ...contributionForm(c), reference: c.reference, user_id: c.user_id, declared_at: c.declared_at }));
 }
 
+/** What an operator records as arrived for a declaration; `force` takes a value far from the declared one. */
+export type Arrived = { units: string; valuation: string; valuation_source?: string; force?: boolean };
+
 /** How far (a share of the declared value, in percent) what arrives may differ from the declaration before it is refused without `force`. */
 export const RECEIVED_TOLERANCE_PERCENT = 10;
 
@@ -161,13 +164,7 @@ export const RECEIVED_TOLERANCE_PERCENT = 10;
  * `pending` with its money (advanceContribution). Audited. Throws contribution_not_found,
  * conflict (invalid_transition), unprocessable (validation_failed).
  */
-export async function recordArrivalAudited(
-  deps: Deps,
-  book: Book,
-  id: number,
-  arrived: { units: string; valuation: string; valuation_source?: string; force?: boolean },
-  actor: string,
-): Promise<void> {
+export async function recordArrivalAudited(deps: Deps, book: Book, id: number, arrived: Arrived, actor: string): Promise<void> {
   const problems: FieldError[] = [];
   if (!isPositiveDecimal8(arrived.units)) problems.push({ field: 'units', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
   if (!isPositiveDecimal8(arrived.valuation)) problems.push({ field: 'valuation', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
@@ -214,13 +211,7 @@ export async function recordArrivalAudited(
 }
 
 /** Records what arrived for a declaration, then moves it to `pending` with that money: the operator's "receive" (CLI and /admin/v1). */
-export async function receiveDeclared(
-  deps: Deps,
-  book: Book,
-  id: number,
-  arrived: { units: string; valuation: string; valuation_source?: string; force?: boolean },
-  actor: string,
-): Promise<void> {
+export async function receiveDeclared(deps: Deps, book: Book, id: number, arrived: Arrived, actor: string): Promise<void> {
   await recordArrivalAudited(deps, book, id, arrived, actor);
   await advanceContribution(deps, book, id, 'pending', actor);
 }

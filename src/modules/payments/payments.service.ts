@@ -162,6 +162,11 @@ export async function openRun(deps: Deps, book: Book, payDate: string, actor: st
   return { run: await getRun(deps, book, runId), rejected, held };
 }
 
+/** Why an organisation may no longer be paid (rules §16, §17): gone from the IRS's active, deductible list, or a due-diligence refusal; undefined when it may. */
+export function paymentRefusal(org: { eligible: number; removed_at: string | null; foundation: string; diligence: string }): { code: string; why: string } | undefined {
+  return org.eligible !== 1 || org.removed_at !== null ? { code: 'non_profit_ineligible', why: 'the IRS no longer lists it as an active, deductible charity' } : refusalOf(org);
+}
+
 type Payable = Awaited<ReturnType<typeof store.payableDonations>>[number];
 
 /**
@@ -176,8 +181,7 @@ async function sortOrganisations(deps: Deps, trx: Trx, book: Book, rows: readonl
   for (const donations of Map.groupBy(rows, (r) => r.non_profit_id).values()) {
     const org = donations[0] as Payable;
     const total = donations.reduce((n, d) => n + Number(d.amount_cents), 0);
-    const refusal =
-      org.eligible !== 1 || org.removed_at !== null ? { code: 'non_profit_ineligible', why: 'the IRS no longer lists it as an active, deductible charity' } : refusalOf(org);
+    const refusal = paymentRefusal(org);
     if (refusal !== undefined) {
       for (const d of donations) await applyEventIn(deps, trx, book, d.id, 'reject', { actor, reason: `${refusal.code}: ${refusal.why}`, byPayment: true });
       rejected.push({ ein: org.ein, name: org.name, code: refusal.code, donations: donations.length, amount: dollarsText(total) });

@@ -12,8 +12,7 @@ import { recordAudit } from '../audit/index.ts';
 import { claimantsOf } from '../charities/index.ts';
 import { messages, queueMail, type Outgoing } from '../mail/index.ts';
 import { applyEventIn } from '../donations/index.ts';
-import { refusalOf } from '../nonprofits/index.ts';
-import { getRun, paymentEvents, type RunView } from './payments.service.ts';
+import { getRun, paymentEvents, paymentRefusal, type RunView } from './payments.service.ts';
 import * as store from './payments.store.ts';
 import * as payees from './payees.store.ts';
 import { centsToDollars } from '../../shared/money.ts';
@@ -110,8 +109,7 @@ async function screenAgain(deps: Deps, trx: Trx, book: Book, payments: readonly 
   for (const p of payments) {
     const org = orgs.get(Number(p.non_profit_id));
     assert(org !== undefined, 'a payment names its organisation');
-    const refusal =
-      org.eligible !== 1 || org.removed_at !== null ? { code: 'non_profit_ineligible', why: 'the IRS no longer lists it as an active, deductible charity' } : refusalOf(org);
+    const refusal = paymentRefusal(org);
     if (refusal !== undefined) {
       const why = `${refusal.code}: ${refusal.why}`;
       assert(await store.settlePayment(trx, Number(p.id), 'open', { status: 'withheld', settled_at: at, settled_by: actor }), 'an open payment is withheld once');
