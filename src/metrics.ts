@@ -40,6 +40,22 @@ export interface Metrics {
   jobRun(job: JobName, ok: boolean, seconds: number): void;
 }
 
+/**
+ * `read` shared by the gauges a scrape collects at once: one database read while it is in flight,
+ * a fresh one on the next scrape; a failed read shows as undefined (the gauges keep their values).
+ */
+function oneReadPerScrape<T>(read: () => Promise<T>): () => Promise<T | undefined> {
+  let reading: Promise<T | undefined> | undefined;
+  return () => {
+    reading ??= read()
+      .catch(() => undefined)
+      .finally(() => {
+        reading = undefined;
+      });
+    return reading;
+  };
+}
+
 export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, moneyOut?: MoneyOut): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'almoner_' });
@@ -78,15 +94,7 @@ export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, mon
   });
   if (lastCheck !== undefined) {
     // Both gauges are collected at once on a scrape: they share one read of the latest run.
-    let reading: ReturnType<LastCheck> | undefined;
-    const latest = () => {
-      reading ??= lastCheck()
-        .catch(() => undefined)
-        .finally(() => {
-          reading = undefined;
-        });
-      return reading;
-    };
+    const latest = oneReadPerScrape(lastCheck);
     new Gauge({
       name: 'almoner_check_last_run_timestamp_seconds',
       help: 'When the latest `almoner check` ended (on any machine); 0 if none ran.',
@@ -108,15 +116,7 @@ export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, mon
   }
   if (moneyOut !== undefined) {
     // One read per scrape, shared by the gauges below.
-    let reading: ReturnType<MoneyOut> | undefined;
-    const read = () => {
-      reading ??= moneyOut()
-        .catch(() => undefined)
-        .finally(() => {
-          reading = undefined;
-        }) as ReturnType<MoneyOut>;
-      return reading;
-    };
+    const read = oneReadPerScrape(moneyOut);
     new Gauge({
       name: 'almoner_payment_runs',
       help: 'Payment runs open (opened, not submitted or withdrawn) and overdue (open past their pay date), every book.',
