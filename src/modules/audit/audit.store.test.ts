@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachEngine } from '../../../test/harness.ts';
+import { runStatements } from '../../db/bulk.ts';
 import * as store from './audit.store.ts';
 
 describeEachEngine('audit store', (env) => {
@@ -47,5 +48,26 @@ describeEachEngine('audit store', (env) => {
       [ids[3]],
     );
     assert.deepEqual(await store.listAudit(db, 'live', { object_type: 'gift' }, { page: 1, per_page: 50 }), []);
+  });
+
+  test('auditStatements write many entries at once, each as recordAudit would', async () => {
+    const { db } = env().deps;
+    const entries = [1, 2, 3].map((n) => ({
+      book: 'test' as const,
+      actor: 'cli:bulk',
+      action: 'donation.pay',
+      object_type: 'donation',
+      object_id: 7_000 + n,
+      before: { status: 'approved' },
+      after: n === 3 ? undefined : { status: 'completed' },
+      at: '2026-02-01T00:00:00Z',
+    }));
+    await db.transaction().execute((trx) => runStatements(trx, store.auditStatements(entries)));
+    const written = await store.listAudit(db, 'test', { object_type: 'donation' }, { page: 1, per_page: 50 });
+    assert.deepEqual(
+      written.map((r) => [r.actor, r.action, r.object_id, r.before, r.after, r.created_at]).sort(),
+      entries.map((e) => ['cli:bulk', 'donation.pay', e.object_id, JSON.stringify(e.before), e.after === undefined ? null : JSON.stringify(e.after), e.at]).sort(),
+    );
+    assert.deepEqual(store.auditStatements([]), []);
   });
 });

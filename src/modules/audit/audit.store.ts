@@ -3,6 +3,7 @@
 import type { Db, Trx } from '../../db/database.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Book } from '../../shared/book.ts';
+import { insertRows, type Statement } from '../../db/bulk.ts';
 
 export interface AuditEntry {
   /** The book of the object acted on. */
@@ -33,6 +34,24 @@ export async function recordAudit(trx: Trx, entry: AuditEntry): Promise<number> 
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
+}
+
+/** The statements that write many audit entries at once (a payment run's donations), a thousand to a statement. */
+export function auditStatements(entries: readonly AuditEntry[]): Statement[] {
+  return insertRows(
+    'audit_log',
+    ['book', 'actor', 'action', 'object_type', 'object_id', 'before', 'after', 'created_at'],
+    entries.map((e) => [
+      e.book,
+      e.actor,
+      e.action,
+      e.object_type,
+      e.object_id,
+      e.before === undefined ? null : JSON.stringify(e.before),
+      e.after === undefined ? null : JSON.stringify(e.after),
+      e.at,
+    ]),
+  );
 }
 
 export interface AuditFilter {

@@ -3,3 +3,4 @@ export * from './donations.service.ts';
 export * from './donations.lists.ts';
 export * from './donations.exports.ts';
 export { decideRequest, expireRequests, givesByRequest, waitingRequests, withdrawRequestsOf } from './donations.requests.ts';
+export { payOutMany, type PayOut } from './donations.payout.ts';

@@ -314,21 +314,27 @@ function entryRows(entries: ReadonlyArray<{ id: number; cause: EntryCause; posti
   };
 }
 
-/** Moves each account's cached balance by its sum, in one UPDATE. */
+/** Most accounts one UPDATE of balances moves: three bound values each, within SQLite's limit. */
+const MOVES_PER_STATEMENT = 1000;
+
+/** Moves each account's cached balance by its sum, an UPDATE per thousand accounts. */
 function moveStatements(deltas: ReadonlyMap<number, number>): Statement[] {
-  const moves = [...deltas].filter(([, cents]) => cents !== 0);
-  for (const [, cents] of moves) assertSafeInteger(cents, 'balance movement');
-  if (moves.length === 0) return [];
-  return [
-    rowsStatement(
-      (v) =>
-        `update ledger_accounts set balance_cents = balance_cents + case ${moves
-          .map(([id, cents]) => `when id = ${v(id)} then cast(${v(cents)} as bigint)`)
-          .join(' ')} end where id in (${moves.map(([id]) => v(id)).join(',')})`,
-      (params) =>
-        `update ledger_accounts a set balance_cents = a.balance_cents + m.cents from json_to_recordset(${jsonRows(params, ['id', 'cents'], moves)}) as m(id bigint, cents bigint) where a.id = m.id`,
-    ),
-  ];
+  const all = [...deltas].filter(([, cents]) => cents !== 0);
+  for (const [, cents] of all) assertSafeInteger(cents, 'balance movement');
+  const out: Statement[] = [];
+  for (let i = 0; i < all.length; i += MOVES_PER_STATEMENT) out.push(moveStatement(all.slice(i, i + MOVES_PER_STATEMENT)));
+  return out;
+}
+
+function moveStatement(moves: ReadonlyArray<readonly [number, number]>): Statement {
+  return rowsStatement(
+    (v) =>
+      `update ledger_accounts set balance_cents = balance_cents + case ${moves
+        .map(([id, cents]) => `when id = ${v(id)} then cast(${v(cents)} as bigint)`)
+        .join(' ')} end where id in (${moves.map(([id]) => v(id)).join(',')})`,
+    (params) =>
+      `update ledger_accounts a set balance_cents = a.balance_cents + m.cents from json_to_recordset(${jsonRows(params, ['id', 'cents'], moves)}) as m(id bigint, cents bigint) where a.id = m.id`,
+  );
 }
 
 /** Ids for `n` journal entries (db/ids.ts). */

@@ -20,8 +20,8 @@ describeEachEngine('payees store', (env) => {
       created_by: 'op',
     };
     const a = await db.transaction().execute((trx) => payees.replacePayeeAccount(trx, { ...account, usable_from: '2026-11-27' }));
-    assert.equal(await payees.usablePayeeAccount(db, nonProfitId, '2026-11-26'), undefined, 'not before its cooling-off ends');
-    assert.equal(Number((await payees.usablePayeeAccount(db, nonProfitId, '2026-11-27'))?.id), a);
+    assert.equal((await payees.usablePayeeAccounts(db, [nonProfitId], '2026-11-26')).get(nonProfitId), undefined, 'not before its cooling-off ends');
+    assert.equal(Number((await payees.usablePayeeAccounts(db, [nonProfitId], '2026-11-27')).get(nonProfitId)?.id), a);
     const b = await db.transaction().execute((trx) => payees.replacePayeeAccount(trx, { ...account, account_last4: '9999', usable_from: '2026-12-05' }));
     assert.equal(Number((await payees.activePayeeAccount(db, nonProfitId))?.id), b, 'the newest replaces the older');
     assert.equal((await payees.payeeAccountById(db, a))?.status, 'replaced');
@@ -36,7 +36,7 @@ describeEachEngine('payees store', (env) => {
     // A return suspends them once; new details replace suspended ones too.
     assert.equal(await db.transaction().execute((trx) => payees.suspendPayeeAccount(trx, b)), true);
     assert.equal(await db.transaction().execute((trx) => payees.suspendPayeeAccount(trx, b)), false, 'once');
-    assert.equal(await payees.usablePayeeAccount(db, nonProfitId, '2027-01-01'), undefined, 'suspended details pay nothing');
+    assert.equal((await payees.usablePayeeAccounts(db, [nonProfitId], '2027-01-01')).get(nonProfitId), undefined, 'suspended details pay nothing');
     const c = await db.transaction().execute((trx) => payees.replacePayeeAccount(trx, { ...account, account_last4: '4321', usable_from: '2026-12-05' }));
     assert.equal((await payees.payeeAccountById(db, b))?.status, 'replaced');
     assert.equal(Number((await payees.activePayeeAccount(db, nonProfitId))?.id), c);

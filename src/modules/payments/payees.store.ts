@@ -6,17 +6,6 @@ import type { PayeeAccountsTable } from '../../db/schema.payments.ts';
 
 export type PayeeAccountRow = Selectable<PayeeAccountsTable>;
 
-/** The organisation's bank details in force on `day` (past its cooling-off), if any. */
-export async function usablePayeeAccount(db: Db | Trx, nonProfitId: number, day: string): Promise<PayeeAccountRow | undefined> {
-  return await db
-    .selectFrom('payee_accounts')
-    .selectAll()
-    .where('non_profit_id', '=', nonProfitId)
-    .where('status', '=', 'active')
-    .where('usable_from', '<=', day)
-    .executeTakeFirst();
-}
-
 /** The bank details in force on `day` (past their cooling-off) of each of these organisations that has some, by organisation. */
 export async function usablePayeeAccounts(db: Db | Trx, nonProfitIds: readonly number[], day: string): Promise<Map<number, PayeeAccountRow>> {
   const found = new Map<number, PayeeAccountRow>();

@@ -143,6 +143,9 @@ describeEachEngine('payments store', (env) => {
         await store.settlePayment(trx, paymentId, 'open', { status: 'sent', sent_at: '2027-01-05T00:00:00Z' }),
       ]);
     assert.deepEqual(moved, [true, false]);
+    // Sending many at once moves only those still open: none here, so the first sending stands.
+    assert.equal(await db.transaction().execute((trx) => store.sendPayments(trx, [paymentId, paymentId + 1_000], '2027-01-06T00:00:00Z')), 0);
+    assert.equal(await db.transaction().execute((trx) => store.sendPayments(trx, [], '2027-01-06T00:00:00Z')), 0);
     // Once sent, the organisation's payments list it (the live book's, newest first, with the run's date).
     assert.deepEqual(
       (await store.paymentsToOrganisation(db, nonProfitId, 10)).map((p) => [Number(p.id), p.pay_date, p.status]),

@@ -74,8 +74,16 @@ export async function releaseGrants(trx: Trx, paymentId: number): Promise<number
 
 /** What screening knows now of the organisations (rules §16), for the check again at submission. */
 export async function organisationsToScreen(db: Db | Trx, ids: readonly number[]) {
-  if (ids.length === 0) return [];
-  return await db.selectFrom('non_profits').select(['id', 'ein', 'name', 'eligible', 'removed_at', 'foundation', 'diligence']).where('id', 'in', ids).execute();
+  const rows = [];
+  for (let i = 0; i < ids.length; i += 1000)
+    rows.push(
+      ...(await db
+        .selectFrom('non_profits')
+        .select(['id', 'ein', 'name', 'eligible', 'removed_at', 'foundation', 'diligence'])
+        .where('id', 'in', ids.slice(i, i + 1000))
+        .execute()),
+    );
+  return rows;
 }
 
 /** Approved donations of the book in no payment yet, with what paying their organisation needs, by organisation then id. */
@@ -202,6 +210,21 @@ export async function settlePayment(
 ): Promise<boolean> {
   const result = await trx.updateTable('payments').set(change).where('id', '=', id).where('status', '=', from).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** Marks the open payments among `ids` sent at `at`, a thousand to a statement; how many were open. */
+export async function sendPayments(trx: Trx, ids: readonly number[], at: string): Promise<number> {
+  let sent = 0;
+  for (let i = 0; i < ids.length; i += 1000) {
+    const result = await trx
+      .updateTable('payments')
+      .set({ status: 'sent', sent_at: at })
+      .where('id', 'in', ids.slice(i, i + 1000))
+      .where('status', '=', 'open')
+      .executeTakeFirst();
+    sent += Number(result.numUpdatedRows);
+  }
+  return sent;
 }
 
 /** Checks sent, neither cashed nor voided, dated (their run's pay date) before `beforeDay` (YYYY-MM-DD): stale. */

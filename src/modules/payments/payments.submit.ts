@@ -11,7 +11,8 @@ import { samePerson } from '../../shared/operators.ts';
 import { recordAudit } from '../audit/index.ts';
 import { claimantsOf } from '../charities/index.ts';
 import { messages, queueMail, type Outgoing } from '../mail/index.ts';
-import { applyEventIn } from '../donations/index.ts';
+import { applyEventIn, payOutMany } from '../donations/index.ts';
+import { recordEvents } from '../events/index.ts';
 import { getRun, paymentEvents, paymentRefusal, type RunView } from './payments.service.ts';
 import * as store from './payments.store.ts';
 import * as payees from './payees.store.ts';
@@ -105,6 +106,8 @@ async function release(trx: Trx, p: store.PaymentRow, actor: string, at: string,
  */
 async function screenAgain(deps: Deps, trx: Trx, book: Book, payments: readonly store.PaymentRow[], actor: string, at: string): Promise<LeftOut[]> {
   const orgs = new Map((await store.organisationsToScreen(trx, [...new Set(payments.map((p) => Number(p.non_profit_id)))])).map((o) => [Number(o.id), o] as const));
+  const achOrgs = [...new Set(payments.filter((p) => p.method === 'ach').map((p) => Number(p.non_profit_id)))];
+  const inForce = await payees.usablePayeeAccounts(trx, achOrgs, at.slice(0, 10));
   const left: LeftOut[] = [];
   for (const p of payments) {
     const org = orgs.get(Number(p.non_profit_id));
@@ -120,10 +123,8 @@ async function screenAgain(deps: Deps, trx: Trx, book: Book, payments: readonly 
     }
     let why: string | undefined;
     if (org.diligence === 'review') why = 'its name matches a sanctions list entry that awaits review';
-    else if (p.method === 'ach') {
-      const inForce = await payees.usablePayeeAccount(trx, Number(p.non_profit_id), at.slice(0, 10));
-      if (inForce === undefined || Number(inForce.id) !== Number(p.payee_account_id)) why = 'its bank details changed or were suspended after the run was opened';
-    }
+    else if (p.method === 'ach' && Number(inForce.get(Number(p.non_profit_id))?.id) !== Number(p.payee_account_id))
+      why = 'its bank details changed or were suspended after the run was opened';
     if (why === undefined) continue;
     await release(trx, p, actor, at, why);
     left.push({ payment_id: Number(p.id), ein: p.ein, outcome: 'released', why });
@@ -149,12 +150,12 @@ export async function submitRun(deps: Deps, book: Book, id: number, actor: strin
     const left = await screenAgain(deps, trx, book, opened, actor, at);
     const gone = new Set(left.map((l) => l.payment_id));
     await send(
-      deps,
       trx,
       book,
       opened.filter((p) => !gone.has(Number(p.id))),
       actor,
       at,
+      deps.config.publicUrl,
     );
     await recordAudit(trx, {
       book,
@@ -171,39 +172,50 @@ export async function submitRun(deps: Deps, book: Book, id: number, actor: strin
   return { ...(await getRun(deps, book, id)), left_out: leftOut };
 }
 
-/** Sends each payment: its grants completed (ACH) or mailed (a check), the organisation's people told (live book only). */
-async function send(deps: Deps, trx: Trx, book: Book, payments: readonly store.PaymentRow[], actor: string, at: string): Promise<void> {
-  const grants = Map.groupBy(
-    await store.grantsOf(
-      trx,
-      payments.map((p) => Number(p.id)),
+/**
+ * Sends each payment: its donations paid out together (donations' payOutMany: completed by ACH,
+ * mailed in a check), one event per donor of each payment, the organisation's people told (live
+ * book only). A run of 100,000 grants is a few hundred statements (docs/performance-history.md).
+ */
+async function send(trx: Trx, book: Book, payments: readonly store.PaymentRow[], actor: string, at: string, publicUrl: string): Promise<void> {
+  const ids = payments.map((p) => Number(p.id));
+  assert((await store.sendPayments(trx, ids, at)) === ids.length, 'an open run has open payments');
+  const grants = Map.groupBy(await store.grantsOf(trx, ids), (g) => Number(g.payment_id));
+  const byId = new Map(payments.map((p) => [Number(p.id), p] as const));
+  await payOutMany(
+    trx,
+    book,
+    [...grants].flatMap(([paymentId, ofPayment]) =>
+      ofPayment.map((g) => ({ donation_id: g.donation_id, event: byId.get(paymentId)?.method === 'ach' ? ('pay' as const) : ('mail_check' as const) })),
     ),
-    (g) => g.payment_id,
+    actor,
+    at,
+  );
+  await recordEvents(
+    trx,
+    [...grants].flatMap(([paymentId, ofPayment]) =>
+      [...Map.groupBy(ofPayment, (g) => g.user_id)].map(([userId, ofDonor]) => ({
+        user_id: userId,
+        type: 'payment.updated' as const,
+        object_type: 'payment',
+        object_id: paymentId,
+        data: { status: 'sent', method: byId.get(paymentId)?.method, donation_ids: ofDonor.map((g) => g.donation_id) },
+        at,
+      })),
+    ),
   );
   // The organisations' own people are told what is on its way (the live book's: a sandbox run pays no one).
-  const claimants =
-    book === 'live'
-      ? Map.groupBy(
-          await claimantsOf(
-            trx,
-            payments.map((p) => Number(p.non_profit_id)),
-          ),
-          (c) => c.non_profit_id,
-        )
-      : new Map();
-  const mail: Outgoing[] = [];
-  for (const p of payments) {
-    assert(await store.settlePayment(trx, Number(p.id), 'open', { status: 'sent', sent_at: at }), 'an open run has open payments');
+  if (book !== 'live') return;
+  const claimants = Map.groupBy(await claimantsOf(trx, [...new Set(payments.map((p) => Number(p.non_profit_id)))]), (c) => c.non_profit_id);
+  const mail: Outgoing[] = payments.flatMap((p) => {
     const sent = messages.paymentSent({
       nonProfit: p.payee,
       amount: centsToDollars(Number(p.amount_cents)),
       grants: p.grants,
       method: p.method === 'ach' ? 'ach' : 'check',
-      url: `${deps.config.publicUrl}/charities/${p.ein}/manage`,
+      url: `${publicUrl}/charities/${p.ein}/manage`,
     });
-    for (const c of claimants.get(Number(p.non_profit_id)) ?? []) mail.push({ ...sent, kind: 'payment_sent', recipient: c.email, event_id: null });
-    for (const g of grants.get(Number(p.id)) ?? []) await applyEventIn(deps, trx, book, g.donation_id, p.method === 'ach' ? 'pay' : 'mail_check', { actor, byPayment: true });
-    await paymentEvents(trx, Number(p.id), 'payment.updated', { status: 'sent', method: p.method }, at);
-  }
+    return (claimants.get(Number(p.non_profit_id)) ?? []).map((c) => ({ ...sent, kind: 'payment_sent' as const, recipient: c.email, event_id: null }));
+  });
   await queueMail(trx, mail, at);
 }
