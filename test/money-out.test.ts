@@ -218,10 +218,12 @@ for (const { name: engine } of engines()) {
     test('an open run is withdrawn: its donations wait, approved, for another run, and the bank refuses its checks', async () => {
       await give(ARTS);
       assert.equal((await as('ana', 'POST', '/donations/batch', { event: 'approve', status: 'scheduled' })).status, 200);
-      const opened = await as('ana', 'POST', '/payment_runs', { pay_date: nextPayDate() });
+      const payDate = nextPayDate();
+      const opened = await as('ana', 'POST', '/payment_runs', { pay_date: payDate });
       assert.equal(opened.status, 201, JSON.stringify(opened.body));
       const run = opened.body.run.id as number;
       const before = await fingerprint(env.deps);
+      await refused(as('ana', 'POST', '/payment_runs', { pay_date: payDate }), 409, 'payment_run_exists', before);
       for (const body of [{}, { reason: '' }, { reason: 'x'.repeat(501) }]) {
         const bad = await as('bob', 'POST', `/payment_runs/${run}/withdraw`, body);
         assert.deepEqual([bad.status, bad.body.code], [422, 'validation_failed'], JSON.stringify(body));
@@ -251,6 +253,13 @@ for (const { name: engine } of engines()) {
       const audit = await env.deps.db.selectFrom('audit_log').select(['after']).where('action', '=', 'payment_run.withdrawn').executeTakeFirstOrThrow();
       assert.match(String(audit.after), /"reason":"the pay date was wrong","donations":\[\d+,\d+\]/);
       await checked('a withdrawn run');
+      // A withdrawn run gives its date back: another run opens for the same day, with the same donations; then one only.
+      const again = await as('ana', 'POST', '/payment_runs', { pay_date: payDate });
+      assert.equal(again.status, 201, JSON.stringify(again.body));
+      assert.deepEqual([again.body.run.pay_date, again.body.run.totals.grants], [payDate, 2]);
+      await refused(as('ana', 'POST', '/payment_runs', { pay_date: payDate }), 409, 'payment_run_exists', await fingerprint(env.deps));
+      assert.equal((await as('bob', 'POST', `/payment_runs/${again.body.run.id}/withdraw`, { reason: 'not this month' })).status, 200);
+      await checked('a second run withdrawn');
     });
 
     test('at submission each organisation is screened again: a revoked one is withheld, one whose bank details changed waits', async () => {

@@ -42,6 +42,7 @@ import * as m036 from './migrations/036_confirmed_addresses.ts';
 import * as m037 from './migrations/037_operator_people.ts';
 import * as m038 from './migrations/038_payment_exceptions.ts';
 import * as m039 from './migrations/039_money_out_controls.ts';
+import * as m040 from './migrations/040_runs_by_date.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -89,6 +90,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '037_operator_people', up: m037.up },
   { name: '038_payment_exceptions', up: m038.up },
   { name: '039_money_out_controls', up: m039.up },
+  { name: '040_runs_by_date', up: m040.up },
 ];
 
 /** The migrations this release knows, in order. */
