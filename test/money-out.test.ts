@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, TestClock, type TestEnv, type TestUser, TEST_ACH } from './harness.ts';
+import { engines, openEnv, makeUser, fund, fundSandbox, makeNonProfit, call, fingerprint, TestClock, type TestEnv, type TestUser, TEST_ACH } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 import { readListFile, recordList, screenDirectory } from '../src/modules/diligence/index.ts';
 import { runCheck } from '../src/modules/check/index.ts';
@@ -379,6 +379,29 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(await voidStaleChecks(env.deps, 'live', 'operator:ana', addDays(lastRunPayDate, 180)), [], 'not yet stale as of its 180th day');
       assert.deepEqual(await voidStaleChecks(env.deps, 'live', 'operator:ana', addDays(lastRunPayDate, 181)), [lastRunArtsCheck]);
       await checked('stale checks voided as of a day');
+    });
+
+    test("a sandbox return leaves the organisation's bank details alone: they are the live book's too", async () => {
+      const typed = await as('ana', 'POST', '/payee_accounts', { ein: FOODBANK, routing: '091000019', account: '55554444', account_type: 'checking', holder: 'Vermont Foodbank' });
+      assert.equal((await as('bob', 'POST', `/payee_accounts/${typed.body.id}/approve`, {})).status, 200);
+      clock.advance(8 * 86_400_000);
+      const sandbox = (await call(env.app, 'POST', '/v1/api_keys', { key: (donors[0] as TestUser).key, body: { name: 'sandbox', mode: 'test' } })).body.key as string;
+      await fundSandbox(env.app, sandbox, 100);
+      assert.equal((await call(env.app, 'POST', '/v1/donations', { key: sandbox, body: { ein: FOODBANK, amount: 25 } })).status, 201);
+      assert.equal((await as('ana', 'POST', '/donations/batch?book=test', { event: 'approve', status: 'scheduled' })).status, 200);
+      const opened = await as('ana', 'POST', '/payment_runs?book=test', { pay_date: nextPayDate() });
+      assert.equal(opened.status, 201, JSON.stringify(opened.body));
+      const payment = opened.body.run.payments[0] as { id: number; method: string; account: string };
+      assert.deepEqual([payment.method, payment.account], ['ach', '••••4444']);
+      assert.equal((await as('bob', 'POST', `/payment_runs/${opened.body.run.id}/approve?book=test`, {})).status, 200);
+      assert.equal((await as('ana', 'POST', `/payment_runs/${opened.body.run.id}/submit?book=test`, {})).status, 200);
+      const returned = await as('ana', 'POST', `/payments/${payment.id}/return?book=test`, { return_code: 'R03' });
+      assert.equal(returned.status, 200, JSON.stringify(returned.body));
+      const details = await env.deps.db.selectFrom('payee_accounts').select(['status']).where('id', '=', typed.body.id).executeTakeFirstOrThrow();
+      assert.equal(details.status, 'active', 'a developer\'s sandbox return does not stop the live payments');
+      const suspended = await env.deps.db.selectFrom('audit_log').select('id').where('action', '=', 'payee_account.suspended').where('object_id', '=', typed.body.id).execute();
+      assert.deepEqual(suspended, []);
+      await checked('a sandbox return');
     });
   });
 }

@@ -144,10 +144,11 @@ export async function approvePayeeAccount(deps: Deps, id: number, actor: string)
 
 /**
  * Suspends the bank details a returned payment went to (rules §17): audited, and the organisation's
- * claimants and the operators (OPERATOR_EMAIL) told, in the return's transaction. Live book only
- * tells anyone; a sandbox return suspends quietly.
+ * claimants and the operators (OPERATOR_EMAIL) told, in the return's transaction. Live book
+ * only: the details are the organisation's in both books, so a sandbox return leaves them alone.
  */
 export async function suspendBankDetails(deps: Deps, trx: Trx, book: Book, payment: store.PaymentRow, code: string, actor: string, at: string): Promise<void> {
+  if (book !== 'live') return;
   const accountId = Number(payment.payee_account_id);
   if (!(await payees.suspendPayeeAccount(trx, accountId))) return;
   const account = await payees.payeeAccountById(trx, accountId);
@@ -161,7 +162,6 @@ export async function suspendBankDetails(deps: Deps, trx: Trx, book: Book, payme
     after: { status: 'suspended', return_code: code, payment_id: Number(payment.id) },
     at,
   });
-  if (book !== 'live') return;
   const message = messages.bankDetailsSuspended({
     nonProfit: payment.payee,
     account: maskedAccount(account?.account_last4 ?? '????'),
