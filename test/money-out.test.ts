@@ -398,7 +398,7 @@ for (const { name: engine } of engines()) {
       const returned = await as('ana', 'POST', `/payments/${payment.id}/return?book=test`, { return_code: 'R03' });
       assert.equal(returned.status, 200, JSON.stringify(returned.body));
       const details = await env.deps.db.selectFrom('payee_accounts').select(['status']).where('id', '=', typed.body.id).executeTakeFirstOrThrow();
-      assert.equal(details.status, 'active', 'a developer\'s sandbox return does not stop the live payments');
+      assert.equal(details.status, 'active', "a developer's sandbox return does not stop the live payments");
       const suspended = await env.deps.db.selectFrom('audit_log').select('id').where('action', '=', 'payee_account.suspended').where('object_id', '=', typed.body.id).execute();
       assert.deepEqual(suspended, []);
       await checked('a sandbox return');

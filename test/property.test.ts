@@ -662,24 +662,29 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             break;
           }
           case 'gift': {
-            const u = users[op.user] as TestUser;
-            const f = m.funds[op.user] as Fund;
-            // Half the gifts fit what the fund has (when it has a gift's minimum), so that gifts are made, and then
-            // answered, whatever the bursts' interleaving left available; the others are as drawn.
-            const cents = op.cents % 2 === 0 && f.available >= GIFT_MIN_CENTS ? Math.min(op.cents, f.available) : op.cents;
+            // Half the gifts come from the actor of the book with the most available and fit what it has (when it has
+            // a gift's minimum), so that gifts are made, and then answered, whatever the bursts' interleaving left
+            // available (donations keep most funds below a gift's minimum); the others are as drawn.
+            const fits = op.cents % 2 === 0;
+            const giver = fits
+              ? m.funds.reduce((best, fund, i) => (bookOf(i) === bookOf(op.user) && fund.available > (m.funds[best] as Fund).available ? i : best), op.user)
+              : op.user;
+            const u = users[giver] as TestUser;
+            const f = m.funds[giver] as Fund;
+            const cents = fits && f.available >= GIFT_MIN_CENTS ? Math.min(op.cents, f.available) : op.cents;
             // An app's gift is counted first; one that is then not made is given back.
-            const pastLimit = op.viaApp && (appSpent[op.user] as number) + cents > APP_LIMIT_CENTS;
+            const pastLimit = op.viaApp && (appSpent[giver] as number) + cents > APP_LIMIT_CENTS;
             expected = pastLimit ? 'app_limit_exceeded' : f.available >= cents ? 'ok' : 'insufficient_funds';
-            if (op.viaApp && expected === 'ok') appSpent[op.user] = (appSpent[op.user] as number) + cents;
+            if (op.viaApp && expected === 'ok') appSpent[giver] = (appSpent[giver] as number) + cents;
             let code = '';
             actual = await outcome(async () => {
-              code = (await createGift(deps, op.viaApp ? (appCallers[op.user] as Caller) : u.caller, { name: 'Someone', amount_cents: cents })).code;
+              code = (await createGift(deps, op.viaApp ? (appCallers[giver] as Caller) : u.caller, { name: 'Someone', amount_cents: cents })).code;
             });
             if (expected === 'ok') {
               f.available -= cents;
               f.reserved += cents;
               const row = await deps.db.selectFrom('gifts').select('id').where('code', '=', code).executeTakeFirstOrThrow();
-              m.gifts.push({ id: row.id, code, user: op.user, cents: cents, status: 'new' });
+              m.gifts.push({ id: row.id, code, user: giver, cents: cents, status: 'new' });
             }
             break;
           }
