@@ -4,7 +4,7 @@
 export const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   'src/app.ts: buildApp': 212,
   'src/cli/main.ts: run': 77,
-  'src/cli/operate.ts: operate': 319,
+  'src/cli/operate.ts: operate': 288,
   'src/cli/payments.ts: paymentsCommand': 115,
   'src/cli/payments.ts: runCommand': 98,
   'src/config.ts: loadConfig': 100,

@@ -20,7 +20,14 @@ import fc from 'fast-check';
 import { engines, openEnv, makeUser, makeNonProfit, assertLedgerBalanced, testConfig, type TestEnv, type TestUser } from './harness.ts';
 import type { Config } from '../src/config.ts';
 import { AppError } from '../src/shared/errors.ts';
-import { advanceContribution, cancelContribution, declareContribution, recordArrivalAudited, recordContribution } from '../src/modules/contributions/index.ts';
+import {
+  advanceContribution,
+  cancelContribution,
+  correctReceivedValue,
+  declareContribution,
+  recordArrivalAudited,
+  recordContribution,
+} from '../src/modules/contributions/index.ts';
 import { applyDonationEvent, cancelDonation, createDonation, decideRequest, DONATION_TRANSITIONS, type DonationEvent } from '../src/modules/donations/index.ts';
 import { acceptInvitation, inviteMember } from '../src/modules/sharing/index.ts';
 import { acceptGift, claimGift, createGift, denyGift, GIFT_MIN_CENTS } from '../src/modules/gifts/index.ts';
@@ -59,6 +66,7 @@ type Op =
   | { kind: 'invest' | 'liquidate'; user: number; cents: number }
   | { kind: 'declare'; user: number; cents: number }
   | { kind: 'arrive'; pick: number; cents: number; book: Book }
+  | { kind: 'correct'; pick: number; cents: number; book: Book }
   | { kind: 'withdraw'; pick: number; user: number }
   | { kind: 'run'; book: Book; submit: boolean; withdraw: boolean }
   | { kind: 'outcome'; pick: number; outcome: 'cash' | 'void'; book: Book }
@@ -135,6 +143,15 @@ const membersArb: fc.Arbitrary<Op> = fc.record({
 });
 /** One members' operation after every this many others. */
 const MEMBERS_EVERY = 20;
+
+/**
+ * An operator corrects the value recorded for money received (rules §13): up or down, in the
+ * contribution's book or the other; drawn apart like the members' operations, so the others stay
+ * the sequence they were.
+ */
+const correctArb: fc.Arbitrary<Op> = fc.record({ kind: fc.constant('correct' as const), pick, cents: fc.integer({ min: 1, max: 60_000 }), book });
+/** One correction after every this many other operations. */
+const CORRECT_EVERY = 25;
 
 /** The portfolios of the property: their holdings, and the fee each charges a year. */
 const PROPERTY_PORTFOLIOS = [
@@ -453,7 +470,12 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
       const seed = Number(process.env.PROPERTY_SEED ?? 20261122);
       const others = fc.sample(fc.array(opArb, { minLength: steps, maxLength: steps }), { numRuns: 1, seed })[0] as Op[];
       const shared = fc.sample(membersArb, { numRuns: Math.ceil(steps / MEMBERS_EVERY), seed: seed + 1 });
-      const ops = others.flatMap((op, i) => (i % MEMBERS_EVERY === MEMBERS_EVERY - 1 ? [op, shared[Math.floor(i / MEMBERS_EVERY)] as Op] : [op]));
+      const corrections = fc.sample(correctArb, { numRuns: Math.ceil(steps / CORRECT_EVERY), seed: seed + 2 });
+      const ops = others.flatMap((op, i) => [
+        op,
+        ...(i % MEMBERS_EVERY === MEMBERS_EVERY - 1 ? [shared[Math.floor(i / MEMBERS_EVERY)] as Op] : []),
+        ...(i % CORRECT_EVERY === CORRECT_EVERY - 1 ? [corrections[Math.floor(i / CORRECT_EVERY)] as Op] : []),
+      ]);
       const seen = new Map<string, number>();
       const { deps } = env;
       const today = deps.clock.now().toISOString().slice(0, 10);
@@ -558,6 +580,34 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             actual = await outcome(() => recordArrivalAudited(deps, op.book, c.id, { units: (op.cents / 100).toFixed(2), valuation: '1', force }, 'property'));
             // What arrived replaces what was declared; money moves when it is received (pending).
             if (allowed) c.cents = op.cents;
+            break;
+          }
+          case 'correct': {
+            // Half the picks among the contributions with money received, the others among all.
+            const received = m.contributions.filter((x) => x.status === 'pending' || x.status === 'success');
+            const among = op.pick % 2 === 0 && received.length > 0 ? received : m.contributions;
+            const c = among[Math.floor(op.pick / 2) % Math.max(1, among.length)];
+            if (c === undefined) continue;
+            const f = m.funds[c.user] as Fund;
+            const delta = op.cents - c.cents;
+            const held = c.status === 'pending' ? f.pending : f.available;
+            expected =
+              bookOf(c.user) !== op.book
+                ? 'contribution_not_found'
+                : c.status !== 'pending' && c.status !== 'success'
+                  ? 'invalid_transition'
+                  : delta < 0 && held < -delta
+                    ? 'insufficient_funds'
+                    : 'ok';
+            actual = await outcome(() => correctReceivedValue(deps, op.book, c.id, { units: (op.cents / 100).toFixed(2), valuation: '1', reason: 'property' }, 'property'));
+            if (expected === 'ok') {
+              // The difference moves between the deposits account and the money the contribution made.
+              if (c.status === 'pending') f.pending += delta;
+              else f.available += delta;
+              m.outside[bookOf(c.user)].deposits -= delta;
+              c.cents = op.cents;
+              if (c.status === 'success' && delta > 0) promote(m, c.user);
+            }
             break;
           }
           case 'withdraw': {
@@ -1020,6 +1070,9 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
         'outcome:invalid_transition',
         'event:donation_in_payment',
         'allocate:ok',
+        'correct:ok',
+        'correct:insufficient_funds',
+        'correct:invalid_transition',
         'valuate:ok',
         'invest:fund_holds_units',
       ]) {

@@ -8,8 +8,6 @@ import type { Book } from '../shared/book.ts';
 import {
   advanceContribution,
   correctReceipt,
-  declarationsAwaitingMoney,
-  receiveDeclared,
   repairReceipts,
   recordContribution,
   CONTRIBUTION_TYPES,
@@ -26,6 +24,7 @@ import { inviteUser } from '../modules/accounts/index.ts';
 import { listAllApps, looksLikeClientId, rotateSigningKey, setAppEnabled } from '../modules/apps/index.ts';
 
 import { actor, id, UsageError, withPlatform } from './common.ts';
+import { moneyIn } from './money-in.ts';
 
 const DONATION_EVENTS: Record<string, DonationEvent> = { approve: 'approve', reject: 'reject', pay: 'pay', 'mail-check': 'mail_check', cash: 'cash_check', void: 'void_check' };
 
@@ -40,6 +39,7 @@ const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
   'contributions advance': ['to'],
   'contributions awaiting': ['reference'],
   'contributions receive': ['units', 'valuation', 'amount', 'source', 'force'],
+  'contributions correct-value': ['units', 'valuation', 'amount', 'source', 'reason'],
   'contributions correct-receipt': ['reason'],
   'donations reject': ['reason'],
   'portfolio invest': ['user', 'amount'],
@@ -197,41 +197,10 @@ export async function operate(group: string, sub: string | undefined, args: stri
         return 0;
       });
     }
-    case 'contributions awaiting': {
-      const reference = values.reference;
-      if (reference !== undefined && !/^[A-Za-z0-9-]{1,20}$/.test(reference)) throw new UsageError('--reference is a reference like ALM-7KQ2-MX9D');
-      return withPlatform(async ({ deps }) => {
-        const waiting = await declarationsAwaitingMoney(deps, book, reference);
-        for (const c of waiting)
-          out(
-            `${String(c.id).padStart(6)}  ${c.reference}  user ${String(c.user_id).padEnd(6)} ${c.type.padEnd(32)} ${c.currency === 'USD' ? `$${c.units.toFixed(2)}` : `${c.units} ${c.currency}`}  declared ${c.declared_at}`,
-          );
-        out(`${waiting.length} declared contributions waiting for their money${reference === undefined ? '' : ` with reference ${reference}`}`);
-        return 0;
-      });
-    }
-    case 'contributions receive': {
-      const which = positionals[0];
-      if (which === undefined || !/^([1-9][0-9]{0,15}|[A-Za-z0-9-]{1,20})$/.test(which)) throw new UsageError("give the declaration's reference (ALM-7KQ2-MX9D) or its id");
-      // Cash arrives as an amount: --amount DOLLARS is --units DOLLARS --valuation 1.
-      if (values.amount !== undefined && (values.units !== undefined || values.valuation !== undefined))
-        throw new UsageError('--amount (cash) or --units with --valuation (anything else), not both');
-      const units = values.amount ?? values.units;
-      const valuation = values.amount === undefined ? values.valuation : '1';
-      if (units === undefined || valuation === undefined) throw new UsageError('give --amount DOLLARS (cash), or --units U --valuation V (stock, crypto...)');
-      return withPlatform(async ({ deps }) => {
-        let contributionId = /^[0-9]+$/.test(which) ? Number(which) : undefined;
-        if (contributionId === undefined) {
-          const [found] = await declarationsAwaitingMoney(deps, book, which);
-          if (found === undefined) throw new UsageError(`no declared contribution waits for money with reference ${which} (almoner contributions awaiting lists them)`);
-          contributionId = found.id;
-        }
-        const arrived = { units, valuation, ...(values.source === undefined ? {} : { valuation_source: values.source }), force: values.force === true };
-        await receiveDeclared(deps, book, contributionId, arrived, actor());
-        out(`Contribution ${contributionId} received: ${units} at ${valuation}; it is pending (advance it --to success when it clears).`);
-        return 0;
-      });
-    }
+    case 'contributions awaiting':
+    case 'contributions receive':
+    case 'contributions correct-value':
+      return await moneyIn(key, values, positionals, book);
     case 'contributions correct-receipt': {
       const contributionId = id(positionals[0], 'the contribution id');
       if (values.reason === undefined) throw new UsageError('--reason is required: the new receipt states why it replaces the old one');

@@ -30,6 +30,9 @@ Commands:
                              Record what arrived for a declaration (cash: --amount DOLLARS; stock: the
                              shares and the day's price, --source where it came from); it becomes pending
                              with that money. More than 10% away from the declaration is refused without --force
+  contributions correct-value ID --amount DOLLARS | --units U --valuation V [--source TEXT] --reason TEXT
+                             The value received was wrong: set what really came; the difference moves by its own
+                             journal entry and a corrected receipt replaces the last one (audited)
   contributions correct-receipt ID --reason TEXT
                              A new receipt that replaces the newest one and says why; both remain
 

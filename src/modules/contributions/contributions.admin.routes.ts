@@ -1,17 +1,18 @@
 // Operators' routes for contributions (/admin/v1/contributions): record one,
 // move it along, find declarations waiting for their money and record what
-// arrived, correct a receipt.
+// arrived, correct the value received or a receipt.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.ts';
 import { IdParams } from '../../http/schemas.ts';
 import { BookQuery, bookOf, OPERATOR_TAGS as tags } from '../../http/operator.ts';
 import { fieldErrors } from '../../shared/errors.ts';
-import { isDecimal8 } from '../../shared/money.ts';
+import { centsToDollars, isDecimal8 } from '../../shared/money.ts';
 import { fundOfUser } from '../users/index.ts';
 import { advanceContribution, recordContribution } from './contributions.service.ts';
 import { declarationsAwaitingMoney, receiveDeclared } from './contributions.declarations.ts';
 import { correctReceipt } from './contributions.receipts.ts';
-import { AdvanceBody, AwaitingQuery, CorrectionBody, ReceivedBody, RecordBody } from './contributions.schema.ts';
+import { correctReceivedValue } from './contributions.corrections.ts';
+import { AdvanceBody, AwaitingQuery, CorrectionBody, ReceivedBody, RecordBody, ValueCorrected, ValueCorrectionBody } from './contributions.schema.ts';
 
 /** A JSON number or string as exact decimal text (numbers print their shortest exact form). */
 function decimalText(field: string, value: string | number): string {
@@ -70,6 +71,24 @@ export function contributionOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebo
       async (request) => {
         await receiveDeclared(deps, bookOf(request), request.params.id, request.body, request.operator.actor);
         return {};
+      },
+    );
+
+    app.post(
+      '/contributions/:id/value_corrections',
+      {
+        schema: {
+          tags,
+          summary: 'Correct the value recorded for money received: the difference moved by its own journal entry, a corrected receipt, audited',
+          params: IdParams,
+          querystring: BookQuery,
+          body: ValueCorrectionBody,
+          response: { 201: ValueCorrected },
+        },
+      },
+      async (request, reply) => {
+        const done = await correctReceivedValue(deps, bookOf(request), request.params.id, request.body, request.operator.actor);
+        return reply.code(201).send({ amount: centsToDollars(done.amount_cents), previous_amount: centsToDollars(done.previous_cents), receipt: done.receipt });
       },
     );
 

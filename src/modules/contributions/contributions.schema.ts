@@ -64,3 +64,19 @@ export const ReceivedBody = Type.Object(
 );
 
 export const CorrectionBody = Type.Object({ reason: Type.String({ description: 'Why, as the new receipt states it (1 to 500 characters)' }) }, { additionalProperties: false });
+
+export const ValueCorrectionBody = Type.Object(
+  {
+    units: Type.String({ description: 'What really arrived, up to 8 decimals (cash: the dollars)' }),
+    valuation: Type.String({ description: 'Per unit in USD, up to 8 decimals (cash: 1)' }),
+    valuation_source: Type.Optional(Type.String({ description: 'Where a non-cash valuation came from; the first one stays when not given' })),
+    reason: Type.String({ description: 'Why the first value was wrong, as the corrected receipt states it (1 to 500 characters)' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ValueCorrected = Type.Object({
+  amount: Type.Number({ description: 'The value now, in USD' }),
+  previous_amount: Type.Number({ description: 'The value recorded before, in USD' }),
+  receipt: Type.Union([Type.String(), Type.Null()], { description: 'The corrected receipt that replaces the last one (a contribution that succeeded), or null' }),
+});

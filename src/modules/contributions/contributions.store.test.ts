@@ -95,6 +95,12 @@ describeEachEngine('contributions store', (env) => {
       'not after cancelling',
     );
     assert.deepEqual([(await store.findContribution(db, 'live', b!))?.status, (await store.findContribution(db, 'live', b!))?.cancelled_at], ['failed', '2026-01-02T00:00:00Z']);
+    // A value set again only while the contribution is in the status the caller read.
+    const revised = { units: '12', valuation: '15.05', amount_cents: 18_060, valuation_source: 'NYSE close, per share' };
+    assert.equal(await db.transaction().execute((trx) => store.reviseValue(trx, a!, 'success', revised)), false, 'not in that status');
+    assert.equal(await db.transaction().execute((trx) => store.reviseValue(trx, a!, 'waiting_for_funds', revised)), true);
+    const again = await store.findContribution(db, 'live', a!);
+    assert.deepEqual([again?.valuation, again?.amount_cents, again?.valuation_source], ['15.05', 18_060, 'NYSE close, per share']);
   });
 
   test("receipts: donorName, insertReceipt numbers its body from its id, receiptsOf lists a contribution's in its book, a second original is refused", async () => {

@@ -78,6 +78,17 @@ export async function recordArrival(trx: Trx, id: number, arrived: { units: stri
   return Number(updated.numUpdatedRows) === 1;
 }
 
+/** A received contribution's value set again (a correction), while it is still `status`; true if it was. */
+export async function reviseValue(
+  trx: Trx,
+  id: number,
+  status: string,
+  value: { units: string; valuation: string; amount_cents: number; valuation_source: string | null },
+): Promise<boolean> {
+  const updated = await trx.updateTable('contributions').set(value).where('id', '=', id).where('status', '=', status).executeTakeFirst();
+  return Number(updated.numUpdatedRows) === 1;
+}
+
 /** The name a receipt gives its donor. */
 export async function donorName(db: Db | Trx, userId: number): Promise<string> {
   return (await db.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirstOrThrow()).name;

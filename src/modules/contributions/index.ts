@@ -11,5 +11,6 @@ export {
 } from './contributions.declarations.ts';
 export { letterPdf, lettersPdf } from './letter.ts';
 export { correctReceipt, receiptDownload, receiptOf, repairReceipts, type Receipt } from './contributions.receipts.ts';
+export { correctReceivedValue, type Corrected, type ValueCorrection } from './contributions.corrections.ts';
 export { statementDownload, statementPeriod, taxStatement } from './statements.ts';
 export { RAILS, UNIT_TYPES } from './rails.ts';
