@@ -1,25 +1,30 @@
-// The donations a payment run pays out, read and moved a thousand at a time (donations.payout.ts):
-// a run of 100,000 grants is a hundred statements each way, not 100,000.
+// The donations a payment run pays out, read and moved in one statement each way
+// (donations.payout.ts): the ids go as one JSON array, so a run of 100,000 grants is not a
+// hundred statements of a thousand bound values, nor 100,000 of one.
+import { sql, type RawBuilder } from 'kysely';
 import type { Trx } from '../../db/database.ts';
+import { dialectOf } from '../../db/dialect.ts';
 import type { Book } from '../../shared/book.ts';
+import { assertSafeInteger } from '../../shared/assert.ts';
 
-/** Most ids one statement carries: within every engine's limit on bound values. */
-const IDS_PER_STATEMENT = 1000;
+/** `ids` as a subquery of one bound JSON value, for `id in (...)`. */
+function idsOf(trx: Trx, ids: readonly number[]): RawBuilder<unknown> {
+  for (const id of ids) assertSafeInteger(id, 'donation id');
+  const json = JSON.stringify(ids);
+  return dialectOf(trx).engine === 'postgres'
+    ? sql`(select cast(value as bigint) from json_array_elements_text(cast(${json} as json)))`
+    : sql`(select value from json_each(${json}))`;
+}
 
 /** The donations of `book` among `ids`, with what paying them out needs; an id of no such donation is absent. */
 export async function donationsToPayOut(trx: Trx, book: Book, ids: readonly number[]) {
-  const rows = [];
-  for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
-    rows.push(
-      ...(await trx
-        .selectFrom('donations')
-        .select(['id', 'user_id', 'fund_id', 'amount_cents', 'status'])
-        .where('book', '=', book)
-        .where('id', 'in', ids.slice(i, i + IDS_PER_STATEMENT))
-        .execute()),
-    );
-  }
-  return rows;
+  if (ids.length === 0) return [];
+  return await trx
+    .selectFrom('donations')
+    .select(['id', 'user_id', 'fund_id', 'amount_cents', 'status'])
+    .where('book', '=', book)
+    .where(sql<boolean>`id in ${idsOf(trx, ids)}`)
+    .execute();
 }
 
 /**
@@ -28,16 +33,13 @@ export async function donationsToPayOut(trx: Trx, book: Book, ids: readonly numb
  * from others, so no public count changes (donations.store.ts transition).
  */
 export async function markPaidOut(trx: Trx, ids: readonly number[], to: 'completed' | 'check_mailed', at: string): Promise<number> {
-  let moved = 0;
-  for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
-    const stamped = to === 'completed' ? { status: to, updated_at: at, completed_at: at } : { status: to, updated_at: at, mailed_at: at };
-    const result = await trx
-      .updateTable('donations')
-      .set(stamped)
-      .where('id', 'in', ids.slice(i, i + IDS_PER_STATEMENT))
-      .where('status', '=', 'approved')
-      .executeTakeFirst();
-    moved += Number(result.numUpdatedRows);
-  }
-  return moved;
+  if (ids.length === 0) return 0;
+  const stamped = to === 'completed' ? { status: to, updated_at: at, completed_at: at } : { status: to, updated_at: at, mailed_at: at };
+  const result = await trx
+    .updateTable('donations')
+    .set(stamped)
+    .where(sql<boolean>`id in ${idsOf(trx, ids)}`)
+    .where('status', '=', 'approved')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
