@@ -4,6 +4,7 @@
 /** Servers and CLIs in processes of their own, outages and kills: slower, and the machine's ports and processes. */
 export const SYSTEM: readonly string[] = [
   'test/blackhole.test.ts',
+  'test/cli-money.test.ts',
   'test/cli-openapi.test.ts',
   'test/client.test.ts',
   'test/container.test.ts',

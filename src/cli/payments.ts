@@ -59,6 +59,49 @@ function runIdOf(action: string | undefined, runText: string | undefined): numbe
 
 type Options = { date?: string; out?: string; reason?: string } & Record<string, unknown>;
 
+/**
+ * Runs one long transaction (opening or submitting a run of thousands of payments) saying on
+ * stderr what it is doing and, once done, how long it took: an operator watching a quiet terminal
+ * knows it is working, and stdout stays the run's text for a script.
+ */
+async function saying<T>(what: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  process.stderr.write(`${what}...\n`);
+  const done = await work();
+  process.stderr.write(`  done in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  return done;
+}
+
+/** `payments run open --date D`: the run, and the organisations it rejected or held and why. */
+function openCommand(day: string, book: Book, who: string): Promise<number> {
+  return withPlatform(async ({ deps }) => {
+    const opened = await saying(`Opening a run for ${day}: every approved donation in no payment, organisation by organisation, in one transaction`, () =>
+      openRun(deps, book, day, who),
+    );
+    process.stdout.write(show(opened.run));
+    for (const r of opened.rejected)
+      process.stdout.write(`  rejected ${r.donations} donation(s), $${r.amount}, to EIN ${r.ein} ${r.name}: ${r.code} (their money is back in the donors' funds)\n`);
+    for (const h of opened.held)
+      process.stdout.write(`  held ${h.donations} donation(s), $${h.amount}, to EIN ${h.ein} ${h.name}: a close match on the sanctions list awaits review\n`);
+    return 0;
+  });
+}
+
+/** `payments run submit ID`: the run as sent, and each payment left out and why. */
+function submitCommand(runId: number, book: Book, who: string): Promise<number> {
+  return withPlatform(async ({ deps }) => {
+    const submitted = await saying(`Submitting run ${runId}: each organisation screened again, then every payment sent, in one transaction`, () =>
+      submitRun(deps, book, runId, who),
+    );
+    process.stdout.write(show(submitted));
+    for (const l of submitted.left_out)
+      process.stdout.write(
+        `  left out payment ${l.payment_id} to EIN ${l.ein}: ${l.why} (${l.outcome === 'rejected' ? "its donations rejected, their money back in the donors' funds" : 'its donations wait for the next run'})\n`,
+      );
+    return 0;
+  });
+}
+
 /** `almoner payments run ACTION [ID]`: a run's life from opening to submission. */
 async function runCommand(positionals: string[], values: Options, book: Book, who: string, refuse: (allowed: readonly string[]) => void): Promise<number> {
   const [action, runText] = positionals;
@@ -72,16 +115,7 @@ async function runCommand(positionals: string[], values: Options, book: Book, wh
   if (action === 'open') {
     refuse(['date']);
     if (values.date === undefined) throw new UsageError('payments run open --date YYYY-MM-DD: the day the payments are made');
-    const day = values.date;
-    return withPlatform(async ({ deps }) => {
-      const opened = await openRun(deps, book, day, who);
-      process.stdout.write(show(opened.run));
-      for (const r of opened.rejected)
-        process.stdout.write(`  rejected ${r.donations} donation(s), $${r.amount}, to EIN ${r.ein} ${r.name}: ${r.code} (their money is back in the donors' funds)\n`);
-      for (const h of opened.held)
-        process.stdout.write(`  held ${h.donations} donation(s), $${h.amount}, to EIN ${h.ein} ${h.name}: a close match on the sanctions list awaits review\n`);
-      return 0;
-    });
+    return openCommand(values.date, book, who);
   }
   const runId = runIdOf(action, runText);
   if (action === 'show') {
@@ -146,15 +180,7 @@ async function runCommand(positionals: string[], values: Options, book: Book, wh
   }
   if (action === 'submit') {
     refuse([]);
-    return withPlatform(async ({ deps }) => {
-      const submitted = await submitRun(deps, book, runId, who);
-      process.stdout.write(show(submitted));
-      for (const l of submitted.left_out)
-        process.stdout.write(
-          `  left out payment ${l.payment_id} to EIN ${l.ein}: ${l.why} (${l.outcome === 'rejected' ? "its donations rejected, their money back in the donors' funds" : 'its donations wait for the next run'})\n`,
-        );
-      return 0;
-    });
+    return submitCommand(runId, book, who);
   }
   throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (${RUN_ACTIONS.join(', ')})`);
 }
