@@ -14,7 +14,17 @@ import type { Caller } from '../../shared/caller.ts';
 import { isBook, type Book } from '../../shared/book.ts';
 import type { IdempotencyClaim } from '../idempotency/index.ts';
 import { reserveIds } from '../../db/ids.ts';
-import { DONATION_MIN_CENTS, DONATION_TRANSITIONS, type Share, isCancellable, shownToOthers, type DonationEvent, type DonationStatus, type Visibility } from './donations.ts';
+import {
+  covered,
+  DONATION_MIN_CENTS,
+  DONATION_TRANSITIONS,
+  type Share,
+  isCancellable,
+  shownToOthers,
+  type DonationEvent,
+  type DonationStatus,
+  type Visibility,
+} from './donations.ts';
 import * as store from './donations.store.ts';
 import { FundBatches } from './donations.batches.ts';
 import { SimpleDonationWriter, type DonationWriter, type WriterStats } from './donations.writer.ts';
@@ -193,10 +203,13 @@ export async function promoteWaiting(trx: Trx, fundId: number, at: string): Prom
   const waiting = await store.waitingForFund(trx, fundId);
   if (waiting.length === 0) return 0;
   const accounts = await lockFundAccounts(trx, fundId);
-  let available = accounts.balances.available_cents;
+  const fits = covered(
+    waiting.map((d) => d.amount_cents),
+    accounts.balances.available_cents,
+  );
   let promoted = 0;
-  for (const donation of waiting) {
-    if (donation.amount_cents > available) continue;
+  for (const [i, donation] of waiting.entries()) {
+    if (fits[i] !== true) continue;
     const moved = await store.transition(trx, donation.id, 'waiting_for_funds', 'scheduled', at);
     assert(moved, 'a waiting donation read under the fund lock is still waiting');
     await postEntry(
@@ -213,7 +226,6 @@ export async function promoteWaiting(trx: Trx, fundId: number, at: string): Prom
       data: { status: 'scheduled', previous_status: 'waiting_for_funds' },
       at,
     });
-    available -= donation.amount_cents;
     promoted += 1;
   }
   return promoted;

@@ -17,6 +17,20 @@ export function initialStatus(availableCents: number, amountCents: number): Dona
   return availableCents >= amountCents ? 'scheduled' : 'waiting_for_funds';
 }
 
+/**
+ * rules §7: which waiting donations `cents` covers, in their order (oldest first): each that fits
+ * what the ones before it left, so a large one does not stop smaller, younger ones. Promotion
+ * holds them; a valuation sells units for them first. The one rule for both.
+ */
+export function covered(amounts: readonly number[], cents: number): boolean[] {
+  let left = cents;
+  return amounts.map((amount) => {
+    if (initialStatus(left, amount) !== 'scheduled') return false;
+    left -= amount;
+    return true;
+  });
+}
+
 /** The operator's events on a donation (rules §7). The owner's cancel is separate. */
 /** What the charity learns of the donor (rules §17): their name and e-mail, their name, or nothing. */
 export const SHARES = ['name_and_email', 'name', 'anonymous'] as const;

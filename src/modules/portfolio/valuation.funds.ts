@@ -9,7 +9,7 @@ import { assertSafeInteger } from '../../shared/assert.ts';
 import { decimalText, parse8, unitsFor, valueCents } from '../../shared/fixed.ts';
 import { lockFundsAccounts, postingEntryStatements, reserveEntryIds, type EntryCause, type Movement } from '../ledger/index.ts';
 import { runStatements, type Statement } from '../../db/bulk.ts';
-import { promoteWaiting } from '../donations/index.ts';
+import { covered, promoteWaiting } from '../donations/index.ts';
 import { feeUnits } from './portfolios.ts';
 import { chosenPortfolio } from './allocation.service.ts';
 import * as holdings from './holdings.store.ts';
@@ -173,10 +173,10 @@ export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<num
       // fits (as promotion picks them: a large one does not stop smaller, younger ones).
       const waitingNow = waiting.get(fundId) ?? [];
       const owed = waitingNow.reduce((n, w) => n + w, 0);
-      let covered = 0;
-      for (const w of waitingNow) if (covered + w <= available + value) covered += w;
-      if (portfolio !== null && covered > available && value > 0) {
-        const need = Math.min(covered - available, value);
+      const fits = covered(waitingNow, available + value);
+      const covering = waitingNow.reduce((n, w, i) => (fits[i] === true ? n + w : n), 0);
+      if (portfolio !== null && covering > available && value > 0) {
+        const need = Math.min(covering - available, value);
         const units = unitsToSell(need, value, count, priceOf(portfolio));
         movements.push({ from_account_id: ids.portfolio, to_account_id: ids.available, amount_cents: need });
         available += need;
