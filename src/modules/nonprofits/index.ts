@@ -18,3 +18,4 @@ export { cardOfNonProfit, createCardCache, nonProfitCards, type CardCache, type 
 export { bmfFiles, importBmf, sourceOf, type ImportProgress, type ImportSummary } from './import.service.ts';
 export { DirectorySearch } from './search.service.ts';
 export type { CharityProfile } from './profile.ts';
+export { postalLines } from './profile.ts';

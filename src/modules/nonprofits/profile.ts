@@ -108,14 +108,22 @@ export function ineligibleReason(d: Pick<IrsDetails, 'deductibility' | 'status' 
   return 'The IRS does not list it as an exempt organisation in good standing.';
 }
 
+/**
+ * An organisation's postal address as lines, the one format every page, letter and check uses:
+ * the street; then "City, ST ZIP" at home, or for a foreign organisation (no state) its city on a
+ * line of its own, never the 00000-0000 the IRS gives it for a ZIP code.
+ */
+export function postalLines(a: { street: string; city: string; state: string; zip: string }): string[] {
+  const foreign = a.state === '';
+  const zip = /^[0-]*$/.test(a.zip) ? '' : a.zip;
+  const cityLine = foreign ? a.city : [a.city, [a.state, zip].filter((p) => p !== '').join(' ')].filter((p) => p !== '').join(', ');
+  return [displayName(a.street).replace(/^Po Box\b/, 'PO Box'), cityLine].filter((line) => line !== '');
+}
+
 export function charityProfile(d: IrsDetails): CharityProfile {
-  const foreign = d.state === '';
-  // Foreign organisations carry 00000-0000.
-  const zip = /^[0-]*$/.test(d.zip) ? '' : d.zip;
-  const cityLine = foreign ? '' : [d.city, [d.state, zip].filter((p) => p !== '').join(' ')].filter((p) => p !== '').join(', ');
   const year = /^\d{6}$/.test(d.tax_period) ? d.tax_period.slice(0, 4) : undefined;
   return {
-    address: [displayName(d.street).replace(/^Po Box\b/, 'PO Box'), cityLine, foreign ? d.city : ''].filter((line) => line !== ''),
+    address: postalLines(d),
     ruling_year: /^\d{6}$/.test(d.ruling) && d.ruling !== '000000' ? d.ruling.slice(0, 4) : undefined,
     deductibility: DEDUCTIBILITY[d.deductibility] ?? 'The IRS does not say whether contributions are deductible',
     kind: kindOf(d),

@@ -14,7 +14,7 @@ import { dollarsText } from '../../shared/money.ts';
 import { recordAudit } from '../audit/index.ts';
 import { recordEvent, recordEvents } from '../events/index.ts';
 import { applyEventIn } from '../donations/index.ts';
-import { refusalOf } from '../nonprofits/index.ts';
+import { postalLines, refusalOf } from '../nonprofits/index.ts';
 import { ACH_RETURN_CODES, ACH_RETURNS, addDays, bankingDayFrom, isBankingDay, isDay, maskedAccount, PAYMENT_OUTCOMES, type PaymentOutcome } from './payments.ts';
 import * as store from './payments.store.ts';
 import * as payees from './payees.store.ts';
@@ -209,7 +209,7 @@ async function writePayments(deps: Deps, trx: Trx, book: Book, runId: number, pa
       non_profit_id: org.non_profit_id,
       ein: org.ein,
       payee: org.name,
-      address: [org.street, [org.city, [org.state, org.zip].filter((p) => p !== '').join(' ')].filter((p) => p !== '').join(', ')].filter((p) => p !== '').join('\n'),
+      address: postalLines(org).join('\n'),
       method: account === undefined ? 'check' : 'ach',
       amount_cents: donations.reduce((n, d) => n + Number(d.amount_cents), 0),
       grants: donations.length,
