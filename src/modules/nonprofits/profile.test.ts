@@ -1,7 +1,7 @@
 // What a charity's page says of the IRS codes (profile.ts), rule by rule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { activityOf, charityProfile, ineligibleReason, type IrsDetails } from './profile.ts';
+import { activityOf, charityProfile, ineligibleReason, postalLines, type IrsDetails } from './profile.ts';
 
 const base: IrsDetails = {
   street: 'PO BOX 12',
@@ -65,4 +65,10 @@ test('why an organisation cannot receive donations, one reason a cause', () => {
 test("a foreign organisation's country is its last address line; its 00000-0000 ZIP is not shown", () => {
   const p = charityProfile({ ...base, street: 'KAWASAKI KANAGAWA 216-0033', city: 'Japan', state: '', zip: '00000-0000' });
   assert.deepEqual(p.address, ['Kawasaki Kanagawa 216-0033', 'Japan']);
+});
+
+test('postalLines: one format for pages, letters and checks; a foreign organisation without the IRS 00000-0000', () => {
+  assert.deepEqual(postalLines({ street: '1 MAIN ST', city: 'BURLINGTON', state: 'VT', zip: '05401-1234' }), ['1 Main St', 'BURLINGTON, VT 05401-1234']);
+  assert.deepEqual(postalLines({ street: 'PO BOX 12', city: 'TORONTO ONTARIO CANADA', state: '', zip: '00000-0000' }), ['PO Box 12', 'TORONTO ONTARIO CANADA']);
+  assert.deepEqual(postalLines({ street: '', city: 'Hanover', state: 'NH', zip: '' }), ['Hanover, NH']);
 });
