@@ -90,7 +90,7 @@ for (const { name: engine } of engines()) {
       assert.equal(cash.status, 200);
       assert.match(cash.body.number, /^R-\d{6}$/);
       assert.deepEqual(cash.body.sponsor, { name: 'Vermont Giving Fund', ein: '12-3456789', address: '1 Main St, Burlington VT' });
-      assert.deepEqual([cash.body.donor.name, cash.body.amount_usd, cash.body.description], ['Declaring Donor', 5000, null]);
+      assert.deepEqual([cash.body.donor.name, cash.body.amount_usd, cash.body.description, cash.body.declared_usd], ['Declaring Donor', 5000, null, null], 'arrived as declared');
       assert.match(cash.body.date_received, /^\d{4}-\d{2}-\d{2}$/);
       assert.match(cash.body.no_goods_or_services, /No goods or services/);
       assert.match(cash.body.exclusive_control, /exclusive legal control .*170\(f\)\(18\)/);
@@ -168,6 +168,13 @@ for (const { name: engine } of engines()) {
         .where('object_id', '=', second.body.id)
         .executeTakeFirstOrThrow();
       assert.match(String(audit.after), /"declared_cents":4000,"forced":true/);
+      // Its receipt states what was received and, as it differs, what was declared (rules §13).
+      assert.equal((await admin('POST', `/contributions/${second.body.id}/advance`, { status: 'success' })).status, 200);
+      const receipt = await call(env.app, 'GET', `/v1/contributions/${second.body.id}/receipt`, { key: donor.key });
+      assert.deepEqual([receipt.body.amount_usd, receipt.body.declared_usd], [30, 40]);
+      const pdf = await env.app.inject({ method: 'GET', url: `/v1/contributions/${second.body.id}/receipt`, headers: { 'x-api-key': donor.key, accept: 'application/pdf' } });
+      const text = pdfText(pdf.rawPayload);
+      for (const said of ['Amount: $30.00 (cash)', 'Declared: $40.00; this receipt states what was received.']) assert.ok(text.includes(said), `the PDF says ${said}: ${text}`);
     });
 
     test('30+ malformed declarations are refused with their problem; the database is unchanged', async () => {

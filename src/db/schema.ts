@@ -143,6 +143,8 @@ export interface ContributionsTable {
   /** 016: a declared contribution's reference (ALM-XXXX-XXXX), unique; null for one an operator recorded. */
   reference: ColumnType<string | null, string | null | undefined, string | null>;
   declared_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 041: what the donor declared (cents), kept when the arrival sets amount_cents; null when not declared or before 041. */
+  declared_cents: ColumnType<number | null, number | null | undefined, number | null>;
   cancelled_at: ColumnType<string | null, string | null | undefined, string | null>;
   /** Where the valuation of non-cash assets came from (e.g. "NYSE close 2026-11-20"). */
   valuation_source: ColumnType<string | null, string | null | undefined, string | null>;

@@ -194,7 +194,8 @@ export async function recordArrivalAudited(deps: Deps, book: Book, id: number, a
   await deps.db.transaction().execute(async (trx) => {
     const source = arrived.valuation_source?.trim() ?? null;
     const forced = arrived.force === true && differsByMoreThan(amountCents, declared, RECEIVED_TOLERANCE_PERCENT);
-    if (!(await recordArrival(trx, id, { units: arrived.units, valuation: arrived.valuation, amount_cents: amountCents, valuation_source: source }))) {
+    const value = { units: arrived.units, valuation: arrived.valuation, amount_cents: amountCents, valuation_source: source, declared_cents: declared > 0 ? declared : null };
+    if (!(await recordArrival(trx, id, value))) {
       throw conflict('invalid_transition', `a contribution that is ${c.status}${c.cancelled_at === null ? '' : ' (cancelled)'} cannot receive money`);
     }
     await recordAudit(trx, {

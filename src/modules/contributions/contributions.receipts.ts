@@ -71,7 +71,13 @@ export async function receiptOf(deps: Deps, caller: Caller, contributionId: numb
   const newest = receipts.at(-1);
   if (newest === undefined) throw notFound('receipt_not_found', `contribution ${contributionId} has no receipt: it is ${c.status}`);
   const body = JSON.parse(newest.body) as ReceiptBody;
-  return { ...body, correction_reason: body.correction_reason ?? null, issued_at: newest.issued_at, all: receipts.map((r) => receiptNumber(r.id)) };
+  return {
+    ...body,
+    correction_reason: body.correction_reason ?? null,
+    declared_usd: body.declared_usd ?? null,
+    issued_at: newest.issued_at,
+    all: receipts.map((r) => receiptNumber(r.id)),
+  };
 }
 
 /**

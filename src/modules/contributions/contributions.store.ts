@@ -73,7 +73,11 @@ export async function awaitingMoney(db: Db, book: Book, reference: string | unde
 }
 
 /** What arrived for a declared contribution: its units, valuation and amount, set while it still waits; true if it did. */
-export async function recordArrival(trx: Trx, id: number, arrived: { units: string; valuation: string; amount_cents: number; valuation_source: string | null }): Promise<boolean> {
+export async function recordArrival(
+  trx: Trx,
+  id: number,
+  arrived: { units: string; valuation: string; amount_cents: number; valuation_source: string | null; declared_cents?: number | null },
+): Promise<boolean> {
   const updated = await trx.updateTable('contributions').set(arrived).where('id', '=', id).where('status', '=', 'waiting_for_funds').executeTakeFirst();
   return Number(updated.numUpdatedRows) === 1;
 }

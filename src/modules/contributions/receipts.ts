@@ -17,6 +17,8 @@ export interface ReceiptBody {
   description: string | null;
   value_usd: number | null;
   valuation_source: string | null;
+  /** What the donor declared, in USD, when what arrived differs from it (rules §13); else null. */
+  declared_usd: number | null;
   no_goods_or_services: string;
   exclusive_control: string;
   /** A correction: the receipt it replaces, and why. */
@@ -37,7 +39,16 @@ export function receiptBody(
   id: number,
   sponsor: Sponsor,
   donorName: string,
-  c: { id: number; currency: string; units: string; amount_cents: number; received_at: string | null; completed_at: string | null; valuation_source: string | null },
+  c: {
+    id: number;
+    currency: string;
+    units: string;
+    amount_cents: number;
+    received_at: string | null;
+    completed_at: string | null;
+    valuation_source: string | null;
+    declared_cents?: number | null;
+  },
   replaces: { id: number; reason: string } | null,
 ): ReceiptBody {
   const cash = c.currency === 'USD';
@@ -51,6 +62,7 @@ export function receiptBody(
     description: cash ? null : `${c.units} ${c.currency}`,
     value_usd: cash ? null : centsToDollars(c.amount_cents),
     valuation_source: cash ? null : c.valuation_source,
+    declared_usd: c.declared_cents !== null && c.declared_cents !== undefined && c.declared_cents !== c.amount_cents ? centsToDollars(c.declared_cents) : null,
     no_goods_or_services: NO_GOODS,
     exclusive_control: CONTROL,
     replaces: replaces === null ? null : receiptNumber(replaces.id),
@@ -75,6 +87,7 @@ export async function receiptPdf(r: ReceiptBody): Promise<Uint8Array> {
     if (r.amount_usd !== null) line(`Amount: ${usd(r.amount_usd)} (cash)`);
     if (r.description !== null) line(`Contributed: ${r.description} (non-cash)`);
     if (r.value_usd !== null) line(`Value used: ${usd(r.value_usd)}${r.valuation_source === null ? '' : ` (${r.valuation_source})`}`);
+    if (r.declared_usd !== null && r.declared_usd !== undefined) line(`Declared: ${usd(r.declared_usd)}; this receipt states what was received.`);
     line('', { gap: 12 });
     line(r.no_goods_or_services);
     line(r.exclusive_control);

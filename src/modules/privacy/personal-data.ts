@@ -33,7 +33,7 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   audit_log: { personal: ['before', 'after'], forget: 'entries about them keep only that they were pseudonymised' },
   auth_epoch: { personal: [], forget: 'a counter' },
   causes: { personal: [], notPersonal: ['name'], forget: 'the catalogue of causes' },
-  contributions: { personal: [], notPersonal: ['valuation_source'], forget: 'amounts and statuses: kept' },
+  contributions: { personal: [], notPersonal: ['valuation_source', 'declared_cents'], forget: 'amounts and statuses: kept' },
   directory_epoch: { personal: [], forget: 'a counter' },
   directory_top: { personal: [], forget: 'the directory' },
   directory_vocabulary: { personal: [], forget: 'the directory' },

@@ -140,6 +140,7 @@ function receiptSection(c: ContributionDetail, r: ReceiptView): Html {
       ${r.amount_usd === null ? '' : html`<div><dt>Amount</dt><dd>${usd(r.amount_usd)} (cash)</dd></div>`}
       ${r.description === null ? '' : html`<div><dt>Contributed</dt><dd>${r.description} (non-cash)</dd></div>`}
       ${r.value_usd === null ? '' : html`<div><dt>Value used</dt><dd>${usd(r.value_usd)}${r.valuation_source === null ? '' : ` (${r.valuation_source})`}</dd></div>`}
+      ${r.declared_usd === null ? '' : html`<div><dt>Declared</dt><dd>${usd(r.declared_usd)} (the receipt states what was received)</dd></div>`}
     </dl>
     <p>${r.no_goods_or_services}</p>
     <p>${r.exclusive_control}</p>
