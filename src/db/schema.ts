@@ -124,34 +124,6 @@ export interface GiftsTable {
   actor_id: ActorColumn;
 }
 
-export interface ContributionsTable {
-  id: Generated<number>;
-  user_id: number;
-  fund_id: number;
-  type: string;
-  status: string;
-  units: string;
-  valuation: string;
-  currency: string;
-  frequency: string;
-  amount_cents: number;
-  created_at: string;
-  received_at: string | null;
-  completed_at: string | null;
-  /** rules §14: 'live' or 'test' (shared/book.ts). */
-  book: Book;
-  /** 016: a declared contribution's reference (ALM-XXXX-XXXX), unique; null for one an operator recorded. */
-  reference: ColumnType<string | null, string | null | undefined, string | null>;
-  declared_at: ColumnType<string | null, string | null | undefined, string | null>;
-  /** 041: what the donor declared (cents), kept when the arrival sets amount_cents; null when not declared or before 041. */
-  declared_cents: ColumnType<number | null, number | null | undefined, number | null>;
-  cancelled_at: ColumnType<string | null, string | null | undefined, string | null>;
-  /** Where the valuation of non-cash assets came from (e.g. "NYSE close 2026-11-20"). */
-  valuation_source: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The member who declared it (rules §20); null for one an operator recorded. */
-  actor_id: ActorColumn;
-}
-
 export interface LedgerAccountsTable {
   id: Generated<number>;
   fund_id: number | null;
@@ -233,18 +205,6 @@ export interface AdminTokensTable {
   operator: string | null;
 }
 
-export interface ReceiptsTable {
-  id: Generated<number>;
-  book: Book;
-  contribution_id: number;
-  user_id: number;
-  /** A correction names the receipt it replaces; both remain. */
-  replaces_id: number | null;
-  issued_at: string;
-  /** The receipt as issued (JSON): never changed. */
-  body: string;
-}
-
 export interface InvitationsTable {
   token_hash: string;
   user_id: number;
@@ -291,6 +251,8 @@ export type * from './schema.directory.ts';
 export type * from './schema.apps.ts';
 export type * from './schema.accounts.ts';
 export type * from './schema.members.ts';
+export type * from './schema.contributions.ts';
+import type { ContributionsTable, ReceiptsTable } from './schema.contributions.ts';
 import type { AppConnectionsTable, AppSpendingTable, AppsTable, OidcArtifactsTable, OidcKeysTable } from './schema.apps.ts';
 import type {
   DirectoryEpochTable,
