@@ -28,7 +28,15 @@ import {
   recordArrivalAudited,
   recordContribution,
 } from '../src/modules/contributions/index.ts';
-import { applyDonationEvent, cancelDonation, createDonation, decideRequest, DONATION_TRANSITIONS, type DonationEvent } from '../src/modules/donations/index.ts';
+import {
+  applyDonationEvent,
+  cancelDonation,
+  createDonation,
+  decideRequest,
+  donationWriterStats,
+  DONATION_TRANSITIONS,
+  type DonationEvent,
+} from '../src/modules/donations/index.ts';
 import { acceptInvitation, inviteMember } from '../src/modules/sharing/index.ts';
 import { acceptGift, claimGift, createGift, denyGift, GIFT_MIN_CENTS } from '../src/modules/gifts/index.ts';
 import { claimKey, type IdempotencyClaim } from '../src/modules/idempotency/index.ts';
@@ -336,6 +344,11 @@ function modelValuation(m: Model, portfolioIds: readonly number[], feeMs: number
 }
 
 /** The model's promotion rule: waiting donations of the user, oldest first, each one that fits. */
+/** The actor of `actor`'s book whose fund has the most available (`actor` on a tie). */
+function fullestOf(m: Model, actor: number): number {
+  return m.funds.reduce((best, fund, i) => (bookOf(i) === bookOf(actor) && fund.available > (m.funds[best] as Fund).available ? i : best), actor);
+}
+
 function promote(m: Model, u: number): void {
   const f = m.funds[u] as Fund;
   for (const d of m.donations) {
@@ -386,11 +399,21 @@ for (const { name: engine } of engines()) {
     });
 
     // The simple writer (one locked transaction per request) is the reference: the batched one, given
-    // the same operations, must leave the same books. Bursts go one move after another here, since
-    // which of a parallel burst's donations a fund covers depends on the order they reach it.
+    // the same operations, must leave the same books. The batched one takes each burst's moves at
+    // once, so that its rounds hold several requests; which of them a fund covers depends on the
+    // order it decided them, so the simple one is given each burst's moves one after another in
+    // that order. (The members' races stay one after another: who wins one is not a writer's order.)
     test(`both donation writers, given the same ${COMPARED_STEPS} operations, leave the same books`, { timeout: 600_000 }, async () => {
-      const simple = await withWriter(engine, 'simple', (env) => runProperty(env, { steps: COMPARED_STEPS, parallelBursts: false }));
-      const batched = await withWriter(engine, 'batched', (env) => runProperty(env, { steps: COMPARED_STEPS, parallelBursts: false }));
+      const decided = new Map<number, number[]>();
+      let stats = { requests: 0, transactions: 0 };
+      const batched = await withWriter(engine, 'batched', async (env) => {
+        const books = await runProperty(env, { steps: COMPARED_STEPS, parallelBursts: true, parallelMembers: false, bursts: { record: decided } });
+        stats = donationWriterStats(env.deps);
+        return books;
+      });
+      assert.ok(stats.requests > stats.transactions, `rounds formed: ${stats.requests} requests in ${stats.transactions} transactions`);
+      assert.ok(decided.size > COMPARED_STEPS / 100, 'the sequence had bursts');
+      const simple = await withWriter(engine, 'simple', (env) => runProperty(env, { steps: COMPARED_STEPS, parallelBursts: false, bursts: { replay: decided } }));
       assert.ok(batched.outcomes.length > COMPARED_STEPS * 0.9, 'nearly every step ran');
       assert.ok(simple.donations.length > COMPARED_STEPS / 10, 'the operations made donations');
       const first = simple.outcomes.findIndex((o, i) => batched.outcomes[i] !== o);
@@ -400,7 +423,21 @@ for (const { name: engine } of engines()) {
   });
 }
 
-async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: number; parallelBursts: boolean }): Promise<Books> {
+/**
+ * How a run goes: `parallelBursts` sends each burst's moves at once (a batched writer then forms
+ * rounds of them), `parallelMembers` the members' operations too (default: as the bursts);
+ * `bursts.record` notes, for each burst step, the order the platform decided its moves (the made
+ * ones by donation id, then the refused), and `bursts.replay` sends each burst's moves one after
+ * another in such an order.
+ */
+interface RunOptions {
+  steps: number;
+  parallelBursts: boolean;
+  parallelMembers?: boolean;
+  bursts?: { record?: Map<number, number[]>; replay?: ReadonlyMap<number, readonly number[]> };
+}
+
+async function runProperty(env: TestEnv, { steps, parallelBursts, parallelMembers = parallelBursts, bursts }: RunOptions): Promise<Books> {
   const outcomes: string[] = [];
   {
     {
@@ -492,7 +529,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
       for (const [step, op] of ops.entries()) {
         let expected = 'ok';
         let actual: string;
-        const label = `step ${step}: ${JSON.stringify(op)}`;
+        const label = `step ${step} (PROPERTY_SEED=${seed} replays it): ${JSON.stringify(op)}`;
         switch (op.kind) {
           case 'contribute': {
             const u = users[op.user] as TestUser;
@@ -716,9 +753,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
             // a gift's minimum), so that gifts are made, and then answered, whatever the bursts' interleaving left
             // available (donations keep most funds below a gift's minimum); the others are as drawn.
             const fits = op.cents % 2 === 0;
-            const giver = fits
-              ? m.funds.reduce((best, fund, i) => (bookOf(i) === bookOf(op.user) && fund.available > (m.funds[best] as Fund).available ? i : best), op.user)
-              : op.user;
+            const giver = fits ? fullestOf(m, op.user) : op.user;
             const u = users[giver] as TestUser;
             const f = m.funds[giver] as Fund;
             const cents = fits && f.available >= GIFT_MIN_CENTS ? Math.min(op.cents, f.available) : op.cents;
@@ -790,28 +825,54 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
           case 'burst': {
             // Which of them the fund covers depends on the order they reach it: the model takes each
             // donation's status from the platform and checks it could be so, and that the app's
-            // donations that passed fit its limit while each refused one did not.
-            const f = m.funds[op.user] as Fund;
+            // donations that passed fit its limit while each refused one did not. Half the bursts come
+            // from the actor of the book with the most available, so that some of a burst fit and some
+            // do not (donations keep most funds empty) and the order decides which.
+            const burster = (op.moves[0]?.cents ?? 0) % 2 === 0 ? fullestOf(m, op.user) : op.user;
+            const f = m.funds[burster] as Fund;
+            if (burster !== op.user || (op.moves[0]?.cents ?? 0) % 2 === 0) {
+              // Money for three fifths of the burst arrives first: some of its moves fit, the others wait.
+              const cents = Math.ceil((op.moves.reduce((n, x) => n + x.cents, 0) * 3) / 5);
+              const u = users[burster] as TestUser;
+              const base = { user_id: u.user_id, fund_id: u.fund_id, type: 'wire_payment' as const, valuation: '1', currency: 'USD', frequency: 'OneTime' as const };
+              const id = await recordContribution(deps, { ...base, units: (cents / 100).toFixed(2), status: 'success' }, 'property');
+              m.contributions.push({ id, user: burster, cents, status: 'success' });
+              m.outside[bookOf(burster)].deposits -= cents;
+              f.available += cents;
+              promote(m, burster);
+              investShare(m, burster, cents);
+            }
             const availableBefore = f.available;
             const all = parallelBursts ? <T>(tasks: Array<() => Promise<T>>) => Promise.all(tasks.map((t) => t())) : oneAfterAnother;
+            const order = bursts?.replay?.get(step) ?? op.moves.map((_, i) => i);
+            assert.equal(order.length, op.moves.length, `${label}: a replayed burst has every move`);
             const answers = await all(
-              op.moves.map((move) => async () => {
-                const caller = move.viaApp ? (appCallers[op.user] as Caller) : (users[op.user] as TestUser).caller;
+              order.map((i) => async () => {
+                const move = op.moves[i] as (typeof op.moves)[number];
+                const caller = move.viaApp ? (appCallers[burster] as Caller) : (users[burster] as TestUser).caller;
                 try {
-                  return { move, made: await createDonation(deps, caller, { amount_cents: move.cents, ein: '261544963' }) };
+                  return { i, move, made: await createDonation(deps, caller, { amount_cents: move.cents, ein: '261544963' }) };
                 } catch (error) {
-                  if (error instanceof AppError) return { move, refused: error.code };
+                  if (error instanceof AppError) return { i, move, refused: error.code };
                   throw error;
                 }
               }),
             );
+            // The order the platform decided them: the donations made by id (the order a round wrote them), then the refused.
+            bursts?.record?.set(step, [
+              ...answers
+                .filter((a) => a.made !== undefined)
+                .sort((a, b) => (a.made?.id ?? 0) - (b.made?.id ?? 0))
+                .map((a) => a.i),
+              ...answers.filter((a) => a.made === undefined).map((a) => a.i),
+            ]);
             for (const a of answers) {
               if (a.refused !== undefined) assert.ok(a.move.viaApp && a.refused === 'app_limit_exceeded', `${label}: only an app's donation is refused, for its limit`);
-              else if (a.move.viaApp) appSpent[op.user] = (appSpent[op.user] as number) + a.move.cents;
+              else if (a.move.viaApp) appSpent[burster] = (appSpent[burster] as number) + a.move.cents;
             }
-            assert.ok((appSpent[op.user] as number) <= APP_LIMIT_CENTS, `${label}: the app moved no more than its limit`);
+            assert.ok((appSpent[burster] as number) <= APP_LIMIT_CENTS, `${label}: the app moved no more than its limit`);
             for (const a of answers) {
-              if (a.refused !== undefined) assert.ok((appSpent[op.user] as number) + a.move.cents > APP_LIMIT_CENTS, `${label}: a refused donation did not fit`);
+              if (a.refused !== undefined) assert.ok((appSpent[burster] as number) + a.move.cents > APP_LIMIT_CENTS, `${label}: a refused donation did not fit`);
               if (a.made === undefined) continue;
               madeAfter(a.made.id, label);
               const status = a.made.status;
@@ -820,7 +881,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
                 f.available -= a.move.cents;
                 f.reserved += a.move.cents;
               }
-              m.donations.push({ id: a.made.id, user: op.user, cents: a.move.cents, status });
+              m.donations.push({ id: a.made.id, user: burster, cents: a.move.cents, status });
             }
             // The platform promotes waiting donations oldest first (by id): the model keeps that order.
             m.donations.sort((a, b) => a.id - b.id);
@@ -849,7 +910,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts }: { steps: num
                 throw error;
               }
             };
-            const all = parallelBursts ? <T>(tasks: Array<() => Promise<T>>) => Promise.all(tasks.map((t) => t())) : oneAfterAnother;
+            const all = parallelMembers ? <T>(tasks: Array<() => Promise<T>>) => Promise.all(tasks.map((t) => t())) : oneAfterAnother;
             const answers = await all(
               op.moves.map((move) => async () => {
                 if (move.who === 'family' || move.who === 'advisor') {
