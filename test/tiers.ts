@@ -1,8 +1,9 @@
 // Which test files run in which tier (README, "Tests"). Every test file is in exactly one tier:
 // `fast` is every file not named below. scripts/test.ts runs a tier; CI runs them all.
 
-/** Servers and CLIs in processes of their own, outages and kills: slower, and the machine's ports and processes. */
+/** Servers and CLIs in processes of their own, outages and kills, pool and statement timeouts: slower, and the machine's ports and processes. */
 export const SYSTEM: readonly string[] = [
+  'src/db/pipelined.test.ts',
   'test/blackhole.test.ts',
   'test/cli-money.test.ts',
   'test/cli-openapi.test.ts',
@@ -17,6 +18,7 @@ export const SYSTEM: readonly string[] = [
   'test/login-example.test.ts',
   'test/operators.test.ts',
   'test/outage.test.ts',
+  'test/pool.test.ts',
   'test/pooler.test.ts',
   'test/receipts.test.ts',
   'test/shutdown.test.ts',
