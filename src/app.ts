@@ -43,6 +43,7 @@ import { charityOperatorRoutes } from './modules/charities/charities.admin.route
 import { deathOperatorRoutes, sharingRoutes } from './modules/sharing/index.ts';
 import { requireOperator } from './modules/admin/index.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
+import { notifyRoutes } from './modules/notify/index.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { scheduledReplayers, scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
@@ -285,7 +286,19 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
       await api.register(nonProfitRoutes(deps, directory));
       await api.register(portfolioRoutes(deps));
       const sandbox = deps.config.sandbox ? [sandboxRoutes] : [];
-      for (const routes of [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, webhookRoutes, scheduledRoutes, sharingRoutes, ...sandbox]) {
+      for (const routes of [
+        donationRoutes,
+        giftRoutes,
+        userRoutes,
+        contributionRoutes,
+        keyRoutes,
+        eventRoutes,
+        notifyRoutes,
+        webhookRoutes,
+        scheduledRoutes,
+        sharingRoutes,
+        ...sandbox,
+      ]) {
         await api.register(routes(deps));
       }
     };

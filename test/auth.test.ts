@@ -43,6 +43,8 @@ interface Objects {
   schedule_id: number;
   contribution_id: number;
   webhook_endpoint_id: number;
+  /** One of the owner's events (its donation's). */
+  event_id: number;
   /** The fund acted on, and a waiting invitation into it (rules §20). */
   fund_id: number;
   member_id: number;
@@ -59,6 +61,7 @@ const BLANK: Objects = {
   schedule_id: 0,
   contribution_id: 0,
   webhook_endpoint_id: 0,
+  event_id: 0,
   fund_id: 0,
   member_id: 0,
 };
@@ -158,6 +161,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'DELETE', url: (o) => `/v1/scheduled_donations/${o.schedule_id}`, ...sameEverywhere(missing('scheduled_donation_not_found')) },
   { method: 'POST', url: () => '/v1/scheduled_donations', body: { amount: 10, ein: EIN, frequency: 'Monthly' }, ...sameEverywhere(ok(201)) },
   { method: 'GET', url: () => '/v1/events', ...sameEverywhere(ok(200)) },
+  { method: 'GET', url: (o) => `/v1/events/${o.event_id}/delivery`, ...sameEverywhere(missing('event_not_found')) },
   { method: 'POST', url: () => '/v1/sandbox/deposits', body: { amount: 100 }, other: forbidden, testOnLive: ok(201), liveOnTest: forbidden },
   { method: 'POST', url: (o) => `/v1/sandbox/advance#donation:${o.donation_id}`, other: forbidden, testOnLive: missing('donation_not_found'), liveOnTest: forbidden },
   { method: 'POST', url: (o) => `/v1/sandbox/advance#gift:${o.gift_code}`, other: forbidden, testOnLive: missing('gift_not_found'), liveOnTest: forbidden },
@@ -285,6 +289,9 @@ for (const { name: engine } of engines()) {
       invitations += 1;
       const m = await call(env.app, 'POST', '/v1/fund/members', { key, body: { email: `objects-${invitations}@example.org`, role: 'family' } });
       for (const made of [d, p, g, k, s, c, w, m]) assert.equal(made.status, 201, JSON.stringify(made.body));
+      const events = await call(env.app, 'GET', '/v1/events?per_page=100', { key });
+      const event = (events.body.items as Array<{ id: number; object_id: number }>).find((e) => e.object_id === d.body.id);
+      assert.ok(event !== undefined, 'the donation made its event');
       return {
         user_id: me.body.id,
         slug: me.body.slug,
@@ -295,6 +302,7 @@ for (const { name: engine } of engines()) {
         schedule_id: s.body.id,
         contribution_id: c.body.id,
         webhook_endpoint_id: w.body.id,
+        event_id: event.id,
         fund_id: me.body.current_fund.id,
         member_id: m.body.id,
       };

@@ -54,7 +54,8 @@ for (const { name: engine } of engines()) {
       other = await makeUser(platform.deps, { name: 'Other Donor', slug: 'other-donor' });
       await fund(platform.deps, donor, 1_000_000);
       await platform.close();
-      ({ server, base } = await startServerProcess(db.databaseUrl, { RATE_LIMIT_PER_MINUTE: '100000' }));
+      // Private addresses allowed: the listen test's receiver takes the platform's own deliveries too.
+      ({ server, base } = await startServerProcess(db.databaseUrl, { RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOW_PRIVATE: 'true', NOTIFY_INTERVAL_MS: '100' }));
       home = mkdtempSync(join(tmpdir(), 'alms-home-'));
     });
     after(async () => {
@@ -195,7 +196,8 @@ for (const { name: engine } of engines()) {
       assert.match(hook.stderr, /not shown again/);
       const hid = /^Webhook endpoint (\d+)/.exec(hook.stdout)?.[1] ?? '';
       assert.match((await alms(['webhooks'])).stdout, new RegExp(`${hid}\\s+https://hooks\\.example\\.org/almoner\\s+donation\\.created,donation\\.updated\\s+on`));
-      const local = await alms(['webhooks', 'create', 'http://localhost:4242/hook']);
+      // (This server allows private addresses, for the listen test's real deliveries: a URL with a password is refused anywhere.)
+      const local = await alms(['webhooks', 'create', 'https://user:pw@hooks.example.org/hook']);
       assert.equal(local.code, 1);
       assert.match(local.stderr, /\[invalid_url\]/);
       assert.equal((await alms(['webhooks', 'delete', hid])).stdout.trim(), `Webhook endpoint ${hid} is deleted.`);
@@ -216,22 +218,25 @@ for (const { name: engine } of engines()) {
       }
     });
 
-    test('alms listen forwards new events to a local URL, signed as the platform signs webhooks', async () => {
-      const received: Array<{ headers: Record<string, string>; body: string; ok: boolean }> = [];
+    test('alms listen forwards what the platform delivers, byte for byte, signed as the platform signs webhooks', async () => {
+      const received: Array<{ path: string; headers: Record<string, string>; body: string; ok: boolean }> = [];
       const secret = `whsec_${randomBytes(24).toString('base64')}`;
+      let realSecret = '';
       let status = 500;
       const receiver = createServer((request, response) => {
         let body = '';
         request.on('data', (c: Buffer) => (body += c.toString()));
         request.on('end', () => {
           const headers = request.headers as Record<string, string>;
+          const path = request.url ?? '';
           let ok = true;
           try {
-            new Webhook(secret).verify(body, headers);
+            new Webhook(path === '/real' ? realSecret : secret).verify(body, headers);
           } catch {
             ok = false;
           }
-          received.push({ headers, body, ok });
+          received.push({ path, headers, body, ok });
+          if (path === '/real') return response.writeHead(204).end();
           response.writeHead(status).end();
           status = 204;
         });
@@ -240,6 +245,9 @@ for (const { name: engine } of engines()) {
       const port = (receiver.address() as { port: number }).port;
       const client = createClient({ baseUrl: base, apiKey: donor.key });
       await client.donations.create({ ein: EIN, amount: 10, note: 'before listening' });
+      // The platform's own deliveries of the same events, to compare with what alms forwards.
+      const endpoint = await client.webhooks.create({ url: `http://127.0.0.1:${port}/real`, event_types: ['donation.created', 'donation.updated'] });
+      realSecret = (endpoint as { secret: string }).secret;
       const listener = spawn(
         process.execPath,
         [ALMS, 'listen', '--forward-to', `http://127.0.0.1:${port}/hooks`, '--secret', secret, '--events', 'donation.created,donation.updated', '--interval', '0.2'],
@@ -252,6 +260,7 @@ for (const { name: engine } of engines()) {
       let err = '';
       listener.stdout.on('data', (c: Buffer) => (out += c.toString()));
       listener.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const of = (path: string) => received.filter((r) => r.path === path);
       try {
         const until = async (what: () => boolean) => {
           for (let i = 0; i < 200 && !what(); i++) await new Promise((r) => setTimeout(r, 50));
@@ -259,31 +268,42 @@ for (const { name: engine } of engines()) {
         };
         await until(() => out.includes('Forwarding donation.created, donation.updated'));
         const donation = await client.donations.create({ ein: EIN, amount: 11, note: 'while listening' });
+        // Each event compared once both have it, before the next changes the donation they render.
+        await until(() => of('/hooks').length >= 1 && of('/real').some((r) => r.headers['webhook-id'] === of('/hooks')[0]?.headers['webhook-id']));
         await client.donations.cancel(donation.id);
         await client.gifts.create({ name: 'Not forwarded', amount: 18 });
-        await until(() => received.length >= 2);
+        await until(() => of('/hooks').length >= 2 && of('/real').some((r) => r.headers['webhook-id'] === of('/hooks')[1]?.headers['webhook-id']));
         await new Promise((r) => setTimeout(r, 500));
-        assert.equal(received.length, 2, 'the donation made before listening and the gift are not forwarded');
+        const forwarded = of('/hooks');
+        assert.equal(forwarded.length, 2, 'the donation made before listening and the gift are not forwarded');
         assert.ok(
           received.every((r) => r.ok),
-          'each verifies with the secret (standardwebhooks)',
+          'each verifies with its secret (standardwebhooks)',
         );
-        const bodies = received.map((r) => JSON.parse(r.body) as { type: string; data: { id: number; object: string; status: string } });
+        for (const f of forwarded) {
+          const real = of('/real').find((r) => r.headers['webhook-id'] === f.headers['webhook-id']);
+          assert.equal(f.body, real?.body, `${f.headers['webhook-id']}: the body alms forwards is the platform's delivery, byte for byte`);
+          assert.deepEqual([f.headers['content-type'], f.headers['user-agent']], [real?.headers['content-type'], real?.headers['user-agent']]);
+        }
+        const bodies = forwarded.map((r) => JSON.parse(r.body) as { type: string; data: { id: number; status: string; amount: number; non_profit: { ein: string } } });
         assert.deepEqual(
-          bodies.map((b) => [b.type, b.data.id, b.data.object, b.data.status]),
+          bodies.map((b) => [b.type, b.data.id, b.data.status, b.data.amount, b.data.non_profit.ein]),
           [
-            ['donation.created', donation.id, 'donation', 'scheduled'],
-            ['donation.updated', donation.id, 'donation', 'not_completed'],
+            ['donation.created', donation.id, 'scheduled', 11, EIN],
+            ['donation.updated', donation.id, 'not_completed', 11, EIN],
           ],
+          'the whole donation, as its owner reads it',
         );
-        assert.match(received[0]?.headers['webhook-id'] ?? '', /^evt_\d+$/);
+        assert.match(forwarded[0]?.headers['webhook-id'] ?? '', /^evt_\d+$/);
         assert.match(out, /donation\.created\s+evt_\d+ -> 500\n.*donation\.updated\s+evt_\d+ -> 204/);
       } finally {
         listener.kill('SIGTERM');
         await new Promise((resolve) => listener.on('exit', resolve));
         receiver.close();
+        await client.webhooks.delete(endpoint.id);
       }
       assert.match(err, /Stopped after forwarding 2 events\./);
+      assert.doesNotMatch(err, /MaxListenersExceededWarning/, 'no listener piles up on the stop signal');
       assert.ok(!out.includes(secret) && !err.includes(secret), 'the secret it was given is never printed');
       assert.match(out, /signed with the secret you gave/);
     });

@@ -8,6 +8,7 @@ export const PEOPLE_PROBLEMS = {
   webhook_endpoint_not_found: doc('Webhook endpoint not found', 'No endpoint with this id belongs to the caller (in this book).', 'List them with `GET /v1/webhook_endpoints`.', [
     '* /v1/webhook_endpoints/{id}*',
   ]),
+  event_not_found: doc('Event not found', 'No event with this id belongs to the caller.', 'List yours with `GET /v1/events`.', ['GET /v1/events/{id}/delivery']),
   webhook_endpoint_limit: doc('Webhook endpoint limit', 'The caller has as many endpoints as one may.', 'Delete one you no longer use.', ['POST /v1/webhook_endpoints']),
   invalid_url: doc(
     'Invalid URL',

@@ -1,5 +1,6 @@
 // `alms listen --forward-to URL`: the caller's events, as they happen, delivered to a local URL as
-// the platform's webhooks deliver them (Standard Webhooks: the same body, `webhook-id`,
+// the platform's webhooks deliver them (Standard Webhooks: the same body, read from
+// `GET /v1/events/:id/delivery`, the same `webhook-id`,
 // `webhook-timestamp` and an HMAC-SHA256 `webhook-signature` with the given secret), so that an
 // integrator tests their webhook handler on a laptop without the operator allowing private
 // addresses. It reads `GET /v1/events` every --interval seconds, from the newest event at start.
@@ -42,17 +43,16 @@ async function newer(client: AlmonerClient, after: number): Promise<Event[]> {
   return found.sort((a, b) => a.id - b.id);
 }
 
+/** Waits `ms`, or until stopped; its listener on the signal goes with it (one wait per poll: none may pile up). */
 const wait = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 
 /** Forwards events until stopped; returns how many it forwarded. */
@@ -71,15 +71,27 @@ export async function listen(client: AlmonerClient, l: Listening): Promise<numbe
     for (const e of events) {
       last = Math.max(last, e.id);
       if (l.types.length > 0 && !l.types.includes(e.type)) continue;
-      // What the platform's webhook delivery of this event carries (its webhooks module).
-      const body = JSON.stringify({ type: e.type, timestamp: e.created_at, data: { id: e.object_id, object: e.object_type, ...e.data } });
-      const id = `evt_${e.id}`;
+      // What the platform's webhook delivery of this event carries, rendered by the platform itself.
+      let delivery: { webhook_id: string; body: string };
+      try {
+        delivery = await client.events.delivery(e.id);
+      } catch (error) {
+        l.out(`could not read event ${e.id}'s delivery: ${(error as Error).message}; skipped`);
+        continue;
+      }
+      const { webhook_id: id, body } = delivery;
       const timestamp = Math.floor(Date.now() / 1000);
       let outcome: string;
       try {
         const response = await fetch(l.forwardTo, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': sign(l.secret, id, timestamp, body) },
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Almoner-Webhooks/1',
+            'webhook-id': id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': sign(l.secret, id, timestamp, body),
+          },
           body,
           redirect: 'manual',
           signal: AbortSignal.timeout(15_000),

@@ -216,6 +216,8 @@ export function createClient(options: ClientOptions) {
   const events = {
     list: (query: QueryOf<'/v1/events', 'get'> = {}) => json<Answer<'/v1/events', 'get'>>('GET', '/v1/events', { query }),
     all: (perPage = 100) => every((page) => events.list({ page, per_page: perPage })),
+    /** What a webhook delivery of the event carries: its `webhook-id` and its body, byte for byte. */
+    delivery: (id: number) => json<Answer<'/v1/events/{id}/delivery', 'get'>>('GET', `/v1/events/${seg(id)}/delivery`),
   };
   return {
     me: users.me,

@@ -1340,6 +1340,97 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/{id}/delivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a webhook delivery of one of your events carries: its webhook-id and its body, rendered now as the platform renders deliveries
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [event_not_found](/errors/event_not_found).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The body its deliveries carry, byte for byte: {type, timestamp, data} with the object as its owner reads it */
+                            body: string;
+                            /** @description The `webhook-id` header its deliveries carry (evt_ and the event id) */
+                            webhook_id: string;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/fund/members": {
         parameters: {
             query?: never;

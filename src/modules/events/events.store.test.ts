@@ -79,5 +79,10 @@ describeEachEngine('events store', (env) => {
       assert.deepEqual(await store.claimEvents(trx, ids), ids.slice(2), 'the relayed ones are not claimed again');
       assert.deepEqual(await store.claimEvents(trx, []), []);
     });
+    // One event, its owner's only: what a delivery of it carries is read through it.
+    const first = ids[0] as number;
+    assert.deepEqual([(await store.eventOfUser(db, user.user_id, first))?.object_id, (await store.eventOfUser(db, user.user_id, first))?.book], [1, 'live']);
+    assert.equal(await store.eventOfUser(db, user.user_id + 1_000, first), undefined, "another's event is not found");
+    assert.equal(await store.eventOfUser(db, user.user_id, 999_999_999), undefined);
   });
 });

@@ -1,2 +1,3 @@
 export { notifyStatus, runNotify } from './notify.service.ts';
-export { relayEvents } from './notify.relay.ts';
+export { deliveryOf, relayEvents } from './notify.relay.ts';
+export { notifyRoutes } from './notify.routes.ts';

@@ -7,7 +7,7 @@ import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { AppError } from '../../shared/errors.ts';
 import { claimEvents, markRelayed, unrelayedEvents, type RelayEvent } from '../events/index.ts';
-import { fanOut, type Rendered } from '../webhooks/index.ts';
+import { fanOut, messageIdOf, type Rendered } from '../webhooks/index.ts';
 import { messages, queueMail, type Outgoing } from '../mail/index.ts';
 import { ownDonationForms } from '../donations/index.ts';
 import { giftForNotice } from '../gifts/index.ts';
@@ -103,6 +103,19 @@ async function render(deps: Deps, e: RelayEvent, donations: Donations): Promise<
   return { data: { id: e.object_id, object: e.object_type, ...data }, mail };
 }
 
+/** The body of an event's webhook delivery: its type, its time, and the object it is about as rendered. */
+const payloadOf = (e: RelayEvent, data: unknown): string => JSON.stringify({ type: e.type, timestamp: e.created_at, data });
+
+/**
+ * What a webhook delivery of the event carries, rendered now as the relay renders it: its
+ * `webhook-id` and its body, byte for byte (`alms listen` forwards these to a local handler).
+ */
+export async function deliveryOf(deps: Deps, e: RelayEvent): Promise<{ webhook_id: string; body: string }> {
+  const donations: Donations = e.object_type === 'donation' ? await ownDonationForms(deps, e.book, [e.object_id]) : new Map();
+  const { data } = await render(deps, e, donations);
+  return { webhook_id: messageIdOf(e.id), body: payloadOf(e, data) };
+}
+
 /**
  * Relays up to `limit` events; returns how many it committed. They are rendered first, outside
  * any transaction (rendering reads through the services), then claimed, fanned out and marked in
@@ -121,7 +134,7 @@ export async function relayEvents(deps: Deps, limit = 500): Promise<number> {
   for (const e of events) {
     const r = await render(deps, e, donations);
     prepared.set(e.id, {
-      rendered: { event_id: e.id, user_id: e.user_id, type: e.type, payload: JSON.stringify({ type: e.type, timestamp: e.created_at, data: r.data }) },
+      rendered: { event_id: e.id, user_id: e.user_id, type: e.type, payload: payloadOf(e, r.data) },
       mail: r.mail,
     });
   }
