@@ -307,6 +307,27 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     assert.match(await row.innerText(), /Khan Academy[\s\S]*\$25\.00[\s\S]*Scheduled/);
     await review(page, 'donation-created');
 
+    // A failed form on a phone lands on its error, however far down the page the form is: the summary focused and in view.
+    const wide = page.viewportSize() ?? { width: 1280, height: 900 };
+    await page.setViewportSize(PHONE);
+    await page.locator('#f-donate-ein').fill('zzqx no such charity anywhere');
+    await page.getByLabel('Amount (USD)').first().fill('5');
+    await page.getByRole('button', { name: 'Donate' }).click();
+    await page.locator('#form-errors').waitFor();
+    const landed = await page.evaluate(() => {
+      const document = (
+        globalThis as unknown as { document: { activeElement: { id: string } | null; getElementById(id: string): { getBoundingClientRect(): { top: number } } | null } }
+      ).document;
+      return {
+        focused: document.activeElement?.id,
+        top: document.getElementById('form-errors')?.getBoundingClientRect().top ?? -1,
+        height: (globalThis as unknown as { innerHeight: number }).innerHeight,
+      };
+    });
+    assert.equal(landed.focused, 'form-errors', 'the error summary has the focus');
+    assert.ok(landed.top >= 0 && landed.top < landed.height, `the error summary is in view (${landed.top}px of ${landed.height}px)`);
+    await page.setViewportSize(wide);
+
     const api = await fetch(`${base}/v1/donations`, { headers: { 'x-api-key': key } });
     const listed = (await api.json()) as { items: Array<{ amount: number; status: string }> };
     assert.deepEqual(

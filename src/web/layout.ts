@@ -22,7 +22,8 @@ export function csrfField(v: Visitor): Html {
 export function errorSummary(state: FormState | undefined, form?: string): Html {
   if (state === undefined || (state.message === undefined && Object.keys(state.errors ?? {}).length === 0)) return html``;
   const items = Object.entries(state.errors ?? {});
-  return html`<div class="notice error" role="alert" tabindex="-1" id="form-errors">
+  // Focused as the page opens (autofocus is any element's), so a long page scrolls to it and a screen reader reads it first.
+  return html`<div class="notice error" role="alert" tabindex="-1" id="form-errors" autofocus>
     <p>${state.message ?? 'Please check the form.'}${state.code === undefined ? '' : html` <a class="muted" href="/errors/${state.code}" data-problem="${state.code}">(<code>${state.code}</code>)</a>`}</p>
     ${items.length > 0 ? html`<ul>${items.map(([field, message]) => html`<li><a href="#${fieldId(field, form)}">${field.replace(/_/g, ' ')}</a> ${message}</li>`)}</ul>` : ''}
   </div>`;
