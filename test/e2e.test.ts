@@ -558,7 +558,9 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await tess.getByRole('link', { name: 'Dashboard' }).click();
     await tess.locator('#f-donate-ein').fill(EIN);
     await tess.getByLabel('Amount (USD)').first().fill('25');
-    await tess.getByRole('button', { name: 'Donate' }).click();
+    // Her page follows her role: she asks (Request), she does not donate.
+    assert.equal(await tess.getByRole('button', { name: 'Donate' }).count(), 0);
+    await tess.getByRole('button', { name: 'Request' }).click();
     await tess.getByText('Your request is sent').waitFor();
 
     await olivia.goto(`${base}/fund`);

@@ -61,7 +61,14 @@ describeEachEngine('a shared fund on the web', (env) => {
     assert.equal((await tess.get(link)).status, 404, 'a link works once');
     const tessFund = await tess.get('/fund');
     assert.match(textOf(tessFund.body), /Family member/);
-    assert.match(textOf((await tess.get('/dashboard')).body), /\$500/);
+    const hers = await tess.get('/dashboard');
+    assert.match(textOf(hers.body), /\$500/);
+    // The page follows her role: whose fund it is, that she asks, and a Request button, not Donate.
+    assert.match(hers.body, /<h2 id="balances">Olivia Organizer&#39;s Fund<\/h2>|<h2 id="balances">Olivia Organizer's Fund<\/h2>/);
+    assert.match(textOf(hers.body), /You are a Family member of this fund: your donations are requests an organizer or advisor approves/);
+    assert.match(hers.body, /<button type="submit">Request<\/button>/);
+    assert.doesNotMatch(hers.body, /<button type="submit">Donate<\/button>/);
+    assert.doesNotMatch(textOf((await olivia.get('/dashboard')).body), /You are a/, "the organizer's own page is hers");
 
     // Her donation is a request; Olivia declines one, approves the other.
     await tess.get('/dashboard');
@@ -74,6 +81,8 @@ describeEachEngine('a shared fund on the web', (env) => {
       waiting.map((d) => d.amount_cents),
       [25_00, 40_00],
     );
+    const cancels = (body: string) => (body.match(/action="\/dashboard\/donations\/\d+\/cancel"/g) ?? []).length;
+    assert.equal(cancels((await tess.get('/dashboard')).body), 2, 'she may withdraw her own requests');
     const oliviaFund = await olivia.get('/fund');
     assert.match(textOf(oliviaFund.body), /Tess Teen asks to give \$25/);
     assert.equal((await olivia.post(`/fund/requests/${waiting[1]?.id}/decline`, { reason: '' })).status, 422, 'a decline says why');
@@ -86,6 +95,9 @@ describeEachEngine('a shared fund on the web', (env) => {
     );
     // Who did what: the request's asker, and who approved it.
     assert.match(textOf((await olivia.get('/fund')).body), /Donation to American Red Cross \$25\.00 Scheduled Tess Teen, approved by Olivia Organizer/);
+    // Once decided, nothing on her page offers a cancel the fund's rules would refuse her; Olivia may cancel.
+    assert.equal(cancels((await tess.get('/dashboard')).body), 0);
+    assert.equal(cancels((await olivia.get('/dashboard')).body), 1, 'the organizer cancels the scheduled donation');
     // Tess cannot decide: no buttons, and a post is refused.
     const refused = await tess.post(`/fund/requests/${waiting[0]?.id}/approve`, {});
     assert.deepEqual([refused.status, /data-problem="([a-z_]+)"/.exec(refused.body)?.[1]], [403, 'role_forbidden'], "as the API refuses a family member's decision");

@@ -11,7 +11,8 @@ import { ownDonationPageJson } from './donations.json.ts';
 import { authorize } from '../../shared/policy.ts';
 import * as queue from './donations.queue.store.ts';
 import { centsToDollars } from '../../shared/money.ts';
-import type { DonationStatus } from './donations.ts';
+import { isCancellable, type DonationStatus } from './donations.ts';
+import { mayCancelAs } from './donations.requests.ts';
 import type { Book } from '../../shared/book.ts';
 
 /** The most rows a page's OFFSET passes over and still be read as a lookup. */
@@ -39,7 +40,8 @@ export async function listOwnDonations(deps: Deps, caller: Caller, page: PageReq
   return toPage(
     // `cancelled` (beyond the API's form, which its serializer leaves out): a not_completed donation
     // its donor cancelled (or a request that lapsed), not one whose payment came back.
-    rows.map((r) => ({ ...ownListForm(deps, cards, r), cancelled: r.cancelled_at !== null })),
+    // `cancellable` too: whether this caller may cancel it now (its status, and their role: rules §20), so a page offers no action it would refuse.
+    rows.map((r) => ({ ...ownListForm(deps, cards, r), cancelled: r.cancelled_at !== null, cancellable: isCancellable(r.status) && mayCancelAs(caller, r) })),
     count,
     page,
   );

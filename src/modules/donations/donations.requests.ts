@@ -167,10 +167,12 @@ export const givesByRequest = (caller: Caller): boolean => caller.role === 'fami
 
 /** A family member may cancel only their own request (the rest of the fund's donations are the deciders'). */
 export function mayCancel(caller: Caller, donation: { status: string; actor_id: number | null }): void {
-  if (!givesByRequest(caller)) return;
-  if (donation.status !== 'requested' || donation.actor_id !== caller.actor_id) {
-    throw new AppError('forbidden', 'role_forbidden', 'a family member cancels only their own requests');
-  }
+  if (!mayCancelAs(caller, donation)) throw new AppError('forbidden', 'role_forbidden', 'a family member cancels only their own requests');
+}
+
+/** Whether the caller's role lets them cancel the donation (rules §20): anyone who gives outright; a family member, their own requests only. */
+export function mayCancelAs(caller: Caller, donation: { status: string; actor_id: number | null }): boolean {
+  return !givesByRequest(caller) || (donation.status === 'requested' && donation.actor_id === caller.actor_id);
 }
 
 /** The requests of the caller's fund waiting for a decision (the web's fund page). */

@@ -4,7 +4,7 @@
 import { html, day, usd, usdCents, type Html } from '../html.ts';
 import { charityChoices, csrfField, errorSummary, field, layout, notice, pager, select, status, type CharityChoice, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
-import { isCancellable } from '../../modules/donations/index.ts';
+import { ROLE_LABEL, articleOf } from './fund.ts';
 import { SCHEDULE_FREQUENCIES } from '../../modules/scheduled/index.ts';
 import { valueChart } from './invest.ts';
 import { contributionTypeName } from '../../modules/contributions/index.ts';
@@ -13,6 +13,8 @@ export interface DashboardData {
   /** The person's address, while it is not proven (rules §15): the dashboard asks them to follow the link. */
   unconfirmed?: string;
   balance: { amount_cents: number; pending_deposit_balance_cents: number; portfolio_balance_cents: number; available_balance_cents: number };
+  /** The fund the person acts on and their role in it (rules §20): a member of another's fund sees whose it is, and asks instead of giving. */
+  acting: { role: string; fund_name: string; asks: boolean };
   donations: {
     items: Array<{
       id: number;
@@ -20,6 +22,8 @@ export interface DashboardData {
       status: string;
       /** A not_completed donation its donor cancelled, not one whose payment came back. */
       cancelled: boolean;
+      /** Whether the signed-in person may cancel it now (its status, and their role in the fund). */
+      cancellable: boolean;
       note?: string;
       created_at: string;
       visibility: string;
@@ -68,7 +72,8 @@ function suggestions(prefix: string): Html {
 }
 
 /** The donation form; on a charity's own page (`fixed`) it names that organisation instead of asking which. */
-export function donationForm(v: Visitor, state: DashboardForms['donation'], prefix = 'donate', fixed?: { ein: string; name: string }): Html {
+/** The donation form; `asks`: the person gives by request (a family member, rules §20), so it asks rather than donates. */
+export function donationForm(v: Visitor, state: DashboardForms['donation'], prefix = 'donate', fixed?: { ein: string; name: string }, asks = false): Html {
   return html`<form method="post" action="/dashboard/donations" class="card" novalidate>
     <h2 id="new-donation">${fixed === undefined ? 'New donation' : html`Donate to ${fixed.name}`}</h2>
     ${state === undefined ? '' : errorSummary(state, prefix)}
@@ -92,7 +97,8 @@ export function donationForm(v: Visitor, state: DashboardForms['donation'], pref
       ],
       state,
     })}
-    <button type="submit">${state?.wait === undefined ? 'Donate' : 'Donate when the money is there'}</button>
+    ${asks ? html`<p class="muted" id="asks">An organizer or advisor of the fund approves it before it goes.</p>` : ''}
+    <button type="submit">${asks ? 'Request' : state?.wait === undefined ? 'Donate' : 'Donate when the money is there'}</button>
   </form>`;
 }
 
@@ -112,9 +118,11 @@ function waitNotice(w: NonNullable<NonNullable<DashboardForms['donation']>['wait
     </div>`;
 }
 
-function balances(b: DashboardData['balance'], history: DashboardData['history'], invested: DashboardData['invested']): Html {
+function balances(b: DashboardData['balance'], history: DashboardData['history'], invested: DashboardData['invested'], acting: DashboardData['acting']): Html {
   const held = b.amount_cents - b.available_balance_cents - b.portfolio_balance_cents;
-  return html`<section aria-labelledby="balances"><h2 id="balances">Your fund</h2>
+  const own = acting.role === 'organizer';
+  return html`<section aria-labelledby="balances"><h2 id="balances">${own ? 'Your fund' : acting.fund_name}</h2>
+    ${own ? '' : html`<p id="your-role">You are ${articleOf(ROLE_LABEL[acting.role] ?? acting.role)} ${ROLE_LABEL[acting.role] ?? acting.role} of this fund${acting.asks ? ': your donations are requests an organizer or advisor approves' : ''}. <a href="/fund">The fund</a></p>`}
     <dl class="figures">
       <div><dt>Total</dt><dd>${usdCents(b.amount_cents)}</dd></div>
       <div><dt>Available to give</dt><dd>${usdCents(b.available_balance_cents)}</dd></div>
@@ -146,7 +154,7 @@ function donations(v: Visitor, d: DashboardData['donations'], invested: boolean)
               ? html`<span class="status status-not_completed">${x.cancelled ? 'Cancelled' : 'Payment returned'}</span>`
               : status(x.status)
         }</td>
-        <td>${isCancellable(x.status) ? html`<form method="post" action="/dashboard/donations/${x.id}/cancel" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="Cancel the donation of ${usd(x.amount)} to ${x.non_profit.name}">Cancel</button></form>` : ''}</td>
+        <td>${x.cancellable ? html`<form method="post" action="/dashboard/donations/${x.id}/cancel" class="inline">${csrfField(v)}<button type="submit" class="secondary small" aria-label="Cancel the donation of ${usd(x.amount)} to ${x.non_profit.name}">Cancel</button></form>` : ''}</td>
       </tr>`,
       )}</tbody></table>`
     }
@@ -254,10 +262,10 @@ export function dashboardPage(v: Visitor, data: DashboardData, forms: DashboardF
     </div>`
     }
     ${giftsForYou(data.waiting)}
-    ${balances(data.balance, data.history, data.invested)}
+    ${balances(data.balance, data.history, data.invested, data.acting)}
     <div class="columns">
       <div>${donations(v, data.donations, data.balance.portfolio_balance_cents > 0)}</div>
-      <div>${donationForm(v, forms.donation)}</div>
+      <div>${donationForm(v, forms.donation, 'donate', undefined, data.acting.asks)}</div>
     </div>
     ${gifts(v, data.gifts, forms.gift)}
     ${schedules(v, data.schedules, forms.schedule)}

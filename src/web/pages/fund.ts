@@ -4,9 +4,9 @@ import { html, usd, usdCents, day, type Html } from '../html.ts';
 import { csrfField, errorSummary, field, layout, notice, select, status, type FormState } from '../layout.ts';
 import type { Visitor } from '../visitor.ts';
 
-const ROLE_LABEL: Record<string, string> = { organizer: 'Organizer', advisor: 'Advisor', family: 'Family member' };
+export const ROLE_LABEL: Record<string, string> = { organizer: 'Organizer', advisor: 'Advisor', family: 'Family member' };
 /** "a" or "an" before a word, by its sound's first letter: an Organizer, an Advisor, a Family member. */
-const articleOf = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
+export const articleOf = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 const ROLE_CHOICES = [
   ['family', 'Family member: sees the fund, asks to give'],
   ['advisor', 'Advisor: gives, invests, sees everything'],

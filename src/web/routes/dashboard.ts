@@ -16,13 +16,14 @@ import { dashboardPage, type DashboardData, type DashboardForms } from '../pages
 import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 import { charityPageOf } from './public.ts';
 import { charityByEin } from '../../modules/nonprofits/index.ts';
+import { fundsOf } from '../../modules/sharing/index.ts';
 import { isCalendarDay } from '../../shared/days.ts';
 
 const PER_PAGE = 20;
 
 async function loadDashboard(deps: Deps, caller: Caller, page: number): Promise<DashboardData> {
   const first = { page: 1, per_page: PER_PAGE };
-  const [balance, donations, gifts, contributions, schedules, history, waiting, address] = await Promise.all([
+  const [balance, donations, gifts, contributions, schedules, history, waiting, address, funds] = await Promise.all([
     getBalance(deps, caller),
     listOwnDonations(deps, caller, { page, per_page: PER_PAGE }),
     listGifts(deps, caller, first),
@@ -31,10 +32,13 @@ async function loadDashboard(deps: Deps, caller: Caller, page: number): Promise<
     valueHistory(deps, caller),
     giftsWaitingFor(deps, caller),
     unconfirmedAddress(deps, caller.actor_id),
+    fundsOf(deps, caller),
   ]);
+  const current = funds.find((f) => f.id === caller.fund_id);
+  const acting = { role: caller.role, fund_name: current?.name ?? 'Your fund', asks: givesByRequest(caller) };
   const year = `${deps.clock.now().toISOString().slice(0, 4)}-01-01T00:00:00.000Z`;
   const invested = await investmentTotals(deps, caller.fund_id, year, deps.clock.now().toISOString());
-  return { balance, donations, gifts, contributions, schedules, history, invested, waiting, ...(address === undefined ? {} : { unconfirmed: address }) };
+  return { balance, acting, donations, gifts, contributions, schedules, history, invested, waiting, ...(address === undefined ? {} : { unconfirmed: address }) };
 }
 
 function idParam(request: FastifyRequest): number {
