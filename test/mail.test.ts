@@ -282,6 +282,9 @@ describe('e-mail without SMTP_URL: .eml files, and almoner mail list', () => {
       assert.equal(listed.code, 0, listed.stderr);
       assert.match(listed.stdout, /sent\s+\S+\s+password_reset\s+eml@example\.org\s+"Choose a new Almoner password"/);
       assert.ok(listed.stdout.includes(files[0] ?? 'x'));
+      // Each message's links, whole, under it: the reset link is there to follow.
+      const reset = /^\s+(http\S+\/reset\S*)$/m.exec(listed.stdout)?.[1];
+      assert.ok(reset !== undefined && parsed.text?.includes(reset), `the reset link, whole: ${listed.stdout}`);
       const status = await runCli(['webhooks', 'status'], env.deps.config.databaseUrl);
       assert.match(status.stdout, /Mail: 0 pending \(0 due now\), 2 sent, 0 failed for good/);
     } finally {

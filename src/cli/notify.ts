@@ -58,10 +58,12 @@ export async function notifyCommand(group: string, sub: string | undefined, args
       const limit = values.limit === undefined ? 50 : id(values.limit, '--limit');
       return withPlatform(async ({ deps }) => {
         const mail = await listMail(deps, limit);
-        for (const m of mail)
+        for (const m of mail) {
           out(
             `${String(m.id).padStart(6)}  ${m.status.padEnd(8)} ${m.created_at}  ${m.kind.padEnd(22)} ${m.recipient}  "${m.subject}"${m.file === null ? '' : `  ${deps.config.mailDir}/${m.file}`}${m.last_error === null ? '' : `  (${m.last_error})`}`,
           );
+          for (const link of m.links) out(`        ${link}`);
+        }
         out(`${mail.length} messages${deps.config.smtpUrl === undefined ? `; without SMTP_URL they are written to ${deps.config.mailDir}` : ''}`);
         return 0;
       });

@@ -131,5 +131,7 @@ export async function listMail(deps: Deps, limit = 50) {
     sent_at: m.sent_at,
     last_error: m.last_error,
     file: files.find((f) => f.startsWith(`${String(m.id).padStart(8, '0')}-`)) ?? null,
+    // Its links whole, as the message's text has them (an .eml file's quoted-printable lines break long ones).
+    links: [...new Set(m.text.match(/https?:\/\/[^\s<>"]+/g) ?? [])],
   }));
 }
