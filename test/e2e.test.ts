@@ -270,6 +270,18 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await assert.doesNotReject(page.getByText('$100.00').first().waitFor());
     await review(page, 'dashboard');
 
+    // On a phone the signed-in menu folds behind one button: the content starts near the top; the button opens it.
+    const desk = page.viewportSize() ?? { width: 1280, height: 900 };
+    await page.setViewportSize(PHONE);
+    const header = await page.locator('header.site').boundingBox();
+    assert.ok(header !== null && header.height <= 80, `the header takes ${header?.height}px of a phone`);
+    assert.equal(await page.getByRole('link', { name: 'API keys' }).isVisible(), false, 'folded');
+    await page.getByRole('button', { name: 'Menu' }).click();
+    assert.equal(await page.getByRole('button', { name: 'Menu' }).getAttribute('aria-expanded'), 'true');
+    assert.equal(await page.getByRole('link', { name: 'API keys' }).isVisible(), true, 'open');
+    await review(page, 'phone-menu');
+    await page.setViewportSize(desk);
+
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByLabel('Name', { exact: true }).fill('My script');
     await page.getByRole('button', { name: 'Create key' }).click();

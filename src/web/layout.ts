@@ -188,6 +188,8 @@ export function layout(v: Visitor, title: string, body: Html): Html {
 <header class="site">
   <a class="brand" href="/">Almoner</a>
   <nav aria-label="Main">
+    ${s === undefined ? '' : html`<button type="button" class="menu-toggle secondary small" aria-expanded="false" aria-controls="nav-links">Menu</button>`}
+    <div class="nav-links" id="nav-links">
     <a href="/charities">Find a charity</a>
     ${
       s === undefined
@@ -195,6 +197,7 @@ export function layout(v: Visitor, title: string, body: Html): Html {
         : html`<a href="/dashboard">Dashboard</a> <a href="/fund">Fund</a> <a href="/money">Add money</a> <a href="/invest">Investing</a> <a href="/settings/keys">API keys</a> <a href="/settings/webhooks">Webhooks</a> <a href="/settings/apps">Apps</a> <a href="/settings/profile">Profile</a> <a href="/${s.slug}">Your page</a>
         <form method="post" action="/signout" class="inline">${csrfField(v)}<button type="submit" class="link">Sign out</button></form>`
     }
+    </div>
   </nav>
 </header>
 <main id="main" tabindex="-1">

@@ -1,5 +1,16 @@
-// Almoner's only script: copy buttons and search-as-you-type. Every page
+// Almoner's only script: the phone's menu, copy buttons and search-as-you-type. Every page
 // works without it; it only saves typing.
+
+// With the script, a phone's menu folds behind its button (app.css); without it, every link shows.
+document.documentElement.classList.add('js');
+document.addEventListener('click', (event) => {
+  const toggle = event.target.closest('.menu-toggle');
+  if (toggle === null) return;
+  const links = document.getElementById(toggle.getAttribute('aria-controls'));
+  const open = toggle.getAttribute('aria-expanded') !== 'true';
+  toggle.setAttribute('aria-expanded', String(open));
+  links.classList.toggle('open', open);
+});
 
 function announce(button, text) {
   const original = button.textContent;
