@@ -1,10 +1,12 @@
 // config -> platform -> app -> listen; on SIGTERM/SIGINT stop accepting,
 // finish in-flight requests, close the database, exit.
 import cluster from 'node:cluster';
-import { loadConfig } from './config.ts';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig, type Config } from './config.ts';
 import { openPlatform } from './platform.ts';
 import { buildApp } from './app.ts';
 import { startJobs } from './jobs.ts';
+import { rememberPublicUrl } from './modules/mail/index.ts';
 
 /**
  * With `workers` > 1 this process forks that many server processes sharing
@@ -55,6 +57,7 @@ export async function serve(workers = 1): Promise<void> {
   try {
     await app.listen({ host: config.host, port: config.port });
     if (admin !== undefined && config.adminPort !== undefined) await admin.listen({ host: config.adminHost, port: config.adminPort });
+    await rememberPublicUrl(platform.deps, reachedAt(config, app));
   } catch (error) {
     // A port it cannot bind (taken: EADDRINUSE; not allowed: EACCES) stops the node at once: a node
     // that runs its jobs without listening would look alive to its supervisor and serve nobody.
@@ -64,6 +67,14 @@ export async function serve(workers = 1): Promise<void> {
     await platform.close();
     throw new Error(`cannot listen: ${(error as Error).message}`, { cause: error });
   }
+}
+
+/** The address the server is reached at: PUBLIC_URL, or where it listens (the port it was given, when it asked for any). */
+function reachedAt(config: Config, app: FastifyInstance): string {
+  if (process.env.PUBLIC_URL !== undefined && process.env.PUBLIC_URL !== '') return config.publicUrl;
+  const address = app.server.address();
+  if (config.port !== 0 || address === null || typeof address === 'string') return config.publicUrl;
+  return config.publicUrl.replace(/:0$/, `:${address.port}`);
 }
 
 if (import.meta.main) {

@@ -2,7 +2,7 @@
 // the link lets the person choose their email and password once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { engines, fingerprint, makeUser, openEnv, runCli } from './harness.ts';
+import { engines, fingerprint, freshDatabase, makeUser, openEnv, runCli, startServerProcess } from './harness.ts';
 import { WebClient } from './web-client.ts';
 import { inviteUser } from '../src/modules/accounts/index.ts';
 import { setUserStatus } from '../src/modules/users/index.ts';
@@ -68,6 +68,27 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(await fingerprint(env.deps), before, 'no account, no session');
     } finally {
       await env.close();
+    }
+  });
+}
+
+for (const { name: engine } of engines()) {
+  test(`mail a CLI command sends links to the address its server recorded, not a default port (${engine})`, async () => {
+    const db = await freshDatabase(engine);
+    const { server, base, exited } = await startServerProcess(db.databaseUrl);
+    try {
+      const made = await runCli(['users', 'create', '--name', 'Linked Person', '--invite'], db.databaseUrl);
+      assert.equal(made.code, 0, made.stderr);
+      const link = /Sign-in invitation .*: (http\S+)/.exec(made.stdout)?.[1] ?? '';
+      assert.ok(link.startsWith(`${base}/invite/`), `${link} is on the server's own address ${base}`);
+      assert.equal((await fetch(link)).status, 200, 'and it opens there');
+      // PUBLIC_URL, when the command is given one, wins.
+      const named = await runCli(['users', 'create', '--name', 'Named Person', '--invite'], db.databaseUrl, { PUBLIC_URL: 'https://give.example.org' });
+      assert.match(named.stdout, /Sign-in invitation .*: https:\/\/give\.example\.org\/invite\//);
+    } finally {
+      server.kill('SIGTERM');
+      await exited;
+      await db.cleanup();
     }
   });
 }

@@ -4,6 +4,7 @@ import { loadConfig } from '../config.ts';
 import { openPlatform } from '../platform.ts';
 import { makeLogger } from '../log.ts';
 import { userInfo } from 'node:os';
+import { rememberedPublicUrl } from '../modules/mail/index.ts';
 
 export class UsageError extends Error {}
 
@@ -18,11 +19,14 @@ export const WHOLE_DATABASE = { dbStatementTimeoutMs: 0 } as const;
  */
 export async function withPlatform<T>(fn: (p: Awaited<ReturnType<typeof openPlatform>>) => Promise<T>, options: { whole?: boolean } = {}): Promise<T> {
   const config = loadConfig(process.env, options.whole === true ? WHOLE_DATABASE : {});
-  const platform = await openPlatform(config, { log: makeLogger({ level: process.env.LOG_LEVEL ?? 'warn' }) });
+  const opened = await openPlatform(config, { log: makeLogger({ level: process.env.LOG_LEVEL ?? 'warn' }) });
   try {
+    // Mail a command sends links to the platform's address: PUBLIC_URL, else the one its server recorded.
+    const recorded = process.env.PUBLIC_URL === undefined || process.env.PUBLIC_URL === '' ? await rememberedPublicUrl(opened.deps) : undefined;
+    const platform = recorded === undefined ? opened : { ...opened, deps: { ...opened.deps, config: { ...opened.deps.config, publicUrl: recorded } } };
     return await fn(platform);
   } finally {
-    await platform.close();
+    await opened.close();
   }
 }
 

@@ -8,6 +8,7 @@ import { bulkInsert } from './bulk.ts';
 
 /** Every table, parents before children (foreign keys hold at every step). */
 export const TABLES_IN_ORDER = [
+  'platform_settings',
   'causes',
   'users',
   'accounts',

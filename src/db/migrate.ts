@@ -44,6 +44,7 @@ import * as m038 from './migrations/038_payment_exceptions.ts';
 import * as m039 from './migrations/039_money_out_controls.ts';
 import * as m040 from './migrations/040_runs_by_date.ts';
 import * as m041 from './migrations/041_declared_value.ts';
+import * as m042 from './migrations/042_platform_settings.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -93,6 +94,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '039_money_out_controls', up: m039.up },
   { name: '040_runs_by_date', up: m040.up },
   { name: '041_declared_value', up: m041.up },
+  { name: '042_platform_settings', up: m042.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -75,3 +75,10 @@ export interface PasswordResetsTable {
   expires_at: string;
   used_at: string | null;
 }
+
+/** What one process records for the others (migration 042): `public_url`, the address a server is reached at. */
+export interface PlatformSettingsTable {
+  name: string;
+  value: string;
+  updated_at: string;
+}

@@ -263,8 +263,8 @@ import type {
   NonProfitWordsTable,
   ZipCentroidsTable,
 } from './schema.directory.ts';
-export type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
-import type { MailOutboxTable, PasswordResetsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
+export type { MailOutboxTable, PasswordResetsTable, PlatformSettingsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
+import type { MailOutboxTable, PasswordResetsTable, PlatformSettingsTable, WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './schema.notifications.ts';
 import type { CharityClaimsTable, PayeeAccountsTable, PaymentExceptionsTable, PaymentGrantsTable, PaymentRunsTable, PaymentsTable } from './schema.payments.ts';
 import type {
   ExchangesTable,
@@ -316,6 +316,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   mail_outbox: MailOutboxTable;
+  platform_settings: PlatformSettingsTable;
   password_resets: PasswordResetsTable;
   address_confirmations: AddressConfirmationsTable;
   audit_log: AuditLogTable;

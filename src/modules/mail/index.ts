@@ -1,2 +1,2 @@
-export { createMailTransport, listMail, mailBacklog, queueMail, removeMailFiles, sendDueMail, type Outgoing } from './mail.service.ts';
+export { createMailTransport, listMail, mailBacklog, queueMail, rememberedPublicUrl, rememberPublicUrl, removeMailFiles, sendDueMail, type Outgoing } from './mail.service.ts';
 export * as messages from './messages.ts';

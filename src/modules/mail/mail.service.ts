@@ -135,3 +135,13 @@ export async function listMail(deps: Deps, limit = 50) {
     links: [...new Set(m.text.match(/https?:\/\/[^\s<>"]+/g) ?? [])],
   }));
 }
+
+/** Records the address this server is reached at (it has just started listening), for mail the CLI sends. */
+export async function rememberPublicUrl(deps: Deps, url: string): Promise<void> {
+  await store.recordPublicUrl(deps.db, url.replace(/\/+$/, ''), deps.clock.now().toISOString());
+}
+
+/** The address a server recorded, for a CLI process that was given no PUBLIC_URL of its own. */
+export async function rememberedPublicUrl(deps: Deps): Promise<string | undefined> {
+  return await store.recordedPublicUrl(deps.db);
+}

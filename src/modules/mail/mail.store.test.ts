@@ -43,4 +43,12 @@ describeEachEngine('mail store', (env) => {
     const recent = await store.recentMail(db, 1);
     assert.deepEqual([recent.length, recent[0]?.id], [1, Math.max(first?.id ?? 0, second?.id ?? 0)]);
   });
+
+  test('recordPublicUrl keeps the newest address a server recorded; recordedPublicUrl reads it', async () => {
+    const { db } = env().deps;
+    assert.equal(await store.recordedPublicUrl(db), undefined, 'none before a server started');
+    await store.recordPublicUrl(db, 'http://127.0.0.1:8080', '2026-11-29T00:00:00Z');
+    await store.recordPublicUrl(db, 'https://give.example.org', '2026-11-29T01:00:00Z');
+    assert.equal(await store.recordedPublicUrl(db), 'https://give.example.org');
+  });
 });

@@ -42,3 +42,18 @@ export async function mailCounts(db: Db, now: string): Promise<{ pending: number
   const { byStatus, due } = await countByStatus(db, 'mail_outbox', now);
   return { pending: byStatus.get('pending') ?? 0, due, failed: byStatus.get('failed') ?? 0, sent: byStatus.get('sent') ?? 0 };
 }
+
+/** The address a server recorded as it started listening (platform_settings), if any has. */
+export async function recordedPublicUrl(db: Db): Promise<string | undefined> {
+  const row = await db.selectFrom('platform_settings').select('value').where('name', '=', 'public_url').executeTakeFirst();
+  return row?.value;
+}
+
+/** Records the address this server is reached at, for the CLI's mail to link to. */
+export async function recordPublicUrl(db: Db, url: string, at: string): Promise<void> {
+  await db
+    .insertInto('platform_settings')
+    .values({ name: 'public_url', value: url, updated_at: at })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ value: url, updated_at: at }))
+    .execute();
+}

@@ -82,6 +82,7 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   death_records: { personal: ['document_reference'], forget: 'the document reference replaced by "forgotten"' },
   portfolio_valuations: { personal: [], forget: 'unit prices: no person in them' },
   payee_accounts: { personal: [], notPersonal: ['holder', 'account_sealed', 'account_last4'], forget: "organisations' bank details (sealed): no donor in them" },
+  platform_settings: { personal: [], notPersonal: ['name', 'value'], forget: "the platform's own settings (its address): no person in them" },
   payment_exceptions: { personal: [], notPersonal: ['note'], forget: "the bank's exceptions to the sponsor's payments: no donor in them" },
   payment_grants: { personal: [], forget: 'amounts and donation ids: kept (the sponsor pays from its books)' },
   payment_runs: { personal: [], notPersonal: ['withdraw_reason'], forget: "operators' runs and why one was withdrawn: no donor in them" },
