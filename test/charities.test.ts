@@ -175,6 +175,11 @@ for (const { name: engine } of engines()) {
         ['charity_claim.started', 'charity_claim.started', 'charity_claim.confirmed', 'charity_claim.approved'],
       );
       assert.equal((await alice.get(`/charities/${FOODBANK}/manage`)).status, 200);
+      // Her dashboard is her door back to it.
+      assert.match(
+        (await alice.get('/dashboard')).body,
+        new RegExp(`<h2 id="organisations">Organisations you act for</h2>[\\s\\S]*href="/charities/${FOODBANK}/manage">Manage Vermont Foodbank</a>`),
+      );
     });
 
     test('a person may have five claims waiting for their links; the sixth is refused and sends nothing', async () => {

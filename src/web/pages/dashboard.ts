@@ -13,6 +13,8 @@ export interface DashboardData {
   /** The person's address, while it is not proven (rules §15): the dashboard asks them to follow the link. */
   unconfirmed?: string;
   balance: { amount_cents: number; pending_deposit_balance_cents: number; portfolio_balance_cents: number; available_balance_cents: number };
+  /** The organisations the person acts for (approved claims) or has claimed (waiting): their door back to each. */
+  organisations: Array<{ ein: string; name: string; status: string }>;
   /** The fund the person acts on and their role in it (rules §20): a member of another's fund sees whose it is, and asks instead of giving. */
   acting: { role: string; fund_name: string; asks: boolean };
   donations: {
@@ -116,6 +118,19 @@ function waitNotice(w: NonNullable<NonNullable<DashboardForms['donation']>['wait
       <p>It would wait, holding nothing, and go ${when}. Donate anyway, or change the amount.</p>
       <input type="hidden" name="wait" value="yes">
     </div>`;
+}
+
+/** The organisations the person acts for, each with its door (Manage), and the claims that wait. */
+function organisations(list: DashboardData['organisations']): Html {
+  const shown = list.filter((o) => o.status === 'approved' || o.status === 'pending' || o.status === 'unconfirmed');
+  if (shown.length === 0) return html``;
+  return html`<section aria-labelledby="organisations"><h2 id="organisations">Organisations you act for</h2><ul class="plain">
+    ${shown.map((o) =>
+      o.status === 'approved'
+        ? html`<li><a href="/charities/${o.ein}/manage">Manage ${o.name}</a> <span class="muted">(its grants, payments and bank details)</span></li>`
+        : html`<li>${o.name} <span class="muted">(your claim waits: ${o.status === 'unconfirmed' ? 'follow the link mailed to you' : 'an operator checks it'})</span></li>`,
+    )}
+  </ul></section>`;
 }
 
 function balances(b: DashboardData['balance'], history: DashboardData['history'], invested: DashboardData['invested'], acting: DashboardData['acting']): Html {
@@ -262,6 +277,7 @@ export function dashboardPage(v: Visitor, data: DashboardData, forms: DashboardF
     </div>`
     }
     ${giftsForYou(data.waiting)}
+    ${organisations(data.organisations)}
     ${balances(data.balance, data.history, data.invested, data.acting)}
     <div class="columns">
       <div>${donations(v, data.donations, data.balance.portfolio_balance_cents > 0)}</div>

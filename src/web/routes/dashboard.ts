@@ -17,13 +17,14 @@ import { requireSession, sendPage, sessionOf, type WebContext } from '../context
 import { charityPageOf } from './public.ts';
 import { charityByEin } from '../../modules/nonprofits/index.ts';
 import { fundsOf } from '../../modules/sharing/index.ts';
+import { claimsOfUser } from '../../modules/charities/index.ts';
 import { isCalendarDay } from '../../shared/days.ts';
 
 const PER_PAGE = 20;
 
 async function loadDashboard(deps: Deps, caller: Caller, page: number): Promise<DashboardData> {
   const first = { page: 1, per_page: PER_PAGE };
-  const [balance, donations, gifts, contributions, schedules, history, waiting, address, funds] = await Promise.all([
+  const [balance, donations, gifts, contributions, schedules, history, waiting, address, funds, claims] = await Promise.all([
     getBalance(deps, caller),
     listOwnDonations(deps, caller, { page, per_page: PER_PAGE }),
     listGifts(deps, caller, first),
@@ -33,12 +34,14 @@ async function loadDashboard(deps: Deps, caller: Caller, page: number): Promise<
     giftsWaitingFor(deps, caller),
     unconfirmedAddress(deps, caller.actor_id),
     fundsOf(deps, caller),
+    claimsOfUser(deps, caller.actor_id),
   ]);
   const current = funds.find((f) => f.id === caller.fund_id);
   const acting = { role: caller.role, fund_name: current?.name ?? 'Your fund', asks: givesByRequest(caller) };
   const year = `${deps.clock.now().toISOString().slice(0, 4)}-01-01T00:00:00.000Z`;
   const invested = await investmentTotals(deps, caller.fund_id, year, deps.clock.now().toISOString());
-  return { balance, acting, donations, gifts, contributions, schedules, history, invested, waiting, ...(address === undefined ? {} : { unconfirmed: address }) };
+  const organisations = claims.map((c) => ({ ein: c.ein, name: c.name, status: c.status }));
+  return { balance, acting, organisations, donations, gifts, contributions, schedules, history, invested, waiting, ...(address === undefined ? {} : { unconfirmed: address }) };
 }
 
 function idParam(request: FastifyRequest): number {
