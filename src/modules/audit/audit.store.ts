@@ -3,7 +3,7 @@
 import type { Db, Trx } from '../../db/database.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Book } from '../../shared/book.ts';
-import { insertRows, type Statement } from '../../db/bulk.ts';
+import { insertRows, runStatements, type Statement } from '../../db/bulk.ts';
 
 export interface AuditEntry {
   /** The book of the object acted on. */
@@ -36,8 +36,13 @@ export async function recordAudit(trx: Trx, entry: AuditEntry): Promise<number> 
   return row.id;
 }
 
-/** The statements that write many audit entries at once (a payment run's donations), a thousand to a statement. */
-export function auditStatements(entries: readonly AuditEntry[]): Statement[] {
+/** Writes many audit entries at once (a payment run's donations), a statement of up to a thousand at a time. */
+export async function recordAudits(trx: Trx, entries: readonly AuditEntry[]): Promise<void> {
+  for (const statement of auditStatements(entries)) await runStatements(trx, [statement]);
+}
+
+/** The statements that write many audit entries, a thousand to a statement. */
+function auditStatements(entries: readonly AuditEntry[]): Statement[] {
   return insertRows(
     'audit_log',
     ['book', 'actor', 'action', 'object_type', 'object_id', 'before', 'after', 'created_at'],

@@ -10,8 +10,8 @@ import { runStatements } from '../../db/bulk.ts';
 import { conflict } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import { entryStatements, lockFundsAccounts, outsideAccountId, reserveEntryIds } from '../ledger/index.ts';
-import { eventStatements } from '../events/index.ts';
-import { auditStatements } from '../audit/index.ts';
+import { recordEvents } from '../events/index.ts';
+import { recordAudits } from '../audit/index.ts';
 import { DONATION_TRANSITIONS } from './donations.ts';
 import { donationsToPayOut, markPaidOut } from './donations.payout.store.ts';
 
@@ -41,8 +41,8 @@ export async function payOutMany(trx: Trx, book: Book, payouts: readonly PayOut[
   }
   const grantsPaid = await outsideAccountId(trx, 'grants_paid', book);
   const entryIds = await reserveEntryIds(trx, donations.length);
-  const entries = donations.map((d, i) => {
-    const event = eventOf.get(d.id) as PayOut['event'];
+  const moves = donations.map((d) => ({ d, event: eventOf.get(d.id) as PayOut['event'] }));
+  const entries = moves.map(({ d, event }, i) => {
     const accounts = funds.get(d.fund_id);
     assert(accounts !== undefined && accounts.book === book, "a donation's fund is in its book");
     return {
@@ -51,9 +51,9 @@ export async function payOutMany(trx: Trx, book: Book, payouts: readonly PayOut[
       movements: [{ from_account_id: accounts.ids.reserved, to_account_id: grantsPaid, amount_cents: d.amount_cents }],
     };
   });
-  const moves = donations.map((d) => ({ d, event: eventOf.get(d.id) as PayOut['event'] }));
   await runStatements(trx, entryStatements(entries, at));
-  for (const s of eventStatements(
+  await recordEvents(
+    trx,
     moves.map(({ d, event }) => ({
       user_id: d.user_id,
       type: 'donation.updated' as const,
@@ -62,9 +62,9 @@ export async function payOutMany(trx: Trx, book: Book, payouts: readonly PayOut[
       data: { status: DONATION_TRANSITIONS[event].to, previous_status: 'approved' },
       at,
     })),
-  ))
-    await runStatements(trx, [s]);
-  for (const s of auditStatements(
+  );
+  await recordAudits(
+    trx,
     moves.map(({ d, event }) => ({
       book,
       actor,
@@ -75,6 +75,5 @@ export async function payOutMany(trx: Trx, book: Book, payouts: readonly PayOut[
       after: { status: DONATION_TRANSITIONS[event].to },
       at,
     })),
-  ))
-    await runStatements(trx, [s]);
+  );
 }

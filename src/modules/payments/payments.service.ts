@@ -12,7 +12,7 @@ import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import { dollarsText } from '../../shared/money.ts';
 import { recordAudit } from '../audit/index.ts';
-import { recordEvent, recordEvents } from '../events/index.ts';
+import { recordEvents } from '../events/index.ts';
 import { applyEventIn } from '../donations/index.ts';
 import { postalLines, refusalOf } from '../nonprofits/index.ts';
 import { ACH_RETURN_CODES, ACH_RETURNS, addDays, bankingDayFrom, isBankingDay, isDay, maskedAccount, PAYMENT_OUTCOMES, type PaymentOutcome } from './payments.ts';
@@ -232,23 +232,38 @@ async function writePayments(deps: Deps, trx: Trx, book: Book, runId: number, pa
   if (ids === undefined)
     throw conflict('donation_in_run', 'another payment run opened at the same moment took some of these donations or check numbers first: open this run again');
   const events = paying.flatMap((donations, i) =>
-    [...Map.groupBy(donations, (d) => d.user_id)].map(([userId, ofDonor]) => ({
-      user_id: Number(userId),
-      type: 'payment.created' as const,
-      object_type: 'payment',
-      object_id: ids.get((donations[0] as Payable).non_profit_id) as number,
-      data: { status: 'open', method: payments[i]?.method, pay_date: payDate, donation_ids: ofDonor.map((d) => d.id) },
+    donorEvents(
+      ids.get((donations[0] as Payable).non_profit_id) as number,
+      'payment.created',
+      { status: 'open', method: payments[i]?.method, pay_date: payDate },
+      donations.map((d) => ({ user_id: Number(d.user_id), donation_id: d.id })),
       at,
-    })),
+    ),
   );
   await recordEvents(trx, events);
 }
 
+/** One event per donor whose grants a payment carries (`data` and the donor's donations): the rows to record. */
+export function donorEvents(
+  paymentId: number,
+  type: 'payment.created' | 'payment.updated',
+  data: Record<string, unknown>,
+  grants: ReadonlyArray<{ user_id: number; donation_id: number }>,
+  at: string,
+) {
+  return [...Map.groupBy(grants, (g) => g.user_id)].map(([userId, ofDonor]) => ({
+    user_id: userId,
+    type,
+    object_type: 'payment',
+    object_id: paymentId,
+    data: { ...data, donation_ids: ofDonor.map((g) => g.donation_id) },
+    at,
+  }));
+}
+
 /** One event per donor whose grants a payment carries, in the transaction that moved it. */
 export async function paymentEvents(trx: Trx, paymentId: number, type: 'payment.created' | 'payment.updated', data: Record<string, unknown>, at: string): Promise<void> {
-  const grants = await store.grantsOf(trx, [paymentId]);
-  for (const [userId, ofDonor] of Map.groupBy(grants, (g) => g.user_id))
-    await recordEvent(trx, { user_id: userId, type, object_type: 'payment', object_id: paymentId, data: { ...data, donation_ids: ofDonor.map((g) => g.donation_id) }, at });
+  await recordEvents(trx, donorEvents(paymentId, type, data, await store.grantsOf(trx, [paymentId]), at));
 }
 
 /**

@@ -13,7 +13,7 @@ import { claimantsOf } from '../charities/index.ts';
 import { messages, queueMail, type Outgoing } from '../mail/index.ts';
 import { applyEventIn, payOutMany } from '../donations/index.ts';
 import { recordEvents } from '../events/index.ts';
-import { getRun, paymentEvents, paymentRefusal, type RunView } from './payments.service.ts';
+import { donorEvents, getRun, paymentEvents, paymentRefusal, type RunView } from './payments.service.ts';
 import * as store from './payments.store.ts';
 import * as payees from './payees.store.ts';
 import { centsToDollars } from '../../shared/money.ts';
@@ -193,16 +193,7 @@ async function send(trx: Trx, book: Book, payments: readonly store.PaymentRow[],
   );
   await recordEvents(
     trx,
-    [...grants].flatMap(([paymentId, ofPayment]) =>
-      [...Map.groupBy(ofPayment, (g) => g.user_id)].map(([userId, ofDonor]) => ({
-        user_id: userId,
-        type: 'payment.updated' as const,
-        object_type: 'payment',
-        object_id: paymentId,
-        data: { status: 'sent', method: byId.get(paymentId)?.method, donation_ids: ofDonor.map((g) => g.donation_id) },
-        at,
-      })),
-    ),
+    [...grants].flatMap(([paymentId, ofPayment]) => donorEvents(paymentId, 'payment.updated', { status: 'sent', method: byId.get(paymentId)?.method }, ofPayment, at)),
   );
   // The organisations' own people are told what is on its way (the live book's: a sandbox run pays no one).
   if (book !== 'live') return;
