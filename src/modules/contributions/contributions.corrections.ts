@@ -5,15 +5,15 @@
 // both values and why, all in one transaction.
 import type { Deps } from '../../deps.ts';
 import type { Book } from '../../shared/book.ts';
-import { AppError, conflict, fieldErrors, notFound, type FieldError } from '../../shared/errors.ts';
+import { AppError, conflict, notFound } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
-import { centsToDollars, CONTRIBUTION_MAX_CENTS, dollarsText, exactValueInCents, valueInCents } from '../../shared/money.ts';
+import { dollarsText } from '../../shared/money.ts';
 import { recordAudit } from '../audit/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { assertFundCanHold, lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import { donorName, fundOfContribution, insertReceipt, lockContribution, receiptsOf, reviseValue } from './contributions.store.ts';
-import { isPositiveDecimal8 } from './contributions.ts';
+import { arrivedCents } from './contributions.declarations.ts';
 import { receiptBody, receiptNumber } from './receipts.ts';
 
 /** What really arrived, and why the first record was wrong. */
@@ -29,23 +29,6 @@ export interface Corrected {
   amount_cents: number;
   previous_cents: number;
   receipt: string | null;
-}
-
-function problemsOf(input: ValueCorrection, cash: boolean): FieldError[] {
-  const problems: FieldError[] = [];
-  if (!isPositiveDecimal8(input.units)) problems.push({ field: 'units', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
-  if (!isPositiveDecimal8(input.valuation)) problems.push({ field: 'valuation', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
-  else if (cash && Number(input.valuation) !== 1)
-    problems.push({ field: 'valuation', code: 'validation_failed', message: 'cash is valued at 1: give the dollars as units (--amount)' });
-  if (input.valuation_source !== undefined && (input.valuation_source.trim() === '' || input.valuation_source.length > 200))
-    problems.push({ field: 'valuation_source', code: 'validation_failed', message: 'must be 1 to 200 characters' });
-  const reason = input.reason.trim();
-  if (reason === '' || reason.length > 500) problems.push({ field: 'reason', code: 'validation_failed', message: 'must say why, in 1 to 500 characters' });
-  if (problems.length === 0 && exactValueInCents(input.units, input.valuation) > BigInt(CONTRIBUTION_MAX_CENTS))
-    problems.push({ field: 'units', code: 'amount_invalid', message: `units x valuation must be at most ${centsToDollars(CONTRIBUTION_MAX_CENTS)} dollars` });
-  else if (problems.length === 0 && valueInCents(input.units, input.valuation) <= 0)
-    problems.push({ field: 'units', code: 'validation_failed', message: 'units x valuation is less than one cent' });
-  return problems;
 }
 
 /**
@@ -65,11 +48,13 @@ export async function correctReceivedValue(deps: Deps, book: Book, id: number, i
     if (fundId === undefined) throw notFound('contribution_not_found', `no contribution ${id}`);
     const accounts = await lockFundAccounts(trx, fundId);
     const c = await lockContribution(trx, id);
-    const problems = problemsOf(input, c.currency === 'USD');
-    if (problems.length > 0) throw fieldErrors(problems);
+    const reason = input.reason.trim();
+    const cents = arrivedCents(input, {
+      cash: c.currency === 'USD',
+      also: reason === '' || reason.length > 500 ? [{ field: 'reason', code: 'validation_failed', message: 'must say why, in 1 to 500 characters' }] : [],
+    });
     if (c.status !== 'pending' && c.status !== 'success')
       throw conflict('invalid_transition', `contribution ${id} is ${c.status}: only money received (pending or success) is corrected; receive or record it instead`);
-    const cents = valueInCents(input.units, input.valuation);
     const delta = cents - c.amount_cents;
     const holds = c.status === 'pending' ? accounts.ids.pending_deposit : accounts.ids.available;
     const held = c.status === 'pending' ? accounts.balances.pending_deposit_cents : accounts.balances.available_cents;
@@ -80,7 +65,6 @@ export async function correctReceivedValue(deps: Deps, book: Book, id: number, i
         `the fund holds ${dollarsText(held)} dollars of it, not the ${dollarsText(-delta)} to take back: it was granted or invested since; take it up with the donor`,
       );
     if (delta > 0) assertFundCanHold(accounts, delta);
-    const reason = input.reason.trim();
     const source = input.valuation_source?.trim() ?? c.valuation_source;
     assert(
       await reviseValue(trx, id, c.status, { units: input.units, valuation: input.valuation, amount_cents: cents, valuation_source: source }),

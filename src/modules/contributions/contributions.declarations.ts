@@ -159,23 +159,40 @@ export type Arrived = { units: string; valuation: string; valuation_source?: str
 export const RECEIVED_TOLERANCE_PERCENT = 10;
 
 /**
+ * What arrived (units at a valuation, and where the valuation came from), checked: its value in
+ * cents, or every problem of its fields at once (`cash`: valued at 1; `also`: the caller's other
+ * fields' problems), then one of its value (beyond the largest contribution, or under a cent).
+ * Receiving and correcting a value read what arrived by this one rule.
+ */
+export function arrivedCents(
+  arrived: { units: string; valuation: string; valuation_source?: string | undefined },
+  options: { cash?: boolean; also?: readonly FieldError[] } = {},
+): number {
+  const problems: FieldError[] = [];
+  if (!isPositiveDecimal8(arrived.units)) problems.push({ field: 'units', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
+  if (!isPositiveDecimal8(arrived.valuation)) problems.push({ field: 'valuation', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
+  else if (options.cash === true && Number(arrived.valuation) !== 1)
+    problems.push({ field: 'valuation', code: 'validation_failed', message: 'cash is valued at 1: give the dollars as units (--amount)' });
+  if (arrived.valuation_source !== undefined && (arrived.valuation_source.trim() === '' || arrived.valuation_source.length > 200))
+    problems.push({ field: 'valuation_source', code: 'validation_failed', message: 'must be 1 to 200 characters' });
+  problems.push(...(options.also ?? []));
+  if (problems.length > 0) throw fieldErrors(problems);
+  if (exactValueInCents(arrived.units, arrived.valuation) > BigInt(CONTRIBUTION_MAX_CENTS)) {
+    throw fieldErrors([{ field: 'units', code: 'amount_invalid', message: `units x valuation must be at most ${centsToDollars(CONTRIBUTION_MAX_CENTS)} dollars` }]);
+  }
+  const cents = valueInCents(arrived.units, arrived.valuation);
+  if (cents <= 0) throw fieldErrors([{ field: 'units', code: 'validation_failed', message: 'units x valuation is less than one cent' }]);
+  return cents;
+}
+
+/**
  * An operator records what arrived for a declaration: the units and their valuation (cash: the
  * dollars, valuation 1), with the valuation's source for non-cash. The contribution then goes to
  * `pending` with its money (advanceContribution). Audited. Throws contribution_not_found,
  * conflict (invalid_transition), unprocessable (validation_failed).
  */
 export async function recordArrivalAudited(deps: Deps, book: Book, id: number, arrived: Arrived, actor: string): Promise<void> {
-  const problems: FieldError[] = [];
-  if (!isPositiveDecimal8(arrived.units)) problems.push({ field: 'units', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
-  if (!isPositiveDecimal8(arrived.valuation)) problems.push({ field: 'valuation', code: 'validation_failed', message: 'must be a positive decimal with at most 8 places' });
-  if (arrived.valuation_source !== undefined && (arrived.valuation_source.trim() === '' || arrived.valuation_source.length > 200))
-    problems.push({ field: 'valuation_source', code: 'validation_failed', message: 'must be 1 to 200 characters' });
-  if (problems.length > 0) throw fieldErrors(problems);
-  if (exactValueInCents(arrived.units, arrived.valuation) > BigInt(CONTRIBUTION_MAX_CENTS)) {
-    throw fieldErrors([{ field: 'units', code: 'amount_invalid', message: `units x valuation must be at most ${centsToDollars(CONTRIBUTION_MAX_CENTS)} dollars` }]);
-  }
-  const amountCents = valueInCents(arrived.units, arrived.valuation);
-  if (amountCents <= 0) throw fieldErrors([{ field: 'units', code: 'validation_failed', message: 'units x valuation is less than one cent' }]);
+  const amountCents = arrivedCents(arrived);
   const c = await findContribution(deps.db, book, id);
   if (c === undefined) throw notFound('contribution_not_found', `no contribution ${id}`);
   if (c.reference === null) throw new AppError('conflict', 'invalid_transition', `contribution ${id} was not declared: record or advance it instead`);
