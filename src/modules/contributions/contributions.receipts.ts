@@ -8,19 +8,9 @@ import type { Caller } from '../../shared/caller.ts';
 import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { recordAudit } from '../audit/index.ts';
 import { donorName, findContribution, insertReceipt, lockContribution, receiptsOf, successesWithoutReceipt } from './contributions.store.ts';
-import { receiptBody, receiptNumber, receiptPdf, type ReceiptBody } from './receipts.ts';
+import { receiptBody, receiptNumber, receiptPdf, type ReceiptBody, type ReceiptSource } from './receipts.ts';
 
-type Receipted = {
-  id: number;
-  book: Book;
-  user_id: number;
-  currency: string;
-  units: string;
-  amount_cents: number;
-  received_at: string | null;
-  completed_at: string | null;
-  valuation_source: string | null;
-};
+type Receipted = ReceiptSource & { book: Book; user_id: number };
 
 /**
  * rules §13: a contribution that succeeds gets its numbered receipt, in the same transaction,

@@ -34,23 +34,21 @@ export function receiptNumber(id: number): string {
   return `R-${String(id).padStart(6, '0')}`;
 }
 
+/** What of a contribution a receipt states. */
+export interface ReceiptSource {
+  id: number;
+  currency: string;
+  units: string;
+  amount_cents: number;
+  received_at: string | null;
+  completed_at: string | null;
+  valuation_source: string | null;
+  /** What was declared (migration 041), stated when it differs from what arrived. */
+  declared_cents?: number | null;
+}
+
 /** What a receipt states for a contribution that succeeded. */
-export function receiptBody(
-  id: number,
-  sponsor: Sponsor,
-  donorName: string,
-  c: {
-    id: number;
-    currency: string;
-    units: string;
-    amount_cents: number;
-    received_at: string | null;
-    completed_at: string | null;
-    valuation_source: string | null;
-    declared_cents?: number | null;
-  },
-  replaces: { id: number; reason: string } | null,
-): ReceiptBody {
+export function receiptBody(id: number, sponsor: Sponsor, donorName: string, c: ReceiptSource, replaces: { id: number; reason: string } | null): ReceiptBody {
   const cash = c.currency === 'USD';
   return {
     number: receiptNumber(id),
