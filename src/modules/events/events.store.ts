@@ -80,27 +80,21 @@ export async function listEvents(db: Db, userId: number, page: PageRequest) {
 
 export type RelayEvent = { id: number; user_id: number; book: Book; type: string; object_type: string; object_id: number; data: string; created_at: string };
 
-/** One of the user's events, with their book, as the relay reads it; undefined when it is not theirs. */
-export async function eventOfUser(db: Db, userId: number, id: number): Promise<RelayEvent | undefined> {
-  return db
+/** Events as the relay reads them: each with its user's book. */
+const relayRead = (db: Db) =>
+  db
     .selectFrom('events as e')
     .innerJoin('users as u', 'u.id', 'e.user_id')
-    .select(['e.id', 'e.user_id', 'u.book', 'e.type', 'e.object_type', 'e.object_id', 'e.data', 'e.created_at'])
-    .where('e.id', '=', id)
-    .where('e.user_id', '=', userId)
-    .executeTakeFirst();
+    .select(['e.id', 'e.user_id', 'u.book', 'e.type', 'e.object_type', 'e.object_id', 'e.data', 'e.created_at']);
+
+/** One of the user's events, with their book, as the relay reads it; undefined when it is not theirs. */
+export async function eventOfUser(db: Db, userId: number, id: number): Promise<RelayEvent | undefined> {
+  return relayRead(db).where('e.id', '=', id).where('e.user_id', '=', userId).executeTakeFirst();
 }
 
 /** Up to `limit` events not yet relayed, oldest first, with their user's book: what the relay renders next. */
 export async function unrelayedEvents(db: Db, limit: number): Promise<RelayEvent[]> {
-  return db
-    .selectFrom('events as e')
-    .innerJoin('users as u', 'u.id', 'e.user_id')
-    .select(['e.id', 'e.user_id', 'u.book', 'e.type', 'e.object_type', 'e.object_id', 'e.data', 'e.created_at'])
-    .where('e.relayed_at', 'is', null)
-    .orderBy('e.id')
-    .limit(limit)
-    .execute();
+  return relayRead(db).where('e.relayed_at', 'is', null).orderBy('e.id').limit(limit).execute();
 }
 
 /**
