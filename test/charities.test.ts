@@ -9,10 +9,23 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { engines, openEnv, fund, makeNonProfit, makeUser, call, fingerprint, accountOf, confirmInBrowser, TestClock, type TestEnv, TEST_ACH } from './harness.ts';
+import {
+  engines,
+  openEnv,
+  fund,
+  makeNonProfit,
+  makeUser,
+  call,
+  fingerprint,
+  accountOf,
+  confirmInBrowser,
+  TestClock,
+  type TestEnv,
+  TEST_ACH,
+  assertLedgerBalanced,
+} from './harness.ts';
 import { WebClient, textOf } from './web-client.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
-import { runCheck } from '../src/modules/check/index.ts';
 import { forgetUser } from '../src/modules/privacy/index.ts';
 import { NO_IRS_DETAILS } from '../src/modules/nonprofits/nonprofits.store.ts';
 import { emailAtDomain, webDomain } from '../src/modules/charities/index.ts';
@@ -40,12 +53,7 @@ for (const { name: engine } of engines()) {
     const clock = new TestClock('2026-11-20T15:00:00.000Z');
     const admin = (method: string, url: string, body?: unknown) =>
       call(env.app, method, `/admin/v1${url}`, { headers: { authorization: `Bearer ${operator}` }, ...(body === undefined ? {} : { body }) });
-    const checked = async (step: string) =>
-      assert.deepEqual(
-        (await runCheck(env.deps)).flatMap((c) => c.failures),
-        [],
-        `almoner check after ${step}`,
-      );
+    const checked = (step: string) => assertLedgerBalanced(env.deps, step);
     const mails = async (kind: string) =>
       (await env.deps.db.selectFrom('mail_outbox').select(['recipient', 'subject', 'text']).where('kind', '=', kind).orderBy('id').execute()).map((m) => ({ ...m }));
     const linkIn = (text: string) => /\/charities\/claims\/confirm\/[A-Za-z0-9_-]{43}/.exec(text)?.[0] as string;

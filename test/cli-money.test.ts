@@ -3,9 +3,8 @@
 // opened and submitted (§17), each long step saying on stderr what it does and how long it took.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, engines, fund, makeNonProfit, makeUser, openEnv, runCli, type TestEnv, type TestUser } from './harness.ts';
+import { call, engines, fund, makeNonProfit, makeUser, openEnv, runCli, type TestEnv, type TestUser, assertLedgerBalanced } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
-import { runCheck } from '../src/modules/check/index.ts';
 import { addDays, bankingDayFrom } from '../src/modules/payments/index.ts';
 
 for (const { name: engine } of engines()) {
@@ -16,12 +15,7 @@ for (const { name: engine } of engines()) {
     const admin = (method: string, url: string, body?: unknown) =>
       call(env.app, method, `/admin/v1${url}`, { headers: { authorization: `Bearer ${operator}` }, ...(body === undefined ? {} : { body }) });
     const cli = (args: string[]) => runCli(args, env.deps.config.databaseUrl, { ALMONER_OPERATOR: 'bob', SPONSOR_NAME: 'Vermont Giving Fund' });
-    const checked = async (step: string) =>
-      assert.deepEqual(
-        (await runCheck(env.deps)).flatMap((c) => c.failures),
-        [],
-        `almoner check after ${step}`,
-      );
+    const checked = (step: string) => assertLedgerBalanced(env.deps, step);
 
     before(async () => {
       env = await openEnv(engine, { sponsor: { name: 'Vermont Giving Fund', ein: '12-3456789', address: '1 Main St, Burlington VT', bank: 'B', brokerage: 'B', crypto: 'C' } });

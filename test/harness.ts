@@ -381,10 +381,10 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
   return out;
 }
 
-/** Every invariant of `almoner check` holds. */
-export async function assertLedgerBalanced(deps: Deps): Promise<void> {
+/** Every invariant of `almoner check` holds (`step`: what the failure says came just before). */
+export async function assertLedgerBalanced(deps: Deps, step?: string): Promise<void> {
   const { ok, text } = formatCheck(await runCheck(deps));
-  if (!ok) throw new Error(text);
+  if (!ok) throw new Error(step === undefined ? text : `almoner check after ${step}:\n${text}`);
 }
 
 /**

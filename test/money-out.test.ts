@@ -10,7 +10,21 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { engines, openEnv, makeUser, fund, fundSandbox, makeNonProfit, call, fingerprint, TestClock, type TestEnv, type TestUser, TEST_ACH } from './harness.ts';
+import {
+  engines,
+  openEnv,
+  makeUser,
+  fund,
+  fundSandbox,
+  makeNonProfit,
+  call,
+  fingerprint,
+  TestClock,
+  type TestEnv,
+  type TestUser,
+  TEST_ACH,
+  assertLedgerBalanced,
+} from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 import { readListFile, recordList, screenDirectory } from '../src/modules/diligence/index.ts';
 import { runCheck } from '../src/modules/check/index.ts';
@@ -40,12 +54,7 @@ for (const { name: engine } of engines()) {
     const clock = new TestClock('2026-11-20T15:00:00.000Z');
     const as = (who: 'ana' | 'bob', method: string, url: string, body?: unknown) =>
       call(env.app, method, `/admin/v1${url}`, { headers: { authorization: `Bearer ${tokens[who]}` }, ...(body === undefined ? {} : { body }) });
-    const checked = async (step: string) =>
-      assert.deepEqual(
-        (await runCheck(env.deps)).flatMap((c) => c.failures),
-        [],
-        `almoner check after ${step}`,
-      );
+    const checked = (step: string) => assertLedgerBalanced(env.deps, step);
     const statuses = async (ein: string) =>
       (
         await env.deps.db

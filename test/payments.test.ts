@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, TestClock, type TestEnv, type TestUser, TEST_ACH } from './harness.ts';
+import { engines, openEnv, makeUser, fund, makeNonProfit, call, fingerprint, TestClock, type TestEnv, type TestUser, TEST_ACH, assertLedgerBalanced } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 import { addAccount } from '../src/modules/accounts/index.ts';
 import { readListFile, recordList, screenDirectory } from '../src/modules/diligence/index.ts';
@@ -85,12 +85,7 @@ for (const { name: engine } of engines()) {
     const clock = new TestClock('2026-11-20T15:00:00.000Z');
     const admin = (method: string, url: string, body?: unknown, auth = operator) =>
       call(env.app, method, `/admin/v1${url}`, { headers: auth === '' ? {} : { authorization: `Bearer ${auth}` }, ...(body === undefined ? {} : { body }) });
-    const checked = async (step: string) =>
-      assert.deepEqual(
-        (await runCheck(env.deps)).flatMap((c) => c.failures),
-        [],
-        `almoner check after ${step}`,
-      );
+    const checked = (step: string) => assertLedgerBalanced(env.deps, step);
     const statuses = async (ein: string) =>
       (await env.deps.db.selectFrom('donations as d').innerJoin('non_profits as n', 'n.id', 'd.non_profit_id').select('d.status').where('n.ein', '=', ein).execute()).map(
         (d) => d.status,

@@ -5,9 +5,8 @@
 // `almoner check` passes after every step. Every refusal leaves the database as it was.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, engines, fingerprint, makeNonProfit, makeUser, openEnv, type TestEnv, type TestUser } from './harness.ts';
+import { call, engines, fingerprint, makeNonProfit, makeUser, openEnv, type TestEnv, type TestUser, assertLedgerBalanced } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
-import { runCheck } from '../src/modules/check/index.ts';
 
 for (const { name: engine } of engines()) {
   describe(`correcting a value received on ${engine}`, () => {
@@ -16,12 +15,7 @@ for (const { name: engine } of engines()) {
     let operator: string;
     const admin = (method: string, url: string, body?: unknown) =>
       call(env.app, method, `/admin/v1${url}`, { headers: { authorization: `Bearer ${operator}` }, ...(body === undefined ? {} : { body }) });
-    const checked = async (step: string) =>
-      assert.deepEqual(
-        (await runCheck(env.deps)).flatMap((c) => c.failures),
-        [],
-        `almoner check after ${step}`,
-      );
+    const checked = (step: string) => assertLedgerBalanced(env.deps, step);
     /** The donor's fund's balances, in dollars, by account kind. */
     const available = async () => {
       const rows = await env.deps.db.selectFrom('ledger_accounts').select(['kind', 'balance_cents']).where('fund_id', '=', donor.fund_id).execute();
