@@ -110,7 +110,7 @@ export function decideFund(fund: FundState, prices: Prices): FundDecision {
     d.value = target;
   };
   markAndTakeFee(d, prices, mark, move);
-  exchange(d, fund, prices, mark, move);
+  exchange(d, fund, prices, priceOf, mark, move);
   sellForWaiting(d, fund, priceOf, mark, move);
   invest(d, fund, prices, priceOf, move);
   mark();
@@ -143,8 +143,7 @@ function markAndTakeFee(d: FundDecision, prices: Prices, mark: Mark, move: Move)
 }
 
 /** 2. An exchange: to cash (every unit sold), or into another portfolio at its price; else money put in by hand before a portfolio was chosen becomes its units. */
-function exchange(d: FundDecision, fund: FundState, prices: Prices, mark: Mark, move: Move): void {
-  const priceOf = (p: number) => (prices.portfolios.get(p) as ValuedPortfolio).price;
+function exchange(d: FundDecision, fund: FundState, prices: Prices, priceOf: (p: number) => bigint, mark: Mark, move: Move): void {
   if (fund.exchange !== undefined) {
     const to = fund.exchange.to;
     if (to === null) {
