@@ -19,6 +19,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { engines, openEnv, makeUser, makeNonProfit, assertLedgerBalanced, testConfig, type TestEnv, type TestUser } from './harness.ts';
 import type { Config } from '../src/config.ts';
+import type { Deps } from '../src/deps.ts';
 import { AppError } from '../src/shared/errors.ts';
 import {
   advanceContribution,
@@ -360,6 +361,21 @@ function promote(m: Model, u: number): void {
   }
 }
 
+/** An operator records a wire of `cents` for the actor `a` (user `u`) in `status`, and the model follows it (rules §7). */
+async function recordWire(deps: Deps, m: Model, u: TestUser, a: number, cents: number, status: 'waiting_for_funds' | 'pending' | 'success'): Promise<void> {
+  const base = { user_id: u.user_id, fund_id: u.fund_id, type: 'wire_payment' as const, valuation: '1', currency: 'USD', frequency: 'OneTime' as const };
+  const id = await recordContribution(deps, { ...base, units: (cents / 100).toFixed(2), status }, 'property');
+  m.contributions.push({ id, user: a, cents, status });
+  const f = m.funds[a] as Fund;
+  if (status !== 'waiting_for_funds') m.outside[bookOf(a)].deposits -= cents;
+  if (status === 'pending') f.pending += cents;
+  if (status === 'success') {
+    f.available += cents;
+    promote(m, a);
+    investShare(m, a, cents);
+  }
+}
+
 async function outcome(fn: () => Promise<unknown>): Promise<string> {
   try {
     await fn();
@@ -532,33 +548,7 @@ async function runProperty(env: TestEnv, { steps, parallelBursts, parallelMember
         const label = `step ${step} (PROPERTY_SEED=${seed} replays it): ${JSON.stringify(op)}`;
         switch (op.kind) {
           case 'contribute': {
-            const u = users[op.user] as TestUser;
-            let id = 0;
-            actual = await outcome(async () => {
-              id = await recordContribution(
-                deps,
-                {
-                  user_id: u.user_id,
-                  fund_id: u.fund_id,
-                  type: 'wire_payment',
-                  units: (op.cents / 100).toFixed(2),
-                  valuation: '1',
-                  currency: 'USD',
-                  frequency: 'OneTime',
-                  status: op.status,
-                },
-                'property',
-              );
-            });
-            m.contributions.push({ id, user: op.user, cents: op.cents, status: op.status });
-            const f = m.funds[op.user] as Fund;
-            if (op.status !== 'waiting_for_funds') m.outside[bookOf(op.user)].deposits -= op.cents;
-            if (op.status === 'pending') f.pending += op.cents;
-            if (op.status === 'success') {
-              f.available += op.cents;
-              promote(m, op.user);
-              investShare(m, op.user, op.cents);
-            }
+            actual = await outcome(() => recordWire(deps, m, users[op.user] as TestUser, op.user, op.cents, op.status));
             break;
           }
           case 'receive':
@@ -828,20 +818,11 @@ async function runProperty(env: TestEnv, { steps, parallelBursts, parallelMember
             // donations that passed fit its limit while each refused one did not. Half the bursts come
             // from the actor of the book with the most available, so that some of a burst fit and some
             // do not (donations keep most funds empty) and the order decides which.
-            const burster = (op.moves[0]?.cents ?? 0) % 2 === 0 ? fullestOf(m, op.user) : op.user;
+            const full = (op.moves[0]?.cents ?? 0) % 2 === 0;
+            const burster = full ? fullestOf(m, op.user) : op.user;
             const f = m.funds[burster] as Fund;
-            if (burster !== op.user || (op.moves[0]?.cents ?? 0) % 2 === 0) {
-              // Money for three fifths of the burst arrives first: some of its moves fit, the others wait.
-              const cents = Math.ceil((op.moves.reduce((n, x) => n + x.cents, 0) * 3) / 5);
-              const u = users[burster] as TestUser;
-              const base = { user_id: u.user_id, fund_id: u.fund_id, type: 'wire_payment' as const, valuation: '1', currency: 'USD', frequency: 'OneTime' as const };
-              const id = await recordContribution(deps, { ...base, units: (cents / 100).toFixed(2), status: 'success' }, 'property');
-              m.contributions.push({ id, user: burster, cents, status: 'success' });
-              m.outside[bookOf(burster)].deposits -= cents;
-              f.available += cents;
-              promote(m, burster);
-              investShare(m, burster, cents);
-            }
+            // Money for three fifths of the burst arrives first: some of its moves fit, the others wait.
+            if (full) await recordWire(deps, m, users[burster] as TestUser, burster, Math.ceil((op.moves.reduce((n, x) => n + x.cents, 0) * 3) / 5), 'success');
             const availableBefore = f.available;
             const all = parallelBursts ? <T>(tasks: Array<() => Promise<T>>) => Promise.all(tasks.map((t) => t())) : oneAfterAnother;
             const order = bursts?.replay?.get(step) ?? op.moves.map((_, i) => i);
