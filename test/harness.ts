@@ -1,6 +1,7 @@
 // The test harness: a fresh database per suite on every engine (a temp
 // SQLite file; a schema of its own on the PostgreSQL of TEST_DATABASE_URL),
 // the real app on it, and factories that go through the real services.
+import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -412,9 +413,28 @@ export async function withoutForeignKeys(env: TestEnv, fn: (db: TestEnv['deps'][
 }
 
 /**
- * Runs `first` in a transaction of `db` held open, then starts `second` (on another connection)
- * and reports whether it was still waiting 200 ms later; the transaction then commits (whatever
- * happened) and `second`'s outcome is returned, for the caller to judge.
+ * Waits until `ready` holds, asking every few milliseconds, for at most `timeoutMs`: a bounded wait
+ * for something another task does, instead of a fixed sleep. Fails naming `what` if it never holds.
+ */
+export async function until(what: string, ready: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let every = 2; !(await ready()); every = Math.min(every * 2, 50)) {
+    if (Date.now() > deadline) assert.fail(`waited ${timeoutMs} ms for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, every));
+  }
+}
+
+/** PostgreSQL: how many sessions of this database wait for a lock now. */
+export async function lockWaiters(db: Deps['db']): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * PostgreSQL: runs `first` in a transaction of `db` held open, then starts `second` (on another
+ * connection) and reports whether it waited for a lock (seen in pg_stat_activity) rather than
+ * finishing; the transaction then commits (whatever happened) and `second`'s outcome is returned,
+ * for the caller to judge.
  */
 export async function whileHeld(db: Deps['db'], first: (trx: Trx) => Promise<unknown>, second: () => Promise<unknown>): Promise<{ waited: boolean; outcome: Promise<unknown> }> {
   let release = () => {};
@@ -436,8 +456,8 @@ export async function whileHeld(db: Deps['db'], first: (trx: Trx) => Promise<unk
     settled = true;
   });
   outcome.catch(() => {}); // judged by the caller, after the commit
-  await new Promise((resolve) => setTimeout(resolve, 200));
-  const waited = !settled;
+  let waited = false;
+  await until('the second to finish or to wait for a lock', async () => settled || (waited = (await lockWaiters(db)) > 0));
   release();
   await holder;
   return { waited, outcome };

@@ -7,7 +7,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { freshDatabase } from './harness.ts';
+import { freshDatabase, lockWaiters, until } from './harness.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { sql } from 'kysely';
 import { migrate, migrationLockTimeoutMs, MIGRATION_LOCK_TIMEOUT_MS } from '../src/db/migrate.ts';
@@ -29,7 +29,7 @@ describe('migrations and table locks', { skip: pgUrl === undefined && 'TEST_DATA
       await writer.query('lock table donations in row exclusive mode');
       const retries: string[] = [];
       const migrating = migrate(handle, { until: '026_app_spending', lockTimeoutMs: 300, retrying: (migration) => void retries.push(migration) });
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await until('the migration to wait for its lock', async () => (await lockWaiters(handle.db)) > 0);
       // A request on the hot path meanwhile: it must not queue behind the waiting ALTER for long.
       const started = Date.now();
       await reader.query('select count(*) from donations');

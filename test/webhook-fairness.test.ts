@@ -6,7 +6,7 @@
 // a server runs it (a round every NOTIFY_INTERVAL_MS, not waiting for attempts).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, engines, fingerprint, makeUser, openEnv, type TestEnv } from './harness.ts';
+import { call, engines, fingerprint, makeUser, openEnv, until, type TestEnv } from './harness.ts';
 import { Receiver } from './webhook-receiver.ts';
 import { runNotify } from '../src/modules/notify/index.ts';
 import { deliveriesSettled } from '../src/modules/webhooks/index.ts';
@@ -62,15 +62,18 @@ for (const { name: engine } of engines()) {
       }
       // As a server runs it: a round every 100 ms that does not wait for the attempts it started.
       let running = false;
+      let rounds = 0;
       const loop = setInterval(() => {
         if (running) return;
         running = true;
         void runNotify(env.deps, 1, { waitForDeliveries: false }).finally(() => {
           running = false;
+          rounds += 1;
         });
       }, 100);
       try {
-        await new Promise((resolve) => setTimeout(resolve, 600));
+        // Rounds enough for the slow user's four attempts to have started, had they had the slots.
+        await until('six rounds', () => rounds >= 6);
         const hanging = receiver.received.filter((r) => r.path.startsWith('/hang')).length;
         assert.ok(hanging >= 1 && hanging <= 2, `the slow user holds at most their 2 slots (${hanging} attempts started)`);
         const endpoint = await call(env.app, 'POST', '/v1/webhook_endpoints', { key: fast.key, body: { url: receiver.url('/ok/fast') } });

@@ -127,6 +127,7 @@ export class FundBatches implements DonationWriter {
       const queue = this.#waiting.get(fundId);
       if (queue === undefined) this.#waiting.set(fundId, [{ ...item, resolve, reject }]);
       else queue.push({ ...item, resolve, reject });
+      this.stats.waiting += 1;
       if (this.#pumpScheduled) return;
       this.#pumpScheduled = true;
       // Requests already read from the network join the same round.
@@ -168,6 +169,7 @@ export class FundBatches implements DonationWriter {
       if (queue.length === 0) this.#waiting.delete(fundId);
       if (round.length >= BATCH_MAX) break;
     }
+    this.stats.waiting -= round.length;
     return round;
   }
 

@@ -43,7 +43,7 @@ export interface DonationWriter {
 /**
  * Transactions written, the requests and funds they carried; for the batched writer also its
  * guarded writes that found a balance moved, rounds run as a locked transaction, and guarded
- * writes whose recipients were all remembered.
+ * writes whose recipients were all remembered, and the requests waiting for a round now.
  */
 export interface WriterStats {
   transactions: number;
@@ -52,10 +52,11 @@ export interface WriterStats {
   moved: number;
   locked: number;
   remembered: number;
+  waiting: number;
 }
 
 export function noStats(): WriterStats {
-  return { transactions: 0, requests: 0, funds: 0, moved: 0, locked: 0, remembered: 0 };
+  return { transactions: 0, requests: 0, funds: 0, moved: 0, locked: 0, remembered: 0, waiting: 0 };
 }
 
 /** One request, one transaction: the fund's accounts locked, the recipient read, the donation written. */
