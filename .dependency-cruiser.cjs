@@ -15,16 +15,16 @@ module.exports = {
     {
       name: 'modules-through-index',
       severity: 'error',
-      comment: 'A module reaches another only through its index.ts.',
+      comment: 'A module reaches another only through its index.ts (or, for the use cases of a module with a core below others, its api.ts).',
       from: { path: '^src/modules/([^/]+)/' },
-      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
+      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/(index|api)\\.ts$'] },
     },
     {
       name: 'outside-through-index',
       severity: 'error',
-      comment: 'The app, the web, the CLI and the demo reach a module through its index.ts (the app mounts its routes and their schemas).',
+      comment: 'The app, the web, the CLI and the demo reach a module through its index.ts or api.ts (the app mounts its routes and their schemas).',
       from: { path: '^src/', pathNot: '^src/modules/' },
-      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/[^/]+/index\\.ts$', '^src/modules/[^/]+/[^/]+\\.(routes|schema)\\.ts$'] },
+      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/[^/]+/(index|api)\\.ts$', '^src/modules/[^/]+/[^/]+\\.(routes|schema)\\.ts$'] },
     },
     {
       name: 'shared-stands-alone',

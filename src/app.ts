@@ -40,7 +40,8 @@ import { portfolioOperatorRoutes } from './modules/portfolio/portfolio.admin.rou
 import { diligenceOperatorRoutes } from './modules/diligence/diligence.admin.routes.ts';
 import { paymentOperatorRoutes } from './modules/payments/payments.admin.routes.ts';
 import { charityOperatorRoutes } from './modules/charities/charities.admin.routes.ts';
-import { deathOperatorRoutes, sharingRoutes } from './modules/sharing/index.ts';
+import { memberRoutes } from './modules/members/api.ts';
+import { deathOperatorRoutes, successionRoutes } from './modules/succession/index.ts';
 import { requireOperator } from './modules/admin/index.ts';
 import { eventRoutes } from './modules/events/events.routes.ts';
 import { notifyRoutes } from './modules/notify/index.ts';
@@ -84,7 +85,19 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
 }
 
 /** The /v1 routes of a caller's own things, registered in this order under the API's hooks. */
-const CALLER_ROUTES = [donationRoutes, giftRoutes, userRoutes, contributionRoutes, keyRoutes, eventRoutes, notifyRoutes, webhookRoutes, scheduledRoutes, sharingRoutes];
+const CALLER_ROUTES = [
+  donationRoutes,
+  giftRoutes,
+  userRoutes,
+  contributionRoutes,
+  keyRoutes,
+  eventRoutes,
+  notifyRoutes,
+  webhookRoutes,
+  scheduledRoutes,
+  memberRoutes,
+  successionRoutes,
+];
 
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({

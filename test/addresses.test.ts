@@ -8,7 +8,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines, openEnv, makeNonProfit, makeUser, fund, call, fingerprint, accountOf, confirmationTokenFor, confirmInBrowser, TestClock, type TestEnv } from './harness.ts';
 import { WebClient, textOf } from './web-client.ts';
-import { acceptInvitation } from '../src/modules/sharing/index.ts';
+import { acceptInvitation } from '../src/modules/members/api.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 import { createKeyForOwner } from '../src/modules/users/index.ts';
 import { CONFIRMATION_RESEND_MS, CONFIRMATION_TTL_MS } from '../src/modules/accounts/index.ts';

@@ -25,7 +25,7 @@ import {
 import { createKeyForOwner, setUserStatus } from '../src/modules/users/index.ts';
 import { connectedApps, disconnectApp } from '../src/modules/apps/index.ts';
 import { connectApp, type AppTokens } from './app-tokens.ts';
-import { acceptInvitation } from '../src/modules/sharing/index.ts';
+import { acceptInvitation } from '../src/modules/members/api.ts';
 import { WebClient } from './web-client.ts';
 import { POLICY, roleAllows, routeAction, type Action } from '../src/shared/policy.ts';
 import { redactLine } from '../src/log.ts';

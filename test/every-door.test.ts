@@ -10,7 +10,7 @@ import { engines, openEnv, makeNonProfit, fund, call, fingerprint, assertLedgerB
 import { WebClient } from './web-client.ts';
 import { signUp } from '../src/modules/accounts/index.ts';
 import { createKeyForOwner } from '../src/modules/users/index.ts';
-import { acceptInvitation } from '../src/modules/sharing/index.ts';
+import { acceptInvitation } from '../src/modules/members/api.ts';
 import { runCheck } from '../src/modules/check/index.ts';
 import { relayEvents } from '../src/modules/notify/index.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';

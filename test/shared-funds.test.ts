@@ -43,7 +43,7 @@ for (const engine of engines()) {
       const mail = (await mailTo(people[who]?.email as string)).at(-1);
       const token = /\/join\/([A-Za-z0-9_-]+)/.exec(mail?.text ?? '')?.[1];
       assert.ok(token !== undefined, 'the invitation mails a link');
-      const { acceptInvitation } = await import('../src/modules/sharing/index.ts');
+      const { acceptInvitation } = await import('../src/modules/members/api.ts');
       await acceptInvitation(env.deps, people[who]?.user_id as number, token);
       return invited.body.id as number;
     };

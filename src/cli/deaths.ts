@@ -2,7 +2,7 @@
 // operator (ALMONER_OPERATOR names them), approved by a second; the fund's
 // successor plan runs then.
 import { parseArgs } from 'node:util';
-import { approveDeath, listDeaths, recordDeath } from '../modules/sharing/index.ts';
+import { approveDeath, listDeaths, recordDeath } from '../modules/succession/index.ts';
 import { UsageError, actor, id, withPlatform } from './common.ts';
 import { dollarsText } from '../shared/money.ts';
 

@@ -16,7 +16,7 @@ import { dashboardPage, type DashboardData, type DashboardForms } from '../pages
 import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 import { charityPageOf } from './public.ts';
 import { charityByEin } from '../../modules/nonprofits/index.ts';
-import { fundsOf } from '../../modules/sharing/index.ts';
+import { fundsOf } from '../../modules/members/api.ts';
 import { claimsOfUser } from '../../modules/charities/index.ts';
 import { isCalendarDay } from '../../shared/days.ts';
 

@@ -2,7 +2,7 @@
 // may act on, the requests waiting; an invitation's link, accepted signed in.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../../modules/accounts/index.ts';
-import { acceptInvitation, changeMemberRole, fundActivity, chooseFund, fundsOf, invitationByLink, inviteMember, listMembers, removeMember } from '../../modules/sharing/index.ts';
+import { acceptInvitation, changeMemberRole, fundActivity, chooseFund, fundsOf, invitationByLink, inviteMember, listMembers, removeMember } from '../../modules/members/api.ts';
 import { decideRequest, waitingRequests } from '../../modules/donations/index.ts';
 import { isRole, ROLES } from '../../modules/members/index.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';

@@ -15,7 +15,10 @@ import { newSecret, normalizeEmail, requireConfirmedAddress } from '../accounts/
 import { sandboxUserFor } from '../users/index.ts';
 import { withdrawRequestsOf } from '../donations/index.ts';
 import { endEndpointsOfMember } from '../webhooks/index.ts';
-import { INVITATION_TTL_DAYS, membersStore as store, mirrorCurrentFund, mirrorMember, ROLE_WORDS, type EnsureTwin, type Member, type Role } from '../members/index.ts';
+import { INVITATION_TTL_DAYS, ROLE_WORDS, type Role } from './members.ts';
+import * as store from './members.store.ts';
+import type { Member } from './members.store.ts';
+import { mirrorCurrentFund, mirrorMember, type EnsureTwin } from './members.twins.ts';
 import { authorize } from '../../shared/policy.ts';
 
 const ensureTwin =

@@ -1,15 +1,14 @@
 // Shared funds on the API (rules §20): the members of the fund the caller acts
-// on, the funds they may act on and their choice, the successor plan.
+// on, the funds they may act on and their choice.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { EmptyObject, IdParams, withProblems } from '../../http/schemas.ts';
 import { getProfile } from '../users/index.ts';
-import { changeMemberRole, chooseFund, fundsOf, inviteMember, listMembers, removeMember } from './sharing.service.ts';
-import { getPlan, setPlan } from './successors.service.ts';
-import { FundChoice, InviteBody, MeBody, Member, MemberList, RoleBody, SuccessorPlan, SuccessorPlanBody } from './sharing.schema.ts';
+import { changeMemberRole, chooseFund, fundsOf, inviteMember, listMembers, removeMember } from './members.service.ts';
+import { FundChoice, InviteBody, MeBody, Member, MemberList, RoleBody } from './members.schema.ts';
 
-export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+export function memberRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
     const tags = ['Shared funds'];
     app.addSchema(Member);
@@ -81,23 +80,6 @@ export function sharingRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         const holder = (await fundsOf(deps, request.caller)).find((f) => f.id === request.body.current_fund_id)?.holder.id ?? request.caller.user_id;
         return getProfile(deps, { ...request.caller, user_id: holder, fund_id: request.body.current_fund_id }, 'me');
       },
-    );
-
-    app.get('/fund/successor_plan', { schema: { tags, summary: "The fund's successor plan (organizers)", response: withProblems({ 200: SuccessorPlan }) } }, async (request) =>
-      getPlan(deps, request.caller),
-    );
-
-    app.put(
-      '/fund/successor_plan',
-      {
-        schema: {
-          tags,
-          summary: 'Replace the successor plan: people (by e-mail) who become organizers, charities (by EIN) whose shares sum to 100',
-          body: SuccessorPlanBody,
-          response: withProblems({ 200: SuccessorPlan }),
-        },
-      },
-      async (request) => setPlan(deps, request.caller, request.body.successors),
     );
   };
 }

@@ -16,18 +16,10 @@ import { newSecret, normalizeEmail } from '../accounts/index.ts';
 import { findRecipients, requireEin } from '../nonprofits/index.ts';
 import { insertWithHold } from '../donations/index.ts';
 import { lockFundAccounts } from '../ledger/index.ts';
-import {
-  addMember,
-  DOCUMENT_REFERENCE_MAX,
-  INVITATION_TTL_DAYS,
-  membersStore as store,
-  successorsStore as successors,
-  planProblem,
-  ROLE_WORDS,
-  splitByShares,
-  type SuccessorLine,
-} from '../members/index.ts';
-import { endMembership } from './sharing.service.ts';
+import { addMember, INVITATION_TTL_DAYS, membersStore as store, ROLE_WORDS } from '../members/index.ts';
+import { endMembership } from '../members/api.ts';
+import * as successors from './successors.store.ts';
+import { DOCUMENT_REFERENCE_MAX, planProblem, splitByShares, type SuccessorLine } from './succession.ts';
 import { authorize } from '../../shared/policy.ts';
 
 type PlanInput = ReadonlyArray<{ email: string } | { ein: string; share_percent: number }>;

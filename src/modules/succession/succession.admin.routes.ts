@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { Id, IdParams, StringEnum } from '../../http/schemas.ts';
 import { OPERATOR_TAGS as tags } from '../../http/operator.ts';
-import { approveDeath, listDeaths, recordDeath } from './successors.service.ts';
+import { approveDeath, listDeaths, recordDeath } from './succession.service.ts';
 
 export function deathOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {

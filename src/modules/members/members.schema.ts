@@ -1,7 +1,7 @@
-// The HTTP contract of shared funds (rules §20): members, the funds a person may act on, the successor plan.
+// The HTTP contract of shared funds (rules §20): members, the funds a person may act on.
 import { Type } from '@sinclair/typebox';
 import { Id, StringEnum } from '../../http/schemas.ts';
-import { ROLES } from '../members/index.ts';
+import { ROLES } from './members.ts';
 
 export const RoleSchema = StringEnum(ROLES, { description: 'organizer: everything; advisor: gives and invests, sees everything; family: sees, and asks to give' });
 
@@ -34,15 +34,3 @@ export const FundChoice = Type.Object({
 });
 
 export const MeBody = Type.Object({ current_fund_id: Id }, { additionalProperties: false });
-
-export const SuccessorLineSchema = Type.Union([
-  Type.Object({ email: Type.String({ minLength: 3, maxLength: 254 }) }, { additionalProperties: false }),
-  Type.Object({ ein: Type.String({ minLength: 9, maxLength: 10 }), share_percent: Type.Integer({ minimum: 1, maximum: 100 }) }, { additionalProperties: false }),
-]);
-
-export const SuccessorPlan = Type.Object({
-  successors: Type.Array(SuccessorLineSchema, { maxItems: 20 }),
-  updated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-});
-
-export const SuccessorPlanBody = Type.Object({ successors: Type.Array(SuccessorLineSchema, { maxItems: 20 }) }, { additionalProperties: false });
