@@ -8,9 +8,9 @@ import { BookQuery, bookOf, OPERATOR_TAGS as tags } from '../../http/operator.ts
 import { AppError } from '../../shared/errors.ts';
 import { parseDollars } from '../../shared/money.ts';
 import { fundOfUser } from '../users/index.ts';
-import { movePortfolio } from './portfolio.service.ts';
+import { movePortfolio } from './operator-moves.service.ts';
 import { NewPortfolioBody, PortfolioMoveBody, PricesBody, ValuationBody } from './portfolio.schema.ts';
-import { createPortfolio, getPortfolio, importPrices, listPortfolios, retirePortfolio, runValuation } from './portfolios.service.ts';
+import { createPortfolio, getPortfolio, importPrices, listPortfolios, retirePortfolio, runValuation } from './offers-and-valuations.service.ts';
 
 export function portfolioOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {

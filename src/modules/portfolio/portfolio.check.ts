@@ -4,7 +4,7 @@
 // valuation is the accrual formula's, and the fees posted are the fees recorded.
 import type { Db } from '../../db/database.ts';
 import { parse8, valueCents } from '../../shared/fixed.ts';
-import { feeUnits } from './portfolios.ts';
+import { feeUnits } from './unit-price.ts';
 import * as holdings from './holdings.store.ts';
 import * as store from './portfolio.store.ts';
 

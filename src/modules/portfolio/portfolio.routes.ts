@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.ts';
 import { withProblems } from '../../http/schemas.ts';
-import { listPortfolios } from './portfolios.service.ts';
+import { listPortfolios } from './offers-and-valuations.service.ts';
 import { AllocationBody, PortfolioList } from './portfolio.schema.ts';
 import { cancelExchange, getAllocation, setAllocation } from './allocation.service.ts';
 import { Type } from '@sinclair/typebox';

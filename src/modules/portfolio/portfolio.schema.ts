@@ -2,7 +2,7 @@
 // operator's move of a fund's money between available and the portfolio.
 import { Type } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../../http/schemas.ts';
-import { FEE_BPS_MAX, HOLDINGS_MAX, RISK_LEVELS } from './portfolios.ts';
+import { FEE_BPS_MAX, HOLDINGS_MAX, RISK_LEVELS } from './unit-price.ts';
 
 export const PortfolioMoveBody = Type.Object({ move: StringEnum(['invest', 'liquidate'] as const), amount: Type.Number() }, { additionalProperties: false });
 

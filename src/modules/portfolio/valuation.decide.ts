@@ -8,7 +8,7 @@
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { unitsFor, valueCents } from '../../shared/fixed.ts';
 import { covered } from '../donations/index.ts';
-import { feeUnits } from './portfolios.ts';
+import { feeUnits } from './unit-price.ts';
 
 export interface ValuedPortfolio {
   price: bigint;

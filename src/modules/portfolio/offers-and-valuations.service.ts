@@ -7,7 +7,7 @@ import type { Deps } from '../../deps.ts';
 import { AppError, conflict, fieldErrors, fileRefused, notFound, type FieldError } from '../../shared/errors.ts';
 import { decimalText, parse8 } from '../../shared/fixed.ts';
 import { recordAudit } from '../audit/index.ts';
-import { checkPrices, FEE_BPS_MAX, FIRST_UNIT_PRICE, holdingsProblem, nextUnitPrice, readPriceFile, RISK_LEVELS, timeOf, type Holding, type PriceCheck } from './portfolios.ts';
+import { checkPrices, FEE_BPS_MAX, FIRST_UNIT_PRICE, holdingsProblem, nextUnitPrice, readPriceFile, RISK_LEVELS, timeOf, type Holding, type PriceCheck } from './unit-price.ts';
 import * as store from './portfolio.store.ts';
 import { chargeMonthlyFees, valueFunds } from './valuation.funds.ts';
 
