@@ -30,6 +30,8 @@ export interface Metrics {
   /** One webhook delivery attempt and its outcome; one message handed to SMTP (or written) or not. */
   webhookAttempt(ok: boolean, seconds: number): void;
   mailAttempt(ok: boolean): void;
+  /** A person was refused something because a setting of the operator's is missing (the log names it). */
+  configurationProblem(problem: string): void;
   /** What waits, as the delivery worker last counted it: webhook deliveries and mail, pending and due now, and failed for good. */
   backlog(kind: 'webhooks' | 'mail', counts: { pending: number; due: number; failed: number }): void;
   /** A request began; `done` runs once it ended, answered or abandoned (requests in flight). */
@@ -215,6 +217,12 @@ export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, mon
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  const configuration = new Counter({
+    name: 'almoner_configuration_problems_total',
+    help: "Things people could not do because a setting of the operator's is missing, by problem (the log says which setting).",
+    labelNames: ['problem'] as const,
+    registers: [registry],
+  });
   const backlog = new Gauge({
     name: 'almoner_notify_backlog',
     help: 'Webhook deliveries and mail waiting (pending), due now, and failed for good, as the delivery worker last counted them.',
@@ -239,6 +247,7 @@ export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, mon
     },
     webhookAttempt: (ok, seconds) => attempts.observe({ outcome: ok ? 'ok' : 'failed' }, seconds),
     mailAttempt: (ok) => mail.inc({ outcome: ok ? 'ok' : 'failed' }),
+    configurationProblem: (problem) => configuration.inc({ problem }),
     backlog: (kind, counts) => {
       for (const state of ['pending', 'due', 'failed'] as const) backlog.set({ kind, state }, counts[state]);
     },

@@ -8,6 +8,7 @@
 // payments with their grants as the donors chose, and each remittance.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import pino from 'pino';
 import { randomBytes } from 'node:crypto';
 import {
   engines,
@@ -246,10 +247,16 @@ for (const { name: engine } of engines()) {
       assert.equal((await bob.post(`/charities/${FOODBANK}/bank-details`, { holder: 'Bob', routing: '091000019', account: '99999999', account_type: 'checking' })).status, 403);
       assert.equal((await bob.get(`/charities/${FOODBANK}/manage`)).status, 403);
       assert.deepEqual(await fingerprint(env.deps), before, 'nothing refused was written');
-      // A platform whose operator has not set PAYEE_DATA_KEY tells the organisation in its own words, not the setting's.
+      // A platform whose operator has not set PAYEE_DATA_KEY tells the organisation plainly that it cannot be
+      // saved now, never the setting; the operator is told, by the log (naming it) and a metric.
       const alicesAccount = await accountOf(env.deps, 'alice@home.example');
-      const unkeyed = { ...env.deps, config: { ...env.deps.config, payments: { ...env.deps.config.payments, payeeKey: undefined } } };
+      const logged: string[] = [];
+      const log = pino({ level: 'error' }, { write: (line: string) => void logged.push(line) });
+      const unkeyed = { ...env.deps, log, config: { ...env.deps.config, payments: { ...env.deps.config.payments, payeeKey: undefined } } };
       const { setOwnBankDetails } = await import('../src/modules/payments/index.ts');
+      const problems = async () =>
+        (await env.deps.metrics.registry.getSingleMetricAsString('almoner_configuration_problems_total')).match(/problem="payee_key_not_configured"} (\d+)/)?.[1];
+      const counted = Number((await problems()) ?? 0);
       await assert.rejects(
         setOwnBankDetails(unkeyed, { user_id: alicesAccount.user_id, name: 'Alice Abbott' }, FOODBANK, {
           holder: 'Vermont Foodbank',
@@ -257,8 +264,11 @@ for (const { name: engine } of engines()) {
           account: '12345678',
           account_type: 'checking',
         }),
-        (e: Error & { code?: string }) => e.code === 'payee_key_not_configured' && /paid by check meanwhile/.test(e.message) && !/PAYEE_DATA_KEY/.test(e.message),
+        (e: Error & { code?: string }) =>
+          e.code === 'bank_details_unavailable' && /cannot be saved now/.test(e.message) && /operator has been told/.test(e.message) && !/PAYEE_DATA_KEY/.test(e.message),
       );
+      assert.match(logged.join(''), /PAYEE_DATA_KEY/, "the operator's log names the setting");
+      assert.equal(Number(await problems()), counted + 1, 'and the metric counts it');
       assert.deepEqual(await fingerprint(env.deps), before, 'nothing was written');
 
       const saved = await alice.post(`/charities/${FOODBANK}/bank-details`, {

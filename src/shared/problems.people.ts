@@ -103,6 +103,11 @@ export const PEOPLE_PROBLEMS = {
   ),
   claim_link_recent: doc('Claim link sent recently', 'A confirmation link was sent moments ago.', 'Check your mail; ask again in a few minutes.'),
   claim_not_confirmed: doc('Claim not confirmed', 'The claim’s address has not been confirmed from its link.', 'Open the link mailed to that address.'),
+  bank_details_unavailable: doc(
+    'Bank details cannot be saved now',
+    'The platform is not ready to take bank details yet; its operator has been told.',
+    'Try again later. Meanwhile the organisation is paid by check, at its address in the IRS records.',
+  ),
   claim_required: doc('Claim required', "Only the organisation's approved people may do this.", 'Claim the organisation first.'),
   ach_returns_malformed: doc(
     'ACH returns malformed',

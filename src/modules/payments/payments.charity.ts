@@ -3,7 +3,7 @@
 // its donor chose to be known, each payment's remittance advice, and its bank
 // details (masked), which they may replace.
 import type { Deps } from '../../deps.ts';
-import { notFound, conflict } from '../../shared/errors.ts';
+import { AppError, notFound } from '../../shared/errors.ts';
 import { dollarsText } from '../../shared/money.ts';
 import { requireClaimant } from '../charities/index.ts';
 import { setPayeeAccount } from './payments.payees.ts';
@@ -87,7 +87,7 @@ export async function charityRemittance(deps: Deps, userId: number, ein: string,
 
 /**
  * A person who acts for the organisation gives its bank details (rules §17's checks; the other
- * claimants are told). Throws claim_required, validation_failed, payee_key_not_configured.
+ * claimants are told). Throws claim_required, validation_failed, bank_details_unavailable.
  */
 export async function setOwnBankDetails(
   deps: Deps,
@@ -96,11 +96,15 @@ export async function setOwnBankDetails(
   input: { routing: string; account: string; account_type: string; holder: string },
 ) {
   const view = await requireClaimant(deps, person.user_id, ein);
-  // Told in the organisation's words: the setting is the operator's to make, not theirs.
-  if (deps.config.payments.payeeKey === undefined)
-    throw conflict(
-      'payee_key_not_configured',
-      'this platform cannot take bank details yet (its operator has not finished setting it up): your organisation is paid by check meanwhile',
+  // The setting is the operator's to make, not theirs: they are told plainly, the operator by the log and a metric.
+  if (deps.config.payments.payeeKey === undefined) {
+    deps.log.error({ problem: 'payee_key_not_configured', ein: view.ein }, 'a charity could not give bank details: set PAYEE_DATA_KEY (or PAYEE_DATA_KEY_FILE) and restart');
+    deps.metrics.configurationProblem('payee_key_not_configured');
+    throw new AppError(
+      'unavailable',
+      'bank_details_unavailable',
+      "bank details cannot be saved now; this platform's operator has been told. Your organisation is paid by check meanwhile",
     );
+  }
   return await setPayeeAccount(deps, view.ein, input, { actor: `user:${person.user_id}`, name: person.name, userId: person.user_id });
 }
