@@ -58,6 +58,13 @@ function oneReadPerScrape<T>(read: () => Promise<T>): () => Promise<T | undefine
   };
 }
 
+const MAIL_ATTEMPTS = { name: 'almoner_mail_attempts_total', help: 'Messages handed to SMTP (or written as .eml), by outcome.', labelNames: ['outcome'] as const };
+const CONFIGURATION_PROBLEMS = {
+  name: 'almoner_configuration_problems_total',
+  help: "Things people could not do because a setting of the operator's is missing, by problem (the log says which setting).",
+  labelNames: ['problem'] as const,
+};
+
 export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, moneyOut?: MoneyOut): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'almoner_' });
@@ -211,18 +218,8 @@ export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, mon
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
     registers: [registry],
   });
-  const mail = new Counter({
-    name: 'almoner_mail_attempts_total',
-    help: 'Messages handed to SMTP (or written as .eml), by outcome.',
-    labelNames: ['outcome'] as const,
-    registers: [registry],
-  });
-  const configuration = new Counter({
-    name: 'almoner_configuration_problems_total',
-    help: "Things people could not do because a setting of the operator's is missing, by problem (the log says which setting).",
-    labelNames: ['problem'] as const,
-    registers: [registry],
-  });
+  const mail = new Counter({ ...MAIL_ATTEMPTS, registers: [registry] });
+  const configuration = new Counter({ ...CONFIGURATION_PROBLEMS, registers: [registry] });
   const backlog = new Gauge({
     name: 'almoner_notify_backlog',
     help: 'Webhook deliveries and mail waiting (pending), due now, and failed for good, as the delivery worker last counted them.',

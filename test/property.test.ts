@@ -149,6 +149,9 @@ for (const { name: engine } of engines()) {
         'correct:invalid_transition',
         'valuate:ok',
         'invest:fund_holds_units',
+        'invest_now:ok',
+        'invest_now:portfolio_not_chosen',
+        'invest_now:insufficient_funds',
       ])
         assert.ok((seen.get(k) ?? 0) > 0, `the sequence exercised ${k} (${REPLAY})`);
     });

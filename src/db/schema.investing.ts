@@ -1,5 +1,5 @@
 // Row types of portfolios, prices and valuations (migration 032, docs/rules.md §19).
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface PortfoliosTable {
   id: Generated<number>;
@@ -64,12 +64,15 @@ export interface ExchangesTable {
 export interface InvestmentsTable {
   id: Generated<number>;
   fund_id: number;
-  contribution_id: number;
+  /** The contribution whose share this is; null for money the fund already held (invest now). */
+  contribution_id: number | null;
   amount_cents: number;
   status: 'pending' | 'executed' | 'cancelled';
   created_at: string;
   bought_cents: number | null;
   valuation_id: number | null;
+  /** Who asked to invest money the fund held (`user:<id>`); null for a contribution's share. */
+  actor_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface FundValuationsTable {

@@ -120,6 +120,7 @@ export const API_ROUTE_ACTIONS: Readonly<Record<string, Action>> = {
   'DELETE /scheduled_donations/:id': 'schedule',
   'PUT /users/me/allocation': 'invest',
   'DELETE /users/me/allocation/exchange': 'invest',
+  'POST /users/me/allocation/investments': 'invest',
   'PATCH /users/me': 'own_account',
   'POST /api_keys': 'own_account',
   'DELETE /api_keys/:id': 'own_account',

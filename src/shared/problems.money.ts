@@ -8,7 +8,14 @@ export const MONEY_PROBLEMS = {
     'Insufficient funds',
     "The fund's available balance is less than this needs (held and pending money does not count).",
     'Give less, add money (a contribution), or wait for pending money to clear.',
-    ['POST /v1/donations', 'POST /v1/gifts', 'PUT /v1/users/me/allocation', 'POST /v1/donations/{donation_id}/approve', 'POST /v1/users/{user_id}/donations'],
+    [
+      'POST /v1/donations',
+      'POST /v1/gifts',
+      'PUT /v1/users/me/allocation',
+      'POST /v1/users/me/allocation/investments',
+      'POST /v1/donations/{donation_id}/approve',
+      'POST /v1/users/{user_id}/donations',
+    ],
   ),
   invalid_transition: doc(
     'Invalid transition',
@@ -79,6 +86,12 @@ export const MONEY_PROBLEMS = {
     'This platform takes no contributions of this type (cards need a processor it does not have).',
     'Declare one of the types the message lists.',
     ['POST /v1/contributions'],
+  ),
+  portfolio_not_chosen: doc(
+    'No portfolio chosen',
+    'Money is invested in the portfolio the fund chose, and it has chosen none (cash only).',
+    'Choose a portfolio (`PUT /v1/users/me/allocation`, or Invest on the web), then invest.',
+    ['POST /v1/users/me/allocation/investments'],
   ),
   fund_holds_units: doc(
     'Fund holds units',

@@ -114,6 +114,7 @@ const NOTICES: Record<string, string> = {
   claim_confirmed: 'Your claim is confirmed. An operator checks it; you will get an e-mail when they decide.',
   allocation_saved: 'Your choice is saved: new contributions are invested as it says when they clear.',
   exchange_waiting: 'Saved. Your invested money moves at the next valuation; until then you can cancel the move.',
+  investment_waiting: 'Done. The money is invested at the next valuation, at its prices.',
   exchange_cancelled: 'The move is cancelled: your money stays where it is.',
   bank_details_saved: 'The bank details are saved. Everyone else who acts for the organisation is told by e-mail.',
 };

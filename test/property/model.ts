@@ -27,6 +27,7 @@ export type Op =
   | { kind: 'burst'; user: number; moves: Array<{ cents: number; viaApp: boolean }> }
   | { kind: 'members'; user: number; moves: Array<{ cents: number; who: 'family' | 'advisor' | 'decide' | 'race'; pick: number }> }
   | { kind: 'invest' | 'liquidate'; user: number; cents: number }
+  | { kind: 'invest_now'; user: number; cents: number }
   | { kind: 'declare'; user: number; cents: number }
   | { kind: 'arrive'; pick: number; cents: number; book: Book }
   | { kind: 'correct'; pick: number; cents: number; book: Book }
@@ -74,6 +75,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       moves: fc.array(fc.record({ cents: fc.integer({ min: 1000, max: 40_000 }), viaApp: fc.boolean() }), { minLength: 2, maxLength: 6 }),
     }),
   },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('invest_now' as const), user, cents: fc.integer({ min: 1, max: 30_000 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('invest' as const, 'liquidate' as const), user, cents: fc.integer({ min: 1, max: 20_000 }) }) },
   // Declared contributions: the donor declares, the operator records what arrived (maybe another amount), the donor withdraws one.
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('declare' as const), user, cents: fc.integer({ min: 100, max: 50_000 }) }) },
@@ -145,6 +147,8 @@ export interface Invested {
   units: Big;
   exchange: { to: number | null } | null;
   investments: number[];
+  /** What of `investments` is money the fund held, invested now (not a contribution's share). */
+  heldPending: number;
 }
 
 export interface Fund {
@@ -293,6 +297,7 @@ export function modelValuation(m: Model, portfolioIds: readonly number[], feeMs:
       }
     }
     iv.investments = [];
+    iv.heldPending = 0;
     mark();
     if (iv.held !== null && iv.units.eq(0)) iv.held = null;
     if (sold > 0) promote(m, u);

@@ -10,7 +10,7 @@ import { advanceContribution, cancelContribution, correctReceivedValue, declareC
 import { applyDonationEvent, cancelDonation, createDonation, decideRequest, DONATION_TRANSITIONS } from '../../src/modules/donations/index.ts';
 import { acceptGift, claimGift, createGift, denyGift, GIFT_MIN_CENTS } from '../../src/modules/gifts/index.ts';
 import { claimKey, type IdempotencyClaim } from '../../src/modules/idempotency/index.ts';
-import { importPrices, movePortfolio, runValuation, setAllocation } from '../../src/modules/portfolio/index.ts';
+import { importPrices, investNow, movePortfolio, runValuation, setAllocation } from '../../src/modules/portfolio/index.ts';
 import { addDays, bankingDayFrom, openRun, settle, submitRun, withdrawRun } from '../../src/modules/payments/index.ts';
 import type { TestUser } from '../harness.ts';
 import {
@@ -587,6 +587,19 @@ async function stepInvest(m: Model, w: World, op: OpOf<'invest' | 'liquidate'>, 
   return { expected, actual };
 }
 
+/** A donor invests money the fund holds now: bought at the next valuation, nothing moves now (rules §19). */
+async function stepInvestNow(m: Model, w: World, op: OpOf<'invest_now'>, _at: At): Promise<Outcome | undefined> {
+  const iv = m.invested[op.user] as Invested;
+  const f = m.funds[op.user] as Fund;
+  const expected = iv.chosen === null ? 'portfolio_not_chosen' : op.cents > f.available - iv.heldPending ? 'insufficient_funds' : 'ok';
+  const actual = await outcome(() => investNow(w.deps, (w.users[op.user] as TestUser).caller, op.cents));
+  if (expected === 'ok') {
+    iv.investments.push(op.cents);
+    iv.heldPending += op.cents;
+  }
+  return { expected, actual };
+}
+
 /** Each operation's step. */
 const STEP_OF: { [K in Op['kind']]: (m: Model, w: World, op: OpOf<K>, at: At) => Promise<Outcome | undefined> } = {
   contribute: stepContribute,
@@ -612,6 +625,7 @@ const STEP_OF: { [K in Op['kind']]: (m: Model, w: World, op: OpOf<K>, at: At) =>
   allocate: stepAllocate,
   valuate: stepValuate,
   invest: stepInvest,
+  invest_now: stepInvestNow,
   liquidate: stepInvest,
 };
 

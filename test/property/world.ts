@@ -108,7 +108,7 @@ export async function openWorld(env: TestEnv, options: RunOptions): Promise<{ mo
     gifts: [],
     contributions: [],
     outside: { live: { deposits: 0, grants_paid: 0 }, test: { deposits: 0, grants_paid: 0 } },
-    invested: users.map(() => ({ chosen: null, share: 0, held: null, units: new Big(0), exchange: null, investments: [] })),
+    invested: users.map(() => ({ chosen: null, share: 0, held: null, units: new Big(0), exchange: null, investments: [], heldPending: 0 })),
     units: new Map(),
     valuations: 0,
     prices: { VTI: new Big('250'), BND: new Big('72.5'), VNQ: new Big('88.125') },

@@ -5,9 +5,10 @@
 import type { Deps } from '../../deps.ts';
 import type { Trx } from '../../db/database.ts';
 import type { Caller } from '../../shared/caller.ts';
-import { AppError, fieldErrors, notFound } from '../../shared/errors.ts';
+import { AppError, conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { divHalfEven } from '../../shared/fixed.ts';
-import { centsToDollars } from '../../shared/money.ts';
+import { centsToDollars, usdText } from '../../shared/money.ts';
+import { recordAudit } from '../audit/index.ts';
 import { lockFundAccounts, readFundAccounts } from '../ledger/index.ts';
 import * as holdings from './holdings.store.ts';
 import * as store from './portfolio.store.ts';
@@ -21,7 +22,7 @@ export interface AllocationView {
   portfolio_balance: number;
   /** A change of portfolio waiting for the next valuation (to_portfolio_id null: to cash). */
   pending_exchange: { to_portfolio_id: number | null; requested_at: string } | null;
-  /** Contributions' shares waiting to be invested at the next valuation, in dollars. */
+  /** Contributions' shares and money invested now, waiting to be bought at the next valuation, in dollars. */
   pending_investment: number;
 }
 
@@ -79,6 +80,40 @@ export async function setAllocation(deps: Deps, caller: Caller, input: { portfol
     const invested = units !== undefined || fund.balances.portfolio_cents > 0;
     if (invested && input.portfolio_id !== current)
       await holdings.insertExchange(trx, { fund_id: caller.fund_id, to_portfolio_id: input.portfolio_id, created_at: at, actor_id: caller.actor_id });
+  });
+  return await getAllocation(deps, caller);
+}
+
+/**
+ * Invest now (rules §19): `amountCents` of money the fund already holds, bought into its chosen
+ * portfolio at the next valuation, as a contribution's share is (as much as available then holds
+ * beyond the waiting donations). Nothing moves now. Throws validation_failed (not a positive whole
+ * number of cents), portfolio_not_chosen, insufficient_funds (more than available, less what earlier
+ * such investments wait to take).
+ */
+export async function investNow(deps: Deps, caller: Caller, amountCents: number): Promise<AllocationView> {
+  authorize(caller, 'invest');
+  if (!Number.isSafeInteger(amountCents) || amountCents <= 0)
+    throw fieldErrors([{ field: 'amount', code: 'validation_failed', message: 'must be a positive amount in dollars and cents' }]);
+  const at = deps.clock.now().toISOString();
+  await deps.db.transaction().execute(async (trx) => {
+    const fund = await lockFundAccounts(trx, caller.fund_id);
+    const portfolio = chosenPortfolio(await holdings.allocationOf(trx, caller.fund_id));
+    if (portfolio === null) throw conflict('portfolio_not_chosen', 'choose a portfolio first: money is invested in the portfolio the fund chose');
+    const free = fund.balances.available_cents - (await holdings.pendingHeldInvestments(trx, caller.fund_id));
+    if (amountCents > free)
+      throw new AppError('conflict', 'insufficient_funds', `the fund can invest at most ${usdText(Math.max(0, free))} now (its available money, less what waits to be invested)`);
+    await holdings.insertInvestment(trx, { fund_id: caller.fund_id, contribution_id: null, amount_cents: amountCents, created_at: at, actor_id: `user:${caller.actor_id}` });
+    await recordAudit(trx, {
+      book: caller.book,
+      actor: `user:${caller.actor_id}`,
+      action: 'investment.requested',
+      object_type: 'fund',
+      object_id: caller.fund_id,
+      before: null,
+      after: { amount_cents: amountCents, portfolio_id: portfolio },
+      at,
+    });
   });
   return await getAllocation(deps, caller);
 }

@@ -61,6 +61,17 @@ describeEachEngine('holdings store', (env) => {
       (await store.pendingInvestments(db, [b.fund_id])).map((i) => Number(i.amount_cents)),
       [700],
     );
+    // Money the fund held, invested now: no contribution; only the pending ones count.
+    assert.equal(await store.pendingHeldInvestments(db, b.fund_id), 0);
+    await db.transaction().execute(async (trx) => {
+      await store.insertInvestment(trx, { fund_id: b.fund_id, contribution_id: null, amount_cents: 300, created_at: 't8', actor_id: 'user:1' });
+      await store.insertInvestment(trx, { fund_id: b.fund_id, contribution_id: null, amount_cents: 200, created_at: 't8', actor_id: 'user:1' });
+    });
+    assert.equal(await store.pendingHeldInvestments(db, b.fund_id), 500);
+    const heldNow = (await store.pendingInvestments(db, [b.fund_id])).filter((i) => i.contribution_id === null);
+    await db.transaction().execute((trx) => store.endInvestment(trx, Number(heldNow[0]?.id), { status: 'executed', bought_cents: 300, valuation_id: 9 }));
+    assert.equal(await store.pendingHeldInvestments(db, b.fund_id), 200);
+    assert.equal(await store.pendingHeldInvestments(db, a.fund_id), 0);
 
     // The funds a valuation acts on: units, a pending exchange or investment.
     const c = await makeUser(env().deps);

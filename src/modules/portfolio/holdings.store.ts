@@ -68,7 +68,10 @@ export async function insertExchange(trx: Trx, row: { fund_id: number; to_portfo
   );
 }
 
-export async function insertInvestment(trx: Trx, row: { fund_id: number; contribution_id: number; amount_cents: number; created_at: string }): Promise<void> {
+export async function insertInvestment(
+  trx: Trx,
+  row: { fund_id: number; contribution_id: number | null; amount_cents: number; created_at: string; actor_id?: string },
+): Promise<void> {
   await trx
     .insertInto('investments')
     .values({ ...row, status: 'pending', bought_cents: null, valuation_id: null })
@@ -82,6 +85,18 @@ export async function pendingInvestments(db: Db | Trx, fundIds: readonly number[
 
 export async function endInvestment(trx: Trx, id: number, change: { status: 'executed' | 'cancelled'; bought_cents: number; valuation_id: number }): Promise<void> {
   await trx.updateTable('investments').set(change).where('id', '=', id).where('status', '=', 'pending').execute();
+}
+
+/** What the fund's pending investments of money it already held add up to. */
+export async function pendingHeldInvestments(db: Db | Trx, fundId: number): Promise<number> {
+  const row = await db
+    .selectFrom('investments')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_cents'), eb.lit(0)).as('cents'))
+    .where('fund_id', '=', fundId)
+    .where('status', '=', 'pending')
+    .where('contribution_id', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.cents);
 }
 
 /** The lowest `limit` fund ids of several pages of them (each already its lowest), once each. */

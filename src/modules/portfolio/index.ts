@@ -10,5 +10,5 @@ export {
   runValuation,
   type PortfolioView,
 } from './offers-and-valuations.service.ts';
-export { cancelExchange, getAllocation, investmentTotals, investShareOf, setAllocation, valueHistory, type AllocationView } from './allocation.service.ts';
+export { cancelExchange, getAllocation, investmentTotals, investNow, investShareOf, setAllocation, valueHistory, type AllocationView } from './allocation.service.ts';
 export { investingProblems } from './portfolio.check.ts';

@@ -2,10 +2,10 @@
 // choice (/v1/users/me/allocation), rules §19.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.ts';
-import { withProblems } from '../../http/schemas.ts';
+import { checkedCents, withProblems } from '../../http/schemas.ts';
 import { listPortfolios } from './offers-and-valuations.service.ts';
-import { AllocationBody, PortfolioList } from './portfolio.schema.ts';
-import { cancelExchange, getAllocation, setAllocation } from './allocation.service.ts';
+import { AllocationBody, InvestNowBody, PortfolioList } from './portfolio.schema.ts';
+import { cancelExchange, getAllocation, investNow, setAllocation } from './allocation.service.ts';
 import { Type } from '@sinclair/typebox';
 
 export function portfolioRoutes(deps: Deps): FastifyPluginAsyncTypebox {
@@ -38,6 +38,18 @@ export function portfolioRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) => setAllocation(deps, request.caller, request.body),
+    );
+    app.post(
+      '/users/me/allocation/investments',
+      {
+        schema: {
+          tags,
+          summary: 'Invest money the fund already holds: bought into its chosen portfolio at the next valuation (nothing moves now)',
+          body: InvestNowBody,
+          response: withProblems({ 201: Type.Ref('Allocation') }),
+        },
+      },
+      async (request, reply) => reply.code(201).send(await investNow(deps, request.caller, checkedCents(request.body.amount))),
     );
     app.delete(
       '/users/me/allocation/exchange',

@@ -1,7 +1,7 @@
 // The HTTP contract's shapes of portfolios, prices and valuations (rules §19), and of the
 // operator's move of a fund's money between available and the portfolio.
 import { Type } from '@sinclair/typebox';
-import { Nullable, StringEnum } from '../../http/schemas.ts';
+import { Amount, Nullable, StringEnum } from '../../http/schemas.ts';
 import { FEE_BPS_MAX, HOLDINGS_MAX, RISK_LEVELS } from './unit-price.ts';
 
 export const PortfolioMoveBody = Type.Object({ move: StringEnum(['invest', 'liquidate'] as const), amount: Type.Number() }, { additionalProperties: false });
@@ -81,6 +81,8 @@ export const Allocation = Type.Object(
   },
   { $id: 'Allocation' },
 );
+
+export const InvestNowBody = Type.Object({ amount: Amount(0.01, 'Money the fund holds, bought into its chosen portfolio at the next valuation') }, { additionalProperties: false });
 
 export const AllocationBody = Type.Object(
   {

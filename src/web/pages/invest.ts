@@ -33,10 +33,12 @@ export function valueChart(history: InvestView['history']): Html {
     </table></details>`;
 }
 
-export function investPage(v: Visitor, data: InvestView, options: { state?: FormState; done?: string } = {}): Html {
+/** The page; `options.form` is the form a refused `state` belongs to (the choice, or investing now). */
+export function investPage(v: Visitor, data: InvestView, options: { state?: FormState; done?: string; form?: 'choose' | 'now' } = {}): Html {
   const a = data.allocation;
+  const state = (form: 'choose' | 'now') => ((options.form ?? 'choose') === form ? options.state : undefined);
   const named = (id: number | null) => (id === null ? 'cash only' : (data.portfolios.find((p) => p.id === id)?.name ?? `portfolio ${id}`));
-  const chosen = options.state?.values?.portfolio_id ?? (a.portfolio_id === null ? 'cash' : String(a.portfolio_id));
+  const chosen = state('choose')?.values?.portfolio_id ?? (a.portfolio_id === null ? 'cash' : String(a.portfolio_id));
   return layout(
     v,
     'Investing',
@@ -58,9 +60,10 @@ export function investPage(v: Visitor, data: InvestView, options: { state?: Form
       }
     </section>
     <section aria-labelledby="history"><h2 id="history">Value over time</h2>${valueChart(data.history)}</section>
+    ${a.portfolio_id === null ? '' : investNowForm(v, named(a.portfolio_id), state('now'))}
     <form method="post" action="/invest" class="card" novalidate>
       <h2 id="choose">Choose how your fund is invested</h2>
-      ${errorSummary(options.state, 'invest')}
+      ${errorSummary(state('choose'), 'invest')}
       ${csrfField(v)}
       <fieldset class="field"><legend>Portfolio</legend>
         <p class="hint">A change moves your invested money at the next valuation, at its prices; until then you can cancel it.</p>
@@ -70,8 +73,20 @@ export function investPage(v: Visitor, data: InvestView, options: { state?: Form
           <span class="muted">${p.risk_level} risk · fee ${bps(p.annual_fee_bps)} · ${p.holdings.map((h) => `${h.symbol} ${h.weight}%`).join(', ')}${p.unit_price === null ? '' : ` · $${p.unit_price} a unit`}</span>${p.description === '' ? '' : html`<br><span class="muted">${p.description}</span>`}</label>`,
         )}
       </fieldset>
-      ${field({ name: 'invest_share', form: 'invest', label: 'Share of new contributions to invest (%)', state: options.state, value: String(a.invest_share), required: true, extra: html` inputmode="numeric"` })}
+      ${field({ name: 'invest_share', form: 'invest', label: 'Share of new contributions to invest (%)', state: state('choose'), value: String(a.invest_share), required: true, extra: html` inputmode="numeric"` })}
       <button type="submit">Save</button>
     </form>`,
   );
+}
+
+/** Invest now: money the fund already holds, bought into its portfolio at the next valuation. */
+function investNowForm(v: Visitor, portfolio: string, state: FormState | undefined): Html {
+  return html`<form method="post" action="/invest/now" class="card" novalidate>
+      <h2 id="invest-now">Invest money your fund holds</h2>
+      ${errorSummary(state, 'invest_now')}
+      ${csrfField(v)}
+      <p class="hint">Bought into ${portfolio} at the next valuation, at its prices, with what your fund's available money holds then beyond the donations waiting for it.</p>
+      ${field({ name: 'amount', form: 'invest_now', label: 'Amount (USD)', state, required: true, extra: html` inputmode="decimal"` })}
+      <button type="submit">Invest now</button>
+    </form>`;
 }

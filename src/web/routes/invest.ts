@@ -2,7 +2,7 @@
 // move waiting for the next valuation, the value over time (rules §19).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../../modules/accounts/index.ts';
-import { cancelExchange, getAllocation, listPortfolios, setAllocation, valueHistory } from '../../modules/portfolio/index.ts';
+import { cancelExchange, getAllocation, investNow, listPortfolios, setAllocation, valueHistory } from '../../modules/portfolio/index.ts';
 import { STATUS_OF_KIND } from '../../http/errors.ts';
 import { attempt, FormReader, stateOf } from '../forms.ts';
 import { investPage } from '../pages/invest.ts';
@@ -13,7 +13,7 @@ export function investRoutes({ deps }: WebContext) {
   return async (web: FastifyInstance) => {
     web.addHook('preHandler', requireSession);
     const caller = (request: FastifyRequest) => callerOf(sessionOf(request));
-    const show = async (request: FastifyRequest, reply: FastifyReply, options: { state?: FormState; done?: string }, status = 200) => {
+    const show = async (request: FastifyRequest, reply: FastifyReply, options: { state?: FormState; done?: string; form?: 'choose' | 'now' }, status = 200) => {
       const [allocation, portfolios, history] = await Promise.all([
         getAllocation(deps, caller(request)),
         listPortfolios(deps, { all: false }),
@@ -40,6 +40,15 @@ export function investRoutes({ deps }: WebContext) {
         .code(303)
         .header('location', `/invest?done=${result.value.pending_exchange === null ? 'allocation_saved' : 'exchange_waiting'}`)
         .send();
+    });
+
+    web.post('/invest/now', async (request, reply) => {
+      const form = new FormReader(request.body as URLSearchParams);
+      const cents = form.amount('amount', 1);
+      if (!form.ok) return show(request, reply, { state: form.state(), form: 'now' }, 422);
+      const result = await attempt(() => investNow(deps, caller(request), cents));
+      if (!result.ok) return show(request, reply, { state: stateOf(result.error, form.values), form: 'now' }, STATUS_OF_KIND[result.error.kind]);
+      return reply.code(303).header('location', '/invest?done=investment_waiting').send();
     });
 
     web.post('/invest/exchange/cancel', async (request, reply) => {
