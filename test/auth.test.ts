@@ -206,7 +206,7 @@ function neededRole(method: string, url: string): 'family' | 'advisor' | 'organi
     return path.startsWith('/v1/fund/members/') && method === 'PATCH' ? 'organizer' : 'family';
   }
   if (
-    /^\/v1\/(donations\/[^/]+\/(approve|decline)|gifts|contributions(\/[^/]+)?|scheduled_donations(\/[^/]+)?|users\/me\/allocation(\/exchange)?|webhook_endpoints(\/.*)?|sandbox\/.*)$/.test(
+    /^\/v1\/(donations\/[^/]+\/(approve|decline)|gifts|contributions(\/[^/]+)?|scheduled_donations(\/[^/]+)?|users\/me\/allocation(\/exchange|\/investments)?|webhook_endpoints(\/.*)?|sandbox\/.*)$/.test(
       path,
     )
   )

@@ -60,7 +60,7 @@ export function investPage(v: Visitor, data: InvestView, options: { state?: Form
       }
     </section>
     <section aria-labelledby="history"><h2 id="history">Value over time</h2>${valueChart(data.history)}</section>
-    ${a.portfolio_id === null ? '' : investNowForm(v, named(a.portfolio_id), state('now'))}
+    ${a.portfolio_id === null && state('now') === undefined ? '' : investNowForm(v, named(a.portfolio_id), state('now'))}
     <form method="post" action="/invest" class="card" novalidate>
       <h2 id="choose">Choose how your fund is invested</h2>
       ${errorSummary(state('choose'), 'invest')}
