@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './oidc-rp.ts';
+import { runCli } from './harness.ts';
 
 const BIN = new URL('../bin/almoner.js', import.meta.url).pathname;
 
@@ -70,6 +71,36 @@ describe('almoner demo', () => {
     const keyFile = join(dir, 'demo-payee.key');
     assert.equal(Buffer.from(readFileSync(keyFile, 'utf8'), 'base64').length, 32);
     assert.equal(statSync(keyFile).mode & 0o777, 0o600, 'readable by its owner only');
+  });
+
+  test("an operator walks the README's payment run on the demo's database, from the CLI", async () => {
+    assert.match(printed, /A charity to claim: Mercy Corps \(EIN 911148123; Ada's approved \$100 waits for a payment run\)\. Sign up as finance@mercycorps\.demo\.test/);
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const block = /### Walk the money out \(the demo\)[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+    const commands = block
+      .split('\n')
+      .filter((line) => line.startsWith('npx almoner '))
+      .map((line) => (line.split('#')[0] ?? '').trim().slice('npx almoner '.length));
+    assert.ok(commands.length >= 6, block);
+    // A banking day from tomorrow: the README leaves the date to the reader.
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    while (tomorrow.getUTCDay() === 0 || tomorrow.getUTCDay() === 6) tomorrow.setUTCDate(tomorrow.getUTCDate() + 1);
+    const database = `sqlite:${join(dir, 'almoner.sqlite')}`;
+    const outputs: string[] = [];
+    for (const command of commands) {
+      const args = command
+        .replace('YYYY-MM-DD', tomorrow.toISOString().slice(0, 10))
+        .split(/\s+/)
+        .map((word) => (/\.(csv|pdf)$/.test(word) ? join(dir, word) : word));
+      const res = await runCli(args, database);
+      assert.equal(res.code, 0, `almoner ${args.join(' ')}: ${res.stderr}`);
+      outputs.push(res.stdout);
+    }
+    const submitted = outputs.find((o) => /submitted/.test(o)) ?? '';
+    assert.match(submitted, /sent .* Save the Children/);
+    assert.match(submitted, /sent .* Mercy Corps/);
+    assert.ok(statSync(join(dir, 'remittances.pdf')).size > 1000, 'the remittances were printed');
+    assert.match(readFileSync(join(dir, 'checks.csv'), 'utf8'), /Mercy Corps/i);
   });
 
   test('the names donors try first are found', async () => {

@@ -5,6 +5,7 @@ import { openPlatform } from '../platform.ts';
 import { makeLogger } from '../log.ts';
 import { userInfo } from 'node:os';
 import { rememberedPublicUrl } from '../modules/mail/index.ts';
+import { demoPayments } from './demo-settings.ts';
 
 export class UsageError extends Error {}
 
@@ -18,7 +19,10 @@ export const WHOLE_DATABASE = { dbStatementTimeoutMs: 0 } as const;
  * it, so a large database or a busy machine slows it and never stops it.
  */
 export async function withPlatform<T>(fn: (p: Awaited<ReturnType<typeof openPlatform>>) => Promise<T>, options: { whole?: boolean } = {}): Promise<T> {
-  const config = loadConfig(process.env, options.whole === true ? WHOLE_DATABASE : {});
+  const loaded = loadConfig(process.env, options.whole === true ? WHOLE_DATABASE : {});
+  // On the demo's database, the demo's settings for paying charities (its key, its sample ACH details).
+  const payments = demoPayments(loaded, { create: false });
+  const config = payments === undefined ? loaded : Object.freeze({ ...loaded, payments });
   const opened = await openPlatform(config, { log: makeLogger({ level: process.env.LOG_LEVEL ?? 'warn' }) });
   try {
     // Mail a command sends links to the platform's address: PUBLIC_URL, else the one its server recorded.

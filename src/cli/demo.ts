@@ -1,10 +1,8 @@
 // `almoner demo`: the embedded database with demo data, served, with logs for a person.
-import { loadConfig, type Config } from '../config.ts';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadConfig } from '../config.ts';
 import { dirname, join } from 'node:path';
+import { demoPayments } from './demo-settings.ts';
 import { sqlitePathOf } from '../db/database.ts';
-import { originatorProblems } from '../modules/payments/index.ts';
 import { openPlatform } from '../platform.ts';
 import { buildApp } from '../app.ts';
 import { startJobs } from '../jobs.ts';
@@ -26,41 +24,15 @@ function demoLine(entry: Record<string, unknown>, messageKey: string): string {
 }
 
 /**
- * The demo's bank settings, so that a charity can give bank details and a run makes its NACHA
- * file: a PAYEE_DATA_KEY generated once beside the demo's database (kept, so details sealed
- * yesterday open today) and sample ACH_* values. Only where none is set, and never in production.
+ * The organisation the demo's charity person claims: Ada's approved donation to it waits for a run.
+ * Its website is at a domain of the `.test` names reserved for testing: the demo writes mail to
+ * files, so the address there gets its confirmation link.
  */
-function demoPayments(config: Config): Config['payments'] | undefined {
-  const path = sqlitePathOf(config.databaseUrl);
-  if (config.production || path === undefined || path === ':memory:' || config.payments.payeeKey !== undefined) return undefined;
-  const keyFile = join(dirname(path), 'demo-payee.key');
-  if (!existsSync(keyFile)) {
-    mkdirSync(dirname(keyFile), { recursive: true });
-    writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
-  }
-  const unset = originatorProblems(config.payments.ach).length > 0;
-  return {
-    ...config.payments,
-    payeeKey: Buffer.from(readFileSync(keyFile, 'utf8').trim(), 'base64'),
-    ...(unset ? { ach: DEMO_ACH } : {}),
-    ...(config.payments.checkAccount === '' ? { checkAccount: '000123456789' } : {}),
-  };
-}
-
-/** Sample originator details (a bank's published test routing numbers): files made with them go nowhere. */
-const DEMO_ACH = {
-  destinationRouting: '091000019',
-  destinationName: 'Demo Bank',
-  originId: '1234567890',
-  originName: 'Almoner Demo',
-  companyId: '1234567890',
-  companyName: 'Almoner Demo',
-  odfiRouting: '011000015',
-};
+export const DEMO_CHARITY = { ein: '911148123', name: 'Mercy Corps', domain: 'mercycorps.demo.test' } as const;
 
 export async function demo(): Promise<void> {
   const loaded = loadConfig();
-  const payments = demoPayments(loaded);
+  const payments = demoPayments(loaded, { create: true });
   const config = payments === undefined ? loaded : Object.freeze({ ...loaded, payments });
   // The demo is watched by a person: one readable line per log entry (production logs stay JSON).
   const log = makeLogger(
@@ -98,6 +70,9 @@ export async function demo(): Promise<void> {
       payments === undefined
         ? ''
         : `Paying charities: a demo PAYEE_DATA_KEY (${join(dirname(sqlitePathOf(config.databaseUrl) ?? ''), 'demo-payee.key')}) and sample ACH_* settings let charities give bank details and runs make NACHA files that go nowhere; set your own before real money.`,
+      `A charity to claim: ${DEMO_CHARITY.name} (EIN ${DEMO_CHARITY.ein}; Ada's approved $100 waits for a payment run). Sign up as finance@${DEMO_CHARITY.domain},`,
+      `  claim it at ${base}/charities/${DEMO_CHARITY.ein}/claim naming its website ${DEMO_CHARITY.domain}. Mail is written to ${config.mailDir}: npx almoner mail list shows each message's links.`,
+      'Paying it: README.md, "Walk the money out" (approve, open a run, submit, print the checks and remittances).',
       'Stop with Ctrl-C.',
       '',
     ].join('\n'),
