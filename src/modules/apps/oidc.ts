@@ -7,7 +7,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+// oidc-provider is loaded when the provider is first made (makeProvider): a command that never signs
+// anyone in does not pay its load (a third of a second).
+import type { default as Provider, Configuration, KoaContextWithOIDC } from 'oidc-provider';
 import type { Deps } from '../../deps.ts';
 import { ALL_SCOPES } from './apps.ts';
 import { hashSecret } from '../../shared/secrets.ts';
@@ -129,8 +131,8 @@ export function buildProvider(deps: Deps, hooks: ProviderHooks): OidcProvider {
 }
 
 async function makeProvider(deps: Deps, hooks: ProviderHooks, issuer: string): Promise<{ provider: Provider; callback: ReturnType<Provider['callback']> }> {
+  const { default: Provider, interactionPolicy } = await import('oidc-provider');
   const { signing, cookies } = await keys(deps);
-
   const policy = interactionPolicy.base();
   // The provider's login is the web app's: whoever is signed in there, and no one when no one is.
   policy.get('login')?.checks.add(

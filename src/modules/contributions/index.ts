@@ -9,7 +9,7 @@ export {
   recordArrivalAudited,
   type Declaration,
 } from './contributions.declarations.ts';
-export { letterPdf, lettersPdf } from './letter.ts';
+export { letterPdf, lettersPdf } from './letters.ts';
 export { correctReceipt, receiptDownload, receiptOf, repairReceipts, type Receipt } from './contributions.receipts.ts';
 export { correctReceivedValue, type Corrected, type ValueCorrection } from './contributions.corrections.ts';
 export { statementDownload, statementPeriod, taxStatement } from './statements.ts';

@@ -1,6 +1,6 @@
 // Receipts (rules §13): what one states, and its PDF. A receipt is built once,
 // when its contribution succeeds, and kept as built: reading it never rebuilds it.
-import { letterPdf } from './letter.ts';
+import { letterPdf } from './letters.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import type { Sponsor } from './rails.ts';
 import { usdOfDollars } from '../../shared/money.ts';
@@ -70,7 +70,7 @@ export function receiptBody(id: number, sponsor: Sponsor, donorName: string, c: 
 
 const usd = (dollars: number) => usdOfDollars(dollars);
 
-export { letterPdf } from './letter.ts';
+export { letterPdf } from './letters.ts';
 
 /** One printable page (US Letter): the sponsor's name at the top, then every statement rules §13 requires. */
 export async function receiptPdf(r: ReceiptBody): Promise<Uint8Array> {
