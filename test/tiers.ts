@@ -35,6 +35,7 @@ export const RELEASE: readonly string[] = [
   'test/client-package.test.ts',
   'test/crash.test.ts',
   'test/e2e.test.ts',
+  'test/personas.test.ts',
   'test/fuzz.test.ts',
   'test/previous-release.test.ts',
   'test/production.test.ts',
