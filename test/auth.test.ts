@@ -93,6 +93,7 @@ const EIN = '261544963';
 const ENDPOINTS: Endpoint[] = [
   { method: 'GET', url: () => '/v1/donations', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: (o) => `/v1/donations/${o.donation_id}`, ...sameEverywhere(missing('donation_not_found')) },
+  { method: 'PATCH', url: (o) => `/v1/donations/${o.donation_id}`, body: { metadata: { ref: 'matrix' } }, ...sameEverywhere(missing('donation_not_found')) },
   { method: 'POST', url: () => '/v1/donations', body: { amount: 10, ein: EIN }, ...sameEverywhere(ok(201)), moves: true },
   // A family member withdraws only their own requests.
   { method: 'DELETE', url: (o) => `/v1/donations/${o.donation_id}`, ...sameEverywhere(missing('donation_not_found')), family: [403, 'role_forbidden'] },
@@ -196,7 +197,7 @@ function neededRole(method: string, url: string): 'family' | 'advisor' | 'organi
   const path = url.split(/[?#]/)[0] as string;
   if (method === 'GET') return 'family';
   if (/^\/v1\/(donations|users\/[^/]+\/donations)$/.test(path) && method === 'POST') return 'family';
-  if (/^\/v1\/donations\/[^/]+$/.test(path) && method === 'DELETE') return 'family';
+  if (/^\/v1\/donations\/[^/]+$/.test(path) && (method === 'DELETE' || method === 'PATCH')) return 'family';
   if (/^\/v1\/gifts\/[^/]+\/(accept|claim|deny)$/.test(path)) return 'family';
   if (
     /^\/v1\/(users\/me|api_keys(\/[^/]+)?|fund\/members\/[^/]+)$/.test(path) &&

@@ -102,8 +102,9 @@ for (const { name: engine } of engines()) {
       const res = await call(env.app, 'PUT', '/v1/donations', { key: user.key });
       assertProblem(res, 405, 'method_not_allowed');
       assert.equal(res.headers.allow, 'GET, POST');
-      const del = await call(env.app, 'PATCH', '/v1/donations/5', { key: user.key });
-      assert.equal(del.headers.allow, 'GET, DELETE');
+      const put = await call(env.app, 'PUT', '/v1/donations/5', { key: user.key });
+      assertProblem(put, 405, 'method_not_allowed');
+      assert.equal(put.headers.allow, 'GET, PATCH, DELETE');
     });
 
     test('409 invalid_transition from the donation state machine', async () => {

@@ -97,6 +97,9 @@ export interface DonationsTable {
   request_expires_at: ColumnType<string | null, string | null | undefined, string | null>;
   decided_by: ColumnType<number | null, number | null | undefined, number | null>;
   decided_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Partner fields (rules §21): the owner's own id for it (unique per owner) and its metadata, a JSON object of strings. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
+  metadata: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface GiftsTable {

@@ -3,6 +3,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../shared/page.ts';
 import { AMOUNT_KEYWORD } from './validation.ts';
 import { DECIMAL8_PATTERN, parseDollars, centsOfDollars } from '../shared/money.ts';
+import { EXTERNAL_ID_MAX, METADATA_KEY_MAX, METADATA_KEYS_MAX, METADATA_VALUE_MAX } from '../shared/partner.ts';
 import { EIN_PATTERN } from '../shared/ein.ts';
 import { assert } from '../shared/assert.ts';
 import { problemCodesOf } from '../shared/problem-codes.ts';
@@ -107,3 +108,20 @@ export function withProblemCodes<T extends { paths?: object }>(doc: T): T {
   }
   return doc;
 }
+
+/** Partner fields (rules §21): the owner's own id for an object, unique per owner and kind. */
+export const ExternalId = Type.String({
+  minLength: 1,
+  maxLength: EXTERNAL_ID_MAX,
+  description: 'Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists)',
+});
+
+/** Metadata given: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed. */
+export const MetadataInput = Type.Record(Type.String(), Type.String({ maxLength: METADATA_VALUE_MAX }), {
+  maxProperties: METADATA_KEYS_MAX,
+  propertyNames: { minLength: 1, maxLength: METADATA_KEY_MAX },
+  description: 'Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed',
+});
+
+/** Metadata answered, to its owner only. */
+export const MetadataOutput = Type.Record(Type.String(), Type.String(), { description: 'Owner only' });

@@ -108,6 +108,7 @@ export const API_ROUTE_ACTIONS: Readonly<Record<string, Action>> = {
   'POST /donations': 'donate',
   'POST /users/:user_id/donations': 'donate',
   'DELETE /donations/:donation_id': 'cancel_donation',
+  'PATCH /donations/:donation_id': 'donate',
   'POST /donations/:donation_id/approve': 'decide_request',
   'POST /donations/:donation_id/decline': 'decide_request',
   'POST /gifts': 'give_gift',

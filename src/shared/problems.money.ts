@@ -87,6 +87,12 @@ export const MONEY_PROBLEMS = {
     'Declare one of the types the message lists.',
     ['POST /v1/contributions'],
   ),
+  external_id_exists: doc(
+    'External id exists',
+    'You gave another object of this kind the same external_id (an app’s own id for it is unique per owner).',
+    'The detail names the one that has it: read it (a retry after a lost answer made it already), or give another id.',
+    ['POST /v1/donations', 'POST /v1/users/{user_id}/donations'],
+  ),
   portfolio_not_chosen: doc(
     'No portfolio chosen',
     'Money is invested in the portfolio the fund chose, and it has chosen none (cash only).',

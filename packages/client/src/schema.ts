@@ -713,12 +713,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's donations (form 2.1), newest first
+         * The caller's donations (form 2.1), newest first; ?external_id= finds the one with your id
          * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
          */
         get: {
             parameters: {
                 query?: {
+                    /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
+                    external_id?: string;
                     /** @description Page number, from 1 */
                     page?: number;
                     /** @description Records per page, 1 to 100 */
@@ -799,7 +801,7 @@ export interface paths {
         put?: never;
         /**
          * Create a donation from the caller's fund
-         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [app_limit_exceeded](/errors/app_limit_exceeded), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible), [non_profit_revoked](/errors/non_profit_revoked), [non_profit_sanctioned](/errors/non_profit_sanctioned), [non_profit_private_foundation](/errors/non_profit_private_foundation), [non_profit_supporting_organization](/errors/non_profit_supporting_organization).
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [app_limit_exceeded](/errors/app_limit_exceeded), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds), [external_id_exists](/errors/external_id_exists), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible), [non_profit_revoked](/errors/non_profit_revoked), [non_profit_sanctioned](/errors/non_profit_sanctioned), [non_profit_private_foundation](/errors/non_profit_private_foundation), [non_profit_supporting_organization](/errors/non_profit_supporting_organization).
          */
         post: {
             parameters: {
@@ -819,6 +821,12 @@ export interface paths {
                         designation?: string;
                         /** @description EIN of the recipient non-profit; 123456789 or 12-3456789 */
                         ein: string;
+                        /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
+                        external_id?: string;
+                        /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** @description Public note shown with the donation */
                         note?: string;
                         /** @description Private memo, never shown to others */
@@ -1049,7 +1057,86 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a donation's metadata (a key set to "" is removed)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [donation_not_found](/errors/donation_not_found).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    donation_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OwnDonation"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/donations/{donation_id}/approve": {
@@ -3798,7 +3885,7 @@ export interface paths {
         put?: never;
         /**
          * Create a donation under the caller's own user path
-         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds), [user_not_found](/errors/user_not_found), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible).
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds), [external_id_exists](/errors/external_id_exists), [user_not_found](/errors/user_not_found), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible).
          */
         post: {
             parameters: {
@@ -3821,6 +3908,12 @@ export interface paths {
                         designation?: string;
                         /** @description EIN of the recipient non-profit; 123456789 or 12-3456789 */
                         ein: string;
+                        /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
+                        external_id?: string;
+                        /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** @description Public note shown with the donation */
                         note?: string;
                         /** @description Private memo, never shown to others */
@@ -5589,6 +5682,7 @@ export interface components {
             created_at: string;
             dedication?: string;
             designation?: string;
+            external_id?: string;
             fund: {
                 id: number;
                 name: string;
@@ -5596,6 +5690,10 @@ export interface components {
             id: number;
             /** Format: date-time */
             mailed_at: string | null;
+            /** @description Owner only */
+            metadata?: {
+                [key: string]: string;
+            };
             non_profit: components["schemas"]["DonationNonProfit"];
             note?: string;
             scheduled_donation_id: number | null;
@@ -5688,9 +5786,15 @@ export interface components {
             dedication?: string;
             /** @description Owner only */
             designation?: string;
+            /** @description Owner only */
+            external_id?: string;
             id: number;
             /** Format: date-time */
             mailed_at: string | null;
+            /** @description Owner only */
+            metadata?: {
+                [key: string]: string;
+            };
             non_profit: components["schemas"]["DonationNonProfit"];
             note?: string;
             /**

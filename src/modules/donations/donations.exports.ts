@@ -8,7 +8,22 @@ import * as store from './donations.store.ts';
 
 const EXPORT_BATCH = 1000;
 
-export const DONATION_CSV_HEADER = ['id', 'created_at', 'status', 'amount', 'ein', 'non_profit', 'note', 'private_memo', 'visibility', 'scheduled_donation_id', 'made_by'] as const;
+/** The columns; partner fields (rules §21) last: the external id, and the metadata as its JSON text. */
+export const DONATION_CSV_HEADER = [
+  'id',
+  'created_at',
+  'status',
+  'amount',
+  'ein',
+  'non_profit',
+  'note',
+  'private_memo',
+  'visibility',
+  'scheduled_donation_id',
+  'made_by',
+  'external_id',
+  'metadata',
+] as const;
 
 /** Every one of the caller's donations matching `f`, newest first, as CSV rows, read a batch at a time; `made_by` names the member who made each (rules §20). */
 export async function* exportDonations(deps: Deps, caller: Caller, f: RowFilters): AsyncGenerator<unknown[]> {
@@ -16,7 +31,21 @@ export async function* exportDonations(deps: Deps, caller: Caller, f: RowFilters
   for (;;) {
     const rows = await store.donationsForExport(deps.db, caller.user_id, f, before, EXPORT_BATCH);
     for (const d of rows)
-      yield [d.id, d.created_at, d.status, centsToDollars(d.amount_cents), d.ein, d.non_profit, d.note, d.private_memo, d.visibility, d.scheduled_donation_id, d.made_by];
+      yield [
+        d.id,
+        d.created_at,
+        d.status,
+        centsToDollars(d.amount_cents),
+        d.ein,
+        d.non_profit,
+        d.note,
+        d.private_memo,
+        d.visibility,
+        d.scheduled_donation_id,
+        d.made_by,
+        d.external_id,
+        d.metadata,
+      ];
     if (rows.length < EXPORT_BATCH) return;
     before = rows.at(-1)?.id;
   }

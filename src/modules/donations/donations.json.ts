@@ -7,6 +7,7 @@
 // only a row's own fields per row. The text is the schema serializer's to the
 // byte: donations.json.test.ts compares the two on random pages.
 import type { Deps } from '../../deps.ts';
+import { metadataOf } from '../../shared/partner.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import { assert } from '../../shared/assert.ts';
 import type { Page } from '../../shared/page.ts';
@@ -40,6 +41,13 @@ function nullable(value: string | null): string {
   return value === null ? 'null' : text(value);
 }
 
+/** Stored metadata (rules §21) as the serializer writes an object of strings. */
+function metadataText(stored: string): string {
+  return `{${Object.entries(metadataOf(stored))
+    .map(([key, value]) => `${text(key)}:${text(value)}`)
+    .join(',')}}`;
+}
+
 /** `{"items":[...],"meta":{...}}` of form 2.1, as the route's response schema (OwnDonationPage) writes the page of ownListForm's objects. */
 export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly DonationRecord[], meta: Page<unknown>['meta']): string {
   // A page's rows share a few funds and one owner (donations.store.ts withOwners).
@@ -70,7 +78,8 @@ export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly 
       // The serializer writes the optional properties after the required ones, in the schema's order;
       // the donor's choices only when made (donations.view.ts donorChoices).
       `${r.note === null ? '' : `,"note":${text(r.note)}`}${r.share === 'name' ? '' : `,"share":${text(r.share)}`}` +
-      `${r.designation === null ? '' : `,"designation":${text(r.designation)}`}${r.dedication === null ? '' : `,"dedication":${text(r.dedication)}`}}`;
+      `${r.designation === null ? '' : `,"designation":${text(r.designation)}`}${r.dedication === null ? '' : `,"dedication":${text(r.dedication)}`}` +
+      `${r.external_id === null ? '' : `,"external_id":${text(r.external_id)}`}${r.metadata === null ? '' : `,"metadata":${metadataText(r.metadata)}`}}`;
   }
   return `${json}],"meta":{"count":${integer(meta.count)},"page":${integer(meta.page)},"last":${integer(meta.last)}}}`;
 }

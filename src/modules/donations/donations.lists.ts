@@ -1,11 +1,13 @@
 // The lists of a user's donations (form 2.1 for the owner, 2.3 for others), newest first, a page
 // at a time: the first pages read as lookups, a deep one on the pool.
 import type { Deps } from '../../deps.ts';
+import { notFound } from '../../shared/errors.ts';
 import type { Db } from '../../db/database.ts';
 import { offsetOf, pageMeta, toPage, type Page, type PageRequest } from '../../shared/page.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { visibleUser } from '../users/index.ts';
 import * as store from './donations.store.ts';
+import * as partner from './donations.partner.store.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 import { ownDonationPageJson } from './donations.json.ts';
 import { authorize } from '../../shared/policy.ts';
@@ -94,4 +96,32 @@ export async function donationQueue(deps: Deps, book: Book, status: DonationStat
     non_profit: r.non_profit,
     screening: r.diligence,
   }));
+}
+
+export async function getOwnDonation(deps: Deps, caller: Caller, donationId: number) {
+  authorize(caller, 'read');
+  const record = await store.findDonation(deps.db, caller.book, donationId);
+  if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
+  return ownListForm(deps, await cardsFor(deps, [record]), record);
+}
+
+/** Many donations of a book in their owners' form (form 2.1), by id, read at once: what a batch of notifications carries. */
+export async function ownDonationForms(deps: Deps, book: Book, ids: readonly number[]): Promise<Map<number, { user_id: number; form: ReturnType<typeof ownListForm> }>> {
+  const records = await store.findDonations(deps.db, book, ids);
+  const cards = await cardsFor(deps, records);
+  return new Map(records.map((r) => [r.id, { user_id: r.user_id, form: ownListForm(deps, cards, r) }]));
+}
+
+/** The caller's donation with this external id (rules §21), as a page of one, or of none. */
+export async function ownDonationsByExternalId(deps: Deps, caller: Caller, externalId: string) {
+  authorize(caller, 'read');
+  const id = await partner.donationByExternalId(deps.db, caller.user_id, externalId);
+  const record = id === undefined ? undefined : await store.findDonation(deps.db, caller.book, id);
+  const rows = record === undefined ? [] : [record];
+  const cards = await cardsFor(deps, rows);
+  return toPage(
+    rows.map((r) => ownListForm(deps, cards, r)),
+    rows.length,
+    { page: 1, per_page: 1 },
+  );
 }

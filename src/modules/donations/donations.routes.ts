@@ -11,7 +11,8 @@ import * as service from './donations.service.ts';
 import { decideRequest } from './donations.requests.ts';
 import { DONATION_CSV_HEADER, exportDonations } from './donations.exports.ts';
 import * as lists from './donations.lists.ts';
-import { CreateDonationBody, DeclineBody, DonationIdParams, OwnDonationPage, UserDonationPage } from './donations.schema.ts';
+import { CreateDonationBody, DeclineBody, DonationIdParams, OwnDonationPage, OwnDonationsQuery, UpdateDonationBody, UserDonationPage } from './donations.schema.ts';
+import { updateDonationMetadata } from './donations.partner.ts';
 
 type CreateBody = { amount: number; ein: string; note?: string; private_memo?: string; visibility?: 'public' | 'private' };
 
@@ -35,9 +36,15 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/donations',
       {
-        schema: { tags, summary: "The caller's donations (form 2.1), newest first", querystring: PageQuery, response: withProblems({ 200: OwnDonationPage }) },
+        schema: {
+          tags,
+          summary: "The caller's donations (form 2.1), newest first; ?external_id= finds the one with your id",
+          querystring: OwnDonationsQuery,
+          response: withProblems({ 200: OwnDonationPage }),
+        },
       },
       async (request, reply) => {
+        if (request.query.external_id !== undefined) return lists.ownDonationsByExternalId(deps, request.caller, request.query.external_id);
         // rules §13: Accept: text/csv gives every row matching ?from=&to=&status=, streamed.
         if (wantsCsv(request)) {
           const filters = exportFilters(request.query as Record<string, unknown>, DONATION_STATUSES);
@@ -54,7 +61,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: { tags, summary: "One of the caller's donations (form 2.1)", params: DonationIdParams, response: withProblems({ 200: Type.Ref('OwnDonation') }) },
       },
-      async (request) => service.getOwnDonation(deps, request.caller, request.params.donation_id),
+      async (request) => lists.getOwnDonation(deps, request.caller, request.params.donation_id),
     );
 
     app.post(
@@ -66,6 +73,20 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         const donation = await service.createDonation(deps, request.caller, newDonation(request.body), request.idempotency);
         return sendAnswer(reply, created(donation));
       },
+    );
+
+    app.patch(
+      '/donations/:donation_id',
+      {
+        schema: {
+          tags,
+          summary: 'Change a donation\'s metadata (a key set to "" is removed)',
+          params: DonationIdParams,
+          body: UpdateDonationBody,
+          response: withProblems({ 200: Type.Ref('OwnDonation') }),
+        },
+      },
+      async (request) => updateDonationMetadata(deps, request.caller, request.params.donation_id, request.body.metadata),
     );
 
     app.delete(
@@ -91,7 +112,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         await decideRequest(deps, request.caller, request.params.donation_id, { approve: true });
-        return service.getOwnDonation(deps, request.caller, request.params.donation_id);
+        return lists.getOwnDonation(deps, request.caller, request.params.donation_id);
       },
     );
 
@@ -108,7 +129,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         await decideRequest(deps, request.caller, request.params.donation_id, { approve: false, reason: request.body.reason });
-        return service.getOwnDonation(deps, request.caller, request.params.donation_id);
+        return lists.getOwnDonation(deps, request.caller, request.params.donation_id);
       },
     );
 

@@ -1,6 +1,6 @@
 // The HTTP contract of donations (spec 2.1, 2.3, 4.2; rules §8).
 import { Type } from '@sinclair/typebox';
-import { Amount, IsoDate, Nullable, NullableIsoDate, Paged, StringEnum, Ein, Id } from '../../http/schemas.ts';
+import { Amount, ExternalId, IsoDate, MetadataInput, MetadataOutput, Nullable, NullableIsoDate, PageQuery, Paged, StringEnum, Ein, Id } from '../../http/schemas.ts';
 import { BookQuery } from '../../http/operator.ts';
 import { DEDICATION_MAX, DESIGNATION_MAX, DONATION_EVENTS, DONATION_STATUSES, SHARES, VISIBILITIES } from './donations.ts';
 
@@ -18,9 +18,17 @@ export const CreateDonationBody = Type.Object(
     share: Type.Optional(Share),
     designation: Type.Optional(Type.String({ maxLength: DESIGNATION_MAX, description: 'What the donation is for: on the remittance to the charity, shown to you only' })),
     dedication: Type.Optional(Type.String({ maxLength: DEDICATION_MAX, description: 'In honour or memory of: on the remittance to the charity, shown to you only' })),
+    external_id: Type.Optional(ExternalId),
+    metadata: Type.Optional(MetadataInput),
   },
   { additionalProperties: false },
 );
+
+/** The own list's query: a page, or the one donation with an external id (rules §21); CSV exports add their filters. */
+export const OwnDonationsQuery = Type.Object({ ...PageQuery.properties, external_id: Type.Optional(ExternalId) }, { additionalProperties: true });
+
+/** A change to a donation of the caller's: its metadata (a key set to "" is removed). */
+export const UpdateDonationBody = Type.Object({ metadata: MetadataInput }, { additionalProperties: false });
 
 /** Form 2.1. */
 export const OwnDonation = Type.Object(
@@ -39,6 +47,8 @@ export const OwnDonation = Type.Object(
     share: Type.Optional(Share),
     designation: Type.Optional(Type.String()),
     dedication: Type.Optional(Type.String()),
+    external_id: Type.Optional(Type.String()),
+    metadata: Type.Optional(MetadataOutput),
   },
   { $id: 'OwnDonation' },
 );
@@ -58,6 +68,8 @@ export const UserDonation = Type.Object(
     share: Type.Optional(Share),
     designation: Type.Optional(Type.String({ description: 'Owner only' })),
     dedication: Type.Optional(Type.String({ description: 'Owner only' })),
+    external_id: Type.Optional(Type.String({ description: 'Owner only' })),
+    metadata: Type.Optional(MetadataOutput),
   },
   { $id: 'UserDonation' },
 );

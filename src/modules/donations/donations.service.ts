@@ -30,8 +30,9 @@ import { FundBatches } from './donations.batches.ts';
 import { SimpleDonationWriter, type DonationWriter, type WriterStats } from './donations.writer.ts';
 import { insertHeld, type HeldDonation } from './donations.held.ts';
 import { givesByRequest, insertRequest, mayCancel } from './donations.requests.ts';
-import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
+import { cardsFor, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 import { authorize } from '../../shared/policy.ts';
+import { partnerColumns, withExternalId } from './donations.partner.ts';
 
 declare module '../../deps.ts' {
   interface Runtime {
@@ -60,6 +61,9 @@ export interface NewDonation {
   share?: Share;
   designation?: string;
   dedication?: string;
+  /** Partner fields (rules §21): the owner's own id for it, and its metadata. */
+  external_id?: string;
+  metadata?: unknown;
 }
 
 /**
@@ -78,9 +82,12 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   const visibility = input.visibility ?? 'public';
   // An app's donation counts against the monthly limit its donor set (ADR 16), given back if it is not made.
   // A family member's donation is a request (rules §20): no money held, so nothing an app's limit counts.
-  const made = givesByRequest(caller)
-    ? await insertRequest(deps, caller, ein, donationRow(caller, input, note, visibility), claim)
-    : await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility, claim));
+  const partner = partnerColumns(input);
+  const made = await withExternalId(deps, caller.user_id, partner.external_id, async () =>
+    givesByRequest(caller)
+      ? await insertRequest(deps, caller, ein, donationRow(caller, input, note, visibility), claim)
+      : await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility, claim)),
+  );
   // The answer from what was written: reading it back cost four more statements.
   const card = cardOfNonProfit(deps.config.publicUrl, made.nonProfit);
   return ownUserScopedForm(new Map([[made.nonProfit.id, card]]), {
@@ -96,6 +103,7 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
     share: input.share ?? 'name',
     designation: input.designation ?? null,
     dedication: input.dedication ?? null,
+    ...partner,
   });
 }
 
@@ -114,6 +122,7 @@ function donationRow(caller: Caller, input: NewDonation, note: string | null, vi
     share: input.share ?? 'name',
     designation: input.designation ?? null,
     dedication: input.dedication ?? null,
+    ...partnerColumns(input),
   };
 }
 
@@ -237,20 +246,6 @@ export async function getCreatedDonation(deps: Deps, caller: Caller, donationId:
   const record = await store.findDonation(deps.db, caller.book, donationId);
   if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
   return ownUserScopedForm(await cardsFor(deps, [record]), record);
-}
-
-export async function getOwnDonation(deps: Deps, caller: Caller, donationId: number) {
-  authorize(caller, 'read');
-  const record = await store.findDonation(deps.db, caller.book, donationId);
-  if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
-  return ownListForm(deps, await cardsFor(deps, [record]), record);
-}
-
-/** Many donations of a book in their owners' form (form 2.1), by id, read at once: what a batch of notifications carries. */
-export async function ownDonationForms(deps: Deps, book: Book, ids: readonly number[]): Promise<Map<number, { user_id: number; form: ReturnType<typeof ownListForm> }>> {
-  const records = await store.findDonations(deps.db, book, ids);
-  const cards = await cardsFor(deps, records);
-  return new Map(records.map((r) => [r.id, { user_id: r.user_id, form: ownListForm(deps, cards, r) }]));
 }
 
 /** One donation of a user, as listUserDonations shows it. Throws user_not_found, donation_not_found. */

@@ -35,6 +35,8 @@ const PAGE_COLUMNS = [
   'dedication',
   'actor_id',
   'cancelled_at',
+  'external_id',
+  'metadata',
 ] as const;
 
 function donationRows(db: Db | Trx) {
@@ -153,6 +155,9 @@ export type NewDonationRow = Pick<
   /** The member who made it (rules §20), and a request's lapse. */
   actor_id?: number | null;
   request_expires_at?: string | null;
+  /** Partner fields (rules §21): the owner's id for it, and its metadata as JSON text. */
+  external_id?: string | null;
+  metadata?: string | null;
 };
 
 /** Inserts one donation (a gift's claim) and counts it: the statements of a batch, for one. */
@@ -184,6 +189,8 @@ const DONATION_COLUMNS = [
   'dedication',
   'actor_id',
   'request_expires_at',
+  'external_id',
+  'metadata',
 ] as const;
 
 /** A user's counts are added to what they were. */
@@ -223,6 +230,8 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
         d.dedication ?? null,
         d.actor_id ?? null,
         d.request_expires_at ?? null,
+        d.external_id ?? null,
+        d.metadata ?? null,
       ]),
     ),
     // Every user's count in one statement (each user once, so one row per key).
@@ -323,6 +332,8 @@ export async function donationsForExport(db: Db, userId: number, f: RowFilters, 
       'd.visibility',
       'd.scheduled_donation_id',
       'a.name as made_by',
+      'd.external_id',
+      'd.metadata',
     ])
     .where('d.user_id', '=', userId);
   if (beforeId !== undefined) q = q.where('d.id', '<', beforeId);

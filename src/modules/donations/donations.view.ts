@@ -1,6 +1,7 @@
 // Donation records -> the JSON forms of the spec (2.1, 2.2, 2.3 and the
 // owner's 2.3 + amount + visibility of rules §8).
 import type { Deps } from '../../deps.ts';
+import { metadataOf } from '../../shared/partner.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import { assert } from '../../shared/assert.ts';
 import { avatarUrl } from '../users/index.ts';
@@ -20,7 +21,20 @@ export function cardsFor(deps: Deps, records: readonly DonationRecord[]): Promis
 /** What forms 2.3 show of a donation. */
 type Shown = Pick<
   DonationRecord,
-  'id' | 'user_id' | 'status' | 'note' | 'created_at' | 'mailed_at' | 'non_profit_id' | 'amount_cents' | 'visibility' | 'share' | 'designation' | 'dedication'
+  | 'id'
+  | 'user_id'
+  | 'status'
+  | 'note'
+  | 'created_at'
+  | 'mailed_at'
+  | 'non_profit_id'
+  | 'amount_cents'
+  | 'visibility'
+  | 'share'
+  | 'designation'
+  | 'dedication'
+  | 'external_id'
+  | 'metadata'
 >;
 
 function cardOf(cards: Cards, r: Shown): NonProfitCard {
@@ -69,6 +83,13 @@ export function ownUserScopedForm(cards: Cards, r: Shown) {
  * The owner's choices of what the charity learns (rules §17), never in a form others see; each only
  * when made (the default share, `name`, and no designation or dedication leave the spec's form as it is).
  */
-function donorChoices(r: Pick<Shown, 'share' | 'designation' | 'dedication'>) {
-  return { share: r.share === 'name' ? undefined : r.share, designation: r.designation ?? undefined, dedication: r.dedication ?? undefined };
+function donorChoices(r: Pick<Shown, 'share' | 'designation' | 'dedication' | 'external_id' | 'metadata'>) {
+  return {
+    share: r.share === 'name' ? undefined : r.share,
+    designation: r.designation ?? undefined,
+    dedication: r.dedication ?? undefined,
+    // Partner fields (rules §21): the owner's, never in a form others see.
+    external_id: r.external_id ?? undefined,
+    metadata: r.metadata === null ? undefined : metadataOf(r.metadata),
+  };
 }

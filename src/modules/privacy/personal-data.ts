@@ -39,9 +39,9 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   directory_vocabulary: { personal: [], forget: 'the directory' },
   donation_counts: { personal: [], forget: 'counts: their public count becomes 0' },
   donations: {
-    personal: ['note', 'private_memo', 'designation', 'dedication'],
+    personal: ['note', 'private_memo', 'designation', 'dedication', 'metadata'],
     notPersonal: ['rejection_reason'],
-    forget: 'notes, memos, designations and dedications removed, made private and anonymous to the charity; amounts kept',
+    forget: 'notes, memos, designations, dedications and metadata removed, made private and anonymous to the charity; amounts kept',
   },
   events: { personal: [], notPersonal: ['data'], forget: 'statuses and ids only: kept' },
   follows: { personal: [], forget: 'deleted, both ways' },

@@ -111,7 +111,7 @@ export async function pseudonymise(trx: Trx, ids: readonly number[], emails: rea
     .execute();
   await trx
     .updateTable('donations')
-    .set({ note: null, private_memo: null, designation: null, dedication: null, share: 'anonymous', visibility: 'private' })
+    .set({ note: null, private_memo: null, designation: null, dedication: null, metadata: null, share: 'anonymous', visibility: 'private' })
     .where('user_id', 'in', ids)
     .execute();
   // Private now, so others count none of them (the lists' meta.count; almoner check recounts it).
