@@ -117,6 +117,7 @@ const ENDPOINTS: Endpoint[] = [
   },
   { method: 'GET', url: () => '/v1/gifts', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: (o) => `/v1/gifts/${o.gift_code}`, ...sameEverywhere(missing('gift_not_found')) },
+  { method: 'PATCH', url: (o) => `/v1/gifts/${o.gift_code}`, body: { metadata: { ref: 'matrix' } }, ...sameEverywhere(missing('gift_not_found')) },
   { method: 'POST', url: () => '/v1/gifts', body: { name: 'X', amount: 18 }, ...sameEverywhere(ok(201)), moves: true },
   { method: 'POST', url: (o) => `/v1/gifts/${o.gift_code}/accept`, other: ok(200), testOnLive: missing('gift_not_found'), liveOnTest: missing('gift_not_found') },
   {
@@ -207,7 +208,7 @@ function neededRole(method: string, url: string): 'family' | 'advisor' | 'organi
     return path.startsWith('/v1/fund/members/') && method === 'PATCH' ? 'organizer' : 'family';
   }
   if (
-    /^\/v1\/(donations\/[^/]+\/(approve|decline)|gifts|contributions(\/[^/]+)?|scheduled_donations(\/[^/]+)?|users\/me\/allocation(\/exchange|\/investments)?|webhook_endpoints(\/.*)?|sandbox\/.*)$/.test(
+    /^\/v1\/(donations\/[^/]+\/(approve|decline)|gifts(\/[^/]+)?|contributions(\/[^/]+)?|scheduled_donations(\/[^/]+)?|users\/me\/allocation(\/exchange|\/investments)?|webhook_endpoints(\/.*)?|sandbox\/.*)$/.test(
       path,
     )
   )

@@ -106,4 +106,54 @@ describeEachEngine('partner fields on donations', (env) => {
     const row = rows.find((r) => r.id === String(made.body.id));
     assert.deepEqual([row?.external_id, JSON.parse(row?.metadata ?? '{}')], ['order-1', { campaign: 'spring', source: 'giving wheel' }]);
   });
+
+  test("a giver's own ids and metadata on gifts: made, replayed, found, changed; never what the recipient sees", async () => {
+    const { app, deps } = env();
+    const giver = await makeUser(deps, { name: 'Gil Giver' });
+    const recipient = await makeUser(deps, { name: 'Rae Recipient' });
+    await fund(deps, giver, 1_000_00);
+    const tokens = await connectApp(deps, giver.user_id, { scopes: ['read', 'gifts'] });
+    const headers = { authorization: `Bearer ${tokens.accessToken}` };
+    const give = (body: Record<string, unknown>) => call(app, 'POST', '/v1/gifts', { headers, body: { name: 'Rae', amount: 20, ...body } });
+
+    const made = await give({ external_id: 'wheel-7', metadata: { spin: '7' } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.deepEqual([made.body.external_id, made.body.metadata], ['wheel-7', { spin: '7' }]);
+    let before = await fingerprint(deps);
+    const again = await give({ external_id: 'wheel-7' });
+    assert.deepEqual([again.status, again.body.code], [409, 'external_id_exists']);
+    assert.match(again.body.detail, new RegExp(`gift ${made.body.code} `));
+    assert.deepEqual(await fingerprint(deps), before, 'the replay held nothing');
+    const racing = await Promise.all(Array.from({ length: 4 }, () => give({ external_id: 'wheel-8' })));
+    assert.deepEqual(racing.map((r) => r.status).sort(), [201, 409, 409, 409]);
+
+    const found = await call(app, 'GET', '/v1/gifts?external_id=wheel-7', { headers });
+    assert.deepEqual(
+      found.body.items.map((g: { code: string }) => g.code),
+      [made.body.code],
+    );
+    const changed = await call(app, 'PATCH', `/v1/gifts/${made.body.code}`, { headers, body: { metadata: { spin: '', prize: 'tea' } } });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.deepEqual(changed.body.metadata, { prize: 'tea' });
+
+    before = await fingerprint(deps);
+    for (const body of [{ metadata: { k: 5 } }, { metadata: { ['k'.repeat(41)]: 'v' } }]) {
+      const res = await call(app, 'PATCH', `/v1/gifts/${made.body.code}`, { headers, body });
+      assert.deepEqual([res.status, res.body.code], [422, 'validation_failed'], JSON.stringify(body));
+    }
+    const notTheirs = await call(app, 'PATCH', `/v1/gifts/${made.body.code}`, { key: recipient.key, body: { metadata: { k: 'v' } } });
+    assert.deepEqual([notTheirs.status, notTheirs.body.code], [404, 'gift_not_found']);
+    assert.deepEqual(await fingerprint(deps), before, 'nothing refused was written');
+
+    // The recipient's answer is the gift's form without the giver's fields.
+    const accepted = await call(app, 'POST', `/v1/gifts/${made.body.code}/accept`, { key: recipient.key });
+    assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+    assert.deepEqual([accepted.body.external_id, accepted.body.metadata], [undefined, undefined]);
+    // The giver's delivery of the change carries them.
+    const events = (await call(app, 'GET', '/v1/events', { key: giver.key })).body.items as Array<{ id: number; type: string }>;
+    const updated = events.find((e) => e.type === 'gift.updated');
+    assert.ok(updated !== undefined);
+    const payload = JSON.parse((await call(app, 'GET', `/v1/events/${updated.id}/delivery`, { key: giver.key })).body.body) as { data: { external_id: string } };
+    assert.equal(payload.data.external_id, 'wheel-7');
+  });
 });

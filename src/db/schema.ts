@@ -125,6 +125,9 @@ export interface GiftsTable {
   app_connection_id: number | null;
   /** The member who sent it (rules §20). */
   actor_id: ActorColumn;
+  /** Partner fields (rules §21): the giver's own id for it (unique per giver) and its metadata, a JSON object of strings. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
+  metadata: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface LedgerAccountsTable {

@@ -1,7 +1,7 @@
 // Partner fields (docs/rules.md §21): the id an app (or a donor) keeps for an object, and string
 // metadata on it, Stripe's limits: at most 50 keys of 1 to 40 characters, values of at most 500.
 // Stored as JSON text; a change sets keys, and a key set to "" removes it. No I/O here.
-import { fieldErrors } from './errors.ts';
+import { conflict, fieldErrors } from './errors.ts';
 
 export const EXTERNAL_ID_MAX = 255;
 export const METADATA_KEYS_MAX = 50;
@@ -53,4 +53,35 @@ export function externalIdOf(value: string | undefined): string | null {
   if (value.length < 1 || value.length > EXTERNAL_ID_MAX)
     throw fieldErrors([{ field: 'external_id', code: 'validation_failed', message: `must be 1 to ${EXTERNAL_ID_MAX} characters` }]);
   return value;
+}
+
+/** An object's partner fields as given on create, checked, as stored. Throws validation_failed. */
+export function partnerColumns(input: { external_id?: string; metadata?: unknown }): { external_id: string | null; metadata: string | null } {
+  return { external_id: externalIdOf(input.external_id), metadata: metadataToStore(input.metadata) };
+}
+
+/** How one kind of object keeps its external ids: its name in messages, the owner's object that has one, and whether an error is the unique index's refusal. */
+export interface ExternalIds {
+  kind: string;
+  holder: (externalId: string) => Promise<number | string | undefined>;
+  isTaken: (error: unknown) => boolean;
+}
+
+/**
+ * Runs `make` (which creates the owner's object with `externalId`) unless the owner has one with
+ * it: then, or when one made at the same moment took it first (the unique index), 409
+ * external_id_exists naming that object.
+ */
+export async function withExternalId<T>(ids: ExternalIds, externalId: string | null, make: () => Promise<T>): Promise<T> {
+  if (externalId === null) return make();
+  const taken = (holder: number | string) => conflict('external_id_exists', `${ids.kind} ${holder} has the external_id ${JSON.stringify(externalId)} already`);
+  const existing = await ids.holder(externalId);
+  if (existing !== undefined) throw taken(existing);
+  try {
+    return await make();
+  } catch (error) {
+    const first = ids.isTaken(error) ? await ids.holder(externalId) : undefined;
+    if (first !== undefined) throw taken(first);
+    throw error;
+  }
 }

@@ -112,6 +112,7 @@ export const API_ROUTE_ACTIONS: Readonly<Record<string, Action>> = {
   'POST /donations/:donation_id/approve': 'decide_request',
   'POST /donations/:donation_id/decline': 'decide_request',
   'POST /gifts': 'give_gift',
+  'PATCH /gifts/:code': 'give_gift',
   'POST /gifts/:code/accept': 'answer_gift',
   'POST /gifts/:code/claim': 'answer_gift',
   'POST /gifts/:code/deny': 'answer_gift',

@@ -2036,12 +2036,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's gifts, newest first
+         * The caller's gifts, newest first; ?external_id= finds the one with your id
          * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
          */
         get: {
             parameters: {
                 query?: {
+                    /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
+                    external_id?: string;
                     /** @description Page number, from 1 */
                     page?: number;
                     /** @description Records per page, 1 to 100 */
@@ -2122,7 +2124,7 @@ export interface paths {
         put?: never;
         /**
          * Create a gift; its amount is held from the caller's available balance
-         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [app_limit_exceeded](/errors/app_limit_exceeded), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds).
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [app_limit_exceeded](/errors/app_limit_exceeded), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds), [external_id_exists](/errors/external_id_exists).
          */
         post: {
             parameters: {
@@ -2141,8 +2143,14 @@ export interface paths {
                          * @description Where to notify the recipient; stored, never returned
                          */
                         email?: string;
+                        /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
+                        external_id?: string;
                         /** @description Shown to the recipient */
                         message?: string;
+                        /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** @description Beneficiary of the gift */
                         name: string;
                     };
@@ -2294,7 +2302,86 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change one of the caller's gifts' metadata (a key set to "" is removed)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [gift_not_found](/errors/gift_not_found).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    code: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Gift"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/gifts/{code}/accept": {
@@ -5648,7 +5735,13 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             ein: string | null;
+            /** @description The giver’s only */
+            external_id?: string;
             message: string | null;
+            /** @description Owner only */
+            metadata?: {
+                [key: string]: string;
+            };
             /** @description Beneficiary of the gift */
             name: string;
             seen: boolean;

@@ -32,7 +32,8 @@ import { insertHeld, type HeldDonation } from './donations.held.ts';
 import { givesByRequest, insertRequest, mayCancel } from './donations.requests.ts';
 import { cardsFor, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 import { authorize } from '../../shared/policy.ts';
-import { partnerColumns, withExternalId } from './donations.partner.ts';
+import { donationIds } from './donations.partner.ts';
+import { partnerColumns, withExternalId } from '../../shared/partner.ts';
 
 declare module '../../deps.ts' {
   interface Runtime {
@@ -83,7 +84,7 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   // An app's donation counts against the monthly limit its donor set (ADR 16), given back if it is not made.
   // A family member's donation is a request (rules §20): no money held, so nothing an app's limit counts.
   const partner = partnerColumns(input);
-  const made = await withExternalId(deps, caller.user_id, partner.external_id, async () =>
+  const made = await withExternalId(donationIds(deps, caller.user_id), partner.external_id, async () =>
     givesByRequest(caller)
       ? await insertRequest(deps, caller, ein, donationRow(caller, input, note, visibility), claim)
       : await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility, claim)),

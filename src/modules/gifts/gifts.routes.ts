@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { CreateGiftBody } from './gifts.schema.ts';
+import { CreateGiftBody, GiftsQuery, UpdateGiftBody } from './gifts.schema.ts';
+import { updateGiftMetadata } from './gifts.partner.ts';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
-import { checkedCents, PageQuery, Paged, withProblems, Ein } from '../../http/schemas.ts';
+import { checkedCents, Paged, withProblems, Ein } from '../../http/schemas.ts';
 import * as service from './gifts.service.ts';
 
 /** A new gift's answer: its POST's, and a replay's of the same Idempotency-Key. */
@@ -25,9 +26,31 @@ export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/gifts',
       {
-        schema: { tags, summary: "The caller's gifts, newest first", querystring: PageQuery, response: withProblems({ 200: Paged(Type.Ref('Gift')) }) },
+        schema: {
+          tags,
+          summary: "The caller's gifts, newest first; ?external_id= finds the one with your id",
+          querystring: GiftsQuery,
+          response: withProblems({ 200: Paged(Type.Ref('Gift')) }),
+        },
       },
-      async (request, reply) => listPage(request, reply, (page) => service.listGifts(deps, request.caller, page)),
+      async (request, reply) =>
+        request.query.external_id !== undefined
+          ? service.giftsByExternalId(deps, request.caller, request.query.external_id)
+          : listPage(request, reply, (page) => service.listGifts(deps, request.caller, page)),
+    );
+
+    app.patch(
+      '/gifts/:code',
+      {
+        schema: {
+          tags,
+          summary: 'Change one of the caller\'s gifts\' metadata (a key set to "" is removed)',
+          params: Type.Object({ code: Type.String({ format: 'uuid' }) }),
+          body: UpdateGiftBody,
+          response: withProblems({ 200: Type.Ref('Gift') }),
+        },
+      },
+      async (request) => service.getGift(deps, request.caller, await updateGiftMetadata(deps, request.caller, request.params.code, request.body.metadata)),
     );
 
     app.get(

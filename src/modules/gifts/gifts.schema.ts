@@ -1,6 +1,6 @@
 // The HTTP contract's shapes of gifts: what its routes take and answer (and the OpenAPI document shows).
 import { Type } from '@sinclair/typebox';
-import { Amount, IsoDate, Nullable, StringEnum } from '../../http/schemas.ts';
+import { Amount, ExternalId, IsoDate, MetadataInput, MetadataOutput, Nullable, PageQuery, StringEnum } from '../../http/schemas.ts';
 import { GIFT_STATUSES } from './gifts.ts';
 
 export const Gift = Type.Object(
@@ -16,6 +16,8 @@ export const Gift = Type.Object(
     created_at: IsoDate,
     claimed: Type.Boolean(),
     url: Type.String({ description: 'Shareable URL of the gift' }),
+    external_id: Type.Optional(Type.String({ description: 'The giver’s only' })),
+    metadata: Type.Optional(MetadataOutput),
   },
   { $id: 'Gift' },
 );
@@ -26,6 +28,14 @@ export const CreateGiftBody = Type.Object(
     amount: Amount(18, 'Gift amount'),
     message: Type.Optional(Type.String({ maxLength: 1000, description: 'Shown to the recipient' })),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 320, description: 'Where to notify the recipient; stored, never returned' })),
+    external_id: Type.Optional(ExternalId),
+    metadata: Type.Optional(MetadataInput),
   },
   { additionalProperties: false },
 );
+
+/** The giver's list: a page, or the one gift with an external id (rules §21). */
+export const GiftsQuery = Type.Object({ ...PageQuery.properties, external_id: Type.Optional(ExternalId) }, { additionalProperties: true });
+
+/** A change to one of the giver's gifts: its metadata (a key set to "" is removed). */
+export const UpdateGiftBody = Type.Object({ metadata: MetadataInput }, { additionalProperties: false });

@@ -26,14 +26,20 @@ import {
   pageOfGifts,
   type Gift,
   type GiftEnd,
+  giftByExternalId,
 } from './gifts.store.ts';
 import { authorize } from '../../shared/policy.ts';
+import { partnerColumns, withExternalId } from '../../shared/partner.ts';
+import { giftIds, giverFields } from './gifts.partner.ts';
 
 export interface NewGift {
   name: string;
   amount_cents: number;
   message?: string;
   email?: string;
+  /** Partner fields (rules §21). */
+  external_id?: string;
+  metadata?: unknown;
 }
 
 function giftForm(deps: Deps, g: Gift) {
@@ -61,12 +67,21 @@ export async function createGift(deps: Deps, caller: Caller, input: NewGift, cla
   assertSafeInteger(input.amount_cents, 'gift amount');
   assert(input.amount_cents >= GIFT_MIN_CENTS, 'the route enforces the minimum');
   const code = deps.ids.uuid();
+  const partner = partnerColumns(input);
   // An app's gift counts against the monthly limit its donor set (ADR 16), given back if it is not made.
-  await spendingAsApp(deps, caller, input.amount_cents, () => insertHeldGift(deps, caller, input, code, claim));
+  await withExternalId(giftIds(deps, caller.user_id), partner.external_id, () =>
+    spendingAsApp(deps, caller, input.amount_cents, () => insertHeldGift(deps, caller, { ...input, ...partner }, code, claim)),
+  );
   return getGift(deps, caller, code);
 }
 
-function insertHeldGift(deps: Deps, caller: Caller, input: NewGift, code: string, claim: IdempotencyClaim | undefined): Promise<void> {
+function insertHeldGift(
+  deps: Deps,
+  caller: Caller,
+  input: Omit<NewGift, 'external_id' | 'metadata'> & { external_id: string | null; metadata: string | null },
+  code: string,
+  claim: IdempotencyClaim | undefined,
+): Promise<void> {
   return deps.db.transaction().execute(async (trx) => {
     const accounts = await lockFundAccounts(trx, caller.fund_id);
     if (accounts.balances.available_cents < input.amount_cents) {
@@ -92,6 +107,8 @@ function insertHeldGift(deps: Deps, caller: Caller, input: NewGift, code: string
       created_at: at,
       updated_at: at,
       app_connection_id: caller.app?.connection_id ?? null,
+      external_id: input.external_id,
+      metadata: input.metadata,
     });
     await postEntry(
       trx,
@@ -139,14 +156,22 @@ export async function getGift(deps: Deps, caller: Caller, code: string) {
   authorize(caller, 'read');
   const gift = await findGift(deps.db, caller, code);
   if (gift.user_id !== caller.user_id) throw notFound('gift_not_found', `no gift ${code}`);
-  return giftForm(deps, gift);
+  return { ...giftForm(deps, gift), ...giverFields(gift) };
+}
+
+/** The caller's gift with this external id (rules §21), as a page of one, or of none. */
+export async function giftsByExternalId(deps: Deps, caller: Caller, externalId: string) {
+  authorize(caller, 'read');
+  const code = await giftByExternalId(deps.db, caller.user_id, externalId);
+  const items = code === undefined ? [] : [await getGift(deps, caller, code)];
+  return toPage(items, items.length, { page: 1, per_page: 1 });
 }
 
 export async function listGifts(deps: Deps, caller: Caller, page: PageRequest) {
   authorize(caller, 'read');
   const { rows, count } = await pageOfGifts(deps.db, caller.user_id, page);
   return toPage(
-    rows.map((g) => giftForm(deps, g)),
+    rows.map((g) => ({ ...giftForm(deps, g), ...giverFields(g) })),
     count,
     page,
   );
@@ -329,5 +354,5 @@ export async function giftFormByCode(deps: Deps, viewer: { book: Book }, code: s
 export async function giftForNotice(deps: Deps, book: Book, id: number) {
   const gift = await findGiftByIdWithGiver(deps.db, book, id);
   if (gift === undefined) throw notFound('gift_not_found', `no gift ${id}`);
-  return { form: giftForm(deps, gift), email: gift.email, giver_name: gift.giver_name };
+  return { form: { ...giftForm(deps, gift), ...giverFields(gift) }, email: gift.email, giver_name: gift.giver_name };
 }

@@ -45,6 +45,20 @@ describeEachEngine('gifts store', (env) => {
     assert.equal(await store.findGiftByIdWithGiver(db, 'test', id), undefined);
   });
 
+  test("giftByExternalId finds the giver's gift by their id; setGiftMetadata replaces its metadata", async () => {
+    const { db } = env().deps;
+    const giver = await makeUser(env().deps);
+    const other = await makeUser(env().deps);
+    const g = { ...gift(giver, '2026-01-03T00:00:00Z'), external_id: 'gift-1', metadata: '{"a":"b"}' };
+    const id = await db.transaction().execute((trx) => store.insertGift(trx, g));
+    assert.equal(await store.giftByExternalId(db, giver.user_id, 'gift-1'), g.code);
+    assert.equal(await store.giftByExternalId(db, other.user_id, 'gift-1'), undefined);
+    assert.equal(await store.giftByExternalId(db, giver.user_id, 'gift-2'), undefined);
+    await store.setGiftMetadata(db, id, null, '2026-01-04T00:00:00Z');
+    const row = await db.selectFrom('gifts').select(['metadata', 'updated_at']).where('id', '=', id).executeTakeFirstOrThrow();
+    assert.deepEqual(row, { metadata: null, updated_at: '2026-01-04T00:00:00Z' });
+  });
+
   test('markGiftSeen once; lockGift reads it; endGift only from new', async () => {
     const { db } = env().deps;
     const giver = await makeUser(env().deps);

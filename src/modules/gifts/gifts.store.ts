@@ -15,6 +15,17 @@ export async function insertGift(trx: Trx, gift: Insertable<GiftsTable>): Promis
   return row.id;
 }
 
+/** The giver's gift with this external id (rules §21): its code, if there is one. */
+export async function giftByExternalId(db: Db | Trx, userId: number, externalId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('gifts').select('code').where('user_id', '=', userId).where('external_id', '=', externalId).executeTakeFirst();
+  return row?.code;
+}
+
+/** Replaces a gift's metadata (JSON text, or null for none). */
+export async function setGiftMetadata(db: Db | Trx, id: number, metadata: string | null, at: string): Promise<void> {
+  await db.updateTable('gifts').set({ metadata, updated_at: at }).where('id', '=', id).execute();
+}
+
 /** A gift by its code (any case) in a book, or undefined. */
 export async function findGiftByCode(db: Db | Trx, book: Book, code: string): Promise<Gift | undefined> {
   return db.selectFrom('gifts').selectAll().where('code', '=', code.toLowerCase()).where('book', '=', book).executeTakeFirst();
