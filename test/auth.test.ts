@@ -162,6 +162,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', url: () => '/v1/scheduled_donations', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: (o) => `/v1/scheduled_donations/${o.schedule_id}`, ...sameEverywhere(missing('scheduled_donation_not_found')) },
   { method: 'DELETE', url: (o) => `/v1/scheduled_donations/${o.schedule_id}`, ...sameEverywhere(missing('scheduled_donation_not_found')) },
+  { method: 'PATCH', url: (o) => `/v1/scheduled_donations/${o.schedule_id}`, body: { metadata: { ref: 'matrix' } }, ...sameEverywhere(missing('scheduled_donation_not_found')) },
   { method: 'POST', url: () => '/v1/scheduled_donations', body: { amount: 10, ein: EIN, frequency: 'Monthly' }, ...sameEverywhere(ok(201)) },
   { method: 'GET', url: () => '/v1/events', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: (o) => `/v1/events/${o.event_id}/delivery`, ...sameEverywhere(missing('event_not_found')) },

@@ -156,4 +156,29 @@ describeEachEngine('partner fields on donations', (env) => {
     const payload = JSON.parse((await call(app, 'GET', `/v1/events/${updated.id}/delivery`, { key: giver.key })).body.body) as { data: { external_id: string } };
     assert.equal(payload.data.external_id, 'wheel-7');
   });
+
+  test("an owner's own ids and metadata on recurring donations: made, replayed, found, changed", async () => {
+    const { app, deps } = env();
+    await makeNonProfit(deps, { ein: EIN, name: 'Vermont Foodbank' });
+    const owner = await makeUser(deps, { name: 'Rita Recurring' });
+    const plan = (body: Record<string, unknown>) => call(app, 'POST', '/v1/scheduled_donations', { key: owner.key, body: { ein: EIN, amount: 10, frequency: 'Monthly', ...body } });
+    const made = await plan({ external_id: 'plan-1', metadata: { tier: 'gold' } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.deepEqual([made.body.external_id, made.body.metadata], ['plan-1', { tier: 'gold' }]);
+    const before = await fingerprint(deps);
+    const again = await plan({ external_id: 'plan-1' });
+    assert.deepEqual([again.status, again.body.code], [409, 'external_id_exists']);
+    assert.match(again.body.detail, new RegExp(`recurring donation ${made.body.id} `));
+    const bad = await plan({ metadata: { tier: 1 } });
+    assert.deepEqual([bad.status, bad.body.code], [422, 'validation_failed']);
+    assert.deepEqual(await fingerprint(deps), before);
+    const found = await call(app, 'GET', '/v1/scheduled_donations?external_id=plan-1', { key: owner.key });
+    assert.deepEqual(
+      found.body.items.map((s: { id: number }) => s.id),
+      [made.body.id],
+    );
+    const changed = await call(app, 'PATCH', `/v1/scheduled_donations/${made.body.id}`, { key: owner.key, body: { metadata: { tier: '', seats: '2' } } });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.deepEqual(changed.body.metadata, { seats: '2' });
+  });
 });

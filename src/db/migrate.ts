@@ -48,6 +48,7 @@ import * as m042 from './migrations/042_platform_settings.ts';
 import * as m043 from './migrations/043_invest_now.ts';
 import * as m044 from './migrations/044_partner_fields.ts';
 import * as m045 from './migrations/045_gift_partner_fields.ts';
+import * as m046 from './migrations/046_schedule_partner_fields.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -101,6 +102,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '043_invest_now', up: m043.up },
   { name: '044_partner_fields', up: m044.up },
   { name: '045_gift_partner_fields', up: m045.up },
+  { name: '046_schedule_partner_fields', up: m046.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -251,6 +251,9 @@ export interface ScheduledDonationsTable {
   book: Book;
   /** The member who set it up (rules §20). */
   actor_id: ActorColumn;
+  /** Partner fields (rules §21): the owner's own id for it (unique per owner) and its metadata, a JSON object of strings. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
+  metadata: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type * from './schema.directory.ts';

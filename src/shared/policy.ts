@@ -120,6 +120,7 @@ export const API_ROUTE_ACTIONS: Readonly<Record<string, Action>> = {
   'DELETE /contributions/:id': 'add_money',
   'POST /scheduled_donations': 'schedule',
   'DELETE /scheduled_donations/:id': 'schedule',
+  'PATCH /scheduled_donations/:id': 'schedule',
   'PUT /users/me/allocation': 'invest',
   'DELETE /users/me/allocation/exchange': 'invest',
   'POST /users/me/allocation/investments': 'invest',

@@ -3240,12 +3240,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's recurring donations
+         * The caller's recurring donations; ?external_id= finds the one with your id
          * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
          */
         get: {
             parameters: {
                 query?: {
+                    /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
+                    external_id?: string;
                     /** @description Page number, from 1 */
                     page?: number;
                     /** @description Records per page, 1 to 100 */
@@ -3269,9 +3271,14 @@ export interface paths {
                                 /** Format: date-time */
                                 created_at: string;
                                 ein: string;
+                                external_id?: string;
                                 /** @enum {string} */
                                 frequency: "OneTime" | "Weekly" | "Monthly" | "Yearly";
                                 id: number;
+                                /** @description Owner only */
+                                metadata?: {
+                                    [key: string]: string;
+                                };
                                 /** Format: date */
                                 next_date: string | null;
                                 non_profit_name: string;
@@ -3342,7 +3349,7 @@ export interface paths {
         put?: never;
         /**
          * Create a recurring donation; the scheduler makes a donation on each date
-         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible), [non_profit_revoked](/errors/non_profit_revoked), [non_profit_sanctioned](/errors/non_profit_sanctioned), [non_profit_private_foundation](/errors/non_profit_private_foundation), [non_profit_supporting_organization](/errors/non_profit_supporting_organization).
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [external_id_exists](/errors/external_id_exists), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible), [non_profit_revoked](/errors/non_profit_revoked), [non_profit_sanctioned](/errors/non_profit_sanctioned), [non_profit_private_foundation](/errors/non_profit_private_foundation), [non_profit_supporting_organization](/errors/non_profit_supporting_organization).
          */
         post: {
             parameters: {
@@ -3358,8 +3365,14 @@ export interface paths {
                         amount: number;
                         /** @description EIN of the non-profit; 123456789 or 12-3456789 */
                         ein: string;
+                        /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
+                        external_id?: string;
                         /** @enum {string} */
                         frequency: "OneTime" | "Weekly" | "Monthly" | "Yearly";
+                        /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** @description First date, YYYY-MM-DD (UTC); default today */
                         next_date?: string;
                         note?: string;
@@ -3380,9 +3393,14 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             ein: string;
+                            external_id?: string;
                             /** @enum {string} */
                             frequency: "OneTime" | "Weekly" | "Monthly" | "Yearly";
                             id: number;
+                            /** @description Owner only */
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             /** Format: date */
                             next_date: string | null;
                             non_profit_name: string;
@@ -3480,9 +3498,14 @@ export interface paths {
                             /** Format: date-time */
                             created_at: string;
                             ein: string;
+                            external_id?: string;
                             /** @enum {string} */
                             frequency: "OneTime" | "Weekly" | "Monthly" | "Yearly";
                             id: number;
+                            /** @description Owner only */
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             /** Format: date */
                             next_date: string | null;
                             non_profit_name: string;
@@ -3616,7 +3639,107 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a recurring donation's metadata (a key set to "" is removed)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [scheduled_donation_not_found](/errors/scheduled_donation_not_found).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            amount: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            ein: string;
+                            external_id?: string;
+                            /** @enum {string} */
+                            frequency: "OneTime" | "Weekly" | "Monthly" | "Yearly";
+                            id: number;
+                            /** @description Owner only */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            /** Format: date */
+                            next_date: string | null;
+                            non_profit_name: string;
+                            note: string | null;
+                            /** @enum {string} */
+                            status: "active" | "cancelled" | "completed";
+                            /** @enum {string} */
+                            visibility: "public" | "private";
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/tax_statements": {

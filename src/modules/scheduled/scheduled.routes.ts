@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Schedule } from './scheduled.schema.ts';
+import { Schedule, SchedulesQuery, UpdateScheduleBody } from './scheduled.schema.ts';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
-import { Amount, checkedCents, EmptyObject, PageQuery, Paged, StringEnum, withProblems, Ein, IdParams } from '../../http/schemas.ts';
+import { Amount, checkedCents, EmptyObject, ExternalId, MetadataInput, Paged, StringEnum, withProblems, Ein, IdParams } from '../../http/schemas.ts';
 import { SCHEDULE_FREQUENCIES } from './scheduled.ts';
 import * as service from './scheduled.service.ts';
 
@@ -34,6 +34,8 @@ export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               next_date: Type.Optional(Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'First date, YYYY-MM-DD (UTC); default today' })),
               note: Type.Optional(Type.String({ maxLength: 1000 })),
               visibility: Type.Optional(StringEnum(['public', 'private'] as const)),
+              external_id: Type.Optional(ExternalId),
+              metadata: Type.Optional(MetadataInput),
             },
             { additionalProperties: false },
           ),
@@ -49,9 +51,31 @@ export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     app.get(
       '/scheduled_donations',
       {
-        schema: { tags, summary: "The caller's recurring donations", querystring: PageQuery, response: withProblems({ 200: Paged(Schedule) }) },
+        schema: {
+          tags,
+          summary: "The caller's recurring donations; ?external_id= finds the one with your id",
+          querystring: SchedulesQuery,
+          response: withProblems({ 200: Paged(Schedule) }),
+        },
       },
-      async (request, reply) => listPage(request, reply, (page) => service.listSchedules(deps, request.caller, page)),
+      async (request, reply) =>
+        request.query.external_id !== undefined
+          ? service.schedulesByExternalId(deps, request.caller, request.query.external_id)
+          : listPage(request, reply, (page) => service.listSchedules(deps, request.caller, page)),
+    );
+
+    app.patch(
+      '/scheduled_donations/:id',
+      {
+        schema: {
+          tags,
+          summary: 'Change a recurring donation\'s metadata (a key set to "" is removed)',
+          params: IdParams,
+          body: UpdateScheduleBody,
+          response: withProblems({ 200: Schedule }),
+        },
+      },
+      async (request) => service.updateScheduleMetadata(deps, request.caller, request.params.id, request.body.metadata),
     );
 
     app.get(

@@ -9,9 +9,21 @@ import { toPage, type PageRequest } from '../../shared/page.ts';
 import { findRecipient, nonProfitCards, normalizeEin, type NonProfitCard } from '../nonprofits/index.ts';
 import { insertWithHold } from '../donations/index.ts';
 import type { Caller } from '../../shared/caller.ts';
-import { claimOccurrence, dueSchedules, findSchedule, insertSchedule, pageOfSchedules, stopSchedule, type Schedule } from './scheduled.store.ts';
+import {
+  claimOccurrence,
+  dueSchedules,
+  findSchedule,
+  insertSchedule,
+  pageOfSchedules,
+  stopSchedule,
+  type Schedule,
+  scheduleByExternalId,
+  setScheduleMetadata,
+} from './scheduled.store.ts';
 import { isDate, occurrenceDate, type ScheduleFrequency } from './scheduled.ts';
 import { authorize } from '../../shared/policy.ts';
+import { changedMetadata, metadataOf, partnerColumns, withExternalId, type ExternalIds } from '../../shared/partner.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 
 export interface NewSchedule {
   ein: string;
@@ -20,6 +32,9 @@ export interface NewSchedule {
   next_date?: string;
   note?: string;
   visibility?: 'public' | 'private';
+  /** Partner fields (rules §21). */
+  external_id?: string;
+  metadata?: unknown;
 }
 
 function today(deps: Deps): string {
@@ -56,6 +71,8 @@ function scheduleForm(r: Schedule, np: NonProfitCard) {
     note: r.note,
     visibility: r.visibility,
     created_at: r.created_at,
+    external_id: r.external_id ?? undefined,
+    metadata: r.metadata === null ? undefined : metadataOf(r.metadata),
   };
 }
 
@@ -72,28 +89,49 @@ export async function createSchedule(deps: Deps, caller: Caller, input: NewSched
   assert(ein !== null, 'the schema checks the EIN');
   const np = await findRecipient(deps.db, ein);
   const at = deps.clock.now().toISOString();
-  const row = await deps.db.transaction().execute(async (trx) => {
-    const inserted = await insertSchedule(trx, {
-      book: caller.book,
-      user_id: caller.user_id,
-      fund_id: caller.fund_id,
-      actor_id: caller.actor_id,
-      non_profit_id: np.id,
-      amount_cents: input.amount_cents,
-      frequency: input.frequency,
-      start_date: start,
-      occurrences: 0,
-      next_date: start,
-      note: input.note ?? null,
-      visibility: input.visibility ?? 'public',
-      status: 'active',
-      created_at: at,
-      updated_at: at,
-    });
-    await recordOutcome(trx, claim, `scheduled_donation:${inserted.id}`);
-    return inserted;
-  });
+  const partner = partnerColumns(input);
+  const ids: ExternalIds = { kind: 'recurring donation', holder: (id) => scheduleByExternalId(deps.db, caller.user_id, id), isTaken: isUniqueViolation };
+  const row = await withExternalId(ids, partner.external_id, () =>
+    deps.db.transaction().execute(async (trx) => {
+      const inserted = await insertSchedule(trx, {
+        ...partner,
+        book: caller.book,
+        user_id: caller.user_id,
+        fund_id: caller.fund_id,
+        actor_id: caller.actor_id,
+        non_profit_id: np.id,
+        amount_cents: input.amount_cents,
+        frequency: input.frequency,
+        start_date: start,
+        occurrences: 0,
+        next_date: start,
+        note: input.note ?? null,
+        visibility: input.visibility ?? 'public',
+        status: 'active',
+        created_at: at,
+        updated_at: at,
+      });
+      await recordOutcome(trx, claim, `scheduled_donation:${inserted.id}`);
+      return inserted;
+    }),
+  );
   return oneScheduleForm(deps, row);
+}
+
+/** The caller's recurring donation with this external id (rules §21), as a page of one, or of none. */
+export async function schedulesByExternalId(deps: Deps, caller: Caller, externalId: string) {
+  authorize(caller, 'read');
+  const id = await scheduleByExternalId(deps.db, caller.user_id, externalId);
+  const rows = id === undefined ? [] : [await ownSchedule(deps, caller, id)];
+  return toPage(await scheduleForms(deps, rows), rows.length, { page: 1, per_page: 1 });
+}
+
+/** Changes a recurring donation's metadata (a key set to "" is removed). Throws scheduled_donation_not_found, validation_failed. */
+export async function updateScheduleMetadata(deps: Deps, caller: Caller, id: number, change: unknown) {
+  authorize(caller, 'schedule');
+  const row = await ownSchedule(deps, caller, id);
+  await setScheduleMetadata(deps.db, id, changedMetadata(row.metadata, change), deps.clock.now().toISOString());
+  return oneScheduleForm(deps, await ownSchedule(deps, caller, id));
 }
 
 export async function listSchedules(deps: Deps, caller: Caller, page: PageRequest) {

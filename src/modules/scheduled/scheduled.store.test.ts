@@ -43,6 +43,19 @@ describeEachEngine('scheduled store', (env) => {
     assert.equal((await store.findSchedule(db, 'live', a.id))?.status, 'cancelled');
   });
 
+  test("scheduleByExternalId finds the owner's by their id; setScheduleMetadata replaces its metadata", async () => {
+    const { db } = env().deps;
+    await makeNonProfit(env().deps, { ein: '111111112', name: 'Scheduled Charity Two' });
+    const user = await makeUser(env().deps);
+    const other = await makeUser(env().deps);
+    const s = await schedule(user, '2026-02-01');
+    await db.updateTable('scheduled_donations').set({ external_id: 'plan-1' }).where('id', '=', s.id).execute();
+    assert.equal(await store.scheduleByExternalId(db, user.user_id, 'plan-1'), s.id);
+    assert.equal(await store.scheduleByExternalId(db, other.user_id, 'plan-1'), undefined);
+    await store.setScheduleMetadata(db, s.id, '{"a":"b"}', '2026-01-09T00:00:00Z');
+    assert.equal((await store.findSchedule(db, 'live', s.id))?.metadata, '{"a":"b"}');
+  });
+
   test('dueSchedules lists active ones due by a date, earliest first; claimOccurrence is a compare-and-set', async () => {
     const { db } = env().deps;
     const user = await makeUser(env().deps);

@@ -46,3 +46,14 @@ export async function claimOccurrence(trx: Trx, s: Pick<Schedule, 'id' | 'occurr
     .executeTakeFirst();
   return Number(claimed.numUpdatedRows) === 1;
 }
+
+/** The owner's recurring donation with this external id (rules §21), if there is one. */
+export async function scheduleByExternalId(db: Db | Trx, userId: number, externalId: string): Promise<number | undefined> {
+  const row = await db.selectFrom('scheduled_donations').select('id').where('user_id', '=', userId).where('external_id', '=', externalId).executeTakeFirst();
+  return row === undefined ? undefined : Number(row.id);
+}
+
+/** Replaces a recurring donation's metadata (JSON text, or null for none). */
+export async function setScheduleMetadata(db: Db | Trx, id: number, metadata: string | null, at: string): Promise<void> {
+  await db.updateTable('scheduled_donations').set({ metadata, updated_at: at }).where('id', '=', id).execute();
+}
