@@ -145,6 +145,7 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', url: () => '/v1/contributions', body: { type: 'wire_payment', amount: 100 }, ...sameEverywhere(ok(201)) },
   { method: 'GET', url: (o) => `/v1/contributions/${o.contribution_id}`, ...sameEverywhere(missing('contribution_not_found')) },
   { method: 'DELETE', url: (o) => `/v1/contributions/${o.contribution_id}`, ...sameEverywhere(missing('contribution_not_found')) },
+  { method: 'PATCH', url: (o) => `/v1/contributions/${o.contribution_id}`, body: { metadata: { ref: 'matrix' } }, ...sameEverywhere(missing('contribution_not_found')) },
   { method: 'GET', url: (o) => `/v1/contributions/${o.contribution_id}/receipt`, ...sameEverywhere(missing('contribution_not_found')) },
   { method: 'GET', url: () => '/v1/tax_statements/2026', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: () => '/v1/tax_statements?from=2026-01-01&to=2026-06-30', ...sameEverywhere(ok(200)) },

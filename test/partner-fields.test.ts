@@ -181,4 +181,31 @@ describeEachEngine('partner fields on donations', (env) => {
     assert.equal(changed.status, 200, JSON.stringify(changed.body));
     assert.deepEqual(changed.body.metadata, { seats: '2' });
   });
+
+  test("an owner's own ids and metadata on declared contributions: made, replayed, found, changed, exported", async () => {
+    const { app, deps } = env();
+    const owner = await makeUser(deps, { name: 'Cora Contributor' });
+    const declare = (body: Record<string, unknown>) => call(app, 'POST', '/v1/contributions', { key: owner.key, body: { type: 'wire_payment', amount: 250, ...body } });
+    const made = await declare({ external_id: 'wire-1', metadata: { batch: 'nov' } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.deepEqual([made.body.external_id, made.body.metadata], ['wire-1', { batch: 'nov' }]);
+    const before = await fingerprint(deps);
+    const again = await declare({ external_id: 'wire-1' });
+    assert.deepEqual([again.status, again.body.code], [409, 'external_id_exists']);
+    assert.match(again.body.detail, new RegExp(`contribution ${made.body.id} `));
+    const bad = await declare({ metadata: { ['k'.repeat(41)]: 'v' } });
+    assert.deepEqual([bad.status, bad.body.code], [422, 'validation_failed']);
+    assert.deepEqual(await fingerprint(deps), before);
+    const found = await call(app, 'GET', '/v1/contributions?external_id=wire-1', { key: owner.key });
+    assert.deepEqual(
+      found.body.items.map((c: { id: number }) => c.id),
+      [made.body.id],
+    );
+    const changed = await call(app, 'PATCH', `/v1/contributions/${made.body.id}`, { key: owner.key, body: { metadata: { batch: '', desk: 'east' } } });
+    assert.equal(changed.status, 200, JSON.stringify(changed.body));
+    assert.deepEqual(changed.body.metadata, { desk: 'east' });
+    const csv = await app.inject({ method: 'GET', url: '/v1/contributions', headers: { 'x-api-key': owner.key, accept: 'text/csv' } });
+    const row = (parse(csv.body, { columns: true }) as Array<Record<string, string>>).find((r) => r.id === String(made.body.id));
+    assert.deepEqual([row?.external_id, JSON.parse(row?.metadata ?? '{}')], ['wire-1', { desk: 'east' }]);
+  });
 });

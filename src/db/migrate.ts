@@ -49,6 +49,7 @@ import * as m043 from './migrations/043_invest_now.ts';
 import * as m044 from './migrations/044_partner_fields.ts';
 import * as m045 from './migrations/045_gift_partner_fields.ts';
 import * as m046 from './migrations/046_schedule_partner_fields.ts';
+import * as m047 from './migrations/047_contribution_partner_fields.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -103,6 +104,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '044_partner_fields', up: m044.up },
   { name: '045_gift_partner_fields', up: m045.up },
   { name: '046_schedule_partner_fields', up: m046.up },
+  { name: '047_contribution_partner_fields', up: m047.up },
 ];
 
 /** The migrations this release knows, in order. */

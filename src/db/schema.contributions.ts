@@ -29,6 +29,9 @@ export interface ContributionsTable {
   valuation_source: ColumnType<string | null, string | null | undefined, string | null>;
   /** The member who declared it (rules §20); null for one an operator recorded. */
   actor_id: ActorColumn;
+  /** Partner fields (rules §21): the owner's own id for it (unique per owner) and its metadata, a JSON object of strings. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
+  metadata: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ReceiptsTable {

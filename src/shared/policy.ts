@@ -118,6 +118,7 @@ export const API_ROUTE_ACTIONS: Readonly<Record<string, Action>> = {
   'POST /gifts/:code/deny': 'answer_gift',
   'POST /contributions': 'add_money',
   'DELETE /contributions/:id': 'add_money',
+  'PATCH /contributions/:id': 'add_money',
   'POST /scheduled_donations': 'schedule',
   'DELETE /scheduled_donations/:id': 'schedule',
   'PATCH /scheduled_donations/:id': 'schedule',

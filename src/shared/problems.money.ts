@@ -91,7 +91,7 @@ export const MONEY_PROBLEMS = {
     'External id exists',
     'You gave another object of this kind the same external_id (an app’s own id for it is unique per owner).',
     'The detail names the one that has it: read it (a retry after a lost answer made it already), or give another id.',
-    ['POST /v1/donations', 'POST /v1/users/{user_id}/donations', 'POST /v1/gifts', 'POST /v1/scheduled_donations'],
+    ['POST /v1/donations', 'POST /v1/users/{user_id}/donations', 'POST /v1/gifts', 'POST /v1/scheduled_donations', 'POST /v1/contributions'],
   ),
   portfolio_not_chosen: doc(
     'No portfolio chosen',

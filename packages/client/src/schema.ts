@@ -280,12 +280,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's contributions, newest first
+         * The caller's contributions, newest first; ?external_id= finds the one with your id
          * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
          */
         get: {
             parameters: {
                 query?: {
+                    /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
+                    external_id?: string;
                     /** @description Page number, from 1 */
                     page?: number;
                     /** @description Records per page, 1 to 100 */
@@ -366,7 +368,7 @@ export interface paths {
         put?: never;
         /**
          * Declare a contribution: what you will send; answers with where to send it and the reference that ties the money to it
-         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [conflict](/errors/conflict), [type_not_accepted](/errors/type_not_accepted).
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [conflict](/errors/conflict), [type_not_accepted](/errors/type_not_accepted), [external_id_exists](/errors/external_id_exists).
          */
         post: {
             parameters: {
@@ -380,6 +382,12 @@ export interface paths {
                     "application/json": {
                         /** @description Cash: US dollars, at most 2 decimals, at least 1 */
                         amount?: unknown;
+                        /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
+                        external_id?: string;
+                        /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
+                        metadata?: {
+                            [key: string]: string;
+                        };
                         /** @description Stock and crypto: the ticker or token (AAPL, BTC) */
                         symbol?: unknown;
                         /** @description check_payment, wire_payment, bank_account_scheduled_deposit, stock_payment, crypto_payment, check_daf_transfer, wire_daf_transfer, company_payment or third_party_payment */
@@ -403,6 +411,7 @@ export interface paths {
                             created_at: string;
                             /** @description USD, a stock symbol, a crypto token symbol... */
                             currency: string;
+                            external_id?: string;
                             /** @description OneTime, Weekly, Monthly or Yearly */
                             frequency: string;
                             id: number;
@@ -414,6 +423,10 @@ export interface paths {
                                 /** @description What to do, in order */
                                 steps: string[];
                             } | null;
+                            /** @description Owner only */
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             received_at: string | null;
                             reference: string | null;
@@ -516,6 +529,7 @@ export interface paths {
                             created_at: string;
                             /** @description USD, a stock symbol, a crypto token symbol... */
                             currency: string;
+                            external_id?: string;
                             /** @description OneTime, Weekly, Monthly or Yearly */
                             frequency: string;
                             id: number;
@@ -527,6 +541,10 @@ export interface paths {
                                 /** @description What to do, in order */
                                 steps: string[];
                             } | null;
+                            /** @description Owner only */
+                            metadata?: {
+                                [key: string]: string;
+                            };
                             /** Format: date-time */
                             received_at: string | null;
                             reference: string | null;
@@ -663,7 +681,120 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a contribution's metadata (a key set to "" is removed)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [contribution_not_found](/errors/contribution_not_found).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            completed_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description USD, a stock symbol, a crypto token symbol... */
+                            currency: string;
+                            external_id?: string;
+                            /** @description OneTime, Weekly, Monthly or Yearly */
+                            frequency: string;
+                            id: number;
+                            instructions: {
+                                /** @enum {string} */
+                                method: "mail_check" | "bank_transfer" | "stock_transfer" | "crypto_transfer" | "daf_transfer";
+                                /** @description To write on the check or in the transfer: ties the money to this contribution */
+                                reference: string;
+                                /** @description What to do, in order */
+                                steps: string[];
+                            } | null;
+                            /** @description Owner only */
+                            metadata?: {
+                                [key: string]: string;
+                            };
+                            /** Format: date-time */
+                            received_at: string | null;
+                            reference: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "success" | "waiting_for_funds" | "failed";
+                            /** @enum {string} */
+                            type: "bank_account_scheduled_deposit" | "credit_card_scheduled_deposit" | "crypto_payment" | "stock_payment" | "check_payment" | "wire_payment" | "check_daf_transfer" | "wire_daf_transfer" | "company_payment" | "third_party_payment";
+                            /** @description Units contributed (up to 8 decimals) */
+                            units: number;
+                            /** @description Unit price in USD (up to 8 decimals) */
+                            valuation: number;
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/contributions/{id}/receipt": {
@@ -5802,9 +5933,14 @@ export interface components {
             created_at: string;
             /** @description USD, a stock symbol, a crypto token symbol... */
             currency: string;
+            external_id?: string;
             /** @description OneTime, Weekly, Monthly or Yearly */
             frequency: string;
             id: number;
+            /** @description Owner only */
+            metadata?: {
+                [key: string]: string;
+            };
             /** Format: date-time */
             received_at: string | null;
             /** @enum {string} */

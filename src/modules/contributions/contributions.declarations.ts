@@ -11,11 +11,14 @@ import type { Caller } from '../../shared/caller.ts';
 import { recordAudit } from '../audit/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { recordOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
-import { awaitingMoney, cancelDeclared, findContribution, insertContribution, recordArrival } from './contributions.store.ts';
+import { awaitingMoney, cancelDeclared, contributionByExternalId, findContribution, insertContribution, recordArrival, setContributionMetadata } from './contributions.store.ts';
 import { advanceContribution, contributionForm } from './contributions.service.ts';
 import { CONTRIBUTION_TYPES, isPositiveDecimal8, type ContributionType } from './contributions.ts';
 import { RAILS, type Instructions } from './rails.ts';
 import { authorize } from '../../shared/policy.ts';
+import { changedMetadata, partnerColumns, withExternalId, type ExternalIds } from '../../shared/partner.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import { toPage } from '../../shared/page.ts';
 
 const SYMBOL = /^[A-Z][A-Z0-9.-]{0,15}$/;
 const REFERENCE_CHARS = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ'; // no 0/O, 1/I: read over the phone or off a check
@@ -27,6 +30,9 @@ export interface Declaration {
   /** Stock and crypto: how many units (decimal text or number, up to 8 places), and of what. */
   units?: unknown;
   symbol?: unknown;
+  /** Partner fields (rules §21). */
+  external_id?: string;
+  metadata?: unknown;
 }
 
 function reference(deps: Deps): string {
@@ -77,37 +83,60 @@ export async function declareContribution(deps: Deps, caller: Caller, input: Dec
   const d = validate(input);
   const at = deps.clock.now().toISOString();
   const ref = reference(deps);
-  const id = await deps.db.transaction().execute(async (trx) => {
-    const made = await insertContribution(trx, {
-      book: caller.book,
-      user_id: caller.user_id,
-      fund_id: caller.fund_id,
-      actor_id: caller.actor_id,
-      type: d.type,
-      status: 'waiting_for_funds',
-      units: d.units,
-      valuation: d.valuation,
-      currency: d.currency,
-      frequency: 'OneTime',
-      amount_cents: d.amountCents,
-      created_at: at,
-      received_at: null,
-      completed_at: null,
-      reference: ref,
-      declared_at: at,
-    });
-    await recordEvent(trx, {
-      user_id: caller.user_id,
-      type: 'contribution.created',
-      object_type: 'contribution',
-      object_id: made,
-      data: { status: 'waiting_for_funds', declared: true },
-      at,
-    });
-    await recordOutcome(trx, claim, `contribution:${made}`);
-    return made;
-  });
+  const partner = partnerColumns(input);
+  const ids: ExternalIds = { kind: 'contribution', holder: (x) => contributionByExternalId(deps.db, caller.user_id, x), isTaken: isUniqueViolation };
+  const id = await withExternalId(ids, partner.external_id, () =>
+    deps.db.transaction().execute(async (trx) => {
+      const made = await insertContribution(trx, {
+        ...partner,
+        book: caller.book,
+        user_id: caller.user_id,
+        fund_id: caller.fund_id,
+        actor_id: caller.actor_id,
+        type: d.type,
+        status: 'waiting_for_funds',
+        units: d.units,
+        valuation: d.valuation,
+        currency: d.currency,
+        frequency: 'OneTime',
+        amount_cents: d.amountCents,
+        created_at: at,
+        received_at: null,
+        completed_at: null,
+        reference: ref,
+        declared_at: at,
+      });
+      await recordEvent(trx, {
+        user_id: caller.user_id,
+        type: 'contribution.created',
+        object_type: 'contribution',
+        object_id: made,
+        data: { status: 'waiting_for_funds', declared: true },
+        at,
+      });
+      await recordOutcome(trx, claim, `contribution:${made}`);
+      return made;
+    }),
+  );
   return declaredForm(deps, caller, id);
+}
+
+/** Changes a contribution's metadata (a key set to "" is removed). Throws contribution_not_found, validation_failed. */
+export async function updateContributionMetadata(deps: Deps, caller: Caller, id: number, change: unknown) {
+  authorize(caller, 'add_money');
+  const c = await findContribution(deps.db, caller.book, id);
+  if (c === undefined || c.user_id !== caller.user_id) throw notFound('contribution_not_found', `no contribution ${id}`);
+  await setContributionMetadata(deps.db, id, changedMetadata(c.metadata, change));
+  return declaredForm(deps, caller, id);
+}
+
+/** The caller's contribution with this external id (rules §21), as a page of one, or of none. */
+export async function contributionsByExternalId(deps: Deps, caller: Caller, externalId: string) {
+  authorize(caller, 'read');
+  const id = await contributionByExternalId(deps.db, caller.user_id, externalId);
+  const c = id === undefined ? undefined : await findContribution(deps.db, caller.book, id);
+  const items = c === undefined ? [] : [contributionForm(c)];
+  return toPage(items, items.length, { page: 1, per_page: 1 });
 }
 
 /** One of the caller's contributions; a declared one with its reference and instructions. Throws contribution_not_found. */

@@ -1,15 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { DeclaredContribution } from './contributions.schema.ts';
+import { ContributionsQuery, DeclaredContribution, UpdateContributionBody } from './contributions.schema.ts';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
-import { PageQuery, Paged, withProblems, IdParams } from '../../http/schemas.ts';
+import { ExternalId, MetadataInput, Paged, withProblems, IdParams } from '../../http/schemas.ts';
 import { CONTRIBUTION_STATUSES } from './contributions.ts';
 import { CONTRIBUTION_CSV_HEADER, exportContributions, listContributions } from './contributions.service.ts';
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
 import { statementDownload, statementPeriod, taxStatement } from './statements.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { cancelContribution, declareContribution, declaredForm } from './contributions.declarations.ts';
+import { cancelContribution, contributionsByExternalId, declareContribution, declaredForm, updateContributionMetadata } from './contributions.declarations.ts';
 import { receiptDownload, receiptOf } from './contributions.receipts.ts';
 import { sendPdf, wantsPdf } from '../../http/pdf.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
@@ -31,8 +31,8 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags: ['Contributions'],
-          summary: "The caller's contributions, newest first",
-          querystring: PageQuery,
+          summary: "The caller's contributions, newest first; ?external_id= finds the one with your id",
+          querystring: ContributionsQuery,
           response: withProblems({ 200: Paged(Type.Ref('Contribution')) }),
         },
       },
@@ -42,6 +42,7 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           const filters = exportFilters(request.query as Record<string, unknown>, CONTRIBUTION_STATUSES);
           return sendCsv(reply, 'contributions.csv', CONTRIBUTION_CSV_HEADER, exportContributions(deps, request.caller, filters));
         }
+        if (request.query.external_id !== undefined) return contributionsByExternalId(deps, request.caller, request.query.external_id);
         return listPage(request, reply, (page) => listContributions(deps, request.caller, page));
       },
     );
@@ -61,6 +62,8 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               amount: Type.Optional(Type.Unknown({ description: 'Cash: US dollars, at most 2 decimals, at least 1' })),
               units: Type.Optional(Type.Unknown({ description: 'Stock and crypto: how many units, up to 8 decimals' })),
               symbol: Type.Optional(Type.Unknown({ description: 'Stock and crypto: the ticker or token (AAPL, BTC)' })),
+              external_id: Type.Optional(ExternalId),
+              metadata: Type.Optional(MetadataInput),
             },
             { additionalProperties: false },
           ),
@@ -114,6 +117,20 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       { schema: { tags: ['Contributions'], summary: `${statementSummary}: ?from=YYYY-MM-DD&to=YYYY-MM-DD`, querystring: Period } },
       async (request, reply) =>
         sendStatement(request, reply, await taxStatement(deps, request.caller, statementPeriod(undefined, request.query.from ?? '', request.query.to ?? ''))),
+    );
+
+    app.patch(
+      '/contributions/:id',
+      {
+        schema: {
+          tags: ['Contributions'],
+          summary: 'Change a contribution\'s metadata (a key set to "" is removed)',
+          params: IdParams,
+          body: UpdateContributionBody,
+          response: withProblems({ 200: DeclaredContribution }),
+        },
+      },
+      async (request) => updateContributionMetadata(deps, request.caller, request.params.id, request.body.metadata),
     );
 
     app.delete(

@@ -24,6 +24,7 @@ import {
 import { issueReceipt } from './contributions.receipts.ts';
 import { CONTRIBUTION_TRANSITIONS, contributionProblems, type ContributionStatus, type ContributionType, type Frequency } from './contributions.ts';
 import { authorize } from '../../shared/policy.ts';
+import { metadataOf } from '../../shared/partner.ts';
 
 export interface NewContribution {
   user_id: number;
@@ -185,6 +186,9 @@ export function contributionForm(c: Contribution) {
     created_at: c.created_at,
     received_at: c.received_at,
     completed_at: c.completed_at,
+    // Partner fields (rules §21), each only when set: contributions are their owner's only.
+    external_id: c.external_id ?? undefined,
+    metadata: c.metadata === null ? undefined : metadataOf(c.metadata),
   };
 }
 
@@ -210,6 +214,8 @@ export const CONTRIBUTION_CSV_HEADER = [
   'received_at',
   'completed_at',
   'made_by',
+  'external_id',
+  'metadata',
 ] as const;
 
 /** Every one of the caller's contributions matching `f`, newest first, as CSV rows, read a batch at a time. */
@@ -218,7 +224,22 @@ export async function* exportContributions(deps: Deps, caller: Caller, f: RowFil
   for (;;) {
     const rows = await contributionsForExport(deps.db, caller.user_id, f, before, EXPORT_BATCH);
     for (const c of rows)
-      yield [c.id, c.created_at, c.type, c.status, c.units, c.currency, c.valuation, centsToDollars(c.amount_cents), c.reference, c.received_at, c.completed_at, c.made_by];
+      yield [
+        c.id,
+        c.created_at,
+        c.type,
+        c.status,
+        c.units,
+        c.currency,
+        c.valuation,
+        centsToDollars(c.amount_cents),
+        c.reference,
+        c.received_at,
+        c.completed_at,
+        c.made_by,
+        c.external_id,
+        c.metadata,
+      ];
     if (rows.length < EXPORT_BATCH) return;
     const last = rows.at(-1);
     before = last === undefined ? undefined : { created_at: last.created_at, id: last.id };

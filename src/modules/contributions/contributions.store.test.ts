@@ -39,6 +39,17 @@ describeEachEngine('contributions store', (env) => {
     assert.deepEqual([done.status, done.received_at, done.completed_at], ['success', '2026-01-02T00:00:00Z', '2026-01-03T00:00:00Z']);
   });
 
+  test("contributionByExternalId finds the owner's by their id; setContributionMetadata replaces its metadata", async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps);
+    const other = await makeUser(env().deps);
+    const id = await db.transaction().execute((trx) => store.insertContribution(trx, { ...row(user, '2026-01-05T00:00:00Z'), external_id: 'wire-1' }));
+    assert.equal(await store.contributionByExternalId(db, user.user_id, 'wire-1'), id);
+    assert.equal(await store.contributionByExternalId(db, other.user_id, 'wire-1'), undefined);
+    await store.setContributionMetadata(db, id, '{"a":"b"}');
+    assert.equal((await store.findContribution(db, 'live', id))?.metadata, '{"a":"b"}');
+  });
+
   test("pageOfContributions: a user's own, newest first, with their count", async () => {
     const { db } = env().deps;
     const [user, other] = [await makeUser(env().deps), await makeUser(env().deps)];

@@ -188,3 +188,14 @@ export async function succeededBetween(db: Db, book: Book, userId: number, from:
     .orderBy('c.id')
     .execute();
 }
+
+/** The owner's contribution with this external id (rules §21), if there is one. */
+export async function contributionByExternalId(db: Db | Trx, userId: number, externalId: string): Promise<number | undefined> {
+  const row = await db.selectFrom('contributions').select('id').where('user_id', '=', userId).where('external_id', '=', externalId).executeTakeFirst();
+  return row === undefined ? undefined : Number(row.id);
+}
+
+/** Replaces a contribution's metadata (JSON text, or null for none). */
+export async function setContributionMetadata(db: Db | Trx, id: number, metadata: string | null): Promise<void> {
+  await db.updateTable('contributions').set({ metadata }).where('id', '=', id).execute();
+}
