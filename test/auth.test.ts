@@ -337,7 +337,7 @@ for (const { name: engine } of engines()) {
 
     before(async () => {
       // objectsOf makes a webhook endpoint and an invitation every time it is called: far more than the caps.
-      env = await openEnv(engine, { webhookEndpointsPerUser: 1000, membersPerFund: 1000 });
+      env = await openEnv(engine, { webhookEndpointsPerUser: 5000, membersPerFund: 5000 });
       await makeNonProfit(env.deps, { ein: EIN, name: 'Vermont Foodbank' });
       owner = await makeUser(env.deps);
       other = await makeUser(env.deps);
@@ -751,7 +751,7 @@ for (const { name: engine } of engines()) {
     let invited = 0;
 
     before(async () => {
-      env = await openEnv(engine, { webhookEndpointsPerUser: 1000, membersPerFund: 1000 });
+      env = await openEnv(engine, { webhookEndpointsPerUser: 5000, membersPerFund: 5000 });
       await makeNonProfit(env.deps, { ein: EIN, name: 'Vermont Foodbank' });
       owner = await makeUser(env.deps);
       await fund(env.deps, owner, 10_000_000);
