@@ -18,7 +18,7 @@ export const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   'src/modules/payments/nacha.ts: achFile': 75,
   'src/modules/payments/payments.payees.ts: setPayeeAccount': 75,
   'src/modules/portfolio/offers-and-valuations.service.ts: runValuation': 94,
-  'src/modules/privacy/privacy.store.ts: pseudonymise': 144,
+  'src/modules/privacy/privacy.store.ts: pseudonymise': 143,
   'src/modules/webhooks/webhooks.delivery.ts: deliverDue': 73,
   'src/web/pages/fund.ts: fundPage': 80,
   'src/web/web.ts: webApp': 71,

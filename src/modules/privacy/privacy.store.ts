@@ -65,6 +65,15 @@ export async function emailsOf(trx: Trx, ids: readonly number[]): Promise<string
 const REDACTED_PAYLOAD = JSON.stringify({ redacted: 'a person this named was forgotten' });
 
 /**
+ * What they gave, hidden: their donations, private now, count for no one else (the lists'
+ * meta.count; almoner check recounts it), and their contributions' metadata is removed.
+ */
+async function hideGiving(trx: Trx, ids: readonly number[]): Promise<void> {
+  await trx.updateTable('donation_counts').set({ public_total: 0 }).where('user_id', 'in', ids).execute();
+  await trx.updateTable('contributions').set({ metadata: null }).where('user_id', 'in', ids).execute();
+}
+
+/**
  * Pseudonymises the users `ids` (a person and their sandbox twin), whose sign-in addresses are
  * `emails`, in every place personal-data.ts names: their names, pictures, city, notes, the names
  * and messages of the gifts they gave and received (or that were sent to their address), their
@@ -114,11 +123,10 @@ export async function pseudonymise(trx: Trx, ids: readonly number[], emails: rea
     .set({ note: null, private_memo: null, designation: null, dedication: null, metadata: null, share: 'anonymous', visibility: 'private' })
     .where('user_id', 'in', ids)
     .execute();
-  // Private now, so others count none of them (the lists' meta.count; almoner check recounts it).
-  await trx.updateTable('donation_counts').set({ public_total: 0 }).where('user_id', 'in', ids).execute();
+  await hideGiving(trx, ids);
   await trx.updateTable('scheduled_donations').set({ note: null, status: 'cancelled', updated_at: at }).where('user_id', 'in', ids).where('status', '=', 'active').execute();
-  await trx.updateTable('scheduled_donations').set({ note: null }).where('user_id', 'in', ids).execute();
-  await trx.updateTable('gifts').set({ name: 'Deleted', email: null, message: null }).where('user_id', 'in', ids).execute();
+  await trx.updateTable('scheduled_donations').set({ note: null, metadata: null }).where('user_id', 'in', ids).execute();
+  await trx.updateTable('gifts').set({ name: 'Deleted', email: null, message: null, metadata: null }).where('user_id', 'in', ids).execute();
   // Gifts others gave them, or sent to their address: the name and message are about them.
   const received = await trx
     .selectFrom('gifts')
