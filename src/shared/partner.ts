@@ -42,6 +42,11 @@ export function changedMetadata(stored: string | null, change: unknown): string 
   return Object.keys(merged).length === 0 ? null : JSON.stringify(merged);
 }
 
+/** Stored partner fields as the owner's forms show them: each only when set. */
+export function ownerPartnerFields(stored: PartnerColumns): { external_id?: string; metadata?: Metadata } {
+  return { external_id: stored.external_id ?? undefined, metadata: stored.metadata === null ? undefined : metadataOf(stored.metadata) };
+}
+
 /** Stored metadata as an object ({} for none). */
 export function metadataOf(stored: string | null): Metadata {
   return stored === null ? {} : (JSON.parse(stored) as Metadata);
@@ -55,8 +60,14 @@ export function externalIdOf(value: string | undefined): string | null {
   return value;
 }
 
+/** Partner fields as stored: the external id and the metadata's JSON text, each null for none. */
+export interface PartnerColumns {
+  external_id: string | null;
+  metadata: string | null;
+}
+
 /** An object's partner fields as given on create, checked, as stored. Throws validation_failed. */
-export function partnerColumns(input: { external_id?: string; metadata?: unknown }): { external_id: string | null; metadata: string | null } {
+export function partnerColumns(input: { external_id?: string; metadata?: unknown }): PartnerColumns {
   return { external_id: externalIdOf(input.external_id), metadata: metadataToStore(input.metadata) };
 }
 

@@ -24,7 +24,7 @@ import {
 import { issueReceipt } from './contributions.receipts.ts';
 import { CONTRIBUTION_TRANSITIONS, contributionProblems, type ContributionStatus, type ContributionType, type Frequency } from './contributions.ts';
 import { authorize } from '../../shared/policy.ts';
-import { metadataOf } from '../../shared/partner.ts';
+import { ownerPartnerFields } from '../../shared/partner.ts';
 
 export interface NewContribution {
   user_id: number;
@@ -187,8 +187,7 @@ export function contributionForm(c: Contribution) {
     received_at: c.received_at,
     completed_at: c.completed_at,
     // Partner fields (rules §21), each only when set: contributions are their owner's only.
-    external_id: c.external_id ?? undefined,
-    metadata: c.metadata === null ? undefined : metadataOf(c.metadata),
+    ...ownerPartnerFields(c),
   };
 }
 

@@ -33,7 +33,7 @@ import { givesByRequest, insertRequest, mayCancel } from './donations.requests.t
 import { cardsFor, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 import { authorize } from '../../shared/policy.ts';
 import { donationIds } from './donations.partner.ts';
-import { partnerColumns, withExternalId } from '../../shared/partner.ts';
+import { partnerColumns, withExternalId, type PartnerColumns } from '../../shared/partner.ts';
 
 declare module '../../deps.ts' {
   interface Runtime {
@@ -86,8 +86,8 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   const partner = partnerColumns(input);
   const made = await withExternalId(donationIds(deps, caller.user_id), partner.external_id, async () =>
     givesByRequest(caller)
-      ? await insertRequest(deps, caller, ein, donationRow(caller, input, note, visibility), claim)
-      : await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility, claim)),
+      ? await insertRequest(deps, caller, ein, donationRow(caller, input, note, visibility, partner), claim)
+      : await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility, partner, claim)),
   );
   // The answer from what was written: reading it back cost four more statements.
   const card = cardOfNonProfit(deps.config.publicUrl, made.nonProfit);
@@ -108,7 +108,8 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   });
 }
 
-function donationRow(caller: Caller, input: NewDonation, note: string | null, visibility: Visibility) {
+/** A donation's row; `partner`: its partner fields as partnerColumns checked them once. */
+function donationRow(caller: Caller, input: NewDonation, note: string | null, visibility: Visibility, partner: PartnerColumns) {
   return {
     book: caller.book,
     user_id: caller.user_id,
@@ -123,12 +124,12 @@ function donationRow(caller: Caller, input: NewDonation, note: string | null, vi
     share: input.share ?? 'name',
     designation: input.designation ?? null,
     dedication: input.dedication ?? null,
-    ...partnerColumns(input),
+    ...partner,
   };
 }
 
-function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: string | null, visibility: Visibility, claim: IdempotencyClaim | undefined) {
-  return deps.runtime.donations.submit({ ein: input.ein, donation: donationRow(caller, input, note, visibility), claim });
+function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: string | null, visibility: Visibility, partner: PartnerColumns, claim: IdempotencyClaim | undefined) {
+  return deps.runtime.donations.submit({ ein: input.ein, donation: donationRow(caller, input, note, visibility, partner), claim });
 }
 
 /**

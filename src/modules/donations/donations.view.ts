@@ -1,7 +1,7 @@
 // Donation records -> the JSON forms of the spec (2.1, 2.2, 2.3 and the
 // owner's 2.3 + amount + visibility of rules §8).
 import type { Deps } from '../../deps.ts';
-import { metadataOf } from '../../shared/partner.ts';
+import { ownerPartnerFields } from '../../shared/partner.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import { assert } from '../../shared/assert.ts';
 import { avatarUrl } from '../users/index.ts';
@@ -89,7 +89,6 @@ function donorChoices(r: Pick<Shown, 'share' | 'designation' | 'dedication' | 'e
     designation: r.designation ?? undefined,
     dedication: r.dedication ?? undefined,
     // Partner fields (rules §21): the owner's, never in a form others see.
-    external_id: r.external_id ?? undefined,
-    metadata: r.metadata === null ? undefined : metadataOf(r.metadata),
+    ...ownerPartnerFields(r),
   };
 }

@@ -3,20 +3,15 @@
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { notFound } from '../../shared/errors.ts';
-import { changedMetadata, metadataOf, type ExternalIds } from '../../shared/partner.ts';
+import { changedMetadata, type ExternalIds } from '../../shared/partner.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { authorize } from '../../shared/policy.ts';
 import { recordEvent } from '../events/index.ts';
-import { findGiftByCode, giftByExternalId, setGiftMetadata, type Gift } from './gifts.store.ts';
+import { findGiftByCode, giftByExternalId, setGiftMetadata } from './gifts.store.ts';
 
 /** How gifts keep their givers' external ids: a gift is named by its code. */
 export function giftIds(deps: Deps, userId: number): ExternalIds {
   return { kind: 'gift', holder: (externalId) => giftByExternalId(deps.db, userId, externalId), isTaken: isUniqueViolation };
-}
-
-/** The giver's partner fields of a gift, each only when set. */
-export function giverFields(g: Pick<Gift, 'external_id' | 'metadata'>) {
-  return { external_id: g.external_id ?? undefined, metadata: g.metadata === null ? undefined : metadataOf(g.metadata) };
 }
 
 /**

@@ -29,8 +29,8 @@ import {
   giftByExternalId,
 } from './gifts.store.ts';
 import { authorize } from '../../shared/policy.ts';
-import { partnerColumns, withExternalId } from '../../shared/partner.ts';
-import { giftIds, giverFields } from './gifts.partner.ts';
+import { ownerPartnerFields, partnerColumns, withExternalId } from '../../shared/partner.ts';
+import { giftIds } from './gifts.partner.ts';
 
 export interface NewGift {
   name: string;
@@ -156,7 +156,7 @@ export async function getGift(deps: Deps, caller: Caller, code: string) {
   authorize(caller, 'read');
   const gift = await findGift(deps.db, caller, code);
   if (gift.user_id !== caller.user_id) throw notFound('gift_not_found', `no gift ${code}`);
-  return { ...giftForm(deps, gift), ...giverFields(gift) };
+  return { ...giftForm(deps, gift), ...ownerPartnerFields(gift) };
 }
 
 /** The caller's gift with this external id (rules §21), as a page of one, or of none. */
@@ -171,7 +171,7 @@ export async function listGifts(deps: Deps, caller: Caller, page: PageRequest) {
   authorize(caller, 'read');
   const { rows, count } = await pageOfGifts(deps.db, caller.user_id, page);
   return toPage(
-    rows.map((g) => ({ ...giftForm(deps, g), ...giverFields(g) })),
+    rows.map((g) => ({ ...giftForm(deps, g), ...ownerPartnerFields(g) })),
     count,
     page,
   );
@@ -354,5 +354,5 @@ export async function giftFormByCode(deps: Deps, viewer: { book: Book }, code: s
 export async function giftForNotice(deps: Deps, book: Book, id: number) {
   const gift = await findGiftByIdWithGiver(deps.db, book, id);
   if (gift === undefined) throw notFound('gift_not_found', `no gift ${id}`);
-  return { form: { ...giftForm(deps, gift), ...giverFields(gift) }, email: gift.email, giver_name: gift.giver_name };
+  return { form: { ...giftForm(deps, gift), ...ownerPartnerFields(gift) }, email: gift.email, giver_name: gift.giver_name };
 }

@@ -22,7 +22,7 @@ import {
 } from './scheduled.store.ts';
 import { isDate, occurrenceDate, type ScheduleFrequency } from './scheduled.ts';
 import { authorize } from '../../shared/policy.ts';
-import { changedMetadata, metadataOf, partnerColumns, withExternalId, type ExternalIds } from '../../shared/partner.ts';
+import { changedMetadata, ownerPartnerFields, partnerColumns, withExternalId, type ExternalIds } from '../../shared/partner.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 
 export interface NewSchedule {
@@ -71,8 +71,7 @@ function scheduleForm(r: Schedule, np: NonProfitCard) {
     note: r.note,
     visibility: r.visibility,
     created_at: r.created_at,
-    external_id: r.external_id ?? undefined,
-    metadata: r.metadata === null ? undefined : metadataOf(r.metadata),
+    ...ownerPartnerFields(r),
   };
 }
 
