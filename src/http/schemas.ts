@@ -125,3 +125,6 @@ export const MetadataInput = Type.Record(Type.String(), Type.String({ maxLength:
 
 /** Metadata answered, to its owner only. */
 export const MetadataOutput = Type.Record(Type.String(), Type.String(), { description: 'Owner only' });
+
+/** An owner's list: a page (or, for CSV, its filters), or the one object with an external id (rules §21). */
+export const ExternalIdPageQuery = Type.Object({ ...PageQuery.properties, external_id: Type.Optional(ExternalId) }, { additionalProperties: true });

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ContributionsQuery, DeclaredContribution, UpdateContributionBody } from './contributions.schema.ts';
+import { DeclaredContribution, UpdateContributionBody } from './contributions.schema.ts';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
-import { ExternalId, MetadataInput, Paged, withProblems, IdParams } from '../../http/schemas.ts';
+import { ExternalIdPageQuery, ExternalId, MetadataInput, Paged, withProblems, IdParams } from '../../http/schemas.ts';
 import { CONTRIBUTION_STATUSES } from './contributions.ts';
 import { CONTRIBUTION_CSV_HEADER, exportContributions, listContributions } from './contributions.service.ts';
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
@@ -32,7 +32,7 @@ export function contributionRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags: ['Contributions'],
           summary: "The caller's contributions, newest first; ?external_id= finds the one with your id",
-          querystring: ContributionsQuery,
+          querystring: ExternalIdPageQuery,
           response: withProblems({ 200: Paged(Type.Ref('Contribution')) }),
         },
       },

@@ -1,6 +1,6 @@
 // The HTTP contract's shapes of contributions: what its routes take and answer (and the OpenAPI document shows).
 import { Type } from '@sinclair/typebox';
-import { Decimal8, ExternalId, Id, IsoDate, MetadataInput, MetadataOutput, NullableIsoDate, PageQuery, StringEnum } from '../../http/schemas.ts';
+import { Decimal8, Id, IsoDate, MetadataInput, MetadataOutput, NullableIsoDate, StringEnum } from '../../http/schemas.ts';
 import { BookQuery } from '../../http/operator.ts';
 import { CONTRIBUTION_STATUSES, CONTRIBUTION_TYPES, FREQUENCIES } from './contributions.ts';
 
@@ -21,9 +21,6 @@ export const Contribution = Type.Object(
   },
   { $id: 'Contribution' },
 );
-
-/** The owner's list: a page (or, for CSV, its filters), or the one contribution with an external id (rules §21). */
-export const ContributionsQuery = Type.Object({ ...PageQuery.properties, external_id: Type.Optional(ExternalId) }, { additionalProperties: true });
 
 /** A change to a contribution: its metadata (a key set to "" is removed). */
 export const UpdateContributionBody = Type.Object({ metadata: MetadataInput }, { additionalProperties: false });

@@ -6,12 +6,12 @@ import { DONATION_STATUSES } from './donations.ts';
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
-import { checkedCents, EmptyObject, PageQuery, withProblems } from '../../http/schemas.ts';
+import { ExternalIdPageQuery, checkedCents, EmptyObject, PageQuery, withProblems } from '../../http/schemas.ts';
 import * as service from './donations.service.ts';
 import { decideRequest } from './donations.requests.ts';
 import { DONATION_CSV_HEADER, exportDonations } from './donations.exports.ts';
 import * as lists from './donations.lists.ts';
-import { CreateDonationBody, DeclineBody, DonationIdParams, OwnDonationPage, OwnDonationsQuery, UpdateDonationBody, UserDonationPage } from './donations.schema.ts';
+import { CreateDonationBody, DeclineBody, DonationIdParams, OwnDonationPage, UpdateDonationBody, UserDonationPage } from './donations.schema.ts';
 import { updateDonationMetadata } from './donations.partner.ts';
 
 type CreateBody = { amount: number; ein: string; note?: string; private_memo?: string; visibility?: 'public' | 'private' };
@@ -39,7 +39,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           summary: "The caller's donations (form 2.1), newest first; ?external_id= finds the one with your id",
-          querystring: OwnDonationsQuery,
+          querystring: ExternalIdPageQuery,
           response: withProblems({ 200: OwnDonationPage }),
         },
       },

@@ -1,6 +1,6 @@
 // The HTTP contract of donations (spec 2.1, 2.3, 4.2; rules §8).
 import { Type } from '@sinclair/typebox';
-import { Amount, ExternalId, IsoDate, MetadataInput, MetadataOutput, Nullable, NullableIsoDate, PageQuery, Paged, StringEnum, Ein, Id } from '../../http/schemas.ts';
+import { Amount, ExternalId, IsoDate, MetadataInput, MetadataOutput, Nullable, NullableIsoDate, Paged, StringEnum, Ein, Id } from '../../http/schemas.ts';
 import { BookQuery } from '../../http/operator.ts';
 import { DEDICATION_MAX, DESIGNATION_MAX, DONATION_EVENTS, DONATION_STATUSES, SHARES, VISIBILITIES } from './donations.ts';
 
@@ -23,9 +23,6 @@ export const CreateDonationBody = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** The own list's query: a page, or the one donation with an external id (rules §21); CSV exports add their filters. */
-export const OwnDonationsQuery = Type.Object({ ...PageQuery.properties, external_id: Type.Optional(ExternalId) }, { additionalProperties: true });
 
 /** A change to a donation of the caller's: its metadata (a key set to "" is removed). */
 export const UpdateDonationBody = Type.Object({ metadata: MetadataInput }, { additionalProperties: false });

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { CreateGiftBody, GiftsQuery, UpdateGiftBody } from './gifts.schema.ts';
+import { CreateGiftBody, UpdateGiftBody } from './gifts.schema.ts';
 import { updateGiftMetadata } from './gifts.partner.ts';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
-import { checkedCents, Paged, withProblems, Ein } from '../../http/schemas.ts';
+import { ExternalIdPageQuery, checkedCents, Paged, withProblems, Ein } from '../../http/schemas.ts';
 import * as service from './gifts.service.ts';
 
 /** A new gift's answer: its POST's, and a replay's of the same Idempotency-Key. */
@@ -29,7 +29,7 @@ export function giftRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           summary: "The caller's gifts, newest first; ?external_id= finds the one with your id",
-          querystring: GiftsQuery,
+          querystring: ExternalIdPageQuery,
           response: withProblems({ 200: Paged(Type.Ref('Gift')) }),
         },
       },

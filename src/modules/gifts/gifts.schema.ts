@@ -1,6 +1,6 @@
 // The HTTP contract's shapes of gifts: what its routes take and answer (and the OpenAPI document shows).
 import { Type } from '@sinclair/typebox';
-import { Amount, ExternalId, IsoDate, MetadataInput, MetadataOutput, Nullable, PageQuery, StringEnum } from '../../http/schemas.ts';
+import { Amount, ExternalId, IsoDate, MetadataInput, MetadataOutput, Nullable, StringEnum } from '../../http/schemas.ts';
 import { GIFT_STATUSES } from './gifts.ts';
 
 export const Gift = Type.Object(
@@ -33,9 +33,6 @@ export const CreateGiftBody = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** The giver's list: a page, or the one gift with an external id (rules §21). */
-export const GiftsQuery = Type.Object({ ...PageQuery.properties, external_id: Type.Optional(ExternalId) }, { additionalProperties: true });
 
 /** A change to one of the giver's gifts: its metadata (a key set to "" is removed). */
 export const UpdateGiftBody = Type.Object({ metadata: MetadataInput }, { additionalProperties: false });

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Schedule, SchedulesQuery, UpdateScheduleBody } from './scheduled.schema.ts';
+import { Schedule, UpdateScheduleBody } from './scheduled.schema.ts';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
-import { Amount, checkedCents, EmptyObject, ExternalId, MetadataInput, Paged, StringEnum, withProblems, Ein, IdParams } from '../../http/schemas.ts';
+import { ExternalIdPageQuery, Amount, checkedCents, EmptyObject, ExternalId, MetadataInput, Paged, StringEnum, withProblems, Ein, IdParams } from '../../http/schemas.ts';
 import { SCHEDULE_FREQUENCIES } from './scheduled.ts';
 import * as service from './scheduled.service.ts';
 
@@ -54,7 +54,7 @@ export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           summary: "The caller's recurring donations; ?external_id= finds the one with your id",
-          querystring: SchedulesQuery,
+          querystring: ExternalIdPageQuery,
           response: withProblems({ 200: Paged(Schedule) }),
         },
       },

@@ -1,6 +1,6 @@
 // The HTTP contract's shapes of scheduled: what its routes take and answer (and the OpenAPI document shows).
 import { Type } from '@sinclair/typebox';
-import { ExternalId, IsoDate, MetadataInput, MetadataOutput, Nullable, PageQuery, StringEnum } from '../../http/schemas.ts';
+import { IsoDate, MetadataInput, MetadataOutput, Nullable, StringEnum } from '../../http/schemas.ts';
 import { SCHEDULE_FREQUENCIES } from './scheduled.ts';
 
 export const Schedule = Type.Object({
@@ -17,9 +17,6 @@ export const Schedule = Type.Object({
   external_id: Type.Optional(Type.String()),
   metadata: Type.Optional(MetadataOutput),
 });
-
-/** The owner's list: a page, or the one recurring donation with an external id (rules §21). */
-export const SchedulesQuery = Type.Object({ ...PageQuery.properties, external_id: Type.Optional(ExternalId) }, { additionalProperties: true });
 
 /** A change to a recurring donation: its metadata (a key set to "" is removed). */
 export const UpdateScheduleBody = Type.Object({ metadata: MetadataInput }, { additionalProperties: false });
