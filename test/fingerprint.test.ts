@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { describeEachEngine, fingerprint, FINGERPRINT_SKIPS, tablesOf } from './harness.ts';
+import { describeEachEngine, fingerprint, FINGERPRINT_SKIPS, makeUser, tablesOf } from './harness.ts';
 
 describeEachEngine('the fingerprint', (env) => {
   test('reaches every table but the explicit skips, each of which exists and says why', async () => {
@@ -30,5 +30,17 @@ describeEachEngine('the fingerprint', (env) => {
     } finally {
       await sql`drop table fingerprint_probe`.execute(deps.db);
     }
+  });
+
+  test("a compared row's change is seen though no count moves, and an authentication's last use is not", async () => {
+    const { deps } = env();
+    const user = await makeUser(deps);
+    const before = await fingerprint(deps);
+    await sql`update api_keys set last_used_at = ${new Date().toISOString()} where id = ${user.caller.key_id}`.execute(deps.db);
+    assert.deepEqual(await fingerprint(deps), before, 'last_used_at is left out');
+    await sql`update users set name = ${'Printed'} where id = ${user.user_id}`.execute(deps.db);
+    const renamed = await fingerprint(deps);
+    assert.notDeepEqual(renamed, before, 'a compared column changed');
+    assert.equal(renamed.users, before.users, 'the count alone did not move');
   });
 });
