@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
   allocate,
+  wholePercent,
   centsOfDollars,
   differsByMoreThan,
   parseDollars,
@@ -119,4 +120,8 @@ test('dollars of the API form to cents and text, by their decimal text', () => {
   assert.deepEqual([usdOfDollars(1234.5), usdOfDollars(0.29), usdOfDollars(-0.05)], ['$1,234.50', '$0.29', '-$0.05']);
   assert.deepEqual([usdWholeDollars(3218404018), usdWholeDollars(0.4), usdWholeDollars(-1500.5)], ['$3,218,404,018', '$0', '-$1,501']);
   assert.deepEqual([differsByMoreThan(111, 100, 10), differsByMoreThan(110, 100, 10), differsByMoreThan(89, 100, 10)], [true, false, true]);
+});
+
+test('wholePercent: rounded down, at most 100, 0 of nothing', () => {
+  assert.deepEqual([wholePercent(1, 3), wholePercent(2, 3), wholePercent(5, 5), wholePercent(7, 5), wholePercent(3, 0)], [33, 66, 100, 100, 0]);
 });

@@ -114,6 +114,11 @@ export function differsByMoreThan(cents: number, base: number, percent: number):
   return Math.abs(cents - base) * 100 > base * percent;
 }
 
+/** `part` as a whole percent of `whole`, rounded down and at most 100 (0 of nothing): a goal's progress. */
+export function wholePercent(part: number, whole: number): number {
+  return whole <= 0 ? 0 : Math.min(100, Math.floor((part * 100) / whole));
+}
+
 /** Units and valuations: exact decimal text, up to 12 digits before the point and 8 after (the schemas' pattern too). */
 export const DECIMAL8_PATTERN = '^[0-9]{1,12}(\\.[0-9]{1,8})?$';
 const DECIMAL8 = new RegExp(DECIMAL8_PATTERN);
