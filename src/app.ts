@@ -48,6 +48,7 @@ import { notifyRoutes } from './modules/notify/index.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { scheduledReplayers, scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
+import { Fundraiser, fundraiserRoutes } from './modules/fundraisers/index.ts';
 import { webApp } from './web/web.ts';
 import { errorPage } from './web/pages/public.ts';
 import { parseCookies, SESSION_COOKIE } from './web/visitor.ts';
@@ -97,6 +98,7 @@ const CALLER_ROUTES = [
   scheduledRoutes,
   memberRoutes,
   successionRoutes,
+  fundraiserRoutes,
 ];
 
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -195,7 +197,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     transformObject: (document) => withProblemCodes('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   });
 
-  for (const schema of [Problem, Cause, NonProfit, DonationNonProfit, OwnDonation, UserDonation, Gift, Profile, Balance, Contribution, ApiKey, Portfolio, Allocation])
+  for (const schema of [Problem, Cause, NonProfit, DonationNonProfit, OwnDonation, UserDonation, Gift, Profile, Balance, Contribution, ApiKey, Portfolio, Allocation, Fundraiser])
     app.addSchema(schema);
   // (Schemas are added here, at the root, only: a child context that adds its own
   // gets Fastify's default validator instead of the strict one set above.)

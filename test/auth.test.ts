@@ -48,6 +48,8 @@ interface Objects {
   /** The fund acted on, and a waiting invitation into it (rules §20). */
   fund_id: number;
   member_id: number;
+  /** A fundraiser of the owner's (rules §22): anyone of its book reads it, only its owner changes it. */
+  fundraiser_id: number;
 }
 
 /** Objects with no ids: a row's route as a pattern, in its test's name. */
@@ -64,6 +66,7 @@ const BLANK: Objects = {
   event_id: 0,
   fund_id: 0,
   member_id: 0,
+  fundraiser_id: 0,
 };
 
 interface Endpoint {
@@ -188,6 +191,12 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'POST', url: (o) => `/v1/donations/${o.donation_id}/decline`, body: { reason: 'no' }, ...sameEverywhere(missing('donation_not_found')) },
   { method: 'GET', url: () => '/v1/fund/successor_plan', ...sameEverywhere(ok(200)) },
   { method: 'PUT', url: () => '/v1/fund/successor_plan', body: { successors: [] }, ...sameEverywhere(ok(200)) },
+  { method: 'GET', url: () => '/v1/fundraisers', ...sameEverywhere(ok(200)) },
+  { method: 'POST', url: () => '/v1/fundraisers', body: { ein: EIN, title: 'Matrix run', goal: 100 }, ...sameEverywhere(ok(201)) },
+  // Anyone of its book reads a fundraiser; the other book's are not there.
+  { method: 'GET', url: (o) => `/v1/fundraisers/${o.fundraiser_id}`, other: ok(200), testOnLive: missing('fundraiser_not_found'), liveOnTest: missing('fundraiser_not_found') },
+  { method: 'PATCH', url: (o) => `/v1/fundraisers/${o.fundraiser_id}`, body: { metadata: { ref: 'matrix' } }, ...sameEverywhere(missing('fundraiser_not_found')) },
+  { method: 'POST', url: (o) => `/v1/fundraisers/${o.fundraiser_id}/end`, ...sameEverywhere(missing('fundraiser_not_found')) },
 ];
 
 /**
@@ -210,7 +219,7 @@ function neededRole(method: string, url: string): 'family' | 'advisor' | 'organi
     return path.startsWith('/v1/fund/members/') && method === 'PATCH' ? 'organizer' : 'family';
   }
   if (
-    /^\/v1\/(donations\/[^/]+\/(approve|decline)|gifts(\/[^/]+)?|contributions(\/[^/]+)?|scheduled_donations(\/[^/]+)?|users\/me\/allocation(\/exchange|\/investments)?|webhook_endpoints(\/.*)?|sandbox\/.*)$/.test(
+    /^\/v1\/(donations\/[^/]+\/(approve|decline)|fundraisers(\/[^/]+)?(\/end)?|gifts(\/[^/]+)?|contributions(\/[^/]+)?|scheduled_donations(\/[^/]+)?|users\/me\/allocation(\/exchange|\/investments)?|webhook_endpoints(\/.*)?|sandbox\/.*)$/.test(
       path,
     )
   )
@@ -227,7 +236,7 @@ function neededScope(method: string, url: string): 'read' | 'donate' | 'gifts' |
   const path = url.split(/[?#]/)[0] as string;
   if (/^\/v1\/(api_keys|webhook_endpoints)(\/|$)/.test(path)) return 'keys';
   if (method === 'GET') return 'read';
-  if (/^\/v1\/(donations(\/[^/]+)?|users\/[^/]+\/donations)$/.test(path)) return 'donate';
+  if (/^\/v1\/(donations(\/[^/]+)?|users\/[^/]+\/donations|fundraisers(\/[^/]+)?(\/end)?)$/.test(path)) return 'donate';
   if (/^\/v1\/gifts(\/|$)/.test(path)) return 'gifts';
   return 'keys';
 }
@@ -293,7 +302,8 @@ for (const { name: engine } of engines()) {
       const w = await call(env.app, 'POST', '/v1/webhook_endpoints', { key, body: { url: 'https://hooks.example.org/owner' } });
       invitations += 1;
       const m = await call(env.app, 'POST', '/v1/fund/members', { key, body: { email: `objects-${invitations}@example.org`, role: 'family' } });
-      for (const made of [d, p, g, k, s, c, w, m]) assert.equal(made.status, 201, JSON.stringify(made.body));
+      const f = await call(env.app, 'POST', '/v1/fundraisers', { key, body: { ein: EIN, title: 'Objects', goal: 100 } });
+      for (const made of [d, p, g, k, s, c, w, m, f]) assert.equal(made.status, 201, JSON.stringify(made.body));
       const events = await call(env.app, 'GET', '/v1/events?per_page=100', { key });
       const event = (events.body.items as Array<{ id: number; object_id: number }>).find((e) => e.object_id === d.body.id);
       assert.ok(event !== undefined, 'the donation made its event');
@@ -310,6 +320,7 @@ for (const { name: engine } of engines()) {
         event_id: event.id,
         fund_id: me.body.current_fund.id,
         member_id: m.body.id,
+        fundraiser_id: f.body.id,
       };
     }
     let invitations = 0;

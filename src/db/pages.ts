@@ -5,10 +5,10 @@ import type { Db } from './database.ts';
 import type { Database } from './schema.ts';
 import { offsetOf, type PageRequest } from '../shared/page.ts';
 
-type OwnedTable = 'gifts' | 'contributions' | 'scheduled_donations';
+type OwnedTable = 'gifts' | 'contributions' | 'scheduled_donations' | 'fundraisers';
 
 export async function newestOfUser<T extends OwnedTable>(db: Db, table: T, userId: number, page: PageRequest): Promise<{ rows: Selectable<Database[T]>[]; count: number }> {
-  // Kysely cannot follow a table name that is a type parameter; the three tables share these columns.
+  // Kysely cannot follow a table name that is a type parameter; the tables share these columns.
   const from = db.selectFrom(table as OwnedTable as 'gifts');
   const [counted, rows] = await Promise.all([
     from

@@ -100,6 +100,28 @@ export interface DonationsTable {
   /** Partner fields (rules §21): the owner's own id for it (unique per owner) and its metadata, a JSON object of strings. */
   external_id: ColumnType<string | null, string | null | undefined, string | null>;
   metadata: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The fundraiser it was given to (rules §22): of its own recipient and book. */
+  fundraiser_id: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** A person's fundraiser for one organisation (rules §22). */
+export interface FundraisersTable {
+  id: Generated<number>;
+  book: Book;
+  user_id: number;
+  non_profit_id: number;
+  title: string;
+  story: string;
+  goal_cents: number;
+  /** Raised outside Almoner, as its organiser says: shown beside what its donations hold or paid. */
+  offline_cents: number;
+  starts_on: string;
+  ends_on: string | null;
+  ended_at: string | null;
+  created_at: string;
+  updated_at: string;
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
+  metadata: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface GiftsTable {
@@ -310,6 +332,7 @@ export interface Database {
   directory_epoch: DirectoryEpochTable;
   directory_top: DirectoryTopTable;
   donations: DonationsTable;
+  fundraisers: FundraisersTable;
   donation_counts: DonationCountsTable;
   gifts: GiftsTable;
   contributions: ContributionsTable;

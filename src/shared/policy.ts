@@ -53,6 +53,8 @@ export const POLICY = {
   members: { role: 'organizer', scope: 'keys' },
   /** Set the successor plan. */
   successors: { role: 'organizer', scope: 'keys' },
+  /** Open, change or end a fundraiser of the fund's holder (rules §22). */
+  fundraise: { role: 'advisor', scope: 'donate' },
 } as const satisfies Record<string, Rule>;
 
 export type Action = keyof typeof POLICY;
@@ -137,6 +139,9 @@ export const API_ROUTE_ACTIONS: Readonly<Record<string, Action>> = {
   'DELETE /webhook_endpoints/:id': 'webhooks',
   'POST /webhook_endpoints/:id/rotate_secret': 'webhooks',
   'POST /webhook_endpoints/:id/test': 'webhooks',
+  'POST /fundraisers': 'fundraise',
+  'PATCH /fundraisers/:id': 'fundraise',
+  'POST /fundraisers/:id/end': 'fundraise',
   'POST /sandbox/deposits': 'sandbox',
   'POST /sandbox/advance': 'sandbox',
   'POST /fund/members': 'members',

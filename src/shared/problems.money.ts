@@ -91,8 +91,29 @@ export const MONEY_PROBLEMS = {
     'External id exists',
     'You gave another object of this kind the same external_id (an app’s own id for it is unique per owner).',
     'The detail names the one that has it: read it (a retry after a lost answer made it already), or give another id.',
-    ['POST /v1/donations', 'POST /v1/users/{user_id}/donations', 'POST /v1/gifts', 'POST /v1/scheduled_donations', 'POST /v1/contributions'],
+    ['POST /v1/donations', 'POST /v1/users/{user_id}/donations', 'POST /v1/gifts', 'POST /v1/scheduled_donations', 'POST /v1/contributions', 'POST /v1/fundraisers'],
   ),
+  fundraiser_not_found: doc(
+    'Fundraiser not found',
+    'No fundraiser has this id in the book you act in (a sandbox key sees only sandbox fundraisers).',
+    'Check the id; list your own with GET /v1/fundraisers.',
+    ['POST /v1/donations', 'POST /v1/users/{user_id}/donations', 'GET /v1/fundraisers/{id}', 'PATCH /v1/fundraisers/{id}', 'POST /v1/fundraisers/{id}/end', 'GET /v1/donations'],
+  ),
+  fundraiser_not_open: doc(
+    'Fundraiser not open',
+    'The fundraiser takes donations from its first day to its last, unless its organiser ended it; today is outside that.',
+    'Give to the organisation without naming the fundraiser, or wait for its first day.',
+    ['POST /v1/donations', 'POST /v1/users/{user_id}/donations'],
+  ),
+  fundraiser_other_organisation: doc(
+    'Fundraiser raises for another organisation',
+    'A donation to a fundraiser goes to the organisation the fundraiser raises for, and this one names another EIN.',
+    'Give to the fundraiser’s organisation (its `non_profit.ein`), or leave out `fundraiser_id`.',
+    ['POST /v1/donations', 'POST /v1/users/{user_id}/donations'],
+  ),
+  fundraiser_ended: doc('Fundraiser ended', 'The fundraiser was ended already (by its organiser, or its last day has passed).', 'Nothing to do: it takes no more donations.', [
+    'POST /v1/fundraisers/{id}/end',
+  ]),
   portfolio_not_chosen: doc(
     'No portfolio chosen',
     'Money is invested in the portfolio the fund chose, and it has chosen none (cash only).',

@@ -844,14 +844,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's donations (form 2.1), newest first; ?external_id= finds the one with your id
-         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         * The caller's donations (form 2.1), newest first; ?external_id= finds the one with your id, ?fundraiser_id= those given to a fundraiser
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [fundraiser_not_found](/errors/fundraiser_not_found).
          */
         get: {
             parameters: {
                 query?: {
                     /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
                     external_id?: string;
+                    fundraiser_id?: number;
                     /** @description Page number, from 1 */
                     page?: number;
                     /** @description Records per page, 1 to 100 */
@@ -932,7 +933,7 @@ export interface paths {
         put?: never;
         /**
          * Create a donation from the caller's fund
-         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [app_limit_exceeded](/errors/app_limit_exceeded), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds), [external_id_exists](/errors/external_id_exists), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible), [non_profit_revoked](/errors/non_profit_revoked), [non_profit_sanctioned](/errors/non_profit_sanctioned), [non_profit_private_foundation](/errors/non_profit_private_foundation), [non_profit_supporting_organization](/errors/non_profit_supporting_organization).
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [app_limit_exceeded](/errors/app_limit_exceeded), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds), [external_id_exists](/errors/external_id_exists), [fundraiser_not_found](/errors/fundraiser_not_found), [fundraiser_not_open](/errors/fundraiser_not_open), [fundraiser_other_organisation](/errors/fundraiser_other_organisation), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible), [non_profit_revoked](/errors/non_profit_revoked), [non_profit_sanctioned](/errors/non_profit_sanctioned), [non_profit_private_foundation](/errors/non_profit_private_foundation), [non_profit_supporting_organization](/errors/non_profit_supporting_organization).
          */
         post: {
             parameters: {
@@ -954,6 +955,8 @@ export interface paths {
                         ein: string;
                         /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
                         external_id?: string;
+                        /** @description The fundraiser to give to (rules §22): open, and for the same organisation as `ein` */
+                        fundraiser_id?: number;
                         /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
                         metadata?: {
                             [key: string]: string;
@@ -2153,6 +2156,450 @@ export interface paths {
             };
         };
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fundraisers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's fundraisers, newest first; ?external_id= finds the one with your id
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
+                    external_id?: string;
+                    /** @description Page number, from 1 */
+                    page?: number;
+                    /** @description Records per page, 1 to 100 */
+                    per_page?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["Fundraiser"][];
+                            meta: {
+                                /** @description Total records */
+                                count: number;
+                                /** @description Last page number */
+                                last: number;
+                                /** @description Page served */
+                                page: number;
+                            };
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Open a fundraiser for an organisation: a goal, days, a story
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [external_id_exists](/errors/external_id_exists).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description EIN of the organisation it raises for; 123456789 or 12-3456789 */
+                        ein: string;
+                        /** @description Its last day, inclusive (none: open until you end it) */
+                        ends_on?: string;
+                        /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
+                        external_id?: string;
+                        /** @description What you aim to raise; USD, at most 2 decimals, at least 1, at most 10000000 */
+                        goal: number;
+                        /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                        /** @description Raised outside Almoner, shown in its progress; USD, at most 2 decimals, at least 0, at most 10000000 */
+                        offline_amount?: number;
+                        /** @description Its first day (today when not given) */
+                        starts_on?: string;
+                        /** @description Why you raise: shown on its page */
+                        story?: string;
+                        title: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Fundraiser"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fundraisers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A fundraiser, as anyone sees it (its owner also its partner fields): progress and its newest supporters
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [fundraiser_not_found](/errors/fundraiser_not_found).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Fundraiser"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change one of the caller's fundraisers' metadata (a key set to "" is removed)
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [fundraiser_not_found](/errors/fundraiser_not_found).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
+                        metadata: {
+                            [key: string]: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Fundraiser"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/v1/fundraisers/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End one of the caller's fundraisers now: it takes no more donations
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [fundraiser_not_found](/errors/fundraiser_not_found), [fundraiser_ended](/errors/fundraiser_ended).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Fundraiser"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -4226,7 +4673,7 @@ export interface paths {
         put?: never;
         /**
          * Create a donation under the caller's own user path
-         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds), [external_id_exists](/errors/external_id_exists), [user_not_found](/errors/user_not_found), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible).
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [insufficient_funds](/errors/insufficient_funds), [external_id_exists](/errors/external_id_exists), [fundraiser_not_found](/errors/fundraiser_not_found), [fundraiser_not_open](/errors/fundraiser_not_open), [fundraiser_other_organisation](/errors/fundraiser_other_organisation), [user_not_found](/errors/user_not_found), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible).
          */
         post: {
             parameters: {
@@ -4251,6 +4698,8 @@ export interface paths {
                         ein: string;
                         /** @description Your own id for it (at most 255 characters): a second one with the same id is refused (409 external_id_exists) */
                         external_id?: string;
+                        /** @description The fundraiser to give to (rules §22): open, and for the same organisation as `ein` */
+                        fundraiser_id?: number;
                         /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
                         metadata?: {
                             [key: string]: string;
@@ -5144,7 +5593,7 @@ export interface paths {
                                 description: string;
                                 disabled: boolean;
                                 disabled_reason: string | null;
-                                /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated */
+                                /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated, fundraiser.created, fundraiser.updated */
                                 event_types: string[];
                                 /** Format: date-time */
                                 failing_since: string | null;
@@ -5250,7 +5699,7 @@ export interface paths {
                             description: string;
                             disabled: boolean;
                             disabled_reason: string | null;
-                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated */
+                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated, fundraiser.created, fundraiser.updated */
                             event_types: string[];
                             /** Format: date-time */
                             failing_since: string | null;
@@ -5350,7 +5799,7 @@ export interface paths {
                             description: string;
                             disabled: boolean;
                             disabled_reason: string | null;
-                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated */
+                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated, fundraiser.created, fundraiser.updated */
                             event_types: string[];
                             /** Format: date-time */
                             failing_since: string | null;
@@ -5523,7 +5972,7 @@ export interface paths {
                             description: string;
                             disabled: boolean;
                             disabled_reason: string | null;
-                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated */
+                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated, fundraiser.created, fundraiser.updated */
                             event_types: string[];
                             /** Format: date-time */
                             failing_since: string | null;
@@ -5986,6 +6435,47 @@ export interface components {
                 slug: string;
             } | null;
         };
+        Fundraiser: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description How many donations raised it */
+            donations: number;
+            /** Format: date-time */
+            ended_at: string | null;
+            ends_on: string | null;
+            /** @description Owner only */
+            external_id?: string;
+            goal: number;
+            id: number;
+            /** @description Owner only */
+            metadata?: {
+                [key: string]: string;
+            };
+            non_profit: components["schemas"]["DonationNonProfit"];
+            offline_amount: number;
+            /** @description null when their profile is hidden */
+            organizer: {
+                name: string;
+                slug: string;
+            } | null;
+            /** @description raised of goal, whole percent, at most 100 */
+            percent: number;
+            /** @description Its donations that hold or paid money (scheduled, approved, check mailed, completed), and offline_amount */
+            raised: number;
+            starts_on: string;
+            /** @enum {string} */
+            status: "upcoming" | "open" | "ended";
+            story: string;
+            /** @description The newest donors, a name only where the donation is public, its donor visible and not anonymous (one read: GET /v1/fundraisers/:id) */
+            supporters?: {
+                /** Format: date-time */
+                created_at: string;
+                name: string | null;
+            }[];
+            title: string;
+            /** @description Its public page */
+            url: string;
+        };
         Gift: {
             amount: number;
             claimed: boolean;
@@ -6039,6 +6529,8 @@ export interface components {
                 id: number;
                 name: string;
             };
+            /** @description The fundraiser it was given to */
+            fundraiser_id?: number;
             id: number;
             /** Format: date-time */
             mailed_at: string | null;
@@ -6140,6 +6632,8 @@ export interface components {
             designation?: string;
             /** @description Owner only */
             external_id?: string;
+            /** @description Owner only: the fundraiser it was given to */
+            fundraiser_id?: number;
             id: number;
             /** Format: date-time */
             mailed_at: string | null;

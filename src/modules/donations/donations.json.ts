@@ -79,7 +79,8 @@ export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly 
       // the donor's choices only when made (donations.view.ts donorChoices).
       `${r.note === null ? '' : `,"note":${text(r.note)}`}${r.share === 'name' ? '' : `,"share":${text(r.share)}`}` +
       `${r.designation === null ? '' : `,"designation":${text(r.designation)}`}${r.dedication === null ? '' : `,"dedication":${text(r.dedication)}`}` +
-      `${r.external_id === null ? '' : `,"external_id":${text(r.external_id)}`}${r.metadata === null ? '' : `,"metadata":${metadataText(r.metadata)}`}}`;
+      `${r.external_id === null ? '' : `,"external_id":${text(r.external_id)}`}${r.metadata === null ? '' : `,"metadata":${metadataText(r.metadata)}`}` +
+      `${r.fundraiser_id === null ? '' : `,"fundraiser_id":${integer(r.fundraiser_id)}`}}`;
   }
   return `${json}],"meta":{"count":${integer(meta.count)},"page":${integer(meta.page)},"last":${integer(meta.last)}}}`;
 }

@@ -6,7 +6,8 @@ import { DONATION_STATUSES } from './donations.ts';
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
-import { ExternalIdPageQuery, checkedCents, EmptyObject, PageQuery, withProblems } from '../../http/schemas.ts';
+import { ExternalIdPageQuery, checkedCents, EmptyObject, Id, PageQuery, withProblems } from '../../http/schemas.ts';
+import { ownDonationsOfFundraiser } from './donations.fundraiser.ts';
 import * as service from './donations.service.ts';
 import { decideRequest } from './donations.requests.ts';
 import { DONATION_CSV_HEADER, exportDonations } from './donations.exports.ts';
@@ -38,13 +39,15 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       {
         schema: {
           tags,
-          summary: "The caller's donations (form 2.1), newest first; ?external_id= finds the one with your id",
-          querystring: ExternalIdPageQuery,
+          summary: "The caller's donations (form 2.1), newest first; ?external_id= finds the one with your id, ?fundraiser_id= those given to a fundraiser",
+          querystring: Type.Object({ ...ExternalIdPageQuery.properties, fundraiser_id: Type.Optional(Id) }, { additionalProperties: true }),
           response: withProblems({ 200: OwnDonationPage }),
         },
       },
       async (request, reply) => {
         if (request.query.external_id !== undefined) return lists.ownDonationsByExternalId(deps, request.caller, request.query.external_id);
+        const fundraiser = request.query.fundraiser_id;
+        if (fundraiser !== undefined) return listPage(request, reply, (page) => ownDonationsOfFundraiser(deps, request.caller, fundraiser, page));
         // rules §13: Accept: text/csv gives every row matching ?from=&to=&status=, streamed.
         if (wantsCsv(request)) {
           const filters = exportFilters(request.query as Record<string, unknown>, DONATION_STATUSES);

@@ -20,6 +20,7 @@ export const CreateDonationBody = Type.Object(
     dedication: Type.Optional(Type.String({ maxLength: DEDICATION_MAX, description: 'In honour or memory of: on the remittance to the charity, shown to you only' })),
     external_id: Type.Optional(ExternalId),
     metadata: Type.Optional(MetadataInput),
+    fundraiser_id: Type.Optional({ ...Id, description: 'The fundraiser to give to (rules §22): open, and for the same organisation as `ein`' }),
   },
   { additionalProperties: false },
 );
@@ -46,6 +47,7 @@ export const OwnDonation = Type.Object(
     dedication: Type.Optional(Type.String()),
     external_id: Type.Optional(Type.String()),
     metadata: Type.Optional(MetadataOutput),
+    fundraiser_id: Type.Optional(Type.Integer({ description: 'The fundraiser it was given to' })),
   },
   { $id: 'OwnDonation' },
 );
@@ -67,6 +69,7 @@ export const UserDonation = Type.Object(
     dedication: Type.Optional(Type.String({ description: 'Owner only' })),
     external_id: Type.Optional(Type.String({ description: 'Owner only' })),
     metadata: Type.Optional(MetadataOutput),
+    fundraiser_id: Type.Optional(Type.Integer({ description: 'Owner only: the fundraiser it was given to' })),
   },
   { $id: 'UserDonation' },
 );

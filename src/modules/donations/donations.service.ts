@@ -33,6 +33,7 @@ import { givesByRequest, insertRequest, mayCancel } from './donations.requests.t
 import { cardsFor, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 import { authorize } from '../../shared/policy.ts';
 import { donationIds } from './donations.partner.ts';
+import { checkFundraiserOfDonation } from './donations.fundraiser.ts';
 import { partnerColumns, withExternalId, type PartnerColumns } from '../../shared/partner.ts';
 
 declare module '../../deps.ts' {
@@ -65,6 +66,7 @@ export interface NewDonation {
   /** Partner fields (rules §21): the owner's own id for it, and its metadata. */
   external_id?: string;
   metadata?: unknown;
+  fundraiser_id?: number; // rules §22
 }
 
 /**
@@ -83,7 +85,7 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   const visibility = input.visibility ?? 'public';
   // An app's donation counts against the monthly limit its donor set (ADR 16), given back if it is not made.
   // A family member's donation is a request (rules §20): no money held, so nothing an app's limit counts.
-  const partner = partnerColumns(input);
+  const partner = { ...partnerColumns(input), fundraiser_id: input.fundraiser_id === undefined ? null : await checkFundraiserOfDonation(deps, caller, input.fundraiser_id, ein) };
   const made = await withExternalId(donationIds(deps, caller.user_id), partner.external_id, async () =>
     givesByRequest(caller)
       ? await insertRequest(deps, caller, ein, donationRow(caller, input, note, visibility, partner), claim)
@@ -108,8 +110,9 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   });
 }
 
-/** A donation's row; `partner`: its partner fields as partnerColumns checked them once. */
-function donationRow(caller: Caller, input: NewDonation, note: string | null, visibility: Visibility, partner: PartnerColumns) {
+/** A donation's row; `partner`: its partner fields (partnerColumns) and its fundraiser, each checked once. */
+type DonorColumns = PartnerColumns & { fundraiser_id: number | null };
+function donationRow(caller: Caller, input: NewDonation, note: string | null, visibility: Visibility, partner: DonorColumns) {
   return {
     book: caller.book,
     user_id: caller.user_id,
@@ -128,7 +131,7 @@ function donationRow(caller: Caller, input: NewDonation, note: string | null, vi
   };
 }
 
-function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: string | null, visibility: Visibility, partner: PartnerColumns, claim: IdempotencyClaim | undefined) {
+function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: string | null, visibility: Visibility, partner: DonorColumns, claim: IdempotencyClaim | undefined) {
   return deps.runtime.donations.submit({ ein: input.ein, donation: donationRow(caller, input, note, visibility, partner), claim });
 }
 

@@ -14,10 +14,9 @@ import { HIDDEN_FROM_OTHERS } from './donations.ts';
 /** A donation as lists and reads show it: its row's shown columns, its fund's name and its owner. */
 export type DonationRecord = PageRow & { fund_name: string; owner: Owner };
 
-// A page of a user's donations is read in small statements: the rows, then
-// the user and their funds once (not once per row, as a join did); the
-// non-profits come from the node's cards (nonprofits/cards.ts). Prepared:
-// they run on every list request.
+// A page of a user's donations is read in small statements: the rows, then the user and their
+// funds once (not once per row, as a join did); the non-profits come from the node's cards
+// (nonprofits/cards.ts). Prepared: they run on every list request.
 const PAGE_COLUMNS = [
   'id',
   'user_id',
@@ -37,6 +36,7 @@ const PAGE_COLUMNS = [
   'cancelled_at',
   'external_id',
   'metadata',
+  'fundraiser_id',
 ] as const;
 
 function donationRows(db: Db | Trx) {
@@ -155,9 +155,10 @@ export type NewDonationRow = Pick<
   /** The member who made it (rules §20), and a request's lapse. */
   actor_id?: number | null;
   request_expires_at?: string | null;
-  /** Partner fields (rules §21): the owner's id for it, and its metadata as JSON text. */
+  /** Partner fields (rules §21): the owner's id for it, its metadata as JSON text; the fundraiser it is given to (§22). */
   external_id?: string | null;
   metadata?: string | null;
+  fundraiser_id?: number | null;
 };
 
 /** Inserts one donation (a gift's claim) and counts it: the statements of a batch, for one. */
@@ -191,6 +192,7 @@ const DONATION_COLUMNS = [
   'request_expires_at',
   'external_id',
   'metadata',
+  'fundraiser_id',
 ] as const;
 
 /** A user's counts are added to what they were. */
@@ -232,6 +234,7 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
         d.request_expires_at ?? null,
         d.external_id ?? null,
         d.metadata ?? null,
+        d.fundraiser_id ?? null,
       ]),
     ),
     // Every user's count in one statement (each user once, so one row per key).

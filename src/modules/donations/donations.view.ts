@@ -35,6 +35,7 @@ type Shown = Pick<
   | 'dedication'
   | 'external_id'
   | 'metadata'
+  | 'fundraiser_id'
 >;
 
 function cardOf(cards: Cards, r: Shown): NonProfitCard {
@@ -83,12 +84,13 @@ export function ownUserScopedForm(cards: Cards, r: Shown) {
  * The owner's choices of what the charity learns (rules §17), never in a form others see; each only
  * when made (the default share, `name`, and no designation or dedication leave the spec's form as it is).
  */
-function donorChoices(r: Pick<Shown, 'share' | 'designation' | 'dedication' | 'external_id' | 'metadata'>) {
+function donorChoices(r: Pick<Shown, 'share' | 'designation' | 'dedication' | 'external_id' | 'metadata' | 'fundraiser_id'>) {
   return {
     share: r.share === 'name' ? undefined : r.share,
     designation: r.designation ?? undefined,
     dedication: r.dedication ?? undefined,
     // Partner fields (rules §21): the owner's, never in a form others see.
     ...ownerPartnerFields(r),
+    fundraiser_id: r.fundraiser_id ?? undefined,
   };
 }

@@ -28,7 +28,9 @@ export type EventType =
   | 'contribution.updated'
   | 'webhook_endpoint.disabled'
   | 'payment.created'
-  | 'payment.updated';
+  | 'payment.updated'
+  | 'fundraiser.created'
+  | 'fundraiser.updated';
 
 export async function recordEvent(trx: Trx, event: { user_id: number; type: EventType; object_type: string; object_id: number; data: unknown; at: string }): Promise<void> {
   await insertEventQuery(trx, {

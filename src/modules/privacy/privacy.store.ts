@@ -68,9 +68,11 @@ const REDACTED_PAYLOAD = JSON.stringify({ redacted: 'a person this named was for
  * What they gave, hidden: their donations, private now, count for no one else (the lists'
  * meta.count; almoner check recounts it), and their contributions' metadata is removed.
  */
-async function hideGiving(trx: Trx, ids: readonly number[]): Promise<void> {
+async function hideGiving(trx: Trx, ids: readonly number[], at: string): Promise<void> {
   await trx.updateTable('donation_counts').set({ public_total: 0 }).where('user_id', 'in', ids).execute();
   await trx.updateTable('contributions').set({ metadata: null }).where('user_id', 'in', ids).execute();
+  await trx.updateTable('fundraisers').set({ ended_at: at }).where('user_id', 'in', ids).where('ended_at', 'is', null).execute();
+  await trx.updateTable('fundraisers').set({ title: 'Fundraiser', story: '', metadata: null, updated_at: at }).where('user_id', 'in', ids).execute();
 }
 
 /**
@@ -123,7 +125,7 @@ export async function pseudonymise(trx: Trx, ids: readonly number[], emails: rea
     .set({ note: null, private_memo: null, designation: null, dedication: null, metadata: null, share: 'anonymous', visibility: 'private' })
     .where('user_id', 'in', ids)
     .execute();
-  await hideGiving(trx, ids);
+  await hideGiving(trx, ids, at);
   await trx.updateTable('scheduled_donations').set({ note: null, status: 'cancelled', updated_at: at }).where('user_id', 'in', ids).where('status', '=', 'active').execute();
   await trx.updateTable('scheduled_donations').set({ note: null, metadata: null }).where('user_id', 'in', ids).execute();
   await trx.updateTable('gifts').set({ name: 'Deleted', email: null, message: null, metadata: null }).where('user_id', 'in', ids).execute();

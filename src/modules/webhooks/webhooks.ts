@@ -15,6 +15,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'webhook_endpoint.disabled',
   'payment.created',
   'payment.updated',
+  'fundraiser.created',
+  'fundraiser.updated',
 ] as const;
 
 /** What each event type means and what its `data` is: the event catalogue (`/docs/events`). */
@@ -34,6 +36,8 @@ export const EVENT_DOCS: Readonly<Record<(typeof WEBHOOK_EVENT_TYPES)[number], {
     data: 'The payment: `status`, `method` (ach or check) and `pay_date`.',
   },
   'payment.updated': { when: 'That payment was sent, cashed, returned or voided.', data: 'The payment as it is now.' },
+  'fundraiser.created': { when: 'You opened a fundraiser.', data: 'Its `status` (upcoming or open).' },
+  'fundraiser.updated': { when: 'You ended your fundraiser, or changed its metadata.', data: '`status: ended`, or `changed: metadata`.' },
 };
 
 export const URL_MAX = 2048;

@@ -1,0 +1,52 @@
+// The HTTP contract of fundraisers (rules §22).
+import { Type } from '@sinclair/typebox';
+import { Amount, Ein, ExternalId, IsoDate, MetadataInput, MetadataOutput, Nullable, NullableIsoDate, StringEnum } from '../../http/schemas.ts';
+import { STORY_MAX, TITLE_MAX } from './fundraisers.ts';
+
+const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'A calendar day, YYYY-MM-DD (UTC)' });
+
+export const CreateFundraiserBody = Type.Object(
+  {
+    ein: Ein('EIN of the organisation it raises for; 123456789 or 12-3456789'),
+    title: Type.String({ minLength: 1, maxLength: TITLE_MAX, pattern: '\\S' }),
+    story: Type.Optional(Type.String({ maxLength: STORY_MAX, description: 'Why you raise: shown on its page' })),
+    goal: Amount(1, 'What you aim to raise'),
+    offline_amount: Type.Optional(Amount(0, 'Raised outside Almoner, shown in its progress')),
+    starts_on: Type.Optional({ ...Day, description: 'Its first day (today when not given)' }),
+    ends_on: Type.Optional({ ...Day, description: 'Its last day, inclusive (none: open until you end it)' }),
+    external_id: Type.Optional(ExternalId),
+    metadata: Type.Optional(MetadataInput),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateFundraiserBody = Type.Object({ metadata: MetadataInput }, { additionalProperties: false });
+
+export const Fundraiser = Type.Object(
+  {
+    id: Type.Integer(),
+    title: Type.String(),
+    story: Type.String(),
+    status: StringEnum(['upcoming', 'open', 'ended'] as const),
+    goal: Type.Number(),
+    raised: Type.Number({ description: 'Its donations that hold or paid money (scheduled, approved, check mailed, completed), and offline_amount' }),
+    offline_amount: Type.Number(),
+    percent: Type.Integer({ description: 'raised of goal, whole percent, at most 100' }),
+    donations: Type.Integer({ description: 'How many donations raised it' }),
+    starts_on: Type.String(),
+    ends_on: Nullable(Type.String()),
+    ended_at: NullableIsoDate,
+    created_at: IsoDate,
+    url: Type.String({ description: 'Its public page' }),
+    non_profit: Type.Ref('DonationNonProfit'),
+    organizer: Nullable(Type.Object({ name: Type.String(), slug: Type.String() }, { description: 'null when their profile is hidden' })),
+    supporters: Type.Optional(
+      Type.Array(Type.Object({ name: Nullable(Type.String()), created_at: IsoDate }), {
+        description: 'The newest donors, a name only where the donation is public, its donor visible and not anonymous (one read: GET /v1/fundraisers/:id)',
+      }),
+    ),
+    external_id: Type.Optional(Type.String({ description: 'Owner only' })),
+    metadata: Type.Optional(MetadataOutput),
+  },
+  { $id: 'Fundraiser' },
+);
