@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { addDays } from '../src/shared/days.ts';
 import { forgetUser } from '../src/modules/privacy/privacy.service.ts';
+import { runCheck } from '../src/modules/check/index.ts';
 import { assertLedgerBalanced, call, describeEachEngine, fingerprint, fund, makeNonProfit, makeUser } from './harness.ts';
 
 const EIN = '261544963';
@@ -188,5 +189,24 @@ describeEachEngine('fundraisers', (env) => {
       assert.deepEqual([r.status, r.body.code], [status, code], JSON.stringify(change).slice(0, 80));
     }
     assert.deepEqual(await fingerprint(deps), before);
+  });
+
+  test('almoner check catches a fundraiser showing what its donations do not hold, and a donation naming another organisation’s', async () => {
+    const { app, deps } = env();
+    await makeNonProfit(deps, { ein: EIN, name: 'Vermont Foodbank' });
+    await makeNonProfit(deps, { ein: OTHER, name: 'American Red Cross' });
+    const ana = await makeUser(deps);
+    const bo = await makeUser(deps);
+    await fund(deps, bo, 500_00);
+    const id = (await call(app, 'POST', '/v1/fundraisers', { key: ana.key, body: { ein: EIN, title: 'Checked', goal: 500 } })).body.id;
+    const given = await call(app, 'POST', '/v1/donations', { key: bo.key, body: { ein: EIN, amount: 20, fundraiser_id: id } });
+    const elsewhere = await call(app, 'POST', '/v1/donations', { key: bo.key, body: { ein: OTHER, amount: 20 } });
+    await assertLedgerBalanced(deps, 'before tampering');
+    const fundraiserCheck = async () => (await runCheck(deps)).find((r) => r.name.startsWith('every fundraiser'))?.failures ?? ['the check did not run'];
+    await deps.db.updateTable('donations').set({ amount_cents: 25_00 }).where('id', '=', given.body.id).execute();
+    assert.deepEqual(await fundraiserCheck(), [`fundraiser ${id}: shows 2500 cents raised by its donations, the journal says they hold or paid 2000`]);
+    await deps.db.updateTable('donations').set({ amount_cents: 20_00 }).where('id', '=', given.body.id).execute();
+    await deps.db.updateTable('donations').set({ fundraiser_id: id }).where('id', '=', elsewhere.body.id).execute();
+    assert.deepEqual(await fundraiserCheck(), [`donation ${elsewhere.body.id} names fundraiser ${id} of another book or organisation`]);
   });
 });

@@ -8,6 +8,7 @@ import { dialectOf } from '../../db/dialect.ts';
 import { VERSION } from '../../version.ts';
 import type { Deps } from '../../deps.ts';
 import { HIDDEN_FROM_OTHERS } from '../donations/index.ts';
+import { fundraiserProblems } from '../fundraisers/index.ts';
 import * as store from './check.store.ts';
 
 export interface CheckResult {
@@ -192,6 +193,7 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ['every contribution brought exactly what its status says', contributionMoney],
     ["every fund's reserved money matches its held donations and gifts", holds],
     ["every user's donation count is right", donationCounts],
+    ['every fundraiser has raised what the journal says its donations hold or paid, each for its own organisation', (d) => fundraiserProblems(d.db)],
     ["every search word carries its organisation's size", wordSizes],
     ['every contribution that succeeded has one receipt, no other has one', receipts],
     ['every corrected receipt replaces one of its own contribution', receiptChains],
