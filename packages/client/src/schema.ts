@@ -6473,8 +6473,6 @@ export interface components {
                 name: string | null;
             }[];
             title: string;
-            /** @description Its public page */
-            url: string;
         };
         Gift: {
             amount: number;

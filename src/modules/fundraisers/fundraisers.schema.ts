@@ -37,7 +37,6 @@ export const Fundraiser = Type.Object(
     ends_on: Nullable(Type.String()),
     ended_at: NullableIsoDate,
     created_at: IsoDate,
-    url: Type.String({ description: 'Its public page' }),
     non_profit: Type.Ref('DonationNonProfit'),
     organizer: Nullable(Type.Object({ name: Type.String(), slug: Type.String() }, { description: 'null when their profile is hidden' })),
     supporters: Type.Optional(

@@ -139,7 +139,6 @@ async function formsOf(deps: Deps, caller: Caller, rows: readonly store.Fundrais
         ends_on: f.ends_on,
         ended_at: f.ended_at,
         created_at: f.created_at,
-        url: `${deps.config.publicUrl}/fundraisers/${f.id}`,
         non_profit: cardOf(cards, f.non_profit_id),
         organizer,
         supporters: withSupporters ? await fundraiserSupporters(deps, f.id, RAISED_STATUSES, SUPPORTERS_SHOWN) : undefined,
