@@ -6,7 +6,7 @@ export const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   'src/cli/operate.ts: operate': 288,
   'src/cli/payments.ts: paymentsCommand': 115,
   'src/cli/payments.ts: runCommand': 81,
-  'src/config.ts: loadConfig': 100,
+  'src/config.ts: loadConfig': 98,
   'src/db/database.ts: openDatabase': 75,
   'src/demo/seed.ts: seedDemo': 165,
   'src/metrics.ts: createMetrics': 201,

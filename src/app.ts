@@ -264,7 +264,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     const counter =
       deps.config.redisUrl === undefined
         ? new InProcessCounter()
-        : new RedisCounter(deps.config.redisUrl, { prefix: deps.config.redisPrefix, retryMs: deps.config.redisRetryMs, events: sharing });
+        : new RedisCounter(deps.config.redisUrl, { prefix: deps.config.redisPrefix, retryMs: deps.config.redisRetryMs, timeoutMs: deps.config.redisTimeoutMs, events: sharing });
     deps.metrics.rateLimitShared(deps.config.redisUrl !== undefined);
     const limiter = new RateLimiter(counter, () => deps.clock.now().getTime());
     app.addHook('onClose', async () => limiter.close());

@@ -132,6 +132,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** After Redis failed a node, how long it counts rate limits alone before it asks Redis again. */
   redisRetryMs: number;
+  /** How long a node waits for Redis's answer before it counts alone (REDIS_TIMEOUT_MS). */
+  redisTimeoutMs: number;
   redisPrefix: string;
   /** scrypt cost for web passwords (r is 8): N a power of two, p the parallelism. */
   passwordScryptN: number;
@@ -221,17 +223,6 @@ function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
   return entries;
 }
 
-/** REDIS_URL: redis:// or rediss://, or unset (rate limits counted by each node alone); anything else is refused, its password hidden. */
-function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
-  const raw = env.REDIS_URL?.trim();
-  if (raw === undefined || raw === '') return undefined;
-  const url = URL.parse(raw);
-  if (url === null || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
-    throw new Error(`REDIS_URL must be redis://host:port (or rediss:// for TLS), got ${JSON.stringify(raw.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@'))}`);
-  }
-  return raw;
-}
-
 /** The variables that may hold a secret (a password in a URL): each may instead name a file with `<NAME>_FILE`. */
 export const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'PAYEE_DATA_KEY'] as const;
 
@@ -294,6 +285,21 @@ function localUrl(host: string, port: number): string {
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
+// Rate limits shared through REDIS_URL (redis:// or rediss://; unset: each node counts alone; else
+// refused, its password hidden), REDIS_PREFIX; how long a node waits for it, then counts alone.
+function redisSettings(env: NodeJS.ProcessEnv): Pick<Config, 'redisUrl' | 'redisPrefix' | 'redisRetryMs' | 'redisTimeoutMs'> {
+  const raw = env.REDIS_URL?.trim() || undefined;
+  const url = raw === undefined ? undefined : URL.parse(raw);
+  if (raw !== undefined && (url === null || url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === ''))
+    throw new Error(`REDIS_URL must be redis://host:port (or rediss:// for TLS), got ${JSON.stringify(raw.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@'))}`);
+  return {
+    redisUrl: raw,
+    redisPrefix: env.REDIS_PREFIX || 'almoner:ratelimit:',
+    redisRetryMs: integer(env, 'REDIS_RETRY_MS', 5_000, 100, 600_000),
+    redisTimeoutMs: integer(env, 'REDIS_TIMEOUT_MS', 100, 10, 10_000),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Readonly<Config> {
   env = withSecretFiles(env);
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -326,9 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sandboxCompleteDelayMs: integer(env, 'SANDBOX_COMPLETE_DELAY_MS', 10_000, 0, 86_400_000),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 5_000, 0, 600_000),
     trustProxy: trustProxy(env),
-    redisUrl: redisUrl(env),
-    redisPrefix: env.REDIS_PREFIX || 'almoner:ratelimit:',
-    redisRetryMs: integer(env, 'REDIS_RETRY_MS', 5_000, 100, 600_000),
+    ...redisSettings(env),
     passwordScryptN: powerOfTwo(env, 'PASSWORD_SCRYPT_N', 32_768, 1_024, 1_048_576),
     passwordScryptP: integer(env, 'PASSWORD_SCRYPT_P', 3, 1, 16),
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 336, 1, 8_760),

@@ -50,7 +50,7 @@ export interface SharingEvents {
  * after the window. If Redis cannot be reached the node counts alone rather
  * than refuse or stall traffic: a command is never queued while the
  * connection is down (it fails at once), one that fails or takes longer than
- * COMMAND_TIMEOUT_MS opens a breaker for `retryMs` (REDIS_RETRY_MS) during which
+ * `timeoutMs` (REDIS_TIMEOUT_MS, COMMAND_TIMEOUT_MS by default) opens a breaker for `retryMs` (REDIS_RETRY_MS) during which
  * Redis is not asked, and the first command that succeeds afterwards closes it.
  */
 export class RedisCounter implements WindowCounter {
@@ -65,14 +65,20 @@ export class RedisCounter implements WindowCounter {
   #retryAt = 0;
   #ready: Promise<void> | undefined;
 
-  constructor(url: string, options: { prefix?: string; retryMs?: number; events?: SharingEvents; now?: () => number } = {}) {
-    const { prefix = 'almoner:ratelimit:', retryMs = 5_000, events = { sharing: () => {}, countedAlone: () => {} }, now = Date.now } = options;
+  constructor(url: string, options: { prefix?: string; retryMs?: number; timeoutMs?: number; events?: SharingEvents; now?: () => number } = {}) {
+    const {
+      prefix = 'almoner:ratelimit:',
+      retryMs = 5_000,
+      timeoutMs = RedisCounter.COMMAND_TIMEOUT_MS,
+      events = { sharing: () => {}, countedAlone: () => {} },
+      now = Date.now,
+    } = options;
     this.#retryMs = retryMs;
     // TCP keep-alive finds a connection that died without a word (a host powered off, a NAT entry
     // dropped); so does a command past its timeout, which replaces the connection (#failed).
     this.#redis = new Redis(url, {
       maxRetriesPerRequest: 0,
-      commandTimeout: RedisCounter.COMMAND_TIMEOUT_MS,
+      commandTimeout: timeoutMs,
       connectTimeout: 1_000,
       enableOfflineQueue: false,
       keepAlive: 5_000,
