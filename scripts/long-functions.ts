@@ -2,7 +2,7 @@
 // length: none may grow, a new one may not join, and one that is split leaves the list. The list
 // only shrinks.
 export const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
-  'src/app.ts: buildApp': 212,
+  'src/app.ts: buildApp': 211,
   'src/cli/operate.ts: operate': 288,
   'src/cli/payments.ts: paymentsCommand': 115,
   'src/cli/payments.ts: runCommand': 81,

@@ -48,7 +48,7 @@ import { notifyRoutes } from './modules/notify/index.ts';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { scheduledReplayers, scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
-import { Fundraiser, fundraiserRoutes } from './modules/fundraisers/index.ts';
+import { Fundraiser, fundraiserRoutes, Match } from './modules/fundraisers/index.ts';
 import { webApp } from './web/web.ts';
 import { errorPage } from './web/pages/public.ts';
 import { parseCookies, SESSION_COOKIE } from './web/visitor.ts';
@@ -99,6 +99,25 @@ const CALLER_ROUTES = [
   memberRoutes,
   successionRoutes,
   fundraiserRoutes,
+];
+
+/** The schemas routes refer to by $id (Type.Ref), added once at the root. */
+const SHARED_SCHEMAS = [
+  Problem,
+  Cause,
+  NonProfit,
+  DonationNonProfit,
+  OwnDonation,
+  UserDonation,
+  Gift,
+  Profile,
+  Balance,
+  Contribution,
+  ApiKey,
+  Portfolio,
+  Allocation,
+  Fundraiser,
+  Match,
 ];
 
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -197,8 +216,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     transformObject: (document) => withProblemCodes('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   });
 
-  for (const schema of [Problem, Cause, NonProfit, DonationNonProfit, OwnDonation, UserDonation, Gift, Profile, Balance, Contribution, ApiKey, Portfolio, Allocation, Fundraiser])
-    app.addSchema(schema);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
   // (Schemas are added here, at the root, only: a child context that adds its own
   // gets Fastify's default validator instead of the strict one set above.)
 

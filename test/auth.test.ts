@@ -50,6 +50,8 @@ interface Objects {
   member_id: number;
   /** A fundraiser of the owner's (rules §22): anyone of its book reads it, only its owner changes it. */
   fundraiser_id: number;
+  /** A match of the owner's, on their fundraiser: only its matcher reads or ends it. */
+  match_id: number;
 }
 
 /** Objects with no ids: a row's route as a pattern, in its test's name. */
@@ -67,6 +69,7 @@ const BLANK: Objects = {
   fund_id: 0,
   member_id: 0,
   fundraiser_id: 0,
+  match_id: 0,
 };
 
 interface Endpoint {
@@ -197,6 +200,19 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', url: (o) => `/v1/fundraisers/${o.fundraiser_id}`, other: ok(200), testOnLive: missing('fundraiser_not_found'), liveOnTest: missing('fundraiser_not_found') },
   { method: 'PATCH', url: (o) => `/v1/fundraisers/${o.fundraiser_id}`, body: { metadata: { ref: 'matrix' } }, ...sameEverywhere(missing('fundraiser_not_found')) },
   { method: 'POST', url: (o) => `/v1/fundraisers/${o.fundraiser_id}/end`, ...sameEverywhere(missing('fundraiser_not_found')) },
+  // Anyone of its book may match a fundraiser (its cap held from their own fund).
+  {
+    method: 'POST',
+    url: (o) => `/v1/fundraisers/${o.fundraiser_id}/matches`,
+    body: { ratio: 1, cap: 1 },
+    other: ok(201),
+    testOnLive: missing('fundraiser_not_found'),
+    liveOnTest: missing('fundraiser_not_found'),
+    moves: true,
+  },
+  { method: 'GET', url: () => '/v1/matches', ...sameEverywhere(ok(200)) },
+  { method: 'GET', url: (o) => `/v1/matches/${o.match_id}`, ...sameEverywhere(missing('match_not_found')) },
+  { method: 'POST', url: (o) => `/v1/matches/${o.match_id}/end`, ...sameEverywhere(missing('match_not_found')) },
 ];
 
 /**
@@ -219,7 +235,7 @@ function neededRole(method: string, url: string): 'family' | 'advisor' | 'organi
     return path.startsWith('/v1/fund/members/') && method === 'PATCH' ? 'organizer' : 'family';
   }
   if (
-    /^\/v1\/(donations\/[^/]+\/(approve|decline)|fundraisers(\/[^/]+)?(\/end)?|gifts(\/[^/]+)?|contributions(\/[^/]+)?|scheduled_donations(\/[^/]+)?|users\/me\/allocation(\/exchange|\/investments)?|webhook_endpoints(\/.*)?|sandbox\/.*)$/.test(
+    /^\/v1\/(donations\/[^/]+\/(approve|decline)|fundraisers(\/[^/]+)?(\/end|\/matches)?|matches\/[^/]+\/end|gifts(\/[^/]+)?|contributions(\/[^/]+)?|scheduled_donations(\/[^/]+)?|users\/me\/allocation(\/exchange|\/investments)?|webhook_endpoints(\/.*)?|sandbox\/.*)$/.test(
       path,
     )
   )
@@ -236,7 +252,7 @@ function neededScope(method: string, url: string): 'read' | 'donate' | 'gifts' |
   const path = url.split(/[?#]/)[0] as string;
   if (/^\/v1\/(api_keys|webhook_endpoints)(\/|$)/.test(path)) return 'keys';
   if (method === 'GET') return 'read';
-  if (/^\/v1\/(donations(\/[^/]+)?|users\/[^/]+\/donations|fundraisers(\/[^/]+)?(\/end)?)$/.test(path)) return 'donate';
+  if (/^\/v1\/(donations(\/[^/]+)?|users\/[^/]+\/donations|fundraisers(\/[^/]+)?(\/end|\/matches)?|matches\/[^/]+\/end)$/.test(path)) return 'donate';
   if (/^\/v1\/gifts(\/|$)/.test(path)) return 'gifts';
   return 'keys';
 }
@@ -303,7 +319,8 @@ for (const { name: engine } of engines()) {
       invitations += 1;
       const m = await call(env.app, 'POST', '/v1/fund/members', { key, body: { email: `objects-${invitations}@example.org`, role: 'family' } });
       const f = await call(env.app, 'POST', '/v1/fundraisers', { key, body: { ein: EIN, title: 'Objects', goal: 100 } });
-      for (const made of [d, p, g, k, s, c, w, m, f]) assert.equal(made.status, 201, JSON.stringify(made.body));
+      const mt = await call(env.app, 'POST', `/v1/fundraisers/${f.body.id}/matches`, { key, body: { ratio: 1, cap: 1 } });
+      for (const made of [d, p, g, k, s, c, w, m, f, mt]) assert.equal(made.status, 201, JSON.stringify(made.body));
       const events = await call(env.app, 'GET', '/v1/events?per_page=100', { key });
       const event = (events.body.items as Array<{ id: number; object_id: number }>).find((e) => e.object_id === d.body.id);
       assert.ok(event !== undefined, 'the donation made its event');
@@ -321,6 +338,7 @@ for (const { name: engine } of engines()) {
         fund_id: me.body.current_fund.id,
         member_id: m.body.id,
         fundraiser_id: f.body.id,
+        match_id: mt.body.id,
       };
     }
     let invitations = 0;

@@ -29,6 +29,8 @@ export const TABLES_IN_ORDER = [
   'directory_top',
   'directory_epoch',
   'import_runs',
+  'fundraisers',
+  'matches',
   'scheduled_donations',
   'donations',
   'donation_counts',
@@ -83,6 +85,8 @@ export const TABLES_IN_ORDER = [
 const SEEDED = ['causes', 'ledger_accounts', 'auth_epoch', 'directory_epoch', 'oidc_keys'] as const;
 const WITH_IDENTITY = new Set([
   'apps',
+  'fundraisers',
+  'matches',
   'check_runs',
   'app_connections',
   'oidc_keys',

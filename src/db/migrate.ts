@@ -51,6 +51,7 @@ import * as m045 from './migrations/045_gift_partner_fields.ts';
 import * as m046 from './migrations/046_schedule_partner_fields.ts';
 import * as m047 from './migrations/047_contribution_partner_fields.ts';
 import * as m048 from './migrations/048_fundraisers.ts';
+import * as m049 from './migrations/049_matches.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -107,6 +108,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '046_schedule_partner_fields', up: m046.up },
   { name: '047_contribution_partner_fields', up: m047.up },
   { name: '048_fundraisers', up: m048.up },
+  { name: '049_matches', up: m049.up },
 ];
 
 /** The migrations this release knows, in order. */

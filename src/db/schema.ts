@@ -102,26 +102,9 @@ export interface DonationsTable {
   metadata: ColumnType<string | null, string | null | undefined, string | null>;
   /** The fundraiser it was given to (rules §22): of its own recipient and book. */
   fundraiser_id: ColumnType<number | null, number | null | undefined, number | null>;
-}
-
-/** A person's fundraiser for one organisation (rules §22). */
-export interface FundraisersTable {
-  id: Generated<number>;
-  book: Book;
-  user_id: number;
-  non_profit_id: number;
-  title: string;
-  story: string;
-  goal_cents: number;
-  /** Raised outside Almoner, as its organiser says: shown beside what its donations hold or paid. */
-  offline_cents: number;
-  starts_on: string;
-  ends_on: string | null;
-  ended_at: string | null;
-  created_at: string;
-  updated_at: string;
-  external_id: ColumnType<string | null, string | null | undefined, string | null>;
-  metadata: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Made by a match (rules §22): the match, and the donation it matches (null for what is left, given when it ends). */
+  match_id: ColumnType<number | null, number | null | undefined, number | null>;
+  matched_donation_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface GiftsTable {
@@ -168,6 +151,8 @@ export interface JournalEntriesTable {
   gift_id: number | null;
   contribution_id: number | null;
   audit_id: number | null;
+  /** A match's hold or its release (rules §22). */
+  match_id: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: string;
   /** rules §14: 'live' or 'test' (shared/book.ts). */
   book: Book;
@@ -283,6 +268,8 @@ export type * from './schema.apps.ts';
 export type * from './schema.accounts.ts';
 export type * from './schema.members.ts';
 export type * from './schema.contributions.ts';
+export type * from './schema.fundraisers.ts';
+import type { FundraisersTable, MatchesTable } from './schema.fundraisers.ts';
 import type { ContributionsTable, ReceiptsTable } from './schema.contributions.ts';
 import type { AppConnectionsTable, AppSpendingTable, AppsTable, OidcArtifactsTable, OidcKeysTable } from './schema.apps.ts';
 import type {
@@ -333,6 +320,7 @@ export interface Database {
   directory_top: DirectoryTopTable;
   donations: DonationsTable;
   fundraisers: FundraisersTable;
+  matches: MatchesTable;
   donation_counts: DonationCountsTable;
   gifts: GiftsTable;
   contributions: ContributionsTable;

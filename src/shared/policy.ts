@@ -55,6 +55,8 @@ export const POLICY = {
   successors: { role: 'organizer', scope: 'keys' },
   /** Open, change or end a fundraiser of the fund's holder (rules §22). */
   fundraise: { role: 'advisor', scope: 'donate' },
+  /** Pledge to match a fundraiser's donations from the fund (its cap held at once), or end the pledge. */
+  match: { role: 'advisor', scope: 'donate' },
 } as const satisfies Record<string, Rule>;
 
 export type Action = keyof typeof POLICY;
@@ -142,6 +144,8 @@ export const API_ROUTE_ACTIONS: Readonly<Record<string, Action>> = {
   'POST /fundraisers': 'fundraise',
   'PATCH /fundraisers/:id': 'fundraise',
   'POST /fundraisers/:id/end': 'fundraise',
+  'POST /fundraisers/:id/matches': 'match',
+  'POST /matches/:id/end': 'match',
   'POST /sandbox/deposits': 'sandbox',
   'POST /sandbox/advance': 'sandbox',
   'POST /fund/members': 'members',

@@ -111,6 +111,17 @@ export const MONEY_PROBLEMS = {
     'Give to the fundraiser’s organisation (its `non_profit.ein`), or leave out `fundraiser_id`.',
     ['POST /v1/donations', 'POST /v1/users/{user_id}/donations'],
   ),
+  donation_matched: doc(
+    'Donation matched',
+    'A donation to a fundraiser that a match answered, or a match’s own donation, is given: withdrawing it would undo the other.',
+    'Nothing to do: it goes to the organisation with its match.',
+    ['DELETE /v1/donations/{donation_id}'],
+  ),
+  match_not_found: doc('Match not found', 'None of your matches has this id (in the book you act in).', 'List yours with GET /v1/matches.', [
+    'POST /v1/matches/{id}/end',
+    'GET /v1/matches/{id}',
+  ]),
+  match_ended: doc('Match ended', 'The match has ended already: what was left of it was given or went back to the fund.', 'Nothing to do.', ['POST /v1/matches/{id}/end']),
   fundraiser_ended: doc('Fundraiser ended', 'The fundraiser was ended already (by its organiser, or its last day has passed).', 'Nothing to do: it takes no more donations.', [
     'POST /v1/fundraisers/{id}/end',
   ]),

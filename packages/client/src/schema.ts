@@ -1120,7 +1120,7 @@ export interface paths {
         post?: never;
         /**
          * Cancel a scheduled or waiting donation
-         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [donation_not_found](/errors/donation_not_found), [donation_not_cancellable](/errors/donation_not_cancellable), [donation_in_payment](/errors/donation_in_payment).
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [donation_not_found](/errors/donation_not_found), [donation_not_cancellable](/errors/donation_not_cancellable), [donation_in_payment](/errors/donation_in_payment), [donation_matched](/errors/donation_matched).
          */
         delete: {
             parameters: {
@@ -2606,6 +2606,105 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/fundraisers/{id}/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pledge to match a fundraiser's donations at a ratio up to a cap, held from your fund at once
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The most you give in all: held from your available money at once; USD, at most 2 decimals, at least 1, at most 10000000 */
+                        cap: number;
+                        /** @description When it ends, give what is left to the organisation too (else it goes back to your fund) */
+                        give_rest?: boolean;
+                        /** @description The most you give for any one donation; USD, at most 2 decimals, at least 1, at most 10000000 */
+                        per_donation_cap?: number;
+                        /** @description You give ratio times each donation matched: 1 for 1:1, 2 for 2:1 */
+                        ratio: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Match"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/gifts": {
         parameters: {
             query?: never;
@@ -3248,6 +3347,277 @@ export interface paths {
                 };
                 /** @description RFC 9457 problem details */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's matches, newest first
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page number, from 1 */
+                    page?: number;
+                    /** @description Records per page, 1 to 100 */
+                    per_page?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            items: components["schemas"]["Match"][];
+                            meta: {
+                                /** @description Total records */
+                                count: number;
+                                /** @description Last page number */
+                                last: number;
+                                /** @description Page served */
+                                page: number;
+                            };
+                        };
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/matches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the caller's matches
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [validation_failed](/errors/validation_failed), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [match_not_found](/errors/match_not_found).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Match"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/matches/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End one of your matches now: what is left is given (give_rest) or goes back to your fund
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [match_not_found](/errors/match_not_found), [match_ended](/errors/match_ended).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Match"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description RFC 9457 problem details */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5593,7 +5963,7 @@ export interface paths {
                                 description: string;
                                 disabled: boolean;
                                 disabled_reason: string | null;
-                                /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated, fundraiser.created, fundraiser.updated */
+                                /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated, fundraiser.created, fundraiser.updated, match.created, match.updated */
                                 event_types: string[];
                                 /** Format: date-time */
                                 failing_since: string | null;
@@ -5699,7 +6069,7 @@ export interface paths {
                             description: string;
                             disabled: boolean;
                             disabled_reason: string | null;
-                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated, fundraiser.created, fundraiser.updated */
+                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated, fundraiser.created, fundraiser.updated, match.created, match.updated */
                             event_types: string[];
                             /** Format: date-time */
                             failing_since: string | null;
@@ -5799,7 +6169,7 @@ export interface paths {
                             description: string;
                             disabled: boolean;
                             disabled_reason: string | null;
-                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated, fundraiser.created, fundraiser.updated */
+                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated, fundraiser.created, fundraiser.updated, match.created, match.updated */
                             event_types: string[];
                             /** Format: date-time */
                             failing_since: string | null;
@@ -5972,7 +6342,7 @@ export interface paths {
                             description: string;
                             disabled: boolean;
                             disabled_reason: string | null;
-                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated, fundraiser.created, fundraiser.updated */
+                            /** @description Which events to send (empty: every type): donation.created, donation.updated, gift.created, gift.updated, contribution.created, contribution.updated, webhook_endpoint.disabled, payment.created, payment.updated, fundraiser.created, fundraiser.updated, match.created, match.updated */
                             event_types: string[];
                             /** Format: date-time */
                             failing_since: string | null;
@@ -6447,6 +6817,15 @@ export interface components {
             external_id?: string;
             goal: number;
             id: number;
+            /** @description Its matches (rules §22) */
+            matching: {
+                /** @description What its matches gave */
+                matched: number;
+                /** @description Live matches */
+                matchers: number;
+                /** @description What its live matches still hold for donations to come */
+                remaining: number;
+            };
             /** @description Owner only */
             metadata?: {
                 [key: string]: string;
@@ -6498,6 +6877,24 @@ export interface components {
             updated_at: string;
             /** @description Shareable URL of the gift */
             url: string;
+        };
+        Match: {
+            cap: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            ended_at: string | null;
+            fundraiser_id: number;
+            give_rest: boolean;
+            id: number;
+            /** @description What it has given for donations matched */
+            matched: number;
+            per_donation_cap: number | null;
+            ratio: number;
+            /** @description What it still holds (0 once ended) */
+            remaining: number;
+            /** @enum {string} */
+            status: "live" | "ended";
         };
         NonProfit: {
             cause: components["schemas"]["Cause"];

@@ -8,7 +8,7 @@ import { dialectOf } from '../../db/dialect.ts';
 import { VERSION } from '../../version.ts';
 import type { Deps } from '../../deps.ts';
 import { HIDDEN_FROM_OTHERS } from '../donations/index.ts';
-import { fundraiserProblems } from '../fundraisers/index.ts';
+import { fundraiserProblems, matchProblems } from '../fundraisers/index.ts';
 import * as store from './check.store.ts';
 
 export interface CheckResult {
@@ -38,7 +38,7 @@ async function cachedBalances(deps: Deps): Promise<string[]> {
 }
 
 async function entryCauses(deps: Deps): Promise<string[]> {
-  return (await store.entriesWithoutCause(deps.db)).map((id) => `journal entry ${id} names no donation, gift, contribution or operator action`);
+  return (await store.entriesWithoutCause(deps.db)).map((id) => `journal entry ${id} names no donation, gift, contribution, match or operator action`);
 }
 
 /**
@@ -74,7 +74,7 @@ const contributionMoney = (deps: Deps) =>
 async function holds(deps: Deps): Promise<string[]> {
   return (await store.reservedAndHeld(deps.db, HELD_DONATION))
     .filter((f) => f.reserved !== f.held)
-    .map((f) => `fund ${f.fund_id}: ${f.reserved} cents reserved, but its scheduled and approved donations and new gifts hold ${f.held}`);
+    .map((f) => `fund ${f.fund_id}: ${f.reserved} cents reserved, but its scheduled and approved donations, new gifts and live matches hold ${f.held}`);
 }
 
 /** Counts kept for the lists' meta.count: all donations for the owner; for others, the public ones that happened (rules §8). */
@@ -194,6 +194,7 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ["every fund's reserved money matches its held donations and gifts", holds],
     ["every user's donation count is right", donationCounts],
     ['every fundraiser has raised what the journal says its donations hold or paid, each for its own organisation', (d) => fundraiserProblems(d.db)],
+    ['every match holds its cap less what it matched, within its cap, each of its donations for one of its fundraiser', (d) => matchProblems(d.db)],
     ["every search word carries its organisation's size", wordSizes],
     ['every contribution that succeeded has one receipt, no other has one', receipts],
     ['every corrected receipt replaces one of its own contribution', receiptChains],

@@ -44,10 +44,10 @@ export async function entriesWithoutPostings(db: Db): Promise<number[]> {
   return (await rows(db, 'select j.id from journal_entries j where not exists (select 1 from postings p where p.entry_id = j.id)')).map((r) => Number(r.id));
 }
 
-/** Journal entries that name no donation, gift, contribution or operator action. */
+/** Journal entries that name no donation, gift, contribution, match or operator action. */
 export async function entriesWithoutCause(db: Db): Promise<number[]> {
-  const found = await rows(db, 'select id from journal_entries where donation_id is null and gift_id is null and contribution_id is null and audit_id is null');
-  return found.map((r) => Number(r.id));
+  const causes = ['donation_id', 'gift_id', 'contribution_id', 'audit_id', 'match_id'];
+  return (await rows(db, `select id from journal_entries where ${causes.map((c) => `${c} is null`).join(' and ')}`)).map((r) => Number(r.id));
 }
 
 export interface StoredAccount {
@@ -102,7 +102,7 @@ export async function causes(db: Db, cause: Cause): Promise<Array<{ id: number; 
   return found.map((r) => ({ id: Number(r.id), status: String(r.status), amount: big(r.amount) }));
 }
 
-/** Each fund's reserved balance, and what its held donations (in `heldStatuses`) and new gifts hold, exactly. */
+/** Each fund's reserved balance, and what its held donations (in `heldStatuses`), new gifts and live matches hold, exactly. */
 export async function reservedAndHeld(db: Db, heldStatuses: readonly string[]): Promise<Array<{ fund_id: number; reserved: bigint; held: bigint }>> {
   const dialect = dialectOf(db);
   const reserved = await rows(db, `select fund_id, cast(balance_cents as text) as balance from ledger_accounts where kind = 'reserved' and fund_id is not null`);
@@ -111,6 +111,7 @@ export async function reservedAndHeld(db: Db, heldStatuses: readonly string[]): 
       ? []
       : await rows(db, `select fund_id, ${exactSum(dialect, 'amount_cents', 's')} from donations where status in (${list(heldStatuses)}) group by fund_id`)),
     ...(await rows(db, `select fund_id, ${exactSum(dialect, 'amount_cents', 's')} from gifts where status = 'new' group by fund_id`)),
+    ...(await rows(db, `select fund_id, ${exactSum(dialect, '(cap_cents - matched_cents)', 's')} from matches where ended_at is null group by fund_id`)),
   ];
   const byFund = new Map<number, bigint>();
   for (const r of held) byFund.set(Number(r.fund_id), (byFund.get(Number(r.fund_id)) ?? 0n) + total(dialect, r, 's'));

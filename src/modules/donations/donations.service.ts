@@ -14,17 +14,7 @@ import type { Caller } from '../../shared/caller.ts';
 import { isBook, type Book } from '../../shared/book.ts';
 import type { IdempotencyClaim } from '../idempotency/index.ts';
 import { reserveIds } from '../../db/ids.ts';
-import {
-  covered,
-  DONATION_MIN_CENTS,
-  DONATION_TRANSITIONS,
-  type Share,
-  isCancellable,
-  shownToOthers,
-  type DonationEvent,
-  type DonationStatus,
-  type Visibility,
-} from './donations.ts';
+import { covered, DONATION_MIN_CENTS, DONATION_TRANSITIONS, isCancellable, shownToOthers, type DonationEvent, type DonationStatus } from './donations.ts';
 import * as store from './donations.store.ts';
 import { FundBatches } from './donations.batches.ts';
 import { SimpleDonationWriter, type DonationWriter, type WriterStats } from './donations.writer.ts';
@@ -34,7 +24,9 @@ import { cardsFor, ownUserScopedForm, userScopedForm } from './donations.view.ts
 import { authorize } from '../../shared/policy.ts';
 import { donationIds } from './donations.partner.ts';
 import { checkFundraiserOfDonation } from './donations.fundraiser.ts';
-import { partnerColumns, withExternalId, type PartnerColumns } from '../../shared/partner.ts';
+import { refuseIfMatchBound } from './donations.matches.ts';
+import { donationRow, submitDonation, type NewDonation } from './donations.submit.ts';
+import { partnerColumns, withExternalId } from '../../shared/partner.ts';
 
 declare module '../../deps.ts' {
   interface Runtime {
@@ -53,21 +45,7 @@ export function donationWriterStats(deps: Deps): WriterStats {
   return { ...deps.runtime.donations.stats };
 }
 
-export interface NewDonation {
-  amount_cents: number;
-  ein: string;
-  note?: string;
-  private_memo?: string;
-  visibility?: Visibility;
-  /** What the charity learns of the donor (rules §17): `name` when not given. */
-  share?: Share;
-  designation?: string;
-  dedication?: string;
-  /** Partner fields (rules §21): the owner's own id for it, and its metadata. */
-  external_id?: string;
-  metadata?: unknown;
-  fundraiser_id?: number; // rules §22
-}
+export type { NewDonation } from './donations.submit.ts';
 
 /**
  * Creates a donation from the caller's fund: `scheduled` with a hold when the
@@ -110,31 +88,6 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   });
 }
 
-/** A donation's row; `partner`: its partner fields (partnerColumns) and its fundraiser, each checked once. */
-type DonorColumns = PartnerColumns & { fundraiser_id: number | null };
-function donationRow(caller: Caller, input: NewDonation, note: string | null, visibility: Visibility, partner: DonorColumns) {
-  return {
-    book: caller.book,
-    user_id: caller.user_id,
-    fund_id: caller.fund_id,
-    actor_id: caller.actor_id,
-    amount_cents: input.amount_cents,
-    note,
-    private_memo: input.private_memo ?? null,
-    visibility,
-    scheduled_donation_id: null,
-    app_connection_id: caller.app?.connection_id ?? null,
-    share: input.share ?? 'name',
-    designation: input.designation ?? null,
-    dedication: input.dedication ?? null,
-    ...partner,
-  };
-}
-
-function submitDonation(deps: Deps, caller: Caller, input: NewDonation, note: string | null, visibility: Visibility, partner: DonorColumns, claim: IdempotencyClaim | undefined) {
-  return deps.runtime.donations.submit({ ein: input.ein, donation: donationRow(caller, input, note, visibility, partner), claim });
-}
-
 /**
  * Inserts a donation `scheduled` with a hold when its fund's available money
  * covers it, else `waiting_for_funds`, with its event. Locks the fund's
@@ -164,6 +117,7 @@ export async function cancelDonation(deps: Deps, caller: Caller, donationId: num
     const { donation, accounts } = await lockDonationAndFund(trx, caller.book, donationId);
     if (donation === undefined || donation.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
     mayCancel(caller, donation);
+    await refuseIfMatchBound(trx, donation.id);
     if (!isCancellable(donation.status)) {
       throw conflict(
         'donation_not_cancellable',

@@ -159,6 +159,8 @@ export type NewDonationRow = Pick<
   external_id?: string | null;
   metadata?: string | null;
   fundraiser_id?: number | null;
+  match_id?: number | null;
+  matched_donation_id?: number | null;
 };
 
 /** Inserts one donation (a gift's claim) and counts it: the statements of a batch, for one. */
@@ -193,6 +195,8 @@ const DONATION_COLUMNS = [
   'external_id',
   'metadata',
   'fundraiser_id',
+  'match_id',
+  'matched_donation_id',
 ] as const;
 
 /** A user's counts are added to what they were. */
@@ -211,31 +215,8 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
     ...insertRows(
       'donations',
       DONATION_COLUMNS,
-      donations.map((d) => [
-        d.id,
-        d.book,
-        d.user_id,
-        d.fund_id,
-        d.non_profit_id,
-        d.amount_cents,
-        d.status,
-        d.note,
-        d.private_memo,
-        d.visibility,
-        d.scheduled_donation_id,
-        d.created_at,
-        d.created_at,
-        d.scheduled_for ?? null,
-        d.app_connection_id,
-        d.share ?? 'name',
-        d.designation ?? null,
-        d.dedication ?? null,
-        d.actor_id ?? null,
-        d.request_expires_at ?? null,
-        d.external_id ?? null,
-        d.metadata ?? null,
-        d.fundraiser_id ?? null,
-      ]),
+      // The row's own values, but what a new donation has by default: updated when made, named to the charity.
+      donations.map((d) => DONATION_COLUMNS.map((c) => (c === 'updated_at' ? d.created_at : c === 'share' ? (d.share ?? 'name') : ((d as Record<string, unknown>)[c] ?? null)))),
     ),
     // Every user's count in one statement (each user once, so one row per key).
     ...insertRows(

@@ -30,7 +30,9 @@ export type EventType =
   | 'payment.created'
   | 'payment.updated'
   | 'fundraiser.created'
-  | 'fundraiser.updated';
+  | 'fundraiser.updated'
+  | 'match.created'
+  | 'match.updated';
 
 export async function recordEvent(trx: Trx, event: { user_id: number; type: EventType; object_type: string; object_id: number; data: unknown; at: string }): Promise<void> {
   await insertEventQuery(trx, {

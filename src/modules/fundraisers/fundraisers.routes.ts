@@ -3,9 +3,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
-import { checkedCents, ExternalIdPageQuery, IdParams, Paged, withProblems } from '../../http/schemas.ts';
+import { checkedCents, ExternalIdPageQuery, IdParams, Paged, PageQuery, withProblems } from '../../http/schemas.ts';
 import * as service from './fundraisers.service.ts';
-import { CreateFundraiserBody, UpdateFundraiserBody } from './fundraisers.schema.ts';
+import { CreateFundraiserBody, CreateMatchBody, UpdateFundraiserBody } from './fundraisers.schema.ts';
+import * as matches from './matches.service.ts';
 
 export function fundraiserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   return async (app) => {
@@ -73,6 +74,53 @@ export function fundraiserRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/fundraisers/:id/end',
       { schema: { tags, summary: "End one of the caller's fundraisers now: it takes no more donations", params: IdParams, response: withProblems({ 200: one }) } },
       async (request) => service.endFundraiserOf(deps, request.caller, request.params.id),
+    );
+
+    const match = Type.Ref('Match');
+    app.post(
+      '/fundraisers/:id/matches',
+      {
+        schema: {
+          tags,
+          summary: "Pledge to match a fundraiser's donations at a ratio up to a cap, held from your fund at once",
+          params: IdParams,
+          body: CreateMatchBody,
+          response: withProblems({ 201: match }),
+        },
+      },
+      async (request, reply) => {
+        const { ratio, cap, per_donation_cap, give_rest } = request.body;
+        const made = await matches.createMatch(deps, request.caller, request.params.id, {
+          ratio,
+          cap_cents: checkedCents(cap),
+          ...(per_donation_cap === undefined ? {} : { per_donation_cap_cents: checkedCents(per_donation_cap) }),
+          ...(give_rest === undefined ? {} : { give_rest }),
+        });
+        return reply.code(201).header('location', `/v1/matches/${made.id}`).send(made);
+      },
+    );
+
+    app.get(
+      '/matches',
+      { schema: { tags, summary: "The caller's matches, newest first", querystring: PageQuery, response: withProblems({ 200: Paged(match) }) } },
+      async (request, reply) => listPage(request, reply, (page) => matches.listMatches(deps, request.caller, page)),
+    );
+
+    app.get('/matches/:id', { schema: { tags, summary: "One of the caller's matches", params: IdParams, response: withProblems({ 200: match }) } }, async (request) =>
+      matches.getMatch(deps, request.caller, request.params.id),
+    );
+
+    app.post(
+      '/matches/:id/end',
+      {
+        schema: {
+          tags,
+          summary: 'End one of your matches now: what is left is given (give_rest) or goes back to your fund',
+          params: IdParams,
+          response: withProblems({ 200: match }),
+        },
+      },
+      async (request) => matches.endMatchOf(deps, request.caller, request.params.id),
     );
   };
 }

@@ -39,6 +39,14 @@ export const Fundraiser = Type.Object(
     created_at: IsoDate,
     non_profit: Type.Ref('DonationNonProfit'),
     organizer: Nullable(Type.Object({ name: Type.String(), slug: Type.String() }, { description: 'null when their profile is hidden' })),
+    matching: Type.Object(
+      {
+        matched: Type.Number({ description: 'What its matches gave' }),
+        remaining: Type.Number({ description: 'What its live matches still hold for donations to come' }),
+        matchers: Type.Integer({ description: 'Live matches' }),
+      },
+      { description: 'Its matches (rules §22)' },
+    ),
     supporters: Type.Optional(
       Type.Array(Type.Object({ name: Nullable(Type.String()), created_at: IsoDate }), {
         description: 'The newest donors, a name only where the donation is public, its donor visible and not anonymous (one read: GET /v1/fundraisers/:id)',
@@ -48,4 +56,31 @@ export const Fundraiser = Type.Object(
     metadata: Type.Optional(MetadataOutput),
   },
   { $id: 'Fundraiser' },
+);
+
+export const CreateMatchBody = Type.Object(
+  {
+    ratio: Type.Integer({ minimum: 1, maximum: 10, description: 'You give ratio times each donation matched: 1 for 1:1, 2 for 2:1' }),
+    cap: Amount(1, 'The most you give in all: held from your available money at once'),
+    per_donation_cap: Type.Optional(Amount(1, 'The most you give for any one donation')),
+    give_rest: Type.Optional(Type.Boolean({ description: 'When it ends, give what is left to the organisation too (else it goes back to your fund)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const Match = Type.Object(
+  {
+    id: Type.Integer(),
+    fundraiser_id: Type.Integer(),
+    ratio: Type.Integer(),
+    cap: Type.Number(),
+    per_donation_cap: Nullable(Type.Number()),
+    give_rest: Type.Boolean(),
+    matched: Type.Number({ description: 'What it has given for donations matched' }),
+    remaining: Type.Number({ description: 'What it still holds (0 once ended)' }),
+    status: StringEnum(['live', 'ended'] as const),
+    created_at: IsoDate,
+    ended_at: NullableIsoDate,
+  },
+  { $id: 'Match' },
 );

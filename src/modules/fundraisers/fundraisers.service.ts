@@ -17,6 +17,8 @@ import { visibleUser } from '../users/index.ts';
 import { fundraiserSupporters, fundraiserTotals } from '../donations/index.ts';
 import { checkedDates, progress, RAISED_STATUSES, statusOn } from './fundraisers.ts';
 import * as store from './fundraisers.store.ts';
+import { matchesOfFundraiser, type Match } from './matches.store.ts';
+import { endMatches } from './matches.service.ts';
 
 export interface NewFundraiser {
   ein: string;
@@ -121,6 +123,7 @@ async function formsOf(deps: Deps, caller: Caller, rows: readonly store.Fundrais
     rows.map(async (f) => {
       const given = totals.get(f.id) ?? { cents: 0, donations: 0 };
       const { raised_cents, percent } = progress(given.cents, f.offline_cents, f.goal_cents);
+      const matching = matchingOf(await matchesOfFundraiser(deps.db, f.id));
       const organizer = await visibleUser(deps, caller, f.user_id).then(
         (u) => ({ name: u.name, slug: u.slug }),
         () => null,
@@ -141,6 +144,7 @@ async function formsOf(deps: Deps, caller: Caller, rows: readonly store.Fundrais
         created_at: f.created_at,
         non_profit: cardOf(cards, f.non_profit_id),
         organizer,
+        matching,
         supporters: withSupporters ? await fundraiserSupporters(deps, f.id, RAISED_STATUSES, SUPPORTERS_SHOWN) : undefined,
         ...(f.user_id === caller.user_id ? ownerPartnerFields(f) : {}),
       };
@@ -152,6 +156,16 @@ function cardOf(cards: ReadonlyMap<number, NonProfitCard>, id: number): NonProfi
   const card = cards.get(id);
   assert(card !== undefined, "nonProfitCards read every fundraiser's organisation");
   return card;
+}
+
+/** What a fundraiser's matches gave, and what they hold for donations still to come. */
+function matchingOf(matches: readonly Match[]) {
+  const live = matches.filter((m) => m.ended_at === null);
+  return {
+    matched: centsToDollars(matches.reduce((sum, m) => sum + m.matched_cents, 0)),
+    remaining: centsToDollars(live.reduce((sum, m) => sum + m.cap_cents - m.matched_cents, 0)),
+    matchers: live.length,
+  };
 }
 
 /** A page of the caller's own fundraisers, newest first. */
@@ -183,7 +197,9 @@ export async function endFundraiserOf(deps: Deps, caller: Caller, id: number) {
   const at = deps.clock.now().toISOString();
   await deps.db.transaction().execute(async (trx) => {
     const f = await ownFundraiser(caller, id, trx);
-    if (statusOn(f, today(deps)) === 'ended' || !(await store.endFundraiser(trx, id, at))) throw conflict('fundraiser_ended', `fundraiser ${id} has ended already`);
+    // Past its last day it takes no donations, but its owner still ends it: its live matches end with it.
+    if (f.ended_at !== null || !(await store.endFundraiser(trx, id, at))) throw conflict('fundraiser_ended', `fundraiser ${id} has ended already`);
+    await endMatches(deps, trx, await matchesOfFundraiser(trx, id), at);
     await recordEvent(trx, { user_id: caller.user_id, type: 'fundraiser.updated', object_type: 'fundraiser', object_id: id, data: { status: 'ended' }, at });
     await recordAudit(trx, {
       book: caller.book,

@@ -39,6 +39,8 @@ describeEachEngine('fundraisers store', (env) => {
     assert.equal(await deps.db.transaction().execute((trx) => store.endFundraiser(trx, id, at)), false, 'ended once');
     await deps.db.transaction().execute((trx) => store.setFundraiserMetadata(trx, id, '{"a":"b"}', at));
     assert.equal((await store.findFundraiser(deps.db, 'live', id))?.metadata, '{"a":"b"}');
+    assert.equal(await store.einOf(deps.db, np.id), '110000001');
+    assert.equal(await store.einOf(deps.db, 999_999), undefined);
   });
 
   test("the journal's side of a fundraiser, and donations naming another organisation's", async () => {

@@ -57,3 +57,8 @@ export async function fundraiserJournal(db: Db): Promise<{ journal: Map<number, 
 export async function setFundraiserMetadata(trx: Trx, id: number, metadata: string | null, at: string): Promise<void> {
   await trx.updateTable('fundraisers').set({ metadata, updated_at: at }).where('id', '=', id).execute();
 }
+
+/** The EIN of a fundraiser's organisation. */
+export async function einOf(db: Db | Trx, nonProfitId: number): Promise<string | undefined> {
+  return (await db.selectFrom('non_profits').select('ein').where('id', '=', nonProfitId).executeTakeFirst())?.ein;
+}

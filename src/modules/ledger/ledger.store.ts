@@ -47,7 +47,16 @@ const fundAccountsForUpdateQuery = prepared<Database, AccountRow, { fund_id: num
 const insertEntryQuery = prepared<
   Database,
   { id: number },
-  { book: Book; memo: string; donation_id: number | null; gift_id: number | null; contribution_id: number | null; audit_id: number | null; created_at: string }
+  {
+    book: Book;
+    memo: string;
+    donation_id: number | null;
+    gift_id: number | null;
+    contribution_id: number | null;
+    audit_id: number | null;
+    match_id: number | null;
+    created_at: string;
+  }
 >((db, p) =>
   db
     .insertInto('journal_entries')
@@ -58,6 +67,7 @@ const insertEntryQuery = prepared<
       gift_id: p('gift_id'),
       contribution_id: p('contribution_id'),
       audit_id: p('audit_id'),
+      match_id: p('match_id'),
       created_at: p('created_at'),
     })
     .returning('id'),
@@ -188,10 +198,15 @@ export interface EntryCause {
   contribution_id?: number;
   /** An operator's action with no other cause (a portfolio move). */
   audit_id?: number;
+  /** A match's hold, or its release (rules §22). */
+  match_id?: number;
 }
 
 function assertCaused(cause: EntryCause): void {
-  assert(cause.donation_id !== undefined || cause.gift_id !== undefined || cause.contribution_id !== undefined || cause.audit_id !== undefined, 'every entry names what caused it');
+  assert(
+    cause.donation_id !== undefined || cause.gift_id !== undefined || cause.contribution_id !== undefined || cause.audit_id !== undefined || cause.match_id !== undefined,
+    'every entry names what caused it',
+  );
 }
 
 /** Appends one balanced journal entry and moves the cached balances with it. */
@@ -205,6 +220,7 @@ export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly
     gift_id: cause.gift_id ?? null,
     contribution_id: cause.contribution_id ?? null,
     audit_id: cause.audit_id ?? null,
+    match_id: cause.match_id ?? null,
     created_at: at,
   });
   assert(entry !== undefined, 'the entry was inserted');

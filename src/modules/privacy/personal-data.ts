@@ -106,6 +106,7 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
     forget: "kept: a receipt is the sponsor's record of a charitable contribution, which tax law requires it to keep; it is never changed",
   },
   scheduled_donations: { personal: ['note', 'metadata'], forget: 'stopped, notes and metadata removed' },
+  matches: { personal: [], forget: 'their pledges to match: amounts only, kept (a live one keeps its hold until it ends)' },
   fundraisers: { personal: ['title', 'story', 'metadata'], forget: 'the fundraisers they opened: ended, titled "Fundraiser", story and metadata removed; their donations kept' },
   schema_breaks: { personal: [], notPersonal: ['name'], forget: 'the schema' },
   schema_migrations: { personal: [], notPersonal: ['name'], forget: 'the schema' },

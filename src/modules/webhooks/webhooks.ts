@@ -17,6 +17,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'payment.updated',
   'fundraiser.created',
   'fundraiser.updated',
+  'match.created',
+  'match.updated',
 ] as const;
 
 /** What each event type means and what its `data` is: the event catalogue (`/docs/events`). */
@@ -38,6 +40,11 @@ export const EVENT_DOCS: Readonly<Record<(typeof WEBHOOK_EVENT_TYPES)[number], {
   'payment.updated': { when: 'That payment was sent, cashed, returned or voided.', data: 'The payment as it is now.' },
   'fundraiser.created': { when: 'You opened a fundraiser.', data: 'Its `status` (upcoming or open).' },
   'fundraiser.updated': { when: 'You ended your fundraiser, or changed its metadata.', data: '`status: ended`, or `changed: metadata`.' },
+  'match.created': { when: "You pledged to match a fundraiser's donations; its cap is held from your fund.", data: '`fundraiser_id`, `cap`.' },
+  'match.updated': {
+    when: 'Your match gave a donation for one it matched, or ended.',
+    data: '`matched` (dollars) and `donation_id` (your donation), or `status: ended` with `given` and `released` (dollars).',
+  },
 };
 
 export const URL_MAX = 2048;
