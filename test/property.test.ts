@@ -152,6 +152,12 @@ for (const { name: engine } of engines()) {
         'invest_now:ok',
         'invest_now:portfolio_not_chosen',
         'invest_now:insufficient_funds',
+        'match:ok',
+        'match:insufficient_funds',
+        'fundraise:ok',
+        'end_match:ok',
+        'end_match:match_ended',
+        'cancel:donation_matched',
       ])
         assert.ok((seen.get(k) ?? 0) > 0, `the sequence exercised ${k} (${REPLAY})`);
     });

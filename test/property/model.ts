@@ -35,7 +35,10 @@ export type Op =
   | { kind: 'run'; book: Book; submit: boolean; withdraw: boolean }
   | { kind: 'outcome'; pick: number; outcome: 'cash' | 'void'; book: Book }
   | { kind: 'allocate'; user: number; portfolio: number; share: number }
-  | { kind: 'valuate'; changes: number[] };
+  | { kind: 'valuate'; changes: number[] }
+  | { kind: 'match'; user: number; cents: number; ratio: number }
+  | { kind: 'fundraise'; user: number; cents: number }
+  | { kind: 'end_match'; pick: number };
 
 const user = fc.nat(ACTORS - 1);
 /** The book an operator acts in: mostly the object's own, sometimes the other. */
@@ -91,6 +94,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     arbitrary: fc.record({ kind: fc.constant('allocate' as const), user: fc.constantFrom(0, 1, USERS, USERS + 1), portfolio: fc.nat(2), share: fc.constantFrom(0, 25, 50, 100) }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('valuate' as const), changes: fc.array(fc.integer({ min: -400, max: 400 }), { minLength: 3, maxLength: 3 }) }) },
+  // Fundraisers (rules §22): a donor pledges a match (its cap held), others give to the fundraiser and are matched, a match ends.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('match' as const), user, cents: fc.integer({ min: 100, max: 40_000 }), ratio: fc.integer({ min: 1, max: 3 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('fundraise' as const), user, cents: fc.integer({ min: 1000, max: 20_000 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('end_match' as const), pick }) },
 );
 
 /**
@@ -161,7 +168,10 @@ export interface Model {
   funds: Fund[];
   /** Per book: what its outside accounts hold (deposits received are negative there, grants paid positive; a portfolio's market account, the fees). */
   outside: Record<Book, { deposits: number; grants_paid: number; [kind: string]: number }>;
-  donations: Array<{ id: number; user: number; cents: number; status: string; inPayment?: boolean }>;
+  /** `bound`: matched, or made by a match (rules §22): its owner can no longer withdraw it. */
+  donations: Array<{ id: number; user: number; cents: number; status: string; inPayment?: boolean; bound?: boolean }>;
+  /** Matches pledged to each book's fundraiser, oldest first. */
+  matches: Array<{ id: number; user: number; ratio: number; cap: number; matched: number; live: boolean }>;
   /** Family members' requests waiting (rules §20): no money held until approved, then a donation above. */
   requests: Array<{ id: number; user: number; cents: number }>;
   /** Payment runs' payments, each by check (no organisation has bank details here). */

@@ -31,6 +31,7 @@ import {
   type Op,
 } from './model.ts';
 import type { World } from './world.ts';
+import { stepEndMatch, stepFundraise, stepMatch } from './steps.matching.ts';
 
 /** The operation of a kind. */
 export type OpOf<K extends Op['kind']> = Extract<Op, { kind: K }>;
@@ -208,10 +209,13 @@ async function stepDonate(m: Model, w: World, op: OpOf<'donate' | 'app_donate'>,
 
 async function stepCancel(m: Model, w: World, op: OpOf<'cancel'>, _at: At): Promise<Outcome | undefined> {
   const { deps, users } = w;
-  const d = m.donations[op.pick % Math.max(1, m.donations.length)];
+  // Half the picks among donations a match bound (rules §22), which are few.
+  const bound = m.donations.filter((x) => x.bound === true);
+  const pool = op.pick % 2 === 0 && bound.length > 0 ? bound : m.donations;
+  const d = pool[Math.floor(op.pick / 2) % Math.max(1, pool.length)];
   if (d === undefined) return undefined;
-  const ok = d.status === 'scheduled' || d.status === 'waiting_for_funds';
-  const expected = ok ? 'ok' : 'donation_not_cancellable';
+  const ok = d.bound !== true && (d.status === 'scheduled' || d.status === 'waiting_for_funds');
+  const expected = d.bound === true ? 'donation_matched' : ok ? 'ok' : 'donation_not_cancellable';
   const actual = await outcome(() => cancelDonation(deps, (users[d.user] as TestUser).caller, d.id));
   if (ok) {
     const f = m.funds[d.user] as Fund;
@@ -634,6 +638,9 @@ const STEP_OF: { [K in Op['kind']]: (m: Model, w: World, op: OpOf<K>, at: At) =>
   invest: stepInvest,
   invest_now: stepInvestNow,
   liquidate: stepInvest,
+  match: stepMatch,
+  fundraise: stepFundraise,
+  end_match: stepEndMatch,
 };
 
 /** Runs an operation's step. */

@@ -15,6 +15,7 @@ import { createKeyForOwner } from '../../src/modules/users/index.ts';
 import { createPortfolio } from '../../src/modules/portfolio/index.ts';
 import { callerOfAccessToken } from '../../src/modules/apps/index.ts';
 import { runCheck } from '../../src/modules/check/index.ts';
+import { createFundraiser } from '../../src/modules/fundraisers/index.ts';
 import { connectApp } from '../app-tokens.ts';
 import { APP_LIMIT_CENTS, bookOf, PROPERTY_PORTFOLIOS, USERS, type Books, type Fund, type Model, type Op } from './model.ts';
 import { runStep } from './steps.ts';
@@ -49,6 +50,8 @@ export interface World {
   /** The members of user 0's fund (and of its sandbox twin's). */
   members: Map<number, { family: Caller; advisor: Caller; organizer: Caller }>;
   portfolioIds: number[];
+  /** Each book's fundraiser for the property's organisation, opened by its first user. */
+  fundraisers: Record<Book, number>;
   lastPayDate: Record<Book, string>;
   /** Asserts a donation made now has a larger id than the one made before (steps one after another). */
   madeAfter: (id: number, label: string) => void;
@@ -92,6 +95,10 @@ export async function openWorld(env: TestEnv, options: RunOptions): Promise<{ mo
   const portfolioIds: number[] = [];
   for (const p of PROPERTY_PORTFOLIOS) portfolioIds.push((await createPortfolio(deps, { description: '', ...p }, 'property')).id);
   const today = deps.clock.now().toISOString().slice(0, 10);
+  const fundraisers = {
+    live: (await createFundraiser(deps, (users[0] as TestUser).caller, { ein: '261544963', title: 'Property', goal_cents: 1_000_000 })).id,
+    test: (await createFundraiser(deps, (users[USERS] as TestUser).caller, { ein: '261544963', title: 'Property', goal_cents: 1_000_000 })).id,
+  };
   // On one node a donation made later has a larger id (waiting donations are promoted oldest
   // first, by id): checked where the steps run one after another, so that "later" is defined.
   let lastMade = 0;
@@ -103,6 +110,7 @@ export async function openWorld(env: TestEnv, options: RunOptions): Promise<{ mo
   const model: Model = {
     funds: users.map(() => ({ pending: 0, available: 0, reserved: 0, portfolio: 0 })),
     donations: [],
+    matches: [],
     requests: [],
     payments: [],
     gifts: [],
@@ -121,6 +129,7 @@ export async function openWorld(env: TestEnv, options: RunOptions): Promise<{ mo
     appSpent: users.map(() => 0),
     members,
     portfolioIds,
+    fundraisers,
     lastPayDate: { live: today, test: today },
     madeAfter,
     parallelBursts: options.parallelBursts,
