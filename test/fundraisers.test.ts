@@ -47,6 +47,8 @@ describeEachEngine('fundraisers', (env) => {
       ['open', 1000, 100, 10, 0, today, EIN],
     );
     assert.deepEqual([opened.body.external_id, opened.body.metadata, opened.body.organizer.name], ['fr-1', { team: 'north' }, 'Ana Organiser']);
+    assert.equal(opened.body.url, `${deps.config.publicUrl}/fundraisers/${id}`);
+    assert.equal((await app.inject({ method: 'GET', url: `/fundraisers/${id}` })).statusCode, 200, 'its page is there');
 
     const give = (who: { key: string }, body: Record<string, unknown>) =>
       call(app, 'POST', '/v1/donations', { key: who.key, body: { ein: EIN, amount: 50, fundraiser_id: id, ...body } });

@@ -6852,6 +6852,8 @@ export interface components {
                 name: string | null;
             }[];
             title: string;
+            /** @description Its public page, where anyone sees its progress and a signed-in donor gives (null in the sandbox) */
+            url: string | null;
         };
         Gift: {
             amount: number;

@@ -37,6 +37,7 @@ export const Fundraiser = Type.Object(
     ends_on: Nullable(Type.String()),
     ended_at: NullableIsoDate,
     created_at: IsoDate,
+    url: Nullable(Type.String({ description: 'Its public page, where anyone sees its progress and a signed-in donor gives (null in the sandbox)' })),
     non_profit: Type.Ref('DonationNonProfit'),
     organizer: Nullable(Type.Object({ name: Type.String(), slug: Type.String() }, { description: 'null when their profile is hidden' })),
     matching: Type.Object(

@@ -3,6 +3,7 @@
 // fundraiser is a donation, made by the donations module, which names it).
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../shared/caller.ts';
+import type { Viewer } from '../../shared/book.ts';
 import { AppError, conflict, notFound } from '../../shared/errors.ts';
 import { authorize } from '../../shared/policy.ts';
 import { centsToDollars } from '../../shared/money.ts';
@@ -105,10 +106,18 @@ export async function getFundraiser(deps: Deps, caller: Caller, id: number) {
   return form as FundraiserForm;
 }
 
+/** A fundraiser of `viewer`'s book as its public page shows it (anyone may look, signed in or not). Throws fundraiser_not_found. */
+export async function fundraiserForViewer(deps: Deps, viewer: Viewer, id: number) {
+  const f = await store.findFundraiser(deps.db, viewer.book, id);
+  if (f === undefined) throw notFound('fundraiser_not_found', `no fundraiser ${id}`);
+  const [form] = await formsOf(deps, viewer, [f], true);
+  return form as FundraiserForm;
+}
+
 type FundraiserForm = Awaited<ReturnType<typeof formsOf>>[number];
 
 /** The forms of fundraisers: progress from their donations; the organiser when their profile is visible; supporters when asked. */
-async function formsOf(deps: Deps, caller: Caller, rows: readonly store.Fundraiser[], withSupporters: boolean) {
+async function formsOf(deps: Deps, caller: Viewer, rows: readonly store.Fundraiser[], withSupporters: boolean) {
   const totals = await fundraiserTotals(
     deps.db,
     rows.map((f) => f.id),
@@ -142,6 +151,8 @@ async function formsOf(deps: Deps, caller: Caller, rows: readonly store.Fundrais
         ends_on: f.ends_on,
         ended_at: f.ended_at,
         created_at: f.created_at,
+        // The web is the live book's: a sandbox fundraiser has no page.
+        url: f.book === 'live' ? `${deps.config.publicUrl}/fundraisers/${f.id}` : null,
         non_profit: cardOf(cards, f.non_profit_id),
         organizer,
         matching,

@@ -75,7 +75,7 @@ function suggestions(prefix: string): Html {
 
 /** The donation form; on a charity's own page (`fixed`) it names that organisation instead of asking which. */
 /** The donation form; `asks`: the person gives by request (a family member, rules §20), so it asks rather than donates. */
-export function donationForm(v: Visitor, state: DashboardForms['donation'], prefix = 'donate', fixed?: { ein: string; name: string }, asks = false): Html {
+export function donationForm(v: Visitor, state: DashboardForms['donation'], prefix = 'donate', fixed?: { ein: string; name: string; fundraiser_id?: number }, asks = false): Html {
   return html`<form method="post" action="/dashboard/donations" class="card" novalidate>
     <h2 id="new-donation">${fixed === undefined ? 'New donation' : html`Donate to ${fixed.name}`}</h2>
     ${state === undefined ? '' : errorSummary(state, prefix)}
@@ -84,7 +84,11 @@ export function donationForm(v: Visitor, state: DashboardForms['donation'], pref
       fixed === undefined
         ? html`${charityField(prefix, state)}
     ${suggestions(prefix)}`
-        : html`<input type="hidden" name="ein" value="${fixed.ein}"><input type="hidden" name="from" value="charity"><p class="muted">${fixed.name} · EIN ${fixed.ein.slice(0, 2)}-${fixed.ein.slice(2)}</p>`
+        : html`<input type="hidden" name="ein" value="${fixed.ein}">${
+            fixed.fundraiser_id === undefined
+              ? html`<input type="hidden" name="from" value="charity">`
+              : html`<input type="hidden" name="from" value="fundraiser"><input type="hidden" name="fundraiser_id" value="${fixed.fundraiser_id}">`
+          }<p class="muted">${fixed.name} · EIN ${fixed.ein.slice(0, 2)}-${fixed.ein.slice(2)}</p>`
     }
     ${state?.wait === undefined ? '' : waitNotice(state.wait)}
     ${field({ name: 'amount', form: prefix, label: 'Amount (USD)', state, required: true, hint: 'At least $10.', extra: html` inputmode="decimal"` })}

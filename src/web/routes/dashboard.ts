@@ -16,6 +16,8 @@ import { dashboardPage, type DashboardData, type DashboardForms } from '../pages
 import { requireSession, sendPage, sessionOf, type WebContext } from '../context.ts';
 import { charityPageOf } from './public.ts';
 import { charityByEin } from '../../modules/nonprofits/index.ts';
+import { fundraiserForViewer } from '../../modules/fundraisers/index.ts';
+import { fundraiserPage } from '../pages/fundraiser.ts';
 import { fundsOf } from '../../modules/members/api.ts';
 import { claimsOfUser } from '../../modules/charities/index.ts';
 import { isCalendarDay } from '../../shared/days.ts';
@@ -80,10 +82,16 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
       }
       // The form of a charity's page answers there: its errors and questions stay beside it.
       const fromCharity = (request.body as URLSearchParams).get('from') === 'charity' && ein !== null;
+      // A fundraiser's page names it (rules §22), and its form answers there too.
+      const fundraiser =
+        /^\d{1,15}$/.exec((request.body as URLSearchParams).get('fundraiser_id') ?? '') === null ? undefined : Number((request.body as URLSearchParams).get('fundraiser_id'));
+      const viewer = { user_id: sessionOf(request).user_id, book: 'live' as const };
       const answer = async (state: NonNullable<DashboardForms['donation']>, status: number) =>
-        fromCharity && ein !== null
-          ? sendPage(reply, await charityPageOf(deps, request.visitor, await charityByEin(deps, ein), state), status)
-          : rerender(request, reply, { donation: state }, status);
+        fundraiser !== undefined
+          ? sendPage(reply, fundraiserPage(request.visitor, await fundraiserForViewer(deps, viewer, fundraiser), { state }), status)
+          : fromCharity && ein !== null
+            ? sendPage(reply, await charityPageOf(deps, request.visitor, await charityByEin(deps, ein), state), status)
+            : rerender(request, reply, { donation: state }, status);
       if (!form.ok || ein === null) return answer(form.state(), 422);
       const who = caller(request);
       // More than is available: asked once, saying until when it would wait (a request holds nothing and is not asked).
@@ -96,10 +104,12 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
           );
         }
       }
-      const input = { amount_cents: amount, ein, visibility, ...(note === '' ? {} : { note }) };
+      const input = { amount_cents: amount, ein, visibility, ...(note === '' ? {} : { note }), ...(fundraiser === undefined ? {} : { fundraiser_id: fundraiser }) };
       const result = await attempt(() => createDonation(deps, who, input));
       if (!result.ok) return answer(stateOf(result.error, form.values), STATUS_OF_KIND[result.error.kind]);
-      return back(reply, result.value.status === 'scheduled' ? 'donation_created' : result.value.status === 'requested' ? 'donation_requested' : 'donation_waiting', 'donations');
+      const done = result.value.status === 'scheduled' ? 'donation_created' : result.value.status === 'requested' ? 'donation_requested' : 'donation_waiting';
+      if (fundraiser !== undefined) return reply.code(303).header('location', `/fundraisers/${fundraiser}?done=${done}#give`).send();
+      return back(reply, done, 'donations');
     });
 
     web.post('/dashboard/donations/:id/cancel', async (request, reply) => {

@@ -20,6 +20,8 @@ import type { Html } from '../html.ts';
 import type { Visitor } from '../visitor.ts';
 import type { DashboardForms } from '../pages/dashboard.ts';
 import { claimsOfUser } from '../../modules/charities/index.ts';
+import { fundraiserForViewer } from '../../modules/fundraisers/index.ts';
+import { fundraiserPage } from '../pages/fundraiser.ts';
 
 const QUERY_MAX = 200;
 const SUGGESTIONS = 8;
@@ -174,6 +176,14 @@ export function publicRoutes({ deps, directory, openapi }: WebContext) {
     act('accept', 'gift_accepted');
     act('claim', 'gift_claimed');
     act('deny', 'gift_denied');
+
+    // A fundraiser's page (rules §22): anyone may look; the web is the live book's.
+    web.get('/fundraisers/:id', async (request, reply) => {
+      const raw = (request.params as { id: string }).id;
+      if (!/^\d{1,15}$/.test(raw)) throw new AppError('not_found', 'fundraiser_not_found', `no fundraiser ${raw}`);
+      const f = await fundraiserForViewer(deps, { user_id: request.visitor.session?.user_id ?? null, book: 'live' }, Number(raw));
+      return sendPage(reply, fundraiserPage(request.visitor, f, { done: (request.query as { done?: string }).done }));
+    });
 
     // Profiles at /<slug> (registered last; every fixed path above wins over it).
     web.get('/:slug', async (request, reply) => {
