@@ -57,7 +57,7 @@ function runIdOf(action: string | undefined, runText: string | undefined): numbe
   return id(runText, 'the run ID');
 }
 
-type Options = { date?: string; out?: string; reason?: string } & Record<string, unknown>;
+type Options = { date?: string; out?: string; reason?: string; file?: string; code?: string; as?: string; note?: string; 'as-of'?: string; sandbox?: boolean };
 
 /**
  * Runs one long transaction (opening or submitting a run of thousands of payments) saying on
@@ -102,6 +102,46 @@ function submitCommand(runId: number, book: Book, who: string): Promise<number> 
   });
 }
 
+/** `almoner payments run remittances ID --out FILE.pdf`: the letters, 500 to a file. */
+function remittancesCommand(runId: number, values: Options, book: Book, refuse: (allowed: readonly string[]) => void): Promise<number> {
+  refuse(['out']);
+  const out = values.out;
+  if (out === undefined) throw new UsageError('payments run remittances ID --out FILE.pdf (a run of more than 500 letters: FILE-1.pdf, FILE-2.pdf...)');
+  return withPlatform(async ({ deps }) => {
+    // A run of thousands of letters is several files (each one's memory bounded): FILE-1.pdf, FILE-2.pdf...
+    let parts = 1;
+    for (let part = 1; part <= parts; part++) {
+      const file = await runRemittances(deps, book, runId, { part, progress: (done, total) => process.stderr.write(`  part ${part}: ${done} of ${total} letters\r`) });
+      parts = file.parts;
+      const name = parts === 1 ? out : out.replace(/(\.pdf)?$/i, `-${part}.pdf`);
+      writeFileSync(name, file.pdf);
+      process.stderr.write(`\n`);
+      if (parts > 1) process.stdout.write(`Wrote ${name} (part ${part} of ${parts}, ${file.letters} letters).\n`);
+    }
+    if (parts === 1) process.stdout.write(`Wrote ${out}.\n`);
+    return 0;
+  });
+}
+
+/** `almoner payments run ach|checks|positive-pay ID --out FILE`: what goes to the bank. */
+function bankFileCommand(action: 'ach' | 'checks' | 'positive-pay', runId: number, values: Options, book: Book, refuse: (allowed: readonly string[]) => void): Promise<number> {
+  refuse(['out']);
+  const out = values.out;
+  if (out === undefined) throw new UsageError(`payments run ${action} ID --out FILE`);
+  return withPlatform(async ({ deps }) => {
+    const text =
+      action === 'ach'
+        ? await achFileOf(deps, book, runId)
+        : stringify(await collect(checkRows(deps, book, runId, action === 'checks' ? 'register' : 'positive_pay')), {
+            header: true,
+            columns: [...(action === 'checks' ? CHECK_REGISTER_HEADER : POSITIVE_PAY_HEADER)],
+          });
+    writeFileSync(out, text, { mode: 0o600 });
+    process.stdout.write(`Wrote ${out}.\n`);
+    return 0;
+  });
+}
+
 /** `almoner payments run ACTION [ID]`: a run's life from opening to submission. */
 async function runCommand(positionals: string[], values: Options, book: Book, who: string, refuse: (allowed: readonly string[]) => void): Promise<number> {
   const [action, runText] = positionals;
@@ -125,42 +165,8 @@ async function runCommand(positionals: string[], values: Options, book: Book, wh
       return 0;
     });
   }
-  if (action === 'remittances') {
-    refuse(['out']);
-    const out = values.out;
-    if (out === undefined) throw new UsageError('payments run remittances ID --out FILE.pdf (a run of more than 500 letters: FILE-1.pdf, FILE-2.pdf...)');
-    return withPlatform(async ({ deps }) => {
-      // A run of thousands of letters is several files (each one's memory bounded): FILE-1.pdf, FILE-2.pdf...
-      let parts = 1;
-      for (let part = 1; part <= parts; part++) {
-        const file = await runRemittances(deps, book, runId, { part, progress: (done, total) => process.stderr.write(`  part ${part}: ${done} of ${total} letters\r`) });
-        parts = file.parts;
-        const name = parts === 1 ? out : out.replace(/(\.pdf)?$/i, `-${part}.pdf`);
-        writeFileSync(name, file.pdf);
-        process.stderr.write(`\n`);
-        if (parts > 1) process.stdout.write(`Wrote ${name} (part ${part} of ${parts}, ${file.letters} letters).\n`);
-      }
-      if (parts === 1) process.stdout.write(`Wrote ${out}.\n`);
-      return 0;
-    });
-  }
-  if (action === 'ach' || action === 'checks' || action === 'positive-pay') {
-    refuse(['out']);
-    const out = values.out;
-    if (out === undefined) throw new UsageError(`payments run ${action} ID --out FILE`);
-    return withPlatform(async ({ deps }) => {
-      const text =
-        action === 'ach'
-          ? await achFileOf(deps, book, runId)
-          : stringify(await collect(checkRows(deps, book, runId, action === 'checks' ? 'register' : 'positive_pay')), {
-              header: true,
-              columns: [...(action === 'checks' ? CHECK_REGISTER_HEADER : POSITIVE_PAY_HEADER)],
-            });
-      writeFileSync(out, text, { mode: 0o600 });
-      process.stdout.write(`Wrote ${out}.\n`);
-      return 0;
-    });
-  }
+  if (action === 'remittances') return remittancesCommand(runId, values, book, refuse);
+  if (action === 'ach' || action === 'checks' || action === 'positive-pay') return bankFileCommand(action, runId, values, book, refuse);
   if (action === 'approve') {
     refuse([]);
     return withPlatform(async ({ deps }) => {
@@ -183,6 +189,106 @@ async function runCommand(positionals: string[], values: Options, book: Book, wh
     return submitCommand(runId, book, who);
   }
   throw new UsageError(`unknown payments run command: ${action ?? '(none)'} (${RUN_ACTIONS.join(', ')})`);
+}
+
+type Ctx = { values: Options; positionals: string[]; book: Book; who: string; sub: string | undefined; refuse: (allowed: readonly string[]) => void };
+
+/** `almoner payments returns --file FILE`: the bank's NACHA returns and notices of change. */
+function returnsCommand({ values, book, who, refuse }: Ctx): Promise<number> {
+  refuse(['file']);
+  const file = values.file;
+  if (file === undefined) throw new UsageError("payments returns --file FILE: the bank's NACHA return file (returns and notifications of change)");
+  return withPlatform(async ({ deps }) => {
+    for (const r of await recordAchReturns(deps, book, readFileSync(file, 'utf8'), who)) {
+      const what = r.code.startsWith('C')
+        ? r.recorded
+          ? ': a notification of change, its bank details corrected or the change noted (claimants and OPERATOR_EMAIL told)'
+          : ': a notification of change with nothing to do (corrected before, details replaced since, or the sandbox)'
+        : r.recorded
+          ? ", returned: its grants are back in the donors' funds"
+          : ', recorded before';
+      process.stdout.write(`payment ${r.payment_id}: ${r.code}${what}\n`);
+    }
+    return 0;
+  });
+}
+
+/** `almoner payments checks-paid --file FILE`: the bank's paid checks; a voided one paid is an exception (exit 1). */
+function checksPaidCommand({ values, book, who, refuse }: Ctx): Promise<number> {
+  refuse(['file']);
+  const file = values.file;
+  if (file === undefined) throw new UsageError("payments checks-paid --file FILE: the bank's paid-checks file (CSV: check_number, amount, paid_date)");
+  return withPlatform(async ({ deps }) => {
+    let exceptions = 0;
+    for (const r of await recordPaidChecks(deps, book, readFileSync(file, 'utf8'), who)) {
+      if (r.exception === true) {
+        exceptions += 1;
+        process.stdout.write(
+          `EXCEPTION: check ${r.check_number} (payment ${r.payment_id}) was voided, and the bank paid it${r.recorded ? '' : ' (recorded before)'}: recover it from the bank, then \`almoner payments exceptions resolve ID --as recovered|charged --note TEXT\`\n`,
+        );
+        continue;
+      }
+      process.stdout.write(`check ${r.check_number} (payment ${r.payment_id}): ${r.recorded ? 'cashed: its grants are completed' : 'recorded before'}\n`);
+    }
+    // A paid voided check is money out the books did not expect: the command fails so a job notices.
+    return exceptions > 0 ? 1 : 0;
+  });
+}
+
+/** `almoner payments exceptions [list] | resolve ID`: voided checks the bank paid. */
+function exceptionsCommand({ values, positionals, book, who, refuse }: Ctx): Promise<number> {
+  const [action, idText] = positionals;
+  if (action === undefined || action === 'list') {
+    refuse([]);
+    return withPlatform(async ({ deps }) => {
+      const found = await listExceptions(deps, book);
+      if (found.length === 0) process.stdout.write('No exception.\n');
+      for (const x of found) {
+        process.stdout.write(
+          `  ${String(x.id).padStart(6)}  payment ${x.payment_id}  $${x.amount}  paid ${x.paid_date}  ${x.resolution === null ? 'OPEN' : `${x.resolution} by ${x.resolved_by}: ${x.note}`}\n`,
+        );
+      }
+      return 0;
+    });
+  }
+  if (action !== 'resolve') throw new UsageError('payments exceptions [list] | resolve ID --as recovered|charged --note TEXT');
+  refuse(['as', 'note']);
+  const exceptionId = id(idText, 'the exception ID');
+  if (values.as === undefined || values.note === undefined) throw new UsageError('payments exceptions resolve ID --as recovered|charged --note TEXT');
+  const input = { resolution: values.as, note: values.note };
+  return withPlatform(async ({ deps }) => {
+    await resolveException(deps, book, exceptionId, input, who);
+    process.stdout.write(`Exception ${exceptionId} is resolved: ${values.as}.\n`);
+    return 0;
+  });
+}
+
+/** `almoner payments void-stale [--as-of DAY]`: checks not cashed in time are voided. */
+function voidStaleCommand({ values, book, who, refuse }: Ctx): Promise<number> {
+  refuse(['as-of']);
+  const asOf = values['as-of'];
+  return withPlatform(async ({ deps }) => {
+    const voided = await voidStaleChecks(deps, book, who, asOf);
+    process.stdout.write(voided.length === 0 ? 'No stale check.\n' : `Voided stale checks: payments ${voided.join(', ')}; their grants are back in the donors' funds.\n`);
+    return 0;
+  });
+}
+
+/** `almoner payments return|cash|void ID`: one payment's outcome, by hand. */
+function settleCommand({ values, positionals, book, who, refuse }: Ctx, sub: 'return' | 'cash' | 'void'): Promise<number> {
+  refuse(sub === 'return' ? ['code'] : sub === 'void' ? ['reason'] : []);
+  const paymentId = id(positionals[0], 'the payment ID');
+  if (sub === 'return' && values.code === undefined) throw new UsageError('payments return ID --code R03: the ACH return code');
+  if (sub === 'void' && (values.reason ?? '').trim() === '') throw new UsageError('payments void ID --reason TEXT: why (the donors are told)');
+  return withPlatform(async ({ deps }) => {
+    const p = await settle(deps, book, paymentId, sub, {
+      actor: who,
+      ...(values.code === undefined ? {} : { returnCode: values.code }),
+      ...(values.reason === undefined ? {} : { reason: values.reason }),
+    });
+    process.stdout.write(`Payment ${p.id} is ${p.status}${p.return_code === null ? '' : ` (${p.return_code})`}.\n`);
+    return 0;
+  });
 }
 
 export async function paymentsCommand(sub: string | undefined, rest: string[]): Promise<number> {
@@ -209,95 +315,13 @@ export async function paymentsCommand(sub: string | undefined, rest: string[]): 
     const extra = given.filter((k) => !allowed.includes(k));
     if (extra.length > 0) throw new UsageError(`payments ${[sub, positionals[0]].filter(Boolean).join(' ')} takes no --${extra.join(', --')}`);
   };
+  const ctx: Ctx = { values, positionals, book, who, sub, refuse };
   if (sub === 'run') return runCommand(positionals, values, book, who, refuse);
-  if (sub === 'returns') {
-    refuse(['file']);
-    const file = values.file;
-    if (file === undefined) throw new UsageError("payments returns --file FILE: the bank's NACHA return file (returns and notifications of change)");
-    return withPlatform(async ({ deps }) => {
-      for (const r of await recordAchReturns(deps, book, readFileSync(file, 'utf8'), who)) {
-        const what = r.code.startsWith('C')
-          ? r.recorded
-            ? ': a notification of change, its bank details corrected or the change noted (claimants and OPERATOR_EMAIL told)'
-            : ': a notification of change with nothing to do (corrected before, details replaced since, or the sandbox)'
-          : r.recorded
-            ? ", returned: its grants are back in the donors' funds"
-            : ', recorded before';
-        process.stdout.write(`payment ${r.payment_id}: ${r.code}${what}\n`);
-      }
-      return 0;
-    });
-  }
-  if (sub === 'checks-paid') {
-    refuse(['file']);
-    const file = values.file;
-    if (file === undefined) throw new UsageError("payments checks-paid --file FILE: the bank's paid-checks file (CSV: check_number, amount, paid_date)");
-    return withPlatform(async ({ deps }) => {
-      let exceptions = 0;
-      for (const r of await recordPaidChecks(deps, book, readFileSync(file, 'utf8'), who)) {
-        if (r.exception === true) {
-          exceptions += 1;
-          process.stdout.write(
-            `EXCEPTION: check ${r.check_number} (payment ${r.payment_id}) was voided, and the bank paid it${r.recorded ? '' : ' (recorded before)'}: recover it from the bank, then \`almoner payments exceptions resolve ID --as recovered|charged --note TEXT\`\n`,
-          );
-          continue;
-        }
-        process.stdout.write(`check ${r.check_number} (payment ${r.payment_id}): ${r.recorded ? 'cashed: its grants are completed' : 'recorded before'}\n`);
-      }
-      // A paid voided check is money out the books did not expect: the command fails so a job notices.
-      return exceptions > 0 ? 1 : 0;
-    });
-  }
-  if (sub === 'exceptions') {
-    const [action, idText] = positionals;
-    if (action === undefined || action === 'list') {
-      refuse([]);
-      return withPlatform(async ({ deps }) => {
-        const found = await listExceptions(deps, book);
-        if (found.length === 0) process.stdout.write('No exception.\n');
-        for (const x of found) {
-          process.stdout.write(
-            `  ${String(x.id).padStart(6)}  payment ${x.payment_id}  $${x.amount}  paid ${x.paid_date}  ${x.resolution === null ? 'OPEN' : `${x.resolution} by ${x.resolved_by}: ${x.note}`}\n`,
-          );
-        }
-        return 0;
-      });
-    }
-    if (action !== 'resolve') throw new UsageError('payments exceptions [list] | resolve ID --as recovered|charged --note TEXT');
-    refuse(['as', 'note']);
-    const exceptionId = id(idText, 'the exception ID');
-    if (values.as === undefined || values.note === undefined) throw new UsageError('payments exceptions resolve ID --as recovered|charged --note TEXT');
-    const input = { resolution: values.as, note: values.note };
-    return withPlatform(async ({ deps }) => {
-      await resolveException(deps, book, exceptionId, input, who);
-      process.stdout.write(`Exception ${exceptionId} is resolved: ${values.as}.\n`);
-      return 0;
-    });
-  }
-  if (sub === 'void-stale') {
-    refuse(['as-of']);
-    const asOf = values['as-of'];
-    return withPlatform(async ({ deps }) => {
-      const voided = await voidStaleChecks(deps, book, who, asOf);
-      process.stdout.write(voided.length === 0 ? 'No stale check.\n' : `Voided stale checks: payments ${voided.join(', ')}; their grants are back in the donors' funds.\n`);
-      return 0;
-    });
-  }
-  if (sub === 'return' || sub === 'cash' || sub === 'void') {
-    refuse(sub === 'return' ? ['code'] : sub === 'void' ? ['reason'] : []);
-    const paymentId = id(positionals[0], 'the payment ID');
-    if (sub === 'return' && values.code === undefined) throw new UsageError('payments return ID --code R03: the ACH return code');
-    if (sub === 'void' && (values.reason ?? '').trim() === '') throw new UsageError('payments void ID --reason TEXT: why (the donors are told)');
-    return withPlatform(async ({ deps }) => {
-      const p = await settle(deps, book, paymentId, sub, {
-        actor: who,
-        ...(values.code === undefined ? {} : { returnCode: values.code }),
-        ...(values.reason === undefined ? {} : { reason: values.reason }),
-      });
-      process.stdout.write(`Payment ${p.id} is ${p.status}${p.return_code === null ? '' : ` (${p.return_code})`}.\n`);
-      return 0;
-    });
-  }
+  if (sub === 'returns') return returnsCommand(ctx);
+  if (sub === 'checks-paid') return checksPaidCommand(ctx);
+  if (sub === 'exceptions') return exceptionsCommand(ctx);
+  if (sub === 'void-stale') return voidStaleCommand(ctx);
+  if (sub === 'return' || sub === 'cash' || sub === 'void') return settleCommand(ctx, sub);
   throw new UsageError(`unknown payments command: ${sub ?? '(none)'}`);
 }
 
