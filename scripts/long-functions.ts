@@ -18,5 +18,4 @@ export const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   'src/modules/privacy/privacy.store.ts: pseudonymise': 143,
   'src/modules/webhooks/webhooks.delivery.ts: deliverDue': 73,
   'src/web/pages/fund.ts: fundPage': 80,
-  'src/web/web.ts: webApp': 71,
 };

@@ -17,6 +17,11 @@ export const PEOPLE_PROBLEMS = {
     ['POST /v1/webhook_endpoints', 'PATCH /v1/webhook_endpoints/{id}'],
   ),
   app_not_found: doc('App not found', 'No app with this client id is registered here (or it was disabled).', 'Check the client id.', ['* /admin/v1/apps/{client_id}*']),
+  return_url_not_registered: doc(
+    'Return address not registered',
+    'A donate link sends the donor back only to an address on an origin its app registered (no open redirect), and only with app= naming that app.',
+    'Register the address’s origin as one of the app’s redirect URIs, or name the app with app=.',
+  ),
   app_deleted: doc('App deleted', 'The app was deleted by its developer.', 'Nothing to enable or disable.', ['* /admin/v1/apps/{client_id}*']),
   app_unchanged: doc('App unchanged', 'The app is already in the state asked for.', 'Nothing to do.', ['* /admin/v1/apps/{client_id}*']),
   connection_not_found: doc('Connection not found', 'The donor has no connection to this app.', 'Nothing to disconnect.'),

@@ -15,6 +15,7 @@ import { moneyRoutes } from './routes/money.ts';
 import { webhookSettingsRoutes } from './routes/webhooks.ts';
 import { settingsRoutes } from './routes/settings.ts';
 import { publicRoutes } from './routes/public.ts';
+import { donateRoutes } from './routes/donate.ts';
 import { appSettingsRoutes, interactionRoutes } from './routes/apps.ts';
 import { charityRoutes } from './routes/charities.ts';
 import { investRoutes } from './routes/invest.ts';
@@ -84,16 +85,20 @@ export function webApp(ctx: WebContext) {
       if (asset === undefined) throw new AppError('not_found', 'not_found', 'no such file');
       return reply.type(asset.type).header('cache-control', 'public, max-age=3600').send(asset.body);
     });
-    await web.register(accountRoutes(ctx));
-    await web.register(dashboardRoutes(ctx));
-    await web.register(moneyRoutes(ctx));
-    await web.register(settingsRoutes(ctx));
-    await web.register(webhookSettingsRoutes(ctx));
-    await web.register(appSettingsRoutes(ctx));
-    await web.register(interactionRoutes(ctx));
-    await web.register(charityRoutes(ctx));
-    await web.register(investRoutes(ctx));
-    await web.register(fundRoutes(ctx));
-    await web.register(publicRoutes(ctx));
+    for (const routes of PAGES) await web.register(routes(ctx));
   };
-}
+} /** The pages' routes, in order: publicRoutes last (its /<slug> profiles come after every fixed path). */
+const PAGES = [
+  accountRoutes,
+  dashboardRoutes,
+  moneyRoutes,
+  settingsRoutes,
+  webhookSettingsRoutes,
+  appSettingsRoutes,
+  interactionRoutes,
+  charityRoutes,
+  investRoutes,
+  fundRoutes,
+  donateRoutes,
+  publicRoutes,
+];

@@ -10,7 +10,18 @@ import type { Caller } from '../../shared/caller.ts';
 import { usdText } from '../../shared/money.ts';
 import { recordAudit } from '../audit/index.ts';
 import { sandboxUserFor } from '../users/index.ts';
-import { API_SCOPES, APP_NAME_MAX, generateClientId, generateClientSecret, logoUriProblem, monthOf, redirectUriProblem, REDIRECT_URIS_MAX, SCOPE_WORDS } from './apps.ts';
+import {
+  API_SCOPES,
+  APP_NAME_MAX,
+  generateClientId,
+  generateClientSecret,
+  logoUriProblem,
+  monthOf,
+  redirectUriProblem,
+  REDIRECT_URIS_MAX,
+  returnUrlProblem,
+  SCOPE_WORDS,
+} from './apps.ts';
 import * as store from './apps.store.ts';
 import { newSigningKey, TTL_SECONDS } from './oidc.ts';
 
@@ -128,6 +139,35 @@ export async function appByClientId(deps: Deps, clientId: string): Promise<AppVi
 }
 
 /** Every app (operators), newest first, `limit` at a time before `before` (an app's row id). */
+/**
+ * The app a donate link names (rules §23) with its return addresses checked: each must be on an
+ * origin the app registered, and a link with one must name its app. Throws app_not_found (unknown,
+ * disabled, deleted or the sandbox's), return_url_not_registered (naming the field).
+ */
+export async function donateLinkApp(
+  deps: Deps,
+  clientId: string | undefined,
+  urls: ReadonlyArray<readonly [field: string, url: string | undefined]>,
+): Promise<AppView | undefined> {
+  const given = urls.filter((u): u is readonly [string, string] => u[1] !== undefined && u[1] !== '');
+  if (clientId === undefined || clientId === '') {
+    const [field] = given[0] ?? [];
+    if (field !== undefined)
+      throw new AppError('unprocessable', 'return_url_not_registered', `${field} needs app=, the app that registered its address`, {
+        errors: [{ field, code: 'return_url_not_registered', message: 'needs the app that registered it (app=)' }],
+      });
+    return undefined;
+  }
+  const app = await appByClientId(deps, clientId);
+  if (app === undefined || app.book !== 'live' || app.disabled_at !== null || app.deleted_at !== null) throw notFound('app_not_found', `no app ${clientId}`);
+  const errors = given.flatMap(([field, url]) => {
+    const problem = returnUrlProblem(url, app.redirect_uris);
+    return problem === undefined ? [] : [{ field, code: 'return_url_not_registered' as const, message: problem }];
+  });
+  if (errors.length > 0) throw new AppError('unprocessable', 'return_url_not_registered', `${errors[0]?.field} ${errors[0]?.message}`, { errors });
+  return app;
+}
+
 export async function listAllApps(deps: Deps, limit: number, before?: number) {
   const rows = await store.listApps(deps.db, limit, before);
   return rows.map((r) => ({ ...r, redirect_uris: JSON.parse(r.redirect_uris) as string[], connections: Number(r.connections ?? 0) }));

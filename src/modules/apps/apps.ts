@@ -61,6 +61,18 @@ export function redirectUriProblem(uri: string): string | undefined {
   return 'must start with https:// (http:// only on localhost)';
 }
 
+/**
+ * Why `url` may not be where a donate link sends the donor back for an app that registered
+ * `redirectUris`, or undefined: an address such as a redirect URI may be (https, or http on
+ * localhost), on the origin of one of them. Anything else would be an open redirect.
+ */
+export function returnUrlProblem(url: string, redirectUris: readonly string[]): string | undefined {
+  const problem = redirectUriProblem(url);
+  if (problem !== undefined) return problem;
+  const origin = new URL(url).origin;
+  return redirectUris.some((u) => URL.parse(u)?.origin === origin) ? undefined : `must be on an address the app registered (${origin} is not one)`;
+}
+
 /** Why a logo address cannot be registered, or undefined. */
 export function logoUriProblem(uri: string): string | undefined {
   if (uri.length > URI_MAX) return `must be at most ${URI_MAX} characters`;

@@ -18,6 +18,10 @@ import { charityPageOf } from './public.ts';
 import { charityByEin } from '../../modules/nonprofits/index.ts';
 import { fundraiserForViewer } from '../../modules/fundraisers/index.ts';
 import { fundraiserPage } from '../pages/fundraiser.ts';
+import { donateLinkPage } from '../pages/donate.ts';
+import { errorPage } from '../pages/public.ts';
+import { isLinkError, linkDonationFields, linkProblem, readLink, successLocation, type DonateLink } from '../donate-link.ts';
+import type { FormState } from '../layout.ts';
 import { fundsOf } from '../../modules/members/api.ts';
 import { claimsOfUser } from '../../modules/charities/index.ts';
 import { isCalendarDay } from '../../shared/days.ts';
@@ -60,6 +64,23 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
       sendPage(reply, dashboardPage(request.visitor, await loadDashboard(deps, caller(request), 1), forms), status);
     const back = (reply: FastifyReply, done: string, anchor: string) => reply.code(303).header('location', `/dashboard?done=${done}#${anchor}`).send();
 
+    /** The donate link a form came from (its fields checked again), undefined for none, or null when a refusal page was sent. */
+    const linkOf = async (request: FastifyRequest, reply: FastifyReply): Promise<DonateLink | undefined | null> => {
+      const body = request.body as URLSearchParams;
+      if (body.get('from') !== 'link') return undefined;
+      try {
+        return await readLink(deps, (name) => body.get(name));
+      } catch (error) {
+        if (!isLinkError(error)) throw error;
+        await sendPage(reply, errorPage(request.visitor, 422, 'This donate link cannot be used', linkProblem(error), error.code), 422);
+        return null;
+      }
+    };
+    const orgOf = async (ein: string) => {
+      const found = await charityByEin(deps, ein);
+      return { ein, name: found.view.name, public_path: found.view.public_path };
+    };
+
     web.get('/dashboard', async (request, reply) => {
       const query = request.query as { page?: string; done?: string };
       return sendPage(reply, dashboardPage(request.visitor, await loadDashboard(deps, caller(request), pageParam(query.page)), {}, query.done));
@@ -67,6 +88,9 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
 
     web.post('/dashboard/donations', async (request, reply) => {
       const form = new FormReader(request.body as URLSearchParams);
+      // A donate link's confirmation (rules §23): its fields read again, with the same rules.
+      const link = await linkOf(request, reply);
+      if (link === null) return reply;
       const target = form.text('ein', { required: true, max: 200 });
       const amount = form.amount('amount', DONATION_MIN_CENTS);
       const note = form.text('note', { max: 1000 });
@@ -87,11 +111,13 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
         /^\d{1,15}$/.exec((request.body as URLSearchParams).get('fundraiser_id') ?? '') === null ? undefined : Number((request.body as URLSearchParams).get('fundraiser_id'));
       const viewer = { user_id: sessionOf(request).user_id, book: 'live' as const };
       const answer = async (state: NonNullable<DashboardForms['donation']>, status: number) =>
-        fundraiser !== undefined
-          ? sendPage(reply, fundraiserPage(request.visitor, await fundraiserForViewer(deps, viewer, fundraiser), { state }), status)
-          : fromCharity && ein !== null
-            ? sendPage(reply, await charityPageOf(deps, request.visitor, await charityByEin(deps, ein), state), status)
-            : rerender(request, reply, { donation: state }, status);
+        link !== undefined && ein !== null
+          ? sendPage(reply, donateLinkPage(request.visitor, await orgOf(ein), link, state), status)
+          : fundraiser !== undefined
+            ? sendPage(reply, fundraiserPage(request.visitor, await fundraiserForViewer(deps, viewer, fundraiser), { state }), status)
+            : fromCharity && ein !== null
+              ? sendPage(reply, await charityPageOf(deps, request.visitor, await charityByEin(deps, ein), state), status)
+              : rerender(request, reply, { donation: state }, status);
       if (!form.ok || ein === null) return answer(form.state(), 422);
       const who = caller(request);
       // More than is available: asked once, saying until when it would wait (a request holds nothing and is not asked).
@@ -104,11 +130,20 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
           );
         }
       }
-      const input = { amount_cents: amount, ein, visibility, ...(note === '' ? {} : { note }), ...(fundraiser === undefined ? {} : { fundraiser_id: fundraiser }) };
+      const input = {
+        amount_cents: amount,
+        ein,
+        visibility,
+        ...(note === '' ? {} : { note }),
+        ...(fundraiser === undefined ? {} : { fundraiser_id: fundraiser }),
+        ...(link === undefined ? {} : linkDonationFields(link)),
+      };
       const result = await attempt(() => createDonation(deps, who, input));
       if (!result.ok) return answer(stateOf(result.error, form.values), STATUS_OF_KIND[result.error.kind]);
       const done = result.value.status === 'scheduled' ? 'donation_created' : result.value.status === 'requested' ? 'donation_requested' : 'donation_waiting';
       if (fundraiser !== undefined) return reply.code(303).header('location', `/fundraisers/${fundraiser}?done=${done}#give`).send();
+      const success = link === undefined ? undefined : successLocation(link, 'donation_id', result.value.id);
+      if (success !== undefined) return reply.code(303).header('location', success).send();
       return back(reply, done, 'donations');
     });
 
@@ -133,15 +168,26 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
 
     web.post('/dashboard/scheduled', async (request, reply) => {
       const form = new FormReader(request.body as URLSearchParams);
+      const link = await linkOf(request, reply);
+      if (link === null) return reply;
       const ein = form.ein('ein', { required: true });
       const amount = form.amount('amount', DONATION_MIN_CENTS);
       const frequency = form.oneOf('frequency', SCHEDULE_FREQUENCIES, 'Monthly');
       const nextDate = form.text('next_date', { max: 10 });
       if (nextDate !== '' && !isCalendarDay(nextDate)) form.fail('next_date', 'must be a date');
-      if (!form.ok || ein === null) return rerender(request, reply, { schedule: form.state() }, 422);
-      const input = { ein, amount_cents: amount, frequency, ...(nextDate === '' ? {} : { next_date: nextDate }) };
+      const answer = async (state: FormState, status: number) =>
+        link !== undefined && ein !== null
+          ? sendPage(reply, donateLinkPage(request.visitor, await orgOf(ein), link, state), status)
+          : rerender(request, reply, { schedule: state }, status);
+      if (!form.ok || ein === null) return answer(form.state(), 422);
+      // A recurring donation keeps a link's id and metadata (its share and words are a donation's choices).
+      const fields = link === undefined ? undefined : linkDonationFields(link);
+      const partner = fields === undefined ? {} : { metadata: fields.metadata, ...(fields.external_id === undefined ? {} : { external_id: fields.external_id }) };
+      const input = { ein, amount_cents: amount, frequency, ...(nextDate === '' ? {} : { next_date: nextDate }), ...partner };
       const result = await attempt(() => createSchedule(deps, caller(request), input));
-      if (!result.ok) return rerender(request, reply, { schedule: stateOf(result.error, form.values) }, STATUS_OF_KIND[result.error.kind]);
+      if (!result.ok) return answer(stateOf(result.error, form.values), STATUS_OF_KIND[result.error.kind]);
+      const success = link === undefined ? undefined : successLocation(link, 'scheduled_donation_id', result.value.id);
+      if (success !== undefined) return reply.code(303).header('location', success).send();
       return back(reply, 'schedule_created', 'recurring');
     });
 
