@@ -105,4 +105,13 @@ describeEachEngine('donate links', (env) => {
       { amount_cents: 15_00, frequency: 'Monthly', external_id: 'wheel-8', metadata: { _source: 'donate_link' } },
     );
   });
+
+  test('the donate button: a script for other pages, that only styles the links', async () => {
+    const { app } = env();
+    const script = await app.inject({ method: 'GET', url: '/static/donate-button.js' });
+    assert.deepEqual([script.statusCode, script.headers['content-type']], [200, 'text/javascript; charset=utf-8']);
+    assert.match(script.body, /a\.almoner-donate/);
+    assert.match(script.body, /min-height:44px/, 'large enough to tap');
+    assert.doesNotMatch(script.body, /fetch\(|XMLHttpRequest|sendBeacon|document\.cookie/, 'it sends and reads nothing');
+  });
 });

@@ -25,7 +25,25 @@ const ASSETS = new Map<string, { type: string; body: string }>([
   ['app.css', { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/app.css', import.meta.url), 'utf8') }],
   ['favicon.svg', { type: 'image/svg+xml', body: readFileSync(new URL('./assets/favicon.svg', import.meta.url), 'utf8') }],
   ['app.js', { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/app.js', import.meta.url), 'utf8') }],
+  // For other sites' pages: the donate button (docs/api.md, "Donate links").
+  ['donate-button.js', { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/donate-button.js', import.meta.url), 'utf8') }],
 ]);
+
+/** The pages' routes, in order: publicRoutes last (its /<slug> profiles come after every fixed path). */
+const PAGES = [
+  accountRoutes,
+  dashboardRoutes,
+  moneyRoutes,
+  settingsRoutes,
+  webhookSettingsRoutes,
+  appSettingsRoutes,
+  interactionRoutes,
+  charityRoutes,
+  investRoutes,
+  fundRoutes,
+  donateRoutes,
+  publicRoutes,
+];
 
 export function webApp(ctx: WebContext) {
   const { deps } = ctx;
@@ -87,18 +105,4 @@ export function webApp(ctx: WebContext) {
     });
     for (const routes of PAGES) await web.register(routes(ctx));
   };
-} /** The pages' routes, in order: publicRoutes last (its /<slug> profiles come after every fixed path). */
-const PAGES = [
-  accountRoutes,
-  dashboardRoutes,
-  moneyRoutes,
-  settingsRoutes,
-  webhookSettingsRoutes,
-  appSettingsRoutes,
-  interactionRoutes,
-  charityRoutes,
-  investRoutes,
-  fundRoutes,
-  donateRoutes,
-  publicRoutes,
-];
+}
