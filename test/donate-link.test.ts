@@ -50,6 +50,7 @@ describeEachEngine('donate links', (env) => {
     assert.match(textOf(page.body), /From a link of Giving Wheel\. Nothing is given until you confirm\./);
     assert.match(page.body, /name="amount"[^>]*value="25"/);
     assert.match(page.body, /<a href="https:\/\/wheel\.example\.org\/">Cancel<\/a>/);
+    assert.match(String(page.headers['content-security-policy']), /form-action 'self' https:\/\/wheel\.example\.org;/, 'its form may lead back to the app, and nowhere else');
     const fields = hiddenFields(page.body);
     assert.deepEqual([fields.from, fields.external_id, fields.metadata, fields.success_url], ['link', 'wheel-7', '{"slot":"4"}', 'https://wheel.example.org/thanks']);
 

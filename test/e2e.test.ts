@@ -18,6 +18,7 @@ import { createAdminToken } from '../src/modules/admin/admin.service.ts';
 import { pdfText } from './pdf.ts';
 import { createServer as createHttpServer } from 'node:http';
 import * as client from 'openid-client';
+import { registerApp } from '../src/modules/apps/index.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join('test-results', 'screenshots');
@@ -39,6 +40,8 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
   let adminToken: string;
   let browser: Browser;
   let grantId = 0;
+  /** An app whose donate links send donors back to a page on another origin (rules §23). */
+  const wheel = { clientId: '', port: 0 };
   const violations: string[] = [];
   let shot = 0;
   /** Every reviewed page's width at phone size (the last test prints them). */
@@ -106,6 +109,8 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await fund(env.deps, donor, 500_00);
     grantId = (await call(env.app, 'POST', '/v1/donations', { key: donor.key, body: { ein: EIN, amount: 50, designation: 'Maths videos', dedication: 'For Ms. Lovelace' } })).body
       .id;
+    wheel.port = await freePort();
+    wheel.clientId = (await registerApp(env.deps, donor.user_id, { name: 'Giving Wheel', redirect_uris: [`http://127.0.0.1:${wheel.port}/callback`] })).app.client_id;
     await env.close();
     const port = await freePort();
     base = `http://localhost:${port}`;
@@ -843,6 +848,53 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     return server;
   }
+
+  test("a donate link's button on another site, on a phone: signed in, confirmed, back there; a link to elsewhere refused", async () => {
+    const origin = `http://127.0.0.1:${wheel.port}`;
+    const link = (returnTo: string) =>
+      `${base}/donate/${EIN}?${new URLSearchParams({ amount: '25', external_id: 'wheel-e2e', app: wheel.clientId, success_url: `${returnTo}/thanks`, exit_url: `${returnTo}/` }).toString()}`;
+    const site = createHttpServer((request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(
+        request.url?.startsWith('/thanks') === true
+          ? `<!doctype html><html lang="en"><head><title>Thanks</title></head><body><main><h1>Thank you</h1></main></body></html>`
+          : `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width"><title>Giving Wheel</title></head><body><main><h1>Giving Wheel</h1>` +
+              `<a class="almoner-donate" href="${link(origin).replaceAll('&', '&amp;')}">Give $25 to Khan Academy</a><script src="${base}/static/donate-button.js"></script></main></body></html>`,
+      );
+    });
+    await new Promise<void>((resolve) => site.listen(wheel.port, '127.0.0.1', resolve));
+    try {
+      const context = await browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true });
+      const page = await context.newPage();
+      await signUp(page, 'Wheel Donor', 'wheel-donor@example.org');
+      await fundUser('Wheel Donor', '100');
+      await page.goto(origin);
+      const button = page.getByRole('link', { name: 'Give $25 to Khan Academy' });
+      const box = await button.boundingBox();
+      assert.ok(box !== null && box.height >= 44 && box.width <= PHONE.width, `the button is large enough to tap: ${JSON.stringify(box)}`);
+      assert.deepEqual(await accessibilityProblems(await page.content()), [], 'the button on its page');
+      await button.tap();
+      await page.waitForURL(new RegExp(`^${base}/donate/${EIN}\\?`));
+      await assert.doesNotReject(page.getByText('From a link of Giving Wheel').waitFor());
+      await review(page, 'donate-link');
+      await page.getByRole('button', { name: 'Donate' }).tap();
+      await page.waitForURL(new RegExp(`^${origin}/thanks\\?donation_id=\\d+$`));
+      const id = Number(new URL(page.url()).searchParams.get('donation_id'));
+      assert.ok(id > 0);
+      // The donor's dashboard has it.
+      await page.goto(`${base}/dashboard`);
+      await assert.doesNotReject(page.locator(`[data-donation="${id}"]`).first().waitFor());
+
+      // A link that would send the donor to another site is refused, and leaves them here.
+      await page.goto(link('https://elsewhere.example.com'));
+      await assert.doesNotReject(page.getByRole('heading', { name: 'This donate link cannot be used' }).waitFor());
+      assert.ok(page.url().startsWith(base), page.url());
+      await review(page, 'donate-link-refused');
+      await context.close();
+    } finally {
+      await new Promise<void>((resolve) => site.close(() => resolve()));
+    }
+  });
 
   test('the sign-in page, the reference and the problem codes, and no page broke its content security policy', async () => {
     const context = await newContext();

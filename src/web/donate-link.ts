@@ -7,6 +7,7 @@ import { AppError, fieldErrors } from '../shared/errors.ts';
 import { EXTERNAL_ID_MAX, metadataProblem } from '../shared/partner.ts';
 import { DEDICATION_MAX, DESIGNATION_MAX, SHARES, type Share } from '../modules/donations/index.ts';
 import { donateLinkApp } from '../modules/apps/index.ts';
+import { CONTENT_SECURITY_POLICY } from './context.ts';
 
 export const LINK_FREQUENCIES = ['once', 'monthly', 'yearly'] as const;
 export type LinkFrequency = (typeof LINK_FREQUENCIES)[number];
@@ -78,6 +79,14 @@ export function linkDonationFields(link: DonateLink) {
     ...(link.external_id === '' ? {} : { external_id: link.external_id }),
     metadata: { ...(link.metadata === '' ? {} : (JSON.parse(link.metadata) as Record<string, string>)), _source: 'donate_link' },
   };
+}
+
+/**
+ * The content security policy of a page whose form a link filled: its form may lead (by the
+ * redirect after it) to the link's success_url, an origin its app registered, and nowhere else.
+ */
+export function linkFormPolicy(link: DonateLink): string {
+  return link.success_url === '' ? CONTENT_SECURITY_POLICY : CONTENT_SECURITY_POLICY.replace("form-action 'self'", `form-action 'self' ${new URL(link.success_url).origin}`);
 }
 
 /** Where the donor goes once it is made: the link's success_url with the object's id, or undefined. */

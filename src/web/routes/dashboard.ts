@@ -20,7 +20,7 @@ import { fundraiserForViewer } from '../../modules/fundraisers/index.ts';
 import { fundraiserPage } from '../pages/fundraiser.ts';
 import { donateLinkPage } from '../pages/donate.ts';
 import { errorPage } from '../pages/public.ts';
-import { isLinkError, linkDonationFields, linkProblem, readLink, successLocation, type DonateLink } from '../donate-link.ts';
+import { isLinkError, linkDonationFields, linkFormPolicy, linkProblem, readLink, successLocation, type DonateLink } from '../donate-link.ts';
 import type { FormState } from '../layout.ts';
 import { fundsOf } from '../../modules/members/api.ts';
 import { claimsOfUser } from '../../modules/charities/index.ts';
@@ -112,7 +112,7 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
       const viewer = { user_id: sessionOf(request).user_id, book: 'live' as const };
       const answer = async (state: NonNullable<DashboardForms['donation']>, status: number) =>
         link !== undefined && ein !== null
-          ? sendPage(reply, donateLinkPage(request.visitor, await orgOf(ein), link, state), status)
+          ? sendPage(reply.header('content-security-policy', linkFormPolicy(link)), donateLinkPage(request.visitor, await orgOf(ein), link, state), status)
           : fundraiser !== undefined
             ? sendPage(reply, fundraiserPage(request.visitor, await fundraiserForViewer(deps, viewer, fundraiser), { state }), status)
             : fromCharity && ein !== null
@@ -177,7 +177,7 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
       if (nextDate !== '' && !isCalendarDay(nextDate)) form.fail('next_date', 'must be a date');
       const answer = async (state: FormState, status: number) =>
         link !== undefined && ein !== null
-          ? sendPage(reply, donateLinkPage(request.visitor, await orgOf(ein), link, state), status)
+          ? sendPage(reply.header('content-security-policy', linkFormPolicy(link)), donateLinkPage(request.visitor, await orgOf(ein), link, state), status)
           : rerender(request, reply, { schedule: state }, status);
       if (!form.ok || ein === null) return answer(form.state(), 422);
       // A recurring donation keeps a link's id and metadata (its share and words are a donation's choices).

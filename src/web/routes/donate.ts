@@ -7,7 +7,7 @@ import { AppError } from '../../shared/errors.ts';
 import { requireSession, sendPage, type WebContext } from '../context.ts';
 import { donateLinkPage } from '../pages/donate.ts';
 import { errorPage } from '../pages/public.ts';
-import { isLinkError, linkProblem, readLink } from '../donate-link.ts';
+import { isLinkError, linkFormPolicy, linkProblem, readLink } from '../donate-link.ts';
 
 export function donateRoutes({ deps }: WebContext) {
   return async (web: FastifyInstance) => {
@@ -24,6 +24,7 @@ export function donateRoutes({ deps }: WebContext) {
             errorPage(request.visitor, 422, 'This organisation cannot receive donations', `${found.view.name} may not be given to now.`, 'non_profit_ineligible'),
             422,
           );
+        reply.header('content-security-policy', linkFormPolicy(link));
         return sendPage(reply, donateLinkPage(request.visitor, { ein, name: found.view.name, public_path: found.view.public_path }, link));
       } catch (error) {
         if (!isLinkError(error)) throw error;
