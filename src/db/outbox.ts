@@ -13,9 +13,10 @@ export type OutboxTable = 'webhook_deliveries' | 'mail_outbox';
  * Returns the claimed rows' ids.
  */
 export async function claimDue(db: Db, table: OutboxTable, now: string, leaseUntil: string, limit: number): Promise<number[]> {
-  const { engine } = dialectOf(db);
   return db.transaction().execute(async (trx) => {
-    let due = trx
+    // Every condition sits on the locked table itself, so PostgreSQL asks it again of a row
+    // another worker claimed after this statement began (a claim in a subquery would not be).
+    const due = trx
       .selectFrom(table as 'mail_outbox')
       .select('id')
       .where('status', '=', 'pending')
@@ -23,8 +24,7 @@ export async function claimDue(db: Db, table: OutboxTable, now: string, leaseUnt
       .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
       .orderBy('next_at')
       .limit(limit);
-    if (engine === 'postgres') due = due.forUpdate().skipLocked();
-    const ids = (await due.execute()).map((r) => r.id);
+    const ids = (await dialectOf(trx).claimRows(due).execute()).map((r) => r.id);
     if (ids.length > 0)
       await trx
         .updateTable(table as 'mail_outbox')

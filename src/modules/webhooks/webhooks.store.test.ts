@@ -109,6 +109,39 @@ describeEachEngine('webhooks store', (env) => {
     assert.deepEqual(await store.deliveryCounts(db, '2026-02-03T00:00:00Z'), { pending: 0, due: 0, failed: 1, succeeded: 1 });
   });
 
+  test('claimDueDeliveries by eight claimers at once over one backlog: no delivery is claimed twice while its lease runs', async () => {
+    const { db } = env().deps;
+    const owners = await Promise.all(Array.from({ length: 6 }, () => makeUser(env().deps)));
+    const endpoints = await Promise.all(owners.map((o, i) => store.insertEndpoint(db, endpointRow(o.user_id, `https://race${i}.example.org/h`))));
+    const at = '2026-05-01T00:00:00Z';
+    await db.transaction().execute((trx) =>
+      store.insertDeliveries(
+        trx,
+        Array.from({ length: 480 }, (_, i) => ({
+          endpoint_id: endpoints[i % endpoints.length] ?? 0,
+          event_id: null,
+          message_id: `msg_race_${i}`,
+          type: 'webhook.test',
+          payload: '{}',
+          status: 'pending',
+          next_at: at,
+          created_at: at,
+        })),
+      ),
+    );
+    const taken: number[] = [];
+    const claimer = async () => {
+      for (;;) {
+        const claimed = await store.claimDueDeliveries(db, '2026-05-01T00:00:01Z', '2026-05-01T01:00:00Z', 4, 1);
+        if (claimed.length === 0) return;
+        taken.push(...claimed.map((d) => d.id));
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, claimer));
+    assert.equal(taken.length, 480, 'each of the 480 claimed once, none twice');
+    assert.equal(new Set(taken).size, 480);
+  });
+
   test("claimDueDeliveries is fair between owners: at most perOwner of each, every owner's first before anyone's second; lockOwner, liveEndpointCount", async () => {
     const { db } = env().deps;
     const busy = await makeUser(env().deps);

@@ -1,8 +1,8 @@
 // Every SQL statement about webhook endpoints, deliveries and attempts.
 import { dialectOf } from '../../db/dialect.ts';
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
-import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.ts';
+import type { Database, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../db/schema.ts';
 import type { Book } from '../../shared/book.ts';
 import { countByStatus } from '../../db/outbox.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
@@ -107,11 +107,17 @@ export async function claimDueDeliveries(
       .$if(skip.owners.length > 0, (q) => q.where('e.user_id', 'not in', [...skip.owners]))
       .as('r');
     const fair = trx.selectFrom(ranked).select('r.id').where('r.turn', '<=', perOwner).orderBy('r.turn').orderBy('r.next_at').limit(limit);
-    let due = trx.selectFrom('webhook_deliveries').select('id').where('id', 'in', fair);
+    // The lease is asked again of the row that is locked, and again by the update: on PostgreSQL a
+    // row another worker claimed and committed after this statement's snapshot is locked, not
+    // skipped, and only conditions on the locked row itself are re-read at its newest version.
+    const unclaimed = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+      eb.and([eb('status', '=', 'pending'), eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)])]);
+    let due = trx.selectFrom('webhook_deliveries').select('id').where('id', 'in', fair).where(unclaimed);
     due = dialectOf(trx).claimRows(due);
-    const claimed = (await due.execute()).map((r) => r.id);
-    if (claimed.length > 0) await trx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', claimed).execute();
-    return claimed;
+    const locked = (await due.execute()).map((r) => r.id);
+    if (locked.length === 0) return [];
+    const claimed = await trx.updateTable('webhook_deliveries').set({ claimed_until: leaseUntil }).where('id', 'in', locked).where(unclaimed).returning('id').execute();
+    return claimed.map((r) => r.id);
   });
   if (ids.length === 0) return [];
   return db
