@@ -320,6 +320,14 @@ export async function spendingAsApp<T>(deps: Deps, caller: Pick<Caller, 'app'>, 
   }
 }
 
+/** What an app's token may still move this month under the limit its donor set, or null for no limit (ADR 16). */
+export async function leftThisMonth(deps: Deps, caller: Pick<Caller, 'app'>): Promise<number | null> {
+  const app = caller.app;
+  if (app === undefined || app.monthly_limit_cents === null) return null;
+  const spent = await store.spentInMonth(deps.db, app.connection_id, monthOf(deps.clock.now()));
+  return Math.max(0, app.monthly_limit_cents - spent);
+}
+
 /**
  * A new signing key signs from now on (on each node once it restarts); the older ones are
  * retired: still published and still verifying what they signed, until retention removes them

@@ -120,7 +120,7 @@ describeEachEngine('apps store', (env) => {
     assert.deepEqual(await store.connectionsOfUser(db, donor.user_id, '2026-01'), []);
   });
 
-  test('reserveSpend counts up to the monthly limit and starts again each month; releaseSpend gives back; no limit counts too', async () => {
+  test('reserveSpend counts up to the monthly limit and starts again each month; releaseSpend gives back (the row it alone made goes); spentInMonth; no limit counts too', async () => {
     const { db } = env().deps;
     const owner = await makeUser(env().deps);
     const donor = await makeUser(env().deps);
@@ -133,6 +133,11 @@ describeEachEngine('apps store', (env) => {
     assert.equal(await store.reserveSpend(db, c.id, '2026-01', 4_000), true, 'given back');
     assert.equal(await store.reserveSpend(db, c.id, '2026-02', 10_000), true, 'a new month starts from zero');
     await store.releaseSpend(db, c.id, '2026-03', 1);
+    assert.equal(await store.reserveSpend(db, c.id, '2026-04', 2_500), true);
+    assert.equal(await store.spentInMonth(db, c.id, '2026-04'), 2_500);
+    await store.releaseSpend(db, c.id, '2026-04', 2_500);
+    assert.equal(await store.spentInMonth(db, c.id, '2026-04'), 0, 'spentInMonth: nothing counted');
+    assert.equal(await store.spentInMonth(db, c.id, '2026-02'), 10_000);
     const months = await db.selectFrom('app_spending').selectAll().where('connection_id', '=', c.id).orderBy('month').execute();
     assert.deepEqual(
       months.map((m) => [m.month, Number(m.spent_cents), Number(m.limit_cents)]),
@@ -140,7 +145,7 @@ describeEachEngine('apps store', (env) => {
         ['2026-01', 10_000, 10_000],
         ['2026-02', 10_000, 10_000],
       ],
-      'each month counted under its limit; a release for a month with nothing counted changes nothing',
+      'each month counted under its limit; a release for a month with nothing counted changes nothing; a month whose only count was given back has no row',
     );
     const [shown] = await store.connectionsOfUser(db, donor.user_id, '2026-02');
     assert.equal(Number(shown?.spent_cents), 10_000);

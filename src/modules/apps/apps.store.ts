@@ -179,8 +179,25 @@ export async function reserveSpend(db: Db | Trx, connectionId: number, month: st
   return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
 }
 
-/** Gives back what reserveSpend counted for money that was then not moved. */
+/** What reserveSpend has counted on the connection in `month` (from the previous release's count where the month has no row yet). */
+export async function spentInMonth(db: Db | Trx, connectionId: number, month: string): Promise<number> {
+  const row = await db
+    .selectFrom('app_connections as c')
+    .leftJoin('app_spending as s', (j) => j.onRef('s.connection_id', '=', 'c.id').on('s.month', '=', month))
+    .select(['s.spent_cents as counted', 'c.spent_month', 'c.spent_cents'])
+    .where('c.id', '=', connectionId)
+    .executeTakeFirst();
+  if (row === undefined) return 0;
+  return Number(row.counted ?? (row.spent_month === month ? row.spent_cents : 0));
+}
+
+/**
+ * Gives back what reserveSpend counted for money that was then not moved: a month's row that
+ * this alone made goes again, so that a refused request leaves nothing behind.
+ */
 export async function releaseSpend(db: Db | Trx, connectionId: number, month: string, cents: number): Promise<void> {
+  const gone = await db.deleteFrom('app_spending').where('connection_id', '=', connectionId).where('month', '=', month).where('spent_cents', '=', cents).executeTakeFirst();
+  if (Number(gone.numDeletedRows) > 0) return;
   await db
     .updateTable('app_spending')
     .set((eb) => ({ spent_cents: eb('spent_cents', '-', cents) }))
