@@ -52,6 +52,7 @@ import * as m046 from './migrations/046_schedule_partner_fields.ts';
 import * as m047 from './migrations/047_contribution_partner_fields.ts';
 import * as m048 from './migrations/048_fundraisers.ts';
 import * as m049 from './migrations/049_matches.ts';
+import * as m050 from './migrations/050_grant_tracking.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -109,6 +110,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '047_contribution_partner_fields', up: m047.up },
   { name: '048_fundraisers', up: m048.up },
   { name: '049_matches', up: m049.up },
+  { name: '050_grant_tracking', up: m050.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -105,6 +105,8 @@ export interface DonationsTable {
   /** Made by a match (rules §22): the match, and the donation it matches (null for what is left, given when it ends). */
   match_id: ColumnType<number | null, number | null | undefined, number | null>;
   matched_donation_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The checkout provider's id for a grant made through it (rules §24); shown to the charity. */
+  tracking_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface GiftsTable {

@@ -161,6 +161,8 @@ export type NewDonationRow = Pick<
   fundraiser_id?: number | null;
   match_id?: number | null;
   matched_donation_id?: number | null;
+  /** A checkout provider's id for a grant made through it (rules §24). */
+  tracking_id?: string | null;
 };
 
 /** Inserts one donation (a gift's claim) and counts it: the statements of a batch, for one. */
@@ -197,6 +199,7 @@ const DONATION_COLUMNS = [
   'fundraiser_id',
   'match_id',
   'matched_donation_id',
+  'tracking_id',
 ] as const;
 
 /** A user's counts are added to what they were. */

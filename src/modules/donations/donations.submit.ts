@@ -22,6 +22,8 @@ export interface NewDonation {
   external_id?: string;
   metadata?: unknown;
   fundraiser_id?: number; // rules §22
+  /** A checkout provider's id for the grant (rules §24), carried to the charity. */
+  tracking_id?: string;
 }
 
 /** A donation's row; `partner`: its partner fields (partnerColumns) and its fundraiser, each checked once. */
@@ -41,6 +43,7 @@ export function donationRow(caller: Caller, input: NewDonation, note: string | n
     share: input.share ?? 'name',
     designation: input.designation ?? null,
     dedication: input.dedication ?? null,
+    tracking_id: input.tracking_id ?? null,
     ...partner,
   };
 }

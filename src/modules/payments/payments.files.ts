@@ -32,7 +32,8 @@ export async function achFileOf(deps: Deps, book: Book, id: number): Promise<str
   for (const p of payments) {
     const account = accounts.get(Number(p.payee_account_id));
     assert(account !== undefined, 'an ACH payment names its bank details');
-    const ids = (grantsByPayment.get(Number(p.id)) ?? []).map((g) => g.donation_id);
+    const paid = grantsByPayment.get(Number(p.id)) ?? [];
+    const ids = paid.map((g) => g.donation_id);
     credits.push({
       routing: account.routing,
       account: unseal(key, account.account_sealed),
@@ -40,13 +41,26 @@ export async function achFileOf(deps: Deps, book: Book, id: number): Promise<str
       amountCents: Number(p.amount_cents),
       reference: `PAYMENT ${p.id}`,
       receiver: p.payee,
-      remittance: `GRANTS ${ids.length} DONATIONS ${ids.join(' ')}`.slice(0, 80),
+      remittance: addendaText(
+        ids,
+        paid.map((g) => g.tracking_id),
+      ),
       trace: ((Number(p.id) - 1) % 9_999_999) + 1,
     });
   }
   // Its place among the book's runs opened that day picks the File ID Modifier (A for the first).
   const fileOfDay = await store.runsOpenedBefore(deps.db, book, id);
   return achFile(deps.config.payments.ach, credits, deps.clock.now().toISOString(), run.pay_date, id % 10_000_000, fileOfDay);
+}
+
+/**
+ * A payment's addenda (80 characters): its grants, and the tracking ids of those made at a charity's
+ * checkout (rules §24) before the donation ids, so that what the charity matches on comes first.
+ */
+export function addendaText(donationIds: readonly number[], trackingIds: ReadonlyArray<string | null>): string {
+  const tracking = trackingIds.filter((t) => t !== null);
+  const parts = [`GRANTS ${donationIds.length}`, ...(tracking.length > 0 ? [`TRACKING ${tracking.join(' ')}`] : []), `DONATIONS ${donationIds.join(' ')}`];
+  return parts.join(' ').slice(0, 80);
 }
 
 export const CHECK_REGISTER_HEADER = ['check_number', 'pay_date', 'payee', 'address', 'amount', 'payment_id', 'grants', 'status'] as const;

@@ -1,7 +1,7 @@
 // Remittance advice (docs/rules.md §17): one printable letter per payment,
 // telling the organisation what it is paid and for what: each grant with its
 // donor as they chose (name and e-mail, name, or anonymous), its designation
-// and its dedication. A run's remittances are its payments' letters in one file.
+// its dedication, and a checkout grant's tracking id. A run's remittances are its payments' letters in one file.
 import type { Deps } from '../../deps.ts';
 import type { Book } from '../../shared/book.ts';
 import { fieldErrors, notFound } from '../../shared/errors.ts';
@@ -38,6 +38,8 @@ function letterLines(deps: Deps, book: Book, payment: store.PaymentRow, payDate:
       line(`Grant ${g.donation_id}: $${dollarsText(Number(g.amount_cents))} from ${donorAsShared(g.share, g.name, g.email ?? null)}`, { bold: true, gap: 2 });
       if (g.designation !== null) line(`For: ${g.designation}`, { gap: 2 });
       if (g.dedication !== null) line(`Dedication: ${g.dedication}`, { gap: 2 });
+      // Made at the charity's own checkout (rules §24): its provider's id, to match it there.
+      if (g.tracking_id !== null) line(`Checkout tracking id: ${g.tracking_id}`, { gap: 2 });
       line('', { gap: 6 });
     }
     line('These grants come from donor-advised funds held by the sponsor, which has exclusive legal control over them. No goods or services may be provided in return.', {

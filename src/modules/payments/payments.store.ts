@@ -191,7 +191,7 @@ export async function grantsOf(db: Db | Trx, paymentIds: readonly number[]) {
       ...(await db
         .selectFrom('payment_grants as g')
         .innerJoin('donations as d', 'd.id', 'g.donation_id')
-        .select(['g.payment_id', 'g.donation_id', 'g.amount_cents', 'd.user_id', 'd.status'])
+        .select(['g.payment_id', 'g.donation_id', 'g.amount_cents', 'd.user_id', 'd.status', 'd.tracking_id'])
         .where('g.payment_id', 'in', paymentIds.slice(i, i + 500))
         .orderBy('g.payment_id')
         .orderBy('g.donation_id')
@@ -250,7 +250,7 @@ export async function remittanceLines(db: Db | Trx, paymentIds: readonly number[
     .innerJoin('donations as d', 'd.id', 'g.donation_id')
     .innerJoin('users as u', 'u.id', 'd.user_id')
     .leftJoin('accounts as a', 'a.user_id', 'd.user_id')
-    .select(['g.payment_id', 'g.donation_id', 'g.amount_cents', 'd.share', 'd.designation', 'd.dedication', 'u.name', 'a.email'])
+    .select(['g.payment_id', 'g.donation_id', 'g.amount_cents', 'd.share', 'd.designation', 'd.dedication', 'd.tracking_id', 'u.name', 'a.email'])
     .where('g.payment_id', 'in', paymentIds)
     .orderBy('g.payment_id')
     .orderBy('g.donation_id')
