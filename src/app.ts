@@ -49,6 +49,7 @@ import { webhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { scheduledReplayers, scheduledRoutes } from './modules/scheduled/scheduled.routes.ts';
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
 import { Fundraiser, fundraiserRoutes, Match } from './modules/fundraisers/index.ts';
+import { CheckoutDonor, dafpayReplayers, dafpayRoutes, Grant, GrantableFund } from './modules/dafpay/index.ts';
 import { webApp } from './web/web.ts';
 import { errorPage } from './web/pages/public.ts';
 import { parseCookies, SESSION_COOKIE } from './web/visitor.ts';
@@ -99,6 +100,7 @@ const CALLER_ROUTES = [
   memberRoutes,
   successionRoutes,
   fundraiserRoutes,
+  dafpayRoutes,
 ];
 
 /** The schemas routes refer to by $id (Type.Ref), added once at the root. */
@@ -118,6 +120,9 @@ const SHARED_SCHEMAS = [
   Allocation,
   Fundraiser,
   Match,
+  CheckoutDonor,
+  GrantableFund,
+  Grant,
 ];
 
 export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -306,7 +311,7 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
         checkAction(request);
       });
       // Idempotency keys apply to POSTs only: the hooks are attached to those routes alone.
-      const replayers: Replayers = { ...donationReplayers, ...giftReplayers, ...scheduledReplayers, ...contributionReplayers };
+      const replayers: Replayers = { ...donationReplayers, ...giftReplayers, ...scheduledReplayers, ...contributionReplayers, ...dafpayReplayers };
       const claim = async (request: FastifyRequest, reply: FastifyReply) => {
         if (await claimIdempotencyKey(deps, request, reply, replayers)) return reply;
       };

@@ -103,7 +103,9 @@ export function fromValidation(error: FastifyError): AppError {
           : e.keyword === 'enum'
             ? `must be one of: ${(e.params.allowedValues as unknown[] | undefined)?.map(String).join(', ') ?? 'the allowed values'}`
             : code === 'amount_invalid' && e.keyword === 'type'
-              ? 'must be a number of dollars, such as 25 or 25.50'
+              ? e.params.type === 'integer'
+                ? 'must be whole dollars, such as 25'
+                : 'must be a number of dollars, such as 25 or 25.50'
               : e.keyword === 'pattern' && e.params.pattern === EIN_PATTERN
                 ? EIN_RULE
                 : (e.message ?? 'is invalid');

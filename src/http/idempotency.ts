@@ -24,8 +24,8 @@ export interface Answer {
 
 /**
  * What a replay answers for a recorded outcome, by the resource's kind
- * (`donation` of `donation:42`). Each module's routes give theirs, made by
- * the same function that makes the route's own answer.
+ * (`donation` of `donation:42`), or for one route's (`POST /v1/dafpay/grants donation`). Each
+ * module's routes give theirs, made by the same function that makes the route's own answer.
  */
 export type Replayers = Record<string, (deps: Deps, caller: Caller, id: string) => Promise<Answer>>;
 
@@ -76,7 +76,8 @@ export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, r
   // The work is done (its outcome was written in its transaction) but its answer was not
   // stored: the attempt died after the commit, or is sending it now. Answer from the resource.
   const [kind = '', id = ''] = claimed.resource.split(/:(.*)/s);
-  const replayer = replayers[kind];
+  // A route may answer for its resource its own way (`METHOD /path kind`), else the kind's replayer does.
+  const replayer = replayers[`${request.method} ${request.routeOptions.url ?? ''} ${kind}`] ?? replayers[kind];
   if (replayer === undefined) throw new AppError('conflict', 'idempotency_key_in_use', 'a request with this Idempotency-Key is being processed; retry shortly');
   await sendAnswer(reply.header('idempotent-replayed', 'true'), await replayer(deps, request.caller, id));
   return true;

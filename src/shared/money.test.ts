@@ -15,6 +15,7 @@ import {
   usdWholeDollars,
   valueInCents,
   valueOfNumbersInCents,
+  wholeDollarsIn,
   AMOUNT_MAX_CENTS,
 } from './money.ts';
 
@@ -124,4 +125,9 @@ test('dollars of the API form to cents and text, by their decimal text', () => {
 
 test('wholePercent: rounded down, at most 100, 0 of nothing', () => {
   assert.deepEqual([wholePercent(1, 3), wholePercent(2, 3), wholePercent(5, 5), wholePercent(7, 5), wholePercent(3, 0)], [33, 66, 100, 100, 0]);
+});
+
+test('wholeDollarsIn: the whole dollars of an amount, rounded down, never negative', () => {
+  assert.deepEqual([0, 99, 100, 123_456, 123_499, -500].map(wholeDollarsIn), [0, 0, 1, 1234, 1234, 0]);
+  assert.throws(() => wholeDollarsIn(0.5), /cents/);
 });

@@ -54,6 +54,12 @@ export function valueOfNumbersInCents(units: number, valuation: number): number 
   return valueInCents(units.toFixed(8), valuation.toFixed(8));
 }
 
+/** The whole dollars in `cents` (not negative), rounded down: what may be granted in whole dollars of an amount. */
+export function wholeDollarsIn(cents: number): number {
+  assertSafeInteger(cents, 'cents');
+  return cents <= 0 ? 0 : Math.trunc(cents / 100);
+}
+
 /** Cents as people read dollars, exactly, from the integer: "$1,234.50", "-$0.05". */
 export function usdText(cents: number): string {
   assertSafeInteger(cents, 'cents');

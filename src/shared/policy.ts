@@ -7,7 +7,7 @@ import { AppError } from './errors.ts';
 import type { Caller, MemberRole } from './caller.ts';
 
 /** What an app's token must hold for an action (ADR 16); `keys`: no app token may, only a person's key or session. */
-export type PolicyScope = 'read' | 'donate' | 'gifts' | 'keys';
+export type PolicyScope = 'read' | 'donate' | 'gifts' | 'dafpay' | 'keys';
 
 export interface Rule {
   /** The least role of a shared fund: family < advisor < organizer. */
@@ -57,6 +57,10 @@ export const POLICY = {
   fundraise: { role: 'advisor', scope: 'donate' },
   /** Pledge to match a fundraiser's donations from the fund (its cap held at once), or end the pledge. */
   match: { role: 'advisor', scope: 'donate' },
+  /** At a charity's checkout (rules §24): who is giving, the funds they may grant from, a grant's status. */
+  checkout: { role: 'family', scope: 'dafpay' },
+  /** Make a grant at a checkout from a fund (asked of the fund the grant names, not the one acted on). */
+  grant: { role: 'advisor', scope: 'dafpay' },
 } as const satisfies Record<string, Rule>;
 
 export type Action = keyof typeof POLICY;
@@ -146,6 +150,11 @@ export const API_ROUTE_ACTIONS: Readonly<Record<string, Action>> = {
   'POST /fundraisers/:id/end': 'fundraise',
   'POST /fundraisers/:id/matches': 'match',
   'POST /matches/:id/end': 'match',
+  // The grant's own fund is asked `grant` by the use case; the door checks the token's scope.
+  'GET /dafpay/donor': 'checkout',
+  'GET /dafpay/funds': 'checkout',
+  'GET /dafpay/grants/:id': 'checkout',
+  'POST /dafpay/grants': 'checkout',
   'POST /sandbox/deposits': 'sandbox',
   'POST /sandbox/advance': 'sandbox',
   'POST /fund/members': 'members',

@@ -160,7 +160,16 @@ export const MONEY_PROBLEMS = {
     ['* /admin/v1/users/{id}*'],
   ),
   slug_taken: doc('Slug taken', 'Another user already has this profile name.', 'Choose another slug.', ['PATCH /v1/users/me', 'POST /admin/v1/users']),
-  fund_not_found: doc('Fund not found', 'The caller is not a member of that fund.', 'Choose one of `GET /v1/users/me/funds`.', ['PATCH /v1/users/me']),
+  fund_not_found: doc('Fund not found', 'The caller is not a member of that fund.', 'Choose one of `GET /v1/users/me/funds` (at a checkout, `GET /v1/dafpay/funds`).', [
+    'PATCH /v1/users/me',
+    'POST /v1/dafpay/grants',
+  ]),
+  grant_not_found: doc(
+    'Grant not found',
+    'No grant of a fund you are a member of has this id in the book you act in; an app reads only the grants its own tokens made.',
+    'Use the id the grant was made with (POST /v1/dafpay/grants answered it).',
+    ['GET /v1/dafpay/grants/{id}'],
+  ),
   exchange_not_found: doc('Exchange not found', 'No exchange between portfolios is waiting for this fund.', 'Nothing to cancel: read `GET /v1/users/me/allocation`.', [
     'DELETE /v1/users/me/allocation/exchange',
   ]),

@@ -5,7 +5,7 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../shared/caller.ts';
-import { CONNECTION_USE_WRITE_INTERVAL_MS } from './apps.ts';
+import { CONNECTION_USE_WRITE_INTERVAL_MS, limitedScopes } from './apps.ts';
 import * as store from './apps.store.ts';
 import { actingOf } from '../members/index.ts';
 import { ID_TOKEN_GRANT, ID_TOKEN_SCOPE, publicSigningKeys, type OidcProvider } from './oidc.ts';
@@ -52,7 +52,7 @@ async function callerOfConnection(deps: Deps, clientId: string, sub: string, gra
   const acting = person === undefined ? undefined : await actingOf(deps.db, person);
   if (person === undefined || acting === undefined) return undefined;
   const granted = connection.scopes.split(' ');
-  const scopes = tokenScopes === undefined ? granted : tokenScopes.filter((s) => granted.includes(s));
+  const scopes = limitedScopes(tokenScopes === undefined ? granted : tokenScopes.filter((s) => granted.includes(s)));
   return {
     ...acting,
     key_id: 0,

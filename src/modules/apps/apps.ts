@@ -4,7 +4,7 @@
 import type { Ids } from '../../shared/clock.ts';
 
 /** The scopes of the public API. OpenID's own (`openid`, `profile`, `email`) say what the id token and userinfo hold. */
-export const API_SCOPES = ['read', 'donate', 'gifts'] as const;
+export const API_SCOPES = ['read', 'donate', 'gifts', 'dafpay'] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
 export const ALL_SCOPES: readonly string[] = [...OIDC_SCOPES, ...API_SCOPES];
@@ -18,10 +18,27 @@ export const SCOPE_WORDS: Readonly<Record<string, string>> = {
   read: 'See your profile, balance, donations, gifts and contributions',
   donate: 'Make and cancel donations from your fund',
   gifts: 'Send and act on gifts from your fund',
+  dafpay: "Give from your funds at a charity's checkout: see what each may grant, make grants and follow them",
 };
 
 /** The scopes that let an app's token move money out of a fund, and so come with the monthly limit. */
-export const MONEY_SCOPES: readonly ApiScope[] = ['donate', 'gifts'];
+export const MONEY_SCOPES: readonly ApiScope[] = ['donate', 'gifts', 'dafpay'];
+
+/** Why an app may not ask for `scopes` together, or undefined: `dafpay` comes alone of the API's scopes (rules §24). */
+export function scopeRequestProblem(scopes: readonly string[]): string | undefined {
+  if (!scopes.includes('dafpay')) return undefined;
+  const others = scopes.filter((s) => s !== 'dafpay' && (API_SCOPES as readonly string[]).includes(s));
+  return others.length === 0 ? undefined : `a checkout's token (dafpay) grants and does nothing else: ask for dafpay without ${others.join(', ')}`;
+}
+
+/**
+ * A checkout provider's token grants and does nothing else (rules §24): with `dafpay`, the other
+ * scopes of the public API are not given, whatever the app asked for.
+ */
+export function limitedScopes(scopes: readonly string[]): string[] {
+  if (!scopes.includes('dafpay')) return [...scopes];
+  return scopes.filter((s) => s === 'dafpay' || !(API_SCOPES as readonly string[]).includes(s));
+}
 
 const CLIENT_ID = /^app_[0-9A-Za-z]{24}$/;
 

@@ -36,6 +36,23 @@ export async function actingOf(db: Db | Trx, person: Person): Promise<Acting | u
   };
 }
 
+/**
+ * `caller` acting on `fundId` instead of the fund they act on now, with their role there: a
+ * checkout's grant names the fund it comes from (rules §24). Undefined when they are no active
+ * member of it in their book.
+ */
+export async function actingOnFund(db: Db | Trx, caller: Caller, fundId: number): Promise<Caller | undefined> {
+  const row = await store.actingOnFund(db, caller.actor_id, fundId, caller.book);
+  if (row === undefined) return undefined;
+  return {
+    ...caller,
+    user_id: row.holder_id,
+    fund_id: row.fund_id,
+    role: row.role,
+    user_status: callerStatus([row.own_status, row.own_owner_status, row.holder_status, row.holder_owner_status]),
+  };
+}
+
 /** A person joins a fund at once (no invitation: its creator, a sandbox twin, a successor): active, their role begun. */
 export async function addMember(trx: Trx, m: { fund_id: number; book: Book; user_id: number; role: Role; at: string }): Promise<number> {
   const memberId = await store.insertMember(trx, {

@@ -50,6 +50,21 @@ describeEachEngine('members store', (env) => {
     });
     assert.equal(await store.invitationByToken(db, 'hash-1'), undefined, 'a used link is no link');
     assert.equal((await store.acting(db, friend.user_id))?.role, 'advisor');
+    // actingOnFund: whatever fund they act on now, their membership of the one named, in its book.
+    await store.setCurrentFund(db, friend.user_id, friend.fund_id);
+    assert.deepEqual(await store.actingOnFund(db, friend.user_id, holder.fund_id, 'live'), {
+      fund_id: holder.fund_id,
+      holder_id: holder.user_id,
+      role: 'advisor',
+      holder_status: 'active',
+      holder_owner_status: null,
+      own_status: 'active',
+      own_owner_status: null,
+    });
+    assert.equal((await store.actingOnFund(db, friend.user_id, friend.fund_id, 'live'))?.role, 'organizer');
+    assert.equal(await store.actingOnFund(db, friend.user_id, holder.fund_id, 'test'), undefined, 'another book');
+    assert.equal(await store.actingOnFund(db, holder.user_id, friend.fund_id, 'live'), undefined, 'no member');
+    await store.setCurrentFund(db, friend.user_id, holder.fund_id);
     assert.equal((await store.activeMember(db, holder.fund_id, friend.user_id))?.id, id);
     const locked = await db.transaction().execute((trx) => store.lockMember(trx, id, true));
     assert.equal(locked?.status, 'active');

@@ -33,6 +33,40 @@ export async function acting(db: Db | Trx, userId: number): Promise<Acting | und
   return (await actingQuery(db, { user_id: userId }))[0];
 }
 
+/**
+ * What `userId` would act as on `fundId`, whatever fund they act on now (a checkout's grant names
+ * its fund, rules §24): their active membership in that fund of `book`, its holder's statuses and
+ * their own.
+ */
+export async function actingOnFund(
+  db: Db | Trx,
+  userId: number,
+  fundId: number,
+  book: Book,
+): Promise<(Acting & { own_status: string; own_owner_status: string | null }) | undefined> {
+  return (await db
+    .selectFrom('fund_members as m')
+    .innerJoin('funds as f', 'f.id', 'm.fund_id')
+    .innerJoin('users as h', 'h.id', 'f.user_id')
+    .leftJoin('users as ho', 'ho.id', 'h.sandbox_of')
+    .innerJoin('users as p', 'p.id', 'm.user_id')
+    .leftJoin('users as po', 'po.id', 'p.sandbox_of')
+    .select([
+      'f.id as fund_id',
+      'f.user_id as holder_id',
+      'm.role',
+      'h.status as holder_status',
+      'ho.status as holder_owner_status',
+      'p.status as own_status',
+      'po.status as own_owner_status',
+    ])
+    .where('m.user_id', '=', userId)
+    .where('m.fund_id', '=', fundId)
+    .where('m.book', '=', book)
+    .where('m.status', '=', 'active')
+    .executeTakeFirst()) as (Acting & { own_status: string; own_owner_status: string | null }) | undefined;
+}
+
 export async function setCurrentFund(db: Db | Trx, userId: number, fundId: number): Promise<void> {
   await db.updateTable('users').set({ current_fund_id: fundId }).where('id', '=', userId).execute();
 }

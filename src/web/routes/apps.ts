@@ -12,6 +12,8 @@ import {
   disconnectApp,
   looksLikeClientId,
   MONEY_SCOPES,
+  limitedScopes,
+  scopeRequestProblem,
   newClientSecret,
   recordConsent,
   registerApp,
@@ -134,6 +136,12 @@ export function interactionRoutes({ deps, oidc }: WebContext) {
         const to = await (await oidc.ready()).interactionResult(request.raw, reply.raw, { login: { accountId: String(session.user_id) } }, { mergeWithLastSubmission: false });
         return sendPage(reply.header('refresh', `0; url=${to}`), continuePage(request.visitor, to));
       }
+      // A checkout's token grants and does nothing else (rules §24): asked with more, the app is told so.
+      const refused = scopeRequestProblem(String(interaction.params.scope ?? '').split(' '));
+      if (refused !== undefined) {
+        const to = await (await oidc.ready()).interactionResult(request.raw, reply.raw, { error: 'invalid_scope', error_description: refused }, { mergeWithLastSubmission: false });
+        return redirectOut(reply, to, await appByClientId(deps, String(interaction.params.client_id)));
+      }
       return showConsent(request, reply, interaction);
     });
 
@@ -169,7 +177,7 @@ export function interactionRoutes({ deps, oidc }: WebContext) {
       await recordConsent(deps, {
         clientId,
         userId: session.user_id,
-        scopes: granted,
+        scopes: limitedScopes(granted),
         grantId,
         monthlyLimitCents: movesMoney([...scopes, ...(holding?.scopes ?? [])]) ? limit : null,
       });
@@ -189,7 +197,7 @@ export function interactionRoutes({ deps, oidc }: WebContext) {
     if (app === undefined || app.disabled_at !== null) throw new AppError('not_found', 'app_not_found', 'this app is not available here');
     // What the app will hold once allowed: what it holds now and what it asks (the grant adds them up).
     const holding = await currentConsent(deps, app.client_id, sessionOf(request).user_id);
-    const scopes = [...new Set([...(holding?.scopes ?? []), ...requestedScopes(interaction.params.scope)])].filter((s) => s in SCOPE_WORDS && s !== 'openid');
+    const scopes = limitedScopes([...new Set([...(holding?.scopes ?? []), ...requestedScopes(interaction.params.scope)])].filter((s) => s in SCOPE_WORDS && s !== 'openid'));
     // The consent form's answer leads, by redirects, to the app: the form may go there.
     allowFormsTo(reply, app.redirect_uris);
     return sendPage(
@@ -215,10 +223,13 @@ function movesMoney(scopes: readonly string[]): boolean {
   return MONEY_SCOPES.some((s) => scopes.includes(s));
 }
 
+/** What an app asked for that the platform knows; a checkout provider's `dafpay` alone of the API's (rules §24). */
 function requestedScopes(scope: unknown): string[] {
-  return String(scope ?? '')
-    .split(' ')
-    .filter((s) => s in SCOPE_WORDS);
+  return limitedScopes(
+    String(scope ?? '')
+      .split(' ')
+      .filter((s) => s in SCOPE_WORDS),
+  );
 }
 
 /** The site's policy, with the origins of an app's redirect URIs allowed as form targets (the redirect after consent ends there). */

@@ -1,0 +1,2 @@
+export { dafpayRoutes, dafpayReplayers } from './dafpay.routes.ts';
+export { CheckoutDonor, Grant, GrantableFund } from './dafpay.schema.ts';
