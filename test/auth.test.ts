@@ -213,6 +213,11 @@ const ENDPOINTS: Endpoint[] = [
   { method: 'GET', url: () => '/v1/matches', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: (o) => `/v1/matches/${o.match_id}`, ...sameEverywhere(missing('match_not_found')) },
   { method: 'POST', url: (o) => `/v1/matches/${o.match_id}/end`, ...sameEverywhere(missing('match_not_found')) },
+  // A checkout (rules §24): who is giving and their funds, anyone's own; a grant names the fund it comes from.
+  { method: 'GET', url: () => '/v1/dafpay/donor', ...sameEverywhere(ok(200)) },
+  { method: 'GET', url: () => '/v1/dafpay/funds', ...sameEverywhere(ok(200)) },
+  { method: 'POST', url: (o) => `/v1/dafpay/grants#grant:${o.fund_id}`, ...sameEverywhere(missing('fund_not_found')), moves: true },
+  { method: 'GET', url: (o) => `/v1/dafpay/grants/${o.donation_id}`, ...sameEverywhere(missing('grant_not_found')) },
 ];
 
 /**
@@ -224,6 +229,8 @@ const ENDPOINTS: Endpoint[] = [
 function neededRole(method: string, url: string): 'family' | 'advisor' | 'organizer' {
   const path = url.split(/[?#]/)[0] as string;
   if (method === 'GET') return 'family';
+  // A grant at a checkout gives, as an advisor does, from the fund it names.
+  if (path === '/v1/dafpay/grants') return 'advisor';
   if (/^\/v1\/(donations|users\/[^/]+\/donations)$/.test(path) && method === 'POST') return 'family';
   if (/^\/v1\/donations\/[^/]+$/.test(path) && (method === 'DELETE' || method === 'PATCH')) return 'family';
   if (/^\/v1\/gifts\/[^/]+\/(accept|claim|deny)$/.test(path)) return 'family';
@@ -245,11 +252,12 @@ function neededRole(method: string, url: string): 'family' | 'advisor' | 'organi
 
 /**
  * The scope an app's token needs for a route (ADR 16), written here as the rule rather than read
- * from the code: giving needs donate, gifts need gifts, other reads need read, and the routes of
+ * from the code: giving needs donate, gifts need gifts, a checkout's routes dafpay, other reads need read, and the routes of
  * an account's own keys, webhooks, contributions and sandbox are for API keys only.
  */
-function neededScope(method: string, url: string): 'read' | 'donate' | 'gifts' | 'keys' {
+function neededScope(method: string, url: string): 'read' | 'donate' | 'gifts' | 'dafpay' | 'keys' {
   const path = url.split(/[?#]/)[0] as string;
+  if (/^\/v1\/dafpay\//.test(path)) return 'dafpay';
   if (/^\/v1\/(api_keys|webhook_endpoints)(\/|$)/.test(path)) return 'keys';
   if (method === 'GET') return 'read';
   if (/^\/v1\/(donations(\/[^/]+)?|users\/[^/]+\/donations|fundraisers(\/[^/]+)?(\/end|\/matches)?|matches\/[^/]+\/end)$/.test(path)) return 'donate';
@@ -271,6 +279,7 @@ function request(endpoint: Endpoint, o: Objects): { url: string; body?: unknown 
   if (target === undefined) return { url, ...(endpoint.body === undefined ? {} : { body: endpoint.body }) };
   const [object, id] = target.split(':') as [string, string];
   if (object === 'fund') return { url: path as string, body: { current_fund_id: Number(id) } };
+  if (object === 'grant') return { url: path as string, body: { fund_id: Number(id), ein: EIN, amount: 10, tracking_id: 'matrix' } };
   return { url: path as string, body: object === 'donation' ? { object, id: Number(id), event: 'approve' } : { object, code: id, action: 'deny' } };
 }
 
@@ -296,7 +305,11 @@ for (const { name: engine } of engines()) {
       giftsOnly: AppTokens;
       limited: AppTokens;
       disconnected: AppTokens;
+      /** The owner's checkout provider (rules §24): `dafpay` alone, which opens the checkout's routes and no other. */
+      checkoutOnly: AppTokens;
     };
+    /** The same apps with `dafpay` alone, for the checkout's routes. */
+    let checkout: Pick<typeof apps, 'other' | 'ownerTest' | 'otherTest' | 'suspended' | 'suspendedTest' | 'limited' | 'disconnected'>;
 
     /** A sandbox key for `user`, its twin funded through a cleared sandbox deposit. */
     async function sandboxKey(user: TestUser): Promise<string> {
@@ -410,10 +423,23 @@ for (const { name: engine } of engines()) {
         // Every scope, and a limit of one cent a month: nothing that moves money fits.
         limited: await connectApp(env.deps, owner.user_id, { scopes: ALL_SCOPES, monthlyLimitCents: 1 }),
         disconnected: await connectApp(env.deps, owner.user_id, { scopes: ALL_SCOPES }),
+        checkoutOnly: await connectApp(env.deps, owner.user_id, { scopes: ['dafpay'] }),
       };
-      const connection = (await connectedApps(env.deps, owner.user_id)).find((c) => c.client_id === apps.disconnected.clientId);
-      assert.ok(connection !== undefined);
-      await disconnectApp(env.deps, owner.user_id, connection.id);
+      const grants = ['dafpay'];
+      checkout = {
+        other: await connectApp(env.deps, other.user_id, { scopes: grants }),
+        ownerTest: await connectApp(env.deps, owner.user_id, { scopes: grants, book: 'test' }),
+        otherTest: await connectApp(env.deps, other.user_id, { scopes: grants, book: 'test' }),
+        suspended: await connectApp(env.deps, held.user_id, { scopes: grants }),
+        suspendedTest: await connectApp(env.deps, held.user_id, { scopes: grants, book: 'test' }),
+        limited: await connectApp(env.deps, owner.user_id, { scopes: grants, monthlyLimitCents: 1 }),
+        disconnected: await connectApp(env.deps, owner.user_id, { scopes: grants }),
+      };
+      for (const gone of [apps.disconnected, checkout.disconnected]) {
+        const connection = (await connectedApps(env.deps, owner.user_id)).find((c) => c.client_id === gone.clientId);
+        assert.ok(connection !== undefined);
+        await disconnectApp(env.deps, owner.user_id, connection.id);
+      }
       await setUserStatus(env.deps, held.user_id, 'suspended', 'test');
       const r = await call(env.app, 'POST', '/v1/api_keys', { key: owner.key, body: { name: 'to revoke' } });
       await call(env.app, 'DELETE', `/v1/api_keys/${r.body.id}`, { key: owner.key });
@@ -491,54 +517,62 @@ for (const { name: engine } of engines()) {
         // Apps' tokens: what a key of the same user and book gets, where the token has the route's scope.
         const scope = neededScope(endpoint.method, request(endpoint, blank).url);
         const scoped = (e: Expect): Expect => (scope === 'keys' ? insufficientScope : e);
+        // The checkout's routes are asked with tokens of `dafpay` alone; every other route with the other scopes.
+        const a = scope === 'dafpay' ? checkout : apps;
         const bearer = (t: AppTokens) => ({ authorization: `Bearer ${t.accessToken}` });
         const compatible = (t: AppTokens) => ({ authorization: `${t.clientId} ${t.idToken}` });
         for (const [label, token, objects] of [
-          ["a suspended user's app token", bearer(apps.suspended), suspended.objects],
-          ["a suspended user's app id token", compatible(apps.suspended), suspended.objects],
-          ["a suspended user's sandbox app token", bearer(apps.suspendedTest), suspended.sandbox],
+          ["a suspended user's app token", bearer(a.suspended), suspended.objects],
+          ["a suspended user's app id token", compatible(a.suspended), suspended.objects],
+          ["a suspended user's sandbox app token", bearer(a.suspendedTest), suspended.sandbox],
         ] as const) {
           await expectCall(label, endpoint, objects, token, forbidden);
         }
-        await expectCall("another user's app token", endpoint, await objectsOf(owner.key), bearer(apps.other), scoped(endpoint.other));
-        await expectCall("another user's app id token", endpoint, await objectsOf(owner.key), compatible(apps.other), scoped(endpoint.other));
-        await expectCall("the owner's sandbox app token on live objects", endpoint, await objectsOf(owner.key), bearer(apps.ownerTest), scoped(endpoint.testOnLive));
-        await expectCall("another user's sandbox app token on live objects", endpoint, await objectsOf(owner.key), bearer(apps.otherTest), scoped(endpoint.testOnLive));
-        await expectCall("the owner's sandbox app id token on live objects", endpoint, await objectsOf(owner.key), compatible(apps.ownerTest), scoped(endpoint.testOnLive));
+        await expectCall("another user's app token", endpoint, await objectsOf(owner.key), bearer(a.other), scoped(endpoint.other));
+        await expectCall("another user's app id token", endpoint, await objectsOf(owner.key), compatible(a.other), scoped(endpoint.other));
+        await expectCall("the owner's sandbox app token on live objects", endpoint, await objectsOf(owner.key), bearer(a.ownerTest), scoped(endpoint.testOnLive));
+        await expectCall("another user's sandbox app token on live objects", endpoint, await objectsOf(owner.key), bearer(a.otherTest), scoped(endpoint.testOnLive));
+        await expectCall("the owner's sandbox app id token on live objects", endpoint, await objectsOf(owner.key), compatible(a.ownerTest), scoped(endpoint.testOnLive));
         if (scope !== 'read') await expectCall("the owner's read-only app token", endpoint, await objectsOf(owner.key), bearer(apps.readOnly), insufficientScope);
         // Each scope opens only its own routes, with either header form.
         for (const [label, token, has] of [
           ["the owner's donate-only app", apps.donateOnly, 'donate'],
           ["the owner's gifts-only app", apps.giftsOnly, 'gifts'],
+          // A checkout's token grants and does nothing else, reads included (rules §24).
+          ["the owner's checkout app", apps.checkoutOnly, 'dafpay'],
         ] as const) {
-          if (scope === 'read' || scope === has) continue;
+          if (scope === has || (scope === 'read' && has !== 'dafpay')) continue;
           await expectCall(`${label} token`, endpoint, await objectsOf(owner.key), bearer(token), insufficientScope);
           await expectCall(`${label} id token`, endpoint, await objectsOf(owner.key), compatible(token), insufficientScope);
         }
         if (endpoint.moves === true) {
           const limitExceeded: Expect = [403, 'app_limit_exceeded'];
-          await expectCall("the owner's app past its monthly limit", endpoint, await objectsOf(owner.key), bearer(apps.limited), limitExceeded);
-          await expectCall("the owner's app past its monthly limit, by id token", endpoint, await objectsOf(owner.key), compatible(apps.limited), limitExceeded);
+          await expectCall("the owner's app past its monthly limit", endpoint, await objectsOf(owner.key), bearer(a.limited), limitExceeded);
+          await expectCall("the owner's app past its monthly limit, by id token", endpoint, await objectsOf(owner.key), compatible(a.limited), limitExceeded);
         }
         // HEAD is its GET's, held to the same scope; it answers no body.
         if (endpoint.method === 'GET') {
           const head = await call(env.app, 'HEAD', request(endpoint, await objectsOf(owner.key)).url, { headers: bearer(apps.readOnly) });
-          if (scope === 'keys') {
-            assert.equal(head.status, 403, 'HEAD of a keys-only route with a read-only token');
-            assert.equal(head.headers['www-authenticate'], 'Bearer error="insufficient_scope"', 'HEAD: the challenge names the refusal');
+          if (scope === 'keys' || scope === 'dafpay') {
+            assert.equal(head.status, 403, `HEAD of a ${scope} route with a read-only token`);
+            assert.equal(
+              head.headers['www-authenticate'],
+              `Bearer error="insufficient_scope"${scope === 'dafpay' ? ', scope="dafpay"' : ''}`,
+              'HEAD: the challenge names the refusal',
+            );
           } else {
             assert.ok(head.status !== 401 && head.status !== 403, `HEAD of a read route with a read token: ${head.status}`);
           }
-          const disconnectedHead = await call(env.app, 'HEAD', request(endpoint, await objectsOf(owner.key)).url, { headers: bearer(apps.disconnected) });
+          const disconnectedHead = await call(env.app, 'HEAD', request(endpoint, await objectsOf(owner.key)).url, { headers: bearer(a.disconnected) });
           assert.equal(disconnectedHead.status, 401, "HEAD with a disconnected app's token");
         }
         const fresh = await objectsOf(owner.key);
         const before2 = await fingerprint(env.deps);
         for (const [label, headers] of [
-          ["a disconnected app's token", bearer(apps.disconnected)],
-          ["a disconnected app's id token", compatible(apps.disconnected)],
+          ["a disconnected app's token", bearer(a.disconnected)],
+          ["a disconnected app's id token", compatible(a.disconnected)],
           ['an unknown app token', { authorization: `Bearer ${'t'.repeat(43)}` }],
-          ["an id token sent with another app's client id", { authorization: `${apps.otherTest.clientId} ${apps.other.idToken}` }],
+          ["an id token sent with another app's client id", { authorization: `${a.otherTest.clientId} ${a.other.idToken}` }],
         ] as const) {
           const { url: freshUrl, body: freshBody } = request(endpoint, fresh);
           const res = await call(env.app, endpoint.method, freshUrl, { headers, ...(freshBody === undefined ? {} : { body: freshBody }) });

@@ -24,6 +24,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = join('test-results', 'screenshots');
 /** A small phone: every page fits it. */
 const PHONE = { width: 360, height: 740 };
+/** A checkout provider's sign-in popup (rules §24). */
+const POPUP = { width: 460, height: 720 };
 const MAIL_DIR = join('test-results', 'e2e-mail');
 const EIN = '261544963';
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -222,6 +224,15 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return { status: response.status, body: (await response.json()) as any };
+  }
+
+  /** The page fits a 460x720 popup: nothing wider, and its `button` in view without scrolling. */
+  async function fitsPopup(page: Page, button: string, name: string): Promise<void> {
+    await page.screenshot({ path: join(SHOTS, `popup-${name}.png`) });
+    const width = await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+    assert.ok(width <= POPUP.width, `${name} is ${width}px wide in a ${POPUP.width}px popup`);
+    const box = await page.getByRole('button', { name: button, exact: true }).boundingBox();
+    assert.ok(box !== null && box.y + box.height <= POPUP.height, `${name}: the ${button} button is in view in the popup (${JSON.stringify(box)})`);
   }
 
   async function signUp(page: Page, name: string, email: string): Promise<void> {
@@ -786,6 +797,23 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
       const readOnly = (await donor.textContent('body')) ?? '';
       assert.match(readOnly, /me 200/);
       assert.match(readOnly, /donation 403 insufficient_scope/);
+
+      // A checkout provider's popup (rules §24): 460x720, signed out; the donor signs in there and
+      // allows it, each page fitting the popup with its button in view; the token is for granting only.
+      const popupContext = await browser.newContext({ viewport: POPUP });
+      const popup = await popupContext.newPage();
+      await popup.goto(`${rpBase}/login?scope=${encodeURIComponent('openid dafpay')}`);
+      await popup.waitForURL(/\/signin/);
+      await fitsPopup(popup, 'Sign in', 'sign-in');
+      await popup.getByLabel('Email').fill('omar@example.org');
+      await popup.getByLabel('Password').fill('a long and private passphrase');
+      await popup.getByRole('button', { name: 'Sign in' }).click();
+      await popup.waitForURL(/\/oauth\/interaction\//);
+      await fitsPopup(popup, 'Allow', 'consent');
+      await popup.getByRole('button', { name: 'Allow' }).click();
+      await popup.waitForURL(`${rpBase}/callback*`);
+      assert.match((await popup.textContent('body')) ?? '', /me 403 insufficient_scope/);
+      await popupContext.close();
 
       await donor.goto(`${base}/settings/apps`);
       await review(donor, 'connected-apps');

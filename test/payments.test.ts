@@ -153,8 +153,13 @@ for (const { name: engine } of engines()) {
       for (let i = 0; i < 20; i++) {
         const ein = ['261544963', '030219309', '111111111', '888888889'][i % 4] as string;
         const choices = i === 0 ? { share: 'name_and_email', designation: 'School lunches', dedication: 'In honour of Grace' } : i === 4 ? { share: 'anonymous' } : {};
-        const res = await call(env.app, 'POST', '/v1/donations', { key: (donors[i % 2] as TestUser).key, body: { ein, amount: 10 + i, ...choices } });
-        assert.equal(res.status, 201);
+        const donor = donors[i % 2] as TestUser;
+        // One of the foodbank's is a grant at its own checkout (rules §24), with the provider's tracking id.
+        const res =
+          i === 8
+            ? await call(env.app, 'POST', '/v1/dafpay/grants', { key: donor.key, body: { fund_id: donor.fund_id, ein, amount: 10 + i, tracking_id: 'chk-8f2e' } })
+            : await call(env.app, 'POST', '/v1/donations', { key: donor.key, body: { ein, amount: 10 + i, ...choices } });
+        assert.equal(res.status, 201, JSON.stringify(res.body));
       }
       const approved = await admin('POST', '/donations/batch', { event: 'approve', status: 'scheduled' });
       assert.equal(approved.body.done.length, 20);
@@ -231,7 +236,7 @@ for (const { name: engine } of engines()) {
       const grantIds = (await env.deps.db.selectFrom('payment_grants').select('donation_id').where('payment_id', '=', achPayment).orderBy('donation_id').execute()).map(
         (g) => g.donation_id,
       );
-      assert.equal(entry?.addenda, `GRANTS 5 DONATIONS ${grantIds.join(' ')}`, 'the addenda names its grants');
+      assert.equal(entry?.addenda, `GRANTS 5 TRACKING CHK-8F2E DONATIONS ${grantIds.join(' ')}`, "the addenda names its grants, a checkout's tracking id first");
       const register = parse(String((await admin('GET', `/payment_runs/${runId}/checks`)).body), { columns: true }) as Array<Record<string, string>>;
       assert.deepEqual(
         register.map((r) => [r.check_number, r.pay_date, r.payee, r.amount, r.payment_id, r.grants]),
@@ -252,7 +257,7 @@ for (const { name: engine } of engines()) {
       );
     });
 
-    test('remittance advice: one letter per payment, each grant with its donor as they chose, its designation and dedication', async () => {
+    test("remittance advice: one letter per payment, each grant with its donor as they chose, its designation and dedication, a checkout's tracking id", async () => {
       const res = await env.app.inject({ method: 'GET', url: `/admin/v1/payments/${achPayment}/remittance`, headers: { authorization: `Bearer ${operator}` } });
       assert.equal(res.statusCode, 200);
       assert.equal(res.headers['content-type'], 'application/pdf');
@@ -266,6 +271,7 @@ for (const { name: engine } of engines()) {
         'For: School lunches',
         'Dedication: In honour of Grace',
         'An anonymous donor',
+        'Checkout tracking id: chk-8f2e',
       ]) {
         assert.ok(text.includes(expected), `${expected} in: ${text}`);
       }

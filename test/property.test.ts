@@ -157,6 +157,9 @@ for (const { name: engine } of engines()) {
         'fundraise:ok',
         'end_match:ok',
         'end_match:match_ended',
+        'grant:ok',
+        'grant:role_forbidden',
+        'grant:fund_not_found',
         'cancel:donation_matched',
       ])
         assert.ok((seen.get(k) ?? 0) > 0, `the sequence exercised ${k} (${REPLAY})`);

@@ -38,7 +38,8 @@ export type Op =
   | { kind: 'valuate'; changes: number[] }
   | { kind: 'match'; user: number; cents: number; ratio: number }
   | { kind: 'fundraise'; user: number; cents: number }
-  | { kind: 'end_match'; pick: number };
+  | { kind: 'end_match'; pick: number }
+  | { kind: 'grant'; user: number; who: 'advisor' | 'family' | 'stranger'; dollars: number };
 
 const user = fc.nat(ACTORS - 1);
 /** The book an operator acts in: mostly the object's own, sometimes the other. */
@@ -98,6 +99,16 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('match' as const), user, cents: fc.integer({ min: 100, max: 40_000 }), ratio: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('fundraise' as const), user, cents: fc.integer({ min: 1000, max: 20_000 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('end_match' as const), pick }) },
+  // A checkout's grant (rules §24): a member of user 0's fund (or its twin's) grants from it while acting on their own.
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('grant' as const),
+      user: fc.constantFrom(0, USERS),
+      who: fc.constantFrom('advisor' as const, 'advisor' as const, 'family' as const, 'stranger' as const),
+      dollars: fc.integer({ min: 10, max: 300 }),
+    }),
+  },
 );
 
 /**

@@ -32,6 +32,7 @@ import {
 } from './model.ts';
 import type { World } from './world.ts';
 import { stepEndMatch, stepFundraise, stepMatch } from './steps.matching.ts';
+import { stepGrant } from './steps.checkout.ts';
 
 /** The operation of a kind. */
 export type OpOf<K extends Op['kind']> = Extract<Op, { kind: K }>;
@@ -641,6 +642,7 @@ const STEP_OF: { [K in Op['kind']]: (m: Model, w: World, op: OpOf<K>, at: At) =>
   match: stepMatch,
   fundraise: stepFundraise,
   end_match: stepEndMatch,
+  grant: stepGrant,
 };
 
 /** Runs an operation's step. */
