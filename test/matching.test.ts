@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertLedgerBalanced, call, describeEachEngine, fingerprint, fund, makeNonProfit, makeUser } from './harness.ts';
+import { runScheduler } from '../src/modules/scheduled/index.ts';
 
 const EIN = '261544963';
 
@@ -102,6 +103,58 @@ describeEachEngine('matching', (env) => {
     assert.deepEqual([again.status, again.body.code], [409, 'match_ended']);
     assert.deepEqual(await fingerprint(deps), before);
     await assertLedgerBalanced(deps, 'matches ended');
+  });
+
+  test('a recurring donation naming a fundraiser: each payment while it is open is given to it, only the first is matched', async () => {
+    const { app, deps } = env();
+    await makeNonProfit(deps, { ein: EIN, name: 'Vermont Foodbank' });
+    const [ana, matcher, monthly] = [await makeUser(deps), await makeUser(deps), await makeUser(deps)];
+    await fund(deps, matcher, 100_00);
+    await fund(deps, monthly, 100_00);
+    const id = (await call(app, 'POST', '/v1/fundraisers', { key: ana.key, body: { ein: EIN, title: 'Every month', goal: 500 } })).body.id;
+    const match = (await call(app, 'POST', `/v1/fundraisers/${id}/matches`, { key: matcher.key, body: { ratio: 2, cap: 100 } })).body;
+    const made = await call(app, 'POST', '/v1/scheduled_donations', { key: monthly.key, body: { ein: EIN, amount: 15, frequency: 'Monthly', fundraiser_id: id } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.fundraiser_id, id);
+    const day = (months: number) => {
+      const d = new Date(deps.clock.now());
+      d.setUTCMonth(d.getUTCMonth() + months);
+      return d.toISOString().slice(0, 10);
+    };
+    const payments = async () =>
+      (await deps.db.selectFrom('donations').select(['id', 'fundraiser_id', 'status']).where('scheduled_donation_id', '=', made.body.id).orderBy('id').execute()).map((d) => [
+        d.fundraiser_id,
+        d.status,
+      ]);
+    const matched = async () => (await call(app, 'GET', `/v1/matches/${match.id}`, { key: matcher.key })).body.matched;
+    assert.equal((await runScheduler(deps, day(0))).created, 1);
+    assert.deepEqual(await payments(), [[id, 'scheduled']]);
+    assert.equal(await matched(), 30, 'the first payment is matched 2:1');
+    assert.equal((await runScheduler(deps, day(1))).created, 1);
+    assert.deepEqual(await payments(), [
+      [id, 'scheduled'],
+      [id, 'scheduled'],
+    ]);
+    assert.equal(await matched(), 30, 'the second is given to the fundraiser, not matched');
+    assert.equal((await call(app, 'GET', `/v1/fundraisers/${id}`, { key: ana.key })).body.raised, 60, 'both payments and the match count');
+    // Ended, the fundraiser is given no more payments: the next goes to the organisation alone.
+    assert.equal((await call(app, 'POST', `/v1/fundraisers/${id}/end`, { key: ana.key })).status, 200);
+    assert.equal((await runScheduler(deps, day(2))).created, 1);
+    assert.deepEqual((await payments())[2], [null, 'scheduled']);
+    await assertLedgerBalanced(deps, 'recurring payments to a fundraiser');
+
+    // A recurring donation names only a fundraiser it could give to today, as a donation does.
+    const other = (await call(app, 'POST', '/v1/fundraisers', { key: ana.key, body: { ein: EIN, title: 'Later', goal: 100, starts_on: day(1) } })).body.id;
+    for (const [label, body, status, code] of [
+      ['ended', { fundraiser_id: id }, 409, 'fundraiser_not_open'],
+      ['not started', { fundraiser_id: other }, 409, 'fundraiser_not_open'],
+      ['unknown', { fundraiser_id: 987_654 }, 404, 'fundraiser_not_found'],
+    ] as const) {
+      const before = await fingerprint(deps);
+      const refused = await call(app, 'POST', '/v1/scheduled_donations', { key: monthly.key, body: { ein: EIN, amount: 15, frequency: 'Monthly', ...body } });
+      assert.deepEqual([refused.status, refused.body.code], [status, code], label);
+      assert.deepEqual(await fingerprint(deps), before, `${label}: nothing written`);
+    }
   });
 
   test('bad pledges: the code, and nothing written', async () => {

@@ -53,6 +53,7 @@ import * as m047 from './migrations/047_contribution_partner_fields.ts';
 import * as m048 from './migrations/048_fundraisers.ts';
 import * as m049 from './migrations/049_matches.ts';
 import * as m050 from './migrations/050_grant_tracking.ts';
+import * as m051 from './migrations/051_schedule_fundraiser.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -111,6 +112,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '048_fundraisers', up: m048.up },
   { name: '049_matches', up: m049.up },
   { name: '050_grant_tracking', up: m050.up },
+  { name: '051_schedule_fundraiser', up: m051.up },
 ];
 
 /** The migrations this release knows, in order. */

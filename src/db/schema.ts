@@ -263,6 +263,8 @@ export interface ScheduledDonationsTable {
   /** Partner fields (rules §21): the owner's own id for it (unique per owner) and its metadata, a JSON object of strings. */
   external_id: ColumnType<string | null, string | null | undefined, string | null>;
   metadata: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The fundraiser its payments are given to while it is open (rules §22); only the first is matched. */
+  fundraiser_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export type * from './schema.directory.ts';

@@ -4582,6 +4582,8 @@ export interface paths {
                                 external_id?: string;
                                 /** @enum {string} */
                                 frequency: "OneTime" | "Weekly" | "Monthly" | "Yearly";
+                                /** @description The fundraiser its payments are given to while it is open; only the first is matched */
+                                fundraiser_id: number | null;
                                 id: number;
                                 /** @description Owner only */
                                 metadata?: {
@@ -4657,7 +4659,7 @@ export interface paths {
         put?: never;
         /**
          * Create a recurring donation; the scheduler makes a donation on each date
-         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [external_id_exists](/errors/external_id_exists), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible), [non_profit_revoked](/errors/non_profit_revoked), [non_profit_sanctioned](/errors/non_profit_sanctioned), [non_profit_private_foundation](/errors/non_profit_private_foundation), [non_profit_supporting_organization](/errors/non_profit_supporting_organization).
+         * @description Problem codes: [rate_limited](/errors/rate_limited), [internal_error](/errors/internal_error), [unavailable](/errors/unavailable), [invalid_json](/errors/invalid_json), [unsupported_media_type](/errors/unsupported_media_type), [payload_too_large](/errors/payload_too_large), [validation_failed](/errors/validation_failed), [unknown_field](/errors/unknown_field), [invalid_parameter](/errors/invalid_parameter), [amount_invalid](/errors/amount_invalid), [amount_below_minimum](/errors/amount_below_minimum), [unauthenticated](/errors/unauthenticated), [invalid_api_key](/errors/invalid_api_key), [invalid_token](/errors/invalid_token), [account_suspended](/errors/account_suspended), [forbidden](/errors/forbidden), [insufficient_scope](/errors/insufficient_scope), [role_forbidden](/errors/role_forbidden), [idempotency_key_in_use](/errors/idempotency_key_in_use), [idempotency_key_reused](/errors/idempotency_key_reused), [external_id_exists](/errors/external_id_exists), [fundraiser_not_found](/errors/fundraiser_not_found), [fundraiser_not_open](/errors/fundraiser_not_open), [fundraiser_other_organisation](/errors/fundraiser_other_organisation), [non_profit_not_found](/errors/non_profit_not_found), [non_profit_ineligible](/errors/non_profit_ineligible), [non_profit_revoked](/errors/non_profit_revoked), [non_profit_sanctioned](/errors/non_profit_sanctioned), [non_profit_private_foundation](/errors/non_profit_private_foundation), [non_profit_supporting_organization](/errors/non_profit_supporting_organization).
          */
         post: {
             parameters: {
@@ -4677,6 +4679,8 @@ export interface paths {
                         external_id?: string;
                         /** @enum {string} */
                         frequency: "OneTime" | "Weekly" | "Monthly" | "Yearly";
+                        /** @description A fundraiser open today for this organisation: each payment while it is open is given to it; only the first is matched */
+                        fundraiser_id?: number;
                         /** @description Your data on it: strings only, at most 50 keys of 1 to 40 characters, values of at most 500; on a change, a key set to "" is removed */
                         metadata?: {
                             [key: string]: string;
@@ -4704,6 +4708,8 @@ export interface paths {
                             external_id?: string;
                             /** @enum {string} */
                             frequency: "OneTime" | "Weekly" | "Monthly" | "Yearly";
+                            /** @description The fundraiser its payments are given to while it is open; only the first is matched */
+                            fundraiser_id: number | null;
                             id: number;
                             /** @description Owner only */
                             metadata?: {
@@ -4809,6 +4815,8 @@ export interface paths {
                             external_id?: string;
                             /** @enum {string} */
                             frequency: "OneTime" | "Weekly" | "Monthly" | "Yearly";
+                            /** @description The fundraiser its payments are given to while it is open; only the first is matched */
+                            fundraiser_id: number | null;
                             id: number;
                             /** @description Owner only */
                             metadata?: {
@@ -4985,6 +4993,8 @@ export interface paths {
                             external_id?: string;
                             /** @enum {string} */
                             frequency: "OneTime" | "Weekly" | "Monthly" | "Yearly";
+                            /** @description The fundraiser its payments are given to while it is open; only the first is matched */
+                            fundraiser_id: number | null;
                             id: number;
                             /** @description Owner only */
                             metadata?: {

@@ -2,6 +2,8 @@
 // book that is open on the day it is made and raises for the organisation it is given to. What a
 // fundraiser raised, and who its supporters are, is read from its donations here.
 import type { Deps } from '../../deps.ts';
+import type { Db, Trx } from '../../db/database.ts';
+import type { Book } from '../../shared/book.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
 import { authorize } from '../../shared/policy.ts';
@@ -31,6 +33,12 @@ export async function checkFundraiserOfDonation(deps: Deps, caller: Caller, fund
     throw new AppError('conflict', 'fundraiser_not_open', `fundraiser ${fundraiserId} is not open to donations (it has not started, or it has ended)`);
   if (f.ein !== ein) throw new AppError('unprocessable', 'fundraiser_other_organisation', `fundraiser ${fundraiserId} raises for EIN ${f.ein}, not ${ein}`);
   return f.id;
+}
+
+/** The fundraiser a recurring donation names, when it is open on `day` (its payment's date) for the organisation `nonProfitId`: else undefined. */
+export async function fundraiserOpenOn(db: Db | Trx, book: Book, fundraiserId: number, nonProfitId: number, day: string): Promise<number | undefined> {
+  const f = await store.fundraiserToGive(db, book, fundraiserId);
+  return f !== undefined && f.non_profit_id === nonProfitId && fundraiserStatusOn(f, day) === 'open' ? f.id : undefined;
 }
 
 /** A page of the caller's own donations to one fundraiser (GET /v1/donations?fundraiser_id=). */

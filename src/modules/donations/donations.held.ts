@@ -45,6 +45,8 @@ export type HeldDonation = {
   actor_id?: number | null;
   /** Set for a family member's request (rules §20): written `requested`, no hold, lapsing then. */
   request_expires_at?: string | null;
+  /** The fundraiser it is given to (rules §22): a recurring donation's payment names it too. */
+  fundraiser_id?: number | null;
 };
 
 /**

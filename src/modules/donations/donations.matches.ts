@@ -14,7 +14,7 @@ import { findRecipients } from '../nonprofits/index.ts';
 import { recordEvent } from '../events/index.ts';
 import { recordOutcome } from '../idempotency/index.ts';
 import { reserveIds } from '../../db/ids.ts';
-import { insertHeld, insertHeldOfFunds } from './donations.held.ts';
+import { insertHeld, insertHeldOfFunds, type HeldDonation } from './donations.held.ts';
 import type { Made, Submitted } from './donations.writer.ts';
 import * as store from './donations.matches.store.ts';
 
@@ -36,33 +36,43 @@ export function matchFor(m: store.LiveMatch, cents: number): number {
  */
 export async function submitToMatchedFundraiser(deps: Deps, { ein, donation, claim }: Submitted, fundraiserId: number): Promise<Made> {
   const made = await deps.db.transaction().execute(async (trx) => {
-    const seen = await store.liveMatchesOf(trx, fundraiserId);
-    const funds = await lockFundsAccounts(trx, [donation.fund_id, ...seen.map((m) => m.fund_id)]);
-    // Matches made since the first read have funds not locked here: they match the next donation.
-    const matches = (await store.liveMatchesOf(trx, fundraiserId)).filter((m) => funds.has(m.fund_id) && m.fund_id !== donation.fund_id);
     const nonProfit = (await findRecipients(trx, [ein])).get(ein);
     assert(nonProfit !== undefined, 'findRecipients answers every EIN asked');
     if (nonProfit instanceof AppError) throw nonProfit;
-    const accounts = funds.get(donation.fund_id);
-    assert(accounts !== undefined, "the giver's fund is locked");
-    const [id] = await reserveIds(trx, 'donations', 1);
-    assert(id !== undefined, 'an id was reserved');
-    const [row] = await insertHeld(deps, trx, accounts, [{ ...donation, non_profit_id: nonProfit.id, id }]);
-    assert(row !== undefined, 'the donation was written');
-    if (row.status === 'scheduled')
-      await matchDonation(
-        deps,
-        trx,
-        funds,
-        matches,
-        { id, book: donation.book, amount_cents: donation.amount_cents, non_profit_id: nonProfit.id, fundraiser_id: fundraiserId },
-        row.created_at,
-      );
+    const { id, status, created_at } = await giveMatchedIn(deps, trx, { ...donation, non_profit_id: nonProfit.id }, fundraiserId);
     await recordOutcome(trx, claim, `donation:${id}`);
-    return { id, status: row.status, created_at: row.created_at, nonProfit };
+    return { id, status, created_at, nonProfit };
   });
   deps.metrics.counters.donationCreated(donation.book, donation.amount_cents);
   return made;
+}
+
+/**
+ * Writes a donation to a fundraiser in `trx` and, when its money is held at once, every live
+ * match's donation for it (the giver's fund and the matchers' locked in ascending order, the
+ * matches read again under those locks). A recurring donation's first payment comes this way.
+ */
+export async function giveMatchedIn(deps: Deps, trx: Trx, donation: HeldDonation, fundraiserId: number) {
+  const seen = await store.liveMatchesOf(trx, fundraiserId);
+  const funds = await lockFundsAccounts(trx, [donation.fund_id, ...seen.map((m) => m.fund_id)]);
+  // Matches made since the first read have funds not locked here: they match the next donation.
+  const matches = (await store.liveMatchesOf(trx, fundraiserId)).filter((m) => funds.has(m.fund_id) && m.fund_id !== donation.fund_id);
+  const accounts = funds.get(donation.fund_id);
+  assert(accounts !== undefined, "the giver's fund is locked");
+  const [id] = await reserveIds(trx, 'donations', 1);
+  assert(id !== undefined, 'an id was reserved');
+  const [row] = await insertHeld(deps, trx, accounts, [{ ...donation, fundraiser_id: fundraiserId, id }]);
+  assert(row !== undefined, 'the donation was written');
+  if (row.status === 'scheduled')
+    await matchDonation(
+      deps,
+      trx,
+      funds,
+      matches,
+      { id, book: donation.book, amount_cents: donation.amount_cents, non_profit_id: donation.non_profit_id, fundraiser_id: fundraiserId },
+      row.created_at,
+    );
+  return { id, status: row.status, created_at: row.created_at };
 }
 
 /** Each match's donation for a donation just held (`funds`: the matches' funds, locked). */

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
-import { ExternalIdPageQuery, Amount, checkedCents, EmptyObject, ExternalId, MetadataInput, Paged, StringEnum, withProblems, Ein, IdParams } from '../../http/schemas.ts';
+import { ExternalIdPageQuery, Amount, checkedCents, EmptyObject, ExternalId, MetadataInput, Paged, StringEnum, withProblems, Ein, Id, IdParams } from '../../http/schemas.ts';
 import { SCHEDULE_FREQUENCIES } from './scheduled.ts';
 import * as service from './scheduled.service.ts';
 
@@ -36,6 +36,10 @@ export function scheduledRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               visibility: Type.Optional(StringEnum(['public', 'private'] as const)),
               external_id: Type.Optional(ExternalId),
               metadata: Type.Optional(MetadataInput),
+              fundraiser_id: Type.Optional({
+                ...Id,
+                description: 'A fundraiser open today for this organisation: each payment while it is open is given to it; only the first is matched',
+              }),
             },
             { additionalProperties: false },
           ),

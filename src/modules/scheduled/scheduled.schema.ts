@@ -14,6 +14,7 @@ export const Schedule = Type.Object({
   note: Nullable(Type.String()),
   visibility: StringEnum(['public', 'private'] as const),
   created_at: IsoDate,
+  fundraiser_id: Nullable(Type.Integer({ description: 'The fundraiser its payments are given to while it is open; only the first is matched' })),
   external_id: Type.Optional(Type.String()),
   metadata: Type.Optional(MetadataOutput),
 });

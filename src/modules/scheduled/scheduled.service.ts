@@ -7,7 +7,7 @@ import { assert } from '../../shared/assert.ts';
 import { centsToDollars } from '../../shared/money.ts';
 import { toPage, type PageRequest } from '../../shared/page.ts';
 import { findRecipient, nonProfitCards, normalizeEin, type NonProfitCard } from '../nonprofits/index.ts';
-import { insertWithHold } from '../donations/index.ts';
+import { checkFundraiserOfDonation, fundraiserOpenOn, giveMatchedIn, insertWithHold } from '../donations/index.ts';
 import type { Caller } from '../../shared/caller.ts';
 import {
   claimOccurrence,
@@ -35,6 +35,8 @@ export interface NewSchedule {
   /** Partner fields (rules §21). */
   external_id?: string;
   metadata?: unknown;
+  /** The fundraiser its payments are given to while it is open (rules §22); only the first is matched. */
+  fundraiser_id?: number;
 }
 
 function today(deps: Deps): string {
@@ -71,6 +73,7 @@ function scheduleForm(r: Schedule, np: NonProfitCard) {
     note: r.note,
     visibility: r.visibility,
     created_at: r.created_at,
+    fundraiser_id: r.fundraiser_id,
     ...ownerPartnerFields(r),
   };
 }
@@ -89,6 +92,8 @@ export async function createSchedule(deps: Deps, caller: Caller, input: NewSched
   const np = await findRecipient(deps.db, ein);
   const at = deps.clock.now().toISOString();
   const partner = partnerColumns(input);
+  // Open today and for this organisation, as a donation's (404 fundraiser_not_found, 409 fundraiser_not_open, 422 fundraiser_other_organisation).
+  const fundraiserId = input.fundraiser_id === undefined ? null : await checkFundraiserOfDonation(deps, caller, input.fundraiser_id, ein);
   const ids: ExternalIds = { kind: 'recurring donation', holder: (id) => scheduleByExternalId(deps.db, caller.user_id, id), isTaken: isUniqueViolation };
   const row = await withExternalId(ids, partner.external_id, () =>
     deps.db.transaction().execute(async (trx) => {
@@ -106,6 +111,7 @@ export async function createSchedule(deps: Deps, caller: Caller, input: NewSched
         next_date: start,
         note: input.note ?? null,
         visibility: input.visibility ?? 'public',
+        fundraiser_id: fundraiserId,
         status: 'active',
         created_at: at,
         updated_at: at,
@@ -176,7 +182,9 @@ export async function runScheduler(deps: Deps, asOf: string = today(deps), limit
         const following = occurrenceDate(s.start_date, s.frequency as ScheduleFrequency, s.occurrences + 1);
         const next = { next_date: following, status: s.frequency === 'OneTime' ? 'completed' : 'active' };
         if (!(await claimOccurrence(trx, s, next, deps.clock.now().toISOString()))) return false; // another scheduler took this occurrence
-        await insertWithHold(deps, trx, {
+        // Given to its fundraiser while that is open on the payment's date; matched on the first payment only (rules §22).
+        const fundraiser = s.fundraiser_id === null ? undefined : await fundraiserOpenOn(trx, s.book, s.fundraiser_id, s.non_profit_id, s.next_date);
+        const payment = {
           book: s.book,
           user_id: s.user_id,
           fund_id: s.fund_id,
@@ -189,7 +197,10 @@ export async function runScheduler(deps: Deps, asOf: string = today(deps), limit
           scheduled_for: s.next_date,
           // Recurring donations are for API keys only (ADR 16): no app's token sets one up.
           app_connection_id: null,
-        });
+          fundraiser_id: fundraiser ?? null,
+        };
+        if (fundraiser !== undefined && s.occurrences === 0) await giveMatchedIn(deps, trx, payment, fundraiser);
+        else await insertWithHold(deps, trx, payment);
         return true;
       });
       if (made) {
