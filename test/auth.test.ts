@@ -776,6 +776,7 @@ const FUND_FORMS: FundForm[] = [
   { path: (o) => `/gifts/${o.gift_code}/accept`, fields: {}, action: 'answer_gift' },
   { path: (o) => `/gifts/${o.gift_code}/claim`, fields: { ein: EIN }, action: 'answer_gift' },
   { path: (o) => `/gifts/${o.gift_code}/deny`, fields: {}, action: 'answer_gift' },
+  { path: () => '/fundraisers', fields: { ein: EIN, title: 'Matrix run', goal: '100' }, action: 'fundraise' },
   { path: () => '/invest', fields: { portfolio_id: 'cash', invest_share: '10' }, action: 'invest' },
   { path: () => '/invest/exchange/cancel', fields: {}, action: 'invest' },
   { path: () => '/invest/now', fields: { amount: '5' }, action: 'invest' },

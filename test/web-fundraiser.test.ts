@@ -76,3 +76,47 @@ describeEachEngine('a fundraiser on the web', (env) => {
     assert.equal((await browser.get('/fundraisers/abc')).status, 404);
   });
 });
+
+describeEachEngine('opening a fundraiser on the web', (env) => {
+  test("from an organisation's page: the form, the refusals on it with nothing written, the new page", async () => {
+    const { app, deps } = env();
+    await makeNonProfit(deps, { ein: EIN, name: 'Vermont Foodbank' });
+    const browser = new WebClient(app);
+    const signedOut = await browser.get(`/fundraisers/new?ein=${EIN}`);
+    assert.equal(signedOut.status, 303, 'signed in first');
+    await browser.signUp('Web Organiser', 'web-organiser@example.org');
+    const path = String((await call(app, 'GET', `/v1/non_profits/${EIN}`, { key: (await makeUser(deps)).key })).body.public_path);
+    const charity = await browser.get(path);
+    assert.match(charity.body, new RegExp(`href="/fundraisers/new\\?ein=${EIN}"`), "the organisation's page offers it");
+    const form = await browser.get(`/fundraisers/new?ein=${EIN}`);
+    assert.equal(form.status, 200);
+    assert.match(textOf(form.body), /asks others to give to one organisation, Vermont Foodbank/);
+    assert.match(form.body, new RegExp(`<input type="hidden" name="ein" value="${EIN}">`));
+
+    const good = { ein: EIN, title: 'Miles for meals', story: 'We run.\n\nThey eat.', goal: '750', offline_amount: '20' };
+    for (const [label, body, status, says] of [
+      ['no title', { ...good, title: ' ' }, 422, /Title.*required|required/],
+      ['no goal', { ...good, goal: '' }, 422, /required/],
+      ['a goal of cents beyond two places', { ...good, goal: '10.005' }, 422, /dollars/],
+      ['a day that is no day', { ...good, ends_on: '2026-02-30' }, 422, /day/],
+      ['a last day before the first', { ...good, starts_on: '2030-01-10', ends_on: '2030-01-05' }, 422, /ends_on|last day|after/],
+      ['an organisation the directory does not know', { ...good, ein: '000000001' }, 404, /non-profit|organisation/i],
+    ] as const) {
+      const before = await fingerprint(deps);
+      const refused = await browser.post('/fundraisers', body);
+      assert.equal(refused.status, status, `${label}: ${textOf(refused.body).slice(0, 300)}`);
+      assert.match(textOf(refused.body), says, label);
+      assert.match(refused.body, /<h1>Open a fundraiser<\/h1>/, `${label}: answered on the form`);
+      assert.deepEqual(await fingerprint(deps), before, `${label}: nothing written`);
+    }
+
+    const opened = await browser.post('/fundraisers', good);
+    assert.equal(opened.status, 303);
+    const id = Number(/^\/fundraisers\/(\d+)\?done=fundraiser_opened$/.exec(String(opened.location))?.[1]);
+    const row = await deps.db.selectFrom('fundraisers').select(['title', 'goal_cents', 'offline_cents', 'user_id']).where('id', '=', id).executeTakeFirstOrThrow();
+    assert.deepEqual([row.title, row.goal_cents, row.offline_cents, row.user_id], ['Miles for meals', 750_00, 20_00, (await accountOf(deps, 'web-organiser@example.org')).user_id]);
+    const page = textOf((await browser.get(`/fundraisers/${id}?done=fundraiser_opened`)).body);
+    assert.match(page, /Your fundraiser is open/);
+    assert.match(page, /\$20\.00 of \$750\.00/);
+  });
+});

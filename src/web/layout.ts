@@ -117,6 +117,7 @@ const NOTICES: Record<string, string> = {
   investment_waiting: 'Done. The money is invested at the next valuation, at its prices.',
   exchange_cancelled: 'The move is cancelled: your money stays where it is.',
   bank_details_saved: 'The bank details are saved. Everyone else who acts for the organisation is told by e-mail.',
+  fundraiser_opened: 'Your fundraiser is open: share this page. Every gift from it goes to the organisation.',
 };
 
 /** Where an organisation is: "Burlington, VT", or for a foreign one (the IRS leaves its state empty and puts the country in its city) the country alone. */

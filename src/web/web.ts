@@ -19,6 +19,7 @@ import { donateRoutes } from './routes/donate.ts';
 import { appSettingsRoutes, interactionRoutes } from './routes/apps.ts';
 import { charityRoutes } from './routes/charities.ts';
 import { investRoutes } from './routes/invest.ts';
+import { fundraiserFormRoutes } from './routes/fundraisers.ts';
 import { fundRoutes } from './routes/fund.ts';
 
 const ASSETS = new Map<string, { type: string; body: string }>([
@@ -42,6 +43,7 @@ const PAGES = [
   investRoutes,
   fundRoutes,
   donateRoutes,
+  fundraiserFormRoutes,
   publicRoutes,
 ];
 

@@ -152,7 +152,8 @@ export function charityPage(v: Visitor, c: CharityPageView, state?: FormState): 
     ? html`<div class="notice error" role="note"><strong>This organisation cannot receive donations.</strong> ${why ?? 'The IRS does not list it as an active, tax-deductible charity.'}</div>`
     : v.session === undefined
       ? html`<p><a class="button" href="/signin?next=${encodeURIComponent(n.public_path)}">Sign in to donate to ${n.name}</a></p>`
-      : donationForm(v, { ...state, values: { ein: n.ein, ...state?.values } }, 'charity', { ein: n.ein, name: n.name });
+      : html`${donationForm(v, { ...state, values: { ein: n.ein, ...state?.values } }, 'charity', { ein: n.ein, name: n.name })}
+        <p><a href="/fundraisers/new?ein=${n.ein}">Open a fundraiser for ${n.name}</a></p>`;
   const size =
     p.size === undefined
       ? html`<dd>No figures on file with the IRS (small organisations file a postcard without them; churches file nothing)</dd>`
