@@ -30,13 +30,19 @@ function providerOf(deps: Deps): OidcProvider {
 }
 
 /**
- * Connects a new app (registered by `userId`, in `book`) to the live user `userId` with `scopes`
+ * Connects a new app (registered by `developer`, else by `userId`, in `book`) to the live user `userId` with `scopes`
  * and returns its tokens, as if the donor had signed in and consented.
  */
-export async function connectApp(deps: Deps, userId: number, options: { scopes: readonly string[]; book?: Book; monthlyLimitCents?: number | null }): Promise<AppTokens> {
+export async function connectApp(
+  deps: Deps,
+  userId: number,
+  options: { scopes: readonly string[]; book?: Book; monthlyLimitCents?: number | null; developer?: number },
+): Promise<AppTokens> {
   const oidc = providerOf(deps);
   const provider = await oidc.ready();
-  const { app } = await registerApp(deps, userId, { name: `App of ${userId}`, redirect_uris: ['https://app.example.org/callback'], sandbox: options.book === 'test' });
+  // Registered by its developer: the donor themselves unless another is named.
+  const developer = options.developer ?? userId;
+  const { app } = await registerApp(deps, developer, { name: `App of ${developer}`, redirect_uris: ['https://app.example.org/callback'], sandbox: options.book === 'test' });
   const client = await provider.Client.find(app.client_id);
   if (client === undefined) throw new Error(`the provider does not find the app ${app.client_id}`);
   const accountId = String(userId);

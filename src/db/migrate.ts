@@ -54,6 +54,7 @@ import * as m048 from './migrations/048_fundraisers.ts';
 import * as m049 from './migrations/049_matches.ts';
 import * as m050 from './migrations/050_grant_tracking.ts';
 import * as m051 from './migrations/051_schedule_fundraiser.ts';
+import * as m052 from './migrations/052_app_webhooks.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -113,6 +114,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '049_matches', up: m049.up },
   { name: '050_grant_tracking', up: m050.up },
   { name: '051_schedule_fundraiser', up: m051.up },
+  { name: '052_app_webhooks', up: m052.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -1,6 +1,6 @@
 // The tables of telling people (migration 019): webhook endpoints, deliveries
 // and attempts, the mail outbox, password resets.
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 import type { Book } from '../shared/book.ts';
 
 export interface WebhookEndpointsTable {
@@ -22,6 +22,8 @@ export interface WebhookEndpointsTable {
   deleted_at: string | null;
   /** The person who made it (a member acting on the fund); null before migration 035. It ends with their membership. */
   created_by: number | null;
+  /** An app's endpoint (rules §25): it hears of the donations the app made, not of its owner's fund. */
+  app_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface WebhookDeliveriesTable {

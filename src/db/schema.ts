@@ -107,6 +107,8 @@ export interface DonationsTable {
   matched_donation_id: ColumnType<number | null, number | null | undefined, number | null>;
   /** The checkout provider's id for a grant made through it (rules §24); shown to the charity. */
   tracking_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The app whose token or donate link made it (rules §25): that app's webhook endpoints hear of it. */
+  app_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface GiftsTable {

@@ -25,6 +25,8 @@ export interface Caller {
 }
 
 export interface AppAccess {
+  /** The app (its row), whose webhook endpoints hear of what its token makes (rules §25). */
+  app_id: number;
   connection_id: number;
   client_id: string;
   /** The token's scopes that the donor's connection still grants. */

@@ -24,8 +24,9 @@ export interface DonateLink {
   success_url: string;
   exit_url: string;
   app: string;
-  /** The app's name, when the link names one. */
+  /** The app's name and row, when the link names one. */
   app_name?: string;
+  app_id?: number;
 }
 
 /** The link's fields as `get` reads them (a query, or the form it filled), checked. Throws validation_failed, app_not_found, return_url_not_registered. */
@@ -57,7 +58,7 @@ export async function readLink(deps: Deps, get: (name: string) => string | null 
     ['success_url', link.success_url],
     ['exit_url', link.exit_url],
   ]);
-  return { ...link, ...(app === undefined ? {} : { app_name: app.name }) };
+  return { ...link, ...(app === undefined ? {} : { app_name: app.name, app_id: app.id }) };
 }
 
 function metadataTextProblem(text: string): string | undefined {
@@ -78,6 +79,8 @@ export function linkDonationFields(link: DonateLink) {
     ...(link.dedication === '' ? {} : { dedication: link.dedication }),
     ...(link.external_id === '' ? {} : { external_id: link.external_id }),
     metadata: { ...(link.metadata === '' ? {} : (JSON.parse(link.metadata) as Record<string, string>)), _source: 'donate_link' },
+    // The app the link names hears of it (rules §25).
+    ...(link.app_id === undefined ? {} : { via_app_id: link.app_id }),
   };
 }
 

@@ -6328,6 +6328,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             items: {
+                                /** @description The client id of the app whose donations it hears (rules §25); null: the fund's own events */
+                                app: string | null;
                                 /** Format: date-time */
                                 created_at: string;
                                 description: string;
@@ -6415,6 +6417,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description On creation: the client id of one of your apps; the endpoint hears of the donations that app's tokens and donate links make */
+                        app?: unknown;
                         /** @description At most 500 characters */
                         description?: unknown;
                         /** @description true stops deliveries */
@@ -6434,6 +6438,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The client id of the app whose donations it hears (rules §25); null: the fund's own events */
+                            app: string | null;
                             /** Format: date-time */
                             created_at: string;
                             description: string;
@@ -6534,6 +6540,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The client id of the app whose donations it hears (rules §25); null: the fund's own events */
+                            app: string | null;
                             /** Format: date-time */
                             created_at: string;
                             description: string;
@@ -6707,6 +6715,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The client id of the app whose donations it hears (rules §25); null: the fund's own events */
+                            app: string | null;
                             /** Format: date-time */
                             created_at: string;
                             description: string;

@@ -148,7 +148,7 @@ export async function donateLinkApp(
   deps: Deps,
   clientId: string | undefined,
   urls: ReadonlyArray<readonly [field: string, url: string | undefined]>,
-): Promise<AppView | undefined> {
+): Promise<(AppView & { id: number }) | undefined> {
   const given = urls.filter((u): u is readonly [string, string] => u[1] !== undefined && u[1] !== '');
   if (clientId === undefined || clientId === '') {
     const [field] = given[0] ?? [];
@@ -158,7 +158,8 @@ export async function donateLinkApp(
       });
     return undefined;
   }
-  const app = await appByClientId(deps, clientId);
+  const row = await store.findApp(deps.db, clientId);
+  const app = row === undefined ? undefined : { ...viewOf(row), id: row.id };
   if (app === undefined || app.book !== 'live' || app.disabled_at !== null || app.deleted_at !== null) throw notFound('app_not_found', `no app ${clientId}`);
   const errors = given.flatMap(([field, url]) => {
     const problem = returnUrlProblem(url, app.redirect_uris);

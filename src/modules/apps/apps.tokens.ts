@@ -59,7 +59,7 @@ async function callerOfConnection(deps: Deps, clientId: string, sub: string, gra
     mode: person.book,
     book: person.book,
     last_used_at: connection.last_used_at,
-    app: { connection_id: connection.id, client_id: clientId, scopes, monthly_limit_cents: connection.monthly_limit_cents },
+    app: { app_id: app.id, connection_id: connection.id, client_id: clientId, scopes, monthly_limit_cents: connection.monthly_limit_cents },
   };
 }
 

@@ -106,10 +106,14 @@ export async function getOwnDonation(deps: Deps, caller: Caller, donationId: num
 }
 
 /** Many donations of a book in their owners' form (form 2.1), by id, read at once: what a batch of notifications carries. */
-export async function ownDonationForms(deps: Deps, book: Book, ids: readonly number[]): Promise<Map<number, { user_id: number; form: ReturnType<typeof ownListForm> }>> {
+export async function ownDonationForms(
+  deps: Deps,
+  book: Book,
+  ids: readonly number[],
+): Promise<Map<number, { user_id: number; app_id: number | null; form: ReturnType<typeof ownListForm> }>> {
   const records = await store.findDonations(deps.db, book, ids);
-  const cards = await cardsFor(deps, records);
-  return new Map(records.map((r) => [r.id, { user_id: r.user_id, form: ownListForm(deps, cards, r) }]));
+  const [cards, apps] = await Promise.all([cardsFor(deps, records), store.appsOfDonations(deps.db, ids)]);
+  return new Map(records.map((r) => [r.id, { user_id: r.user_id, app_id: apps.get(r.id) ?? null, form: ownListForm(deps, cards, r) }]));
 }
 
 /** The caller's donation with this external id (rules §21), as a page of one, or of none. */

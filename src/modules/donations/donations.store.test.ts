@@ -27,7 +27,7 @@ describeEachEngine('donations store', (env) => {
     };
   };
 
-  test('insertDonation writes a donation and counts it; findDonation, findDonations and fundsOfDonations read it in its book only', async () => {
+  test('insertDonation writes a donation and counts it; findDonation, findDonations and fundsOfDonations read it in its book only; appsOfDonations', async () => {
     const { db } = env().deps;
     await makeNonProfit(env().deps, { ein: '222222222', name: 'Donations Charity' });
     const user = await makeUser(env().deps, { name: 'Donor' });
@@ -46,8 +46,12 @@ describeEachEngine('donations store', (env) => {
     assert.deepEqual(await store.findDonations(db, 'live', []), []);
     assert.deepEqual([...(await store.fundsOfDonations(db, 'live', [id, 999_999_999]))], [[id, user.fund_id]]);
     assert.deepEqual([...(await store.fundsOfDonations(db, 'test', [id]))], []);
+    // appsOfDonations: only the donations an app made (rules §25).
+    const byApp = await db.transaction().execute((trx) => store.insertDonation(trx, { ...donation, app_id: 4242 }));
+    assert.deepEqual([...(await store.appsOfDonations(db, [id, byApp, 999_999_999]))], [[byApp, 4242]]);
+    assert.deepEqual([...(await store.appsOfDonations(db, []))], []);
     const counts = await db.selectFrom('donation_counts').selectAll().where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
-    assert.deepEqual([counts.total, counts.public_total], [1, 1]);
+    assert.deepEqual([counts.total, counts.public_total], [2, 2]);
   });
 
   test('donationStatements insert a batch with reserved ids and count public and private ones; listByUser pages them', async () => {

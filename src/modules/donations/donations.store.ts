@@ -123,6 +123,18 @@ export async function findDonations(db: Db, book: Book, ids: readonly number[]):
   return withOwners(db, rows as PageRow[]);
 }
 
+/** The app that made each of these donations, where one did (rules §25): by id. */
+export async function appsOfDonations(db: Db, ids: readonly number[]): Promise<Map<number, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('donations')
+    .select(['id', 'app_id'])
+    .where('id', 'in', [...ids])
+    .where('app_id', 'is not', null)
+    .execute();
+  return new Map(rows.map((r) => [Number(r.id), Number(r.app_id)]));
+}
+
 /** A donation of `book` (rules §14: the other book's are not found). */
 export async function findDonation(db: Db | Trx, book: Book, id: number): Promise<DonationRecord | undefined> {
   const [row] = await byIdQuery(db, { id, book });
@@ -163,6 +175,8 @@ export type NewDonationRow = Pick<
   matched_donation_id?: number | null;
   /** A checkout provider's id for a grant made through it (rules §24). */
   tracking_id?: string | null;
+  /** The app whose token or donate link made it (rules §25). */
+  app_id?: number | null;
 };
 
 /** Inserts one donation (a gift's claim) and counts it: the statements of a batch, for one. */
@@ -200,6 +214,7 @@ const DONATION_COLUMNS = [
   'match_id',
   'matched_donation_id',
   'tracking_id',
+  'app_id',
 ] as const;
 
 /** A user's counts are added to what they were. */

@@ -24,6 +24,8 @@ export interface NewDonation {
   fundraiser_id?: number; // rules §22
   /** A checkout provider's id for the grant (rules §24), carried to the charity. */
   tracking_id?: string;
+  /** The app whose donate link the donor followed (rules §23, §25): its webhook endpoints hear of it. */
+  via_app_id?: number;
 }
 
 /** A donation's row; `partner`: its partner fields (partnerColumns) and its fundraiser, each checked once. */
@@ -44,6 +46,8 @@ export function donationRow(caller: Caller, input: NewDonation, note: string | n
     designation: input.designation ?? null,
     dedication: input.dedication ?? null,
     tracking_id: input.tracking_id ?? null,
+    // The app whose token made it, or whose donate link the donor followed (rules §25).
+    app_id: caller.app?.app_id ?? input.via_app_id ?? null,
     ...partner,
   };
 }

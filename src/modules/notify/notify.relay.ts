@@ -134,7 +134,14 @@ export async function relayEvents(deps: Deps, limit = 500): Promise<number> {
   for (const e of events) {
     const r = await render(deps, e, donations);
     prepared.set(e.id, {
-      rendered: { event_id: e.id, user_id: e.user_id, type: e.type, payload: payloadOf(e, r.data) },
+      // A donation an app made is heard by that app's endpoints too (rules §25), in the owner's form.
+      rendered: {
+        event_id: e.id,
+        user_id: e.user_id,
+        app_id: e.object_type === 'donation' ? (donations.get(e.object_id)?.app_id ?? null) : null,
+        type: e.type,
+        payload: payloadOf(e, r.data),
+      },
       mail: r.mail,
     });
   }

@@ -11,19 +11,27 @@ import { messageIdOf, wantsType } from './webhooks.ts';
 export interface Rendered {
   event_id: number;
   user_id: number;
+  /** The app that made the object, whose endpoints hear of it too (rules §25). */
+  app_id?: number | null;
   type: string;
   /** The Standard Webhooks body: {"type", "timestamp", "data"}. */
   payload: string;
 }
 
 export async function fanOut(trx: Trx, events: readonly Rendered[], at: string): Promise<number> {
-  const endpoints = await store.endpointsOfUsers(trx, [...new Set(events.map((e) => e.user_id))]);
+  const appIds = [...new Set(events.flatMap((e) => (e.app_id === undefined || e.app_id === null ? [] : [e.app_id])))];
+  // A user's endpoints hear their fund's events; an app's, the events of what the app made (rules §25).
+  const endpoints = [
+    ...(await store.endpointsOfUsers(trx, [...new Set(events.map((e) => e.user_id))])).map((e) => ({ ...e, app_id: null })),
+    ...(await store.endpointsOfApps(trx, appIds)),
+  ];
   if (endpoints.length === 0) return 0;
   const wanting = endpoints.map((endpoint) => ({ endpoint, wants: wantsType(endpoint.event_types) }));
   const deliveries = [];
   for (const e of events) {
     for (const { endpoint, wants } of wanting) {
-      if (endpoint.user_id !== e.user_id || !wants(e.type)) continue;
+      const hears = endpoint.app_id === null ? endpoint.user_id === e.user_id : endpoint.app_id === e.app_id;
+      if (!hears || !wants(e.type)) continue;
       deliveries.push({
         endpoint_id: endpoint.id,
         event_id: e.event_id,
@@ -48,7 +56,7 @@ export async function fanOut(trx: Trx, events: readonly Rendered[], at: string):
 export async function replayEndpoint(deps: Deps, endpointId: number, since: string): Promise<number> {
   const endpoint = await store.endpointById(deps.db, endpointId);
   if (endpoint === undefined || endpoint.deleted_at !== null) throw notFound('webhook_endpoint_not_found', `no webhook endpoint ${endpointId}`);
-  const events = await store.eventsSince(deps.db, endpoint.user_id, since);
+  const events = endpoint.app_id === null ? await store.eventsSince(deps.db, endpoint.user_id, since) : await store.appEventsSince(deps.db, endpoint.app_id, since);
   const wants = wantsType(endpoint.event_types);
   const at = deps.clock.now().toISOString();
   const deliveries = events

@@ -43,7 +43,11 @@ export function webhookRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           tags,
           summary: 'Change url, description, event_types or disabled (false enables it again)',
           params: IdParams,
-          body: Type.Object({ ...EndpointFields, url: Type.Optional(EndpointFields.url) }, { additionalProperties: false }),
+          // An endpoint's app is chosen when it is made, and stays.
+          body: Type.Object(
+            { url: Type.Optional(EndpointFields.url), description: EndpointFields.description, event_types: EndpointFields.event_types, disabled: EndpointFields.disabled },
+            { additionalProperties: false },
+          ),
           response: withProblems({ 200: Endpoint }),
         },
       },

@@ -5,6 +5,7 @@ import { WEBHOOK_EVENT_TYPES } from './webhooks.ts';
 
 export const Endpoint = Type.Object({
   id: Type.Integer(),
+  app: Nullable(Type.String({ description: "The client id of the app whose donations it hears (rules §25); null: the fund's own events" })),
   url: Type.String(),
   description: Type.String(),
   event_types: Type.Array(Type.String(), { description: `Which events to send (empty: every type): ${WEBHOOK_EVENT_TYPES.join(', ')}` }),
@@ -18,6 +19,7 @@ export const Endpoint = Type.Object({
 export const WithSecret = Type.Composite([Endpoint, Type.Object({ secret: Type.String({ description: 'whsec_...: shown this once; verify deliveries with it' }) })]);
 
 export const EndpointFields = {
+  app: Type.Optional(Type.Unknown({ description: "On creation: the client id of one of your apps; the endpoint hears of the donations that app's tokens and donate links make" })),
   url: Type.Unknown({ description: 'https URL to deliver to (public addresses only)' }),
   description: Type.Optional(Type.Unknown({ description: 'At most 500 characters' })),
   event_types: Type.Optional(Type.Unknown({ description: 'A list of event types; empty or absent: every type' })),

@@ -3,7 +3,8 @@
 // keeps verifying for 24 hours; a test event; a replay for operators.
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../shared/caller.ts';
-import { conflict, fieldErrors, notFound, type FieldError } from '../../shared/errors.ts';
+import { AppError, conflict, fieldErrors, notFound, type FieldError } from '../../shared/errors.ts';
+import { looksLikeClientId } from '../apps/index.ts';
 import type { Trx } from '../../db/database.ts';
 import { toPage, type PageRequest } from '../../shared/page.ts';
 import * as store from './webhooks.store.ts';
@@ -13,6 +14,8 @@ import { authorize } from '../../shared/policy.ts';
 export const ROTATION_GRACE_MS = 24 * 3_600_000;
 
 export interface EndpointInput {
+  /** The client id of one of the caller's own apps: the endpoint hears of what that app makes (rules §25). */
+  app?: unknown;
   url?: unknown;
   description?: unknown;
   event_types?: unknown;
@@ -20,9 +23,10 @@ export interface EndpointInput {
 }
 
 /** An endpoint in its owner's form (never its secret). */
-export function endpointForm(e: store.Endpoint) {
+export function endpointForm(e: store.OwnEndpoint) {
   return {
     id: e.id,
+    app: e.app_client_id,
     url: e.url,
     description: e.description,
     event_types: JSON.parse(e.event_types) as string[],
@@ -73,6 +77,7 @@ function validate(deps: Deps, input: EndpointInput, creating: boolean): { url?: 
 export async function createEndpoint(deps: Deps, caller: Caller, input: EndpointInput) {
   authorize(caller, 'webhooks');
   const fields = validate(deps, input, true);
+  const appId = input.app === undefined ? null : await ownAppOf(deps, caller, input.app);
   const at = deps.clock.now().toISOString();
   const secret = newSecret();
   const id = await deps.db.transaction().execute(async (trx) => {
@@ -102,11 +107,27 @@ export async function createEndpoint(deps: Deps, caller: Caller, input: Endpoint
       updated_at: at,
       deleted_at: null,
       created_by: caller.actor_id,
+      app_id: appId,
     });
   }
 }
 
-async function ownEndpoint(deps: Deps, caller: Caller, id: number): Promise<store.Endpoint> {
+/**
+ * The app an endpoint is to be of (rules §25): one the person registered, in the book they act
+ * in, not deleted; they act on their own fund (an app's endpoint is its developer's, not a shared
+ * fund's). Throws validation_failed (not a client id), app_not_found, forbidden.
+ */
+async function ownAppOf(deps: Deps, caller: Caller, clientId: unknown): Promise<number> {
+  if (typeof clientId !== 'string' || !looksLikeClientId(clientId))
+    throw fieldErrors([{ field: 'app', code: 'validation_failed', message: 'must be the client id of one of your apps (app_...)' }]);
+  if (caller.user_id !== caller.actor_id) throw new AppError('forbidden', 'forbidden', "an app's endpoint is its developer's: act on your own fund to add one");
+  const app = await store.appForEndpoint(deps.db, clientId);
+  if (app === undefined || app.owner_id !== caller.actor_id || app.book !== caller.book || app.deleted_at !== null)
+    throw notFound('app_not_found', `no app ${clientId} of yours${caller.book === 'test' ? ' in the sandbox' : ''}`);
+  return app.id;
+}
+
+async function ownEndpoint(deps: Deps, caller: Caller, id: number): Promise<store.OwnEndpoint> {
   const endpoint = await store.findEndpoint(deps.db, caller.book, caller.user_id, id);
   if (endpoint === undefined) throw notFound('webhook_endpoint_not_found', `no webhook endpoint ${id}`);
   return endpoint;

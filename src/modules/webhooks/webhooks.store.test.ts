@@ -1,7 +1,7 @@
 // Every function of webhooks.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, makeUser } from '../../../test/harness.ts';
+import { describeEachEngine, makeNonProfit, makeUser } from '../../../test/harness.ts';
 import * as store from './webhooks.store.ts';
 
 const AT = '2026-02-01T00:00:00.000Z';
@@ -140,6 +140,75 @@ describeEachEngine('webhooks store', (env) => {
     await Promise.all(Array.from({ length: 8 }, claimer));
     assert.equal(taken.length, 480, 'each of the 480 claimed once, none twice');
     assert.equal(new Set(taken).size, 480);
+  });
+
+  test("an app's endpoints (rules §25): appForEndpoint, endpointsOfApps (and not endpointsOfUsers), appEventsSince; findEndpoint names the app", async () => {
+    const { db } = env().deps;
+    const developer = await makeUser(env().deps);
+    const appId = Number(
+      (
+        await db
+          .insertInto('apps')
+          .values({
+            client_id: 'app_STOREtestSTOREtestSTORE',
+            owner_id: developer.user_id,
+            book: 'live',
+            name: 'Store app',
+            redirect_uris: '[]',
+            logo_uri: null,
+            secret_hash: 'x',
+            created_at: AT,
+            disabled_at: null,
+            disabled_reason: null,
+            deleted_at: null,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    assert.deepEqual(await store.appForEndpoint(db, 'app_STOREtestSTOREtestSTORE'), { id: appId, owner_id: developer.user_id, book: 'live', deleted_at: null });
+    assert.equal(await store.appForEndpoint(db, 'app_nobodynobodynobodynobod'), undefined);
+    const ofApp = await store.insertEndpoint(db, { ...endpointRow(developer.user_id, 'https://app.example.org/h'), app_id: appId });
+    const ofFund = await store.insertEndpoint(db, endpointRow(developer.user_id, 'https://fund.example.org/h'));
+    assert.deepEqual(
+      (await store.endpointsOfApps(db, [appId, 999_999])).map((e) => [e.id, e.app_id]),
+      [[ofApp, appId]],
+    );
+    assert.deepEqual(await store.endpointsOfApps(db, []), []);
+    assert.deepEqual(
+      (await store.endpointsOfUsers(db, [developer.user_id])).map((e) => e.id),
+      [ofFund],
+      "a user's endpoints are their fund's, not their app's",
+    );
+    assert.equal((await store.findEndpoint(db, 'live', developer.user_id, ofApp))?.app_client_id, 'app_STOREtestSTOREtestSTORE');
+    assert.equal((await store.findEndpoint(db, 'live', developer.user_id, ofFund))?.app_client_id, null);
+    await makeNonProfit(env().deps, { ein: '333333339', name: 'Store Charity' });
+    const np = await db.selectFrom('non_profits').select('id').where('ein', '=', '333333339').executeTakeFirstOrThrow();
+    const [donation] = await db
+      .insertInto('donations')
+      .values({
+        book: 'live',
+        user_id: developer.user_id,
+        fund_id: developer.fund_id,
+        non_profit_id: np.id,
+        amount_cents: 1_000,
+        status: 'scheduled',
+        visibility: 'public',
+        created_at: AT,
+        updated_at: AT,
+        app_id: appId,
+      })
+      .returning('id')
+      .execute();
+    await db
+      .insertInto('events')
+      .values({ user_id: developer.user_id, type: 'donation.created', object_type: 'donation', object_id: Number(donation?.id), data: '{"status":"scheduled"}', created_at: AT })
+      .execute();
+    assert.deepEqual(
+      (await store.appEventsSince(db, appId, AT)).map((e) => [e.type, e.object_id]),
+      [['donation.created', Number(donation?.id)]],
+    );
+    assert.deepEqual(await store.appEventsSince(db, 999_999, AT), []);
   });
 
   test("claimDueDeliveries is fair between owners: at most perOwner of each, every owner's first before anyone's second; lockOwner, liveEndpointCount", async () => {

@@ -15,27 +15,39 @@ export async function insertEndpoint(db: Db | Trx, endpoint: Insertable<WebhookE
 }
 
 /** A user's endpoint of `book` that is not deleted, or undefined. */
-export async function findEndpoint(db: Db | Trx, book: Book, userId: number, id: number): Promise<Endpoint | undefined> {
+export async function findEndpoint(db: Db | Trx, book: Book, userId: number, id: number): Promise<OwnEndpoint | undefined> {
   return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('id', '=', id)
-    .where('book', '=', book)
-    .where('user_id', '=', userId)
-    .where('deleted_at', 'is', null)
+    .selectFrom('webhook_endpoints as w')
+    .leftJoin('apps as a', 'a.id', 'w.app_id')
+    .selectAll('w')
+    .select('a.client_id as app_client_id')
+    .where('w.id', '=', id)
+    .where('w.book', '=', book)
+    .where('w.user_id', '=', userId)
+    .where('w.deleted_at', 'is', null)
     .executeTakeFirst();
 }
+
+/** An endpoint as its owner reads it: with the client id of the app it is of, if any. */
+export type OwnEndpoint = Endpoint & { app_client_id: string | null };
 
 /** Any endpoint by id (the delivery worker's and operators' view). */
 export async function endpointById(db: Db | Trx, id: number): Promise<Endpoint | undefined> {
   return db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function pageOfEndpoints(db: Db, book: Book, userId: number, page: PageRequest): Promise<{ rows: Endpoint[]; count: number }> {
-  const base = db.selectFrom('webhook_endpoints').where('book', '=', book).where('user_id', '=', userId).where('deleted_at', 'is', null);
+export async function pageOfEndpoints(db: Db, book: Book, userId: number, page: PageRequest): Promise<{ rows: OwnEndpoint[]; count: number }> {
+  const base = db.selectFrom('webhook_endpoints as w').where('w.book', '=', book).where('w.user_id', '=', userId).where('w.deleted_at', 'is', null);
   const [counted, rows] = await Promise.all([
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('id', 'desc').limit(page.per_page).offset(offsetOf(page)).execute(),
+    base
+      .leftJoin('apps as a', 'a.id', 'w.app_id')
+      .selectAll('w')
+      .select('a.client_id as app_client_id')
+      .orderBy('w.id', 'desc')
+      .limit(page.per_page)
+      .offset(offsetOf(page))
+      .execute(),
   ]);
   return { rows, count: Number(counted.n) };
 }
@@ -57,16 +69,35 @@ export async function endpointsMadeBy(trx: Trx, holders: readonly number[], make
   return rows.map((r) => r.id);
 }
 
-/** The live endpoints of these users that want `type` (enabled, not deleted). */
+/** The live endpoints of these users' funds (enabled, not deleted; not an app's). */
 export async function endpointsOfUsers(db: Db | Trx, userIds: readonly number[]): Promise<Array<Pick<Endpoint, 'id' | 'user_id' | 'event_types'>>> {
   if (userIds.length === 0) return [];
   return db
     .selectFrom('webhook_endpoints')
     .select(['id', 'user_id', 'event_types'])
     .where('user_id', 'in', [...userIds])
+    .where('app_id', 'is', null)
     .where('disabled', '=', 0)
     .where('deleted_at', 'is', null)
     .execute();
+}
+
+/** The live endpoints of these apps (rules §25): enabled, not deleted. */
+export async function endpointsOfApps(db: Db | Trx, appIds: readonly number[]): Promise<Array<Pick<Endpoint, 'id' | 'user_id' | 'event_types'> & { app_id: number }>> {
+  if (appIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'user_id', 'event_types', 'app_id'])
+    .where('app_id', 'in', [...appIds])
+    .where('disabled', '=', 0)
+    .where('deleted_at', 'is', null)
+    .execute();
+  return rows.map((r) => ({ ...r, app_id: Number(r.app_id) }));
+}
+
+/** The app an endpoint would be of: by its client id, with its owner and book (rules §25). */
+export async function appForEndpoint(db: Db | Trx, clientId: string) {
+  return db.selectFrom('apps').select(['id', 'owner_id', 'book', 'deleted_at']).where('client_id', '=', clientId).executeTakeFirst();
 }
 
 /** Writes deliveries; one per endpoint and event (a unique index), so a relay run twice writes none twice. */
@@ -230,6 +261,20 @@ export async function eventsSince(db: Db, userId: number, since: string) {
     .where('user_id', '=', userId)
     .where('created_at', '>=', since)
     .orderBy('id')
+    .limit(100_000)
+    .execute();
+}
+
+/** The events since `since` of the donations `appId` made (rules §25): what an app's endpoint heard. */
+export async function appEventsSince(db: Db, appId: number, since: string) {
+  return db
+    .selectFrom('events as e')
+    .innerJoin('donations as d', 'd.id', 'e.object_id')
+    .select(['e.id', 'e.type', 'e.object_type', 'e.object_id', 'e.data', 'e.created_at'])
+    .where('e.object_type', '=', 'donation')
+    .where('d.app_id', '=', appId)
+    .where('e.created_at', '>=', since)
+    .orderBy('e.id')
     .limit(100_000)
     .execute();
 }
