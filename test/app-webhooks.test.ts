@@ -1,7 +1,7 @@
 // An app hears of what it made (docs/rules.md §25), on both engines, against a real receiver that
 // verifies each delivery: an app's developer adds an endpoint for the app; the donations its
-// token makes (with their external ids and metadata) and the ones a donor gives by its donate
-// link reach it, in their owner's form, and so do their later events; nothing else does (the
+// token makes (with their external ids and metadata), the ones a donor gives by its donate link
+// and the payments of a monthly one reach it, in their owner's form, and so do their later events; nothing else does (the
 // donor's own donations, the developer's). Refused endpoints write nothing.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +9,7 @@ import { accountOf, call, engines, fingerprint, fund, makeNonProfit, makeUser, o
 import { connectApp, type AppTokens } from './app-tokens.ts';
 import { runNotify } from '../src/modules/notify/index.ts';
 import { replayEndpoint } from '../src/modules/webhooks/index.ts';
+import { runScheduler } from '../src/modules/scheduled/index.ts';
 import { Receiver, verify } from './webhook-receiver.ts';
 import { WebClient } from './web-client.ts';
 
@@ -67,6 +68,12 @@ for (const { name: engine } of engines()) {
       const given = await browser.post('/dashboard/donations', { ...hiddenFields(page.body), amount: '15', visibility: 'public' });
       assert.equal(given.status, 303);
 
+      // A monthly link: each payment of the recurring donation is the app's too.
+      const monthly = await browser.get(`/donate/${EIN}?${new URLSearchParams({ amount: '12', frequency: 'monthly', external_id: 'link-m', app: app.clientId }).toString()}`);
+      const scheduled = await browser.post('/dashboard/scheduled', { ...hiddenFields(monthly.body), amount: '12' });
+      assert.equal(scheduled.status, 303);
+      assert.equal((await runScheduler(env.deps)).created, 1);
+
       // The app-made donation withdrawn by the app: a later event of it.
       assert.equal((await call(env.app, 'DELETE', `/v1/donations/${byToken.body.id}`, { headers: bearer })).status, 200);
       await runNotify(env.deps);
@@ -77,6 +84,7 @@ for (const { name: engine } of engines()) {
         [
           ['donation.created', 25, 'order-1', { cart: '7' }],
           ['donation.created', 15, 'link-1', { _source: 'donate_link' }],
+          ['donation.created', 12, undefined, undefined],
           ['donation.updated', 25, 'order-1', { cart: '7' }],
         ],
         "the app's donations in their owner's form, nothing else",
@@ -89,7 +97,8 @@ for (const { name: engine } of engines()) {
       );
 
       // An operator's replay of the app's endpoint sends what it heard again.
-      assert.equal(await replayEndpoint(env.deps, made.body.id, '2000-01-01T00:00:00Z'), 3);
+      assert.notEqual(heard[2]?.data.scheduled_donation_id, null, "the recurring donation's payment");
+      assert.equal(await replayEndpoint(env.deps, made.body.id, '2000-01-01T00:00:00Z'), 4);
     });
 
     test("an endpoint for an app that is not one's own, or not an app, is refused and writes nothing", async () => {

@@ -55,6 +55,7 @@ import * as m049 from './migrations/049_matches.ts';
 import * as m050 from './migrations/050_grant_tracking.ts';
 import * as m051 from './migrations/051_schedule_fundraiser.ts';
 import * as m052 from './migrations/052_app_webhooks.ts';
+import * as m053 from './migrations/053_schedule_app.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -115,6 +116,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '050_grant_tracking', up: m050.up },
   { name: '051_schedule_fundraiser', up: m051.up },
   { name: '052_app_webhooks', up: m052.up },
+  { name: '053_schedule_app', up: m053.up },
 ];
 
 /** The migrations this release knows, in order. */

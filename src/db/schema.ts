@@ -267,6 +267,8 @@ export interface ScheduledDonationsTable {
   metadata: ColumnType<string | null, string | null | undefined, string | null>;
   /** The fundraiser its payments are given to while it is open (rules §22); only the first is matched. */
   fundraiser_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The app whose donate link started it (rules §25): each payment is the app's too. */
+  app_id: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export type * from './schema.directory.ts';

@@ -47,6 +47,8 @@ export type HeldDonation = {
   request_expires_at?: string | null;
   /** The fundraiser it is given to (rules §22): a recurring donation's payment names it too. */
   fundraiser_id?: number | null;
+  /** The app whose token or donate link made it (rules §25); a recurring donation's payments, its schedule's. */
+  app_id?: number | null;
 };
 
 /**

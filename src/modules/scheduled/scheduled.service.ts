@@ -37,6 +37,8 @@ export interface NewSchedule {
   metadata?: unknown;
   /** The fundraiser its payments are given to while it is open (rules §22); only the first is matched. */
   fundraiser_id?: number;
+  /** The app whose donate link started it (rules §25): its endpoints hear of each payment. */
+  via_app_id?: number;
 }
 
 function today(deps: Deps): string {
@@ -112,6 +114,7 @@ export async function createSchedule(deps: Deps, caller: Caller, input: NewSched
         note: input.note ?? null,
         visibility: input.visibility ?? 'public',
         fundraiser_id: fundraiserId,
+        app_id: input.via_app_id ?? null,
         status: 'active',
         created_at: at,
         updated_at: at,
@@ -198,6 +201,7 @@ export async function runScheduler(deps: Deps, asOf: string = today(deps), limit
           // Recurring donations are for API keys only (ADR 16): no app's token sets one up.
           app_connection_id: null,
           fundraiser_id: fundraiser ?? null,
+          app_id: s.app_id,
         };
         if (fundraiser !== undefined && s.occurrences === 0) await giveMatchedIn(deps, trx, payment, fundraiser);
         else await insertWithHold(deps, trx, payment);

@@ -182,7 +182,14 @@ export function dashboardRoutes({ deps, directory }: WebContext) {
       if (!form.ok || ein === null) return answer(form.state(), 422);
       // A recurring donation keeps a link's id and metadata (its share and words are a donation's choices).
       const fields = link === undefined ? undefined : linkDonationFields(link);
-      const partner = fields === undefined ? {} : { metadata: fields.metadata, ...(fields.external_id === undefined ? {} : { external_id: fields.external_id }) };
+      const partner =
+        fields === undefined
+          ? {}
+          : {
+              metadata: fields.metadata,
+              ...(fields.external_id === undefined ? {} : { external_id: fields.external_id }),
+              ...(fields.via_app_id === undefined ? {} : { via_app_id: fields.via_app_id }),
+            };
       const input = { ein, amount_cents: amount, frequency, ...(nextDate === '' ? {} : { next_date: nextDate }), ...partner };
       const result = await attempt(() => createSchedule(deps, caller(request), input));
       if (!result.ok) return answer(stateOf(result.error, form.values), STATUS_OF_KIND[result.error.kind]);
