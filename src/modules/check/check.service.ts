@@ -10,6 +10,7 @@ import type { Deps } from '../../deps.ts';
 import { HIDDEN_FROM_OTHERS } from '../donations/index.ts';
 import { fundraiserProblems, matchProblems } from '../fundraisers/index.ts';
 import * as store from './check.store.ts';
+import * as appStore from './check.apps.store.ts';
 
 export interface CheckResult {
   name: string;
@@ -134,6 +135,9 @@ async function appsWithinTheirGrant(deps: Deps): Promise<string[]> {
         : `app connection ${r.connection_id} gave ${r.spent} cents in ${r.month}, past its limit of ${r.limit}`,
     ),
     ...(await store.appsMovedUncounted(deps.db)).map((r) => `app connection ${r.connection_id} moved ${r.moved} cents in donations and gifts but was counted for ${r.counted}`),
+    ...(await appStore.donationsOfAnotherApp(deps.db)).map(
+      (r) => `donation ${r.id} was made by a token of app ${r.connection_app_id} but is told to ${r.app_id === null ? 'no app' : `app ${r.app_id}`}`,
+    ),
     ...(await store.appsOfSandboxUsers(deps.db)).map((r) => `${r.what} ${r.id} belongs to user ${r.user_id}, who is not a live user`),
     ...(await store.connectionsPastLimit(deps.db)).map((r) =>
       r.spent < 0n ? `app connection ${r.id} counted ${r.spent} cents, less than nothing` : `app connection ${r.id} gave ${r.spent} cents this month, past its limit of ${r.limit}`,
