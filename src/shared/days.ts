@@ -11,6 +11,11 @@ export function isCalendarDay(text: string): boolean {
   return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === text;
 }
 
+/** The calendar day (UTC) of an instant: what "today" is for a clock's now. */
+export function dayOf(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
 /** The day `days` after `day` (before, when negative). */
 export function addDays(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);

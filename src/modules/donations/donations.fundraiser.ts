@@ -1,6 +1,7 @@
 // Donations given to a fundraiser (docs/rules.md §22): a donation names a fundraiser of its own
 // book that is open on the day it is made and raises for the organisation it is given to. What a
 // fundraiser raised, and who its supporters are, is read from its donations here.
+import { dayOf } from '../../shared/days.ts';
 import type { Deps } from '../../deps.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
@@ -29,7 +30,7 @@ export function fundraiserStatusOn(f: { starts_on: string; ends_on: string | nul
 export async function checkFundraiserOfDonation(deps: Deps, caller: Caller, fundraiserId: number, ein: string): Promise<number> {
   const f = await store.fundraiserToGive(deps.db, caller.book, fundraiserId);
   if (f === undefined) throw notFound('fundraiser_not_found', `no fundraiser ${fundraiserId}`);
-  if (fundraiserStatusOn(f, deps.clock.now().toISOString().slice(0, 10)) !== 'open')
+  if (fundraiserStatusOn(f, dayOf(deps.clock.now())) !== 'open')
     throw new AppError('conflict', 'fundraiser_not_open', `fundraiser ${fundraiserId} is not open to donations (it has not started, or it has ended)`);
   if (f.ein !== ein) throw new AppError('unprocessable', 'fundraiser_other_organisation', `fundraiser ${fundraiserId} raises for EIN ${f.ein}, not ${ein}`);
   return f.id;

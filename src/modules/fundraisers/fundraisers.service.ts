@@ -1,6 +1,7 @@
 // Use cases of fundraisers (docs/rules.md §22): a person's page for one organisation, with a goal,
 // days, and what it has raised. Each owns its transaction; none moves money (a donation to a
 // fundraiser is a donation, made by the donations module, which names it).
+import { dayOf } from '../../shared/days.ts';
 import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../shared/caller.ts';
 import type { Viewer } from '../../shared/book.ts';
@@ -37,7 +38,7 @@ export interface NewFundraiser {
 export const SUPPORTERS_SHOWN = 10;
 
 function today(deps: Deps): string {
-  return deps.clock.now().toISOString().slice(0, 10);
+  return dayOf(deps.clock.now());
 }
 
 function fundraiserIds(deps: Deps, userId: number): ExternalIds {

@@ -1,6 +1,7 @@
 // Use cases of matching (docs/rules.md §22): a donor pledges to match a fundraiser's donations at a
 // ratio up to a cap, held from their fund at once; they end it, or it ends with its fundraiser,
 // when what is left is given or goes back. The donations a match makes are the donations module's.
+import { dayOf } from '../../shared/days.ts';
 import type { Deps } from '../../deps.ts';
 import type { Trx } from '../../db/database.ts';
 import type { Caller } from '../../shared/caller.ts';
@@ -27,7 +28,7 @@ export interface NewMatch {
 }
 
 function today(deps: Deps): string {
-  return deps.clock.now().toISOString().slice(0, 10);
+  return dayOf(deps.clock.now());
 }
 
 /** A match as its matcher sees it. */

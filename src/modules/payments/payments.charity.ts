@@ -2,6 +2,7 @@
 // operator approved their claim: the payments it was sent with each grant as
 // its donor chose to be known, each payment's remittance advice, and its bank
 // details (masked), which they may replace.
+import { dayOf } from '../../shared/days.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
 import { dollarsText } from '../../shared/money.ts';
@@ -42,7 +43,7 @@ export async function charityAccount(deps: Deps, userId: number, ein: string): P
     ),
     (l) => Number(l.payment_id),
   );
-  const today = deps.clock.now().toISOString().slice(0, 10);
+  const today = dayOf(deps.clock.now());
   return {
     ein: view.ein,
     name: view.name,

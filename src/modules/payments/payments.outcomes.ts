@@ -2,6 +2,7 @@
 // (ACH credits that did not post) and the paid-checks file (checks the bank
 // honoured). A file is read and checked whole before anything is recorded;
 // an entry recorded before is reported, not applied twice.
+import { dayOf } from '../../shared/days.ts';
 import type { Deps } from '../../deps.ts';
 import type { Book } from '../../shared/book.ts';
 import { conflict, fieldErrors, fileRefused, notFound, type ProblemCode } from '../../shared/errors.ts';
@@ -77,7 +78,7 @@ export async function recordPaidChecks(deps: Deps, book: Book, text: string, act
   const read = readNamedCsv(text, PAID_CHECKS_COLUMNS, 'no check is listed');
   if (!read.ok) throw refused('paid_checks_malformed', 'paid-checks file', read.problems);
   const problems: LineProblem[] = [];
-  const today = deps.clock.now().toISOString().slice(0, 10);
+  const today = dayOf(deps.clock.now());
   const entries: Array<{ line: number; paymentId: number; checkNumber: number; paidDate: string }> = [];
   for (const { line, values: row } of read.rows) {
     const number = /^\d{1,15}$/.test(row.check_number) ? Number(row.check_number) : null;

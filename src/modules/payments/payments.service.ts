@@ -5,6 +5,7 @@
 // mailed), and each payment's outcome is recorded (an ACH return, a check
 // cashed or voided, a stale check voided). A run or payment is never edited:
 // a donation is in one payment at most, and a correction is a new payment.
+import { dayOf } from '../../shared/days.ts';
 import type { Deps } from '../../deps.ts';
 import type { Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
@@ -319,7 +320,7 @@ export async function settle(deps: Deps, book: Book, id: number, outcome: Paymen
 }
 
 /** What the metrics show of money out: runs open and overdue, unresolved exceptions, returns in the last week (every book). */
-export const moneyOutHealth = (deps: Deps) => store.moneyOutHealth(deps.lookups, deps.clock.now().toISOString().slice(0, 10));
+export const moneyOutHealth = (deps: Deps) => store.moneyOutHealth(deps.lookups, dayOf(deps.clock.now()));
 
 /** Why `payDate` cannot be a run's pay date, or undefined: a banking day, today or later, at most `maxDays` ahead. */
 export function payDateProblem(payDate: string, today: string, maxDays: number): string | undefined {
@@ -337,7 +338,7 @@ export function payDateProblem(payDate: string, today: string, maxDays: number):
  * (`as_of` not a day, or one to come).
  */
 export async function voidStaleChecks(deps: Deps, book: Book, actor: string, asOf?: string): Promise<number[]> {
-  const today = deps.clock.now().toISOString().slice(0, 10);
+  const today = dayOf(deps.clock.now());
   const day = asOf ?? today;
   if (!isDay(day) || day > today) throw fieldErrors([{ field: 'as_of', code: 'validation_failed', message: `must be a day (YYYY-MM-DD), today (${today}) or before` }]);
   const days = deps.config.payments.checkStaleDays;

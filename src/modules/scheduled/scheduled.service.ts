@@ -1,5 +1,6 @@
 // Recurring donations and the scheduler that turns their dates into
 // donations, exactly once per date however many processes run it.
+import { dayOf } from '../../shared/days.ts';
 import type { Deps } from '../../deps.ts';
 import { recordOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
@@ -42,7 +43,7 @@ export interface NewSchedule {
 }
 
 function today(deps: Deps): string {
-  return deps.clock.now().toISOString().slice(0, 10);
+  return dayOf(deps.clock.now());
 }
 
 async function scheduleForms(deps: Deps, rows: Schedule[]) {

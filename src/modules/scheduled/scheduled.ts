@@ -1,15 +1,10 @@
 // Recurring donations: dates of occurrences.
+import { isCalendarDay } from '../../shared/days.ts';
 export const SCHEDULE_FREQUENCIES = ['OneTime', 'Weekly', 'Monthly', 'Yearly'] as const;
 export type ScheduleFrequency = (typeof SCHEDULE_FREQUENCIES)[number];
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-export function isDate(text: string): boolean {
-  const m = DATE.exec(text);
-  if (m === null) return false;
-  const d = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
-}
+/** A calendar day that exists (the one rule: shared/days.ts). */
+export const isDate = isCalendarDay;
 
 function daysInMonth(year: number, month0: number): number {
   return new Date(Date.UTC(year, month0 + 1, 0)).getUTCDate();
