@@ -19,7 +19,7 @@ import { visibleUser } from '../users/index.ts';
 import { fundraiserSupporters, fundraiserTotals } from '../donations/index.ts';
 import { checkedDates, progress, RAISED_STATUSES, statusOn } from './fundraisers.ts';
 import * as store from './fundraisers.store.ts';
-import { matchesOfFundraiser, type Match } from './matches.store.ts';
+import { matchesOfFundraiser, matchesOfFundraisers, type Match } from './matches.store.ts';
 import { endMatches } from './matches.service.ts';
 
 export interface NewFundraiser {
@@ -129,15 +129,29 @@ async function formsOf(deps: Deps, caller: Viewer, rows: readonly store.Fundrais
     rows.map((f) => f.non_profit_id),
   );
   const day = today(deps);
+  // A page's matches in one statement; each organiser looked up once (a list of one's own is all theirs).
+  const matches = await matchesOfFundraisers(
+    deps.db,
+    rows.map((f) => f.id),
+  );
+  const organizers = new Map<number, Promise<{ name: string; slug: string } | null>>();
+  const organizerOf = (userId: number) => {
+    let found = organizers.get(userId);
+    if (found === undefined) {
+      found = visibleUser(deps, caller, userId).then(
+        (u) => ({ name: u.name, slug: u.slug }),
+        () => null,
+      );
+      organizers.set(userId, found);
+    }
+    return found;
+  };
   return Promise.all(
     rows.map(async (f) => {
       const given = totals.get(f.id) ?? { cents: 0, donations: 0 };
       const { raised_cents, percent } = progress(given.cents, f.offline_cents, f.goal_cents);
-      const matching = matchingOf(await matchesOfFundraiser(deps.db, f.id));
-      const organizer = await visibleUser(deps, caller, f.user_id).then(
-        (u) => ({ name: u.name, slug: u.slug }),
-        () => null,
-      );
+      const matching = matchingOf(matches.get(f.id) ?? []);
+      const organizer = await organizerOf(f.user_id);
       return {
         id: f.id,
         title: f.title,

@@ -41,6 +41,12 @@ describeEachEngine('matches store', (env) => {
       (await store.matchesOfFundraiser(deps.db, fundraiser)).map((m) => m.id),
       [inserted, pledged],
     );
+    assert.deepEqual(
+      [...(await store.matchesOfFundraisers(deps.db, [fundraiser, 987_654]))].map(([id, ms]) => [id, ms.map((m) => m.id)]),
+      [[fundraiser, [inserted, pledged]]],
+      'matchesOfFundraisers: by fundraiser, the ones with matches',
+    );
+    assert.deepEqual([...(await store.matchesOfFundraisers(deps.db, []))], []);
     assert.ok((await store.everyMatch(deps.db)).some((m) => m.id === pledged && m.matched_cents === 15_00 - 3_00));
     const books = await store.matchBooks(deps.db);
     // The hand-inserted one held nothing (no entry) and matched first: its row says 5 dollars given, no entry holds them.

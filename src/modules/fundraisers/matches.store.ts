@@ -33,6 +33,18 @@ export async function matchesOfFundraiser(db: Db | Trx, fundraiserId: number): P
   return db.selectFrom('matches').selectAll().where('fundraiser_id', '=', fundraiserId).orderBy('id').execute();
 }
 
+/** The matches of each of these fundraisers, oldest first: one statement for a page of them. */
+export async function matchesOfFundraisers(db: Db | Trx, fundraiserIds: readonly number[]): Promise<Map<number, Match[]>> {
+  if (fundraiserIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('matches')
+    .selectAll()
+    .where('fundraiser_id', 'in', [...fundraiserIds])
+    .orderBy('id')
+    .execute();
+  return Map.groupBy(rows, (m) => Number(m.fundraiser_id));
+}
+
 /**
  * What `almoner check` compares for each match (rules §22): the net of its entries on held money
  * (exact, as text), what its donations for matched ones sum to, and each of its donations that
