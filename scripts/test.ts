@@ -5,9 +5,9 @@
 // system: spawned servers and CLIs, outages, kills. release: Chromium, a production install, the
 // previous release, crashes, full-size property and fuzz runs. all: every file once (CI).
 import { spawnSync } from 'node:child_process';
-import { globSync } from 'node:fs';
+import { globSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { FAST_SIZES, RELEASE, SYSTEM } from '../test/tiers.ts';
+import { FAST_SIZES, LONGEST_FIRST, RELEASE, SYSTEM } from '../test/tiers.ts';
 import { buildClient } from './client-build.ts';
 
 const [tier = 'fast', ...only] = process.argv.slice(2);
@@ -20,7 +20,8 @@ const every = [...globSync('src/**/*.test.ts'), ...globSync('test/**/*.test.ts')
 const named = new Set([...SYSTEM, ...RELEASE]);
 for (const file of named) if (!every.includes(file)) throw new Error(`test/tiers.ts names ${file}, which is no test file`);
 const fast = [...every.filter((f) => !named.has(f)), ...Object.keys(FAST_SIZES)];
-const files = only.length > 0 ? only : { fast, system: [...SYSTEM], release: [...RELEASE], all: every }[tier as 'fast'];
+const chosen = only.length > 0 ? only : { fast, system: [...SYSTEM], release: [...RELEASE], all: every }[tier as 'fast'];
+const files = longestFirst(chosen);
 
 // Smaller runs of the release tier's generative tests in the fast tier (unless asked otherwise).
 const sizes: Record<string, string> = {};
@@ -49,3 +50,26 @@ const result = spawnSync(
   { stdio: 'inherit', env: { ...process.env, ...sizes, ALMONER_TEST_CONCURRENCY: concurrency, ALMONER_TEST_BANNER: 'said' } },
 );
 process.exit(result.status ?? 1);
+
+/**
+ * The files in the order they start: longest first (the last run's times, in
+ * test-results/test-durations.txt, else test/tiers.ts's LONGEST_FIRST), the rest as given. A long
+ * file that started last would run alone at the end while the other workers wait.
+ */
+function longestFirst(files: readonly string[]): string[] {
+  const seconds = new Map<string, number>();
+  try {
+    for (const line of readFileSync('test-results/test-durations.txt', 'utf8').split('\n').slice(1)) {
+      const m = /^\s*([\d.]+) s {2}(\S+)$/.exec(line);
+      if (m !== null) seconds.set(m[2] as string, Number(m[1]));
+    }
+  } catch {
+    // No run on this machine yet.
+  }
+  // A table of a few files (a run of some) says little of the others: then the checked-in list.
+  if (files.filter((f) => seconds.has(f)).length < files.length / 2) {
+    seconds.clear();
+    LONGEST_FIRST.forEach((f, i) => seconds.set(f, LONGEST_FIRST.length - i));
+  }
+  return [...files].sort((a, b) => (seconds.get(b) ?? 0) - (seconds.get(a) ?? 0));
+}

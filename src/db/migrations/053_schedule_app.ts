@@ -11,8 +11,9 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   await backfillDonationApps(db);
 }
 
-/** Each donation an app's token made without its app written gets it, from its connection. */
+/** Each donation an app's token made without its app written gets it, from its connection (a gift's claim, the giver's donation, is no app's). */
 export async function backfillDonationApps(db: Kysely<any>): Promise<void> {
   await sql`update donations set app_id = (select c.app_id from app_connections c where c.id = donations.app_connection_id)
-    where app_connection_id is not null and app_id is null`.execute(db);
+    where app_connection_id is not null and app_id is null
+      and not exists (select 1 from gifts g where g.donation_id = donations.id)`.execute(db);
 }

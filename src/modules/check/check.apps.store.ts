@@ -3,7 +3,8 @@ import type { Db } from '../../db/database.ts';
 
 /**
  * Donations whose app (rules §25) is not the app of the connection whose token made them: an app
- * would hear of what another made, or not of its own. Ids and apps, at most 1,000.
+ * would hear of what another made, or not of its own. (A gift's claim is the giver's donation, made
+ * with the recipient's token: no app's.) Ids and apps, at most 1,000.
  */
 export async function donationsOfAnotherApp(db: Db): Promise<Array<{ id: number; app_id: number | null; connection_app_id: number }>> {
   const found = await db
@@ -11,6 +12,8 @@ export async function donationsOfAnotherApp(db: Db): Promise<Array<{ id: number;
     .innerJoin('app_connections as c', 'c.id', 'd.app_connection_id')
     .select(['d.id', 'd.app_id', 'c.app_id as connection_app_id'])
     .where((eb) => eb.or([eb('d.app_id', 'is', null), eb('d.app_id', '!=', eb.ref('c.app_id'))]))
+    // A gift's claim on a recipient's token is the giver's donation: the recipient's app is not told of it.
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('gifts as g').select('g.id').whereRef('g.donation_id', '=', 'd.id'))))
     .orderBy('d.id')
     .limit(1000)
     .execute();
