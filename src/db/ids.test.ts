@@ -16,7 +16,9 @@ describe('ids (postgres)', { skip: postgres ? false : 'TEST_DATABASE_URL is not 
 
   test('an id stock hands out ids in the order the sequence gave them, also across a discard and once its ids are too old', async () => {
     const { db } = env.deps;
-    const stock = new IdStock(db, ['donations', 'journal_entries']);
+    // The stock's own clock, moved by hand: its age limit without waiting for it.
+    let now = 1_000;
+    const stock = new IdStock(db, ['donations', 'journal_entries'], () => now);
     const handed: number[][] = [[], []];
     const take = async (n: number) => {
       const ids = await stock.take(n);
@@ -39,7 +41,8 @@ describe('ids (postgres)', { skip: postgres ? false : 'TEST_DATABASE_URL is not 
     // Ids older than the stock's age limit are not handed out.
     await take(4);
     const [later = []] = await reserveIdsOfEach(db, ['donations'], 1);
-    await new Promise((resolve) => setTimeout(resolve, STOCK_MAX_AGE_MS + 50));
+    await stock.toppedUp();
+    now += STOCK_MAX_AGE_MS + 1;
     const [afterWait = []] = await take(4);
     assert.ok((afterWait[0] as number) > (later[0] as number), 'a stale stock is dropped');
     for (const list of handed) {
@@ -64,7 +67,7 @@ describe('ids (postgres)', { skip: postgres ? false : 'TEST_DATABASE_URL is not 
     const stats = { ...stock.stats };
     const taken = await stock.take(40); // the stock runs low: a top-up starts
     const [[racing = 0] = []] = await reserveIdsOfEach(db, ['donations'], 1);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the top-up arrives
+    await stock.toppedUp(); // the top-up arrives
     const [[after = 0] = []] = await stock.take(1);
     assert.ok(after > racing, `after a racing take (${racing}) the stock hands out ${after}`);
     assert.ok(stock.stats.reserved > stats.reserved, 'the take after it took ids of its own');

@@ -97,10 +97,21 @@ export class IdStock {
   /** Takes answered from the stock, and by a statement of their own. */
   readonly stats = { stocked: 0, reserved: 0 };
 
-  constructor(db: Kysely<any>, tables: readonly IdTable[]) {
+  /** Monotonic milliseconds: the process's clock, or a test's. */
+  readonly #now: () => number;
+  /** The top-up under way, if any (a test waits for it to arrive). */
+  #topUp: Promise<void> = Promise.resolve();
+
+  constructor(db: Kysely<any>, tables: readonly IdTable[], now: () => number = () => performance.now()) {
     this.#db = db;
     this.#tables = tables;
     this.#ids = tables.map(() => []);
+    this.#now = now;
+  }
+
+  /** Resolves once the top-up under way, if any, has arrived (and been kept or dropped). */
+  toppedUp(): Promise<void> {
+    return this.#topUp;
   }
 
   /** `n` ids of each table (each list ascending). */
@@ -118,7 +129,7 @@ export class IdStock {
     this.discard();
     const generation = this.#generation;
     const elsewhere = takenElsewhereOf(this.#tables);
-    const at = performance.now();
+    const at = this.#now();
     const ids = await nextIds(this.#db, this.#tables, n + target);
     if (generation === this.#generation && elsewhere === takenElsewhereOf(this.#tables))
       this.#keep(
@@ -140,7 +151,7 @@ export class IdStock {
    * STOCK_MAX_AGE_MS, or once ids of its tables were taken elsewhere in this process.
    */
   #held(): number {
-    if (performance.now() - this.#at > STOCK_MAX_AGE_MS || this.#elsewhere !== takenElsewhereOf(this.#tables)) return 0;
+    if (this.#now() - this.#at > STOCK_MAX_AGE_MS || this.#elsewhere !== takenElsewhereOf(this.#tables)) return 0;
     return this.#ids[0]?.length ?? 0;
   }
 
@@ -159,9 +170,9 @@ export class IdStock {
     this.#refilling = true;
     const generation = this.#generation;
     const elsewhere = takenElsewhereOf(this.#tables);
-    const at = performance.now();
+    const at = this.#now();
     // A top-up that fails leaves the stock short: the next take takes its own.
-    nextIds(this.#db, this.#tables, n)
+    this.#topUp = nextIds(this.#db, this.#tables, n)
       .then((ids) => {
         if (generation === this.#generation && elsewhere === takenElsewhereOf(this.#tables)) this.#keep(ids, at, elsewhere);
       })
