@@ -9,20 +9,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { accountOf, engines, fingerprint, fund, makeNonProfit, openEnv, type TestEnv } from './harness.ts';
 import { runCheck } from '../src/modules/check/index.ts';
-import { authorizationUrl, client, exchange, freePort, HttpBrowser, REDIRECT_URI, relyingParty } from './oidc-rp.ts';
+import { api, authorizationUrl, client, exchange, freePort, HttpBrowser, REDIRECT_URI, relyingParty } from './oidc-rp.ts';
 
 const EIN = '530196605';
 const OTHER_REDIRECT = 'https://match.example.org/cb';
-
-async function api(base: string, method: string, path: string, authorization: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(new URL(path, base), {
-    method,
-    headers: { authorization, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as Record<string, unknown>, length: text.length };
-}
 
 for (const { name: engine } of engines()) {
   describe(`What a donor grants an app holds (${engine})`, () => {

@@ -7,21 +7,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { accountOf, call, confirmAddressOf, engines, fingerprint, fund, makeNonProfit, makeUser, openEnv, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
-import { authorizationUrl, client, exchange, freePort, HttpBrowser, REDIRECT_URI, relyingParty } from './oidc-rp.ts';
+import { api, authorizationUrl, client, exchange, freePort, HttpBrowser, REDIRECT_URI, relyingParty } from './oidc-rp.ts';
 import { acceptInvitation } from '../src/modules/members/api.ts';
 import { addendaText } from '../src/modules/payments/payments.files.ts';
 
 const EIN = '530196605';
-
-async function api(base: string, method: string, path: string, authorization: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(new URL(path, base), {
-    method,
-    headers: { authorization, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as Record<string, unknown>, headers: response.headers };
-}
 
 for (const { name: engine } of engines()) {
   describe(`giving at a checkout (${engine})`, () => {

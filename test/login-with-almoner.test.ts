@@ -6,21 +6,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { accountOf, engines, fingerprint, fund, makeNonProfit, openEnv, runCli, type TestEnv } from './harness.ts';
-import { authorizationUrl, client, exchange, freePort, HttpBrowser, REDIRECT_URI, relyingParty } from './oidc-rp.ts';
+import { api, authorizationUrl, client, exchange, freePort, HttpBrowser, REDIRECT_URI, relyingParty } from './oidc-rp.ts';
 import { setAppEnabled } from '../src/modules/apps/index.ts';
 import { setUserStatus } from '../src/modules/users/index.ts';
 
 const EIN = '530196605';
-
-async function api(base: string, method: string, path: string, authorization: string, body?: unknown) {
-  const response = await fetch(new URL(path, base), {
-    method,
-    headers: { authorization, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as Record<string, unknown>, challenge: response.headers.get('www-authenticate') };
-}
 
 for (const { name: engine } of engines()) {
   describe(`Login with Almoner (${engine})`, () => {

@@ -7,6 +7,23 @@ export { freePort } from '../bench/processes.ts';
 
 export const REDIRECT_URI = 'http://localhost:4999/callback';
 
+/** An app's call to the API with its `authorization` header over real HTTP: status, JSON body, headers, the challenge and the body's length. */
+export async function api(base: string, method: string, path: string, authorization: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(new URL(path, base), {
+    method,
+    headers: { authorization, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: (text === '' ? undefined : JSON.parse(text)) as Record<string, unknown>,
+    headers: response.headers,
+    challenge: response.headers.get('www-authenticate'),
+    length: text.length,
+  };
+}
+
 export interface Hop {
   status: number;
   url: string;

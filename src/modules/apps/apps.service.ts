@@ -138,7 +138,6 @@ export async function appByClientId(deps: Deps, clientId: string): Promise<AppVi
   return app === undefined ? undefined : viewOf(app);
 }
 
-/** Every app (operators), newest first, `limit` at a time before `before` (an app's row id). */
 /**
  * The app a donate link names (rules §23) with its return addresses checked: each must be on an
  * origin the app registered, and a link with one must name its app. Throws app_not_found (unknown,
@@ -169,6 +168,7 @@ export async function donateLinkApp(
   return app;
 }
 
+/** Every app (operators), newest first, `limit` at a time before `before` (an app's row id). */
 export async function listAllApps(deps: Deps, limit: number, before?: number) {
   const rows = await store.listApps(deps.db, limit, before);
   return rows.map((r) => ({ ...r, redirect_uris: JSON.parse(r.redirect_uris) as string[], connections: Number(r.connections ?? 0) }));

@@ -24,10 +24,13 @@ export const SCOPE_WORDS: Readonly<Record<string, string>> = {
 /** The scopes that let an app's token move money out of a fund, and so come with the monthly limit. */
 export const MONEY_SCOPES: readonly ApiScope[] = ['donate', 'gifts', 'dafpay'];
 
+/** The scopes of the public API besides `dafpay` among `scopes`: what a checkout's token may not hold beside it. */
+const besideDafpay = (s: string) => s !== 'dafpay' && (API_SCOPES as readonly string[]).includes(s);
+
 /** Why an app may not ask for `scopes` together, or undefined: `dafpay` comes alone of the API's scopes (rules §24). */
 export function scopeRequestProblem(scopes: readonly string[]): string | undefined {
   if (!scopes.includes('dafpay')) return undefined;
-  const others = scopes.filter((s) => s !== 'dafpay' && (API_SCOPES as readonly string[]).includes(s));
+  const others = scopes.filter(besideDafpay);
   return others.length === 0 ? undefined : `a checkout's token (dafpay) grants and does nothing else: ask for dafpay without ${others.join(', ')}`;
 }
 
@@ -36,8 +39,7 @@ export function scopeRequestProblem(scopes: readonly string[]): string | undefin
  * scopes of the public API are not given, whatever the app asked for.
  */
 export function limitedScopes(scopes: readonly string[]): string[] {
-  if (!scopes.includes('dafpay')) return [...scopes];
-  return scopes.filter((s) => s === 'dafpay' || !(API_SCOPES as readonly string[]).includes(s));
+  return scopes.includes('dafpay') ? scopes.filter((s) => !besideDafpay(s)) : [...scopes];
 }
 
 const CLIENT_ID = /^app_[0-9A-Za-z]{24}$/;
