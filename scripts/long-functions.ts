@@ -2,7 +2,7 @@
 // length: none may grow, a new one may not join, and one that is split leaves the list. The list
 // only shrinks.
 export const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
-  'src/app.ts: buildApp': 211,
+  'src/app.ts: buildApp': 191,
   'src/config.ts: loadConfig': 98,
   'src/db/database.ts: openDatabase': 75,
   'src/demo/seed.ts: seedDemo': 165,

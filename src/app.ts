@@ -1,6 +1,6 @@
 // buildApp(deps): the whole HTTP application as a Fastify instance. It never
 // listens; src/main.ts does, and tests use inject() or listen on port 0.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import FindMyWay from 'find-my-way';
@@ -15,6 +15,7 @@ import { parseStrictJson } from './http/json.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { InProcessCounter, RateLimiter, RedisCounter } from './http/rate-limit.ts';
 import { Problem, withProblemCodes } from './http/schemas.ts';
+import { buildSerializer } from './http/serializers.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { CAUSES, causeLogoSvg, DirectorySearch } from './modules/nonprofits/index.ts';
 import { Cause, DonationNonProfit, NonProfit } from './modules/nonprofits/nonprofits.schema.ts';
@@ -125,8 +126,9 @@ const SHARED_SCHEMAS = [
   Grant,
 ];
 
-export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({
+/** Fastify's options: ids, limits, the second prefix, proxies, and the shared schema compilers. */
+function serverOptions(deps: Deps) {
+  return {
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: deps.config.bodyLimitBytes,
     requestIdHeader: false,
@@ -146,7 +148,13 @@ export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<Fa
     frameworkErrors,
     clientErrorHandler,
     ajv: { customOptions: {} },
-  }).withTypeProvider<TypeBoxTypeProvider>();
+    // Compiled once per process, shared by every app built in it (http/serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer } },
+  } satisfies FastifyServerOptions & { loggerInstance: FastifyBaseLogger };
+}
+
+export async function buildApp(deps: Deps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify(serverOptions(deps)).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler());
   app.removeAllContentTypeParsers();

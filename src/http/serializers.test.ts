@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Type } from '@sinclair/typebox';
+import { buildSerializer } from './serializers.ts';
+import { validatorCompiler } from './validation.ts';
+
+const route = (schema: object) => ({ schema, method: 'GET', url: '/x', httpStatus: '200' });
+
+test('a schema of the same text, in the same shared schemas, is compiled once per process', () => {
+  const first = buildSerializer({}, {})(route(Type.Object({ id: Type.Integer() })));
+  // Another app's factory, and a schema object built afresh as a route registers.
+  const again = buildSerializer({}, {})(route(Type.Object({ id: Type.Integer() })));
+  assert.equal(again, first);
+  assert.equal(first({ id: 7, secret: 'x' }), '{"id":7}');
+});
+
+test('another schema, or other shared schemas, is compiled on its own', () => {
+  const id = buildSerializer({}, {})(route(Type.Object({ id: Type.Integer() })));
+  const name = buildSerializer({}, {})(route(Type.Object({ name: Type.String() })));
+  assert.notEqual(name, id);
+  assert.equal(name({ id: 7, name: 'a' }), '{"name":"a"}');
+  const shared = { Thing: Type.Object({ n: Type.Integer() }, { $id: 'Thing' }) };
+  const viaRef = buildSerializer(shared, {})(route(Type.Object({ id: Type.Integer() })));
+  assert.notEqual(viaRef, id);
+  assert.equal(viaRef({ id: 1 }), '{"id":1}');
+});
+
+test('validators are shared by text too, and a body is never coerced like a query string', () => {
+  const schema = () => Type.Object({ n: Type.Integer() });
+  const compile = (httpPart: string) => validatorCompiler()({ schema: schema(), httpPart, method: 'GET', url: '/x' });
+  const body = compile('body');
+  assert.equal(compile('body'), body);
+  const query = compile('querystring');
+  assert.notEqual(query, body);
+  assert.equal(body({ n: '7' }), false, 'a body keeps its types');
+  const coerced = { n: '7' };
+  assert.equal(query(coerced), true);
+  assert.deepEqual(coerced, { n: 7 }, 'a query string arrives as text and is coerced');
+});
