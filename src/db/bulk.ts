@@ -202,20 +202,21 @@ export async function runIfAllRows(
   what: string,
   /** A further condition (SQL appending its values to `params`): nothing is written unless it holds too. */
   also?: (params: unknown[]) => string,
-  /** A further compare-and-set, a data-modifying statement returning a row for each row it changed: nothing is written unless it changed exactly `rows`. */
-  counted?: { statement: Statement; rows: number },
+  /** Further compare-and-sets, data-modifying statements returning a row for each row they changed: nothing is written unless they changed exactly `rows` in all. */
+  counted?: { statements: readonly Statement[]; rows: number },
 ): Promise<Map<number, unknown>> {
   const params: unknown[] = [];
   const parts = [`g as (${guard.text('postgres', params)})`, ...withClauses(statements, params)];
-  if (counted !== undefined) parts.push(`c as (${counted.statement.text('postgres', params)})`);
+  const countedStatements = counted?.statements ?? [];
+  countedStatements.forEach((s, i) => parts.push(`c${i} as (${s.text('postgres', params)})`));
   let condition = also === undefined ? '' : ` and (${also(params)})`;
-  if (counted !== undefined) {
+  if (counted !== undefined && countedStatements.length > 0) {
     params.push(counted.rows);
-    condition += ` and (select count(*) from c) = $${params.length}`;
+    condition += ` and (${countedStatements.map((_, i) => `(select count(*) from c${i})`).join(' + ')}) = $${params.length}`;
   }
   params.push(rows, what);
   const text = `with ${parts.join(', ')} select almoner_expect(count(*) = $${params.length - 1}${condition}, $${params.length}) as ok, array_agg(id) as ids, array_agg(value) as vals from g`;
-  if (guard.sameText === true && statements.every((s) => s.sameText === true) && (counted === undefined || counted.statement.sameText === true)) prepareText(text);
+  if (guard.sameText === true && statements.every((s) => s.sameText === true) && countedStatements.every((s) => s.sameText === true)) prepareText(text);
   const result = await db.executeQuery<{ ids: unknown[] | null; vals: unknown[] | null }>(CompiledQuery.raw(text, params));
   const { ids = [], vals = [] } = result.rows[0] ?? {};
   return new Map((ids ?? []).map((id, i) => [Number(id), (vals ?? [])[i]]));

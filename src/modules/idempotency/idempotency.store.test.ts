@@ -12,7 +12,7 @@ function newClaim(claim: store.IdempotencyClaim): store.NewClaim {
 }
 
 describeEachEngine('idempotency store', (env) => {
-  test('claimOutcomesStatement, in a guarded write, lets it write only while every claim still holds its key', async () => {
+  test('claimOutcomesStatements, in a guarded write, lets it write only while every claim still holds its key', async () => {
     const {
       deps: { db },
       engine,
@@ -22,7 +22,7 @@ describeEachEngine('idempotency store', (env) => {
     assert.deepEqual(await store.insertClaims(db, claims.map(newClaim)), [true, true]);
     const outcomes = claims.map((claim, i) => ({ claim, resource: `donation:${i + 1}` }));
     if (engine !== 'postgres') {
-      assert.throws(() => store.claimOutcomesStatement(outcomes).text('sqlite', []), /PostgreSQL only/);
+      assert.throws(() => store.claimOutcomesStatements(outcomes)[0]?.text('sqlite', []), /PostgreSQL only/);
       return;
     }
     // A guard that always holds (the auth epoch, unchanged): the claims alone decide.
@@ -30,7 +30,7 @@ describeEachEngine('idempotency store', (env) => {
       () => '',
       () => 'update auth_epoch set epoch = epoch where id = 1 returning id, epoch as value',
     );
-    const write = (of: typeof outcomes) => runIfAllRows(db, guard, 1, [], 'the claims are held', undefined, { statement: store.claimOutcomesStatement(of), rows: of.length });
+    const write = (of: typeof outcomes) => runIfAllRows(db, guard, 1, [], 'the claims are held', undefined, { statements: store.claimOutcomesStatements(of), rows: of.length });
     const states = async () => Promise.all(claims.map(async (c) => (await store.findRecord(db, c.user_id, c.key))?.state));
     // The second claim was taken over: nothing is recorded, the first claim's neither.
     await assert.rejects(write([outcomes[0]!, { ...outcomes[1]!, claim: { ...claims[1]!, token: 'an-older-attempt' } }]), (error) => isExpectationFailed(error));
@@ -191,5 +191,56 @@ describeEachEngine('idempotency store', (env) => {
       return (await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(conn)).rows[0]?.synchronous_commit;
     });
     assert.equal(after, 'on');
+  });
+  test('unwritten claims are recorded by the work: inserted with outcome and answer, the first of a key winning, beside held ones', async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps);
+    const unwritten = { requestHash: 'h', at: '2026-01-01T00:00:00Z', lockedUntil: '2026-01-01T00:01:00Z' };
+    const held = { user_id: user.user_id, key: 'held', token: 'th' };
+    assert.deepEqual(await store.insertClaims(db, [newClaim(held)]), [true]);
+    const fresh = { user_id: user.user_id, key: 'fresh', token: 'tf', unwritten };
+    const twin = { user_id: user.user_id, key: 'fresh', token: 'tw', unwritten };
+    const plain = { user_id: user.user_id, key: 'plain', token: 'tp', unwritten };
+    const answer = { status: 201, response: '{"value":{"id":1}}' };
+    const recorded = await db.transaction().execute((trx) =>
+      store.recordClaimOutcomes(trx, [
+        { claim: held, resource: 'donation:1', answer },
+        { claim: fresh, resource: 'donation:2', answer },
+        { claim: twin, resource: 'donation:3', answer },
+        { claim: plain, resource: 'donation:4' },
+      ]),
+    );
+    assert.deepEqual(recorded, [true, true, false, true]);
+    const rows = await Promise.all(['held', 'fresh', 'plain'].map((key) => store.findRecord(db, user.user_id, key)));
+    assert.deepEqual(
+      rows.map((r) => [r?.state, r?.resource, r?.claim_token, r?.response_status, r?.request_hash]),
+      [
+        ['done', 'donation:1', 'th', 201, 'hash'],
+        ['done', 'donation:2', 'tf', 201, 'h'],
+        ['committed', 'donation:4', 'tp', null, 'h'],
+      ],
+    );
+    // Recorded once: the same unwritten claim a second time finds the key recorded.
+    assert.deepEqual(await db.transaction().execute((trx) => store.recordClaimOutcomes(trx, [{ claim: fresh, resource: 'donation:5' }])), [false]);
+  });
+
+  test('upsertAnswer: a refused unwritten claim is recorded with its answer, a recorded one answered, another holder left alone', async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps);
+    const unwritten = { requestHash: 'h', at: '2026-01-01T00:00:00Z', lockedUntil: '2026-01-01T00:01:00Z' };
+    const refused = { user_id: user.user_id, key: 'refused', token: 'tr', unwritten };
+    await store.upsertAnswer(db, refused, { status: 422, response: 'no' });
+    const made = { user_id: user.user_id, key: 'made', token: 'tm', unwritten };
+    await db.transaction().execute((trx) => store.recordClaimOutcomes(trx, [{ claim: made, resource: 'donation:1' }]));
+    await store.upsertAnswer(db, made, { status: 201, response: 'yes' });
+    await store.upsertAnswer(db, { ...made, token: 'another attempt' }, { status: 409, response: 'in use' });
+    const rows = await Promise.all(['refused', 'made'].map((key) => store.findRecord(db, user.user_id, key)));
+    assert.deepEqual(
+      rows.map((r) => [r?.state, r?.resource, r?.response_status, r?.response_body]),
+      [
+        ['done', null, 422, 'no'],
+        ['done', 'donation:1', 201, 'yes'],
+      ],
+    );
   });
 });

@@ -10,6 +10,21 @@ export interface IdempotencyClaim {
   user_id: number;
   key: string;
   token: string;
+  /**
+   * A key no record holds yet (a route whose use case writes it): its record is written by the
+   * work's own transaction, with the work's outcome, so that the claim costs no commit of its own.
+   */
+  unwritten?: { requestHash: string; at: string; lockedUntil: string };
+  /** The answer to store for what the work made (its view), when the work's transaction stores it too. */
+  answer?: (view: unknown) => StoredAnswer;
+  /** Set once the work's transaction committed the answer: nothing is left to store. */
+  answered?: boolean;
+}
+
+/** An answer as stored to be replayed: its status and the HTTP layer's text of it. */
+export interface StoredAnswer {
+  status: number;
+  response: string;
 }
 
 /** An expired record no longer protects anything: cleared so the key can be claimed afresh. */
@@ -118,58 +133,120 @@ export async function storeResponses(db: Db, answers: readonly Answered[]): Prom
   await db.executeQuery(CompiledQuery.raw(text, params));
 }
 
-/** The compare-and-set that records a claim's outcome in the work's own transaction; false when the key was taken over. */
-export async function recordClaimOutcome(trx: Trx, claim: IdempotencyClaim, resource: string): Promise<boolean> {
-  const updated = await trx
-    .updateTable('idempotency_keys')
-    .set({ state: 'committed', resource })
-    .where('user_id', '=', claim.user_id)
-    .where('key', '=', claim.key)
-    .where('claim_token', '=', claim.token)
-    .where('state', '=', 'in_progress')
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) === 1;
-}
-
-/** A claim and what its request's work made (`<kind>:<id>`). */
-type ClaimOutcome = { claim: IdempotencyClaim; resource: string };
+/** A claim, what its request's work made (`<kind>:<id>`) and, when the work's transaction stores it, its answer. */
+export type ClaimOutcome = { claim: IdempotencyClaim; resource: string; answer?: StoredAnswer | undefined };
 
 /** The claims' outcomes set from one JSON value, a row returned for each claim still held. */
 function outcomesUpdate(dialect: Dialect, params: unknown[], outcomes: readonly ClaimOutcome[]): string {
-  const values = outcomes.map(({ claim, resource }) => [claim.user_id, claim.key, claim.token, resource]);
-  return `update idempotency_keys set state = 'committed', resource = v.resource
-      from ${jsonRowsFrom(dialect, params, 'uid bigint, ikey text, token text, resource text', values, 'v')}
+  const values = outcomes.map(({ claim, resource, answer }) => [claim.user_id, claim.key, claim.token, resource, answer?.status ?? null, answer?.response ?? null]);
+  return `update idempotency_keys set state = case when v.body is null then 'committed' else 'done' end, resource = v.resource,
+        response_status = v.status, response_body = v.body
+      from ${jsonRowsFrom(dialect, params, 'uid bigint, ikey text, token text, resource text, status integer, body text', values, 'v')}
       where idempotency_keys.user_id = v.uid and idempotency_keys.key = v.ikey and idempotency_keys.claim_token = v.token and idempotency_keys.state = 'in_progress'
       returning idempotency_keys.user_id, idempotency_keys.key, idempotency_keys.claim_token`;
 }
 
+const RECORD_COLUMNS = [...CLAIM_COLUMNS, 'resource', 'response_status', 'response_body'];
+
 /**
- * PostgreSQL: recordClaimOutcomes as a clause of a round's guarded write (db/bulk.ts
- * runIfAllRows `counted`): a row for each claim still held, so that the write is made only
- * if every claim of the round still holds its key.
+ * The records of unwritten claims, inserted with their outcomes from one JSON value; a key another
+ * request recorded first is left as it is (no row returned: that request holds the key).
  */
-export function claimOutcomesStatement(outcomes: readonly ClaimOutcome[]): Statement {
-  return rowsStatement(
-    () => {
-      throw new Error('a guarded write runs on PostgreSQL only');
-    },
-    (params) => outcomesUpdate(DIALECTS.postgres, params, outcomes),
-  );
+function outcomesInsert(dialect: Dialect, params: unknown[], outcomes: readonly ClaimOutcome[]): string {
+  const rows = outcomes.map(({ claim, resource, answer }) => {
+    const unwritten = claim.unwritten;
+    assert(unwritten !== undefined, 'an unwritten claim');
+    const state = answer === undefined ? 'committed' : 'done';
+    return [claim.user_id, claim.key, unwritten.requestHash, state, unwritten.lockedUntil, unwritten.at, claim.token, resource, answer?.status ?? null, answer?.response ?? null];
+  });
+  const json = jsonRows(params, RECORD_COLUMNS, rows);
+  const source =
+    dialect.engine === 'postgres'
+      ? `select ${RECORD_COLUMNS.join(',')} from json_populate_recordset(null::idempotency_keys, ${json})`
+      : `select ${RECORD_COLUMNS.map((c) => `json_extract(value, '$.${c}')`).join(',')} from json_each(?) where true`;
+  return `insert into idempotency_keys (${RECORD_COLUMNS.join(',')}) ${source}
+      on conflict (user_id, key) do nothing returning user_id, key, claim_token`;
+}
+
+/** The outcomes written by update (claims whose record exists) and by insert (unwritten claims). */
+function byRecord(outcomes: readonly ClaimOutcome[]): { held: ClaimOutcome[]; unwritten: ClaimOutcome[] } {
+  return { held: outcomes.filter((o) => o.claim.unwritten === undefined), unwritten: outcomes.filter((o) => o.claim.unwritten !== undefined) };
 }
 
 /**
- * recordClaimOutcome for the claims of a round of requests (donations.batches.ts), in one
- * statement instead of one round trip each while the round's funds are locked. Each claim is
- * its own compare-and-set: one taken over is `false` and the others are recorded.
+ * PostgreSQL: recordClaimOutcomes as clauses of a round's guarded write (db/bulk.ts
+ * runIfAllRows `counted`): a row for each claim still held or newly recorded, so that the write
+ * is made only if every claim of the round holds its key.
+ */
+export function claimOutcomesStatements(outcomes: readonly ClaimOutcome[]): Statement[] {
+  const { held, unwritten } = byRecord(outcomes);
+  const statement = (write: (dialect: Dialect, params: unknown[], o: readonly ClaimOutcome[]) => string, of: readonly ClaimOutcome[]) =>
+    rowsStatement(
+      () => {
+        throw new Error('a guarded write runs on PostgreSQL only');
+      },
+      (params) => write(DIALECTS.postgres, params, of),
+    );
+  return [...(held.length > 0 ? [statement(outcomesUpdate, held)] : []), ...(unwritten.length > 0 ? [statement(outcomesInsert, unwritten)] : [])];
+}
+
+/**
+ * recordClaimOutcome for the claims of a round of requests (donations.batches.ts), in a statement
+ * or two instead of one round trip each while the round's funds are locked. Each claim is its own
+ * compare-and-set: one taken over (or, unwritten, recorded first by another request) is `false`
+ * and the others are recorded.
  */
 export async function recordClaimOutcomes(trx: Trx, outcomes: readonly ClaimOutcome[]): Promise<boolean[]> {
   const dialect = dialectOf(trx);
-  const [only] = outcomes;
-  if (outcomes.length <= 1) return only === undefined ? [] : [await recordClaimOutcome(trx, only.claim, only.resource)];
-  const params: unknown[] = [];
-  const text = outcomesUpdate(dialect, params, outcomes);
-  dialectOf(trx).prepare(text);
-  const { rows } = await trx.executeQuery<{ user_id: number; key: string; claim_token: string }>(CompiledQuery.raw(text, params));
-  const held = new Set(rows.map((r) => JSON.stringify([Number(r.user_id), r.key, r.claim_token])));
-  return outcomes.map(({ claim }) => held.has(JSON.stringify([claim.user_id, claim.key, claim.token])));
+  const recorded = new Set<string>();
+  const { held, unwritten } = byRecord(outcomes);
+  for (const [write, of] of [
+    [outcomesUpdate, held],
+    [outcomesInsert, unwritten],
+  ] as const) {
+    if (of.length === 0) continue;
+    const params: unknown[] = [];
+    const text = write(dialect, params, of);
+    dialect.prepare(text);
+    const { rows } = await trx.executeQuery<{ user_id: number; key: string; claim_token: string }>(CompiledQuery.raw(text, params));
+    for (const r of rows) recorded.add(JSON.stringify([Number(r.user_id), r.key, r.claim_token]));
+  }
+  return outcomes.map(({ claim }) => recorded.has(JSON.stringify([claim.user_id, claim.key, claim.token])));
+}
+
+/** The compare-and-set that records a claim's outcome in the work's own transaction; false when the key was taken over. */
+export async function recordClaimOutcome(trx: Trx, claim: IdempotencyClaim, resource: string): Promise<boolean> {
+  const [recorded] = await recordClaimOutcomes(trx, [{ claim, resource }]);
+  return recorded === true;
+}
+
+/**
+ * The answer of a claim that was unwritten when its request began: inserted with its record when
+ * the work wrote none (it was refused), else set on the record the work wrote under its token; a
+ * key another request recorded is left as it is.
+ */
+export async function upsertAnswer(db: Db, claim: IdempotencyClaim, answer: StoredAnswer): Promise<void> {
+  const unwritten = claim.unwritten;
+  assert(unwritten !== undefined, 'a claim that was unwritten');
+  await db
+    .insertInto('idempotency_keys')
+    .values({
+      user_id: claim.user_id,
+      key: claim.key,
+      request_hash: unwritten.requestHash,
+      state: 'done',
+      locked_until: unwritten.lockedUntil,
+      created_at: unwritten.at,
+      claim_token: claim.token,
+      resource: null,
+      response_status: answer.status,
+      response_body: answer.response,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['user_id', 'key'])
+        .doUpdateSet({ state: 'done', response_status: answer.status, response_body: answer.response })
+        .where('idempotency_keys.claim_token', '=', claim.token),
+    )
+    .execute();
 }

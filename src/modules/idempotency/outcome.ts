@@ -7,16 +7,18 @@
 // recorded answers with that resource instead of doing the work again.
 import type { Trx } from '../../db/database.ts';
 import { AppError } from '../../shared/errors.ts';
-import { recordClaimOutcome, type IdempotencyClaim } from './idempotency.store.ts';
+import { recordClaimOutcomes, type IdempotencyClaim, type StoredAnswer } from './idempotency.store.ts';
 
 /**
  * `resource` is `<kind>:<id>`, e.g. `donation:42`; without a claim (no Idempotency-Key: the web,
- * the scheduler, the demo) nothing is recorded. Throws conflict (idempotency_key_in_use) when this
+ * the scheduler, the demo) nothing is recorded. With `answer`, the answer is stored with it (the
+ * request's answer is then durable with its work). Throws conflict (idempotency_key_in_use) when this
  * attempt no longer holds the key.
  */
-export async function recordOutcome(trx: Trx, claim: IdempotencyClaim | undefined, resource: string): Promise<void> {
+export async function recordOutcome(trx: Trx, claim: IdempotencyClaim | undefined, resource: string, answer?: StoredAnswer): Promise<void> {
   if (claim === undefined) return;
-  if (!(await recordClaimOutcome(trx, claim, resource))) throw keyTakenOver();
+  const [recorded] = await recordClaimOutcomes(trx, [{ claim, resource, answer }]);
+  if (recorded !== true) throw keyTakenOver();
 }
 export function keyTakenOver(): AppError {
   return new AppError('conflict', 'idempotency_key_in_use', 'another request with this Idempotency-Key took over; retry to get its result');
