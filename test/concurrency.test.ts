@@ -280,7 +280,7 @@ for (const { name: engine } of engines()) {
       await assertLedgerBalanced(env.deps);
     });
 
-    test('requests with Idempotency-Keys that arrive together claim their keys and store their answers in shared statements, each its own; a key sent twice at once makes one donation', async () => {
+    test('donations with Idempotency-Keys that arrive together: each key, its donation and its answer written by the round that makes it, each its own; a key sent twice at once makes one donation', async () => {
       const users = [];
       for (let i = 0; i < 8; i++) {
         const user = await makeUser(env.deps);
@@ -294,14 +294,19 @@ for (const { name: engine } of engines()) {
           body: JSON.stringify({ amount: 10, ein }),
         }).then(async (res) => ({ status: res.status, replayed: res.headers.get('idempotent-replayed'), text: await res.text() }));
       const before = keyWriteStats(env.deps);
+      const writerBefore = donationWriterStats(env.deps);
       const asked = users.flatMap((user, i) => [0, 1, 2].map((j) => ({ user, key: `order-${j}`, ein: i === 5 && j === 1 ? '999999999' : '261544963' })));
       const twice = { user: users[0]!, key: 'order-0', ein: '261544963' };
       const results = await Promise.all([...asked, twice].map((a) => send(a.user.key, a.key, a.ein)));
       const after = keyWriteStats(env.deps);
-      const claimed = after.claims.items - before.claims.items;
-      assert.ok(claimed >= asked.length + 1, 'every request claimed its key');
-      assert.ok(after.claims.writes - before.claims.writes < claimed, `claims shared statements (${after.claims.writes - before.claims.writes} for ${claimed})`);
-      assert.ok(after.answers.writes - before.answers.writes < after.answers.items - before.answers.items, 'answers shared statements');
+      const writerAfter = donationWriterStats(env.deps);
+      // No claim and no answer of a statement of its own: the rounds wrote them with the donations (rules §11).
+      assert.deepEqual([after.claims.items - before.claims.items, after.answers.items - before.answers.items], [0, 0], 'no key written apart from its round');
+      const requests = writerAfter.requests - writerBefore.requests;
+      assert.ok(
+        writerAfter.transactions - writerBefore.transactions < requests,
+        `the requests shared rounds (${writerAfter.transactions - writerBefore.transactions} for ${requests})`,
+      );
       // Each request has its own answer: its own donation, or its own error.
       const made = results.slice(0, asked.length);
       made.forEach((r, n) => {
@@ -323,6 +328,37 @@ for (const { name: engine } of engines()) {
         assert.deepEqual([again.status, again.replayed, again.text], [first.status, 'true', first.text], `replay of request ${n}`);
       }
       await assertLedgerBalanced(env.deps);
+    });
+
+    test('gifts with Idempotency-Keys that arrive together claim their keys and store their answers in shared statements, each its own', async () => {
+      const givers = [];
+      for (let i = 0; i < 6; i++) {
+        const user = await makeUser(env.deps);
+        await fund(env.deps, user, 100 * 100);
+        givers.push(user);
+      }
+      const send = (key: string, idempotencyKey: string) =>
+        fetch(`${base}/v1/gifts`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+          body: JSON.stringify({ name: 'Ada', amount: 20 }),
+        }).then(async (res) => ({ status: res.status, replayed: res.headers.get('idempotent-replayed'), text: await res.text() }));
+      const before = keyWriteStats(env.deps);
+      const asked = givers.flatMap((user) => [0, 1].map((j) => ({ user, key: `gift-${j}` })));
+      const results = await Promise.all(asked.map((a) => send(a.user.key, a.key)));
+      const after = keyWriteStats(env.deps);
+      const claimed = after.claims.items - before.claims.items;
+      assert.equal(claimed, asked.length, 'every request claimed its key');
+      assert.ok(after.claims.writes - before.claims.writes < claimed, `claims shared statements (${after.claims.writes - before.claims.writes} for ${claimed})`);
+      assert.ok(after.answers.writes - before.answers.writes < after.answers.items - before.answers.items, 'answers shared statements');
+      assert.deepEqual(
+        results.map((r) => r.status),
+        asked.map(() => 201),
+      );
+      for (const [n, a] of asked.entries()) {
+        const again = await send(a.user.key, a.key);
+        assert.deepEqual([again.status, again.replayed, again.text], [201, 'true', results[n]!.text], `replay of gift ${n}`);
+      }
     });
 
     test('in a shared transaction, a request for an unknown or ineligible non-profit fails alone', async () => {

@@ -13,6 +13,13 @@ declare module 'fastify' {
     /** The request's claim on its Idempotency-Key, which its route hands to the use case (recordOutcome). */
     idempotency?: IdempotencyClaim;
   }
+  interface FastifyContextConfig {
+    /**
+     * The route's use case writes its Idempotency-Key record in its own transaction, with its outcome
+     * and its answer (answeringWith): the key is claimed without a write of its own.
+     */
+    keyWrittenWithWork?: boolean;
+  }
 }
 
 /** An answer a route gives for what it made, or for what a recorded outcome names. */
@@ -38,10 +45,29 @@ export function sendAnswer(reply: FastifyReply, answer: Answer): FastifyReply {
 
 const KEY_MAX_LENGTH = 255;
 
+/**
+ * An answer as stored: the text sent (`body`), or, stored by the use case's transaction before it
+ * was sent, the value the route's schema turns into that text (`value`).
+ */
 interface StoredResponse {
   content_type: string;
   location?: string;
-  body: string;
+  body?: string;
+  value?: unknown;
+}
+
+/**
+ * A claim whose use case stores its answer in its own transaction: `answer`, the route's answer
+ * for the view the use case made. The replay sends the value through the route's schema again.
+ */
+export function answeringWith<T>(claim: IdempotencyClaim | undefined, answer: (view: T) => Answer): IdempotencyClaim | undefined {
+  if (claim === undefined) return undefined;
+  claim.answer = (view) => {
+    const { status, location, body } = answer(view as T);
+    const stored: StoredResponse = { content_type: 'application/json; charset=utf-8', ...(location === undefined ? {} : { location }), value: body };
+    return { status, response: JSON.stringify(stored) };
+  };
+  return claim;
 }
 
 function requestHash(request: FastifyRequest): string {
@@ -64,13 +90,16 @@ export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, r
   if (key.length === 0 || key.length > KEY_MAX_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
     throw new AppError('bad_request', 'invalid_parameter', `Idempotency-Key must be 1 to ${KEY_MAX_LENGTH} visible ASCII characters`);
   }
-  const claimed = await claimKey(deps, request.caller.actor_id, key, requestHash(request));
+  const unwritten = request.routeOptions.config.keyWrittenWithWork === true;
+  const claimed = await claimKey(deps, request.caller.actor_id, key, requestHash(request), { unwritten });
   if (claimed.kind === 'claimed') return hold(request, claimed.claim);
   if (claimed.kind === 'answered') {
     const stored = JSON.parse(claimed.response) as StoredResponse;
-    reply.code(claimed.status).header('idempotent-replayed', 'true').type(stored.content_type);
+    reply.code(claimed.status).header('idempotent-replayed', 'true');
     if (stored.location !== undefined) reply.header('location', stored.location);
-    await reply.send(stored.body);
+    // A value is sent through the route's schema, as the first answer was.
+    if ('value' in stored) await reply.send(stored.value);
+    else await reply.type(stored.content_type).send(stored.body);
     return true;
   }
   // The work is done (its outcome was written in its transaction) but its answer was not

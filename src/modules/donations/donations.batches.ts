@@ -8,11 +8,11 @@ import { AppError } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { guardedEntryStatements, lockFundsAccounts, readFundAccounts } from '../ledger/index.ts';
 import { findRecipients, findRecipientsAsOf, recordsEpochIs, type NonProfit } from '../nonprofits/index.ts';
-import { claimOutcomesStatement, keyTakenOver, recordClaimOutcomes } from '../idempotency/index.ts';
+import { claimOutcomesStatements, keyTakenOver, recordClaimOutcomes, storeResponses, type ClaimOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
 import { IdStock, reserveIds } from '../../db/ids.ts';
 import { isExpectationFailed, runIfAllRows } from '../../db/bulk.ts';
 import type { DonationStatus } from './donations.ts';
-import { noStats, type DonationWriter, type Made, type Submitted } from './donations.writer.ts';
+import { answerOf, noStats, type DonationWriter, type Made, type Submitted } from './donations.writer.ts';
 import * as store from './donations.store.ts';
 import { createdEvents, decide, holdEntries, insertHeldOfFunds, knownFund, type HeldDonation, type KnownFund } from './donations.held.ts';
 
@@ -59,12 +59,22 @@ function settled(
   });
 }
 
-/** The Idempotency-Key claims of the requests `at` of a round, each with the donation `ids[j]` made for request `at[j]`. */
-function claimsOf(batch: readonly Waiting[], at: readonly number[], ids: readonly number[]) {
+/**
+ * The Idempotency-Key claims of the requests `at` of a round, each with the donation `ids[j]` made
+ * for request `at[j]` and, when `made` tells what was made before it is written, the answer.
+ */
+function claimsOf(batch: readonly Waiting[], at: readonly number[], ids: readonly number[], made?: (j: number) => Made): Array<ClaimOutcome & { i: number }> {
   return at.flatMap((i, j) => {
-    const claim = (batch[i] as Waiting).claim;
-    return claim === undefined ? [] : [{ i, claim, resource: `donation:${ids[j] as number}` }];
+    const request = batch[i] as Waiting;
+    const claim = request.claim;
+    if (claim === undefined) return [];
+    return [{ i, claim, resource: `donation:${ids[j] as number}`, answer: made === undefined ? undefined : answerOf(request, made(j)) }];
   });
+}
+
+/** After the commit: the claims whose answers the round stored have nothing left to store. */
+function answered(claims: ReadonlyArray<{ claim: IdempotencyClaim; answer?: unknown }>): void {
+  for (const { claim, answer } of claims) if (answer !== undefined) claim.answered = true;
 }
 
 /** The funds of a round's requests, each once, in ascending order (the order their locks are taken in). */
@@ -260,6 +270,10 @@ export class FundBatches implements DonationWriter {
       batch,
       madeAt,
       made.map((d) => d.id),
+      (j) => {
+        const row = rows[j] as (typeof rows)[number];
+        return { id: row.id, status: row.status, created_at: row.created_at, nonProfit: found[madeAt[j] as number] as NonProfit };
+      },
     );
     try {
       const available = await runIfAllRows(
@@ -269,8 +283,9 @@ export class FundBatches implements DonationWriter {
         [...store.donationStatements(rows), ...statements, ...createdEvents(rows)],
         "the funds' available balances, the directory and the requests' Idempotency-Keys are as read",
         recordsEpochIs(epoch),
-        claims.length === 0 ? undefined : { statement: claimOutcomesStatement(claims), rows: claims.length },
+        claims.length === 0 ? undefined : { statements: claimOutcomesStatements(claims), rows: claims.length },
       );
+      answered(claims);
       if (this.#known.size + guarded.length > KNOWN_FUNDS_MAX) this.#known.clear();
       for (const f of guarded) {
         const cents = Number(available.get(f.ids.available));
@@ -322,14 +337,18 @@ export class FundBatches implements DonationWriter {
     }
   }
 
-  #createLocked(batch: readonly Waiting[]): Promise<Array<Made | AppError>> {
+  async #createLocked(batch: readonly Waiting[]): Promise<Array<Made | AppError>> {
     this.stats.locked += 1;
     // Its ids come from the sequence now: none taken ahead may follow them.
     this.#ids.discard();
-    return this.#deps.db.transaction().execute((trx) => this.#create(trx, batch));
+    const stored: Array<{ claim: IdempotencyClaim; answer: unknown }> = [];
+    const outcomes = await this.#deps.db.transaction().execute((trx) => this.#create(trx, batch, stored));
+    answered(stored);
+    return outcomes;
   }
 
-  async #create(trx: Trx, batch: readonly Waiting[]): Promise<Array<Made | AppError>> {
+  /** The round in `trx`; the answers it stored (with their claims) are pushed to `stored`. */
+  async #create(trx: Trx, batch: readonly Waiting[], stored: Array<{ claim: IdempotencyClaim; answer: unknown }>): Promise<Array<Made | AppError>> {
     // Locks in ascending fund order, as every round takes them: two rounds never wait on each other in a cycle.
     const funds = new Map<number, KnownFund>();
     for (const [fundId, accounts] of await lockFundsAccounts(trx, fundsOf(batch))) funds.set(fundId, knownFund(fundId, accounts));
@@ -355,6 +374,15 @@ export class FundBatches implements DonationWriter {
       made.push({ ...(batch[i] as Waiting).donation, non_profit_id: (found[i] as NonProfit).id, id: ids[k] as number });
       madeAt.push(i);
     }
-    return settled(outcomes, found, madeAt, await insertHeldOfFunds(this.#deps, trx, funds, made));
+    const done = settled(outcomes, found, madeAt, await insertHeldOfFunds(this.#deps, trx, funds, made));
+    // The answers of what was made, stored in the same transaction (what each was, decided just now).
+    const answers = madeAt.flatMap((i) => {
+      const request = batch[i] as Waiting;
+      const answer = request.claim === undefined ? undefined : answerOf(request, done[i] as Made);
+      return request.claim === undefined || answer === undefined ? [] : [{ claim: request.claim, ...answer, answer }];
+    });
+    if (answers.length > 0) await storeResponses(trx, answers);
+    stored.push(...answers);
+    return done;
   }
 }

@@ -15,6 +15,7 @@ import { messages, queueMail } from '../mail/index.ts';
 import { membersStore, REQUEST_TTL_DAYS } from '../members/index.ts';
 import type { IdempotencyClaim } from '../idempotency/index.ts';
 import type { HeldDonation } from './donations.held.ts';
+import type { Made } from './donations.writer.ts';
 import { initialStatus } from './donations.ts';
 import * as store from './donations.store.ts';
 import { authorize } from '../../shared/policy.ts';
@@ -30,8 +31,15 @@ export function requestExpiry(now: Date): string {
  * takes (ADR 19: its ids, its recipients' rules, its Idempotency-Key outcome), then the fund's
  * deciders are mailed. Throws what a donation's create throws for its recipient.
  */
-export async function insertRequest(deps: Deps, caller: Caller, ein: string, row: Omit<HeldDonation, 'non_profit_id'>, claim: IdempotencyClaim | undefined) {
-  const made = await deps.runtime.donations.submit({ ein, donation: { ...row, request_expires_at: requestExpiry(deps.clock.now()) }, claim });
+export async function insertRequest(
+  deps: Deps,
+  caller: Caller,
+  ein: string,
+  row: Omit<HeldDonation, 'non_profit_id'>,
+  claim: IdempotencyClaim | undefined,
+  view?: (made: Made) => unknown,
+) {
+  const made = await deps.runtime.donations.submit({ ein, donation: { ...row, request_expires_at: requestExpiry(deps.clock.now()) }, claim, view });
   // Told after the request is written: were the mail lost to a crash between, the request still waits on the fund's page.
   await deps.db
     .transaction()

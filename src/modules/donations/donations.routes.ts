@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { DONATION_STATUSES } from './donations.ts';
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
-import { sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
+import { answeringWith, sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
 import { ExternalIdPageQuery, checkedCents, EmptyObject, Id, PageQuery, withProblems } from '../../http/schemas.ts';
 import { ownDonationsOfFundraiser } from './donations.fundraiser.ts';
@@ -71,9 +71,10 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       '/donations',
       {
         schema: { tags, summary: "Create a donation from the caller's fund", body: CreateDonationBody, response: withProblems({ 201: Type.Ref('UserDonation') }) },
+        config: { keyWrittenWithWork: true },
       },
       async (request, reply) => {
-        const donation = await service.createDonation(deps, request.caller, newDonation(request.body), request.idempotency);
+        const donation = await service.createDonation(deps, request.caller, newDonation(request.body), answeringWith(request.idempotency, created));
         return sendAnswer(reply, created(donation));
       },
     );
@@ -173,10 +174,11 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           body: CreateDonationBody,
           response: withProblems({ 201: Type.Ref('UserDonation'), 403: Type.Ref('Problem') }),
         },
+        config: { keyWrittenWithWork: true },
       },
       async (request, reply) => {
         const userId = resolveUserId(request.params.user_id, request.caller);
-        const donation = await service.createDonationForUser(deps, request.caller, userId, newDonation(request.body), request.idempotency);
+        const donation = await service.createDonationForUser(deps, request.caller, userId, newDonation(request.body), answeringWith(request.idempotency, created));
         return sendAnswer(reply, created(donation));
       },
     );

@@ -17,7 +17,7 @@ import { reserveIds } from '../../db/ids.ts';
 import { covered, DONATION_MIN_CENTS, DONATION_TRANSITIONS, isCancellable, shownToOthers, type DonationEvent, type DonationStatus } from './donations.ts';
 import * as store from './donations.store.ts';
 import { FundBatches } from './donations.batches.ts';
-import { SimpleDonationWriter, type DonationWriter, type WriterStats } from './donations.writer.ts';
+import { SimpleDonationWriter, type DonationWriter, type Made, type WriterStats } from './donations.writer.ts';
 import { insertHeld, type HeldDonation } from './donations.held.ts';
 import { givesByRequest, insertRequest, mayCancel } from './donations.requests.ts';
 import { cardsFor, ownUserScopedForm, userScopedForm } from './donations.view.ts';
@@ -64,28 +64,30 @@ export async function createDonation(deps: Deps, caller: Caller, input: NewDonat
   // An app's donation counts against the monthly limit its donor set (ADR 16), given back if it is not made.
   // A family member's donation is a request (rules §20): no money held, so nothing an app's limit counts.
   const partner = { ...partnerColumns(input), fundraiser_id: input.fundraiser_id === undefined ? null : await checkFundraiserOfDonation(deps, caller, input.fundraiser_id, ein) };
+  // The answer from what was written: reading it back cost four more statements. Given to the
+  // writer too, which stores it with the Idempotency-Key's outcome (http/idempotency.ts answeringWith).
+  const view = (made: Made) =>
+    ownUserScopedForm(new Map([[made.nonProfit.id, cardOfNonProfit(deps.config.publicUrl, made.nonProfit)]]), {
+      id: made.id,
+      user_id: caller.user_id,
+      status: made.status,
+      note,
+      created_at: made.created_at,
+      mailed_at: null,
+      non_profit_id: made.nonProfit.id,
+      amount_cents: input.amount_cents,
+      visibility,
+      share: input.share ?? 'name',
+      designation: input.designation ?? null,
+      dedication: input.dedication ?? null,
+      ...partner,
+    });
   const made = await withExternalId(donationIds(deps, caller.user_id), partner.external_id, async () =>
     givesByRequest(caller)
-      ? await insertRequest(deps, caller, ein, donationRow(caller, input, note, visibility, partner), claim)
-      : await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility, partner, claim)),
+      ? await insertRequest(deps, caller, ein, donationRow(caller, input, note, visibility, partner), claim, view)
+      : await spendingAsApp(deps, caller, input.amount_cents, () => submitDonation(deps, caller, { ...input, ein }, note, visibility, partner, claim, view)),
   );
-  // The answer from what was written: reading it back cost four more statements.
-  const card = cardOfNonProfit(deps.config.publicUrl, made.nonProfit);
-  return ownUserScopedForm(new Map([[made.nonProfit.id, card]]), {
-    id: made.id,
-    user_id: caller.user_id,
-    status: made.status,
-    note,
-    created_at: made.created_at,
-    mailed_at: null,
-    non_profit_id: made.nonProfit.id,
-    amount_cents: input.amount_cents,
-    visibility,
-    share: input.share ?? 'name',
-    designation: input.designation ?? null,
-    dedication: input.dedication ?? null,
-    ...partner,
-  });
+  return view(made);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { IdempotencyClaim } from '../idempotency/index.ts';
 import type { Visibility } from './donations.ts';
 import type { Share } from './donations.ts';
 import { liveMatchesOf, submitToMatchedFundraiser } from './donations.matches.ts';
+import type { Made } from './donations.writer.ts';
 
 export interface NewDonation {
   amount_cents: number;
@@ -61,8 +62,9 @@ export async function submitDonation(
   visibility: Visibility,
   partner: DonorColumns,
   claim: IdempotencyClaim | undefined,
+  view?: (made: Made) => unknown,
 ) {
-  const request = { ein: input.ein, donation: donationRow(caller, input, note, visibility, partner), claim };
+  const request = { ein: input.ein, donation: donationRow(caller, input, note, visibility, partner), claim, view };
   const fundraiser = partner.fundraiser_id;
   if (fundraiser !== null && (await liveMatchesOf(deps.db, fundraiser)).length > 0) return submitToMatchedFundraiser(deps, request, fundraiser);
   return deps.runtime.donations.submit(request);

@@ -8,7 +8,7 @@ import { AppError } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
 import { lockFundAccounts } from '../ledger/index.ts';
 import { findRecipients, type NonProfit } from '../nonprofits/index.ts';
-import { recordOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
+import { recordOutcome, type IdempotencyClaim, type StoredAnswer } from '../idempotency/index.ts';
 import { reserveIds } from '../../db/ids.ts';
 import type { DonationStatus } from './donations.ts';
 import { insertHeld, type HeldDonation } from './donations.held.ts';
@@ -19,6 +19,14 @@ export interface Submitted {
   ein: string;
   donation: Omit<HeldDonation, 'non_profit_id'>;
   claim: IdempotencyClaim | undefined;
+  /** What the use case answers for the donation made (its view): with the claim's `answer`, stored in the writer's transaction. */
+  view?: ((made: Made) => unknown) | undefined;
+}
+
+/** The answer a request's claim stores with its outcome, when both its route and its use case give one. */
+export function answerOf(request: Pick<Submitted, 'claim' | 'view'>, made: Made): StoredAnswer | undefined {
+  const { claim, view } = request;
+  return claim?.answer === undefined || view === undefined ? undefined : claim.answer(view(made));
 }
 
 /** The donation written for a request. */
@@ -68,10 +76,12 @@ export class SimpleDonationWriter implements DonationWriter {
     this.#deps = deps;
   }
 
-  async submit({ ein, donation, claim }: Submitted): Promise<Made> {
+  async submit(request: Submitted): Promise<Made> {
+    const { ein, donation, claim } = request;
     this.stats.transactions += 1;
     this.stats.requests += 1;
     this.stats.funds += 1;
+    let answered = false;
     const made = await this.#deps.db.transaction().execute(async (trx) => {
       const accounts = await lockFundAccounts(trx, donation.fund_id);
       const nonProfit = (await findRecipients(trx, [ein])).get(ein);
@@ -81,9 +91,13 @@ export class SimpleDonationWriter implements DonationWriter {
       assert(id !== undefined, 'an id was reserved');
       const [row] = await insertHeld(this.#deps, trx, accounts, [{ ...donation, non_profit_id: nonProfit.id, id }]);
       assert(row !== undefined, 'the donation was written');
-      await recordOutcome(trx, claim, `donation:${id}`);
-      return { id, status: row.status, created_at: row.created_at, nonProfit };
+      const made = { id, status: row.status, created_at: row.created_at, nonProfit };
+      const answer = answerOf(request, made);
+      await recordOutcome(trx, claim, `donation:${id}`, answer);
+      answered = answer !== undefined;
+      return made;
     });
+    if (answered && claim !== undefined) claim.answered = true;
     this.#deps.metrics.counters.donationCreated(donation.book, donation.amount_cents);
     return made;
   }
