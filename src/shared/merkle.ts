@@ -1,0 +1,148 @@
+// Merkle trees of RFC 6962 (Certificate Transparency; the algorithms as RFC 9162 §2.1 writes
+// them): the tree hash of a log's leaves, a leaf's inclusion proof, the consistency proof between
+// two sizes of one log, and the checks of both. Leaves are given as their leaf hashes
+// (SHA-256(0x00 || data)); an inner node is SHA-256(0x01 || left || right). Pure: the ledger's log
+// (modules/ledger) and `almoner verify` use it; the client's standalone verifier repeats the checks.
+import { createHash } from 'node:crypto';
+
+function sha256(...parts: Uint8Array[]): Buffer {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p);
+  return h.digest();
+}
+
+/** The hash of a leaf: SHA-256(0x00 || data). */
+export function leafHash(data: Uint8Array): Buffer {
+  return sha256(Buffer.of(0), data);
+}
+
+/** The hash of an inner node: SHA-256(0x01 || left || right). */
+export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
+  return sha256(Buffer.of(1), left, right);
+}
+
+/** The largest power of two smaller than n (n > 1). */
+function split(n: number): number {
+  let k = 1;
+  while (k * 2 < n) k *= 2;
+  return k;
+}
+
+function assertSize(n: number, what: string): void {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${what} must be a whole number from 0, not ${n}`);
+}
+
+/** MTH(D[lo:hi]) over the leaf hashes. */
+function subtree(leaves: readonly Uint8Array[], lo: number, hi: number): Buffer {
+  const n = hi - lo;
+  if (n === 0) return sha256();
+  if (n === 1) return Buffer.from(leaves[lo] as Uint8Array);
+  const k = split(n);
+  return nodeHash(subtree(leaves, lo, lo + k), subtree(leaves, lo + k, hi));
+}
+
+/** The tree hash of the first `size` leaves (all of them by default); SHA-256 of nothing for none. */
+export function treeHash(leaves: readonly Uint8Array[], size = leaves.length): Buffer {
+  assertSize(size, 'the tree size');
+  if (size > leaves.length) throw new RangeError(`a tree of ${size} leaves needs ${size} leaf hashes, not ${leaves.length}`);
+  return subtree(leaves, 0, size);
+}
+
+/** PATH(m, D[lo:hi]): the audit path of leaf m (relative to lo), from the leaf up. */
+function path(m: number, leaves: readonly Uint8Array[], lo: number, hi: number): Buffer[] {
+  const n = hi - lo;
+  if (n <= 1) return [];
+  const k = split(n);
+  if (m < k) return [...path(m, leaves, lo, lo + k), subtree(leaves, lo + k, hi)];
+  return [...path(m - k, leaves, lo + k, hi), subtree(leaves, lo, lo + k)];
+}
+
+/** The inclusion proof of leaf `index` in the tree of the first `size` leaves. */
+export function inclusionProof(leaves: readonly Uint8Array[], index: number, size = leaves.length): Buffer[] {
+  assertSize(index, 'the leaf index');
+  if (index >= size || size > leaves.length) throw new RangeError(`leaf ${index} is not in a tree of ${size}`);
+  return path(index, leaves, 0, size);
+}
+
+/** SUBPROOF(m, D[lo:hi], b). */
+function subproof(m: number, leaves: readonly Uint8Array[], lo: number, hi: number, whole: boolean): Buffer[] {
+  const n = hi - lo;
+  if (m === n) return whole ? [] : [subtree(leaves, lo, hi)];
+  const k = split(n);
+  if (m <= k) return [...subproof(m, leaves, lo, lo + k, whole), subtree(leaves, lo + k, hi)];
+  return [...subproof(m - k, leaves, lo + k, hi, false), subtree(leaves, lo, lo + k)];
+}
+
+/** The consistency proof that the tree of `first` leaves is a prefix of the tree of `second`. */
+export function consistencyProof(leaves: readonly Uint8Array[], first: number, second = leaves.length): Buffer[] {
+  assertSize(first, 'the first size');
+  if (first > second || second > leaves.length) throw new RangeError(`no consistency proof from ${first} to ${second}`);
+  if (first === 0 || first === second) return [];
+  return subproof(first, leaves, 0, second, true);
+}
+
+const odd = (n: number): boolean => n % 2 === 1;
+const powerOfTwo = (n: number): boolean => n > 0 && split(n * 2) === n;
+const half = (n: number): number => Math.floor(n / 2);
+
+/** RFC 9162 §2.1.3.2: does `proof` take the leaf hash at `index` to `root` in a tree of `size`? */
+export function verifyInclusion(leaf: Uint8Array, index: number, size: number, proof: readonly Uint8Array[], root: Uint8Array): boolean {
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return false;
+  let fn = index;
+  let sn = size - 1;
+  let r: Buffer = Buffer.from(leaf);
+  for (const p of proof) {
+    if (sn === 0) return false;
+    if (odd(fn) || fn === sn) {
+      r = nodeHash(p, r);
+      if (!odd(fn)) {
+        while (!odd(fn) && fn !== 0) {
+          fn = half(fn);
+          sn = half(sn);
+        }
+      }
+    } else {
+      r = nodeHash(r, p);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  return sn === 0 && r.equals(root);
+}
+
+/** RFC 9162 §2.1.4.2: does `proof` show the tree of `first` (firstRoot) is a prefix of the tree of `second` (secondRoot)? */
+export function verifyConsistency(first: number, second: number, proof: readonly Uint8Array[], firstRoot: Uint8Array, secondRoot: Uint8Array): boolean {
+  if (!Number.isSafeInteger(first) || !Number.isSafeInteger(second) || first < 0 || first > second) return false;
+  if (first === second) return proof.length === 0 && Buffer.from(firstRoot).equals(secondRoot);
+  // Every tree extends the empty one.
+  if (first === 0) return proof.length === 0;
+  if (proof.length === 0) return false;
+  // A first tree that is a whole subtree of the second is its own first node.
+  const path = powerOfTwo(first) ? [firstRoot, ...proof] : [...proof];
+  let fn = first - 1;
+  let sn = second - 1;
+  while (odd(fn)) {
+    fn = half(fn);
+    sn = half(sn);
+  }
+  let fr: Buffer = Buffer.from(path[0] as Uint8Array);
+  let sr: Buffer = Buffer.from(path[0] as Uint8Array);
+  for (const c of path.slice(1)) {
+    if (sn === 0) return false;
+    if (odd(fn) || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      if (!odd(fn)) {
+        while (!odd(fn) && fn !== 0) {
+          fn = half(fn);
+          sn = half(sn);
+        }
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn = half(fn);
+    sn = half(sn);
+  }
+  return fr.equals(firstRoot) && sr.equals(secondRoot) && sn === 0;
+}
