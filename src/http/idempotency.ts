@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.ts';
 import type { Caller } from '../shared/caller.ts';
 import { AppError } from '../shared/errors.ts';
-import { claimKey, settleKey, type IdempotencyClaim } from '../modules/idempotency/index.ts';
+import { claimKey, settleKey, unwrittenClaim, type Claimed, type IdempotencyClaim } from '../modules/idempotency/index.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -77,22 +77,72 @@ function requestHash(request: FastifyRequest): string {
     .digest('hex');
 }
 
-/** preHandler: claims the key, or replays, or refuses. Returns true when it has replied. */
-function hold(request: FastifyRequest, claim: IdempotencyClaim): false {
-  request.idempotency = claim;
-  return false;
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * A route whose use case writes its key (keyWrittenWithWork): asks whether an earlier request
+     * recorded the key; if so answers as a replay ('replied') instead of the use case's refusal, or,
+     * the earlier attempt having died holding it, takes the key over for the use case to run again ('again').
+     */
+    keyRecorded?: () => Promise<'replied' | 'again' | 'none'>;
+  }
 }
 
-export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, reply: FastifyReply, replayers: Replayers): Promise<boolean> {
+function keyOf(request: FastifyRequest): string | undefined {
   const header = request.headers['idempotency-key'];
-  if (header === undefined) return false;
+  if (header === undefined) return undefined;
   const key = Array.isArray(header) ? (header[0] ?? '') : header;
   if (key.length === 0 || key.length > KEY_MAX_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
     throw new AppError('bad_request', 'invalid_parameter', `Idempotency-Key must be 1 to ${KEY_MAX_LENGTH} visible ASCII characters`);
   }
-  const unwritten = request.routeOptions.config.keyWrittenWithWork === true;
-  const claimed = await claimKey(deps, request.caller.actor_id, key, requestHash(request), { unwritten });
-  if (claimed.kind === 'claimed') return hold(request, claimed.claim);
+  return key;
+}
+
+/**
+ * preHandler: claims the key, or replays, or refuses. Returns true when it has replied. A route
+ * whose use case writes its key (keyWrittenWithWork) is given an unwritten claim without a
+ * statement: its writer inserts the key's record with the work, and a key recorded before makes
+ * the use case refuse (idempotency_key_in_use); the route then asks `keyRecorded`, which replays.
+ */
+export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, reply: FastifyReply, replayers: Replayers): Promise<boolean> {
+  const key = keyOf(request);
+  if (key === undefined) return false;
+  const hash = requestHash(request);
+  if (request.routeOptions.config.keyWrittenWithWork === true) {
+    request.idempotency = unwrittenClaim(deps, request.caller.actor_id, key, hash);
+    request.keyRecorded = async () => {
+      const claimed = await claimKey(deps, request.caller.actor_id, key, hash, { unwritten: true });
+      if (claimed.kind !== 'claimed') return (await answerClaimed(deps, request, reply, replayers, claimed)) ? 'replied' : 'none';
+      // No record (the refusal was the use case's own), or the record of a dead attempt, now this request's.
+      if (claimed.claim.unwritten !== undefined) return 'none';
+      request.idempotency = claimed.claim;
+      return 'again';
+    };
+    return false;
+  }
+  return answerClaimed(deps, request, reply, replayers, await claimKey(deps, request.caller.actor_id, key, hash));
+}
+
+/** A route of keyWrittenWithWork: its answer, or, when its use case refused and the key holds an earlier request's answer, that answer replayed. */
+export async function keyedAnswer(request: FastifyRequest, reply: FastifyReply, run: () => Promise<FastifyReply>): Promise<FastifyReply> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof AppError) || request.keyRecorded === undefined) throw error;
+    const found = await request.keyRecorded();
+    if (found === 'replied') return reply;
+    if (found === 'again') return run();
+    throw error;
+  }
+}
+
+/** Holds the claim for the use case, or answers for what the key's record says. True when it has replied. */
+async function answerClaimed(deps: Deps, request: FastifyRequest, reply: FastifyReply, replayers: Replayers, claimed: Claimed): Promise<boolean> {
+  if (claimed.kind === 'claimed') {
+    request.idempotency = claimed.claim;
+    return false;
+  }
+  request.idempotency = undefined;
   if (claimed.kind === 'answered') {
     const stored = JSON.parse(claimed.response) as StoredResponse;
     reply.code(claimed.status).header('idempotent-replayed', 'true');

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { DONATION_STATUSES } from './donations.ts';
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
-import { answeringWith, sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
+import { answeringWith, keyedAnswer, sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
 import { ExternalIdPageQuery, checkedCents, EmptyObject, Id, PageQuery, withProblems } from '../../http/schemas.ts';
 import { ownDonationsOfFundraiser } from './donations.fundraiser.ts';
@@ -73,10 +73,11 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: { tags, summary: "Create a donation from the caller's fund", body: CreateDonationBody, response: withProblems({ 201: Type.Ref('UserDonation') }) },
         config: { keyWrittenWithWork: true },
       },
-      async (request, reply) => {
-        const donation = await service.createDonation(deps, request.caller, newDonation(request.body), answeringWith(request.idempotency, created));
-        return sendAnswer(reply, created(donation));
-      },
+      async (request, reply) =>
+        keyedAnswer(request, reply, async () => {
+          const donation = await service.createDonation(deps, request.caller, newDonation(request.body), answeringWith(request.idempotency, created));
+          return sendAnswer(reply, created(donation));
+        }),
     );
 
     app.patch(
@@ -176,11 +177,12 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
         config: { keyWrittenWithWork: true },
       },
-      async (request, reply) => {
-        const userId = resolveUserId(request.params.user_id, request.caller);
-        const donation = await service.createDonationForUser(deps, request.caller, userId, newDonation(request.body), answeringWith(request.idempotency, created));
-        return sendAnswer(reply, created(donation));
-      },
+      async (request, reply) =>
+        keyedAnswer(request, reply, async () => {
+          const userId = resolveUserId(request.params.user_id, request.caller);
+          const donation = await service.createDonationForUser(deps, request.caller, userId, newDonation(request.body), answeringWith(request.idempotency, created));
+          return sendAnswer(reply, created(donation));
+        }),
     );
   };
 }

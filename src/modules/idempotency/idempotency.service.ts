@@ -63,7 +63,8 @@ export async function claimKey(deps: Deps, userId: number, key: string, requestH
   const lockedUntil = new Date(now.getTime() + deps.config.idempotencyLockMs).toISOString();
   const expiredBefore = new Date(now.getTime() - deps.config.idempotencyTtlHours * 3_600_000).toISOString();
   if (options.unwritten === true) {
-    const existing = await store.findRecord(deps.db, userId, key);
+    // A lookup (it sees every commit made before it began): no pool connection held for it.
+    const existing = await store.findRecord(deps.lookups, userId, key);
     if (existing !== undefined && existing.created_at < expiredBefore) await store.clearExpired(deps.db, userId, key, expiredBefore);
     if (existing === undefined || existing.created_at < expiredBefore)
       return { kind: 'claimed', claim: { ...claim, unwritten: { requestHash, at: now.toISOString(), lockedUntil } } };
@@ -79,6 +80,13 @@ export async function claimKey(deps: Deps, userId: number, key: string, requestH
   const existing = await store.findRecord(deps.db, userId, key);
   if (existing === undefined) throw inUse();
   return fromRecord(deps, existing, claim, requestHash, lockedUntil);
+}
+
+/** A claim of a key no statement has read or written: the work's writer inserts its record, or finds one there. */
+export function unwrittenClaim(deps: Deps, userId: number, key: string, requestHash: string): IdempotencyClaim {
+  const now = deps.clock.now();
+  const lockedUntil = new Date(now.getTime() + deps.config.idempotencyLockMs).toISOString();
+  return { user_id: userId, key, token: randomUUID(), unwritten: { requestHash, at: now.toISOString(), lockedUntil } };
 }
 
 /** What a request with a key another request recorded gets: its answer, its resource, the key taken over, or a refusal. */

@@ -1,5 +1,5 @@
 export { recordOutcome, keyTakenOver } from './outcome.ts';
-export { claimKey, createKeyWrites, keyWriteStats, settleKey, type Claimed, type KeyWrites } from './idempotency.service.ts';
+export { claimKey, unwrittenClaim, createKeyWrites, keyWriteStats, settleKey, type Claimed, type KeyWrites } from './idempotency.service.ts';
 export {
   claimOutcomesStatements,
   recordClaimOutcome,
