@@ -123,6 +123,8 @@ export interface Config {
      */
     twoOperators?: boolean;
   };
+  /** The ledger's log key, witnesses and checkpoints (config.keys.ts). */
+  ledger: LedgerConfig;
   /**
    * FUND_MONTHLY_FEE_CENTS: a flat fee each fund pays at the first valuation of each month (rules
    * §19), from its available money and then its units; 0 (the default) charges none.
@@ -177,6 +179,7 @@ export interface Config {
 }
 
 import { flag, integer, oneOf, powerOfTwo } from './config.env.ts';
+import { ledgerSettings, payeeKey, type LedgerConfig } from './config.keys.ts';
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/almoner.sqlite';
 
@@ -224,7 +227,7 @@ function trustProxy(env: NodeJS.ProcessEnv): false | number | string[] {
 }
 
 /** The variables that may hold a secret (a password in a URL): each may instead name a file with `<NAME>_FILE`. */
-export const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'PAYEE_DATA_KEY'] as const;
+export const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'SMTP_URL', 'PAYEE_DATA_KEY', 'LEDGER_SIGNING_KEY'] as const;
 
 /**
  * `<NAME>_FILE` reads a secret from a file (a container's or systemd's credentials),
@@ -251,13 +254,17 @@ function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
-/** PAYEE_DATA_KEY: 32 bytes in base64, or unset (bank details are then refused). */
-function payeeKey(env: NodeJS.ProcessEnv): Buffer | undefined {
-  const text = env.PAYEE_DATA_KEY;
-  if (text === undefined || text === '') return undefined;
-  const key = Buffer.from(text.trim(), 'base64');
-  if (key.length !== 32 || key.toString('base64') !== text.trim()) throw new Error('PAYEE_DATA_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
-  return key;
+/** The sponsor's originator details for the NACHA file ('' where unset). */
+function achSettings(env: NodeJS.ProcessEnv): Config['payments']['ach'] {
+  return {
+    destinationRouting: env.ACH_DESTINATION_ROUTING ?? '',
+    destinationName: env.ACH_DESTINATION_NAME ?? '',
+    originId: env.ACH_ORIGIN_ID ?? '',
+    originName: env.ACH_ORIGIN_NAME ?? '',
+    companyId: env.ACH_COMPANY_ID ?? '',
+    companyName: env.ACH_COMPANY_NAME ?? '',
+    odfiRouting: env.ACH_ODFI_ROUTING ?? '',
+  };
 }
 
 function smtpUrl(env: NodeJS.ProcessEnv): string | undefined {
@@ -377,15 +384,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     production,
     fundMonthlyFeeCents: integer(env, 'FUND_MONTHLY_FEE_CENTS', 0, 0, 100_000),
     payments: {
-      ach: {
-        destinationRouting: env.ACH_DESTINATION_ROUTING ?? '',
-        destinationName: env.ACH_DESTINATION_NAME ?? '',
-        originId: env.ACH_ORIGIN_ID ?? '',
-        originName: env.ACH_ORIGIN_NAME ?? '',
-        companyId: env.ACH_COMPANY_ID ?? '',
-        companyName: env.ACH_COMPANY_NAME ?? '',
-        odfiRouting: env.ACH_ODFI_ROUTING ?? '',
-      },
+      ach: achSettings(env),
       checkAccount: env.CHECK_ACCOUNT ?? '',
       checkFirstNumber: integer(env, 'CHECK_FIRST_NUMBER', 1001, 1, 99_999_999),
       checkStaleDays: integer(env, 'CHECK_STALE_DAYS', 180, 1, 3650),
@@ -394,6 +393,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       payDateMaxDays: integer(env, 'PAY_DATE_MAX_DAYS', 30, 1, 3650),
       twoOperators: flag(env, 'PAYMENTS_TWO_OPERATORS', production),
     },
+    ledger: ledgerSettings(env),
     ...overrides,
   };
   return Object.freeze(config);

@@ -1,5 +1,5 @@
 // Background jobs of a server process: the scheduler of recurring donations,
-// the sandbox clock, telling people (webhooks and mail), stale checks and retention. All are safe to run on every node at once.
+// the sandbox clock, telling people (webhooks and mail), stale checks, the ledger's log and retention. All are safe to run on every node at once.
 import type { Platform } from './platform.ts';
 import { runScheduler } from './modules/scheduled/index.ts';
 import { runSandboxClock } from './modules/sandbox/index.ts';
@@ -8,6 +8,7 @@ import { expireRequests } from './modules/donations/index.ts';
 import { notifyStatus, runNotify } from './modules/notify/index.ts';
 import { repairReceipts } from './modules/contributions/index.ts';
 import { voidStaleChecks } from './modules/payments/index.ts';
+import { runLedgerLog } from './modules/ledger/index.ts';
 import type { JobName } from './metrics.ts';
 
 export function startJobs(platform: Platform): () => void {
@@ -60,6 +61,8 @@ export function startJobs(platform: Platform): () => void {
         if (voided.length > 0) deps.log.info({ book, payments: voided }, "stale checks voided: their grants are back in the donors' funds");
       }
     }),
+    // The journal's log takes new entries and signs a checkpoint when one is due (rules §26).
+    every(deps.config.ledger.checkpointIntervalMs === 0 ? 0 : Math.min(5_000, deps.config.ledger.checkpointIntervalMs), 'ledger', () => runLedgerLog(deps)),
     every(deps.config.retentionIntervalMs, 'retention', async () => {
       const deleted = await runRetention(deps);
       if (Object.values(deleted).some((n) => n > 0)) deps.log.info({ deleted }, 'retention: old records deleted');

@@ -7,6 +7,7 @@ import type { Deps, Runtime } from './deps.ts';
 import { existsSync } from 'node:fs';
 import { openDatabase, redactUrl, sqlitePathOf, type DatabaseHandle } from './db/database.ts';
 import { holdsPlatform, migrate } from './db/migrate.ts';
+import { logKey } from './modules/ledger/index.ts';
 import { cryptoIds, systemClock, type Clock, type Ids } from './shared/clock.ts';
 import { openBooks } from './modules/ledger/index.ts';
 import { createMetrics } from './metrics.ts';
@@ -81,6 +82,8 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
   } as Deps;
   // Its parts hold `deps` (to reach the database and the clock when they run), so it is built just after.
   deps.runtime = buildRuntime(deps);
+  // The ledger's log key (rules §26): the configured one, or one made now and kept, so that no read makes it.
+  await logKey(deps);
   return {
     deps,
     handle,

@@ -79,11 +79,15 @@ export const TABLES_IN_ORDER = [
   'member_roles',
   'successor_lines',
   'death_records',
+  'ledger_checkpoints',
+  'ledger_cosignatures',
+  'ledger_keys',
 ] as const;
 
 /** Rows the platform writes when it opens an empty database; the copy replaces them with the source's. */
-const SEEDED = ['causes', 'ledger_accounts', 'auth_epoch', 'directory_epoch', 'oidc_keys'] as const;
+const SEEDED = ['causes', 'ledger_accounts', 'auth_epoch', 'directory_epoch', 'oidc_keys', 'ledger_keys'] as const;
 const WITH_IDENTITY = new Set([
+  'ledger_keys',
   'apps',
   'fundraisers',
   'matches',

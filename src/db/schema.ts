@@ -139,38 +139,6 @@ export interface GiftsTable {
   metadata: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-export interface LedgerAccountsTable {
-  id: Generated<number>;
-  fund_id: number | null;
-  kind: string;
-  balance_cents: number;
-  /** rules §14: 'live' or 'test' (shared/book.ts). */
-  book: Book;
-}
-
-export interface JournalEntriesTable {
-  id: Generated<number>;
-  memo: string;
-  donation_id: number | null;
-  gift_id: number | null;
-  contribution_id: number | null;
-  audit_id: number | null;
-  /** A match's hold or its release (rules §22). */
-  match_id: ColumnType<number | null, number | null | undefined, number | null>;
-  created_at: string;
-  /** rules §14: 'live' or 'test' (shared/book.ts). */
-  book: Book;
-}
-
-export interface PostingsTable {
-  id: Generated<number>;
-  entry_id: number;
-  account_id: number;
-  amount_cents: number;
-  /** rules §14: 'live' or 'test' (shared/book.ts). */
-  book: Book;
-}
-
 export interface IdempotencyKeysTable {
   user_id: number;
   key: string;
@@ -304,6 +272,8 @@ import type {
   PricesTable,
   ValuationsTable,
 } from './schema.investing.ts';
+import type { JournalEntriesTable, LedgerAccountsTable, LedgerCheckpointsTable, LedgerCosignaturesTable, LedgerKeysTable, PostingsTable } from './schema.ledger.ts';
+export type { JournalEntriesTable, LedgerAccountsTable, PostingsTable } from './schema.ledger.ts';
 import type { AccountsTable, AddressConfirmationsTable, SignInFailuresTable, WebSessionsTable } from './schema.accounts.ts';
 import type { ActorColumn, DeathRecordsTable, FundMembersTable, MemberRolesTable, SuccessorLinesTable } from './schema.members.ts';
 import type { DiligenceListsTable, Pub78Table, RevocationsTable, SanctionReviewsTable, SanctionsTable } from './schema.diligence.ts';
@@ -376,6 +346,9 @@ export interface Database {
   monthly_fees: MonthlyFeesTable;
   oidc_artifacts: OidcArtifactsTable;
   oidc_keys: OidcKeysTable;
+  ledger_checkpoints: LedgerCheckpointsTable;
+  ledger_cosignatures: LedgerCosignaturesTable;
+  ledger_keys: LedgerKeysTable;
   fund_members: FundMembersTable;
   member_roles: MemberRolesTable;
   successor_lines: SuccessorLinesTable;

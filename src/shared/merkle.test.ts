@@ -49,6 +49,12 @@ test('every consistency proof between sizes 1 to 37 verifies, and fails for anot
   assert.ok(verifyConsistency(0, 5, [], treeHash([]), treeHash(many, 5)), 'every tree extends the empty one');
 });
 
+test('one memo serves the tree hashes of every size of a log, each as computed alone', () => {
+  const memo = new Map<string, Buffer>();
+  for (let size = 0; size <= many.length; size += 1) assert.deepEqual(treeHash(many, size, memo), treeHash(many, size), `size ${size}`);
+  assert.ok(memo.size > 0);
+});
+
 test('sizes and indexes out of range are refused', () => {
   assert.throws(() => inclusionProof(many, 37), RangeError);
   assert.throws(() => treeHash(many, 38), RangeError);

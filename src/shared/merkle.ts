@@ -32,20 +32,31 @@ function assertSize(n: number, what: string): void {
   if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${what} must be a whole number from 0, not ${n}`);
 }
 
-/** MTH(D[lo:hi]) over the leaf hashes. */
-function subtree(leaves: readonly Uint8Array[], lo: number, hi: number): Buffer {
+/**
+ * MTH(D[lo:hi]) over the leaf hashes. `memo` keeps the hashes of whole subtrees (a power of two
+ * of leaves, which no later leaf changes), so that the tree hashes of many sizes of one log share them.
+ */
+function subtree(leaves: readonly Uint8Array[], lo: number, hi: number, memo?: Map<string, Buffer>): Buffer {
   const n = hi - lo;
   if (n === 0) return sha256();
   if (n === 1) return Buffer.from(leaves[lo] as Uint8Array);
+  const whole = memo !== undefined && powerOfTwo(n);
+  const known = whole ? memo.get(`${lo}:${n}`) : undefined;
+  if (known !== undefined) return known;
   const k = split(n);
-  return nodeHash(subtree(leaves, lo, lo + k), subtree(leaves, lo + k, hi));
+  const hash = nodeHash(subtree(leaves, lo, lo + k, memo), subtree(leaves, lo + k, hi, memo));
+  if (whole) memo.set(`${lo}:${n}`, hash);
+  return hash;
 }
 
-/** The tree hash of the first `size` leaves (all of them by default); SHA-256 of nothing for none. */
-export function treeHash(leaves: readonly Uint8Array[], size = leaves.length): Buffer {
+/**
+ * The tree hash of the first `size` leaves (all of them by default); SHA-256 of nothing for none.
+ * Pass one `memo` to the calls for many sizes of one log.
+ */
+export function treeHash(leaves: readonly Uint8Array[], size = leaves.length, memo?: Map<string, Buffer>): Buffer {
   assertSize(size, 'the tree size');
   if (size > leaves.length) throw new RangeError(`a tree of ${size} leaves needs ${size} leaf hashes, not ${leaves.length}`);
-  return subtree(leaves, 0, size);
+  return subtree(leaves, 0, size, memo);
 }
 
 /** PATH(m, D[lo:hi]): the audit path of leaf m (relative to lo), from the leaf up. */

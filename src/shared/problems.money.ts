@@ -172,6 +172,18 @@ export const MONEY_PROBLEMS = {
     'PATCH /v1/users/me',
     'POST /v1/dafpay/grants',
   ]),
+  checkpoint_not_found: doc(
+    'Checkpoint not found',
+    "The book's log has no signed checkpoint of that size (or none yet: one is made once entries are in the log).",
+    'List the checkpoints with GET /v1/ledger/checkpoints and ask for one of their sizes.',
+    ['GET /v1/ledger/checkpoints/latest', 'GET /v1/ledger/consistency', 'GET /v1/ledger/checkpoints/{size}'],
+  ),
+  proof_not_ready: doc(
+    'Proof not ready',
+    "Some of this donation's journal entries are not yet in a signed checkpoint of the log.",
+    'Try again after the next checkpoint (made every LEDGER_CHECKPOINT_INTERVAL_MS, or after LEDGER_CHECKPOINT_ENTRIES entries).',
+    ['GET /v1/donations/{donation_id}/proof'],
+  ),
   grant_not_found: doc(
     'Grant not found',
     'No grant of a fund you are a member of has this id in the book you act in; an app reads only the grants its own tokens made.',

@@ -1,3 +1,5 @@
 export * from './ledger.ts';
 export * from './ledger.store.ts';
 export { openBooks } from './ledger.service.ts';
+export * from './ledger.encoding.ts';
+export * from './ledger.log.ts';

@@ -6,6 +6,7 @@ import type { Database, LedgerAccountsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { insertRows, jsonRows, rowsStatement, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
+import { entryHash } from './ledger.encoding.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
 import { FUND_ACCOUNT_KINDS, OUTSIDE_ACCOUNT_KINDS, postingsOf, type FundAccountKind, type FundBalances, type Movement, type OutsideAccountKind, type Posting } from './ledger.ts';
@@ -71,6 +72,12 @@ const insertEntryQuery = prepared<
       created_at: p('created_at'),
     })
     .returning('id'),
+);
+const setEntryHashQuery = prepared<Database, never, { id: number; entry_hash: string }>((db, p) =>
+  db
+    .updateTable('journal_entries')
+    .set({ entry_hash: p('entry_hash') })
+    .where('id', '=', p('id')),
 );
 const insertPostingQuery = prepared<Database, never, { book: Book; entry_id: number; account_id: number; amount_cents: number }>((db, p) =>
   db.insertInto('postings').values({ book: p('book'), entry_id: p('entry_id'), account_id: p('account_id'), amount_cents: p('amount_cents') }),
@@ -202,6 +209,19 @@ export interface EntryCause {
   match_id?: number;
 }
 
+/** An entry's cause as its columns (and its encoding) name it. */
+function causeColumns(cause: EntryCause) {
+  return {
+    book: cause.book,
+    memo: cause.memo,
+    donation_id: cause.donation_id ?? null,
+    gift_id: cause.gift_id ?? null,
+    contribution_id: cause.contribution_id ?? null,
+    audit_id: cause.audit_id ?? null,
+    match_id: cause.match_id ?? null,
+  };
+}
+
 function assertCaused(cause: EntryCause): void {
   assert(
     cause.donation_id !== undefined || cause.gift_id !== undefined || cause.contribution_id !== undefined || cause.audit_id !== undefined || cause.match_id !== undefined,
@@ -213,17 +233,10 @@ function assertCaused(cause: EntryCause): void {
 export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly Movement[], at: string): Promise<number> {
   assertCaused(cause);
   const postings = postingsOf(movements);
-  const [entry] = await insertEntryQuery(trx, {
-    book: cause.book,
-    memo: cause.memo,
-    donation_id: cause.donation_id ?? null,
-    gift_id: cause.gift_id ?? null,
-    contribution_id: cause.contribution_id ?? null,
-    audit_id: cause.audit_id ?? null,
-    match_id: cause.match_id ?? null,
-    created_at: at,
-  });
+  const [entry] = await insertEntryQuery(trx, { ...causeColumns(cause), created_at: at });
   assert(entry !== undefined, 'the entry was inserted');
+  // Its hash names its id, known only now: set in the same transaction (rules §26).
+  await setEntryHashQuery(trx, { id: entry.id, entry_hash: entryHash({ ...causeColumns(cause), id: entry.id, created_at: at, postings }) });
   const [a, b] = postings;
   if (postings.length === 2 && a !== undefined && b !== undefined) {
     await insertPostingPairQuery(trx, { book: cause.book, entry_id: entry.id, a: a.account_id, a_cents: a.amount_cents, b: b.account_id, b_cents: b.amount_cents });
@@ -321,8 +334,12 @@ function entryRows(entries: ReadonlyArray<{ id: number; cause: EntryCause; posti
     inserts: [
       ...insertRows(
         'journal_entries',
-        ['id', 'book', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'created_at'],
-        entries.map((e) => [e.id, e.cause.book, e.cause.memo, e.cause.donation_id ?? null, e.cause.gift_id ?? null, e.cause.contribution_id ?? null, e.cause.audit_id ?? null, at]),
+        ['id', 'book', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'match_id', 'created_at', 'entry_hash'],
+        entries.map((e) => {
+          const c = causeColumns(e.cause);
+          const hash = entryHash({ ...c, id: e.id, created_at: at, postings: e.postings });
+          return [e.id, c.book, c.memo, c.donation_id, c.gift_id, c.contribution_id, c.audit_id, c.match_id, at, hash];
+        }),
       ),
       ...insertRows('postings', ['entry_id', 'account_id', 'amount_cents', 'book'], postings),
     ],

@@ -55,7 +55,7 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   idempotency_keys: { personal: ['response_body'], notPersonal: ['request_hash'], forget: 'deleted: cached answers hold their notes and names' },
   import_runs: { personal: [], notPersonal: ['summary'], forget: 'directory imports' },
   invitations: { personal: [], forget: 'deleted' },
-  journal_entries: { personal: [], notPersonal: ['memo'], forget: 'the journal: fixed memos and amounts, kept' },
+  journal_entries: { personal: [], notPersonal: ['memo', 'entry_hash', 'chain_hash'], forget: 'the journal: fixed memos and amounts, kept, with the hashes that prove them' },
   ledger_accounts: { personal: [], forget: 'balances: kept' },
   mail_outbox: {
     personal: ['recipient', 'subject', 'text', 'html', 'last_error'],
@@ -98,6 +98,9 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   non_profits: { personal: [], notPersonal: ['name', 'name_lower', 'website', 'street', 'city'], forget: "the directory: organisations' public IRS records" },
   oidc_artifacts: { personal: ['payload'], forget: 'their grants, tokens, provider sessions and interactions: deleted' },
   oidc_keys: { personal: [], notPersonal: ['secret'], forget: "the provider's keys" },
+  ledger_checkpoints: { personal: [], notPersonal: ['root_hash', 'note', 'key'], forget: "the log's signed tree heads: hashes, no person" },
+  ledger_cosignatures: { personal: [], notPersonal: ['witness', 'line'], forget: "witnesses' signatures of checkpoints" },
+  ledger_keys: { personal: [], notPersonal: ['name', 'private_key'], forget: "the log's keys" },
   password_resets: { personal: [], forget: 'deleted' },
   postings: { personal: [], forget: 'the journal: kept' },
   receipts: {

@@ -1,0 +1,38 @@
+// The canonical encoding of a journal entry (docs/rules.md §26), the bytes its leaf hash is of: the
+// UTF-8 of the JSON text (ECMAScript's JSON.stringify, no spaces) of the array
+//   ["almoner.journal-entry.v1", book, id, created_at, memo, donation_id, gift_id, contribution_id,
+//    audit_id, match_id, [[account_id, amount_cents], ...]]
+// ids and cents as JSON integers, an absent cause as null, the postings ordered by account id then
+// amount. Its leaf hash is SHA-256(0x00 || those bytes) (RFC 6962), hex in the database.
+import { assert, assertSafeInteger } from '../../shared/assert.ts';
+import { leafHash } from '../../shared/merkle.ts';
+import type { Book } from '../../shared/book.ts';
+
+export const ENTRY_ENCODING = 'almoner.journal-entry.v1';
+
+/** An entry as its encoding names it. */
+export interface EncodedEntry {
+  id: number;
+  book: Book;
+  created_at: string;
+  memo: string;
+  donation_id: number | null;
+  gift_id: number | null;
+  contribution_id: number | null;
+  audit_id: number | null;
+  match_id: number | null;
+  postings: ReadonlyArray<{ account_id: number; amount_cents: number }>;
+}
+
+/** The canonical encoding's text. */
+export function entryText(e: EncodedEntry): string {
+  for (const n of [e.id, ...e.postings.flatMap((p) => [p.account_id, p.amount_cents])]) assertSafeInteger(n, 'an encoded number');
+  const postings = e.postings.map((p) => [p.account_id, p.amount_cents] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return JSON.stringify([ENTRY_ENCODING, e.book, e.id, e.created_at, e.memo, e.donation_id, e.gift_id, e.contribution_id, e.audit_id, e.match_id, postings]);
+}
+
+/** The entry's leaf hash, hex. */
+export function entryHash(e: EncodedEntry): string {
+  assert(e.postings.length > 0, 'an entry has postings');
+  return leafHash(Buffer.from(entryText(e), 'utf8')).toString('hex');
+}

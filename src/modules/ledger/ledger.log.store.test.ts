@@ -1,0 +1,94 @@
+// Every function of ledger.log.store.ts on both engines.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describeEachEngine, fund, makeUser, whileHeld } from '../../../test/harness.ts';
+import * as store from './ledger.log.store.ts';
+import { entryHash } from './ledger.encoding.ts';
+
+describeEachEngine('ledger log store', (env) => {
+  test('unsequencedEntries in id order with their postings; setPlaces takes each once; lastSequenced, sequencedEntries, leafHashes read the log', async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps);
+    await fund(env().deps, user, 12_00);
+    await fund(env().deps, user, 34_00);
+    const waiting = await store.unsequencedEntries(db, 'live', 10);
+    assert.ok(waiting.length >= 2);
+    assert.deepEqual(
+      waiting.map((e) => e.id),
+      [...waiting.map((e) => e.id)].sort((a, b) => a - b),
+    );
+    for (const e of waiting) {
+      assert.equal(e.entry_hash, entryHash(e), 'the hash written with the entry is its content\u2019s');
+      assert.equal(
+        e.postings.reduce((n, p) => n + p.amount_cents, 0),
+        0,
+      );
+    }
+    assert.equal(await store.lastSequenced(db, 'live'), undefined);
+    const places = waiting.map((e, i) => ({ id: e.id, log_seq: i, chain_hash: `c${i}`, entry_hash: e.entry_hash as string }));
+    await db.transaction().execute(async (trx) => {
+      await store.lockLog(trx, 'live');
+      await store.setPlaces(trx, places);
+    });
+    await assert.rejects(
+      db.transaction().execute((trx) => store.setPlaces(trx, places.slice(0, 1))),
+      /taken by the log already/,
+    );
+    assert.deepEqual(await store.lastSequenced(db, 'live'), { log_seq: places.length - 1, chain_hash: `c${places.length - 1}` });
+    assert.deepEqual(await store.unsequencedEntries(db, 'live', 10), []);
+    assert.deepEqual(
+      (await store.sequencedEntries(db, 'live', 1, 1)).map((e) => [e.id, e.log_seq]),
+      [[places[1]!.id, 1]],
+    );
+    assert.deepEqual(await store.leafHashes(db, 'live', 2), [places[0]!.entry_hash, places[1]!.entry_hash]);
+    assert.deepEqual(await store.entriesOfDonation(db, 'live', 999_999), []);
+  });
+
+  test('lockLog makes two sequencers of one book wait for each other (PostgreSQL; SQLite writes one transaction at a time)', async () => {
+    const { db, engine } = { db: env().deps.db, engine: env().engine };
+    if (engine === 'sqlite') {
+      assert.equal(await db.transaction().execute((trx) => store.lockLog(trx, 'test')), undefined);
+      return;
+    }
+    const { waited } = await whileHeld(
+      db,
+      (trx) => store.lockLog(trx, 'test'),
+      () => db.transaction().execute((trx) => store.lockLog(trx, 'test')),
+    );
+    assert.equal(waited, true);
+  });
+
+  test('checkpoints: insert, the latest (or the latest of at most a size), one by size, a page newest first, all smallest first; cosignatures kept, a newer one replacing', async () => {
+    const { db } = env().deps;
+    const at = '2026-01-01T00:00:00Z';
+    for (const size of [3, 7, 12])
+      await db.transaction().execute((trx) => store.insertCheckpoint(trx, { book: 'test', size, root_hash: 'ab', note: `n${size}`, key: 'k', created_at: at }));
+    assert.equal((await store.latestCheckpoint(db, 'test'))?.size, 12);
+    assert.equal((await store.latestCheckpoint(db, 'test', 10))?.size, 7);
+    assert.equal(await store.latestCheckpoint(db, 'live', 0), undefined);
+    assert.equal((await store.checkpointOf(db, 'test', 7))?.note, 'n7');
+    assert.equal(await store.checkpointOf(db, 'test', 8), undefined);
+    const page = await store.checkpointPage(db, 'test', 2, 0);
+    assert.deepEqual([page.count, page.rows.map((r) => r.size)], [3, [12, 7]]);
+    assert.deepEqual(
+      (await store.allCheckpoints(db, 'test')).map((r) => r.size),
+      [3, 7, 12],
+    );
+    await store.saveCosignature(db, { book: 'test', size: 7, witness: 'w', line: 'old\n', created_at: at });
+    await store.saveCosignature(db, { book: 'test', size: 7, witness: 'w', line: 'new\n', created_at: at });
+    assert.deepEqual([...(await store.cosignaturesOf(db, 'test', [7, 12])).entries()], [[7, [{ witness: 'w', line: 'new\n' }]]]);
+    assert.equal((await store.cosignaturesOf(db, 'test', [])).size, 0);
+  });
+
+  test('made keys: none, then the newest current one; madeKeys lists them all', async () => {
+    const { db } = env().deps;
+    assert.equal(await store.currentMadeKey(db), undefined);
+    await store.insertMadeKey(db, { name: 'a/ledger', private_key: 'pem-1', created_at: '2026-01-01T00:00:00Z' });
+    await store.insertMadeKey(db, { name: 'a/ledger', private_key: 'pem-2', created_at: '2026-01-02T00:00:00Z' });
+    assert.equal((await store.currentMadeKey(db))?.private_key, 'pem-2');
+    assert.deepEqual(
+      (await store.madeKeys(db)).map((k) => k.private_key),
+      ['pem-1', 'pem-2'],
+    );
+  });
+});

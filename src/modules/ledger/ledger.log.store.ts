@@ -1,0 +1,209 @@
+// Every SQL statement of the journal's log (docs/rules.md §26): its entries' places and chain
+// hashes, its checkpoints and their witnesses' cosignatures, and the log key the node made.
+import { CompiledQuery } from 'kysely';
+import { dialectOf } from '../../db/dialect.ts';
+import { jsonRowsFrom } from '../../db/bulk.ts';
+import type { Db, Trx } from '../../db/database.ts';
+import type { Book } from '../../shared/book.ts';
+import type { EncodedEntry } from './ledger.encoding.ts';
+
+/** Only one transaction sequences a book's log at a time (on every node). */
+export async function lockLog(trx: Trx, book: Book): Promise<void> {
+  await dialectOf(trx).lockKeys(trx, [`ledger log ${book}`]);
+}
+
+/** The log's last entry: its leaf index and chain hash; undefined for an empty log. */
+export async function lastSequenced(db: Db, book: Book): Promise<{ log_seq: number; chain_hash: string } | undefined> {
+  const row = await db
+    .selectFrom('journal_entries')
+    .select(['log_seq', 'chain_hash'])
+    .where('book', '=', book)
+    .where('log_seq', 'is not', null)
+    .orderBy('log_seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { log_seq: Number(row.log_seq), chain_hash: row.chain_hash as string };
+}
+
+/** An entry as stored, with its postings, its stored hash and, once sequenced, its place. */
+export interface StoredEntry extends EncodedEntry {
+  entry_hash: string | null;
+  log_seq: number | null;
+  chain_hash: string | null;
+}
+
+type EntryRow = Omit<StoredEntry, 'postings'>;
+
+const ENTRY_COLUMNS = ['id', 'book', 'created_at', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'match_id', 'entry_hash', 'log_seq', 'chain_hash'] as const;
+
+function numberOrNull(v: unknown): number | null {
+  return v === null || v === undefined ? null : Number(v);
+}
+
+/** The entries with their postings, in the order given. */
+async function withPostings(db: Db, rows: ReadonlyArray<Record<string, unknown>>): Promise<StoredEntry[]> {
+  const entries: EntryRow[] = rows.map((r) => ({
+    id: Number(r.id),
+    book: r.book as Book,
+    created_at: r.created_at as string,
+    memo: r.memo as string,
+    donation_id: numberOrNull(r.donation_id),
+    gift_id: numberOrNull(r.gift_id),
+    contribution_id: numberOrNull(r.contribution_id),
+    audit_id: numberOrNull(r.audit_id),
+    match_id: numberOrNull(r.match_id),
+    entry_hash: (r.entry_hash as string | null) ?? null,
+    log_seq: numberOrNull(r.log_seq),
+    chain_hash: (r.chain_hash as string | null) ?? null,
+  }));
+  if (entries.length === 0) return [];
+  const postings = new Map<number, Array<{ account_id: number; amount_cents: number }>>();
+  const ids = entries.map((e) => e.id);
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db
+      .selectFrom('postings')
+      .select(['entry_id', 'account_id', 'amount_cents'])
+      .where('entry_id', 'in', ids.slice(i, i + 500))
+      .execute();
+    for (const p of rows) {
+      const list = postings.get(Number(p.entry_id)) ?? [];
+      list.push({ account_id: Number(p.account_id), amount_cents: Number(p.amount_cents) });
+      postings.set(Number(p.entry_id), list);
+    }
+  }
+  return entries.map((e) => ({ ...e, postings: postings.get(e.id) ?? [] }));
+}
+
+/** The entries of `book` the log has yet to take, oldest id first, at most `limit`. */
+export async function unsequencedEntries(db: Db, book: Book, limit: number): Promise<StoredEntry[]> {
+  const rows = await db.selectFrom('journal_entries').select(ENTRY_COLUMNS).where('book', '=', book).where('log_seq', 'is', null).orderBy('id').limit(limit).execute();
+  return withPostings(db, rows);
+}
+
+/** Gives entries their places in the log and chain hashes, a statement per 1,000 (each entry still untaken). */
+export async function setPlaces(trx: Trx, places: ReadonlyArray<{ id: number; log_seq: number; chain_hash: string; entry_hash: string }>): Promise<void> {
+  const dialect = dialectOf(trx);
+  for (let i = 0; i < places.length; i += 1000) {
+    const chunk = places.slice(i, i + 1000);
+    const params: unknown[] = [];
+    const values = chunk.map((p) => [p.id, p.log_seq, p.chain_hash, p.entry_hash]);
+    const text = `update journal_entries set log_seq = v.seq, chain_hash = v.chain, entry_hash = v.hash
+      from ${jsonRowsFrom(dialect, params, 'eid bigint, seq bigint, chain text, hash text', values, 'v')}
+      where journal_entries.id = v.eid and journal_entries.log_seq is null`;
+    const result = await trx.executeQuery(CompiledQuery.raw(text, params));
+    if (Number(result.numAffectedRows ?? 0) !== chunk.length) throw new Error('journal entries were taken by the log already');
+  }
+}
+
+/** The log's entries from leaf index `from`, in order, at most `limit`. */
+export async function sequencedEntries(db: Db, book: Book, from: number, limit: number): Promise<StoredEntry[]> {
+  const rows = await db.selectFrom('journal_entries').select(ENTRY_COLUMNS).where('book', '=', book).where('log_seq', '>=', from).orderBy('log_seq').limit(limit).execute();
+  return withPostings(db, rows);
+}
+
+/** The leaf hashes of the log's first `size` entries, in order (hex). */
+export async function leafHashes(db: Db, book: Book, size: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('journal_entries')
+    .select(['log_seq', 'entry_hash'])
+    .where('book', '=', book)
+    .where('log_seq', '<', size)
+    .where('log_seq', 'is not', null)
+    .orderBy('log_seq')
+    .execute();
+  return rows.map((r) => r.entry_hash as string);
+}
+
+/** The entries of a donation (or of any cause column) in the log, with their places. */
+export async function entriesOfDonation(db: Db, book: Book, donationId: number): Promise<StoredEntry[]> {
+  const rows = await db.selectFrom('journal_entries').select(ENTRY_COLUMNS).where('book', '=', book).where('donation_id', '=', donationId).orderBy('id').execute();
+  return withPostings(db, rows);
+}
+
+/** A checkpoint as stored. */
+export interface StoredCheckpoint {
+  book: Book;
+  size: number;
+  root_hash: string;
+  note: string;
+  key: string;
+  created_at: string;
+}
+
+function checkpointRow(r: Record<string, unknown>): StoredCheckpoint {
+  return { book: r.book as Book, size: Number(r.size), root_hash: r.root_hash as string, note: r.note as string, key: r.key as string, created_at: r.created_at as string };
+}
+
+export async function insertCheckpoint(trx: Trx, c: StoredCheckpoint): Promise<void> {
+  await trx.insertInto('ledger_checkpoints').values(c).execute();
+}
+
+/** The newest checkpoint of `book` (the largest), or of at most `size` entries. */
+export async function latestCheckpoint(db: Db, book: Book, atMost?: number): Promise<StoredCheckpoint | undefined> {
+  let q = db.selectFrom('ledger_checkpoints').selectAll().where('book', '=', book);
+  if (atMost !== undefined) q = q.where('size', '<=', atMost);
+  const row = await q.orderBy('size', 'desc').limit(1).executeTakeFirst();
+  return row === undefined ? undefined : checkpointRow(row);
+}
+
+export async function checkpointOf(db: Db, book: Book, size: number): Promise<StoredCheckpoint | undefined> {
+  const row = await db.selectFrom('ledger_checkpoints').selectAll().where('book', '=', book).where('size', '=', size).executeTakeFirst();
+  return row === undefined ? undefined : checkpointRow(row);
+}
+
+/** A page of a book's checkpoints, newest first, and how many there are. */
+export async function checkpointPage(db: Db, book: Book, limit: number, offset: number): Promise<{ rows: StoredCheckpoint[]; count: number }> {
+  const [rows, counted] = await Promise.all([
+    db.selectFrom('ledger_checkpoints').selectAll().where('book', '=', book).orderBy('size', 'desc').limit(limit).offset(offset).execute(),
+    db
+      .selectFrom('ledger_checkpoints')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('book', '=', book)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows.map(checkpointRow), count: Number(counted.n) };
+}
+
+/** Every checkpoint of `book`, smallest first (for `almoner check`). */
+export async function allCheckpoints(db: Db, book: Book): Promise<StoredCheckpoint[]> {
+  return (await db.selectFrom('ledger_checkpoints').selectAll().where('book', '=', book).orderBy('size').execute()).map(checkpointRow);
+}
+
+/** The cosignature lines of checkpoints, by size. */
+export async function cosignaturesOf(db: Db, book: Book, sizes: readonly number[]): Promise<Map<number, Array<{ witness: string; line: string }>>> {
+  const out = new Map<number, Array<{ witness: string; line: string }>>();
+  if (sizes.length === 0) return out;
+  const rows = await db
+    .selectFrom('ledger_cosignatures')
+    .select(['size', 'witness', 'line'])
+    .where('book', '=', book)
+    .where('size', 'in', [...sizes])
+    .orderBy('witness')
+    .execute();
+  for (const r of rows) out.set(Number(r.size), [...(out.get(Number(r.size)) ?? []), { witness: r.witness, line: r.line }]);
+  return out;
+}
+
+/** Keeps a witness's cosignature of a checkpoint; a newer one of the same witness replaces it. */
+export async function saveCosignature(db: Db, c: { book: Book; size: number; witness: string; line: string; created_at: string }): Promise<void> {
+  await db
+    .insertInto('ledger_cosignatures')
+    .values(c)
+    .onConflict((oc) => oc.columns(['book', 'size', 'witness']).doUpdateSet({ line: c.line, created_at: c.created_at }))
+    .execute();
+}
+
+/** The log key the node made and signs with (not retired), if any. */
+export async function currentMadeKey(db: Db): Promise<{ id: number; name: string; private_key: string } | undefined> {
+  const row = await db.selectFrom('ledger_keys').select(['id', 'name', 'private_key']).where('retired_at', 'is', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return row === undefined ? undefined : { id: Number(row.id), name: row.name, private_key: row.private_key };
+}
+
+/** Every log key the node made, retired ones too (they verify what they signed). */
+export async function madeKeys(db: Db): Promise<Array<{ name: string; private_key: string }>> {
+  return db.selectFrom('ledger_keys').select(['name', 'private_key']).orderBy('id').execute();
+}
+
+export async function insertMadeKey(db: Db, key: { name: string; private_key: string; created_at: string }): Promise<void> {
+  await db.insertInto('ledger_keys').values(key).execute();
+}

@@ -1,0 +1,255 @@
+// The journal's log (docs/rules.md §26, ADR 28): each book's entries taken in commit order into a
+// hash chain and a Merkle tree (RFC 6962), checkpoints of it signed with the platform's Ed25519 key
+// (C2SP tlog-checkpoint), witnesses' cosignatures kept beside them, and the proofs a donor checks.
+import { createHash, generateKeyPairSync } from 'node:crypto';
+import type { Deps } from '../../deps.ts';
+import type { Db } from '../../db/database.ts';
+import { BOOKS, type Book } from '../../shared/book.ts';
+import { consistencyProof, inclusionProof, treeHash } from '../../shared/merkle.ts';
+import { checkpointText, noteKey, parseVerifierKey, signNote, splitNote, verifierKeyText, verifyNote, type NoteKey } from '../../shared/signed-note.ts';
+import { AppError } from '../../shared/errors.ts';
+import { entryHash, entryText } from './ledger.encoding.ts';
+import * as store from './ledger.log.store.ts';
+
+/** The chain's hash before the first entry. */
+export const CHAIN_START = Buffer.alloc(32).toString('hex');
+
+/** The next chain hash: SHA-256(previous chain hash || entry hash), both as their 32 bytes. */
+export function chainHash(previous: string, entry: string): string {
+  return createHash('sha256').update(Buffer.from(previous, 'hex')).update(Buffer.from(entry, 'hex')).digest('hex');
+}
+
+/** The log key's name: LEDGER_KEY_NAME, else the public URL's host and "/ledger". */
+export function logKeyName(deps: Deps): string {
+  return deps.config.ledger.keyName || `${new URL(deps.config.publicUrl).host}/ledger`;
+}
+
+/** The origin line of a book's checkpoints. */
+export function originOf(deps: Deps, book: Book): string {
+  return `${logKeyName(deps)}/${book}`;
+}
+
+/** The key that signs checkpoints: the configured one, else the one the node made (made now if none). */
+export async function logKey(deps: Deps): Promise<NoteKey> {
+  const name = logKeyName(deps);
+  if (deps.config.ledger.signingKey !== '') return noteKey(name, deps.config.ledger.signingKey);
+  let made = await store.currentMadeKey(deps.db);
+  if (made === undefined) {
+    const { privateKey } = generateKeyPairSync('ed25519');
+    await store.insertMadeKey(deps.db, { name, private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, created_at: deps.clock.now().toISOString() });
+    // Two nodes making one at once: both sign with the newest from now on.
+    made = await store.currentMadeKey(deps.db);
+  }
+  return noteKey(name, (made as { private_key: string }).private_key);
+}
+
+/** The verifier keys of every key the platform signs or signed with: the configured one, and those it made. */
+export async function platformVerifierKeys(deps: Deps): Promise<string[]> {
+  const name = logKeyName(deps);
+  const keys = (await store.madeKeys(deps.db)).map((k) => noteKey(k.name, k.private_key));
+  if (deps.config.ledger.signingKey !== '') keys.push(noteKey(name, deps.config.ledger.signingKey));
+  return keys.map((k) => verifierKeyText(k.name, k.publicKey));
+}
+
+/** The verifier key of the log key (what a verifier is given). */
+export async function logVerifierKey(deps: Deps): Promise<string> {
+  const key = await logKey(deps);
+  return verifierKeyText(key.name, key.publicKey);
+}
+
+/** An entry the log cannot take: its stored hash is not its content's. */
+export class LedgerTampered extends Error {}
+
+/**
+ * Takes the book's entries not yet in its log, oldest id first (up to `limit`), in one
+ * transaction under the log's lock: each gets the next leaf index and chain hash. An entry whose
+ * content no longer matches the hash written with it stops the log (LedgerTampered names it).
+ */
+export async function sequenceLog(deps: Deps, book: Book, limit = 5000): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => {
+    await store.lockLog(trx, book);
+    const last = await store.lastSequenced(trx, book);
+    const entries = await store.unsequencedEntries(trx, book, limit);
+    let seq = last === undefined ? 0 : last.log_seq + 1;
+    let chain = last === undefined ? CHAIN_START : last.chain_hash;
+    const places = entries.map((e) => {
+      const hash = entryHash(e);
+      if (e.entry_hash !== null && e.entry_hash !== hash) throw new LedgerTampered(`journal entry ${e.id} no longer matches the hash written with it: the log stops before it`);
+      chain = chainHash(chain, hash);
+      return { id: e.id, log_seq: seq++, chain_hash: chain, entry_hash: hash };
+    });
+    await store.setPlaces(trx, places);
+    return places.length;
+  });
+}
+
+/** Sequences until nothing waits; the log's size. */
+export async function sequenceAll(deps: Deps, book: Book): Promise<number> {
+  while ((await sequenceLog(deps, book)) > 0);
+  const last = await store.lastSequenced(deps.db, book);
+  return last === undefined ? 0 : last.log_seq + 1;
+}
+
+/** The leaf hashes of the log's first `size` entries, as bytes. */
+async function leavesOf(db: Db, book: Book, size: number): Promise<Buffer[]> {
+  const leaves = (await store.leafHashes(db, book, size)).map((h) => Buffer.from(h, 'hex'));
+  if (leaves.length !== size) throw new Error(`the ${book} log has ${leaves.length} entries where ${size} were asked`);
+  return leaves;
+}
+
+/**
+ * A checkpoint of the book's log as it is now, signed: made when `force`, or when at least
+ * LEDGER_CHECKPOINT_ENTRIES entries came since the last one, or any came and the last is older
+ * than LEDGER_CHECKPOINT_INTERVAL_MS. The newest checkpoint (undefined: none made, none due).
+ */
+export async function checkpoint(deps: Deps, book: Book, options: { force?: boolean } = {}): Promise<store.StoredCheckpoint | undefined> {
+  const size = await sequenceAll(deps, book);
+  const latest = await store.latestCheckpoint(deps.db, book);
+  if (latest !== undefined && latest.size >= size) return latest;
+  if (size === 0) return undefined;
+  const { checkpointEntries, checkpointIntervalMs } = deps.config.ledger;
+  const age = latest === undefined ? Infinity : deps.clock.now().getTime() - Date.parse(latest.created_at);
+  const due = options.force === true || size - (latest?.size ?? 0) >= checkpointEntries || (checkpointIntervalMs > 0 && age >= checkpointIntervalMs);
+  if (!due) return latest;
+  const root = treeHash(await leavesOf(deps.db, book, size));
+  const key = await logKey(deps);
+  const made: store.StoredCheckpoint = {
+    book,
+    size,
+    root_hash: root.toString('hex'),
+    note: signNote(checkpointText(originOf(deps, book), size, root), key),
+    key: verifierKeyText(key.name, key.publicKey),
+    created_at: deps.clock.now().toISOString(),
+  };
+  await deps.db.transaction().execute(async (trx) => {
+    // Another node may have made the same size first: the same tree, kept once.
+    if ((await store.checkpointOf(trx, book, size)) === undefined) await store.insertCheckpoint(trx, made);
+  });
+  return (await store.checkpointOf(deps.db, book, size)) as store.StoredCheckpoint;
+}
+
+/** The book's log as `almoner verify --export` reads it: each entry's place, encoding and chain hash, in order. */
+export async function exportJournal(deps: Deps, book: Book, write: (line: { leaf_index: number; encoded: string; chain_hash: string }) => void): Promise<number> {
+  let count = 0;
+  for (let from = 0; ;) {
+    const entries = await store.sequencedEntries(deps.db, book, from, 5000);
+    if (entries.length === 0) return count;
+    for (const e of entries) write({ leaf_index: e.log_seq as number, encoded: entryText(e), chain_hash: e.chain_hash as string });
+    count += entries.length;
+    from = (entries.at(-1)?.log_seq as number) + 1;
+  }
+}
+
+/** The job: every book's log taken up, and a checkpoint where one is due. */
+export async function runLedgerLog(deps: Deps): Promise<void> {
+  for (const book of BOOKS) await checkpoint(deps, book);
+}
+
+/** A checkpoint as the API shows it: the note with its witnesses' cosignatures appended. */
+export interface CheckpointView {
+  size: number;
+  root_hash: string;
+  note: string;
+  key: string;
+  witnesses: string[];
+  created_at: string;
+}
+
+async function views(deps: Deps, book: Book, rows: readonly store.StoredCheckpoint[]): Promise<CheckpointView[]> {
+  const cosigned = await store.cosignaturesOf(
+    deps.db,
+    book,
+    rows.map((r) => r.size),
+  );
+  return rows.map((r) => {
+    const lines = cosigned.get(r.size) ?? [];
+    return {
+      size: r.size,
+      root_hash: Buffer.from(r.root_hash, 'hex').toString('base64'),
+      note: r.note + lines.map((l) => l.line).join(''),
+      key: r.key,
+      witnesses: lines.map((l) => l.witness),
+      created_at: r.created_at,
+    };
+  });
+}
+
+export async function checkpointPage(deps: Deps, book: Book, limit: number, offset: number): Promise<{ rows: CheckpointView[]; count: number }> {
+  const { rows, count } = await store.checkpointPage(deps.db, book, limit, offset);
+  return { rows: await views(deps, book, rows), count };
+}
+
+function noCheckpoint(): AppError {
+  return new AppError('not_found', 'checkpoint_not_found', 'no checkpoint of that size; GET /v1/ledger/checkpoints lists them');
+}
+
+/** The checkpoint of `size`; throws checkpoint_not_found. */
+export async function checkpointView(deps: Deps, book: Book, size: number): Promise<CheckpointView> {
+  const found = await store.checkpointOf(deps.db, book, size);
+  if (found === undefined) throw noCheckpoint();
+  return (await views(deps, book, [found]))[0] as CheckpointView;
+}
+
+export async function latestCheckpointView(deps: Deps, book: Book): Promise<CheckpointView> {
+  const latest = await store.latestCheckpoint(deps.db, book);
+  if (latest === undefined) throw noCheckpoint();
+  return (await views(deps, book, [latest]))[0] as CheckpointView;
+}
+
+/** The consistency proof between two checkpoints of the book's log (base64 hashes). */
+export async function consistencyBetween(deps: Deps, book: Book, first: number, second: number) {
+  if (first > second)
+    throw new AppError('unprocessable', 'validation_failed', 'first must be at most second', {
+      errors: [{ field: 'first', code: 'validation_failed', message: 'must be at most second' }],
+    });
+  const [a, b] = await Promise.all([store.checkpointOf(deps.db, book, first), store.checkpointOf(deps.db, book, second)]);
+  if ((a === undefined && first !== 0) || b === undefined) throw noCheckpoint();
+  const proof = consistencyProof(await leavesOf(deps.db, book, second), first, second);
+  return { first, second, proof: proof.map((h) => h.toString('base64')) };
+}
+
+/**
+ * A donation's entries with their inclusion proofs to the newest checkpoint that holds them all.
+ * Throws proof_not_ready while one of them is in no checkpoint yet.
+ */
+export async function proofOfDonation(deps: Deps, book: Book, donationId: number) {
+  const entries = await store.entriesOfDonation(deps.db, book, donationId);
+  const last = Math.max(...entries.map((e) => (e.log_seq === null ? Infinity : e.log_seq)));
+  const covering = entries.length === 0 ? undefined : await store.latestCheckpoint(deps.db, book);
+  if (covering === undefined || !Number.isFinite(last) || covering.size <= last) {
+    throw new AppError('conflict', 'proof_not_ready', "this donation's entries are not all in a signed checkpoint yet; try again after the next one");
+  }
+  const leaves = await leavesOf(deps.db, book, covering.size);
+  const [view] = await views(deps, book, [covering]);
+  return {
+    donation_id: donationId,
+    checkpoint: view as CheckpointView,
+    entries: entries.map((e) => ({
+      id: e.id,
+      leaf_index: e.log_seq as number,
+      encoded: entryText(e),
+      leaf_hash: Buffer.from(entryHash(e), 'hex').toString('base64'),
+      inclusion_proof: inclusionProof(leaves, e.log_seq as number, covering.size).map((h) => h.toString('base64')),
+    })),
+  };
+}
+
+/**
+ * Keeps a witness's cosignature of a checkpoint: `lines`, the cosignature line(s) a witness
+ * returned; only those of LEDGER_WITNESSES that verify are kept. Returns the witnesses kept.
+ */
+export async function acceptCosignatures(deps: Deps, book: Book, size: number, lines: string): Promise<string[]> {
+  const found = await store.checkpointOf(deps.db, book, size);
+  if (found === undefined) throw noCheckpoint();
+  const witnesses = deps.config.ledger.witnesses.map(parseVerifierKey);
+  const { text } = splitNote(found.note);
+  const note = `${text}\n${lines.trim()}\n`;
+  const { cosignedBy } = verifyNote(note, witnesses);
+  const kept: string[] = [];
+  for (const { name } of cosignedBy) {
+    const line = splitNote(note).signatures.find((s) => s.name === name)?.line as string;
+    await store.saveCosignature(deps.db, { book, size, witness: name, line, created_at: deps.clock.now().toISOString() });
+    kept.push(name);
+  }
+  return kept;
+}
