@@ -51,6 +51,7 @@ import { scheduledReplayers, scheduledRoutes } from './modules/scheduled/schedul
 import { sandboxRoutes } from './modules/sandbox/sandbox.routes.ts';
 import { Fundraiser, fundraiserRoutes, Match } from './modules/fundraisers/index.ts';
 import { CheckoutDonor, dafpayReplayers, dafpayRoutes, Grant, GrantableFund } from './modules/dafpay/index.ts';
+import { LedgerCheckpoint, ledgerRoutes } from './modules/ledger/index.ts';
 import { webApp } from './web/web.ts';
 import { errorPage } from './web/pages/public.ts';
 import { parseCookies, SESSION_COOKIE } from './web/visitor.ts';
@@ -102,6 +103,7 @@ const CALLER_ROUTES = [
   successionRoutes,
   fundraiserRoutes,
   dafpayRoutes,
+  ledgerRoutes,
 ];
 
 /** The schemas routes refer to by $id (Type.Ref), added once at the root. */
@@ -124,6 +126,7 @@ const SHARED_SCHEMAS = [
   CheckoutDonor,
   GrantableFund,
   Grant,
+  LedgerCheckpoint,
 ];
 
 /** Fastify's options: ids, limits, the second prefix, proxies, and the shared schema compilers. */

@@ -121,6 +121,13 @@ const ENDPOINTS: Endpoint[] = [
     liveOnTest: missing('user_not_found'),
     moves: true,
   },
+  // The ledger's proofs (rules §26): a donation's only to its owner; the log's key and checkpoints to anyone, of their book.
+  { method: 'GET', url: (o) => `/v1/donations/${o.donation_id}/proof`, ...sameEverywhere(missing('donation_not_found')) },
+  { method: 'GET', url: () => '/v1/ledger/key', ...sameEverywhere(ok(200)) },
+  { method: 'GET', url: () => '/v1/ledger/checkpoints', ...sameEverywhere(ok(200)) },
+  { method: 'GET', url: () => '/v1/ledger/checkpoints/latest', ...sameEverywhere(missing('checkpoint_not_found')) },
+  { method: 'GET', url: () => '/v1/ledger/checkpoints/1', ...sameEverywhere(missing('checkpoint_not_found')) },
+  { method: 'GET', url: () => '/v1/ledger/consistency?first=0&second=1', ...sameEverywhere(missing('checkpoint_not_found')) },
   { method: 'GET', url: () => '/v1/gifts', ...sameEverywhere(ok(200)) },
   { method: 'GET', url: (o) => `/v1/gifts/${o.gift_code}`, ...sameEverywhere(missing('gift_not_found')) },
   { method: 'PATCH', url: (o) => `/v1/gifts/${o.gift_code}`, body: { metadata: { ref: 'matrix' } }, ...sameEverywhere(missing('gift_not_found')) },

@@ -50,4 +50,6 @@ export const COMMANDS: Readonly<Record<string, CommandRun>> = {
   prices: async (sub, rest) => (await import('./portfolios.ts')).pricesCommand(sub, rest),
   valuation: async (sub, rest) => (await import('./portfolios.ts')).valuationCommand(sub, rest),
   deaths: async (sub, rest) => (await import('./deaths.ts')).deathsCommand(sub, rest),
+  ledger: async (sub, rest) => (await import('./ledger.ts')).ledgerCommand(sub, rest),
+  verify: async (sub, rest) => (await import('./ledger.ts')).verifyCommand(sub, rest),
 };

@@ -53,6 +53,17 @@ Commands:
   deaths record --user ID --document REFERENCE
                              Record the death of a fund's holder (audited); nothing happens until a second
                              operator (ALMONER_OPERATOR) runs: deaths approve ID, and the fund's successor plan runs
+  ledger checkpoint [--book live|test]
+                             Take the journal's new entries into its log and sign a checkpoint now (rules §26)
+  ledger key                 The log's verifier key (what verifiers are given) and the book's origin
+  ledger export --out FILE [--book B]    The book's log as JSON lines (leaf_index, encoded, chain_hash)
+  ledger cosign --size N --file F [--book B]
+                             Keep the cosignatures in F of a configured witness (LEDGER_WITNESSES) on checkpoint N
+  verify PROOF.json --key KEY [--witness KEY ...] [--threshold N]
+                             Check a donation's proof (GET /v1/donations/ID/proof) offline with the log's key
+  verify --export FILE --checkpoints FILE --origin ORIGIN --key KEY
+                             Check an exported log against checkpoints published before (a JSON array, or the
+                             page GET /v1/ledger/checkpoints answers); names the first entry that differs
   scheduler run [--date YYYY-MM-DD]   Make the recurring donations due by the date (default today)
   receipts repair                     Issue the receipt of every succeeded contribution without one (an older
                                       release's node made it succeed); servers do it every minute

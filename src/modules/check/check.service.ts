@@ -9,6 +9,7 @@ import { VERSION } from '../../version.ts';
 import type { Deps } from '../../deps.ts';
 import { HIDDEN_FROM_OTHERS } from '../donations/index.ts';
 import { fundraiserProblems, matchProblems } from '../fundraisers/index.ts';
+import { ledgerProblems } from '../ledger/index.ts';
 import * as store from './check.store.ts';
 import * as appStore from './check.apps.store.ts';
 
@@ -207,6 +208,10 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ['no check the bank paid after it was voided is left unresolved', paymentExceptions],
     ["every fund's units are its portfolio balance at the last unit price; units outstanding add up; every fee is the formula's", (d) => investingProblems(d.db)],
     ['everyone acts on a fund they belong to; every fund keeps an organizer; every movement names a member whose role allowed it then', (d) => memberProblems(d.db)],
+    [
+      "every journal entry matches its hash; each book's log runs from its first entry without a gap, its chain unbroken; every checkpoint is signed and its root is the log's",
+      ledgerProblems,
+    ],
     [
       "every donation's user, fund and non-profit, every entry's donation, every posting's entry and account, every event's user and every search word's organisation exist",
       references,

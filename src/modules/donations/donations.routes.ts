@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { DONATION_STATUSES } from './donations.ts';
 import { exportFilters, sendCsv, wantsCsv } from '../../http/csv.ts';
+import { DonationProof } from '../ledger/index.ts';
 import { answeringWith, keyedAnswer, sendAnswer, type Answer, type Replayers } from '../../http/idempotency.ts';
 import { resolveUserId, UserIdParam } from '../../http/params.ts';
 import { ExternalIdPageQuery, checkedCents, EmptyObject, Id, PageQuery, withProblems } from '../../http/schemas.ts';
@@ -78,6 +79,19 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           const donation = await service.createDonation(deps, request.caller, newDonation(request.body), answeringWith(request.idempotency, created));
           return sendAnswer(reply, created(donation));
         }),
+    );
+
+    app.get(
+      '/donations/:donation_id/proof',
+      {
+        schema: {
+          tags: ['Donations', 'Ledger'],
+          summary: "The donation's journal entries, each with its inclusion proof to the newest signed checkpoint of the log (409 proof_not_ready until one holds them all)",
+          params: DonationIdParams,
+          response: withProblems({ 200: DonationProof, 409: Type.Ref('Problem') }),
+        },
+      },
+      async (request) => service.proofOfOwnDonation(deps, request.caller, request.params.donation_id),
     );
 
     app.patch(

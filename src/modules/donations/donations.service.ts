@@ -3,7 +3,7 @@
 import type { Deps } from '../../deps.ts';
 import { AppError, conflict, notFound } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import { lockFundAccounts, outsideAccountId, postEntry } from '../ledger/index.ts';
+import { lockFundAccounts, outsideAccountId, postEntry, proofOfDonation } from '../ledger/index.ts';
 import type { Trx } from '../../db/database.ts';
 import { recordEvent } from '../events/index.ts';
 import { recordAudit } from '../audit/index.ts';
@@ -207,6 +207,14 @@ export async function getCreatedDonation(deps: Deps, caller: Caller, donationId:
   const record = await store.findDonation(deps.db, caller.book, donationId);
   if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
   return ownUserScopedForm(await cardsFor(deps, [record]), record);
+}
+
+/** GET /v1/donations/:id/proof: the caller's donation's entries with their inclusion proofs (rules §26). Throws donation_not_found, proof_not_ready. */
+export async function proofOfOwnDonation(deps: Deps, caller: Caller, donationId: number) {
+  authorize(caller, 'read');
+  const record = await store.findDonation(deps.db, caller.book, donationId);
+  if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
+  return proofOfDonation(deps, caller.book, donationId);
 }
 
 /** One donation of a user, as listUserDonations shows it. Throws user_not_found, donation_not_found. */

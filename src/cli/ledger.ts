@@ -1,0 +1,137 @@
+// `almoner ledger` and `almoner verify` (docs/rules.md §26): take the journal into its log and
+// sign a checkpoint now, show the log's key, export a book's log, keep a witness's cosignatures;
+// and check a donation's proof, or an exported log against published checkpoints, offline.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { acceptCosignatures, checkpoint, exportJournal, logVerifierKey, originOf, verifyExport, type ExportedLeaf, type PublishedCheckpoint } from '../modules/ledger/index.ts';
+import { isBook, type Book } from '../shared/book.ts';
+import { leafHash, verifyInclusion } from '../shared/merkle.ts';
+import { parseCheckpoint, parseVerifierKey, verifyNote } from '../shared/signed-note.ts';
+import { UsageError, id, withPlatform } from './common.ts';
+
+function bookOf(value: string | undefined): Book {
+  const book = value ?? 'live';
+  if (!isBook(book)) throw new UsageError('--book is live or test');
+  return book;
+}
+
+export async function ledgerCommand(sub: string | undefined, rest: string[]): Promise<number> {
+  const { values } = parseArgs({ args: rest, strict: true, options: { book: { type: 'string' }, out: { type: 'string' }, size: { type: 'string' }, file: { type: 'string' } } });
+  const book = bookOf(values.book);
+  switch (sub) {
+    case 'checkpoint':
+      return withPlatform(async ({ deps }) => {
+        const made = await checkpoint(deps, book, { force: true });
+        if (made === undefined) process.stdout.write(`The ${book} journal is empty: no checkpoint.\n`);
+        else process.stdout.write(`Checkpoint of the ${book} log at size ${made.size}:\n${made.note}`);
+        return 0;
+      });
+    case 'key':
+      return withPlatform(async ({ deps }) => {
+        process.stdout.write(`${await logVerifierKey(deps)}\norigin: ${originOf(deps, book)}\n`);
+        return 0;
+      });
+    case 'export': {
+      if (values.out === undefined) throw new UsageError('ledger export --out FILE [--book live|test]');
+      return withPlatform(async ({ deps }) => {
+        const lines: string[] = [];
+        const count = await exportJournal(deps, book, (line) => lines.push(JSON.stringify(line)));
+        writeFileSync(values.out as string, lines.map((l) => `${l}\n`).join(''));
+        process.stdout.write(`${count} entries of the ${book} log written to ${values.out}\n`);
+        return 0;
+      });
+    }
+    case 'cosign': {
+      if (values.size === undefined || values.file === undefined) throw new UsageError('ledger cosign --size N --file COSIGNATURES [--book live|test]');
+      const size = id(values.size, '--size');
+      const lines = readFileSync(values.file, 'utf8');
+      return withPlatform(async ({ deps }) => {
+        const kept = await acceptCosignatures(deps, book, size, lines);
+        process.stdout.write(
+          kept.length === 0
+            ? 'No cosignature of a configured witness (LEDGER_WITNESSES) verified: none kept.\n'
+            : `Kept the cosignatures of ${kept.join(', ')} on checkpoint ${size}.\n`,
+        );
+        return kept.length === 0 ? 1 : 0;
+      });
+    }
+    default:
+      throw new UsageError(`unknown ledger command: ${sub ?? '(none)'} (checkpoint, key, export, cosign)`);
+  }
+}
+
+/** Problems of a donation's proof (GET /v1/donations/{id}/proof) against the log's key and witnesses. */
+export function proofProblems(
+  proof: { checkpoint: { note: string }; entries: Array<{ id: number; leaf_index: number; encoded: string; leaf_hash: string; inclusion_proof: string[] }> },
+  key: string,
+  witnesses: string[],
+  threshold: number,
+): string[] {
+  const opened = verifyNote(proof.checkpoint.note, [parseVerifierKey(key), ...witnesses.map(parseVerifierKey)]);
+  const problems: string[] = [];
+  if (opened.signedBy.length === 0) problems.push('the checkpoint is not signed by the key given');
+  if (opened.cosignedBy.length < threshold) problems.push(`${opened.cosignedBy.length} witness cosignatures, fewer than ${threshold}`);
+  const { size, root } = parseCheckpoint(opened.text);
+  if (proof.entries.length === 0) problems.push('the proof names no entry');
+  for (const e of proof.entries) {
+    const leaf = leafHash(Buffer.from(e.encoded, 'utf8'));
+    if (!leaf.equals(Buffer.from(e.leaf_hash, 'base64'))) problems.push(`entry ${e.id}: its leaf hash is not that of its encoding`);
+    else if (
+      !verifyInclusion(
+        leaf,
+        e.leaf_index,
+        size,
+        e.inclusion_proof.map((h) => Buffer.from(h, 'base64')),
+        root,
+      )
+    )
+      problems.push(`entry ${e.id} is not in the checkpoint of size ${size}`);
+  }
+  return problems;
+}
+
+/** `almoner verify PROOF --key K` or `almoner verify --export FILE --checkpoints FILE --key K --origin O`: offline, no database. */
+export async function verifyCommand(sub: string | undefined, rest: string[]): Promise<number> {
+  const args = [sub, ...rest].filter((a): a is string => a !== undefined);
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      key: { type: 'string' },
+      export: { type: 'string' },
+      checkpoints: { type: 'string' },
+      origin: { type: 'string' },
+      witness: { type: 'string', multiple: true },
+      threshold: { type: 'string' },
+    },
+  });
+  if (values.key === undefined) throw new UsageError("verify needs --key, the log's verifier key (GET /v1/ledger/key, almoner ledger key)");
+  const threshold = values.threshold === undefined ? 0 : Number(values.threshold);
+  if (!Number.isInteger(threshold) || threshold < 0) throw new UsageError('--threshold is a whole number');
+  const witnesses = values.witness ?? [];
+  let problems: string[];
+  let what: string;
+  if (values.export !== undefined) {
+    if (values.checkpoints === undefined || values.origin === undefined) throw new UsageError('verify --export FILE --checkpoints FILE --origin ORIGIN --key KEY');
+    const lines = readFileSync(values.export, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as ExportedLeaf);
+    const published = JSON.parse(readFileSync(values.checkpoints, 'utf8')) as PublishedCheckpoint[] | { items: PublishedCheckpoint[] };
+    const checkpoints = Array.isArray(published) ? published : published.items;
+    problems = verifyExport(lines, checkpoints, values.key, values.origin, { keys: witnesses, threshold });
+    what = `${lines.length} entries against ${checkpoints.length} checkpoints`;
+  } else {
+    if (positionals.length !== 1) throw new UsageError('verify PROOF.json --key KEY [--witness KEY ...] [--threshold N]');
+    const proof = JSON.parse(readFileSync(positionals[0] as string, 'utf8'));
+    problems = proofProblems(proof, values.key, witnesses, threshold);
+    what = `donation ${proof.donation_id}: ${proof.entries?.length ?? 0} entries`;
+  }
+  if (problems.length === 0) {
+    process.stdout.write(`verified: ${what}\n`);
+    return 0;
+  }
+  process.stdout.write(`NOT verified: ${what}\n${problems.map((p) => `  ${p}\n`).join('')}`);
+  return 1;
+}
