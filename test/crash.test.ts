@@ -14,6 +14,8 @@ import pg from 'pg';
 import { engines, openEnv, runCli, startServerProcess } from './harness.ts';
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 20);
+// The ledger's log is taken up and checkpointed every 200 ms, so that kills land while it runs too.
+const SERVER_ENV = { RATE_LIMIT_PER_MINUTE: '1000000', IDEMPOTENCY_LOCK_MS: '500', LEDGER_CHECKPOINT_INTERVAL_MS: '200' };
 
 for (const { name: engine } of engines()) {
   describe(`crash test on ${engine}`, () => {
@@ -85,7 +87,7 @@ for (const { name: engine } of engines()) {
         const cancelled = new Set<number>();
         const contributions = new Set<number>();
         for (let round = 0; round < KILLS; round++) {
-          const { server, base, exited } = await startServerProcess(databaseUrl, { RATE_LIMIT_PER_MINUTE: '1000000', IDEMPOTENCY_LOCK_MS: '500' });
+          const { server, base, exited } = await startServerProcess(databaseUrl, SERVER_ENV);
           await retryUnanswered(base);
           let stop = false;
           const worker = async (n: number) => {
@@ -129,7 +131,7 @@ for (const { name: engine } of engines()) {
         }
 
         // One more start to answer what the last kill left unanswered.
-        const last = await startServerProcess(databaseUrl, { RATE_LIMIT_PER_MINUTE: '1000000', IDEMPOTENCY_LOCK_MS: '500' });
+        const last = await startServerProcess(databaseUrl, SERVER_ENV);
         await retryUnanswered(last.base);
         last.server.kill('SIGTERM');
         await last.exited;
@@ -140,6 +142,7 @@ for (const { name: engine } of engines()) {
         );
 
         const after = await openEnv(engine, { databaseUrl });
+        let journalSize = 0;
         try {
           const donations = await after.deps.db.selectFrom('donations').select(['id', 'status']).execute();
           const status = new Map(donations.map((d) => [d.id, d.status]));
@@ -152,12 +155,27 @@ for (const { name: engine } of engines()) {
           for (const d of await after.deps.db.selectFrom('donations').select(['note']).where('note', 'like', 'k-%').execute()) byKey.set(d.note!, (byKey.get(d.note!) ?? 0) + 1);
           for (const [k, n] of byKey) assert.equal(n, 1, `key ${k} made ${n} donations`);
           assert.deepEqual([...byKey.keys()].sort(), [...answered.keys()].sort(), 'every key sent made its one donation, and was answered');
+          journalSize = Number(
+            (
+              await after.deps.db
+                .selectFrom('journal_entries')
+                .select((eb) => eb.fn.countAll<number>().as('n'))
+                .where('book', '=', 'live')
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
         } finally {
           await after.app.close();
           await after.platform.close();
         }
+        // The whole journal in its logs, and every checkpoint the killed servers signed verified (rules §26):
+        // the log only grows, so a gap or a fork any restart made would be there now.
+        const signed = await runCli(['ledger', 'checkpoint'], databaseUrl);
+        assert.equal(signed.code, 0, signed.stderr);
+        assert.equal(Number(/at size (\d+)/.exec(signed.stdout)?.[1]), journalSize, 'every journal entry is in the log');
         const check = await runCli(['check'], databaseUrl);
-        assert.equal(check.code, 0, check.stderr);
+        assert.equal(check.code, 0, check.stdout + check.stderr);
+        assert.match(check.stdout, /ok {4}every journal entry matches its hash/);
       } finally {
         await cleanup();
       }

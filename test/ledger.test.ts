@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engines, openEnv, makeUser, fund, makeNonProfit, call, withoutForeignKeys, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
-import { checkpoint, exportJournal, originOf, sequenceAll, verifyExport, acceptCosignatures, type ExportedLeaf } from '../src/modules/ledger/index.ts';
+import { checkpoint, exportJournal, logOrigin, sequenceAll, verifyExport, acceptCosignatures, type ExportedLeaf } from '../src/modules/ledger/index.ts';
 import { runCheck } from '../src/modules/check/index.ts';
 import { leafHash, verifyConsistency, verifyInclusion } from '../src/shared/merkle.ts';
 import { cosign, noteKey, parseCheckpoint, parseVerifierKey, splitNote, verifierKeyText, verifyNote, NOTE_KEY_TYPES } from '../src/shared/signed-note.ts';
@@ -69,7 +69,7 @@ for (const { name: engine } of engines()) {
       assert.ok(made !== undefined && made.size >= 2, 'the funding and the donation are in the log');
 
       const { key, origin, checkpoints } = await saved(env, donor);
-      assert.equal(origin, originOf(env.deps, 'live'));
+      assert.equal(origin, await logOrigin(env.deps, 'live'));
       const latest = (await call(env.app, 'GET', '/v1/ledger/checkpoints/latest', { key: donor.key })).body;
       assert.deepEqual(checkpoints[0], latest);
       assert.deepEqual(verifyNote(latest.note, [parseVerifierKey(key)]).signedBy, [parseVerifierKey(key).name]);

@@ -3,7 +3,7 @@
 // and check a donation's proof, or an exported log against published checkpoints, offline.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { acceptCosignatures, checkpoint, exportJournal, logVerifierKey, originOf, verifyExport, type ExportedLeaf, type PublishedCheckpoint } from '../modules/ledger/index.ts';
+import { acceptCosignatures, checkpoint, exportJournal, logOrigin, logVerifierKey, verifyExport, type ExportedLeaf, type PublishedCheckpoint } from '../modules/ledger/index.ts';
 import { isBook, type Book } from '../shared/book.ts';
 import { leafHash, verifyInclusion } from '../shared/merkle.ts';
 import { parseCheckpoint, parseVerifierKey, verifyNote } from '../shared/signed-note.ts';
@@ -28,7 +28,7 @@ export async function ledgerCommand(sub: string | undefined, rest: string[]): Pr
       });
     case 'key':
       return withPlatform(async ({ deps }) => {
-        process.stdout.write(`${await logVerifierKey(deps)}\norigin: ${originOf(deps, book)}\n`);
+        process.stdout.write(`${await logVerifierKey(deps)}\norigin: ${await logOrigin(deps, book)}\n`);
         return 0;
       });
     case 'export': {

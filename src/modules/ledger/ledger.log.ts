@@ -19,35 +19,46 @@ export function chainHash(previous: string, entry: string): string {
   return createHash('sha256').update(Buffer.from(previous, 'hex')).update(Buffer.from(entry, 'hex')).digest('hex');
 }
 
-/** The log key's name: LEDGER_KEY_NAME, else the public URL's host and "/ledger". */
-export function logKeyName(deps: Deps): string {
+/** The name a log key is given: LEDGER_KEY_NAME, else the public URL's host and "/ledger". */
+function configuredKeyName(deps: Deps): string {
   return deps.config.ledger.keyName || `${new URL(deps.config.publicUrl).host}/ledger`;
 }
 
-/** The origin line of a book's checkpoints. */
-export function originOf(deps: Deps, book: Book): string {
-  return `${logKeyName(deps)}/${book}`;
+/** The origin line of a book's checkpoints signed by the key named `keyName`. */
+export function originFor(keyName: string, book: Book): string {
+  return `${keyName}/${book}`;
 }
 
-/** The key that signs checkpoints: the configured one, else the one the node made (made now if none). */
+/**
+ * The key that signs checkpoints: the configured one, else the one the node made (made now if
+ * none), under the name it was made with (a name from the public URL must not move with a port).
+ */
 export async function logKey(deps: Deps): Promise<NoteKey> {
-  const name = logKeyName(deps);
-  if (deps.config.ledger.signingKey !== '') return noteKey(name, deps.config.ledger.signingKey);
+  if (deps.config.ledger.signingKey !== '') return noteKey(configuredKeyName(deps), deps.config.ledger.signingKey);
   let made = await store.currentMadeKey(deps.db);
   if (made === undefined) {
     const { privateKey } = generateKeyPairSync('ed25519');
-    await store.insertMadeKey(deps.db, { name, private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, created_at: deps.clock.now().toISOString() });
+    await store.insertMadeKey(deps.db, {
+      name: configuredKeyName(deps),
+      private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+      created_at: deps.clock.now().toISOString(),
+    });
     // Two nodes making one at once: both sign with the newest from now on.
     made = await store.currentMadeKey(deps.db);
   }
-  return noteKey(name, (made as { private_key: string }).private_key);
+  const { name, private_key } = made as { name: string; private_key: string };
+  return noteKey(name, private_key);
+}
+
+/** The origin of a book's log, as its checkpoints name it now. */
+export async function logOrigin(deps: Deps, book: Book): Promise<string> {
+  return originFor((await logKey(deps)).name, book);
 }
 
 /** The verifier keys of every key the platform signs or signed with: the configured one, and those it made. */
 export async function platformVerifierKeys(deps: Deps): Promise<string[]> {
-  const name = logKeyName(deps);
   const keys = (await store.madeKeys(deps.db)).map((k) => noteKey(k.name, k.private_key));
-  if (deps.config.ledger.signingKey !== '') keys.push(noteKey(name, deps.config.ledger.signingKey));
+  if (deps.config.ledger.signingKey !== '') keys.push(noteKey(configuredKeyName(deps), deps.config.ledger.signingKey));
   return keys.map((k) => verifierKeyText(k.name, k.publicKey));
 }
 
@@ -117,7 +128,7 @@ export async function checkpoint(deps: Deps, book: Book, options: { force?: bool
     book,
     size,
     root_hash: root.toString('hex'),
-    note: signNote(checkpointText(originOf(deps, book), size, root), key),
+    note: signNote(checkpointText(originFor(key.name, book), size, root), key),
     key: verifierKeyText(key.name, key.publicKey),
     created_at: deps.clock.now().toISOString(),
   };

@@ -6,6 +6,7 @@ import type { Deps } from '../../deps.ts';
 import { listPage } from '../../http/page.ts';
 import { Paged, PageQuery, withProblems } from '../../http/schemas.ts';
 import { toPage } from '../../shared/page.ts';
+import { verifierKeyText } from '../../shared/signed-note.ts';
 import { authorize } from '../../shared/policy.ts';
 import * as log from './ledger.log.ts';
 
@@ -56,10 +57,11 @@ export function ledgerRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       { schema: { tags, summary: "The log key's verifier key, and the origin of the caller's book's log", response: withProblems({ 200: LedgerKey }) } },
       async (request) => {
         authorize(request.caller, 'read');
+        const key = await log.logKey(deps);
         return {
-          name: log.logKeyName(deps),
-          verifier_key: await log.logVerifierKey(deps),
-          origin: log.originOf(deps, request.caller.book),
+          name: key.name,
+          verifier_key: verifierKeyText(key.name, key.publicKey),
+          origin: log.originFor(key.name, request.caller.book),
           witnesses: [...deps.config.ledger.witnesses],
         };
       },

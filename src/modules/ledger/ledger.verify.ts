@@ -7,7 +7,7 @@ import { BOOKS, type Book } from '../../shared/book.ts';
 import { leafHash, treeHash } from '../../shared/merkle.ts';
 import { checkpointText, parseCheckpoint, parseVerifierKey, verifyNote, type VerifierKey } from '../../shared/signed-note.ts';
 import { entryHash } from './ledger.encoding.ts';
-import { CHAIN_START, chainHash, originOf, platformVerifierKeys } from './ledger.log.ts';
+import { CHAIN_START, chainHash, originFor, platformVerifierKeys } from './ledger.log.ts';
 import * as store from './ledger.log.store.ts';
 
 /** One entry of a log as a verifier reads it: its place, its encoding's hash, and the chain hash claimed. */
@@ -50,6 +50,8 @@ export class ChainWalk {
 export interface PublishedCheckpoint {
   size: number;
   note: string;
+  /** The verifier key it names as its signer (what the platform stored). */
+  key?: string;
 }
 
 /**
@@ -60,7 +62,8 @@ export function checkpointProblems(
   checkpoints: readonly PublishedCheckpoint[],
   leaves: readonly Buffer[],
   keys: readonly VerifierKey[],
-  origin: string,
+  /** The log's origin, or (the platform's own check) each checkpoint's: its signing key's name and the book. */
+  origin: string | ((c: PublishedCheckpoint) => string),
   witnesses: { keys: readonly VerifierKey[]; threshold: number } = { keys: [], threshold: 0 },
 ): string[] {
   const problems: string[] = [];
@@ -79,14 +82,15 @@ export function checkpointProblems(
     if (opened.cosignedBy.length < witnesses.threshold)
       problems.push(`checkpoint ${c.size} has ${opened.cosignedBy.length} witness cosignatures, fewer than ${witnesses.threshold}`);
     const { origin: named, size, root } = parseCheckpoint(opened.text);
-    if (named !== origin) problems.push(`checkpoint ${c.size} is of the log ${named}, not ${origin}`);
+    const expected = typeof origin === 'string' ? origin : origin(c);
+    if (named !== expected) problems.push(`checkpoint ${c.size} is of the log ${named}, not ${expected}`);
     if (size > leaves.length) {
       problems.push(`checkpoint ${size} holds more entries than the log (${leaves.length}): entries it signed are gone`);
       continue;
     }
     if (treeHash(leaves, size, memo).equals(root)) good = Math.max(good, size);
     else problems.push(`checkpoint ${size}: its root is not the tree of the log's first ${size} entries: the log was changed at a leaf from ${good} to ${size - 1}`);
-    if (opened.text !== checkpointText(origin, size, root)) problems.push(`checkpoint ${size}: its text is not a checkpoint's`);
+    if (opened.text !== checkpointText(named, size, root)) problems.push(`checkpoint ${size}: its text is not a checkpoint's`);
   }
   return problems;
 }
@@ -118,7 +122,11 @@ async function bookProblems(deps: Deps, book: Book): Promise<string[]> {
   const checkpoints = await store.allCheckpoints(deps.db, book);
   // The keys the platform signs with (read, never made here: a check writes nothing).
   const keys = [...new Set([...checkpoints.map((c) => c.key), ...(await platformVerifierKeys(deps))])].map(parseVerifierKey);
-  return [...edited, ...walk.problems.map((p) => `${book}: ${p}`), ...checkpointProblems(checkpoints, walk.leaves, keys, originOf(deps, book)).map((p) => `${book}: ${p}`)];
+  return [
+    ...edited,
+    ...walk.problems.map((p) => `${book}: ${p}`),
+    ...checkpointProblems(checkpoints, walk.leaves, keys, (c) => originFor(parseVerifierKey(c.key ?? '').name, book)).map((p) => `${book}: ${p}`),
+  ];
 }
 
 /** An exported journal's line: an entry's place in its log, its encoding, the chain hash claimed. */
