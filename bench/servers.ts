@@ -11,6 +11,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { openPlatform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
+import { runLedgerLog } from '../src/modules/ledger/index.ts';
 import { NodeSqliteDatabase } from '../src/db/sqlite-adapter.ts';
 import { engineOf } from '../src/db/database.ts';
 
@@ -31,6 +32,18 @@ if (mode === 'app') {
   const config = loadConfig(process.env, { rateLimitPerMinute: 100_000_000, logLevel: 'warn' });
   const platform = await openPlatform(config, { log: pino({ level: 'warn' }) });
   const app = await buildApp(platform.deps);
+  // With LEDGER_JOB_MS: the ledger's log taken up and checkpointed that often, as a server's job does (rules §26).
+  const ledgerEvery = Number(process.env.LEDGER_JOB_MS ?? 0);
+  if (ledgerEvery > 0) {
+    const ledgerRun = { busy: false };
+    setInterval(() => {
+      if (ledgerRun.busy) return;
+      ledgerRun.busy = true;
+      void runLedgerLog(platform.deps).finally(() => {
+        ledgerRun.busy = false;
+      });
+    }, ledgerEvery).unref();
+  }
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   process.stdout.write(`listening ${typeof address === 'object' && address !== null ? address.port : 0}\n`);
