@@ -115,6 +115,7 @@ for (const { name: engine } of engines()) {
       await donate(other, 13);
       const second = (await checkpoint(env.deps, 'live', { force: true }))!;
       assert.ok(second.size > first.size);
+      assert.ok(second.compact_range !== null, 'the checkpoint keeps its compact range, which the next one extends');
       const consistency = (await call(env.app, 'GET', `/v1/ledger/consistency?first=${first.size}&second=${second.size}`, { key: donor.key })).body;
       const roots = [first, second].map((c) => Buffer.from(c.root_hash, 'hex'));
       assert.ok(

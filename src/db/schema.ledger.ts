@@ -48,6 +48,8 @@ export interface LedgerCheckpointsTable {
   note: string;
   key: string;
   created_at: string;
+  /** The hashes (hex, JSON array) of the whole subtrees its tree is made of; null before migration 055. */
+  compact_range: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A witness's cosignature line of a checkpoint. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { consistencyProof, inclusionProof, leafHash, treeHash, verifyConsistency, verifyInclusion } from './merkle.ts';
+import { consistencyProof, extendRange, inclusionProof, leafHash, rangeRoot, treeHash, verifyConsistency, verifyInclusion } from './merkle.ts';
 
 // RFC 6962's test leaves (the Certificate Transparency reference implementation's), and the tree
 // hashes of their first 1 and 8.
@@ -53,6 +53,19 @@ test('one memo serves the tree hashes of every size of a log, each as computed a
   const memo = new Map<string, Buffer>();
   for (let size = 0; size <= many.length; size += 1) assert.deepEqual(treeHash(many, size, memo), treeHash(many, size), `size ${size}`);
   assert.ok(memo.size > 0);
+});
+
+test('a compact range extended by any split of the leaves has the tree hash of every size', () => {
+  const empty = { size: 0, hashes: [] };
+  for (let size = 0; size <= many.length; size += 1) {
+    const whole = extendRange(empty, many.slice(0, size));
+    assert.deepEqual(rangeRoot(whole), treeHash(many, size), `size ${size}`);
+    for (let cut = 0; cut <= size; cut += 7) {
+      const two = extendRange(extendRange(empty, many.slice(0, cut)), many.slice(cut, size));
+      assert.deepEqual(two, whole, `${cut} then ${size - cut}`);
+    }
+  }
+  assert.throws(() => extendRange({ size: 3, hashes: [] }, []), RangeError);
 });
 
 test('sizes and indexes out of range are refused', () => {

@@ -157,3 +157,44 @@ export function verifyConsistency(first: number, second: number, proof: readonly
   }
   return fr.equals(firstRoot) && sr.equals(secondRoot) && sn === 0;
 }
+
+/**
+ * A compact range: the hashes of the whole subtrees that make a tree of `size` leaves, left to
+ * right (one for each bit of `size`, the largest first). A log keeps it to extend its tree with new
+ * leaves and to know its root without reading the leaves before them.
+ */
+export interface CompactRange {
+  size: number;
+  hashes: Buffer[];
+}
+
+/** The heights of a compact range's subtrees for `size` leaves, left to right. */
+function heights(size: number): number[] {
+  const out: number[] = [];
+  for (let h = 52; h >= 0; h -= 1) if (Math.floor(size / 2 ** h) % 2 === 1) out.push(h);
+  return out;
+}
+
+/** The range extended by `leaves` (leaf hashes), appended in order. */
+export function extendRange(range: CompactRange, leaves: readonly Uint8Array[]): CompactRange {
+  const stack = range.hashes.map((hash, i) => ({ hash, height: heights(range.size)[i] as number }));
+  if (stack.length !== heights(range.size).length)
+    throw new RangeError(`a compact range of ${range.size} leaves has ${heights(range.size).length} hashes, not ${range.hashes.length}`);
+  for (const leaf of leaves) {
+    stack.push({ hash: Buffer.from(leaf), height: 0 });
+    while (stack.length >= 2 && (stack.at(-1) as { height: number }).height === (stack.at(-2) as { height: number }).height) {
+      const right = stack.pop() as { hash: Buffer; height: number };
+      const left = stack.pop() as { hash: Buffer; height: number };
+      stack.push({ hash: nodeHash(left.hash, right.hash), height: left.height + 1 });
+    }
+  }
+  return { size: range.size + leaves.length, hashes: stack.map((s) => s.hash) };
+}
+
+/** The tree hash of a compact range: its subtrees folded from the right (RFC 6962's MTH). */
+export function rangeRoot(range: CompactRange): Buffer {
+  if (range.hashes.length === 0) return sha256();
+  let root = range.hashes.at(-1) as Buffer;
+  for (let i = range.hashes.length - 2; i >= 0; i -= 1) root = nodeHash(range.hashes[i] as Buffer, root);
+  return root;
+}

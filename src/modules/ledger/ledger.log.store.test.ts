@@ -41,6 +41,7 @@ describeEachEngine('ledger log store', (env) => {
       [[places[1]!.id, 1]],
     );
     assert.deepEqual(await store.leafHashes(db, 'live', 2), [places[0]!.entry_hash, places[1]!.entry_hash]);
+    assert.deepEqual(await store.leafHashes(db, 'live', 2, 1), [places[1]!.entry_hash]);
     assert.deepEqual(await store.entriesOfDonation(db, 'live', 999_999), []);
   });
 

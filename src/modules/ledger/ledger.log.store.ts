@@ -101,14 +101,14 @@ export async function sequencedEntries(db: Db, book: Book, from: number, limit: 
   return withPostings(db, rows);
 }
 
-/** The leaf hashes of the log's first `size` entries, in order (hex). */
-export async function leafHashes(db: Db, book: Book, size: number): Promise<string[]> {
+/** The leaf hashes of the log's entries from leaf `from` to before `to` (the first `to` by default), in order (hex). */
+export async function leafHashes(db: Db, book: Book, to: number, from = 0): Promise<string[]> {
   const rows = await db
     .selectFrom('journal_entries')
     .select(['log_seq', 'entry_hash'])
     .where('book', '=', book)
-    .where('log_seq', '<', size)
-    .where('log_seq', 'is not', null)
+    .where('log_seq', '<', to)
+    .where('log_seq', '>=', from)
     .orderBy('log_seq')
     .execute();
   return rows.map((r) => r.entry_hash as string);
@@ -128,10 +128,19 @@ export interface StoredCheckpoint {
   note: string;
   key: string;
   created_at: string;
+  compact_range?: string | null;
 }
 
 function checkpointRow(r: Record<string, unknown>): StoredCheckpoint {
-  return { book: r.book as Book, size: Number(r.size), root_hash: r.root_hash as string, note: r.note as string, key: r.key as string, created_at: r.created_at as string };
+  return {
+    book: r.book as Book,
+    size: Number(r.size),
+    root_hash: r.root_hash as string,
+    note: r.note as string,
+    key: r.key as string,
+    created_at: r.created_at as string,
+    compact_range: (r.compact_range as string | null | undefined) ?? null,
+  };
 }
 
 export async function insertCheckpoint(trx: Trx, c: StoredCheckpoint): Promise<void> {
