@@ -202,7 +202,12 @@ async function benchEngine(engine: string): Promise<string[]> {
         const spread = await measureSpread(`POST /v1/donations over ${seeded.spreadKeys.length} funds${of}`, env, keysFile, body);
         const keyed = await measureSpread(`the same, each with an Idempotency-Key${of}`, env, keysFile, body, true);
         // The ledger's log taken up and checkpointed every second beside the same load (rules §26).
-        const chained = await measureSpread(`the same unkeyed, the ledger's log taken up every second${of}`, { ...env, LEDGER_JOB_MS: '1000', LEDGER_CHECKPOINT_INTERVAL_MS: '1000' }, keysFile, body);
+        const chained = await measureSpread(
+          `the same unkeyed, the ledger's log taken up every second${of}`,
+          { ...env, LEDGER_JOB_MS: '1000', LEDGER_CHECKPOINT_INTERVAL_MS: '1000' },
+          keysFile,
+          body,
+        );
         ratios.post.push(post.rps / naive.rps);
         ratios.spread.push(spread.rps / naive.rps);
         ratios.keyed.push(keyed.rps / naive.rps);
