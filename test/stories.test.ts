@@ -6,6 +6,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines, openEnv, makeUser, makeNonProfit, call, journalSince, balancesOf, assertLedgerBalanced, TestClock, type TestEnv, type TestUser } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/admin.service.ts';
+import { checkpoint } from '../src/modules/ledger/index.ts';
 import { runScheduler } from '../src/modules/scheduled/scheduled.service.ts';
 import { viewGift } from '../src/modules/gifts/index.ts';
 
@@ -194,7 +195,17 @@ for (const { name: engine } of engines()) {
       assert.equal((await call(env.app, 'GET', `/v1/scheduled_donations/${s.body.id}`, { key: grace.key })).status, 404);
     });
 
-    test('almoner check passes on what the stories leave behind', async () => {
+    test('almoner check passes on what the stories leave behind, their journal in a signed log', async () => {
+      // The log takes every entry the stories made, in two checkpoints (CI checks this database again).
+      const first = await checkpoint(env.deps, 'live', { force: true });
+      const second = await checkpoint(env.deps, 'live', { force: true });
+      assert.ok(first !== undefined && second?.size === first.size, 'nothing new, no second checkpoint');
+      const journal = await env.deps.db
+        .selectFrom('journal_entries')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('book', '=', 'live')
+        .executeTakeFirstOrThrow();
+      assert.equal(first.size, Number(journal.n));
       await assertLedgerBalanced(env.deps);
       const check = await admin('GET', '/check');
       assert.equal(check.status, 200);
