@@ -24,6 +24,14 @@ describeEachEngine('ledger log store', (env) => {
         0,
       );
     }
+    // unsequencedHashes: the stored hashes; the content only of an entry without one (written before 054).
+    await db.updateTable('journal_entries').set({ entry_hash: null }).where('id', '=', waiting[0]!.id).execute();
+    const light = await store.unsequencedHashes(db, 'live', 10);
+    assert.deepEqual(
+      light.map((e) => [e.id, e.entry_hash, e.entry?.id]),
+      waiting.map((e, i) => [e.id, i === 0 ? null : e.entry_hash, i === 0 ? e.id : undefined]),
+    );
+    assert.deepEqual(light[0]!.entry?.postings, waiting[0]!.postings);
     assert.equal(await store.lastSequenced(db, 'live'), undefined);
     const places = waiting.map((e, i) => ({ id: e.id, log_seq: i, chain_hash: `c${i}`, entry_hash: e.entry_hash as string }));
     await db.transaction().execute(async (trx) => {

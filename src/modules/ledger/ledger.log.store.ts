@@ -80,6 +80,25 @@ export async function unsequencedEntries(db: Db, book: Book, limit: number): Pro
   return withPostings(db, rows);
 }
 
+/**
+ * The ids and stored hashes of the entries of `book` the log has yet to take, oldest id first, at
+ * most `limit`; with their content (to hash) only for those written before their hash was (054).
+ */
+export async function unsequencedHashes(db: Db, book: Book, limit: number): Promise<Array<{ id: number; entry_hash: string | null; entry?: StoredEntry }>> {
+  const rows = await db.selectFrom('journal_entries').select(['id', 'entry_hash']).where('book', '=', book).where('log_seq', 'is', null).orderBy('id').limit(limit).execute();
+  const unhashed = rows.filter((r) => r.entry_hash === null).map((r) => Number(r.id));
+  const content = new Map<number, StoredEntry>();
+  for (let i = 0; i < unhashed.length; i += 500) {
+    const chunk = await db
+      .selectFrom('journal_entries')
+      .select(ENTRY_COLUMNS)
+      .where('id', 'in', unhashed.slice(i, i + 500))
+      .execute();
+    for (const e of await withPostings(db, chunk)) content.set(e.id, e);
+  }
+  return rows.map((r) => ({ id: Number(r.id), entry_hash: r.entry_hash, ...(r.entry_hash === null ? { entry: content.get(Number(r.id)) as StoredEntry } : {}) }));
+}
+
 /** Gives entries their places in the log and chain hashes, a statement per 1,000 (each entry still untaken). */
 export async function setPlaces(trx: Trx, places: ReadonlyArray<{ id: number; log_seq: number; chain_hash: string; entry_hash: string }>): Promise<void> {
   const dialect = dialectOf(trx);

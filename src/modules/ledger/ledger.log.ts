@@ -8,7 +8,7 @@ import { BOOKS, type Book } from '../../shared/book.ts';
 import { consistencyProof, extendRange, inclusionProof, rangeRoot, type CompactRange } from '../../shared/merkle.ts';
 import { checkpointText, noteKey, parseVerifierKey, signNote, splitNote, verifierKeyText, verifyNote, type NoteKey } from '../../shared/signed-note.ts';
 import { AppError } from '../../shared/errors.ts';
-import { entryHash, entryText } from './ledger.encoding.ts';
+import { entryHash, entryText, type EncodedEntry } from './ledger.encoding.ts';
 import * as store from './ledger.log.store.ts';
 
 /** The chain's hash before the first entry. */
@@ -68,24 +68,22 @@ export async function logVerifierKey(deps: Deps): Promise<string> {
   return verifierKeyText(key.name, key.publicKey);
 }
 
-/** An entry the log cannot take: its stored hash is not its content's. */
-export class LedgerTampered extends Error {}
-
 /**
  * Takes the book's entries not yet in its log, oldest id first (up to `limit`), in one
- * transaction under the log's lock: each gets the next leaf index and chain hash. An entry whose
- * content no longer matches the hash written with it stops the log (LedgerTampered names it).
+ * transaction under the log's lock: each gets the next leaf index and chain hash, from the hash
+ * written with it (an entry written before entries carried one is hashed from its content now).
+ * An entry edited after its commit keeps the hash it was written with: `almoner check` compares
+ * every entry's content with it and names the one that differs.
  */
 export async function sequenceLog(deps: Deps, book: Book, limit = 5000): Promise<number> {
   return deps.db.transaction().execute(async (trx) => {
     await store.lockLog(trx, book);
     const last = await store.lastSequenced(trx, book);
-    const entries = await store.unsequencedEntries(trx, book, limit);
+    const entries = await store.unsequencedHashes(trx, book, limit);
     let seq = last === undefined ? 0 : last.log_seq + 1;
     let chain = last === undefined ? CHAIN_START : last.chain_hash;
     const places = entries.map((e) => {
-      const hash = entryHash(e);
-      if (e.entry_hash !== null && e.entry_hash !== hash) throw new LedgerTampered(`journal entry ${e.id} no longer matches the hash written with it: the log stops before it`);
+      const hash = e.entry_hash ?? entryHash(e.entry as EncodedEntry);
       chain = chainHash(chain, hash);
       return { id: e.id, log_seq: seq++, chain_hash: chain, entry_hash: hash };
     });
