@@ -7,7 +7,7 @@ import type { Deps, Runtime } from './deps.ts';
 import { existsSync } from 'node:fs';
 import { openDatabase, redactUrl, sqlitePathOf, type DatabaseHandle } from './db/database.ts';
 import { holdsPlatform, migrate } from './db/migrate.ts';
-import { logKey } from './modules/ledger/index.ts';
+import { createLedgerFloors, logKey } from './modules/ledger/index.ts';
 import { cryptoIds, systemClock, type Clock, type Ids } from './shared/clock.ts';
 import { openBooks } from './modules/ledger/index.ts';
 import { createMetrics } from './metrics.ts';
@@ -108,5 +108,6 @@ export function buildRuntime(deps: Deps): Runtime {
     keys: createKeyCache(deps),
     mail: createMailTransport(deps.config),
     webhooks: new Sending(),
+    ledger: createLedgerFloors(),
   };
 }

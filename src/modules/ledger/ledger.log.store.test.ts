@@ -32,6 +32,11 @@ describeEachEngine('ledger log store', (env) => {
       waiting.map((e, i) => [e.id, i === 0 ? null : e.entry_hash, i === 0 ? e.id : undefined]),
     );
     assert.deepEqual(light[0]!.entry?.postings, waiting[0]!.postings);
+    assert.deepEqual(
+      (await store.unsequencedHashes(db, 'live', 10, waiting[1]!.id)).map((e) => e.id),
+      waiting.slice(1).map((e) => e.id),
+      'from the floor on',
+    );
     assert.equal(await store.lastSequenced(db, 'live'), undefined);
     const places = waiting.map((e, i) => ({ id: e.id, log_seq: i, chain_hash: `c${i}`, entry_hash: e.entry_hash as string }));
     await db.transaction().execute(async (trx) => {

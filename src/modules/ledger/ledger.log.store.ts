@@ -82,10 +82,20 @@ export async function unsequencedEntries(db: Db, book: Book, limit: number): Pro
 
 /**
  * The ids and stored hashes of the entries of `book` the log has yet to take, oldest id first, at
- * most `limit`; with their content (to hash) only for those written before their hash was (054).
+ * most `limit`, from id `fromId` (the sequencer's floor: below it, an index still holds the entries
+ * it took until PostgreSQL's vacuum, and reading past them made each take slower than the last);
+ * with their content (to hash) only for those written before their hash was (054).
  */
-export async function unsequencedHashes(db: Db, book: Book, limit: number): Promise<Array<{ id: number; entry_hash: string | null; entry?: StoredEntry }>> {
-  const rows = await db.selectFrom('journal_entries').select(['id', 'entry_hash']).where('book', '=', book).where('log_seq', 'is', null).orderBy('id').limit(limit).execute();
+export async function unsequencedHashes(db: Db, book: Book, limit: number, fromId = 0): Promise<Array<{ id: number; entry_hash: string | null; entry?: StoredEntry }>> {
+  const rows = await db
+    .selectFrom('journal_entries')
+    .select(['id', 'entry_hash'])
+    .where('book', '=', book)
+    .where('log_seq', 'is', null)
+    .where('id', '>=', fromId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
   const unhashed = rows.filter((r) => r.entry_hash === null).map((r) => Number(r.id));
   const content = new Map<number, StoredEntry>();
   for (let i = 0; i < unhashed.length; i += 500) {

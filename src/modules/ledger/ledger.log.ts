@@ -75,11 +75,11 @@ export async function logVerifierKey(deps: Deps): Promise<string> {
  * An entry edited after its commit keeps the hash it was written with: `almoner check` compares
  * every entry's content with it and names the one that differs.
  */
-export async function sequenceLog(deps: Deps, book: Book, limit = 5000): Promise<number> {
+export async function sequenceLog(deps: Deps, book: Book, limit = 5000, fromId = 0): Promise<{ taken: number; lastId: number | undefined }> {
   return deps.db.transaction().execute(async (trx) => {
     await store.lockLog(trx, book);
     const last = await store.lastSequenced(trx, book);
-    const entries = await store.unsequencedHashes(trx, book, limit);
+    const entries = await store.unsequencedHashes(trx, book, limit, fromId);
     let seq = last === undefined ? 0 : last.log_seq + 1;
     let chain = last === undefined ? CHAIN_START : last.chain_hash;
     const places = entries.map((e) => {
@@ -88,18 +88,51 @@ export async function sequenceLog(deps: Deps, book: Book, limit = 5000): Promise
       return { id: e.id, log_seq: seq++, chain_hash: chain, entry_hash: hash };
     });
     await store.setPlaces(trx, places);
-    return places.length;
+    return { taken: places.length, lastId: places.at(-1)?.id };
   });
 }
 
 /**
+ * Where a book's sequencer starts reading: every entry below `id` was in the log when it last
+ * looked from the start, `at` (monotonic ms). An entry whose id was taken earlier but committed
+ * later is found by the next look from the start, at most FULL_LOOK_MS later, and takes its place then.
+ */
+export interface LedgerFloors {
+  floors: Map<Book, { id: number; at: number }>;
+}
+
+declare module '../../deps.ts' {
+  interface Runtime {
+    ledger: LedgerFloors;
+  }
+}
+
+export function createLedgerFloors(): LedgerFloors {
+  return { floors: new Map() };
+}
+
+const FULL_LOOK_MS = 60_000;
+
+/**
  * Sequences until nothing waits, or (with `budgetMs`) until that long has passed, a thousand
  * entries a transaction: a server's job never holds the database or its event loop for long, even
- * with a large journal to catch up on. The log's size.
+ * with a large journal to catch up on. It reads from the book's floor (below it, PostgreSQL's index
+ * still holds the entries taken until vacuum), and from the start once a minute; an unbounded run
+ * (the CLI) ends with a look from the start. The log's size.
  */
 export async function sequenceAll(deps: Deps, book: Book, budgetMs = Infinity): Promise<number> {
   const started = performance.now();
-  while ((await sequenceLog(deps, book, 1000)) > 0 && performance.now() - started < budgetMs);
+  const { floors } = deps.runtime.ledger;
+  const known = floors.get(book);
+  const fromStart = known === undefined || started - known.at > FULL_LOOK_MS;
+  let from = fromStart ? 0 : known.id;
+  for (;;) {
+    const { taken, lastId } = await sequenceLog(deps, book, 1000, from);
+    if (lastId !== undefined) from = lastId + 1;
+    if (taken === 0 || performance.now() - started >= budgetMs) break;
+  }
+  if (budgetMs === Infinity && !fromStart) while ((await sequenceLog(deps, book, 1000, 0)).taken > 0);
+  floors.set(book, { id: from, at: fromStart || budgetMs === Infinity ? started : (known?.at ?? started) });
   const last = await store.lastSequenced(deps.db, book);
   return last === undefined ? 0 : last.log_seq + 1;
 }
