@@ -1,6 +1,6 @@
 // Every SQL statement of the journal's log (docs/rules.md §26): its entries' places and chain
 // hashes, its checkpoints and their witnesses' cosignatures, and the log key the node made.
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { dialectOf } from '../../db/dialect.ts';
 import { jsonRowsFrom } from '../../db/bulk.ts';
 import type { Db, Trx } from '../../db/database.ts';
@@ -60,14 +60,16 @@ async function withPostings(db: Db, rows: ReadonlyArray<Record<string, unknown>>
   const postings = new Map<number, Array<{ account_id: number; amount_cents: number }>>();
   const ids = entries.map((e) => e.id);
   for (let i = 0; i < ids.length; i += 500) {
+    // Amounts as text: a corrupt one beyond the exact range reads as an inexact number (reported by
+    // check), where the driver would refuse the row.
     const rows = await db
       .selectFrom('postings')
-      .select(['entry_id', 'account_id', 'amount_cents'])
+      .select(['entry_id', 'account_id', sql<string>`cast(amount_cents as text)`.as('amount_text')])
       .where('entry_id', 'in', ids.slice(i, i + 500))
       .execute();
     for (const p of rows) {
       const list = postings.get(Number(p.entry_id)) ?? [];
-      list.push({ account_id: Number(p.account_id), amount_cents: Number(p.amount_cents) });
+      list.push({ account_id: Number(p.account_id), amount_cents: Number(p.amount_text) });
       postings.set(Number(p.entry_id), list);
     }
   }
