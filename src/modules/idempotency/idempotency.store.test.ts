@@ -83,7 +83,7 @@ describeEachEngine('idempotency store', (env) => {
     assert.deepEqual(await db.transaction().execute((trx) => store.recordClaimOutcomes(trx, [{ claim: { ...claims[2]!, token: 'new' }, resource: 'donation:3' }])), [true]);
   });
 
-  test('insertClaims once per key; findRecord; takeOver only after the lock ran out; recordClaimOutcome only for the holder', async () => {
+  test('insertClaims once per key; findRecord; takeOver only after the lock ran out; recordClaimOutcomes only for the holder', async () => {
     const { db } = env().deps;
     const user = await makeUser(env().deps);
     const first = { user_id: user.user_id, key: 'k1', token: 't1' };
@@ -97,8 +97,8 @@ describeEachEngine('idempotency store', (env) => {
     const second = { ...first, token: 't2' };
     assert.equal(await store.takeOver(db, second, '2026-01-01T00:03:00Z', '2026-01-01T00:00:30Z'), false, 'still held');
     assert.equal(await store.takeOver(db, second, '2026-01-01T00:03:00Z', '2026-01-01T00:02:00Z'), true);
-    assert.equal(await db.transaction().execute((trx) => store.recordClaimOutcome(trx, first, 'donation:1')), false, 'the old holder lost it');
-    assert.equal(await db.transaction().execute((trx) => store.recordClaimOutcome(trx, second, 'donation:1')), true);
+    assert.deepEqual(await db.transaction().execute((trx) => store.recordClaimOutcomes(trx, [{ claim: first, resource: 'donation:1' }])), [false], 'the old holder lost it');
+    assert.deepEqual(await db.transaction().execute((trx) => store.recordClaimOutcomes(trx, [{ claim: second, resource: 'donation:1' }])), [true]);
     const committed = await store.findRecord(db, user.user_id, 'k1');
     assert.deepEqual([committed?.state, committed?.resource], ['committed', 'donation:1']);
     await store.storeResponses(db, [{ claim: second, status: 201, response: '{"id":1}' }]);

@@ -191,10 +191,10 @@ export function claimOutcomesStatements(outcomes: readonly ClaimOutcome[]): Stat
 }
 
 /**
- * recordClaimOutcome for the claims of a round of requests (donations.batches.ts), in a statement
- * or two instead of one round trip each while the round's funds are locked. Each claim is its own
- * compare-and-set: one taken over (or, unwritten, recorded first by another request) is `false`
- * and the others are recorded.
+ * Records claims' outcomes in the work's own transaction (one claim, or a round's: donations.batches.ts),
+ * in a statement or two instead of one round trip each while the round's funds are locked. Each
+ * claim is its own compare-and-set: one taken over (or, unwritten, recorded first by another
+ * request) is `false` and the others are recorded.
  */
 export async function recordClaimOutcomes(trx: Trx, outcomes: readonly ClaimOutcome[]): Promise<boolean[]> {
   const dialect = dialectOf(trx);
@@ -212,12 +212,6 @@ export async function recordClaimOutcomes(trx: Trx, outcomes: readonly ClaimOutc
     for (const r of rows) recorded.add(JSON.stringify([Number(r.user_id), r.key, r.claim_token]));
   }
   return outcomes.map(({ claim }) => recorded.has(JSON.stringify([claim.user_id, claim.key, claim.token])));
-}
-
-/** The compare-and-set that records a claim's outcome in the work's own transaction; false when the key was taken over. */
-export async function recordClaimOutcome(trx: Trx, claim: IdempotencyClaim, resource: string): Promise<boolean> {
-  const [recorded] = await recordClaimOutcomes(trx, [{ claim, resource }]);
-  return recorded === true;
 }
 
 /**

@@ -191,11 +191,19 @@ export async function checkpoint(deps: Deps, book: Book, options: { force?: bool
 /** The book's log as `almoner verify --export` reads it: each entry's place, encoding and chain hash, in order. */
 export async function exportJournal(deps: Deps, book: Book, write: (line: { leaf_index: number; encoded: string; chain_hash: string }) => void): Promise<number> {
   let count = 0;
+  for await (const e of inLogOrder(deps.db, book)) {
+    write({ leaf_index: e.log_seq as number, encoded: entryText(e), chain_hash: e.chain_hash as string });
+    count += 1;
+  }
+  return count;
+}
+
+/** The book's log, entry by entry from leaf 0, read 5,000 at a time (the export and `almoner check`). */
+export async function* inLogOrder(db: Db, book: Book): AsyncGenerator<store.StoredEntry> {
   for (let from = 0; ;) {
-    const entries = await store.sequencedEntries(deps.db, book, from, 5000);
-    if (entries.length === 0) return count;
-    for (const e of entries) write({ leaf_index: e.log_seq as number, encoded: entryText(e), chain_hash: e.chain_hash as string });
-    count += entries.length;
+    const entries = await store.sequencedEntries(db, book, from, 5000);
+    if (entries.length === 0) return;
+    yield* entries;
     from = (entries.at(-1)?.log_seq as number) + 1;
   }
 }

@@ -7,7 +7,7 @@ import { BOOKS, type Book } from '../../shared/book.ts';
 import { leafHash, treeHash } from '../../shared/merkle.ts';
 import { checkpointText, parseCheckpoint, parseVerifierKey, verifyNote, type VerifierKey } from '../../shared/signed-note.ts';
 import { entryHash } from './ledger.encoding.ts';
-import { CHAIN_START, chainHash, originFor, platformVerifierKeys } from './ledger.log.ts';
+import { CHAIN_START, chainHash, inLogOrder, originFor, platformVerifierKeys } from './ledger.log.ts';
 import * as store from './ledger.log.store.ts';
 
 /** One entry of a log as a verifier reads it: its place, its encoding's hash, and the chain hash claimed. */
@@ -115,17 +115,11 @@ function hashOf(e: Parameters<typeof entryHash>[0] & { entry_hash: string | null
 async function bookProblems(deps: Deps, book: Book): Promise<string[]> {
   const walk = new ChainWalk();
   const edited: string[] = [];
-  for (let from = 0; ;) {
-    const entries = await store.sequencedEntries(deps.db, book, from, 5000);
-    if (entries.length === 0) break;
-    for (const e of entries) {
-      const hash = hashOf(e);
-      if (hash === undefined) edited.push(`journal entry ${e.id} (${book} leaf ${e.log_seq}): an amount beyond the exact range cannot be encoded`);
-      else if (e.entry_hash !== hash && edited.length === 0)
-        edited.push(`journal entry ${e.id} (${book} leaf ${e.log_seq}): its content no longer matches the hash written with it`);
-      walk.add({ leaf_index: e.log_seq as number, hash: hash ?? (e.entry_hash as string), chain_hash: e.chain_hash as string, name: `journal entry ${e.id}` });
-    }
-    from = (entries.at(-1)?.log_seq as number) + 1;
+  for await (const e of inLogOrder(deps.db, book)) {
+    const hash = hashOf(e);
+    if (hash === undefined) edited.push(`journal entry ${e.id} (${book} leaf ${e.log_seq}): an amount beyond the exact range cannot be encoded`);
+    else if (e.entry_hash !== hash && edited.length === 0) edited.push(`journal entry ${e.id} (${book} leaf ${e.log_seq}): its content no longer matches the hash written with it`);
+    walk.add({ leaf_index: e.log_seq as number, hash: hash ?? (e.entry_hash as string), chain_hash: e.chain_hash as string, name: `journal entry ${e.id}` });
   }
   for (const e of await store.unsequencedEntries(deps.db, book, 100_000)) {
     const hash = hashOf(e);
