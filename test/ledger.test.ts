@@ -9,7 +9,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { engines, openEnv, makeUser, fund, makeNonProfit, call, withoutForeignKeys, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { engines, openEnv, makeUser, fund, makeNonProfit, call, withoutForeignKeys, assertLedgerBalanced, BIN, type TestEnv, type TestUser } from './harness.ts';
+import { pdfText } from './pdf.ts';
 import { checkpoint, exportJournal, logOrigin, sequenceAll, verifyExport, acceptCosignatures, type ExportedLeaf } from '../src/modules/ledger/index.ts';
 import { runCheck } from '../src/modules/check/index.ts';
 import { leafHash, verifyConsistency, verifyInclusion } from '../src/shared/merkle.ts';
@@ -161,6 +162,59 @@ for (const { name: engine } of engines()) {
         checkpoints.length - 2,
         'all but the two cosigned fall short of the threshold',
       );
+    });
+    test("a receipt prints its entry's verification code at once, carries the proof once a checkpoint holds it, and verify checks both", async () => {
+      const mine = (await call(env.app, 'GET', '/v1/contributions', { key: donor.key })).body.items as Array<{ id: number }>;
+      const contributionId = mine[0]!.id;
+      const fresh = await makeUser(env.deps);
+      await fund(env.deps, fresh, 77_00);
+      const freshId = (await call(env.app, 'GET', '/v1/contributions', { key: fresh.key })).body.items[0].id as number;
+      const waiting = (await call(env.app, 'GET', `/v1/contributions/${freshId}/receipt`, { key: fresh.key })).body;
+      assert.match(waiting.ledger.verification_code, /^[0-9A-F]{4}(-[0-9A-F]{4}){3}$/);
+      assert.deepEqual([waiting.ledger.leaf_index, waiting.ledger.proof], [null, null], 'not in the log yet: the code, no place, no proof');
+      const pdf = await env.app.inject({ method: 'GET', url: `/v1/contributions/${freshId}/receipt`, headers: { 'x-api-key': fresh.key, accept: 'application/pdf' } });
+      assert.match(pdfText(pdf.rawPayload), new RegExp(`Ledger verification code: ${waiting.ledger.verification_code}`));
+
+      await checkpoint(env.deps, 'live', { force: true });
+      const receipt = (await call(env.app, 'GET', `/v1/contributions/${contributionId}/receipt`, { key: donor.key })).body;
+      const proof = receipt.ledger.proof;
+      assert.ok(proof !== null && proof.entries.some((e: { id: number }) => e.id === receipt.ledger.entry_id));
+      assert.equal(receipt.ledger.leaf_index, proof.entries.find((e: { id: number }) => e.id === receipt.ledger.entry_id).leaf_index);
+      const { key, origin, checkpoints } = await saved(env, donor);
+      const file = join(dir, `receipt-${engine}.json`);
+      writeFileSync(file, JSON.stringify(receipt));
+      const script = spawnSync('node', ['packages/client/bin/verify-ledger.js', file, key], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+      assert.equal(script.status, 0, script.stderr);
+      assert.match(script.stdout, new RegExp(`^verified: receipt ${receipt.number} \\(contribution ${contributionId}, code ${receipt.ledger.verification_code}\\)`));
+      const cli = spawnSync(process.execPath, [BIN, 'verify', file, '--key', key], { encoding: 'utf8' });
+      assert.deepEqual([cli.status, cli.stdout.startsWith(`verified: receipt ${receipt.number}`)], [0, true], cli.stdout + cli.stderr);
+
+      // Another contribution's entry passed off as this receipt's: both refuse it.
+      const other = (await call(env.app, 'GET', `/v1/contributions/${freshId}/receipt`, { key: fresh.key })).body;
+      const swapped = join(dir, `swapped-${engine}.json`);
+      writeFileSync(swapped, JSON.stringify({ ...receipt, ledger: other.ledger }));
+      const refused = spawnSync('node', ['packages/client/bin/verify-ledger.js', swapped, key], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+      assert.deepEqual([refused.status, /NOT verified: entry \d+ is not of contribution/.test(refused.stderr)], [1, true], refused.stderr);
+      const cliRefused = spawnSync(process.execPath, [BIN, 'verify', swapped, '--key', key], { encoding: 'utf8' });
+      assert.deepEqual([cliRefused.status, /is not of contribution/.test(cliRefused.stdout)], [1, true], cliRefused.stdout);
+
+      // The code alone, against the whole exported log and the saved checkpoints.
+      const log = join(dir, `log-${engine}.jsonl`);
+      writeFileSync(log, (await exported(env)).map((l) => `${JSON.stringify(l)}\n`).join(''));
+      const saves = join(dir, `checkpoints-${engine}.json`);
+      writeFileSync(saves, JSON.stringify(checkpoints));
+      const byCode = (code: string) =>
+        spawnSync(process.execPath, [BIN, 'verify', '--export', log, '--checkpoints', saves, '--origin', origin, '--key', key, '--code', code], { encoding: 'utf8' });
+      const found = byCode(receipt.ledger.verification_code);
+      assert.equal(found.status, 0, found.stdout + found.stderr);
+      assert.match(
+        found.stdout,
+        new RegExp(`code ${receipt.ledger.verification_code} is leaf ${receipt.ledger.leaf_index}: \\["almoner.journal-entry.v1","live",${receipt.ledger.entry_id},`),
+      );
+      const unknown = byCode('0000-0000-0000-0000');
+      assert.deepEqual([unknown.status, /no entry of the log has the verification code 0000-0000-0000-0000/.test(unknown.stdout)], [1, true], unknown.stdout);
+      const malformed = byCode('not-a-code');
+      assert.deepEqual([malformed.status, /--code is a receipt verification code/.test(malformed.stderr)], [2, true], malformed.stderr);
     });
   });
 

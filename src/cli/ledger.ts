@@ -3,7 +3,18 @@
 // and check a donation's proof, or an exported log against published checkpoints, offline.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { acceptCosignatures, checkpoint, exportJournal, logOrigin, logVerifierKey, verifyExport, type ExportedLeaf, type PublishedCheckpoint } from '../modules/ledger/index.ts';
+import {
+  acceptCosignatures,
+  checkpoint,
+  codePrefix,
+  exportJournal,
+  verificationCode,
+  logOrigin,
+  logVerifierKey,
+  verifyExport,
+  type ExportedLeaf,
+  type PublishedCheckpoint,
+} from '../modules/ledger/index.ts';
 import { isBook, type Book } from '../shared/book.ts';
 import { leafHash, verifyInclusion } from '../shared/merkle.ts';
 import { parseCheckpoint, parseVerifierKey, verifyNote } from '../shared/signed-note.ts';
@@ -90,7 +101,39 @@ export function proofProblems(
   return problems;
 }
 
-/** `almoner verify PROOF --key K` or `almoner verify --export FILE --checkpoints FILE --key K --origin O`: offline, no database. */
+type Proof = Parameters<typeof proofProblems>[0];
+interface ReceiptDoc {
+  number: string;
+  contribution_id: number;
+  ledger: { verification_code: string; entry_id: number; proof: Proof | null } | null;
+}
+
+/** Problems of a receipt's ledger part (GET /v1/contributions/{id}/receipt): its proof, its entries the contribution's, its code the named entry's. */
+export function receiptProblems(receipt: ReceiptDoc, key: string, witnesses: string[], threshold: number): string[] {
+  const proof = receipt.ledger?.proof;
+  if (receipt.ledger === null || proof === null || proof === undefined) return [`receipt ${receipt.number}: its entries are in no signed checkpoint yet`];
+  const problems = proofProblems(proof, key, witnesses, threshold);
+  for (const e of proof.entries)
+    if ((JSON.parse(e.encoded) as unknown[])[7] !== receipt.contribution_id) problems.push(`entry ${e.id} is not of contribution ${receipt.contribution_id}`);
+  const named = proof.entries.find((e) => e.id === receipt.ledger?.entry_id);
+  if (named === undefined) problems.push(`the proof holds no entry ${receipt.ledger.entry_id}`);
+  else if (verificationCode(Buffer.from(named.leaf_hash, 'base64').toString('hex')) !== receipt.ledger.verification_code)
+    problems.push(`the verification code ${receipt.ledger.verification_code} is not entry ${named.id}'s`);
+  return problems;
+}
+
+/** The exported entry a receipt's verification code names, as a line to print; throws a usage error for a malformed code. */
+function entryOfCode(lines: readonly ExportedLeaf[], code: string): { found: string | undefined } {
+  const prefix = codePrefix(code);
+  if (prefix === undefined) throw new UsageError('--code is a receipt verification code: four groups of four hex digits, XXXX-XXXX-XXXX-XXXX');
+  const line = lines.find((l) => leafHash(Buffer.from(l.encoded, 'utf8')).toString('hex').startsWith(prefix));
+  return { found: line === undefined ? undefined : `code ${code} is leaf ${line.leaf_index}: ${line.encoded}` };
+}
+
+/**
+ * `almoner verify PROOF|RECEIPT --key K` or `almoner verify --export FILE --checkpoints FILE --key K
+ * --origin O [--code CODE]`: offline, no database.
+ */
 export async function verifyCommand(sub: string | undefined, rest: string[]): Promise<number> {
   const args = [sub, ...rest].filter((a): a is string => a !== undefined);
   const { values, positionals } = parseArgs({
@@ -104,6 +147,7 @@ export async function verifyCommand(sub: string | undefined, rest: string[]): Pr
       origin: { type: 'string' },
       witness: { type: 'string', multiple: true },
       threshold: { type: 'string' },
+      code: { type: 'string' },
     },
   });
   if (values.key === undefined) throw new UsageError("verify needs --key, the log's verifier key (GET /v1/ledger/key, almoner ledger key)");
@@ -122,11 +166,23 @@ export async function verifyCommand(sub: string | undefined, rest: string[]): Pr
     const checkpoints = Array.isArray(published) ? published : published.items;
     problems = verifyExport(lines, checkpoints, values.key, values.origin, { keys: witnesses, threshold });
     what = `${lines.length} entries against ${checkpoints.length} checkpoints`;
+    if (values.code !== undefined) {
+      const { found } = entryOfCode(lines, values.code);
+      if (found === undefined) problems.push(`no entry of the log has the verification code ${values.code}`);
+      else what = `${what}; ${found}`;
+    }
   } else {
-    if (positionals.length !== 1) throw new UsageError('verify PROOF.json --key KEY [--witness KEY ...] [--threshold N]');
-    const proof = JSON.parse(readFileSync(positionals[0] as string, 'utf8'));
-    problems = proofProblems(proof, values.key, witnesses, threshold);
-    what = `donation ${proof.donation_id}: ${proof.entries?.length ?? 0} entries`;
+    if (positionals.length !== 1 || values.code !== undefined)
+      throw new UsageError('verify PROOF.json|RECEIPT.json --key KEY [--witness KEY ...] [--threshold N]; --code needs --export');
+    const doc = JSON.parse(readFileSync(positionals[0] as string, 'utf8'));
+    if (doc.ledger !== undefined) {
+      const receipt = doc as ReceiptDoc;
+      problems = receiptProblems(receipt, values.key, witnesses, threshold);
+      what = `receipt ${receipt.number} (contribution ${receipt.contribution_id}, code ${receipt.ledger?.verification_code ?? 'none'})`;
+    } else {
+      problems = proofProblems(doc, values.key, witnesses, threshold);
+      what = `donation ${doc.donation_id}: ${doc.entries?.length ?? 0} entries`;
+    }
   }
   if (problems.length === 0) {
     process.stdout.write(`verified: ${what}\n`);

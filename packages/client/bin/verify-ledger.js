@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-// Checks a donation's proof from an Almoner ledger offline, with Node's crypto alone, given the
-// log's verifier key (GET /v1/ledger/key, or as the platform publishes it elsewhere):
+// Checks a donation's proof or a contribution's receipt from an Almoner ledger offline, with
+// Node's crypto alone, given the log's verifier key (GET /v1/ledger/key, or as the platform
+// publishes it elsewhere):
 //   almoner-verify-ledger proof.json 'name+id+base64key' [--witness 'name+id+key' ...] [--threshold N]
-// proof.json: GET /v1/donations/{id}/proof. It checks that the checkpoint is signed by that key
-// (and cosigned by N of the witnesses), that each entry's leaf hash is SHA-256(0x00 || its
-// encoding), and that its inclusion proof (RFC 6962) leads to the checkpoint's root.
+// proof.json: GET /v1/donations/{id}/proof, or GET /v1/contributions/{id}/receipt (its `ledger`).
+// It checks that the checkpoint is signed by that key (and cosigned by N of the witnesses), that
+// each entry's leaf hash is SHA-256(0x00 || its encoding), and that its inclusion proof (RFC 6962)
+// leads to the checkpoint's root; for a receipt, also that the entries are the contribution's and
+// its verification code is that of the entry it names.
 // Exit code 0: verified; 1: not; 2: bad arguments.
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -77,6 +80,18 @@ function included(leaf, index, size, proof, root) {
   return sn === 0 && r.equals(root);
 }
 
+// A receipt's statements against its entries' encodings (docs/rules.md §26): the contribution's
+// id in each, and the code the PDF prints, from the hash of the entry the receipt names.
+function checkReceipt(receipt, entries) {
+  for (const e of entries) {
+    if (JSON.parse(e.encoded)[7] !== receipt.contribution_id) throw new Error(`entry ${e.id} is not of contribution ${receipt.contribution_id}`);
+  }
+  const named = entries.find((e) => e.id === receipt.ledger.entry_id);
+  if (named === undefined) throw new Error(`the proof holds no entry ${receipt.ledger.entry_id}`);
+  const code = Buffer.from(named.leaf_hash, 'base64').toString('hex').slice(0, 16).toUpperCase().match(/.{4}/g).join('-');
+  if (code !== receipt.ledger.verification_code) throw new Error(`the verification code ${receipt.ledger.verification_code} is not entry ${named.id}'s (${code})`);
+}
+
 function main(argv) {
   const witnesses = [];
   let threshold = 0;
@@ -90,7 +105,11 @@ function main(argv) {
     process.stderr.write("usage: almoner-verify-ledger proof.json 'name+id+key' [--witness 'name+id+key' ...] [--threshold N]\n");
     return 2;
   }
-  const proof = JSON.parse(readFileSync(rest[0], 'utf8'));
+  const doc = JSON.parse(readFileSync(rest[0], 'utf8'));
+  const receipt = doc.ledger !== undefined ? doc : undefined;
+  if (receipt !== undefined && (receipt.ledger === null || receipt.ledger.proof === null))
+    throw new Error(`receipt ${receipt.number}: its entries are in no signed checkpoint yet`);
+  const proof = receipt === undefined ? doc : receipt.ledger.proof;
   const checkpoint = openNote(proof.checkpoint.note, parseKey(rest[1]), witnesses);
   if (checkpoint.cosigned < threshold) throw new Error(`${checkpoint.cosigned} witness cosignatures, fewer than ${threshold}`);
   if (proof.entries.length === 0) throw new Error('the proof names no entry');
@@ -100,8 +119,9 @@ function main(argv) {
     const path = e.inclusion_proof.map((h) => Buffer.from(h, 'base64'));
     if (!included(leaf, e.leaf_index, checkpoint.size, path, checkpoint.root)) throw new Error(`entry ${e.id} is not in the checkpoint of ${checkpoint.size}`);
   }
+  if (receipt !== undefined) checkReceipt(receipt, proof.entries);
   process.stdout.write(
-    `verified: donation ${proof.donation_id}, ${proof.entries.length} entries in ${checkpoint.origin} at size ${checkpoint.size}${threshold > 0 ? `, cosigned by ${checkpoint.cosigned}` : ''}\n`,
+    `verified: ${receipt === undefined ? `donation ${proof.donation_id}` : `receipt ${receipt.number} (contribution ${receipt.contribution_id}, code ${receipt.ledger.verification_code})`}, ${proof.entries.length} entries in ${checkpoint.origin} at size ${checkpoint.size}${threshold > 0 ? `, cosigned by ${checkpoint.cosigned}` : ''}\n`,
   );
   return 0;
 }

@@ -7,6 +7,7 @@ import type { Book } from '../../shared/book.ts';
 import type { Caller } from '../../shared/caller.ts';
 import { conflict, fieldErrors, notFound } from '../../shared/errors.ts';
 import { recordAudit } from '../audit/index.ts';
+import { receiptLedger } from '../ledger/index.ts';
 import { donorName, findContribution, insertReceipt, lockContribution, receiptsOf, successesWithoutReceipt } from './contributions.store.ts';
 import { receiptBody, receiptNumber, receiptPdf, type ReceiptBody, type ReceiptSource } from './receipts.ts';
 
@@ -47,7 +48,10 @@ export async function repairReceipts(deps: Deps): Promise<number> {
   }
 }
 
-export type Receipt = ReceiptBody & { issued_at: string; all: string[] };
+/** What a receipt says of the journal's log (docs/rules.md §26); null for a contribution with no entry. */
+export type ReceiptLedger = NonNullable<Awaited<ReturnType<typeof receiptLedger>>>;
+
+export type Receipt = ReceiptBody & { issued_at: string; all: string[]; ledger: ReceiptLedger | null };
 
 /**
  * The receipt of one of the caller's contributions: the newest one (a correction replaces the
@@ -67,6 +71,8 @@ export async function receiptOf(deps: Deps, caller: Caller, contributionId: numb
     declared_usd: body.declared_usd ?? null,
     issued_at: newest.issued_at,
     all: receipts.map((r) => receiptNumber(r.id)),
+    // Read now, not stored: the entry's place and its proof come after the receipt (the log takes it later).
+    ledger: (await receiptLedger(deps, caller.book, contributionId)) ?? null,
   };
 }
 
@@ -107,6 +113,6 @@ export async function correctReceipt(deps: Deps, book: Book, contributionId: num
 }
 
 /** A receipt as its PDF download: its printable page, named by its number. */
-export async function receiptDownload(receipt: ReceiptBody): Promise<{ filename: string; bytes: Uint8Array }> {
-  return { filename: `receipt-${receipt.number}.pdf`, bytes: await receiptPdf(receipt) };
+export async function receiptDownload(receipt: Receipt): Promise<{ filename: string; bytes: Uint8Array }> {
+  return { filename: `receipt-${receipt.number}.pdf`, bytes: await receiptPdf(receipt, receipt.ledger?.verification_code) };
 }

@@ -72,8 +72,11 @@ const usd = (dollars: number) => usdOfDollars(dollars);
 
 export { letterPdf } from './letters.ts';
 
-/** One printable page (US Letter): the sponsor's name at the top, then every statement rules §13 requires. */
-export async function receiptPdf(r: ReceiptBody): Promise<Uint8Array> {
+/**
+ * One printable page (US Letter): the sponsor's name at the top, then every statement rules §13
+ * requires, and the ledger's verification code of the contribution's entry (rules §26), if given.
+ */
+export async function receiptPdf(r: ReceiptBody, verificationCode?: string): Promise<Uint8Array> {
   return letterPdf(`Receipt ${r.number}`, (line) => {
     line(r.sponsor.name, { size: 18, bold: true, gap: 4 });
     line(`EIN ${r.sponsor.ein}`, { gap: 2 });
@@ -91,5 +94,9 @@ export async function receiptPdf(r: ReceiptBody): Promise<Uint8Array> {
     line(r.exclusive_control);
     line('', { gap: 12 });
     line('Keep this receipt for your tax records.', { size: 9 });
+    if (verificationCode !== undefined) {
+      line(`Ledger verification code: ${verificationCode}`, { size: 9 });
+      line("It names this contribution's entry in our published, signed journal: almoner verify --code checks it.", { size: 9 });
+    }
   });
 }

@@ -36,3 +36,19 @@ export function entryHash(e: EncodedEntry): string {
   assert(e.postings.length > 0, 'an entry has postings');
   return leafHash(Buffer.from(entryText(e), 'utf8')).toString('hex');
 }
+
+/**
+ * The short verification code a receipt prints: the first 64 bits of the entry's leaf hash, as
+ * four groups of four upper-case hex digits (3FA9-1C2B-7D4E-0A11). Whoever holds the exported log
+ * finds the one entry whose leaf hash begins so (`almoner verify --code`).
+ */
+export function verificationCode(leafHashHex: string): string {
+  assert(/^[0-9a-f]{64}$/.test(leafHashHex), 'a leaf hash is 64 hex digits');
+  return (leafHashHex.slice(0, 16).toUpperCase().match(/.{4}/g) as string[]).join('-');
+}
+
+/** The leaf hash prefix (lower-case hex) a verification code stands for; undefined if it is not one. */
+export function codePrefix(code: string): string | undefined {
+  const hex = code.trim().replace(/-/g, '').toLowerCase();
+  return /^[0-9a-f]{16}$/.test(hex) ? hex : undefined;
+}

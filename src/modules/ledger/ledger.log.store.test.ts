@@ -55,7 +55,8 @@ describeEachEngine('ledger log store', (env) => {
     );
     assert.deepEqual(await store.leafHashes(db, 'live', 2), [places[0]!.entry_hash, places[1]!.entry_hash]);
     assert.deepEqual(await store.leafHashes(db, 'live', 2, 1), [places[1]!.entry_hash]);
-    assert.deepEqual(await store.entriesOfDonation(db, 'live', 999_999), []);
+    assert.deepEqual(await store.entriesOfCause(db, 'live', { donation_id: 999_999 }), []);
+    assert.deepEqual(await store.entriesOfCause(db, 'live', { contribution_id: 999_999 }), []);
   });
 
   test('lockLog makes two sequencers of one book wait for each other (PostgreSQL; SQLite writes one transaction at a time)', async () => {

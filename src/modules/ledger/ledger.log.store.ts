@@ -145,9 +145,10 @@ export async function leafHashes(db: Db, book: Book, to: number, from = 0): Prom
   return rows.map((r) => r.entry_hash as string);
 }
 
-/** The entries of a donation (or of any cause column) in the log, with their places. */
-export async function entriesOfDonation(db: Db, book: Book, donationId: number): Promise<StoredEntry[]> {
-  const rows = await db.selectFrom('journal_entries').select(ENTRY_COLUMNS).where('book', '=', book).where('donation_id', '=', donationId).orderBy('id').execute();
+/** The entries of a donation or of a contribution, with their places, oldest first. */
+export async function entriesOfCause(db: Db, book: Book, cause: { donation_id: number } | { contribution_id: number }): Promise<StoredEntry[]> {
+  const q = db.selectFrom('journal_entries').select(ENTRY_COLUMNS).where('book', '=', book);
+  const rows = await ('donation_id' in cause ? q.where('donation_id', '=', cause.donation_id) : q.where('contribution_id', '=', cause.contribution_id)).orderBy('id').execute();
   return withPostings(db, rows);
 }
 

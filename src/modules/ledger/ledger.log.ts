@@ -8,7 +8,7 @@ import { BOOKS, type Book } from '../../shared/book.ts';
 import { consistencyProof, extendRange, inclusionProof, rangeRoot, type CompactRange } from '../../shared/merkle.ts';
 import { checkpointText, noteKey, parseVerifierKey, signNote, splitNote, verifierKeyText, verifyNote, type NoteKey } from '../../shared/signed-note.ts';
 import { AppError } from '../../shared/errors.ts';
-import { entryHash, entryText, type EncodedEntry } from './ledger.encoding.ts';
+import { entryHash, entryText, verificationCode, type EncodedEntry } from './ledger.encoding.ts';
 import * as store from './ledger.log.store.ts';
 
 /** The chain's hash before the first entry. */
@@ -276,21 +276,24 @@ export async function consistencyBetween(deps: Deps, book: Book, first: number, 
   return { first, second, proof: proof.map((h) => h.toString('base64')) };
 }
 
+/** What a journal entry is posted for: a donation or a contribution (its cause column, docs/rules.md §26). */
+export type ProofCause = { donation_id: number } | { contribution_id: number };
+
 /**
- * A donation's entries with their inclusion proofs to the newest checkpoint that holds them all.
- * Throws proof_not_ready while one of them is in no checkpoint yet.
+ * The entries of a donation or a contribution with their inclusion proofs to the newest checkpoint
+ * that holds them all. Throws proof_not_ready while one of them is in no checkpoint yet.
  */
-export async function proofOfDonation(deps: Deps, book: Book, donationId: number) {
-  const entries = await store.entriesOfDonation(deps.db, book, donationId);
+export async function proofOf(deps: Deps, book: Book, cause: ProofCause) {
+  const entries = await store.entriesOfCause(deps.db, book, cause);
   const last = Math.max(...entries.map((e) => (e.log_seq === null ? Infinity : e.log_seq)));
   const covering = entries.length === 0 ? undefined : await store.latestCheckpoint(deps.db, book);
   if (covering === undefined || !Number.isFinite(last) || covering.size <= last) {
-    throw new AppError('conflict', 'proof_not_ready', "this donation's entries are not all in a signed checkpoint yet; try again after the next one");
+    const what = 'donation_id' in cause ? 'donation' : 'contribution';
+    throw new AppError('conflict', 'proof_not_ready', `this ${what}'s entries are not all in a signed checkpoint yet; try again after the next one`);
   }
   const leaves = await leavesOf(deps.db, book, covering.size);
   const [view] = await views(deps, book, [covering]);
   return {
-    donation_id: donationId,
     checkpoint: view as CheckpointView,
     entries: entries.map((e) => ({
       id: e.id,
@@ -299,6 +302,35 @@ export async function proofOfDonation(deps: Deps, book: Book, donationId: number
       leaf_hash: Buffer.from(entryHash(e), 'hex').toString('base64'),
       inclusion_proof: inclusionProof(leaves, e.log_seq as number, covering.size).map((h) => h.toString('base64')),
     })),
+  };
+}
+
+/** A donation's entries with their inclusion proofs (GET /v1/donations/{id}/proof). Throws proof_not_ready. */
+export async function proofOfDonation(deps: Deps, book: Book, donationId: number) {
+  return { donation_id: donationId, ...(await proofOf(deps, book, { donation_id: donationId })) };
+}
+
+/**
+ * What a contribution's receipt says of the log (docs/rules.md §26): the short verification code
+ * of the entry that made it succeed (its first, for one moved otherwise), that entry's place once
+ * the log took it, and the proof of all its entries once a signed checkpoint holds them (null
+ * before). Undefined when the contribution has no entry.
+ */
+export async function receiptLedger(deps: Deps, book: Book, contributionId: number) {
+  const entries = await store.entriesOfCause(deps.db, book, { contribution_id: contributionId });
+  const named = entries.find((e) => e.memo === 'contribution success') ?? entries[0];
+  if (named === undefined) return undefined;
+  let proof: Awaited<ReturnType<typeof proofOf>> | null = null;
+  try {
+    proof = await proofOf(deps, book, { contribution_id: contributionId });
+  } catch (e) {
+    if (!(e instanceof AppError && e.code === 'proof_not_ready')) throw e;
+  }
+  return {
+    verification_code: verificationCode(named.entry_hash ?? entryHash(named)),
+    entry_id: named.id,
+    leaf_index: named.log_seq,
+    proof,
   };
 }
 
