@@ -12,9 +12,10 @@
 // CSV exports of 100,000 rows with the server's memory (bench/exports.ts), and webhooks: a
 // backlog of 10,000 events and the delivery lag at 200 donations/s (bench/webhooks.ts), and the
 // client's size and `alms balance` end to end (bench/client.ts).
-// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|get|workers|directory|exports|webhooks|client|payments|valuation
+// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|ledger|get|workers|directory|exports|webhooks|client|payments|valuation
 //   --repeat N (with --only post): the naive insert, one fund and many funds (with and without Idempotency-Keys) measured N times in turn,
 //   each ratio against the naive insert of the same turn, and their medians
+//   --only ledger --repeat N: N pairs, alternated, of the load over 100 funds without and with the ledger's log job, and the median of their ratios
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -186,6 +187,7 @@ async function benchEngine(engine: string): Promise<string[]> {
       return await benchWorkers(engine, databaseUrl, seeded, autocannonUnpinned, log); // awaited here, before the finally removes the database
     }
 
+    if (values.only === 'ledger') return await ledgerPairs(engine, databaseUrl, env, dir, seeded);
     if (values.only === 'post') {
       // The writes alone (iterating on them): the naive insert, one fund, many funds (with and without Idempotency-Keys), `--repeat` times in turn.
       const body = JSON.stringify({ amount: 10, ein: seeded.ein });
@@ -288,9 +290,42 @@ async function benchEngine(engine: string): Promise<string[]> {
   }
 }
 
+/**
+ * The ledger's log job's cost (docs/rules.md §26): the same load over 100 funds without the job and
+ * with it (taking the log up and checkpointing every second), `--repeat` pairs, alternated, so
+ * that the machine's drift falls on both sides; the median of the pairs' ratios.
+ */
+async function ledgerPairs(engine: string, databaseUrl: string, env: Record<string, string>, dir: string, seeded: Awaited<ReturnType<typeof seedBench>>): Promise<string[]> {
+  const body = JSON.stringify({ amount: 10, ein: seeded.ein });
+  const keysFile = join(dir, 'spread-keys.json');
+  writeFileSync(keysFile, JSON.stringify(seeded.spreadKeys));
+  const pairs = Number(values.repeat);
+  if (!Number.isInteger(pairs) || pairs < 1) throw new Error('--repeat is a whole number from 1');
+  const caughtUp = performance.now();
+  execFileSync(process.execPath, [ALMONER, 'ledger', 'checkpoint'], { env: { ...process.env, DATABASE_URL: databaseUrl } });
+  log(`  the seeded journal taken into the ledger's log and checkpointed in ${((performance.now() - caughtUp) / 1000).toFixed(1)} s`);
+  const ratios: number[] = [];
+  const rows: string[] = [];
+  const withJob = { ...env, LEDGER_JOB_MS: '1000', LEDGER_CHECKPOINT_INTERVAL_MS: '1000' };
+  for (let pair = 1; pair <= pairs; pair += 1) {
+    // Which goes first alternates too: a pair's second run meets a larger journal.
+    const [a, b] = pair % 2 === 1 ? [env, withJob] : [withJob, env];
+    const first = await measureSpread(`over ${seeded.spreadKeys.length} funds, ${a === env ? 'no log job' : 'log job every second'} (pair ${pair})`, a, keysFile, body);
+    const second = await measureSpread(`over ${seeded.spreadKeys.length} funds, ${b === env ? 'no log job' : 'log job every second'} (pair ${pair})`, b, keysFile, body);
+    const [without, withIt] = a === env ? [first, second] : [second, first];
+    ratios.push(withIt.rps / without.rps);
+    rows.push(
+      `| ${engine} | over 100 funds, the log job every second (pair ${pair}) | ${withIt.rps.toFixed(0)} | ${withIt.p50} / ${withIt.p99} | without it ${without.rps.toFixed(0)} | **${(withIt.rps / without.rps).toFixed(3)}** |`,
+    );
+  }
+  checkDatabase(databaseUrl);
+  rows.push(`| ${engine} | with the log job / without, median of ${pairs} pairs | | | | **${median(ratios).toFixed(3)}** |`);
+  return rows;
+}
+
 const rows: string[] = [];
 const engines = (values.engines ?? '').split(',').map((e) => e.trim());
-if (values.only === undefined || ['api', 'workers', 'post', 'get'].includes(values.only)) {
+if (values.only === undefined || ['api', 'workers', 'post', 'ledger', 'get'].includes(values.only)) {
   for (const engine of engines) rows.push(...(await benchEngine(engine)));
 }
 const exportRows = values.only === undefined || values.only === 'exports' ? await benchExports(engines, log) : [];
