@@ -89,15 +89,11 @@ export async function unsequencedEntries(db: Db, book: Book, limit: number): Pro
  * with their content (to hash) only for those written before their hash was (054).
  */
 export async function unsequencedHashes(db: Db, book: Book, limit: number, fromId = 0): Promise<Array<{ id: number; entry_hash: string | null; entry?: StoredEntry }>> {
-  const rows = await db
-    .selectFrom('journal_entries')
-    .select(['id', 'entry_hash'])
-    .where('book', '=', book)
-    .where('log_seq', 'is', null)
-    .where('id', '>=', fromId)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  let q = db.selectFrom('journal_entries').select(['id', 'entry_hash']).where('book', '=', book).where('log_seq', 'is', null);
+  // No floor, no bound: with `id >= 0` SQLite's planner walks the table by id instead of the
+  // index of unsequenced entries (a book with none, read past a million of the other's).
+  if (fromId > 0) q = q.where('id', '>=', fromId);
+  const rows = await q.orderBy('id').limit(limit).execute();
   const unhashed = rows.filter((r) => r.entry_hash === null).map((r) => Number(r.id));
   const content = new Map<number, StoredEntry>();
   for (let i = 0; i < unhashed.length; i += 500) {
