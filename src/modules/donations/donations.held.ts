@@ -6,7 +6,7 @@
 import type { Deps } from '../../deps.ts';
 import type { Trx } from '../../db/database.ts';
 import { assert } from '../../shared/assert.ts';
-import { entryStatements, reserveEntryIds, type FundAccounts } from '../ledger/index.ts';
+import { LogTail, entryStatements, reserveEntryIds, type FundAccounts } from '../ledger/index.ts';
 import { eventStatements } from '../events/index.ts';
 import type { Book } from '../../shared/book.ts';
 import { runStatements } from '../../db/bulk.ts';
@@ -81,9 +81,9 @@ export async function insertHeldOfFunds(
 ): Promise<DecidedDonation[]> {
   const at = deps.clock.now().toISOString();
   const { rows, held } = decide(funds, donations, at);
-  const entryIds = await reserveEntryIds(trx, held.length);
+  const [entryIds, tail] = await Promise.all([reserveEntryIds(trx, held.length), LogTail.open(trx)]);
   // One statement on PostgreSQL (db/bulk.ts): the funds' locks are held through fewer round trips.
-  await runStatements(trx, [...store.donationStatements(rows), ...entryStatements(holdEntries(funds, held, entryIds), at), ...createdEvents(rows)]);
+  await runStatements(trx, [...store.donationStatements(rows), ...entryStatements(holdEntries(funds, held, entryIds), at, tail), ...createdEvents(rows)]);
   return rows;
 }
 

@@ -9,7 +9,7 @@ import type { Book } from '../../shared/book.ts';
 import { runStatements } from '../../db/bulk.ts';
 import { conflict } from '../../shared/errors.ts';
 import { assert } from '../../shared/assert.ts';
-import { entryStatements, lockFundsAccounts, outsideAccountId, reserveEntryIds } from '../ledger/index.ts';
+import { LogTail, entryStatements, lockFundsAccounts, outsideAccountId, reserveEntryIds } from '../ledger/index.ts';
 import { recordEvents } from '../events/index.ts';
 import { recordAudits } from '../audit/index.ts';
 import { DONATION_TRANSITIONS } from './donations.ts';
@@ -51,7 +51,7 @@ export async function payOutMany(trx: Trx, book: Book, payouts: readonly PayOut[
       movements: [{ from_account_id: accounts.ids.reserved, to_account_id: grantsPaid, amount_cents: d.amount_cents }],
     };
   });
-  await runStatements(trx, entryStatements(entries, at));
+  await runStatements(trx, entryStatements(entries, at, await LogTail.open(trx, [book])));
   await recordEvents(
     trx,
     moves.map(({ d, event }) => ({

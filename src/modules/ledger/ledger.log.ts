@@ -1,7 +1,8 @@
 // The journal's log (docs/rules.md §26, ADR 28): each book's entries taken in commit order into a
 // hash chain and a Merkle tree (RFC 6962), checkpoints of it signed with the platform's Ed25519 key
 // (C2SP tlog-checkpoint), witnesses' cosignatures kept beside them, and the proofs a donor checks.
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
+import { CHAIN_START, chainHash } from './ledger.tail.ts';
 import type { Deps } from '../../deps.ts';
 import type { Db } from '../../db/database.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
@@ -11,13 +12,7 @@ import { AppError } from '../../shared/errors.ts';
 import { entryHash, entryText, verificationCode, type EncodedEntry } from './ledger.encoding.ts';
 import * as store from './ledger.log.store.ts';
 
-/** The chain's hash before the first entry. */
-export const CHAIN_START = Buffer.alloc(32).toString('hex');
-
-/** The next chain hash: SHA-256(previous chain hash || entry hash), both as their 32 bytes. */
-export function chainHash(previous: string, entry: string): string {
-  return createHash('sha256').update(Buffer.from(previous, 'hex')).update(Buffer.from(entry, 'hex')).digest('hex');
-}
+export { CHAIN_START, chainHash } from './ledger.tail.ts';
 
 /** The name a log key is given: LEDGER_KEY_NAME, else the public URL's host and "/ledger". */
 function configuredKeyName(deps: Deps): string {

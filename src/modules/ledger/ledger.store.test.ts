@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { describeEachEngine, fund, makeUser, whileHeld } from '../../../test/harness.ts';
 import { isExpectationFailed, runIfAllRows, runStatements } from '../../db/bulk.ts';
 import * as store from './ledger.store.ts';
+import { CHAIN_START, LogTail, chainHash } from './ledger.tail.ts';
+import { lastSequenced } from './ledger.log.store.ts';
 
 describeEachEngine('ledger store', (env) => {
   const at = '2026-01-01T00:00:00Z';
@@ -109,6 +111,51 @@ describeEachEngine('ledger store', (env) => {
     );
   });
 
+  test('the writer places its entries in the log on SQLite (in id order, chained from the last); on PostgreSQL the sequencer does', async () => {
+    const { deps, engine } = env();
+    const user = await makeUser(deps);
+    await fund(deps, user, 10_000);
+    const a = await store.readFundAccounts(deps.db, user.fund_id);
+    const hold = { from_account_id: a.ids.available, to_account_id: a.ids.reserved, amount_cents: 100 };
+    const before = await lastSequenced(deps.db, 'live');
+    const ids = await deps.db.transaction().execute(async (trx) => {
+      const single = await store.postEntry(trx, { book: 'live', memo: 'one', audit_id: 1 }, [hold], at);
+      const many = await store.reserveEntryIds(trx, 3);
+      // Given out of order: placed in id order all the same.
+      const entries = [...many].reverse().map((id) => ({ id, cause: { book: 'live' as const, memo: 'many', audit_id: 1 }, movements: [hold] }));
+      await runStatements(trx, store.entryStatements(entries, at, await LogTail.open(trx)));
+      return [single, ...many];
+    });
+    const rows = await deps.db.selectFrom('journal_entries').select(['id', 'entry_hash', 'log_seq', 'chain_hash']).where('id', 'in', ids).orderBy('id').execute();
+    if (engine === 'postgres') {
+      assert.equal(await deps.db.transaction().execute((trx) => LogTail.open(trx)), undefined);
+      assert.deepEqual(
+        rows.map((r) => [r.log_seq, r.chain_hash]),
+        ids.map(() => [null, null]),
+        'left to the sequencer',
+      );
+      return;
+    }
+    let seq = before === undefined ? 0 : before.log_seq + 1;
+    let chain = before?.chain_hash ?? CHAIN_START;
+    for (const r of rows) {
+      chain = chainHash(chain, r.entry_hash as string);
+      assert.deepEqual([Number(r.log_seq), r.chain_hash], [seq, chain], `entry ${r.id}`);
+      seq += 1;
+    }
+    // A transaction rolled back leaves no place taken: the next one reads the log's tail again.
+    await assert.rejects(
+      deps.db.transaction().execute(async (trx) => {
+        await store.postEntry(trx, { book: 'live', memo: 'gone', audit_id: 1 }, [hold], at);
+        throw new Error('rolled back');
+      }),
+      /rolled back/,
+    );
+    const next = await deps.db.transaction().execute((trx) => store.postEntry(trx, { book: 'live', memo: 'next', audit_id: 1 }, [hold], at));
+    const placed = await deps.db.selectFrom('journal_entries').select(['log_seq']).where('id', '=', next).executeTakeFirstOrThrow();
+    assert.equal(Number(placed.log_seq), seq);
+  });
+
   test('entryStatements with reserveEntryIds write many entries; guardedEntryStatements writes only while the balance is the one expected', async () => {
     const {
       deps: { db },
@@ -126,6 +173,7 @@ describeEachEngine('ledger store', (env) => {
         store.entryStatements(
           ids.map((id) => ({ id, cause: { book: 'live' as const, memo: 'batch', audit_id: 1 }, movements: [hold] })),
           at,
+          await LogTail.open(trx),
         ),
       );
     });
@@ -138,8 +186,11 @@ describeEachEngine('ledger store', (env) => {
         { account_id: a.ids.portfolio, amount_cents: 300 },
         { account_id: a.ids.reserved, amount_cents: 200 },
       ];
-      await runStatements(trx, store.postingEntryStatements([{ id: id!, cause: { book: 'live', memo: 'netted', audit_id: 1 }, postings }], at));
-      assert.throws(() => store.postingEntryStatements([{ id: id!, cause: { book: 'live', memo: 'off', audit_id: 1 }, postings: postings.slice(1) }], at), /must balance/);
+      await runStatements(trx, store.postingEntryStatements([{ id: id!, cause: { book: 'live', memo: 'netted', audit_id: 1 }, postings }], at, await LogTail.open(trx)));
+      assert.throws(
+        () => store.postingEntryStatements([{ id: id!, cause: { book: 'live', memo: 'off', audit_id: 1 }, postings: postings.slice(1) }], at, undefined),
+        /must balance/,
+      );
     });
     const after = (await store.readFundAccounts(db, user.fund_id)).balances;
     assert.deepEqual([after.available_cents, after.portfolio_cents, after.reserved_cents], [7_500, 300, 2_200]);
@@ -160,6 +211,7 @@ describeEachEngine('ledger store', (env) => {
             },
           ],
           at,
+          await LogTail.open(trx),
         ),
       );
     });

@@ -7,6 +7,7 @@ import { prepared } from '../../db/prepared.ts';
 import { insertRows, jsonRows, rowsStatement, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { entryHash } from './ledger.encoding.ts';
+import { LogTail } from './ledger.tail.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
 import { FUND_ACCOUNT_KINDS, OUTSIDE_ACCOUNT_KINDS, postingsOf, type FundAccountKind, type FundBalances, type Movement, type OutsideAccountKind, type Posting } from './ledger.ts';
@@ -45,20 +46,7 @@ const fundAccountsQuery = prepared<Database, AccountRow, { fund_id: number }>((d
 const fundAccountsForUpdateQuery = prepared<Database, AccountRow, { fund_id: number }>((db, p) =>
   db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents', 'book']).where('fund_id', '=', p('fund_id')).orderBy('id').forUpdate(),
 );
-const insertEntryQuery = prepared<
-  Database,
-  { id: number },
-  {
-    book: Book;
-    memo: string;
-    donation_id: number | null;
-    gift_id: number | null;
-    contribution_id: number | null;
-    audit_id: number | null;
-    match_id: number | null;
-    created_at: string;
-  }
->((db, p) =>
+const insertEntryQuery = prepared<Database, { id: number }, ReturnType<typeof causeColumns> & { created_at: string }>((db, p) =>
   db
     .insertInto('journal_entries')
     .values({
@@ -73,10 +61,10 @@ const insertEntryQuery = prepared<
     })
     .returning('id'),
 );
-const setEntryHashQuery = prepared<Database, never, { id: number; entry_hash: string }>((db, p) =>
+const setEntryHashQuery = prepared<Database, never, { id: number; entry_hash: string; log_seq: number | null; chain_hash: string | null }>((db, p) =>
   db
     .updateTable('journal_entries')
-    .set({ entry_hash: p('entry_hash') })
+    .set({ entry_hash: p('entry_hash'), log_seq: p('log_seq'), chain_hash: p('chain_hash') })
     .where('id', '=', p('id')),
 );
 const insertPostingQuery = prepared<Database, never, { book: Book; entry_id: number; account_id: number; amount_cents: number }>((db, p) =>
@@ -235,8 +223,11 @@ export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly
   const postings = postingsOf(movements);
   const [entry] = await insertEntryQuery(trx, { ...causeColumns(cause), created_at: at });
   assert(entry !== undefined, 'the entry was inserted');
-  // Its hash names its id, known only now: set in the same transaction (rules §26).
-  await setEntryHashQuery(trx, { id: entry.id, entry_hash: entryHash({ ...causeColumns(cause), id: entry.id, created_at: at, postings }) });
+  // Its hash names its id, known only now: set in the same transaction, with its place in the
+  // log where the writer gives it (rules §26).
+  const hash = entryHash({ ...causeColumns(cause), id: entry.id, created_at: at, postings });
+  const place = (await LogTail.open(trx, [cause.book]))?.place(cause.book, hash) ?? { log_seq: null, chain_hash: null };
+  await setEntryHashQuery(trx, { id: entry.id, entry_hash: hash, ...place });
   const [a, b] = postings;
   if (postings.length === 2 && a !== undefined && b !== undefined) {
     await insertPostingPairQuery(trx, { book: cause.book, entry_id: entry.id, a: a.account_id, a_cents: a.amount_cents, b: b.account_id, b_cents: b.amount_cents });
@@ -257,8 +248,8 @@ type NewEntry = { id: number; cause: EntryCause; movements: readonly Movement[] 
  * donations' holds), with the ids reserved for them (`reserveEntryIds`), and
  * move each cached balance once, by the sum of its postings.
  */
-export function entryStatements(entries: readonly NewEntry[], at: string): Statement[] {
-  const { inserts, deltas } = entryRows(withPostings(entries), at);
+export function entryStatements(entries: readonly NewEntry[], at: string, tail: LogTail | undefined): Statement[] {
+  const { inserts, deltas } = entryRows(withPostings(entries), at, tail);
   return [...inserts, ...moveStatements(deltas)];
 }
 
@@ -266,7 +257,11 @@ export function entryStatements(entries: readonly NewEntry[], at: string): State
  * entryStatements for entries written as postings (each entry's sum to zero, none zero): a
  * valuation's round is one entry per book, each fund's net change beside the market's total.
  */
-export function postingEntryStatements(entries: ReadonlyArray<{ id: number; cause: EntryCause; postings: readonly Posting[] }>, at: string): Statement[] {
+export function postingEntryStatements(
+  entries: ReadonlyArray<{ id: number; cause: EntryCause; postings: readonly Posting[] }>,
+  at: string,
+  tail: LogTail | undefined,
+): Statement[] {
   for (const e of entries) {
     for (const p of e.postings) {
       assertSafeInteger(p.amount_cents, 'posting amount');
@@ -274,7 +269,7 @@ export function postingEntryStatements(entries: ReadonlyArray<{ id: number; caus
     }
     assert(e.postings.reduce((n, p) => n + p.amount_cents, 0) === 0, 'a journal entry must balance');
   }
-  const { inserts, deltas } = entryRows(entries, at);
+  const { inserts, deltas } = entryRows(entries, at, tail);
   return [...inserts, ...moveStatements(deltas)];
 }
 
@@ -294,7 +289,8 @@ export function guardedEntryStatements(
   guarded: ReadonlyArray<{ account_id: number; expected_cents: number }>,
 ): { guard: Statement; statements: Statement[] } {
   assert(guarded.length > 0 && new Set(guarded.map((g) => g.account_id)).size === guarded.length, 'one guard per account');
-  const { inserts, deltas } = entryRows(withPostings(entries), at);
+  // PostgreSQL only: the sequencer places these entries (ledger.tail.ts).
+  const { inserts, deltas } = entryRows(withPostings(entries), at, undefined);
   const moves = guarded.map((g) => {
     const cents = deltas.get(g.account_id) ?? 0;
     deltas.delete(g.account_id);
@@ -319,7 +315,12 @@ export function guardedEntryStatements(
   };
 }
 
-function entryRows(entries: ReadonlyArray<{ id: number; cause: EntryCause; postings: readonly Posting[] }>, at: string): { inserts: Statement[]; deltas: Map<number, number> } {
+/** The rows of entries and their postings; `tail`: the log's, where the writer places entries (ledger.tail.ts). */
+function entryRows(
+  entries: ReadonlyArray<{ id: number; cause: EntryCause; postings: readonly Posting[] }>,
+  at: string,
+  tail: LogTail | undefined,
+): { inserts: Statement[]; deltas: Map<number, number> } {
   const deltas = new Map<number, number>();
   if (entries.length === 0) return { inserts: [], deltas };
   const postings: Array<[number, number, number, Book]> = [];
@@ -334,12 +335,16 @@ function entryRows(entries: ReadonlyArray<{ id: number; cause: EntryCause; posti
     inserts: [
       ...insertRows(
         'journal_entries',
-        ['id', 'book', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'match_id', 'created_at', 'entry_hash'],
-        entries.map((e) => {
-          const c = causeColumns(e.cause);
-          const hash = entryHash({ ...c, id: e.id, created_at: at, postings: e.postings });
-          return [e.id, c.book, c.memo, c.donation_id, c.gift_id, c.contribution_id, c.audit_id, c.match_id, at, hash];
-        }),
+        ['id', 'book', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'match_id', 'created_at', 'entry_hash', 'log_seq', 'chain_hash'],
+        // In id order: a log placed by the writer takes them as they were reserved.
+        [...entries]
+          .sort((a, b) => a.id - b.id)
+          .map((e) => {
+            const c = causeColumns(e.cause);
+            const hash = entryHash({ ...c, id: e.id, created_at: at, postings: e.postings });
+            const place = tail?.place(c.book, hash);
+            return [e.id, c.book, c.memo, c.donation_id, c.gift_id, c.contribution_id, c.audit_id, c.match_id, at, hash, place?.log_seq ?? null, place?.chain_hash ?? null];
+          }),
       ),
       ...insertRows('postings', ['entry_id', 'account_id', 'amount_cents', 'book'], postings),
     ],

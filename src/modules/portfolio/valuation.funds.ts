@@ -6,7 +6,7 @@
 import type { Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 import { decimalText, parse8, valueCents } from '../../shared/fixed.ts';
-import { lockFundsAccounts, postingEntryStatements, reserveEntryIds, type EntryCause, type Movement } from '../ledger/index.ts';
+import { LogTail, lockFundsAccounts, postingEntryStatements, reserveEntryIds, type EntryCause, type Movement } from '../ledger/index.ts';
 import { runStatements, type Statement } from '../../db/bulk.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import { decideFund, unitsToSell, type FundDecision, type Place, type ValuedPortfolio } from './valuation.decide.ts';
@@ -63,10 +63,11 @@ class RoundJournal {
       return postings.length === 0 ? [] : [{ cause: { book, memo, audit_id: v.auditIds[book] } satisfies EntryCause, postings }];
     });
     this.#net = new Map();
-    const ids = await reserveEntryIds(this.#trx, entries.length);
+    const [ids, tail] = await Promise.all([reserveEntryIds(this.#trx, entries.length), LogTail.open(this.#trx)]);
     return postingEntryStatements(
       entries.map((e, i) => ({ ...e, id: ids[i] as number })),
       v.at,
+      tail,
     );
   }
 }
