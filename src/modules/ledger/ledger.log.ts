@@ -279,7 +279,11 @@ export type ProofCause = { donation_id: number } | { contribution_id: number };
  * that holds them all. Throws proof_not_ready while one of them is in no checkpoint yet.
  */
 export async function proofOf(deps: Deps, book: Book, cause: ProofCause) {
-  const entries = await store.entriesOfCause(deps.db, book, cause);
+  return proofOfEntries(deps, book, cause, await store.entriesOfCause(deps.db, book, cause));
+}
+
+/** proofOf for the cause's entries already read. */
+async function proofOfEntries(deps: Deps, book: Book, cause: ProofCause, entries: readonly store.StoredEntry[]) {
   const last = Math.max(...entries.map((e) => (e.log_seq === null ? Infinity : e.log_seq)));
   const covering = entries.length === 0 ? undefined : await store.latestCheckpoint(deps.db, book);
   if (covering === undefined || !Number.isFinite(last) || covering.size <= last) {
@@ -317,7 +321,7 @@ export async function receiptLedger(deps: Deps, book: Book, contributionId: numb
   if (named === undefined) return undefined;
   let proof: Awaited<ReturnType<typeof proofOf>> | null = null;
   try {
-    proof = await proofOf(deps, book, { contribution_id: contributionId });
+    proof = await proofOfEntries(deps, book, { contribution_id: contributionId }, entries);
   } catch (e) {
     if (!(e instanceof AppError && e.code === 'proof_not_ready')) throw e;
   }
