@@ -6,7 +6,8 @@
 // previous release, crashes, full-size property and fuzz runs. all: every file once (CI).
 import { spawnSync } from 'node:child_process';
 import { globSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FAST_SIZES, LONGEST_FIRST, RELEASE, SYSTEM } from '../test/tiers.ts';
 import { buildClient } from './client-build.ts';
 
@@ -46,8 +47,19 @@ const result = spawnSync(
     '--test-reporter-destination=stdout',
     ...files,
   ],
-  // The banner above is said once; each file's harness stays quiet about it.
-  { stdio: 'inherit', env: { ...process.env, ...sizes, ALMONER_TEST_CONCURRENCY: concurrency, ALMONER_TEST_BANNER: 'said' } },
+  // The banner above is said once; each file's harness stays quiet about it. Node's compile cache
+  // (the one bin/almoner.js uses) for every file's process too: each loads the whole program, and
+  // compiles it again without it (~0.9 s of CPU a file; ~0.45 s with it).
+  {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      ...sizes,
+      ALMONER_TEST_CONCURRENCY: concurrency,
+      ALMONER_TEST_BANNER: 'said',
+      NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'node-compile-cache'),
+    },
+  },
 );
 process.exit(result.status ?? 1);
 
