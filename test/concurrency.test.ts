@@ -222,6 +222,46 @@ for (const { name: engine } of engines()) {
       await assertLedgerBalanced(env.deps);
     });
 
+    test('a request refused for its Idempotency-Key holds nothing: the next donation of its fund is decided, and answered, without it', async () => {
+      const user = await makeUser(env.deps);
+      // Enough for the first donation and one more of $10.
+      await fund(env.deps, user, 2_000);
+      await holdKeys([
+        { user_id: user.user_id, key: 'stale', token: 'the-newer-attempt' },
+        { user_id: user.user_id, key: 'next', token: 'token-next' },
+      ]);
+      // The route's claim: the answer stored with the record is the donation as the use case shows it.
+      const answer = (view: unknown) => ({ status: 201, response: JSON.stringify(view) });
+      const donate = (claim?: { user_id: number; key: string; token: string }) =>
+        createDonation(env.deps, user.caller, { amount_cents: 1000, ein: '261544963' }, claim === undefined ? undefined : { ...claim, answer });
+      const stale = () => donate({ user_id: user.user_id, key: 'stale', token: 'the-older-attempt' });
+      const next = () => donate({ user_id: user.user_id, key: 'next', token: 'token-next' });
+      // The first takes $10 (alone on SQLite, behind another node's lock on PostgreSQL); the refused
+      // request comes before the next in the round that follows.
+      const results =
+        engine === 'sqlite'
+          ? [await Promise.allSettled([donate()]), await Promise.allSettled([stale(), next()])].flat()
+          : await behindAnotherNode(
+              user.fund_id,
+              () => donate(),
+              () => [stale(), next()],
+            );
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.equal(((results[1] as PromiseRejectedResult).reason as AppError).code, 'idempotency_key_in_use');
+      const made = (results[2] as PromiseFulfilledResult<{ id: number; status: string }>).value;
+      assert.equal(made.status, 'scheduled', 'the refused request holds none of the money');
+      const record = await env.deps.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', user.user_id).where('key', '=', 'next').executeTakeFirstOrThrow();
+      assert.equal(record.state, 'done');
+      assert.equal(record.resource, `donation:${made.id}`);
+      assert.equal((JSON.parse(record.response_body ?? '{}') as { status: string }).status, 'scheduled', 'the stored answer is what was made');
+      const stored = await env.deps.db.selectFrom('idempotency_keys').selectAll().where('user_id', '=', user.user_id).where('key', '=', 'stale').executeTakeFirstOrThrow();
+      assert.deepEqual([stored.state, stored.claim_token, stored.resource], ['in_progress', 'the-newer-attempt', null]);
+      await assertLedgerBalanced(env.deps);
+    });
+
     // PostgreSQL refuses a NUL character in text (the HTTP edge refuses it before; the service is called directly here).
     if (engine === 'postgres')
       test('when a shared transaction fails, each request is tried alone: one bad request fails no other', async () => {

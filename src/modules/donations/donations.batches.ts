@@ -8,13 +8,13 @@ import { AppError } from '../../shared/errors.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
 import { guardedEntryStatements, lockFundsAccounts, readFundAccounts } from '../ledger/index.ts';
 import { findRecipients, findRecipientsAsOf, recordsEpochIs, type NonProfit } from '../nonprofits/index.ts';
-import { claimOutcomesStatements, keyTakenOver, recordClaimOutcomes, storeResponses, type ClaimOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
+import { claimOutcomesStatements, keyTakenOver, recordClaimOutcomes, type ClaimOutcome, type IdempotencyClaim } from '../idempotency/index.ts';
 import { IdStock, reserveIds } from '../../db/ids.ts';
 import { isExpectationFailed, runIfAllRows } from '../../db/bulk.ts';
 import type { DonationStatus } from './donations.ts';
 import { answerOf, noStats, type DonationWriter, type Made, type Submitted } from './donations.writer.ts';
 import * as store from './donations.store.ts';
-import { createdEvents, decide, holdEntries, insertHeldOfFunds, knownFund, type HeldDonation, type KnownFund } from './donations.held.ts';
+import { createdEvents, decide, holdEntries, knownFund, writeDecided, type KnownFund } from './donations.held.ts';
 
 // Group commit across requests and funds (ADR 9). A fund's balance check and
 // hold run under a lock on its accounts, held until the commit is durable; so
@@ -341,14 +341,28 @@ export class FundBatches implements DonationWriter {
     this.stats.locked += 1;
     // Its ids come from the sequence now: none taken ahead may follow them.
     this.#ids.discard();
-    const stored: Array<{ claim: IdempotencyClaim; answer: unknown }> = [];
-    const outcomes = await this.#deps.db.transaction().execute((trx) => this.#create(trx, batch, stored));
-    answered(stored);
-    return outcomes;
+    // The requests whose keys another request recorded first: refused, and the round run again without them.
+    const refused = new Set<number>();
+    for (;;) {
+      const stored: Array<{ claim: IdempotencyClaim; answer?: unknown }> = [];
+      try {
+        const outcomes = await this.#deps.db.transaction().execute((trx) => this.#create(trx, batch, stored, refused));
+        answered(stored);
+        return outcomes;
+      } catch (error) {
+        if (!(error instanceof KeysTaken)) throw error;
+        for (const i of error.at) refused.add(i);
+      }
+    }
   }
 
-  /** The round in `trx`; the answers it stored (with their claims) are pushed to `stored`. */
-  async #create(trx: Trx, batch: readonly Waiting[], stored: Array<{ claim: IdempotencyClaim; answer: unknown }>): Promise<Array<Made | AppError>> {
+  /**
+   * The round in `trx`, the requests in `refused` refused for their keys; the claims it recorded
+   * with their answers are pushed to `stored`. Throws KeysTaken (rolling the round back) when
+   * another request recorded one of its keys first: each fund's decisions depend on every
+   * donation before them, so the round is decided again without it.
+   */
+  async #create(trx: Trx, batch: readonly Waiting[], stored: Array<{ claim: IdempotencyClaim; answer?: unknown }>, refused: ReadonlySet<number>): Promise<Array<Made | AppError>> {
     // Locks in ascending fund order, as every round takes them: two rounds never wait on each other in a cycle.
     const funds = new Map<number, KnownFund>();
     for (const [fundId, accounts] of await lockFundsAccounts(trx, fundsOf(batch))) funds.set(fundId, knownFund(fundId, accounts));
@@ -359,30 +373,33 @@ export class FundBatches implements DonationWriter {
         batch.map((w) => w.ein),
       ),
     );
-    const ids = await reserveIds(trx, 'donations', valid.length);
-    // Each request's Idempotency-Key outcome, in the same transaction as its donation (idempotency/outcome.ts),
-    // all in one statement; one whose key was taken over is refused alone (and leaves its reserved id unused).
-    const claimed = claimsOf(batch, valid, ids);
-    const recorded = await recordClaimOutcomes(trx, claimed);
-    claimed.forEach(({ i }, j) => {
-      if (recorded[j] !== true) outcomes[i] = keyTakenOver();
+    for (const i of refused) if (outcomes[i] === undefined) outcomes[i] = keyTakenOver();
+    const madeAt = valid.filter((i) => outcomes[i] === undefined);
+    const ids = await reserveIds(trx, 'donations', madeAt.length);
+    const made = madeAt.map((i, k) => ({ ...(batch[i] as Waiting).donation, non_profit_id: (found[i] as NonProfit).id, id: ids[k] as number }));
+    const at = this.#deps.clock.now().toISOString();
+    const decided = decide(funds, made, at);
+    // Each request's Idempotency-Key record with its answer, in the same transaction as its
+    // donation (idempotency/outcome.ts), one statement for the round: written once, not recorded
+    // and then answered.
+    const claims = claimsOf(batch, madeAt, ids, (j) => {
+      const row = decided.rows[j] as (typeof decided.rows)[number];
+      return { id: row.id, status: row.status, created_at: row.created_at, nonProfit: found[madeAt[j] as number] as NonProfit };
     });
-    const made: Array<HeldDonation & { id: number }> = [];
-    const madeAt: number[] = [];
-    for (const [k, i] of valid.entries()) {
-      if (outcomes[i] !== undefined) continue;
-      made.push({ ...(batch[i] as Waiting).donation, non_profit_id: (found[i] as NonProfit).id, id: ids[k] as number });
-      madeAt.push(i);
-    }
-    const done = settled(outcomes, found, madeAt, await insertHeldOfFunds(this.#deps, trx, funds, made));
-    // The answers of what was made, stored in the same transaction (what each was, decided just now).
-    const answers = madeAt.flatMap((i) => {
-      const request = batch[i] as Waiting;
-      const answer = request.claim === undefined ? undefined : answerOf(request, done[i] as Made);
-      return request.claim === undefined || answer === undefined ? [] : [{ claim: request.claim, ...answer, answer }];
-    });
-    if (answers.length > 0) await storeResponses(trx, answers);
-    stored.push(...answers);
-    return done;
+    const recorded = await recordClaimOutcomes(trx, claims);
+    const taken = claims.filter((_, j) => recorded[j] !== true).map(({ i }) => i);
+    if (taken.length > 0) throw new KeysTaken(taken);
+    await writeDecided(trx, funds, decided, at);
+    stored.push(...claims);
+    return settled(outcomes, found, madeAt, decided.rows);
+  }
+}
+
+/** Keys of a round's requests that other requests recorded first (their indexes in the round). */
+class KeysTaken extends Error {
+  readonly at: readonly number[];
+  constructor(at: readonly number[]) {
+    super('Idempotency-Keys of the round were recorded by other requests');
+    this.at = at;
   }
 }

@@ -80,11 +80,16 @@ export async function insertHeldOfFunds(
   donations: ReadonlyArray<HeldDonation & { id: number }>,
 ): Promise<DecidedDonation[]> {
   const at = deps.clock.now().toISOString();
-  const { rows, held } = decide(funds, donations, at);
+  const decided = decide(funds, donations, at);
+  await writeDecided(trx, funds, decided, at);
+  return decided.rows;
+}
+
+/** Writes what `decide` decided at `at` in `trx`: the donations, the holds' journal entries and the events. */
+export async function writeDecided(trx: Trx, funds: ReadonlyMap<number, KnownFund>, { rows, held }: ReturnType<typeof decide>, at: string): Promise<void> {
   const [entryIds, tail] = await Promise.all([reserveEntryIds(trx, held.length), LogTail.open(trx)]);
   // One statement on PostgreSQL (db/bulk.ts): the funds' locks are held through fewer round trips.
   await runStatements(trx, [...store.donationStatements(rows), ...entryStatements(holdEntries(funds, held, entryIds), at, tail), ...createdEvents(rows)]);
-  return rows;
 }
 
 export type DecidedDonation = HeldDonation & { id: number; status: DonationStatus; created_at: string };
