@@ -12,7 +12,7 @@ import { claimOutcomesStatements, keyTakenOver, recordClaimOutcomes, type ClaimO
 import { IdStock, reserveIds } from '../../db/ids.ts';
 import { isExpectationFailed, runIfAllRows } from '../../db/bulk.ts';
 import type { DonationStatus } from './donations.ts';
-import { answerOf, noStats, type DonationWriter, type Made, type Submitted } from './donations.writer.ts';
+import { KeysTaken, answerOf, noStats, type DonationWriter, type Made, type Submitted } from './donations.writer.ts';
 import * as store from './donations.store.ts';
 import { createdEvents, decide, holdEntries, knownFund, writeDecided, type KnownFund } from './donations.held.ts';
 
@@ -392,14 +392,5 @@ export class FundBatches implements DonationWriter {
     await writeDecided(trx, funds, decided, at);
     stored.push(...claims);
     return settled(outcomes, found, madeAt, decided.rows);
-  }
-}
-
-/** Keys of a round's requests that other requests recorded first (their indexes in the round). */
-class KeysTaken extends Error {
-  readonly at: readonly number[];
-  constructor(at: readonly number[]) {
-    super('Idempotency-Keys of the round were recorded by other requests');
-    this.at = at;
   }
 }

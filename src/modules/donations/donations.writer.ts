@@ -102,3 +102,12 @@ export class SimpleDonationWriter implements DonationWriter {
     return made;
   }
 }
+
+/** Keys of a round's requests that other requests recorded first (their indexes in the round). */
+export class KeysTaken extends Error {
+  readonly at: readonly number[];
+  constructor(at: readonly number[]) {
+    super('Idempotency-Keys of the round were recorded by other requests');
+    this.at = at;
+  }
+}
