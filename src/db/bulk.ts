@@ -39,7 +39,7 @@ function mark(engine: Engine, params: unknown[], value: unknown): string {
 const insertTexts = new Map<string, string>();
 const INSERT_TEXTS_MAX = 200;
 
-function insertText(engine: Engine, table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>, params: unknown[]): string {
+export function insertText(engine: Engine, table: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>, params: unknown[]): string {
   const first = params.length;
   for (const row of rows) {
     // The message is built only when it fails: this loop runs for every row of a bulk load.

@@ -3,7 +3,7 @@ import { DIALECTS, dialectOf, type Dialect } from '../../db/dialect.ts';
 import { CompiledQuery } from 'kysely';
 import { assert } from '../../shared/assert.ts';
 import type { Db, Trx } from '../../db/database.ts';
-import { jsonRows, jsonRowsFrom, rowsStatement, type Statement } from '../../db/bulk.ts';
+import { insertText, jsonRows, jsonRowsFrom, rowsStatement, type Statement } from '../../db/bulk.ts';
 import type { IdempotencyKeysTable } from '../../db/schema.ts';
 
 export interface IdempotencyClaim {
@@ -159,13 +159,12 @@ function outcomesInsert(dialect: Dialect, params: unknown[], outcomes: readonly 
     const state = answer === undefined ? 'committed' : 'done';
     return [claim.user_id, claim.key, unwritten.requestHash, state, unwritten.lockedUntil, unwritten.at, claim.token, resource, answer?.status ?? null, answer?.response ?? null];
   });
-  const json = jsonRows(params, RECORD_COLUMNS, rows);
-  const source =
-    dialect.engine === 'postgres'
-      ? `select ${RECORD_COLUMNS.join(',')} from json_populate_recordset(null::idempotency_keys, ${json})`
-      : `select ${RECORD_COLUMNS.map((c) => `json_extract(value, '$.${c}')`).join(',')} from json_each(?) where true`;
-  return `insert into idempotency_keys (${RECORD_COLUMNS.join(',')}) ${source}
-      on conflict (user_id, key) do nothing returning user_id, key, claim_token`;
+  const conflict = 'on conflict (user_id, key) do nothing returning user_id, key, claim_token';
+  // SQLite: the values bound one by one. Each answer is JSON text already: inside one JSON value
+  // it would be escaped again, and parsed again by json_extract for every column.
+  if (dialect.engine === 'sqlite') return `${insertText('sqlite', 'idempotency_keys', RECORD_COLUMNS, rows, params)} ${conflict}`;
+  return `insert into idempotency_keys (${RECORD_COLUMNS.join(',')})
+      select ${RECORD_COLUMNS.join(',')} from json_populate_recordset(null::idempotency_keys, ${jsonRows(params, RECORD_COLUMNS, rows)}) ${conflict}`;
 }
 
 /** The outcomes written by update (claims whose record exists) and by insert (unwritten claims). */
