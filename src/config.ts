@@ -93,7 +93,7 @@ export interface Config {
    * on receipts. SPONSOR_NAME, SPONSOR_EIN, SPONSOR_ADDRESS, SPONSOR_BANK (wire and bank transfer
    * instructions), SPONSOR_BROKERAGE (stock: DTC instructions), SPONSOR_CRYPTO (wallet addresses).
    */
-  sponsor: { name: string; ein: string; address: string; bank: string; brokerage: string; crypto: string };
+  sponsor: SponsorDetails;
   /** The SPONSOR_* settings left at their placeholders: a server warns at start, and refuses to start in production. */
   sponsorUnset: string[];
   /** ALMONER_ENV=production. */
@@ -109,7 +109,7 @@ export interface Config {
    * change; PAYEE_DATA_KEY (or _FILE): 32 bytes, base64, that seal bank account numbers at rest.
    */
   payments: {
-    ach: { destinationRouting: string; destinationName: string; originId: string; originName: string; companyId: string; companyName: string; odfiRouting: string };
+    ach: AchSettings;
     checkAccount: string;
     checkFirstNumber: number;
     checkStaleDays: number;
@@ -130,6 +130,8 @@ export interface Config {
    * §19), from its available money and then its units; 0 (the default) charges none.
    */
   fundMonthlyFeeCents: number;
+  /** VALUATION_ROUND_FUNDS: the funds a valuation values in each of its transactions (rules §19). */
+  valuationRoundFunds: number;
   /** Rate limits shared by every node through Redis when set; counted per node otherwise. */
   redisUrl: string | undefined;
   /** After Redis failed a node, how long it counts rate limits alone before it asks Redis again. */
@@ -179,6 +181,7 @@ export interface Config {
 }
 
 import { flag, integer, oneOf, powerOfTwo } from './config.env.ts';
+import { achSettings, sponsorSettings, type AchSettings, type SponsorDetails } from './config.sponsor.ts';
 import { ledgerSettings, payeeKey, type LedgerConfig } from './config.keys.ts';
 
 export const DEFAULT_SQLITE_URL = 'sqlite:./data/almoner.sqlite';
@@ -252,19 +255,6 @@ function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     out[name] = value;
   }
   return out;
-}
-
-/** The sponsor's originator details for the NACHA file ('' where unset). */
-function achSettings(env: NodeJS.ProcessEnv): Config['payments']['ach'] {
-  return {
-    destinationRouting: env.ACH_DESTINATION_ROUTING ?? '',
-    destinationName: env.ACH_DESTINATION_NAME ?? '',
-    originId: env.ACH_ORIGIN_ID ?? '',
-    originName: env.ACH_ORIGIN_NAME ?? '',
-    companyId: env.ACH_COMPANY_ID ?? '',
-    companyName: env.ACH_COMPANY_NAME ?? '',
-    odfiRouting: env.ACH_ODFI_ROUTING ?? '',
-  };
 }
 
 function smtpUrl(env: NodeJS.ProcessEnv): string | undefined {
@@ -372,17 +362,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metricsOnPublicPort: flag(env, 'METRICS_ON_PUBLIC_PORT', false),
     apiDocs: flag(env, 'API_DOCS', true),
     sandbox: flag(env, 'SANDBOX', true),
-    sponsor: {
-      name: env.SPONSOR_NAME || 'Almoner Giving Fund (set SPONSOR_NAME)',
-      ein: env.SPONSOR_EIN || '00-0000000',
-      address: env.SPONSOR_ADDRESS || '(set SPONSOR_ADDRESS: the address checks are mailed to)',
-      bank: env.SPONSOR_BANK || '(set SPONSOR_BANK: bank name, routing and account numbers for wires and transfers)',
-      brokerage: env.SPONSOR_BROKERAGE || '(set SPONSOR_BROKERAGE: broker, DTC number and account for stock)',
-      crypto: env.SPONSOR_CRYPTO || '(set SPONSOR_CRYPTO: a wallet address per accepted token)',
-    },
-    sponsorUnset: ['SPONSOR_NAME', 'SPONSOR_EIN', 'SPONSOR_ADDRESS', 'SPONSOR_BANK', 'SPONSOR_BROKERAGE', 'SPONSOR_CRYPTO'].filter((name) => (env[name] ?? '').trim() === ''),
+    ...sponsorSettings(env),
     production,
     fundMonthlyFeeCents: integer(env, 'FUND_MONTHLY_FEE_CENTS', 0, 0, 100_000),
+    valuationRoundFunds: integer(env, 'VALUATION_ROUND_FUNDS', 2_000, 1, 100_000),
     payments: {
       ach: achSettings(env),
       checkAccount: env.CHECK_ACCOUNT ?? '',
