@@ -1,5 +1,6 @@
 // Background jobs of a server process: the scheduler of recurring donations,
-// the sandbox clock, telling people (webhooks and mail), stale checks, the ledger's log and retention. All are safe to run on every node at once.
+// the sandbox clock, telling people (webhooks and mail), stale checks, the ledger's log, a valuation
+// a crash left running, and retention. All are safe to run on every node at once.
 import type { Platform } from './platform.ts';
 import { runScheduler } from './modules/scheduled/index.ts';
 import { runSandboxClock } from './modules/sandbox/index.ts';
@@ -9,6 +10,7 @@ import { notifyStatus, runNotify } from './modules/notify/index.ts';
 import { repairReceipts } from './modules/contributions/index.ts';
 import { voidStaleChecks } from './modules/payments/index.ts';
 import { runLedgerLog } from './modules/ledger/index.ts';
+import { finishRunningValuation } from './modules/portfolio/index.ts';
 import type { JobName } from './metrics.ts';
 
 export function startJobs(platform: Platform): () => void {
@@ -49,6 +51,11 @@ export function startJobs(platform: Platform): () => void {
     every(deps.config.schedulerIntervalMs === 0 ? 0 : 60_000, 'requests', async () => {
       const expired = await expireRequests(deps);
       if (expired > 0) deps.log.info({ expired }, 'requests lapsed');
+    }),
+    // A valuation a crash or a stopped node left running is carried on, a round at a time (rules §19).
+    every(deps.config.schedulerIntervalMs === 0 ? 0 : 15_000, 'valuations', async () => {
+      const finished = await finishRunningValuation(deps);
+      if (finished !== undefined) deps.log.info({ valuation: finished }, 'a valuation left running was finished');
     }),
     every(deps.config.sandbox ? deps.config.sandboxTickMs : 0, 'sandbox clock', () => runSandboxClock(deps)),
     // Slow webhook attempts go on between ticks, so that the next ticks send others' deliveries.

@@ -10,7 +10,7 @@ import type { MoneyCounters } from './shared/counters.ts';
 import { VERSION } from './version.ts';
 
 /** The jobs whose last run a node reports: a job that stopped running is an alert. */
-export type JobName = 'scheduler' | 'retention' | 'receipts' | 'notify' | 'sandbox clock' | 'stale checks' | 'requests' | 'ledger';
+export type JobName = 'scheduler' | 'retention' | 'receipts' | 'notify' | 'sandbox clock' | 'stale checks' | 'requests' | 'ledger' | 'valuations';
 
 /** The latest `almoner check` (kept in the database by whichever machine ran it). */
 export type LastCheck = () => Promise<{ finished_at: string; duration_ms: number; failed: number } | undefined>;

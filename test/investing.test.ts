@@ -96,7 +96,8 @@ for (const { name: engine } of engines()) {
     let lastAt: number | null = null;
 
     before(async () => {
-      env = await openEnv(engine, { schedulerIntervalMs: 0, notifyIntervalMs: 0, sandboxTickMs: 0 }, { clock });
+      // A round of one fund: the model holds whatever the rounds (rules §19).
+      env = await openEnv(engine, { schedulerIntervalMs: 0, notifyIntervalMs: 0, sandboxTickMs: 0, valuationRoundFunds: 1 }, { clock });
       operator = (await createAdminToken(env.deps, 'investing test', 'test')).token;
       await makeNonProfit(env.deps, { ein: '261544963', name: 'Vermont Foodbank' });
       for (const p of PORTFOLIOS) ids.push((await admin('POST', '/portfolios', { description: '', ...p })).body.id);

@@ -42,7 +42,8 @@ const REPLAY = `PROPERTY_SEED=${SEED} replays it`;
 async function withWriter<T>(engine: TestEnv['engine'], writer: Config['donationWriter'], fn: (env: TestEnv) => Promise<T>): Promise<T> {
   // Each run opens its own pay date: banking days as far ahead as the setting allows.
   const payments = { ...testConfig('sqlite::memory:').payments, payDateMaxDays: 3650 };
-  const env = await openEnv(engine, { donationWriter: writer, fundMonthlyFeeCents: MONTHLY_FEE_CENTS, payments });
+  // Valuations go two funds a round: the model does not know of rounds (rules §19).
+  const env = await openEnv(engine, { donationWriter: writer, fundMonthlyFeeCents: MONTHLY_FEE_CENTS, payments, valuationRoundFunds: 2 });
   try {
     return await fn(env);
   } finally {

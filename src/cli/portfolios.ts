@@ -2,7 +2,7 @@
 // §19): the portfolios offered, prices imported from a file, valuations made.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createPortfolio, importPriceFile, listPortfolios, retirePortfolio, runValuation } from '../modules/portfolio/index.ts';
+import { createPortfolio, finishRunningValuation, importPriceFile, listPortfolios, retirePortfolio, runValuation, type RoundOptions } from '../modules/portfolio/index.ts';
 import { UsageError, actor, id, withPlatform } from './common.ts';
 
 export async function portfoliosCommand(sub: string | undefined, rest: string[]): Promise<number> {
@@ -76,11 +76,31 @@ export async function pricesCommand(sub: string | undefined, rest: string[]): Pr
   });
 }
 
+/** Progress of a long valuation on stderr, at most every two seconds. */
+function roundProgress(): RoundOptions {
+  let shown = performance.now();
+  return {
+    afterRound: ({ stage, afterFundId }) => {
+      if (stage === 'done' || performance.now() - shown < 2_000) return;
+      shown = performance.now();
+      process.stderr.write(`  ${stage === 'monthly_fees' ? 'monthly fees charged' : 'funds valued'} up to fund ${afterFundId}\n`);
+    },
+  };
+}
+
 export async function valuationCommand(sub: string | undefined, rest: string[]): Promise<number> {
-  if (sub !== 'run') throw new UsageError(`unknown valuation command: ${sub ?? '(none)'} (run [--at TIME])`);
+  if (sub === 'finish') {
+    parseArgs({ args: rest, strict: true, options: {} });
+    return await withPlatform(async ({ deps }) => {
+      const id = await finishRunningValuation(deps, roundProgress());
+      process.stdout.write(id === undefined ? 'No valuation is running.\n' : `Valuation ${id} finished.\n`);
+      return 0;
+    });
+  }
+  if (sub !== 'run') throw new UsageError(`unknown valuation command: ${sub ?? '(none)'} (run [--at TIME], finish)`);
   const { values } = parseArgs({ args: rest, strict: true, options: { at: { type: 'string' } } });
   return await withPlatform(async ({ deps }) => {
-    const v = await runValuation(deps, values.at, actor());
+    const v = await runValuation(deps, values.at, actor(), roundProgress());
     process.stdout.write(`Valuation ${v.id} at ${v.at}:\n`);
     for (const p of v.portfolios)
       process.stdout.write(`  ${p.name}: $${p.unit_price} a unit${p.previous_unit_price === null ? ' (its first)' : ` (was $${p.previous_unit_price})`}\n`);

@@ -48,7 +48,9 @@ Commands:
                              The portfolios donors may choose: what each holds (weights sum to 100), its annual fee
   prices import FILE         Prices from a CSV whose header names symbol, price and time; a bad, duplicate or
                              future row refuses the whole file
-  valuation run [--at TIME]  Every portfolio's unit price from its holdings' prices at TIME (default now)
+  valuation run [--at TIME]  Every portfolio's unit price from its holdings' prices at TIME (default now), then
+                             every invested fund valued, a round of 2,000 funds at a time
+  valuation finish           Finish the valuation a crash or a stopped server left running
   deaths list [--status recorded|approved]
   deaths record --user ID --document REFERENCE
                              Record the death of a fund's holder (audited); nothing happens until a second

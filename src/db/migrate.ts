@@ -58,6 +58,7 @@ import * as m052 from './migrations/052_app_webhooks.ts';
 import * as m053 from './migrations/053_schedule_app.ts';
 import * as m054 from './migrations/054_ledger_log.ts';
 import * as m055 from './migrations/055_checkpoint_ranges.ts';
+import * as m056 from './migrations/056_valuation_rounds.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -121,6 +122,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '053_schedule_app', up: m053.up },
   { name: '054_ledger_log', up: m054.up },
   { name: '055_checkpoint_ranges', up: m055.up },
+  { name: '056_valuation_rounds', up: m056.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -26,7 +26,17 @@ export interface ValuationsTable {
   at: string;
   created_at: string;
   created_by: string;
+  /** 'monthly_fees' and 'funds' while its rounds run (migration 056), 'done' once finished. */
+  stage: ColumnType<ValuationStage, ValuationStage | undefined, ValuationStage>;
+  /** The last fund its rounds have valued (or charged) in its stage; 0 before the first. */
+  after_fund_id: ColumnType<number, number | undefined, number>;
+  /** JSON: its audit entry in each book. */
+  audit_ids: ColumnType<string, string | undefined, string>;
+  /** The flat monthly fee it charges each fund (0: none), fixed when it starts. */
+  monthly_fee_cents: ColumnType<number, number | undefined, never>;
 }
+
+export type ValuationStage = 'monthly_fees' | 'funds' | 'done';
 
 export interface PortfolioValuationsTable {
   valuation_id: number;

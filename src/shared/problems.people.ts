@@ -202,4 +202,10 @@ export const PEOPLE_PROBLEMS = {
   valuation_not_after_last: doc('Valuation not after the last', 'A valuation must come after the last one.', 'Date it later than the last valuation.', [
     'POST /admin/v1/valuations',
   ]),
+  valuation_running: doc(
+    'Valuation running',
+    'A valuation started earlier (one a crash or a stopped server interrupted) is still valuing its funds; valuations run one at a time.',
+    'Wait for it: a running server finishes it by itself, or run `almoner valuation finish`.',
+    ['POST /admin/v1/valuations'],
+  ),
 } as const satisfies Record<string, ProblemDoc>;

@@ -183,5 +183,13 @@ describeEachEngine('holdings store', (env) => {
       { book: 'live', recorded: 152, posted: 0 },
       { book: 'test', recorded: 0, posted: 0 },
     ]);
+    // Which funds paid a monthly fee partly from units: not one that paid it all from available money.
+    assert.deepEqual([...(await store.paidFeeFromUnits(db, 4))], []);
+    const payer = await makeUser(deps);
+    await db
+      .transaction()
+      .execute((trx) => runStatements(trx, store.monthlyFeeStatements([{ valuation_id: 4, fund_id: payer.fund_id, book: 'live', cents: 150, from_units: '0.01500000' }])));
+    assert.deepEqual([...(await store.paidFeeFromUnits(db, 4))], [payer.fund_id]);
+    assert.deepEqual([...(await store.paidFeeFromUnits(db, 5))], []);
   });
 });

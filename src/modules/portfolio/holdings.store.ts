@@ -5,6 +5,7 @@ import type { Db, Trx } from '../../db/database.ts';
 import type { ExchangesTable, FundAllocationsTable, FundUnitsTable, FundValuationsTable, InvestmentsTable } from '../../db/schema.investing.ts';
 import type { Book } from '../../shared/book.ts';
 import { insertRows, statement, type Statement } from '../../db/bulk.ts';
+import { parse8 } from '../../shared/fixed.ts';
 
 export type AllocationRow = Selectable<FundAllocationsTable>;
 export type UnitsRow = Selectable<FundUnitsTable>;
@@ -172,6 +173,12 @@ export async function unitsPage(db: Db | Trx, after: number, limit: number): Pro
 /** The records of a valuation per fund (the check re-derives each fee from them). */
 export async function fundValuationsOf(db: Db | Trx, valuationId: number): Promise<FundValuationRow[]> {
   return await db.selectFrom('fund_valuations').selectAll().where('valuation_id', '=', valuationId).orderBy('fund_id').execute();
+}
+
+/** The funds that paid a valuation's monthly fee partly from their units. */
+export async function paidFeeFromUnits(db: Db | Trx, valuationId: number): Promise<Set<number>> {
+  const rows = await db.selectFrom('monthly_fees').select(['fund_id', 'from_units']).where('valuation_id', '=', valuationId).execute();
+  return new Set(rows.filter((r) => parse8(r.from_units) !== 0n).map((r) => Number(r.fund_id)));
 }
 
 /** Each fund's portfolio account balance. */

@@ -12,3 +12,4 @@ export {
 } from './offers-and-valuations.service.ts';
 export { cancelExchange, getAllocation, investmentTotals, investNow, investShareOf, setAllocation, valueHistory, type AllocationView } from './allocation.service.ts';
 export { investingProblems } from './portfolio.check.ts';
+export { finishRunningValuation, type RoundOptions } from './valuation.rounds.ts';

@@ -9,7 +9,7 @@ import { decimalText, parse8 } from '../../shared/fixed.ts';
 import { recordAudit } from '../audit/index.ts';
 import { checkPrices, FEE_BPS_MAX, FIRST_UNIT_PRICE, holdingsProblem, nextUnitPrice, readPriceFile, RISK_LEVELS, timeOf, type Holding, type PriceCheck } from './unit-price.ts';
 import * as store from './portfolio.store.ts';
-import { chargeMonthlyFees, valueFunds } from './valuation.funds.ts';
+import { finishValuation, type RoundOptions } from './valuation.rounds.ts';
 
 export interface PortfolioView {
   id: number;
@@ -164,26 +164,23 @@ export async function importPrices(deps: Deps, prices: ReadonlyArray<{ symbol: s
   );
 }
 
-/**
- * A valuation at `atText` (default now): each portfolio's unit price from its holdings' latest
- * prices at that time (portfolios.ts nextUnitPrice; $10 at its first). Later than the last
- * valuation, not in the future; every holding must have a price. Throws validation_failed,
- * valuation_in_future, valuation_not_after_last, price_missing.
- */
-export async function runValuation(deps: Deps, atText: string | undefined, actor: string) {
-  const now = deps.clock.now().toISOString();
-  const at = atText === undefined ? now : timeOf(atText);
-  if (at === null) throw fieldErrors([{ field: 'at', code: 'validation_failed', message: 'must be a time (ISO 8601, like 2026-11-27T21:00:00Z)' }]);
-  if (at > now) throw new AppError('unprocessable', 'valuation_in_future', `a valuation at ${at} is still to come`);
-  const last = await store.lastValuation(deps.db);
-  if (last !== undefined && at <= last.at) throw conflict('valuation_not_after_last', `the last valuation was at ${last.at}: a new one comes after it`);
+const valuationRunning = (v: store.ValuationRow) =>
+  conflict(
+    'valuation_running',
+    `valuation ${v.id} (at ${v.at}) is still running, past fund ${v.after_fund_id} of its ${v.stage === 'monthly_fees' ? 'monthly fees' : 'funds'}: a server's job finishes it, or \`almoner valuation finish\``,
+  );
+
+type Valued = { portfolio: store.PortfolioRow; unit: bigint; before: bigint | null; prices: Map<string, bigint> };
+
+/** Every portfolio's unit price at `at` from its holdings' prices (the one before it, if any). Throws price_missing. */
+async function unitPricesAt(deps: Deps, at: string): Promise<Valued[]> {
   const portfolios = await store.listPortfolios(deps.db, false);
   const previous = await store.latestUnitPrices(
     deps.db,
     portfolios.map((p) => Number(p.id)),
   );
   const missing: string[] = [];
-  const valued: Array<{ portfolio: store.PortfolioRow; unit: bigint; before: bigint | null; prices: Map<string, bigint> }> = [];
+  const valued: Valued[] = [];
   for (const p of portfolios) {
     const holdings = JSON.parse(p.holdings) as Holding[];
     const found = await store.pricesAt(
@@ -210,11 +207,42 @@ export async function runValuation(deps: Deps, atText: string | undefined, actor
       errors: missing.map((m) => ({ field: 'prices', code: 'price_missing', message: m })),
     });
   }
+  return valued;
+}
+
+/**
+ * A valuation at `atText` (default now): each portfolio's unit price from its holdings' latest
+ * prices at that time (portfolios.ts nextUnitPrice; $10 at its first). Later than the last
+ * valuation, not in the future; every holding must have a price. Throws validation_failed,
+ * valuation_in_future, valuation_not_after_last, price_missing, valuation_running. Started in one
+ * transaction (its prices fixed), then finished a round of funds at a time (valuation.rounds.ts).
+ */
+export async function runValuation(deps: Deps, atText: string | undefined, actor: string, rounds: RoundOptions = {}) {
+  const now = deps.clock.now().toISOString();
+  const at = atText === undefined ? now : timeOf(atText);
+  if (at === null) throw fieldErrors([{ field: 'at', code: 'validation_failed', message: 'must be a time (ISO 8601, like 2026-11-27T21:00:00Z)' }]);
+  if (at > now) throw new AppError('unprocessable', 'valuation_in_future', `a valuation at ${at} is still to come`);
+  const running = await store.runningValuation(deps.db);
+  if (running !== undefined) throw valuationRunning(running);
+  const last = await store.lastValuation(deps.db);
+  if (last !== undefined && at <= last.at) throw conflict('valuation_not_after_last', `the last valuation was at ${last.at}: a new one comes after it`);
+  const valued = await unitPricesAt(deps, at);
   const id = await deps.db.transaction().execute(async (trx) => {
     await dialectOf(trx).lockKeys(trx, ['valuation']);
+    const running = await store.runningValuation(trx);
+    if (running !== undefined) throw valuationRunning(running);
     const lastNow = await store.lastValuation(trx);
     if (lastNow !== undefined && at <= lastNow.at) throw conflict('valuation_not_after_last', `the last valuation was at ${lastNow.at}: a new one comes after it`);
-    const made = await store.insertValuation(trx, { at, created_at: now, created_by: actor });
+    // The month's first valuation charges the flat monthly fee first, if the platform has one.
+    const monthly = deps.config.fundMonthlyFeeCents;
+    const charges = monthly > 0 && (lastNow === undefined || lastNow.at.slice(0, 7) !== at.slice(0, 7));
+    const made = await store.insertValuation(trx, {
+      at,
+      created_at: now,
+      created_by: actor,
+      stage: charges ? 'monthly_fees' : 'funds',
+      monthly_fee_cents: charges ? monthly : 0,
+    });
     if (made === undefined) throw conflict('valuation_not_after_last', `a valuation at ${at} was made already`);
     // One audit entry per book: each book's journal entries name an action of their own book (ADR 10).
     const auditIds = { live: 0, test: 0 };
@@ -230,17 +258,8 @@ export async function runValuation(deps: Deps, atText: string | undefined, actor
         at: now,
       });
     }
-    const context = {
-      id: made,
-      at,
-      feeMs: last === undefined ? 0n : BigInt(Date.parse(at) - Date.parse(last.at)),
-      auditIds,
-      portfolios: new Map(valued.map((v) => [Number(v.portfolio.id), { price: v.unit, feeBps: v.portfolio.fee_bps }])),
-    };
-    // The month's first valuation charges the flat monthly fee first, if the platform has one.
-    const monthly = deps.config.fundMonthlyFeeCents;
-    if (monthly > 0 && (last === undefined || last.at.slice(0, 7) !== at.slice(0, 7))) await chargeMonthlyFees(trx, context, monthly);
-    const outstanding = await valueFunds(trx, context);
+    await store.updateValuation(trx, made, { audit_ids: JSON.stringify(auditIds) });
+    // Its unit prices are fixed now; the units outstanding grow round by round (valuation.rounds.ts).
     await store.insertPortfolioValuations(
       trx,
       valued.map((v) => ({
@@ -248,11 +267,12 @@ export async function runValuation(deps: Deps, atText: string | undefined, actor
         portfolio_id: Number(v.portfolio.id),
         unit_price: decimalText(v.unit),
         prices: JSON.stringify(Object.fromEntries([...v.prices].map(([symbol, price]) => [symbol, decimalText(price)]))),
-        units_outstanding: decimalText(outstanding.get(Number(v.portfolio.id)) ?? 0n),
+        units_outstanding: decimalText(0n),
       })),
     );
     return made;
   });
+  await finishValuation(deps, id, rounds);
   return {
     id,
     at,

@@ -1,10 +1,11 @@
 // SQL of portfolios, prices and valuations (rules §19).
 import type { Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
-import type { PortfoliosTable } from '../../db/schema.investing.ts';
+import type { PortfoliosTable, ValuationsTable } from '../../db/schema.investing.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 
 export type PortfolioRow = Selectable<PortfoliosTable>;
+export type ValuationRow = Selectable<ValuationsTable>;
 
 /** A new portfolio, or undefined when its name is taken. */
 export async function insertPortfolio(trx: Trx, row: Omit<PortfolioRow, 'id' | 'status' | 'retired_at'>): Promise<number | undefined> {
@@ -80,8 +81,31 @@ export async function lastValuation(db: Db | Trx): Promise<{ id: number; at: str
   return row === undefined ? undefined : { id: Number(row.id), at: row.at };
 }
 
+/** The valuation whose rounds are still to finish, if any (one runs at a time). */
+export async function runningValuation(db: Db | Trx): Promise<ValuationRow | undefined> {
+  return await db.selectFrom('valuations').selectAll().where('stage', '<>', 'done').orderBy('id').limit(1).executeTakeFirst();
+}
+
+export async function findValuation(db: Db | Trx, id: number): Promise<ValuationRow | undefined> {
+  return await db.selectFrom('valuations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The time of the valuation before the one at `at`, if any. */
+export async function valuationBefore(db: Db | Trx, at: string): Promise<string | undefined> {
+  const row = await db.selectFrom('valuations').select('at').where('at', '<', at).orderBy('at', 'desc').limit(1).executeTakeFirst();
+  return row?.at;
+}
+
+/** Where a valuation's rounds have got to: its stage, the last fund passed, the audit entries it names. */
+export async function updateValuation(trx: Trx, id: number, change: { stage?: ValuationRow['stage']; after_fund_id?: number; audit_ids?: string }): Promise<void> {
+  await trx.updateTable('valuations').set(change).where('id', '=', id).execute();
+}
+
 /** A valuation at a time, or undefined when one is at that time already. */
-export async function insertValuation(trx: Trx, row: { at: string; created_at: string; created_by: string }): Promise<number | undefined> {
+export async function insertValuation(
+  trx: Trx,
+  row: { at: string; created_at: string; created_by: string; stage: ValuationRow['stage']; monthly_fee_cents: number },
+): Promise<number | undefined> {
   try {
     return Number((await trx.insertInto('valuations').values(row).returning('id').executeTakeFirstOrThrow()).id);
   } catch (error) {
@@ -97,7 +121,26 @@ export async function insertPortfolioValuations(
   if (rows.length > 0) await trx.insertInto('portfolio_valuations').values(rows).execute();
 }
 
-/** Each portfolio's latest unit price, with the prices and time it was valued at. */
+/** A valuation's unit prices and units outstanding (so far, while it runs), with each portfolio's fee. */
+export async function portfolioValuationsOf(
+  db: Db | Trx,
+  valuationId: number,
+): Promise<Array<{ portfolio_id: number; unit_price: string; units_outstanding: string; fee_bps: number }>> {
+  const rows = await db
+    .selectFrom('portfolio_valuations as pv')
+    .innerJoin('portfolios as p', 'p.id', 'pv.portfolio_id')
+    .select(['pv.portfolio_id', 'pv.unit_price', 'pv.units_outstanding', 'p.fee_bps'])
+    .where('pv.valuation_id', '=', valuationId)
+    .orderBy('pv.portfolio_id')
+    .execute();
+  return rows.map((r) => ({ ...r, portfolio_id: Number(r.portfolio_id) }));
+}
+
+export async function setUnitsOutstanding(trx: Trx, valuationId: number, portfolioId: number, units: string): Promise<void> {
+  await trx.updateTable('portfolio_valuations').set({ units_outstanding: units }).where('valuation_id', '=', valuationId).where('portfolio_id', '=', portfolioId).execute();
+}
+
+/** Each portfolio's latest unit price of a finished valuation, with the prices and time it was valued at. */
 export async function latestUnitPrices(
   db: Db | Trx,
   portfolioIds: readonly number[],
@@ -109,6 +152,7 @@ export async function latestUnitPrices(
       .innerJoin('valuations as v', 'v.id', 'pv.valuation_id')
       .select(['pv.unit_price', 'pv.prices', 'v.at', 'pv.units_outstanding'])
       .where('pv.portfolio_id', '=', id)
+      .where('v.stage', '=', 'done')
       .orderBy('pv.valuation_id', 'desc')
       .limit(1)
       .executeTakeFirst();

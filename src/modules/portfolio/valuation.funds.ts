@@ -1,5 +1,5 @@
-// What a valuation does to each fund (docs/rules.md §19), in its transaction:
-// units marked to the new unit price (the gain or loss posted against the
+// What a valuation does to a round of funds (docs/rules.md §19), in the round's
+// transaction (valuation.rounds.ts runs the rounds): units marked to the new unit price (the gain or loss posted against the
 // portfolio's market account), the fee taken from units, a pending exchange
 // made, units sold to cover waiting donations, investments bought, and the
 // portfolio account left at exactly units × unit price, rounded once.
@@ -12,8 +12,6 @@ import { promoteWaiting } from '../donations/index.ts';
 import { decideFund, unitsToSell, type FundDecision, type Place, type ValuedPortfolio } from './valuation.decide.ts';
 import { chosenPortfolio } from './allocation.service.ts';
 import * as holdings from './holdings.store.ts';
-
-const FUNDS_PER_ROUND = 2_000;
 
 export type { ValuedPortfolio };
 
@@ -72,21 +70,14 @@ class RoundJournal {
   }
 }
 
-/** Values every fund that holds units or waits to exchange or invest; returns each portfolio's units outstanding. */
-export async function valueFunds(trx: Trx, v: ValuationContext): Promise<Map<number, bigint>> {
-  const outstanding = new Map<number, bigint>([...v.portfolios.keys()].map((id) => [id, 0n]));
+/**
+ * One round of funds (each holding units or waiting to exchange or invest): each decided
+ * (valuation.decide.ts), then the round's writes together. Returns the units each portfolio's
+ * funds of the round hold after it.
+ */
+export async function valueRound(trx: Trx, v: ValuationContext, fundIds: readonly number[]): Promise<Map<number, bigint>> {
   const journal = new RoundJournal(trx);
-  for (let after = 0; ;) {
-    const fundIds = await holdings.fundsToValue(trx, after, FUNDS_PER_ROUND);
-    if (fundIds.length === 0) break;
-    after = fundIds[fundIds.length - 1] as number;
-    await valueRound(trx, v, journal, fundIds, outstanding);
-  }
-  return outstanding;
-}
-
-/** One round of funds: each decided (valuation.decide.ts), then the round's writes together. */
-async function valueRound(trx: Trx, v: ValuationContext, journal: RoundJournal, fundIds: readonly number[], outstanding: Map<number, bigint>): Promise<void> {
+  const outstanding = new Map<number, bigint>();
   const [held, investments, waiting] = await Promise.all([holdings.holdingsOf(trx, fundIds), holdings.pendingInvestments(trx, fundIds), holdings.waitingDonations(trx, fundIds)]);
   const investing = Map.groupBy(investments, (i) => Number(i.fund_id));
   // Only a fund whose available money may move (an exchange, an investment, waiting donations) is
@@ -148,6 +139,7 @@ async function valueRound(trx: Trx, v: ValuationContext, journal: RoundJournal, 
   await runStatements(trx, [...(await journal.statements(v, `valuation ${v.id}`)), ...holdings.unitsStatements(unitRows, emptied), ...holdings.fundValuationStatements(records)]);
   // Money sold into available covers waiting donations, oldest first, once the round's balances are written.
   for (const fundId of promoted) await promoteWaiting(trx, fundId, v.at);
+  return outstanding;
 }
 
 /** What a fund's valuation record states. */
@@ -171,47 +163,38 @@ function recordOf(v: ValuationContext, fundId: number, book: Book, d: FundDecisi
 }
 
 /**
- * The flat monthly fee (FUND_MONTHLY_FEE_CENTS) at the month's first valuation, before the funds
- * are valued: each fund with money pays it from its available money, and what that lacks from its
- * units at the new unit price (as much as they are worth). Posted to the book's fees account,
- * recorded per fund in `monthly_fees`.
+ * The flat monthly fee (FUND_MONTHLY_FEE_CENTS) at the month's first valuation, a round of funds
+ * with money at a time before the funds are valued: each pays it from its available money, and
+ * what that lacks from its units at the new unit price (as much as they are worth). Posted to the
+ * book's fees account, recorded per fund in `monthly_fees`.
  */
-export async function chargeMonthlyFees(trx: Trx, v: ValuationContext, feeCents: number): Promise<void> {
+export async function chargeRound(trx: Trx, v: ValuationContext, feeCents: number, fundIds: readonly number[]): Promise<void> {
   const journal = new RoundJournal(trx);
-  for (let after = 0; ;) {
-    const fundIds = await holdings.fundsWithMoney(trx, after, FUNDS_PER_ROUND);
-    if (fundIds.length === 0) break;
-    after = fundIds[fundIds.length - 1] as number;
-    const [locked, held] = await Promise.all([lockFundsAccounts(trx, fundIds), holdings.holdingsOf(trx, fundIds)]);
-    const rows: Array<{ valuation_id: number; fund_id: number; book: string; cents: number; from_units: string }> = [];
-    const unitRows: Array<[number, number, string]> = [];
-    for (const fundId of fundIds) {
-      const fund = locked.get(fundId);
-      if (fund === undefined) continue;
-      const { book, ids } = fund;
-      const fromAvailable = Math.min(feeCents, fund.balances.available_cents);
-      let fromPortfolio = 0;
-      let sold = 0n;
-      const units = held.units.get(fundId);
-      const priced = units === undefined ? undefined : v.portfolios.get(Number(units.portfolio_id));
-      if (units !== undefined && priced !== undefined && fromAvailable < feeCents) {
-        const count = parse8(units.units) as bigint;
-        const worth = Number(valueCents(count, priced.price));
-        fromPortfolio = Math.min(feeCents - fromAvailable, fund.balances.portfolio_cents, worth);
-        sold = unitsToSell(fromPortfolio, worth, count, priced.price);
-        // A fund left with no units keeps its row until the valuation empties it (and its account).
-        unitRows.push([fundId, Number(units.portfolio_id), decimalText(count - sold)]);
-      }
-      if (fromAvailable + fromPortfolio === 0) continue;
-      const fees = await journal.outside('fees', book);
-      if (fromAvailable > 0) journal.move(book, { from_account_id: ids.available, to_account_id: fees, amount_cents: fromAvailable });
-      if (fromPortfolio > 0) journal.move(book, { from_account_id: ids.portfolio, to_account_id: fees, amount_cents: fromPortfolio });
-      rows.push({ valuation_id: v.id, fund_id: fundId, book, cents: fromAvailable + fromPortfolio, from_units: decimalText(sold) });
+  const [locked, held] = await Promise.all([lockFundsAccounts(trx, fundIds), holdings.holdingsOf(trx, fundIds)]);
+  const rows: Array<{ valuation_id: number; fund_id: number; book: string; cents: number; from_units: string }> = [];
+  const unitRows: Array<[number, number, string]> = [];
+  for (const fundId of fundIds) {
+    const fund = locked.get(fundId);
+    if (fund === undefined) continue;
+    const { book, ids } = fund;
+    const fromAvailable = Math.min(feeCents, fund.balances.available_cents);
+    let fromPortfolio = 0;
+    let sold = 0n;
+    const units = held.units.get(fundId);
+    const priced = units === undefined ? undefined : v.portfolios.get(Number(units.portfolio_id));
+    if (units !== undefined && priced !== undefined && fromAvailable < feeCents) {
+      const count = parse8(units.units) as bigint;
+      const worth = Number(valueCents(count, priced.price));
+      fromPortfolio = Math.min(feeCents - fromAvailable, fund.balances.portfolio_cents, worth);
+      sold = unitsToSell(fromPortfolio, worth, count, priced.price);
+      // A fund left with no units keeps its row until the valuation empties it (and its account).
+      unitRows.push([fundId, Number(units.portfolio_id), decimalText(count - sold)]);
     }
-    await runStatements(trx, [
-      ...(await journal.statements(v, `valuation ${v.id}: monthly fee`)),
-      ...holdings.unitsStatements(unitRows, []),
-      ...holdings.monthlyFeeStatements(rows),
-    ]);
+    if (fromAvailable + fromPortfolio === 0) continue;
+    const fees = await journal.outside('fees', book);
+    if (fromAvailable > 0) journal.move(book, { from_account_id: ids.available, to_account_id: fees, amount_cents: fromAvailable });
+    if (fromPortfolio > 0) journal.move(book, { from_account_id: ids.portfolio, to_account_id: fees, amount_cents: fromPortfolio });
+    rows.push({ valuation_id: v.id, fund_id: fundId, book, cents: fromAvailable + fromPortfolio, from_units: decimalText(sold) });
   }
+  await runStatements(trx, [...(await journal.statements(v, `valuation ${v.id}: monthly fee`)), ...holdings.unitsStatements(unitRows, []), ...holdings.monthlyFeeStatements(rows)]);
 }

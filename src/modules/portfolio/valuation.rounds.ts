@@ -1,0 +1,88 @@
+// A valuation's rounds (docs/rules.md §19): once started, a valuation charges
+// the monthly fee and values the funds a round of them at a time, each round
+// its own transaction, so that a donor's request never waits behind more than
+// one round, and a crash loses at most the round it interrupted. Where the
+// rounds have got to is kept in the valuation's row, under the 'valuation'
+// lock, so that any runner (the request that started it, a node's job after a
+// crash, `almoner valuation finish`) carries it on from there, and two at once
+// never value a fund twice.
+import { dialectOf } from '../../db/dialect.ts';
+import type { Trx } from '../../db/database.ts';
+import type { Deps } from '../../deps.ts';
+import type { Book } from '../../shared/book.ts';
+import { decimalText, parse8 } from '../../shared/fixed.ts';
+import * as holdings from './holdings.store.ts';
+import * as store from './portfolio.store.ts';
+import { chargeRound, valueRound, type ValuationContext } from './valuation.funds.ts';
+
+export interface RoundOptions {
+  /** Funds a round takes (VALUATION_ROUND_FUNDS by default). */
+  fundsPerRound?: number;
+  /** Called after each round commits, with where the valuation has got to (progress, and tests' crashes). */
+  afterRound?: (progress: { stage: store.ValuationRow['stage']; afterFundId: number }) => void | Promise<void>;
+}
+
+/** What every round of a started valuation needs: fixed when it started, read back from its rows. */
+async function contextOf(trx: Trx, v: store.ValuationRow): Promise<ValuationContext> {
+  const before = await store.valuationBefore(trx, v.at);
+  const priced = await store.portfolioValuationsOf(trx, Number(v.id));
+  return {
+    id: Number(v.id),
+    at: v.at,
+    feeMs: before === undefined ? 0n : BigInt(Date.parse(v.at) - Date.parse(before)),
+    auditIds: JSON.parse(v.audit_ids) as Record<Book, number>,
+    portfolios: new Map(priced.map((p) => [p.portfolio_id, { price: parse8(p.unit_price) as bigint, feeBps: p.fee_bps }])),
+  };
+}
+
+/** Adds a round's units to each portfolio's units outstanding at the valuation. */
+async function addOutstanding(trx: Trx, valuationId: number, round: ReadonlyMap<number, bigint>): Promise<void> {
+  if (round.size === 0) return;
+  for (const p of await store.portfolioValuationsOf(trx, valuationId)) {
+    const units = round.get(p.portfolio_id);
+    if (units !== undefined && units !== 0n) await store.setUnitsOutstanding(trx, valuationId, p.portfolio_id, decimalText((parse8(p.units_outstanding) as bigint) + units));
+  }
+}
+
+/**
+ * One round in its transaction: the next funds of the valuation's stage, or the next stage when
+ * none is left. Returns where the valuation stands after it, or undefined when it was done already.
+ */
+async function runRound(trx: Trx, id: number, perRound: number, cached: { context?: ValuationContext }) {
+  await dialectOf(trx).lockKeys(trx, ['valuation']);
+  const v = await store.findValuation(trx, id);
+  if (v === undefined || v.stage === 'done') return undefined;
+  const context = (cached.context ??= await contextOf(trx, v));
+  const fundIds = v.stage === 'monthly_fees' ? await holdings.fundsWithMoney(trx, v.after_fund_id, perRound) : await holdings.fundsToValue(trx, v.after_fund_id, perRound);
+  if (fundIds.length === 0) {
+    const stage = v.stage === 'monthly_fees' ? 'funds' : 'done';
+    await store.updateValuation(trx, id, { stage, after_fund_id: 0 });
+    return { stage, afterFundId: 0 } as const;
+  }
+  if (v.stage === 'monthly_fees') await chargeRound(trx, context, v.monthly_fee_cents, fundIds);
+  else await addOutstanding(trx, id, await valueRound(trx, context, fundIds));
+  const afterFundId = fundIds[fundIds.length - 1] as number;
+  await store.updateValuation(trx, id, { after_fund_id: afterFundId });
+  return { stage: v.stage, afterFundId };
+}
+
+/** Runs a started valuation's rounds until it is done (from wherever an earlier runner left it). */
+export async function finishValuation(deps: Deps, id: number, options: RoundOptions = {}): Promise<void> {
+  const perRound = options.fundsPerRound ?? deps.config.valuationRoundFunds;
+  if (!Number.isSafeInteger(perRound) || perRound < 1) throw new RangeError(`a round takes at least one fund, not ${perRound}`);
+  const cached: { context?: ValuationContext } = {};
+  for (;;) {
+    const progress = await deps.db.transaction().execute((trx) => runRound(trx, id, perRound, cached));
+    if (progress === undefined) return;
+    await options.afterRound?.(progress);
+    if (progress.stage === 'done') return;
+  }
+}
+
+/** Finishes the valuation a crash (or a stopped runner) left running, if any; returns its id. */
+export async function finishRunningValuation(deps: Deps, options: RoundOptions = {}): Promise<number | undefined> {
+  const running = await store.runningValuation(deps.db);
+  if (running === undefined) return undefined;
+  await finishValuation(deps, Number(running.id), options);
+  return Number(running.id);
+}

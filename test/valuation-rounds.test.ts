@@ -1,0 +1,170 @@
+// A valuation commits a round of funds at a time (docs/rules.md §19), on both
+// engines: two platforms given the same funds (a waiting donation, an
+// exchange, money invested now, a cash-only fund, the monthly fee) value them
+// at the same prices, one without a stop, the other stopped after a round of
+// its monthly fees and again after a round of its funds, as a crash would stop
+// it. While it is stopped its books hold (`almoner check`), a new valuation is
+// refused and changes nothing, and the portfolios still show the last finished
+// unit price; once finished, every fund's record, units and balance are those
+// of the run that never stopped.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { engines, openEnv, makeUser, makeNonProfit, fund, call, fingerprint, TestClock, type TestEnv, type TestUser } from './harness.ts';
+import { createAdminToken } from '../src/modules/admin/index.ts';
+import { runCheck } from '../src/modules/check/index.ts';
+import { finishRunningValuation, runValuation } from '../src/modules/portfolio/index.ts';
+
+const FIRST = '2026-10-31T21:00:00.000Z';
+const NEXT = '2026-11-02T21:00:00.000Z';
+const PRICES: Record<string, Record<string, string>> = {
+  [FIRST]: { VTI: '250', BND: '72.5' },
+  [NEXT]: { VTI: '253.1', BND: '72.25' },
+};
+
+interface Platform {
+  env: TestEnv;
+  donors: TestUser[];
+  admin: (method: string, url: string, body?: unknown) => ReturnType<typeof call>;
+}
+
+class Crash extends Error {}
+
+/** The same funds on a fresh platform: seven donors, two portfolios, one valuation behind them. */
+async function platform(engine: 'sqlite' | 'postgres'): Promise<Platform> {
+  const clock = new TestClock('2026-10-31T21:30:00.000Z');
+  const env = await openEnv(engine, { schedulerIntervalMs: 0, notifyIntervalMs: 0, sandboxTickMs: 0, fundMonthlyFeeCents: 150, valuationRoundFunds: 2 }, { clock });
+  const operator = (await createAdminToken(env.deps, 'rounds test', 'test')).token;
+  const admin = (method: string, url: string, body?: unknown) =>
+    call(env.app, method, `/admin/v1${url}`, { headers: { authorization: `Bearer ${operator}` }, ...(body === undefined ? {} : { body }) });
+  await makeNonProfit(env.deps, { ein: '261544963', name: 'Vermont Foodbank' });
+  const ids: number[] = [];
+  for (const [name, holdings] of [
+    ['Steady', [{ symbol: 'BND', weight: 100 }]],
+    [
+      'Mixed',
+      [
+        { symbol: 'VTI', weight: 60 },
+        { symbol: 'BND', weight: 40 },
+      ],
+    ],
+  ] as const)
+    ids.push((await admin('POST', '/portfolios', { name, description: '', risk_level: 'low', annual_fee_bps: 20, holdings })).body.id);
+  const donors: TestUser[] = [];
+  for (let i = 0; i < 7; i++) donors.push(await makeUser(env.deps));
+  for (const [i, donor] of donors.entries()) {
+    if (i < 6) {
+      const body = { portfolio_id: ids[i < 4 ? 0 : 1], invest_share: i === 5 ? 50 : 100 };
+      assert.equal((await call(env.app, 'PUT', '/v1/users/me/allocation', { key: donor.key, body })).status, 200);
+    }
+    await fund(env.deps, donor, 1_000_00 + i * 123_45);
+  }
+  const value = async (at: string) => {
+    const day = PRICES[at] as Record<string, string>;
+    assert.equal((await admin('POST', '/prices', { prices: Object.entries(day).map(([symbol, price]) => ({ symbol, price, time: at })) })).status, 201);
+  };
+  await value(FIRST);
+  assert.equal((await admin('POST', '/valuations', { at: FIRST })).status, 201);
+  clock.set('2026-11-02T22:00:00.000Z');
+  await value(NEXT);
+  // What the next valuation acts on: a donation that waits for units, an exchange, money invested now.
+  const waiting = await call(env.app, 'POST', '/v1/donations', { key: (donors[0] as TestUser).key, body: { ein: '261544963', amount: 400 } });
+  assert.deepEqual([waiting.status, waiting.body.status], [201, 'waiting_for_funds']);
+  assert.equal((await call(env.app, 'PUT', '/v1/users/me/allocation', { key: (donors[1] as TestUser).key, body: { portfolio_id: ids[1], invest_share: 100 } })).status, 200);
+  assert.equal((await call(env.app, 'POST', '/v1/users/me/allocation/investments', { key: (donors[5] as TestUser).key, body: { amount: 100 } })).status, 201);
+  return { env, donors, admin };
+}
+
+/** What a valuation leaves that must not depend on how its rounds ran. */
+async function outcome(env: TestEnv) {
+  const { db } = env.deps;
+  return {
+    funds: await db.selectFrom('fund_valuations').selectAll().orderBy('valuation_id').orderBy('fund_id').execute(),
+    monthly: await db.selectFrom('monthly_fees').selectAll().orderBy('valuation_id').orderBy('fund_id').execute(),
+    units: await db.selectFrom('fund_units').selectAll().orderBy('fund_id').execute(),
+    portfolios: await db.selectFrom('portfolio_valuations').selectAll().orderBy('valuation_id').orderBy('portfolio_id').execute(),
+    accounts: await db.selectFrom('ledger_accounts').select(['fund_id', 'kind', 'book', 'balance_cents']).orderBy('fund_id').orderBy('kind').execute(),
+    donations: await db.selectFrom('donations').select(['id', 'status']).orderBy('id').execute(),
+    investments: await db.selectFrom('investments').select(['id', 'status', 'bought_cents']).orderBy('id').execute(),
+    exchanges: await db.selectFrom('exchanges').select(['id', 'status']).orderBy('id').execute(),
+    valuations: await db.selectFrom('valuations').select(['id', 'at', 'stage', 'after_fund_id', 'monthly_fee_cents']).orderBy('id').execute(),
+  };
+}
+
+const failures = async (env: TestEnv) => (await runCheck(env.deps)).flatMap((c) => c.failures);
+
+for (const { name: engine } of engines()) {
+  describe(`a valuation a round at a time on ${engine}`, () => {
+    let whole: Platform;
+    let stopped: Platform;
+    before(async () => {
+      whole = await platform(engine);
+      stopped = await platform(engine);
+    });
+    after(async () => {
+      await whole?.env.close();
+      await stopped?.env.close();
+    });
+
+    test('stopped twice and finished, it leaves what the valuation that never stopped left', async () => {
+      assert.equal((await whole.admin('POST', '/valuations', { at: NEXT })).status, 201);
+      const running = await stopped.env.deps.db.selectFrom('valuations').select('id').where('stage', '<>', 'done').execute();
+      assert.deepEqual(running, [], 'nothing runs before');
+      const priceBefore = (await stopped.admin('GET', '/portfolios')).body.items.map((p: { unit_price: string }) => p.unit_price);
+
+      // Stopped after the first round of its monthly fees.
+      await assert.rejects(
+        runValuation(stopped.env.deps, NEXT, 'op', {
+          afterRound: (p) => {
+            if (p.stage === 'monthly_fees') throw new Crash();
+          },
+        }),
+        Crash,
+      );
+      const [first] = await stopped.env.deps.db.selectFrom('valuations').selectAll().where('stage', '<>', 'done').execute();
+      assert.deepEqual([first?.stage, first?.after_fund_id], ['monthly_fees', stopped.donors[1]?.fund_id], 'two funds charged, in a committed round');
+      assert.deepEqual(await failures(stopped.env), [], 'the books hold while it runs');
+
+      // Carried on, and stopped again after the first round of its funds.
+      let rounds = 0;
+      await assert.rejects(
+        finishRunningValuation(stopped.env.deps, {
+          afterRound: (p) => {
+            rounds += 1;
+            if (p.stage === 'funds' && p.afterFundId > 0) throw new Crash();
+          },
+        }),
+        Crash,
+      );
+      assert.ok(rounds >= 4, `the monthly fees' rounds, the change of stage and a round of funds (${rounds})`);
+      const [second] = await stopped.env.deps.db.selectFrom('valuations').selectAll().where('stage', '<>', 'done').execute();
+      assert.deepEqual([second?.stage, second?.after_fund_id], ['funds', stopped.donors[1]?.fund_id]);
+      assert.deepEqual(await failures(stopped.env), [], 'the books hold with some funds valued and others not');
+
+      // While it runs: a new valuation is refused and changes nothing; the portfolios show the last finished price.
+      const fingerprintBefore = await fingerprint(stopped.env.deps);
+      const refused = await stopped.admin('POST', '/valuations', { at: '2026-11-02T21:30:00.000Z' });
+      assert.deepEqual([refused.status, refused.body.code], [409, 'valuation_running']);
+      assert.deepEqual(await fingerprint(stopped.env.deps), fingerprintBefore);
+      assert.deepEqual(
+        (await stopped.admin('GET', '/portfolios')).body.items.map((p: { unit_price: string }) => p.unit_price),
+        priceBefore,
+      );
+
+      assert.equal(await finishRunningValuation(stopped.env.deps), Number(second?.id));
+      assert.equal(await finishRunningValuation(stopped.env.deps), undefined, 'nothing left to finish');
+      assert.deepEqual(await outcome(stopped.env), await outcome(whole.env));
+      assert.deepEqual(await failures(stopped.env), []);
+      assert.notDeepEqual(
+        (await stopped.admin('GET', '/portfolios')).body.items.map((p: { unit_price: string }) => p.unit_price),
+        priceBefore,
+        'the new price once done',
+      );
+      const donations = await stopped.env.deps.db.selectFrom('donations').select('status').execute();
+      assert.deepEqual(
+        donations.map((d) => d.status),
+        ['scheduled'],
+        'units were sold for the waiting donation',
+      );
+    });
+  });
+}
