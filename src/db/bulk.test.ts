@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql, type Kysely } from 'kysely';
-import { insertRows, jsonRows, rowsStatement, runStatements } from './bulk.ts';
+import { idsIn, insertRows, jsonRows, rowsStatement, runStatements } from './bulk.ts';
 import { openDatabase } from './database.ts';
 import { engines, freshDatabase } from '../../test/harness.ts';
 
@@ -88,6 +88,40 @@ for (const { name: engine } of engines()) {
         const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements where statement like 'with w0 as (insert into items%'`.execute(db);
         assert.equal(rows.length, 1, 'one named statement served both runs');
       }
+    } finally {
+      await handle.close();
+      await cleanup();
+    }
+  });
+}
+
+for (const { name: engine } of engines()) {
+  test(`${engine}: idsIn selects the rows of the ids given, any number of them, as one bound value`, async () => {
+    const { databaseUrl, cleanup } = await freshDatabase(engine);
+    const handle = openDatabase({ url: databaseUrl, poolMax: 1 });
+    const db = handle.db as unknown as Kysely<any>;
+    try {
+      await sql`create table items (id bigint primary key)`.execute(db);
+      await db
+        .insertInto('items')
+        .values(Array.from({ length: 50 }, (_, i) => ({ id: i + 1 })))
+        .execute();
+      const among = async (ids: number[]) => {
+        const query = db
+          .selectFrom('items')
+          .select('id')
+          .where(sql<boolean>`id in ${idsIn(db, ids, 'item id')}`)
+          .orderBy('id');
+        assert.equal(query.compile().parameters.length, 1, 'one bound value');
+        return (await query.execute()).map((r) => Number(r.id));
+      };
+      assert.deepEqual(await among([3, 1, 49, 77]), [1, 3, 49]);
+      assert.deepEqual(await among([]), []);
+      assert.deepEqual(
+        await among(Array.from({ length: 5000 }, (_, i) => i * 2)),
+        Array.from({ length: 25 }, (_, i) => (i + 1) * 2),
+      );
+      assert.throws(() => idsIn(db, [1, 2 ** 53], 'item id'), /item id/);
     } finally {
       await handle.close();
       await cleanup();

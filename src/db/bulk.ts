@@ -2,9 +2,9 @@
 // building a 1,000-row insert through Kysely's query builder cost more than
 // running it. Table and column names come from our code, never from input.
 import { dialectOf, type Dialect } from './dialect.ts';
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Engine } from './database.ts';
-import { assert } from '../shared/assert.ts';
+import { assert, assertSafeInteger } from '../shared/assert.ts';
 import { prepareText } from './prepared.ts';
 
 /** Most rows one INSERT carries: within every engine's limit on bound parameters. */
@@ -220,4 +220,17 @@ export async function runIfAllRows(
   const result = await db.executeQuery<{ ids: unknown[] | null; vals: unknown[] | null }>(CompiledQuery.raw(text, params));
   const { ids = [], vals = [] } = result.rows[0] ?? {};
   return new Map((ids ?? []).map((id, i) => [Number(id), (vals ?? [])[i]]));
+}
+
+/**
+ * `ids` as a subquery of one bound JSON value, for `column in (...)`: the same SQL for any number
+ * of ids, which PostgreSQL plans as index probes (a list of thousands of bound values costs it tens
+ * of milliseconds to parse and plan; docs/performance-history.md, 2026-11-30).
+ */
+export function idsIn(db: Kysely<any>, ids: readonly number[], what: string): RawBuilder<unknown> {
+  for (const id of ids) assertSafeInteger(id, what);
+  const json = JSON.stringify(ids);
+  return dialectOf(db).engine === 'postgres'
+    ? sql`(select cast(value as bigint) from json_array_elements_text(cast(${json} as json)))`
+    : sql`(select value from json_each(${json}))`;
 }

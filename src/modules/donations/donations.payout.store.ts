@@ -3,18 +3,10 @@
 // hundred statements of a thousand bound values, nor 100,000 of one.
 import { sql, type RawBuilder } from 'kysely';
 import type { Trx } from '../../db/database.ts';
-import { dialectOf } from '../../db/dialect.ts';
+import { idsIn } from '../../db/bulk.ts';
 import type { Book } from '../../shared/book.ts';
-import { assertSafeInteger } from '../../shared/assert.ts';
 
-/** `ids` as a subquery of one bound JSON value, for `id in (...)`. */
-function idsOf(trx: Trx, ids: readonly number[]): RawBuilder<unknown> {
-  for (const id of ids) assertSafeInteger(id, 'donation id');
-  const json = JSON.stringify(ids);
-  return dialectOf(trx).engine === 'postgres'
-    ? sql`(select cast(value as bigint) from json_array_elements_text(cast(${json} as json)))`
-    : sql`(select value from json_each(${json}))`;
-}
+const idsOf = (trx: Trx, ids: readonly number[]): RawBuilder<unknown> => idsIn(trx, ids, 'donation id');
 
 /** The donations of `book` among `ids`, with what paying them out needs; an id of no such donation is absent. */
 export async function donationsToPayOut(trx: Trx, book: Book, ids: readonly number[]) {

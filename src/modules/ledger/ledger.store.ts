@@ -4,7 +4,7 @@ import { CompiledQuery, sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
 import type { Database, LedgerAccountsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { insertRows, jsonRows, rowsStatement, type Statement } from '../../db/bulk.ts';
+import { idsIn, insertRows, jsonRows, rowsStatement, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { entryHash } from './ledger.encoding.ts';
 import { LogTail } from './ledger.tail.ts';
@@ -166,12 +166,12 @@ async function lockedRows(trx: Trx, engine: string, funds: readonly number[]) {
   return (await trx.executeQuery<AccountRow & { fund_id: number }>(CompiledQuery.raw(text, [JSON.stringify(funds)]))).rows;
 }
 
-/** The funds' accounts, read, not locked: the ids as a list, whose length the planner sees (index probes at any size). */
+/** The funds' accounts, read, not locked: the ids as one JSON value (db/bulk.ts idsIn). */
 async function readRows(trx: Trx, funds: readonly number[]) {
   return await trx
     .selectFrom('ledger_accounts')
     .select(['id', 'kind', 'balance_cents', 'book', 'fund_id'])
-    .where('fund_id', 'in', funds)
+    .where(sql<boolean>`fund_id in ${idsIn(trx, funds, 'fund id')}`)
     .orderBy('fund_id')
     .orderBy('id')
     .execute();

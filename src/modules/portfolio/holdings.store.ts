@@ -1,10 +1,10 @@
 // SQL of what funds hold and chose (rules §19): allocations, units, exchanges
 // and investments waiting for a valuation, and each valuation's record per fund.
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
 import type { ExchangesTable, FundAllocationsTable, FundUnitsTable, FundValuationsTable, InvestmentsTable } from '../../db/schema.investing.ts';
 import type { Book } from '../../shared/book.ts';
-import { insertRows, statement, type Statement } from '../../db/bulk.ts';
+import { idsIn, insertRows, statement, type Statement } from '../../db/bulk.ts';
 import { parse8 } from '../../shared/fixed.ts';
 
 export type AllocationRow = Selectable<FundAllocationsTable>;
@@ -81,7 +81,13 @@ export async function insertInvestment(
 
 export async function pendingInvestments(db: Db | Trx, fundIds: readonly number[]): Promise<InvestmentRow[]> {
   if (fundIds.length === 0) return [];
-  return await db.selectFrom('investments').selectAll().where('status', '=', 'pending').where('fund_id', 'in', fundIds).orderBy('id').execute();
+  return await db
+    .selectFrom('investments')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where(sql<boolean>`fund_id in ${idsIn(db, fundIds, 'fund id')}`)
+    .orderBy('id')
+    .execute();
 }
 
 export async function endInvestment(trx: Trx, id: number, change: { status: 'executed' | 'cancelled'; bought_cents: number; valuation_id: number }): Promise<void> {
@@ -119,9 +125,22 @@ export async function fundsToValue(db: Db | Trx, after: number, limit: number): 
 export async function holdingsOf(db: Db | Trx, fundIds: readonly number[]) {
   if (fundIds.length === 0) return { units: new Map<number, UnitsRow>(), allocations: new Map<number, AllocationRow>(), exchanges: new Map<number, ExchangeRow>() };
   const [units, allocations, exchanges] = await Promise.all([
-    db.selectFrom('fund_units').selectAll().where('fund_id', 'in', fundIds).execute(),
-    db.selectFrom('fund_allocations').selectAll().where('fund_id', 'in', fundIds).execute(),
-    db.selectFrom('exchanges').selectAll().where('status', '=', 'pending').where('fund_id', 'in', fundIds).execute(),
+    db
+      .selectFrom('fund_units')
+      .selectAll()
+      .where(sql<boolean>`fund_id in ${idsIn(db, fundIds, 'fund id')}`)
+      .execute(),
+    db
+      .selectFrom('fund_allocations')
+      .selectAll()
+      .where(sql<boolean>`fund_id in ${idsIn(db, fundIds, 'fund id')}`)
+      .execute(),
+    db
+      .selectFrom('exchanges')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where(sql<boolean>`fund_id in ${idsIn(db, fundIds, 'fund id')}`)
+      .execute(),
   ]);
   return {
     units: new Map(units.map((u) => [Number(u.fund_id), u])),
@@ -137,7 +156,7 @@ export async function waitingDonations(db: Db | Trx, fundIds: readonly number[])
     .selectFrom('donations')
     .select(['fund_id', 'amount_cents'])
     .where('status', '=', 'waiting_for_funds')
-    .where('fund_id', 'in', fundIds)
+    .where(sql<boolean>`fund_id in ${idsIn(db, fundIds, 'fund id')}`)
     .orderBy('fund_id')
     .orderBy('id')
     .execute();
