@@ -5,22 +5,68 @@
 // every fund to the new unit price and takes a day's fee. Reports its time and
 // the process's resident memory before and at its highest (sampled every
 // 50 ms): bounded means it does not grow with the number of funds (they are
-// valued 500 at a time). `almoner check` then proves every fund's units are its
+// valued a round at a time). Meanwhile ten donors with invested funds (five
+// the first round reaches, five the last) give through the HTTP API of the same
+// process, each request meant 20 ms after the one before: how long a donor
+// waits during a valuation. `almoner check` then proves every fund's units are its
 // portfolio balance; the funds have no contributions behind their money, so
 // the other invariants are not this database's to pass.
 import pino from 'pino';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.ts';
 import { openPlatform } from '../src/platform.ts';
-import { bulkInsert } from '../src/db/bulk.ts';
 import { createPortfolio, importPrices, investingProblems, runValuation } from '../src/modules/portfolio/index.ts';
+import { buildApp } from '../src/app.ts';
+import type { Deps } from '../src/deps.ts';
+import { createUser } from '../src/modules/users/index.ts';
+import { createKey } from '../src/modules/keys/index.ts';
+import { loadDemoNonProfits } from '../src/demo/seed.ts';
+import { fundByWire } from './seed.ts';
+import { writeInvestedFunds } from './invested-funds.ts';
 import { freshDatabase } from './processes.ts';
 import { peakDuring } from './payments.ts';
 
 const FUNDS = Number(process.env.BENCH_VALUATION_FUNDS ?? 1_000_000);
-const BATCH = 1_000;
 const DAY = '2026-01-01T21:00:00.000Z';
 const NEXT = '2026-01-02T21:00:00.000Z';
+
+/** A donor whose fund invests half of what comes in: the valuation locks it in its round. */
+async function investedDonor(deps: Deps, portfolio: number, n: number): Promise<string> {
+  const created = await deps.db.transaction().execute((trx) => createUser(deps, { name: `Probe Donor ${n}` }, trx));
+  const key = (await createKey(deps, created.user_id, 'bench', 'live')).key;
+  const app = await buildApp(deps);
+  const res = await app.inject({ method: 'PUT', url: '/v1/users/me/allocation', headers: { 'x-api-key': key }, payload: { portfolio_id: portfolio, invest_share: 50 } });
+  if (res.statusCode !== 200) throw new Error(`allocation: ${res.statusCode} ${res.body}`);
+  await app.close();
+  await fundByWire(deps, created, '1000000');
+  return key;
+}
+
+/**
+ * Donations made one after another until `done` settles, each meant 20 ms after the one before
+ * ended: each one's wait, in ms, from when it was meant to start (so that a blocked event loop,
+ * a timer firing late, counts too) to its answer. The last is the first meant after `done`.
+ */
+async function donateUntil(deps: Deps, keys: readonly string[], ein: string, done: Promise<unknown>): Promise<number[]> {
+  const app = await buildApp(deps);
+  await app.ready();
+  let finished = false;
+  void done.finally(() => (finished = true)).catch(() => undefined);
+  const waits: number[] = [];
+  for (let i = 0; ; i++) {
+    const meant = performance.now() + 20;
+    const last = finished;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const res = await app.inject({ method: 'POST', url: '/v1/donations', headers: { 'x-api-key': keys[i % keys.length] as string }, payload: { ein, amount: 10 } });
+    waits.push(performance.now() - meant);
+    if (res.statusCode !== 201) throw new Error(`donation: ${res.statusCode} ${res.body}`);
+    if (last) break;
+  }
+  await app.close();
+  return waits;
+}
+
+const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 export async function benchValuation(engines: readonly string[], log: (line: string) => void): Promise<string[]> {
   const rows = [
@@ -62,48 +108,13 @@ export async function benchValuation(engines: readonly string[], log: (line: str
         'bench',
       );
       await runValuation(deps, DAY, 'bench');
+      const ein = (await loadDemoNonProfits(deps)).eligible[0] as string;
+      const keys: string[] = [];
+      for (let i = 0; i < 5; i++) keys.push(await investedDonor(deps, portfolios[i % 3] as number, i));
       log(`  ${engine}: seeding ${FUNDS.toLocaleString('en-US')} funds with units`);
       const seeded = performance.now();
-      const at = new Date().toISOString();
-      for (let i = 0; i < FUNDS; i += BATCH) {
-        const n = Math.min(BATCH, FUNDS - i);
-        const users = await bulkInsert<{ id: number }>(
-          deps.db,
-          'users',
-          ['name', 'slug', 'created_at', 'book'],
-          Array.from({ length: n }, (_, j) => [`Bench ${i + j}`, `bench-${i + j}`, at, 'live']),
-          ['id'],
-        );
-        const funds = await bulkInsert<{ id: number }>(
-          deps.db,
-          'funds',
-          ['user_id', 'name', 'summary', 'created_at', 'book'],
-          users.map((u) => [Number(u.id), 'Fund', '', at, 'live']),
-          ['id'],
-        );
-        // Units of 1 to 1,000 (with 8 decimals), worth units × $10 at the first unit price.
-        const units = funds.map((f, j) => {
-          const whole = ((i + j) % 1000) + 1;
-          return { fund: Number(f.id), portfolio: portfolios[(i + j) % 3] as number, units: `${whole}.12345678`, cents: whole * 1000 + 1 };
-        });
-        await bulkInsert(
-          deps.db,
-          'ledger_accounts',
-          ['fund_id', 'kind', 'balance_cents', 'book'],
-          units.flatMap((u) => [
-            [u.fund, 'pending_deposit', 0, 'live'],
-            [u.fund, 'available', 0, 'live'],
-            [u.fund, 'reserved', 0, 'live'],
-            [u.fund, 'portfolio', u.cents, 'live'],
-          ]),
-        );
-        await bulkInsert(
-          deps.db,
-          'fund_units',
-          ['fund_id', 'portfolio_id', 'units'],
-          units.map((u) => [u.fund, u.portfolio, u.units]),
-        );
-      }
+      await writeInvestedFunds(deps.db, portfolios, FUNDS);
+      for (let i = 5; i < 10; i++) keys.push(await investedDonor(deps, portfolios[i % 3] as number, i));
       // As autovacuum would before long: the planner's statistics know the million rows written.
       await sql`analyze`.execute(deps.db);
       log(`  ${engine}: seeded in ${((performance.now() - seeded) / 1000).toFixed(0)} s (statistics brought up to date)`);
@@ -116,14 +127,18 @@ export async function benchValuation(engines: readonly string[], log: (line: str
         ],
         'bench',
       );
-      const valued = await peakDuring(() => runValuation(deps, NEXT, 'bench'));
+      const valuing = peakDuring(() => runValuation(deps, NEXT, 'bench'));
+      const waits = (await donateUntil(deps, keys, ein, valuing)).sort((a, b) => a - b);
+      const valued = await valuing;
       rows.push(
         `| ${engine} | value ${FUNDS.toLocaleString('en-US')} funds (${valued.value.portfolios.map((p) => `$${p.unit_price}`).join(', ')}) | ${valued.seconds.toFixed(1)} s | ${valued.rssMb.toFixed(0)} -> ${valued.peakMb.toFixed(0)} MiB |`,
+        `| ${engine} | meanwhile ${waits.length} donations, one at a time: median / p99 / longest wait | ${quantile(waits, 0.5).toFixed(0)} / ${quantile(waits, 0.99).toFixed(0)} / ${(waits.at(-1) ?? 0).toFixed(0)} ms | |`,
       );
       const checked = await peakDuring(() => investingProblems(deps.db));
       rows.push(
         `| ${engine} | check every fund's units against its balance (${checked.value.length} problems) | ${checked.seconds.toFixed(1)} s | ${checked.rssMb.toFixed(0)} -> ${checked.peakMb.toFixed(0)} MiB |`,
       );
+      log(`  ${engine}: ${rows.at(-3)}`);
       log(`  ${engine}: ${rows.at(-2)}`);
     } finally {
       await platform.close();
