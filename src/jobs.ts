@@ -53,7 +53,7 @@ export function startJobs(platform: Platform): () => void {
       if (expired > 0) deps.log.info({ expired }, 'requests lapsed');
     }),
     // A valuation a crash or a stopped node left running is carried on, a round at a time (rules §19).
-    every(deps.config.schedulerIntervalMs === 0 ? 0 : 15_000, 'valuations', async () => {
+    every(deps.config.schedulerIntervalMs === 0 ? 0 : Math.min(15_000, deps.config.schedulerIntervalMs), 'valuations', async () => {
       const finished = await finishRunningValuation(deps);
       if (finished !== undefined) deps.log.info({ valuation: finished }, 'a valuation left running was finished');
     }),
