@@ -18,6 +18,7 @@ import { openPlatform } from '../src/platform.ts';
 import { createPortfolio, importPrices, investingProblems, runValuation } from '../src/modules/portfolio/index.ts';
 import { buildApp } from '../src/app.ts';
 import type { Deps } from '../src/deps.ts';
+import type { FastifyInstance } from 'fastify';
 import { createUser } from '../src/modules/users/index.ts';
 import { createKey } from '../src/modules/keys/index.ts';
 import { loadDemoNonProfits } from '../src/demo/seed.ts';
@@ -47,9 +48,7 @@ async function investedDonor(deps: Deps, portfolio: number, n: number): Promise<
  * ended: each one's wait, in ms, from when it was meant to start (so that a blocked event loop,
  * a timer firing late, counts too) to its answer. The last is the first meant after `done`.
  */
-async function donateUntil(deps: Deps, keys: readonly string[], ein: string, done: Promise<unknown>): Promise<number[]> {
-  const app = await buildApp(deps);
-  await app.ready();
+async function donateUntil(app: FastifyInstance, keys: readonly string[], ein: string, done: Promise<unknown>): Promise<number[]> {
   let finished = false;
   void done.finally(() => (finished = true)).catch(() => undefined);
   const waits: number[] = [];
@@ -62,7 +61,6 @@ async function donateUntil(deps: Deps, keys: readonly string[], ein: string, don
     if (res.statusCode !== 201) throw new Error(`donation: ${res.statusCode} ${res.body}`);
     if (last) break;
   }
-  await app.close();
   return waits;
 }
 
@@ -127,8 +125,12 @@ export async function benchValuation(engines: readonly string[], log: (line: str
         ],
         'bench',
       );
+      // The donors' app is ready before the valuation starts: a valuation that blocks the process blocks their requests, not its making.
+      const app = await buildApp(deps);
+      await app.ready();
       const valuing = peakDuring(() => runValuation(deps, NEXT, 'bench'));
-      const waits = (await donateUntil(deps, keys, ein, valuing)).sort((a, b) => a - b);
+      const waits = (await donateUntil(app, keys, ein, valuing)).sort((a, b) => a - b);
+      await app.close();
       const valued = await valuing;
       rows.push(
         `| ${engine} | value ${FUNDS.toLocaleString('en-US')} funds (${valued.value.portfolios.map((p) => `$${p.unit_price}`).join(', ')}) | ${valued.seconds.toFixed(1)} s | ${valued.rssMb.toFixed(0)} -> ${valued.peakMb.toFixed(0)} MiB |`,
