@@ -59,6 +59,7 @@ import * as m053 from './migrations/053_schedule_app.ts';
 import * as m054 from './migrations/054_ledger_log.ts';
 import * as m055 from './migrations/055_checkpoint_ranges.ts';
 import * as m056 from './migrations/056_valuation_rounds.ts';
+import * as m057 from './migrations/057_room_to_update.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -123,6 +124,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '054_ledger_log', up: m054.up },
   { name: '055_checkpoint_ranges', up: m055.up },
   { name: '056_valuation_rounds', up: m056.up },
+  { name: '057_room_to_update', up: m057.up },
 ];
 
 /** The migrations this release knows, in order. */
