@@ -55,7 +55,7 @@ export function startJobs(platform: Platform): () => void {
     // A valuation a crash or a stopped node left running is carried on, a round at a time (rules §19).
     every(deps.config.schedulerIntervalMs === 0 ? 0 : Math.min(15_000, deps.config.schedulerIntervalMs), 'valuations', async () => {
       const finished = await finishRunningValuation(deps);
-      if (finished !== undefined) deps.log.info({ valuation: finished }, 'a valuation left running was finished');
+      if (finished !== undefined && finished.rounds > 0) deps.log.info({ valuation: finished.id, rounds: finished.rounds }, 'a valuation left running was carried on to its end');
     }),
     every(deps.config.sandbox ? deps.config.sandboxTickMs : 0, 'sandbox clock', () => runSandboxClock(deps)),
     // Slow webhook attempts go on between ticks, so that the next ticks send others' deliveries.

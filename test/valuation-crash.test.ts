@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { engines, openEnv, startServerProcess, type TestEnv } from './harness.ts';
+import { engines, openEnv, runCli, startServerProcess, type TestEnv } from './harness.ts';
 import { createPortfolio, importPrices, investingProblems, runValuation } from '../src/modules/portfolio/index.ts';
 import { writeInvestedFunds } from '../bench/invested-funds.ts';
 
@@ -122,6 +122,8 @@ for (const { name: engine } of engines()) {
           prices,
         );
         assert.deepEqual(await investingProblems(deps.db), [], 'every fund at the new price; the units outstanding are the funds’ units');
+        const nothing = await runCli(['valuation', 'finish'], databaseUrl);
+        assert.deepEqual([nothing.code, nothing.stdout], [0, 'No valuation is running.\n']);
       } finally {
         await env.close();
         await cleanup();

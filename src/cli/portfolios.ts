@@ -92,8 +92,8 @@ export async function valuationCommand(sub: string | undefined, rest: string[]):
   if (sub === 'finish') {
     parseArgs({ args: rest, strict: true, options: {} });
     return await withPlatform(async ({ deps }) => {
-      const id = await finishRunningValuation(deps, roundProgress());
-      process.stdout.write(id === undefined ? 'No valuation is running.\n' : `Valuation ${id} finished.\n`);
+      const finished = await finishRunningValuation(deps, roundProgress());
+      process.stdout.write(finished === undefined ? 'No valuation is running.\n' : `Valuation ${finished.id} finished (${finished.rounds} rounds run now).\n`);
       return 0;
     });
   }

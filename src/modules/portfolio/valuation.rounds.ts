@@ -66,23 +66,26 @@ async function runRound(trx: Trx, id: number, perRound: number, cached: { contex
   return { stage: v.stage, afterFundId };
 }
 
-/** Runs a started valuation's rounds until it is done (from wherever an earlier runner left it). */
-export async function finishValuation(deps: Deps, id: number, options: RoundOptions = {}): Promise<void> {
+/** Runs a started valuation's rounds until it is done (from wherever an earlier runner left it); returns how many it ran. */
+export async function finishValuation(deps: Deps, id: number, options: RoundOptions = {}): Promise<number> {
   const perRound = options.fundsPerRound ?? deps.config.valuationRoundFunds;
   if (!Number.isSafeInteger(perRound) || perRound < 1) throw new RangeError(`a round takes at least one fund, not ${perRound}`);
   const cached: { context?: ValuationContext } = {};
-  for (;;) {
+  for (let rounds = 0; ;) {
     const progress = await deps.db.transaction().execute((trx) => runRound(trx, id, perRound, cached));
-    if (progress === undefined) return;
+    if (progress === undefined) return rounds;
+    rounds += 1;
     await options.afterRound?.(progress);
-    if (progress.stage === 'done') return;
+    if (progress.stage === 'done') return rounds;
   }
 }
 
-/** Finishes the valuation a crash (or a stopped runner) left running, if any; returns its id. */
-export async function finishRunningValuation(deps: Deps, options: RoundOptions = {}): Promise<number | undefined> {
+/**
+ * Finishes the valuation a crash (or a stopped runner) left running, if any, beside any runner
+ * still at it: its id and the rounds this call ran (0 when another runner finished it first).
+ */
+export async function finishRunningValuation(deps: Deps, options: RoundOptions = {}): Promise<{ id: number; rounds: number } | undefined> {
   const running = await store.runningValuation(deps.db);
   if (running === undefined) return undefined;
-  await finishValuation(deps, Number(running.id), options);
-  return Number(running.id);
+  return { id: Number(running.id), rounds: await finishValuation(deps, Number(running.id), options) };
 }
