@@ -31,7 +31,14 @@ export function portfolioOperatorRoutes(deps: Deps): FastifyPluginAsyncTypebox {
     );
     app.post(
       '/valuations',
-      { schema: { tags, summary: "A valuation: every portfolio's unit price from its holdings' prices at the time (default now)", body: ValuationBody } },
+      {
+        schema: {
+          tags,
+          summary:
+            "A valuation: every portfolio's unit price from its holdings' prices at the time (default now), then every invested fund valued a round at a time; answered once done (409 valuation_running while an interrupted one is still to finish)",
+          body: ValuationBody,
+        },
+      },
       async (request, reply) => reply.code(201).send(await runValuation(deps, request.body.at, request.operator.actor)),
     );
     app.post(
