@@ -40,6 +40,7 @@ export const RELEASE: readonly string[] = [
   'test/previous-release.test.ts',
   'test/production.test.ts',
   'test/property.test.ts',
+  'test/valuation-crash.test.ts',
 ];
 
 /**
