@@ -65,7 +65,7 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   charity_claims: { personal: ['email'], notPersonal: ['decision_note', 'token_hash', 'website_on_file'], forget: 'deleted: they no longer act for the organisation' },
   portfolios: { personal: [], notPersonal: ['name', 'description'], forget: "the sponsor's portfolios: no person in them" },
   prices: { personal: [], forget: 'market prices: no person in them' },
-  valuations: { personal: [], forget: 'valuations of the portfolios: no person in them' },
+  valuations: { personal: [], notPersonal: ['after_fund_id'], forget: 'valuations of the portfolios: no person in them (after_fund_id: how far its rounds have got)' },
   fund_allocations: { personal: [], forget: 'a choice of portfolio: kept with the fund' },
   fund_units: { personal: [], forget: 'units: amounts, kept' },
   exchanges: { personal: [], forget: 'changes of portfolio: kept' },
