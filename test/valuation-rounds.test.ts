@@ -169,4 +169,46 @@ for (const { name: engine } of engines()) {
       );
     });
   });
+
+  describe(`what changes between rounds on ${engine}`, () => {
+    let p: Platform;
+    before(async () => {
+      p = await platform(engine);
+    });
+    after(async () => {
+      await p?.env.close();
+    });
+
+    test('an exchange cancelled after the next round was read early is not made', async () => {
+      // Rounds of one fund: donor 0's fund, then donor 1's, whose exchange waits; on PostgreSQL the
+      // second round's funds are read while the first writes, and the donor cancels in between.
+      const donor = p.donors[1] as TestUser;
+      const { db } = p.env.deps;
+      const held = await db.selectFrom('fund_units').select('portfolio_id').where('fund_id', '=', donor.fund_id).executeTakeFirstOrThrow();
+      let cancelled = false;
+      await runValuation(p.env.deps, NEXT, 'op', {
+        fundsPerRound: 1,
+        afterRound: async (progress) => {
+          if (progress.stage !== 'funds' || progress.afterFundId !== p.donors[0]?.fund_id) return;
+          const res = await call(p.env.app, 'DELETE', '/v1/users/me/allocation/exchange', { key: donor.key });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          cancelled = true;
+        },
+      });
+      assert.ok(cancelled, 'cancelled between the rounds');
+      const exchanges = await db.selectFrom('exchanges').select(['fund_id', 'status', 'valuation_id']).execute();
+      assert.deepEqual(
+        exchanges.map((e) => [Number(e.fund_id), e.status, e.valuation_id]),
+        [[donor.fund_id, 'cancelled', null]],
+      );
+      const units = await db.selectFrom('fund_units').select(['portfolio_id']).where('fund_id', '=', donor.fund_id).executeTakeFirstOrThrow();
+      const record = await db.selectFrom('fund_valuations').select('portfolio_id').where('fund_id', '=', donor.fund_id).orderBy('valuation_id', 'desc').executeTakeFirstOrThrow();
+      assert.deepEqual(
+        [Number(units.portfolio_id), Number(record.portfolio_id)],
+        [Number(held.portfolio_id), Number(held.portfolio_id)],
+        'its units stay in the portfolio it held',
+      );
+      assert.deepEqual(await failures(p.env), []);
+    });
+  });
 }

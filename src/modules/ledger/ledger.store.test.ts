@@ -43,7 +43,7 @@ describeEachEngine('ledger store', (env) => {
     assert.equal(Object.keys((await store.readFundAccounts(db, fundId)).ids).length, 4);
   });
 
-  test('lockFundsAccounts reads several funds as lockFundAccounts reads each, in one statement; on PostgreSQL it holds their locks', async () => {
+  test('lockFundsAccounts (and readFundsAccounts, without locks) reads several funds as lockFundAccounts reads each, in one statement; on PostgreSQL it holds their locks', async () => {
     const {
       deps: { db },
       engine,
@@ -59,6 +59,10 @@ describeEachEngine('ledger store', (env) => {
     assert.equal(locked.get(b.fund_id)?.balances.available_cents, 2_500);
     assert.deepEqual([...(await db.transaction().execute((trx) => store.lockFundsAccounts(trx, [b.fund_id])))], [[b.fund_id, each.get(b.fund_id)]]);
     assert.equal((await db.transaction().execute((trx) => store.lockFundsAccounts(trx, []))).size, 0);
+    // Read without a lock, on any connection: the same accounts.
+    assert.deepEqual(await store.readFundsAccounts(db, [c.fund_id, a.fund_id, b.fund_id, a.fund_id]), locked);
+    assert.equal((await store.readFundsAccounts(db, [])).size, 0);
+    await assert.rejects(store.readFundsAccounts(db, [a.fund_id, 999_999_999]), /a fund has accounts/);
     await assert.rejects(
       db.transaction().execute((trx) => store.lockFundsAccounts(trx, [a.fund_id, 999_999_999])),
       /a fund has accounts/,

@@ -139,20 +139,25 @@ export async function lockFundAccounts(trx: Trx, fundId: number): Promise<FundAc
  * order and each fund's in id order, as lockFundAccounts one fund after another would take
  * them: a round over many funds pays one statement instead of one per fund. The fund ids go as
  * one JSON value, so the SQL is the same for any number of them (named once per connection).
- * `lock: false` reads them without locking (a valuation's funds whose available it leaves alone).
  */
-export async function lockFundsAccounts(trx: Trx, fundIds: readonly number[], options: { lock: boolean } = { lock: true }): Promise<Map<number, FundAccounts>> {
+export async function lockFundsAccounts(trx: Trx, fundIds: readonly number[]): Promise<Map<number, FundAccounts>> {
   const { engine } = dialectOf(trx);
   const funds = [...new Set(fundIds)].sort((a, b) => a - b);
-  const locked = new Map<number, FundAccounts>();
   const [only] = funds;
-  if (funds.length === 1 && only !== undefined && options.lock) return locked.set(only, await lockFundAccounts(trx, only));
-  if (funds.length === 0) return locked;
+  if (funds.length === 1 && only !== undefined) return new Map([[only, await lockFundAccounts(trx, only)]]);
+  return byFund(funds, funds.length === 0 ? [] : await lockedRows(trx, engine, funds));
+}
+
+/** The funds' accounts, read without a lock, on any connection (a valuation's funds whose available money it leaves alone). */
+export async function readFundsAccounts(db: Db | Trx, fundIds: readonly number[]): Promise<Map<number, FundAccounts>> {
+  const funds = [...new Set(fundIds)].sort((a, b) => a - b);
+  return byFund(funds, funds.length === 0 ? [] : await readRows(db, funds));
+}
+
+function byFund(funds: readonly number[], rows: ReadonlyArray<AccountRow & { fund_id: number | null }>): Map<number, FundAccounts> {
   for (const id of funds) assertSafeInteger(id, 'fund id');
-  const rows = options.lock ? await lockedRows(trx, engine, funds) : await readRows(trx, funds);
-  const byFund = Map.groupBy(rows, (r) => Number(r.fund_id));
-  for (const id of funds) locked.set(id, toFundAccounts(byFund.get(id) ?? []));
-  return locked;
+  const grouped = Map.groupBy(rows, (r) => Number(r.fund_id));
+  return new Map(funds.map((id) => [id, toFundAccounts(grouped.get(id) ?? [])]));
 }
 
 /** The funds' accounts, locked on PostgreSQL: the ids as one JSON value, so the SQL is the same for any number (named once per connection). */
@@ -167,11 +172,11 @@ async function lockedRows(trx: Trx, engine: string, funds: readonly number[]) {
 }
 
 /** The funds' accounts, read, not locked: the ids as one JSON value (db/bulk.ts idsIn). */
-async function readRows(trx: Trx, funds: readonly number[]) {
-  return await trx
+async function readRows(db: Db | Trx, funds: readonly number[]) {
+  return await db
     .selectFrom('ledger_accounts')
     .select(['id', 'kind', 'balance_cents', 'book', 'fund_id'])
-    .where(sql<boolean>`fund_id in ${idsIn(trx, funds, 'fund id')}`)
+    .where(sql<boolean>`fund_id in ${idsIn(db, funds, 'fund id')}`)
     .orderBy('fund_id')
     .orderBy('id')
     .execute();

@@ -3,10 +3,10 @@
 // portfolio's market account), the fee taken from units, a pending exchange
 // made, units sold to cover waiting donations, investments bought, and the
 // portfolio account left at exactly units × unit price, rounded once.
-import type { Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 import { decimalText, parse8, valueCents } from '../../shared/fixed.ts';
-import { LogTail, lockFundsAccounts, postingEntryStatements, reserveEntryIds, type EntryCause, type Movement } from '../ledger/index.ts';
+import { LogTail, lockFundsAccounts, postingEntryStatements, readFundsAccounts, reserveEntryIds, type EntryCause, type FundAccounts, type Movement } from '../ledger/index.ts';
 import { runStatements, type Statement } from '../../db/bulk.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import { decideFund, unitsToSell, type FundDecision, type Place, type ValuedPortfolio } from './valuation.decide.ts';
@@ -70,29 +70,60 @@ class RoundJournal {
   }
 }
 
+/** What a round reads of its funds before it decides them. */
+export interface RoundReads {
+  held: Awaited<ReturnType<typeof holdings.holdingsOf>>;
+  investing: Map<number, holdings.InvestmentRow[]>;
+  waiting: Map<number, number[]>;
+  /** The accounts of the funds whose available money stays (no exchange, investment or waiting donation). */
+  still: Map<number, FundAccounts>;
+}
+
+/** Whether a fund's available money may move at the valuation: an exchange, an investment or waiting donations. */
+const movesAvailable = (r: Omit<RoundReads, 'still'>, id: number) => r.held.exchanges.has(id) || r.investing.has(id) || r.waiting.has(id);
+
+/**
+ * A round's reads, on `db`, which need not be the round's transaction: the next round's funds are
+ * read early, while this round writes (valuation.rounds.ts). What is read of a fund whose available
+ * money stays, its units and its portfolio balance, moves only at valuations, which take turns
+ * under the 'valuation' lock; every fund whose available money moves is read again, and locked,
+ * in its round's transaction (valueRound).
+ */
+export async function readRound(db: Db | Trx, fundIds: readonly number[]): Promise<RoundReads> {
+  const [held, investments, waiting] = await Promise.all([holdings.holdingsOf(db, fundIds), holdings.pendingInvestments(db, fundIds), holdings.waitingDonations(db, fundIds)]);
+  const investing = Map.groupBy(investments, (i) => Number(i.fund_id));
+  const still = await readFundsAccounts(
+    db,
+    fundIds.filter((id) => !movesAvailable({ held, investing, waiting }, id)),
+  );
+  return { held, investing, waiting, still };
+}
+
+/** The funds whose available money moves, read again in the round's transaction over what was read early. */
+async function readMovingAgain(trx: Trx, early: RoundReads, moving: readonly number[]): Promise<RoundReads> {
+  const again = await readRound(trx, moving);
+  const held = {
+    units: early.held.units,
+    allocations: new Map([...early.held.allocations, ...again.held.allocations]),
+    exchanges: again.held.exchanges,
+  };
+  return { held, investing: again.investing, waiting: again.waiting, still: early.still };
+}
+
 /**
  * One round of funds (each holding units or waiting to exchange or invest): each decided
- * (valuation.decide.ts), then the round's writes together. Returns the units each portfolio's
- * funds of the round hold after it.
+ * (valuation.decide.ts), then the round's writes together. `early`: the round's reads made before
+ * its transaction (readRound). Returns the units each portfolio's funds of the round hold after it.
  */
-export async function valueRound(trx: Trx, v: ValuationContext, fundIds: readonly number[]): Promise<Map<number, bigint>> {
+export async function valueRound(trx: Trx, v: ValuationContext, fundIds: readonly number[], early?: RoundReads): Promise<Map<number, bigint>> {
   const journal = new RoundJournal(trx);
   const outstanding = new Map<number, bigint>();
-  const [held, investments, waiting] = await Promise.all([holdings.holdingsOf(trx, fundIds), holdings.pendingInvestments(trx, fundIds), holdings.waitingDonations(trx, fundIds)]);
-  const investing = Map.groupBy(investments, (i) => Number(i.fund_id));
-  // Only a fund whose available money may move (an exchange, an investment, waiting donations) is
-  // locked against its donor's requests; the others' portfolio accounts move only at valuations,
-  // which run one at a time (the 'valuation' key).
-  const movesAvailable = (id: number) => held.exchanges.has(id) || investing.has(id) || waiting.has(id);
-  const [lockedMoving, readStill] = [
-    await lockFundsAccounts(trx, fundIds.filter(movesAvailable)),
-    await lockFundsAccounts(
-      trx,
-      fundIds.filter((id) => !movesAvailable(id)),
-      { lock: false },
-    ),
-  ];
-  const locked = new Map([...lockedMoving, ...readStill]);
+  const first = early ?? (await readRound(trx, fundIds));
+  // Only a fund whose available money may move is locked against its donor's requests; the
+  // others' portfolio accounts move only at valuations, which run one at a time (the 'valuation' key).
+  const moving = fundIds.filter((id) => movesAvailable(first, id));
+  const { held, investing, waiting } = early === undefined ? first : await readMovingAgain(trx, early, moving);
+  const locked = new Map([...(await lockFundsAccounts(trx, moving)), ...first.still]);
   // A round's writes go together: its journal entries, the units and the records, in one batch of statements.
   const records: holdings.FundValuationRow[] = [];
   const unitRows: Array<[number, number, string]> = [];

@@ -13,7 +13,7 @@ import type { Book } from '../../shared/book.ts';
 import { decimalText, parse8 } from '../../shared/fixed.ts';
 import * as holdings from './holdings.store.ts';
 import * as store from './portfolio.store.ts';
-import { chargeRound, valueRound, type ValuationContext } from './valuation.funds.ts';
+import { chargeRound, readRound, valueRound, type RoundReads, type ValuationContext } from './valuation.funds.ts';
 
 export interface RoundOptions {
   /** Funds a round takes (VALUATION_ROUND_FUNDS by default). */
@@ -44,25 +44,64 @@ async function addOutstanding(trx: Trx, valuationId: number, round: ReadonlyMap<
   }
 }
 
+/** The next round's funds and reads, made early on another connection: valid while the cursor is still `after`. */
+interface Early {
+  after: number;
+  read: Promise<{ fundIds: number[]; reads: RoundReads } | undefined>;
+}
+
+/** A runner's state between its rounds. */
+interface Runner {
+  deps: Deps;
+  id: number;
+  perRound: number;
+  context?: ValuationContext;
+  early?: Early;
+}
+
+/**
+ * On PostgreSQL, the reads of the round after `after` start now on another pooled connection, so
+ * that the database reads them while this round decides and writes (readRound says why that is
+ * safe). SQLite's driver is synchronous: nothing to overlap there.
+ */
+function readEarly(r: Runner, after: number): Early | undefined {
+  // With a pool of one connection the early reads would only wait for the round's.
+  if (dialectOf(r.deps.db).engine !== 'postgres' || r.deps.config.dbPoolMax < 2) return undefined;
+  const read = (async () => {
+    const fundIds = await holdings.fundsToValue(r.deps.db, after, r.perRound);
+    return fundIds.length === 0 ? undefined : { fundIds, reads: await readRound(r.deps.db, fundIds) };
+  })();
+  // A read that fails is made again in the round's transaction; one the runner never uses is dropped.
+  return { after, read: read.catch(() => undefined) };
+}
+
 /**
  * One round in its transaction: the next funds of the valuation's stage, or the next stage when
  * none is left. Returns where the valuation stands after it, or undefined when it was done already.
  */
-async function runRound(trx: Trx, id: number, perRound: number, cached: { context?: ValuationContext }) {
+async function runRound(trx: Trx, r: Runner) {
   await dialectOf(trx).lockKeys(trx, ['valuation']);
-  const v = await store.findValuation(trx, id);
+  const v = await store.findValuation(trx, r.id);
   if (v === undefined || v.stage === 'done') return undefined;
-  const context = (cached.context ??= await contextOf(trx, v));
-  const fundIds = v.stage === 'monthly_fees' ? await holdings.fundsWithMoney(trx, v.after_fund_id, perRound) : await holdings.fundsToValue(trx, v.after_fund_id, perRound);
+  const context = (r.context ??= await contextOf(trx, v));
+  // The early reads count only if no other runner has moved the cursor since they were made.
+  const early = v.stage === 'funds' && r.early?.after === v.after_fund_id ? await r.early.read : undefined;
+  r.early = undefined;
+  const fundIds =
+    early?.fundIds ??
+    (v.stage === 'monthly_fees' ? await holdings.fundsWithMoney(trx, v.after_fund_id, r.perRound) : await holdings.fundsToValue(trx, v.after_fund_id, r.perRound));
   if (fundIds.length === 0) {
     const stage = v.stage === 'monthly_fees' ? 'funds' : 'done';
-    await store.updateValuation(trx, id, { stage, after_fund_id: 0 });
+    await store.updateValuation(trx, r.id, { stage, after_fund_id: 0 });
     return { stage, afterFundId: 0 } as const;
   }
-  if (v.stage === 'monthly_fees') await chargeRound(trx, context, v.monthly_fee_cents, fundIds);
-  else await addOutstanding(trx, id, await valueRound(trx, context, fundIds));
   const afterFundId = fundIds[fundIds.length - 1] as number;
-  await store.updateValuation(trx, id, { after_fund_id: afterFundId });
+  if (v.stage === 'monthly_fees') await chargeRound(trx, context, v.monthly_fee_cents, fundIds);
+  else {
+    r.early = readEarly(r, afterFundId);
+    await addOutstanding(trx, r.id, await valueRound(trx, context, fundIds, early?.reads));
+  }
+  await store.updateValuation(trx, r.id, { after_fund_id: afterFundId });
   return { stage: v.stage, afterFundId };
 }
 
@@ -70,9 +109,9 @@ async function runRound(trx: Trx, id: number, perRound: number, cached: { contex
 export async function finishValuation(deps: Deps, id: number, options: RoundOptions = {}): Promise<number> {
   const perRound = options.fundsPerRound ?? deps.config.valuationRoundFunds;
   if (!Number.isSafeInteger(perRound) || perRound < 1) throw new RangeError(`a round takes at least one fund, not ${perRound}`);
-  const cached: { context?: ValuationContext } = {};
+  const runner: Runner = { deps, id, perRound };
   for (let rounds = 0; ;) {
-    const progress = await deps.db.transaction().execute((trx) => runRound(trx, id, perRound, cached));
+    const progress = await deps.db.transaction().execute((trx) => runRound(trx, runner));
     if (progress === undefined) return rounds;
     rounds += 1;
     await options.afterRound?.(progress);
