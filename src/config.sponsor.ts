@@ -1,6 +1,7 @@
 // The sponsor's own details from the environment, as printed on receipts, instructions and the
 // NACHA file: a placeholder saying what to set wherever one is unset.
 
+/** The sponsor as receipts and a donor's instructions name it (contributions' rails). */
 export interface SponsorDetails {
   name: string;
   ein: string;
@@ -10,14 +11,18 @@ export interface SponsorDetails {
   crypto: string;
 }
 
-/** The sponsor's originator details for the NACHA file ('' where unset). */
+/** The sponsor's originator details for the NACHA file ('' where unset; payments/nacha.ts). */
 export interface AchSettings {
+  /** The bank the file is sent to: its routing number (9 digits) and name. */
   destinationRouting: string;
   destinationName: string;
+  /** The file's origin: a 10-character identification and a name. */
   originId: string;
   originName: string;
+  /** The company in the batch: a 10-character identification and a name. */
   companyId: string;
   companyName: string;
+  /** The originating bank's routing number (its first 8 digits start each trace number). */
   odfiRouting: string;
 }
 

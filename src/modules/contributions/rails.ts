@@ -5,15 +5,10 @@
 // interface, without touching the ledger.
 import type { ContributionType } from './contributions.ts';
 import { parseDecimal, usdText } from '../../shared/money.ts';
+import type { SponsorDetails } from '../../config.sponsor.ts';
 
-export interface Sponsor {
-  name: string;
-  ein: string;
-  address: string;
-  bank: string;
-  brokerage: string;
-  crypto: string;
-}
+/** The sponsor the instructions name: its settings (config.sponsor.ts). */
+export type Sponsor = SponsorDetails;
 
 /** What a donor is told to do to send a declared contribution. */
 export interface Instructions {

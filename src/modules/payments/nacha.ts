@@ -2,20 +2,10 @@
 // entries, each with one addenda record (CCD+) naming the grants it pays.
 // Fixed-width records of 94 characters, blocked by 10 (the last block filled
 // with lines of 9s). Written from the NACHA Operating Rules' record layouts.
+import type { AchSettings } from '../../config.sponsor.ts';
 
-export interface Originator {
-  /** The bank the file is sent to: its routing number (9 digits) and name. */
-  destinationRouting: string;
-  destinationName: string;
-  /** The file's origin: a 10-character identification and a name. */
-  originId: string;
-  originName: string;
-  /** The company in the batch: a 10-character identification and a name. */
-  companyId: string;
-  companyName: string;
-  /** The originating bank's routing number (its first 8 digits start each trace number). */
-  odfiRouting: string;
-}
+/** Who sends the file: the sponsor's settings (config.sponsor.ts). */
+export type Originator = AchSettings;
 
 export interface Credit {
   /** The receiving bank's routing number, 9 digits (checksum valid). */
