@@ -6,12 +6,7 @@
 // key after the restart, and each key makes exactly one donation.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { engines, openEnv, runCli, startServerProcess } from './harness.ts';
+import { engines, freshDatabase, openEnv, runCli, startServerProcess } from './harness.ts';
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 20);
 // The ledger's log is taken up and checkpointed every 200 ms, so that kills land while it runs too.
@@ -20,25 +15,7 @@ const SERVER_ENV = { RATE_LIMIT_PER_MINUTE: '1000000', IDEMPOTENCY_LOCK_MS: '500
 for (const { name: engine } of engines()) {
   describe(`crash test on ${engine}`, () => {
     test(`${KILLS} kills -9 under a write load lose nothing acknowledged and leave nothing half done`, { timeout: 300_000 }, async () => {
-      let databaseUrl: string;
-      let cleanup: () => Promise<void>;
-      if (engine === 'sqlite') {
-        const dir = mkdtempSync(join(tmpdir(), 'almoner-crash-'));
-        databaseUrl = `sqlite:${join(dir, 'crash.sqlite')}`;
-        cleanup = async () => rmSync(dir, { recursive: true, force: true });
-      } else {
-        const schema = `crash_${randomBytes(4).toString('hex')}`;
-        const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-        await admin.connect();
-        await admin.query(`create schema ${schema}`);
-        const url = new URL(process.env.TEST_DATABASE_URL as string);
-        url.searchParams.set('options', `-c search_path=${schema}`);
-        databaseUrl = url.toString();
-        cleanup = async () => {
-          await admin.query(`drop schema ${schema} cascade`);
-          await admin.end();
-        };
-      }
+      const { databaseUrl, cleanup } = await freshDatabase(engine);
       try {
         // A platform with an organisation, a user and an operator, set up by the CLI.
         const setup = await openEnv(engine, { databaseUrl });

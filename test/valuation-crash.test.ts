@@ -9,40 +9,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { engines, openEnv, runCli, startServerProcess, type TestEnv } from './harness.ts';
+import { engines, freshDatabase, openEnv, runCli, startServerProcess, type TestEnv } from './harness.ts';
 import { createPortfolio, importPrices, investingProblems, runValuation } from '../src/modules/portfolio/index.ts';
 import { writeInvestedFunds } from '../bench/invested-funds.ts';
 
 const FUNDS = 20_000;
 const BIN = fileURLToPath(new URL('../bin/almoner.js', import.meta.url));
 const ROUNDS = { VALUATION_ROUND_FUNDS: '500' };
-
-/** A fresh database of its own: a SQLite file, or a PostgreSQL schema. */
-async function freshUrl(engine: string): Promise<{ databaseUrl: string; cleanup: () => Promise<void> }> {
-  if (engine === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'almoner-valuation-crash-'));
-    return { databaseUrl: `sqlite:${join(dir, 'v.sqlite')}`, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const schema = `valuation_crash_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  const url = new URL(process.env.TEST_DATABASE_URL as string);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return {
-    databaseUrl: url.toString(),
-    cleanup: async () => {
-      await admin.query(`drop schema ${schema} cascade`);
-      await admin.end();
-    },
-  };
-}
 
 const running = (env: TestEnv) => env.deps.db.selectFrom('valuations').select(['id', 'stage', 'after_fund_id']).where('stage', '<>', 'done').executeTakeFirst();
 
@@ -66,7 +40,7 @@ async function killPast(env: TestEnv, databaseUrl: string, args: string[], past:
 for (const { name: engine } of engines()) {
   describe(`a valuation killed mid-way on ${engine}`, () => {
     test('finishes once, at its prices, after two kills -9 and a restart', { timeout: 240_000 }, async () => {
-      const { databaseUrl, cleanup } = await freshUrl(engine);
+      const { databaseUrl, cleanup } = await freshDatabase(engine);
       const env = await openEnv(engine, { databaseUrl });
       try {
         const { deps } = env;
