@@ -1,8 +1,9 @@
-// What a valuation does to a round of funds (docs/rules.md §19), in the round's
-// transaction (valuation.rounds.ts runs the rounds): units marked to the new unit price (the gain or loss posted against the
-// portfolio's market account), the fee taken from units, a pending exchange
-// made, units sold to cover waiting donations, investments bought, and the
-// portfolio account left at exactly units × unit price, rounded once.
+// What a valuation does to a round of funds (docs/rules.md §19), in the
+// round's transaction (valuation.rounds.ts runs the rounds): units marked to
+// the new unit price (the gain or loss posted against the portfolio's market
+// account), the fee taken from units, a pending exchange made, units sold to
+// cover waiting donations, investments bought, and the portfolio account left
+// at exactly units × unit price, rounded once.
 import type { Db, Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 import { decimalText, parse8, valueCents } from '../../shared/fixed.ts';
