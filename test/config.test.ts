@@ -24,6 +24,15 @@ test('DB_LOOKUP_CONNECTIONS: 2 unless set, 0 sends lookups through the pool, and
   }
 });
 
+test('VALUATION_ROUND_FUNDS: 2,000 funds a round unless set, and a bad value is refused by name', () => {
+  assert.equal(loadConfig({}).valuationRoundFunds, 2_000);
+  assert.equal(loadConfig({ VALUATION_ROUND_FUNDS: '1' }).valuationRoundFunds, 1);
+  assert.equal(loadConfig({ VALUATION_ROUND_FUNDS: '100000' }).valuationRoundFunds, 100_000);
+  for (const bad of ['0', '-5', 'many', '2.5', '100001']) {
+    assert.throws(() => loadConfig({ VALUATION_ROUND_FUNDS: bad }), /VALUATION_ROUND_FUNDS must be an integer from 1 to 100000/, bad);
+  }
+});
+
 test('DATABASE_URL: only sqlite: and postgres(ql):// are accepted; anything else is refused by name, its password hidden', () => {
   assert.equal(loadConfig({}).databaseUrl, 'sqlite:./data/almoner.sqlite');
   for (const good of ['sqlite:./x.sqlite', 'sqlite::memory:', 'postgres://u@127.0.0.1:5432/db', 'postgresql://u:p@h/db'])
