@@ -149,13 +149,15 @@ export async function migrate(
   await sql`create table if not exists schema_migrations (name text primary key, applied_at text not null)`.execute(db);
   // The migrations that break older releases, so that an older release can tell (ADR 13).
   await sql`create table if not exists schema_breaks (name text primary key)`.execute(db);
-  await checkNewerSchema(handle, MIGRATION_NAMES, options.warn);
+  const done = await checkNewerSchema(handle, MIGRATION_NAMES, options.warn);
   const applied: string[] = [];
   const last = options.until === undefined ? MIGRATIONS.length : MIGRATIONS.findIndex((m) => m.name === options.until) + 1;
   if (last === 0) throw new Error(`no migration ${options.until}`);
   // Read once: the server's deadlock_timeout does not change between this start's migrations.
   const lockTimeoutMs = engine === 'postgres' ? await migrationLockTimeoutMs(db, options.lockTimeoutMs ?? MIGRATION_LOCK_TIMEOUT_MS) : 0;
-  for (const migration of MIGRATIONS.slice(0, last)) {
+  // What was applied before this start stays applied: only the others open a transaction of their
+  // own (each still asks again under the lock, as another node may be applying it right now).
+  for (const migration of MIGRATIONS.slice(0, last).filter((m) => !done.has(m.name))) {
     // SQLite's way to rebuild a table another references: foreign keys off
     // around the transaction (a pragma that is a no-op inside one).
     const keysOff = engine === 'sqlite' && migration.rebuildsTables === true;
@@ -194,13 +196,15 @@ export async function holdsPlatform({ db, engine }: DatabaseHandle): Promise<boo
  * A database a newer release migrated: this release runs on it only if every migration it does
  * not know only expanded the schema (a rolling upgrade, or a rollback before any contracting
  * migration). A migration recorded as breaking older releases stops it, named. `known` is the
- * migrations this release knows (a test may pretend to be an older release).
+ * migrations this release knows (a test may pretend to be an older release). Returns the names of
+ * the migrations the database holds.
  */
-export async function checkNewerSchema({ db }: DatabaseHandle, known: readonly string[], warn?: (message: string) => void): Promise<void> {
+export async function checkNewerSchema({ db }: DatabaseHandle, known: readonly string[], warn?: (message: string) => void): Promise<Set<string>> {
   const knownSet = new Set(known);
   const found = await sql<{ name: string }>`select name from schema_migrations order by name`.execute(db);
-  const unknown = found.rows.map((r) => r.name).filter((name) => !knownSet.has(name));
-  if (unknown.length === 0) return;
+  const names = new Set(found.rows.map((r) => r.name));
+  const unknown = [...names].filter((name) => !knownSet.has(name));
+  if (unknown.length === 0) return names;
   const breaks = new Set((await sql<{ name: string }>`select name from schema_breaks`.execute(db)).rows.map((r) => r.name));
   const breaking = unknown.filter((name) => breaks.has(name));
   if (breaking.length > 0) {
@@ -209,6 +213,7 @@ export async function checkNewerSchema({ db }: DatabaseHandle, known: readonly s
     );
   }
   warn?.(`the database has newer migrations (${unknown.join(', ')}) that keep this release working (they only add to the schema); upgrade this node when you can`);
+  return names;
 }
 
 /**
