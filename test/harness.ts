@@ -2,13 +2,8 @@
 // SQLite file; a schema of its own on the PostgreSQL of TEST_DATABASE_URL),
 // the real app on it, and factories that go through the real services.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -18,6 +13,9 @@ import addFormatsImport from 'ajv-formats';
 
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
 import { loadConfig, type Config } from '../src/config.ts';
+import { freshDatabase } from './fresh-databases.ts';
+
+export { freshDatabase } from './fresh-databases.ts';
 import { openPlatform, type Platform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import type { Deps } from '../src/deps.ts';
@@ -90,7 +88,7 @@ export interface EnvOptions {
 }
 
 export async function openEnv(engine: EngineSpec['name'], overrides: Partial<Config> = {}, options: EnvOptions = {}): Promise<TestEnv> {
-  const { databaseUrl, cleanup } = await freshDatabase(engine, options);
+  const { databaseUrl, cleanup } = await freshDatabase(engine, { ...(options.keepAs === undefined ? {} : { keepAs: options.keepAs }), migrated: true });
   const config = testConfig(databaseUrl, overrides);
   const platform = await openPlatform(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...(options.clock === undefined ? {} : { clock: options.clock }) });
   const app = await buildApp(platform.deps);
@@ -125,44 +123,6 @@ export function testConfig(databaseUrl: string, overrides: Partial<Config> = {})
       ...overrides,
     },
   );
-}
-
-/** An empty database on `engine`: a temp SQLite file, or a schema of its own on TEST_DATABASE_URL. */
-export async function freshDatabase(engine: EngineSpec['name'], options: { keepAs?: string } = {}): Promise<{ databaseUrl: string; cleanup: () => Promise<void> }> {
-  let databaseUrl: string;
-  let cleanup: () => Promise<void>;
-  if (engine === 'sqlite' && options.keepAs !== undefined) {
-    mkdirSync('test-results', { recursive: true });
-    const path = join('test-results', `${options.keepAs}.sqlite`);
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
-    databaseUrl = `sqlite:${path}`;
-    cleanup = async () => {};
-  } else if (engine === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'almoner-test-'));
-    databaseUrl = `sqlite:${join(dir, 'test.sqlite')}`;
-    cleanup = async () => rmSync(dir, { recursive: true, force: true });
-  } else {
-    const base = process.env.TEST_DATABASE_URL as string;
-    const schema = options.keepAs ?? `t_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: base });
-    await admin.connect();
-    if (options.keepAs !== undefined) await admin.query(`drop schema if exists ${schema} cascade`);
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    const url = new URL(base);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    databaseUrl = url.toString();
-    cleanup =
-      options.keepAs !== undefined
-        ? async () => {}
-        : async () => {
-            const c = new pg.Client({ connectionString: base });
-            await c.connect();
-            await c.query(`drop schema ${schema} cascade`);
-            await c.end();
-          };
-  }
-  return { databaseUrl, cleanup };
 }
 
 export interface TestUser {

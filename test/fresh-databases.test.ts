@@ -1,0 +1,87 @@
+// The suites' databases (test/fresh-databases.ts): a migrated one is a copy of a schema built once,
+// so it must be the schema the migrations build in place, and each copy a database of its own.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import { openDatabase, sqlitePathOf } from '../src/db/database.ts';
+import { migrate, MIGRATION_NAMES } from '../src/db/migrate.ts';
+import { engines } from './harness.ts';
+import { freshDatabase } from './fresh-databases.ts';
+
+/** Each table's columns with their types, each index and trigger by name, read from the engine's catalogue. */
+async function catalogue(db: Kysely<any>, engine: 'sqlite' | 'postgres'): Promise<string[]> {
+  const rows =
+    engine === 'sqlite'
+      ? await sql<{ line: string }>`select m.type || ' ' || m.name || coalesce(' ' || p.name || ' ' || p.type || ' ' || p."notnull", '') as line
+          from sqlite_master m left join pragma_table_info(m.name) p on m.type = 'table'
+          where m.name not like 'sqlite_%' order by 1`.execute(db)
+      : await sql<{
+          line: string;
+        }>`select 'column ' || c.table_name || ' ' || c.column_name || ' ' || c.data_type || ' ' || c.is_nullable || ' ' || coalesce(c.column_default, '') as line
+            from information_schema.columns c where c.table_schema = current_schema()
+          union all select 'index ' || tablename || ' ' || indexname from pg_indexes where schemaname = current_schema()
+          union all select 'trigger ' || event_object_table || ' ' || trigger_name || ' ' || event_manipulation from information_schema.triggers where trigger_schema = current_schema()
+          union all select 'function ' || p.proname from pg_proc p join pg_namespace n on n.oid = p.pronamespace where n.nspname = current_schema()
+          order by 1`.execute(db);
+  return rows.rows.map((r) => r.line);
+}
+
+async function gone(engine: 'sqlite' | 'postgres', databaseUrl: string): Promise<boolean> {
+  if (engine === 'sqlite') return !existsSync(sqlitePathOf(databaseUrl) as string);
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    return (await admin.query('select 1 from pg_database where datname = $1', [name])).rows.length === 0;
+  } finally {
+    await admin.end();
+  }
+}
+
+for (const { name: engine } of engines()) {
+  describe(`the suites' databases on ${engine}`, () => {
+    test('a migrated one holds every migration and the schema they build in place; an empty one holds nothing', async () => {
+      const copy = await freshDatabase(engine, { migrated: true });
+      const empty = await freshDatabase(engine);
+      const a = openDatabase({ url: copy.databaseUrl, poolMax: 1 });
+      const b = openDatabase({ url: empty.databaseUrl, poolMax: 1 });
+      try {
+        assert.deepEqual(await catalogue(b.db, engine), [], 'the empty one is empty');
+        const names = await sql<{ name: string }>`select name from schema_migrations order by name`.execute(a.db);
+        assert.deepEqual(
+          names.rows.map((r) => r.name),
+          [...MIGRATION_NAMES],
+        );
+        assert.deepEqual(await migrate(a), [], 'nothing is left to apply');
+        assert.deepEqual(await migrate(b), [...MIGRATION_NAMES]);
+        const built = await catalogue(b.db, engine);
+        assert.ok(built.length > 300, `the catalogue was read (${built.length} lines)`);
+        assert.deepEqual(await catalogue(a.db, engine), built);
+      } finally {
+        await a.close();
+        await b.close();
+        await copy.cleanup();
+        await empty.cleanup();
+      }
+      assert.ok(await gone(engine, copy.databaseUrl), 'the copy is removed at cleanup');
+    });
+
+    test('each migrated copy is a database of its own', async () => {
+      const [one, two] = [await freshDatabase(engine, { migrated: true }), await freshDatabase(engine, { migrated: true })];
+      const a = openDatabase({ url: one.databaseUrl, poolMax: 1 });
+      const b = openDatabase({ url: two.databaseUrl, poolMax: 1 });
+      try {
+        await sql`insert into schema_breaks (name) values ('only_in_one')`.execute(a.db);
+        const seen = await sql<{ n: number }>`select count(*) as n from schema_breaks where name = 'only_in_one'`.execute(b.db);
+        assert.equal(Number(seen.rows[0]?.n), 0);
+      } finally {
+        await a.close();
+        await b.close();
+        await one.cleanup();
+        await two.cleanup();
+      }
+    });
+  });
+}
