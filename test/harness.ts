@@ -25,6 +25,7 @@ import type { Caller } from '../src/shared/caller.ts';
 import { createUserWithKey, type NewUser } from '../src/modules/users/index.ts';
 import { confirmAddress } from '../src/modules/accounts/index.ts';
 import { dialectOf } from '../src/db/dialect.ts';
+import { prepareText } from '../src/db/prepared.ts';
 import { recordContribution } from '../src/modules/contributions/index.ts';
 import { publicPath } from '../src/modules/nonprofits/index.ts';
 import { upsert as upsertNonProfit, NO_IRS_DETAILS, type NonProfitInput } from '../src/modules/nonprofits/nonprofits.store.ts';
@@ -309,6 +310,7 @@ async function columnsOf(deps: Deps): Promise<Map<string, string[]>> {
           join pg_namespace n on n.oid = c.relnamespace join pg_attribute a on a.attrelid = c.oid
           where n.nspname = current_schema() and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
           order by c.relname, a.attnum`;
+  prepareText(query.compile(deps.db).sql);
   const tables = new Map<string, string[]>();
   for (const { t, c } of (await query.execute(deps.db)).rows) tables.set(t, [...(tables.get(t) ?? []), c]);
   return tables;
@@ -317,7 +319,8 @@ async function columnsOf(deps: Deps): Promise<Map<string, string[]>> {
 /**
  * Everything a refused request must leave as it was: every table's count (but the explicit skips:
  * a table made tomorrow is covered the day it is made), and the rows and balances that carry money.
- * Two round trips whatever the schema's size: the catalogue, then one statement for all of it.
+ * Two round trips whatever the schema's size: the catalogue, then one statement for all of it
+ * (each a named statement on PostgreSQL).
  */
 export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> {
   const sqlite = dialectOf(deps.db).engine === 'sqlite';
@@ -336,7 +339,11 @@ export async function fingerprint(deps: Deps): Promise<Record<string, unknown>> 
   const rows: Record<string, string[]> = {};
   // SQLite allows 500 terms in a compound select; a statement per 400 keeps far from it.
   for (let i = 0; i < parts.length; i += 400) {
-    const statement = sql.raw(parts.slice(i, i + 400).join('\nunion all\n'));
+    const union = parts.slice(i, i + 400).join('\nunion all\n');
+    // The same text until the schema changes: on PostgreSQL a named statement, planned once per
+    // connection (planning a union of a hundred tables took 20-25 ms of a fingerprint's 25-30).
+    prepareText(union);
+    const statement = sql.raw(union);
     for (const { k, t, v } of (await sql<{ k: string; t: string; v: string }>`${statement}`.execute(deps.db)).rows) {
       if (k === 'n') out[t] = Number(v);
       else (rows[t] ??= []).push(v);
