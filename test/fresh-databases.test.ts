@@ -2,7 +2,7 @@
 // so it must be the schema the migrations build in place, and each copy a database of its own.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { openDatabase, sqlitePathOf } from '../src/db/database.ts';
@@ -66,6 +66,28 @@ for (const { name: engine } of engines()) {
         await empty.cleanup();
       }
       assert.ok(await gone(engine, copy.databaseUrl), 'the copy is removed at cleanup');
+    });
+
+    test('a kept one asked migrated holds every migration too', async () => {
+      const kept = await freshDatabase(engine, { keepAs: 'fresh_kept', migrated: true });
+      const handle = openDatabase({ url: kept.databaseUrl, poolMax: 1 });
+      try {
+        const names = await sql<{ name: string }>`select name from schema_migrations order by name`.execute(handle.db);
+        assert.deepEqual(
+          names.rows.map((r) => r.name),
+          [...MIGRATION_NAMES],
+        );
+      } finally {
+        await handle.close();
+        if (engine === 'postgres') {
+          const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+          await admin.connect();
+          await admin.query('drop schema fresh_kept cascade');
+          await admin.end();
+        } else {
+          for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqlitePathOf(kept.databaseUrl)}${suffix}`, { force: true });
+        }
+      }
     });
 
     test('each migrated copy is a database of its own', async () => {

@@ -27,14 +27,15 @@ export interface FreshOptions {
 /**
  * An empty database on `engine` (a temp SQLite file, or a schema of its own on TEST_DATABASE_URL),
  * or with `migrated` one that holds the newest schema and nothing else: a copy of a SQLite file, or
- * a database of its own made from a template (where the role may not create databases, a schema
- * migrated in place).
+ * a database of its own made from a template (a kept one, or where the role may not create
+ * databases, a schema migrated in place).
  */
 export async function freshDatabase(engine: 'sqlite' | 'postgres', options: FreshOptions = {}): Promise<FreshDatabase> {
   if (engine === 'sqlite' && options.keepAs !== undefined) {
     mkdirSync('test-results', { recursive: true });
     const path = join('test-results', `${options.keepAs}.sqlite`);
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    if (options.migrated === true) copyFileSync(await migratedSqlite(), path);
     return { databaseUrl: `sqlite:${path}`, cleanup: async () => {} };
   }
   if (engine === 'sqlite') {
@@ -48,7 +49,19 @@ export async function freshDatabase(engine: 'sqlite' | 'postgres', options: Fres
     const copy = await copyOfTemplate(base);
     if (copy !== undefined) return copy;
   }
-  return await freshSchema(base, options.keepAs);
+  const schema = await freshSchema(base, options.keepAs);
+  if (options.migrated === true) await migrateAt(schema.databaseUrl);
+  return schema;
+}
+
+/** Brings the database at `url` to the newest schema. */
+async function migrateAt(url: string): Promise<void> {
+  const handle = openDatabase({ url, poolMax: 1 });
+  try {
+    await migrate(handle);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A schema of its own on `base`'s database, empty (kept under `keepAs`, or dropped at cleanup). */
@@ -159,12 +172,7 @@ async function migratedTemplate(base: string): Promise<string | undefined> {
       const url = new URL(base);
       url.pathname = `/${building}`;
       url.searchParams.delete('options');
-      const handle = openDatabase({ url: url.toString(), poolMax: 1 });
-      try {
-        await migrate(handle);
-      } finally {
-        await handle.close();
-      }
+      await migrateAt(url.toString());
       await admin.query(`alter database ${building} rename to ${template}`);
       // Templates of older migrations are no longer wanted; one another run is copying stays.
       const older = await admin.query<{ datname: string }>(`select datname from pg_database where datname like 'almoner\\_migrated\\_%' and datname <> $1`, [template]);
