@@ -162,11 +162,10 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
    */
   let checker: Page | undefined;
   async function accessibilityProblems(content: string): Promise<string[]> {
-    checker ??= await (await browser.newContext({ bypassCSP: true })).newPage();
-    const copy = checker;
-    await copy.setContent(content, { waitUntil: 'load' });
-    await copy.evaluate(AXE_SOURCE);
-    const result = await copy.evaluate(async () => {
+    const page = (checker ??= await (await browser.newContext({ bypassCSP: true })).newPage());
+    await page.setContent(content, { waitUntil: 'load' });
+    await page.evaluate(AXE_SOURCE);
+    const result = await page.evaluate(async () => {
       const axe = (globalThis as unknown as { axe: { run(o: unknown): Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ html: string }> }> }> } }).axe;
       return (await axe.run({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa'] } })).violations.map(
         (v) =>

@@ -1,6 +1,7 @@
-// The test harness: a fresh database per suite on every engine (a temp
-// SQLite file; a schema of its own on the PostgreSQL of TEST_DATABASE_URL),
-// the real app on it, and factories that go through the real services.
+// The test harness: a fresh database per suite on every engine (a copy of a
+// migrated SQLite file; on the PostgreSQL of TEST_DATABASE_URL a database made
+// from a migrated template, test/fresh-databases.ts), the real app on it, and
+// factories that go through the real services.
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -14,8 +15,6 @@ import addFormatsImport from 'ajv-formats';
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
 import { loadConfig, type Config } from '../src/config.ts';
 import { freshDatabase } from './fresh-databases.ts';
-
-export { freshDatabase } from './fresh-databases.ts';
 import { openPlatform, type Platform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import type { Deps } from '../src/deps.ts';
@@ -32,6 +31,8 @@ import { upsert as upsertNonProfit, NO_IRS_DETAILS, type NonProfitInput } from '
 import { replaceZipCentroids } from '../src/modules/nonprofits/directory.store.ts';
 import { formatCheck, runCheck } from '../src/modules/check/index.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
+
+export { freshDatabase };
 
 export interface EngineSpec {
   name: 'sqlite' | 'postgres';
@@ -89,7 +90,12 @@ export interface EnvOptions {
 }
 
 export async function openEnv(engine: EngineSpec['name'], overrides: Partial<Config> = {}, options: EnvOptions = {}): Promise<TestEnv> {
-  const { databaseUrl, cleanup } = await freshDatabase(engine, { ...(options.keepAs === undefined ? {} : { keepAs: options.keepAs }), migrated: true });
+  // A caller that names its own database (a crash test reopening the one it killed) gets that one;
+  // otherwise the suite's own, a migrated copy dropped at close.
+  const { databaseUrl, cleanup } =
+    overrides.databaseUrl === undefined
+      ? await freshDatabase(engine, { ...(options.keepAs === undefined ? {} : { keepAs: options.keepAs }), migrated: true })
+      : { databaseUrl: overrides.databaseUrl, cleanup: async () => {} };
   const config = testConfig(databaseUrl, overrides);
   const platform = await openPlatform(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), ...(options.clock === undefined ? {} : { clock: options.clock }) });
   const app = await buildApp(platform.deps);
