@@ -211,4 +211,72 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(await failures(p.env), []);
     });
   });
+
+  describe(`what is asked for between rounds on ${engine}`, () => {
+    let p: Platform;
+    before(async () => {
+      p = await platform(engine);
+    });
+    after(async () => {
+      await p?.env.close();
+    });
+
+    test('an exchange or a waiting donation asked for after its round was read early is made now or at the next valuation', async () => {
+      // A fund's cut is where its round read it: on PostgreSQL while the round before wrote. Donor 2
+      // (units, nothing pending) asks for an exchange and gives more than its available money once
+      // donor 1's round has committed: each is made by this valuation (SQLite) or waits, whole, for
+      // the next (PostgreSQL, read early); neither is lost, half made, or undone by the early read.
+      const [, , exchanger] = p.donors as [TestUser, TestUser, TestUser];
+      const giver = exchanger;
+      const { db } = p.env.deps;
+      const mixed = (await p.admin('GET', '/portfolios')).body.items.find((x: { name: string }) => x.name === 'Mixed').id as number;
+      const held = await db.selectFrom('fund_units').select('portfolio_id').where('fund_id', '=', exchanger.fund_id).executeTakeFirstOrThrow();
+      let donationId: string | undefined;
+      const valuation = await runValuation(p.env.deps, NEXT, 'op', {
+        fundsPerRound: 1,
+        afterRound: async (progress) => {
+          if (progress.stage !== 'funds' || progress.afterFundId !== p.donors[1]?.fund_id) return;
+          const asked = await call(p.env.app, 'PUT', '/v1/users/me/allocation', { key: exchanger.key, body: { portfolio_id: mixed, invest_share: 100 } });
+          assert.equal(asked.status, 200, JSON.stringify(asked.body));
+          const given = await call(p.env.app, 'POST', '/v1/donations', { key: giver.key, body: { ein: '261544963', amount: 300 } });
+          assert.deepEqual([given.status, given.body.status], [201, 'waiting_for_funds'], JSON.stringify(given.body));
+          donationId = given.body.id;
+        },
+      });
+      assert.ok(donationId !== undefined, 'asked for between the rounds');
+      assert.deepEqual(await failures(p.env), [], 'the books hold after the valuation');
+
+      const exchangeOf = () => db.selectFrom('exchanges').select(['status', 'valuation_id']).where('fund_id', '=', exchanger.fund_id).executeTakeFirstOrThrow();
+      const unitsOf = async () =>
+        Number((await db.selectFrom('fund_units').select('portfolio_id').where('fund_id', '=', exchanger.fund_id).executeTakeFirstOrThrow()).portfolio_id);
+      const donationOf = async () => (await call(p.env.app, 'GET', `/v1/donations/${donationId}`, { key: giver.key })).body.status as string;
+      const exchange = await exchangeOf();
+      if (exchange.status === 'executed') {
+        assert.deepEqual(
+          [Number(exchange.valuation_id), await unitsOf(), await donationOf()],
+          [Number(valuation.id), mixed, 'scheduled'],
+          'made now: units in the new portfolio, the donation covered',
+        );
+      } else {
+        assert.deepEqual([exchange.status, await unitsOf(), await donationOf()], ['pending', Number(held.portfolio_id), 'waiting_for_funds'], 'both wait: units where they were');
+      }
+
+      // The next valuation makes whatever waited.
+      const LATER = '2026-11-02T21:30:00.000Z';
+      assert.equal(
+        (
+          await p.admin('POST', '/prices', {
+            prices: [
+              { symbol: 'VTI', price: '251', time: LATER },
+              { symbol: 'BND', price: '72.4', time: LATER },
+            ],
+          })
+        ).status,
+        201,
+      );
+      assert.equal((await p.admin('POST', '/valuations', { at: LATER })).status, 201);
+      assert.deepEqual([(await exchangeOf()).status, await unitsOf(), await donationOf()], ['executed', mixed, 'scheduled']);
+      assert.deepEqual(await failures(p.env), []);
+    });
+  });
 }
