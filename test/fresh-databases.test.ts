@@ -1,5 +1,6 @@
 // The suites' databases (test/fresh-databases.ts): a migrated one is a copy of a schema built once,
-// so it must be the schema the migrations build in place, and each copy a database of its own.
+// so it must be the schema the migrations build in place, and each copy a database of its own;
+// on PostgreSQL what a process killed before its cleanup left is dropped, and only that.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
@@ -8,7 +9,9 @@ import pg from 'pg';
 import { openDatabase, sqlitePathOf } from '../src/db/database.ts';
 import { migrate, MIGRATION_NAMES } from '../src/db/migrate.ts';
 import { engines } from './harness.ts';
-import { freshDatabase } from './fresh-databases.ts';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { dropLeftoverDatabases, freshDatabase } from './fresh-databases.ts';
 
 /** Each table's columns with their types, each index and trigger by name, read from the engine's catalogue. */
 async function catalogue(db: Kysely<any>, engine: 'sqlite' | 'postgres'): Promise<string[]> {
@@ -105,5 +108,59 @@ for (const { name: engine } of engines()) {
         await two.cleanup();
       }
     });
+
+    // (A SQLite copy is a file in a temporary folder of its own.)
+    if (engine === 'postgres')
+      test("a killed process's databases are dropped by another process; a live one's stay", async () => {
+        // Two processes each make a suite database and wait; one is killed (no cleanup runs).
+        const suite = () => {
+          const child = spawn(
+            process.execPath,
+            [
+              '--input-type=module',
+              '-e',
+              "const f = await import('./test/fresh-databases.ts'); const d = await f.freshDatabase('postgres', { migrated: true }); console.log(d.databaseUrl); setInterval(() => {}, 1000);",
+            ],
+            { stdio: ['ignore', 'pipe', 'inherit'] },
+          );
+          const url = (async () => {
+            const [line] = (await once(child.stdout, 'data')) as [Buffer];
+            return line.toString().trim();
+          })();
+          return { child, url };
+        };
+        const killed = suite();
+        const living = suite();
+        const [killedUrl, livingUrl] = [await killed.url, await living.url];
+        const mine = await freshDatabase(engine, { migrated: true });
+        try {
+          killed.child.kill('SIGKILL');
+          await once(killed.child, 'exit');
+          const name = (url: string) => new URL(url).pathname.slice(1);
+          // The server sees the killed process's connection close a moment after the exit.
+          let dropped: string[] = [];
+          for (let attempt = 0; attempt < 50 && !dropped.includes(name(killedUrl)); attempt++) {
+            dropped = [...dropped, ...(await dropLeftoverDatabases(process.env.TEST_DATABASE_URL as string))];
+            if (!dropped.includes(name(killedUrl))) await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          assert.ok(
+            dropped.includes(name(killedUrl)) && !dropped.includes(name(livingUrl)) && !dropped.includes(name(mine.databaseUrl)),
+            `the killed process's: ${dropped.join(', ')}`,
+          );
+          assert.deepEqual([await gone(engine, killedUrl), await gone(engine, livingUrl), await gone(engine, mine.databaseUrl)], [true, false, false]);
+          living.child.kill('SIGKILL');
+          await once(living.child, 'exit');
+          for (let attempt = 0; attempt < 50 && !(await gone(engine, livingUrl)); attempt++) {
+            await dropLeftoverDatabases(process.env.TEST_DATABASE_URL as string);
+            if (!(await gone(engine, livingUrl))) await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          assert.ok(await gone(engine, livingUrl), 'once it dies, the other too');
+          assert.equal(await gone(engine, mine.databaseUrl), false, "this process's own stays");
+        } finally {
+          killed.child.kill('SIGKILL');
+          living.child.kill('SIGKILL');
+          await mine.cleanup();
+        }
+      });
   });
 }

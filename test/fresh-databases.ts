@@ -133,7 +133,7 @@ async function copyOfTemplate(base: string): Promise<FreshDatabase | undefined> 
     pgTemplate ??= migratedTemplate(base);
     const template = await pgTemplate;
     if (template === undefined) return undefined;
-    const name = `t_${randomBytes(6).toString('hex')}`;
+    const name = `t_${await processMark(base)}_${randomBytes(4).toString('hex')}`;
     try {
       await withClient(base, (admin) => admin.query(`create database ${name} template ${template}`));
     } catch (error) {
@@ -151,6 +151,57 @@ async function copyOfTemplate(base: string): Promise<FreshDatabase | undefined> 
       },
     };
   }
+}
+
+/** The advisory lock class of the processes' marks (the other key is the mark). */
+const MARKS = 7243100;
+let mark: Promise<string> | undefined;
+
+/**
+ * This process's mark, which the names of the databases it makes carry (`t_<mark>_<random>`): held
+ * as an advisory lock on a connection of its own for as long as the process lives, so that a
+ * database whose mark is free was left by a process that died before its cleanup (a kill, a
+ * Ctrl-C). The first time, it drops what such processes left, on this server, from any machine.
+ */
+async function processMark(base: string): Promise<string> {
+  mark ??= (async () => {
+    const own = randomBytes(4).toString('hex');
+    const keeper = new pg.Client({ connectionString: base });
+    await keeper.connect();
+    await keeper.query('select pg_advisory_lock($1, $2)', [MARKS, markKey(own)]);
+    // The lock is the connection's: it ends with the process, however it ends, and must not keep it alive.
+    keeper.on('error', () => {});
+    (keeper as unknown as { connection: { stream: { unref(): void } } }).connection.stream.unref();
+    await dropLeftoverDatabases(base);
+    return own;
+  })();
+  return await mark;
+}
+
+/** A mark as the advisory lock's second key (a signed 32-bit integer). */
+const markKey = (m: string) => Number.parseInt(m, 16) | 0;
+
+/**
+ * Drops the suites' databases whose process is gone (its mark no longer held, see processMark);
+ * returns their names. Databases of a process still running, this one's included, stay.
+ */
+export async function dropLeftoverDatabases(base: string): Promise<string[]> {
+  return await withClient(base, async (admin) => {
+    const marked = await admin.query<{ datname: string }>(`select datname from pg_database where datname ~ '^t_[0-9a-f]{8}_[0-9a-f]{8}$' order by datname`);
+    const dropped: string[] = [];
+    for (const { datname } of marked.rows) {
+      const key = markKey(datname.slice(2, 10));
+      const [free] = (await admin.query<{ free: boolean }>('select pg_try_advisory_lock($1, $2) as free', [MARKS, key])).rows;
+      if (free?.free !== true) continue;
+      try {
+        await admin.query(`drop database if exists ${datname} with (force)`);
+        dropped.push(datname);
+      } finally {
+        await admin.query('select pg_advisory_unlock($1, $2)', [MARKS, key]);
+      }
+    }
+    return dropped;
+  });
 }
 
 /** The name of the template database migrated to the newest schema, built once (under a lock) for all test processes. */
