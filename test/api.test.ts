@@ -4,6 +4,8 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { engines, openEnv, makeUser, fund, makeNonProfit, call, assertLedgerBalanced, assertSchema, type TestEnv, type TestUser } from './harness.ts';
 import { insertFollow } from '../src/modules/users/users.store.ts';
+import { compileEverySerializer } from '../src/http/serializers.ts';
+import { compileEveryValidator } from '../src/http/validation.ts';
 import { recordContribution } from '../src/modules/contributions/index.ts';
 import { applyDonationEvent } from '../src/modules/donations/index.ts';
 
@@ -441,6 +443,13 @@ for (const { name: engine } of engines()) {
       // One set of routes: none is listed twice in the OpenAPI document.
       const doc = (await call(env.app, 'GET', '/openapi.json')).body as { paths: Record<string, unknown> };
       assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/public/')));
+    });
+
+    test("every route's schemas compile (each is compiled at its first use, not at start)", () => {
+      // A schema Ajv or the serializer cannot build fails here, not at some route's first request in production.
+      assert.ok(compileEveryValidator() > 50, "the validators of every route's schemas (the same text once)");
+      compileEverySerializer();
+      assert.equal(compileEverySerializer(), 0, 'nothing left unbuilt');
     });
 
     test('API keys: create (shown once), list (last 4), revoke takes effect on the next request', async () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Type } from '@sinclair/typebox';
-import { buildSerializer } from './serializers.ts';
-import { validatorCompiler } from './validation.ts';
+import { buildSerializer, compileEverySerializer } from './serializers.ts';
+import { compileEveryValidator, validatorCompiler } from './validation.ts';
 
 const route = (schema: object) => ({ schema, method: 'GET', url: '/x', httpStatus: '200' });
 
@@ -36,4 +36,25 @@ test('validators are shared by text too, and a body is never coerced like a quer
   const coerced = { n: '7' };
   assert.equal(query(coerced), true);
   assert.deepEqual(coerced, { n: 7 }, 'a query string arrives as text and is coerced');
+});
+
+test("each is compiled at its first use; a failed validation's errors are read from the function Fastify holds", () => {
+  const body = validatorCompiler()({ schema: Type.Object({ lazy: Type.Integer({ minimum: 3 }) }), httpPart: 'body', method: 'POST', url: '/x' }) as ((data: unknown) => boolean) & {
+    errors?: Array<{ instancePath: string; keyword: string }> | null;
+  };
+  assert.equal(body({ lazy: 1 }), false);
+  assert.deepEqual(
+    body.errors?.map((e) => [e.instancePath, e.keyword]),
+    [['/lazy', 'minimum']],
+  );
+  assert.equal(body({ lazy: 4 }), true);
+  assert.equal(body.errors, null, 'a valid body leaves no errors behind');
+  // A schema no compiler can build fails when compiled: at its first use, or when every one is compiled.
+  const broken = { type: 'object', properties: { n: { $ref: 'Nowhere#' } } };
+  const refused = validatorCompiler()({ schema: broken, httpPart: 'body', method: 'POST', url: '/broken' });
+  assert.throws(() => refused({ n: 1 }), /Nowhere/);
+  assert.throws(() => compileEveryValidator(), /Nowhere/);
+  const unbuilt = buildSerializer({}, {})(route(broken));
+  assert.throws(() => compileEverySerializer(), /Nowhere/);
+  assert.throws(() => unbuilt({ n: 1 }), /Nowhere/);
 });

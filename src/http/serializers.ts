@@ -1,5 +1,5 @@
 // The response serializers every app in this process shares. fast-json-stringify turns a response
-// schema into a function by generating and compiling code: most of an app's start-up. Fastify's
+// schema into a function by generating and compiling code, each at its first answer (ADR 31). Fastify's
 // own factory compiles again for every app; this one keeps what it built, by the schema's text and
 // the shared schemas and options it was built with (many routes build their response schemas as
 // they register), so a second app (another listener, a test's next database) takes the first
@@ -25,9 +25,30 @@ export function buildSerializer(externalSchemas: unknown, options: unknown): Bui
     const key = JSON.stringify(route.schema);
     let serializer = sameContext.get(key);
     if (serializer === undefined) {
-      serializer = build(route);
+      serializer = onFirstUse(() => build(route));
       sameContext.set(key, serializer);
     }
     return serializer;
   };
+}
+
+const pending = new Set<() => void>();
+
+/** A serializer built when first called (ADR 31: building every route's was a large part of a start). */
+function onFirstUse(build: () => Serializer): Serializer {
+  let real: Serializer | undefined;
+  const compile = () => {
+    real ??= build();
+    pending.delete(compile);
+    return real;
+  };
+  pending.add(compile);
+  return ((data: unknown) => (real ?? compile())(data)) as Serializer;
+}
+
+/** Builds every serializer the apps of this process registered and no answer has used yet; throws on a schema it cannot build. */
+export function compileEverySerializer(): number {
+  const count = pending.size;
+  for (const compile of [...pending]) compile();
+  return count;
 }

@@ -1,7 +1,7 @@
 // Two Ajv instances: bodies are validated strictly (no type coercion, no
 // silent removal of unknown fields, every error at once); query strings and
 // path parameters arrive as text and are coerced to their declared types.
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { centsToDollars, parseDollars } from '../shared/money.ts';
@@ -50,21 +50,48 @@ function makeAjv(coerce: boolean): Ajv {
  * The compiler every app in this process uses. Its two Ajv instances are made once and shared, and
  * what they compiled is kept by the schema's text (many routes build their schemas as they
  * register): a second app (another listener, a test's next database) reuses the first one's
- * validators instead of compiling every route again, most of an app's start-up.
+ * validators instead of compiling every route again. Each is compiled at its route's first
+ * request, not at start: compiling every route's was most of a start (ADR 31);
+ * `compileEveryValidator` compiles those not yet used (a test does, for every route).
  */
 type Validate = ReturnType<FastifySchemaCompiler<unknown>>;
-let shared: { body: Ajv; params: Ajv; compiled: Map<string, Validate> } | undefined;
+interface Lazy {
+  validate: Validate;
+  compile: () => void;
+}
+let shared: { body: Ajv; params: Ajv; compiled: Map<string, Lazy> } | undefined;
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   shared ??= { body: makeAjv(false), params: makeAjv(true), compiled: new Map() };
   const { body, params, compiled } = shared;
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? body : params;
     const key = `${httpPart === 'body' ? 'body' : 'params'} ${JSON.stringify(schema)}`;
-    let validate = compiled.get(key);
-    if (validate === undefined) {
-      validate = ajv.compile(schema as object) as Validate;
-      compiled.set(key, validate);
+    let lazy = compiled.get(key);
+    if (lazy === undefined) {
+      lazy = onFirstUse(() => ajv.compile(schema as object));
+      compiled.set(key, lazy);
     }
-    return validate;
+    return lazy.validate;
   };
+}
+
+/** A validator compiled when first called; Fastify reads a failed validation's `errors` from it, as from Ajv's own. */
+function onFirstUse(compile: () => ValidateFunction): Lazy {
+  let real: ValidateFunction | undefined;
+  const validate = Object.assign(
+    (data: unknown) => {
+      real ??= compile();
+      const valid = real(data);
+      validate.errors = real.errors;
+      return valid;
+    },
+    { errors: null as ValidateFunction['errors'] },
+  );
+  return { validate, compile: () => void (real ??= compile()) };
+}
+
+/** Compiles every validator the apps of this process registered and no request has used yet; throws on a schema Ajv refuses. */
+export function compileEveryValidator(): number {
+  for (const lazy of shared?.compiled.values() ?? []) lazy.compile();
+  return shared?.compiled.size ?? 0;
 }
