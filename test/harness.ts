@@ -7,7 +7,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { after, before, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormatsImport from 'ajv-formats';
@@ -598,3 +598,19 @@ export const TEST_ACH = {
   companyName: 'Almoner Giving',
   odfiRouting: '011000015',
 };
+
+/**
+ * The plan the engine makes for a compiled query: SQLite's `explain query plan` details, or
+ * PostgreSQL's `explain` with sequential scans off (a test's tables are small enough that a scan
+ * would win; the question is whether an index can serve).
+ */
+export async function queryPlan(db: Deps['db'], query: CompiledQuery): Promise<string[]> {
+  if (dialectOf(db).engine === 'sqlite') {
+    return (await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]))).rows.map((r) => r.detail);
+  }
+  return await db.transaction().execute(async (trx) => {
+    await sql`set local enable_seqscan = off`.execute(trx);
+    const rows = await trx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]));
+    return rows.rows.map((r) => r['QUERY PLAN']);
+  });
+}

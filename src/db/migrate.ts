@@ -60,6 +60,7 @@ import * as m054 from './migrations/054_ledger_log.ts';
 import * as m055 from './migrations/055_checkpoint_ranges.ts';
 import * as m056 from './migrations/056_valuation_rounds.ts';
 import * as m057 from './migrations/057_room_to_update.ts';
+import * as m058 from './migrations/058_cause_lookups.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -125,6 +126,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '055_checkpoint_ranges', up: m055.up },
   { name: '056_valuation_rounds', up: m056.up },
   { name: '057_room_to_update', up: m057.up },
+  { name: '058_cause_lookups', up: m058.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -1,12 +1,20 @@
 // Every function of check.apps.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { call, describeEachEngine, fund, makeNonProfit, makeUser } from '../../../test/harness.ts';
+import { call, describeEachEngine, fund, makeNonProfit, makeUser, queryPlan } from '../../../test/harness.ts';
 import { connectApp } from '../../../test/app-tokens.ts';
 import { backfillDonationApps } from '../../db/migrations/053_schedule_app.ts';
 import * as store from './check.apps.store.ts';
 
 describeEachEngine('check apps store', (env) => {
+  test("donationsOfAnotherAppQuery: a donation's gift is found by the gifts' index, not by reading every gift", async () => {
+    const plan = await queryPlan(env().deps.db, store.donationsOfAnotherAppQuery(env().deps.db).compile());
+    assert.ok(
+      plan.some((line) => line.includes('gifts_donation')),
+      plan.join('\n'),
+    );
+  });
+
   test("donationsOfAnotherApp: a token's donation is its app's (rules §25); migration 053 gives an older one its app", async () => {
     const { deps, app } = env();
     const { db } = deps;

@@ -1,11 +1,25 @@
 // Every function of ledger.log.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, fund, makeUser, whileHeld } from '../../../test/harness.ts';
+import { describeEachEngine, fund, makeUser, queryPlan, whileHeld } from '../../../test/harness.ts';
 import * as store from './ledger.log.store.ts';
 import { entryHash } from './ledger.encoding.ts';
 
 describeEachEngine('ledger log store', (env) => {
+  test("entriesOfCauseQuery: a donation's or a contribution's entries are found by their cause's index, not by reading the journal", async () => {
+    const { db } = env().deps;
+    for (const [cause, index] of [
+      [{ donation_id: 7 }, 'journal_entries_donation'],
+      [{ contribution_id: 7 }, 'journal_entries_contribution'],
+    ] as const) {
+      const plan = await queryPlan(db, store.entriesOfCauseQuery(db, 'live', cause).compile());
+      assert.ok(
+        plan.some((line) => line.includes(index)),
+        plan.join('\n'),
+      );
+    }
+  });
+
   test('unsequencedEntries in id order with their postings; setPlaces takes each once; lastSequenced, sequencedEntries, leafHashes read the log', async () => {
     const { db } = env().deps;
     const user = await makeUser(env().deps);

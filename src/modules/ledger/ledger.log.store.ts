@@ -143,9 +143,13 @@ export async function leafHashes(db: Db, book: Book, to: number, from = 0): Prom
 
 /** The entries of a donation or of a contribution, with their places, oldest first. */
 export async function entriesOfCause(db: Db, book: Book, cause: { donation_id: number } | { contribution_id: number }): Promise<StoredEntry[]> {
+  return withPostings(db, await entriesOfCauseQuery(db, book, cause).execute());
+}
+
+/** entriesOfCause's read, found by the cause's index (migration 058). */
+export function entriesOfCauseQuery(db: Db, book: Book, cause: { donation_id: number } | { contribution_id: number }) {
   const q = db.selectFrom('journal_entries').select(ENTRY_COLUMNS).where('book', '=', book);
-  const rows = await ('donation_id' in cause ? q.where('donation_id', '=', cause.donation_id) : q.where('contribution_id', '=', cause.contribution_id)).orderBy('id').execute();
-  return withPostings(db, rows);
+  return ('donation_id' in cause ? q.where('donation_id', '=', cause.donation_id) : q.where('contribution_id', '=', cause.contribution_id)).orderBy('id');
 }
 
 /** A checkpoint as stored. */
