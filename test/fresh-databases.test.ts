@@ -3,14 +3,14 @@
 // on PostgreSQL what a process killed before its cleanup left is dropped, and only that.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, rmSync } from 'node:fs';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { openDatabase, sqlitePathOf } from '../src/db/database.ts';
 import { migrate, MIGRATION_NAMES } from '../src/db/migrate.ts';
-import { engines } from './harness.ts';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { engines, until } from './harness.ts';
 import { dropLeftoverDatabases, freshDatabase } from './fresh-databases.ts';
 
 /** Each table's columns with their types, each index and trigger by name, read from the engine's catalogue. */
@@ -138,11 +138,15 @@ for (const { name: engine } of engines()) {
           await once(killed.child, 'exit');
           const name = (url: string) => new URL(url).pathname.slice(1);
           // The server sees the killed process's connection close a moment after the exit.
-          let dropped: string[] = [];
-          for (let attempt = 0; attempt < 50 && !dropped.includes(name(killedUrl)); attempt++) {
-            dropped = [...dropped, ...(await dropLeftoverDatabases(process.env.TEST_DATABASE_URL as string))];
-            if (!dropped.includes(name(killedUrl))) await new Promise((resolve) => setTimeout(resolve, 100));
-          }
+          const dropped: string[] = [];
+          await until(
+            "the killed process's database dropped",
+            async () => {
+              dropped.push(...(await dropLeftoverDatabases(process.env.TEST_DATABASE_URL as string)));
+              return dropped.includes(name(killedUrl));
+            },
+            5_000,
+          );
           assert.ok(
             dropped.includes(name(killedUrl)) && !dropped.includes(name(livingUrl)) && !dropped.includes(name(mine.databaseUrl)),
             `the killed process's: ${dropped.join(', ')}`,
@@ -150,10 +154,14 @@ for (const { name: engine } of engines()) {
           assert.deepEqual([await gone(engine, killedUrl), await gone(engine, livingUrl), await gone(engine, mine.databaseUrl)], [true, false, false]);
           living.child.kill('SIGKILL');
           await once(living.child, 'exit');
-          for (let attempt = 0; attempt < 50 && !(await gone(engine, livingUrl)); attempt++) {
-            await dropLeftoverDatabases(process.env.TEST_DATABASE_URL as string);
-            if (!(await gone(engine, livingUrl))) await new Promise((resolve) => setTimeout(resolve, 100));
-          }
+          await until(
+            "the other process's database dropped once it dies",
+            async () => {
+              await dropLeftoverDatabases(process.env.TEST_DATABASE_URL as string);
+              return await gone(engine, livingUrl);
+            },
+            5_000,
+          );
           assert.ok(await gone(engine, livingUrl), 'once it dies, the other too');
           assert.equal(await gone(engine, mine.databaseUrl), false, "this process's own stays");
         } finally {

@@ -1,10 +1,9 @@
 // Every function of donations.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, makeNonProfit, makeUser } from '../../../test/harness.ts';
+import { describeEachEngine, makeNonProfit, makeUser, queryPlan } from '../../../test/harness.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { runStatements } from '../../db/bulk.ts';
-import { CompiledQuery, sql } from 'kysely';
 import * as store from './donations.store.ts';
 
 describeEachEngine('donations store', (env) => {
@@ -119,20 +118,11 @@ describeEachEngine('donations store', (env) => {
   test('the partial indexes (migration 024): waitingForFund reads the waiting ones by index; a recurring donation makes one donation per date, any number have none', async () => {
     const {
       deps: { db },
-      engine,
     } = env();
     const user = await makeUser(env().deps);
     // The query the store runs, as it compiles it, not a copy that could drift from it.
     const query = store.waitingForFundQuery(db, user.fund_id).compile();
-    const plan =
-      engine === 'sqlite'
-        ? (await db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]))).rows.map((r) => r.detail)
-        : await db.transaction().execute(async (trx) => {
-            // A test table is small enough that a scan would win; the question is whether the index can serve.
-            await sql`set local enable_seqscan = off`.execute(trx);
-            const rows = await trx.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]));
-            return rows.rows.map((r) => r['QUERY PLAN']);
-          });
+    const plan = await queryPlan(db, query);
     assert.ok(
       plan.some((line) => line.includes('donations_fund_waiting')),
       plan.join('\n'),
