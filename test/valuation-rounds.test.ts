@@ -171,26 +171,30 @@ for (const { name: engine } of engines()) {
   });
 
   describe(`what changes between rounds on ${engine}`, () => {
-    let p: Platform;
+    // Each test runs the same valuation, so each has a platform of its own.
+    let cancelling: Platform;
+    let asking: Platform;
     before(async () => {
-      p = await platform(engine);
+      cancelling = await platform(engine);
+      asking = await platform(engine);
     });
     after(async () => {
-      await p?.env.close();
+      await cancelling?.env.close();
+      await asking?.env.close();
     });
 
     test('an exchange cancelled after the next round was read early is not made', async () => {
       // Rounds of one fund: donor 0's fund, then donor 1's, whose exchange waits; on PostgreSQL the
       // second round's funds are read while the first writes, and the donor cancels in between.
-      const donor = p.donors[1] as TestUser;
-      const { db } = p.env.deps;
+      const donor = cancelling.donors[1] as TestUser;
+      const { db } = cancelling.env.deps;
       const held = await db.selectFrom('fund_units').select('portfolio_id').where('fund_id', '=', donor.fund_id).executeTakeFirstOrThrow();
       let cancelled = false;
-      await runValuation(p.env.deps, NEXT, 'op', {
+      await runValuation(cancelling.env.deps, NEXT, 'op', {
         fundsPerRound: 1,
         afterRound: async (progress) => {
-          if (progress.stage !== 'funds' || progress.afterFundId !== p.donors[0]?.fund_id) return;
-          const res = await call(p.env.app, 'DELETE', '/v1/users/me/allocation/exchange', { key: donor.key });
+          if (progress.stage !== 'funds' || progress.afterFundId !== cancelling.donors[0]?.fund_id) return;
+          const res = await call(cancelling.env.app, 'DELETE', '/v1/users/me/allocation/exchange', { key: donor.key });
           assert.equal(res.status, 200, JSON.stringify(res.body));
           cancelled = true;
         },
@@ -208,17 +212,7 @@ for (const { name: engine } of engines()) {
         [Number(held.portfolio_id), Number(held.portfolio_id)],
         'its units stay in the portfolio it held',
       );
-      assert.deepEqual(await failures(p.env), []);
-    });
-  });
-
-  describe(`what is asked for between rounds on ${engine}`, () => {
-    let p: Platform;
-    before(async () => {
-      p = await platform(engine);
-    });
-    after(async () => {
-      await p?.env.close();
+      assert.deepEqual(await failures(cancelling.env), []);
     });
 
     test('an exchange or a waiting donation asked for after its round was read early is made now or at the next valuation', async () => {
@@ -226,30 +220,28 @@ for (const { name: engine } of engines()) {
       // (units, nothing pending) asks for an exchange and gives more than its available money once
       // donor 1's round has committed: each is made by this valuation (SQLite) or waits, whole, for
       // the next (PostgreSQL, read early); neither is lost, half made, or undone by the early read.
-      const [, , exchanger] = p.donors as [TestUser, TestUser, TestUser];
-      const giver = exchanger;
-      const { db } = p.env.deps;
-      const mixed = (await p.admin('GET', '/portfolios')).body.items.find((x: { name: string }) => x.name === 'Mixed').id as number;
-      const held = await db.selectFrom('fund_units').select('portfolio_id').where('fund_id', '=', exchanger.fund_id).executeTakeFirstOrThrow();
+      const [, , donor] = asking.donors as [TestUser, TestUser, TestUser];
+      const { db } = asking.env.deps;
+      const mixed = (await asking.admin('GET', '/portfolios')).body.items.find((x: { name: string }) => x.name === 'Mixed').id as number;
+      const held = await db.selectFrom('fund_units').select('portfolio_id').where('fund_id', '=', donor.fund_id).executeTakeFirstOrThrow();
       let donationId: string | undefined;
-      const valuation = await runValuation(p.env.deps, NEXT, 'op', {
+      const valuation = await runValuation(asking.env.deps, NEXT, 'op', {
         fundsPerRound: 1,
         afterRound: async (progress) => {
-          if (progress.stage !== 'funds' || progress.afterFundId !== p.donors[1]?.fund_id) return;
-          const asked = await call(p.env.app, 'PUT', '/v1/users/me/allocation', { key: exchanger.key, body: { portfolio_id: mixed, invest_share: 100 } });
+          if (progress.stage !== 'funds' || progress.afterFundId !== asking.donors[1]?.fund_id) return;
+          const asked = await call(asking.env.app, 'PUT', '/v1/users/me/allocation', { key: donor.key, body: { portfolio_id: mixed, invest_share: 100 } });
           assert.equal(asked.status, 200, JSON.stringify(asked.body));
-          const given = await call(p.env.app, 'POST', '/v1/donations', { key: giver.key, body: { ein: '261544963', amount: 300 } });
+          const given = await call(asking.env.app, 'POST', '/v1/donations', { key: donor.key, body: { ein: '261544963', amount: 300 } });
           assert.deepEqual([given.status, given.body.status], [201, 'waiting_for_funds'], JSON.stringify(given.body));
           donationId = given.body.id;
         },
       });
       assert.ok(donationId !== undefined, 'asked for between the rounds');
-      assert.deepEqual(await failures(p.env), [], 'the books hold after the valuation');
+      assert.deepEqual(await failures(asking.env), [], 'the books hold after the valuation');
 
-      const exchangeOf = () => db.selectFrom('exchanges').select(['status', 'valuation_id']).where('fund_id', '=', exchanger.fund_id).executeTakeFirstOrThrow();
-      const unitsOf = async () =>
-        Number((await db.selectFrom('fund_units').select('portfolio_id').where('fund_id', '=', exchanger.fund_id).executeTakeFirstOrThrow()).portfolio_id);
-      const donationOf = async () => (await call(p.env.app, 'GET', `/v1/donations/${donationId}`, { key: giver.key })).body.status as string;
+      const exchangeOf = () => db.selectFrom('exchanges').select(['status', 'valuation_id']).where('fund_id', '=', donor.fund_id).executeTakeFirstOrThrow();
+      const unitsOf = async () => Number((await db.selectFrom('fund_units').select('portfolio_id').where('fund_id', '=', donor.fund_id).executeTakeFirstOrThrow()).portfolio_id);
+      const donationOf = async () => (await call(asking.env.app, 'GET', `/v1/donations/${donationId}`, { key: donor.key })).body.status as string;
       const exchange = await exchangeOf();
       if (exchange.status === 'executed') {
         assert.deepEqual(
@@ -265,7 +257,7 @@ for (const { name: engine } of engines()) {
       const LATER = '2026-11-02T21:30:00.000Z';
       assert.equal(
         (
-          await p.admin('POST', '/prices', {
+          await asking.admin('POST', '/prices', {
             prices: [
               { symbol: 'VTI', price: '251', time: LATER },
               { symbol: 'BND', price: '72.4', time: LATER },
@@ -274,9 +266,9 @@ for (const { name: engine } of engines()) {
         ).status,
         201,
       );
-      assert.equal((await p.admin('POST', '/valuations', { at: LATER })).status, 201);
+      assert.equal((await asking.admin('POST', '/valuations', { at: LATER })).status, 201);
       assert.deepEqual([(await exchangeOf()).status, await unitsOf(), await donationOf()], ['executed', mixed, 'scheduled']);
-      assert.deepEqual(await failures(p.env), []);
+      assert.deepEqual(await failures(asking.env), []);
     });
   });
 }
