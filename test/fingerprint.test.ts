@@ -21,6 +21,8 @@ describeEachEngine('the fingerprint', (env) => {
 
   test('a new table is covered the day it is made, and a row in it changes the fingerprint', async () => {
     const { deps } = env();
+    // The catalogue read (and kept) before the table is made: the fingerprint reads it again.
+    assert.equal((await fingerprint(deps)).fingerprint_probe, undefined);
     await sql`create table fingerprint_probe (id integer primary key, note text)`.execute(deps.db);
     try {
       const before = await fingerprint(deps);
@@ -30,6 +32,7 @@ describeEachEngine('the fingerprint', (env) => {
     } finally {
       await sql`drop table fingerprint_probe`.execute(deps.db);
     }
+    assert.equal((await fingerprint(deps)).fingerprint_probe, undefined, 'a dropped table leaves it');
   });
 
   test("a compared row's change is seen though no count moves, and an authentication's last use is not", async () => {

@@ -306,8 +306,30 @@ export async function tablesOf(deps: Deps): Promise<string[]> {
   return [...(await columnsOf(deps)).keys()];
 }
 
-/** Each table of the schema with its columns, in order, read from the engine's catalogue. */
-async function columnsOf(deps: Deps): Promise<Map<string, string[]>> {
+/**
+ * What changes whenever a table or a column is added, dropped or renamed: SQLite's own schema
+ * counter; on PostgreSQL the count and a checksum of the schema's table.column names (one row,
+ * where the catalogue itself is some 650 rows to send and read on every fingerprint).
+ */
+async function schemaVersion(deps: Deps): Promise<string> {
+  const query =
+    dialectOf(deps.db).engine === 'sqlite'
+      ? sql<{ v: string }>`select cast(schema_version as text) as v from pragma_schema_version`
+      : sql<{ v: string }>`select count(*)::text || ' ' || coalesce(sum(hashtext(c.relname || '.' || a.attname)::bigint), 0)::text as v
+          from pg_class c join pg_attribute a on a.attrelid = c.oid
+          where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped`;
+  prepareText(query.compile(deps.db).sql);
+  return (await query.execute(deps.db)).rows[0]?.v ?? '';
+}
+
+/** Each database's catalogue as last read, and the schema version it was read at. */
+const catalogues = new WeakMap<object, { version: string; tables: ReadonlyMap<string, readonly string[]> }>();
+
+/** Each table of the schema with its columns, in order, read from the engine's catalogue (again only once the schema has changed). */
+async function columnsOf(deps: Deps): Promise<ReadonlyMap<string, readonly string[]>> {
+  const version = await schemaVersion(deps);
+  const known = catalogues.get(deps.db);
+  if (known?.version === version) return known.tables;
   const query =
     dialectOf(deps.db).engine === 'sqlite'
       ? sql<{ t: string; c: string }>`select m.name as t, p.name as c from sqlite_master m join pragma_table_info(m.name) p
@@ -319,6 +341,7 @@ async function columnsOf(deps: Deps): Promise<Map<string, string[]>> {
   prepareText(query.compile(deps.db).sql);
   const tables = new Map<string, string[]>();
   for (const { t, c } of (await query.execute(deps.db)).rows) tables.set(t, [...(tables.get(t) ?? []), c]);
+  catalogues.set(deps.db, { version, tables });
   return tables;
 }
 
