@@ -11,7 +11,7 @@ import pg from 'pg';
 import { openDatabase, sqlitePathOf } from '../src/db/database.ts';
 import { migrate, MIGRATION_NAMES } from '../src/db/migrate.ts';
 import { engines, until } from './harness.ts';
-import { dropLeftoverDatabases, freshDatabase } from './fresh-databases.ts';
+import { dropLeftoverDatabases, emptyDatabase, freshDatabase } from './fresh-databases.ts';
 
 /** Each table's columns with their types, each index and trigger by name, read from the engine's catalogue. */
 async function catalogue(db: Kysely<any>, engine: 'sqlite' | 'postgres'): Promise<string[]> {
@@ -108,6 +108,27 @@ for (const { name: engine } of engines()) {
         await two.cleanup();
       }
     });
+
+    if (engine === 'postgres')
+      test("an empty database of its own carries this process's mark and holds no table; its cleanup drops it", async () => {
+        const empty = await emptyDatabase(process.env.TEST_DATABASE_URL as string);
+        const copy = await freshDatabase(engine, { migrated: true });
+        try {
+          // The mark the leftovers' drop reads: a process killed before its cleanup leaves nothing behind.
+          assert.match(empty.name, /^t_[0-9a-f]{8}_[0-9a-f]{8}$/);
+          assert.equal(empty.name.slice(0, 11), new URL(copy.databaseUrl).pathname.slice(1, 12));
+          const handle = openDatabase({ url: empty.databaseUrl, poolMax: 1 });
+          try {
+            assert.deepEqual(await catalogue(handle.db, engine), [], 'it is empty');
+          } finally {
+            await handle.close();
+          }
+        } finally {
+          await empty.cleanup();
+          await copy.cleanup();
+        }
+        assert.equal(await gone(engine, empty.databaseUrl), true);
+      });
 
     // (A SQLite copy is a file in a temporary folder of its own.)
     if (engine === 'postgres')

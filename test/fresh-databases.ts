@@ -141,16 +141,32 @@ async function copyOfTemplate(base: string): Promise<FreshDatabase | undefined> 
       pgTemplate = undefined;
       continue;
     }
-    const url = new URL(base);
-    url.pathname = `/${name}`;
-    url.searchParams.delete('options');
-    return {
-      databaseUrl: url.toString(),
-      cleanup: async () => {
-        await withClient(base, (c) => c.query(`drop database if exists ${name} with (force)`));
-      },
-    };
+    return ownDatabase(base, name);
   }
+}
+
+/** The database `name` on `base`'s server, dropped by its cleanup. */
+function ownDatabase(base: string, name: string): FreshDatabase {
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  url.searchParams.delete('options');
+  return {
+    databaseUrl: url.toString(),
+    cleanup: async () => {
+      await withClient(base, (c) => c.query(`drop database if exists ${name} with (force)`));
+    },
+  };
+}
+
+/**
+ * An empty database of its own on `base`'s server (nothing migrated: for a test that runs the
+ * migrations itself through something else, a pooler), named with this process's mark, so that a
+ * process killed before its cleanup leaves nothing the next run does not drop.
+ */
+export async function emptyDatabase(base: string): Promise<FreshDatabase & { name: string }> {
+  const name = `t_${await processMark(base)}_${randomBytes(4).toString('hex')}`;
+  await withClient(base, (admin) => admin.query(`create database ${name}`));
+  return { name, ...ownDatabase(base, name) };
 }
 
 /** The advisory lock class of the processes' marks (the other key is the mark). */

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { runCli, startServerProcess } from './harness.ts';
+import { emptyDatabase } from './fresh-databases.ts';
 
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 const url = process.env.TEST_DATABASE_URL;
@@ -32,11 +33,9 @@ async function freePort(): Promise<number> {
 
 test('a node behind PgBouncer in transaction pooling: donations at once, the list, almoner check', { skip, timeout: 180_000 }, async () => {
   const direct = new URL(url as string);
-  const database = `almoner_pooler_${process.pid}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`drop database if exists ${database}`);
-  await admin.query(`create database ${database}`);
+  // Marked as this process's (fresh-databases.ts): a run killed before its cleanup leaves nothing the next does not drop.
+  const fresh = await emptyDatabase(url as string);
+  const database = fresh.name;
   const dir = mkdtempSync(join(tmpdir(), 'almoner-pgbouncer-'));
   chmodSync(dir, 0o755);
   const port = await freePort();
@@ -118,7 +117,6 @@ test('a node behind PgBouncer in transaction pooling: donations at once, the lis
     bouncer.kill('SIGTERM');
     await new Promise((resolve) => bouncer.once('exit', resolve));
     rmSync(dir, { recursive: true, force: true });
-    await admin.query(`drop database if exists ${database} with (force)`);
-    await admin.end();
+    await fresh.cleanup();
   }
 });
