@@ -38,6 +38,19 @@ test('validators are shared by text too, and a body is never coerced like a quer
   assert.deepEqual(coerced, { n: 7 }, 'a query string arrives as text and is coerced');
 });
 
+test('compiling every one says how many it built now, of how many were registered', () => {
+  compileEveryValidator();
+  compileEverySerializer();
+  validatorCompiler()({ schema: Type.Object({ counted: Type.Integer() }), httpPart: 'body', method: 'POST', url: '/x' });
+  buildSerializer({}, {})(route(Type.Object({ counted: Type.Integer() })));
+  const validators = compileEveryValidator();
+  const serializers = compileEverySerializer();
+  assert.equal(validators.compiled, 1, 'the one registered since');
+  assert.equal(serializers.compiled, 1, 'the one registered since');
+  assert.ok(validators.total > validators.compiled && serializers.total > serializers.compiled, 'with those registered before');
+  assert.deepEqual([compileEveryValidator().compiled, compileEverySerializer().compiled], [0, 0], 'nothing left');
+});
+
 test("each is compiled at its first use; a failed validation's errors are read from the function Fastify holds", () => {
   const body = validatorCompiler()({ schema: Type.Object({ lazy: Type.Integer({ minimum: 3 }) }), httpPart: 'body', method: 'POST', url: '/x' }) as ((data: unknown) => boolean) & {
     errors?: Array<{ instancePath: string; keyword: string }> | null;

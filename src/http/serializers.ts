@@ -5,6 +5,7 @@
 // they register), so a second app (another listener, a test's next database) takes the first
 // one's functions.
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import type { Compiled } from './validation.ts';
 
 type Build = ReturnType<ReturnType<typeof SerializerSelector>>;
 type Serializer = ReturnType<Build>;
@@ -33,6 +34,8 @@ export function buildSerializer(externalSchemas: unknown, options: unknown): Bui
 }
 
 const pending = new Set<() => void>();
+/** How many serializers this process's apps registered. */
+let registered = 0;
 
 /** A serializer built when first called (ADR 31: building every route's was a large part of a start). */
 function onFirstUse(build: () => Serializer): Serializer {
@@ -43,12 +46,13 @@ function onFirstUse(build: () => Serializer): Serializer {
     return real;
   };
   pending.add(compile);
+  registered += 1;
   return ((data: unknown) => (real ?? compile())(data)) as Serializer;
 }
 
 /** Builds every serializer the apps of this process registered and no answer has used yet; throws on a schema it cannot build. */
-export function compileEverySerializer(): number {
-  const count = pending.size;
+export function compileEverySerializer(): Compiled {
+  const compiled = pending.size;
   for (const compile of [...pending]) compile();
-  return count;
+  return { compiled, total: registered };
 }

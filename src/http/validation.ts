@@ -57,7 +57,8 @@ function makeAjv(coerce: boolean): Ajv {
 type Validate = ReturnType<FastifySchemaCompiler<unknown>>;
 interface Lazy {
   validate: Validate;
-  compile: () => void;
+  /** Compiles it if it is not yet; true when this call did. */
+  compile: () => boolean;
 }
 let shared: { body: Ajv; params: Ajv; compiled: Map<string, Lazy> } | undefined;
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
@@ -87,11 +88,25 @@ function onFirstUse(compile: () => ValidateFunction): Lazy {
     },
     { errors: null as ValidateFunction['errors'] },
   );
-  return { validate, compile: () => void (real ??= compile()) };
+  return {
+    validate,
+    compile: () => {
+      if (real !== undefined) return false;
+      real = compile();
+      return true;
+    },
+  };
+}
+
+/** What a compileEvery* call did: how many it built now, of how many this process's apps registered. */
+export interface Compiled {
+  compiled: number;
+  total: number;
 }
 
 /** Compiles every validator the apps of this process registered and no request has used yet; throws on a schema Ajv refuses. */
-export function compileEveryValidator(): number {
-  for (const lazy of shared?.compiled.values() ?? []) lazy.compile();
-  return shared?.compiled.size ?? 0;
+export function compileEveryValidator(): Compiled {
+  let compiled = 0;
+  for (const lazy of shared?.compiled.values() ?? []) if (lazy.compile()) compiled += 1;
+  return { compiled, total: shared?.compiled.size ?? 0 };
 }
