@@ -34,8 +34,6 @@ export function buildSerializer(externalSchemas: unknown, options: unknown): Bui
 }
 
 const pending = new Set<() => void>();
-/** How many serializers this process's apps registered. */
-let registered = 0;
 
 /** A serializer built when first called (ADR 31: building every route's was a large part of a start). */
 function onFirstUse(build: () => Serializer): Serializer {
@@ -46,7 +44,6 @@ function onFirstUse(build: () => Serializer): Serializer {
     return real;
   };
   pending.add(compile);
-  registered += 1;
   return ((data: unknown) => (real ?? compile())(data)) as Serializer;
 }
 
@@ -54,5 +51,7 @@ function onFirstUse(build: () => Serializer): Serializer {
 export function compileEverySerializer(): Compiled {
   const compiled = pending.size;
   for (const compile of [...pending]) compile();
-  return { compiled, total: registered };
+  let total = 0;
+  for (const sameContext of built.values()) total += sameContext.size;
+  return { compiled, total };
 }
