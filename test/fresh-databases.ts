@@ -133,7 +133,7 @@ async function copyOfTemplate(base: string): Promise<FreshDatabase | undefined> 
     pgTemplate ??= migratedTemplate(base);
     const template = await pgTemplate;
     if (template === undefined) return undefined;
-    const name = `t_${await processMark(base)}_${randomBytes(4).toString('hex')}`;
+    const name = await markedName(base);
     try {
       await withClient(base, (admin) => admin.query(`create database ${name} template ${template}`));
     } catch (error) {
@@ -143,6 +143,11 @@ async function copyOfTemplate(base: string): Promise<FreshDatabase | undefined> 
     }
     return ownDatabase(base, name);
   }
+}
+
+/** A new database name carrying this process's mark (`t_<mark>_<random>`, see processMark). */
+async function markedName(base: string): Promise<string> {
+  return `t_${await processMark(base)}_${randomBytes(4).toString('hex')}`;
 }
 
 /** The database `name` on `base`'s server, dropped by its cleanup. */
@@ -164,7 +169,7 @@ function ownDatabase(base: string, name: string): FreshDatabase {
  * process killed before its cleanup leaves nothing the next run does not drop.
  */
 export async function emptyDatabase(base: string): Promise<FreshDatabase & { name: string }> {
-  const name = `t_${await processMark(base)}_${randomBytes(4).toString('hex')}`;
+  const name = await markedName(base);
   await withClient(base, (admin) => admin.query(`create database ${name}`));
   return { name, ...ownDatabase(base, name) };
 }
