@@ -35,6 +35,12 @@ export interface RunOptions {
   replay: string;
   /** Set to each step as it starts: where a run that failed got to. */
   reached: { step: number };
+  /**
+   * After `steps` operations, the rest run only until each of `kinds` (operation:outcome) was met,
+   * then are passed over: a sequence that met them all early is `steps` long, one that did not
+   * carries on, instead of failing for lack of luck.
+   */
+  coverage?: { steps: number; kinds: readonly string[] };
 }
 
 /** The platform side of a run, and what the steps so far did. */
@@ -65,6 +71,9 @@ export interface World {
   outcomes: string[];
   /** How often each operation met each outcome. */
   seen: Map<string, number>;
+  coverage: RunOptions['coverage'];
+  /** Whether the run has stopped: its `coverage` met past its steps. */
+  covered: boolean;
 }
 
 /** A new platform's users, keys, apps, members and portfolios, and the empty model beside them. */
@@ -140,6 +149,8 @@ export async function openWorld(env: TestEnv, options: RunOptions): Promise<{ mo
     step: 0,
     outcomes: [],
     seen: new Map(),
+    coverage: options.coverage,
+    covered: false,
   };
   return { model, real };
 }
@@ -180,6 +191,10 @@ export class OpCommand implements fc.AsyncCommand<Model, World> {
     return true;
   }
   async run(m: Model, w: World): Promise<void> {
+    if (w.covered || (w.coverage !== undefined && w.step >= w.coverage.steps && w.coverage.kinds.every((k) => w.seen.has(k)))) {
+      w.covered = true;
+      return;
+    }
     const step = w.step++;
     w.reached.step = step;
     const label = `step ${step} (${w.replay}): ${JSON.stringify(this.op)}`;
