@@ -40,7 +40,12 @@ export async function freshDatabase(engine: string, prefix: string): Promise<{ d
 export function startServer(mode: string, env: Record<string, string>, core = 0): Promise<{ child: ChildProcess; port: number }> {
   // BENCH_CPU_PROF=<dir>: the app server writes its CPU profile there when it stops.
   const profile = mode === 'app' && process.env.BENCH_CPU_PROF !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = spawn('taskset', ['-c', String(core), process.execPath, ...profile, SERVERS, mode], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_NODE_FLAGS="--flag ...": Node's flags for the app server (a garbage collector's setting, say).
+  const flags = mode === 'app' ? (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '') : [];
+  const child = spawn('taskset', ['-c', String(core), process.execPath, ...profile, ...flags, SERVERS, mode], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {

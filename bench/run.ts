@@ -15,9 +15,12 @@
 // Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|ledger|get|workers|directory|exports|webhooks|client|payments|valuation
 //   --repeat N (with --only post): the naive insert, one fund and many funds (with and without Idempotency-Keys) measured N times in turn,
 //   each ratio against the naive insert of the same turn, and their medians
+//   --only get: the list three times, each beside its own ceiling and then at a fixed 2,000 req/s
+//     with the CPU the server and the whole machine used meanwhile
+//   BENCH_NODE_FLAGS="...": Node's flags for the app server; BENCH_CPU_PROF=DIR: its CPU profile
 //   --only ledger --repeat N: N pairs, alternated, of the load over 100 funds without and with the ledger's log job, and the median of their ratios
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -153,6 +156,28 @@ async function measureSpread(label: string, env: Record<string, string>, keysFil
 
 const OPEN_LOOP = new URL('./open-loop.ts', import.meta.url).pathname;
 
+/** CPU time used so far (ms) by process `pid`, or by the whole machine without one; undefined where /proc is not there. */
+function cpuMs(pid?: number): { cpu: number; at: number } | undefined {
+  try {
+    const at = performance.now();
+    if (pid === undefined) {
+      const [user, nice, system, , , irq, softirq] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+      return { cpu: ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0)) * 10, at };
+    }
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+    return { cpu: (Number(fields[11]) + Number(fields[12])) * 10, at };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The share of one core (percent) used between two cpuMs readings. */
+function share(from: ReturnType<typeof cpuMs>, to: ReturnType<typeof cpuMs>): number | undefined {
+  if (from === undefined || to === undefined) return undefined;
+  return Math.round((100 * (to.cpu - from.cpu)) / (to.at - from.at));
+}
+
 /** Latency at a fixed rate, evenly spaced (bench/open-loop.ts), after an autocannon warm-up. */
 async function measureAtRate(label: string, mode: string, env: Record<string, string>, path: string, rate: number, key?: string): Promise<Result> {
   const { child, port } = await startServer(mode, env);
@@ -161,8 +186,15 @@ async function measureAtRate(label: string, mode: string, env: Record<string, st
     await autocannon(url, { key, duration: 3 }); // warm-up
     const args = ['-c', '1', process.execPath, OPEN_LOOP, url, String(rate), String(DURATION_S), String(CONNECTIONS)];
     if (key !== undefined) args.push(`x-api-key=${key}`);
+    const serverCpu = () => (child.pid === undefined ? undefined : cpuMs(child.pid));
+    const before = { server: serverCpu(), machine: cpuMs() };
     const r = JSON.parse(execFileSync('taskset', args).toString()) as { rps: number; p50: number; p99: number; non2xx: number; errors: number };
     report(label, r);
+    // Under an open loop the server is not saturated by design: how much of a core it and the
+    // whole machine (the database, the client) used says whether the latency is queueing.
+    const server = share(before.server, serverCpu());
+    const machine = share(before.machine, cpuMs());
+    if (server !== undefined && machine !== undefined) log(`  ${''.padEnd(44)} CPU: the server ${server}% of a core, the machine ${machine}% of one (of ${cpus().length})`);
     return r;
   } finally {
     await stop(child);
@@ -247,13 +279,15 @@ async function benchEngine(engine: string): Promise<string[]> {
     writeFileSync(listBody, sample);
     writeFileSync(npBody, npSample);
     if (values.only === 'get') {
-      // The list alone (iterating on it): three runs, each beside its own ceiling.
+      // The list alone (iterating on it): three runs, each beside its own ceiling, then at a fixed 2,000 req/s.
       const runs: string[] = [];
       for (let run = 1; run <= 3; run += 1) {
         const ceiling = await measure(`ceiling (${sample.length} B body), run ${run}`, 'ceiling', { BODY_FILE: listBody }, '/');
         const list = await measure(`GET /v1/donations, run ${run}`, 'app', env, listPath, { key: seeded.key });
+        const fixed = await measureAtRate(`the same at 2,000 req/s (open loop), run ${run}`, 'app', env, listPath, 2000, seeded.key);
         runs.push(
           `| ${engine} | GET /v1/donations (run ${run}) | ${list.rps.toFixed(0)} | ${list.p50} / ${list.p99} | ceiling ${ceiling.rps.toFixed(0)} | **${(list.rps / ceiling.rps).toFixed(3)}** |`,
+          `| ${engine} | GET /v1/donations at 2,000 req/s (run ${run}) | ${fixed.rps.toFixed(0)} | ${fixed.p50} / **${fixed.p99}** | | |`,
         );
       }
       return runs;
