@@ -637,3 +637,19 @@ export async function queryPlan(db: Deps['db'], query: CompiledQuery): Promise<s
     return rows.rows.map((r) => r['QUERY PLAN']);
   });
 }
+
+/**
+ * `open` tried up to five times while it fails for a PostgreSQL connection that was slow to be made
+ * (a test's tight DB_CONNECT_TIMEOUT_MS also bounds making one, which a loaded machine can exceed);
+ * any other failure at once.
+ */
+export async function slowConnectsRetried<T>(open: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await open();
+    } catch (error) {
+      const slow = /connection timeout/.test(String((error as Error).message));
+      if (!slow || attempt === 5) throw error;
+    }
+  }
+}

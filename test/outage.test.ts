@@ -14,7 +14,7 @@ import { promisify } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { CuttableProxy, openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, type TestEnv, type TestUser } from './harness.ts';
+import { CuttableProxy, openEnv, makeUser, fund, makeNonProfit, assertLedgerBalanced, slowConnectsRetried, type TestEnv, type TestUser } from './harness.ts';
 import { loadConfig } from '../src/config.ts';
 import { openPlatform, type Platform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
@@ -54,7 +54,7 @@ describe('the database restarts under load (postgres)', { skip: process.env.TEST
         sandboxTickMs: 0,
       },
     );
-    platform = await openPlatform(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+    platform = await slowConnectsRetried(() => openPlatform(config, { log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) }));
     app = await buildApp(platform.deps);
     await app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
