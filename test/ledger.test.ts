@@ -153,6 +153,22 @@ for (const { name: engine } of engines()) {
       await assertLedgerBalanced(env.deps);
     });
 
+    test("a checkpoint is the log's tree whether its leaves are the sequencer's run just before or read back", async () => {
+      await checkpoint(env.deps, 'live', { force: true });
+      // Placed by a run of its own, then checkpointed by another: the leaves are read back.
+      await donate(donor, 15);
+      await sequenceAll(env.deps, 'live');
+      await donate(other, 16);
+      const read = (await checkpoint(env.deps, 'live', { force: true }))!;
+      // Placed by the checkpoint's own run, all of them since the last: kept from it.
+      await donate(donor, 17);
+      await donate(other, 18);
+      const kept = (await checkpoint(env.deps, 'live', { force: true }))!;
+      assert.ok(kept.size > read.size);
+      // `check` hashes every checkpoint's tree from the log itself.
+      assert.deepEqual(await ledgerFailures(env), []);
+    });
+
     test('the whole exported log verifies against the checkpoints a verifier saved', async () => {
       const { key, origin, checkpoints } = await saved(env, donor);
       assert.ok(checkpoints.length >= 3);

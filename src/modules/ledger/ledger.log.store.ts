@@ -107,14 +107,17 @@ export async function unsequencedHashes(db: Db, book: Book, limit: number, fromI
   return rows.map((r) => ({ id: Number(r.id), entry_hash: r.entry_hash, ...(r.entry_hash === null ? { entry: content.get(Number(r.id)) as StoredEntry } : {}) }));
 }
 
-/** Gives entries their places in the log and chain hashes, a statement per 1,000 (each entry still untaken). */
-export async function setPlaces(trx: Trx, places: ReadonlyArray<{ id: number; log_seq: number; chain_hash: string; entry_hash: string }>): Promise<void> {
+/**
+ * Gives entries their places in the log and chain hashes, a statement per 1,000 (each entry still
+ * untaken); `entry_hash` is written where given (an entry from before 054, hashed now), else kept.
+ */
+export async function setPlaces(trx: Trx, places: ReadonlyArray<{ id: number; log_seq: number; chain_hash: string; entry_hash: string | null }>): Promise<void> {
   const dialect = dialectOf(trx);
   for (let i = 0; i < places.length; i += 1000) {
     const chunk = places.slice(i, i + 1000);
     const params: unknown[] = [];
     const values = chunk.map((p) => [p.id, p.log_seq, p.chain_hash, p.entry_hash]);
-    const text = `update journal_entries set log_seq = v.seq, chain_hash = v.chain, entry_hash = v.hash
+    const text = `update journal_entries set log_seq = v.seq, chain_hash = v.chain, entry_hash = coalesce(v.hash, journal_entries.entry_hash)
       from ${jsonRowsFrom(dialect, params, 'eid bigint, seq bigint, chain text, hash text', values, 'v')}
       where journal_entries.id = v.eid and journal_entries.log_seq is null`;
     const result = await trx.executeQuery(CompiledQuery.raw(text, params));

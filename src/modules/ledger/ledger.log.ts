@@ -70,21 +70,42 @@ export async function logVerifierKey(deps: Deps): Promise<string> {
  * An entry edited after its commit keeps the hash it was written with: `almoner check` compares
  * every entry's content with it and names the one that differs.
  */
-export async function sequenceLog(deps: Deps, book: Book, limit = 5000, fromId = 0): Promise<{ taken: number; lastId: number | undefined }> {
+export async function sequenceLog(deps: Deps, book: Book, limit = 5000, fromId = 0): Promise<{ taken: number; lastId: number | undefined; placed: PlacedLeaves }> {
   return deps.db.transaction().execute(async (trx) => {
     await store.lockLog(trx, book);
     const last = await store.lastSequenced(trx, book);
     const entries = await store.unsequencedHashes(trx, book, limit, fromId);
-    let seq = last === undefined ? 0 : last.log_seq + 1;
+    const first = last === undefined ? 0 : last.log_seq + 1;
     let chain = last === undefined ? CHAIN_START : last.chain_hash;
-    const places = entries.map((e) => {
-      const hash = e.entry_hash ?? entryHash(e.entry as EncodedEntry);
+    const hashes = entries.map((e) => e.entry_hash ?? entryHash(e.entry as EncodedEntry));
+    const places = entries.map((e, i) => {
+      const hash = hashes[i] as string;
       chain = chainHash(chain, hash);
-      return { id: e.id, log_seq: seq++, chain_hash: chain, entry_hash: hash };
+      // The hash is written only where it was made now (an entry from before 054).
+      return { id: e.id, log_seq: first + i, chain_hash: chain, entry_hash: e.entry_hash === null ? hash : null };
     });
     await store.setPlaces(trx, places);
-    return { taken: places.length, lastId: places.at(-1)?.id };
+    return { taken: places.length, lastId: places.at(-1)?.id, placed: { from: first, hashes } };
   });
+}
+
+/** The leaf hashes (hex) a sequencer gave places to, from leaf `from` on, in order. */
+export interface PlacedLeaves {
+  from: number;
+  hashes: string[];
+}
+
+/** Most leaf hashes a run of the sequencer keeps for its checkpoint (beyond them, it reads them back). */
+const KEPT_LEAVES = 100_000;
+
+/** `placed` followed by `more` when they run on (no other node placed entries between), else `more` alone. */
+function runOn(placed: PlacedLeaves | undefined, more: PlacedLeaves): PlacedLeaves | undefined {
+  if (placed !== undefined && placed.from + placed.hashes.length === more.from) {
+    if (placed.hashes.length + more.hashes.length > KEPT_LEAVES) return undefined;
+    placed.hashes.push(...more.hashes);
+    return placed;
+  }
+  return more.hashes.length > KEPT_LEAVES ? undefined : more;
 }
 
 /**
@@ -116,36 +137,50 @@ const FULL_LOOK_MS = 60_000;
  * (the CLI) ends with a look from the start. The log's size.
  */
 export async function sequenceAll(deps: Deps, book: Book, budgetMs = Infinity): Promise<number> {
+  return (await sequenceKept(deps, book, budgetMs)).size;
+}
+
+/** sequenceAll, with the leaf hashes it placed last in a row (when they were not too many to keep). */
+async function sequenceKept(deps: Deps, book: Book, budgetMs: number): Promise<{ size: number; placed: PlacedLeaves | undefined }> {
   const started = performance.now();
   const { floors } = deps.runtime.ledger;
   const known = floors.get(book);
   const fromStart = known === undefined || started - known.at > FULL_LOOK_MS;
   let from = fromStart ? 0 : known.id;
+  let placed: PlacedLeaves | undefined;
   for (;;) {
-    const { taken, lastId } = await sequenceLog(deps, book, 1000, from);
-    if (lastId !== undefined) from = lastId + 1;
-    if (taken === 0 || performance.now() - started >= budgetMs) break;
+    const taken = await sequenceLog(deps, book, 1000, from);
+    if (taken.lastId !== undefined) from = taken.lastId + 1;
+    placed = runOn(placed, taken.placed);
+    if (taken.taken === 0 || performance.now() - started >= budgetMs) break;
   }
-  if (budgetMs === Infinity && !fromStart) while ((await sequenceLog(deps, book, 1000, 0)).taken > 0);
+  if (budgetMs === Infinity && !fromStart) {
+    for (let taken = await sequenceLog(deps, book, 1000, 0); taken.taken > 0; taken = await sequenceLog(deps, book, 1000, 0)) placed = runOn(placed, taken.placed);
+  }
   floors.set(book, { id: from, at: fromStart || budgetMs === Infinity ? started : (known?.at ?? started) });
   const last = await store.lastSequenced(deps.db, book);
-  return last === undefined ? 0 : last.log_seq + 1;
+  return { size: last === undefined ? 0 : last.log_seq + 1, placed };
 }
 
-/** The leaf hashes of the log's entries from leaf `from` to before `to`, as bytes. */
-async function leavesOf(db: Db, book: Book, to: number, from = 0): Promise<Buffer[]> {
-  const leaves = (await store.leafHashes(db, book, to, from)).map((h) => Buffer.from(h, 'hex'));
+/**
+ * The leaf hashes of the log's entries from leaf `from` to before `to`, as bytes: from `placed`
+ * where it holds them all (the sequencer's run just before), else read.
+ */
+async function leavesOf(db: Db, book: Book, to: number, from = 0, placed?: PlacedLeaves): Promise<Buffer[]> {
+  const kept = placed !== undefined && placed.from <= from && placed.from + placed.hashes.length >= to;
+  const hex = kept ? placed.hashes.slice(from - placed.from, to - placed.from) : await store.leafHashes(db, book, to, from);
+  const leaves = hex.map((h) => Buffer.from(h, 'hex'));
   if (leaves.length !== to - from) throw new Error(`the ${book} log has ${leaves.length} entries from leaf ${from} where ${to - from} were asked`);
   return leaves;
 }
 
 /** The compact range of the log's first `size` entries: the last checkpoint's extended by the entries after it. */
-async function rangeOf(db: Db, book: Book, size: number, latest: store.StoredCheckpoint | undefined): Promise<CompactRange> {
+async function rangeOf(db: Db, book: Book, size: number, latest: store.StoredCheckpoint | undefined, placed?: PlacedLeaves): Promise<CompactRange> {
   if (latest?.compact_range !== null && latest?.compact_range !== undefined && latest.size <= size) {
     const from = { size: latest.size, hashes: (JSON.parse(latest.compact_range) as string[]).map((h) => Buffer.from(h, 'hex')) };
-    return extendRange(from, await leavesOf(db, book, size, latest.size));
+    return extendRange(from, await leavesOf(db, book, size, latest.size, placed));
   }
-  return extendRange({ size: 0, hashes: [] }, await leavesOf(db, book, size));
+  return extendRange({ size: 0, hashes: [] }, await leavesOf(db, book, size, 0, placed));
 }
 
 /**
@@ -156,7 +191,7 @@ async function rangeOf(db: Db, book: Book, size: number, latest: store.StoredChe
  * The newest checkpoint (undefined: none made, none due).
  */
 export async function checkpoint(deps: Deps, book: Book, options: { force?: boolean; budgetMs?: number } = {}): Promise<store.StoredCheckpoint | undefined> {
-  const size = await sequenceAll(deps, book, options.budgetMs);
+  const { size, placed } = await sequenceKept(deps, book, options.budgetMs ?? Infinity);
   const latest = await store.latestCheckpoint(deps.db, book);
   if (latest !== undefined && latest.size >= size) return latest;
   if (size === 0) return undefined;
@@ -164,7 +199,7 @@ export async function checkpoint(deps: Deps, book: Book, options: { force?: bool
   const age = latest === undefined ? Infinity : deps.clock.now().getTime() - Date.parse(latest.created_at);
   const due = options.force === true || size - (latest?.size ?? 0) >= checkpointEntries || (checkpointIntervalMs > 0 && age >= checkpointIntervalMs);
   if (!due) return latest;
-  const range = await rangeOf(deps.db, book, size, latest);
+  const range = await rangeOf(deps.db, book, size, latest, placed);
   const root = rangeRoot(range);
   const key = await logKey(deps);
   const made: store.StoredCheckpoint = {
