@@ -1,7 +1,9 @@
 // Every function of ledger.log.store.ts on both engines.
 import { test } from 'node:test';
+import { CompiledQuery, sql } from 'kysely';
 import assert from 'node:assert/strict';
 import { describeEachEngine, fund, makeUser, queryPlan, whileHeld } from '../../../test/harness.ts';
+import { dialectOf } from '../../db/dialect.ts';
 import * as store from './ledger.log.store.ts';
 import { entryHash } from './ledger.encoding.ts';
 
@@ -124,3 +126,38 @@ describeEachEngine('ledger log store', (env) => {
     );
   });
 });
+
+describeEachEngine('ledger log store, after many entries placed at once', (env) => {
+  test('vacuumJournal: the look for unplaced entries goes through their index again, not the journal by id', async () => {
+    const { db } = env().deps;
+    const look = unsequencedPlan(db);
+    if (dialectOf(db).engine === 'sqlite') {
+      await store.vacuumJournal(db);
+      assert.ok((await look()).some((line) => line.includes('journal_entries_unsequenced')));
+      return;
+    }
+    // 20,000 entries waiting, the statistics gathered then, all of them placed at once.
+    await sql`insert into journal_entries (memo, donation_id, created_at, book, entry_hash)
+      select 'bulk', g, '2026-01-01T00:00:00Z', 'live', md5(g::text) || md5(g::text) from generate_series(1, 20000) g`.execute(db);
+    await sql`analyze journal_entries`.execute(db);
+    await sql`update journal_entries set log_seq = id + 1000000000, chain_hash = entry_hash where memo = 'bulk'`.execute(db);
+    const stale = await look();
+    assert.ok(!stale.some((line) => line.includes('journal_entries_unsequenced')), `with the statistics from before, the planner walks the journal: ${stale.join('\n')}`);
+    await store.vacuumJournal(db);
+    const after = await look();
+    assert.ok(
+      after.some((line) => line.includes('journal_entries_unsequenced')),
+      after.join('\n'),
+    );
+  });
+});
+
+/** The plan of the sequencer's look from the start for the live book's unplaced entries (sequential scans allowed). */
+function unsequencedPlan(db: Parameters<typeof store.unsequencedQuery>[0]) {
+  return async (): Promise<string[]> => {
+    const query = store.unsequencedQuery(db, 'live', 1000).compile();
+    if (dialectOf(db).engine === 'sqlite') return queryPlan(db, query);
+    const rows = await db.executeQuery<{ 'QUERY PLAN': string }>(CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]));
+    return rows.rows.map((r) => r['QUERY PLAN']);
+  };
+}

@@ -12,6 +12,19 @@ export async function lockLog(trx: Trx, book: Book): Promise<void> {
   await dialectOf(trx).lockKeys(trx, [`ledger log ${book}`]);
 }
 
+/**
+ * PostgreSQL's journal vacuumed and its statistics made again, after many entries were placed at
+ * once (a journal from before 054 taken up by `almoner ledger checkpoint`). Statistics gathered
+ * before still say that every entry waits for its place, so the planner looks for waiting entries
+ * by walking the journal by id instead of through the index of unplaced ones (31 s for the
+ * sequencer's look from the start at a million entries), and that index still holds an entry for
+ * each placed row's old version until a vacuum. Autovacuum does both in time where it runs.
+ * SQLite's writer places its own entries: nothing to do there.
+ */
+export async function vacuumJournal(db: Db): Promise<void> {
+  if (dialectOf(db).engine === 'postgres') await sql`vacuum (analyze) journal_entries`.execute(db);
+}
+
 /** The log's last entry: its leaf index and chain hash; undefined for an empty log. */
 export async function lastSequenced(db: Db, book: Book): Promise<{ log_seq: number; chain_hash: string } | undefined> {
   const row = await db
@@ -89,11 +102,7 @@ export async function unsequencedEntries(db: Db, book: Book, limit: number): Pro
  * with their content (to hash) only for those written before their hash was (054).
  */
 export async function unsequencedHashes(db: Db, book: Book, limit: number, fromId = 0): Promise<Array<{ id: number; entry_hash: string | null; entry?: StoredEntry }>> {
-  let q = db.selectFrom('journal_entries').select(['id', 'entry_hash']).where('book', '=', book).where('log_seq', 'is', null);
-  // No floor, no bound: with `id >= 0` SQLite's planner walks the table by id instead of the
-  // index of unsequenced entries (a book with none, read past a million of the other's).
-  if (fromId > 0) q = q.where('id', '>=', fromId);
-  const rows = await q.orderBy('id').limit(limit).execute();
+  const rows = await unsequencedQuery(db, book, limit, fromId).execute();
   const unhashed = rows.filter((r) => r.entry_hash === null).map((r) => Number(r.id));
   const content = new Map<number, StoredEntry>();
   for (let i = 0; i < unhashed.length; i += 500) {
@@ -105,6 +114,14 @@ export async function unsequencedHashes(db: Db, book: Book, limit: number, fromI
     for (const e of await withPostings(db, chunk)) content.set(e.id, e);
   }
   return rows.map((r) => ({ id: Number(r.id), entry_hash: r.entry_hash, ...(r.entry_hash === null ? { entry: content.get(Number(r.id)) as StoredEntry } : {}) }));
+}
+
+/** unsequencedHashes's read of the ids and hashes, found through the index of unplaced entries. */
+export function unsequencedQuery(db: Db, book: Book, limit: number, fromId = 0) {
+  const q = db.selectFrom('journal_entries').select(['id', 'entry_hash']).where('book', '=', book).where('log_seq', 'is', null);
+  // No floor, no bound: with `id >= 0` SQLite's planner walks the table by id instead of the
+  // index of unsequenced entries (a book with none, read past a million of the other's).
+  return (fromId > 0 ? q.where('id', '>=', fromId) : q).orderBy('id').limit(limit);
 }
 
 /**

@@ -129,6 +129,9 @@ export function createLedgerFloors(): LedgerFloors {
 
 const FULL_LOOK_MS = 60_000;
 
+/** Entries placed by one unbounded run (the CLI's) past which the journal is vacuumed and analyzed. */
+const VACUUM_AFTER = 100_000;
+
 /**
  * Sequences until nothing waits, or (with `budgetMs`) until that long has passed, a thousand
  * entries a transaction: a server's job never holds the database or its event loop for long, even
@@ -148,14 +151,20 @@ async function sequenceKept(deps: Deps, book: Book, budgetMs: number): Promise<{
   const fromStart = known === undefined || started - known.at > FULL_LOOK_MS;
   let from = fromStart ? 0 : known.id;
   let placed: PlacedLeaves | undefined;
+  let count = 0;
   for (;;) {
     const taken = await sequenceLog(deps, book, 1000, from);
     if (taken.lastId !== undefined) from = taken.lastId + 1;
     placed = runOn(placed, taken.placed);
+    count += taken.taken;
     if (taken.taken === 0 || performance.now() - started >= budgetMs) break;
   }
-  if (budgetMs === Infinity && !fromStart) {
-    for (let taken = await sequenceLog(deps, book, 1000, 0); taken.taken > 0; taken = await sequenceLog(deps, book, 1000, 0)) placed = runOn(placed, taken.placed);
+  if (budgetMs === Infinity) {
+    // Many placed at once: vacuumed and the planner told, before the look from the start asks it (vacuumJournal).
+    if (count >= VACUUM_AFTER) await store.vacuumJournal(deps.db);
+    if (!fromStart) {
+      for (let taken = await sequenceLog(deps, book, 1000, 0); taken.taken > 0; taken = await sequenceLog(deps, book, 1000, 0)) placed = runOn(placed, taken.placed);
+    }
   }
   floors.set(book, { id: from, at: fromStart || budgetMs === Infinity ? started : (known?.at ?? started) });
   const last = await store.lastSequenced(deps.db, book);
