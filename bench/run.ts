@@ -33,6 +33,7 @@ import { benchClient } from './client.ts';
 import { benchPayments } from './payments.ts';
 import { benchValuation } from './valuation.ts';
 import { freshDatabase, startServer } from './processes.ts';
+import pg from 'pg';
 
 const { values } = parseArgs({
   options: {
@@ -140,14 +141,34 @@ function checkDatabase(databaseUrl: string): string {
   return last;
 }
 
+/** PostgreSQL's WAL position in bytes (undefined for SQLite, or none given). */
+async function walPosition(databaseUrl: string | undefined): Promise<number | undefined> {
+  if (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(databaseUrl)) return undefined;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
+    const [high, low] = (rows[0]?.lsn ?? '0/0').split('/').map((h) => Number.parseInt(h, 16));
+    return (high ?? 0) * 2 ** 32 + (low ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
 /** POST /v1/donations spread over many donors' funds, after a warm-up. */
 async function measureSpread(label: string, env: Record<string, string>, keysFile: string, body: string, idempotent = false): Promise<Result> {
   const { child, port } = await startServer('app', env);
   try {
     const url = `http://127.0.0.1:${port}/v1/donations`;
     await spreadLoad(url, keysFile, body, 3, idempotent); // warm-up
+    const walBefore = await walPosition(env.DATABASE_URL);
     const result = await spreadLoad(url, keysFile, body, DURATION_S, idempotent);
     report(label, result);
+    const walAfter = await walPosition(env.DATABASE_URL);
+    // What the run wrote to PostgreSQL's WAL (the whole server's: nothing else runs beside the bench).
+    if (walBefore !== undefined && walAfter !== undefined && result.rps > 0) {
+      log(`    PostgreSQL's WAL: ${((walAfter - walBefore) / (result.rps * DURATION_S) / 1024).toFixed(2)} KB a request`);
+    }
     return result;
   } finally {
     await stop(child);
