@@ -33,6 +33,7 @@ import { benchClient } from './client.ts';
 import { benchPayments } from './payments.ts';
 import { benchValuation } from './valuation.ts';
 import { freshDatabase, startServer } from './processes.ts';
+import { engineOf } from '../src/db/database.ts';
 import pg from 'pg';
 
 const { values } = parseArgs({
@@ -143,13 +144,12 @@ function checkDatabase(databaseUrl: string): string {
 
 /** PostgreSQL's WAL position in bytes (undefined for SQLite, or none given). */
 async function walPosition(databaseUrl: string | undefined): Promise<number | undefined> {
-  if (databaseUrl === undefined || !/^postgres(ql)?:\/\//.test(databaseUrl)) return undefined;
+  if (databaseUrl === undefined || engineOf(databaseUrl) !== 'postgres') return undefined;
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn');
-    const [high, low] = (rows[0]?.lsn ?? '0/0').split('/').map((h) => Number.parseInt(h, 16));
-    return (high ?? 0) * 2 ** 32 + (low ?? 0);
+    const { rows } = await client.query<{ bytes: string }>("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as bytes");
+    return Number(rows[0]?.bytes);
   } finally {
     await client.end();
   }
