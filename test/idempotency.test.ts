@@ -123,6 +123,10 @@ for (const { name: engine } of engines()) {
         .deleteFrom('postings')
         .where('entry_id', 'in', env.deps.db.selectFrom('journal_entries').select('id').where('donation_id', '=', donationId))
         .execute();
+      const entries = env.deps.db.selectFrom('journal_entries').select('id').where('donation_id', '=', donationId);
+      // Its entries' places in the log (SQLite's writer gave them) or their names among the waiting.
+      await env.deps.db.deleteFrom('ledger_places').where('entry_id', 'in', entries).execute();
+      await env.deps.db.deleteFrom('ledger_waiting').where('entry_id', 'in', entries).execute();
       await env.deps.db.deleteFrom('journal_entries').where('donation_id', '=', donationId).execute();
       await env.deps.db.deleteFrom('events').where('object_type', '=', 'donation').where('object_id', '=', donationId).execute();
       await env.deps.db.deleteFrom('donations').where('id', '=', donationId).execute();

@@ -247,8 +247,8 @@ for (const { name: engine } of engines()) {
       await checkpoint(env.deps, 'live', { force: true });
       const verifier = await saved(env, donor);
       assert.deepEqual(await ledgerFailures(env), []);
-      const entries = await env.deps.db.selectFrom('journal_entries').select(['id', 'log_seq']).where('book', '=', 'live').orderBy('log_seq').execute();
-      return { env, verifier, entries: entries.map((e) => ({ id: Number(e.id), seq: Number(e.log_seq) })) };
+      const entries = await env.deps.db.selectFrom('ledger_places').select(['entry_id', 'leaf']).where('book', '=', 'live').orderBy('leaf').execute();
+      return { env, verifier, entries: entries.map((e) => ({ id: Number(e.entry_id), seq: Number(e.leaf) })) };
     }
     const verified = async (env: TestEnv, v: Awaited<ReturnType<typeof saved>>) => verifyExport(await exported(env), v.checkpoints, v.key, v.origin);
 
@@ -281,21 +281,11 @@ for (const { name: engine } of engines()) {
     test('two entries reordered: the chain breaks at the first moved', async () => {
       const { env, entries } = await ledgerWithHistory();
       const [a, b] = [entries[1]!, entries[2]!];
-      await env.deps.db
-        .updateTable('journal_entries')
-        .set({ log_seq: -1 } as never)
-        .where('id', '=', a.id)
-        .execute();
-      await env.deps.db
-        .updateTable('journal_entries')
-        .set({ log_seq: a.seq } as never)
-        .where('id', '=', b.id)
-        .execute();
-      await env.deps.db
-        .updateTable('journal_entries')
-        .set({ log_seq: b.seq } as never)
-        .where('id', '=', a.id)
-        .execute();
+      // Each takes the other's place (an entry has one place: the first moved aside for a moment).
+      const move = (entry: number, to: number) => env.deps.db.updateTable('ledger_places').set({ entry_id: to }).where('entry_id', '=', entry).execute();
+      await move(a.id, -1);
+      await move(b.id, a.id);
+      await move(-1, b.id);
       assert.match((await ledgerFailures(env)).join('\n'), new RegExp(`live: the chain breaks at journal entry ${b.id} \\(leaf ${a.seq}\\)`));
       await env.close();
     });
@@ -309,10 +299,12 @@ for (const { name: engine } of engines()) {
         .where('entry_id', '=', from.id)
         .execute();
       // The forger recomputes every hash and chain hash from that entry on (and has no other way in).
+      const rewritten = entries.filter((e) => e.seq >= from.seq).map((e) => e.id);
+      await env.deps.db.deleteFrom('ledger_places').where('entry_id', 'in', rewritten).execute();
+      await env.deps.db.updateTable('journal_entries').set({ entry_hash: null }).where('id', 'in', rewritten).execute();
       await env.deps.db
-        .updateTable('journal_entries')
-        .set({ log_seq: null, chain_hash: null, entry_hash: null } as never)
-        .where('log_seq', '>=', from.seq)
+        .insertInto('ledger_waiting')
+        .values(rewritten.map((id) => ({ book: 'live' as const, entry_id: id })))
         .execute();
       await sequenceAll(env.deps, 'live');
       const failures = await ledgerFailures(env);

@@ -40,6 +40,8 @@ export const TABLES_IN_ORDER = [
   'ledger_accounts',
   'journal_entries',
   'postings',
+  'ledger_places',
+  'ledger_waiting',
   'idempotency_keys',
   'events',
   'webhook_endpoints',
@@ -151,6 +153,8 @@ export async function copyDatabase(from: DatabaseHandle, to: DatabaseHandle, onT
   await to.db.transaction().execute(async (trx) => {
     for (const table of [...SEEDED].reverse()) await sql`delete from ${sql.table(table)}`.execute(trx);
     for (const table of TABLES_IN_ORDER) {
+      // PostgreSQL named each copied entry as waiting for its place (migration 060): the source's are the ones that wait.
+      if (table === 'ledger_waiting') await sql`delete from ledger_waiting`.execute(trx);
       // Read in rowid order, a batch after the last rowid seen: every row once, in bounded memory.
       let after = 0;
       let copied = 0;

@@ -62,6 +62,7 @@ import * as m056 from './migrations/056_valuation_rounds.ts';
 import * as m057 from './migrations/057_room_to_update.ts';
 import * as m058 from './migrations/058_cause_lookups.ts';
 import * as m059 from './migrations/059_entry_keys_once.ts';
+import * as m060 from './migrations/060_ledger_places.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -129,6 +130,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '057_room_to_update', up: m057.up },
   { name: '058_cause_lookups', up: m058.up },
   { name: '059_entry_keys_once', up: m059.up },
+  { name: '060_ledger_places', up: m060.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -26,9 +26,20 @@ export interface JournalEntriesTable {
   book: Book;
   /** The hash of the entry's canonical encoding (hex; rules §26), written with it; null before migration 054. */
   entry_hash: ColumnType<string | null, string | null | undefined, string | null>;
-  /** Its leaf index in its book's log and the chain's hash up to it, once the log took it (rules §26). */
-  log_seq: ColumnType<number | null, never, number | null>;
-  chain_hash: ColumnType<string | null, never, string | null>;
+}
+
+/** An entry's place in its book's log: its leaf index and the chain's hash up to it (hex; rules §26). */
+export interface LedgerPlacesTable {
+  book: Book;
+  leaf: number;
+  entry_id: number;
+  chain_hash: string;
+}
+
+/** An entry its book's log has yet to take (PostgreSQL's writers; rules §26). */
+export interface LedgerWaitingTable {
+  book: Book;
+  entry_id: number;
 }
 
 export interface PostingsTable {

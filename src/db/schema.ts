@@ -272,7 +272,16 @@ import type {
   PricesTable,
   ValuationsTable,
 } from './schema.investing.ts';
-import type { JournalEntriesTable, LedgerAccountsTable, LedgerCheckpointsTable, LedgerCosignaturesTable, LedgerKeysTable, PostingsTable } from './schema.ledger.ts';
+import type {
+  JournalEntriesTable,
+  LedgerAccountsTable,
+  LedgerCheckpointsTable,
+  LedgerCosignaturesTable,
+  LedgerKeysTable,
+  LedgerPlacesTable,
+  LedgerWaitingTable,
+  PostingsTable,
+} from './schema.ledger.ts';
 export type { JournalEntriesTable, LedgerAccountsTable, PostingsTable } from './schema.ledger.ts';
 import type { AccountsTable, AddressConfirmationsTable, SignInFailuresTable, WebSessionsTable } from './schema.accounts.ts';
 import type { ActorColumn, DeathRecordsTable, FundMembersTable, MemberRolesTable, SuccessorLinesTable } from './schema.members.ts';
@@ -346,6 +355,8 @@ export interface Database {
   monthly_fees: MonthlyFeesTable;
   oidc_artifacts: OidcArtifactsTable;
   oidc_keys: OidcKeysTable;
+  ledger_places: LedgerPlacesTable;
+  ledger_waiting: LedgerWaitingTable;
   ledger_checkpoints: LedgerCheckpointsTable;
   ledger_cosignatures: LedgerCosignaturesTable;
   ledger_keys: LedgerKeysTable;

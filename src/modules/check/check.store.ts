@@ -308,6 +308,7 @@ const REFERENCES: ReadonlyArray<{ table: string; column: string; target: string 
   { table: 'donations', column: 'non_profit_id', target: 'non_profits' },
   { table: 'journal_entries', column: 'donation_id', target: 'donations' },
   { table: 'postings', column: 'entry_id', target: 'journal_entries' },
+  ...['ledger_places', 'ledger_waiting'].map((table) => ({ table, column: 'entry_id', target: 'journal_entries' })),
   { table: 'postings', column: 'account_id', target: 'ledger_accounts' },
   { table: 'events', column: 'user_id', target: 'users' },
   { table: 'donation_counts', column: 'user_id', target: 'users' },

@@ -1,5 +1,7 @@
 // Every SQL statement of the journal's log (docs/rules.md §26): its entries' places and chain
-// hashes, its checkpoints and their witnesses' cosignatures, and the log key the node made.
+// hashes (ledger_places), the entries waiting for one (ledger_waiting), its checkpoints and their
+// witnesses' cosignatures, and the log key the node made. A place is a row of its own, never a
+// change to the entry's (migration 060): the journal's rows are written once.
 import { CompiledQuery, sql } from 'kysely';
 import { dialectOf } from '../../db/dialect.ts';
 import { jsonRowsFrom } from '../../db/bulk.ts';
@@ -13,28 +15,20 @@ export async function lockLog(trx: Trx, book: Book): Promise<void> {
 }
 
 /**
- * PostgreSQL's journal vacuumed and its statistics made again, after many entries were placed at
- * once (a journal from before 054 taken up by `almoner ledger checkpoint`). Statistics gathered
- * before still say that every entry waits for its place, so the planner looks for waiting entries
- * by walking the journal by id instead of through the index of unplaced ones (31 s for the
- * sequencer's look from the start at a million entries), and that index still holds an entry for
- * each placed row's old version until a vacuum. Autovacuum does both in time where it runs.
- * SQLite's writer places its own entries: nothing to do there.
+ * PostgreSQL's tables of places and of waiting entries vacuumed and their statistics made again,
+ * after many entries were placed at once (a journal from before 054 taken up by `almoner ledger
+ * checkpoint`). Statistics gathered before still say that every entry waits, so the planner reads
+ * the waiting by a walk of the whole table instead of their key, and the key of the waiting still
+ * holds every entry taken until a vacuum. Autovacuum does both in time where it runs. SQLite's
+ * writer places its own entries: nothing to do there.
  */
 export async function vacuumJournal(db: Db): Promise<void> {
-  if (dialectOf(db).engine === 'postgres') await sql`vacuum (analyze) journal_entries`.execute(db);
+  if (dialectOf(db).engine === 'postgres') await sql`vacuum (analyze) ledger_waiting, ledger_places`.execute(db);
 }
 
 /** The log's last entry: its leaf index and chain hash; undefined for an empty log. */
 export async function lastSequenced(db: Db, book: Book): Promise<{ log_seq: number; chain_hash: string } | undefined> {
-  const row = await db
-    .selectFrom('journal_entries')
-    .select(['log_seq', 'chain_hash'])
-    .where('book', '=', book)
-    .where('log_seq', 'is not', null)
-    .orderBy('log_seq', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const row = await db.selectFrom('ledger_places').select(['leaf as log_seq', 'chain_hash']).where('book', '=', book).orderBy('leaf', 'desc').limit(1).executeTakeFirst();
   return row === undefined ? undefined : { log_seq: Number(row.log_seq), chain_hash: row.chain_hash as string };
 }
 
@@ -47,7 +41,25 @@ export interface StoredEntry extends EncodedEntry {
 
 type EntryRow = Omit<StoredEntry, 'postings'>;
 
-const ENTRY_COLUMNS = ['id', 'book', 'created_at', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'match_id', 'entry_hash', 'log_seq', 'chain_hash'] as const;
+const ENTRY_COLUMNS = [
+  'j.id',
+  'j.book',
+  'j.created_at',
+  'j.memo',
+  'j.donation_id',
+  'j.gift_id',
+  'j.contribution_id',
+  'j.audit_id',
+  'j.match_id',
+  'j.entry_hash',
+  'p.leaf as log_seq',
+  'p.chain_hash',
+] as const;
+
+/** The journal's entries with their places (none for an entry the log has yet to take). */
+function entriesWithPlaces(db: Db) {
+  return db.selectFrom('journal_entries as j').leftJoin('ledger_places as p', 'p.entry_id', 'j.id');
+}
 
 function numberOrNull(v: unknown): number | null {
   return v === null || v === undefined ? null : Number(v);
@@ -91,72 +103,119 @@ async function withPostings(db: Db, rows: ReadonlyArray<Record<string, unknown>>
 
 /** The entries of `book` the log has yet to take, oldest id first, at most `limit`. */
 export async function unsequencedEntries(db: Db, book: Book, limit: number): Promise<StoredEntry[]> {
-  const rows = await db.selectFrom('journal_entries').select(ENTRY_COLUMNS).where('book', '=', book).where('log_seq', 'is', null).orderBy('id').limit(limit).execute();
-  return withPostings(db, rows);
+  const ids = (await unsequencedQuery(db, book, limit).execute()).map((r) => Number(r.entry_id));
+  return withPostings(db, await entriesById(db, ids));
 }
 
 /**
  * The ids and stored hashes of the entries of `book` the log has yet to take, oldest id first, at
- * most `limit`, from id `fromId` (the sequencer's floor: below it, an index still holds the entries
- * it took until PostgreSQL's vacuum, and reading past them made each take slower than the last);
- * with their content (to hash) only for those written before their hash was (054).
+ * most `limit`, from id `fromId` (the sequencer's floor: below it, the key of the waiting still
+ * holds the entries it took until PostgreSQL's vacuum, and reading past them made each take slower
+ * than the last); with their content (to hash) only for those written before their hash was
+ * (054). The waiting are read by their key alone, then their entries by id: joined in one
+ * statement, PostgreSQL merged a backlog of waiting entries with the whole journal read from its
+ * first id, 0.3 s a thousand at two million entries. A waiting id with no entry is left out
+ * (`almoner check` names it).
  */
 export async function unsequencedHashes(db: Db, book: Book, limit: number, fromId = 0): Promise<Array<{ id: number; entry_hash: string | null; entry?: StoredEntry }>> {
-  const rows = await unsequencedQuery(db, book, limit, fromId).execute();
-  const unhashed = rows.filter((r) => r.entry_hash === null).map((r) => Number(r.id));
-  const content = new Map<number, StoredEntry>();
-  for (let i = 0; i < unhashed.length; i += 500) {
-    const chunk = await db
+  const ids = (await unsequencedQuery(db, book, limit, fromId).execute()).map((r) => Number(r.entry_id));
+  const hashes = new Map<number, string | null>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db
       .selectFrom('journal_entries')
-      .select(ENTRY_COLUMNS)
-      .where('id', 'in', unhashed.slice(i, i + 500))
+      .select(['id', 'entry_hash'])
+      .where('id', 'in', ids.slice(i, i + 500))
       .execute();
-    for (const e of await withPostings(db, chunk)) content.set(e.id, e);
+    for (const r of rows) hashes.set(Number(r.id), r.entry_hash);
   }
-  return rows.map((r) => ({ id: Number(r.id), entry_hash: r.entry_hash, ...(r.entry_hash === null ? { entry: content.get(Number(r.id)) as StoredEntry } : {}) }));
+  const content = new Map<number, StoredEntry>();
+  const unhashed = ids.filter((id) => hashes.get(id) === null);
+  for (const e of await withPostings(db, await entriesById(db, unhashed))) content.set(e.id, e);
+  return ids
+    .filter((id) => hashes.has(id))
+    .map((id) => {
+      const entry_hash = hashes.get(id) as string | null;
+      return { id, entry_hash, ...(entry_hash === null ? { entry: content.get(id) as StoredEntry } : {}) };
+    });
 }
 
-/** unsequencedHashes's read of the ids and hashes, found through the index of unplaced entries. */
+/** The entries of `ids`, in id order, with their places, read 500 at a time. */
+async function entriesById(db: Db, ids: readonly number[]): Promise<Array<Record<string, unknown>>> {
+  const rows: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < ids.length; i += 500)
+    rows.push(
+      ...(await entriesWithPlaces(db)
+        .select(ENTRY_COLUMNS)
+        .where('j.id', 'in', ids.slice(i, i + 500))
+        .orderBy('j.id')
+        .execute()),
+    );
+  return rows;
+}
+
+/** unsequencedHashes's read of the waiting entries' ids, by the key of the waiting. */
 export function unsequencedQuery(db: Db, book: Book, limit: number, fromId = 0) {
-  const q = db.selectFrom('journal_entries').select(['id', 'entry_hash']).where('book', '=', book).where('log_seq', 'is', null);
-  // No floor, no bound: with `id >= 0` SQLite's planner walks the table by id instead of the
-  // index of unsequenced entries (a book with none, read past a million of the other's).
-  return (fromId > 0 ? q.where('id', '>=', fromId) : q).orderBy('id').limit(limit);
+  const q = db.selectFrom('ledger_waiting').select('entry_id').where('book', '=', book);
+  return (fromId > 0 ? q.where('entry_id', '>=', fromId) : q).orderBy('entry_id').limit(limit);
 }
 
 /**
- * Gives entries their places in the log and chain hashes, a statement per 1,000 (each entry still
- * untaken); `entry_hash` is written where given (an entry from before 054, hashed now), else kept.
+ * Gives entries of `book` their places in the log and chain hashes and takes them from the
+ * waiting, 1,000 an insert (each entry still waiting); `entry_hash` is written where given (an
+ * entry from before 054, hashed now), else the entry's row is left as it was written.
  */
-export async function setPlaces(trx: Trx, places: ReadonlyArray<{ id: number; log_seq: number; chain_hash: string; entry_hash: string | null }>): Promise<void> {
+export async function setPlaces(trx: Trx, book: Book, places: ReadonlyArray<{ id: number; log_seq: number; chain_hash: string; entry_hash: string | null }>): Promise<void> {
   const dialect = dialectOf(trx);
   for (let i = 0; i < places.length; i += 1000) {
     const chunk = places.slice(i, i + 1000);
-    const params: unknown[] = [];
-    const values = chunk.map((p) => [p.id, p.log_seq, p.chain_hash, p.entry_hash]);
-    const text = `update journal_entries set log_seq = v.seq, chain_hash = v.chain, entry_hash = coalesce(v.hash, journal_entries.entry_hash)
-      from ${jsonRowsFrom(dialect, params, 'eid bigint, seq bigint, chain text, hash text', values, 'v')}
-      where journal_entries.id = v.eid and journal_entries.log_seq is null`;
-    const result = await trx.executeQuery(CompiledQuery.raw(text, params));
+    const params: unknown[] = [book];
+    const ids = jsonRowsFrom(
+      dialect,
+      params,
+      'eid bigint',
+      chunk.map((p) => [p.id]),
+      'v',
+    );
+    const taken = `delete from ledger_waiting where book = ${dialect.engine === 'postgres' ? '$1' : '?'} and entry_id in (select eid from ${ids})`;
+    const result = await trx.executeQuery(CompiledQuery.raw(taken, params));
     if (Number(result.numAffectedRows ?? 0) !== chunk.length) throw new Error('journal entries were taken by the log already');
+    await trx
+      .insertInto('ledger_places')
+      .values(chunk.map((p) => ({ book, leaf: p.log_seq, entry_id: p.id, chain_hash: p.chain_hash })))
+      .execute();
+    const hashed = chunk.filter((p) => p.entry_hash !== null).map((p) => [p.id, p.entry_hash]);
+    if (hashed.length > 0) {
+      const hashParams: unknown[] = [];
+      const text = `update journal_entries set entry_hash = v.hash from ${jsonRowsFrom(dialect, hashParams, 'eid bigint, hash text', hashed, 'v')} where journal_entries.id = v.eid`;
+      await trx.executeQuery(CompiledQuery.raw(text, hashParams));
+    }
   }
 }
 
 /** The log's entries from leaf index `from`, in order, at most `limit`. */
 export async function sequencedEntries(db: Db, book: Book, from: number, limit: number): Promise<StoredEntry[]> {
-  const rows = await db.selectFrom('journal_entries').select(ENTRY_COLUMNS).where('book', '=', book).where('log_seq', '>=', from).orderBy('log_seq').limit(limit).execute();
+  const rows = await db
+    .selectFrom('ledger_places as p')
+    .innerJoin('journal_entries as j', 'j.id', 'p.entry_id')
+    .select(ENTRY_COLUMNS)
+    .where('p.book', '=', book)
+    .where('p.leaf', '>=', from)
+    .orderBy('p.leaf')
+    .limit(limit)
+    .execute();
   return withPostings(db, rows);
 }
 
 /** The leaf hashes of the log's entries from leaf `from` to before `to` (the first `to` by default), in order (hex). */
 export async function leafHashes(db: Db, book: Book, to: number, from = 0): Promise<string[]> {
   const rows = await db
-    .selectFrom('journal_entries')
-    .select(['log_seq', 'entry_hash'])
-    .where('book', '=', book)
-    .where('log_seq', '<', to)
-    .where('log_seq', '>=', from)
-    .orderBy('log_seq')
+    .selectFrom('ledger_places as p')
+    .innerJoin('journal_entries as j', 'j.id', 'p.entry_id')
+    .select(['p.leaf', 'j.entry_hash'])
+    .where('p.book', '=', book)
+    .where('p.leaf', '<', to)
+    .where('p.leaf', '>=', from)
+    .orderBy('p.leaf')
     .execute();
   return rows.map((r) => r.entry_hash as string);
 }
@@ -168,8 +227,8 @@ export async function entriesOfCause(db: Db, book: Book, cause: { donation_id: n
 
 /** entriesOfCause's read, found by the cause's index (migration 058). */
 export function entriesOfCauseQuery(db: Db, book: Book, cause: { donation_id: number } | { contribution_id: number }) {
-  const q = db.selectFrom('journal_entries').select(ENTRY_COLUMNS).where('book', '=', book);
-  return ('donation_id' in cause ? q.where('donation_id', '=', cause.donation_id) : q.where('contribution_id', '=', cause.contribution_id)).orderBy('id');
+  const q = entriesWithPlaces(db).select(ENTRY_COLUMNS).where('j.book', '=', book);
+  return ('donation_id' in cause ? q.where('j.donation_id', '=', cause.donation_id) : q.where('j.contribution_id', '=', cause.contribution_id)).orderBy('j.id');
 }
 
 /** A checkpoint as stored. */

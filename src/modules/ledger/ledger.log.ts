@@ -84,7 +84,7 @@ export async function sequenceLog(deps: Deps, book: Book, limit = 5000, fromId =
       // The hash is written only where it was made now (an entry from before 054).
       return { id: e.id, log_seq: first + i, chain_hash: chain, entry_hash: e.entry_hash === null ? hash : null };
     });
-    await store.setPlaces(trx, places);
+    await store.setPlaces(trx, book, places);
     return { taken: places.length, lastId: places.at(-1)?.id, placed: { from: first, hashes } };
   });
 }

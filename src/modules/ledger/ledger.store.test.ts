@@ -130,16 +130,28 @@ describeEachEngine('ledger store', (env) => {
       await runStatements(trx, store.entryStatements(entries, at, await LogTail.open(trx)));
       return [single, ...many];
     });
-    const rows = await deps.db.selectFrom('journal_entries').select(['id', 'entry_hash', 'log_seq', 'chain_hash']).where('id', 'in', ids).orderBy('id').execute();
+    const rows = await deps.db
+      .selectFrom('journal_entries as j')
+      .leftJoin('ledger_places as p', 'p.entry_id', 'j.id')
+      .leftJoin('ledger_waiting as w', 'w.entry_id', 'j.id')
+      .select(['j.id', 'j.entry_hash', 'p.leaf as log_seq', 'p.chain_hash', 'w.book as waiting'])
+      .where('j.id', 'in', ids)
+      .orderBy('j.id')
+      .execute();
     if (engine === 'postgres') {
       assert.equal(await deps.db.transaction().execute((trx) => LogTail.open(trx)), undefined);
       assert.deepEqual(
-        rows.map((r) => [r.log_seq, r.chain_hash]),
-        ids.map(() => [null, null]),
-        'left to the sequencer',
+        rows.map((r) => [r.log_seq, r.chain_hash, r.waiting]),
+        ids.map(() => [null, null, 'live']),
+        'left to the sequencer, named among the waiting',
       );
       return;
     }
+    assert.deepEqual(
+      rows.map((r) => r.waiting),
+      ids.map(() => null),
+      'none waits',
+    );
     let seq = before === undefined ? 0 : before.log_seq + 1;
     let chain = before?.chain_hash ?? CHAIN_START;
     for (const r of rows) {
@@ -156,8 +168,8 @@ describeEachEngine('ledger store', (env) => {
       /rolled back/,
     );
     const next = await deps.db.transaction().execute((trx) => store.postEntry(trx, { book: 'live', memo: 'next', audit_id: 1 }, [hold], at));
-    const placed = await deps.db.selectFrom('journal_entries').select(['log_seq']).where('id', '=', next).executeTakeFirstOrThrow();
-    assert.equal(Number(placed.log_seq), seq);
+    const placed = await deps.db.selectFrom('ledger_places').select(['leaf']).where('entry_id', '=', next).executeTakeFirstOrThrow();
+    assert.equal(Number(placed.leaf), seq);
   });
 
   test('entryStatements with reserveEntryIds write many entries; guardedEntryStatements writes only while the balance is the one expected', async () => {

@@ -61,11 +61,14 @@ const insertEntryQuery = prepared<Database, { id: number }, ReturnType<typeof ca
     })
     .returning('id'),
 );
-const setEntryHashQuery = prepared<Database, never, { id: number; entry_hash: string; log_seq: number | null; chain_hash: string | null }>((db, p) =>
+const setEntryHashQuery = prepared<Database, never, { id: number; entry_hash: string }>((db, p) =>
   db
     .updateTable('journal_entries')
-    .set({ entry_hash: p('entry_hash'), log_seq: p('log_seq'), chain_hash: p('chain_hash') })
+    .set({ entry_hash: p('entry_hash') })
     .where('id', '=', p('id')),
+);
+const insertPlaceQuery = prepared<Database, never, { book: Book; leaf: number; entry_id: number; chain_hash: string }>((db, p) =>
+  db.insertInto('ledger_places').values({ book: p('book'), leaf: p('leaf'), entry_id: p('entry_id'), chain_hash: p('chain_hash') }),
 );
 const insertPostingQuery = prepared<Database, never, { book: Book; entry_id: number; account_id: number; amount_cents: number }>((db, p) =>
   db.insertInto('postings').values({ book: p('book'), entry_id: p('entry_id'), account_id: p('account_id'), amount_cents: p('amount_cents') }),
@@ -228,11 +231,11 @@ export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly
   const postings = postingsOf(movements);
   const [entry] = await insertEntryQuery(trx, { ...causeColumns(cause), created_at: at });
   assert(entry !== undefined, 'the entry was inserted');
-  // Its hash names its id, known only now: set in the same transaction, with its place in the
-  // log where the writer gives it (rules §26).
+  // Its hash names its id, known only now; its place where the writer gives it (rules §26).
   const hash = entryHash({ ...causeColumns(cause), id: entry.id, created_at: at, postings });
-  const place = (await LogTail.open(trx, [cause.book]))?.place(cause.book, hash) ?? { log_seq: null, chain_hash: null };
-  await setEntryHashQuery(trx, { id: entry.id, entry_hash: hash, ...place });
+  await setEntryHashQuery(trx, { id: entry.id, entry_hash: hash });
+  const place = (await LogTail.open(trx, [cause.book]))?.place(cause.book, hash);
+  if (place !== undefined) await insertPlaceQuery(trx, { book: cause.book, leaf: place.log_seq, entry_id: entry.id, chain_hash: place.chain_hash });
   const [a, b] = postings;
   if (postings.length === 2 && a !== undefined && b !== undefined) {
     await insertPostingPairQuery(trx, { book: cause.book, entry_id: entry.id, a: a.account_id, a_cents: a.amount_cents, b: b.account_id, b_cents: b.amount_cents });
@@ -329,28 +332,26 @@ function entryRows(
   const deltas = new Map<number, number>();
   if (entries.length === 0) return { inserts: [], deltas };
   const postings: Array<[number, number, number, Book]> = [];
-  for (const e of entries) {
+  // Each entry's place where the writer gives it (SQLite), inserted before the entries: an entry
+  // inserted without one is named among those waiting for one (migration 060; rules §26).
+  const [rows, places]: [unknown[][], unknown[][]] = [[], []];
+  // In id order: a log placed by the writer takes them as they were reserved.
+  for (const e of [...entries].sort((a, b) => a.id - b.id)) {
     assertCaused(e.cause);
     for (const p of e.postings) {
       postings.push([e.id, p.account_id, p.amount_cents, e.cause.book]);
       deltas.set(p.account_id, (deltas.get(p.account_id) ?? 0) + p.amount_cents);
     }
+    const c = causeColumns(e.cause);
+    const hash = entryHash({ ...c, id: e.id, created_at: at, postings: e.postings });
+    rows.push([e.id, c.book, c.memo, c.donation_id, c.gift_id, c.contribution_id, c.audit_id, c.match_id, at, hash]);
+    const place = tail?.place(c.book, hash);
+    if (place !== undefined) places.push([c.book, place.log_seq, e.id, place.chain_hash]);
   }
   return {
     inserts: [
-      ...insertRows(
-        'journal_entries',
-        ['id', 'book', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'match_id', 'created_at', 'entry_hash', 'log_seq', 'chain_hash'],
-        // In id order: a log placed by the writer takes them as they were reserved.
-        [...entries]
-          .sort((a, b) => a.id - b.id)
-          .map((e) => {
-            const c = causeColumns(e.cause);
-            const hash = entryHash({ ...c, id: e.id, created_at: at, postings: e.postings });
-            const place = tail?.place(c.book, hash);
-            return [e.id, c.book, c.memo, c.donation_id, c.gift_id, c.contribution_id, c.audit_id, c.match_id, at, hash, place?.log_seq ?? null, place?.chain_hash ?? null];
-          }),
-      ),
+      ...insertRows('ledger_places', ['book', 'leaf', 'entry_id', 'chain_hash'], places),
+      ...insertRows('journal_entries', ['id', 'book', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'match_id', 'created_at', 'entry_hash'], rows),
       ...insertRows('postings', ['entry_id', 'account_id', 'amount_cents', 'book'], postings),
     ],
     deltas,

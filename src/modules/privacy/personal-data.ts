@@ -55,8 +55,10 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   idempotency_keys: { personal: ['response_body'], notPersonal: ['request_hash'], forget: 'deleted: cached answers hold their notes and names' },
   import_runs: { personal: [], notPersonal: ['summary'], forget: 'directory imports' },
   invitations: { personal: [], forget: 'deleted' },
-  journal_entries: { personal: [], notPersonal: ['memo', 'entry_hash', 'chain_hash'], forget: 'the journal: fixed memos and amounts, kept, with the hashes that prove them' },
+  journal_entries: { personal: [], notPersonal: ['memo', 'entry_hash'], forget: 'the journal: fixed memos and amounts, kept, with the hashes that prove them' },
   ledger_accounts: { personal: [], forget: 'balances: kept' },
+  ledger_places: { personal: [], notPersonal: ['chain_hash'], forget: "the journal's places in its log: kept, with the hashes that prove them" },
+  ledger_waiting: { personal: [], forget: 'entries waiting for their place in the log: kept' },
   mail_outbox: {
     personal: ['recipient', 'subject', 'text', 'html', 'last_error'],
     forget: 'mail to their address, or about their objects and the gifts they received: deleted, with its .eml file',

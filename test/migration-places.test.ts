@@ -1,0 +1,77 @@
+// Migration 060 on a journal of the old shape, as a platform that ran before it holds one: entries
+// placed in their book's log (their leaf index and chain hash on their own rows) and entries still
+// waiting, in both books. After it: each place is a row of ledger_places, each waiting entry a row
+// of ledger_waiting, the journal's rows carry neither, and an entry inserted by anything that does
+// not know of places (a node of the release before, during a rolling upgrade) waits for its place.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { engines, freshDatabase } from './harness.ts';
+import { openDatabase } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrate.ts';
+
+const AT = '2026-11-01T00:00:00.000Z';
+
+for (const { name: engine } of engines()) {
+  describe(`migration 060 (places of their own) on ${engine}`, () => {
+    test('moves every place and every waiting entry out of the journal; a journal row written without a place then waits', async () => {
+      const { databaseUrl, cleanup } = await freshDatabase(engine);
+      const handle = openDatabase({ url: databaseUrl });
+      try {
+        const db = handle.db;
+        await migrate(handle, { until: '059_entry_keys_once' });
+        const entry = async (book: string, seq: number | null, chain: string | null) =>
+          Number(
+            (
+              await sql<{ id: number }>`insert into journal_entries (memo, created_at, book, entry_hash, log_seq, chain_hash)
+                values ('old', ${AT}, ${book}, ${'e'.repeat(64)}, ${seq}, ${chain}) returning id`.execute(db)
+            ).rows[0]?.id,
+          );
+        const first = await entry('live', 0, 'c0');
+        const second = await entry('live', 1, 'c1');
+        const waiting = await entry('live', null, null);
+        const sandbox = await entry('test', null, null);
+        const sandboxPlaced = await entry('test', 0, 't0');
+        assert.deepEqual(await migrate(handle), ['060_ledger_places']);
+        const places = await sql<Record<string, unknown>>`select book, leaf, entry_id, chain_hash from ledger_places order by book, leaf`.execute(db);
+        assert.deepEqual(
+          places.rows.map((r) => [r.book, Number(r.leaf), Number(r.entry_id), r.chain_hash]),
+          [
+            ['live', 0, first, 'c0'],
+            ['live', 1, second, 'c1'],
+            ['test', 0, sandboxPlaced, 't0'],
+          ],
+        );
+        const listWaiting = async () =>
+          (await sql<Record<string, unknown>>`select book, entry_id from ledger_waiting order by entry_id`.execute(db)).rows.map((r) => [r.book, Number(r.entry_id)]);
+        assert.deepEqual(await listWaiting(), [
+          ['live', waiting],
+          ['test', sandbox],
+        ]);
+        await assert.rejects(sql`select log_seq from journal_entries`.execute(db), /log_seq/, 'the journal no longer carries places');
+        await assert.rejects(sql`select chain_hash from journal_entries`.execute(db), /chain_hash/);
+        // Written as the release before writes an entry: its row alone, one statement for two.
+        await sql`insert into journal_entries (memo, created_at, book) values ('new', ${AT}, 'live'), ('new', ${AT}, 'test')`.execute(db);
+        const added = await sql<{ id: number }>`select id from journal_entries where memo = 'new' order by id`.execute(db);
+        assert.deepEqual(await listWaiting(), [
+          ['live', waiting],
+          ['test', sandbox],
+          ['live', Number(added.rows[0]?.id)],
+          ['test', Number(added.rows[1]?.id)],
+        ]);
+        // SQLite's writer places an entry as it writes it: a place made first keeps it from waiting.
+        if (engine === 'sqlite') {
+          await sql`insert into ledger_places (book, leaf, entry_id, chain_hash) values ('live', 2, 1000, 'c2')`.execute(db);
+          await sql`insert into journal_entries (id, memo, created_at, book) values (1000, 'placed', ${AT}, 'live')`.execute(db);
+          assert.equal((await listWaiting()).length, 4, 'the entry placed before it was written does not wait');
+          // A place given after the entry was written takes it from the waiting.
+          await sql`insert into ledger_places (book, leaf, entry_id, chain_hash) values ('live', 3, ${waiting}, 'c3')`.execute(db);
+          assert.deepEqual((await listWaiting()).slice(0, 1), [['test', sandbox]]);
+        }
+      } finally {
+        await handle.close();
+        await cleanup();
+      }
+    });
+  });
+}
