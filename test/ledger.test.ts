@@ -278,6 +278,18 @@ for (const { name: engine } of engines()) {
       await env.close();
     });
 
+    test('an entry neither in the log nor waiting for its place: check names it (it would never enter the log)', async () => {
+      const { env } = await ledgerWithHistory();
+      const donor = await makeUser(env.deps);
+      await fund(env.deps, donor, 100_00);
+      // The newest entry, after the checkpoint: placed by SQLite's writer, waiting on PostgreSQL; taken from both.
+      const target = Number((await env.deps.db.selectFrom('journal_entries').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow()).id);
+      await env.deps.db.deleteFrom('ledger_places').where('entry_id', '=', target).execute();
+      await env.deps.db.deleteFrom('ledger_waiting').where('entry_id', '=', target).execute();
+      assert.deepEqual(await ledgerFailures(env), [`journal entry ${target} (live): neither in the log nor waiting for its place`]);
+      await env.close();
+    });
+
     test('two entries reordered: the chain breaks at the first moved', async () => {
       const { env, entries } = await ledgerWithHistory();
       const [a, b] = [entries[1]!, entries[2]!];

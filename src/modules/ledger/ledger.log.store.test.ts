@@ -73,6 +73,10 @@ describeEachEngine('ledger log store', (env) => {
     );
     assert.deepEqual(await store.lastSequenced(db, 'live'), { log_seq: places.length - 1, chain_hash: `c${places.length - 1}` });
     assert.deepEqual(await store.unsequencedEntries(db, 'live', 10), []);
+    assert.deepEqual(await store.unloggedEntries(db, 'live'), [], 'every entry is placed or waiting');
+    await db.deleteFrom('ledger_places').where('entry_id', '=', places[1]!.id).execute();
+    assert.deepEqual(await store.unloggedEntries(db, 'live'), [places[1]!.id], 'neither placed nor waiting');
+    await db.insertInto('ledger_places').values({ book: 'live', leaf: 1, entry_id: places[1]!.id, chain_hash: 'c1' }).execute();
     assert.deepEqual(
       (await store.sequencedEntries(db, 'live', 1, 1)).map((e) => [e.id, e.log_seq]),
       [[places[1]!.id, 1]],

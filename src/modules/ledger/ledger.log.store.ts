@@ -139,6 +139,22 @@ export async function unsequencedHashes(db: Db, book: Book, limit: number, fromI
     });
 }
 
+/** Entries of `book` neither in its log nor waiting for their place (at most `limit`, oldest first): none, unless written around the database's triggers. */
+export async function unloggedEntries(db: Db, book: Book, limit = 10): Promise<number[]> {
+  const rows = await db
+    .selectFrom('journal_entries as j')
+    .select('j.id')
+    .where('j.book', '=', book)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('ledger_places as p').select('p.entry_id').whereRef('p.entry_id', '=', 'j.id'))))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('ledger_waiting as w').select('w.entry_id').whereRef('w.book', '=', 'j.book').whereRef('w.entry_id', '=', 'j.id'))),
+    )
+    .orderBy('j.id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => Number(r.id));
+}
+
 /** The entries of `ids`, in id order, with their places, read 500 at a time. */
 async function entriesById(db: Db, ids: readonly number[]): Promise<Array<Record<string, unknown>>> {
   const rows: Array<Record<string, unknown>> = [];

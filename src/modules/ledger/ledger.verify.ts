@@ -127,6 +127,7 @@ async function bookProblems(deps: Deps, book: Book): Promise<string[]> {
     else if (e.entry_hash !== null && e.entry_hash !== hash)
       edited.push(`journal entry ${e.id} (${book}, not yet in the log): its content no longer matches the hash written with it`);
   }
+  for (const id of await store.unloggedEntries(deps.db, book)) edited.push(`journal entry ${id} (${book}): neither in the log nor waiting for its place`);
   const checkpoints = await store.allCheckpoints(deps.db, book);
   // The keys the platform signs with (read, never made here: a check writes nothing).
   const keys = [...new Set([...checkpoints.map((c) => c.key), ...(await platformVerifierKeys(deps))])].map(parseVerifierKey);
