@@ -17,15 +17,15 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   const t = columnTypes(engine);
   await db.schema
     .createTable('ledger_places')
+    // An entry has one place, found by the entry (a proof, the trigger below): the key, which on
+    // SQLite is the table's own rowid, so a place is written into two B-trees, not three.
+    .addColumn('entry_id', t.ref, (c) => c.primaryKey())
     .addColumn('book', 'text', (c) => c.notNull())
     // The entry's leaf index in its book's log, from 0, and the chain's hash up to it (hex).
     .addColumn('leaf', t.ref, (c) => c.notNull())
-    .addColumn('entry_id', t.ref, (c) => c.notNull())
     .addColumn('chain_hash', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('ledger_places_pk', ['book', 'leaf'])
     .execute();
-  // An entry has one place; a proof finds it by the entry.
-  await db.schema.createIndex('ledger_places_entry').unique().on('ledger_places').column('entry_id').execute();
+  await db.schema.createIndex('ledger_places_leaf').unique().on('ledger_places').columns(['book', 'leaf']).execute();
   await db.schema
     .createTable('ledger_waiting')
     .addColumn('book', 'text', (c) => c.notNull())
