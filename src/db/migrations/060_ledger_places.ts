@@ -7,7 +7,7 @@
 // of the release before still writes journal rows alone during a rolling upgrade), and the
 // sequencer inserts its place into `ledger_places` and deletes it from the waiting: about 400
 // bytes an entry, the writer's part included, and no journal row is ever rewritten
-// (docs/performance-history.md, 2026-11-30, night). On SQLite the writer still places what it
+// (docs/performance-history.md, 2026-11-30, 21:00-22:10). On SQLite the writer still places what it
 // writes, now in `ledger_places`, and only an entry without a place waits.
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../database.ts';
