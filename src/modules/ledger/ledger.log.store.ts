@@ -4,7 +4,7 @@
 // change to the entry's (migration 060): the journal's rows are written once.
 import { CompiledQuery, sql } from 'kysely';
 import { dialectOf } from '../../db/dialect.ts';
-import { jsonRowsFrom } from '../../db/bulk.ts';
+import { bulkInsert, jsonRowsFrom } from '../../db/bulk.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 import type { EncodedEntry } from './ledger.encoding.ts';
@@ -17,12 +17,12 @@ export async function lockLog(trx: Trx, book: Book): Promise<void> {
 /**
  * PostgreSQL's tables of places and of waiting entries vacuumed and their statistics made again,
  * after many entries were placed at once (a journal from before 054 taken up by `almoner ledger
- * checkpoint`). Statistics gathered before still say that every entry waits, so the planner reads
- * the waiting by a walk of the whole table instead of their key, and the key of the waiting still
- * holds every entry taken until a vacuum. Autovacuum does both in time where it runs. SQLite's
- * writer places its own entries: nothing to do there.
+ * checkpoint`): until a vacuum, the waiting table keeps the pages and the key keeps the entries of
+ * every row taken, which each later read of the waiting from the start walks past, and statistics
+ * gathered before still say that all of them wait. Autovacuum does both in time where it runs.
+ * SQLite's writer places its own entries: nothing to do there.
  */
-export async function vacuumJournal(db: Db): Promise<void> {
+export async function vacuumLog(db: Db): Promise<void> {
   if (dialectOf(db).engine === 'postgres') await sql`vacuum (analyze) ledger_waiting, ledger_places`.execute(db);
 }
 
@@ -184,21 +184,22 @@ export async function setPlaces(trx: Trx, book: Book, places: ReadonlyArray<{ id
   const dialect = dialectOf(trx);
   for (let i = 0; i < places.length; i += 1000) {
     const chunk = places.slice(i, i + 1000);
-    const params: unknown[] = [book];
-    const ids = jsonRowsFrom(
-      dialect,
-      params,
-      'eid bigint',
-      chunk.map((p) => [p.id]),
-      'v',
+    const taken = await trx
+      .deleteFrom('ledger_waiting')
+      .where('book', '=', book)
+      .where(
+        'entry_id',
+        'in',
+        chunk.map((p) => p.id),
+      )
+      .executeTakeFirst();
+    if (Number(taken.numDeletedRows) !== chunk.length) throw new Error('journal entries were taken by the log already');
+    await bulkInsert(
+      trx,
+      'ledger_places',
+      ['book', 'leaf', 'entry_id', 'chain_hash'],
+      chunk.map((p) => [book, p.log_seq, p.id, p.chain_hash]),
     );
-    const taken = `delete from ledger_waiting where book = ${dialect.engine === 'postgres' ? '$1' : '?'} and entry_id in (select eid from ${ids})`;
-    const result = await trx.executeQuery(CompiledQuery.raw(taken, params));
-    if (Number(result.numAffectedRows ?? 0) !== chunk.length) throw new Error('journal entries were taken by the log already');
-    await trx
-      .insertInto('ledger_places')
-      .values(chunk.map((p) => ({ book, leaf: p.log_seq, entry_id: p.id, chain_hash: p.chain_hash })))
-      .execute();
     const hashed = chunk.filter((p) => p.entry_hash !== null).map((p) => [p.id, p.entry_hash]);
     if (hashed.length > 0) {
       const hashParams: unknown[] = [];
