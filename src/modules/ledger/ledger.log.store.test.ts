@@ -138,11 +138,11 @@ describeEachEngine('ledger log store', (env) => {
 });
 
 describeEachEngine('ledger log store, after many entries placed at once', (env) => {
-  test('vacuumJournal: the table of waiting entries gives back what the entries placed at once held; the waiting are read by their key', async () => {
+  test('vacuumLog: the table of waiting entries gives back what the entries placed at once held; the waiting are read by their key', async () => {
     const { db } = env().deps;
     const look = unsequencedPlan(db);
     assert.match((await look()).join('\n'), /ledger_waiting_pk|sqlite_autoindex_ledger_waiting/);
-    if (dialectOf(db).engine === 'sqlite') return store.vacuumJournal(db);
+    if (dialectOf(db).engine === 'sqlite') return store.vacuumLog(db);
     // 20,000 entries waiting (named so by the journal's trigger), all of them placed at once.
     await sql`insert into journal_entries (memo, donation_id, created_at, book, entry_hash)
       select 'bulk', g, '2026-01-01T00:00:00Z', 'live', md5(g::text) || md5(g::text) from generate_series(1, 20000) g`.execute(db);
@@ -151,7 +151,7 @@ describeEachEngine('ledger log store, after many entries placed at once', (env) 
     await sql`delete from ledger_waiting`.execute(db);
     const pages = async () => Number((await sql<{ n: string }>`select pg_relation_size('ledger_waiting') / 8192 as n`.execute(db)).rows[0]?.n);
     assert.ok((await pages()) > 50, 'the deleted rows still hold their pages');
-    await store.vacuumJournal(db);
+    await store.vacuumLog(db);
     assert.equal(await pages(), 0, 'given back');
     assert.match((await look()).join('\n'), /ledger_waiting/);
   });

@@ -129,7 +129,7 @@ export function createLedgerFloors(): LedgerFloors {
 
 const FULL_LOOK_MS = 60_000;
 
-/** Entries placed by one unbounded run (the CLI's) past which the journal is vacuumed and analyzed. */
+/** Entries placed by one unbounded run (the CLI's) past which the log's tables are vacuumed and analyzed. */
 const VACUUM_AFTER = 100_000;
 
 /**
@@ -160,8 +160,8 @@ async function sequenceKept(deps: Deps, book: Book, budgetMs: number): Promise<{
     if (taken.taken === 0 || performance.now() - started >= budgetMs) break;
   }
   if (budgetMs === Infinity) {
-    // Many placed at once: vacuumed and the planner told, before the look from the start asks it (vacuumJournal).
-    if (count >= VACUUM_AFTER) await store.vacuumJournal(deps.db);
+    // Many placed at once: the waiting vacuumed and the planner told, before the look from the start reads them (vacuumLog).
+    if (count >= VACUUM_AFTER) await store.vacuumLog(deps.db);
     if (!fromStart) {
       for (let taken = await sequenceLog(deps, book, 1000, 0); taken.taken > 0; taken = await sequenceLog(deps, book, 1000, 0)) placed = runOn(placed, taken.placed);
     }
