@@ -290,6 +290,23 @@ for (const { name: engine } of engines()) {
       await env.close();
     });
 
+    test('an entry waiting with a hash not its own: the sequencer chains it, check names where the chain breaks', async () => {
+      const { env } = await ledgerWithHistory();
+      const donor = await makeUser(env.deps);
+      await fund(env.deps, donor, 100_00);
+      // The newest entry waits again (SQLite's writer placed it), under a forged copy of its hash.
+      const target = Number((await env.deps.db.selectFrom('journal_entries').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow()).id);
+      await env.deps.db.deleteFrom('ledger_places').where('entry_id', '=', target).execute();
+      await env.deps.db.deleteFrom('ledger_waiting').where('entry_id', '=', target).execute();
+      await env.deps.db
+        .insertInto('ledger_waiting')
+        .values({ book: 'live', entry_id: target, entry_hash: 'f'.repeat(64) })
+        .execute();
+      await sequenceAll(env.deps, 'live');
+      assert.match((await ledgerFailures(env)).join('\n'), new RegExp(`the chain breaks at journal entry ${target} \\(leaf \\d+\\)`));
+      await env.close();
+    });
+
     test('two entries reordered: the chain breaks at the first moved', async () => {
       const { env, entries } = await ledgerWithHistory();
       const [a, b] = [entries[1]!, entries[2]!];

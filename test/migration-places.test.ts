@@ -32,7 +32,7 @@ for (const { name: engine } of engines()) {
         const waiting = await entry('live', null, null);
         const sandbox = await entry('test', null, null);
         const sandboxPlaced = await entry('test', 0, 't0');
-        assert.deepEqual(await migrate(handle), ['060_ledger_places']);
+        assert.deepEqual(await migrate(handle, { until: '060_ledger_places' }), ['060_ledger_places']);
         const places = await sql<Record<string, unknown>>`select book, leaf, entry_id, chain_hash from ledger_places order by book, leaf`.execute(db);
         assert.deepEqual(
           places.rows.map((r) => [r.book, Number(r.leaf), Number(r.entry_id), r.chain_hash]),
@@ -68,6 +68,37 @@ for (const { name: engine } of engines()) {
           await sql`insert into ledger_places (book, leaf, entry_id, chain_hash) values ('live', 3, ${waiting}, 'c3')`.execute(db);
           assert.deepEqual((await listWaiting()).slice(0, 1), [['test', sandbox]]);
         }
+      } finally {
+        await handle.close();
+        await cleanup();
+      }
+    });
+  });
+
+  describe(`migration 061 (the waiting with their hashes) on ${engine}`, () => {
+    test('copies the hash of each waiting entry, and the trigger names a new entry with the hash written with it', async () => {
+      const { databaseUrl, cleanup } = await freshDatabase(engine);
+      const handle = openDatabase({ url: databaseUrl });
+      try {
+        const db = handle.db;
+        await migrate(handle, { until: '060_ledger_places' });
+        const insert = async (memo: string, hash: string | null) =>
+          Number((await sql<{ id: number }>`insert into journal_entries (memo, created_at, entry_hash) values (${memo}, ${AT}, ${hash}) returning id`.execute(db)).rows[0]?.id);
+        const hashed = await insert('hashed', 'a'.repeat(64));
+        const unhashed = await insert('before 054', null);
+        const listWaiting = async () =>
+          (await sql<Record<string, unknown>>`select entry_id, entry_hash from ledger_waiting order by entry_id`.execute(db)).rows.map((r) => [Number(r.entry_id), r.entry_hash]);
+        assert.deepEqual(await migrate(handle), ['061_waiting_hashes']);
+        assert.deepEqual(await listWaiting(), [
+          [hashed, 'a'.repeat(64)],
+          [unhashed, null],
+        ]);
+        // Two in one statement, as the batched writer inserts them.
+        await sql`insert into journal_entries (memo, created_at, entry_hash) values ('new', ${AT}, ${'b'.repeat(64)}), ('new', ${AT}, ${'c'.repeat(64)})`.execute(db);
+        assert.deepEqual(
+          (await listWaiting()).slice(2).map(([, h]) => h),
+          ['b'.repeat(64), 'c'.repeat(64)],
+        );
       } finally {
         await handle.close();
         await cleanup();

@@ -63,6 +63,7 @@ import * as m057 from './migrations/057_room_to_update.ts';
 import * as m058 from './migrations/058_cause_lookups.ts';
 import * as m059 from './migrations/059_entry_keys_once.ts';
 import * as m060 from './migrations/060_ledger_places.ts';
+import * as m061 from './migrations/061_waiting_hashes.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -131,6 +132,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '058_cause_lookups', up: m058.up },
   { name: '059_entry_keys_once', up: m059.up },
   { name: '060_ledger_places', up: m060.up },
+  { name: '061_waiting_hashes', up: m061.up },
 ];
 
 /** The migrations this release knows, in order. */

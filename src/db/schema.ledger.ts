@@ -40,6 +40,8 @@ export interface LedgerPlacesTable {
 export interface LedgerWaitingTable {
   book: Book;
   entry_id: number;
+  /** The hash written with the entry, copied by the trigger that names it (061); null for an entry without one. */
+  entry_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PostingsTable {

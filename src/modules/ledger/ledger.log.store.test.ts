@@ -61,6 +61,17 @@ describeEachEngine('ledger log store', (env) => {
       waiting.slice(1).map((e) => e.id),
       'from the floor on',
     );
+    // An entry waiting with its hash (the journal's trigger copies it, 061) is taken with that hash, its row not read.
+    const copied = 'f'.repeat(64);
+    await db.updateTable('ledger_waiting').set({ entry_hash: copied }).where('entry_id', '=', waiting[1]!.id).execute();
+    assert.deepEqual(
+      (await store.unsequencedHashes(db, 'live', 2)).map((e) => [e.id, e.entry_hash]),
+      [
+        [waiting[0]!.id, null],
+        [waiting[1]!.id, copied],
+      ],
+    );
+    await db.updateTable('ledger_waiting').set({ entry_hash: null }).where('entry_id', '=', waiting[1]!.id).execute();
     assert.equal(await store.lastSequenced(db, 'live'), undefined);
     const places = waiting.map((e, i) => ({ id: e.id, log_seq: i, chain_hash: `c${i}`, entry_hash: e.entry_hash as string }));
     await db.transaction().execute(async (trx) => {

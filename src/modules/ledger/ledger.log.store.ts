@@ -112,29 +112,33 @@ export async function unsequencedEntries(db: Db, book: Book, limit: number): Pro
  * most `limit`, from id `fromId` (the sequencer's floor: below it, the key of the waiting still
  * holds the entries it took until PostgreSQL's vacuum, and reading past them made each take slower
  * than the last); with their content (to hash) only for those written before their hash was
- * (054). The waiting are read by their key alone, then their entries by id: joined in one
- * statement, PostgreSQL merged a backlog of waiting entries with the whole journal read from its
- * first id, 0.3 s a thousand at two million entries. A waiting id with no entry is left out
- * (`almoner check` names it).
+ * (054). The hash is the one the entry waits with (copied by the journal's trigger, 061): one read
+ * of the waiting alone, by its key. Only an entry waiting without one is read from the journal, by
+ * id (joined in one statement, PostgreSQL merged a backlog of waiting entries with the whole
+ * journal read from its first id, 0.3 s a thousand at two million entries); such an id with no
+ * entry is left out. An entry that waits with a hash is not read: a hash that is not its entry's
+ * breaks the chain, which `almoner check` recomputes from the journal's own hashes.
  */
 export async function unsequencedHashes(db: Db, book: Book, limit: number, fromId = 0): Promise<Array<{ id: number; entry_hash: string | null; entry?: StoredEntry }>> {
-  const ids = (await unsequencedQuery(db, book, limit, fromId).execute()).map((r) => Number(r.entry_id));
+  const waiting = (await unsequencedQuery(db, book, limit, fromId).execute()).map((r) => ({ id: Number(r.entry_id), entry_hash: r.entry_hash }));
+  const without = waiting.filter((w) => w.entry_hash === null).map((w) => w.id);
+  if (without.length === 0) return waiting;
   const hashes = new Map<number, string | null>();
-  for (let i = 0; i < ids.length; i += 500) {
+  for (let i = 0; i < without.length; i += 500) {
     const rows = await db
       .selectFrom('journal_entries')
       .select(['id', 'entry_hash'])
-      .where('id', 'in', ids.slice(i, i + 500))
+      .where('id', 'in', without.slice(i, i + 500))
       .execute();
     for (const r of rows) hashes.set(Number(r.id), r.entry_hash);
   }
   const content = new Map<number, StoredEntry>();
-  const unhashed = ids.filter((id) => hashes.get(id) === null);
+  const unhashed = without.filter((id) => hashes.get(id) === null);
   for (const e of await withPostings(db, await entriesById(db, unhashed))) content.set(e.id, e);
-  return ids
-    .filter((id) => hashes.has(id))
-    .map((id) => {
-      const entry_hash = hashes.get(id) as string | null;
+  return waiting
+    .filter((w) => w.entry_hash !== null || hashes.has(w.id))
+    .map(({ id, entry_hash: waited }) => {
+      const entry_hash = waited ?? (hashes.get(id) as string | null);
       return { id, entry_hash, ...(entry_hash === null ? { entry: content.get(id) as StoredEntry } : {}) };
     });
 }
@@ -171,7 +175,7 @@ async function entriesById(db: Db, ids: readonly number[]): Promise<Array<Record
 
 /** unsequencedHashes's read of the waiting entries' ids, by the key of the waiting. */
 export function unsequencedQuery(db: Db, book: Book, limit: number, fromId = 0) {
-  const q = db.selectFrom('ledger_waiting').select('entry_id').where('book', '=', book);
+  const q = db.selectFrom('ledger_waiting').select(['entry_id', 'entry_hash']).where('book', '=', book);
   return (fromId > 0 ? q.where('entry_id', '>=', fromId) : q).orderBy('entry_id').limit(limit);
 }
 

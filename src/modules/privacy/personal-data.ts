@@ -58,7 +58,7 @@ export const PERSONAL_DATA: Readonly<Record<string, PersonalData>> = {
   journal_entries: { personal: [], notPersonal: ['memo', 'entry_hash'], forget: 'the journal: fixed memos and amounts, kept, with the hashes that prove them' },
   ledger_accounts: { personal: [], forget: 'balances: kept' },
   ledger_places: { personal: [], notPersonal: ['chain_hash'], forget: "the journal's places in its log: kept, with the hashes that prove them" },
-  ledger_waiting: { personal: [], forget: 'entries waiting for their place in the log: kept' },
+  ledger_waiting: { personal: [], notPersonal: ['entry_hash'], forget: 'entries waiting for their place in the log: kept' },
   mail_outbox: {
     personal: ['recipient', 'subject', 'text', 'html', 'last_error'],
     forget: 'mail to their address, or about their objects and the gifts they received: deleted, with its .eml file',
