@@ -12,13 +12,14 @@
 // CSV exports of 100,000 rows with the server's memory (bench/exports.ts), and webhooks: a
 // backlog of 10,000 events and the delivery lag at 200 donations/s (bench/webhooks.ts), and the
 // client's size and `alms balance` end to end (bench/client.ts).
-// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|ledger|get|workers|directory|exports|webhooks|client|payments|valuation
+// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|ledger|get|workers|directory|exports|webhooks|client|payments|valuation|sequencer
 //   --repeat N (with --only post): the naive insert, one fund and many funds (with and without Idempotency-Keys) measured N times in turn,
 //   each ratio against the naive insert of the same turn, and their medians
 //   --only get: the list three times, each beside its own ceiling and then at a fixed 2,000 req/s
 //     with the CPU the server and the whole machine used meanwhile
 //   BENCH_NODE_FLAGS="...": Node's flags for the app server; BENCH_CPU_PROF=DIR: its CPU profile
 //   --only ledger --repeat N: N pairs, alternated, of the load over 100 funds without and with the ledger's log job, and the median of their ratios
+//   --only sequencer: the ledger's sequencer alone, the time an entry on a backlog (bench/sequencer.ts)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -32,6 +33,7 @@ import { benchWebhooks } from './webhooks.ts';
 import { benchClient } from './client.ts';
 import { benchPayments } from './payments.ts';
 import { benchValuation } from './valuation.ts';
+import { benchSequencer } from './sequencer.ts';
 import { freshDatabase, startServer } from './processes.ts';
 import { engineOf } from '../src/db/database.ts';
 import pg from 'pg';
@@ -162,12 +164,26 @@ async function measureSpread(label: string, env: Record<string, string>, keysFil
     const url = `http://127.0.0.1:${port}/v1/donations`;
     await spreadLoad(url, keysFile, body, 3, idempotent); // warm-up
     const walBefore = await walPosition(env.DATABASE_URL);
+    const serverCpu = () => (child.pid === undefined ? undefined : cpuMs(child.pid));
+    const cpuBefore = { server: serverCpu(), machine: cpuMs() };
     const result = await spreadLoad(url, keysFile, body, DURATION_S, idempotent);
+    const cpuAfter = { server: serverCpu(), machine: cpuMs() };
     report(label, result);
     const walAfter = await walPosition(env.DATABASE_URL);
     // What the run wrote to PostgreSQL's WAL (the whole server's: nothing else runs beside the bench).
     if (walBefore !== undefined && walAfter !== undefined && result.rps > 0) {
       log(`    PostgreSQL's WAL: ${((walAfter - walBefore) / (result.rps * DURATION_S) / 1024).toFixed(2)} KB a request`);
+    }
+    // The CPU a request costs, the server's and the whole machine's (the database and the load
+    // generator too): steadier than requests a second where the machine is the limit.
+    const perRequest = (from: ReturnType<typeof cpuMs>, to: ReturnType<typeof cpuMs>) =>
+      from === undefined || to === undefined || result.rps === 0 ? undefined : ((to.cpu - from.cpu) * 1000) / (result.rps * DURATION_S);
+    const server = perRequest(cpuBefore.server, cpuAfter.server);
+    const machine = perRequest(cpuBefore.machine, cpuAfter.machine);
+    if (server !== undefined && machine !== undefined) {
+      log(
+        `    CPU a request: ${machine.toFixed(0)} us on the machine, ${server.toFixed(0)} us of them the server's; machine ${share(cpuBefore.machine, cpuAfter.machine)}% of a core busy`,
+      );
     }
     return result;
   } finally {
@@ -401,6 +417,7 @@ const clientRows = values.only === undefined || values.only === 'client' ? await
 const directory = values.only === undefined || values.only === 'directory' ? await benchDirectory(log) : [];
 const paymentRows = values.only === undefined || values.only === 'payments' ? await benchPayments(engines, log) : [];
 const valuationRows = values.only === undefined || values.only === 'valuation' ? await benchValuation(engines, log) : [];
+const sequencerRows = values.only === undefined || values.only === 'sequencer' ? await benchSequencer(engines, log) : [];
 log(`\nMachine: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}; ${CONNECTIONS} connections, ${DURATION_S} s per run after a 3 s warm-up.\n`);
 if (rows.length > 0) {
   log('| engine | scenario | req/s | p50 / p99 ms | baseline (req/s) | ratio |');
@@ -414,3 +431,4 @@ for (const row of clientRows) log(row);
 for (const row of directory) log(row);
 for (const row of paymentRows) log(row);
 for (const row of valuationRows) log(row);
+for (const row of sequencerRows) log(row);
