@@ -61,6 +61,11 @@ describeEachEngine('ledger log store', (env) => {
       waiting.slice(1).map((e) => e.id),
       'from the floor on',
     );
+    // anyWaiting: one probe, from the floor on.
+    assert.equal(await store.anyWaiting(db, 'live'), true);
+    assert.equal(await store.anyWaiting(db, 'live', waiting.at(-1)!.id), true);
+    assert.equal(await store.anyWaiting(db, 'live', waiting.at(-1)!.id + 1), false, 'none beyond the last');
+    assert.equal(await store.anyWaiting(db, 'test'), false, 'the other book waits for nothing');
     // An entry waiting with its hash (the journal's trigger copies it, 061) is taken with that hash, its row not read.
     const copied = 'f'.repeat(64);
     await db.updateTable('ledger_waiting').set({ entry_hash: copied }).where('entry_id', '=', waiting[1]!.id).execute();

@@ -173,6 +173,11 @@ async function entriesById(db: Db, ids: readonly number[]): Promise<Array<Record
   return rows;
 }
 
+/** Whether any entry of `book` from id `fromId` waits for its place: one probe of the waiting's key. */
+export async function anyWaiting(db: Db, book: Book, fromId = 0): Promise<boolean> {
+  return (await unsequencedQuery(db, book, 1, fromId).executeTakeFirst()) !== undefined;
+}
+
 /** unsequencedHashes's read of the waiting entries' ids, by the key of the waiting. */
 export function unsequencedQuery(db: Db, book: Book, limit: number, fromId = 0) {
   const q = db.selectFrom('ledger_waiting').select(['entry_id', 'entry_hash']).where('book', '=', book);

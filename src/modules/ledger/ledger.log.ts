@@ -71,6 +71,10 @@ export async function logVerifierKey(deps: Deps): Promise<string> {
  * every entry's content with it and names the one that differs.
  */
 export async function sequenceLog(deps: Deps, book: Book, limit = 5000, fromId = 0): Promise<{ taken: number; lastId: number | undefined; placed: PlacedLeaves }> {
+  // Nothing waiting (every run of the job ends so; on SQLite, where the writer places, nearly
+  // always): one read, not a transaction under the log's lock, which on SQLite is a write
+  // transaction the batched writer would wait for. An entry named waiting just after is the next run's.
+  if (!(await store.anyWaiting(deps.db, book, fromId))) return { taken: 0, lastId: undefined, placed: { from: 0, hashes: [] } };
   return deps.db.transaction().execute(async (trx) => {
     await store.lockLog(trx, book);
     const last = await store.lastSequenced(trx, book);
@@ -98,8 +102,9 @@ export interface PlacedLeaves {
 /** Most leaf hashes a run of the sequencer keeps for its checkpoint (beyond them, it reads them back). */
 const KEPT_LEAVES = 100_000;
 
-/** `placed` followed by `more` when they run on (no other node placed entries between), else `more` alone. */
+/** `placed` followed by `more` when they run on (no other node placed entries between), else `more` alone; an empty `more` changes nothing. */
 function runOn(placed: PlacedLeaves | undefined, more: PlacedLeaves): PlacedLeaves | undefined {
+  if (more.hashes.length === 0) return placed;
   if (placed !== undefined && placed.from + placed.hashes.length === more.from) {
     if (placed.hashes.length + more.hashes.length > KEPT_LEAVES) return undefined;
     placed.hashes.push(...more.hashes);
