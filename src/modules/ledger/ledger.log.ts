@@ -71,9 +71,7 @@ export async function logVerifierKey(deps: Deps): Promise<string> {
  * every entry's content with it and names the one that differs.
  */
 export async function sequenceLog(deps: Deps, book: Book, limit = 5000, fromId = 0): Promise<{ taken: number; lastId: number | undefined; placed: PlacedLeaves }> {
-  // Nothing waiting (every run of the job ends so; on SQLite, where the writer places, nearly
-  // always): one read, not a transaction under the log's lock, which on SQLite is a write
-  // transaction the batched writer would wait for. An entry named waiting just after is the next run's.
+  // Nothing waiting (each run's end; nearly always on SQLite): a probe, not a write transaction under the log's lock.
   if (!(await store.anyWaiting(deps.db, book, fromId))) return { taken: 0, lastId: undefined, placed: { from: 0, hashes: [] } };
   return deps.db.transaction().execute(async (trx) => {
     await store.lockLog(trx, book);
@@ -138,11 +136,10 @@ const FULL_LOOK_MS = 60_000;
 const VACUUM_AFTER = 100_000;
 
 /**
- * Sequences until nothing waits, or (with `budgetMs`) until that long has passed, a thousand
- * entries a transaction: a server's job never holds the database or its event loop for long, even
- * with a large journal to catch up on. It reads from the book's floor (below it, PostgreSQL's index
- * still holds the entries taken until vacuum), and from the start once a minute; an unbounded run
- * (the CLI) ends with a look from the start. The log's size.
+ * Sequences until nothing waits, or (with `budgetMs`) until that long has passed, a thousand entries a
+ * transaction, so a server's job never holds the database or its event loop for long. It reads from
+ * the book's floor (below it, PostgreSQL's index still holds taken entries until vacuum), from the
+ * start once a minute; an unbounded run (the CLI) ends with a look from the start. The log's size.
  */
 export async function sequenceAll(deps: Deps, book: Book, budgetMs = Infinity): Promise<number> {
   return (await sequenceKept(deps, book, budgetMs)).size;
