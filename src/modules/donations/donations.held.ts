@@ -87,7 +87,9 @@ export async function insertHeldOfFunds(
 
 /** Writes what `decide` decided at `at` in `trx`: the donations, the holds' journal entries and the events. */
 export async function writeDecided(trx: Trx, funds: ReadonlyMap<number, KnownFund>, { rows, held }: ReturnType<typeof decide>, at: string): Promise<void> {
-  const [entryIds, tail] = await Promise.all([reserveEntryIds(trx, held.length), LogTail.open(trx)]);
+  // The log's tail of the books this batch writes only (nearly always one): a read each, every batch.
+  const books = [...new Set(held.map((d) => d.book))];
+  const [entryIds, tail] = await Promise.all([reserveEntryIds(trx, held.length), LogTail.open(trx, books)]);
   // One statement on PostgreSQL (db/bulk.ts): the funds' locks are held through fewer round trips.
   await runStatements(trx, [...store.donationStatements(rows), ...entryStatements(holdEntries(funds, held, entryIds), at, tail), ...createdEvents(rows)]);
 }

@@ -62,7 +62,8 @@ class RoundJournal {
       return postings.length === 0 ? [] : [{ cause: { book, memo, audit_id: v.auditIds[book] } satisfies EntryCause, postings }];
     });
     this.#net = new Map();
-    const [ids, tail] = await Promise.all([reserveEntryIds(this.#trx, entries.length), LogTail.open(this.#trx)]);
+    const books = [...new Set(entries.map((e) => e.cause.book))];
+    const [ids, tail] = await Promise.all([reserveEntryIds(this.#trx, entries.length), LogTail.open(this.#trx, books)]);
     return postingEntryStatements(
       entries.map((e, i) => ({ ...e, id: ids[i] as number })),
       v.at,
