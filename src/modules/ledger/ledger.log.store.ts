@@ -6,6 +6,8 @@ import { CompiledQuery, sql } from 'kysely';
 import { dialectOf } from '../../db/dialect.ts';
 import { bulkInsert, jsonRowsFrom } from '../../db/bulk.ts';
 import type { Db, Trx } from '../../db/database.ts';
+import type { Database } from '../../db/schema.ts';
+import { prepared } from '../../db/prepared.ts';
 import type { Book } from '../../shared/book.ts';
 import type { EncodedEntry } from './ledger.encoding.ts';
 
@@ -26,10 +28,15 @@ export async function vacuumLog(db: Db): Promise<void> {
   if (dialectOf(db).engine === 'postgres') await sql`vacuum (analyze) ledger_waiting, ledger_places`.execute(db);
 }
 
+// Compiled once (db/prepared.ts): SQLite's writer reads it in every write transaction that places entries.
+const lastPlaceQuery = prepared<Database, { log_seq: number; chain_hash: string }, { book: Book }>((db, p) =>
+  db.selectFrom('ledger_places').select(['leaf as log_seq', 'chain_hash']).where('book', '=', p('book')).orderBy('leaf', 'desc').limit(1),
+);
+
 /** The log's last entry: its leaf index and chain hash; undefined for an empty log. */
 export async function lastSequenced(db: Db, book: Book): Promise<{ log_seq: number; chain_hash: string } | undefined> {
-  const row = await db.selectFrom('ledger_places').select(['leaf as log_seq', 'chain_hash']).where('book', '=', book).orderBy('leaf', 'desc').limit(1).executeTakeFirst();
-  return row === undefined ? undefined : { log_seq: Number(row.log_seq), chain_hash: row.chain_hash as string };
+  const [row] = await lastPlaceQuery(db, { book });
+  return row === undefined ? undefined : { log_seq: Number(row.log_seq), chain_hash: row.chain_hash };
 }
 
 /** An entry as stored, with its postings, its stored hash and, once sequenced, its place. */
