@@ -278,26 +278,27 @@ for (const { name: engine } of engines()) {
       await env.close();
     });
 
-    test('an entry neither in the log nor waiting for its place: check names it (it would never enter the log)', async () => {
-      const { env } = await ledgerWithHistory();
+    /** A new entry after the checkpoint (placed by SQLite's writer, waiting on PostgreSQL), taken out of both: its id. */
+    async function newestTakenOut(env: Awaited<ReturnType<typeof ledgerWithHistory>>['env']): Promise<number> {
       const donor = await makeUser(env.deps);
       await fund(env.deps, donor, 100_00);
-      // The newest entry, after the checkpoint: placed by SQLite's writer, waiting on PostgreSQL; taken from both.
       const target = Number((await env.deps.db.selectFrom('journal_entries').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow()).id);
       await env.deps.db.deleteFrom('ledger_places').where('entry_id', '=', target).execute();
       await env.deps.db.deleteFrom('ledger_waiting').where('entry_id', '=', target).execute();
+      return target;
+    }
+
+    test('an entry neither in the log nor waiting for its place: check names it (it would never enter the log)', async () => {
+      const { env } = await ledgerWithHistory();
+      const target = await newestTakenOut(env);
       assert.deepEqual(await ledgerFailures(env), [`journal entry ${target} (live): neither in the log nor waiting for its place`]);
       await env.close();
     });
 
     test('an entry waiting with a hash not its own: the sequencer chains it, check names where the chain breaks', async () => {
       const { env } = await ledgerWithHistory();
-      const donor = await makeUser(env.deps);
-      await fund(env.deps, donor, 100_00);
-      // The newest entry waits again (SQLite's writer placed it), under a forged copy of its hash.
-      const target = Number((await env.deps.db.selectFrom('journal_entries').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow()).id);
-      await env.deps.db.deleteFrom('ledger_places').where('entry_id', '=', target).execute();
-      await env.deps.db.deleteFrom('ledger_waiting').where('entry_id', '=', target).execute();
+      // The newest entry waits again, under a forged copy of its hash.
+      const target = await newestTakenOut(env);
       await env.deps.db
         .insertInto('ledger_waiting')
         .values({ book: 'live', entry_id: target, entry_hash: 'f'.repeat(64) })
