@@ -34,6 +34,7 @@ import { benchClient } from './client.ts';
 import { benchPayments } from './payments.ts';
 import { benchValuation } from './valuation.ts';
 import { benchSequencer } from './sequencer.ts';
+import { median } from './stats.ts';
 import { freshDatabase, startServer } from './processes.ts';
 import { engineOf } from '../src/db/database.ts';
 import pg from 'pg';
@@ -164,10 +165,9 @@ async function measureSpread(label: string, env: Record<string, string>, keysFil
     const url = `http://127.0.0.1:${port}/v1/donations`;
     await spreadLoad(url, keysFile, body, 3, idempotent); // warm-up
     const walBefore = await walPosition(env.DATABASE_URL);
-    const serverCpu = () => (child.pid === undefined ? undefined : cpuMs(child.pid));
-    const cpuBefore = { server: serverCpu(), machine: cpuMs() };
+    const cpuBefore = cpuNow(child);
     const result = await spreadLoad(url, keysFile, body, DURATION_S, idempotent);
-    const cpuAfter = { server: serverCpu(), machine: cpuMs() };
+    const cpuAfter = cpuNow(child);
     report(label, result);
     const walAfter = await walPosition(env.DATABASE_URL);
     // What the run wrote to PostgreSQL's WAL (the whole server's: nothing else runs beside the bench).
@@ -209,6 +209,11 @@ function cpuMs(pid?: number): { cpu: number; at: number } | undefined {
   }
 }
 
+/** The CPU used so far by the server `child` and by the whole machine. */
+function cpuNow(child: ChildProcess): { server: ReturnType<typeof cpuMs>; machine: ReturnType<typeof cpuMs> } {
+  return { server: child.pid === undefined ? undefined : cpuMs(child.pid), machine: cpuMs() };
+}
+
 /** The share of one core (percent) used between two cpuMs readings. */
 function share(from: ReturnType<typeof cpuMs>, to: ReturnType<typeof cpuMs>): number | undefined {
   if (from === undefined || to === undefined) return undefined;
@@ -223,25 +228,19 @@ async function measureAtRate(label: string, mode: string, env: Record<string, st
     await autocannon(url, { key, duration: 3 }); // warm-up
     const args = ['-c', '1', process.execPath, OPEN_LOOP, url, String(rate), String(DURATION_S), String(CONNECTIONS)];
     if (key !== undefined) args.push(`x-api-key=${key}`);
-    const serverCpu = () => (child.pid === undefined ? undefined : cpuMs(child.pid));
-    const before = { server: serverCpu(), machine: cpuMs() };
+    const before = cpuNow(child);
     const r = JSON.parse(execFileSync('taskset', args).toString()) as { rps: number; p50: number; p99: number; non2xx: number; errors: number };
     report(label, r);
     // Under an open loop the server is not saturated by design: how much of a core it and the
     // whole machine (the database, the client) used says whether the latency is queueing.
-    const server = share(before.server, serverCpu());
-    const machine = share(before.machine, cpuMs());
+    const after = cpuNow(child);
+    const server = share(before.server, after.server);
+    const machine = share(before.machine, after.machine);
     if (server !== undefined && machine !== undefined) log(`  ${''.padEnd(44)} CPU: the server ${server}% of a core, the machine ${machine}% of one (of ${cpus().length})`);
     return r;
   } finally {
     await stop(child);
   }
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 async function benchEngine(engine: string): Promise<string[]> {

@@ -16,15 +16,10 @@ import { dialectOf } from '../src/db/dialect.ts';
 import { inLogOrder, sequenceAll } from '../src/modules/ledger/index.ts';
 import { ChainWalk } from '../src/modules/ledger/ledger.verify.ts';
 import { freshDatabase } from './processes.ts';
+import { median } from './stats.ts';
 
 const ENTRIES = Number(process.env.BENCH_SEQUENCER_ENTRIES ?? 50_000);
 const ROUNDS = Number(process.env.BENCH_SEQUENCER_ROUNDS ?? 5);
-
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
 
 export async function benchSequencer(engines: readonly string[], log: (line: string) => void): Promise<string[]> {
   const rows = [
