@@ -4,8 +4,8 @@
 //    audit_id, match_id, [[account_id, amount_cents], ...]]
 // ids and cents as JSON integers, an absent cause as null, the postings ordered by account id then
 // amount. Its leaf hash is SHA-256(0x00 || those bytes) (RFC 6962), hex in the database.
+import { hash } from 'node:crypto';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import { leafHash } from '../../shared/merkle.ts';
 import type { Book } from '../../shared/book.ts';
 
 export const ENTRY_ENCODING = 'almoner.journal-entry.v1';
@@ -26,15 +26,24 @@ export interface EncodedEntry {
 
 /** The canonical encoding's text. */
 export function entryText(e: EncodedEntry): string {
-  for (const n of [e.id, ...e.postings.flatMap((p) => [p.account_id, p.amount_cents])]) assertSafeInteger(n, 'an encoded number');
-  const postings = e.postings.map((p) => [p.account_id, p.amount_cents] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  assertSafeInteger(e.id, 'an encoded number');
+  const postings = e.postings.map((p) => {
+    assertSafeInteger(p.account_id, 'an encoded number');
+    assertSafeInteger(p.amount_cents, 'an encoded number');
+    return [p.account_id, p.amount_cents] as const;
+  });
+  postings.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   return JSON.stringify([ENTRY_ENCODING, e.book, e.id, e.created_at, e.memo, e.donation_id, e.gift_id, e.contribution_id, e.audit_id, e.match_id, postings]);
 }
 
-/** The entry's leaf hash, hex. */
+/**
+ * The entry's leaf hash, hex: merkle.ts's leafHash of the text's UTF-8, made in one call over the
+ * text with U+0000 before it (whose UTF-8 is the one byte 0x00), half the time of the leaf hash
+ * over a buffer made of the text (the writer hashes every entry it writes).
+ */
 export function entryHash(e: EncodedEntry): string {
   assert(e.postings.length > 0, 'an entry has postings');
-  return leafHash(Buffer.from(entryText(e), 'utf8')).toString('hex');
+  return hash('sha256', `\u0000${entryText(e)}`, 'hex');
 }
 
 /**
