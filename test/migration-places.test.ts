@@ -88,7 +88,7 @@ for (const { name: engine } of engines()) {
         const unhashed = await insert('before 054', null);
         const listWaiting = async () =>
           (await sql<Record<string, unknown>>`select entry_id, entry_hash from ledger_waiting order by entry_id`.execute(db)).rows.map((r) => [Number(r.entry_id), r.entry_hash]);
-        assert.deepEqual(await migrate(handle), ['061_waiting_hashes']);
+        assert.deepEqual(await migrate(handle, { until: '061_waiting_hashes' }), ['061_waiting_hashes']);
         assert.deepEqual(await listWaiting(), [
           [hashed, 'a'.repeat(64)],
           [unhashed, null],
@@ -99,6 +99,45 @@ for (const { name: engine } of engines()) {
           (await listWaiting()).slice(2).map(([, h]) => h),
           ['b'.repeat(64), 'c'.repeat(64)],
         );
+      } finally {
+        await handle.close();
+        await cleanup();
+      }
+    });
+  });
+
+  describe(`migration 062 (places written first) on ${engine}`, () => {
+    test('takes from the waiting any entry already placed; on SQLite a place no longer takes its entry from the waiting', async () => {
+      const { databaseUrl, cleanup } = await freshDatabase(engine);
+      const handle = openDatabase({ url: databaseUrl });
+      try {
+        const db = handle.db;
+        await migrate(handle, { until: '061_waiting_hashes' });
+        const insert = async (memo: string) =>
+          Number(
+            (await sql<{ id: number }>`insert into journal_entries (memo, created_at, entry_hash) values (${memo}, ${AT}, ${'a'.repeat(64)}) returning id`.execute(db)).rows[0]?.id,
+          );
+        const waiting = await insert('waiting');
+        const both = await insert('placed and waiting');
+        await sql`insert into ledger_places (book, leaf, entry_id, chain_hash) values ('live', 0, ${both}, 'c0')`.execute(db);
+        // Named again, as no writer should leave it: the migration takes it out.
+        await sql`insert into ledger_waiting (book, entry_id, entry_hash) select 'live', ${both}, ${'a'.repeat(64)} where not exists (select 1 from ledger_waiting where entry_id = ${both})`.execute(
+          db,
+        );
+        const listWaiting = async () => (await sql<{ entry_id: number }>`select entry_id from ledger_waiting order by entry_id`.execute(db)).rows.map((r) => Number(r.entry_id));
+        assert.deepEqual(await listWaiting(), [waiting, both]);
+        assert.deepEqual(await migrate(handle), ['062_places_written_first']);
+        assert.deepEqual(await listWaiting(), [waiting]);
+        if (engine === 'sqlite') {
+          const triggers = await sql<{ name: string }>`select name from sqlite_master where type = 'trigger' order by name`.execute(db);
+          assert.deepEqual(
+            triggers.rows.map((r) => r.name),
+            ['journal_entries_wait'],
+          );
+        }
+        // Only the sequencer takes an entry from the waiting (setPlaces), as it places it.
+        await sql`insert into ledger_places (book, leaf, entry_id, chain_hash) values ('live', 1, ${waiting}, 'c1')`.execute(db);
+        assert.deepEqual(await listWaiting(), [waiting]);
       } finally {
         await handle.close();
         await cleanup();

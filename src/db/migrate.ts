@@ -64,6 +64,7 @@ import * as m058 from './migrations/058_cause_lookups.ts';
 import * as m059 from './migrations/059_entry_keys_once.ts';
 import * as m060 from './migrations/060_ledger_places.ts';
 import * as m061 from './migrations/061_waiting_hashes.ts';
+import * as m062 from './migrations/062_places_written_first.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -133,6 +134,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '059_entry_keys_once', up: m059.up },
   { name: '060_ledger_places', up: m060.up },
   { name: '061_waiting_hashes', up: m061.up },
+  { name: '062_places_written_first', up: m062.up },
 ];
 
 /** The migrations this release knows, in order. */

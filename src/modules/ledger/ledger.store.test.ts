@@ -134,7 +134,7 @@ describeEachEngine('ledger store', (env) => {
       .selectFrom('journal_entries as j')
       .leftJoin('ledger_places as p', 'p.entry_id', 'j.id')
       .leftJoin('ledger_waiting as w', 'w.entry_id', 'j.id')
-      .select(['j.id', 'j.entry_hash', 'p.leaf as log_seq', 'p.chain_hash', 'w.book as waiting'])
+      .select(['j.id', 'j.entry_hash', 'p.leaf as log_seq', 'p.chain_hash', 'w.book as waiting', 'w.entry_hash as waiting_hash'])
       .where('j.id', 'in', ids)
       .orderBy('j.id')
       .execute();
@@ -144,6 +144,11 @@ describeEachEngine('ledger store', (env) => {
         rows.map((r) => [r.log_seq, r.chain_hash, r.waiting]),
         ids.map(() => [null, null, 'live']),
         'left to the sequencer, named among the waiting',
+      );
+      // Each written with its hash in its one insert, which the waiting copied (the sequencer reads no journal row).
+      assert.deepEqual(
+        rows.map((r) => r.waiting_hash),
+        rows.map((r) => r.entry_hash),
       );
       return;
     }

@@ -46,26 +46,19 @@ const fundAccountsQuery = prepared<Database, AccountRow, { fund_id: number }>((d
 const fundAccountsForUpdateQuery = prepared<Database, AccountRow, { fund_id: number }>((db, p) =>
   db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents', 'book']).where('fund_id', '=', p('fund_id')).orderBy('id').forUpdate(),
 );
-const insertEntryQuery = prepared<Database, { id: number }, ReturnType<typeof causeColumns> & { created_at: string }>((db, p) =>
-  db
-    .insertInto('journal_entries')
-    .values({
-      book: p('book'),
-      memo: p('memo'),
-      donation_id: p('donation_id'),
-      gift_id: p('gift_id'),
-      contribution_id: p('contribution_id'),
-      audit_id: p('audit_id'),
-      match_id: p('match_id'),
-      created_at: p('created_at'),
-    })
-    .returning('id'),
-);
-const setEntryHashQuery = prepared<Database, never, { id: number; entry_hash: string }>((db, p) =>
-  db
-    .updateTable('journal_entries')
-    .set({ entry_hash: p('entry_hash') })
-    .where('id', '=', p('id')),
+const insertEntryQuery = prepared<Database, never, ReturnType<typeof causeColumns> & { id: number; created_at: string; entry_hash: string }>((db, p) =>
+  db.insertInto('journal_entries').values({
+    id: p('id'),
+    book: p('book'),
+    memo: p('memo'),
+    donation_id: p('donation_id'),
+    gift_id: p('gift_id'),
+    contribution_id: p('contribution_id'),
+    audit_id: p('audit_id'),
+    match_id: p('match_id'),
+    created_at: p('created_at'),
+    entry_hash: p('entry_hash'),
+  }),
 );
 const insertPlaceQuery = prepared<Database, never, { book: Book; leaf: number; entry_id: number; chain_hash: string }>((db, p) =>
   db.insertInto('ledger_places').values({ book: p('book'), leaf: p('leaf'), entry_id: p('entry_id'), chain_hash: p('chain_hash') }),
@@ -229,24 +222,25 @@ function assertCaused(cause: EntryCause): void {
 export async function postEntry(trx: Trx, cause: EntryCause, movements: readonly Movement[], at: string): Promise<number> {
   assertCaused(cause);
   const postings = postingsOf(movements);
-  const [entry] = await insertEntryQuery(trx, { ...causeColumns(cause), created_at: at });
-  assert(entry !== undefined, 'the entry was inserted');
-  // Its hash names its id, known only now; its place where the writer gives it (rules §26).
-  const hash = entryHash({ ...causeColumns(cause), id: entry.id, created_at: at, postings });
-  await setEntryHashQuery(trx, { id: entry.id, entry_hash: hash });
-  const place = (await LogTail.open(trx, [cause.book]))?.place(cause.book, hash);
-  if (place !== undefined) await insertPlaceQuery(trx, { book: cause.book, leaf: place.log_seq, entry_id: entry.id, chain_hash: place.chain_hash });
+  // Its id first: its hash names it, and where the writer gives places (SQLite) its place goes in
+  // before it, so it never waits; one write of its row, not a row and then its hash (rules §26).
+  const [[id], tail] = await Promise.all([reserveEntryIds(trx, 1), LogTail.open(trx, [cause.book])]);
+  assert(id !== undefined, 'an id was taken');
+  const hash = entryHash({ ...causeColumns(cause), id, created_at: at, postings });
+  const place = tail?.place(cause.book, hash);
+  if (place !== undefined) await insertPlaceQuery(trx, { book: cause.book, leaf: place.log_seq, entry_id: id, chain_hash: place.chain_hash });
+  await insertEntryQuery(trx, { ...causeColumns(cause), id, created_at: at, entry_hash: hash });
   const [a, b] = postings;
   if (postings.length === 2 && a !== undefined && b !== undefined) {
-    await insertPostingPairQuery(trx, { book: cause.book, entry_id: entry.id, a: a.account_id, a_cents: a.amount_cents, b: b.account_id, b_cents: b.amount_cents });
+    await insertPostingPairQuery(trx, { book: cause.book, entry_id: id, a: a.account_id, a_cents: a.amount_cents, b: b.account_id, b_cents: b.amount_cents });
     await movePairQuery(trx, { a: a.account_id, a_cents: a.amount_cents, b: b.account_id, b_cents: b.amount_cents });
-    return entry.id;
+    return id;
   }
   for (const posting of postings) {
-    await insertPostingQuery(trx, { book: cause.book, entry_id: entry.id, ...posting });
+    await insertPostingQuery(trx, { book: cause.book, entry_id: id, ...posting });
     await moveBalanceQuery(trx, { id: posting.account_id, amount_cents: posting.amount_cents });
   }
-  return entry.id;
+  return id;
 }
 
 type NewEntry = { id: number; cause: EntryCause; movements: readonly Movement[] };
