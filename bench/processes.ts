@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 
 const SERVERS = new URL('./servers.ts', import.meta.url).pathname;
+const CHAINS_OFF = new URL('./chains-off.ts', import.meta.url).pathname;
 export const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** An empty database: an SQLite file in a temp folder, or a schema of its own on PG_BASE. */
@@ -42,6 +43,8 @@ export function startServer(mode: string, env: Record<string, string>, core = 0)
   const profile = mode === 'app' && process.env.BENCH_CPU_PROF !== undefined ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   // BENCH_NODE_FLAGS="--flag ...": Node's flags for the app server (a garbage collector's setting, say).
   const flags = mode === 'app' ? (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '') : [];
+  // BENCH_CHAINS=off in `env`: the ledger's chains switched off as the server's modules load (bench/chains-off.ts).
+  if (mode === 'app' && env.BENCH_CHAINS === 'off') flags.push('--import', CHAINS_OFF);
   const child = spawn('taskset', ['-c', String(core), process.execPath, ...profile, ...flags, SERVERS, mode], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -14,6 +14,7 @@ import { buildApp } from '../src/app.ts';
 import { runLedgerLog } from '../src/modules/ledger/index.ts';
 import { NodeSqliteDatabase } from '../src/db/sqlite-adapter.ts';
 import { engineOf } from '../src/db/database.ts';
+import { setWaitingTrigger } from './waiting-trigger.ts';
 
 const mode = process.argv[2];
 // A normal exit, so that --cpu-prof can write its profile.
@@ -32,6 +33,8 @@ if (mode === 'app') {
   const config = loadConfig(process.env, { rateLimitPerMinute: 100_000_000, logLevel: 'warn' });
   const platform = await openPlatform(config, { log: pino({ level: 'warn' }) });
   const app = await buildApp(platform.deps);
+  // --only chains: the chains-off arm (started with bench/chains-off.ts) without the waiting's trigger, the other with it.
+  if (process.env.BENCH_CHAINS !== undefined) await setWaitingTrigger(platform.deps.db, engineOf(url), process.env.BENCH_CHAINS !== 'off');
   // With LEDGER_JOB_MS: the ledger's log taken up and checkpointed that often, as a server's job does (rules §26).
   const ledgerEvery = Number(process.env.LEDGER_JOB_MS ?? 0);
   if (ledgerEvery > 0) {
