@@ -1,6 +1,6 @@
 // Every function of ledger.log.store.ts on both engines.
 import { test } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import assert from 'node:assert/strict';
 import { describeEachEngine, fund, makeUser, queryPlan, whileHeld } from '../../../test/harness.ts';
 import { dialectOf } from '../../db/dialect.ts';
@@ -115,6 +115,34 @@ describeEachEngine('ledger log store', (env) => {
       () => db.transaction().execute((trx) => store.lockLog(trx, 'test')),
     );
     assert.equal(waited, true);
+  });
+
+  test('commitWithoutWaiting: on PostgreSQL its transaction alone commits without waiting for the WAL; durableSoFar waits until it is flushed', async () => {
+    const { db, engine } = { db: env().deps.db, engine: env().engine };
+    const setting = async (q: Kysely<any>) => (await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(q)).rows[0]?.synchronous_commit;
+    if (engine === 'sqlite') {
+      assert.equal(await db.transaction().execute((trx) => store.commitWithoutWaiting(trx)), undefined);
+      assert.equal(await store.durableSoFar(db), undefined);
+      return;
+    }
+    const inside = await db.transaction().execute(async (trx) => {
+      await store.commitWithoutWaiting(trx);
+      await sql`select pg_advisory_xact_lock(61)`.execute(trx);
+      return setting(trx);
+    });
+    assert.equal(inside, 'off');
+    assert.equal(await db.transaction().execute((trx) => setting(trx)), 'on', 'the next transaction on any connection waits again');
+    // A commit not waited for, then the barrier: the WAL is flushed past the barrier's start.
+    await sql`create table durable_probe (n int)`.execute(db);
+    await db.transaction().execute(async (trx) => {
+      await store.commitWithoutWaiting(trx);
+      await sql`insert into durable_probe (n) select g from generate_series(1, 1000) g`.execute(trx);
+    });
+    const before = (await sql<{ lsn: string }>`select pg_current_wal_insert_lsn()::text as lsn`.execute(db)).rows[0]?.lsn;
+    await store.durableSoFar(db, 1);
+    const flushed = await sql<{ ok: boolean }>`select pg_current_wal_flush_lsn() >= ${before}::pg_lsn as ok`.execute(db);
+    assert.equal(flushed.rows[0]?.ok, true);
+    await sql`drop table durable_probe`.execute(db);
   });
 
   test('checkpoints: insert, the latest (or the latest of at most a size), one by size, a page newest first, all smallest first; cosignatures kept, a newer one replacing', async () => {

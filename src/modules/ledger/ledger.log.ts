@@ -75,6 +75,7 @@ export async function sequenceLog(deps: Deps, book: Book, limit = 5000, fromId =
   if (!(await store.anyWaiting(deps.db, book, fromId))) return { taken: 0, lastId: undefined, placed: { from: 0, hashes: [] } };
   return deps.db.transaction().execute(async (trx) => {
     await store.lockLog(trx, book);
+    await store.commitWithoutWaiting(trx); // the next commit that waits (a checkpoint's) makes it durable first
     const last = await store.lastSequenced(trx, book);
     const entries = await store.unsequencedHashes(trx, book, limit, fromId);
     const first = last === undefined ? 0 : last.log_seq + 1;
@@ -231,6 +232,7 @@ export async function checkpoint(deps: Deps, book: Book, options: { force?: bool
 
 /** The book's log as `almoner verify --export` reads it: each entry's place, encoding and chain hash, in order. */
 export async function exportJournal(deps: Deps, book: Book, write: (line: { leaf_index: number; encoded: string; chain_hash: string }) => void): Promise<number> {
+  await store.durableSoFar(deps.db); // the sequencer's places, committed without waiting, once durable
   let count = 0;
   for await (const e of inLogOrder(deps.db, book)) {
     write({ leaf_index: e.log_seq as number, encoded: entryText(e), chain_hash: e.chain_hash as string });
@@ -292,18 +294,14 @@ function noCheckpoint(): AppError {
   return new AppError('not_found', 'checkpoint_not_found', 'no checkpoint of that size; GET /v1/ledger/checkpoints lists them');
 }
 
-/** The checkpoint of `size`; throws checkpoint_not_found. */
-export async function checkpointView(deps: Deps, book: Book, size: number): Promise<CheckpointView> {
-  const found = await store.checkpointOf(deps.db, book, size);
+async function viewOf(deps: Deps, book: Book, found: store.StoredCheckpoint | undefined): Promise<CheckpointView> {
   if (found === undefined) throw noCheckpoint();
   return (await views(deps, book, [found]))[0] as CheckpointView;
 }
 
-export async function latestCheckpointView(deps: Deps, book: Book): Promise<CheckpointView> {
-  const latest = await store.latestCheckpoint(deps.db, book);
-  if (latest === undefined) throw noCheckpoint();
-  return (await views(deps, book, [latest]))[0] as CheckpointView;
-}
+/** The checkpoint of `size`, or the newest; throws checkpoint_not_found. */
+export const checkpointView = async (deps: Deps, book: Book, size: number) => viewOf(deps, book, await store.checkpointOf(deps.db, book, size));
+export const latestCheckpointView = async (deps: Deps, book: Book) => viewOf(deps, book, await store.latestCheckpoint(deps.db, book));
 
 /** The consistency proof between two checkpoints of the book's log (base64 hashes). */
 export async function consistencyBetween(deps: Deps, book: Book, first: number, second: number) {
