@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
-import { engines, freshDatabase } from './harness.ts';
-import { openDatabase } from '../src/db/database.ts';
+import { engines, onFreshDatabase } from './harness.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { PATCHES, patched } from '../bench/chains-off.patches.ts';
 import { setWaitingTrigger } from '../bench/waiting-trigger.ts';
@@ -44,9 +43,7 @@ test('the hook patches the modules as they load: the log tail is never opened, n
 for (const { name: engine } of engines()) {
   describe(`the bench's waiting trigger on ${engine}`, () => {
     test('dropped for the chains-off arm, its definition kept, and put back as it was', async () => {
-      const { databaseUrl, cleanup } = await freshDatabase(engine);
-      const handle = openDatabase({ url: databaseUrl });
-      try {
+      await onFreshDatabase(engine, async (handle) => {
         const db = handle.db;
         await migrate(handle);
         const waitingAfterInsert = async (memo: string) => {
@@ -62,10 +59,7 @@ for (const { name: engine } of engines()) {
         assert.equal(await waitingAfterInsert('off'), 0, 'dropped (twice: the second finds nothing to drop, and keeps the definition)');
         await setWaitingTrigger(db, engine, true);
         assert.equal(await waitingAfterInsert('on again'), 1, 'put back');
-      } finally {
-        await handle.close();
-        await cleanup();
-      }
+      });
     });
   });
 }

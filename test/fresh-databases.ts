@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { openDatabase } from '../src/db/database.ts';
+import { openDatabase, type DatabaseHandle } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 
 export interface FreshDatabase {
@@ -22,6 +22,18 @@ export interface FreshOptions {
   keepAs?: string;
   /** Already migrated to the newest schema (a copy of one migrated once), rather than empty. */
   migrated?: boolean;
+}
+
+/** `use` given a handle on a fresh, empty database on `engine` (freshDatabase); the handle closed and the database removed after, whatever `use` did. */
+export async function onFreshDatabase(engine: 'sqlite' | 'postgres', use: (handle: DatabaseHandle) => Promise<void>): Promise<void> {
+  const { databaseUrl, cleanup } = await freshDatabase(engine);
+  const handle = openDatabase({ url: databaseUrl });
+  try {
+    await use(handle);
+  } finally {
+    await handle.close();
+    await cleanup();
+  }
 }
 
 /**

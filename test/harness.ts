@@ -14,7 +14,7 @@ import addFormatsImport from 'ajv-formats';
 
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as (ajv: Ajv) => Ajv;
 import { loadConfig, type Config } from '../src/config.ts';
-import { freshDatabase } from './fresh-databases.ts';
+import { freshDatabase, onFreshDatabase } from './fresh-databases.ts';
 import { openPlatform, type Platform } from '../src/platform.ts';
 import { buildApp } from '../src/app.ts';
 import type { Deps } from '../src/deps.ts';
@@ -32,7 +32,7 @@ import { replaceZipCentroids } from '../src/modules/nonprofits/directory.store.t
 import { formatCheck, runCheck } from '../src/modules/check/index.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 
-export { freshDatabase };
+export { freshDatabase, onFreshDatabase };
 
 export interface EngineSpec {
   name: 'sqlite' | 'postgres';

@@ -6,8 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { engines, freshDatabase } from './harness.ts';
-import { openDatabase } from '../src/db/database.ts';
+import { engines, onFreshDatabase } from './harness.ts';
 import { migrate } from '../src/db/migrate.ts';
 
 const AT = '2026-11-01T00:00:00.000Z';
@@ -15,9 +14,7 @@ const AT = '2026-11-01T00:00:00.000Z';
 for (const { name: engine } of engines()) {
   describe(`migration 060 (places of their own) on ${engine}`, () => {
     test('moves every place and every waiting entry out of the journal; a journal row written without a place then waits', async () => {
-      const { databaseUrl, cleanup } = await freshDatabase(engine);
-      const handle = openDatabase({ url: databaseUrl });
-      try {
+      await onFreshDatabase(engine, async (handle) => {
         const db = handle.db;
         await migrate(handle, { until: '059_entry_keys_once' });
         const entry = async (book: string, seq: number | null, chain: string | null) =>
@@ -68,18 +65,13 @@ for (const { name: engine } of engines()) {
           await sql`insert into ledger_places (book, leaf, entry_id, chain_hash) values ('live', 3, ${waiting}, 'c3')`.execute(db);
           assert.deepEqual((await listWaiting()).slice(0, 1), [['test', sandbox]]);
         }
-      } finally {
-        await handle.close();
-        await cleanup();
-      }
+      });
     });
   });
 
   describe(`migration 061 (the waiting with their hashes) on ${engine}`, () => {
     test('copies the hash of each waiting entry, and the trigger names a new entry with the hash written with it', async () => {
-      const { databaseUrl, cleanup } = await freshDatabase(engine);
-      const handle = openDatabase({ url: databaseUrl });
-      try {
+      await onFreshDatabase(engine, async (handle) => {
         const db = handle.db;
         await migrate(handle, { until: '060_ledger_places' });
         const insert = async (memo: string, hash: string | null) =>
@@ -99,18 +91,13 @@ for (const { name: engine } of engines()) {
           (await listWaiting()).slice(2).map(([, h]) => h),
           ['b'.repeat(64), 'c'.repeat(64)],
         );
-      } finally {
-        await handle.close();
-        await cleanup();
-      }
+      });
     });
   });
 
   describe(`migration 062 (places written first) on ${engine}`, () => {
     test('takes from the waiting any entry already placed; on SQLite a place no longer takes its entry from the waiting', async () => {
-      const { databaseUrl, cleanup } = await freshDatabase(engine);
-      const handle = openDatabase({ url: databaseUrl });
-      try {
+      await onFreshDatabase(engine, async (handle) => {
         const db = handle.db;
         await migrate(handle, { until: '061_waiting_hashes' });
         const insert = async (memo: string) =>
@@ -138,10 +125,7 @@ for (const { name: engine } of engines()) {
         // Only the sequencer takes an entry from the waiting (setPlaces), as it places it.
         await sql`insert into ledger_places (book, leaf, entry_id, chain_hash) values ('live', 1, ${waiting}, 'c1')`.execute(db);
         assert.deepEqual(await listWaiting(), [waiting]);
-      } finally {
-        await handle.close();
-        await cleanup();
-      }
+      });
     });
   });
 }
