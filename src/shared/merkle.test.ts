@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createHash } from 'node:crypto';
-import { consistencyProof, extendRange, inclusionProof, leafHash, nodeHash, rangeRoot, treeHash, verifyConsistency, verifyInclusion } from './merkle.ts';
+import { consistencyProof, extendRange, inclusionProof, leafHash, nodeHash, rangeRoot, textLeafHash, treeHash, verifyConsistency, verifyInclusion } from './merkle.ts';
 
 // RFC 6962's test leaves (the Certificate Transparency reference implementation's), and the tree
 // hashes of their first 1 and 8.
@@ -11,6 +11,11 @@ test('tree hashes of the reference leaves; the empty tree is SHA-256 of nothing'
   assert.equal(treeHash(LEAVES, 1).toString('hex'), '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d');
   assert.equal(treeHash(LEAVES, 8).toString('hex'), '5dc9da79a70659a9ad559cb701ded9a2ab9d823aad2f4960cfe370eff4604328');
   assert.equal(treeHash([]).toString('hex'), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+});
+
+test('textLeafHash is the leaf hash of the text\u2019s UTF-8, in hex', () => {
+  for (const text of ['', 'a', 'Café 🎉 — 寄付', '\u0000inside']) assert.equal(textLeafHash(text), leafHash(Buffer.from(text, 'utf8')).toString('hex'), JSON.stringify(text));
+  assert.equal(textLeafHash(''), '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d', 'the RFC 6962 leaf of nothing');
 });
 
 test('nodeHash is SHA-256(0x01 || left || right), each its own buffer, for hashes and for other lengths', () => {

@@ -4,8 +4,8 @@
 //    audit_id, match_id, [[account_id, amount_cents], ...]]
 // ids and cents as JSON integers, an absent cause as null, the postings ordered by account id then
 // amount. Its leaf hash is SHA-256(0x00 || those bytes) (RFC 6962), hex in the database.
-import { hash } from 'node:crypto';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
+import { textLeafHash } from '../../shared/merkle.ts';
 import type { Book } from '../../shared/book.ts';
 
 export const ENTRY_ENCODING = 'almoner.journal-entry.v1';
@@ -36,14 +36,10 @@ export function entryText(e: EncodedEntry): string {
   return JSON.stringify([ENTRY_ENCODING, e.book, e.id, e.created_at, e.memo, e.donation_id, e.gift_id, e.contribution_id, e.audit_id, e.match_id, postings]);
 }
 
-/**
- * The entry's leaf hash, hex: merkle.ts's leafHash of the text's UTF-8, made in one call over the
- * text with U+0000 before it (whose UTF-8 is the one byte 0x00), half the time of the leaf hash
- * over a buffer made of the text (the writer hashes every entry it writes).
- */
+/** The entry's leaf hash, hex. */
 export function entryHash(e: EncodedEntry): string {
   assert(e.postings.length > 0, 'an entry has postings');
-  return hash('sha256', `\u0000${entryText(e)}`, 'hex');
+  return textLeafHash(entryText(e));
 }
 
 /**
