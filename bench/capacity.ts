@@ -20,7 +20,7 @@ async function sizeOf(engine: string, url: string): Promise<number> {
   await client.connect();
   try {
     await client.query('vacuum analyze');
-    // The bench database is a schema of its own (search_path): its tables with their indexes and TOAST.
+    // The bench database is a database of its own (bench/processes.ts): its tables with their indexes and TOAST.
     const r = await client.query(
       `select coalesce(sum(pg_total_relation_size(c.oid)), 0) as bytes from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.relkind = 'r' and n.nspname = current_schema()`,
     );

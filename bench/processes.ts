@@ -1,7 +1,8 @@
 // What the benchmarks share: a fresh database on either engine, a server
 // process from bench/servers.ts pinned to a core, and a free port.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, copyFileSync, fsyncSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,28 +12,79 @@ const SERVERS = new URL('./servers.ts', import.meta.url).pathname;
 const CHAINS_OFF = new URL('./chains-off.ts', import.meta.url).pathname;
 export const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-/** An empty database: an SQLite file in a temp folder, or a schema of its own on PG_BASE. */
+/** An empty database: an SQLite file in a temp folder, or a PostgreSQL database of its own beside PG_BASE's. */
 export async function freshDatabase(engine: string, prefix: string): Promise<{ databaseUrl: string; dir: string; cleanup: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), `almoner-${prefix}-`));
   if (engine === 'sqlite') {
     return { databaseUrl: `sqlite:${join(dir, `${prefix}.sqlite`)}`, dir, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const schema = `${prefix}_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: PG_BASE });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
+  // A database, not a schema: it can be copied whole (snapshotOf) and dropped with its connections.
+  const name = `bench_${prefix}_${Date.now()}`;
+  await onPostgres((c) => c.query(`create database ${name}`));
   const url = new URL(PG_BASE);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  url.pathname = `/${name}`;
   return {
     databaseUrl: url.toString(),
     dir,
     cleanup: async () => {
-      const c = new pg.Client({ connectionString: PG_BASE });
-      await c.connect();
-      await c.query(`drop schema ${schema} cascade`);
-      await c.end();
+      await onPostgres((c) => c.query(`drop database if exists ${name} with (force)`));
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function onPostgres<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: PG_BASE });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A copy of the database as it is now, to start each of a bench's runs from (`restore`), so that a
+ * run does not meet the rows the runs before it wrote: an SQLite file copied beside it (its WAL
+ * checkpointed into it first), or a PostgreSQL database made from it as a template. Nothing may be
+ * connected to it when the copy is made or restored. `drop` removes the copy.
+ */
+export async function snapshotOf(databaseUrl: string): Promise<{ restore: () => Promise<void>; drop: () => Promise<void> }> {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const file = databaseUrl.slice('sqlite:'.length);
+    const copy = `${file}.snapshot`;
+    const db = new DatabaseSync(file);
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    db.close();
+    copyFileSync(file, copy);
+    return {
+      restore: async () => {
+        for (const extra of ['-wal', '-shm']) rmSync(`${file}${extra}`, { force: true });
+        copyFileSync(copy, file);
+        // On the disk before the run starts: otherwise the kernel writes the copy's pages back
+        // during the run, beside the commits measured (PostgreSQL's FILE_COPY syncs its files itself).
+        const fd = openSync(file, 'r+');
+        try {
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+      },
+      drop: async () => rmSync(copy, { force: true }),
+    };
+  }
+  const name = new URL(databaseUrl).pathname.slice(1);
+  const copy = `${name}_snapshot`;
+  // FILE_COPY copies the files at once (after a checkpoint) rather than writing every page to the WAL.
+  const copyOf = (from: string, to: string) => onPostgres((c) => c.query(`create database ${to} template ${from} strategy file_copy`));
+  await copyOf(name, copy);
+  return {
+    restore: async () => {
+      await onPostgres((c) => c.query(`drop database ${name} with (force)`));
+      await copyOf(copy, name);
+    },
+    drop: async () => {
+      await onPostgres((c) => c.query(`drop database if exists ${copy} with (force)`));
     },
   };
 }

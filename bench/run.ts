@@ -36,7 +36,7 @@ import { benchPayments } from './payments.ts';
 import { benchValuation } from './valuation.ts';
 import { benchSequencer } from './sequencer.ts';
 import { median } from './stats.ts';
-import { freshDatabase, startServer } from './processes.ts';
+import { freshDatabase, snapshotOf, startServer } from './processes.ts';
 import { engineOf } from '../src/db/database.ts';
 import pg from 'pg';
 
@@ -392,27 +392,39 @@ async function ledgerPairs(
   const pairs = Number(values.repeat);
   if (!Number.isInteger(pairs) || pairs < 1) throw new Error('--repeat is a whole number from 1');
   takeUpLog(databaseUrl, 'the seeded journal');
+  // Every run starts from this copy: with nothing waiting for the log (a run with the job after one
+  // without would otherwise spend its seconds catching up on the other's entries, as no platform
+  // running its job does: docs/performance-history.md, 2026-11-30, late night), and without the rows
+  // of the runs before it, which made each run slower than the one before (2026-12-01, midday).
+  let started = performance.now();
+  const snapshot = await snapshotOf(databaseUrl);
+  log(`  the database copied, to start each run from, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const ratios: number[] = [];
   const rows: string[] = [];
   const chains = baseline === 'chains';
   const env = chains ? { ...baseEnv, BENCH_CHAINS: 'off' } : baseEnv;
   const withJob = { ...baseEnv, ...(chains ? { BENCH_CHAINS: 'on' } : {}), LEDGER_JOB_MS: '1000', LEDGER_CHECKPOINT_INTERVAL_MS: '1000' };
   const [offLabel, onLabel] = chains ? ['chains off', 'chains on, log job every second'] : ['no log job', 'log job every second'];
-  for (let pair = 1; pair <= pairs; pair += 1) {
-    // Which goes first alternates too: a pair's second run meets a larger journal.
-    const [a, b] = pair % 2 === 1 ? [env, withJob] : [withJob, env];
-    // Each run starts from a log with nothing waiting: a run with the job after one without would
-    // otherwise spend its ten seconds also catching up on the other's entries, as no platform
-    // running its job does (docs/performance-history.md, 2026-11-30, late night).
-    takeUpLog(databaseUrl, 'the entries of the run before');
-    const first = await measureSpread(`over ${seeded.spreadKeys.length} funds, ${a === env ? offLabel : onLabel} (pair ${pair})`, a, keysFile, body);
-    takeUpLog(databaseUrl, 'the entries of the run before');
-    const second = await measureSpread(`over ${seeded.spreadKeys.length} funds, ${b === env ? offLabel : onLabel} (pair ${pair})`, b, keysFile, body);
-    const [without, withIt] = a === env ? [first, second] : [second, first];
-    ratios.push(withIt.rps / without.rps);
-    rows.push(
-      `| ${engine} | over 100 funds, ${onLabel} (pair ${pair}) | ${withIt.rps.toFixed(0)} | ${withIt.p50} / ${withIt.p99} | ${offLabel} ${without.rps.toFixed(0)} | **${(withIt.rps / without.rps).toFixed(3)}** |`,
-    );
+  const run = async (arm: Record<string, string>, pair: number) => {
+    started = performance.now();
+    await snapshot.restore();
+    log(`  the database restored from its copy in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    return measureSpread(`over ${seeded.spreadKeys.length} funds, ${arm === env ? offLabel : onLabel} (pair ${pair})`, arm, keysFile, body);
+  };
+  try {
+    for (let pair = 1; pair <= pairs; pair += 1) {
+      // Which goes first alternates too: the machine drifts.
+      const [a, b] = pair % 2 === 1 ? [env, withJob] : [withJob, env];
+      const first = await run(a, pair);
+      const second = await run(b, pair);
+      const [without, withIt] = a === env ? [first, second] : [second, first];
+      ratios.push(withIt.rps / without.rps);
+      rows.push(
+        `| ${engine} | over 100 funds, ${onLabel} (pair ${pair}) | ${withIt.rps.toFixed(0)} | ${withIt.p50} / ${withIt.p99} | ${offLabel} ${without.rps.toFixed(0)} | **${(withIt.rps / without.rps).toFixed(3)}** |`,
+      );
+    }
+  } finally {
+    await snapshot.drop();
   }
   // The entries written with the chains off carry no hash and no place, so `almoner check` would
   // rightly name them: the chains' own checks run in the tests and in `--only ledger`.
