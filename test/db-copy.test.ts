@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { sql } from 'kysely';
-import { openEnv, call, runCli, freshDatabase } from './harness.ts';
-import { openDatabase } from '../src/db/database.ts';
+import { openEnv, call, runCli, onFreshDatabase } from './harness.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { TABLES_IN_ORDER } from '../src/db/copy.ts';
 import { seedDemo } from '../src/demo/seed.ts';
@@ -89,15 +88,10 @@ describe('almoner db backup', () => {
 });
 
 test('db copy knows every table the migrations make (a new table must be added to TABLES_IN_ORDER)', async () => {
-  const { databaseUrl, cleanup } = await freshDatabase('sqlite');
-  const handle = openDatabase({ url: databaseUrl });
-  try {
+  await onFreshDatabase('sqlite', async (handle) => {
     await migrate(handle);
     const tables = (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(handle.db)).rows.map((r) => r.name);
     const bookkeeping = ['schema_migrations', 'schema_breaks'];
     assert.deepEqual(tables.filter((t) => !bookkeeping.includes(t)).sort(), [...TABLES_IN_ORDER].sort());
-  } finally {
-    await handle.close();
-    await cleanup();
-  }
+  });
 });

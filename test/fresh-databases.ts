@@ -24,12 +24,15 @@ export interface FreshOptions {
   migrated?: boolean;
 }
 
-/** `use` given a handle on a fresh, empty database on `engine` (freshDatabase); the handle closed and the database removed after, whatever `use` did. */
-export async function onFreshDatabase(engine: 'sqlite' | 'postgres', use: (handle: DatabaseHandle) => Promise<void>): Promise<void> {
+/**
+ * `use` given a handle on a fresh, empty database on `engine` (freshDatabase), and its URL for other
+ * connections; the handle closed and the database removed after, whatever `use` did.
+ */
+export async function onFreshDatabase(engine: 'sqlite' | 'postgres', use: (handle: DatabaseHandle, databaseUrl: string) => Promise<void>): Promise<void> {
   const { databaseUrl, cleanup } = await freshDatabase(engine);
   const handle = openDatabase({ url: databaseUrl });
   try {
-    await use(handle);
+    await use(handle, databaseUrl);
   } finally {
     await handle.close();
     await cleanup();
