@@ -3,9 +3,8 @@
 // hold and a payment, funded by a contribution) and reports the growth between
 // them, so the fixed cost of an empty database is left out.
 import { statSync } from 'node:fs';
-import pg from 'pg';
 import { seedBench } from './seed.ts';
-import { freshDatabase } from './processes.ts';
+import { freshDatabase, withClient } from './processes.ts';
 
 const SIZES = [20_000, 120_000];
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -16,18 +15,14 @@ async function sizeOf(engine: string, url: string): Promise<number> {
     const wal = `${file}-wal`;
     return statSync(file).size + (statSync(wal, { throwIfNoEntry: false })?.size ?? 0);
   }
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
+  return withClient(url, async (client) => {
     await client.query('vacuum analyze');
     // The bench database is a database of its own (bench/processes.ts): its tables with their indexes and TOAST.
     const r = await client.query(
       `select coalesce(sum(pg_total_relation_size(c.oid)), 0) as bytes from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.relkind = 'r' and n.nspname = current_schema()`,
     );
     return Number(r.rows[0]?.bytes ?? 0);
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 for (const engine of (process.env.ENGINES ?? 'sqlite,postgres').split(',')) {

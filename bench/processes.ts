@@ -33,15 +33,18 @@ export async function freshDatabase(engine: string, prefix: string): Promise<{ d
   };
 }
 
-async function onPostgres<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: PG_BASE });
+/** `use` given a PostgreSQL client connected to `url`, ended after, whatever `use` did (the tests' harness uses it too). */
+export async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return await work(client);
+    return await use(client);
   } finally {
     await client.end();
   }
 }
+
+const onPostgres = <T>(use: (client: pg.Client) => Promise<T>): Promise<T> => withClient(PG_BASE, use);
 
 /**
  * A copy of the database as it is now, to start each of a bench's runs from (`restore`), so that a

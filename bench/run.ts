@@ -36,9 +36,8 @@ import { benchPayments } from './payments.ts';
 import { benchValuation } from './valuation.ts';
 import { benchSequencer } from './sequencer.ts';
 import { median } from './stats.ts';
-import { freshDatabase, snapshotOf, startServer } from './processes.ts';
+import { freshDatabase, snapshotOf, startServer, withClient } from './processes.ts';
 import { engineOf } from '../src/db/database.ts';
-import pg from 'pg';
 
 const { values } = parseArgs({
   options: {
@@ -154,14 +153,10 @@ function checkDatabase(databaseUrl: string): string {
 /** PostgreSQL's WAL position in bytes (undefined for SQLite, or none given). */
 async function walPosition(databaseUrl: string | undefined): Promise<number | undefined> {
   if (databaseUrl === undefined || engineOf(databaseUrl) !== 'postgres') return undefined;
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
+  return withClient(databaseUrl, async (client) => {
     const { rows } = await client.query<{ bytes: string }>("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as bytes");
     return Number(rows[0]?.bytes);
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** POST /v1/donations spread over many donors' funds, after a warm-up. */

@@ -5,13 +5,12 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { engines } from './harness.ts';
 import { openDatabase } from '../src/db/database.ts';
 
 // The bench's PostgreSQL is the tests' (read when bench/processes.ts loads).
 if (process.env.TEST_DATABASE_URL !== undefined) process.env.BENCH_DATABASE_URL = process.env.TEST_DATABASE_URL;
-const { freshDatabase, snapshotOf, PG_BASE } = await import('../bench/processes.ts');
+const { freshDatabase, snapshotOf, withClient, PG_BASE } = await import('../bench/processes.ts');
 
 async function rowsOf(databaseUrl: string): Promise<number[]> {
   const handle = openDatabase({ url: databaseUrl });
@@ -34,13 +33,7 @@ async function insert(databaseUrl: string, x: number): Promise<void> {
 }
 
 async function postgresDatabases(): Promise<string[]> {
-  const client = new pg.Client({ connectionString: PG_BASE });
-  await client.connect();
-  try {
-    return (await client.query<{ datname: string }>('select datname from pg_database')).rows.map((r) => r.datname);
-  } finally {
-    await client.end();
-  }
+  return withClient(PG_BASE, async (c) => (await c.query<{ datname: string }>('select datname from pg_database')).rows.map((r) => r.datname));
 }
 
 for (const { name: engine } of engines()) {

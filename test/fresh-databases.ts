@@ -11,6 +11,7 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { withClient } from '../bench/processes.ts';
 
 export interface FreshDatabase {
   databaseUrl: string;
@@ -269,14 +270,4 @@ async function migratedTemplate(base: string): Promise<string | undefined> {
       await admin.query('select pg_advisory_unlock(7243099)');
     }
   });
-}
-
-async function withClient<T>(url: string, use: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await use(client);
-  } finally {
-    await client.end();
-  }
 }
