@@ -12,7 +12,7 @@
 // CSV exports of 100,000 rows with the server's memory (bench/exports.ts), and webhooks: a
 // backlog of 10,000 events and the delivery lag at 200 donations/s (bench/webhooks.ts), and the
 // client's size and `alms balance` end to end (bench/client.ts).
-// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|ledger|chains|get|workers|directory|exports|webhooks|client|payments|valuation|sequencer
+// Options: --engines sqlite,postgres  --duration 10  --users 10 --per-user 100000  --only api|post|ledger|chains|keyed|get|workers|directory|exports|webhooks|client|payments|valuation|sequencer
 //   --repeat N (with --only post): the naive insert, one fund and many funds (with and without Idempotency-Keys) measured N times in turn,
 //   each ratio against the naive insert of the same turn, and their medians
 //   --only get: the list three times, each beside its own ceiling and then at a fixed 2,000 req/s
@@ -20,6 +20,7 @@
 //   BENCH_NODE_FLAGS="...": Node's flags for the app server; BENCH_CPU_PROF=DIR: its CPU profile
 //   --only ledger --repeat N: N pairs, alternated, of the load over 100 funds without and with the ledger's log job, and the median of their ratios
 //   --only chains --repeat N: the same pairs, the ledger's chains off (bench/chains-off.ts) against on with the job: issue 61's measure
+//   --only keyed --repeat N: the same pairs, without keys against a fresh Idempotency-Key on each request: issue 60's keyed measure
 //   --only sequencer: the ledger's sequencer alone, the time an entry on a backlog (bench/sequencer.ts)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -256,7 +257,9 @@ async function benchEngine(engine: string): Promise<string[]> {
       return await benchWorkers(engine, databaseUrl, seeded, autocannonUnpinned, log); // awaited here, before the finally removes the database
     }
 
-    if (values.only === 'ledger' || values.only === 'chains') return await ledgerPairs(engine, databaseUrl, env, dir, seeded, values.only === 'ledger' ? 'job' : 'chains');
+    if (values.only === 'ledger' || values.only === 'chains' || values.only === 'keyed') {
+      return await ledgerPairs(engine, databaseUrl, env, dir, seeded, values.only === 'ledger' ? 'job' : values.only);
+    }
     if (values.only === 'post') {
       // The writes alone (iterating on them): the naive insert, one fund, many funds (with and without Idempotency-Keys), `--repeat` times in turn.
       const body = JSON.stringify({ amount: 10, ein: seeded.ein });
@@ -376,7 +379,8 @@ function takeUpLog(databaseUrl: string, what: string): void {
  * ratios. The arm measured has the job, taking the log up and checkpointing every second. Its
  * baseline: `job`, the same server without the job (`--only ledger`); `chains`, a server with the
  * chains off (bench/chains-off.ts: no entry hashed, placed or named as waiting) and no job, issue
- * 61's measure (`--only chains`).
+ * 61's measure (`--only chains`). With `keys` (`--only keyed`, issue 60's measure) both arms run
+ * the same server without the job, and the arm measured sends a fresh Idempotency-Key on each request.
  */
 async function ledgerPairs(
   engine: string,
@@ -384,7 +388,7 @@ async function ledgerPairs(
   baseEnv: Record<string, string>,
   dir: string,
   seeded: Awaited<ReturnType<typeof seedBench>>,
-  baseline: 'job' | 'chains',
+  baseline: 'job' | 'chains' | 'keyed',
 ): Promise<string[]> {
   const body = JSON.stringify({ amount: 10, ein: seeded.ein });
   const keysFile = join(dir, 'spread-keys.json');
@@ -404,13 +408,19 @@ async function ledgerPairs(
   const rows: string[] = [];
   const chains = baseline === 'chains';
   const env = chains ? { ...baseEnv, BENCH_CHAINS: 'off' } : baseEnv;
-  const withJob = { ...baseEnv, ...(chains ? { BENCH_CHAINS: 'on' } : {}), LEDGER_JOB_MS: '1000', LEDGER_CHECKPOINT_INTERVAL_MS: '1000' };
-  const [offLabel, onLabel] = chains ? ['chains off', 'chains on, log job every second'] : ['no log job', 'log job every second'];
+  const keyed = baseline === 'keyed';
+  // The keyed arm is the same server as its baseline: a copy of the env, told apart by identity.
+  const withJob = keyed ? { ...baseEnv } : { ...baseEnv, ...(chains ? { BENCH_CHAINS: 'on' } : {}), LEDGER_JOB_MS: '1000', LEDGER_CHECKPOINT_INTERVAL_MS: '1000' };
+  const [offLabel, onLabel] = keyed
+    ? ['without keys', 'each with an Idempotency-Key']
+    : chains
+      ? ['chains off', 'chains on, log job every second']
+      : ['no log job', 'log job every second'];
   const run = async (arm: Record<string, string>, pair: number) => {
     started = performance.now();
     await snapshot.restore();
     log(`  the database restored from its copy in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    return measureSpread(`over ${seeded.spreadKeys.length} funds, ${arm === env ? offLabel : onLabel} (pair ${pair})`, arm, keysFile, body);
+    return measureSpread(`over ${seeded.spreadKeys.length} funds, ${arm === env ? offLabel : onLabel} (pair ${pair})`, arm, keysFile, body, keyed && arm !== env);
   };
   try {
     for (let pair = 1; pair <= pairs; pair += 1) {
@@ -433,7 +443,8 @@ async function ledgerPairs(
   // rightly name them: the chains' own checks run in the tests and in `--only ledger`.
   if (chains) log(`  (not checked: the chains-off runs wrote entries outside the log by design)`);
   else checkDatabase(databaseUrl);
-  rows.push(`| ${engine} | ${chains ? 'chains on with the job / chains off' : 'with the log job / without'}, median of ${pairs} pairs | | | | **${median(ratios).toFixed(3)}** |`);
+  const measure = keyed ? 'keyed / without keys' : chains ? 'chains on with the job / chains off' : 'with the log job / without';
+  rows.push(`| ${engine} | ${measure}, median of ${pairs} pairs | | | | **${median(ratios).toFixed(3)}** |`);
   // Two more views of the same runs, less moved by one slow run: each arm's median, and the
   // server's CPU a request (the cost itself, where the machine rather than the server is the limit).
   const [offRps, onRps] = [median(runs.off.map((r) => r.rps)), median(runs.on.map((r) => r.rps))];
@@ -448,7 +459,7 @@ async function ledgerPairs(
 
 const rows: string[] = [];
 const engines = (values.engines ?? '').split(',').map((e) => e.trim());
-if (values.only === undefined || ['api', 'workers', 'post', 'ledger', 'chains', 'get'].includes(values.only)) {
+if (values.only === undefined || ['api', 'workers', 'post', 'ledger', 'chains', 'keyed', 'get'].includes(values.only)) {
   for (const engine of engines) rows.push(...(await benchEngine(engine)));
 }
 const exportRows = values.only === undefined || values.only === 'exports' ? await benchExports(engines, log) : [];
