@@ -77,14 +77,23 @@ function requestHash(request: FastifyRequest): string {
     .digest('hex');
 }
 
+/** What `keyRecorded` needs of a request whose key its use case writes (keyWrittenWithWork). */
+interface KeyWritten {
+  deps: Deps;
+  replayers: Replayers;
+  key: string;
+  hash: string;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     /**
-     * A route whose use case writes its key (keyWrittenWithWork): asks whether an earlier request
-     * recorded the key; if so answers as a replay ('replied') instead of the use case's refusal, or,
-     * the earlier attempt having died holding it, takes the key over for the use case to run again ('again').
+     * A route whose use case writes its key (keyWrittenWithWork): its key and request hash, for
+     * keyedAnswer to ask, when the use case refuses, whether an earlier request recorded the key.
+     * Plain data, not a closure: a closure made here and kept on the request made every keyed
+     * request's objects outlive the young generation (docs/performance-history.md, 2026-12-01, evening).
      */
-    keyRecorded?: () => Promise<'replied' | 'again' | 'none'>;
+    keyWritten?: KeyWritten;
   }
 }
 
@@ -102,7 +111,7 @@ function keyOf(request: FastifyRequest): string | undefined {
  * preHandler: claims the key, or replays, or refuses. Returns true when it has replied. A route
  * whose use case writes its key (keyWrittenWithWork) is given an unwritten claim without a
  * statement: its writer inserts the key's record with the work, and a key recorded before makes
- * the use case refuse (idempotency_key_in_use); the route then asks `keyRecorded`, which replays.
+ * the use case refuse (idempotency_key_in_use); keyedAnswer then asks `keyRecorded`, which replays.
  */
 export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, reply: FastifyReply, replayers: Replayers): Promise<boolean> {
   const key = keyOf(request);
@@ -110,14 +119,7 @@ export async function claimIdempotencyKey(deps: Deps, request: FastifyRequest, r
   const hash = requestHash(request);
   if (request.routeOptions.config.keyWrittenWithWork === true) {
     request.idempotency = unwrittenClaim(deps, request.caller.actor_id, key, hash);
-    request.keyRecorded = async () => {
-      const claimed = await claimKey(deps, request.caller.actor_id, key, hash, { unwritten: true });
-      if (claimed.kind !== 'claimed') return (await answerClaimed(deps, request, reply, replayers, claimed)) ? 'replied' : 'none';
-      // No record (the refusal was the use case's own), or the record of a dead attempt, now this request's.
-      if (claimed.claim.unwritten !== undefined) return 'none';
-      request.idempotency = claimed.claim;
-      return 'again';
-    };
+    request.keyWritten = { deps, replayers, key, hash };
     return false;
   }
   return answerClaimed(deps, request, reply, replayers, await claimKey(deps, request.caller.actor_id, key, hash));
@@ -128,12 +130,27 @@ export async function keyedAnswer(request: FastifyRequest, reply: FastifyReply, 
   try {
     return await run();
   } catch (error) {
-    if (!(error instanceof AppError) || request.keyRecorded === undefined) throw error;
-    const found = await request.keyRecorded();
+    const written = request.keyWritten;
+    if (!(error instanceof AppError) || written === undefined) throw error;
+    const found = await keyRecorded(request, reply, written);
     if (found === 'replied') return reply;
     if (found === 'again') return run();
     throw error;
   }
+}
+
+/**
+ * Whether an earlier request recorded the key of a request its use case refused: if so it answers
+ * as a replay ('replied') instead of the refusal, or, the earlier attempt having died holding it,
+ * takes the key over for the use case to run again ('again').
+ */
+async function keyRecorded(request: FastifyRequest, reply: FastifyReply, { deps, replayers, key, hash }: KeyWritten): Promise<'replied' | 'again' | 'none'> {
+  const claimed = await claimKey(deps, request.caller.actor_id, key, hash, { unwritten: true });
+  if (claimed.kind !== 'claimed') return (await answerClaimed(deps, request, reply, replayers, claimed)) ? 'replied' : 'none';
+  // No record (the refusal was the use case's own), or the record of a dead attempt, now this request's.
+  if (claimed.claim.unwritten !== undefined) return 'none';
+  request.idempotency = claimed.claim;
+  return 'again';
 }
 
 /** Holds the claim for the use case, or answers for what the key's record says. True when it has replied. */
