@@ -91,7 +91,7 @@ declare module 'fastify' {
      * A route whose use case writes its key (keyWrittenWithWork): its key and request hash, for
      * keyedAnswer to ask, when the use case refuses, whether an earlier request recorded the key.
      * Plain data, not a closure: a closure made here and kept on the request made every keyed
-     * request's objects outlive the young generation (docs/performance-history.md, 2026-12-01, evening).
+     * request's objects outlive the young generation (docs/performance-history.md, 2026-12-01, late morning).
      */
     keyWritten?: KeyWritten;
   }
