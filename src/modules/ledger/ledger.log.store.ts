@@ -7,7 +7,7 @@ import { dialectOf } from '../../db/dialect.ts';
 import { bulkInsert, jsonRowsFrom } from '../../db/bulk.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import type { Database } from '../../db/schema.ts';
-import { prepared } from '../../db/prepared.ts';
+import { prepared, prepareText } from '../../db/prepared.ts';
 import type { Book } from '../../shared/book.ts';
 import type { EncodedEntry } from './ledger.encoding.ts';
 
@@ -230,6 +230,10 @@ export async function setPlaces(trx: Trx, book: Book, places: ReadonlyArray<{ id
   const dialect = dialectOf(trx);
   for (let i = 0; i < places.length; i += 1000) {
     const chunk = places.slice(i, i + 1000);
+    if (dialect.engine === 'postgres') {
+      await takeAndPlace(trx, book, chunk);
+      continue;
+    }
     const taken = await trx
       .deleteFrom('ledger_waiting')
       .where('book', '=', book)
@@ -253,6 +257,33 @@ export async function setPlaces(trx: Trx, book: Book, places: ReadonlyArray<{ id
       await trx.executeQuery(CompiledQuery.raw(text, hashParams));
     }
   }
+}
+
+/**
+ * PostgreSQL: setPlaces's chunk in one statement of one JSON value (the same SQL for any number of
+ * entries, prepared): the entries taken from the waiting, and the places of those taken inserted,
+ * each hash set where given. The waiting's rows are named by a join, not a list of bound ids, which PostgreSQL
+ * parsed and planned anew for every chunk.
+ */
+async function takeAndPlace(trx: Trx, book: Book, chunk: ReadonlyArray<{ id: number; log_seq: number; chain_hash: string; entry_hash: string | null }>): Promise<void> {
+  const params: unknown[] = [book];
+  const values = jsonRowsFrom(
+    dialectOf(trx),
+    params,
+    'id bigint, leaf bigint, chain text, hash text',
+    chunk.map((p) => [p.id, p.log_seq, p.chain_hash, p.entry_hash]),
+    'v',
+  );
+  const text = `with v as (select * from ${values}),
+      taken as (delete from ledger_waiting w using v where w.book = $1 and w.entry_id = v.id returning w.entry_id),
+      placed as (insert into ledger_places (book, leaf, entry_id, chain_hash) select $1, v.leaf, v.id, v.chain from v join taken t on t.entry_id = v.id returning entry_id),
+      hashed as (update journal_entries j set entry_hash = v.hash from v join taken t on t.entry_id = v.id where v.hash is not null and j.id = v.id returning j.id)
+    select (select count(*) from taken) as taken, (select count(*) from placed) as placed`;
+  prepareText(text);
+  const { rows } = await trx.executeQuery<{ taken: string; placed: string }>(CompiledQuery.raw(text, params));
+  // Only the entries taken are placed: one no longer waiting fails the chunk (its transaction rolls back).
+  const [counts] = rows;
+  if (Number(counts?.taken) !== chunk.length || Number(counts?.placed) !== chunk.length) throw new Error('journal entries were taken by the log already');
 }
 
 /** The log's entries from leaf index `from`, in order, at most `limit`. */
