@@ -144,41 +144,6 @@ describeEachEngine('ledger log store', (env) => {
     assert.equal(flushed.rows[0]?.ok, true);
     await sql`drop table durable_probe`.execute(db);
   });
-
-  test('checkpoints: insert, the latest (or the latest of at most a size), one by size, a page newest first, all smallest first; cosignatures kept, a newer one replacing', async () => {
-    const { db } = env().deps;
-    const at = '2026-01-01T00:00:00Z';
-    for (const size of [3, 7, 12])
-      await db.transaction().execute((trx) => store.insertCheckpoint(trx, { book: 'test', size, root_hash: 'ab', note: `n${size}`, key: 'k', created_at: at }));
-    assert.equal((await store.latestCheckpoint(db, 'test'))?.size, 12);
-    assert.equal((await store.latestCheckpoint(db, 'test', 10))?.size, 7);
-    assert.equal(await store.latestCheckpoint(db, 'live', 0), undefined);
-    assert.equal((await store.checkpointOf(db, 'test', 7))?.note, 'n7');
-    assert.equal(await store.checkpointOf(db, 'test', 8), undefined);
-    const page = await store.checkpointPage(db, 'test', 2, 0);
-    assert.deepEqual([page.count, page.rows.map((r) => r.size)], [3, [12, 7]]);
-    assert.deepEqual(
-      (await store.allCheckpoints(db, 'test')).map((r) => r.size),
-      [3, 7, 12],
-    );
-    await store.saveCosignature(db, { book: 'test', size: 7, witness: 'w', line: 'old\n', created_at: at });
-    await store.saveCosignature(db, { book: 'test', size: 7, witness: 'w', line: 'new\n', created_at: at });
-    assert.deepEqual([...(await store.cosignaturesOf(db, 'test', [7, 12])).entries()], [[7, [{ witness: 'w', line: 'new\n' }]]]);
-    assert.equal((await store.cosignaturesOf(db, 'test', [])).size, 0);
-  });
-
-  test('made keys: the one the platform made at its start, then the newest current one; madeKeys lists them all', async () => {
-    const { db } = env().deps;
-    const first = await store.currentMadeKey(db);
-    assert.ok(first !== undefined, 'a platform with no configured key made one when it opened');
-    await store.insertMadeKey(db, { name: 'a/ledger', private_key: 'pem-1', created_at: '2026-01-01T00:00:00Z' });
-    await store.insertMadeKey(db, { name: 'a/ledger', private_key: 'pem-2', created_at: '2026-01-02T00:00:00Z' });
-    assert.equal((await store.currentMadeKey(db))?.private_key, 'pem-2');
-    assert.deepEqual(
-      (await store.madeKeys(db)).map((k) => k.private_key),
-      [first.private_key, 'pem-1', 'pem-2'],
-    );
-  });
 });
 
 describeEachEngine('ledger log store, after many entries placed at once', (env) => {

@@ -1,68 +1,21 @@
 // The journal's log (docs/rules.md §26, ADR 28): each book's entries taken in commit order into a
 // hash chain and a Merkle tree (RFC 6962), checkpoints of it signed with the platform's Ed25519 key
 // (C2SP tlog-checkpoint), witnesses' cosignatures kept beside them, and the proofs a donor checks.
-import { generateKeyPairSync } from 'node:crypto';
 import { CHAIN_START, chainHash } from './ledger.tail.ts';
 import type { Deps } from '../../deps.ts';
 import type { Db } from '../../db/database.ts';
 import { dialectOf } from '../../db/dialect.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
 import { consistencyProof, extendRange, inclusionProof, rangeRoot, type CompactRange } from '../../shared/merkle.ts';
-import { checkpointText, noteKey, parseVerifierKey, signNote, splitNote, verifierKeyText, verifyNote, type NoteKey } from '../../shared/signed-note.ts';
+import { checkpointText, parseVerifierKey, signNote, splitNote, verifierKeyText, verifyNote } from '../../shared/signed-note.ts';
 import { AppError } from '../../shared/errors.ts';
 import { entryHash, entryText, verificationCode, type EncodedEntry } from './ledger.encoding.ts';
 import * as store from './ledger.log.store.ts';
+import * as checkpoints from './ledger.checkpoint.store.ts';
+import { logKey, originFor } from './ledger.keys.ts';
 
 export { CHAIN_START, chainHash } from './ledger.tail.ts';
-
-/** The name a log key is given: LEDGER_KEY_NAME, else the public URL's host and "/ledger". */
-function configuredKeyName(deps: Deps): string {
-  return deps.config.ledger.keyName || `${new URL(deps.config.publicUrl).host}/ledger`;
-}
-
-/** The origin line of a book's checkpoints signed by the key named `keyName`. */
-export function originFor(keyName: string, book: Book): string {
-  return `${keyName}/${book}`;
-}
-
-/**
- * The key that signs checkpoints: the configured one, else the one the node made (made now if
- * none), under the name it was made with (a name from the public URL must not move with a port).
- */
-export async function logKey(deps: Deps): Promise<NoteKey> {
-  if (deps.config.ledger.signingKey !== '') return noteKey(configuredKeyName(deps), deps.config.ledger.signingKey);
-  let made = await store.currentMadeKey(deps.db);
-  if (made === undefined) {
-    const { privateKey } = generateKeyPairSync('ed25519');
-    await store.insertMadeKey(deps.db, {
-      name: configuredKeyName(deps),
-      private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
-      created_at: deps.clock.now().toISOString(),
-    });
-    // Two nodes making one at once: both sign with the newest from now on.
-    made = await store.currentMadeKey(deps.db);
-  }
-  const { name, private_key } = made as { name: string; private_key: string };
-  return noteKey(name, private_key);
-}
-
-/** The origin of a book's log, as its checkpoints name it now. */
-export async function logOrigin(deps: Deps, book: Book): Promise<string> {
-  return originFor((await logKey(deps)).name, book);
-}
-
-/** The verifier keys of every key the platform signs or signed with: the configured one, and those it made. */
-export async function platformVerifierKeys(deps: Deps): Promise<string[]> {
-  const keys = (await store.madeKeys(deps.db)).map((k) => noteKey(k.name, k.private_key));
-  if (deps.config.ledger.signingKey !== '') keys.push(noteKey(configuredKeyName(deps), deps.config.ledger.signingKey));
-  return keys.map((k) => verifierKeyText(k.name, k.publicKey));
-}
-
-/** The verifier key of the log key (what a verifier is given). */
-export async function logVerifierKey(deps: Deps): Promise<string> {
-  const key = await logKey(deps);
-  return verifierKeyText(key.name, key.publicKey);
-}
+export { logKey, logOrigin, logVerifierKey, originFor, platformVerifierKeys } from './ledger.keys.ts';
 
 /**
  * Takes the book's entries not yet in its log, oldest id first (up to `limit`), in one
@@ -199,7 +152,7 @@ async function leavesOf(db: Db, book: Book, to: number, from = 0, placed?: Place
 }
 
 /** The compact range of the log's first `size` entries: the last checkpoint's extended by the entries after it. */
-async function rangeOf(db: Db, book: Book, size: number, latest: store.StoredCheckpoint | undefined, placed?: PlacedLeaves): Promise<CompactRange> {
+async function rangeOf(db: Db, book: Book, size: number, latest: checkpoints.StoredCheckpoint | undefined, placed?: PlacedLeaves): Promise<CompactRange> {
   if (latest?.compact_range !== null && latest?.compact_range !== undefined && latest.size <= size) {
     const from = { size: latest.size, hashes: (JSON.parse(latest.compact_range) as string[]).map((h) => Buffer.from(h, 'hex')) };
     return extendRange(from, await leavesOf(db, book, size, latest.size, placed));
@@ -214,9 +167,9 @@ async function rangeOf(db: Db, book: Book, size: number, latest: store.StoredChe
  * `budgetMs` (the job). Only the entries since the last checkpoint are hashed (its compact range).
  * The newest checkpoint (undefined: none made, none due).
  */
-export async function checkpoint(deps: Deps, book: Book, options: { force?: boolean; budgetMs?: number } = {}): Promise<store.StoredCheckpoint | undefined> {
+export async function checkpoint(deps: Deps, book: Book, options: { force?: boolean; budgetMs?: number } = {}): Promise<checkpoints.StoredCheckpoint | undefined> {
   const { size, placed } = await sequenceKept(deps, book, options.budgetMs ?? Infinity);
-  const latest = await store.latestCheckpoint(deps.db, book);
+  const latest = await checkpoints.latestCheckpoint(deps.db, book);
   if (latest !== undefined && latest.size >= size) return latest;
   if (size === 0) return undefined;
   const { checkpointEntries, checkpointIntervalMs } = deps.config.ledger;
@@ -226,7 +179,7 @@ export async function checkpoint(deps: Deps, book: Book, options: { force?: bool
   const range = await rangeOf(deps.db, book, size, latest, placed);
   const root = rangeRoot(range);
   const key = await logKey(deps);
-  const made: store.StoredCheckpoint = {
+  const made: checkpoints.StoredCheckpoint = {
     book,
     size,
     root_hash: root.toString('hex'),
@@ -237,9 +190,9 @@ export async function checkpoint(deps: Deps, book: Book, options: { force?: bool
   };
   await deps.db.transaction().execute(async (trx) => {
     // Another node may have made the same size first: the same tree, kept once.
-    if ((await store.checkpointOf(trx, book, size)) === undefined) await store.insertCheckpoint(trx, made);
+    if ((await checkpoints.checkpointOf(trx, book, size)) === undefined) await checkpoints.insertCheckpoint(trx, made);
   });
-  return (await store.checkpointOf(deps.db, book, size)) as store.StoredCheckpoint;
+  return (await checkpoints.checkpointOf(deps.db, book, size)) as checkpoints.StoredCheckpoint;
 }
 
 /** The book's log as `almoner verify --export` reads it: each entry's place, encoding and chain hash, in order. */
@@ -278,8 +231,8 @@ export interface CheckpointView {
   created_at: string;
 }
 
-async function views(deps: Deps, book: Book, rows: readonly store.StoredCheckpoint[]): Promise<CheckpointView[]> {
-  const cosigned = await store.cosignaturesOf(
+async function views(deps: Deps, book: Book, rows: readonly checkpoints.StoredCheckpoint[]): Promise<CheckpointView[]> {
+  const cosigned = await checkpoints.cosignaturesOf(
     deps.db,
     book,
     rows.map((r) => r.size),
@@ -298,7 +251,7 @@ async function views(deps: Deps, book: Book, rows: readonly store.StoredCheckpoi
 }
 
 export async function checkpointPage(deps: Deps, book: Book, limit: number, offset: number): Promise<{ rows: CheckpointView[]; count: number }> {
-  const { rows, count } = await store.checkpointPage(deps.db, book, limit, offset);
+  const { rows, count } = await checkpoints.checkpointPage(deps.db, book, limit, offset);
   return { rows: await views(deps, book, rows), count };
 }
 
@@ -306,14 +259,14 @@ function noCheckpoint(): AppError {
   return new AppError('not_found', 'checkpoint_not_found', 'no checkpoint of that size; GET /v1/ledger/checkpoints lists them');
 }
 
-async function viewOf(deps: Deps, book: Book, found: store.StoredCheckpoint | undefined): Promise<CheckpointView> {
+async function viewOf(deps: Deps, book: Book, found: checkpoints.StoredCheckpoint | undefined): Promise<CheckpointView> {
   if (found === undefined) throw noCheckpoint();
   return (await views(deps, book, [found]))[0] as CheckpointView;
 }
 
 /** The checkpoint of `size`, or the newest; throws checkpoint_not_found. */
-export const checkpointView = async (deps: Deps, book: Book, size: number) => viewOf(deps, book, await store.checkpointOf(deps.db, book, size));
-export const latestCheckpointView = async (deps: Deps, book: Book) => viewOf(deps, book, await store.latestCheckpoint(deps.db, book));
+export const checkpointView = async (deps: Deps, book: Book, size: number) => viewOf(deps, book, await checkpoints.checkpointOf(deps.db, book, size));
+export const latestCheckpointView = async (deps: Deps, book: Book) => viewOf(deps, book, await checkpoints.latestCheckpoint(deps.db, book));
 
 /** The consistency proof between two checkpoints of the book's log (base64 hashes). */
 export async function consistencyBetween(deps: Deps, book: Book, first: number, second: number) {
@@ -321,7 +274,7 @@ export async function consistencyBetween(deps: Deps, book: Book, first: number, 
     throw new AppError('unprocessable', 'validation_failed', 'first must be at most second', {
       errors: [{ field: 'first', code: 'validation_failed', message: 'must be at most second' }],
     });
-  const [a, b] = await Promise.all([store.checkpointOf(deps.db, book, first), store.checkpointOf(deps.db, book, second)]);
+  const [a, b] = await Promise.all([checkpoints.checkpointOf(deps.db, book, first), checkpoints.checkpointOf(deps.db, book, second)]);
   if ((a === undefined && first !== 0) || b === undefined) throw noCheckpoint();
   const proof = consistencyProof(await leavesOf(deps.db, book, second), first, second);
   return { first, second, proof: proof.map((h) => h.toString('base64')) };
@@ -341,7 +294,7 @@ export async function proofOf(deps: Deps, book: Book, cause: ProofCause) {
 /** proofOf for the cause's entries already read. */
 async function proofOfEntries(deps: Deps, book: Book, cause: ProofCause, entries: readonly store.StoredEntry[]) {
   const last = Math.max(...entries.map((e) => (e.log_seq === null ? Infinity : e.log_seq)));
-  const covering = entries.length === 0 ? undefined : await store.latestCheckpoint(deps.db, book);
+  const covering = entries.length === 0 ? undefined : await checkpoints.latestCheckpoint(deps.db, book);
   if (covering === undefined || !Number.isFinite(last) || covering.size <= last) {
     const what = 'donation_id' in cause ? 'donation' : 'contribution';
     throw new AppError('conflict', 'proof_not_ready', `this ${what}'s entries are not all in a signed checkpoint yet; try again after the next one`);
@@ -394,7 +347,7 @@ export async function receiptLedger(deps: Deps, book: Book, contributionId: numb
  * returned; only those of LEDGER_WITNESSES that verify are kept. Returns the witnesses kept.
  */
 export async function acceptCosignatures(deps: Deps, book: Book, size: number, lines: string): Promise<string[]> {
-  const found = await store.checkpointOf(deps.db, book, size);
+  const found = await checkpoints.checkpointOf(deps.db, book, size);
   if (found === undefined) throw noCheckpoint();
   const witnesses = deps.config.ledger.witnesses.map(parseVerifierKey);
   const { text } = splitNote(found.note);
@@ -403,7 +356,7 @@ export async function acceptCosignatures(deps: Deps, book: Book, size: number, l
   const kept: string[] = [];
   for (const { name } of cosignedBy) {
     const line = splitNote(note).signatures.find((s) => s.name === name)?.line as string;
-    await store.saveCosignature(deps.db, { book, size, witness: name, line, created_at: deps.clock.now().toISOString() });
+    await checkpoints.saveCosignature(deps.db, { book, size, witness: name, line, created_at: deps.clock.now().toISOString() });
     kept.push(name);
   }
   return kept;

@@ -9,6 +9,7 @@ import { checkpointText, parseCheckpoint, parseVerifierKey, verifyNote, type Ver
 import { entryHash } from './ledger.encoding.ts';
 import { CHAIN_START, chainHash, inLogOrder, originFor, platformVerifierKeys } from './ledger.log.ts';
 import * as store from './ledger.log.store.ts';
+import { allCheckpoints } from './ledger.checkpoint.store.ts';
 
 /** One entry of a log as a verifier reads it: its place, its encoding's hash, and the chain hash claimed. */
 export interface LoggedLeaf {
@@ -128,7 +129,7 @@ async function bookProblems(deps: Deps, book: Book): Promise<string[]> {
       edited.push(`journal entry ${e.id} (${book}, not yet in the log): its content no longer matches the hash written with it`);
   }
   for (const id of await store.unloggedEntries(deps.db, book)) edited.push(`journal entry ${id} (${book}): neither in the log nor waiting for its place`);
-  const checkpoints = await store.allCheckpoints(deps.db, book);
+  const checkpoints = await allCheckpoints(deps.db, book);
   // The keys the platform signs with (read, never made here: a check writes nothing).
   const keys = [...new Set([...checkpoints.map((c) => c.key), ...(await platformVerifierKeys(deps))])].map(parseVerifierKey);
   return [
