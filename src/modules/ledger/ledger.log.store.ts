@@ -223,18 +223,17 @@ export function unsequencedQuery(db: Db, book: Book, limit: number, fromId = 0) 
 
 /**
  * Gives entries of `book` their places in the log and chain hashes and takes them from the
- * waiting (each entry still waiting): on SQLite 1,000 an insert, on PostgreSQL all in one statement
- * (takeAndPlace); `entry_hash` is written where given (an entry from before 054, hashed now), else
- * the entry's row is left as it was written.
+ * waiting, 1,000 an insert (each entry still waiting); `entry_hash` is written where given (an
+ * entry from before 054, hashed now), else the entry's row is left as it was written.
  */
 export async function setPlaces(trx: Trx, book: Book, places: ReadonlyArray<{ id: number; log_seq: number; chain_hash: string; entry_hash: string | null }>): Promise<void> {
   const dialect = dialectOf(trx);
-  if (dialect.engine === 'postgres') {
-    if (places.length > 0) await takeAndPlace(trx, book, places);
-    return;
-  }
   for (let i = 0; i < places.length; i += 1000) {
     const chunk = places.slice(i, i + 1000);
+    if (dialect.engine === 'postgres') {
+      await takeAndPlace(trx, book, chunk);
+      continue;
+    }
     const taken = await trx
       .deleteFrom('ledger_waiting')
       .where('book', '=', book)
@@ -261,7 +260,7 @@ export async function setPlaces(trx: Trx, book: Book, places: ReadonlyArray<{ id
 }
 
 /**
- * PostgreSQL: setPlaces in one statement of one JSON value (the same SQL for any number of
+ * PostgreSQL: setPlaces's chunk in one statement of one JSON value (the same SQL for any number of
  * entries, prepared): the entries taken from the waiting, and the places of those taken inserted,
  * each hash set where given. The waiting's rows are named by a join, not a list of bound ids, which PostgreSQL
  * parsed and planned anew for every chunk.

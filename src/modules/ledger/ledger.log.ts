@@ -4,7 +4,6 @@
 import { CHAIN_START, chainHash } from './ledger.tail.ts';
 import type { Deps } from '../../deps.ts';
 import type { Db } from '../../db/database.ts';
-import { dialectOf } from '../../db/dialect.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
 import { consistencyProof, extendRange, inclusionProof, rangeRoot, type CompactRange } from '../../shared/merkle.ts';
 import { checkpointText, parseVerifierKey, signNote, splitNote, verifierKeyText, verifyNote } from '../../shared/signed-note.ts';
@@ -87,22 +86,12 @@ export function createLedgerFloors(): LedgerFloors {
 
 const FULL_LOOK_MS = 60_000;
 
-/**
- * Entries a transaction of the sequencer takes. SQLite writes one transaction at a time, so the
- * sequencer's holds every writer for its length: a thousand. On PostgreSQL the writers only add to
- * the waiting while it takes from it: five thousand, fewer round trips an entry (8.5 us an entry
- * against 6.8 in `--only sequencer`; docs/performance-history.md, 2026-12-01, late morning).
- */
-function takenAtOnce(deps: Deps): number {
-  return dialectOf(deps.db).engine === 'postgres' ? 5000 : 1000;
-}
-
 /** Entries placed by one unbounded run (the CLI's) past which the log's tables are vacuumed and analyzed. */
 const VACUUM_AFTER = 100_000;
 
 /**
- * Sequences until nothing waits, or (with `budgetMs`) until that long has passed, takenAtOnce
- * entries a transaction, so a server's job never holds the database or its event loop for long. It reads from
+ * Sequences until nothing waits, or (with `budgetMs`) until that long has passed, a thousand entries a
+ * transaction, so a server's job never holds the database or its event loop for long. It reads from
  * the book's floor (below it, PostgreSQL's index still holds taken entries until vacuum), from the
  * start once a minute; an unbounded run (the CLI) ends with a look from the start. The log's size.
  */
@@ -120,7 +109,7 @@ async function sequenceKept(deps: Deps, book: Book, budgetMs: number): Promise<{
   let placed: PlacedLeaves | undefined;
   let count = 0;
   for (;;) {
-    const taken = await sequenceLog(deps, book, takenAtOnce(deps), from);
+    const taken = await sequenceLog(deps, book, 1000, from);
     if (taken.lastId !== undefined) from = taken.lastId + 1;
     placed = runOn(placed, taken.placed);
     count += taken.taken;
@@ -130,8 +119,7 @@ async function sequenceKept(deps: Deps, book: Book, budgetMs: number): Promise<{
     // Many placed at once: the waiting vacuumed and the planner told, before the look from the start reads them (vacuumLog).
     if (count >= VACUUM_AFTER) await store.vacuumLog(deps.db);
     if (!fromStart) {
-      for (let taken = await sequenceLog(deps, book, takenAtOnce(deps), 0); taken.taken > 0; taken = await sequenceLog(deps, book, takenAtOnce(deps), 0))
-        placed = runOn(placed, taken.placed);
+      for (let taken = await sequenceLog(deps, book, 1000, 0); taken.taken > 0; taken = await sequenceLog(deps, book, 1000, 0)) placed = runOn(placed, taken.placed);
     }
   }
   floors.set(book, { id: from, at: fromStart || budgetMs === Infinity ? started : (known?.at ?? started) });
