@@ -173,6 +173,35 @@ for (const { name: engine } of engines()) {
       await assertLedgerBalanced(env.deps);
     });
 
+    test('a donation whose key holds a record kept past its time is made afresh, not refused', async () => {
+      const key = 'expired-record';
+      const longAgo = new Date(Date.now() - (env.deps.config.idempotencyTtlHours + 1) * 3_600_000).toISOString();
+      await env.deps.db
+        .insertInto('idempotency_keys')
+        .values({
+          user_id: giver.user_id,
+          key,
+          request_hash: 'an-older-request',
+          state: 'done',
+          response_status: 201,
+          response_body: '{"id":"old"}',
+          locked_until: longAgo,
+          created_at: longAgo,
+          claim_token: 'the-older-attempt',
+          resource: null,
+        })
+        .execute();
+      const made = await call(env.app, 'POST', '/v1/donations', { key: giver.key, body: { ein: EIN, amount: 15 }, headers: { 'idempotency-key': key } });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const record = await row(giver, key);
+      assert.equal(record.state, 'done');
+      assert.equal(JSON.parse(record.response_body ?? '{}').value.id, made.body.id, 'the new answer is stored');
+      const replayed = await call(env.app, 'POST', '/v1/donations', { key: giver.key, body: { ein: EIN, amount: 15 }, headers: { 'idempotency-key': key } });
+      assert.equal(replayed.body.id, made.body.id);
+      const donations = await env.deps.db.selectFrom('donations').select('id').where('user_id', '=', giver.user_id).where('amount_cents', '=', 1500).execute();
+      assert.equal(donations.length, 1);
+    });
+
     test('an attempt whose key was taken over rolls its whole transaction back', async () => {
       const key = 'taken-over';
       await env.deps.db

@@ -132,7 +132,7 @@ export async function keyedAnswer(request: FastifyRequest, reply: FastifyReply, 
   } catch (error) {
     const written = request.keyWritten;
     if (!(error instanceof AppError) || written === undefined) throw error;
-    const found = await keyRecorded(request, reply, written);
+    const found = await keyRecorded(request, reply, written, error);
     if (found === 'replied') return reply;
     if (found === 'again') return run();
     throw error;
@@ -142,13 +142,15 @@ export async function keyedAnswer(request: FastifyRequest, reply: FastifyReply, 
 /**
  * Whether an earlier request recorded the key of a request its use case refused: if so it answers
  * as a replay ('replied') instead of the refusal, or, the earlier attempt having died holding it,
- * takes the key over for the use case to run again ('again').
+ * takes the key over for the use case to run again ('again'). A key whose record was kept past its
+ * time is free: the record that made the use case refuse is cleared, and the work runs again.
  */
-async function keyRecorded(request: FastifyRequest, reply: FastifyReply, { deps, replayers, key, hash }: KeyWritten): Promise<'replied' | 'again' | 'none'> {
+async function keyRecorded(request: FastifyRequest, reply: FastifyReply, { deps, replayers, key, hash }: KeyWritten, refusal: AppError): Promise<'replied' | 'again' | 'none'> {
   const claimed = await claimKey(deps, request.caller.actor_id, key, hash, { unwritten: true });
   if (claimed.kind !== 'claimed') return (await answerClaimed(deps, request, reply, replayers, claimed)) ? 'replied' : 'none';
-  // No record (the refusal was the use case's own), or the record of a dead attempt, now this request's.
-  if (claimed.claim.unwritten !== undefined) return 'none';
+  // No record now: the refusal was the use case's own, unless it was the key's insert meeting a
+  // record since cleared (expired). Otherwise the record of a dead attempt, now this request's.
+  if (claimed.claim.unwritten !== undefined && refusal.code !== 'idempotency_key_in_use') return 'none';
   request.idempotency = claimed.claim;
   return 'again';
 }
