@@ -17,7 +17,8 @@
 //   each ratio against the naive insert of the same turn, and their medians
 //   --only get: the list three times, each beside its own ceiling and then at a fixed 2,000 req/s
 //     with the CPU the server and the whole machine used meanwhile
-//   BENCH_NODE_FLAGS="...": Node's flags for the app server; BENCH_CPU_PROF=DIR: its CPU profile
+//   BENCH_NODE_FLAGS="...": Node's flags for the app server; BENCH_CPU_PROF=DIR: its CPU profile;
+//     BENCH_PERF=DIR: the whole machine's, by `perf record`, over each measured window (bench/perf-record.ts)
 //   --only ledger --repeat N: N pairs, alternated, of the load over 100 funds without and with the ledger's log job, and the median of their ratios
 //   --only chains --repeat N: the same pairs, the ledger's chains off (bench/chains-off.ts) against on with the job: issue 61's measure
 //   --only keyed --repeat N: the same pairs, without keys against a fresh Idempotency-Key on each request: issue 60's keyed measure
@@ -37,6 +38,7 @@ import { benchPayments } from './payments.ts';
 import { benchValuation } from './valuation.ts';
 import { benchSequencer } from './sequencer.ts';
 import { median } from './stats.ts';
+import { perfRecord } from './perf-record.ts';
 import { freshDatabase, snapshotOf, startServer, withClient } from './processes.ts';
 import { engineOf } from '../src/db/database.ts';
 
@@ -151,12 +153,17 @@ function checkDatabase(databaseUrl: string): string {
   return last;
 }
 
-/** PostgreSQL's WAL position in bytes (undefined for SQLite, or none given). */
-async function walPosition(databaseUrl: string | undefined): Promise<number | undefined> {
+/** PostgreSQL's WAL position in bytes and its database's counters so far (undefined for SQLite, or none given). */
+async function walPosition(databaseUrl: string | undefined): Promise<{ bytes: number; commits: number; inserted: number; fetched: number } | undefined> {
   if (databaseUrl === undefined || engineOf(databaseUrl) !== 'postgres') return undefined;
   return withClient(databaseUrl, async (client) => {
-    const { rows } = await client.query<{ bytes: string }>("select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as bytes");
-    return Number(rows[0]?.bytes);
+    // A busy backend reports its counters about a second late: read at both ends of a run, the lag falls on both.
+    const { rows } = await client.query<{ bytes: string; commits: string; inserted: string; fetched: string }>(
+      `select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as bytes, xact_commit::text as commits, tup_inserted::text as inserted, tup_fetched::text as fetched
+         from pg_stat_database where datname = current_database()`,
+    );
+    const [row] = rows;
+    return row === undefined ? undefined : { bytes: Number(row.bytes), commits: Number(row.commits), inserted: Number(row.inserted), fetched: Number(row.fetched) };
   });
 }
 
@@ -167,14 +174,21 @@ async function measureSpread(label: string, env: Record<string, string>, keysFil
     const url = `http://127.0.0.1:${port}/v1/donations`;
     await spreadLoad(url, keysFile, body, 3, idempotent); // warm-up
     const walBefore = await walPosition(env.DATABASE_URL);
+    const stopPerf = await perfRecord(label);
     const cpuBefore = cpuNow(child);
     const result = await spreadLoad(url, keysFile, body, DURATION_S, idempotent);
     const cpuAfter = cpuNow(child);
+    const perfFile = await stopPerf();
     report(label, result);
+    if (perfFile !== undefined) log(`    perf samples of the whole machine: ${perfFile} (${Math.round(result.rps * DURATION_S)} requests)`);
     const walAfter = await walPosition(env.DATABASE_URL);
     // What the run wrote to PostgreSQL's WAL (the whole server's: nothing else runs beside the bench).
     if (walBefore !== undefined && walAfter !== undefined && result.rps > 0) {
-      log(`    PostgreSQL's WAL: ${((walAfter - walBefore) / (result.rps * DURATION_S) / 1024).toFixed(2)} KB a request`);
+      const requests = result.rps * DURATION_S;
+      const each = (key: 'commits' | 'inserted' | 'fetched') => ((walAfter[key] - walBefore[key]) / requests).toFixed(2);
+      log(
+        `    PostgreSQL's WAL: ${((walAfter.bytes - walBefore.bytes) / requests / 1024).toFixed(2)} KB a request; a request's commits ${each('commits')}, rows inserted ${each('inserted')}, rows fetched ${each('fetched')}`,
+      );
     }
     // The CPU a request costs, the server's and the whole machine's (the database and the load
     // generator too): steadier than requests a second where the machine is the limit.
