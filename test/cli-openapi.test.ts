@@ -306,3 +306,46 @@ describe('almoner check', () => {
     }
   });
 });
+
+describe('almoner ledger', () => {
+  test(
+    'on PostgreSQL, `ledger checkpoint` and `ledger export` take up and read the whole log without the statement timeout: its table held by another session delays them, never fails them',
+    { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' },
+    async () => {
+      const { databaseUrl, cleanup } = await freshDatabase('postgres');
+      const locker = new pg.Client({ connectionString: databaseUrl });
+      const dir = mkdtempSync(join(tmpdir(), 'almoner-ledger-cli-'));
+      try {
+        const env = await openEnv('postgres', { databaseUrl });
+        const { makeUser, fund } = await import('./harness.ts');
+        await fund(env.deps, await makeUser(env.deps), 10_000);
+        await env.app.close();
+        await env.platform.close();
+        await locker.connect();
+        for (const args of [
+          ['ledger', 'checkpoint'],
+          ['ledger', 'export', '--out', join(dir, 'live.jsonl')],
+        ]) {
+          // The log's places held for far longer than the 300 ms the command is configured with.
+          await locker.query('begin');
+          await locker.query('lock table ledger_places in access exclusive mode');
+          const running = runCli(args, databaseUrl, { DB_STATEMENT_TIMEOUT_MS: '300' });
+          let finished = false;
+          void running.then(() => {
+            finished = true;
+          });
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          assert.equal(finished, false, `${args.join(' ')} waits for the table`);
+          await locker.query('commit');
+          const result = await running;
+          assert.equal(result.code, 0, result.stderr);
+          assert.match(result.stdout, args[1] === 'checkpoint' ? /Checkpoint of the live log at size 1:/ : /1 entries of the live log written to/);
+        }
+      } finally {
+        await locker.end();
+        rmSync(dir, { recursive: true, force: true });
+        await cleanup();
+      }
+    },
+  );
+});

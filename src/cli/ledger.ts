@@ -20,6 +20,13 @@ import { leafHash, verifyInclusion } from '../shared/merkle.ts';
 import { parseCheckpoint, parseVerifierKey, verifyNote } from '../shared/signed-note.ts';
 import { UsageError, id, withPlatform } from './common.ts';
 
+/**
+ * `checkpoint` and `export` work through the whole log (a journal of millions taken up at once, every
+ * entry read), so, like `almoner check`, they run without the statement timeout that bounds a
+ * request's statements: a busy database slows them and never stops them half done.
+ */
+const WHOLE_LOG = { whole: true } as const;
+
 function bookOf(value: string | undefined): Book {
   const book = value ?? 'live';
   if (!isBook(book)) throw new UsageError('--book is live or test');
@@ -36,7 +43,7 @@ export async function ledgerCommand(sub: string | undefined, rest: string[]): Pr
         if (made === undefined) process.stdout.write(`The ${book} journal is empty: no checkpoint.\n`);
         else process.stdout.write(`Checkpoint of the ${book} log at size ${made.size}:\n${made.note}`);
         return 0;
-      });
+      }, WHOLE_LOG);
     case 'key':
       return withPlatform(async ({ deps }) => {
         process.stdout.write(`${await logVerifierKey(deps)}\norigin: ${await logOrigin(deps, book)}\n`);
@@ -50,7 +57,7 @@ export async function ledgerCommand(sub: string | undefined, rest: string[]): Pr
         writeFileSync(values.out as string, lines.map((l) => `${l}\n`).join(''));
         process.stdout.write(`${count} entries of the ${book} log written to ${values.out}\n`);
         return 0;
-      });
+      }, WHOLE_LOG);
     }
     case 'cosign': {
       if (values.size === undefined || values.file === undefined) throw new UsageError('ledger cosign --size N --file COSIGNATURES [--book live|test]');
