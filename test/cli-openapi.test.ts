@@ -2,7 +2,7 @@
 // document generated from the same schemas that validate and serialize.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -308,6 +308,44 @@ describe('almoner check', () => {
 });
 
 describe('almoner ledger', () => {
+  test('checkpoint and export tell their progress on stderr; an export appears only once whole, and a failed one leaves nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'almoner-ledger-out-'));
+    const url = `sqlite:${join(dir, 'ledger.sqlite')}`;
+    try {
+      const env = await openEnv('sqlite', { databaseUrl: url });
+      const { makeUser, fund } = await import('./harness.ts');
+      await fund(env.deps, await makeUser(env.deps), 10_000);
+      await fund(env.deps, await makeUser(env.deps), 20_000);
+      await env.app.close();
+      await env.platform.close();
+      const made = await runCli(['ledger', 'checkpoint'], url);
+      assert.equal(made.code, 0, made.stderr);
+      assert.match(made.stdout, /Checkpoint of the live log at size 2:/);
+      const out = join(dir, 'live.jsonl');
+      const exported = await runCli(['ledger', 'export', '--out', out], url);
+      assert.equal(exported.code, 0, exported.stderr);
+      assert.match(exported.stderr, /^written 1 entries of the live log\.\.\.$/m, 'the first count at once');
+      const lines = readFileSync(out, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { leaf_index: number });
+      assert.deepEqual(
+        lines.map((l) => l.leaf_index),
+        [0, 1],
+      );
+      assert.equal(existsSync(`${out}.partial`), false);
+      // The file cannot take the export's place (a directory is there): the command fails and leaves neither.
+      const taken = join(dir, 'taken');
+      mkdirSync(taken);
+      const refused = await runCli(['ledger', 'export', '--out', taken], url);
+      assert.notEqual(refused.code, 0);
+      assert.equal(existsSync(`${taken}.partial`), false);
+      assert.deepEqual(readdirSync(taken), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test(
     'on PostgreSQL, `ledger checkpoint` and `ledger export` take up and read the whole log without the statement timeout: its table held by another session delays them, never fails them',
     { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' },
@@ -340,6 +378,8 @@ describe('almoner ledger', () => {
           const result = await running;
           assert.equal(result.code, 0, result.stderr);
           assert.match(result.stdout, args[1] === 'checkpoint' ? /Checkpoint of the live log at size 1:/ : /1 entries of the live log written to/);
+          // The entry the sequencer takes (PostgreSQL's writer leaves its entries waiting), told as it goes.
+          if (args[1] === 'checkpoint') assert.match(result.stderr, /^taken 1 entries into the live log\.\.\.$/m);
         }
       } finally {
         await locker.end();

@@ -1,7 +1,7 @@
 // `almoner ledger` and `almoner verify` (docs/rules.md §26): take the journal into its log and
 // sign a checkpoint now, show the log's key, export a book's log, keep a witness's cosignatures;
 // and check a donation's proof, or an exported log against published checkpoints, offline.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
   acceptCosignatures,
@@ -27,6 +27,51 @@ import { UsageError, id, withPlatform } from './common.ts';
  */
 const WHOLE_LOG = { whole: true } as const;
 
+/** A long command's progress on stderr: the first count at once, then at most every two seconds. */
+function progress(line: (count: string) => string): (count: number) => void {
+  let last = 0;
+  return (count) => {
+    if (Date.now() - last < 2000) return;
+    last = Date.now();
+    process.stderr.write(`${line(count.toLocaleString('en-US'))}\n`);
+  };
+}
+
+/**
+ * `file` written by `fill` as it goes, a few hundred KB at a time rather than held whole (a log of
+ * millions of entries is gigabytes of text), into FILE.partial, renamed to `file` only once all
+ * of it is written: a command that fails half way leaves no file that looks whole.
+ */
+async function writeWhole<T>(file: string, fill: (write: (text: string) => void) => Promise<T>): Promise<T> {
+  const partial = `${file}.partial`;
+  const fd = openSync(partial, 'w');
+  let open = true;
+  let buffered: string[] = [];
+  let size = 0;
+  const flush = () => {
+    writeSync(fd, buffered.join(''));
+    buffered = [];
+    size = 0;
+  };
+  try {
+    const result = await fill((text) => {
+      buffered.push(text);
+      size += text.length;
+      if (size >= 256 * 1024) flush();
+    });
+    flush();
+    fsyncSync(fd);
+    closeSync(fd);
+    open = false;
+    renameSync(partial, file);
+    return result;
+  } catch (error) {
+    if (open) closeSync(fd);
+    rmSync(partial, { force: true });
+    throw error;
+  }
+}
+
 function bookOf(value: string | undefined): Book {
   const book = value ?? 'live';
   if (!isBook(book)) throw new UsageError('--book is live or test');
@@ -39,7 +84,7 @@ export async function ledgerCommand(sub: string | undefined, rest: string[]): Pr
   switch (sub) {
     case 'checkpoint':
       return withPlatform(async ({ deps }) => {
-        const made = await checkpoint(deps, book, { force: true });
+        const made = await checkpoint(deps, book, { force: true, onPlaced: progress((n) => `taken ${n} entries into the ${book} log...`) });
         if (made === undefined) process.stdout.write(`The ${book} journal is empty: no checkpoint.\n`);
         else process.stdout.write(`Checkpoint of the ${book} log at size ${made.size}:\n${made.note}`);
         return 0;
@@ -51,11 +96,17 @@ export async function ledgerCommand(sub: string | undefined, rest: string[]): Pr
       });
     case 'export': {
       if (values.out === undefined) throw new UsageError('ledger export --out FILE [--book live|test]');
+      const out = values.out;
       return withPlatform(async ({ deps }) => {
-        const lines: string[] = [];
-        const count = await exportJournal(deps, book, (line) => lines.push(JSON.stringify(line)));
-        writeFileSync(values.out as string, lines.map((l) => `${l}\n`).join(''));
-        process.stdout.write(`${count} entries of the ${book} log written to ${values.out}\n`);
+        const count = await writeWhole(out, async (write) => {
+          const told = progress((n) => `written ${n} entries of the ${book} log...`);
+          let n = 0;
+          return exportJournal(deps, book, (line) => {
+            write(`${JSON.stringify(line)}\n`);
+            told((n += 1));
+          });
+        });
+        process.stdout.write(`${count} entries of the ${book} log written to ${out}\n`);
         return 0;
       }, WHOLE_LOG);
     }

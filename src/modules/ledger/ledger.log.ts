@@ -99,8 +99,11 @@ export async function sequenceAll(deps: Deps, book: Book, budgetMs = Infinity): 
   return (await sequenceKept(deps, book, budgetMs)).size;
 }
 
+/** Told the number of entries a run has placed so far, after each transaction (a long take-up's progress). */
+export type OnPlaced = (placed: number) => void;
+
 /** sequenceAll, with the leaf hashes it placed last in a row (when they were not too many to keep). */
-async function sequenceKept(deps: Deps, book: Book, budgetMs: number): Promise<{ size: number; placed: PlacedLeaves | undefined }> {
+async function sequenceKept(deps: Deps, book: Book, budgetMs: number, onPlaced?: OnPlaced): Promise<{ size: number; placed: PlacedLeaves | undefined }> {
   const started = performance.now();
   const { floors } = deps.runtime.ledger;
   const known = floors.get(book);
@@ -113,13 +116,18 @@ async function sequenceKept(deps: Deps, book: Book, budgetMs: number): Promise<{
     if (taken.lastId !== undefined) from = taken.lastId + 1;
     placed = runOn(placed, taken.placed);
     count += taken.taken;
+    if (taken.taken > 0) onPlaced?.(count);
     if (taken.taken === 0 || performance.now() - started >= budgetMs) break;
   }
   if (budgetMs === Infinity) {
     // Many placed at once: the waiting vacuumed and the planner told, before the look from the start reads them (vacuumLog).
     if (count >= VACUUM_AFTER) await store.vacuumLog(deps.db);
     if (!fromStart) {
-      for (let taken = await sequenceLog(deps, book, 1000, 0); taken.taken > 0; taken = await sequenceLog(deps, book, 1000, 0)) placed = runOn(placed, taken.placed);
+      for (let taken = await sequenceLog(deps, book, 1000, 0); taken.taken > 0; taken = await sequenceLog(deps, book, 1000, 0)) {
+        placed = runOn(placed, taken.placed);
+        count += taken.taken;
+        onPlaced?.(count);
+      }
     }
   }
   floors.set(book, { id: from, at: fromStart || budgetMs === Infinity ? started : (known?.at ?? started) });
@@ -155,8 +163,12 @@ async function rangeOf(db: Db, book: Book, size: number, latest: checkpoints.Sto
  * `budgetMs` (the job). Only the entries since the last checkpoint are hashed (its compact range).
  * The newest checkpoint (undefined: none made, none due).
  */
-export async function checkpoint(deps: Deps, book: Book, options: { force?: boolean; budgetMs?: number } = {}): Promise<checkpoints.StoredCheckpoint | undefined> {
-  const { size, placed } = await sequenceKept(deps, book, options.budgetMs ?? Infinity);
+export async function checkpoint(
+  deps: Deps,
+  book: Book,
+  options: { force?: boolean; budgetMs?: number; onPlaced?: OnPlaced } = {},
+): Promise<checkpoints.StoredCheckpoint | undefined> {
+  const { size, placed } = await sequenceKept(deps, book, options.budgetMs ?? Infinity, options.onPlaced);
   const latest = await checkpoints.latestCheckpoint(deps.db, book);
   if (latest !== undefined && latest.size >= size) return latest;
   if (size === 0) return undefined;
