@@ -34,6 +34,16 @@ export async function withPlatform<T>(fn: (p: Awaited<ReturnType<typeof openPlat
   }
 }
 
+/** A long command's count on stderr as `line` words it: the first at once, then at most every two seconds. */
+export function countProgress(line: (count: string) => string): (count: number) => void {
+  let last = 0;
+  return (count) => {
+    if (Date.now() - last < 2000) return;
+    last = Date.now();
+    process.stderr.write(`${line(count.toLocaleString('en-US'))}\n`);
+  };
+}
+
 /**
  * Who a CLI action is audited as: the operator named by ALMONER_OPERATOR
  * (`operator:<name>`), else the account running the command (`cli:<user>`).

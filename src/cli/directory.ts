@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { bmfFiles, importBmf, type ImportProgress } from '../modules/nonprofits/index.ts';
 import { decideReview, downloadAll, pendingReviews, readListFile, recordList, screenDirectory, type ListFile, type ListKind, type Screening } from '../modules/diligence/index.ts';
-import { UsageError, actor, id, withPlatform } from './common.ts';
+import { UsageError, actor, countProgress, id, withPlatform } from './common.ts';
 import { bankDetails } from './payments.ts';
 import { decideClaim, listClaims } from '../modules/charities/index.ts';
 import { isCalendarDay } from '../shared/days.ts';
@@ -116,12 +116,7 @@ async function download(args: string[]): Promise<number> {
 }
 
 function screeningProgress(): (screened: number) => void {
-  let last = 0;
-  return (screened) => {
-    if (Date.now() - last < 2000) return;
-    last = Date.now();
-    process.stderr.write(`screened ${screened.toLocaleString('en-US')} organisations...\n`);
-  };
+  return countProgress((n) => `screened ${n} organisations...`);
 }
 
 function report(s: Screening): number {

@@ -18,7 +18,7 @@ import {
 import { isBook, type Book } from '../shared/book.ts';
 import { leafHash, verifyInclusion } from '../shared/merkle.ts';
 import { parseCheckpoint, parseVerifierKey, verifyNote } from '../shared/signed-note.ts';
-import { UsageError, id, withPlatform } from './common.ts';
+import { UsageError, countProgress, id, withPlatform } from './common.ts';
 
 /**
  * `checkpoint` and `export` work through the whole log (a journal of millions taken up at once, every
@@ -26,16 +26,6 @@ import { UsageError, id, withPlatform } from './common.ts';
  * request's statements: a busy database slows them and never stops them half done.
  */
 const WHOLE_LOG = { whole: true } as const;
-
-/** A long command's progress on stderr: the first count at once, then at most every two seconds. */
-function progress(line: (count: string) => string): (count: number) => void {
-  let last = 0;
-  return (count) => {
-    if (Date.now() - last < 2000) return;
-    last = Date.now();
-    process.stderr.write(`${line(count.toLocaleString('en-US'))}\n`);
-  };
-}
 
 /**
  * `file` written by `fill` as it goes, a few hundred KB at a time rather than held whole (a log of
@@ -84,7 +74,7 @@ export async function ledgerCommand(sub: string | undefined, rest: string[]): Pr
   switch (sub) {
     case 'checkpoint':
       return withPlatform(async ({ deps }) => {
-        const made = await checkpoint(deps, book, { force: true, onPlaced: progress((n) => `taken ${n} entries into the ${book} log...`) });
+        const made = await checkpoint(deps, book, { force: true, onPlaced: countProgress((n) => `taken ${n} entries into the ${book} log...`) });
         if (made === undefined) process.stdout.write(`The ${book} journal is empty: no checkpoint.\n`);
         else process.stdout.write(`Checkpoint of the ${book} log at size ${made.size}:\n${made.note}`);
         return 0;
@@ -99,7 +89,7 @@ export async function ledgerCommand(sub: string | undefined, rest: string[]): Pr
       const out = values.out;
       return withPlatform(async ({ deps }) => {
         const count = await writeWhole(out, async (write) => {
-          const told = progress((n) => `written ${n} entries of the ${book} log...`);
+          const told = countProgress((n) => `written ${n} entries of the ${book} log...`);
           let n = 0;
           return exportJournal(deps, book, (line) => {
             write(`${JSON.stringify(line)}\n`);
