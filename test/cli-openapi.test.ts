@@ -229,6 +229,24 @@ for (const { name: engine } of engines().slice(0, 1)) {
   });
 }
 
+/**
+ * `almoner <args>` run with a 300 ms statement timeout while `locker` holds `table` exclusively
+ * for `holdMs`: asserts the command is still waiting when the table is released, then its result.
+ */
+async function behindHeldTable(locker: pg.Client, table: string, holdMs: number, args: string[], databaseUrl: string) {
+  await locker.query('begin');
+  await locker.query(`lock table ${table} in access exclusive mode`);
+  const running = runCli(args, databaseUrl, { DB_STATEMENT_TIMEOUT_MS: '300' });
+  let finished = false;
+  void running.then(() => {
+    finished = true;
+  });
+  await new Promise((resolve) => setTimeout(resolve, holdMs));
+  assert.equal(finished, false, `almoner ${args.join(' ')} waits for the table`);
+  await locker.query('commit');
+  return running;
+}
+
 describe('almoner check', () => {
   test(
     'on PostgreSQL, runs without the statement timeout that bounds requests: a table held by another session delays it, never fails it',
@@ -242,17 +260,7 @@ describe('almoner check', () => {
         await env.platform.close();
         await locker.connect();
         // Held for far longer than the 300 ms the check is configured with.
-        await locker.query('begin');
-        await locker.query('lock table donations in access exclusive mode');
-        const running = runCli(['check'], databaseUrl, { DB_STATEMENT_TIMEOUT_MS: '300' });
-        let finished = false;
-        void running.then(() => {
-          finished = true;
-        });
-        await new Promise((resolve) => setTimeout(resolve, 3000));
-        assert.equal(finished, false, 'the check waits for the table');
-        await locker.query('commit');
-        const result = await running;
+        const result = await behindHeldTable(locker, 'donations', 3000, ['check'], databaseUrl);
         assert.equal(result.code, 0, result.stderr);
         assert.match(result.stdout, /All invariants hold/);
       } finally {
@@ -365,17 +373,7 @@ describe('almoner ledger', () => {
           ['ledger', 'export', '--out', join(dir, 'live.jsonl')],
         ]) {
           // The log's places held for far longer than the 300 ms the command is configured with.
-          await locker.query('begin');
-          await locker.query('lock table ledger_places in access exclusive mode');
-          const running = runCli(args, databaseUrl, { DB_STATEMENT_TIMEOUT_MS: '300' });
-          let finished = false;
-          void running.then(() => {
-            finished = true;
-          });
-          await new Promise((resolve) => setTimeout(resolve, 1500));
-          assert.equal(finished, false, `${args.join(' ')} waits for the table`);
-          await locker.query('commit');
-          const result = await running;
+          const result = await behindHeldTable(locker, 'ledger_places', 1500, args, databaseUrl);
           assert.equal(result.code, 0, result.stderr);
           assert.match(result.stdout, args[1] === 'checkpoint' ? /Checkpoint of the live log at size 1:/ : /1 entries of the live log written to/);
           // The entry the sequencer takes (PostgreSQL's writer leaves its entries waiting), told as it goes.
