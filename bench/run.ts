@@ -154,7 +154,7 @@ function checkDatabase(databaseUrl: string): string {
 }
 
 /** PostgreSQL's WAL position in bytes and its database's counters so far (undefined for SQLite, or none given). */
-async function walPosition(databaseUrl: string | undefined): Promise<{ bytes: number; commits: number; inserted: number; fetched: number } | undefined> {
+async function postgresCounters(databaseUrl: string | undefined): Promise<{ bytes: number; commits: number; inserted: number; fetched: number } | undefined> {
   if (databaseUrl === undefined || engineOf(databaseUrl) !== 'postgres') return undefined;
   return withClient(databaseUrl, async (client) => {
     // A busy backend reports its counters about a second late: read at both ends of a run, the lag falls on both.
@@ -173,7 +173,7 @@ async function measureSpread(label: string, env: Record<string, string>, keysFil
   try {
     const url = `http://127.0.0.1:${port}/v1/donations`;
     await spreadLoad(url, keysFile, body, 3, idempotent); // warm-up
-    const walBefore = await walPosition(env.DATABASE_URL);
+    const countedBefore = await postgresCounters(env.DATABASE_URL);
     const stopPerf = await perfRecord(label);
     const cpuBefore = cpuNow(child);
     const result = await spreadLoad(url, keysFile, body, DURATION_S, idempotent);
@@ -181,13 +181,13 @@ async function measureSpread(label: string, env: Record<string, string>, keysFil
     const perfFile = await stopPerf();
     report(label, result);
     if (perfFile !== undefined) log(`    perf samples of the whole machine: ${perfFile} (${Math.round(result.rps * DURATION_S)} requests)`);
-    const walAfter = await walPosition(env.DATABASE_URL);
-    // What the run wrote to PostgreSQL's WAL (the whole server's: nothing else runs beside the bench).
-    if (walBefore !== undefined && walAfter !== undefined && result.rps > 0) {
+    const countedAfter = await postgresCounters(env.DATABASE_URL);
+    // What the run wrote to PostgreSQL's WAL (the whole server's: nothing else runs beside the bench), and its database's rows.
+    if (countedBefore !== undefined && countedAfter !== undefined && result.rps > 0) {
       const requests = result.rps * DURATION_S;
-      const each = (key: 'commits' | 'inserted' | 'fetched') => ((walAfter[key] - walBefore[key]) / requests).toFixed(2);
+      const each = (key: 'commits' | 'inserted' | 'fetched') => ((countedAfter[key] - countedBefore[key]) / requests).toFixed(2);
       log(
-        `    PostgreSQL's WAL: ${((walAfter.bytes - walBefore.bytes) / requests / 1024).toFixed(2)} KB a request; a request's commits ${each('commits')}, rows inserted ${each('inserted')}, rows fetched ${each('fetched')}`,
+        `    PostgreSQL's WAL: ${((countedAfter.bytes - countedBefore.bytes) / requests / 1024).toFixed(2)} KB a request; a request's commits ${each('commits')}, rows inserted ${each('inserted')}, rows fetched ${each('fetched')}`,
       );
     }
     // The CPU a request costs, the server's and the whole machine's (the database and the load
