@@ -16,7 +16,7 @@ import { lastCheckRun } from './modules/check/index.ts';
 import { moneyOutHealth } from './modules/payments/index.ts';
 import { createDonationWriter } from './modules/donations/index.ts';
 import { createKeyWrites } from './modules/idempotency/index.ts';
-import { createCardCache } from './modules/nonprofits/index.ts';
+import { createCardCache, DirectoryInMemory } from './modules/nonprofits/index.ts';
 import { createKeyCache } from './modules/keys/index.ts';
 import { createMailTransport } from './modules/mail/index.ts';
 import { Sending } from './modules/webhooks/index.ts';
@@ -89,6 +89,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     handle,
     close: async () => {
       deps.runtime.mail.close();
+      await deps.runtime.directory.close();
       await handle.close();
     },
   };
@@ -97,14 +98,15 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
 /**
  * What a node keeps in memory between requests (deps.ts, Runtime), the one place it is built: the
  * donation writer DONATION_WRITER names, the gathered Idempotency-Key writes, the cards of
- * organisations and the keys' callers with the epoch reads that keep them true, the mail
- * transport, the webhook slots in use.
+ * organisations and the keys' callers with the epoch reads that keep them true, the directory
+ * search ranks, the mail transport, the webhook slots in use.
  */
 export function buildRuntime(deps: Deps): Runtime {
   return {
     donations: createDonationWriter(deps),
     idempotency: createKeyWrites(deps),
     cards: createCardCache(deps),
+    directory: new DirectoryInMemory(deps),
     keys: createKeyCache(deps),
     mail: createMailTransport(deps.config),
     webhooks: new Sending(),

@@ -129,7 +129,8 @@ async function processBatch(trx: Trx, batch: NonProfitInput[], source: string, r
     summary.updated += 1;
   }
   await store.markSeenByRun(trx, seen, runId);
-  if (summary.updated > updatedBefore) await bumpRecordsEpoch(trx);
+  // Changed or new organisations: nodes drop their cards and the directory they hold.
+  if (summary.updated > updatedBefore || added.length > 0) await bumpRecordsEpoch(trx);
   const inserted = await store.insertNonProfits(trx, added, source, runId, at);
   await store.insertWords(trx, wordsOf(inserted));
   summary.added += added.length;

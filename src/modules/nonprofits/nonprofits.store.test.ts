@@ -37,14 +37,15 @@ describeEachEngine('nonprofits store', (env) => {
     assert.equal(rows.length, CAUSES.length);
   });
 
-  test('upsert adds, updates (raising the records epoch, rewriting the words) or leaves unchanged; findByEin and findByEins read with toNonProfit', async () => {
+  test('upsert adds, updates (each raising the records epoch, rewriting the words) or leaves unchanged; findByEin and findByEins read with toNonProfit', async () => {
     const { db } = env().deps;
     const epoch = await store.recordsEpoch(db);
     assert.equal(await store.upsert(db, input('100000001', 'Lake Champlain Land Trust'), at), 'added');
+    assert.equal(await store.recordsEpoch(db), epoch + 1, 'an organisation added is one searches find: nodes drop the directory they hold');
     assert.equal(await store.upsert(db, input('100000001', 'Lake Champlain Land Trust'), at), 'unchanged');
-    assert.equal(await store.recordsEpoch(db), epoch, 'adding or leaving shows nothing new');
+    assert.equal(await store.recordsEpoch(db), epoch + 1, 'leaving it shows nothing new');
     assert.equal(await store.upsert(db, input('100000001', 'Champlain Valley Trust'), at), 'updated');
-    assert.equal(await store.recordsEpoch(db), epoch + 1);
+    assert.equal(await store.recordsEpoch(db), epoch + 2);
     const words = await db.selectFrom('non_profit_words as w').innerJoin('non_profits as n', 'n.id', 'w.non_profit_id').select('w.word').where('n.ein', '=', '100000001').execute();
     assert.ok(words.some((w) => w.word === 'valley') && !words.some((w) => w.word === 'lake'), 'the words follow the name');
     const found = await store.findByEin(db, '100000001');

@@ -101,7 +101,10 @@ export async function cardRows(db: Db, ids: readonly number[]): Promise<CardRow[
   return rows;
 }
 
-/** Raised with every change of an organisation's shown fields, in its transaction: nodes then drop their cards. */
+/**
+ * Raised with every new organisation and every change of one's fields, in its transaction: nodes
+ * then drop their cards and the directory they hold in memory.
+ */
 export async function bumpRecordsEpoch(trx: Db | Trx): Promise<void> {
   await trx
     .updateTable('directory_epoch')
@@ -148,6 +151,8 @@ export async function upsert(db: Db | Trx, input: NonProfitInput, at: string): P
       .returning('id')
       .executeTakeFirstOrThrow();
     await replaceWords(db, row.id, input.name, input.city, input.income_amt);
+    // Searches find it from now on: nodes drop the directory they hold.
+    await bumpRecordsEpoch(db);
     return 'added';
   }
   const changed = (Object.keys(input) as Array<keyof NonProfitInput>).some((k) => existing[k] !== input[k]);

@@ -12,6 +12,7 @@ import { toNonProfit, type NonProfit } from './nonprofits.store.ts';
 import * as store from './search.store.ts';
 import { boxAround, distanceKm } from './geo.ts';
 import type { Candidate } from './search.store.ts';
+import { databaseReads, type CandidateReads } from './directory.memory.ts';
 import { nonProfitForm } from './nonprofits.service.ts';
 import { COMMON_WORD_DF } from './import.service.ts';
 
@@ -77,13 +78,30 @@ export class DirectorySearch {
   #vocabulary: { epoch: number; vocabulary: Vocabulary } | undefined;
   #loading: Promise<Vocabulary> | undefined;
 
+  readonly #database: CandidateReads;
+
   constructor(deps: Deps) {
     this.#deps = deps;
+    this.#database = databaseReads(deps.reads);
   }
 
   /** The vocabulary, reloaded when an import (or any directory change) has raised the epoch. */
   async vocabulary(): Promise<Vocabulary> {
-    const epoch = await store.directoryEpoch(this.#deps.reads);
+    return (await this.#reading()).vocabulary;
+  }
+
+  /**
+   * What a search reads, as of one reading of the directory's epochs: the vocabulary, and the word
+   * index and organisations from the directory held in memory when it was read at them
+   * (directory.memory.ts), otherwise from the database.
+   */
+  async #reading(): Promise<{ vocabulary: Vocabulary; reads: CandidateReads }> {
+    const epochs = await store.directoryEpochs(this.#deps.reads);
+    const reads = this.#deps.config.directoryInMemory ? this.#deps.runtime.directory.readsAt(epochs) : this.#database;
+    return { vocabulary: await this.#vocabularyAt(epochs.epoch), reads };
+  }
+
+  async #vocabularyAt(epoch: number): Promise<Vocabulary> {
     if (this.#vocabulary?.epoch === epoch) return this.#vocabulary.vocabulary;
     this.#loading ??= (async () => {
       const entries = await store.vocabularyEntries(this.#deps.reads);
@@ -161,7 +179,7 @@ export class DirectorySearch {
   /** Query words: candidates from the word index, checked and ranked here (rank.ts). */
   async #ranked(q: SearchQuery, tokens: string[], quick: boolean): Promise<{ ranked: Candidate[]; overCap: boolean; partial: boolean }> {
     const db = this.#deps.reads;
-    const vocabulary = await this.vocabulary();
+    const { vocabulary, reads } = await this.#reading();
     const einText = (q.query ?? '').trim();
     const ein = normalizeEin(einText) ?? (/^\d{9}$/.test(tokens.join('')) ? tokens.join('') : null);
     // The query as typed, then read with words joined or split ("redcross", "child fund").
@@ -170,7 +188,7 @@ export class DirectorySearch {
     let overCap = false;
     let partial = false;
     for (const terms of readings) {
-      const found = await this.#candidates(terms, quick);
+      const found = await this.#candidates(reads, terms, quick);
       for (const row of found.rows) byId.set(row.id, row);
       overCap ||= found.overCap;
       partial ||= found.partial;
@@ -222,8 +240,7 @@ export class DirectorySearch {
    * more than SEARCH_CANDIDATES_MAX organisations match every word (`overCap`).
    * `partial`: some organisations that may match were not read.
    */
-  async #candidates(terms: readonly QueryTerm[], quick: boolean): Promise<{ rows: Candidate[]; overCap: boolean; partial: boolean }> {
-    const db = this.#deps.reads;
+  async #candidates(reads: CandidateReads, terms: readonly QueryTerm[], quick: boolean): Promise<{ rows: Candidate[]; overCap: boolean; partial: boolean }> {
     const wanted = terms.some((t) => !t.optional) ? terms.filter((t) => !t.optional) : terms;
     // A word that stands for no word of the vocabulary matches no organisation.
     if (wanted.some((e) => e.list.length === 0)) return { rows: [], overCap: false, partial: false };
@@ -237,19 +254,13 @@ export class DirectorySearch {
     if (first !== undefined && first.df <= DRIVING_DF_MAX) {
       // Each word's users come from the word index alone (no rows), and are
       // intersected here: a planner cannot pick a bad join order.
-      const sizes = await store.postings(
-        db,
-        first.list.map((e) => e.word),
-      );
+      const sizes = await reads.postings(first.list.map((e) => e.word));
       let intersected = 1;
       for (const d of others) {
         // While more organisations are left than are read, a word checked on rows
         // alone would miss those it was not checked on: it is looked up whatever it costs.
         if (d.df > INTERSECT_DF_MAX || (sizes.size <= CANDIDATE_ROWS && d.df > ROW_COST_IN_ENTRIES * sizes.size)) break;
-        const users = await store.usersOf(
-          db,
-          d.list.map((e) => e.word),
-        );
+        const users = await reads.usersOf(d.list.map((e) => e.word));
         for (const id of sizes.keys()) if (!users.has(id)) sizes.delete(id);
         intersected += 1;
       }
@@ -259,7 +270,7 @@ export class DirectorySearch {
       const everyWord = intersected === wanted.length && rarestFirst.slice(0, intersected).every((t) => t.list.every((e) => !FILLER.has(e.word)));
       const overCap = quick && everyWord && sizes.size > SEARCH_CANDIDATES_MAX;
       return {
-        rows: await store.listedCandidates(db, { ids: biggest(sizes, overCap ? QUICK_ROWS : CANDIDATE_ROWS) }),
+        rows: await reads.listedCandidates(biggest(sizes, overCap ? QUICK_ROWS : CANDIDATE_ROWS)),
         overCap,
         partial: !everyWord && sizes.size > CANDIDATE_ROWS,
       };
@@ -277,8 +288,8 @@ export class DirectorySearch {
       rare.push(e.word);
       budget -= e.df;
     }
-    const top = await store.topOfWords(db, common);
-    const more = rare.length === 0 ? [] : biggest(await store.postings(db, rare), Math.max(CANDIDATE_ROWS - top.length, 0));
-    return { rows: await store.listedCandidates(db, { ids: [...new Set([...top, ...more])] }), overCap: false, partial: true };
+    const top = await reads.topOfWords(common);
+    const more = rare.length === 0 ? [] : biggest(await reads.postings(rare), Math.max(CANDIDATE_ROWS - top.length, 0));
+    return { rows: await reads.listedCandidates([...new Set([...top, ...more])]), overCap: false, partial: true };
   }
 }

@@ -8,14 +8,14 @@ import * as store from './search.store.ts';
 describeEachEngine('search store', (env) => {
   const idOf = async (ein: string) => (await env().deps.db.selectFrom('non_profits').select('id').where('ein', '=', ein).executeTakeFirstOrThrow()).id;
 
-  test('the vocabulary: countWords from the index, vocabularyEntries once counted, directoryEpoch raised; topOfWords', async () => {
+  test('the vocabulary: countWords from the index, vocabularyEntries once counted, directoryEpochs raised; topOfWords', async () => {
     const { deps } = env();
     await makeNonProfit(deps, { ein: '400000001', name: 'Maple Syrup Society', income_amt: 50 });
     await makeNonProfit(deps, { ein: '400000002', name: 'Maple Leaf Rescue', income_amt: 900 });
     assert.equal((await store.countWords(deps.db)).find((w) => w.word === 'maple')?.df, 2);
-    const epoch = await store.directoryEpoch(deps.db);
+    const before = await store.directoryEpochs(deps.db);
     await deps.db.transaction().execute((trx) => rebuildVocabularyTables(trx, 1, 1));
-    assert.equal(await store.directoryEpoch(deps.db), epoch + 1);
+    assert.deepEqual(await store.directoryEpochs(deps.db), { epoch: before.epoch + 1, records: before.records }, 'a rebuilt vocabulary raises the epoch alone');
     assert.equal((await store.vocabularyEntries(deps.db)).find((w) => w.word === 'maple')?.df, 2);
     assert.deepEqual(await store.topOfWords(deps.db, ['maple']), [await idOf('400000002')], 'the biggest user of a common word');
     assert.deepEqual(await store.topOfWords(deps.db, []), []);
@@ -79,5 +79,45 @@ describeEachEngine('search store', (env) => {
     await db.transaction().execute((trx) => replaceZipCentroids(trx, [['05401', 44.48, -73.21]]));
     assert.deepEqual(await store.zipCentroid(db, '05401'), { latitude: 44.48, longitude: -73.21 });
     assert.equal(await store.zipCentroid(db, '99999'), undefined);
+  });
+
+  test('what a node reads to hold the directory: directoryCounts, candidatesPage, wordsPage, wordUsers, topEntries', async () => {
+    const { db } = env().deps;
+    const counts = await store.directoryCounts(db);
+    const all = await db.selectFrom('non_profits').select('id').orderBy('id').execute();
+    assert.equal(counts.organisations, all.length);
+    assert.equal(counts.words, (await db.selectFrom('non_profit_words').select('word').execute()).length);
+    // Pages by id, listed or not, each with what ranking reads and whether it is removed.
+    const first = await store.candidatesPage(db, 0, 2);
+    assert.deepEqual(
+      first.map((r) => r.id),
+      all.slice(0, 2).map((r) => r.id),
+    );
+    const second = await store.candidatesPage(db, first[1]?.id ?? 0, 100);
+    assert.deepEqual(
+      second.map((r) => r.id),
+      all.slice(2).map((r) => r.id),
+    );
+    assert.ok(first.every((r) => typeof r.income_amt === 'number' && typeof r.name === 'string' && 'removed_at' in r));
+    // Words after a word, in word order; one word's users whole.
+    const words = await store.wordsPage(db, '', 1_000_000);
+    assert.equal(words.length, counts.words);
+    const order = words.map((w) => w.word);
+    assert.ok(
+      order.every((w, i) => i === 0 || w === order[i - 1] || !order.slice(0, i).includes(w)),
+      'each word once, its users together',
+    );
+    assert.ok((await store.wordsPage(db, 'maple', 1_000_000)).every((w) => w.word > 'maple'));
+    assert.deepEqual(
+      (await store.wordUsers(db, 'maple')).map((w) => w.non_profit_id).sort(),
+      words
+        .filter((w) => w.word === 'maple')
+        .map((w) => w.non_profit_id)
+        .sort(),
+    );
+    assert.deepEqual(
+      (await store.topEntries(db)).filter((e) => e.word === 'maple'),
+      (await store.topOfWords(db, ['maple'])).map((id) => ({ word: 'maple', non_profit_id: id })),
+    );
   });
 });

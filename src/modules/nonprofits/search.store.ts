@@ -9,7 +9,7 @@ import type { NonProfitsTable } from '../../db/schema.ts';
 export type SearchRow = Parameters<typeof toNonProfit>[0] & { income_amt: number; asset_amt: number };
 const ROW_COLUMNS = ['id', 'ein', 'name', 'website', 'city', 'state', 'latitude', 'longitude', 'cause_id', 'eligible', 'slug', 'income_amt', 'asset_amt'] as const;
 /** What ranking a candidate needs; the page's rows are then read whole. */
-const CANDIDATE_COLUMNS = [
+export const CANDIDATE_COLUMNS = [
   'id',
   'ein',
   'name',
@@ -31,10 +31,14 @@ const CANDIDATE_COLUMNS = [
 ] as const;
 export type Candidate = Pick<Selectable<NonProfitsTable>, (typeof CANDIDATE_COLUMNS)[number]>;
 
-/** The directory's epoch: raised by every import, so that search nodes reload their vocabulary. */
-export async function directoryEpoch(db: Db): Promise<number> {
-  const row = await db.selectFrom('directory_epoch').select('epoch').where('id', '=', 1).executeTakeFirst();
-  return row?.epoch ?? 0;
+/**
+ * The directory's two epochs, in one read: `epoch`, raised by every import (search nodes reload
+ * their vocabulary), and `records`, raised by every change of an organisation in the transaction
+ * that makes it (nodes drop what they hold of organisations: cards, the directory in memory).
+ */
+export async function directoryEpochs(db: Db): Promise<{ epoch: number; records: number }> {
+  const row = await db.selectFrom('directory_epoch').select(['epoch', 'records_epoch']).where('id', '=', 1).executeTakeFirst();
+  return { epoch: row?.epoch ?? 0, records: row?.records_epoch ?? 0 };
 }
 
 /** The vocabulary the last import counted (empty before any import). */
@@ -125,4 +129,52 @@ export async function pageMatching(db: Db, f: Filters, page: PageRequest): Promi
 /** A ZIP code's centre, as the last import read it (undefined for a ZIP it did not list). */
 export async function zipCentroid(db: Db, zip: string): Promise<{ latitude: number; longitude: number } | undefined> {
   return await db.selectFrom('zip_centroids').select(['latitude', 'longitude']).where('zip', '=', zip).executeTakeFirst();
+}
+
+// What a node reads to hold the directory in memory (directory.memory.ts): every organisation's
+// candidate columns and the word index, a page at a time in key order (keyset, never an offset).
+
+/** How many organisations and word entries there are: what the arrays are sized for. */
+export async function directoryCounts(db: Db): Promise<{ organisations: number; words: number }> {
+  const [n, w] = await Promise.all([
+    db
+      .selectFrom('non_profits')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('non_profit_words')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { organisations: Number(n.n), words: Number(w.n) };
+}
+
+/** Organisations after `afterId`, by id, listed or not (the word index names both), with what ranking needs. */
+export async function candidatesPage(db: Db, afterId: number, limit: number): Promise<Array<Candidate & { removed_at: string | null }>> {
+  return db
+    .selectFrom('non_profits')
+    .select([...CANDIDATE_COLUMNS, 'removed_at'])
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Word index entries of the words after `afterWord`, in word order (a word's users in any order),
+ * at most `limit`; the last word may be cut short (wordUsers reads one whole). Both engines walk
+ * an index on the word for it, with no sort.
+ */
+export async function wordsPage(db: Db, afterWord: string, limit: number): Promise<Array<{ word: string; non_profit_id: number }>> {
+  return db.selectFrom('non_profit_words').select(['word', 'non_profit_id']).where('word', '>', afterWord).orderBy('word').limit(limit).execute();
+}
+
+/** One word's entries in the word index. */
+export async function wordUsers(db: Db, word: string): Promise<Array<{ word: string; non_profit_id: number }>> {
+  return db.selectFrom('non_profit_words').select(['word', 'non_profit_id']).where('word', '=', word).execute();
+}
+
+/** The import's lists of the biggest users of each common word (directory_top), whole. */
+export async function topEntries(db: Db): Promise<Array<{ word: string; non_profit_id: number }>> {
+  return db.selectFrom('directory_top').select(['word', 'non_profit_id']).execute();
 }

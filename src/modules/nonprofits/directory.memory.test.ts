@@ -1,0 +1,198 @@
+// The directory held in memory (directory.memory.ts) answers as the database
+// does, on both engines: every read a search makes, and whole searches, over
+// random queries; a search after a change reads the database until a new
+// image is held; a load the epochs overtake is abandoned; the flag off holds none.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { describeEachEngine, makeNonProfit } from '../../../test/harness.ts';
+import type { Deps } from '../../deps.ts';
+import { rebuildVocabularyTables } from './directory.store.ts';
+import { bumpRecordsEpoch } from './nonprofits.store.ts';
+import { Abandoned, databaseReads, DirectoryImage, DirectoryInMemory } from './directory.memory.ts';
+import { DirectorySearch, type SearchQuery } from './search.service.ts';
+import * as store from './search.store.ts';
+
+const WORDS = [
+  'river',
+  'valley',
+  'hope',
+  'food',
+  'bank',
+  'saint',
+  'mary',
+  'church',
+  'school',
+  'friends',
+  'animal',
+  'rescue',
+  'youth',
+  'arts',
+  'center',
+  'community',
+  'health',
+  'garden',
+];
+const CITIES = ['Burlington', 'Montpelier', 'Rutland', 'Saint Albans', 'Food River'];
+const SMALL_PAGES = { organisations: 37, words: 50 };
+
+/** A deterministic directory of `n` organisations whose names share a few words (one used by most). */
+async function fill(deps: Deps, n: number): Promise<void> {
+  let seed = 7;
+  // A linear congruential generator's high bits (its low ones repeat in short cycles).
+  const next = (k: number) => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return Math.floor((seed / 2_147_483_648) * k);
+  };
+  for (let i = 0; i < n; i++) {
+    const words = Array.from({ length: 1 + next(3) }, () => WORDS[next(WORDS.length)] as string);
+    await makeNonProfit(deps, {
+      ein: String(500_000_000 + i),
+      name: `${i % 3 === 0 ? 'Community ' : ''}${words.join(' ')}${i % 5 === 0 ? ' of the Valley Inc' : ''} ${i}`,
+      city: CITIES[next(CITIES.length)] as string,
+      state: ['VT', 'NH', 'NY'][next(3)] as string,
+      cause_id: 1 + next(4),
+      eligible: next(6) === 0 ? 0 : 1,
+      // Ties on purpose: ranking breaks them by assets, name and id.
+      income_amt: next(4) * 10_000,
+      asset_amt: next(3) * 5_000,
+      revenue_amt: next(3) === 0 ? 0 : next(1000) * 1_000,
+      latitude: next(7) === 0 ? null : 44 + next(100) / 100,
+      longitude: -73,
+      subsection: ['03', '04'][next(2)] as string,
+      foundation: ['15', '04', '17'][next(3)] as string,
+      affiliation: ['3', '9', '1'][next(3)] as string,
+      organization: ['1', '6'][next(2)] as string,
+      filing_req: ['01', '06'][next(2)] as string,
+      status: ['01', '12'][next(2)] as string,
+    });
+  }
+}
+
+const entries = (m: Map<number, number>) => [...m].sort((a, b) => a[0] - b[0]);
+const byId = <T extends { id: number }>(rows: T[]) => [...rows].sort((a, b) => a.id - b.id);
+
+describeEachEngine('the directory held in memory', (env) => {
+  const search = () => new DirectorySearch(env().deps);
+  const onDatabase = () => new DirectorySearch({ ...env().deps, config: { ...env().deps.config, directoryInMemory: false } });
+
+  test('an organisation added or changed raises the records epoch in its transaction', async () => {
+    const { deps } = env();
+    const before = await store.directoryEpochs(deps.db);
+    await makeNonProfit(deps, { ein: '499999999', name: 'Epoch Test Society' });
+    assert.equal((await store.directoryEpochs(deps.db)).records, before.records + 1, 'added');
+    await makeNonProfit(deps, { ein: '499999999', name: 'Epoch Test Society', income_amt: 5 });
+    assert.equal((await store.directoryEpochs(deps.db)).records, before.records + 2, 'changed');
+  });
+
+  test('an image, read a few rows a page, answers every read as the database does', async () => {
+    const { deps } = env();
+    await fill(deps, 240);
+    // Some removed (still in the word index), and the import's lists of common words' biggest users.
+    await deps.db.transaction().execute(async (trx) => {
+      await trx.updateTable('non_profits').set({ removed_at: new Date().toISOString() }).where('ein', 'in', ['500000003', '500000010', '500000011']).execute();
+      await bumpRecordsEpoch(trx);
+      await rebuildVocabularyTables(trx, 30, 10);
+    });
+    const image = await DirectoryImage.load(deps.db, async () => true, SMALL_PAGES);
+    assert.deepEqual(image.epochs, await store.directoryEpochs(deps.db));
+    const db = databaseReads(deps.db);
+    const ids = (await deps.db.selectFrom('non_profits').select('id').execute()).map((r) => r.id);
+    const vocabulary = [...WORDS, 'of', 'burlington', 'albans', 'nosuchword', '17'];
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 3 }), fc.subarray([...ids, 0, 999_999]), async (words, some) => {
+        assert.deepEqual(entries(await image.postings(words)), entries(await db.postings(words)));
+        assert.deepEqual([...(await image.usersOf(words))].sort(), [...(await db.usersOf(words))].sort());
+        assert.deepEqual((await image.topOfWords(words)).sort(), (await db.topOfWords(words)).sort());
+        assert.deepEqual(byId(await image.listedCandidates(some)), byId(await db.listedCandidates(some)));
+      }),
+      { numRuns: 150 },
+    );
+    assert.ok((await db.topOfWords(['community'])).length > 0, 'a common word has its list');
+  });
+
+  test('searches answer alike from the image and from the database, whatever the query', async () => {
+    const { deps } = env();
+    await deps.runtime.directory.warm();
+    const epochs = await store.directoryEpochs(deps.db);
+    const held = deps.runtime.directory.held;
+    assert.ok(held !== undefined && deps.runtime.directory.readsAt(epochs) === held, 'the image is held at the current epochs');
+    const memory = search();
+    const database = onDatabase();
+    const typo = (w: string) => (w.length > 4 ? `${w[1]}${w[0]}${w.slice(2)}` : w);
+    const query = fc.record(
+      {
+        query: fc
+          .tuple(fc.array(fc.constantFrom(...WORDS, 'of', 'saint albans', 'xyzzy'), { minLength: 1, maxLength: 2 }), fc.constantFrom('as typed', 'typo', 'prefix'))
+          .map(([ws, how]) => {
+            const last = ws[ws.length - 1] as string;
+            const end = how === 'typo' ? typo(last) : how === 'prefix' ? last.slice(0, 3) : last;
+            return [...ws.slice(0, -1), end].join(' ');
+          }),
+        cause_id: fc.integer({ min: 1, max: 4 }),
+        state: fc.constantFrom('VT', 'nh'),
+      },
+      { requiredKeys: ['query'] },
+    );
+    let found = 0;
+    await fc.assert(
+      fc.asyncProperty(query, fc.integer({ min: 1, max: 3 }), fc.constantFrom(5, 25), async (q: SearchQuery, page, perPage) => {
+        const asked = { page, per_page: perPage };
+        const answer = await memory.search(q, asked);
+        assert.deepEqual(answer, await database.search(q, asked));
+        if (answer.items.length > 0) found += 1;
+      }),
+      { numRuns: 120 },
+    );
+    assert.ok(found >= 15, `queries find organisations (${found} of 120)`);
+    assert.equal(deps.runtime.directory.held, held, 'the searches read the image they were given');
+  });
+
+  test('after a change, searches read the database until an image of the new epochs is held', async () => {
+    const { deps } = env();
+    await deps.runtime.directory.warm();
+    const stale = deps.runtime.directory.held;
+    assert.ok(stale !== undefined);
+    // Words the vocabulary knows (it is counted again at the end of an import), and the biggest income.
+    await makeNonProfit(deps, { ein: '600000001', name: 'Hope Garden Rescue Arts', income_amt: 900_000_000 });
+    const found = async () => (await search().search({ query: 'hope garden rescue arts' }, { page: 1, per_page: 5 })).items.map((n) => n.ein)[0];
+    assert.equal(await found(), '600000001', 'the new organisation is found at once');
+    assert.notEqual(deps.runtime.directory.held, stale, 'the stale image is no longer held');
+    await deps.runtime.directory.warm();
+    assert.deepEqual(deps.runtime.directory.held?.epochs, await store.directoryEpochs(deps.db));
+    assert.equal(await found(), '600000001', 'and from the new image');
+    // Removed: gone from both at once.
+    await deps.db.transaction().execute(async (trx) => {
+      await trx.updateTable('non_profits').set({ removed_at: new Date().toISOString() }).where('ein', '=', '600000001').execute();
+      await bumpRecordsEpoch(trx);
+    });
+    assert.notEqual(await found(), '600000001');
+    await deps.runtime.directory.warm();
+    assert.notEqual(await found(), '600000001');
+  });
+
+  test('a load the epochs overtake is abandoned, between pages or at its end', async () => {
+    const { deps } = env();
+    await assert.rejects(
+      DirectoryImage.load(deps.db, async () => false, SMALL_PAGES),
+      Abandoned,
+      'told to stop between pages',
+    );
+    const raising = async () => {
+      await bumpRecordsEpoch(deps.db);
+      return true;
+    };
+    await assert.rejects(DirectoryImage.load(deps.db, raising, SMALL_PAGES), Abandoned, 'an epoch raised while it read');
+  });
+
+  test('with DIRECTORY_IN_MEMORY off, a search holds nothing and loads nothing', async () => {
+    const { deps } = env();
+    const directory = new DirectoryInMemory(deps);
+    const off = { ...deps, config: { ...deps.config, directoryInMemory: false }, runtime: { ...deps.runtime, directory } };
+    const page = await new DirectorySearch(off).search({ query: 'river' }, { page: 1, per_page: 5 });
+    assert.ok(page.items.length > 0);
+    assert.equal(directory.loading, false);
+    assert.equal(directory.held, undefined);
+    await directory.close();
+  });
+});

@@ -1,0 +1,389 @@
+// The directory held in memory (ADR 32, rules §9): what ranking reads of the
+// organisations and the word index, in columns, so that a search reads no
+// candidate row from the database. Held under the two directory epochs it was
+// read at; a search at other epochs reads the database (the same statements
+// as without it) while a new image loads, one load at a time. Every write to
+// the organisations, their words or the import's lists raises an epoch in its
+// transaction, so an image read entirely between two equal readings of the
+// epochs is the database as it was then: both answer every search alike.
+import type { Deps } from '../../deps.ts';
+import type { Db } from '../../db/database.ts';
+import { assert, assertSafeInteger } from '../../shared/assert.ts';
+import { binarySearch, CodedColumn, NumberColumn, StringColumn } from './directory.columns.ts';
+import * as store from './search.store.ts';
+import type { Candidate } from './search.store.ts';
+
+/** What a search reads of the word index and the organisations: the database, or the image. */
+export interface CandidateReads {
+  /** The organisations using any of `words`, each with its size. */
+  postings(words: readonly string[]): Promise<Map<number, number>>;
+  /** The organisations using any of `words`. */
+  usersOf(words: readonly string[]): Promise<Set<number>>;
+  /** The biggest users of these common words, as the import listed them. */
+  topOfWords(words: readonly string[]): Promise<number[]>;
+  /** What ranking needs of the organisations with these ids that are still listed. */
+  listedCandidates(ids: readonly number[]): Promise<Candidate[]>;
+}
+
+export function databaseReads(db: Db): CandidateReads {
+  return {
+    postings: (words) => store.postings(db, words),
+    usersOf: (words) => store.usersOf(db, words),
+    topOfWords: (words) => store.topOfWords(db, words),
+    listedCandidates: (ids) => store.listedCandidates(db, { ids }),
+  };
+}
+
+type Epochs = { epoch: number; records: number };
+const sameEpochs = (a: Epochs, b: Epochs) => a.epoch === b.epoch && a.records === b.records;
+
+const ORGANISATIONS_A_PAGE = 5_000;
+const WORDS_A_PAGE = 20_000;
+const CODED = ['state', 'subsection', 'foundation', 'affiliation', 'organization', 'filing_req', 'status', 'city'] as const;
+const NUMBERS = ['cause_id', 'eligible', 'income_amt', 'asset_amt', 'revenue_amt'] as const;
+
+/** Thrown inside a load: the epochs moved, or the node is closing. */
+export class Abandoned extends Error {}
+/** Thrown inside a load: the database holds what an image cannot answer alike (the log says what). */
+export class Refused extends Error {}
+
+interface ImageParts {
+  epochs: Epochs;
+  ids: Float64Array;
+  listed: Uint8Array;
+  ein: StringColumn;
+  name: StringColumn;
+  coded: Record<(typeof CODED)[number], CodedColumn>;
+  numbers: Record<(typeof NUMBERS)[number], NumberColumn>;
+  latitude: NumberColumn;
+  longitude: NumberColumn;
+  wordOf: Map<string, number>;
+  wordStarts: Uint32Array;
+  postings: Int32Array;
+  top: Map<string, number[]>;
+}
+
+/** One reading of the directory, at `epochs`. Sizes are incomes: every word row's size is its organisation's income (writers keep it so). */
+export class DirectoryImage implements CandidateReads {
+  readonly epochs: Epochs;
+  readonly organisations: number;
+  readonly #ids: Float64Array;
+  readonly #listed: Uint8Array;
+  readonly #ein: StringColumn;
+  readonly #name: StringColumn;
+  readonly #coded: Record<(typeof CODED)[number], CodedColumn>;
+  readonly #numbers: Record<(typeof NUMBERS)[number], NumberColumn>;
+  readonly #latitude: NumberColumn;
+  readonly #longitude: NumberColumn;
+  /** Each word's users, as positions in the columns: word k's from #wordStarts[k] to #wordStarts[k + 1]. */
+  readonly #wordOf: Map<string, number>;
+  readonly #wordStarts: Uint32Array;
+  readonly #postings: Int32Array;
+  readonly #top: Map<string, number[]>;
+
+  private constructor(parts: ImageParts) {
+    this.epochs = parts.epochs;
+    this.organisations = parts.ids.length;
+    this.#ids = parts.ids;
+    this.#listed = parts.listed;
+    this.#ein = parts.ein;
+    this.#name = parts.name;
+    this.#coded = parts.coded;
+    this.#numbers = parts.numbers;
+    this.#latitude = parts.latitude;
+    this.#longitude = parts.longitude;
+    this.#wordOf = parts.wordOf;
+    this.#wordStarts = parts.wordStarts;
+    this.#postings = parts.postings;
+    this.#top = parts.top;
+  }
+
+  /** About how many bytes the image holds (its arrays and strings). */
+  get bytes(): number {
+    return this.#ids.byteLength * 9 + this.#postings.byteLength + this.organisations * 40;
+  }
+
+  get entries(): number {
+    return this.#postings.length;
+  }
+
+  /** Reads the directory a page at a time; `go` is asked between pages and abandons the load when false. */
+  static async load(db: Db, go: () => Promise<boolean>, pages = { organisations: ORGANISATIONS_A_PAGE, words: WORDS_A_PAGE }): Promise<DirectoryImage> {
+    const epochs = await store.directoryEpochs(db);
+    const counts = await store.directoryCounts(db);
+    const organisations = await readOrganisations(db, go, pages.organisations, counts.organisations + 1024);
+    const words = await readWords(db, go, pages.words, organisations.ids, counts.words + 1024);
+    const top = await readTop(db);
+    if (!sameEpochs(epochs, await store.directoryEpochs(db))) throw new Abandoned();
+    return new DirectoryImage({ epochs, ...organisations, ...words, top });
+  }
+
+  async postings(words: readonly string[]): Promise<Map<number, number>> {
+    const sizes = new Map<number, number>();
+    const income = this.#numbers.income_amt;
+    this.#each(words, (p) => sizes.set(this.#ids[p] as number, income.get(p)));
+    return sizes;
+  }
+
+  async usersOf(words: readonly string[]): Promise<Set<number>> {
+    const users = new Set<number>();
+    this.#each(words, (p) => users.add(this.#ids[p] as number));
+    return users;
+  }
+
+  async topOfWords(words: readonly string[]): Promise<number[]> {
+    return words.flatMap((w) => this.#top.get(w) ?? []);
+  }
+
+  async listedCandidates(ids: readonly number[]): Promise<Candidate[]> {
+    const rows: Candidate[] = [];
+    const c = this.#coded;
+    const n = this.#numbers;
+    for (const id of ids) {
+      const p = binarySearch(this.#ids, id);
+      if (p < 0 || this.#listed[p] === 0) continue;
+      rows.push({
+        id,
+        ein: this.#ein.get(p),
+        name: this.#name.get(p),
+        city: c.city.get(p),
+        state: c.state.get(p),
+        latitude: this.#latitude.getOrNull(p),
+        longitude: this.#longitude.getOrNull(p),
+        cause_id: n.cause_id.get(p),
+        eligible: n.eligible.get(p),
+        income_amt: n.income_amt.get(p),
+        asset_amt: n.asset_amt.get(p),
+        revenue_amt: n.revenue_amt.get(p),
+        subsection: c.subsection.get(p),
+        foundation: c.foundation.get(p),
+        affiliation: c.affiliation.get(p),
+        organization: c.organization.get(p),
+        filing_req: c.filing_req.get(p),
+        status: c.status.get(p),
+      });
+    }
+    return rows;
+  }
+
+  #each(words: readonly string[], use: (position: number) => void): void {
+    for (const w of words) {
+      const k = this.#wordOf.get(w);
+      if (k === undefined) continue;
+      const end = this.#wordStarts[k + 1] as number;
+      for (let i = this.#wordStarts[k] as number; i < end; i++) use(this.#postings[i] as number);
+    }
+  }
+}
+
+type Organisations = Pick<ImageParts, 'ids' | 'listed' | 'ein' | 'name' | 'coded' | 'numbers' | 'latitude' | 'longitude'>;
+
+/** Every organisation, listed or not (the word index names both), by id, into columns. */
+async function readOrganisations(db: Db, go: () => Promise<boolean>, perPage: number, capacity: number): Promise<Organisations> {
+  const ids = new NumberColumn(capacity);
+  const listed: number[] = [];
+  const ein = new StringColumn(capacity);
+  const name = new StringColumn(capacity);
+  const coded = Object.fromEntries(CODED.map((c) => [c, new CodedColumn(capacity)])) as Record<(typeof CODED)[number], CodedColumn>;
+  const numbers = Object.fromEntries(NUMBERS.map((c) => [c, new NumberColumn(capacity)])) as Record<(typeof NUMBERS)[number], NumberColumn>;
+  const latitude = new NumberColumn(capacity);
+  const longitude = new NumberColumn(capacity);
+  let after = 0;
+  for (;;) {
+    const page = await store.candidatesPage(db, after, perPage);
+    for (const r of page) {
+      assertSafeInteger(r.id, 'an organisation id');
+      assert(r.id > after, 'organisations are read in ascending id order');
+      after = r.id;
+      ids.push(r.id);
+      listed.push(r.removed_at === null ? 1 : 0);
+      assert(typeof r.ein === 'string' && typeof r.name === 'string', 'an organisation has an EIN and a name');
+      ein.push(r.ein);
+      name.push(r.name);
+      for (const c of CODED) {
+        assert(typeof r[c] === 'string', `an organisation's ${c} is text`);
+        coded[c].push(r[c]);
+      }
+      for (const c of NUMBERS) {
+        assert(typeof r[c] === 'number' && Number.isFinite(r[c]), `an organisation's ${c} is a number`);
+        numbers[c].push(r[c]);
+      }
+      assert(r.latitude === null || typeof r.latitude === 'number', 'a latitude is a number or none');
+      assert(r.longitude === null || typeof r.longitude === 'number', 'a longitude is a number or none');
+      latitude.push(r.latitude);
+      longitude.push(r.longitude);
+    }
+    if (page.length < perPage) break;
+    if (!(await go())) throw new Abandoned();
+  }
+  for (const c of [ein, name]) c.finish();
+  for (const c of CODED) coded[c].finish();
+  return { ids: ids.view().slice(), listed: Uint8Array.from(listed), ein, name, coded, numbers, latitude, longitude };
+}
+
+/** The word index as each word's users (positions in the columns), a word's users once. */
+async function readWords(
+  db: Db,
+  go: () => Promise<boolean>,
+  perPage: number,
+  sortedIds: Float64Array,
+  capacity: number,
+): Promise<Pick<ImageParts, 'wordOf' | 'wordStarts' | 'postings'>> {
+  const wordOf = new Map<string, number>();
+  const starts: number[] = [];
+  let postings = new Int32Array(capacity);
+  let n = 0;
+  // Which word last counted each organisation: a word of both its name and its city is one user.
+  const counted = new Int32Array(sortedIds.length).fill(-1);
+  const take = (rows: ReadonlyArray<{ word: string; non_profit_id: number }>) => {
+    for (const r of rows) {
+      const position = binarySearch(sortedIds, r.non_profit_id);
+      // The word index names only organisations the directory holds (a foreign key): a load that
+      // met one it does not is refused rather than answering otherwise than the database would.
+      if (position < 0) throw new Refused(`the word index names organisation ${r.non_profit_id}, which the directory does not hold`);
+      let k = wordOf.get(r.word);
+      if (k === undefined) {
+        k = starts.length;
+        wordOf.set(r.word, k);
+        starts.push(n);
+      }
+      assert(k === starts.length - 1, 'the word index is read a word at a time, in word order');
+      if (counted[position] === k) continue;
+      counted[position] = k;
+      if (n === postings.length) postings = grownInt(postings);
+      postings[n++] = position;
+    }
+  };
+  // A page at a time in word order; a page's last word may be cut short, so it is read again
+  // with the next page, or whole on its own when it filled the page.
+  let afterWord = '';
+  for (;;) {
+    const page = await store.wordsPage(db, afterWord, perPage);
+    if (page.length < perPage) {
+      take(page);
+      break;
+    }
+    const lastWord = (page[page.length - 1] as { word: string }).word;
+    const whole = page.findIndex((r) => r.word === lastWord);
+    const rows = whole > 0 ? page.slice(0, whole) : await store.wordUsers(db, lastWord);
+    take(rows);
+    afterWord = (rows[rows.length - 1] as { word: string }).word;
+    if (!(await go())) throw new Abandoned();
+  }
+  starts.push(n);
+  return { wordOf, wordStarts: Uint32Array.from(starts), postings: postings.slice(0, n) };
+}
+
+async function readTop(db: Db): Promise<Map<string, number[]>> {
+  const top = new Map<string, number[]>();
+  for (const r of await store.topEntries(db)) {
+    const list = top.get(r.word) ?? [];
+    list.push(r.non_profit_id);
+    top.set(r.word, list);
+  }
+  return top;
+}
+
+function grownInt(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(Math.max(1024, a.length * 2));
+  next.set(a);
+  return next;
+}
+
+declare module '../../deps.ts' {
+  interface Runtime {
+    directory: DirectoryInMemory;
+  }
+}
+
+/**
+ * A node's image of the directory: which reads a search at given epochs uses, and the load of
+ * a new image when the epochs moved (in the background, one at a time; a load the epochs
+ * overtake is abandoned at its next page and tried again no sooner than it had run).
+ */
+export class DirectoryInMemory {
+  readonly #deps: Deps;
+  readonly #database: CandidateReads;
+  #image: DirectoryImage | undefined;
+  #loading: Promise<void> | undefined;
+  /** Epochs at which the database held what an image cannot answer alike: not loaded again at them. */
+  #refused: Epochs | undefined;
+  #notBefore = 0;
+  #closed = false;
+
+  constructor(deps: Deps) {
+    this.#deps = deps;
+    this.#database = databaseReads(deps.reads);
+  }
+
+  get held(): DirectoryImage | undefined {
+    return this.#image;
+  }
+
+  get loading(): boolean {
+    return this.#loading !== undefined;
+  }
+
+  /** The reads for a search that read these epochs: the image when it was read at them; otherwise the database, and a load begins. */
+  readsAt(epochs: Epochs): CandidateReads {
+    const image = this.#image;
+    if (image !== undefined && sameEpochs(image.epochs, epochs)) return image;
+    if (this.#loading === undefined && !this.#closed && Date.now() >= this.#notBefore && !(this.#refused !== undefined && sameEpochs(this.#refused, epochs))) {
+      this.#loading = this.#load().finally(() => {
+        this.#loading = undefined;
+      });
+    }
+    return this.#database;
+  }
+
+  /** Loads an image now (unless one at the current epochs is held) and resolves when it is held or the load ended otherwise. */
+  async warm(): Promise<void> {
+    await this.#loading;
+    const epochs = await store.directoryEpochs(this.#deps.reads);
+    this.#notBefore = 0;
+    this.readsAt(epochs);
+    await this.#loading;
+  }
+
+  /** Stops loading (at the next page) and waits for it. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#loading;
+  }
+
+  async #load(): Promise<void> {
+    const db = this.#deps.reads;
+    const log = this.#deps.log;
+    // The image held is of other epochs: no search reads it any more.
+    this.#image = undefined;
+    const started = Date.now();
+    let epochs: Epochs | undefined;
+    try {
+      const go = async () => {
+        // Other work goes on between pages (node:sqlite answers without returning to the event loop).
+        await new Promise((resolve) => setImmediate(resolve));
+        const now = await store.directoryEpochs(db);
+        epochs ??= now;
+        return !this.#closed && sameEpochs(epochs, now);
+      };
+      await go();
+      const image = await DirectoryImage.load(db, go);
+      if (this.#closed) return;
+      this.#image = image;
+      log.info(
+        { organisations: image.organisations, entries: image.entries, seconds: (Date.now() - started) / 1000, mb: Math.round(image.bytes / 1e6) },
+        'directory held in memory',
+      );
+    } catch (err) {
+      if (err instanceof Refused) {
+        this.#refused = epochs;
+        log.warn({ reason: err.message }, 'directory not held in memory: searches read the database');
+      } else if (err instanceof Abandoned || this.#closed) {
+        this.#notBefore = Date.now() + (Date.now() - started);
+      } else {
+        this.#notBefore = Date.now() + 60_000;
+        log.error({ err }, 'directory not held in memory: the load failed; searches read the database');
+      }
+    }
+  }
+}
