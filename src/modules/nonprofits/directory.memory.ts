@@ -6,10 +6,9 @@
 // the organisations, their words or the import's lists raises an epoch in its
 // transaction, so an image read entirely between two equal readings of the
 // epochs is the database as it was then: both answer every search alike.
-import type { Deps } from '../../deps.ts';
 import type { Db } from '../../db/database.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import { binarySearch, CodedColumn, NumberColumn, StringColumn } from './directory.columns.ts';
+import { CodedColumn, NumberColumn, Positions, StringColumn } from './directory.columns.ts';
 import * as store from './search.store.ts';
 import type { Candidate } from './search.store.ts';
 
@@ -17,8 +16,9 @@ import type { Candidate } from './search.store.ts';
 export interface CandidateReads {
   /** The organisations using any of `words`, each with its size. */
   postings(words: readonly string[]): Promise<Map<number, number>>;
-  /** The organisations using any of `words`. */
-  usersOf(words: readonly string[]): Promise<Set<number>>;
+  /** Keeps in `sizes` only the organisations that use any of `words`. */
+  narrow(sizes: Map<number, number>, words: readonly string[]): Promise<void>;
+
   /** The biggest users of these common words, as the import listed them. */
   topOfWords(words: readonly string[]): Promise<number[]>;
   /** What ranking needs of the organisations with these ids that are still listed. */
@@ -28,14 +28,18 @@ export interface CandidateReads {
 export function databaseReads(db: Db): CandidateReads {
   return {
     postings: (words) => store.postings(db, words),
-    usersOf: (words) => store.usersOf(db, words),
+    narrow: async (sizes, words) => {
+      const users = await store.usersOf(db, words);
+      for (const id of sizes.keys()) if (!users.has(id)) sizes.delete(id);
+    },
+
     topOfWords: (words) => store.topOfWords(db, words),
     listedCandidates: (ids) => store.listedCandidates(db, { ids }),
   };
 }
 
-type Epochs = { epoch: number; records: number };
-const sameEpochs = (a: Epochs, b: Epochs) => a.epoch === b.epoch && a.records === b.records;
+export type Epochs = { epoch: number; records: number };
+export const sameEpochs = (a: Epochs, b: Epochs) => a.epoch === b.epoch && a.records === b.records;
 
 const ORGANISATIONS_A_PAGE = 5_000;
 const WORDS_A_PAGE = 20_000;
@@ -50,6 +54,7 @@ export class Refused extends Error {}
 interface ImageParts {
   epochs: Epochs;
   ids: Float64Array;
+  positions: Positions;
   listed: Uint8Array;
   ein: StringColumn;
   name: StringColumn;
@@ -80,6 +85,10 @@ export class DirectoryImage implements CandidateReads {
   readonly #wordStarts: Uint32Array;
   readonly #postings: Int32Array;
   readonly #top: Map<string, number[]>;
+  /** narrow's marks: the number of the narrowing that last marked each organisation. */
+  readonly #marks: Uint32Array;
+  readonly #positions: Positions;
+  #marking = 0;
 
   private constructor(parts: ImageParts) {
     this.epochs = parts.epochs;
@@ -96,6 +105,8 @@ export class DirectoryImage implements CandidateReads {
     this.#wordStarts = parts.wordStarts;
     this.#postings = parts.postings;
     this.#top = parts.top;
+    this.#marks = new Uint32Array(parts.ids.length);
+    this.#positions = parts.positions;
   }
 
   /** About how many bytes the image holds (its arrays and strings). */
@@ -112,10 +123,11 @@ export class DirectoryImage implements CandidateReads {
     const epochs = await store.directoryEpochs(db);
     const counts = await store.directoryCounts(db);
     const organisations = await readOrganisations(db, go, pages.organisations, counts.organisations + 1024);
-    const words = await readWords(db, go, pages.words, organisations.ids, counts.words + 1024);
+    const positions = new Positions(organisations.ids);
+    const words = await readWords(db, go, pages.words, positions, organisations.ids.length, counts.words + 1024);
     const top = await readTop(db);
     if (!sameEpochs(epochs, await store.directoryEpochs(db))) throw new Abandoned();
-    return new DirectoryImage({ epochs, ...organisations, ...words, top });
+    return new DirectoryImage({ epochs, ...organisations, positions, ...words, top });
   }
 
   async postings(words: readonly string[]): Promise<Map<number, number>> {
@@ -125,10 +137,13 @@ export class DirectoryImage implements CandidateReads {
     return sizes;
   }
 
-  async usersOf(words: readonly string[]): Promise<Set<number>> {
-    const users = new Set<number>();
-    this.#each(words, (p) => users.add(this.#ids[p] as number));
-    return users;
+  async narrow(sizes: Map<number, number>, words: readonly string[]): Promise<void> {
+    // The users marked in place (no set of tens of thousands of ids built and thrown away).
+    const mark = ++this.#marking;
+    this.#each(words, (p) => {
+      this.#marks[p] = mark;
+    });
+    for (const id of sizes.keys()) if (this.#marks[this.#positions.of(id)] !== mark) sizes.delete(id);
   }
 
   async topOfWords(words: readonly string[]): Promise<number[]> {
@@ -140,7 +155,7 @@ export class DirectoryImage implements CandidateReads {
     const c = this.#coded;
     const n = this.#numbers;
     for (const id of ids) {
-      const p = binarySearch(this.#ids, id);
+      const p = this.#positions.of(id);
       if (p < 0 || this.#listed[p] === 0) continue;
       rows.push({
         id,
@@ -226,7 +241,8 @@ async function readWords(
   db: Db,
   go: () => Promise<boolean>,
   perPage: number,
-  sortedIds: Float64Array,
+  positions: Positions,
+  organisations: number,
   capacity: number,
 ): Promise<Pick<ImageParts, 'wordOf' | 'wordStarts' | 'postings'>> {
   const wordOf = new Map<string, number>();
@@ -234,10 +250,10 @@ async function readWords(
   let postings = new Int32Array(capacity);
   let n = 0;
   // Which word last counted each organisation: a word of both its name and its city is one user.
-  const counted = new Int32Array(sortedIds.length).fill(-1);
+  const counted = new Int32Array(organisations).fill(-1);
   const take = (rows: ReadonlyArray<{ word: string; non_profit_id: number }>) => {
     for (const r of rows) {
-      const position = binarySearch(sortedIds, r.non_profit_id);
+      const position = positions.of(r.non_profit_id);
       // The word index names only organisations the directory holds (a foreign key): a load that
       // met one it does not is refused rather than answering otherwise than the database would.
       if (position < 0) throw new Refused(`the word index names organisation ${r.non_profit_id}, which the directory does not hold`);
@@ -288,102 +304,4 @@ function grownInt(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
   const next = new Int32Array(Math.max(1024, a.length * 2));
   next.set(a);
   return next;
-}
-
-declare module '../../deps.ts' {
-  interface Runtime {
-    directory: DirectoryInMemory;
-  }
-}
-
-/**
- * A node's image of the directory: which reads a search at given epochs uses, and the load of
- * a new image when the epochs moved (in the background, one at a time; a load the epochs
- * overtake is abandoned at its next page and tried again no sooner than it had run).
- */
-export class DirectoryInMemory {
-  readonly #deps: Deps;
-  readonly #database: CandidateReads;
-  #image: DirectoryImage | undefined;
-  #loading: Promise<void> | undefined;
-  /** Epochs at which the database held what an image cannot answer alike: not loaded again at them. */
-  #refused: Epochs | undefined;
-  #notBefore = 0;
-  #closed = false;
-
-  constructor(deps: Deps) {
-    this.#deps = deps;
-    this.#database = databaseReads(deps.reads);
-  }
-
-  get held(): DirectoryImage | undefined {
-    return this.#image;
-  }
-
-  get loading(): boolean {
-    return this.#loading !== undefined;
-  }
-
-  /** The reads for a search that read these epochs: the image when it was read at them; otherwise the database, and a load begins. */
-  readsAt(epochs: Epochs): CandidateReads {
-    const image = this.#image;
-    if (image !== undefined && sameEpochs(image.epochs, epochs)) return image;
-    if (this.#loading === undefined && !this.#closed && Date.now() >= this.#notBefore && !(this.#refused !== undefined && sameEpochs(this.#refused, epochs))) {
-      this.#loading = this.#load().finally(() => {
-        this.#loading = undefined;
-      });
-    }
-    return this.#database;
-  }
-
-  /** Loads an image now (unless one at the current epochs is held) and resolves when it is held or the load ended otherwise. */
-  async warm(): Promise<void> {
-    await this.#loading;
-    const epochs = await store.directoryEpochs(this.#deps.reads);
-    this.#notBefore = 0;
-    this.readsAt(epochs);
-    await this.#loading;
-  }
-
-  /** Stops loading (at the next page) and waits for it. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    await this.#loading;
-  }
-
-  async #load(): Promise<void> {
-    const db = this.#deps.reads;
-    const log = this.#deps.log;
-    // The image held is of other epochs: no search reads it any more.
-    this.#image = undefined;
-    const started = Date.now();
-    let epochs: Epochs | undefined;
-    try {
-      const go = async () => {
-        // Other work goes on between pages (node:sqlite answers without returning to the event loop).
-        await new Promise((resolve) => setImmediate(resolve));
-        const now = await store.directoryEpochs(db);
-        epochs ??= now;
-        return !this.#closed && sameEpochs(epochs, now);
-      };
-      await go();
-      const image = await DirectoryImage.load(db, go);
-      if (this.#closed) return;
-      this.#image = image;
-      log.info(
-        { organisations: image.organisations, entries: image.entries, seconds: (Date.now() - started) / 1000, mb: Math.round(image.bytes / 1e6) },
-        'directory held in memory',
-      );
-    } catch (err) {
-      if (err instanceof Refused) {
-        this.#refused = epochs;
-        log.warn({ reason: err.message }, 'directory not held in memory: searches read the database');
-      } else if (err instanceof Abandoned || this.#closed) {
-        this.#notBefore = Date.now() + (Date.now() - started);
-      } else {
-        this.#notBefore = Date.now() + 60_000;
-        log.error({ err }, 'directory not held in memory: the load failed; searches read the database');
-      }
-    }
-  }
 }

@@ -17,6 +17,6 @@ export { bumpRecordsEpoch, type NonProfit, type NonProfitInput } from './nonprof
 export { cardOfNonProfit, createCardCache, nonProfitCards, type CardCache, type NonProfitCard } from './cards.ts';
 export { bmfFiles, importBmf, sourceOf, type ImportProgress, type ImportSummary } from './import.service.ts';
 export { DirectorySearch } from './search.service.ts';
-export { DirectoryInMemory } from './directory.memory.ts';
+export { DirectoryInMemory } from './directory.held.ts';
 export type { CharityProfile } from './profile.ts';
 export { postalLines } from './profile.ts';

@@ -260,8 +260,10 @@ export class DirectorySearch {
         // While more organisations are left than are read, a word checked on rows
         // alone would miss those it was not checked on: it is looked up whatever it costs.
         if (d.df > INTERSECT_DF_MAX || (sizes.size <= CANDIDATE_ROWS && d.df > ROW_COST_IN_ENTRIES * sizes.size)) break;
-        const users = await reads.usersOf(d.list.map((e) => e.word));
-        for (const id of sizes.keys()) if (!users.has(id)) sizes.delete(id);
+        await reads.narrow(
+          sizes,
+          d.list.map((e) => e.word),
+        );
         intersected += 1;
       }
       // Every organisation left uses every word (no word stands for a filler
