@@ -12,27 +12,49 @@ import { CodedColumn, NumberColumn, Positions, StringColumn } from './directory.
 import * as store from './search.store.ts';
 import type { Candidate } from './search.store.ts';
 
+/** Organisations from the word index, each with its size: what a search narrows, then cuts to the biggest. */
+export interface Users {
+  readonly size: number;
+  /** Keeps only the organisations that use any of `words`. */
+  narrow(words: readonly string[]): Promise<void>;
+  /** At most `limit` of their ids: all of them, or the biggest (then lowest id) `limit`. */
+  biggest(limit: number): number[];
+}
+
 /** What a search reads of the word index and the organisations: the database, or the image. */
 export interface CandidateReads {
-  /** The organisations using any of `words`, each with its size. */
-  postings(words: readonly string[]): Promise<Map<number, number>>;
-  /** Keeps in `sizes` only the organisations that use any of `words`. */
-  narrow(sizes: Map<number, number>, words: readonly string[]): Promise<void>;
-
+  /** The organisations using any of `words`. */
+  postings(words: readonly string[]): Promise<Users>;
   /** The biggest users of these common words, as the import listed them. */
   topOfWords(words: readonly string[]): Promise<number[]>;
   /** What ranking needs of the organisations with these ids that are still listed. */
   listedCandidates(ids: readonly number[]): Promise<Candidate[]>;
 }
 
+/** Ids by size, biggest first (then by id); at most `limit`, all of them in any order when they fit. */
+export function biggestOf(sizes: ReadonlyMap<number, number>, limit: number): number[] {
+  if (sizes.size <= limit) return [...sizes.keys()];
+  return [...sizes]
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, limit)
+    .map(([id]) => id);
+}
+
 export function databaseReads(db: Db): CandidateReads {
   return {
-    postings: (words) => store.postings(db, words),
-    narrow: async (sizes, words) => {
-      const users = await store.usersOf(db, words);
-      for (const id of sizes.keys()) if (!users.has(id)) sizes.delete(id);
+    postings: async (words) => {
+      const sizes = await store.postings(db, words);
+      return {
+        get size() {
+          return sizes.size;
+        },
+        narrow: async (others) => {
+          const users = await store.usersOf(db, others);
+          for (const id of sizes.keys()) if (!users.has(id)) sizes.delete(id);
+        },
+        biggest: (limit) => biggestOf(sizes, limit),
+      };
     },
-
     topOfWords: (words) => store.topOfWords(db, words),
     listedCandidates: (ids) => store.listedCandidates(db, { ids }),
   };
@@ -87,6 +109,7 @@ export class DirectoryImage implements CandidateReads {
   readonly #top: Map<string, number[]>;
   /** narrow's marks: the number of the narrowing that last marked each organisation. */
   readonly #marks: Uint32Array;
+  readonly #income: Float64Array;
   readonly #positions: Positions;
   #marking = 0;
 
@@ -106,6 +129,7 @@ export class DirectoryImage implements CandidateReads {
     this.#postings = parts.postings;
     this.#top = parts.top;
     this.#marks = new Uint32Array(parts.ids.length);
+    this.#income = parts.numbers.income_amt.view();
     this.#positions = parts.positions;
   }
 
@@ -130,20 +154,72 @@ export class DirectoryImage implements CandidateReads {
     return new DirectoryImage({ epochs, ...organisations, positions, ...words, top });
   }
 
-  async postings(words: readonly string[]): Promise<Map<number, number>> {
-    const sizes = new Map<number, number>();
-    const income = this.#numbers.income_amt;
-    this.#each(words, (p) => sizes.set(this.#ids[p] as number, income.get(p)));
-    return sizes;
+  async postings(words: readonly string[]): Promise<Users> {
+    // Positions in an array, each once (the marks say which are in), rather than a map of ids.
+    let n = 0;
+    let found = new Int32Array(64);
+    const mark = this.#nextMark();
+    this.#each(words, (p) => {
+      if (this.#marks[p] === mark) return;
+      this.#marks[p] = mark;
+      if (n === found.length) found = grownInt(found);
+      found[n++] = p;
+    });
+    const marks = this.#marks;
+    return {
+      get size() {
+        return n;
+      },
+      narrow: async (others) => {
+        // Their users marked in place, then kept in order (no set of tens of thousands of ids).
+        const by = this.#nextMark();
+        this.#each(others, (p) => {
+          marks[p] = by;
+        });
+        let kept = 0;
+        for (let i = 0; i < n; i++) if (marks[found[i] as number] === by) found[kept++] = found[i] as number;
+        n = kept;
+      },
+      biggest: (limit) => this.#biggest(found.subarray(0, n), limit),
+    };
   }
 
-  async narrow(sizes: Map<number, number>, words: readonly string[]): Promise<void> {
-    // The users marked in place (no set of tens of thousands of ids built and thrown away).
-    const mark = ++this.#marking;
-    this.#each(words, (p) => {
-      this.#marks[p] = mark;
-    });
-    for (const id of sizes.keys()) if (this.#marks[this.#positions.of(id)] !== mark) sizes.delete(id);
+  /** A number no organisation is marked with yet (every mark cleared when they run out, after four billion). */
+  #nextMark(): number {
+    if (this.#marking === 0xffff_ffff) {
+      this.#marks.fill(0);
+      this.#marking = 0;
+    }
+    return ++this.#marking;
+  }
+
+  /**
+   * The ids of the `limit` biggest of these positions (then the lowest id: positions follow ids),
+   * or of all of them. Their incomes are copied once and sorted as numbers, which finds the
+   * smallest income kept (a sort comparing positions would read an income at random twice a
+   * comparison); only the positions tied at it are sorted.
+   */
+  #biggest(positions: Int32Array, limit: number): number[] {
+    const ids = this.#ids;
+    const out: number[] = [];
+    if (positions.length <= limit) {
+      for (const p of positions) out.push(ids[p] as number);
+      return out;
+    }
+    const incomes = new Float64Array(positions.length);
+    for (let i = 0; i < positions.length; i++) incomes[i] = this.#income[positions[i] as number] as number;
+    const least = incomes.slice().sort()[positions.length - limit] as number;
+    const tied: number[] = [];
+    for (let i = 0; i < positions.length; i++) {
+      const income = incomes[i] as number;
+      if (income > least) out.push(ids[positions[i] as number] as number);
+      else if (income === least) tied.push(positions[i] as number);
+    }
+    for (const p of Int32Array.from(tied).sort()) {
+      if (out.length === limit) break;
+      out.push(ids[p] as number);
+    }
+    return out;
   }
 
   async topOfWords(words: readonly string[]): Promise<number[]> {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { displayName, displayCity, normalizeEin, publicPath, isEligible } from './nonprofits.ts';
+import fc from 'fast-check';
+import { displayName, displayCity, normalizeEin, publicPath, isEligible, tokenize } from './nonprofits.ts';
 import { parseCsvLine } from './bmf.ts';
 import { causeIdForNtee, GENERAL_CAUSE_ID } from './causes.ts';
 
@@ -40,4 +41,30 @@ test('CSV lines with quoted commas and quotes', () => {
   assert.deepEqual(parseCsvLine('a,"b, c","d ""e""",,f'), ['a', 'b, c', 'd "e"', '', 'f']);
   assert.deepEqual(parseCsvLine(''), ['']);
   assert.deepEqual(parseCsvLine('a,'), ['a', '']);
+});
+
+/** tokenize as it was written first, with regular expressions: the definition the fast one keeps. */
+function tokenizeByExpressions(text: string): string[] {
+  // eslint-disable-next-line no-control-regex -- the whole ASCII range
+  return (/^[\x00-\x7f]*$/.test(text) ? text : text.normalize('NFKD').replace(/[\u0300-\u036f]/g, ''))
+    .toLowerCase()
+    .replace(/['\u2019`]/g, '')
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+}
+
+test('tokenize: lower case words, apostrophes dropped, accents folded, split on anything else', () => {
+  assert.deepEqual(tokenize("St. Luke's Hospital-of the  CITY"), ['st', 'lukes', 'hospital', 'of', 'the', 'city']);
+  assert.deepEqual(tokenize('Café Crème ’n` Co'), ['cafe', 'creme', 'n', 'co']);
+  assert.deepEqual(tokenize("' -- '"), []);
+  assert.deepEqual(tokenize('A1B2 3c'), ['a1b2', '3c']);
+  const text = fc.oneof(
+    fc.string({ unit: fc.constantFrom(..."aZ09 -.'`&/\u2019éÉİK\u212a\u0301ß".split('')), maxLength: 24 }),
+    fc.string({ unit: 'binary', maxLength: 24 }),
+    fc.string({ maxLength: 24 }),
+  );
+  fc.assert(
+    fc.property(text, (t) => assert.deepEqual(tokenize(t), tokenizeByExpressions(t))),
+    { numRuns: 5000 },
+  );
 });

@@ -118,9 +118,36 @@ export function isEligible(deductibility: string, status: string): boolean {
 
 /** The words of a name or query: ASCII-folded, lower case, apostrophes dropped, split on anything else. */
 export function tokenize(text: string): string[] {
-  // Accents off (NFKD, then the combining marks); ASCII text, nearly every
-  // BMF name, has none, and search tokenizes thousands of names a query.
-  return (ASCII.test(text) ? text : text.normalize('NFKD').replace(/[\u0300-\u036f]/g, ''))
+  // Names are ASCII nearly always, and search tokenizes thousands a query: one pass over the
+  // characters, without a regular expression (three took 16% of a search at 1.9M organisations).
+  const lower = text.toLowerCase();
+  const words: string[] = [];
+  let word = '';
+  let start = -1;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (c > 127) return tokenizeText(text);
+    if (start >= 0) word += lower.slice(start, i);
+    start = -1;
+    // An apostrophe or a backquote joins the word's parts ("St Luke's" is "st", "lukes").
+    if (c === 39 || c === 96) continue;
+    if (word !== '') words.push(word);
+    word = '';
+  }
+  if (start >= 0) word += lower.slice(start);
+  if (word !== '') words.push(word);
+  return words;
+}
+
+/** tokenize for text beyond ASCII: accents off (NFKD, then the combining marks), then as ASCII. */
+function tokenizeText(text: string): string[] {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/['\u2019`]/g, '')
     .split(/[^a-z0-9]+/)

@@ -65,14 +65,6 @@ interface QueryTerm extends Term {
   df: number;
 }
 
-/** Organisation ids by size, biggest first (then by id); at most `limit`. */
-function biggest(sizes: ReadonlyMap<number, number>, limit: number): number[] {
-  return [...sizes]
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .slice(0, limit)
-    .map(([id]) => id);
-}
-
 export class DirectorySearch {
   readonly #deps: Deps;
   #vocabulary: { epoch: number; vocabulary: Vocabulary } | undefined;
@@ -254,27 +246,24 @@ export class DirectorySearch {
     if (first !== undefined && first.df <= DRIVING_DF_MAX) {
       // Each word's users come from the word index alone (no rows), and are
       // intersected here: a planner cannot pick a bad join order.
-      const sizes = await reads.postings(first.list.map((e) => e.word));
+      const users = await reads.postings(first.list.map((e) => e.word));
       let intersected = 1;
       for (const d of others) {
         // While more organisations are left than are read, a word checked on rows
         // alone would miss those it was not checked on: it is looked up whatever it costs.
-        if (d.df > INTERSECT_DF_MAX || (sizes.size <= CANDIDATE_ROWS && d.df > ROW_COST_IN_ENTRIES * sizes.size)) break;
-        await reads.narrow(
-          sizes,
-          d.list.map((e) => e.word),
-        );
+        if (d.df > INTERSECT_DF_MAX || (users.size <= CANDIDATE_ROWS && d.df > ROW_COST_IN_ENTRIES * users.size)) break;
+        await users.narrow(d.list.map((e) => e.word));
         intersected += 1;
       }
       // Every organisation left uses every word (no word stands for a filler
       // word, which names are not matched on), so there is no need to read more
       // of them than a page can show to know there are over 2,000.
       const everyWord = intersected === wanted.length && rarestFirst.slice(0, intersected).every((t) => t.list.every((e) => !FILLER.has(e.word)));
-      const overCap = quick && everyWord && sizes.size > SEARCH_CANDIDATES_MAX;
+      const overCap = quick && everyWord && users.size > SEARCH_CANDIDATES_MAX;
       return {
-        rows: await reads.listedCandidates(biggest(sizes, overCap ? QUICK_ROWS : CANDIDATE_ROWS)),
+        rows: await reads.listedCandidates(users.biggest(overCap ? QUICK_ROWS : CANDIDATE_ROWS)),
         overCap,
-        partial: !everyWord && sizes.size > CANDIDATE_ROWS,
+        partial: !everyWord && users.size > CANDIDATE_ROWS,
       };
     }
     // Every word is common ("first baptist church"): the biggest organisations
@@ -291,7 +280,7 @@ export class DirectorySearch {
       budget -= e.df;
     }
     const top = await reads.topOfWords(common);
-    const more = rare.length === 0 ? [] : biggest(await reads.postings(rare), Math.max(CANDIDATE_ROWS - top.length, 0));
+    const more = rare.length === 0 ? [] : (await reads.postings(rare)).biggest(Math.max(CANDIDATE_ROWS - top.length, 0));
     return { rows: await reads.listedCandidates([...new Set([...top, ...more])]), overCap: false, partial: true };
   }
 }
