@@ -41,6 +41,11 @@ export class StringColumn {
     this.#pendingLength = 0;
   }
 
+  /** About how many bytes it holds (a byte a character, as names nearly always are). */
+  get bytes(): number {
+    return this.#starts.byteLength + this.#chunks.reduce((sum, c) => sum + c.length, 0);
+  }
+
   get(i: number): string {
     const chunk = this.#chunks[i >>> 14] as string;
     const last = (i & (StringColumn.CHUNK - 1)) === StringColumn.CHUNK - 1 || i === this.#length - 1;
@@ -48,39 +53,7 @@ export class StringColumn {
   }
 }
 
-/** Strings of few distinct values (a state, an IRS code, a city): each value once, and a number for each row. */
-export class CodedColumn {
-  readonly #values: string[] = [];
-  readonly #codeOf = new Map<string, number>();
-  #codes: Uint32Array;
-  #length = 0;
-
-  constructor(capacity: number) {
-    this.#codes = new Uint32Array(capacity);
-  }
-
-  push(value: string): void {
-    let code = this.#codeOf.get(value);
-    if (code === undefined) {
-      code = this.#values.length;
-      this.#values.push(value);
-      this.#codeOf.set(value, code);
-    }
-    if (this.#length === this.#codes.length) this.#codes = grown(this.#codes);
-    this.#codes[this.#length++] = code;
-  }
-
-  /** Ends loading: the map from value to code is no longer needed. */
-  finish(): void {
-    this.#codeOf.clear();
-  }
-
-  get(i: number): string {
-    return this.#values[this.#codes[i] as number] as string;
-  }
-}
-
-/** Numbers (null kept as NaN, which no stored number is). */
+/** Numbers, one a row (the ids). */
 export class NumberColumn {
   #values: Float64Array;
   #length = 0;
@@ -92,15 +65,6 @@ export class NumberColumn {
   push(value: number | null): void {
     if (this.#length === this.#values.length) this.#values = grown(this.#values);
     this.#values[this.#length++] = value === null ? NaN : value;
-  }
-
-  get(i: number): number {
-    return this.#values[i] as number;
-  }
-
-  getOrNull(i: number): number | null {
-    const v = this.#values[i] as number;
-    return Number.isNaN(v) ? null : v;
   }
 
   /** The values pushed so far (for a binary search over sorted ones). */
@@ -147,9 +111,81 @@ export class Positions {
     }
   }
 
+  get bytes(): number {
+    return this.#table?.byteLength ?? 0;
+  }
+
   /** The position of `id`, or -1. */
   of(id: number): number {
     if (this.#table === undefined) return binarySearch(this.#ids, id);
     return Number.isInteger(id) && id >= 0 && id < this.#table.length ? (this.#table[id] as number) : -1;
+  }
+}
+
+/**
+ * Rows of `width` numbers each, one row after another (null kept as NaN, which no stored number
+ * is): what one candidate needs is in one or two cache lines, where a column each would cost a
+ * cache miss each.
+ */
+export class NumberRows {
+  readonly width: number;
+  #values: Float64Array;
+  #rows = 0;
+
+  constructor(width: number, capacity: number) {
+    this.width = width;
+    this.#values = new Float64Array(width * capacity);
+  }
+
+  push(row: ReadonlyArray<number | null>): void {
+    if ((this.#rows + 1) * this.width > this.#values.length) this.#values = grown(this.#values);
+    const at = this.#rows++ * this.width;
+    for (let f = 0; f < this.width; f++) {
+      const v = row[f];
+      this.#values[at + f] = v === null || v === undefined ? NaN : v;
+    }
+  }
+
+  /** The rows read, `width` numbers a row. */
+  values(): Float64Array {
+    return this.#values.slice(0, this.#rows * this.width);
+  }
+}
+
+/** Rows of `width` strings of few distinct values each (a state, an IRS code, a city): a number each, into a list of the values of its field. */
+export class CodedRows {
+  readonly width: number;
+  readonly #values: string[][];
+  readonly #codeOf: Array<Map<string, number>>;
+  #codes: Uint32Array;
+  #rows = 0;
+
+  constructor(width: number, capacity: number) {
+    this.width = width;
+    this.#values = Array.from({ length: width }, () => []);
+    this.#codeOf = Array.from({ length: width }, () => new Map());
+    this.#codes = new Uint32Array(width * capacity);
+  }
+
+  push(row: readonly string[]): void {
+    if ((this.#rows + 1) * this.width > this.#codes.length) this.#codes = grown(this.#codes);
+    const at = this.#rows++ * this.width;
+    for (let f = 0; f < this.width; f++) {
+      const value = row[f] as string;
+      const values = this.#values[f] as string[];
+      const codeOf = this.#codeOf[f] as Map<string, number>;
+      let code = codeOf.get(value);
+      if (code === undefined) {
+        code = values.length;
+        values.push(value);
+        codeOf.set(value, code);
+      }
+      this.#codes[at + f] = code;
+    }
+  }
+
+  /** Ends loading: the codes, `width` a row, and each field's values (the maps from value to code are let go). */
+  finish(): { codes: Uint32Array; values: string[][] } {
+    return { codes: this.#codes.slice(0, this.#rows * this.width), values: this.#values };
   }
 }

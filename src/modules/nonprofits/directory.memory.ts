@@ -8,7 +8,7 @@
 // epochs is the database as it was then: both answer every search alike.
 import type { Db } from '../../db/database.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import { CodedColumn, NumberColumn, Positions, StringColumn } from './directory.columns.ts';
+import { CodedRows, NumberColumn, NumberRows, Positions, StringColumn } from './directory.columns.ts';
 import * as store from './search.store.ts';
 import type { Candidate } from './search.store.ts';
 
@@ -65,8 +65,13 @@ export const sameEpochs = (a: Epochs, b: Epochs) => a.epoch === b.epoch && a.rec
 
 const ORGANISATIONS_A_PAGE = 5_000;
 const WORDS_A_PAGE = 20_000;
+/** An organisation's coded strings, in this order (listedCandidates reads them by place). */
 const CODED = ['state', 'subsection', 'foundation', 'affiliation', 'organization', 'filing_req', 'status', 'city'] as const;
-const NUMBERS = ['cause_id', 'eligible', 'income_amt', 'asset_amt', 'revenue_amt'] as const;
+/** An organisation's numbers, in this order, then whether it is listed: a row of ROW numbers. */
+const NUMBERS = ['income_amt', 'asset_amt', 'revenue_amt', 'latitude', 'longitude', 'cause_id', 'eligible'] as const;
+const LISTED = NUMBERS.length;
+const ROW = NUMBERS.length + 1;
+const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v);
 
 /** Thrown inside a load: the epochs moved, or the node is closing. */
 export class Abandoned extends Error {}
@@ -77,13 +82,13 @@ interface ImageParts {
   epochs: Epochs;
   ids: Float64Array;
   positions: Positions;
-  listed: Uint8Array;
   ein: StringColumn;
   name: StringColumn;
-  coded: Record<(typeof CODED)[number], CodedColumn>;
-  numbers: Record<(typeof NUMBERS)[number], NumberColumn>;
-  latitude: NumberColumn;
-  longitude: NumberColumn;
+  /** NUMBERS, a row of them an organisation; then whether it is listed (1 or 0). */
+  numbers: Float64Array;
+  /** CODED, a row of codes an organisation, into `values`: each field's list of its values. */
+  codes: Uint32Array;
+  values: string[][];
   wordOf: Map<string, number>;
   wordStarts: Uint32Array;
   postings: Int32Array;
@@ -95,13 +100,11 @@ export class DirectoryImage implements CandidateReads {
   readonly epochs: Epochs;
   readonly organisations: number;
   readonly #ids: Float64Array;
-  readonly #listed: Uint8Array;
   readonly #ein: StringColumn;
   readonly #name: StringColumn;
-  readonly #coded: Record<(typeof CODED)[number], CodedColumn>;
-  readonly #numbers: Record<(typeof NUMBERS)[number], NumberColumn>;
-  readonly #latitude: NumberColumn;
-  readonly #longitude: NumberColumn;
+  readonly #numbers: Float64Array;
+  readonly #codes: Uint32Array;
+  readonly #values: string[][];
   /** Each word's users, as positions in the columns: word k's from #wordStarts[k] to #wordStarts[k + 1]. */
   readonly #wordOf: Map<string, number>;
   readonly #wordStarts: Uint32Array;
@@ -109,7 +112,6 @@ export class DirectoryImage implements CandidateReads {
   readonly #top: Map<string, number[]>;
   /** narrow's marks: the number of the narrowing that last marked each organisation. */
   readonly #marks: Uint32Array;
-  readonly #income: Float64Array;
   readonly #positions: Positions;
   #marking = 0;
 
@@ -117,25 +119,23 @@ export class DirectoryImage implements CandidateReads {
     this.epochs = parts.epochs;
     this.organisations = parts.ids.length;
     this.#ids = parts.ids;
-    this.#listed = parts.listed;
     this.#ein = parts.ein;
     this.#name = parts.name;
-    this.#coded = parts.coded;
     this.#numbers = parts.numbers;
-    this.#latitude = parts.latitude;
-    this.#longitude = parts.longitude;
+    this.#codes = parts.codes;
+    this.#values = parts.values;
     this.#wordOf = parts.wordOf;
     this.#wordStarts = parts.wordStarts;
     this.#postings = parts.postings;
     this.#top = parts.top;
     this.#marks = new Uint32Array(parts.ids.length);
-    this.#income = parts.numbers.income_amt.view();
     this.#positions = parts.positions;
   }
 
-  /** About how many bytes the image holds (its arrays and strings). */
+  /** About how many bytes the image holds (its arrays and strings; not the word map's few dozen thousand words). */
   get bytes(): number {
-    return this.#ids.byteLength * 9 + this.#postings.byteLength + this.organisations * 40;
+    const arrays = [this.#ids, this.#numbers, this.#codes, this.#postings, this.#wordStarts, this.#marks];
+    return arrays.reduce((sum, a) => sum + a.byteLength, 0) + this.#positions.bytes + this.#ein.bytes + this.#name.bytes;
   }
 
   get entries(): number {
@@ -207,7 +207,7 @@ export class DirectoryImage implements CandidateReads {
       return out;
     }
     const incomes = new Float64Array(positions.length);
-    for (let i = 0; i < positions.length; i++) incomes[i] = this.#income[positions[i] as number] as number;
+    for (let i = 0; i < positions.length; i++) incomes[i] = this.#numbers[(positions[i] as number) * ROW] as number;
     const least = incomes.slice().sort()[positions.length - limit] as number;
     const tied: number[] = [];
     for (let i = 0; i < positions.length; i++) {
@@ -228,30 +228,33 @@ export class DirectoryImage implements CandidateReads {
 
   async listedCandidates(ids: readonly number[]): Promise<Candidate[]> {
     const rows: Candidate[] = [];
-    const c = this.#coded;
-    const n = this.#numbers;
+    const v = this.#numbers;
+    const c = this.#codes;
+    const [state, subsection, foundation, affiliation, organization, filingReq, status, city] = this.#values as Array<string[]>;
     for (const id of ids) {
       const p = this.#positions.of(id);
-      if (p < 0 || this.#listed[p] === 0) continue;
+      if (p < 0 || v[p * ROW + LISTED] === 0) continue;
+      const n = p * ROW;
+      const k = p * CODED.length;
       rows.push({
         id,
         ein: this.#ein.get(p),
         name: this.#name.get(p),
-        city: c.city.get(p),
-        state: c.state.get(p),
-        latitude: this.#latitude.getOrNull(p),
-        longitude: this.#longitude.getOrNull(p),
-        cause_id: n.cause_id.get(p),
-        eligible: n.eligible.get(p),
-        income_amt: n.income_amt.get(p),
-        asset_amt: n.asset_amt.get(p),
-        revenue_amt: n.revenue_amt.get(p),
-        subsection: c.subsection.get(p),
-        foundation: c.foundation.get(p),
-        affiliation: c.affiliation.get(p),
-        organization: c.organization.get(p),
-        filing_req: c.filing_req.get(p),
-        status: c.status.get(p),
+        city: city?.[c[k + 7] as number] as string,
+        state: state?.[c[k] as number] as string,
+        latitude: orNull(v[n + 3] as number),
+        longitude: orNull(v[n + 4] as number),
+        cause_id: v[n + 5] as number,
+        eligible: v[n + 6] as number,
+        income_amt: v[n] as number,
+        asset_amt: v[n + 1] as number,
+        revenue_amt: v[n + 2] as number,
+        subsection: subsection?.[c[k + 1] as number] as string,
+        foundation: foundation?.[c[k + 2] as number] as string,
+        affiliation: affiliation?.[c[k + 3] as number] as string,
+        organization: organization?.[c[k + 4] as number] as string,
+        filing_req: filingReq?.[c[k + 5] as number] as string,
+        status: status?.[c[k + 6] as number] as string,
       });
     }
     return rows;
@@ -267,18 +270,15 @@ export class DirectoryImage implements CandidateReads {
   }
 }
 
-type Organisations = Pick<ImageParts, 'ids' | 'listed' | 'ein' | 'name' | 'coded' | 'numbers' | 'latitude' | 'longitude'>;
+type Organisations = Pick<ImageParts, 'ids' | 'ein' | 'name' | 'numbers' | 'codes' | 'values'>;
 
 /** Every organisation, listed or not (the word index names both), by id, into columns. */
 async function readOrganisations(db: Db, go: () => Promise<boolean>, perPage: number, capacity: number): Promise<Organisations> {
   const ids = new NumberColumn(capacity);
-  const listed: number[] = [];
   const ein = new StringColumn(capacity);
   const name = new StringColumn(capacity);
-  const coded = Object.fromEntries(CODED.map((c) => [c, new CodedColumn(capacity)])) as Record<(typeof CODED)[number], CodedColumn>;
-  const numbers = Object.fromEntries(NUMBERS.map((c) => [c, new NumberColumn(capacity)])) as Record<(typeof NUMBERS)[number], NumberColumn>;
-  const latitude = new NumberColumn(capacity);
-  const longitude = new NumberColumn(capacity);
+  const coded = new CodedRows(CODED.length, capacity);
+  const numbers = new NumberRows(ROW, capacity);
   let after = 0;
   for (;;) {
     const page = await store.candidatesPage(db, after, perPage);
@@ -287,29 +287,22 @@ async function readOrganisations(db: Db, go: () => Promise<boolean>, perPage: nu
       assert(r.id > after, 'organisations are read in ascending id order');
       after = r.id;
       ids.push(r.id);
-      listed.push(r.removed_at === null ? 1 : 0);
       assert(typeof r.ein === 'string' && typeof r.name === 'string', 'an organisation has an EIN and a name');
       ein.push(r.ein);
       name.push(r.name);
-      for (const c of CODED) {
-        assert(typeof r[c] === 'string', `an organisation's ${c} is text`);
-        coded[c].push(r[c]);
-      }
+      for (const c of CODED) assert(typeof r[c] === 'string', `an organisation's ${c} is text`);
+      coded.push(CODED.map((c) => r[c]));
       for (const c of NUMBERS) {
-        assert(typeof r[c] === 'number' && Number.isFinite(r[c]), `an organisation's ${c} is a number`);
-        numbers[c].push(r[c]);
+        const v = r[c];
+        assert(c === 'latitude' || c === 'longitude' ? v === null || Number.isFinite(v) : Number.isFinite(v), `an organisation's ${c} is a number`);
       }
-      assert(r.latitude === null || typeof r.latitude === 'number', 'a latitude is a number or none');
-      assert(r.longitude === null || typeof r.longitude === 'number', 'a longitude is a number or none');
-      latitude.push(r.latitude);
-      longitude.push(r.longitude);
+      numbers.push([...NUMBERS.map((c) => r[c]), r.removed_at === null ? 1 : 0]);
     }
     if (page.length < perPage) break;
     if (!(await go())) throw new Abandoned();
   }
   for (const c of [ein, name]) c.finish();
-  for (const c of CODED) coded[c].finish();
-  return { ids: ids.view().slice(), listed: Uint8Array.from(listed), ein, name, coded, numbers, latitude, longitude };
+  return { ids: ids.view().slice(), ein, name, numbers: numbers.values(), ...coded.finish() };
 }
 
 /** The word index as each word's users (positions in the columns), a word's users once. */
