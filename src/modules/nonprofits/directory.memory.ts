@@ -159,13 +159,17 @@ export class DirectoryImage implements CandidateReads {
     let n = 0;
     let found = new Int32Array(64);
     const mark = this.#nextMark();
-    this.#each(words, (p) => {
-      if (this.#marks[p] === mark) return;
-      this.#marks[p] = mark;
-      if (n === found.length) found = grownInt(found);
-      found[n++] = p;
-    });
     const marks = this.#marks;
+    const postings = this.#postings;
+    for (const [from, to] of this.#ranges(words)) {
+      for (let i = from; i < to; i++) {
+        const p = postings[i] as number;
+        if (marks[p] === mark) continue;
+        marks[p] = mark;
+        if (n === found.length) found = grownInt(found);
+        found[n++] = p;
+      }
+    }
     return {
       get size() {
         return n;
@@ -173,9 +177,7 @@ export class DirectoryImage implements CandidateReads {
       narrow: async (others) => {
         // Their users marked in place, then kept in order (no set of tens of thousands of ids).
         const by = this.#nextMark();
-        this.#each(others, (p) => {
-          marks[p] = by;
-        });
+        for (const [from, to] of this.#ranges(others)) for (let i = from; i < to; i++) marks[postings[i] as number] = by;
         let kept = 0;
         for (let i = 0; i < n; i++) if (marks[found[i] as number] === by) found[kept++] = found[i] as number;
         n = kept;
@@ -260,13 +262,14 @@ export class DirectoryImage implements CandidateReads {
     return rows;
   }
 
-  #each(words: readonly string[], use: (position: number) => void): void {
+  /** Where each of these words' users are in #postings (words the index lacks have none). */
+  #ranges(words: readonly string[]): Array<[from: number, to: number]> {
+    const ranges: Array<[number, number]> = [];
     for (const w of words) {
       const k = this.#wordOf.get(w);
-      if (k === undefined) continue;
-      const end = this.#wordStarts[k + 1] as number;
-      for (let i = this.#wordStarts[k] as number; i < end; i++) use(this.#postings[i] as number);
+      if (k !== undefined) ranges.push([this.#wordStarts[k] as number, this.#wordStarts[k + 1] as number]);
     }
+    return ranges;
   }
 }
 
