@@ -69,7 +69,7 @@ export interface Config {
   metricsEnabled: boolean;
   /**
    * DIRECTORY_IN_MEMORY (true or false, default true): each node holds what search ranks in memory
-   * (ADR 32: about 0.2 GB at 1.9M organisations), reloaded when the directory changes; off, every
+   * (ADR 32: about 0.35 GB at 1.9M organisations), reloaded when the directory changes; off, every
    * search reads its candidates from the database.
    */
   directoryInMemory: boolean;
