@@ -6,7 +6,8 @@
 
 /** Strings joined a chunk at a time (a name that needs two bytes a character makes only its chunk wide). */
 export class StringColumn {
-  static readonly CHUNK = 1 << 14;
+  static readonly SHIFT = 14;
+  static readonly CHUNK = 1 << StringColumn.SHIFT;
   readonly #chunks: string[] = [];
   /** Where each value starts in its chunk. */
   #starts: Uint32Array;
@@ -16,10 +17,6 @@ export class StringColumn {
 
   constructor(capacity: number) {
     this.#starts = new Uint32Array(capacity);
-  }
-
-  get length(): number {
-    return this.#length;
   }
 
   push(value: string): void {
@@ -47,7 +44,7 @@ export class StringColumn {
   }
 
   get(i: number): string {
-    const chunk = this.#chunks[i >>> 14] as string;
+    const chunk = this.#chunks[i >>> StringColumn.SHIFT] as string;
     const last = (i & (StringColumn.CHUNK - 1)) === StringColumn.CHUNK - 1 || i === this.#length - 1;
     return chunk.slice(this.#starts[i], last ? chunk.length : this.#starts[i + 1]);
   }
@@ -62,9 +59,9 @@ export class NumberColumn {
     this.#values = new Float64Array(capacity);
   }
 
-  push(value: number | null): void {
+  push(value: number): void {
     if (this.#length === this.#values.length) this.#values = grown(this.#values);
-    this.#values[this.#length++] = value === null ? NaN : value;
+    this.#values[this.#length++] = value;
   }
 
   /** The values pushed so far (for a binary search over sorted ones). */
@@ -73,14 +70,15 @@ export class NumberColumn {
   }
 }
 
-function grown<A extends Uint32Array | Float64Array>(a: A): A {
+/** A typed array twice as long (at least 1,024), holding `a`'s values first. */
+export function grown<A extends Int32Array | Uint32Array | Float64Array>(a: A): A {
   const next = new (a.constructor as new (n: number) => A)(Math.max(1024, a.length * 2));
   next.set(a);
   return next;
 }
 
 /** The index of `value` in ascending `sorted`, or -1. */
-export function binarySearch(sorted: Float64Array, value: number): number {
+function binarySearch(sorted: Float64Array, value: number): number {
   let lo = 0;
   let hi = sorted.length - 1;
   while (lo <= hi) {

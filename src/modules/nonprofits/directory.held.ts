@@ -50,8 +50,10 @@ export class DirectoryInMemory {
     return this.#database;
   }
 
-  /** Loads an image now (unless one at the current epochs is held) and resolves when it is held or the load ended otherwise. */
+  /** Loads an image now (unless one at the current epochs is held, or none is to be) and resolves when it is held or the load ended otherwise. */
   async warm(): Promise<void> {
+    // DIRECTORY_IN_MEMORY=false: searches never ask for an image, so none is made.
+    if (!this.#deps.config.directoryInMemory) return;
     await this.#loading;
     const epochs = await store.directoryEpochs(this.#deps.reads);
     this.#notBefore = 0;

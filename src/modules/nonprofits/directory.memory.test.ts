@@ -208,5 +208,10 @@ describeEachEngine('the directory held in memory', (env) => {
     assert.equal(directory.loading, false);
     assert.equal(directory.held, undefined);
     await directory.close();
+    // Nor does warming a node's holder (the bench's servers warm theirs before they listen).
+    const offHolder = new DirectoryInMemory(off);
+    await offHolder.warm();
+    assert.equal(offHolder.held, undefined, 'warm holds nothing with the flag off');
+    await offHolder.close();
   });
 });

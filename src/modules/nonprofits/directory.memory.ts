@@ -8,7 +8,7 @@
 // epochs is the database as it was then: both answer every search alike.
 import type { Db } from '../../db/database.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import { CodedRows, NumberColumn, NumberRows, Positions, StringColumn } from './directory.columns.ts';
+import { CodedRows, grown, NumberColumn, NumberRows, Positions, StringColumn } from './directory.columns.ts';
 import * as store from './search.store.ts';
 import type { Candidate } from './search.store.ts';
 
@@ -166,7 +166,7 @@ export class DirectoryImage implements CandidateReads {
         const p = postings[i] as number;
         if (marks[p] === mark) continue;
         marks[p] = mark;
-        if (n === found.length) found = grownInt(found);
+        if (n === found.length) found = grown(found);
         found[n++] = p;
       }
     }
@@ -338,7 +338,7 @@ async function readWords(
       assert(k === starts.length - 1, 'the word index is read a word at a time, in word order');
       if (counted[position] === k) continue;
       counted[position] = k;
-      if (n === postings.length) postings = grownInt(postings);
+      if (n === postings.length) postings = grown(postings);
       postings[n++] = position;
     }
   };
@@ -370,10 +370,4 @@ async function readTop(db: Db): Promise<Map<string, number[]>> {
     top.set(r.word, list);
   }
   return top;
-}
-
-function grownInt(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
-  const next = new Int32Array(Math.max(1024, a.length * 2));
-  next.set(a);
-  return next;
 }

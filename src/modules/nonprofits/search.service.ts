@@ -67,19 +67,13 @@ interface QueryTerm extends Term {
 
 export class DirectorySearch {
   readonly #deps: Deps;
+  readonly #database: CandidateReads;
   #vocabulary: { epoch: number; vocabulary: Vocabulary } | undefined;
   #loading: Promise<Vocabulary> | undefined;
-
-  readonly #database: CandidateReads;
 
   constructor(deps: Deps) {
     this.#deps = deps;
     this.#database = databaseReads(deps.reads);
-  }
-
-  /** The vocabulary, reloaded when an import (or any directory change) has raised the epoch. */
-  async vocabulary(): Promise<Vocabulary> {
-    return (await this.#reading()).vocabulary;
   }
 
   /**
@@ -93,6 +87,7 @@ export class DirectorySearch {
     return { vocabulary: await this.#vocabularyAt(epochs.epoch), reads };
   }
 
+  /** The vocabulary, reloaded when an import has raised the epoch. */
   async #vocabularyAt(epoch: number): Promise<Vocabulary> {
     if (this.#vocabulary?.epoch === epoch) return this.#vocabulary.vocabulary;
     this.#loading ??= (async () => {
