@@ -827,7 +827,10 @@ describe('in a browser (Chromium)', { skip: !available }, () => {
       await popup.getByLabel('Email').fill('omar@example.org');
       await popup.getByLabel('Password').fill('a long and private passphrase');
       await popup.getByRole('button', { name: 'Sign in' }).click();
+      // Signed in, the popup passes through the sign-in's interaction on its way to the consent's:
+      // the URL alone matches both, so wait for the consent itself before measuring it.
       await popup.waitForURL(/\/oauth\/interaction\//);
+      await popup.getByRole('heading', { name: 'Allow Match My Gift to act for you?' }).waitFor();
       await fitsPopup(popup, 'Allow', 'consent');
       await popup.getByRole('button', { name: 'Allow' }).click();
       await popup.waitForURL(`${rpBase}/callback*`);
