@@ -1,5 +1,5 @@
 // The directory held in memory (directory.memory.ts) answers as the database
-// does, on both engines: every read a search makes, and whole searches, over
+// does, on both engines: every read a search makes, its ranking, and whole searches, over
 // random queries; a search after a change reads the database until a new
 // image is held; a load the epochs overtake is abandoned; the flag off holds none.
 import { test } from 'node:test';
@@ -13,6 +13,7 @@ import { Abandoned, databaseReads, DirectoryImage } from './directory.memory.ts'
 import { DirectoryInMemory } from './directory.held.ts';
 import { DirectorySearch, type SearchQuery } from './search.service.ts';
 import * as store from './search.store.ts';
+import type { Ranking } from './rank.ts';
 
 const WORDS = [
   'river',
@@ -70,8 +71,6 @@ async function fill(deps: Deps, n: number): Promise<void> {
   }
 }
 
-const byId = <T extends { id: number }>(rows: T[]) => [...rows].sort((a, b) => a.id - b.id);
-
 describeEachEngine('the directory held in memory', (env) => {
   const search = () => new DirectorySearch(env().deps);
   const onDatabase = () => new DirectorySearch({ ...env().deps, config: { ...env().deps.config, directoryInMemory: false } });
@@ -103,9 +102,8 @@ describeEachEngine('the directory held in memory', (env) => {
       fc.asyncProperty(
         fc.uniqueArray(fc.constantFrom(...vocabulary), { minLength: 1, maxLength: 3 }),
         fc.constantFrom(...vocabulary),
-        fc.subarray([...ids, 0, 999_999]),
         fc.integer({ min: 1, max: 60 }),
-        async (words, other, some, limit) => {
+        async (words, other, limit) => {
           const [held, read] = [await image.postings(words), await db.postings(words)];
           const same = (what: string) => {
             assert.equal(held.size, read.size, what);
@@ -116,12 +114,37 @@ describeEachEngine('the directory held in memory', (env) => {
           await Promise.all([held.narrow([other]), read.narrow([other])]);
           same('narrowed by another word');
           assert.deepEqual((await image.topOfWords(words)).sort(), (await db.topOfWords(words)).sort());
-          const rows = byId(await image.listedCandidates(some));
-          assert.deepEqual(rows, byId(await db.listedCandidates(some)));
         },
       ),
       { numRuns: 150 },
     );
+    // Ranking: from the columns and word numbers, as from rows and their text.
+    const term = fc.record({
+      map: fc
+        .uniqueArray(fc.tuple(fc.constantFrom(...vocabulary, 'inc', 'the', 'saint'), fc.constantFrom(0, 0.25, 1, 2, 3)), { selector: ([w]) => w, maxLength: 3 })
+        .map((e) => new Map(e)),
+      optional: fc.boolean(),
+    });
+    const ranking = fc.record(
+      {
+        readings: fc.array(fc.array(term, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }),
+        ein: fc.constantFrom(null, '500000004', '500000003', '123456789'),
+        cause_id: fc.integer({ min: 1, max: 4 }),
+        state: fc.constantFrom('VT', 'nh'),
+        near: fc.record({ latitude: fc.constantFrom(44.5), longitude: fc.constantFrom(-73), radius_km: fc.integer({ min: 1, max: 80 }) }),
+      },
+      { requiredKeys: ['readings', 'ein'] },
+    );
+    let ranked = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.subarray([...ids, 0, 999_999]), ranking, async (some, how: Ranking) => {
+        const held = await image.ranked(some, how);
+        assert.deepEqual(held, await db.ranked(some, how));
+        if (held.length > 0) ranked += 1;
+      }),
+      { numRuns: 200 },
+    );
+    assert.ok(ranked >= 40, `rankings rank organisations (${ranked} of 200)`);
     assert.ok((await db.topOfWords(['community'])).length > 0, 'a common word has its list');
   });
 

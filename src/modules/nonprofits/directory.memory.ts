@@ -7,8 +7,10 @@
 // transaction, so an image read entirely between two equal readings of the
 // epochs is the database as it was then: both answer every search alike.
 import type { Db } from '../../db/database.ts';
-import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import { CodedRows, grown, NumberColumn, NumberRows, Positions, StringColumn } from './directory.columns.ts';
+import { grown, Positions, type StringColumn } from './directory.columns.ts';
+import { Abandoned, CODED, LISTED, readOrganisations, readTop, readWords, ROW, type Epochs, type ImageParts } from './directory.load.ts';
+import { tokenize } from './nonprofits.ts';
+import { byRank, FILLER as FILLER_TEXT, inFilters, prominence, readingsScore, type Ranking, type Scored, type Term } from './rank.ts';
 import * as store from './search.store.ts';
 import type { Candidate } from './search.store.ts';
 
@@ -27,8 +29,8 @@ export interface CandidateReads {
   postings(words: readonly string[]): Promise<Users>;
   /** The biggest users of these common words, as the import listed them. */
   topOfWords(words: readonly string[]): Promise<number[]>;
-  /** What ranking needs of the organisations with these ids that are still listed. */
-  listedCandidates(ids: readonly number[]): Promise<Candidate[]>;
+  /** The ids of the organisations among `ids` that are still listed, pass the filters and match a reading, best first (rank.ts). */
+  ranked(ids: readonly number[], how: Ranking): Promise<number[]>;
 }
 
 /** Ids by size, biggest first (then by id); at most `limit`, all of them in any order when they fit. */
@@ -56,44 +58,35 @@ export function databaseReads(db: Db): CandidateReads {
       };
     },
     topOfWords: (words) => store.topOfWords(db, words),
-    listedCandidates: (ids) => store.listedCandidates(db, { ids }),
+    ranked: async (ids, how) => {
+      const rows: Candidate[] = [];
+      for (let i = 0; i < ids.length; i += IDS_A_STATEMENT) rows.push(...(await store.listedCandidates(db, { ids: ids.slice(i, i + IDS_A_STATEMENT) })));
+      return rankRows(rows, how);
+    },
   };
 }
 
-export type Epochs = { epoch: number; records: number };
+/** Bound values a statement at most (SQLite's default limit is 32,766). */
+const IDS_A_STATEMENT = 5_000;
+const isFillerText = (w: string) => FILLER_TEXT.has(w);
+
+/** Ranks rows read from the database: each name and city tokenized, its prominence worked out. */
+export function rankRows(rows: readonly Candidate[], how: Ranking): number[] {
+  const scored: Scored[] = [];
+  rows.forEach((row, at) => {
+    if (!inFilters(how, row.cause_id, row.state, row.latitude, row.longitude)) return;
+    const text = row.ein === how.ein ? Infinity : readingsScore(tokenize(row.name), tokenize(row.city), how.readings, isFillerText);
+    if (text !== undefined) scored.push({ id: row.id, score: text + prominence(row), income: row.income_amt, asset: row.asset_amt, at });
+  });
+  return byRank(scored, (at) => (rows[at] as Candidate).name).map((s) => s.id);
+}
+
+export { Abandoned, Refused, type Epochs } from './directory.load.ts';
 export const sameEpochs = (a: Epochs, b: Epochs) => a.epoch === b.epoch && a.records === b.records;
 
 const ORGANISATIONS_A_PAGE = 5_000;
 const WORDS_A_PAGE = 20_000;
-/** An organisation's coded strings, in this order (listedCandidates reads them by place). */
-const CODED = ['state', 'subsection', 'foundation', 'affiliation', 'organization', 'filing_req', 'status', 'city'] as const;
-/** An organisation's numbers, in this order, then whether it is listed: a row of ROW numbers. */
-const NUMBERS = ['income_amt', 'asset_amt', 'revenue_amt', 'latitude', 'longitude', 'cause_id', 'eligible'] as const;
-const LISTED = NUMBERS.length;
-const ROW = NUMBERS.length + 1;
 const orNull = (v: number): number | null => (Number.isNaN(v) ? null : v);
-
-/** Thrown inside a load: the epochs moved, or the node is closing. */
-export class Abandoned extends Error {}
-/** Thrown inside a load: the database holds what an image cannot answer alike (the log says what). */
-export class Refused extends Error {}
-
-interface ImageParts {
-  epochs: Epochs;
-  ids: Float64Array;
-  positions: Positions;
-  ein: StringColumn;
-  name: StringColumn;
-  /** NUMBERS, a row of them an organisation; then whether it is listed (1 or 0). */
-  numbers: Float64Array;
-  /** CODED, a row of codes an organisation, into `values`: each field's list of its values. */
-  codes: Uint32Array;
-  values: string[][];
-  wordOf: Map<string, number>;
-  wordStarts: Uint32Array;
-  postings: Int32Array;
-  top: Map<string, number[]>;
-}
 
 /** One reading of the directory, at `epochs`. Sizes are incomes: every word row's size is its organisation's income (writers keep it so). */
 export class DirectoryImage implements CandidateReads {
@@ -105,6 +98,13 @@ export class DirectoryImage implements CandidateReads {
   readonly #numbers: Float64Array;
   readonly #codes: Uint32Array;
   readonly #values: string[][];
+  readonly #prominence: Float64Array;
+  /** Names' and cities' words as numbers, which ranking compares (ImageParts). */
+  readonly #numberOf: Map<string, number>;
+  readonly #nameWords: Int32Array;
+  readonly #nameStarts: Uint32Array;
+  readonly #cityWords: number[][];
+  readonly #isFiller: (w: number) => boolean;
   /** Each word's users, as positions in the columns: word k's from #wordStarts[k] to #wordStarts[k + 1]. */
   readonly #wordOf: Map<string, number>;
   readonly #wordStarts: Uint32Array;
@@ -124,6 +124,13 @@ export class DirectoryImage implements CandidateReads {
     this.#numbers = parts.numbers;
     this.#codes = parts.codes;
     this.#values = parts.values;
+    this.#prominence = parts.prominence;
+    this.#numberOf = parts.numberOf;
+    this.#nameWords = parts.nameWords;
+    this.#nameStarts = parts.nameStarts;
+    this.#cityWords = parts.cityWords;
+    const filler = parts.filler;
+    this.#isFiller = (w) => filler[w] === 1;
     this.#wordOf = parts.wordOf;
     this.#wordStarts = parts.wordStarts;
     this.#postings = parts.postings;
@@ -134,7 +141,7 @@ export class DirectoryImage implements CandidateReads {
 
   /** About how many bytes the image holds (its arrays and strings; not the word map's few dozen thousand words). */
   get bytes(): number {
-    const arrays = [this.#ids, this.#numbers, this.#codes, this.#postings, this.#wordStarts, this.#marks];
+    const arrays = [this.#ids, this.#numbers, this.#codes, this.#prominence, this.#nameWords, this.#nameStarts, this.#postings, this.#wordStarts, this.#marks];
     return arrays.reduce((sum, a) => sum + a.byteLength, 0) + this.#positions.bytes + this.#ein.bytes + this.#name.bytes;
   }
 
@@ -228,38 +235,40 @@ export class DirectoryImage implements CandidateReads {
     return words.flatMap((w) => this.#top.get(w) ?? []);
   }
 
-  async listedCandidates(ids: readonly number[]): Promise<Candidate[]> {
-    const rows: Candidate[] = [];
+  async ranked(ids: readonly number[], how: Ranking): Promise<number[]> {
+    // As rankRows does from rows, here from the columns: names and cities as word numbers, each
+    // organisation's prominence worked out at load; no object an organisation but the scored.
+    const readings = how.readings.map((terms) => terms.map((t) => this.#numbered(t)));
     const v = this.#numbers;
     const c = this.#codes;
-    const [state, subsection, foundation, affiliation, organization, filingReq, status, city] = this.#values as Array<string[]>;
+    const states = this.#values[CODED.indexOf('state')] as string[];
+    const name: number[] = [];
+    const scored: Scored[] = [];
     for (const id of ids) {
       const p = this.#positions.of(id);
       if (p < 0 || v[p * ROW + LISTED] === 0) continue;
       const n = p * ROW;
       const k = p * CODED.length;
-      rows.push({
-        id,
-        ein: this.#ein.get(p),
-        name: this.#name.get(p),
-        city: city?.[c[k + 7] as number] as string,
-        state: state?.[c[k] as number] as string,
-        latitude: orNull(v[n + 3] as number),
-        longitude: orNull(v[n + 4] as number),
-        cause_id: v[n + 5] as number,
-        eligible: v[n + 6] as number,
-        income_amt: v[n] as number,
-        asset_amt: v[n + 1] as number,
-        revenue_amt: v[n + 2] as number,
-        subsection: subsection?.[c[k + 1] as number] as string,
-        foundation: foundation?.[c[k + 2] as number] as string,
-        affiliation: affiliation?.[c[k + 3] as number] as string,
-        organization: organization?.[c[k + 4] as number] as string,
-        filing_req: filingReq?.[c[k + 5] as number] as string,
-        status: status?.[c[k + 6] as number] as string,
-      });
+      if (!inFilters(how, v[n + 5] as number, states[c[k] as number] as string, orNull(v[n + 3] as number), orNull(v[n + 4] as number))) continue;
+      let text: number | undefined = Infinity;
+      if (how.ein === null || this.#ein.get(p) !== how.ein) {
+        name.length = 0;
+        for (let i = this.#nameStarts[p] as number; i < (this.#nameStarts[p + 1] as number); i++) name.push(this.#nameWords[i] as number);
+        text = readingsScore(name, this.#cityWords[c[k + 7] as number] as number[], readings, this.#isFiller);
+      }
+      if (text !== undefined) scored.push({ id, score: text + (this.#prominence[p] as number), income: v[n] as number, asset: v[n + 1] as number, at: p });
     }
-    return rows;
+    return byRank(scored, (p) => this.#name.get(p)).map((s) => s.id);
+  }
+
+  /** A query word's expansions as the numbers of the words names and cities use (the others match none). */
+  #numbered(t: Term): Term<number> {
+    const map = new Map<number, number>();
+    for (const [word, quality] of t.map) {
+      const k = this.#numberOf.get(word);
+      if (k !== undefined) map.set(k, quality);
+    }
+    return { map, optional: t.optional };
   }
 
   /** Where each of these words' users are in #postings (words the index lacks have none). */
@@ -271,103 +280,4 @@ export class DirectoryImage implements CandidateReads {
     }
     return ranges;
   }
-}
-
-type Organisations = Pick<ImageParts, 'ids' | 'ein' | 'name' | 'numbers' | 'codes' | 'values'>;
-
-/** Every organisation, listed or not (the word index names both), by id, into columns. */
-async function readOrganisations(db: Db, go: () => Promise<boolean>, perPage: number, capacity: number): Promise<Organisations> {
-  const ids = new NumberColumn(capacity);
-  const ein = new StringColumn(capacity);
-  const name = new StringColumn(capacity);
-  const coded = new CodedRows(CODED.length, capacity);
-  const numbers = new NumberRows(ROW, capacity);
-  let after = 0;
-  for (;;) {
-    const page = await store.candidatesPage(db, after, perPage);
-    for (const r of page) {
-      assertSafeInteger(r.id, 'an organisation id');
-      assert(r.id > after, 'organisations are read in ascending id order');
-      after = r.id;
-      ids.push(r.id);
-      assert(typeof r.ein === 'string' && typeof r.name === 'string', 'an organisation has an EIN and a name');
-      ein.push(r.ein);
-      name.push(r.name);
-      for (const c of CODED) assert(typeof r[c] === 'string', `an organisation's ${c} is text`);
-      coded.push(CODED.map((c) => r[c]));
-      for (const c of NUMBERS) {
-        const v = r[c];
-        assert(c === 'latitude' || c === 'longitude' ? v === null || Number.isFinite(v) : Number.isFinite(v), `an organisation's ${c} is a number`);
-      }
-      numbers.push([...NUMBERS.map((c) => r[c]), r.removed_at === null ? 1 : 0]);
-    }
-    if (page.length < perPage) break;
-    if (!(await go())) throw new Abandoned();
-  }
-  for (const c of [ein, name]) c.finish();
-  return { ids: ids.view().slice(), ein, name, numbers: numbers.values(), ...coded.finish() };
-}
-
-/** The word index as each word's users (positions in the columns), a word's users once. */
-async function readWords(
-  db: Db,
-  go: () => Promise<boolean>,
-  perPage: number,
-  positions: Positions,
-  organisations: number,
-  capacity: number,
-): Promise<Pick<ImageParts, 'wordOf' | 'wordStarts' | 'postings'>> {
-  const wordOf = new Map<string, number>();
-  const starts: number[] = [];
-  let postings = new Int32Array(capacity);
-  let n = 0;
-  // Which word last counted each organisation: a word of both its name and its city is one user.
-  const counted = new Int32Array(organisations).fill(-1);
-  const take = (rows: ReadonlyArray<{ word: string; non_profit_id: number }>) => {
-    for (const r of rows) {
-      const position = positions.of(r.non_profit_id);
-      // The word index names only organisations the directory holds (a foreign key): a load that
-      // met one it does not is refused rather than answering otherwise than the database would.
-      if (position < 0) throw new Refused(`the word index names organisation ${r.non_profit_id}, which the directory does not hold`);
-      let k = wordOf.get(r.word);
-      if (k === undefined) {
-        k = starts.length;
-        wordOf.set(r.word, k);
-        starts.push(n);
-      }
-      assert(k === starts.length - 1, 'the word index is read a word at a time, in word order');
-      if (counted[position] === k) continue;
-      counted[position] = k;
-      if (n === postings.length) postings = grown(postings);
-      postings[n++] = position;
-    }
-  };
-  // A page at a time in word order; a page's last word may be cut short, so it is read again
-  // with the next page, or whole on its own when it filled the page.
-  let afterWord = '';
-  for (;;) {
-    const page = await store.wordsPage(db, afterWord, perPage);
-    if (page.length < perPage) {
-      take(page);
-      break;
-    }
-    const lastWord = (page[page.length - 1] as { word: string }).word;
-    const whole = page.findIndex((r) => r.word === lastWord);
-    const rows = whole > 0 ? page.slice(0, whole) : await store.wordUsers(db, lastWord);
-    take(rows);
-    afterWord = (rows[rows.length - 1] as { word: string }).word;
-    if (!(await go())) throw new Abandoned();
-  }
-  starts.push(n);
-  return { wordOf, wordStarts: Uint32Array.from(starts), postings: postings.slice(0, n) };
-}
-
-async function readTop(db: Db): Promise<Map<string, number[]>> {
-  const top = new Map<string, number[]>();
-  for (const r of await store.topEntries(db)) {
-    const list = top.get(r.word) ?? [];
-    list.push(r.non_profit_id);
-    top.set(r.word, list);
-  }
-  return top;
 }

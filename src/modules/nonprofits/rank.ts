@@ -5,6 +5,8 @@
 // while a name matched whole still wins for a specific query. Pure: no I/O,
 // and no organisation's name appears here; only what the IRS codes mean.
 
+import { distanceKm } from './geo.ts';
+
 /** Words that join others or say what legal form a body has: optional in a query, not counted as a name's own. */
 export const FILLER: ReadonlySet<string> = new Set([
   'a',
@@ -71,9 +73,12 @@ export function otherSpellings(word: string): string[] {
 /** Expansion quality of another spelling: near enough to exact, below a prefix. */
 export const SPELLING_QUALITY = 0.25;
 
-/** One query word and the vocabulary words it may stand for, with their quality (0 exact ... 3 two edits). */
-export interface Term {
-  map: ReadonlyMap<string, number>;
+/**
+ * One query word and the vocabulary words it may stand for, with their quality (0 exact ... 3 two
+ * edits). `K` is how words are written: as text, or as the numbers a held directory gives them.
+ */
+export interface Term<K = string> {
+  map: ReadonlyMap<K, number>;
   /** A filler word: it need not match. */
   optional: boolean;
 }
@@ -84,6 +89,8 @@ function cost(quality: number): number {
   return quality === 1 ? 0.5 : quality - 0.8;
 }
 
+const isFillerText = (w: string): boolean => FILLER.has(w);
+
 /**
  * How well `terms` match a name (or, for a word the name lacks, the city,
  * at one point more); undefined when a required word matches neither.
@@ -91,42 +98,111 @@ function cost(quality: number): number {
  * word of the name the query left out costs a little.
  */
 export function textScore(nameWords: readonly string[], cityWords: readonly string[], terms: readonly Term[]): number | undefined {
-  const own = nameWords.filter((w) => !FILLER.has(w));
-  const words = own.length > 0 ? own : nameWords;
+  return wordsScore(nameWords, cityWords, terms, isFillerText);
+}
+
+/** textScore over words however they are written: `isFiller` says which are FILLER. */
+export function wordsScore<K>(nameWords: ArrayLike<K>, cityWords: ArrayLike<K>, terms: readonly Term<K>[], isFiller: (w: K) => boolean): number | undefined {
+  // The name's own words are those not filler (all of them when every one is); a word's place is
+  // counted among them.
+  let own = 0;
+  for (let i = 0; i < nameWords.length; i++) if (!isFiller(nameWords[i] as K)) own += 1;
+  const skipFiller = own > 0;
+  const words = skipFiller ? own : nameWords.length;
   const required = terms.some((t) => !t.optional) ? terms.filter((t) => !t.optional) : terms;
   let total = 0;
   let last = -1;
   const positions: number[] = [];
   for (const term of required) {
-    let best: { at: number; quality: number } | undefined;
-    words.forEach((w, at) => {
+    let bestAt = -1;
+    let bestQuality = 0;
+    let at = -1;
+    for (let i = 0; i < nameWords.length; i++) {
+      const w = nameWords[i] as K;
+      if (skipFiller && isFiller(w)) continue;
+      at += 1;
       const quality = term.map.get(w);
-      if (quality === undefined) return;
+      if (quality === undefined) continue;
       // The closest spelling; among equals, the first one after the previous word's.
-      if (best === undefined || quality < best.quality || (quality === best.quality && best.at <= last && at > last)) best = { at, quality };
-    });
-    if (best !== undefined) {
-      total += cost(best.quality);
-      positions.push(best.at);
-      last = best.at;
+      if (bestAt < 0 || quality < bestQuality || (quality === bestQuality && bestAt <= last && at > last)) {
+        bestAt = at;
+        bestQuality = quality;
+      }
+    }
+    if (bestAt >= 0) {
+      total += cost(bestQuality);
+      positions.push(bestAt);
+      last = bestAt;
       continue;
     }
     let inCity: number | undefined;
-    for (const w of cityWords) {
-      const quality = term.map.get(w);
+    for (let i = 0; i < cityWords.length; i++) {
+      const quality = term.map.get(cityWords[i] as K);
       if (quality !== undefined && (inCity === undefined || quality < inCity)) inCity = quality;
     }
     if (inCity === undefined) return undefined;
     total += cost(inCity) + 1;
   }
-  const matched = new Set(positions);
+  let matched = 0;
+  for (let i = 0; i < positions.length; i++) if (positions.indexOf(positions[i] as number) === i) matched += 1;
   const inOrder = positions.length === required.length && positions.every((p, i) => i === 0 || p > (positions[i - 1] as number));
   const phrase = inOrder && positions.every((p, i) => i === 0 || p === (positions[i - 1] as number) + 1);
   const near = inOrder && !phrase && (positions.at(-1) as number) - (positions[0] as number) <= positions.length;
   const start = phrase && positions[0] === 0;
-  const whole = start && matched.size === words.length;
-  const extra = words.length - matched.size;
+  const whole = start && matched === words;
+  const extra = words - matched;
   return (whole ? 2 : 0) + (start ? 0.5 : 0) + (phrase ? 1 : near ? 0.5 : 0) - 0.4 * Math.min(extra, 5) - total;
+}
+
+/**
+ * The best score of a name among the query's readings (the first as typed, the others with words
+ * joined or split, which cost REWRITE_COST); undefined when no reading matches.
+ */
+export function readingsScore<K>(nameWords: ArrayLike<K>, cityWords: ArrayLike<K>, readings: ReadonlyArray<readonly Term<K>[]>, isFiller: (w: K) => boolean): number | undefined {
+  let text: number | undefined;
+  for (let i = 0; i < readings.length; i++) {
+    const s = wordsScore(nameWords, cityWords, readings[i] as readonly Term<K>[], isFiller);
+    if (s === undefined) continue;
+    const reading = i === 0 ? s : s - REWRITE_COST;
+    if (text === undefined || reading > text) text = reading;
+  }
+  return text;
+}
+
+/** What ranks a search's candidates besides their names: an EIN typed whole (first whatever its name), and the filters. */
+export interface Ranking {
+  readings: ReadonlyArray<readonly Term[]>;
+  ein: string | null;
+  cause_id?: number;
+  state?: string;
+  near?: { latitude: number; longitude: number; radius_km: number };
+}
+
+/** Whether an organisation passes a search's filters: its cause, its state, within the distance. */
+export function inFilters(r: Ranking, cause: number, state: string, latitude: number | null, longitude: number | null): boolean {
+  if (r.cause_id !== undefined && cause !== r.cause_id) return false;
+  if (r.state !== undefined && state !== r.state.toUpperCase()) return false;
+  const near = r.near;
+  return near === undefined || (latitude !== null && longitude !== null && distanceKm(near.latitude, near.longitude, latitude, longitude) <= near.radius_km);
+}
+
+/** A candidate scored: `at` says where its name is, for the rare tie that comes down to names. */
+export interface Scored {
+  id: number;
+  score: number;
+  income: number;
+  asset: number;
+  at: number;
+}
+
+/** Best first: by score, then income, then assets, then name, then id (a total order: the same answer whatever order they came in). */
+export function byRank(scored: Scored[], nameAt: (at: number) => string): Scored[] {
+  return scored.sort((a, b) => {
+    const by = b.score - a.score || b.income - a.income || b.asset - a.asset;
+    if (by !== 0) return by;
+    const [x, y] = [nameAt(a.at), nameAt(b.at)];
+    return (x < y ? -1 : x > y ? 1 : 0) || a.id - b.id;
+  });
 }
 
 /** The IRS fields prominence reads (codes as in the BMF; see codes/bmf_field_codes.csv). */

@@ -7,11 +7,10 @@ import type { Deps } from '../../deps.ts';
 import { offsetOf, toPage, type PageRequest } from '../../shared/page.ts';
 import { normalizeEin, tokenize } from './nonprofits.ts';
 import { TYPO_CHECK_BELOW_DF, Vocabulary, type Expansion } from './vocabulary.ts';
-import { FILLER, otherSpellings, prominence, REWRITE_COST, rewrites, SPELLING_QUALITY, textScore, type Term } from './rank.ts';
+import { FILLER, otherSpellings, rewrites, SPELLING_QUALITY, type Ranking, type Term } from './rank.ts';
 import { toNonProfit, type NonProfit } from './nonprofits.store.ts';
 import * as store from './search.store.ts';
 import { boxAround, distanceKm } from './geo.ts';
-import type { Candidate } from './search.store.ts';
 import { databaseReads, type CandidateReads } from './directory.memory.ts';
 import { nonProfitForm } from './nonprofits.service.ts';
 import { COMMON_WORD_DF } from './import.service.ts';
@@ -54,9 +53,9 @@ const CANDIDATE_ROWS = 2_000;
 const QUICK_ROWS = 1_000;
 const QUERY_WORDS_MAX = 8;
 
-interface Scored {
-  row: Candidate;
-  score: number;
+/** A search's filters, as ranking reads them. */
+function filtersOf(q: SearchQuery): Pick<Ranking, 'cause_id' | 'state' | 'near'> {
+  return { ...(q.cause_id === undefined ? {} : { cause_id: q.cause_id }), ...(q.state === undefined ? {} : { state: q.state }), ...(q.near === undefined ? {} : { near: q.near }) };
 }
 
 interface QueryTerm extends Term {
@@ -111,7 +110,7 @@ export class DirectorySearch {
     const found = tokens.length === 0 ? undefined : await this.#ranked(q, tokens, quick);
     if (found === undefined) return this.#browse(q, page);
     const { ranked, overCap, partial } = found;
-    const ids = ranked.slice(start, start + page.per_page).map((c) => c.id);
+    const ids = ranked.slice(start, start + page.per_page);
     const byId = new Map((await store.listedRows(this.#deps.reads, ids)).map((r) => [r.id, r]));
     const rows = ids.map((id) => byId.get(id)).filter((r) => r !== undefined);
     return capped(
@@ -163,62 +162,25 @@ export class DirectorySearch {
     });
   }
 
-  /** Query words: candidates from the word index, checked and ranked here (rank.ts). */
-  async #ranked(q: SearchQuery, tokens: string[], quick: boolean): Promise<{ ranked: Candidate[]; overCap: boolean; partial: boolean }> {
-    const db = this.#deps.reads;
+  /** Query words: candidates from the word index, checked and ranked (rank.ts). */
+  async #ranked(q: SearchQuery, tokens: string[], quick: boolean): Promise<{ ranked: number[]; overCap: boolean; partial: boolean }> {
     const { vocabulary, reads } = await this.#reading();
     const einText = (q.query ?? '').trim();
     const ein = normalizeEin(einText) ?? (/^\d{9}$/.test(tokens.join('')) ? tokens.join('') : null);
     // The query as typed, then read with words joined or split ("redcross", "child fund").
     const readings = [tokens, ...rewrites(tokens, (w) => vocabulary.dfOf(w), TYPO_CHECK_BELOW_DF)].map((words) => this.#terms(vocabulary, words));
-    const byId = new Map<number, Candidate>();
+    // An EIN typed whole finds its organisation first, whatever its name.
+    const ids = new Set<number>(ein === null ? [] : (await store.listedCandidates(this.#deps.reads, { ein })).map((r) => r.id));
     let overCap = false;
     let partial = false;
     for (const terms of readings) {
       const found = await this.#candidates(reads, terms, quick);
-      for (const row of found.rows) byId.set(row.id, row);
+      for (const id of found.ids) ids.add(id);
       overCap ||= found.overCap;
       partial ||= found.partial;
     }
-    let rows = [...byId.values()];
-    if (ein !== null) {
-      const exact = await store.listedCandidates(db, { ein });
-      rows = [...exact, ...rows.filter((r) => r.ein !== ein)];
-    }
-
-    const scored: Scored[] = [];
-    for (const row of rows) {
-      if (q.cause_id !== undefined && row.cause_id !== q.cause_id) continue;
-      if (q.state !== undefined && row.state !== q.state.toUpperCase()) continue;
-      if (
-        q.near !== undefined &&
-        (row.latitude === null || row.longitude === null || distanceKm(q.near.latitude, q.near.longitude, row.latitude, row.longitude) > q.near.radius_km)
-      )
-        continue;
-      if (row.ein === ein) {
-        scored.push({ row, score: Infinity });
-        continue;
-      }
-      const nameWords = tokenize(row.name);
-      const cityWords = tokenize(row.city);
-      let text: number | undefined;
-      readings.forEach((terms, i) => {
-        const s = textScore(nameWords, cityWords, terms);
-        if (s === undefined) return;
-        const reading = i === 0 ? s : s - REWRITE_COST;
-        if (text === undefined || reading > text) text = reading;
-      });
-      if (text !== undefined) scored.push({ row, score: text + prominence(row) });
-    }
-    scored.sort(
-      (a, b) =>
-        b.score - a.score ||
-        b.row.income_amt - a.row.income_amt ||
-        b.row.asset_amt - a.row.asset_amt ||
-        (a.row.name < b.row.name ? -1 : a.row.name > b.row.name ? 1 : 0) ||
-        a.row.id - b.row.id,
-    );
-    return { ranked: scored.slice(0, SEARCH_CANDIDATES_MAX).map((s) => s.row), overCap, partial };
+    const ranked = await reads.ranked([...ids], { readings, ein, ...filtersOf(q) });
+    return { ranked: ranked.slice(0, SEARCH_CANDIDATES_MAX), overCap, partial };
   }
 
   /**
@@ -227,10 +189,10 @@ export class DirectorySearch {
    * more than SEARCH_CANDIDATES_MAX organisations match every word (`overCap`).
    * `partial`: some organisations that may match were not read.
    */
-  async #candidates(reads: CandidateReads, terms: readonly QueryTerm[], quick: boolean): Promise<{ rows: Candidate[]; overCap: boolean; partial: boolean }> {
+  async #candidates(reads: CandidateReads, terms: readonly QueryTerm[], quick: boolean): Promise<{ ids: number[]; overCap: boolean; partial: boolean }> {
     const wanted = terms.some((t) => !t.optional) ? terms.filter((t) => !t.optional) : terms;
     // A word that stands for no word of the vocabulary matches no organisation.
-    if (wanted.some((e) => e.list.length === 0)) return { rows: [], overCap: false, partial: false };
+    if (wanted.some((e) => e.list.length === 0)) return { ids: [], overCap: false, partial: false };
     // Candidates: the rarest word's organisations (looked up in the index),
     // narrowed by the users of the next rarest words, in the index too, while
     // more organisations are left than can be read, or reading a word's entries
@@ -256,7 +218,7 @@ export class DirectorySearch {
       const everyWord = intersected === wanted.length && rarestFirst.slice(0, intersected).every((t) => t.list.every((e) => !FILLER.has(e.word)));
       const overCap = quick && everyWord && users.size > SEARCH_CANDIDATES_MAX;
       return {
-        rows: await reads.listedCandidates(users.biggest(overCap ? QUICK_ROWS : CANDIDATE_ROWS)),
+        ids: users.biggest(overCap ? QUICK_ROWS : CANDIDATE_ROWS),
         overCap,
         partial: !everyWord && users.size > CANDIDATE_ROWS,
       };
@@ -264,7 +226,7 @@ export class DirectorySearch {
     // Every word is common ("first baptist church"): the biggest organisations
     // using the rarest of them, from the lists the import keeps (directory_top),
     // plus the biggest users of its rarer expansions.
-    if (first === undefined) return { rows: [], overCap: false, partial: false };
+    if (first === undefined) return { ids: [], overCap: false, partial: false };
     const common = first.list.filter((e) => e.df > COMMON_WORD_DF).map((e) => e.word);
     // Rare expansions in order of closeness, while their organisations fit the budget.
     const rare: string[] = [];
@@ -276,6 +238,6 @@ export class DirectorySearch {
     }
     const top = await reads.topOfWords(common);
     const more = rare.length === 0 ? [] : (await reads.postings(rare)).biggest(Math.max(CANDIDATE_ROWS - top.length, 0));
-    return { rows: await reads.listedCandidates([...new Set([...top, ...more])]), overCap: false, partial: true };
+    return { ids: [...top, ...more], overCap: false, partial: true };
   }
 }

@@ -1,0 +1,161 @@
+// Reading the directory into a held image (directory.memory.ts, ADR 32): the organisations a
+// page at a time into columns, each name's words as numbers and its prominence worked out once,
+// then the word index a page at a time as each word's users.
+import type { Db } from '../../db/database.ts';
+import { assert, assertSafeInteger } from '../../shared/assert.ts';
+import { CodedRows, grown, NumberColumn, NumberRows, Positions, StringColumn, WordRows } from './directory.columns.ts';
+import { tokenize } from './nonprofits.ts';
+import { FILLER, prominence } from './rank.ts';
+import * as store from './search.store.ts';
+
+export type Epochs = { epoch: number; records: number };
+
+/** An organisation's coded strings, in this order (ranking reads them by place). */
+export const CODED = ['state', 'subsection', 'foundation', 'affiliation', 'organization', 'filing_req', 'status', 'city'] as const;
+/** An organisation's numbers, in this order, then whether it is listed: a row of ROW numbers. */
+export const NUMBERS = ['income_amt', 'asset_amt', 'revenue_amt', 'latitude', 'longitude', 'cause_id', 'eligible'] as const;
+export const LISTED = NUMBERS.length;
+export const ROW = NUMBERS.length + 1;
+
+/** Thrown inside a load: the epochs moved, or the node is closing. */
+export class Abandoned extends Error {}
+/** Thrown inside a load: the database holds what an image cannot answer alike (the log says what). */
+export class Refused extends Error {}
+
+export interface ImageParts {
+  epochs: Epochs;
+  ids: Float64Array;
+  positions: Positions;
+  ein: StringColumn;
+  name: StringColumn;
+  /** NUMBERS, a row of them an organisation; then whether it is listed (1 or 0). */
+  numbers: Float64Array;
+  /** CODED, a row of codes an organisation, into `values`: each field's list of its values. */
+  codes: Uint32Array;
+  values: string[][];
+  /** Each organisation's prominence (rank.ts), worked out once. */
+  prominence: Float64Array;
+  /** The words of names and cities as numbers: organisation p's name is nameWords[nameStarts[p]] up to nameStarts[p + 1]. */
+  numberOf: Map<string, number>;
+  nameWords: Int32Array;
+  nameStarts: Uint32Array;
+  /** Each city's words (by its code), as numbers. */
+  cityWords: number[][];
+  /** 1 for the numbers of FILLER words. */
+  filler: Uint8Array;
+  wordOf: Map<string, number>;
+  wordStarts: Uint32Array;
+  postings: Int32Array;
+  top: Map<string, number[]>;
+}
+
+type Organisations = Pick<ImageParts, 'ids' | 'ein' | 'name' | 'numbers' | 'codes' | 'values' | 'prominence' | 'numberOf' | 'nameWords' | 'nameStarts' | 'cityWords' | 'filler'>;
+
+/** Every organisation, listed or not (the word index names both), by id, into columns. */
+export async function readOrganisations(db: Db, go: () => Promise<boolean>, perPage: number, capacity: number): Promise<Organisations> {
+  const ids = new NumberColumn(capacity);
+  const ein = new StringColumn(capacity);
+  const name = new StringColumn(capacity);
+  const coded = new CodedRows(CODED.length, capacity);
+  const numbers = new NumberRows(ROW, capacity);
+  const standing = new NumberColumn(capacity);
+  const words = new WordRows(capacity);
+  let after = 0;
+  for (;;) {
+    const page = await store.candidatesPage(db, after, perPage);
+    for (const r of page) {
+      assertSafeInteger(r.id, 'an organisation id');
+      assert(r.id > after, 'organisations are read in ascending id order');
+      after = r.id;
+      ids.push(r.id);
+      assert(typeof r.ein === 'string' && typeof r.name === 'string', 'an organisation has an EIN and a name');
+      ein.push(r.ein);
+      name.push(r.name);
+      for (const c of CODED) assert(typeof r[c] === 'string', `an organisation's ${c} is text`);
+      coded.push(CODED.map((c) => r[c]));
+      for (const c of NUMBERS) {
+        const v = r[c];
+        assert(c === 'latitude' || c === 'longitude' ? v === null || Number.isFinite(v) : Number.isFinite(v), `an organisation's ${c} is a number`);
+      }
+      numbers.push([...NUMBERS.map((c) => r[c]), r.removed_at === null ? 1 : 0]);
+      standing.push(prominence(r));
+      words.push(tokenize(r.name));
+    }
+    if (page.length < perPage) break;
+    if (!(await go())) throw new Abandoned();
+  }
+  for (const c of [ein, name]) c.finish();
+  const { codes, values } = coded.finish();
+  const cityWords = (values[CODED.indexOf('city')] as string[]).map((city) => tokenize(city).map((w) => words.number(w)));
+  const { numberOf, words: nameWords, starts: nameStarts } = words.finish();
+  const filler = new Uint8Array(numberOf.size);
+  for (const w of FILLER) {
+    const k = numberOf.get(w);
+    if (k !== undefined) filler[k] = 1;
+  }
+  return { ids: ids.view().slice(), ein, name, numbers: numbers.values(), codes, values, prominence: standing.view().slice(), numberOf, nameWords, nameStarts, cityWords, filler };
+}
+
+/** The word index as each word's users (positions in the columns), a word's users once. */
+export async function readWords(
+  db: Db,
+  go: () => Promise<boolean>,
+  perPage: number,
+  positions: Positions,
+  organisations: number,
+  capacity: number,
+): Promise<Pick<ImageParts, 'wordOf' | 'wordStarts' | 'postings'>> {
+  const wordOf = new Map<string, number>();
+  const starts: number[] = [];
+  let postings = new Int32Array(capacity);
+  let n = 0;
+  // Which word last counted each organisation: a word of both its name and its city is one user.
+  const counted = new Int32Array(organisations).fill(-1);
+  const take = (rows: ReadonlyArray<{ word: string; non_profit_id: number }>) => {
+    for (const r of rows) {
+      const position = positions.of(r.non_profit_id);
+      // The word index names only organisations the directory holds (a foreign key): a load that
+      // met one it does not is refused rather than answering otherwise than the database would.
+      if (position < 0) throw new Refused(`the word index names organisation ${r.non_profit_id}, which the directory does not hold`);
+      let k = wordOf.get(r.word);
+      if (k === undefined) {
+        k = starts.length;
+        wordOf.set(r.word, k);
+        starts.push(n);
+      }
+      assert(k === starts.length - 1, 'the word index is read a word at a time, in word order');
+      if (counted[position] === k) continue;
+      counted[position] = k;
+      if (n === postings.length) postings = grown(postings);
+      postings[n++] = position;
+    }
+  };
+  // A page at a time in word order; a page's last word may be cut short, so it is read again
+  // with the next page, or whole on its own when it filled the page.
+  let afterWord = '';
+  for (;;) {
+    const page = await store.wordsPage(db, afterWord, perPage);
+    if (page.length < perPage) {
+      take(page);
+      break;
+    }
+    const lastWord = (page[page.length - 1] as { word: string }).word;
+    const whole = page.findIndex((r) => r.word === lastWord);
+    const rows = whole > 0 ? page.slice(0, whole) : await store.wordUsers(db, lastWord);
+    take(rows);
+    afterWord = (rows[rows.length - 1] as { word: string }).word;
+    if (!(await go())) throw new Abandoned();
+  }
+  starts.push(n);
+  return { wordOf, wordStarts: Uint32Array.from(starts), postings: postings.slice(0, n) };
+}
+
+export async function readTop(db: Db): Promise<Map<string, number[]>> {
+  const top = new Map<string, number[]>();
+  for (const r of await store.topEntries(db)) {
+    const list = top.get(r.word) ?? [];
+    list.push(r.non_profit_id);
+    top.set(r.word, list);
+  }
+  return top;
+}
