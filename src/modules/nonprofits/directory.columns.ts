@@ -188,21 +188,17 @@ export class CodedRows {
   }
 }
 
-/** Each row's words as numbers, one dictionary for all rows: ranking then compares numbers, not text. */
+/** Runs of words as numbers, one dictionary for all of them: ranking then compares numbers, not text. */
 export class WordRows {
   readonly #numberOf = new Map<string, number>();
   #words: Int32Array;
-  /** Row r's words are #words[#starts[r]] up to #words[#starts[r + 1]]. */
-  #starts: Uint32Array;
-  #rows = 0;
   #length = 0;
 
   constructor(capacity: number) {
     this.#words = new Int32Array(4 * capacity);
-    this.#starts = new Uint32Array(capacity + 1);
   }
 
-  /** The number of `word`, a new one if no row had it. */
+  /** The number of `word`, a new one if no run had it. */
   number(word: string): number {
     let k = this.#numberOf.get(word);
     if (k === undefined) {
@@ -212,16 +208,17 @@ export class WordRows {
     return k;
   }
 
-  push(words: readonly string[]): void {
-    if (this.#rows + 2 > this.#starts.length) this.#starts = grown(this.#starts);
+  /** Adds a run of words; where it starts. */
+  push(words: readonly string[]): number {
+    const start = this.#length;
     for (const w of words) {
       if (this.#length === this.#words.length) this.#words = grown(this.#words);
       this.#words[this.#length++] = this.number(w);
     }
-    this.#starts[++this.#rows] = this.#length;
+    return start;
   }
 
-  finish(): { numberOf: Map<string, number>; words: Int32Array; starts: Uint32Array } {
-    return { numberOf: this.#numberOf, words: this.#words.slice(0, this.#length), starts: this.#starts.slice(0, this.#rows + 1) };
+  finish(): { numberOf: Map<string, number>; words: Int32Array } {
+    return { numberOf: this.#numberOf, words: this.#words.slice(0, this.#length) };
   }
 }

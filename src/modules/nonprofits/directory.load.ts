@@ -10,12 +10,20 @@ import * as store from './search.store.ts';
 
 export type Epochs = { epoch: number; records: number };
 
-/** An organisation's coded strings, in this order (ranking reads them by place). */
-export const CODED = ['state', 'subsection', 'foundation', 'affiliation', 'organization', 'filing_req', 'status', 'city'] as const;
-/** An organisation's numbers, in this order, then whether it is listed: a row of ROW numbers. */
-export const NUMBERS = ['income_amt', 'asset_amt', 'revenue_amt', 'latitude', 'longitude', 'cause_id', 'eligible'] as const;
-export const LISTED = NUMBERS.length;
-export const ROW = NUMBERS.length + 1;
+/** An organisation's coded strings, in this order: each field's values are listed once, a row holds their numbers. */
+export const CODED = ['state', 'city'] as const;
+/** What goes into an organisation's prominence (rank.ts), worked out at load: checked as numbers. */
+const STANDING_NUMBERS = ['income_amt', 'asset_amt', 'revenue_amt', 'cause_id', 'eligible'] as const;
+/**
+ * An organisation's row of ROW numbers, by place: all that ranking reads of it but its state (only
+ * for a state filter) and its words, in one 64-byte row (one cache line; a field a column cost a
+ * cache miss a field, the most of a search's time). LISTED_CITY is the city's code, or -1 - the
+ * code when the organisation is removed; NAME is where its name's words start times NAME_WORDS_MAX,
+ * plus how many there are.
+ */
+export const [INCOME, ASSET, PROMINENCE, LATITUDE, LONGITUDE, CAUSE, LISTED_CITY, NAME] = [0, 1, 2, 3, 4, 5, 6, 7] as const;
+export const ROW = 8;
+export const NAME_WORDS_MAX = 1024;
 
 /** Thrown inside a load: the epochs moved, or the node is closing. */
 export class Abandoned extends Error {}
@@ -28,17 +36,14 @@ export interface ImageParts {
   positions: Positions;
   ein: StringColumn;
   name: StringColumn;
-  /** NUMBERS, a row of them an organisation; then whether it is listed (1 or 0). */
+  /** A row of ROW numbers an organisation (INCOME, ASSET, ...). */
   numbers: Float64Array;
   /** CODED, a row of codes an organisation, into `values`: each field's list of its values. */
   codes: Uint32Array;
   values: string[][];
-  /** Each organisation's prominence (rank.ts), worked out once. */
-  prominence: Float64Array;
-  /** The words of names and cities as numbers: organisation p's name is nameWords[nameStarts[p]] up to nameStarts[p + 1]. */
+  /** The words of names and cities as numbers: an organisation's name is a run of nameWords (its row's NAME). */
   numberOf: Map<string, number>;
   nameWords: Int32Array;
-  nameStarts: Uint32Array;
   /** Each city's words (by its code), as numbers. */
   cityWords: number[][];
   /** 1 for the numbers of FILLER words. */
@@ -49,7 +54,7 @@ export interface ImageParts {
   top: Map<string, number[]>;
 }
 
-type Organisations = Pick<ImageParts, 'ids' | 'ein' | 'name' | 'numbers' | 'codes' | 'values' | 'prominence' | 'numberOf' | 'nameWords' | 'nameStarts' | 'cityWords' | 'filler'>;
+type Organisations = Pick<ImageParts, 'ids' | 'ein' | 'name' | 'numbers' | 'codes' | 'values' | 'numberOf' | 'nameWords' | 'cityWords' | 'filler'>;
 
 /** Every organisation, listed or not (the word index names both), by id, into columns. */
 export async function readOrganisations(db: Db, go: () => Promise<boolean>, perPage: number, capacity: number): Promise<Organisations> {
@@ -58,7 +63,6 @@ export async function readOrganisations(db: Db, go: () => Promise<boolean>, perP
   const name = new StringColumn(capacity);
   const coded = new CodedRows(CODED.length, capacity);
   const numbers = new NumberRows(ROW, capacity);
-  const standing = new NumberColumn(capacity);
   const words = new WordRows(capacity);
   let after = 0;
   for (;;) {
@@ -71,29 +75,37 @@ export async function readOrganisations(db: Db, go: () => Promise<boolean>, perP
       assert(typeof r.ein === 'string' && typeof r.name === 'string', 'an organisation has an EIN and a name');
       ein.push(r.ein);
       name.push(r.name);
-      for (const c of CODED) assert(typeof r[c] === 'string', `an organisation's ${c} is text`);
-      coded.push(CODED.map((c) => r[c]));
-      for (const c of NUMBERS) {
-        const v = r[c];
-        assert(c === 'latitude' || c === 'longitude' ? v === null || Number.isFinite(v) : Number.isFinite(v), `an organisation's ${c} is a number`);
+      for (const c of ['state', 'city', 'subsection', 'foundation', 'affiliation', 'organization', 'filing_req', 'status'] as const) {
+        assert(typeof r[c] === 'string', `an organisation's ${c} is text`);
       }
-      numbers.push([...NUMBERS.map((c) => r[c]), r.removed_at === null ? 1 : 0]);
-      standing.push(prominence(r));
-      words.push(tokenize(r.name));
+      coded.push(CODED.map((c) => r[c]));
+      for (const c of STANDING_NUMBERS) assert(Number.isFinite(r[c]), `an organisation's ${c} is a number`);
+      for (const c of ['latitude', 'longitude'] as const) assert(r[c] === null || Number.isFinite(r[c]), `an organisation's ${c} is a number or null`);
+      const nameWords = tokenize(r.name);
+      if (nameWords.length >= NAME_WORDS_MAX) throw new Refused(`organisation ${r.id}'s name has ${nameWords.length} words`);
+      const start = words.push(nameWords);
+      // LISTED_CITY is filled in below, once the cities have their codes.
+      numbers.push([r.income_amt, r.asset_amt, prominence(r), r.latitude, r.longitude, r.cause_id, r.removed_at === null ? 1 : 0, start * NAME_WORDS_MAX + nameWords.length]);
     }
     if (page.length < perPage) break;
     if (!(await go())) throw new Abandoned();
   }
   for (const c of [ein, name]) c.finish();
   const { codes, values } = coded.finish();
-  const cityWords = (values[CODED.indexOf('city')] as string[]).map((city) => tokenize(city).map((w) => words.number(w)));
-  const { numberOf, words: nameWords, starts: nameStarts } = words.finish();
+  const rows = numbers.values();
+  const city = CODED.indexOf('city');
+  for (let p = 0, n = 0; n < rows.length; p++, n += ROW) {
+    const code = codes[p * CODED.length + city] as number;
+    rows[n + LISTED_CITY] = rows[n + LISTED_CITY] === 1 ? code : -1 - code;
+  }
+  const cityWords = (values[city] as string[]).map((text) => tokenize(text).map((w) => words.number(w)));
+  const { numberOf, words: nameWords } = words.finish();
   const filler = new Uint8Array(numberOf.size);
   for (const w of FILLER) {
     const k = numberOf.get(w);
     if (k !== undefined) filler[k] = 1;
   }
-  return { ids: ids.view().slice(), ein, name, numbers: numbers.values(), codes, values, prominence: standing.view().slice(), numberOf, nameWords, nameStarts, cityWords, filler };
+  return { ids: ids.view().slice(), ein, name, numbers: rows, codes, values, numberOf, nameWords, cityWords, filler };
 }
 
 /** The word index as each word's users (positions in the columns), a word's users once. */

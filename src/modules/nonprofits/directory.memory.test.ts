@@ -9,7 +9,7 @@ import { describeEachEngine, makeNonProfit } from '../../../test/harness.ts';
 import type { Deps } from '../../deps.ts';
 import { rebuildVocabularyTables } from './directory.store.ts';
 import { bumpRecordsEpoch } from './nonprofits.store.ts';
-import { Abandoned, databaseReads, DirectoryImage } from './directory.memory.ts';
+import { Abandoned, databaseReads, DirectoryImage, Refused } from './directory.memory.ts';
 import { DirectoryInMemory } from './directory.held.ts';
 import { DirectorySearch, type SearchQuery } from './search.service.ts';
 import * as store from './search.store.ts';
@@ -220,6 +220,17 @@ describeEachEngine('the directory held in memory', (env) => {
       return true;
     };
     await assert.rejects(DirectoryImage.load(deps.db, raising, SMALL_PAGES), Abandoned, 'an epoch raised while it read');
+  });
+
+  test('a name of more words than a row can say is refused, not cut short', async () => {
+    const { deps } = env();
+    await makeNonProfit(deps, { ein: '600000002', name: Array.from({ length: 1_030 }, (_, i) => `w${i}`).join(' ') });
+    await assert.rejects(
+      DirectoryImage.load(deps.db, async () => true, SMALL_PAGES),
+      Refused,
+    );
+    // The database still answers: the search reads it while no image is held.
+    assert.equal((await search().search({ query: '60-0000002' }, { page: 1, per_page: 5 })).items[0]?.ein, '600000002');
   });
 
   test('with DIRECTORY_IN_MEMORY off, a search holds nothing and loads nothing', async () => {

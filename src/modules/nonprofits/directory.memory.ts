@@ -8,7 +8,25 @@
 // epochs is the database as it was then: both answer every search alike.
 import type { Db } from '../../db/database.ts';
 import { grown, Positions, type StringColumn } from './directory.columns.ts';
-import { Abandoned, CODED, LISTED, readOrganisations, readTop, readWords, ROW, type Epochs, type ImageParts } from './directory.load.ts';
+import {
+  Abandoned,
+  ASSET,
+  CAUSE,
+  CODED,
+  INCOME,
+  LATITUDE,
+  LISTED_CITY,
+  LONGITUDE,
+  NAME,
+  NAME_WORDS_MAX,
+  PROMINENCE,
+  readOrganisations,
+  readTop,
+  readWords,
+  ROW,
+  type Epochs,
+  type ImageParts,
+} from './directory.load.ts';
 import { tokenize } from './nonprofits.ts';
 import { byRank, FILLER as FILLER_TEXT, inFilters, prominence, readingsScore, type Ranking, type Scored, type Term } from './rank.ts';
 import * as store from './search.store.ts';
@@ -98,11 +116,9 @@ export class DirectoryImage implements CandidateReads {
   readonly #numbers: Float64Array;
   readonly #codes: Uint32Array;
   readonly #values: string[][];
-  readonly #prominence: Float64Array;
   /** Names' and cities' words as numbers, which ranking compares (ImageParts). */
   readonly #numberOf: Map<string, number>;
   readonly #nameWords: Int32Array;
-  readonly #nameStarts: Uint32Array;
   readonly #cityWords: number[][];
   readonly #isFiller: (w: number) => boolean;
   /** Each word's users, as positions in the columns: word k's from #wordStarts[k] to #wordStarts[k + 1]. */
@@ -124,10 +140,8 @@ export class DirectoryImage implements CandidateReads {
     this.#numbers = parts.numbers;
     this.#codes = parts.codes;
     this.#values = parts.values;
-    this.#prominence = parts.prominence;
     this.#numberOf = parts.numberOf;
     this.#nameWords = parts.nameWords;
-    this.#nameStarts = parts.nameStarts;
     this.#cityWords = parts.cityWords;
     const filler = parts.filler;
     this.#isFiller = (w) => filler[w] === 1;
@@ -141,7 +155,7 @@ export class DirectoryImage implements CandidateReads {
 
   /** About how many bytes the image holds (its arrays and strings; not the word map's few dozen thousand words). */
   get bytes(): number {
-    const arrays = [this.#ids, this.#numbers, this.#codes, this.#prominence, this.#nameWords, this.#nameStarts, this.#postings, this.#wordStarts, this.#marks];
+    const arrays = [this.#ids, this.#numbers, this.#codes, this.#nameWords, this.#postings, this.#wordStarts, this.#marks];
     return arrays.reduce((sum, a) => sum + a.byteLength, 0) + this.#positions.bytes + this.#ein.bytes + this.#name.bytes;
   }
 
@@ -236,27 +250,33 @@ export class DirectoryImage implements CandidateReads {
   }
 
   async ranked(ids: readonly number[], how: Ranking): Promise<number[]> {
-    // As rankRows does from rows, here from the columns: names and cities as word numbers, each
-    // organisation's prominence worked out at load; no object an organisation but the scored.
+    // As rankRows does from rows, here from each organisation's row of numbers (its prominence
+    // worked out at load) and its name's and city's words as numbers.
     const readings = how.readings.map((terms) => terms.map((t) => this.#numbered(t)));
+    const filtered = how.cause_id !== undefined || how.state !== undefined || how.near !== undefined;
     const v = this.#numbers;
-    const c = this.#codes;
+    const words = this.#nameWords;
     const states = this.#values[CODED.indexOf('state')] as string[];
     const name: number[] = [];
     const scored: Scored[] = [];
     for (const id of ids) {
       const p = this.#positions.of(id);
-      if (p < 0 || v[p * ROW + LISTED] === 0) continue;
       const n = p * ROW;
-      const k = p * CODED.length;
-      if (!inFilters(how, v[n + 5] as number, states[c[k] as number] as string, orNull(v[n + 3] as number), orNull(v[n + 4] as number))) continue;
+      const city = p < 0 ? -1 : (v[n + LISTED_CITY] as number);
+      if (city < 0) continue;
+      if (filtered) {
+        const state = states[this.#codes[p * CODED.length] as number] as string;
+        if (!inFilters(how, v[n + CAUSE] as number, state, orNull(v[n + LATITUDE] as number), orNull(v[n + LONGITUDE] as number))) continue;
+      }
       let text: number | undefined = Infinity;
       if (how.ein === null || this.#ein.get(p) !== how.ein) {
+        const at = v[n + NAME] as number;
+        const start = Math.floor(at / NAME_WORDS_MAX);
         name.length = 0;
-        for (let i = this.#nameStarts[p] as number; i < (this.#nameStarts[p + 1] as number); i++) name.push(this.#nameWords[i] as number);
-        text = readingsScore(name, this.#cityWords[c[k + 7] as number] as number[], readings, this.#isFiller);
+        for (let i = start, end = start + (at % NAME_WORDS_MAX); i < end; i++) name.push(words[i] as number);
+        text = readingsScore(name, this.#cityWords[city] as number[], readings, this.#isFiller);
       }
-      if (text !== undefined) scored.push({ id, score: text + (this.#prominence[p] as number), income: v[n] as number, asset: v[n + 1] as number, at: p });
+      if (text !== undefined) scored.push({ id, score: text + (v[n + PROMINENCE] as number), income: v[n + INCOME] as number, asset: v[n + ASSET] as number, at: p });
     }
     return byRank(scored, (p) => this.#name.get(p)).map((s) => s.id);
   }

@@ -193,6 +193,8 @@ export interface Scored {
   income: number;
   asset: number;
   at: number;
+  /** Its name, once a tie has asked for it. */
+  name?: string;
 }
 
 /** Best first: by score, then income, then assets, then name, then id (a total order: the same answer whatever order they came in). */
@@ -200,7 +202,9 @@ export function byRank(scored: Scored[], nameAt: (at: number) => string): Scored
   return scored.sort((a, b) => {
     const by = b.score - a.score || b.income - a.income || b.asset - a.asset;
     if (by !== 0) return by;
-    const [x, y] = [nameAt(a.at), nameAt(b.at)];
+    // Ties are common (many small organisations report nothing): each name is read once.
+    const x = (a.name ??= nameAt(a.at));
+    const y = (b.name ??= nameAt(b.at));
     return (x < y ? -1 : x > y ? 1 : 0) || a.id - b.id;
   });
 }
