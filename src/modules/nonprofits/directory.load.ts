@@ -48,6 +48,8 @@ export interface ImageParts {
   cityWords: number[][];
   /** 1 for the numbers of FILLER words. */
   filler: Uint8Array;
+  /** The position of each rank by size (sizeOrder); the word index holds ranks. */
+  byRank: Int32Array;
   wordOf: Map<string, number>;
   wordStarts: Uint32Array;
   postings: Int32Array;
@@ -108,13 +110,16 @@ export async function readOrganisations(db: Db, go: () => Promise<boolean>, perP
   return { ids: ids.view().slice(), ein, name, numbers: rows, codes, values, numberOf, nameWords, cityWords, filler };
 }
 
-/** The word index as each word's users (positions in the columns), a word's users once. */
+/**
+ * The word index as each word's users, a word's users once, each as its rank by size (sizeOrder):
+ * a word's users are kept in that order, so the biggest of them are its first.
+ */
 export async function readWords(
   db: Db,
   go: () => Promise<boolean>,
   perPage: number,
   positions: Positions,
-  organisations: number,
+  rankOf: Int32Array,
   capacity: number,
 ): Promise<Pick<ImageParts, 'wordOf' | 'wordStarts' | 'postings'>> {
   const wordOf = new Map<string, number>();
@@ -122,7 +127,11 @@ export async function readWords(
   let postings = new Int32Array(capacity);
   let n = 0;
   // Which word last counted each organisation: a word of both its name and its city is one user.
-  const counted = new Int32Array(organisations).fill(-1);
+  const counted = new Int32Array(rankOf.length).fill(-1);
+  // A word's users are all read before the next word's: its run is put in order when the next begins.
+  const ordered = () => {
+    if (starts.length > 0) postings.subarray(starts[starts.length - 1], n).sort();
+  };
   const take = (rows: ReadonlyArray<{ word: string; non_profit_id: number }>) => {
     for (const r of rows) {
       const position = positions.of(r.non_profit_id);
@@ -131,6 +140,7 @@ export async function readWords(
       if (position < 0) throw new Refused(`the word index names organisation ${r.non_profit_id}, which the directory does not hold`);
       let k = wordOf.get(r.word);
       if (k === undefined) {
+        ordered();
         k = starts.length;
         wordOf.set(r.word, k);
         starts.push(n);
@@ -139,7 +149,7 @@ export async function readWords(
       if (counted[position] === k) continue;
       counted[position] = k;
       if (n === postings.length) postings = grown(postings);
-      postings[n++] = position;
+      postings[n++] = rankOf[position] as number;
     }
   };
   // A page at a time in word order; a page's last word may be cut short, so it is read again
@@ -158,6 +168,7 @@ export async function readWords(
     afterWord = (rows[rows.length - 1] as { word: string }).word;
     if (!(await go())) throw new Abandoned();
   }
+  ordered();
   starts.push(n);
   return { wordOf, wordStarts: Uint32Array.from(starts), postings: postings.slice(0, n) };
 }
@@ -170,4 +181,38 @@ export async function readTop(db: Db): Promise<Map<string, number[]>> {
     top.set(r.word, list);
   }
   return top;
+}
+
+/**
+ * Each organisation's rank by size, biggest first (income, then the lowest id: positions follow
+ * ids), and the position of each rank: the order in which a word's biggest users are wanted. Found
+ * without a comparison callback: incomes sorted as plain numbers, each position's rank then the
+ * number of bigger incomes (a binary search) plus the earlier positions of its own income.
+ */
+export async function sizeOrder(rows: Float64Array, go: () => Promise<boolean>): Promise<{ rankOf: Int32Array; byRank: Int32Array }> {
+  const count = rows.length / ROW;
+  const incomes = new Float64Array(count);
+  for (let p = 0; p < count; p++) incomes[p] = rows[p * ROW + INCOME] as number;
+  const sorted = incomes.slice().sort();
+  const seen = new Int32Array(count + 1);
+  const rankOf = new Int32Array(count);
+  const byRank = new Int32Array(count);
+  for (let p = 0; p < count; p++) {
+    const income = incomes[p] as number;
+    // The first place in `sorted` past every income equal to this one.
+    let lo = 0;
+    let hi = count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((sorted[mid] as number) <= income) lo = mid + 1;
+      else hi = mid;
+    }
+    const rank = count - lo + (seen[lo] as number);
+    seen[lo] = (seen[lo] as number) + 1;
+    rankOf[p] = rank;
+    byRank[rank] = p;
+    // The event loop is served now and then (about 50 ms of work at a time).
+    if (p % 200_000 === 199_999 && !(await go())) throw new Abandoned();
+  }
+  return { rankOf, byRank };
 }

@@ -23,6 +23,7 @@ import {
   readOrganisations,
   readTop,
   readWords,
+  sizeOrder,
   ROW,
   type Epochs,
   type ImageParts,
@@ -121,7 +122,7 @@ export class DirectoryImage implements CandidateReads {
   readonly #nameWords: Int32Array;
   readonly #cityWords: number[][];
   readonly #isFiller: (w: number) => boolean;
-  /** Each word's users, as positions in the columns: word k's from #wordStarts[k] to #wordStarts[k + 1]. */
+  /** Each word's users, as ranks by size, in order: word k's from #wordStarts[k] to #wordStarts[k + 1]. */
   readonly #wordOf: Map<string, number>;
   readonly #wordStarts: Uint32Array;
   readonly #postings: Int32Array;
@@ -129,6 +130,8 @@ export class DirectoryImage implements CandidateReads {
   /** narrow's marks: the number of the narrowing that last marked each organisation. */
   readonly #marks: Uint32Array;
   readonly #positions: Positions;
+  /** The position of each rank by size: the word index's entries are ranks (directory.load.ts, sizeOrder). */
+  readonly #byRank: Int32Array;
   #marking = 0;
 
   private constructor(parts: ImageParts) {
@@ -151,11 +154,12 @@ export class DirectoryImage implements CandidateReads {
     this.#top = parts.top;
     this.#marks = new Uint32Array(parts.ids.length);
     this.#positions = parts.positions;
+    this.#byRank = parts.byRank;
   }
 
   /** About how many bytes the image holds (its arrays and strings; not the word map's few dozen thousand words). */
   get bytes(): number {
-    const arrays = [this.#ids, this.#numbers, this.#codes, this.#nameWords, this.#postings, this.#wordStarts, this.#marks];
+    const arrays = [this.#ids, this.#numbers, this.#codes, this.#nameWords, this.#byRank, this.#postings, this.#wordStarts, this.#marks];
     return arrays.reduce((sum, a) => sum + a.byteLength, 0) + this.#positions.bytes + this.#ein.bytes + this.#name.bytes;
   }
 
@@ -169,14 +173,15 @@ export class DirectoryImage implements CandidateReads {
     const counts = await store.directoryCounts(db);
     const organisations = await readOrganisations(db, go, pages.organisations, counts.organisations + 1024);
     const positions = new Positions(organisations.ids);
-    const words = await readWords(db, go, pages.words, positions, organisations.ids.length, counts.words + 1024);
+    const { rankOf, byRank } = await sizeOrder(organisations.numbers, go);
+    const words = await readWords(db, go, pages.words, positions, rankOf, counts.words + 1024);
     const top = await readTop(db);
     if (!sameEpochs(epochs, await store.directoryEpochs(db))) throw new Abandoned();
-    return new DirectoryImage({ epochs, ...organisations, positions, ...words, top });
+    return new DirectoryImage({ epochs, ...organisations, positions, byRank, ...words, top });
   }
 
   async postings(words: readonly string[]): Promise<Users> {
-    // Positions in an array, each once (the marks say which are in), rather than a map of ids.
+    // Ranks in an array, each once (the marks say which are in), rather than a map of ids.
     let n = 0;
     let found = new Int32Array(64);
     const mark = this.#nextMark();
@@ -184,11 +189,11 @@ export class DirectoryImage implements CandidateReads {
     const postings = this.#postings;
     for (const [from, to] of this.#ranges(words)) {
       for (let i = from; i < to; i++) {
-        const p = postings[i] as number;
-        if (marks[p] === mark) continue;
-        marks[p] = mark;
+        const r = postings[i] as number;
+        if (marks[r] === mark) continue;
+        marks[r] = mark;
         if (n === found.length) found = grown(found);
-        found[n++] = p;
+        found[n++] = r;
       }
     }
     return {
@@ -217,31 +222,16 @@ export class DirectoryImage implements CandidateReads {
   }
 
   /**
-   * The ids of the `limit` biggest of these positions (then the lowest id: positions follow ids),
-   * or of all of them. Their incomes are copied once and sorted as numbers, which finds the
-   * smallest income kept (a sort comparing positions would read an income at random twice a
-   * comparison); only the positions tied at it are sorted.
+   * The ids of the `limit` biggest of these organisations (then the lowest id), or of all of them:
+   * they are ranks by size, so the biggest are the lowest, found by sorting the ranks as plain
+   * numbers (no organisation's income is read; a word's users alone are in order already).
    */
-  #biggest(positions: Int32Array, limit: number): number[] {
+  #biggest(ranks: Int32Array, limit: number): number[] {
     const ids = this.#ids;
+    const byRank = this.#byRank;
+    const kept = ranks.length <= limit ? ranks : ranks.slice().sort().subarray(0, limit);
     const out: number[] = [];
-    if (positions.length <= limit) {
-      for (const p of positions) out.push(ids[p] as number);
-      return out;
-    }
-    const incomes = new Float64Array(positions.length);
-    for (let i = 0; i < positions.length; i++) incomes[i] = this.#numbers[(positions[i] as number) * ROW] as number;
-    const least = incomes.slice().sort()[positions.length - limit] as number;
-    const tied: number[] = [];
-    for (let i = 0; i < positions.length; i++) {
-      const income = incomes[i] as number;
-      if (income > least) out.push(ids[positions[i] as number] as number);
-      else if (income === least) tied.push(positions[i] as number);
-    }
-    for (const p of Int32Array.from(tied).sort()) {
-      if (out.length === limit) break;
-      out.push(ids[p] as number);
-    }
+    for (let i = 0; i < kept.length; i++) out.push(ids[byRank[kept[i] as number] as number] as number);
     return out;
   }
 
