@@ -137,10 +137,11 @@ describeEachEngine('the directory held in memory', (env) => {
     );
     let ranked = 0;
     await fc.assert(
-      fc.asyncProperty(fc.subarray([...ids, 0, 999_999]), ranking, async (some, how: Ranking) => {
-        const held = await image.ranked(some, how);
-        assert.deepEqual(held, await db.ranked(some, how));
-        if (held.length > 0) ranked += 1;
+      fc.asyncProperty(fc.subarray([...ids, 0, 999_999]), ranking, fc.constantFrom(0, 1, 5, 25, 201, 10_000), async (some, how: Ranking, k) => {
+        const held = await image.ranked(some, how, k);
+        assert.deepEqual(held, await db.ranked(some, how, k));
+        assert.equal(held.ids.length, Math.min(k, held.count));
+        if (held.count > 0) ranked += 1;
       }),
       { numRuns: 200 },
     );

@@ -29,7 +29,7 @@ import {
   type ImageParts,
 } from './directory.load.ts';
 import { tokenize } from './nonprofits.ts';
-import { byRank, FILLER as FILLER_TEXT, inFilters, prominence, readingsScore, type Ranking, type Scored, type Term } from './rank.ts';
+import { best, FILLER as FILLER_TEXT, inFilters, prominence, readingsScore, type Ranking, type Scored, type Term } from './rank.ts';
 import * as store from './search.store.ts';
 import type { Candidate } from './search.store.ts';
 
@@ -48,9 +48,15 @@ export interface CandidateReads {
   postings(words: readonly string[]): Promise<Users>;
   /** The biggest users of these common words, as the import listed them. */
   topOfWords(words: readonly string[]): Promise<number[]>;
-  /** The ids of the organisations among `ids` that are still listed, pass the filters and match a reading, best first (rank.ts). */
-  ranked(ids: readonly number[], how: Ranking): Promise<number[]>;
+  /**
+   * Of the organisations among `ids` that are still listed, pass the filters and match a reading:
+   * how many there are, and the ids of the best `k` of them, best first (rank.ts).
+   */
+  ranked(ids: readonly number[], how: Ranking, k: number): Promise<Best>;
 }
+
+/** How many organisations a search matched, and the best of them. */
+export type Best = { ids: number[]; count: number };
 
 /** Ids by size, biggest first (then by id); at most `limit`, all of them in any order when they fit. */
 export function biggestOf(sizes: ReadonlyMap<number, number>, limit: number): number[] {
@@ -77,10 +83,10 @@ export function databaseReads(db: Db): CandidateReads {
       };
     },
     topOfWords: (words) => store.topOfWords(db, words),
-    ranked: async (ids, how) => {
+    ranked: async (ids, how, k) => {
       const rows: Candidate[] = [];
       for (let i = 0; i < ids.length; i += IDS_A_STATEMENT) rows.push(...(await store.listedCandidates(db, { ids: ids.slice(i, i + IDS_A_STATEMENT) })));
-      return rankRows(rows, how);
+      return rankRows(rows, how, k);
     },
   };
 }
@@ -90,14 +96,14 @@ const IDS_A_STATEMENT = 5_000;
 const isFillerText = (w: string) => FILLER_TEXT.has(w);
 
 /** Ranks rows read from the database: each name and city tokenized, its prominence worked out. */
-export function rankRows(rows: readonly Candidate[], how: Ranking): number[] {
+export function rankRows(rows: readonly Candidate[], how: Ranking, k: number): Best {
   const scored: Scored[] = [];
   rows.forEach((row, at) => {
     if (!inFilters(how, row.cause_id, row.state, row.latitude, row.longitude)) return;
     const text = row.ein === how.ein ? Infinity : readingsScore(tokenize(row.name), tokenize(row.city), how.readings, isFillerText);
     if (text !== undefined) scored.push({ id: row.id, score: text + prominence(row), income: row.income_amt, asset: row.asset_amt, at });
   });
-  return byRank(scored, (at) => (rows[at] as Candidate).name).map((s) => s.id);
+  return { ids: best(scored, k, (at) => (rows[at] as Candidate).name).map((s) => s.id), count: scored.length };
 }
 
 export { Abandoned, Refused, type Epochs } from './directory.load.ts';
@@ -239,7 +245,7 @@ export class DirectoryImage implements CandidateReads {
     return words.flatMap((w) => this.#top.get(w) ?? []);
   }
 
-  async ranked(ids: readonly number[], how: Ranking): Promise<number[]> {
+  async ranked(ids: readonly number[], how: Ranking, k: number): Promise<Best> {
     // As rankRows does from rows, here from each organisation's row of numbers (its prominence
     // worked out at load) and its name's and city's words as numbers.
     const readings = how.readings.map((terms) => terms.map((t) => this.#numbered(t)));
@@ -285,7 +291,7 @@ export class DirectoryImage implements CandidateReads {
       if (text !== undefined)
         scored.push({ id: this.#ids[p] as number, score: text + (v[n + PROMINENCE] as number), income: v[n + INCOME] as number, asset: v[n + ASSET] as number, at: p });
     }
-    return byRank(scored, (p) => this.#name.get(p)).map((s) => s.id);
+    return { ids: best(scored, k, (p) => this.#name.get(p)).map((s) => s.id), count: scored.length };
   }
 
   /** A query word's expansions as the numbers of the words names and cities use (the others match none). */

@@ -2,7 +2,8 @@
 // what the IRS codes say of an organisation's prominence.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FILLER, otherSpellings, prominence, rewrites, textScore, type Standing, type Term } from './rank.ts';
+import fc from 'fast-check';
+import { best, FILLER, otherSpellings, prominence, rewrites, textScore, type Scored, type Standing, type Term } from './rank.ts';
 
 /** Terms as search builds them: each word exact, filler optional. */
 const terms = (query: string, extra: Record<string, Record<string, number>> = {}): Term[] =>
@@ -83,4 +84,30 @@ test('rewrites: a rare word split where both halves are used; two words joined w
   assert.deepEqual(rewrites(['cross'], df, 50), [], 'a common word is not split');
   assert.deepEqual(rewrites(['child', 'of', 'fund'], df, 50), [], 'filler is not joined');
   assert.equal(rewrites(['redcross', 'redcross', 'redcross'], df, 50, 2).length, 2);
+});
+
+test('the best k are the first k of the whole order, ties broken by income, assets, name and id', () => {
+  const scored = fc.array(
+    fc.record({
+      id: fc.nat(1_000),
+      score: fc.constantFrom(Infinity, 3, 2.5, 0, -1),
+      income: fc.constantFrom(0, 10, 500),
+      asset: fc.constantFrom(0, 7),
+      at: fc.nat(5),
+    }),
+    { maxLength: 400 },
+  );
+  const names = ['Alder', 'Birch', 'Cedar', 'alder', 'Birch Trust', 'Cedar'];
+  const nameAt = (at: number) => names[at] as string;
+  const copy = (list: Scored[]) => list.map((s) => ({ id: s.id, score: s.score, income: s.income, asset: s.asset, at: s.at }));
+  fc.assert(
+    fc.property(scored, fc.nat(450), (list, k) => {
+      const whole = copy(list).sort(
+        (a, b) => b.score - a.score || b.income - a.income || b.asset - a.asset || (nameAt(a.at) < nameAt(b.at) ? -1 : nameAt(a.at) > nameAt(b.at) ? 1 : 0) || a.id - b.id,
+      );
+      const strip = (l: Scored[]) => l.map((s) => `${s.id}/${s.score}/${s.income}/${s.asset}/${s.at}`);
+      assert.deepEqual(strip(best(copy(list), k, nameAt)), strip(whole.slice(0, k)));
+    }),
+    { numRuns: 500 },
+  );
 });

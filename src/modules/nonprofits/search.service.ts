@@ -107,19 +107,21 @@ export class DirectorySearch {
     if (tokens.length === 0 && (q.query ?? '').trim() !== '') return toPage([], 0, page);
     const start = offsetOf(page);
     const quick = q.cause_id === undefined && q.state === undefined && q.near === undefined && start + page.per_page <= QUICK_ROWS;
-    const found = tokens.length === 0 ? undefined : await this.#ranked(q, tokens, quick);
+    // Only this page and those before it are put in order (at most the first 2,000 are counted).
+    const wanted = Math.min(start + page.per_page, SEARCH_CANDIDATES_MAX);
+    const found = tokens.length === 0 ? undefined : await this.#ranked(q, tokens, quick, wanted);
     if (found === undefined) return this.#browse(q, page);
-    const { ranked, overCap, partial } = found;
+    const { ranked, count, overCap, partial } = found;
     const ids = ranked.slice(start, start + page.per_page);
     const byId = new Map((await store.listedRows(this.#deps.reads, ids)).map((r) => [r.id, r]));
     const rows = ids.map((id) => byId.get(id)).filter((r) => r !== undefined);
     return capped(
       toPage(
         rows.map((r) => nonProfitForm(this.#deps, toNonProfit(r) as NonProfit)),
-        overCap ? SEARCH_CANDIDATES_MAX : ranked.length,
+        overCap ? SEARCH_CANDIDATES_MAX : count,
         page,
       ),
-      overCap || partial || ranked.length >= SEARCH_CANDIDATES_MAX,
+      overCap || partial || count >= SEARCH_CANDIDATES_MAX,
     );
   }
 
@@ -163,7 +165,7 @@ export class DirectorySearch {
   }
 
   /** Query words: candidates from the word index, checked and ranked (rank.ts). */
-  async #ranked(q: SearchQuery, tokens: string[], quick: boolean): Promise<{ ranked: number[]; overCap: boolean; partial: boolean }> {
+  async #ranked(q: SearchQuery, tokens: string[], quick: boolean, wanted: number): Promise<{ ranked: number[]; count: number; overCap: boolean; partial: boolean }> {
     const { vocabulary, reads } = await this.#reading();
     const einText = (q.query ?? '').trim();
     const ein = normalizeEin(einText) ?? (/^\d{9}$/.test(tokens.join('')) ? tokens.join('') : null);
@@ -179,8 +181,8 @@ export class DirectorySearch {
       overCap ||= found.overCap;
       partial ||= found.partial;
     }
-    const ranked = await reads.ranked([...ids], { readings, ein, ...filtersOf(q) });
-    return { ranked: ranked.slice(0, SEARCH_CANDIDATES_MAX), overCap, partial };
+    const best = await reads.ranked([...ids], { readings, ein, ...filtersOf(q) }, wanted);
+    return { ranked: best.ids, count: Math.min(best.count, SEARCH_CANDIDATES_MAX), overCap, partial };
   }
 
   /**
