@@ -289,7 +289,7 @@ export class DirectoryImage implements CandidateReads {
         text = readingsScore(name, this.#cityWords[v[n + LISTED_CITY] as number] as number[], readings, this.#isFiller);
       }
       if (text !== undefined)
-        scored.push({ id: this.#ids[p] as number, score: text + (v[n + PROMINENCE] as number), income: v[n + INCOME] as number, asset: v[n + ASSET] as number, at: p });
+        scored.push({ id: ids[i] as number, score: text + (v[n + PROMINENCE] as number), income: v[n + INCOME] as number, asset: v[n + ASSET] as number, at: p });
     }
     return { ids: best(scored, k, (p) => this.#name.get(p)).map((s) => s.id), count: scored.length };
   }
