@@ -29,7 +29,7 @@ import {
   type ImageParts,
 } from './directory.load.ts';
 import { tokenize } from './nonprofits.ts';
-import { best, FILLER as FILLER_TEXT, inFilters, prominence, readingsScore, type Ranking, type Scored, type Term } from './rank.ts';
+import { best, inFilters, isFillerText, prominence, readingsScore, type Ranking, type Scored, type Term } from './rank.ts';
 import * as store from './search.store.ts';
 import type { Candidate } from './search.store.ts';
 
@@ -93,10 +93,9 @@ export function databaseReads(db: Db): CandidateReads {
 
 /** Bound values a statement at most (SQLite's default limit is 32,766). */
 const IDS_A_STATEMENT = 5_000;
-const isFillerText = (w: string) => FILLER_TEXT.has(w);
 
 /** Ranks rows read from the database: each name and city tokenized, its prominence worked out. */
-export function rankRows(rows: readonly Candidate[], how: Ranking, k: number): Best {
+function rankRows(rows: readonly Candidate[], how: Ranking, k: number): Best {
   const scored: Scored[] = [];
   rows.forEach((row, at) => {
     if (!inFilters(how, row.cause_id, row.state, row.latitude, row.longitude)) return;

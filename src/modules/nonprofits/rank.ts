@@ -89,7 +89,8 @@ function cost(quality: number): number {
   return quality === 1 ? 0.5 : quality - 0.8;
 }
 
-const isFillerText = (w: string): boolean => FILLER.has(w);
+/** Whether a word written as text is FILLER (wordsScore's `isFiller` for text). */
+export const isFillerText = (w: string): boolean => FILLER.has(w);
 
 /**
  * How well `terms` match a name (or, for a word the name lacks, the city,
