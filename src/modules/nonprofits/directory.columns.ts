@@ -222,3 +222,48 @@ export class WordRows {
     return { numberOf: this.#numberOf, words: this.#words.slice(0, this.#length) };
   }
 }
+
+/** Buckets of the lowest() histogram (a power of two). */
+const BUCKETS = 4096;
+/** lowest()'s counts, reused by every call (zero between calls). */
+const bucketCounts = new Uint32Array(BUCKETS + 1);
+
+/**
+ * The `limit` lowest of `values` (distinct integers from 0 to below `bound`), in no particular
+ * order; all of them when they fit. Found in two passes over them: a count of each bucket of
+ * values, which says below which value the lowest `limit` lie, then those taken, the last bucket's
+ * few sorted to cut it. Sorting them all (tens of thousands for a common word) cost a search
+ * several times as much.
+ */
+export function lowest(values: Int32Array, limit: number, bound: number): Int32Array {
+  if (values.length <= limit) return values;
+  if (limit <= 0) return new Int32Array(0);
+  // The smallest shift that puts every value below `bound` into BUCKETS buckets.
+  let shift = 0;
+  while (bound > BUCKETS * 2 ** shift) shift++;
+  const counts = bucketCounts;
+  try {
+    for (let i = 0; i < values.length; i++) {
+      const b = (values[i] as number) >>> shift;
+      counts[b] = (counts[b] as number) + 1;
+    }
+    // The bucket the limit falls in, and how many lie in the buckets below it.
+    let cut = 0;
+    let below = 0;
+    while (below + (counts[cut] as number) < limit) below += counts[cut++] as number;
+    const out = new Int32Array(limit);
+    const edge = new Int32Array(counts[cut] as number);
+    let n = 0;
+    let e = 0;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i] as number;
+      const b = v >>> shift;
+      if (b < cut) out[n++] = v;
+      else if (b === cut) edge[e++] = v;
+    }
+    out.set(edge.sort().subarray(0, limit - below), below);
+    return out;
+  } finally {
+    counts.fill(0);
+  }
+}

@@ -7,7 +7,7 @@
 // transaction, so an image read entirely between two equal readings of the
 // epochs is the database as it was then: both answer every search alike.
 import type { Db } from '../../db/database.ts';
-import { grown, Positions, type StringColumn } from './directory.columns.ts';
+import { grown, lowest, Positions, type StringColumn } from './directory.columns.ts';
 import {
   Abandoned,
   ASSET,
@@ -186,19 +186,29 @@ export class DirectoryImage implements CandidateReads {
   }
 
   async postings(words: readonly string[]): Promise<Users> {
-    // Ranks in an array, each once (the marks say which are in), rather than a map of ids.
-    let n = 0;
-    let found = new Int32Array(64);
-    const mark = this.#nextMark();
-    const marks = this.#marks;
     const postings = this.#postings;
-    for (const [from, to] of this.#ranges(words)) {
-      for (let i = from; i < to; i++) {
-        const r = postings[i] as number;
-        if (marks[r] === mark) continue;
-        marks[r] = mark;
-        if (n === found.length) found = grown(found);
-        found[n++] = r;
+    const marks = this.#marks;
+    const ranges = this.#ranges(words);
+    // One word's users are each listed once: read where they are, copied only if narrowed. Several
+    // words' are put in an array, each once (the marks say which are in), rather than a map of ids.
+    let found: Int32Array;
+    let n = 0;
+    let own = ranges.length !== 1;
+    if (!own) {
+      const [from, to] = ranges[0] as [number, number];
+      found = postings.subarray(from, to);
+      n = to - from;
+    } else {
+      found = new Int32Array(64);
+      const mark = this.#nextMark();
+      for (const [from, to] of ranges) {
+        for (let i = from; i < to; i++) {
+          const r = postings[i] as number;
+          if (marks[r] === mark) continue;
+          marks[r] = mark;
+          if (n === found.length) found = grown(found);
+          found[n++] = r;
+        }
       }
     }
     return {
@@ -209,6 +219,10 @@ export class DirectoryImage implements CandidateReads {
         // Their users marked in place, then kept in order (no set of tens of thousands of ids).
         const by = this.#nextMark();
         for (const [from, to] of this.#ranges(others)) for (let i = from; i < to; i++) marks[postings[i] as number] = by;
+        if (!own) {
+          found = found.slice(0, n);
+          own = true;
+        }
         let kept = 0;
         for (let i = 0; i < n; i++) if (marks[found[i] as number] === by) found[kept++] = found[i] as number;
         n = kept;
@@ -228,13 +242,13 @@ export class DirectoryImage implements CandidateReads {
 
   /**
    * The ids of the `limit` biggest of these organisations (then the lowest id), or of all of them:
-   * they are ranks by size, so the biggest are the lowest, found by sorting the ranks as plain
-   * numbers (no organisation's income is read; a word's users alone are in order already).
+   * they are ranks by size, so the biggest are the lowest (lowest(): no organisation's income is
+   * read, and none is put in order but a few at the cut).
    */
   #biggest(ranks: Int32Array, limit: number): number[] {
     const ids = this.#ids;
     const byRank = this.#byRank;
-    const kept = ranks.length <= limit ? ranks : ranks.slice().sort().subarray(0, limit);
+    const kept = lowest(ranks, limit, this.organisations);
     const out: number[] = [];
     for (let i = 0; i < kept.length; i++) out.push(ids[byRank[kept[i] as number] as number] as number);
     return out;
