@@ -102,7 +102,13 @@ export function textScore(nameWords: readonly string[], cityWords: readonly stri
   return wordsScore(nameWords, cityWords, terms, isFillerText);
 }
 
-/** textScore over words however they are written: `isFiller` says which are FILLER. */
+/** Where wordsScore found each required term in the name: scratch, reused by every call. */
+let placesFound = new Int32Array(16);
+
+/**
+ * textScore over words however they are written: `isFiller` says which are FILLER. Called for
+ * every candidate of a search, so it makes no array or closure of its own.
+ */
 export function wordsScore<K>(nameWords: ArrayLike<K>, cityWords: ArrayLike<K>, terms: readonly Term<K>[], isFiller: (w: K) => boolean): number | undefined {
   // The name's own words are those not filler (all of them when every one is); a word's place is
   // counted among them.
@@ -110,11 +116,19 @@ export function wordsScore<K>(nameWords: ArrayLike<K>, cityWords: ArrayLike<K>, 
   for (let i = 0; i < nameWords.length; i++) if (!isFiller(nameWords[i] as K)) own += 1;
   const skipFiller = own > 0;
   const words = skipFiller ? own : nameWords.length;
-  const required = terms.some((t) => !t.optional) ? terms.filter((t) => !t.optional) : terms;
+  // The terms required: those not optional, or all of them when every one is.
+  let someRequired = false;
+  for (let t = 0; t < terms.length && !someRequired; t++) someRequired = !(terms[t] as Term<K>).optional;
+  if (placesFound.length < terms.length) placesFound = new Int32Array(2 * terms.length);
+  const positions = placesFound;
+  let required = 0;
+  let placed = 0;
   let total = 0;
   let last = -1;
-  const positions: number[] = [];
-  for (const term of required) {
+  for (let t = 0; t < terms.length; t++) {
+    const term = terms[t] as Term<K>;
+    if (someRequired && term.optional) continue;
+    required += 1;
     let bestAt = -1;
     let bestQuality = 0;
     let at = -1;
@@ -132,7 +146,7 @@ export function wordsScore<K>(nameWords: ArrayLike<K>, cityWords: ArrayLike<K>, 
     }
     if (bestAt >= 0) {
       total += cost(bestQuality);
-      positions.push(bestAt);
+      positions[placed++] = bestAt;
       last = bestAt;
       continue;
     }
@@ -144,12 +158,19 @@ export function wordsScore<K>(nameWords: ArrayLike<K>, cityWords: ArrayLike<K>, 
     if (inCity === undefined) return undefined;
     total += cost(inCity) + 1;
   }
+  // Name words matched (two terms on one word count it once), in the query's order, side by side.
   let matched = 0;
-  for (let i = 0; i < positions.length; i++) if (positions.indexOf(positions[i] as number) === i) matched += 1;
-  const inOrder = positions.length === required.length && positions.every((p, i) => i === 0 || p > (positions[i - 1] as number));
-  const phrase = inOrder && positions.every((p, i) => i === 0 || p === (positions[i - 1] as number) + 1);
-  const near = inOrder && !phrase && (positions.at(-1) as number) - (positions[0] as number) <= positions.length;
-  const start = phrase && positions[0] === 0;
+  for (let i = 0; i < placed; i++) {
+    let j = 0;
+    while (j < i && positions[j] !== positions[i]) j++;
+    if (j === i) matched += 1;
+  }
+  let inOrder = placed === required;
+  for (let i = 1; inOrder && i < placed; i++) inOrder = (positions[i] as number) > (positions[i - 1] as number);
+  let phrase = inOrder;
+  for (let i = 1; phrase && i < placed; i++) phrase = positions[i] === (positions[i - 1] as number) + 1;
+  const near = inOrder && !phrase && (positions[placed - 1] as number) - (positions[0] as number) <= placed;
+  const start = phrase && placed > 0 && positions[0] === 0;
   const whole = start && matched === words;
   const extra = words - matched;
   return (whole ? 2 : 0) + (start ? 0.5 : 0) + (phrase ? 1 : near ? 0.5 : 0) - 0.4 * Math.min(extra, 5) - total;
