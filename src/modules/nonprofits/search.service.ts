@@ -172,16 +172,20 @@ export class DirectorySearch {
     // The query as typed, then read with words joined or split ("redcross", "child fund").
     const readings = [tokens, ...rewrites(tokens, (w) => vocabulary.dfOf(w), TYPO_CHECK_BELOW_DF)].map((words) => this.#terms(vocabulary, words));
     // An EIN typed whole finds its organisation first, whatever its name.
-    const ids = new Set<number>(ein === null ? [] : (await store.listedCandidates(this.#deps.reads, { ein })).map((r) => r.id));
+    const einIds = ein === null ? [] : (await store.listedCandidates(this.#deps.reads, { ein })).map((r) => r.id);
+    const lists: Array<{ ids: number[]; distinct: boolean }> = einIds.length === 0 ? [] : [{ ids: einIds, distinct: true }];
     let overCap = false;
     let partial = false;
     for (const terms of readings) {
       const found = await this.#candidates(reads, terms, quick);
-      for (const id of found.ids) ids.add(id);
+      lists.push(found);
       overCap ||= found.overCap;
       partial ||= found.partial;
     }
-    const best = await reads.ranked([...ids], { readings, ein, ...filtersOf(q) }, wanted);
+    // Each candidate ranked once: one list of distinct ids as it is, more put through a set.
+    const only = lists.length === 1 ? (lists[0] as { ids: number[]; distinct: boolean }) : undefined;
+    const ids = only?.distinct === true ? only.ids : [...new Set(lists.flatMap((l) => l.ids))];
+    const best = await reads.ranked(ids, { readings, ein, ...filtersOf(q) }, wanted);
     return { ranked: best.ids, count: Math.min(best.count, SEARCH_CANDIDATES_MAX), overCap, partial };
   }
 
@@ -191,10 +195,10 @@ export class DirectorySearch {
    * more than SEARCH_CANDIDATES_MAX organisations match every word (`overCap`).
    * `partial`: some organisations that may match were not read.
    */
-  async #candidates(reads: CandidateReads, terms: readonly QueryTerm[], quick: boolean): Promise<{ ids: number[]; overCap: boolean; partial: boolean }> {
+  async #candidates(reads: CandidateReads, terms: readonly QueryTerm[], quick: boolean): Promise<{ ids: number[]; distinct: boolean; overCap: boolean; partial: boolean }> {
     const wanted = terms.some((t) => !t.optional) ? terms.filter((t) => !t.optional) : terms;
     // A word that stands for no word of the vocabulary matches no organisation.
-    if (wanted.some((e) => e.list.length === 0)) return { ids: [], overCap: false, partial: false };
+    if (wanted.some((e) => e.list.length === 0)) return { ids: [], distinct: true, overCap: false, partial: false };
     // Candidates: the rarest word's organisations (looked up in the index),
     // narrowed by the users of the next rarest words, in the index too, while
     // more organisations are left than can be read, or reading a word's entries
@@ -221,6 +225,7 @@ export class DirectorySearch {
       const overCap = quick && everyWord && users.size > SEARCH_CANDIDATES_MAX;
       return {
         ids: users.biggest(overCap ? QUICK_ROWS : CANDIDATE_ROWS),
+        distinct: true,
         overCap,
         partial: !everyWord && users.size > CANDIDATE_ROWS,
       };
@@ -228,7 +233,7 @@ export class DirectorySearch {
     // Every word is common ("first baptist church"): the biggest organisations
     // using the rarest of them, from the lists the import keeps (directory_top),
     // plus the biggest users of its rarer expansions.
-    if (first === undefined) return { ids: [], overCap: false, partial: false };
+    if (first === undefined) return { ids: [], distinct: true, overCap: false, partial: false };
     const common = first.list.filter((e) => e.df > COMMON_WORD_DF).map((e) => e.word);
     // Rare expansions in order of closeness, while their organisations fit the budget.
     const rare: string[] = [];
@@ -240,6 +245,7 @@ export class DirectorySearch {
     }
     const top = await reads.topOfWords(common);
     const more = rare.length === 0 ? [] : (await reads.postings(rare)).biggest(Math.max(CANDIDATE_ROWS - top.length, 0));
-    return { ids: [...top, ...more], overCap: false, partial: true };
+    // The import's lists of several words, and the rare words' users, may name one organisation twice.
+    return { ids: [...top, ...more], distinct: false, overCap: false, partial: true };
   }
 }
