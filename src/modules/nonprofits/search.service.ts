@@ -11,7 +11,8 @@ import { FILLER, otherSpellings, rewrites, SPELLING_QUALITY, type Ranking, type 
 import { toNonProfit, type NonProfit } from './nonprofits.store.ts';
 import * as store from './search.store.ts';
 import { boxAround, distanceKm } from './geo.ts';
-import { databaseReads, type CandidateReads } from './directory.memory.ts';
+import { databaseReads, type CandidateReads, type Epochs } from './directory.memory.ts';
+import { FreshReads } from '../../db/fresh-reads.ts';
 import { nonProfitForm } from './nonprofits.service.ts';
 import { COMMON_WORD_DF } from './import.service.ts';
 
@@ -69,10 +70,13 @@ export class DirectorySearch {
   readonly #database: CandidateReads;
   #vocabulary: { epoch: number; vocabulary: Vocabulary } | undefined;
   #loading: Promise<Vocabulary> | undefined;
+  /** The directory's epochs, one read shared by the searches that arrive together (db/fresh-reads.ts). */
+  readonly #epochs: FreshReads<Epochs>;
 
   constructor(deps: Deps) {
     this.#deps = deps;
     this.#database = databaseReads(deps.reads);
+    this.#epochs = new FreshReads(() => store.directoryEpochs(deps.reads));
   }
 
   /**
@@ -81,7 +85,7 @@ export class DirectorySearch {
    * (directory.memory.ts), otherwise from the database.
    */
   async #reading(): Promise<{ vocabulary: Vocabulary; reads: CandidateReads }> {
-    const epochs = await store.directoryEpochs(this.#deps.reads);
+    const epochs = await this.#epochs.get();
     const reads = this.#deps.config.directoryInMemory ? this.#deps.runtime.directory.readsAt(epochs) : this.#database;
     return { vocabulary: await this.#vocabularyAt(epochs.epoch), reads };
   }
