@@ -38,7 +38,7 @@ export interface Users {
   readonly size: number;
   /** Keeps only the organisations that use any of `words`. */
   narrow(words: readonly string[]): Promise<void>;
-  /** At most `limit` of their ids: all of them, or the biggest (then lowest id) `limit`. */
+  /** At most `limit` of their ids, each once: all of them, or the biggest (then lowest id) `limit`. */
   biggest(limit: number): number[];
 }
 
