@@ -33,26 +33,37 @@ import { best, inFilters, isFillerText, prominence, readingsScore, type Ranking,
 import * as store from './search.store.ts';
 import type { Candidate } from './search.store.ts';
 
-/** Organisations from the word index, each with its size: what a search narrows, then cuts to the biggest. */
+/**
+ * Organisations from the word index, each with its size: what a search narrows, then cuts to the
+ * biggest. They are handed out as the reads' handles (CandidateReads).
+ */
 export interface Users {
   readonly size: number;
   /** Keeps only the organisations that use any of `words`. */
   narrow(words: readonly string[]): Promise<void>;
-  /** At most `limit` of their ids, each once: all of them, or the biggest (then lowest id) `limit`. */
+  /** At most `limit` of their handles, each once: all of them, or the biggest (then lowest id) `limit`. */
   biggest(limit: number): number[];
 }
 
-/** What a search reads of the word index and the organisations: the database, or the image. */
+/**
+ * What a search reads of the word index and the organisations: the database, or the image. Each
+ * names organisations by its own handles (the database by their ids, the image by where it holds
+ * them, which saves it looking every candidate up), taken back by `ranked`; `ranked` answers ids.
+ */
 export interface CandidateReads {
   /** The organisations using any of `words`. */
   postings(words: readonly string[]): Promise<Users>;
-  /** The biggest users of these common words, as the import listed them. */
+  /** The handles of the biggest users of these common words, as the import listed them. */
   topOfWords(words: readonly string[]): Promise<number[]>;
+  /** The handles of the organisations with these ids (those it holds). */
+  handlesOf(ids: readonly number[]): number[];
+  /** The ids of these handles. */
+  idsOf(handles: readonly number[]): number[];
   /**
-   * Of the organisations among `ids` that are still listed, pass the filters and match a reading:
-   * how many there are, and the ids of the best `k` of them, best first (rank.ts).
+   * Of the organisations among `handles` that are still listed, pass the filters and match a
+   * reading: how many there are, and the ids of the best `k` of them, best first (rank.ts).
    */
-  ranked(ids: readonly number[], how: Ranking, k: number): Promise<Best>;
+  ranked(handles: readonly number[], how: Ranking, k: number): Promise<Best>;
 }
 
 /** How many organisations a search matched, and the best of them. */
@@ -83,6 +94,8 @@ export function databaseReads(db: Db): CandidateReads {
       };
     },
     topOfWords: (words) => store.topOfWords(db, words),
+    handlesOf: (ids) => [...ids],
+    idsOf: (handles) => [...handles],
     ranked: async (ids, how, k) => {
       const rows: Candidate[] = [];
       for (let i = 0; i < ids.length; i += IDS_A_STATEMENT) rows.push(...(await store.listedCandidates(db, { ids: ids.slice(i, i + IDS_A_STATEMENT) })));
@@ -241,24 +254,37 @@ export class DirectoryImage implements CandidateReads {
   }
 
   /**
-   * The ids of the `limit` biggest of these organisations (then the lowest id), or of all of them:
-   * they are ranks by size, so the biggest are the lowest (lowest(): no organisation's income is
-   * read, and none is put in order but a few at the cut).
+   * Where the `limit` biggest of these organisations (then the lowest id), or all of them, are
+   * held: they are ranks by size, so the biggest are the lowest (lowest(): no organisation's
+   * income is read, and none is put in order but a few at the cut).
    */
   #biggest(ranks: Int32Array, limit: number): number[] {
-    const ids = this.#ids;
     const byRank = this.#byRank;
     const kept = lowest(ranks, limit, this.organisations);
     const out: number[] = [];
-    for (let i = 0; i < kept.length; i++) out.push(ids[byRank[kept[i] as number] as number] as number);
+    for (let i = 0; i < kept.length; i++) out.push(byRank[kept[i] as number] as number);
     return out;
   }
 
   async topOfWords(words: readonly string[]): Promise<number[]> {
-    return words.flatMap((w) => this.#top.get(w) ?? []);
+    return this.handlesOf(words.flatMap((w) => this.#top.get(w) ?? []));
   }
 
-  async ranked(ids: readonly number[], how: Ranking, k: number): Promise<Best> {
+  /** An organisation's handle is where the image holds it. */
+  handlesOf(ids: readonly number[]): number[] {
+    const out: number[] = [];
+    for (const id of ids) {
+      const p = this.#positions.of(id);
+      if (p >= 0) out.push(p);
+    }
+    return out;
+  }
+
+  idsOf(handles: readonly number[]): number[] {
+    return handles.map((p) => this.#ids[p] as number);
+  }
+
+  async ranked(handles: readonly number[], how: Ranking, k: number): Promise<Best> {
     // As rankRows does from rows, here from each organisation's row of numbers (its prominence
     // worked out at load) and its name's and city's words as numbers.
     const readings = how.readings.map((terms) => terms.map((t) => this.#numbered(t)));
@@ -266,18 +292,18 @@ export class DirectoryImage implements CandidateReads {
     const v = this.#numbers;
     const words = this.#nameWords;
     const states = this.#values[CODED.indexOf('state')] as string[];
-    // Each candidate's place, then its row and its name's first words, each in a short loop whose
-    // turns do not wait on one another: the processor has many of their cache misses under way at
-    // once, where one candidate at a time waited for each in turn (most of the ranking's time).
-    const at = new Int32Array(ids.length);
-    for (let i = 0; i < ids.length; i++) at[i] = this.#positions.of(ids[i] as number);
-    // The listed, by their index in `ids`, with their name's first word (-1: a name of no word).
-    const kept = new Int32Array(ids.length);
-    const first = new Int32Array(ids.length);
+    // Each candidate's row and its name's first words, each in a short loop whose turns do not
+    // wait on one another: the processor has many of their cache misses under way at once, where
+    // one candidate at a time waited for each in turn (most of the ranking's time). A candidate's
+    // handle is its place: no id is looked up.
+    const at = handles;
+    // The listed, by their index in `handles`, with their name's first word (-1: a name of no word).
+    const kept = new Int32Array(handles.length);
+    const first = new Int32Array(handles.length);
     let listed = 0;
-    for (let i = 0; i < ids.length; i++) {
+    for (let i = 0; i < handles.length; i++) {
       const p = at[i] as number;
-      if (p < 0 || (v[p * ROW + LISTED_CITY] as number) < 0) continue;
+      if ((v[p * ROW + LISTED_CITY] as number) < 0) continue;
       const from = v[p * ROW + NAME] as number;
       first[listed] = from % NAME_WORDS_MAX === 0 ? -1 : (words[Math.floor(from / NAME_WORDS_MAX)] as number);
       kept[listed++] = i;
@@ -302,9 +328,10 @@ export class DirectoryImage implements CandidateReads {
         text = readingsScore(name, this.#cityWords[v[n + LISTED_CITY] as number] as number[], readings, this.#isFiller);
       }
       if (text !== undefined)
-        scored.push({ id: ids[i] as number, score: text + (v[n + PROMINENCE] as number), income: v[n + INCOME] as number, asset: v[n + ASSET] as number, at: p });
+        // Its place stands for its id: places follow ids, so the last tie-break orders them alike.
+        scored.push({ id: p, score: text + (v[n + PROMINENCE] as number), income: v[n + INCOME] as number, asset: v[n + ASSET] as number, at: p });
     }
-    return { ids: best(scored, k, (p) => this.#name.get(p)).map((s) => s.id), count: scored.length };
+    return { ids: best(scored, k, (p) => this.#name.get(p)).map((s) => this.#ids[s.id] as number), count: scored.length };
   }
 
   /** A query word's expansions as the numbers of the words names and cities use (the others match none). */

@@ -176,8 +176,8 @@ export class DirectorySearch {
     // The query as typed, then read with words joined or split ("redcross", "child fund").
     const readings = [tokens, ...rewrites(tokens, (w) => vocabulary.dfOf(w), TYPO_CHECK_BELOW_DF)].map((words) => this.#terms(vocabulary, words));
     // An EIN typed whole finds its organisation first, whatever its name.
-    const einIds = ein === null ? [] : (await store.listedCandidates(this.#deps.reads, { ein })).map((r) => r.id);
-    const lists: Array<{ ids: number[]; distinct: boolean }> = einIds.length === 0 ? [] : [{ ids: einIds, distinct: true }];
+    const einHandles = ein === null ? [] : reads.handlesOf((await store.listedCandidates(this.#deps.reads, { ein })).map((r) => r.id));
+    const lists: Array<{ handles: number[]; distinct: boolean }> = einHandles.length === 0 ? [] : [{ handles: einHandles, distinct: true }];
     let overCap = false;
     let partial = false;
     for (const terms of readings) {
@@ -186,10 +186,10 @@ export class DirectorySearch {
       overCap ||= found.overCap;
       partial ||= found.partial;
     }
-    // Each candidate ranked once: one list of distinct ids as it is, more put through a set.
-    const only = lists.length === 1 ? (lists[0] as { ids: number[]; distinct: boolean }) : undefined;
-    const ids = only?.distinct === true ? only.ids : [...new Set(lists.flatMap((l) => l.ids))];
-    const best = await reads.ranked(ids, { readings, ein, ...filtersOf(q) }, wanted);
+    // Each candidate ranked once: one list of distinct handles as it is, more put through a set.
+    const only = lists.length === 1 ? (lists[0] as { handles: number[]; distinct: boolean }) : undefined;
+    const handles = only?.distinct === true ? only.handles : [...new Set(lists.flatMap((l) => l.handles))];
+    const best = await reads.ranked(handles, { readings, ein, ...filtersOf(q) }, wanted);
     return { ranked: best.ids, count: Math.min(best.count, SEARCH_CANDIDATES_MAX), overCap, partial };
   }
 
@@ -199,10 +199,10 @@ export class DirectorySearch {
    * more than SEARCH_CANDIDATES_MAX organisations match every word (`overCap`).
    * `partial`: some organisations that may match were not read.
    */
-  async #candidates(reads: CandidateReads, terms: readonly QueryTerm[], quick: boolean): Promise<{ ids: number[]; distinct: boolean; overCap: boolean; partial: boolean }> {
+  async #candidates(reads: CandidateReads, terms: readonly QueryTerm[], quick: boolean): Promise<{ handles: number[]; distinct: boolean; overCap: boolean; partial: boolean }> {
     const wanted = terms.some((t) => !t.optional) ? terms.filter((t) => !t.optional) : terms;
     // A word that stands for no word of the vocabulary matches no organisation.
-    if (wanted.some((e) => e.list.length === 0)) return { ids: [], distinct: true, overCap: false, partial: false };
+    if (wanted.some((e) => e.list.length === 0)) return { handles: [], distinct: true, overCap: false, partial: false };
     // Candidates: the rarest word's organisations (looked up in the index),
     // narrowed by the users of the next rarest words, in the index too, while
     // more organisations are left than can be read, or reading a word's entries
@@ -228,7 +228,7 @@ export class DirectorySearch {
       const everyWord = intersected === wanted.length && rarestFirst.slice(0, intersected).every((t) => t.list.every((e) => !FILLER.has(e.word)));
       const overCap = quick && everyWord && users.size > SEARCH_CANDIDATES_MAX;
       return {
-        ids: users.biggest(overCap ? QUICK_ROWS : CANDIDATE_ROWS),
+        handles: users.biggest(overCap ? QUICK_ROWS : CANDIDATE_ROWS),
         distinct: true,
         overCap,
         partial: !everyWord && users.size > CANDIDATE_ROWS,
@@ -237,7 +237,7 @@ export class DirectorySearch {
     // Every word is common ("first baptist church"): the biggest organisations
     // using the rarest of them, from the lists the import keeps (directory_top),
     // plus the biggest users of its rarer expansions.
-    if (first === undefined) return { ids: [], distinct: true, overCap: false, partial: false };
+    if (first === undefined) return { handles: [], distinct: true, overCap: false, partial: false };
     const common = first.list.filter((e) => e.df > COMMON_WORD_DF).map((e) => e.word);
     // Rare expansions in order of closeness, while their organisations fit the budget.
     const rare: string[] = [];
@@ -250,6 +250,6 @@ export class DirectorySearch {
     const top = await reads.topOfWords(common);
     const more = rare.length === 0 ? [] : (await reads.postings(rare)).biggest(Math.max(CANDIDATE_ROWS - top.length, 0));
     // The import's lists of several words, and the rare words' users, may name one organisation twice.
-    return { ids: [...top, ...more], distinct: false, overCap: false, partial: true };
+    return { handles: [...top, ...more], distinct: false, overCap: false, partial: true };
   }
 }
