@@ -77,6 +77,8 @@ export class Vocabulary {
   readonly #trigrams = new Map<string, Int32Array>();
   /** Scratch for similar(): trigrams shared with the query word, by word index (zero between calls). */
   readonly #shared: Uint8Array;
+  /** Scratch for similar(): the words it counted, in order (a list of as many as the vocabulary). */
+  readonly #touched: Int32Array;
   /** Each word's letterMask(). */
   readonly #masks: Int32Array;
 
@@ -86,6 +88,7 @@ export class Vocabulary {
     this.words = sorted.map((e) => e.word);
     this.df = sorted.map((e) => e.df);
     this.#shared = new Uint8Array(this.words.length);
+    this.#touched = new Int32Array(this.words.length);
     this.#masks = Int32Array.from(this.words, letterMask);
     const lists = new Map<string, number[]>();
     this.words.forEach((w, i) => {
@@ -134,15 +137,17 @@ export class Vocabulary {
     const max = editsAllowed(word.length);
     if (max === 0) return [];
     const grams = trigrams(word);
-    // Counted in a typed array, not a Map: a short word's trigrams reach tens
-    // of thousands of words, and this runs for every typo of every search.
+    // Counted in typed arrays kept between calls, not a Map or a list: a short word's trigrams
+    // reach tens of thousands of words, and this runs for every typo of every search.
     const shared = this.#shared;
-    const touched: number[] = [];
+    const touched = this.#touched;
+    let reached = 0;
     for (const t of new Set(grams)) {
       const list = this.#trigrams.get(t);
       if (list === undefined) continue;
-      for (const i of list) {
-        if (shared[i] === 0) touched.push(i);
+      for (let k = 0; k < list.length; k++) {
+        const i = list[k] as number;
+        if (shared[i] === 0) touched[reached++] = i;
         shared[i] = (shared[i] as number) + 1;
       }
     }
@@ -151,7 +156,8 @@ export class Vocabulary {
     const needed = Math.max(1, grams.length - 4 * max);
     const mask = letterMask(word);
     const out: Expansion[] = [];
-    for (const i of touched) {
+    for (let k = 0; k < reached; k++) {
+      const i = touched[k] as number;
       const count = shared[i] as number;
       shared[i] = 0;
       if (count < needed) continue;
