@@ -10,7 +10,7 @@ export const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   'src/modules/apps/oidc.ts: makeProvider': 113,
   'src/modules/charities/charities.service.ts: startClaim': 85,
   'src/modules/contributions/contributions.service.ts: recordContribution': 75,
-  'src/modules/nonprofits/import.service.ts: importBmf': 112,
+  'src/modules/nonprofits/import.service.ts: importBmf': 107,
   'src/modules/notify/notify.relay.ts: render': 72,
   'src/modules/payments/nacha.ts: achFile': 75,
   'src/modules/payments/payments.payees.ts: setPayeeAccount': 75,

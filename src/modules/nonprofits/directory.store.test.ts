@@ -119,6 +119,19 @@ describeEachEngine('directory store', (env) => {
     }
   });
 
+  test('vacuumDirectory vacuums and analyzes the organisations and their words on PostgreSQL, and does nothing on SQLite', async () => {
+    const { db } = env().deps;
+    await store.vacuumDirectory(db);
+    if (env().engine !== 'postgres') return;
+    const { rows } = await sql<{ relname: string; vacuumed: boolean; analyzed: boolean }>`
+      select relname, last_vacuum is not null as vacuumed, last_analyze is not null as analyzed
+      from pg_stat_user_tables where schemaname = current_schema() and relname in ('non_profits', 'non_profit_words') order by relname`.execute(db);
+    assert.deepEqual(rows, [
+      { relname: 'non_profit_words', vacuumed: true, analyzed: true },
+      { relname: 'non_profits', vacuumed: true, analyzed: true },
+    ]);
+  });
+
   test("replaceZipCentroids keeps the last import's centres only", async () => {
     const { db } = env().deps;
     await db.transaction().execute((trx) =>

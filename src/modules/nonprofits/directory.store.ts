@@ -115,6 +115,18 @@ const BULK_INDEXES: ReadonlyArray<{ name: string; table: 'non_profits' | 'non_pr
 ];
 
 /**
+ * After an import on PostgreSQL, the organisations and their words vacuumed and their statistics
+ * made again: until a vacuum marks their pages all-visible, an index-only read of the word index
+ * (a node loading its image, the vocabulary's count) visits the table for every entry. At 1.9M
+ * organisations a page of 20,000 entries took 519 ms before and 17 ms after, and a node's image
+ * loaded in 80-90 s before against 36 s (docs/performance-history.md, 2026-12-02 evening).
+ * SQLite reads its indexes without it: nothing to do.
+ */
+export async function vacuumDirectory(db: Db): Promise<void> {
+  if (dialectOf(db).engine === 'postgres') await sql`vacuum (analyze) non_profits, non_profit_words`.execute(db);
+}
+
+/**
  * Builds the indexes a big load dropped (none when they exist). On SQLite the
  * sorts behind them run on two threads, in runs of a 16 MiB page cache that
  * stay in the CPU's cache before they are merged: at 1.9M organisations the

@@ -241,17 +241,25 @@ export async function importBmf(deps: Deps, paths: readonly string[], options: I
       bytesBefore += statSync(file).size;
     }
 
-    if (bulk) {
-      options.onStep?.('building the search indexes');
-      await store.ensureDirectoryIndexes(deps.db);
-    }
-    options.onStep?.('counting words for search');
-    await rebuildVocabulary(deps);
+    await readyForSearch(deps, bulk, options.onStep);
     await store.finishImportRun(deps.db, runId, { ...summary, rejections: summary.rejections.slice(0, 20) }, deps.clock.now().toISOString());
     return summary;
   } finally {
     await store.bulkLoad(deps.db, false);
   }
+}
+
+/** After the rows: the indexes a bulk load dropped, the vacuum, then the vocabulary's count (which tells search nodes to reload). */
+async function readyForSearch(deps: Deps, bulk: boolean, onStep: ((step: string) => void) | undefined): Promise<void> {
+  if (bulk) {
+    onStep?.('building the search indexes');
+    await store.ensureDirectoryIndexes(deps.db);
+  }
+  // Before the count reads the word index, and before nodes load it.
+  onStep?.('vacuuming the directory');
+  await store.vacuumDirectory(deps.db);
+  onStep?.('counting words for search');
+  await rebuildVocabulary(deps);
 }
 
 /** Words used by more organisations than this get a precomputed list of their biggest (directory_top). */
