@@ -45,6 +45,31 @@ test('typo lookups find exactly the words a scan of the whole vocabulary finds',
   );
 });
 
+test('counts and prefix lookups find exactly what a scan of the whole vocabulary finds', () => {
+  // The words are held as one string and found by binary search: every word, the first and the
+  // last, one that is a prefix of others, and words it does not hold answer as a list would.
+  const word = fc.string({ unit: fc.constantFrom('a', 'b', 'c', '1'), minLength: 1, maxLength: 6 });
+  fc.assert(
+    fc.property(fc.uniqueArray(word, { minLength: 1, maxLength: 40 }), fc.string({ unit: fc.constantFrom('a', 'b', 'c', '1'), maxLength: 4 }), (words, prefix) => {
+      const entries = words.map((w, i) => ({ word: w, df: (i % 7) + 1 }));
+      const v = new Vocabulary(entries);
+      assert.equal(v.size, words.length);
+      for (const e of entries) assert.equal(v.dfOf(e.word), e.df);
+      if (!words.includes(prefix)) assert.equal(v.dfOf(prefix), 0);
+      const scan = entries.filter((e) => e.word.startsWith(prefix) && e.word !== prefix);
+      const found = v.prefixed(prefix, 1000);
+      assert.deepEqual(found.map((e) => e.word).sort(), scan.map((e) => e.word).sort());
+      for (const e of found) assert.equal(e.df, v.dfOf(e.word));
+      assert.deepEqual(
+        found.map((e) => e.df),
+        [...found.map((e) => e.df)].sort((a, b) => b - a),
+        'most used first',
+      );
+    }),
+    { numRuns: 2000 },
+  );
+});
+
 test('the vocabulary expands exact words, prefixes and typos', () => {
   const v = new Vocabulary([
     { word: 'habitat', df: 50 },

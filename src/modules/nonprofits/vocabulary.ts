@@ -69,12 +69,22 @@ export function editsAllowed(length: number): number {
 /** Words used by fewer organisations than this are also matched to their near neighbours. */
 export const TYPO_CHECK_BELOW_DF = 5;
 
+/**
+ * The vocabulary is held for as long as the directory is, and every full collection of the heap
+ * visits what it holds: so it holds no object per word or per trigram. The words are one string,
+ * each a slice of it; a word's number is its place in sorted order (found by a binary search), its
+ * count and letters are typed arrays, and the trigrams' word lists are slices of one typed array.
+ */
 export class Vocabulary {
-  readonly words: string[];
-  readonly df: number[];
-  readonly #index = new Map<string, number>();
-  /** Each trigram's words, by index, ascending. */
-  readonly #trigrams = new Map<string, Int32Array>();
+  /** The words in sorted order, each followed by a newline: word i is #text[#wordStarts[i] .. #wordStarts[i + 1] - 1). */
+  readonly #text: string;
+  readonly #wordStarts: Int32Array;
+  /** Each word's count of organisations, by word number. */
+  readonly #df: Int32Array;
+  /** Each trigram's slot: its words are #lists[#starts[slot] .. #starts[slot + 1]), ascending. */
+  readonly #slots = new Map<string, number>();
+  readonly #starts: Int32Array;
+  readonly #lists: Int32Array;
   /** Scratch for similar(): trigrams shared with the query word, by word index (zero between calls). */
   readonly #shared: Uint8Array;
   /** Scratch for similar(): the words it counted, in order (a list of as many as the vocabulary). */
@@ -85,49 +95,71 @@ export class Vocabulary {
   /** `entries` in any order. */
   constructor(entries: ReadonlyArray<{ word: string; df: number }>) {
     const sorted = [...entries].sort((x, y) => (x.word < y.word ? -1 : x.word > y.word ? 1 : 0));
-    this.words = sorted.map((e) => e.word);
-    this.df = sorted.map((e) => e.df);
-    this.#shared = new Uint8Array(this.words.length);
-    this.#touched = new Int32Array(this.words.length);
-    this.#masks = Int32Array.from(this.words, letterMask);
-    const lists = new Map<string, number[]>();
-    this.words.forEach((w, i) => {
-      this.#index.set(w, i);
-      if (w.length >= 3) {
-        for (const t of new Set(trigrams(w))) {
-          let list = lists.get(t);
-          if (list === undefined) {
-            list = [];
-            lists.set(t, list);
-          }
-          list.push(i);
-        }
-      }
-    });
-    for (const [t, list] of lists) this.#trigrams.set(t, Int32Array.from(list));
+    const words = sorted.map((e) => e.word);
+    this.#text = words.map((w) => `${w}\n`).join('');
+    this.#wordStarts = new Int32Array(words.length + 1);
+    words.forEach((w, i) => (this.#wordStarts[i + 1] = (this.#wordStarts[i] as number) + w.length + 1));
+    this.#df = Int32Array.from(sorted, (e) => e.df);
+    this.#shared = new Uint8Array(words.length);
+    this.#touched = new Int32Array(words.length);
+    this.#masks = Int32Array.from(words, letterMask);
+    // Two passes over the words' trigrams: each trigram's count, then its words in their slice.
+    const counts: number[] = [];
+    const eachTrigram = (visit: (slot: number, word: number) => void) =>
+      words.forEach((w, i) => {
+        if (w.length >= 3) for (const t of new Set(trigrams(w))) visit(this.#slotOf(t, counts), i);
+      });
+    eachTrigram((slot) => (counts[slot] = (counts[slot] as number) + 1));
+    this.#starts = new Int32Array(counts.length + 1);
+    for (let slot = 0; slot < counts.length; slot++) this.#starts[slot + 1] = (this.#starts[slot] as number) + (counts[slot] as number);
+    this.#lists = new Int32Array(this.#starts[counts.length] as number);
+    const filled = this.#starts.slice(0, counts.length);
+    eachTrigram((slot, word) => (this.#lists[(filled[slot] as number)++] = word));
+  }
+
+  /** The slot of trigram `t`, made (with a count of zero) if it has none yet. */
+  #slotOf(t: string, counts: number[]): number {
+    let slot = this.#slots.get(t);
+    if (slot === undefined) {
+      slot = counts.push(0) - 1;
+      this.#slots.set(t, slot);
+    }
+    return slot;
   }
 
   get size(): number {
-    return this.words.length;
+    return this.#df.length;
+  }
+
+  /** Word number `i`. */
+  word(i: number): string {
+    return this.#text.slice(this.#wordStarts[i], (this.#wordStarts[i + 1] as number) - 1);
+  }
+
+  /** The first word's number that is not before `word` in sorted order. */
+  #lowerBound(word: string): number {
+    let lo = 0;
+    let hi = this.size;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.word(mid) < word) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   dfOf(word: string): number {
-    const i = this.#index.get(word);
-    return i === undefined ? 0 : (this.df[i] as number);
+    const i = this.#lowerBound(word);
+    return i < this.size && this.word(i) === word ? (this.#df[i] as number) : 0;
   }
 
   /** Words starting with `prefix` (not the word itself), most used first. */
   prefixed(prefix: string, limit: number): Expansion[] {
-    let lo = 0;
-    let hi = this.words.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((this.words[mid] as string) < prefix) lo = mid + 1;
-      else hi = mid;
-    }
+    const lo = this.#lowerBound(prefix);
     const out: Expansion[] = [];
-    for (let i = lo; i < this.words.length && (this.words[i] as string).startsWith(prefix); i++) {
-      if (this.words[i] !== prefix) out.push({ word: this.words[i] as string, quality: 1, df: this.df[i] as number });
+    for (let i = lo; i < this.size && this.#text.startsWith(prefix, this.#wordStarts[i]); i++) {
+      const word = this.word(i);
+      if (word !== prefix) out.push({ word, quality: 1, df: this.#df[i] as number });
     }
     return out.sort((a, b) => b.df - a.df).slice(0, limit);
   }
@@ -143,10 +175,11 @@ export class Vocabulary {
     const touched = this.#touched;
     let reached = 0;
     for (const t of new Set(grams)) {
-      const list = this.#trigrams.get(t);
-      if (list === undefined) continue;
-      for (let k = 0; k < list.length; k++) {
-        const i = list[k] as number;
+      const slot = this.#slots.get(t);
+      if (slot === undefined) continue;
+      const lists = this.#lists;
+      for (let k = this.#starts[slot] as number, end = this.#starts[slot + 1] as number; k < end; k++) {
+        const i = lists[k] as number;
         if (shared[i] === 0) touched[reached++] = i;
         shared[i] = (shared[i] as number) + 1;
       }
@@ -164,10 +197,10 @@ export class Vocabulary {
       // A cheap bound first: each edit adds or removes at most one letter class (editDistance bounds the length itself).
       const other = this.#masks[i] as number;
       if (bitCount(mask & ~other) > max || bitCount(other & ~mask) > max) continue;
-      const candidate = this.words[i] as string;
+      const candidate = this.word(i);
       if (candidate === word) continue;
       const d = editDistance(word, candidate, max);
-      if (d <= max) out.push({ word: candidate, quality: 1 + d, df: this.df[i] as number });
+      if (d <= max) out.push({ word: candidate, quality: 1 + d, df: this.#df[i] as number });
     }
     return out.sort((a, b) => a.quality - b.quality || b.df - a.df).slice(0, limit);
   }
