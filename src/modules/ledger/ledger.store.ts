@@ -257,13 +257,16 @@ export function entryStatements(entries: readonly NewEntry[], at: string, tail: 
 
 /**
  * entryStatements for entries written as postings (each entry's sum to zero, none zero): a
- * valuation's round is one entry per book, each fund's net change beside the market's total.
+ * valuation's round is one entry per book, each fund's net change beside the market's total. The
+ * balance moves of the accounts `last` names come apart, for the writer to run after the rest (a
+ * valuation's market and fees accounts, which every round posts to: valuation.rounds.ts).
  */
 export function postingEntryStatements(
   entries: ReadonlyArray<{ id: number; cause: EntryCause; postings: readonly Posting[] }>,
   at: string,
   tail: LogTail | undefined,
-): Statement[] {
+  last: ReadonlySet<number> = new Set(),
+): { first: Statement[]; last: Statement[] } {
   for (const e of entries) {
     for (const p of e.postings) {
       assertSafeInteger(p.amount_cents, 'posting amount');
@@ -272,7 +275,9 @@ export function postingEntryStatements(
     assert(e.postings.reduce((n, p) => n + p.amount_cents, 0) === 0, 'a journal entry must balance');
   }
   const { inserts, deltas } = entryRows(entries, at, tail);
-  return [...inserts, ...moveStatements(deltas)];
+  const later = new Map([...deltas].filter(([id]) => last.has(id)));
+  for (const id of later.keys()) deltas.delete(id);
+  return { first: [...inserts, ...moveStatements(deltas)], last: moveStatements(later) };
 }
 
 function withPostings(entries: readonly NewEntry[]): Array<{ id: number; cause: EntryCause; postings: Posting[] }> {

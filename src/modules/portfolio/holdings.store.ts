@@ -5,6 +5,7 @@ import type { Db, Trx } from '../../db/database.ts';
 import type { ExchangesTable, FundAllocationsTable, FundUnitsTable, FundValuationsTable, InvestmentsTable } from '../../db/schema.investing.ts';
 import type { Book } from '../../shared/book.ts';
 import { idsIn, insertRows, statement, type Statement } from '../../db/bulk.ts';
+import { dialectOf } from '../../db/dialect.ts';
 import { parse8 } from '../../shared/fixed.ts';
 
 export type AllocationRow = Selectable<FundAllocationsTable>;
@@ -79,15 +80,16 @@ export async function insertInvestment(
     .execute();
 }
 
-export async function pendingInvestments(db: Db | Trx, fundIds: readonly number[]): Promise<InvestmentRow[]> {
+/** The funds' pending investments, oldest first; `lock`: locked against being cancelled meanwhile (PostgreSQL). */
+export async function pendingInvestments(db: Db | Trx, fundIds: readonly number[], lock = false): Promise<InvestmentRow[]> {
   if (fundIds.length === 0) return [];
-  return await db
+  const query = db
     .selectFrom('investments')
     .selectAll()
     .where('status', '=', 'pending')
     .where(sql<boolean>`fund_id in ${idsIn(db, fundIds, 'fund id')}`)
-    .orderBy('id')
-    .execute();
+    .orderBy('id');
+  return await (lock ? dialectOf(db).lockRows(query) : query).execute();
 }
 
 export async function endInvestment(trx: Trx, id: number, change: { status: 'executed' | 'cancelled'; bought_cents: number; valuation_id: number }): Promise<void> {
@@ -121,8 +123,11 @@ export async function fundsToValue(db: Db | Trx, after: number, limit: number): 
   return firstFunds([held, exchanging, investing], limit);
 }
 
-/** What a valuation needs of these funds: their units, allocations and pending exchanges. */
-export async function holdingsOf(db: Db | Trx, fundIds: readonly number[]) {
+/**
+ * What a valuation needs of these funds: their units, allocations and pending exchanges; `lock`: the
+ * exchanges locked against being cancelled meanwhile (PostgreSQL).
+ */
+export async function holdingsOf(db: Db | Trx, fundIds: readonly number[], lock = false) {
   if (fundIds.length === 0) return { units: new Map<number, UnitsRow>(), allocations: new Map<number, AllocationRow>(), exchanges: new Map<number, ExchangeRow>() };
   const [units, allocations, exchanges] = await Promise.all([
     db
@@ -135,12 +140,7 @@ export async function holdingsOf(db: Db | Trx, fundIds: readonly number[]) {
       .selectAll()
       .where(sql<boolean>`fund_id in ${idsIn(db, fundIds, 'fund id')}`)
       .execute(),
-    db
-      .selectFrom('exchanges')
-      .selectAll()
-      .where('status', '=', 'pending')
-      .where(sql<boolean>`fund_id in ${idsIn(db, fundIds, 'fund id')}`)
-      .execute(),
+    (lock ? dialectOf(db).lockRows(pendingExchanges(db, fundIds)) : pendingExchanges(db, fundIds)).execute(),
   ]);
   return {
     units: new Map(units.map((u) => [Number(u.fund_id), u])),
@@ -148,6 +148,13 @@ export async function holdingsOf(db: Db | Trx, fundIds: readonly number[]) {
     exchanges: new Map(exchanges.map((e) => [Number(e.fund_id), e])),
   };
 }
+
+const pendingExchanges = (db: Db | Trx, fundIds: readonly number[]) =>
+  db
+    .selectFrom('exchanges')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where(sql<boolean>`fund_id in ${idsIn(db, fundIds, 'fund id')}`);
 
 /** Each fund's donations waiting for funds, their amounts in cents, oldest first (what selling units covers). */
 export async function waitingDonations(db: Db | Trx, fundIds: readonly number[]): Promise<Map<number, number[]>> {

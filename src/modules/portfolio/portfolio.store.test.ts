@@ -106,6 +106,12 @@ describeEachEngine('portfolio store', (env) => {
     });
     const found = await store.findValuation(db, running);
     assert.deepEqual([found?.stage, found?.after_fund_id, found?.audit_ids, found?.monthly_fee_cents], ['funds', 42, '{"live":1,"test":2}', 500]);
+    // The cursor moves only from where it is, in its stage: a round that finds it elsewhere moves nothing.
+    const advance = (stage: 'monthly_fees' | 'funds', from: number, to: number) => db.transaction().execute((trx) => store.advanceValuation(trx, running, stage, from, to));
+    assert.deepEqual([await advance('funds', 40, 50), await advance('monthly_fees', 42, 50)], [false, false]);
+    assert.equal((await store.findValuation(db, running))?.after_fund_id, 42);
+    assert.deepEqual([await advance('funds', 42, 50), await advance('funds', 42, 60)], [true, false]);
+    assert.equal((await store.findValuation(db, running))?.after_fund_id, 50);
     assert.deepEqual(await store.portfolioValuationsOf(db, running), [{ portfolio_id: portfolio, unit_price: '10.50000000', units_outstanding: '12.50000000', fee_bps: 25 }]);
     await db.transaction().execute((trx) => store.updateValuation(trx, running, { stage: 'done' }));
     assert.equal(await store.runningValuation(db), undefined);

@@ -101,6 +101,16 @@ export async function updateValuation(trx: Trx, id: number, change: { stage?: Va
   await trx.updateTable('valuations').set(change).where('id', '=', id).execute();
 }
 
+/**
+ * Moves a valuation's cursor in its stage from `from` to `to`, only if it is still at `from` (a
+ * compare-and-set: a round that waited for another's row sees its commit first). False if another
+ * round moved it.
+ */
+export async function advanceValuation(trx: Trx, id: number, stage: ValuationRow['stage'], from: number, to: number): Promise<boolean> {
+  const moved = await trx.updateTable('valuations').set({ after_fund_id: to }).where('id', '=', id).where('stage', '=', stage).where('after_fund_id', '=', from).executeTakeFirst();
+  return Number(moved.numUpdatedRows) === 1;
+}
+
 /** A valuation at a time, or undefined when one is at that time already. */
 export async function insertValuation(
   trx: Trx,

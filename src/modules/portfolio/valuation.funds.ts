@@ -5,6 +5,7 @@
 // cover waiting donations, investments bought, and the portfolio account left
 // at exactly units × unit price, rounded once.
 import type { Db, Trx } from '../../db/database.ts';
+import { assert } from '../../shared/assert.ts';
 import type { Book } from '../../shared/book.ts';
 import { decimalText, parse8, valueCents } from '../../shared/fixed.ts';
 import { LogTail, lockFundsAccounts, postingEntryStatements, readFundsAccounts, reserveEntryIds, type EntryCause, type FundAccounts, type Movement } from '../ledger/index.ts';
@@ -55,8 +56,12 @@ class RoundJournal {
     deltas.set(m.to_account_id, (deltas.get(m.to_account_id) ?? 0) + m.amount_cents);
   }
 
-  /** The round's entries (ids reserved), each naming the valuation's audit entry of its book; the journal starts afresh. */
-  async statements(v: ValuationContext, memo: string): Promise<Statement[]> {
+  /**
+   * The round's entries (ids reserved), each naming the valuation's audit entry of its book; the
+   * journal starts afresh. `last`: the outside accounts' balance moves, to be written after the
+   * rest (postingEntryStatements).
+   */
+  async statements(v: ValuationContext, memo: string): Promise<{ first: Statement[]; last: Statement[] }> {
     const entries = [...this.#net].flatMap(([book, deltas]) => {
       const postings = [...deltas].filter(([, cents]) => cents !== 0).map(([account_id, amount_cents]) => ({ account_id, amount_cents }));
       return postings.length === 0 ? [] : [{ cause: { book, memo, audit_id: v.auditIds[book] } satisfies EntryCause, postings }];
@@ -68,6 +73,7 @@ class RoundJournal {
       entries.map((e, i) => ({ ...e, id: ids[i] as number })),
       v.at,
       tail,
+      new Set(this.#outside.values()),
     );
   }
 }
@@ -85,14 +91,17 @@ export interface RoundReads {
 const movesAvailable = (r: Omit<RoundReads, 'still'>, id: number) => r.held.exchanges.has(id) || r.investing.has(id) || r.waiting.has(id);
 
 /**
- * A round's reads, on `db`, which need not be the round's transaction: the next round's funds are
- * read early, while this round writes (valuation.rounds.ts). What is read of a fund whose available
- * money stays, its units and its portfolio balance, moves only at valuations, which take turns
- * under the 'valuation' lock; every fund whose available money moves is read again, and locked,
- * in its round's transaction (valueRound).
+ * A round's reads. What is read of a fund whose available money stays, its units and its
+ * portfolio balance, moves only at valuations, whose rounds never share a fund (a valuation's
+ * cursor is moved by compare-and-set, valuation.rounds.ts), so it is read without a lock. `lock`:
+ * the pending exchanges and investments read are locked (readMovingAgain).
  */
-export async function readRound(db: Db | Trx, fundIds: readonly number[]): Promise<RoundReads> {
-  const [held, investments, waiting] = await Promise.all([holdings.holdingsOf(db, fundIds), holdings.pendingInvestments(db, fundIds), holdings.waitingDonations(db, fundIds)]);
+export async function readRound(db: Db | Trx, fundIds: readonly number[], lock = false): Promise<RoundReads> {
+  const [held, investments, waiting] = await Promise.all([
+    holdings.holdingsOf(db, fundIds, lock),
+    holdings.pendingInvestments(db, fundIds, lock),
+    holdings.waitingDonations(db, fundIds),
+  ]);
   const investing = Map.groupBy(investments, (i) => Number(i.fund_id));
   const still = await readFundsAccounts(
     db,
@@ -101,31 +110,45 @@ export async function readRound(db: Db | Trx, fundIds: readonly number[]): Promi
   return { held, investing, waiting, still };
 }
 
-/** The funds whose available money moves, read again in the round's transaction over what was read early. */
-async function readMovingAgain(trx: Trx, early: RoundReads, moving: readonly number[]): Promise<RoundReads> {
-  const again = await readRound(trx, moving);
+/**
+ * The funds whose available money moves, read again once their accounts are locked, with their
+ * pending exchanges and investments locked: a donor's request that changed one (a cancelled
+ * exchange, a donation now waiting) before the lock is seen, and one after it waits for the round.
+ */
+async function readMovingAgain(trx: Trx, first: RoundReads, moving: readonly number[]): Promise<RoundReads> {
+  const again = await readRound(trx, moving, true);
   const held = {
-    units: early.held.units,
-    allocations: new Map([...early.held.allocations, ...again.held.allocations]),
+    units: first.held.units,
+    allocations: new Map([...first.held.allocations, ...again.held.allocations]),
     exchanges: again.held.exchanges,
   };
-  return { held, investing: again.investing, waiting: again.waiting, still: early.still };
+  return { held, investing: again.investing, waiting: again.waiting, still: first.still };
+}
+
+/** Where a round lets the rounds around it go on (valuation.rounds.ts). */
+export interface RoundTurns {
+  /** Once its funds whose available money moves are locked: the next round may begin. */
+  locked?: () => void;
+  /** Once its funds are written, before the market and fees accounts: waits for the round before it to end. */
+  written?: () => Promise<void>;
 }
 
 /**
  * One round of funds (each holding units or waiting to exchange or invest): each decided
- * (valuation.decide.ts), then the round's writes together. `early`: the round's reads made before
- * its transaction (readRound). Returns the units each portfolio's funds of the round hold after it.
+ * (valuation.decide.ts), then the round's writes together. Returns the units each portfolio's
+ * funds of the round hold after it.
  */
-export async function valueRound(trx: Trx, v: ValuationContext, fundIds: readonly number[], early?: RoundReads): Promise<Map<number, bigint>> {
+export async function valueRound(trx: Trx, v: ValuationContext, fundIds: readonly number[], turns: RoundTurns = {}): Promise<Map<number, bigint>> {
   const journal = new RoundJournal(trx);
   const outstanding = new Map<number, bigint>();
-  const first = early ?? (await readRound(trx, fundIds));
-  // Only a fund whose available money may move is locked against its donor's requests; the
-  // others' portfolio accounts move only at valuations, which run one at a time (the 'valuation' key).
+  const first = await readRound(trx, fundIds);
+  // Only a fund whose available money may move is locked against its donor's requests, then read
+  // again; the others' portfolio accounts move only at valuations, whose rounds never share a fund.
   const moving = fundIds.filter((id) => movesAvailable(first, id));
-  const { held, investing, waiting } = early === undefined ? first : await readMovingAgain(trx, early, moving);
-  const locked = new Map([...(await lockFundsAccounts(trx, moving)), ...first.still]);
+  const lockedMoving = await lockFundsAccounts(trx, moving);
+  turns.locked?.();
+  const { held, investing, waiting } = moving.length === 0 ? first : await readMovingAgain(trx, first, moving);
+  const locked = new Map([...lockedMoving, ...first.still]);
   // A round's writes go together: its journal entries, the units and the records, in one batch of statements.
   const records: holdings.FundValuationRow[] = [];
   const unitRows: Array<[number, number, string]> = [];
@@ -158,7 +181,8 @@ export async function valueRound(trx: Trx, v: ValuationContext, fundIds: readonl
             ? await journal.outside('fees', book)
             : await journal.outside(`market:${place.market}`, book);
     for (const m of d.moves) journal.move(book, { from_account_id: await account(m.from), to_account_id: await account(m.to), amount_cents: m.cents });
-    if (d.exchanged) await holdings.endExchange(trx, fundId, 'executed', v.at, v.id);
+    // Its exchange was read locked (readMovingAgain): still pending.
+    if (d.exchanged) assert(await holdings.endExchange(trx, fundId, 'executed', v.at, v.id), `fund ${fundId}: its exchange is still pending`);
     for (const i of d.investments) await holdings.endInvestment(trx, i.id, { status: i.bought > 0 ? 'executed' : 'cancelled', bought_cents: i.bought, valuation_id: v.id });
     if (d.portfolio === null) {
       if (units !== undefined) emptied.push(fundId);
@@ -169,7 +193,12 @@ export async function valueRound(trx: Trx, v: ValuationContext, fundIds: readonl
     if (d.sold > 0) promoted.push(fundId);
     records.push(recordOf(v, fundId, book, d));
   }
-  await runStatements(trx, [...(await journal.statements(v, `valuation ${v.id}`)), ...holdings.unitsStatements(unitRows, emptied), ...holdings.fundValuationStatements(records)]);
+  // The market and fees accounts, which every round posts to, last, once the round before has
+  // ended: a round holds them only from there to its commit, never while waiting for another.
+  const entries = await journal.statements(v, `valuation ${v.id}`);
+  await runStatements(trx, [...entries.first, ...holdings.unitsStatements(unitRows, emptied), ...holdings.fundValuationStatements(records)]);
+  await turns.written?.();
+  await runStatements(trx, entries.last);
   // Money sold into available covers waiting donations, oldest first, once the round's balances are written.
   for (const fundId of promoted) await promoteWaiting(trx, fundId, v.at);
   return outstanding;
@@ -229,5 +258,6 @@ export async function chargeRound(trx: Trx, v: ValuationContext, feeCents: numbe
     if (fromPortfolio > 0) journal.move(book, { from_account_id: ids.portfolio, to_account_id: fees, amount_cents: fromPortfolio });
     rows.push({ valuation_id: v.id, fund_id: fundId, book, cents: fromAvailable + fromPortfolio, from_units: decimalText(sold) });
   }
-  await runStatements(trx, [...(await journal.statements(v, `valuation ${v.id}: monthly fee`)), ...holdings.unitsStatements(unitRows, []), ...holdings.monthlyFeeStatements(rows)]);
+  const entries = await journal.statements(v, `valuation ${v.id}: monthly fee`);
+  await runStatements(trx, [...entries.first, ...entries.last, ...holdings.unitsStatements(unitRows, []), ...holdings.monthlyFeeStatements(rows)]);
 }

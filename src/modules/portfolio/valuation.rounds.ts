@@ -1,26 +1,41 @@
-// A valuation's rounds (docs/rules.md §19): once started, a valuation charges
-// the monthly fee and values the funds a round of them at a time, each round
-// its own transaction, so that a donor's request never waits behind more than
-// one round, and a crash loses at most the round it interrupted. Where the
-// rounds have got to is kept in the valuation's row, under the 'valuation'
-// lock, so that any runner (the request that started it, a node's job after a
-// crash, `almoner valuation finish`) carries it on from there, and two at once
-// never value a fund twice.
+// A valuation's rounds (docs/rules.md §19, ADR 29): once started, a valuation
+// charges the monthly fee and values the funds a round of them at a time, each
+// round its own transaction, so that a donor's request never waits behind
+// more than a round or two, and a crash loses at most the rounds it
+// interrupted. Where the rounds have got to is the valuation's cursor (stage,
+// last fund), which each round moves by compare-and-set in its transaction:
+// any runner (the request that started it, a node's job after a crash,
+// `almoner valuation finish`) carries it on from there, and two rounds never
+// both commit a fund. On PostgreSQL the funds' rounds overlap: the next round
+// begins, on another connection, as soon as this one knows its funds, and
+// commits after it (its compare-and-set waits for this round's row).
 import { dialectOf } from '../../db/dialect.ts';
 import type { Trx } from '../../db/database.ts';
 import type { Deps } from '../../deps.ts';
-import type { Book } from '../../shared/book.ts';
+import { BOOKS, type Book } from '../../shared/book.ts';
 import { decimalText, parse8 } from '../../shared/fixed.ts';
 import * as holdings from './holdings.store.ts';
 import * as store from './portfolio.store.ts';
-import { chargeRound, readRound, valueRound, type RoundReads, type ValuationContext } from './valuation.funds.ts';
+import { chargeRound, valueRound, type ValuationContext } from './valuation.funds.ts';
 
 export interface RoundOptions {
   /** Funds a round takes (VALUATION_ROUND_FUNDS by default). */
   fundsPerRound?: number;
-  /** Called after each round commits, with where the valuation has got to (progress, and tests' crashes). */
+  /**
+   * Called after each round commits, in order, with where the valuation has got to (progress, and
+   * tests' crashes). On PostgreSQL the next round may be under way: if this throws, that round
+   * commits nothing and the runner stops with the error.
+   */
   afterRound?: (progress: { stage: store.ValuationRow['stage']; afterFundId: number }) => void | Promise<void>;
 }
+
+type Progress = { stage: store.ValuationRow['stage']; afterFundId: number };
+
+/** A round that found the cursor moved by another runner: it wrote nothing. */
+class CursorMoved extends Error {}
+
+/** A round begun after its runner stopped: it wrote nothing. */
+class Stopped extends Error {}
 
 /** What every round of a started valuation needs: fixed when it started, read back from its rows. */
 async function contextOf(trx: Trx, v: store.ValuationRow): Promise<ValuationContext> {
@@ -35,87 +50,161 @@ async function contextOf(trx: Trx, v: store.ValuationRow): Promise<ValuationCont
   };
 }
 
-/** Adds a round's units to each portfolio's units outstanding at the valuation. */
-async function addOutstanding(trx: Trx, valuationId: number, round: ReadonlyMap<number, bigint>): Promise<void> {
-  if (round.size === 0) return;
-  for (const p of await store.portfolioValuationsOf(trx, valuationId)) {
-    const units = round.get(p.portfolio_id);
-    if (units !== undefined && units !== 0n) await store.setUnitsOutstanding(trx, valuationId, p.portfolio_id, decimalText((parse8(p.units_outstanding) as bigint) + units));
-  }
-}
-
-/** The next round's funds and reads, made early on another connection: valid while the cursor is still `after`. */
-interface Early {
-  after: number;
-  read: Promise<{ fundIds: number[]; reads: RoundReads } | undefined>;
-}
-
 /** A runner's state between its rounds. */
 interface Runner {
   deps: Deps;
   id: number;
   perRound: number;
+  /** Whether the funds' rounds overlap (PostgreSQL, with a pool of two connections or more). */
+  overlaps: boolean;
   context?: ValuationContext;
-  early?: Early;
+  stopped: boolean;
 }
 
 /**
- * On PostgreSQL, the reads of the round after `after` start now on another pooled connection, so
- * that the database reads them while this round decides and writes (readRound says why that is
- * safe). SQLite's driver is synchronous: nothing to overlap there.
+ * The end of a round: the cursor moved from `from` past its funds, by compare-and-set (a round
+ * that finds it elsewhere, moved by another runner, writes nothing); then the units its funds hold
+ * added to each portfolio's units outstanding, read and written while the valuation's row is held,
+ * so that no other round's addition is lost.
  */
-function readEarly(r: Runner, after: number): Early | undefined {
-  // With a pool of one connection the early reads would only wait for the round's.
-  if (dialectOf(r.deps.db).engine !== 'postgres' || r.deps.config.dbPoolMax < 2) return undefined;
-  const read = (async () => {
-    const fundIds = await holdings.fundsToValue(r.deps.db, after, r.perRound);
-    return fundIds.length === 0 ? undefined : { fundIds, reads: await readRound(r.deps.db, fundIds) };
-  })();
-  // A read that fails is made again in the round's transaction; one the runner never uses is dropped.
-  return { after, read: read.catch(() => undefined) };
+async function endRound(trx: Trx, r: Runner, stage: Progress['stage'], from: number, to: number, units?: ReadonlyMap<number, bigint>): Promise<Progress> {
+  if (r.stopped) throw new Stopped();
+  if (!(await store.advanceValuation(trx, r.id, stage, from, to))) throw new CursorMoved();
+  if (units !== undefined && units.size > 0) {
+    for (const p of await store.portfolioValuationsOf(trx, r.id)) {
+      const added = units.get(p.portfolio_id);
+      if (added !== undefined && added !== 0n) await store.setUnitsOutstanding(trx, r.id, p.portfolio_id, decimalText((parse8(p.units_outstanding) as bigint) + added));
+    }
+  }
+  // Checked again last: the runner may have stopped while this round waited for the one before.
+  if (r.stopped) throw new Stopped();
+  return { stage, afterFundId: to };
 }
 
 /**
- * One round in its transaction: the next funds of the valuation's stage, or the next stage when
- * none is left. Returns where the valuation stands after it, or undefined when it was done already.
+ * The round that reads the cursor, under the 'valuation' lock: the next funds of the valuation's
+ * stage, or the next stage when none is left. Undefined when the valuation was done already.
+ * `known`: told the round's last fund once its funds are known, if another round may follow it.
  */
-async function runRound(trx: Trx, r: Runner) {
+async function leadRound(trx: Trx, r: Runner, known: (after: number) => void): Promise<Progress | undefined> {
   await dialectOf(trx).lockKeys(trx, ['valuation']);
   const v = await store.findValuation(trx, r.id);
   if (v === undefined || v.stage === 'done') return undefined;
   const context = (r.context ??= await contextOf(trx, v));
-  // The early reads count only if no other runner has moved the cursor since they were made.
-  const early = v.stage === 'funds' && r.early?.after === v.after_fund_id ? await r.early.read : undefined;
-  r.early = undefined;
-  const fundIds =
-    early?.fundIds ??
-    (v.stage === 'monthly_fees' ? await holdings.fundsWithMoney(trx, v.after_fund_id, r.perRound) : await holdings.fundsToValue(trx, v.after_fund_id, r.perRound));
+  const from = v.after_fund_id;
+  const fundIds = v.stage === 'monthly_fees' ? await holdings.fundsWithMoney(trx, from, r.perRound) : await holdings.fundsToValue(trx, from, r.perRound);
   if (fundIds.length === 0) {
     const stage = v.stage === 'monthly_fees' ? 'funds' : 'done';
     await store.updateValuation(trx, r.id, { stage, after_fund_id: 0 });
-    return { stage, afterFundId: 0 } as const;
+    return { stage, afterFundId: 0 };
   }
-  const afterFundId = fundIds[fundIds.length - 1] as number;
-  if (v.stage === 'monthly_fees') await chargeRound(trx, context, v.monthly_fee_cents, fundIds);
-  else {
-    r.early = readEarly(r, afterFundId);
-    await addOutstanding(trx, r.id, await valueRound(trx, context, fundIds, early?.reads));
+  const to = fundIds[fundIds.length - 1] as number;
+  if (v.stage === 'monthly_fees') {
+    await chargeRound(trx, context, v.monthly_fee_cents, fundIds);
+    return await endRound(trx, r, v.stage, from, to);
   }
-  await store.updateValuation(trx, r.id, { after_fund_id: afterFundId });
-  return { stage: v.stage, afterFundId };
+  const locked = () => (fundIds.length === r.perRound ? known(to) : undefined);
+  return await endRound(trx, r, v.stage, from, to, await valueRound(trx, context, fundIds, { locked }));
+}
+
+/**
+ * A round of funds begun before the round before it (ending at `from`) ended: the funds after it,
+ * read, decided and written while that round writes; its market and fees accounts and its cursor
+ * only once that round has ended (`before`), committed: so the round before never waits for it.
+ * Undefined when there are no funds (a lead round then ends the stage).
+ */
+async function followingRound(trx: Trx, r: Runner, from: number, before: Promise<unknown>, known: (after: number) => void): Promise<Progress | undefined> {
+  const context = r.context as ValuationContext;
+  const fundIds = await holdings.fundsToValue(trx, from, r.perRound);
+  if (fundIds.length === 0) return undefined;
+  const to = fundIds[fundIds.length - 1] as number;
+  const turns = {
+    locked: () => (fundIds.length === r.perRound ? known(to) : undefined),
+    written: async () => {
+      if (
+        !(await before.then(
+          () => true,
+          () => false,
+        ))
+      )
+        throw new CursorMoved();
+    },
+  };
+  return await endRound(trx, r, 'funds', from, to, await valueRound(trx, context, fundIds, turns));
+}
+
+/** A round under way: what it commits, and, once its funds are known, the last of them if another round may follow it. */
+interface Begun {
+  done: Promise<Progress | undefined>;
+  next: Promise<number | undefined>;
+}
+
+/** A round begun: the lead (which reads the cursor) or one following `before`, which ends at `from`. */
+function begin(r: Runner, following?: { from: number; before: Promise<unknown> }): Begun {
+  let tell: (after: number | undefined) => void = () => undefined;
+  const next = new Promise<number | undefined>((resolve) => (tell = resolve));
+  const known = (after: number) => (r.overlaps && !r.stopped ? tell(after) : undefined);
+  const done = r.deps.db.transaction().execute((trx) => (following === undefined ? leadRound(trx, r, known) : followingRound(trx, r, following.from, following.before, known)));
+  done.then(
+    () => tell(undefined),
+    () => tell(undefined),
+  );
+  return { done, next };
+}
+
+/**
+ * Whether a round wrote nothing because another runner's round took its funds first: it found the
+ * cursor moved, or a fund's record of this valuation already written (each fund has one), or it
+ * deadlocked with that round. A lead round carries on from the cursor.
+ */
+function takenOver(error: unknown): boolean {
+  if (error instanceof CursorMoved) return true;
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
+  return code === '40P01' || (code === '23505' && constraint === 'fund_valuations_pk');
+}
+
+/**
+ * The outside accounts the valuation's rounds post to (each portfolio's market account and the
+ * fees, in each book), made if missing in a transaction of their own under the 'valuation' lock,
+ * before any round: rounds that overlap would each make a missing one.
+ */
+async function outsideAccounts(deps: Deps, id: number): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    await dialectOf(trx).lockKeys(trx, ['valuation']);
+    const kinds = ['fees', ...(await store.portfolioValuationsOf(trx, id)).map((p) => `market:${p.portfolio_id}`)];
+    for (const book of BOOKS) for (const kind of kinds) await holdings.outsideAccount(trx, kind, book);
+  });
 }
 
 /** Runs a started valuation's rounds until it is done (from wherever an earlier runner left it); returns how many it ran. */
 export async function finishValuation(deps: Deps, id: number, options: RoundOptions = {}): Promise<number> {
   const perRound = options.fundsPerRound ?? deps.config.valuationRoundFunds;
   if (!Number.isSafeInteger(perRound) || perRound < 1) throw new RangeError(`a round takes at least one fund, not ${perRound}`);
-  const runner: Runner = { deps, id, perRound };
-  for (let rounds = 0; ;) {
-    const progress = await deps.db.transaction().execute((trx) => runRound(trx, runner));
-    if (progress === undefined) return rounds;
-    rounds += 1;
-    await options.afterRound?.(progress);
-    if (progress.stage === 'done') return rounds;
+  const r: Runner = { deps, id, perRound, overlaps: dialectOf(deps.db).engine === 'postgres' && deps.config.dbPoolMax >= 2, stopped: false };
+  if (r.overlaps) await outsideAccounts(deps, id);
+  let rounds = 0;
+  for (let current = begin(r), lead = true; ;) {
+    const after = await current.next;
+    const following = after === undefined ? undefined : begin(r, { from: after, before: current.done });
+    let progress: Progress | undefined;
+    try {
+      progress = await current.done;
+      if (progress !== undefined) {
+        rounds += 1;
+        await options.afterRound?.(progress);
+      }
+    } catch (error) {
+      r.stopped = true;
+      await following?.done.catch(() => undefined);
+      if (!takenOver(error)) throw error;
+      r.stopped = false;
+      [current, lead] = [begin(r), true];
+      continue;
+    }
+    if (progress === undefined && lead) return rounds;
+    if (progress?.stage === 'done') return rounds;
+    [current, lead] = following === undefined ? [begin(r), true] : [following, false];
   }
 }
 
