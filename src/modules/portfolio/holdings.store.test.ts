@@ -129,6 +129,19 @@ describeEachEngine('holdings store', (env) => {
     assert.deepEqual(await store.fundsWithMoney(db, Math.max(donor.fund_id, idle.fund_id), 100), []);
     assert.deepEqual(await store.portfolioBalances(db, [donor.fund_id]), new Map([[donor.fund_id, 0]]));
     assert.deepEqual(await store.portfolioBalances(db, []), new Map());
+    // A valuation's read of funds whose money stays: the available and portfolio accounts only.
+    const accounts = await db.selectFrom('ledger_accounts').select(['id', 'kind', 'balance_cents']).where('fund_id', '=', idle.fund_id).execute();
+    const idOf = (kind: string) => Number(accounts.find((x) => x.kind === kind)?.id);
+    const balanceOf = (kind: string) => Number(accounts.find((x) => x.kind === kind)?.balance_cents);
+    const still = await store.stillAccounts(db, [idle.fund_id, donor.fund_id]);
+    assert.deepEqual([...still.keys()].sort(), [donor.fund_id, idle.fund_id].sort());
+    assert.deepEqual(still.get(idle.fund_id), {
+      book: 'live',
+      ids: { available: idOf('available'), portfolio: idOf('portfolio') },
+      balances: { available_cents: balanceOf('available'), portfolio_cents: balanceOf('portfolio') },
+    });
+    assert.equal(still.get(donor.fund_id)?.balances.available_cents, 10_00, 'waiting donations hold nothing');
+    assert.deepEqual(await store.stillAccounts(db, []), new Map());
     const [first, again, other] = await db
       .transaction()
       .execute(async (trx) => [await store.outsideAccount(trx, 'fees', 'live'), await store.outsideAccount(trx, 'fees', 'live'), await store.outsideAccount(trx, 'fees', 'test')]);

@@ -7,6 +7,7 @@ import type { Book } from '../../shared/book.ts';
 import { idsIn, insertRows, statement, type Statement } from '../../db/bulk.ts';
 import { dialectOf } from '../../db/dialect.ts';
 import { parse8 } from '../../shared/fixed.ts';
+import { assert } from '../../shared/assert.ts';
 
 export type AllocationRow = Selectable<FundAllocationsTable>;
 export type UnitsRow = Selectable<FundUnitsTable>;
@@ -155,6 +156,38 @@ const pendingExchanges = (db: Db | Trx, fundIds: readonly number[]) =>
     .selectAll()
     .where('status', '=', 'pending')
     .where(sql<boolean>`fund_id in ${idsIn(db, fundIds, 'fund id')}`);
+
+/** What a valuation reads of a fund whose available money stays: its book, and its available and portfolio accounts. */
+export interface StillAccounts {
+  book: Book;
+  ids: { available: number; portfolio: number };
+  balances: { available_cents: number; portfolio_cents: number };
+}
+
+/**
+ * The available and portfolio accounts of each fund, not locked: a valuation's read of the funds
+ * whose available money stays (their other accounts, half the rows, it does not need).
+ */
+export async function stillAccounts(db: Db | Trx, fundIds: readonly number[]): Promise<Map<number, StillAccounts>> {
+  if (fundIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('ledger_accounts')
+    .select(['id', 'kind', 'balance_cents', 'book', 'fund_id'])
+    .where(sql<boolean>`fund_id in ${idsIn(db, fundIds, 'fund id')}`)
+    .where('kind', 'in', ['available', 'portfolio'])
+    .execute();
+  const out = new Map<number, StillAccounts>();
+  for (const r of rows) {
+    const fundId = Number(r.fund_id);
+    let fund = out.get(fundId);
+    if (fund === undefined) out.set(fundId, (fund = { book: r.book as Book, ids: { available: 0, portfolio: 0 }, balances: { available_cents: 0, portfolio_cents: 0 } }));
+    const kind = r.kind as 'available' | 'portfolio';
+    fund.ids[kind] = Number(r.id);
+    fund.balances[`${kind}_cents`] = Number(r.balance_cents);
+  }
+  for (const [fundId, fund] of out) assert(fund.ids.available > 0 && fund.ids.portfolio > 0, `fund ${fundId} has its available and portfolio accounts`);
+  return out;
+}
 
 /** Each fund's donations waiting for funds, their amounts in cents, oldest first (what selling units covers). */
 export async function waitingDonations(db: Db | Trx, fundIds: readonly number[]): Promise<Map<number, number[]>> {

@@ -8,7 +8,7 @@ import type { Db, Trx } from '../../db/database.ts';
 import { assert } from '../../shared/assert.ts';
 import type { Book } from '../../shared/book.ts';
 import { decimalText, parse8, valueCents } from '../../shared/fixed.ts';
-import { LogTail, lockFundsAccounts, postingEntryStatements, readFundsAccounts, reserveEntryIds, type EntryCause, type FundAccounts, type Movement } from '../ledger/index.ts';
+import { LogTail, lockFundsAccounts, postingEntryStatements, reserveEntryIds, type EntryCause, type Movement } from '../ledger/index.ts';
 import { runStatements, type Statement } from '../../db/bulk.ts';
 import { promoteWaiting } from '../donations/index.ts';
 import { decideFund, unitsToSell, type FundDecision, type Place, type ValuedPortfolio } from './valuation.decide.ts';
@@ -84,7 +84,7 @@ export interface RoundReads {
   investing: Map<number, holdings.InvestmentRow[]>;
   waiting: Map<number, number[]>;
   /** The accounts of the funds whose available money stays (no exchange, investment or waiting donation). */
-  still: Map<number, FundAccounts>;
+  still: Map<number, holdings.StillAccounts>;
 }
 
 /** Whether a fund's available money may move at the valuation: an exchange, an investment or waiting donations. */
@@ -103,7 +103,7 @@ export async function readRound(db: Db | Trx, fundIds: readonly number[], lock =
     holdings.waitingDonations(db, fundIds),
   ]);
   const investing = Map.groupBy(investments, (i) => Number(i.fund_id));
-  const still = await readFundsAccounts(
+  const still = await holdings.stillAccounts(
     db,
     fundIds.filter((id) => !movesAvailable({ held, investing, waiting }, id)),
   );
