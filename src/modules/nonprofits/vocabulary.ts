@@ -132,7 +132,7 @@ export class Vocabulary {
   }
 
   /** Word number `i`. */
-  word(i: number): string {
+  #word(i: number): string {
     return this.#text.slice(this.#wordStarts[i], (this.#wordStarts[i + 1] as number) - 1);
   }
 
@@ -142,7 +142,7 @@ export class Vocabulary {
     let hi = this.size;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.word(mid) < word) lo = mid + 1;
+      if (this.#word(mid) < word) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -150,7 +150,7 @@ export class Vocabulary {
 
   dfOf(word: string): number {
     const i = this.#lowerBound(word);
-    return i < this.size && this.word(i) === word ? (this.#df[i] as number) : 0;
+    return i < this.size && this.#word(i) === word ? (this.#df[i] as number) : 0;
   }
 
   /** Words starting with `prefix` (not the word itself), most used first. */
@@ -158,7 +158,7 @@ export class Vocabulary {
     const lo = this.#lowerBound(prefix);
     const out: Expansion[] = [];
     for (let i = lo; i < this.size && this.#text.startsWith(prefix, this.#wordStarts[i]); i++) {
-      const word = this.word(i);
+      const word = this.#word(i);
       if (word !== prefix) out.push({ word, quality: 1, df: this.#df[i] as number });
     }
     return out.sort((a, b) => b.df - a.df).slice(0, limit);
@@ -197,7 +197,7 @@ export class Vocabulary {
       // A cheap bound first: each edit adds or removes at most one letter class (editDistance bounds the length itself).
       const other = this.#masks[i] as number;
       if (bitCount(mask & ~other) > max || bitCount(other & ~mask) > max) continue;
-      const candidate = this.word(i);
+      const candidate = this.#word(i);
       if (candidate === word) continue;
       const d = editDistance(word, candidate, max);
       if (d <= max) out.push({ word: candidate, quality: 1 + d, df: this.#df[i] as number });

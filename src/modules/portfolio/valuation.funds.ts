@@ -93,21 +93,25 @@ const movesAvailable = (r: Omit<RoundReads, 'still'>, id: number) => r.held.exch
 /**
  * A round's reads. What is read of a fund whose available money stays, its units and its
  * portfolio balance, moves only at valuations, whose rounds never share a fund (a valuation's
- * cursor is moved by compare-and-set, valuation.rounds.ts), so it is read without a lock. `lock`:
- * the pending exchanges and investments read are locked (readMovingAgain).
+ * cursor is moved by compare-and-set, valuation.rounds.ts), so it is read without a lock.
  */
-export async function readRound(db: Db | Trx, fundIds: readonly number[], lock = false): Promise<RoundReads> {
+export async function readRound(db: Db | Trx, fundIds: readonly number[]): Promise<RoundReads> {
+  const pending = await readPending(db, fundIds, false);
+  const still = await holdings.stillAccounts(
+    db,
+    fundIds.filter((id) => !movesAvailable(pending, id)),
+  );
+  return { ...pending, still };
+}
+
+/** What the funds hold and wait for: their units, allocations, pending exchanges and investments, waiting donations. */
+async function readPending(db: Db | Trx, fundIds: readonly number[], lock: boolean): Promise<Omit<RoundReads, 'still'>> {
   const [held, investments, waiting] = await Promise.all([
     holdings.holdingsOf(db, fundIds, lock),
     holdings.pendingInvestments(db, fundIds, lock),
     holdings.waitingDonations(db, fundIds),
   ]);
-  const investing = Map.groupBy(investments, (i) => Number(i.fund_id));
-  const still = await holdings.stillAccounts(
-    db,
-    fundIds.filter((id) => !movesAvailable({ held, investing, waiting }, id)),
-  );
-  return { held, investing, waiting, still };
+  return { held, investing: Map.groupBy(investments, (i) => Number(i.fund_id)), waiting };
 }
 
 /**
@@ -116,7 +120,7 @@ export async function readRound(db: Db | Trx, fundIds: readonly number[], lock =
  * exchange, a donation now waiting) before the lock is seen, and one after it waits for the round.
  */
 async function readMovingAgain(trx: Trx, first: RoundReads, moving: readonly number[]): Promise<RoundReads> {
-  const again = await readRound(trx, moving, true);
+  const again = await readPending(trx, moving, true);
   const held = {
     units: first.held.units,
     allocations: new Map([...first.held.allocations, ...again.held.allocations]),

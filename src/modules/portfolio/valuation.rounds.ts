@@ -7,8 +7,8 @@
 // any runner (the request that started it, a node's job after a crash,
 // `almoner valuation finish`) carries it on from there, and two rounds never
 // both commit a fund. On PostgreSQL the funds' rounds overlap: the next round
-// begins, on another connection, as soon as this one knows its funds, and
-// commits after it (its compare-and-set waits for this round's row).
+// begins, on another connection, once this one has locked its funds, and
+// writes what every round shares, and commits, only after this one commits.
 import { dialectOf } from '../../db/dialect.ts';
 import type { Trx } from '../../db/database.ts';
 import type { Deps } from '../../deps.ts';
@@ -120,15 +120,14 @@ async function followingRound(trx: Trx, r: Runner, from: number, before: Promise
   const to = fundIds[fundIds.length - 1] as number;
   const turns = {
     locked: () => (fundIds.length === r.perRound ? known(to) : undefined),
-    written: async () => {
-      if (
-        !(await before.then(
-          () => true,
-          () => false,
-        ))
-      )
-        throw new CursorMoved();
-    },
+    // A round before that rolled back leaves the cursor elsewhere: this one writes nothing.
+    written: () =>
+      before.then(
+        () => undefined,
+        () => {
+          throw new CursorMoved();
+        },
+      ),
   };
   return await endRound(trx, r, 'funds', from, to, await valueRound(trx, context, fundIds, turns));
 }
