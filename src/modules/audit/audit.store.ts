@@ -45,7 +45,7 @@ export async function recordAudits(trx: Trx, entries: readonly AuditEntry[]): Pr
 function auditStatements(entries: readonly AuditEntry[]): Statement[] {
   return insertRows(
     'audit_log',
-    ['book', 'actor', 'action', 'object_type', 'object_id', 'before', 'after', 'created_at'],
+    'book text, actor text, action text, object_type text, object_id bigint, before text, after text, created_at text',
     entries.map((e) => [
       e.book,
       e.actor,

@@ -4,7 +4,7 @@ import type { Db, Trx } from '../../db/database.ts';
 import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Database, DonationsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { insertRows, runStatements, type Statement } from '../../db/bulk.ts';
+import { columnNames, insertRows, runStatements, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { assert } from '../../shared/assert.ts';
 import { dayAfter, offsetOf, type PageRequest, type RowFilters } from '../../shared/page.ts';
@@ -187,35 +187,10 @@ export async function insertDonation(trx: Trx, donation: NewDonationRow): Promis
   return id;
 }
 
-const DONATION_COLUMNS = [
-  'id',
-  'book',
-  'user_id',
-  'fund_id',
-  'non_profit_id',
-  'amount_cents',
-  'status',
-  'note',
-  'private_memo',
-  'visibility',
-  'scheduled_donation_id',
-  'created_at',
-  'updated_at',
-  'scheduled_for',
-  'app_connection_id',
-  'share',
-  'designation',
-  'dedication',
-  'actor_id',
-  'request_expires_at',
-  'external_id',
-  'metadata',
-  'fundraiser_id',
-  'match_id',
-  'matched_donation_id',
-  'tracking_id',
-  'app_id',
-] as const;
+/** The columns a new donation's insert writes, with their types in the table (bulk.ts insertRows). */
+const DONATION_TYPES =
+  'id bigint, book text, user_id bigint, fund_id bigint, non_profit_id bigint, amount_cents bigint, status text, note text, private_memo text, visibility text, scheduled_donation_id bigint, created_at text, updated_at text, scheduled_for text, app_connection_id bigint, share text, designation text, dedication text, actor_id bigint, request_expires_at text, external_id text, metadata text, fundraiser_id bigint, match_id bigint, matched_donation_id bigint, tracking_id text, app_id bigint';
+const DONATION_COLUMNS = columnNames(DONATION_TYPES);
 
 /** A user's counts are added to what they were. */
 const COUNTS_ADD = 'on conflict (user_id) do update set total = donation_counts.total + excluded.total, public_total = donation_counts.public_total + excluded.public_total';
@@ -232,14 +207,14 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
   return [
     ...insertRows(
       'donations',
-      DONATION_COLUMNS,
+      DONATION_TYPES,
       // The row's own values, but what a new donation has by default: updated when made, named to the charity.
       donations.map((d) => DONATION_COLUMNS.map((c) => (c === 'updated_at' ? d.created_at : c === 'share' ? (d.share ?? 'name') : ((d as Record<string, unknown>)[c] ?? null)))),
     ),
     // Every user's count in one statement (each user once, so one row per key).
     ...insertRows(
       'donation_counts',
-      ['user_id', 'total', 'public_total'],
+      'user_id bigint, total bigint, public_total bigint',
       [...perUser].map(([userId, c]) => [userId, c.total, c.public_total]),
       COUNTS_ADD,
     ),

@@ -49,7 +49,7 @@ export async function recordEvent(trx: Trx, event: { user_id: number; type: Even
 export function eventStatements(events: ReadonlyArray<{ user_id: number; type: EventType; object_type: string; object_id: number; data: unknown; at: string }>): Statement[] {
   return insertRows(
     'events',
-    ['user_id', 'type', 'object_type', 'object_id', 'data', 'created_at'],
+    'user_id bigint, type text, object_type text, object_id bigint, data text, created_at text',
     events.map((e) => [e.user_id, e.type, e.object_type, e.object_id, JSON.stringify(e.data), e.at]),
   );
 }

@@ -3,7 +3,7 @@ import { DIALECTS, dialectOf, type Dialect } from '../../db/dialect.ts';
 import { CompiledQuery } from 'kysely';
 import { assert } from '../../shared/assert.ts';
 import type { Db, Trx } from '../../db/database.ts';
-import { insertText, jsonRows, jsonRowsFrom, rowsStatement, type Statement } from '../../db/bulk.ts';
+import { columnNames, insertText, jsonRowsFrom, postgresRows, rowsStatement, type Statement } from '../../db/bulk.ts';
 import type { IdempotencyKeysTable } from '../../db/schema.ts';
 
 export interface IdempotencyClaim {
@@ -40,26 +40,23 @@ export interface NewClaim {
   at: string;
 }
 
-const CLAIM_COLUMNS = ['user_id', 'key', 'request_hash', 'state', 'locked_until', 'created_at', 'claim_token'];
+const CLAIM_TYPES = 'user_id bigint, key text, request_hash text, state text, locked_until text, created_at text, claim_token text';
+const CLAIM_COLUMNS = columnNames(CLAIM_TYPES);
 
 /**
- * PostgreSQL: the claims from one JSON value (the table's own column types), a key already
- * recorded left as it is. Committed without waiting for the WAL to reach the disk
- * (synchronous_commit off for this statement's transaction only): nothing is answered from a
- * claim alone. Whatever its request later commits durably (the work with its outcome, or the
- * stored answer) is written to the WAL after it, and a flush of the WAL makes everything before
- * it durable too; a crash that loses the claim loses what followed it, and the request, never
- * answered, is retried and claims its key afresh.
+ * The claims from one JSON value, a key already recorded left as it is. On PostgreSQL committed
+ * without waiting for the WAL to reach the disk (synchronous_commit off for this statement's
+ * transaction only): nothing is answered from a claim alone. Whatever its request later commits
+ * durably (the work with its outcome, or the stored answer) is written to the WAL after it, and a
+ * flush of the WAL makes everything before it durable too; a crash that loses the claim loses
+ * what followed it, and the request, never answered, is retried and claims its key afresh.
  */
-const CLAIMS_POSTGRES = `insert into idempotency_keys (${CLAIM_COLUMNS.join(',')})
-      select ${CLAIM_COLUMNS.join(',')} from json_populate_recordset(null::idempotency_keys, cast($1 as json))
-        cross join (select set_config('synchronous_commit', 'off', true)) as not_waited
+function claimsInsert(dialect: Dialect, params: unknown[], rows: ReadonlyArray<readonly unknown[]>): string {
+  const list = CLAIM_COLUMNS.join(',');
+  const after = dialect.engine === 'postgres' ? `cross join (select set_config('synchronous_commit', 'off', true)) as not_waited` : 'where true';
+  return `insert into idempotency_keys (${list}) select ${list} from ${jsonRowsFrom(dialect, params, CLAIM_TYPES, rows, 'c')} ${after}
       on conflict (user_id, key) do nothing returning claim_token`;
-
-/** SQLite: the same, from the JSON value bound as its one parameter. */
-const CLAIMS_SQLITE = `insert into idempotency_keys (${CLAIM_COLUMNS.join(',')})
-      select ${CLAIM_COLUMNS.map((c) => `json_extract(value, '$.${c}')`).join(',')} from json_each(?) where true
-      on conflict (user_id, key) do nothing returning claim_token`;
+}
 
 /**
  * Claims keys for requests, in one statement (idempotency.service.ts gathers the claims of
@@ -71,13 +68,12 @@ export async function insertClaims(db: Db, claims: readonly NewClaim[]): Promise
   // In a transaction, the setting would let the whole of it commit without waiting for the disk.
   assert(!db.isTransaction, 'claims are written in a transaction of their own');
   const params: unknown[] = [];
-  jsonRows(
+  const text = claimsInsert(
+    dialect,
     params,
-    CLAIM_COLUMNS,
     claims.map((c) => [c.claim.user_id, c.claim.key, c.requestHash, 'in_progress', c.lockedUntil, c.at, c.claim.token]),
   );
-  const text = dialect.engine === 'postgres' ? CLAIMS_POSTGRES : CLAIMS_SQLITE;
-  dialectOf(db).prepare(text);
+  dialect.prepare(text);
   const { rows } = await db.executeQuery<{ claim_token: string }>(CompiledQuery.raw(text, params));
   const inserted = new Set(rows.map((r) => r.claim_token));
   return claims.map((c) => inserted.has(c.claim.token));
@@ -146,7 +142,8 @@ function outcomesUpdate(dialect: Dialect, params: unknown[], outcomes: readonly 
       returning idempotency_keys.user_id, idempotency_keys.key, idempotency_keys.claim_token`;
 }
 
-const RECORD_COLUMNS = [...CLAIM_COLUMNS, 'resource', 'response_status', 'response_body'];
+const RECORD_TYPES = `${CLAIM_TYPES}, resource text, response_status integer, response_body text`;
+const RECORD_COLUMNS = columnNames(RECORD_TYPES);
 
 /**
  * The records of unwritten claims, inserted with their outcomes from one JSON value; a key another
@@ -164,7 +161,7 @@ function outcomesInsert(dialect: Dialect, params: unknown[], outcomes: readonly 
   // it would be escaped again, and parsed again by json_extract for every column.
   if (dialect.engine === 'sqlite') return `${insertText('sqlite', 'idempotency_keys', RECORD_COLUMNS, rows, params)} ${conflict}`;
   return `insert into idempotency_keys (${RECORD_COLUMNS.join(',')})
-      select ${RECORD_COLUMNS.join(',')} from json_populate_recordset(null::idempotency_keys, ${jsonRows(params, RECORD_COLUMNS, rows)}) ${conflict}`;
+      select ${RECORD_COLUMNS.join(',')} from ${postgresRows(params, RECORD_TYPES, rows, 'r')} ${conflict}`;
 }
 
 /** The outcomes written by update (claims whose record exists) and by insert (unwritten claims). */

@@ -4,7 +4,7 @@ import { CompiledQuery, sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
 import type { Database, LedgerAccountsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { idsIn, insertRows, jsonRows, rowsStatement, type Statement } from '../../db/bulk.ts';
+import { idsIn, insertRows, postgresRows, rowsStatement, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { entryHash } from './ledger.encoding.ts';
 import { LogTail } from './ledger.tail.ts';
@@ -302,7 +302,7 @@ export function guardedEntryStatements(
     const cents = deltas.get(g.account_id) ?? 0;
     deltas.delete(g.account_id);
     assertSafeInteger(g.expected_cents + cents, 'guarded balance');
-    return { ...g, cents };
+    return [g.account_id, g.expected_cents, cents];
   });
   return {
     // PostgreSQL only (runIfAllRows): its rows as one JSON value, so its SQL is the same for any number of funds.
@@ -311,11 +311,7 @@ export function guardedEntryStatements(
         throw new Error('a guarded write runs on PostgreSQL only');
       },
       (params) => `update ledger_accounts a set balance_cents = a.balance_cents + g.cents
-      from json_to_recordset(${jsonRows(
-        params,
-        ['id', 'expected', 'cents'],
-        moves.map((m) => [m.account_id, m.expected_cents, m.cents]),
-      )}) as g(id bigint, expected bigint, cents bigint)
+      from ${postgresRows(params, 'id bigint, expected bigint, cents bigint', moves, 'g')}
       where a.id = g.id and a.balance_cents = g.expected returning a.id, a.balance_cents as value`,
     ),
     statements: [...inserts, ...moveStatements(deltas)],
@@ -349,13 +345,17 @@ function entryRows(
   }
   return {
     inserts: [
-      ...insertRows('ledger_places', ['book', 'leaf', 'entry_id', 'chain_hash'], places),
-      ...insertRows('journal_entries', ['id', 'book', 'memo', 'donation_id', 'gift_id', 'contribution_id', 'audit_id', 'match_id', 'created_at', 'entry_hash'], rows),
-      ...insertRows('postings', ['entry_id', 'account_id', 'amount_cents', 'book'], postings),
+      ...insertRows('ledger_places', 'book text, leaf bigint, entry_id bigint, chain_hash text', places),
+      ...insertRows('journal_entries', ENTRY_TYPES, rows),
+      ...insertRows('postings', 'entry_id bigint, account_id bigint, amount_cents bigint, book text', postings),
     ],
     deltas,
   };
 }
+
+/** A journal entry's columns and their types (bulk.ts insertRows). */
+const ENTRY_TYPES =
+  'id bigint, book text, memo text, donation_id bigint, gift_id bigint, contribution_id bigint, audit_id bigint, match_id bigint, created_at text, entry_hash text';
 
 /** Most accounts one UPDATE of balances moves: three bound values each, within SQLite's limit. */
 const MOVES_PER_STATEMENT = 1000;
@@ -375,8 +375,7 @@ function moveStatement(moves: ReadonlyArray<readonly [number, number]>): Stateme
       `update ledger_accounts set balance_cents = balance_cents + case ${moves
         .map(([id, cents]) => `when id = ${v(id)} then cast(${v(cents)} as bigint)`)
         .join(' ')} end where id in (${moves.map(([id]) => v(id)).join(',')})`,
-    (params) =>
-      `update ledger_accounts a set balance_cents = a.balance_cents + m.cents from json_to_recordset(${jsonRows(params, ['id', 'cents'], moves)}) as m(id bigint, cents bigint) where a.id = m.id`,
+    (params) => `update ledger_accounts a set balance_cents = a.balance_cents + m.cents from ${postgresRows(params, 'id bigint, cents bigint', moves, 'm')} where a.id = m.id`,
   );
 }
 

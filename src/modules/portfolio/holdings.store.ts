@@ -4,7 +4,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
 import type { ExchangesTable, FundAllocationsTable, FundUnitsTable, FundValuationsTable, InvestmentsTable } from '../../db/schema.investing.ts';
 import type { Book } from '../../shared/book.ts';
-import { idsIn, insertRows, statement, type Statement } from '../../db/bulk.ts';
+import { columnNames, idsIn, insertRows, statement, type Statement } from '../../db/bulk.ts';
 import { dialectOf } from '../../db/dialect.ts';
 import { parse8 } from '../../shared/fixed.ts';
 import { assert } from '../../shared/assert.ts';
@@ -272,33 +272,26 @@ export async function feeTotals(db: Db | Trx): Promise<Array<{ book: string; rec
 /** The statements that set funds' units ([fund, portfolio, units]) and remove the units of funds left with none. */
 export function unitsStatements(rows: ReadonlyArray<readonly [number, number, string]>, emptied: readonly number[]): Statement[] {
   return [
-    ...insertRows('fund_units', ['fund_id', 'portfolio_id', 'units'], rows, 'on conflict (fund_id) do update set portfolio_id = excluded.portfolio_id, units = excluded.units'),
+    ...insertRows(
+      'fund_units',
+      'fund_id bigint, portfolio_id bigint, units text',
+      rows,
+      'on conflict (fund_id) do update set portfolio_id = excluded.portfolio_id, units = excluded.units',
+    ),
     ...(emptied.length === 0 ? [] : [statement((v) => `delete from fund_units where fund_id in (${emptied.map((id) => v(id)).join(',')})`)]),
   ];
 }
 
-const FUND_VALUATION_COLUMNS = [
-  'valuation_id',
-  'fund_id',
-  'book',
-  'portfolio_id',
-  'units',
-  'value_cents',
-  'fee_basis_units',
-  'fee_ms',
-  'fee_bps',
-  'fee_units',
-  'fee_cents',
-  'gain_cents',
-  'bought_cents',
-  'sold_cents',
-] as const;
+/** The columns of a fund's valuation record, with their types in the table (bulk.ts insertRows). */
+const FUND_VALUATION_TYPES =
+  'valuation_id bigint, fund_id bigint, book text, portfolio_id bigint, units text, value_cents bigint, fee_basis_units text, fee_ms bigint, fee_bps integer, fee_units text, fee_cents bigint, gain_cents bigint, bought_cents bigint, sold_cents bigint';
+const FUND_VALUATION_COLUMNS = columnNames(FUND_VALUATION_TYPES) as ReadonlyArray<keyof FundValuationRow>;
 
 /** The statements that record what a valuation did to these funds. */
 export function fundValuationStatements(rows: readonly FundValuationRow[]): Statement[] {
   return insertRows(
     'fund_valuations',
-    FUND_VALUATION_COLUMNS,
+    FUND_VALUATION_TYPES,
     rows.map((r) => FUND_VALUATION_COLUMNS.map((c) => r[c])),
   );
 }
@@ -358,7 +351,7 @@ export async function fundsWithMoney(db: Db | Trx, after: number, limit: number)
 export function monthlyFeeStatements(rows: ReadonlyArray<{ valuation_id: number; fund_id: number; book: string; cents: number; from_units: string }>): Statement[] {
   return insertRows(
     'monthly_fees',
-    ['valuation_id', 'fund_id', 'book', 'cents', 'from_units'],
+    'valuation_id bigint, fund_id bigint, book text, cents bigint, from_units text',
     rows.map((r) => [r.valuation_id, r.fund_id, r.book, r.cents, r.from_units]),
   );
 }
