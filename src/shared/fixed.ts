@@ -30,12 +30,15 @@ export function parse8(text: string): bigint | null {
   return parseDecimal(text, SCALE8);
 }
 
+/** Units x price (both scaled by 10^8) to cents: 10^(8 + 8 - 2), made once (a valuation values every fund with it). */
+const UNITS_PRICE_TO_CENTS = 10n ** 14n;
+
 /** units x price (both scaled by 10^8) in cents, rounded half-even once. */
 export function valueCents(units: bigint, price: bigint): bigint {
-  return divHalfEven(units * price, 10n ** 14n);
+  return divHalfEven(units * price, UNITS_PRICE_TO_CENTS);
 }
 
 /** The units (scaled by 10^8) that cents buy at a price (scaled by 10^8), rounded half-even once. */
 export function unitsFor(cents: bigint, price: bigint): bigint {
-  return divHalfEven(cents * 10n ** 14n, price);
+  return divHalfEven(cents * UNITS_PRICE_TO_CENTS, price);
 }

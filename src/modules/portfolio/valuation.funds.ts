@@ -25,27 +25,40 @@ export interface ValuationContext {
   /** The valuation's audit entry in each book. */
   auditIds: Record<Book, number>;
   portfolios: ReadonlyMap<number, ValuedPortfolio>;
+  /**
+   * The outside accounts its rounds post to, in each book (the fees, each portfolio's market
+   * account): made before the first round (valuation.rounds.ts), never removed.
+   */
+  outside: ReadonlyMap<Book, OutsideAccounts>;
+}
+
+/** A book's outside accounts a valuation posts to, by id. */
+export interface OutsideAccounts {
+  fees: number;
+  /** Each portfolio's market account, by portfolio id. */
+  markets: ReadonlyMap<number, number>;
 }
 
 /**
  * A round's journal: each account's net change per book, written as one entry per book (a fund's
  * portfolio and available, the market accounts' and the fees' totals), and the outside accounts
- * it posts to, each looked up (or made) once.
+ * it posts to, known before the round.
  */
 class RoundJournal {
   readonly #trx: Trx;
-  readonly #outside = new Map<string, number>();
+  readonly #outside: ReadonlyMap<Book, OutsideAccounts>;
   #net = new Map<Book, Map<number, number>>();
 
-  constructor(trx: Trx) {
+  constructor(trx: Trx, v: ValuationContext) {
     this.#trx = trx;
+    this.#outside = v.outside;
   }
 
-  /** An outside account of the book by its kind (a portfolio's market account, the fees). */
-  async outside(kind: string, book: Book): Promise<number> {
-    const key = `${book} ${kind}`;
-    let id = this.#outside.get(key);
-    if (id === undefined) this.#outside.set(key, (id = await holdings.outsideAccount(this.#trx, kind, book)));
+  /** The book's fees account (`market` undefined) or a portfolio's market account. */
+  outside(book: Book, market?: number): number {
+    const accounts = this.#outside.get(book);
+    const id = market === undefined ? accounts?.fees : accounts?.markets.get(market);
+    if (id === undefined) assert(false, `the ${market === undefined ? 'fees' : `market:${market}`} account of the ${book} book was made before the rounds`);
     return id;
   }
 
@@ -73,7 +86,7 @@ class RoundJournal {
       entries.map((e, i) => ({ ...e, id: ids[i] as number })),
       v.at,
       tail,
-      new Set(this.#outside.values()),
+      new Set([...this.#outside.values()].flatMap((a) => [a.fees, ...a.markets.values()])),
     );
   }
 }
@@ -143,7 +156,7 @@ export interface RoundTurns {
  * funds of the round hold after it.
  */
 export async function valueRound(trx: Trx, v: ValuationContext, fundIds: readonly number[], turns: RoundTurns = {}): Promise<Map<number, bigint>> {
-  const journal = new RoundJournal(trx);
+  const journal = new RoundJournal(trx, v);
   const outstanding = new Map<number, bigint>();
   const first = await readRound(trx, fundIds);
   // Only a fund whose available money may move is locked against its donor's requests, then read
@@ -176,15 +189,9 @@ export async function valueRound(trx: Trx, v: ValuationContext, fundIds: readonl
       },
       v,
     );
-    const account = async (place: Place) =>
-      place === 'available'
-        ? ids.available
-        : place === 'portfolio'
-          ? ids.portfolio
-          : place === 'fees'
-            ? await journal.outside('fees', book)
-            : await journal.outside(`market:${place.market}`, book);
-    for (const m of d.moves) journal.move(book, { from_account_id: await account(m.from), to_account_id: await account(m.to), amount_cents: m.cents });
+    const account = (place: Place) =>
+      place === 'available' ? ids.available : place === 'portfolio' ? ids.portfolio : journal.outside(book, place === 'fees' ? undefined : place.market);
+    for (const m of d.moves) journal.move(book, { from_account_id: account(m.from), to_account_id: account(m.to), amount_cents: m.cents });
     // Its exchange was read locked (readMovingAgain): still pending.
     if (d.exchanged) assert(await holdings.endExchange(trx, fundId, 'executed', v.at, v.id), `fund ${fundId}: its exchange is still pending`);
     for (const i of d.investments) await holdings.endInvestment(trx, i.id, { status: i.bought > 0 ? 'executed' : 'cancelled', bought_cents: i.bought, valuation_id: v.id });
@@ -235,7 +242,7 @@ function recordOf(v: ValuationContext, fundId: number, book: Book, d: FundDecisi
  * book's fees account, recorded per fund in `monthly_fees`.
  */
 export async function chargeRound(trx: Trx, v: ValuationContext, feeCents: number, fundIds: readonly number[]): Promise<void> {
-  const journal = new RoundJournal(trx);
+  const journal = new RoundJournal(trx, v);
   const [locked, held] = await Promise.all([lockFundsAccounts(trx, fundIds), holdings.holdingsOf(trx, fundIds)]);
   const rows: Array<{ valuation_id: number; fund_id: number; book: string; cents: number; from_units: string }> = [];
   const unitRows: Array<[number, number, string]> = [];
@@ -257,7 +264,7 @@ export async function chargeRound(trx: Trx, v: ValuationContext, feeCents: numbe
       unitRows.push([fundId, Number(units.portfolio_id), decimalText(count - sold)]);
     }
     if (fromAvailable + fromPortfolio === 0) continue;
-    const fees = await journal.outside('fees', book);
+    const fees = journal.outside(book);
     if (fromAvailable > 0) journal.move(book, { from_account_id: ids.available, to_account_id: fees, amount_cents: fromAvailable });
     if (fromPortfolio > 0) journal.move(book, { from_account_id: ids.portfolio, to_account_id: fees, amount_cents: fromPortfolio });
     rows.push({ valuation_id: v.id, fund_id: fundId, book, cents: fromAvailable + fromPortfolio, from_units: decimalText(sold) });

@@ -16,7 +16,7 @@ import { BOOKS, type Book } from '../../shared/book.ts';
 import { decimalText, parse8 } from '../../shared/fixed.ts';
 import * as holdings from './holdings.store.ts';
 import * as store from './portfolio.store.ts';
-import { chargeRound, valueRound, type ValuationContext } from './valuation.funds.ts';
+import { chargeRound, valueRound, type OutsideAccounts, type ValuationContext } from './valuation.funds.ts';
 
 export interface RoundOptions {
   /** Funds a round takes (VALUATION_ROUND_FUNDS by default). */
@@ -38,7 +38,7 @@ class CursorMoved extends Error {}
 class Stopped extends Error {}
 
 /** What every round of a started valuation needs: fixed when it started, read back from its rows. */
-async function contextOf(trx: Trx, v: store.ValuationRow): Promise<ValuationContext> {
+async function contextOf(trx: Trx, v: store.ValuationRow, outside: ReadonlyMap<Book, OutsideAccounts>): Promise<ValuationContext> {
   const before = await store.valuationBefore(trx, v.at);
   const priced = await store.portfolioValuationsOf(trx, Number(v.id));
   return {
@@ -47,6 +47,7 @@ async function contextOf(trx: Trx, v: store.ValuationRow): Promise<ValuationCont
     feeMs: before === undefined ? 0n : BigInt(Date.parse(v.at) - Date.parse(before)),
     auditIds: JSON.parse(v.audit_ids) as Record<Book, number>,
     portfolios: new Map(priced.map((p) => [p.portfolio_id, { price: parse8(p.unit_price) as bigint, feeBps: p.fee_bps }])),
+    outside,
   };
 }
 
@@ -57,6 +58,8 @@ interface Runner {
   perRound: number;
   /** Whether the funds' rounds overlap (PostgreSQL, with a pool of two connections or more). */
   overlaps: boolean;
+  /** The outside accounts its rounds post to (outsideAccounts). */
+  outside: ReadonlyMap<Book, OutsideAccounts>;
   context?: ValuationContext;
   stopped: boolean;
 }
@@ -90,7 +93,7 @@ async function leadRound(trx: Trx, r: Runner, known: (after: number) => void): P
   await dialectOf(trx).lockKeys(trx, ['valuation']);
   const v = await store.findValuation(trx, r.id);
   if (v === undefined || v.stage === 'done') return undefined;
-  const context = (r.context ??= await contextOf(trx, v));
+  const context = (r.context ??= await contextOf(trx, v, r.outside));
   const from = v.after_fund_id;
   const fundIds = v.stage === 'monthly_fees' ? await holdings.fundsWithMoney(trx, from, r.perRound) : await holdings.fundsToValue(trx, from, r.perRound);
   if (fundIds.length === 0) {
@@ -166,13 +169,20 @@ function takenOver(error: unknown): boolean {
 /**
  * The outside accounts the valuation's rounds post to (each portfolio's market account and the
  * fees, in each book), made if missing in a transaction of their own under the 'valuation' lock,
- * before any round: rounds that overlap would each make a missing one.
+ * before any round (rounds that overlap would each make a missing one), and known to every round
+ * by id from then on: a round looks none up.
  */
-async function outsideAccounts(deps: Deps, id: number): Promise<void> {
-  await deps.db.transaction().execute(async (trx) => {
+async function outsideAccounts(deps: Deps, id: number): Promise<Map<Book, OutsideAccounts>> {
+  return await deps.db.transaction().execute(async (trx) => {
     await dialectOf(trx).lockKeys(trx, ['valuation']);
-    const kinds = ['fees', ...(await store.portfolioValuationsOf(trx, id)).map((p) => `market:${p.portfolio_id}`)];
-    for (const book of BOOKS) for (const kind of kinds) await holdings.outsideAccount(trx, kind, book);
+    const portfolios = (await store.portfolioValuationsOf(trx, id)).map((p) => p.portfolio_id);
+    const ids = new Map<Book, OutsideAccounts>();
+    for (const book of BOOKS) {
+      const markets = new Map<number, number>();
+      for (const p of portfolios) markets.set(p, await holdings.outsideAccount(trx, `market:${p}`, book));
+      ids.set(book, { fees: await holdings.outsideAccount(trx, 'fees', book), markets });
+    }
+    return ids;
   });
 }
 
@@ -180,8 +190,8 @@ async function outsideAccounts(deps: Deps, id: number): Promise<void> {
 export async function finishValuation(deps: Deps, id: number, options: RoundOptions = {}): Promise<number> {
   const perRound = options.fundsPerRound ?? deps.config.valuationRoundFunds;
   if (!Number.isSafeInteger(perRound) || perRound < 1) throw new RangeError(`a round takes at least one fund, not ${perRound}`);
-  const r: Runner = { deps, id, perRound, overlaps: dialectOf(deps.db).engine === 'postgres' && deps.config.dbPoolMax >= 2, stopped: false };
-  if (r.overlaps) await outsideAccounts(deps, id);
+  const overlaps = dialectOf(deps.db).engine === 'postgres' && deps.config.dbPoolMax >= 2;
+  const r: Runner = { deps, id, perRound, overlaps, outside: await outsideAccounts(deps, id), stopped: false };
   let rounds = 0;
   for (let current = begin(r), lead = true; ;) {
     const after = await current.next;
