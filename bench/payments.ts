@@ -32,7 +32,8 @@ const ACH = {
   odfiRouting: '011000015',
 };
 
-export function peakDuring<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number; rssMb: number; peakMb: number }> {
+/** What `work` took: its time, this process's CPU meanwhile (whatever else it ran), its resident memory before and at its highest. */
+export function peakDuring<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number; cpuSeconds: number; rssMb: number; peakMb: number }> {
   const rss = () => process.memoryUsage().rss / 1_048_576;
   const before = rss();
   let peak = before;
@@ -40,10 +41,12 @@ export function peakDuring<T>(work: () => Promise<T>): Promise<{ value: T; secon
     peak = Math.max(peak, rss());
   }, 50);
   const started = performance.now();
+  const cpu = process.cpuUsage();
   return work().then((value) => {
     clearInterval(timer);
     peak = Math.max(peak, rss());
-    return { value, seconds: (performance.now() - started) / 1000, rssMb: before, peakMb: peak };
+    const used = process.cpuUsage(cpu);
+    return { value, seconds: (performance.now() - started) / 1000, cpuSeconds: (used.user + used.system) / 1e6, rssMb: before, peakMb: peak };
   });
 }
 

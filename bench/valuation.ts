@@ -10,7 +10,11 @@
 // process, each request meant 20 ms after the one before: how long a donor
 // waits during a valuation. `almoner check` then proves every fund's units are its
 // portfolio balance; the funds have no contributions behind their money, so
-// the other invariants are not this database's to pass.
+// the other invariants are not this database's to pass. BENCH_CPU_PROF=<dir>:
+// the process's CPU profile over the valuation alone, valuation-<engine>.cpuprofile.
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { loadConfig } from '../src/config.ts';
@@ -26,6 +30,23 @@ import { fundByWire } from './seed.ts';
 import { writeInvestedFunds } from './invested-funds.ts';
 import { freshDatabase } from './processes.ts';
 import { peakDuring } from './payments.ts';
+
+/** `work`, with this process's CPU profile over it written to BENCH_CPU_PROF's directory when that is set. */
+async function profiled<T>(engine: string, work: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_CPU_PROF;
+  if (dir === undefined) return await work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    await writeFile(join(dir, `valuation-${engine}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
 
 const FUNDS = Number(process.env.BENCH_VALUATION_FUNDS ?? 1_000_000);
 const DAY = '2026-01-01T21:00:00.000Z';
@@ -128,12 +149,12 @@ export async function benchValuation(engines: readonly string[], log: (line: str
       // The donors' app is ready before the valuation starts: a valuation that blocks the process blocks their requests, not its making.
       const app = await buildApp(deps);
       await app.ready();
-      const valuing = peakDuring(() => runValuation(deps, NEXT, 'bench'));
+      const valuing = peakDuring(() => profiled(engine, () => runValuation(deps, NEXT, 'bench')));
       const waits = (await donateUntil(app, keys, ein, valuing)).sort((a, b) => a - b);
       await app.close();
       const valued = await valuing;
       rows.push(
-        `| ${engine} | value ${FUNDS.toLocaleString('en-US')} funds (${valued.value.portfolios.map((p) => `$${p.unit_price}`).join(', ')}) | ${valued.seconds.toFixed(1)} s | ${valued.rssMb.toFixed(0)} -> ${valued.peakMb.toFixed(0)} MiB |`,
+        `| ${engine} | value ${FUNDS.toLocaleString('en-US')} funds (${valued.value.portfolios.map((p) => `$${p.unit_price}`).join(', ')}) | ${valued.seconds.toFixed(1)} s (the process's CPU ${valued.cpuSeconds.toFixed(1)} s) | ${valued.rssMb.toFixed(0)} -> ${valued.peakMb.toFixed(0)} MiB |`,
         `| ${engine} | meanwhile ${waits.length} donations, one at a time: median / p99 / longest wait | ${quantile(waits, 0.5).toFixed(0)} / ${quantile(waits, 0.99).toFixed(0)} / ${(waits.at(-1) ?? 0).toFixed(0)} ms | |`,
       );
       const checked = await peakDuring(() => investingProblems(deps.db));
