@@ -1,7 +1,7 @@
 // Multi-row INSERTs and other statements written as SQL text directly:
 // building a 1,000-row insert through Kysely's query builder cost more than
 // running it. Table and column names come from our code, never from input.
-import { dialectOf, type Dialect } from './dialect.ts';
+import { DIALECTS, dialectOf, type Dialect } from './dialect.ts';
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Engine } from './database.ts';
 import { assert, assertSafeInteger } from '../shared/assert.ts';
@@ -165,6 +165,16 @@ function postgresRowsFrom(params: unknown[], types: string, columns: readonly st
         .trim()}) as ${columns[i]}`,
   );
   return `(select ${casts.join(', ')} from jsonb_array_elements(cast($${json} as jsonb)) as e limit $${params.length}) as ${alias}`;
+}
+
+/**
+ * A statement over `rows` as a FROM item named `alias` (`jsonRowsFrom`), one text for both
+ * engines and any number of rows: `write` is given the FROM item. On SQLite this replaces a
+ * statement that named each row in its SQL: a CASE of a thousand branches, tried for every row it
+ * updated, cost 8x an UPDATE ... FROM of the same rows (docs/performance-history.md, 2026-12-03).
+ */
+export function fromRowsStatement(types: string, rows: ReadonlyArray<readonly unknown[]>, alias: string, write: (from: string) => string): Statement {
+  return { sameText: true, text: (engine, params) => write(jsonRowsFrom(DIALECTS[engine], params, types, rows, alias)) };
 }
 
 /** A statement written with `value` marking where each bound value goes. */

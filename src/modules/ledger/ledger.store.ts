@@ -4,7 +4,7 @@ import { CompiledQuery, sql, type Selectable } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
 import type { Database, LedgerAccountsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
-import { idsIn, insertRows, postgresRows, rowsStatement, type Statement } from '../../db/bulk.ts';
+import { fromRowsStatement, idsIn, insertRows, postgresRows, rowsStatement, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { entryHash } from './ledger.encoding.ts';
 import { LogTail } from './ledger.tail.ts';
@@ -357,7 +357,7 @@ function entryRows(
 const ENTRY_TYPES =
   'id bigint, book text, memo text, donation_id bigint, gift_id bigint, contribution_id bigint, audit_id bigint, match_id bigint, created_at text, entry_hash text';
 
-/** Most accounts one UPDATE of balances moves: three bound values each, within SQLite's limit. */
+/** Most accounts one UPDATE of balances moves. */
 const MOVES_PER_STATEMENT = 1000;
 
 /** Moves each account's cached balance by its sum, an UPDATE per thousand accounts. */
@@ -370,12 +370,11 @@ function moveStatements(deltas: ReadonlyMap<number, number>): Statement[] {
 }
 
 function moveStatement(moves: ReadonlyArray<readonly [number, number]>): Statement {
-  return rowsStatement(
-    (v) =>
-      `update ledger_accounts set balance_cents = balance_cents + case ${moves
-        .map(([id, cents]) => `when id = ${v(id)} then cast(${v(cents)} as bigint)`)
-        .join(' ')} end where id in (${moves.map(([id]) => v(id)).join(',')})`,
-    (params) => `update ledger_accounts a set balance_cents = a.balance_cents + m.cents from ${postgresRows(params, 'id bigint, cents bigint', moves, 'm')} where a.id = m.id`,
+  return fromRowsStatement(
+    'id bigint, cents bigint',
+    moves,
+    'm',
+    (m) => `update ledger_accounts set balance_cents = ledger_accounts.balance_cents + m.cents from ${m} where ledger_accounts.id = m.id`,
   );
 }
 
