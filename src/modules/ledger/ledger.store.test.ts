@@ -1,7 +1,8 @@
 // Every function of ledger.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, fund, makeUser, whileHeld } from '../../../test/harness.ts';
+import { describeEachEngine, engines, freshDatabase, fund, makeUser, whileHeld } from '../../../test/harness.ts';
+import { openDatabase } from '../../db/database.ts';
 import { isExpectationFailed, runIfAllRows, runStatements } from '../../db/bulk.ts';
 import * as store from './ledger.store.ts';
 import { CHAIN_START, LogTail, chainHash } from './ledger.tail.ts';
@@ -260,3 +261,23 @@ describeEachEngine('ledger store', (env) => {
     assert.equal((await store.readFundAccounts(db, user.fund_id)).balances.available_cents, 7_000, 'the refused batch wrote nothing');
   });
 });
+
+// PostgreSQL, where nodes share a database. On SQLite every write transaction is BEGIN IMMEDIATE,
+// one at a time across processes; handles in one process would wait for each other synchronously.
+for (const { name: engine } of engines().filter((e) => e.name === 'postgres')) {
+  test(`${engine}: ensureOutsideAccounts run by nodes starting at once makes each account once`, async () => {
+    const { databaseUrl, cleanup } = await freshDatabase(engine, { migrated: true });
+    const nodes = [openDatabase({ url: databaseUrl, poolMax: 2 }), openDatabase({ url: databaseUrl, poolMax: 2 }), openDatabase({ url: databaseUrl, poolMax: 2 })];
+    try {
+      await Promise.all(nodes.map((n) => store.ensureOutsideAccounts(n.db)));
+      const rows = await nodes[0]!.db.selectFrom('ledger_accounts').select(['kind', 'book']).where('fund_id', 'is', null).orderBy('book').orderBy('kind').execute();
+      assert.deepEqual(
+        rows.map((r) => `${r.book}:${r.kind}`),
+        ['live:deposits', 'live:grants_paid', 'test:deposits', 'test:grants_paid'],
+      );
+    } finally {
+      for (const n of nodes) await n.close();
+      await cleanup();
+    }
+  });
+}

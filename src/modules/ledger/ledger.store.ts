@@ -26,14 +26,17 @@ export async function createFundAccounts(trx: Trx, fundId: number, book: Book): 
     .execute();
 }
 
-/** Each book has its own outside accounts: sandbox deposits and grants never meet live ones. */
+/** Each book's own outside accounts (sandbox and live never meet), found or made under a lock: nodes starting at once make each once. */
 export async function ensureOutsideAccounts(db: Db): Promise<void> {
-  for (const book of BOOKS) {
-    for (const kind of OUTSIDE_ACCOUNT_KINDS) {
-      const found = await db.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', kind).where('book', '=', book).executeTakeFirst();
-      if (found === undefined) await db.insertInto('ledger_accounts').values({ fund_id: null, kind, balance_cents: 0, book }).execute();
+  await db.transaction().execute(async (trx) => {
+    await dialectOf(trx).lockKeys(trx, ['outside accounts']);
+    for (const book of BOOKS) {
+      for (const kind of OUTSIDE_ACCOUNT_KINDS) {
+        const found = await trx.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', kind).where('book', '=', book).executeTakeFirst();
+        if (found === undefined) await trx.insertInto('ledger_accounts').values({ fund_id: null, kind, balance_cents: 0, book }).execute();
+      }
     }
-  }
+  });
 }
 
 // The statements of every money movement, prepared once (see db/prepared.ts).
