@@ -12,6 +12,7 @@ import { fundraiserProblems, matchProblems } from '../fundraisers/index.ts';
 import { ledgerProblems } from '../ledger/index.ts';
 import * as store from './check.store.ts';
 import * as appStore from './check.apps.store.ts';
+import * as accountStore from './check.accounts.store.ts';
 
 export interface CheckResult {
   name: string;
@@ -37,6 +38,12 @@ async function cachedBalances(deps: Deps): Promise<string[]> {
     if (a.balance > SAFE || a.balance < -SAFE) failures.push(`${where}: balance ${a.balance} is beyond the exact range of an amount`);
   }
   return failures;
+}
+
+async function outsideAccountsOnce(deps: Deps): Promise<string[]> {
+  return (await accountStore.outsideAccountTwins(deps.db)).map(
+    (t) => `the ${t.book} book holds ${t.accounts} ${t.kind} accounts outside every fund: a movement may post to any of them`,
+  );
 }
 
 async function entryCauses(deps: Deps): Promise<string[]> {
@@ -190,6 +197,7 @@ export async function runCheck(deps: Deps): Promise<CheckResult[]> {
     ['every journal entry balances', balancedEntries],
     ['every balance equals its postings; no fund account below zero', cachedBalances],
     ['every journal entry names its cause', entryCauses],
+    ['each book holds one of each account outside every fund', outsideAccountsOnce],
     ['no journal entry has postings in two books', entriesInOneBook],
     ['every object is in the book of its user, fund and accounts', objectsInTheirBook],
     ["each book's accounts sum to zero", booksSumToZero],
