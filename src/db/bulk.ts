@@ -85,9 +85,7 @@ export function insertRows(table: string, types: string, rows: ReadonlyArray<rea
       sameText: true,
       text: (engine, params) => {
         const insert =
-          engine === 'sqlite'
-            ? insertText(engine, table, columns, chunk, params)
-            : `insert into ${table} (${list}) select ${list} from ${postgresRowsFrom(params, types, columns, chunk, 'r')}`;
+          engine === 'sqlite' ? insertText(engine, table, columns, chunk, params) : `insert into ${table} (${list}) select ${list} from ${postgresRows(params, types, chunk, 'r')}`;
         return onConflict === undefined ? insert : `${insert} ${onConflict}`;
       },
     });
@@ -95,17 +93,33 @@ export function insertRows(table: string, types: string, rows: ReadonlyArray<rea
   return out;
 }
 
-/** The names of the columns of `types` (`id bigint, cents bigint`; no type with a comma in it), in order; parsed once per text. */
-const namesOfTypes = new Map<string, readonly string[]>();
+/** Column definitions (`id bigint, cents bigint`), parsed once per text: the names, and the row's values as PostgreSQL reads them. */
+interface Columns {
+  names: readonly string[];
+  /** Each value taken from a row's array by its position and cast to its column's type. */
+  casts: string;
+}
 
-export function columnNames(types: string): readonly string[] {
-  let names = namesOfTypes.get(types);
-  if (names === undefined) {
-    names = types.split(',').map((t) => t.trim().split(/\s+/)[0] as string);
-    if (namesOfTypes.size >= INSERT_TEXTS_MAX) namesOfTypes.clear();
-    namesOfTypes.set(types, names);
+const parsedTypes = new Map<string, Columns>();
+
+/** `types` parsed (no type with a comma in it), kept by its text: statements name the same few again and again. */
+function columnsOf(types: string): Columns {
+  let columns = parsedTypes.get(types);
+  if (columns === undefined) {
+    const definitions = types.split(',').map((t) => t.trim().split(/\s+/));
+    columns = {
+      names: definitions.map(([name]) => name as string),
+      casts: definitions.map(([name, ...type], i) => `cast(e->>${i} as ${type.join(' ')}) as ${name}`).join(', '),
+    };
+    if (parsedTypes.size >= INSERT_TEXTS_MAX) parsedTypes.clear();
+    parsedTypes.set(types, columns);
   }
-  return names;
+  return columns;
+}
+
+/** The names of the columns of `types` (`id bigint, cents bigint`), in order. */
+export function columnNames(types: string): readonly string[] {
+  return columnsOf(types).names;
 }
 
 /**
@@ -144,27 +158,17 @@ export function bindJsonRows(params: unknown[], columns: readonly string[], rows
  */
 export function jsonRowsFrom(dialect: Dialect, params: unknown[], types: string, rows: ReadonlyArray<readonly unknown[]>, alias: string): string {
   const columns = columnNames(types);
-  if (dialect.engine === 'postgres') return postgresRowsFrom(params, types, columns, rows, alias);
+  if (dialect.engine === 'postgres') return postgresRows(params, types, rows, alias);
   bindJsonRows(params, columns, rows);
   return `(select ${columns.map((c, i) => `json_extract(value, '$[${i}]') as ${c}`).join(', ')} from json_each(?)) as ${alias}`;
 }
 
 /** PostgreSQL: `jsonRowsFrom` in a statement written for PostgreSQL alone. */
 export function postgresRows(params: unknown[], types: string, rows: ReadonlyArray<readonly unknown[]>, alias: string): string {
-  return postgresRowsFrom(params, types, columnNames(types), rows, alias);
-}
-
-function postgresRowsFrom(params: unknown[], types: string, columns: readonly string[], rows: ReadonlyArray<readonly unknown[]>, alias: string): string {
-  const json = bindJsonRows(params, columns, rows);
+  const { names, casts } = columnsOf(types);
+  const json = bindJsonRows(params, names, rows);
   params.push(rows.length);
-  const casts = types.split(',').map(
-    (t, i) =>
-      `cast(e->>${i} as ${t
-        .trim()
-        .slice((columns[i] as string).length)
-        .trim()}) as ${columns[i]}`,
-  );
-  return `(select ${casts.join(', ')} from jsonb_array_elements(cast($${json} as jsonb)) as e limit $${params.length}) as ${alias}`;
+  return `(select ${casts} from jsonb_array_elements(cast($${json} as jsonb)) as e limit $${params.length}) as ${alias}`;
 }
 
 /**
