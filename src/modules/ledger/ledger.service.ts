@@ -2,9 +2,13 @@
 // the outside accounts of both books (each movement itself is written by
 // the module that causes it, through ledger.store.ts, in its transaction).
 import type { Db } from '../../db/database.ts';
-import { ensureOutsideAccounts } from './ledger.store.ts';
+import { BOOKS } from '../../shared/book.ts';
+import { OUTSIDE_ACCOUNT_KINDS } from './ledger.ts';
+import { outsideAccount } from './ledger.store.ts';
 
-/** Makes sure each book has its outside accounts (idempotent; every start runs it). */
-export function openBooks(db: Db): Promise<void> {
-  return ensureOutsideAccounts(db);
+/** Makes sure each book has its own outside accounts (sandbox and live never meet): every start runs it, any number of nodes at once. */
+export async function openBooks(db: Db): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (const book of BOOKS) for (const kind of OUTSIDE_ACCOUNT_KINDS) await outsideAccount(trx, kind, book);
+  });
 }

@@ -1,8 +1,7 @@
 // Every function of ledger.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, engines, freshDatabase, fund, makeUser, whileHeld } from '../../../test/harness.ts';
-import { openDatabase } from '../../db/database.ts';
+import { describeEachEngine, fund, makeUser, whileHeld } from '../../../test/harness.ts';
 import { isExpectationFailed, runIfAllRows, runStatements } from '../../db/bulk.ts';
 import * as store from './ledger.store.ts';
 import { CHAIN_START, LogTail, chainHash } from './ledger.tail.ts';
@@ -11,16 +10,14 @@ import { lastSequenced } from './ledger.log.store.ts';
 describeEachEngine('ledger store', (env) => {
   const at = '2026-01-01T00:00:00Z';
 
-  test('ensureOutsideAccounts is idempotent: one deposits and one grants_paid account per book', async () => {
+  test('outsideAccount finds an outside account, or makes it the first time, in each book its own', async () => {
     const { db } = env().deps;
-    await store.ensureOutsideAccounts(db);
-    await store.ensureOutsideAccounts(db);
-    const rows = await db.selectFrom('ledger_accounts').select(['kind', 'book']).where('fund_id', 'is', null).orderBy('book').orderBy('kind').execute();
-    assert.deepEqual(
-      rows.map((r) => `${r.book}:${r.kind}`),
-      ['live:deposits', 'live:grants_paid', 'test:deposits', 'test:grants_paid'],
-    );
-    assert.notEqual(await store.outsideAccountId(db, 'deposits', 'live'), await store.outsideAccountId(db, 'deposits', 'test'));
+    const [first, again, other] = await db
+      .transaction()
+      .execute(async (trx) => [await store.outsideAccount(trx, 'fees', 'live'), await store.outsideAccount(trx, 'fees', 'live'), await store.outsideAccount(trx, 'fees', 'test')]);
+    assert.equal(first, again, 'made once');
+    assert.notEqual(first, other, 'each book its own');
+    assert.equal(await db.transaction().execute((trx) => store.outsideAccount(trx, 'deposits', 'live')), await store.outsideAccountId(db, 'deposits', 'live'), 'found');
   });
 
   test('createFundAccounts gives a fund its four accounts in its book; readFundAccounts and lockFundAccounts read them', async () => {
@@ -261,23 +258,3 @@ describeEachEngine('ledger store', (env) => {
     assert.equal((await store.readFundAccounts(db, user.fund_id)).balances.available_cents, 7_000, 'the refused batch wrote nothing');
   });
 });
-
-// PostgreSQL, where nodes share a database. On SQLite every write transaction is BEGIN IMMEDIATE,
-// one at a time across processes; handles in one process would wait for each other synchronously.
-for (const { name: engine } of engines().filter((e) => e.name === 'postgres')) {
-  test(`${engine}: ensureOutsideAccounts run by nodes starting at once makes each account once`, async () => {
-    const { databaseUrl, cleanup } = await freshDatabase(engine, { migrated: true });
-    const nodes = [openDatabase({ url: databaseUrl, poolMax: 2 }), openDatabase({ url: databaseUrl, poolMax: 2 }), openDatabase({ url: databaseUrl, poolMax: 2 })];
-    try {
-      await Promise.all(nodes.map((n) => store.ensureOutsideAccounts(n.db)));
-      const rows = await nodes[0]!.db.selectFrom('ledger_accounts').select(['kind', 'book']).where('fund_id', 'is', null).orderBy('book').orderBy('kind').execute();
-      assert.deepEqual(
-        rows.map((r) => `${r.book}:${r.kind}`),
-        ['live:deposits', 'live:grants_paid', 'test:deposits', 'test:grants_paid'],
-      );
-    } finally {
-      for (const n of nodes) await n.close();
-      await cleanup();
-    }
-  });
-}

@@ -9,8 +9,8 @@ import { reserveIds } from '../../db/ids.ts';
 import { entryHash } from './ledger.encoding.ts';
 import { LogTail } from './ledger.tail.ts';
 import { assert, assertSafeInteger } from '../../shared/assert.ts';
-import { BOOKS, type Book } from '../../shared/book.ts';
-import { FUND_ACCOUNT_KINDS, OUTSIDE_ACCOUNT_KINDS, postingsOf, type FundAccountKind, type FundBalances, type Movement, type OutsideAccountKind, type Posting } from './ledger.ts';
+import type { Book } from '../../shared/book.ts';
+import { FUND_ACCOUNT_KINDS, postingsOf, type FundAccountKind, type FundBalances, type Movement, type OutsideAccountKind, type Posting } from './ledger.ts';
 
 export interface FundAccounts {
   /** The book the fund and all its accounts are in. */
@@ -26,17 +26,12 @@ export async function createFundAccounts(trx: Trx, fundId: number, book: Book): 
     .execute();
 }
 
-/** Each book's own outside accounts (sandbox and live never meet), found or made under a lock: nodes starting at once make each once. */
-export async function ensureOutsideAccounts(db: Db): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await dialectOf(trx).lockKeys(trx, ['outside accounts']);
-    for (const book of BOOKS) {
-      for (const kind of OUTSIDE_ACCOUNT_KINDS) {
-        const found = await trx.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', kind).where('book', '=', book).executeTakeFirst();
-        if (found === undefined) await trx.insertInto('ledger_accounts').values({ fund_id: null, kind, balance_cents: 0, book }).execute();
-      }
-    }
-  });
+/** An account outside every fund by its kind and book, made if missing under the 'outside accounts' lock: nodes and valuations at once make it once. */
+export async function outsideAccount(trx: Trx, kind: string, book: Book): Promise<number> {
+  await dialectOf(trx).lockKeys(trx, ['outside accounts']);
+  const [found] = await outsideAccountQuery(trx, { kind, book });
+  if (found !== undefined) return Number(found.id);
+  return Number((await trx.insertInto('ledger_accounts').values({ fund_id: null, kind, balance_cents: 0, book }).returning('id').executeTakeFirstOrThrow()).id);
 }
 
 // The statements of every money movement, prepared once (see db/prepared.ts).

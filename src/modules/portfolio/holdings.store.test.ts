@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { call, describeEachEngine, fund, makeNonProfit, makeUser } from '../../../test/harness.ts';
 import { runStatements } from '../../db/bulk.ts';
 import * as store from './holdings.store.ts';
+import { outsideAccount } from '../ledger/index.ts';
 
 describeEachEngine('holdings store', (env) => {
   test('allocations, units, exchanges and investments: set, read, ended once', async () => {
@@ -142,9 +143,10 @@ describeEachEngine('holdings store', (env) => {
     });
     assert.equal(still.get(donor.fund_id)?.balances.available_cents, 10_00, 'waiting donations hold nothing');
     assert.deepEqual(await store.stillAccounts(db, []), new Map());
+    // The fees accounts the totals below read, made as a valuation makes them (the ledger's find-or-make).
     const [first, again, other] = await db
       .transaction()
-      .execute(async (trx) => [await store.outsideAccount(trx, 'fees', 'live'), await store.outsideAccount(trx, 'fees', 'live'), await store.outsideAccount(trx, 'fees', 'test')]);
+      .execute(async (trx) => [await outsideAccount(trx, 'fees', 'live'), await outsideAccount(trx, 'fees', 'live'), await outsideAccount(trx, 'fees', 'test')]);
     assert.equal(first, again, 'made once');
     assert.notEqual(first, other, 'each book its own');
     const row = {

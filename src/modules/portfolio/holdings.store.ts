@@ -217,13 +217,6 @@ export async function insertFundValuations(trx: Trx, rows: readonly FundValuatio
       .execute();
 }
 
-/** An account outside every fund by its kind, made the first time it is needed (a portfolio's market account, the fees account). */
-export async function outsideAccount(trx: Trx, kind: string, book: Book): Promise<number> {
-  const found = await trx.selectFrom('ledger_accounts').select('id').where('fund_id', 'is', null).where('kind', '=', kind).where('book', '=', book).executeTakeFirst();
-  if (found !== undefined) return Number(found.id);
-  return Number((await trx.insertInto('ledger_accounts').values({ fund_id: null, kind, balance_cents: 0, book }).returning('id').executeTakeFirstOrThrow()).id);
-}
-
 /** Every fund's units (for the check and the units outstanding), a page at a time by fund id. */
 export async function unitsPage(db: Db | Trx, after: number, limit: number): Promise<UnitsRow[]> {
   return await db.selectFrom('fund_units').selectAll().where('fund_id', '>', after).orderBy('fund_id').limit(limit).execute();

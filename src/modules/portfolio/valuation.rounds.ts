@@ -15,6 +15,7 @@ import type { Deps } from '../../deps.ts';
 import { BOOKS, type Book } from '../../shared/book.ts';
 import { decimalText, parse8 } from '../../shared/fixed.ts';
 import * as holdings from './holdings.store.ts';
+import { outsideAccount } from '../ledger/index.ts';
 import * as store from './portfolio.store.ts';
 import { chargeRound, valueRound, type OutsideAccounts, type ValuationContext } from './valuation.funds.ts';
 
@@ -168,19 +169,17 @@ function takenOver(error: unknown): boolean {
 
 /**
  * The outside accounts the valuation's rounds post to (each portfolio's market account and the
- * fees, in each book), made if missing in a transaction of their own under the 'valuation' lock,
- * before any round (rounds that overlap would each make a missing one), and known to every round
- * by id from then on: a round looks none up.
+ * fees, in each book), found or made (under their own lock: overlapping rounds would each make a
+ * missing one) before any round, and known to every round by id from then on: a round looks none up.
  */
 async function outsideAccounts(deps: Deps, id: number): Promise<Map<Book, OutsideAccounts>> {
   return await deps.db.transaction().execute(async (trx) => {
-    await dialectOf(trx).lockKeys(trx, ['valuation']);
     const portfolios = (await store.portfolioValuationsOf(trx, id)).map((p) => p.portfolio_id);
     const ids = new Map<Book, OutsideAccounts>();
     for (const book of BOOKS) {
       const markets = new Map<number, number>();
-      for (const p of portfolios) markets.set(p, await holdings.outsideAccount(trx, `market:${p}`, book));
-      ids.set(book, { fees: await holdings.outsideAccount(trx, 'fees', book), markets });
+      for (const p of portfolios) markets.set(p, await outsideAccount(trx, `market:${p}`, book));
+      ids.set(book, { fees: await outsideAccount(trx, 'fees', book), markets });
     }
     return ids;
   });
