@@ -7,8 +7,9 @@
 // any runner (the request that started it, a node's job after a crash,
 // `almoner valuation finish`) carries it on from there, and two rounds never
 // both commit a fund. On PostgreSQL the funds' rounds overlap: the next round
-// begins, on another connection, once this one has locked its funds, and
-// writes what every round shares, and commits, only after this one commits.
+// begins, on another connection, once this one has locked its funds (up to
+// three under way), and writes what every round shares, and commits, only
+// after this one commits.
 import { dialectOf } from '../../db/dialect.ts';
 import type { Trx } from '../../db/database.ts';
 import type { Deps } from '../../deps.ts';
@@ -140,6 +141,8 @@ async function followingRound(trx: Trx, r: Runner, from: number, before: Promise
 interface Begun {
   done: Promise<Progress | undefined>;
   next: Promise<number | undefined>;
+  /** Whether it reads the cursor (leadRound) rather than following the round before it. */
+  lead: boolean;
 }
 
 /** A round begun: the lead (which reads the cursor) or one following `before`, which ends at `from`. */
@@ -152,7 +155,7 @@ function begin(r: Runner, following?: { from: number; before: Promise<unknown> }
     () => tell(undefined),
     () => tell(undefined),
   );
-  return { done, next };
+  return { done, next, lead: following === undefined };
 }
 
 /**
@@ -185,16 +188,37 @@ async function outsideAccounts(deps: Deps, id: number): Promise<Map<Book, Outsid
   });
 }
 
+/**
+ * Most rounds under way at once on PostgreSQL, each on a connection of its own: with three, two
+ * rounds' writes run side by side while the process decides the next (with two, the process and
+ * one write took turns on a machine left partly idle: docs/performance-history.md, 2026-12-03, night).
+ */
+const ROUNDS_AT_ONCE = 3;
+
 /** Runs a started valuation's rounds until it is done (from wherever an earlier runner left it); returns how many it ran. */
 export async function finishValuation(deps: Deps, id: number, options: RoundOptions = {}): Promise<number> {
   const perRound = options.fundsPerRound ?? deps.config.valuationRoundFunds;
   if (!Number.isSafeInteger(perRound) || perRound < 1) throw new RangeError(`a round takes at least one fund, not ${perRound}`);
-  const overlaps = dialectOf(deps.db).engine === 'postgres' && deps.config.dbPoolMax >= 2;
-  const r: Runner = { deps, id, perRound, overlaps, outside: await outsideAccounts(deps, id), stopped: false };
+  const atOnce = dialectOf(deps.db).engine === 'postgres' ? Math.min(ROUNDS_AT_ONCE, deps.config.dbPoolMax) : 1;
+  const r: Runner = { deps, id, perRound, overlaps: atOnce >= 2, outside: await outsideAccounts(deps, id), stopped: false };
+  // The rounds under way, oldest first; `held`: the round after the newest, waiting for one to end.
+  const under: Begun[] = [];
+  let held: { from: number; before: Promise<unknown> } | undefined;
+  let generation = 0;
+  const add = (b: Begun) => {
+    under.push(b);
+    const mine = generation;
+    void b.next.then((after) => {
+      if (after === undefined || r.stopped || mine !== generation) return;
+      const following = { from: after, before: b.done };
+      if (under.length < atOnce) add(begin(r, following));
+      else held = following;
+    });
+  };
   let rounds = 0;
-  for (let current = begin(r), lead = true; ;) {
-    const after = await current.next;
-    const following = after === undefined ? undefined : begin(r, { from: after, before: current.done });
+  add(begin(r));
+  for (;;) {
+    const current = under[0] as Begun;
     let progress: Progress | undefined;
     try {
       progress = await current.done;
@@ -203,16 +227,26 @@ export async function finishValuation(deps: Deps, id: number, options: RoundOpti
         await options.afterRound?.(progress);
       }
     } catch (error) {
+      // Every round under way ends (those after this one write nothing), then a lead round carries on.
       r.stopped = true;
-      await following?.done.catch(() => undefined);
+      generation += 1;
+      held = undefined;
+      await Promise.all(under.map((b) => b.done.catch(() => undefined)));
+      under.length = 0;
       if (!takenOver(error)) throw error;
       r.stopped = false;
-      [current, lead] = [begin(r), true];
+      add(begin(r));
       continue;
     }
-    if (progress === undefined && lead) return rounds;
+    under.shift();
+    if (held !== undefined) {
+      const following = held;
+      held = undefined;
+      add(begin(r, following));
+    }
+    if (progress === undefined && current.lead) return rounds;
     if (progress?.stage === 'done') return rounds;
-    [current, lead] = following === undefined ? [begin(r), true] : [following, false];
+    if (under.length === 0) add(begin(r));
   }
 }
 
