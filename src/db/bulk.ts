@@ -93,11 +93,13 @@ export function insertRows(table: string, types: string, rows: ReadonlyArray<rea
   return out;
 }
 
-/** Column definitions (`id bigint, cents bigint`), parsed once per text: the names, and the row's values as PostgreSQL reads them. */
+/** Column definitions (`id bigint, cents bigint`), parsed once per text: the names, and the row's values as each engine reads them. */
 interface Columns {
   names: readonly string[];
-  /** Each value taken from a row's array by its position and cast to its column's type. */
+  /** PostgreSQL: each value taken from a row's array by its position and cast to its column's type. */
   casts: string;
+  /** SQLite: each value taken from a row's array (json_each's `value`) by its position. */
+  extracts: string;
 }
 
 const parsedTypes = new Map<string, Columns>();
@@ -110,6 +112,7 @@ function columnsOf(types: string): Columns {
     columns = {
       names: definitions.map(([name]) => name as string),
       casts: definitions.map(([name, ...type], i) => `cast(e->>${i} as ${type.join(' ')}) as ${name}`).join(', '),
+      extracts: definitions.map(([name], i) => `json_extract(value, '$[${i}]') as ${name}`).join(', '),
     };
     if (parsedTypes.size >= INSERT_TEXTS_MAX) parsedTypes.clear();
     parsedTypes.set(types, columns);
@@ -157,10 +160,10 @@ export function bindJsonRows(params: unknown[], columns: readonly string[], rows
  * each column read by its position.
  */
 export function jsonRowsFrom(dialect: Dialect, params: unknown[], types: string, rows: ReadonlyArray<readonly unknown[]>, alias: string): string {
-  const columns = columnNames(types);
   if (dialect.engine === 'postgres') return postgresRows(params, types, rows, alias);
-  bindJsonRows(params, columns, rows);
-  return `(select ${columns.map((c, i) => `json_extract(value, '$[${i}]') as ${c}`).join(', ')} from json_each(?)) as ${alias}`;
+  const { names, extracts } = columnsOf(types);
+  bindJsonRows(params, names, rows);
+  return `(select ${extracts} from json_each(?)) as ${alias}`;
 }
 
 /** PostgreSQL: `jsonRowsFrom` in a statement written for PostgreSQL alone. */
