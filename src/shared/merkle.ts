@@ -5,9 +5,18 @@
 // (modules/ledger) and `almoner verify` use it; the client's standalone verifier repeats the checks.
 import { hash } from 'node:crypto';
 
+/**
+ * SHA-256 of `data` as a Buffer, by way of its 'binary' (latin1) text (one character a byte, exact both
+ * ways): Node makes a string of a digest in a quarter of the time it makes a Buffer of one
+ * (0.36 against 1.45 us for an inner node, docs/performance-history.md, 2026-12-03).
+ */
+function digest(data: Uint8Array | string): Buffer {
+  return Buffer.from(hash('sha256', data, 'binary'), 'binary');
+}
+
 /** SHA-256 of the parts joined: one call over one buffer, a quarter faster than a hash object fed each part. */
 function sha256(...parts: Uint8Array[]): Buffer {
-  return hash('sha256', Buffer.concat(parts), 'buffer');
+  return digest(Buffer.concat(parts));
 }
 
 /** The hash of a leaf: SHA-256(0x00 || data). */
@@ -32,7 +41,7 @@ export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
   if (left.length !== 32 || right.length !== 32) return sha256(Buffer.of(1), left, right);
   node.set(left, 1);
   node.set(right, 33);
-  return hash('sha256', node, 'buffer');
+  return digest(node);
 }
 
 /** The largest power of two smaller than n (n > 1). */
