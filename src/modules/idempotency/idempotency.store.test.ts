@@ -40,6 +40,52 @@ describeEachEngine('idempotency store', (env) => {
     assert.equal((await store.findRecord(db, user.user_id, 'g2'))?.resource, 'donation:2');
   });
 
+  test('claimOutcomesStatements: a key another request recorded first fails the whole guarded write, so no key of the round is recorded', async () => {
+    const {
+      deps: { db },
+      engine,
+    } = env();
+    if (engine !== 'postgres') return;
+    const user = await makeUser(env().deps);
+    const unwritten = (key: string, token: string) => ({
+      claim: { user_id: user.user_id, key, token, unwritten: { requestHash: 'hash', at: '2026-01-01T00:00:00Z', lockedUntil: '2026-01-01T00:01:00Z' } },
+      resource: `donation:${token}`,
+    });
+    assert.deepEqual(await store.insertClaims(db, [newClaim({ user_id: user.user_id, key: 'taken', token: 'first' })]), [true]);
+    const guard = rowsStatement(
+      () => '',
+      () => 'update auth_epoch set epoch = epoch where id = 1 returning id, epoch as value',
+    );
+    const write = (of: ReturnType<typeof unwritten>[]) =>
+      runIfAllRows(db, guard, 1, [], 'the claims are held', undefined, { statements: store.claimOutcomesStatements(of), rows: of.length });
+    const count = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('idempotency_keys')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('user_id', '=', user.user_id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    // A replay or a race: the key is recorded already. The write fails as a whole (the writer then
+    // decides the round in its locked transaction, which refuses that request alone).
+    await assert.rejects(write([unwritten('fresh', 'a'), unwritten('taken', 'b')]), (error: unknown) => (error as { code?: string }).code === '23505');
+    assert.equal(await count(), 1, 'nothing of the round was recorded');
+    assert.equal((await store.findRecord(db, user.user_id, 'taken'))?.claim_token, 'first', 'the first record is left as it was');
+    // The same key twice in one round fails it too.
+    await assert.rejects(write([unwritten('twice', 'c'), unwritten('twice', 'd')]), (error: unknown) => (error as { code?: string }).code === '23505');
+    assert.equal(await count(), 1);
+    await write([unwritten('fresh', 'a'), unwritten('other', 'e')]);
+    assert.deepEqual(
+      (await Promise.all(['fresh', 'other'].map((k) => store.findRecord(db, user.user_id, k)))).map((r) => [r?.state, r?.resource]),
+      [
+        ['committed', 'donation:a'],
+        ['committed', 'donation:e'],
+      ],
+    );
+  });
+
   test('recordClaimOutcomes records each held claim in one statement, and refuses only the claims taken over', async () => {
     const { db } = env().deps;
     const [a, b] = [await makeUser(env().deps), await makeUser(env().deps)];
