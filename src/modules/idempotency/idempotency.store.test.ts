@@ -40,18 +40,23 @@ describeEachEngine('idempotency store', (env) => {
     assert.equal((await store.findRecord(db, user.user_id, 'g2'))?.resource, 'donation:2');
   });
 
-  test('claimOutcomesStatements: a key another request recorded first fails the whole guarded write, so no key of the round is recorded', async () => {
+  test('a key another request recorded first: the guarded write fails as a whole, the locked transaction refuses that key alone', async () => {
     const {
       deps: { db },
       engine,
     } = env();
-    if (engine !== 'postgres') return;
     const user = await makeUser(env().deps);
     const unwritten = (key: string, token: string) => ({
       claim: { user_id: user.user_id, key, token, unwritten: { requestHash: 'hash', at: '2026-01-01T00:00:00Z', lockedUntil: '2026-01-01T00:01:00Z' } },
       resource: `donation:${token}`,
     });
     assert.deepEqual(await store.insertClaims(db, [newClaim({ user_id: user.user_id, key: 'taken', token: 'first' })]), [true]);
+    // The locked transaction (every round on SQLite, a failed guarded write's on PostgreSQL): the
+    // key recorded first is refused alone, the other recorded.
+    assert.deepEqual(await db.transaction().execute((trx) => store.recordClaimOutcomes(trx, [unwritten('locked', 'l'), unwritten('taken', 'b')])), [true, false]);
+    assert.equal((await store.findRecord(db, user.user_id, 'locked'))?.resource, 'donation:l');
+    assert.equal((await store.findRecord(db, user.user_id, 'taken'))?.claim_token, 'first', 'the first record is left as it was');
+    if (engine !== 'postgres') return;
     const guard = rowsStatement(
       () => '',
       () => 'update auth_epoch set epoch = epoch where id = 1 returning id, epoch as value',
@@ -71,11 +76,11 @@ describeEachEngine('idempotency store', (env) => {
     // A replay or a race: the key is recorded already. The write fails as a whole (the writer then
     // decides the round in its locked transaction, which refuses that request alone).
     await assert.rejects(write([unwritten('fresh', 'a'), unwritten('taken', 'b')]), (error: unknown) => (error as { code?: string }).code === '23505');
-    assert.equal(await count(), 1, 'nothing of the round was recorded');
+    assert.equal(await count(), 2, 'nothing of the round was recorded');
     assert.equal((await store.findRecord(db, user.user_id, 'taken'))?.claim_token, 'first', 'the first record is left as it was');
     // The same key twice in one round fails it too.
     await assert.rejects(write([unwritten('twice', 'c'), unwritten('twice', 'd')]), (error: unknown) => (error as { code?: string }).code === '23505');
-    assert.equal(await count(), 1);
+    assert.equal(await count(), 2);
     await write([unwritten('fresh', 'a'), unwritten('other', 'e')]);
     assert.deepEqual(
       (await Promise.all(['fresh', 'other'].map((k) => store.findRecord(db, user.user_id, k)))).map((r) => [r?.state, r?.resource]),
