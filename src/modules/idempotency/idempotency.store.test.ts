@@ -3,12 +3,25 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachEngine, makeUser } from '../../../test/harness.ts';
 import { isExpectationFailed, rowsStatement, runIfAllRows } from '../../db/bulk.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { Db } from '../../db/database.ts';
 import { sql } from 'kysely';
 import * as store from './idempotency.store.ts';
 
 /** A claim as the HTTP layer makes it, its lock running out a minute after it was made. */
 function newClaim(claim: store.IdempotencyClaim): store.NewClaim {
   return { claim, requestHash: 'hash', lockedUntil: '2026-01-01T00:01:00Z', at: '2026-01-01T00:00:00Z' };
+}
+
+/** A guard that always holds (the auth epoch, unchanged): the claims alone decide. */
+const holds = rowsStatement(
+  () => '',
+  () => 'update auth_epoch set epoch = epoch where id = 1 returning id, epoch as value',
+);
+
+/** PostgreSQL: a guarded write of the claims' outcomes alone (claimOutcomesStatements), as a round of the writer makes it. */
+function writeOutcomes(db: Db, outcomes: readonly store.ClaimOutcome[]) {
+  return runIfAllRows(db, holds, 1, [], 'the claims are held', undefined, { statements: store.claimOutcomesStatements(outcomes), rows: outcomes.length });
 }
 
 describeEachEngine('idempotency store', (env) => {
@@ -25,12 +38,7 @@ describeEachEngine('idempotency store', (env) => {
       assert.throws(() => store.claimOutcomesStatements(outcomes)[0]?.text('sqlite', []), /PostgreSQL only/);
       return;
     }
-    // A guard that always holds (the auth epoch, unchanged): the claims alone decide.
-    const guard = rowsStatement(
-      () => '',
-      () => 'update auth_epoch set epoch = epoch where id = 1 returning id, epoch as value',
-    );
-    const write = (of: typeof outcomes) => runIfAllRows(db, guard, 1, [], 'the claims are held', undefined, { statements: store.claimOutcomesStatements(of), rows: of.length });
+    const write = (of: typeof outcomes) => writeOutcomes(db, of);
     const states = async () => Promise.all(claims.map(async (c) => (await store.findRecord(db, c.user_id, c.key))?.state));
     // The second claim was taken over: nothing is recorded, the first claim's neither.
     await assert.rejects(write([outcomes[0]!, { ...outcomes[1]!, claim: { ...claims[1]!, token: 'an-older-attempt' } }]), (error) => isExpectationFailed(error));
@@ -57,12 +65,7 @@ describeEachEngine('idempotency store', (env) => {
     assert.equal((await store.findRecord(db, user.user_id, 'locked'))?.resource, 'donation:l');
     assert.equal((await store.findRecord(db, user.user_id, 'taken'))?.claim_token, 'first', 'the first record is left as it was');
     if (engine !== 'postgres') return;
-    const guard = rowsStatement(
-      () => '',
-      () => 'update auth_epoch set epoch = epoch where id = 1 returning id, epoch as value',
-    );
-    const write = (of: ReturnType<typeof unwritten>[]) =>
-      runIfAllRows(db, guard, 1, [], 'the claims are held', undefined, { statements: store.claimOutcomesStatements(of), rows: of.length });
+    const write = (of: ReturnType<typeof unwritten>[]) => writeOutcomes(db, of);
     const count = async () =>
       Number(
         (
@@ -75,11 +78,11 @@ describeEachEngine('idempotency store', (env) => {
       );
     // A replay or a race: the key is recorded already. The write fails as a whole (the writer then
     // decides the round in its locked transaction, which refuses that request alone).
-    await assert.rejects(write([unwritten('fresh', 'a'), unwritten('taken', 'b')]), (error: unknown) => (error as { code?: string }).code === '23505');
+    await assert.rejects(write([unwritten('fresh', 'a'), unwritten('taken', 'b')]), isUniqueViolation);
     assert.equal(await count(), 2, 'nothing of the round was recorded');
     assert.equal((await store.findRecord(db, user.user_id, 'taken'))?.claim_token, 'first', 'the first record is left as it was');
     // The same key twice in one round fails it too.
-    await assert.rejects(write([unwritten('twice', 'c'), unwritten('twice', 'd')]), (error: unknown) => (error as { code?: string }).code === '23505');
+    await assert.rejects(write([unwritten('twice', 'c'), unwritten('twice', 'd')]), isUniqueViolation);
     assert.equal(await count(), 2);
     await write([unwritten('fresh', 'a'), unwritten('other', 'e')]);
     assert.deepEqual(
