@@ -185,6 +185,9 @@ export async function settleIdempotencyKey(deps: Deps, request: FastifyRequest, 
   const claim = request.idempotency;
   if (claim === undefined) return;
   request.idempotency = undefined;
+  // The work's transaction stored the answer (a donation's round): nothing to write, and no text
+  // of it to make (the payload escaped into JSON again was 2-3 us a keyed request, for nothing).
+  if (claim.answered === true) return;
   if (reply.statusCode >= 500 || typeof payload !== 'string') {
     // Released for a retry, unless the work committed: then a retry replays its outcome.
     await settleKey(deps, claim, reply.statusCode, undefined);
