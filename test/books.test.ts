@@ -284,8 +284,9 @@ for (const { name: engine } of engines()) {
             db,
           );
           const entryId = entry.rows[0]?.id;
-          // Waiting for its place, as migration 060's trigger names every entry inserted (off here on PostgreSQL).
-          await sql`insert into ledger_waiting (book, entry_id) values ('live', ${entryId}) on conflict do nothing`.execute(db);
+          // Waiting for its place: on SQLite named so by migration 060's trigger (off here on PostgreSQL,
+          // where the entry waits by the txid its row was given, migration 063).
+          if (engine === 'sqlite') await sql`insert into ledger_waiting (book, entry_id) values ('live', ${entryId}) on conflict do nothing`.execute(db);
           for (const [account, cents] of [
             [accounts.ids.portfolio, huge],
             [accounts.ids.portfolio, huge],

@@ -124,7 +124,8 @@ for (const { name: engine } of engines()) {
         .where('entry_id', 'in', env.deps.db.selectFrom('journal_entries').select('id').where('donation_id', '=', donationId))
         .execute();
       const entries = env.deps.db.selectFrom('journal_entries').select('id').where('donation_id', '=', donationId);
-      // Its entries' places in the log (SQLite's writer gave them) or their names among the waiting.
+      // Its entries' places in the log (SQLite's writer gave them), or their names among the waiting
+      // (SQLite; on PostgreSQL an entry waits by its row's txid, gone with the row).
       await env.deps.db.deleteFrom('ledger_places').where('entry_id', 'in', entries).execute();
       await env.deps.db.deleteFrom('ledger_waiting').where('entry_id', 'in', entries).execute();
       await env.deps.db.deleteFrom('journal_entries').where('donation_id', '=', donationId).execute();

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { engines, openEnv, makeUser, fund, makeNonProfit, call, withoutForeignKeys, assertLedgerBalanced, BIN, type TestEnv, type TestUser } from './harness.ts';
 import { pdfText } from './pdf.ts';
+import { sql } from 'kysely';
 import { checkpoint, exportJournal, logOrigin, sequenceAll, verifyExport, acceptCosignatures, type ExportedLeaf } from '../src/modules/ledger/index.ts';
 import { runCheck } from '../src/modules/check/index.ts';
 import { leafHash, verifyConsistency, verifyInclusion } from '../src/shared/merkle.ts';
@@ -278,14 +279,36 @@ for (const { name: engine } of engines()) {
       await env.close();
     });
 
-    /** A new entry after the checkpoint (placed by SQLite's writer, waiting on PostgreSQL), taken out of both: its id. */
+    /**
+     * A new entry after the checkpoint (placed by SQLite's writer, waiting on PostgreSQL), taken out
+     * of both (on PostgreSQL an entry without a txid waits for nothing): its id.
+     */
     async function newestTakenOut(env: Awaited<ReturnType<typeof ledgerWithHistory>>['env']): Promise<number> {
       const donor = await makeUser(env.deps);
       await fund(env.deps, donor, 100_00);
       const target = Number((await env.deps.db.selectFrom('journal_entries').select('id').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow()).id);
       await env.deps.db.deleteFrom('ledger_places').where('entry_id', '=', target).execute();
       await env.deps.db.deleteFrom('ledger_waiting').where('entry_id', '=', target).execute();
+      if (env.engine === 'postgres') await sql`update journal_entries set txid = null where id = ${target}`.execute(env.deps.db);
       return target;
+    }
+
+    /**
+     * The entries `ids` made to wait for their place again, in id order, as a forger with the
+     * database's keys would: named in the waiting (SQLite, with `hash` as the hash they wait with),
+     * or given a transaction id above the log's last place (PostgreSQL, `hash` written on the row:
+     * the sequencer reads it there).
+     */
+    async function waitAgain(env: Awaited<ReturnType<typeof ledgerWithHistory>>['env'], ids: readonly number[], hash?: string): Promise<void> {
+      if (env.engine === 'sqlite') {
+        await env.deps.db
+          .insertInto('ledger_waiting')
+          .values(ids.map((id) => ({ book: 'live' as const, entry_id: id, ...(hash === undefined ? {} : { entry_hash: hash }) })))
+          .execute();
+        return;
+      }
+      await sql`update journal_entries set txid = pg_current_xact_id() where id in (${sql.join(ids)})`.execute(env.deps.db);
+      if (hash !== undefined) await env.deps.db.updateTable('journal_entries').set({ entry_hash: hash }).where('id', 'in', ids).execute();
     }
 
     test('an entry neither in the log nor waiting for its place: check names it (it would never enter the log)', async () => {
@@ -299,10 +322,7 @@ for (const { name: engine } of engines()) {
       const { env } = await ledgerWithHistory();
       // The newest entry waits again, under a forged copy of its hash.
       const target = await newestTakenOut(env);
-      await env.deps.db
-        .insertInto('ledger_waiting')
-        .values({ book: 'live', entry_id: target, entry_hash: 'f'.repeat(64) })
-        .execute();
+      await waitAgain(env, [target], 'f'.repeat(64));
       await sequenceAll(env.deps, 'live');
       assert.match((await ledgerFailures(env)).join('\n'), new RegExp(`the chain breaks at journal entry ${target} \\(leaf \\d+\\)`));
       await env.close();
@@ -332,10 +352,7 @@ for (const { name: engine } of engines()) {
       const rewritten = entries.filter((e) => e.seq >= from.seq).map((e) => e.id);
       await env.deps.db.deleteFrom('ledger_places').where('entry_id', 'in', rewritten).execute();
       await env.deps.db.updateTable('journal_entries').set({ entry_hash: null }).where('id', 'in', rewritten).execute();
-      await env.deps.db
-        .insertInto('ledger_waiting')
-        .values(rewritten.map((id) => ({ book: 'live' as const, entry_id: id })))
-        .execute();
+      await waitAgain(env, rewritten);
       await sequenceAll(env.deps, 'live');
       const failures = await ledgerFailures(env);
       assert.match(

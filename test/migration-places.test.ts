@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { engines, onFreshDatabase } from './harness.ts';
 import { migrate } from '../src/db/migrate.ts';
+import * as logStore from '../src/modules/ledger/ledger.log.store.ts';
+import type { Db } from '../src/db/database.ts';
 
 const AT = '2026-11-01T00:00:00.000Z';
 
@@ -113,7 +115,7 @@ for (const { name: engine } of engines()) {
         );
         const listWaiting = async () => (await sql<{ entry_id: number }>`select entry_id from ledger_waiting order by entry_id`.execute(db)).rows.map((r) => Number(r.entry_id));
         assert.deepEqual(await listWaiting(), [waiting, both]);
-        assert.deepEqual(await migrate(handle), ['062_places_written_first']);
+        assert.deepEqual(await migrate(handle, { until: '062_places_written_first' }), ['062_places_written_first']);
         assert.deepEqual(await listWaiting(), [waiting]);
         if (engine === 'sqlite') {
           const triggers = await sql<{ name: string }>`select name from sqlite_master where type = 'trigger' order by name`.execute(db);
@@ -125,6 +127,44 @@ for (const { name: engine } of engines()) {
         // Only the sequencer takes an entry from the waiting (setPlaces), as it places it.
         await sql`insert into ledger_places (book, leaf, entry_id, chain_hash) values ('live', 1, ${waiting}, 'c1')`.execute(db);
         assert.deepEqual(await listWaiting(), [waiting]);
+      });
+    });
+  });
+  describe(`migration 063 (the log by transaction id) on ${engine}`, () => {
+    test('PostgreSQL: the waiting entries keep their turn first, the placed ones wait for nothing, a new entry waits by its txid and no longer in ledger_waiting; SQLite unchanged', async () => {
+      await onFreshDatabase(engine, async (handle) => {
+        const db = handle.db;
+        await migrate(handle, { until: '062_places_written_first' });
+        const insert = async (memo: string, hash: string | null) =>
+          Number((await sql<{ id: number }>`insert into journal_entries (memo, created_at, entry_hash) values (${memo}, ${AT}, ${hash}) returning id`.execute(db)).rows[0]?.id);
+        const placed = await insert('placed', 'a'.repeat(64));
+        await sql`insert into ledger_places (book, leaf, entry_id, chain_hash) values ('live', 0, ${placed}, 'c0')`.execute(db);
+        await sql`delete from ledger_waiting where entry_id = ${placed}`.execute(db);
+        const waiting = await insert('waiting', 'b'.repeat(64));
+        const unhashed = await insert('before 054', null);
+        assert.deepEqual(await migrate(handle), ['063_log_by_transaction']);
+        const inWaitingTable = async () => (await sql<{ entry_id: number }>`select entry_id from ledger_waiting order by entry_id`.execute(db)).rows.map((r) => Number(r.entry_id));
+        const after = await insert('after', 'c'.repeat(64));
+        const taken = (await logStore.unsequencedHashes(db as Db, 'live', 10)).map((e) => [e.id, e.entry_hash]);
+        assert.deepEqual(taken, [
+          [waiting, 'b'.repeat(64)],
+          [unhashed, null],
+          [after, 'c'.repeat(64)],
+        ]);
+        assert.deepEqual(await logStore.unloggedEntries(db as Db, 'live'), []);
+        if (engine === 'sqlite') {
+          assert.deepEqual(await inWaitingTable(), [waiting, unhashed, after], 'SQLite still names them in the waiting');
+          return;
+        }
+        assert.deepEqual(await inWaitingTable(), [], 'PostgreSQL names none there');
+        const txids = await sql<{ id: number; txid: string | null }>`select id, txid::text as txid from journal_entries order by id`.execute(db);
+        const byId = new Map(txids.rows.map((r) => [Number(r.id), r.txid]));
+        assert.equal(byId.get(placed), null, 'placed before: no txid');
+        assert.equal(byId.get(waiting), '3');
+        assert.equal(byId.get(unhashed), '3');
+        assert.ok(BigInt(byId.get(after) as string) > 3n, 'written after: its transaction id');
+        const triggers = await sql<{ n: number }>`select count(*) as n from pg_trigger where tgname = 'journal_entries_wait'`.execute(db);
+        assert.equal(Number(triggers.rows[0]?.n), 0, 'the trigger is gone');
       });
     });
   });

@@ -124,7 +124,8 @@ for (const { name: engine } of engines()) {
         and not tgisinternal order by tgname`.execute(db);
       assert.deepEqual(
         triggers.rows.map((t) => t.tgname),
-        ['journal_entries_posted_rows_kept', 'journal_entries_wait', 'ledger_accounts_posted_rows_kept', 'postings_in_their_books_on_insert', 'postings_in_their_books_on_update'],
+        // (journal_entries_wait, which named each new entry among the waiting, was dropped by migration 063.)
+        ['journal_entries_posted_rows_kept', 'ledger_accounts_posted_rows_kept', 'postings_in_their_books_on_insert', 'postings_in_their_books_on_update'],
       );
       const keys = await sql<{ conname: string }>`select conname from pg_constraint where conrelid = 'postings'::regclass and contype = 'f'`.execute(db);
       assert.deepEqual(keys.rows, [], 'no per-row foreign keys left on postings');

@@ -65,6 +65,7 @@ import * as m059 from './migrations/059_entry_keys_once.ts';
 import * as m060 from './migrations/060_ledger_places.ts';
 import * as m061 from './migrations/061_waiting_hashes.ts';
 import * as m062 from './migrations/062_places_written_first.ts';
+import * as m063 from './migrations/063_log_by_transaction.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -135,6 +136,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '060_ledger_places', up: m060.up },
   { name: '061_waiting_hashes', up: m061.up },
   { name: '062_places_written_first', up: m062.up },
+  { name: '063_log_by_transaction', up: m063.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -6,6 +6,7 @@ import { describeEachEngine, fund, makeUser, queryPlan, whileHeld } from '../../
 import { dialectOf } from '../../db/dialect.ts';
 import * as store from './ledger.log.store.ts';
 import { entryHash } from './ledger.encoding.ts';
+import { sequenceAll } from './ledger.log.ts';
 
 describeEachEngine('ledger log store', (env) => {
   test("entriesOfCauseQuery: a donation's or a contribution's entries are found by their cause's index, not by reading the journal", async () => {
@@ -23,20 +24,23 @@ describeEachEngine('ledger log store', (env) => {
   });
 
   test('unsequencedEntries in id order with their postings; setPlaces takes each once; lastSequenced, sequencedEntries, leafHashes read the log', async () => {
-    const { db } = env().deps;
+    const { db, engine } = { db: env().deps.db, engine: env().engine };
     const user = await makeUser(env().deps);
     await fund(env().deps, user, 12_00);
     await fund(env().deps, user, 34_00);
-    // Entries the log has yet to take, as PostgreSQL's writers (and SQLite's before they placed them) leave them.
+    await fund(env().deps, user, 56_00);
+    // Entries the log has yet to take, as PostgreSQL's writers (and SQLite's before they placed them)
+    // leave them: on PostgreSQL every entry with a txid above the last place waits (migration 063).
     await db.deleteFrom('ledger_places').execute();
     await db.deleteFrom('ledger_waiting').execute();
-    await db
-      .insertInto('ledger_waiting')
-      .columns(['book', 'entry_id'])
-      .expression(db.selectFrom('journal_entries').select(['book', 'id']))
-      .execute();
+    if (engine === 'sqlite')
+      await db
+        .insertInto('ledger_waiting')
+        .columns(['book', 'entry_id'])
+        .expression(db.selectFrom('journal_entries').select(['book', 'id']))
+        .execute();
     const waiting = await store.unsequencedEntries(db, 'live', 10);
-    assert.ok(waiting.length >= 2);
+    assert.ok(waiting.length >= 3);
     assert.deepEqual(
       waiting.map((e) => e.id),
       [...waiting.map((e) => e.id)].sort((a, b) => a - b),
@@ -56,27 +60,36 @@ describeEachEngine('ledger log store', (env) => {
       waiting.map((e, i) => [e.id, i === 0 ? null : e.entry_hash, i === 0 ? e.id : undefined]),
     );
     assert.deepEqual(light[0]!.entry?.postings, waiting[0]!.postings);
-    assert.deepEqual(
-      (await store.unsequencedHashes(db, 'live', 10, waiting[1]!.id)).map((e) => e.id),
-      waiting.slice(1).map((e) => e.id),
-      'from the floor on',
-    );
-    // anyWaiting: one probe, from the floor on.
     assert.equal(await store.anyWaiting(db, 'live'), true);
-    assert.equal(await store.anyWaiting(db, 'live', waiting.at(-1)!.id), true);
-    assert.equal(await store.anyWaiting(db, 'live', waiting.at(-1)!.id + 1), false, 'none beyond the last');
     assert.equal(await store.anyWaiting(db, 'test'), false, 'the other book waits for nothing');
-    // An entry waiting with its hash (the journal's trigger copies it, 061) is taken with that hash, its row not read.
-    const copied = 'f'.repeat(64);
-    await db.updateTable('ledger_waiting').set({ entry_hash: copied }).where('entry_id', '=', waiting[1]!.id).execute();
-    assert.deepEqual(
-      (await store.unsequencedHashes(db, 'live', 2)).map((e) => [e.id, e.entry_hash]),
-      [
-        [waiting[0]!.id, null],
-        [waiting[1]!.id, copied],
-      ],
-    );
-    await db.updateTable('ledger_waiting').set({ entry_hash: null }).where('entry_id', '=', waiting[1]!.id).execute();
+    if (engine === 'sqlite') {
+      // SQLite reads the waiting from the sequencer's floor on; anyWaiting, one probe, too.
+      assert.deepEqual(
+        (await store.unsequencedHashes(db, 'live', 10, waiting[1]!.id)).map((e) => e.id),
+        waiting.slice(1).map((e) => e.id),
+        'from the floor on',
+      );
+      assert.equal(await store.anyWaiting(db, 'live', waiting.at(-1)!.id), true);
+      assert.equal(await store.anyWaiting(db, 'live', waiting.at(-1)!.id + 1), false, 'none beyond the last');
+      // An entry waiting with its hash (the journal's trigger copies it, 061) is taken with that hash, its row not read.
+      const copied = 'f'.repeat(64);
+      await db.updateTable('ledger_waiting').set({ entry_hash: copied }).where('entry_id', '=', waiting[1]!.id).execute();
+      assert.deepEqual(
+        (await store.unsequencedHashes(db, 'live', 2)).map((e) => [e.id, e.entry_hash]),
+        [
+          [waiting[0]!.id, null],
+          [waiting[1]!.id, copied],
+        ],
+      );
+      await db.updateTable('ledger_waiting').set({ entry_hash: null }).where('entry_id', '=', waiting[1]!.id).execute();
+    } else {
+      // PostgreSQL has no floor: the book's last place is where the log stands.
+      assert.deepEqual(
+        (await store.unsequencedHashes(db, 'live', 10, waiting.at(-1)!.id + 1)).map((e) => e.id),
+        waiting.map((e) => e.id),
+        'the floor is not read',
+      );
+    }
     assert.equal(await store.lastSequenced(db, 'live'), undefined);
     const places = waiting.map((e, i) => ({ id: e.id, log_seq: i, chain_hash: `c${i}`, entry_hash: e.entry_hash as string }));
     await db.transaction().execute(async (trx) => {
@@ -85,13 +98,15 @@ describeEachEngine('ledger log store', (env) => {
     });
     await assert.rejects(
       db.transaction().execute((trx) => store.setPlaces(trx, 'live', places.slice(0, 1))),
-      /taken by the log already/,
+      /taken by the log already|ledger_places_pkey/,
     );
     assert.deepEqual(await store.lastSequenced(db, 'live'), { log_seq: places.length - 1, chain_hash: `c${places.length - 1}` });
     assert.deepEqual(await store.unsequencedEntries(db, 'live', 10), []);
+    assert.equal(await store.anyWaiting(db, 'live'), false, 'all placed');
     assert.deepEqual(await store.unloggedEntries(db, 'live'), [], 'every entry is placed or waiting');
     await db.deleteFrom('ledger_places').where('entry_id', '=', places[1]!.id).execute();
     assert.deepEqual(await store.unloggedEntries(db, 'live'), [places[1]!.id], 'neither placed nor waiting');
+    assert.equal(await store.anyWaiting(db, 'live'), false, 'passed by the log: not taken again');
     await db.insertInto('ledger_places').values({ book: 'live', leaf: 1, entry_id: places[1]!.id, chain_hash: 'c1' }).execute();
     assert.deepEqual(
       (await store.sequencedEntries(db, 'live', 1, 1)).map((e) => [e.id, e.log_seq]),
@@ -101,6 +116,83 @@ describeEachEngine('ledger log store', (env) => {
     assert.deepEqual(await store.leafHashes(db, 'live', 2, 1), [places[1]!.entry_hash]);
     assert.deepEqual(await store.entriesOfCause(db, 'live', { donation_id: 999_999 }), []);
     assert.deepEqual(await store.entriesOfCause(db, 'live', { contribution_id: 999_999 }), []);
+    if (engine === 'postgres') {
+      // An entry without a txid (written around the column's default) waits for nothing: named unlogged.
+      const [row] = (
+        await sql<{ id: string }>`insert into journal_entries (memo, created_at, book, txid) values ('around', '2026-12-01T00:00:00Z', 'live', null) returning id`.execute(db)
+      ).rows;
+      assert.deepEqual(await store.unloggedEntries(db, 'live'), [Number(row!.id)]);
+      assert.equal(await store.anyWaiting(db, 'live'), false);
+      await sql`delete from journal_entries where id = ${row!.id}`.execute(db);
+    }
+  });
+
+  test('an entry waits while any transaction older than its own may still commit (PostgreSQL), then all are taken in the order of their transactions', async () => {
+    const { db, engine } = { db: env().deps.db, engine: env().engine };
+    const write = (q: Kysely<any>, memo: string) =>
+      sql<{
+        id: string;
+      }>`insert into journal_entries (memo, created_at, book, entry_hash) values (${memo}, '2026-12-01T00:00:00Z', 'test', ${'e'.repeat(64)}) returning id`.execute(q);
+    const waitingIds = async () => (await store.unsequencedHashes(db, 'test', 10)).map((e) => e.id);
+    if (engine === 'sqlite') {
+      // One transaction writes at a time: an entry written around its writer waits by its id, takeable at once.
+      const id = Number((await write(db, 'alone')).rows[0]!.id);
+      assert.deepEqual(await waitingIds(), [id]);
+      await db.deleteFrom('journal_entries').where('id', '=', id).execute();
+      await db.deleteFrom('ledger_waiting').where('entry_id', '=', id).execute();
+      return;
+    }
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let began = () => {};
+    const begun = new Promise<void>((resolve) => (began = resolve));
+    let olderId = 0;
+    // The older transaction takes its id first (its first write), then writes its entry, and commits last.
+    const older = db.transaction().execute(async (trx) => {
+      await sql`select pg_current_xact_id()`.execute(trx);
+      began();
+      await held;
+      olderId = Number((await write(trx, 'older')).rows[0]!.id);
+    });
+    await begun;
+    const newerId = Number((await write(db, 'newer')).rows[0]!.id);
+    assert.deepEqual(await waitingIds(), [], 'the newer entry waits while the older transaction runs');
+    assert.equal(await store.anyWaiting(db, 'test'), false);
+    assert.deepEqual(
+      (await store.unsequencedEntries(db, 'test', 10)).map((e) => e.id),
+      [newerId],
+      'shown to the check as not yet in the log',
+    );
+    release();
+    await older;
+    assert.ok(olderId > newerId, 'the older transaction wrote the later id');
+    assert.deepEqual(await waitingIds(), [olderId, newerId], 'in the order of the transactions, not of the ids');
+    assert.equal(await store.anyWaiting(db, 'test'), true);
+    // An unbounded run (the CLI's) takes every entry committed before it: it waits for the older transaction.
+    const size = await sequenceAll(env().deps, 'test');
+    let hold = () => {};
+    const holding = new Promise<void>((resolve) => (hold = resolve));
+    let started = () => {};
+    const holds = new Promise<void>((resolve) => (started = resolve));
+    const blocker = db.transaction().execute(async (trx) => {
+      await sql`select pg_current_xact_id()`.execute(trx);
+      started();
+      await holding;
+    });
+    await holds;
+    const late = Number((await write(db, 'behind')).rows[0]!.id);
+    let done = false;
+    const run = sequenceAll(env().deps, 'test').then((n) => {
+      done = true;
+      return n;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(done, false, 'the run waits while the older transaction runs');
+    hold();
+    await blocker;
+    assert.equal(await run, size + 1);
+    const [place] = await db.selectFrom('ledger_places').select('entry_id').where('book', '=', 'test').orderBy('leaf', 'desc').limit(1).execute();
+    assert.equal(Number(place?.entry_id), late);
   });
 
   test('lockLog makes two sequencers of one book wait for each other (PostgreSQL; SQLite writes one transaction at a time)', async () => {
@@ -146,23 +238,12 @@ describeEachEngine('ledger log store', (env) => {
   });
 });
 
-describeEachEngine('ledger log store, after many entries placed at once', (env) => {
-  test('vacuumLog: the table of waiting entries gives back what the entries placed at once held; the waiting are read by their key', async () => {
+describeEachEngine('ledger log store, the waiting read by its key', (env) => {
+  test('SQLite reads the waiting by the key of the waiting (PostgreSQL by the journal txid index: ledger.txid.store.test.ts); vacuumLog runs on both', async () => {
     const { db } = env().deps;
-    const look = unsequencedPlan(db);
-    assert.match((await look()).join('\n'), /ledger_waiting_pk|sqlite_autoindex_ledger_waiting/);
-    if (dialectOf(db).engine === 'sqlite') return store.vacuumLog(db);
-    // 20,000 entries waiting (named so by the journal's trigger), all of them placed at once.
-    await sql`insert into journal_entries (memo, donation_id, created_at, book, entry_hash)
-      select 'bulk', g, '2026-01-01T00:00:00Z', 'live', md5(g::text) || md5(g::text) from generate_series(1, 20000) g`.execute(db);
-    await sql`insert into ledger_places (book, leaf, entry_id, chain_hash)
-      select 'live', 1000000000 + entry_id, entry_id, 'c' from ledger_waiting where book = 'live'`.execute(db);
-    await sql`delete from ledger_waiting`.execute(db);
-    const pages = async () => Number((await sql<{ n: string }>`select pg_relation_size('ledger_waiting') / 8192 as n`.execute(db)).rows[0]?.n);
-    assert.ok((await pages()) > 50, 'the deleted rows still hold their pages');
+    if (dialectOf(db).engine === 'sqlite') assert.match((await unsequencedPlan(db)()).join('\n'), /ledger_waiting_pk|sqlite_autoindex_ledger_waiting/);
     await store.vacuumLog(db);
-    assert.equal(await pages(), 0, 'given back');
-    assert.match((await look()).join('\n'), /ledger_waiting/);
+    assert.equal(await store.anyWaiting(db, 'live'), false);
   });
 });
 

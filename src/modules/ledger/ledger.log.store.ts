@@ -1,7 +1,10 @@
 // Every SQL statement of the journal's log (docs/rules.md §26): its entries' places and chain
-// hashes (ledger_places) and the entries waiting for one (ledger_waiting); its checkpoints' are in
+// hashes (ledger_places) and the entries waiting for one; its checkpoints' are in
 // ledger.checkpoint.store.ts. A place is a row of its own, never a change to the entry's (migration
-// 060): the journal's rows are written once.
+// 060): the journal's rows are written once. What waits differs by engine: on SQLite, an entry
+// named in ledger_waiting (rare: its writer places what it writes); on PostgreSQL, an entry above
+// the book's last placed one in the order of the transactions that wrote them (`txid`, migration
+// 063), taken once its transaction is older than every one still running.
 import { CompiledQuery, sql } from 'kysely';
 import { dialectOf } from '../../db/dialect.ts';
 import { bulkInsert, jsonRowsFrom } from '../../db/bulk.ts';
@@ -10,6 +13,7 @@ import type { Database } from '../../db/schema.ts';
 import { prepared, prepareText } from '../../db/prepared.ts';
 import type { Book } from '../../shared/book.ts';
 import type { EncodedEntry } from './ledger.encoding.ts';
+import { aboveCursor, logCursor } from './ledger.txid.store.ts';
 
 /** Only one transaction sequences a book's log at a time (on every node). */
 export async function lockLog(trx: Trx, book: Book): Promise<void> {
@@ -47,15 +51,23 @@ export async function durableSoFar(db: Db, pollMs = 10, timeoutMs = 10_000): Pro
 }
 
 /**
- * PostgreSQL's tables of places and of waiting entries vacuumed and their statistics made again,
- * after many entries were placed at once (a journal from before 054 taken up by `almoner ledger
- * checkpoint`): until a vacuum, the waiting table keeps the pages and the key keeps the entries of
- * every row taken, which each later read of the waiting from the start walks past, and statistics
- * gathered before still say that all of them wait. Autovacuum does both in time where it runs.
- * SQLite's writer places its own entries: nothing to do there.
+ * PostgreSQL's table of places vacuumed and its statistics made again, after many entries were
+ * placed at once (a journal from before 054 taken up by `almoner ledger checkpoint`): statistics
+ * gathered before still say the log is small. Autovacuum does it in time where it runs. SQLite's
+ * writer places its own entries: nothing to do there.
  */
 export async function vacuumLog(db: Db): Promise<void> {
-  if (dialectOf(db).engine === 'postgres') await sql`vacuum (analyze) ledger_waiting, ledger_places`.execute(db);
+  if (dialectOf(db).engine === 'postgres') await sql`vacuum (analyze) ledger_places`.execute(db);
+}
+
+/** The ids and hashes of the entries of `book` waiting for their place, in the order the log takes them, at most `limit`. */
+async function waitingOf(db: Db, book: Book, limit: number, fromId: number, takeable = true): Promise<Array<{ entry_id: number; entry_hash: string | null }>> {
+  if (dialectOf(db).engine === 'postgres') {
+    const cursor = await logCursor(db, book);
+    // A moved log's waiting are known only once the sequencer rebased it (rebaseMovedLog).
+    return cursor.moved ? [] : aboveCursor(db, book, cursor, limit, takeable);
+  }
+  return (await unsequencedQuery(db, book, limit, fromId).execute()).map((r) => ({ entry_id: Number(r.entry_id), entry_hash: r.entry_hash }));
 }
 
 // Compiled once (db/prepared.ts): SQLite's writer reads it in every write transaction that places entries.
@@ -138,26 +150,26 @@ async function withPostings(db: Db, rows: ReadonlyArray<Record<string, unknown>>
   return entries.map((e) => ({ ...e, postings: postings.get(e.id) ?? [] }));
 }
 
-/** The entries of `book` the log has yet to take, oldest id first, at most `limit`. */
+/** The entries of `book` the log has yet to take (on PostgreSQL those held back by an older transaction too), oldest id first, at most `limit`. */
 export async function unsequencedEntries(db: Db, book: Book, limit: number): Promise<StoredEntry[]> {
-  const ids = (await unsequencedQuery(db, book, limit).execute()).map((r) => Number(r.entry_id));
+  const ids = (await waitingOf(db, book, limit, 0, false)).map((r) => r.entry_id).sort((a, b) => a - b);
   return withPostings(db, await entriesById(db, ids));
 }
 
 /**
- * The ids and stored hashes of the entries of `book` the log has yet to take, oldest id first, at
- * most `limit`, from id `fromId` (the sequencer's floor: below it, the key of the waiting still
- * holds the entries it took until PostgreSQL's vacuum, and reading past them made each take slower
- * than the last); with their content (to hash) only for those written before their hash was
- * (054). The hash is the one the entry waits with (copied by the journal's trigger, 061): one read
- * of the waiting alone, by its key. Only an entry waiting without one is read from the journal, by
- * id (joined in one statement, PostgreSQL merged a backlog of waiting entries with the whole
- * journal read from its first id, 0.3 s a thousand at two million entries); such an id with no
- * entry is left out. An entry that waits with a hash is not read: a hash that is not its entry's
- * breaks the chain, which `almoner check` recomputes from the journal's own hashes.
+ * The ids and stored hashes of the entries of `book` the log can take now, in the order it takes
+ * them, at most `limit`; with their content (to hash) only for those written before their hash was
+ * (054). PostgreSQL: in (txid, id) order above the book's last place, of transactions older than
+ * any still running (`aboveCursor`). SQLite: oldest id first from `fromId` (the sequencer's floor),
+ * with the hash the entry waits with (copied by the journal's trigger, 061), one read of the
+ * waiting by its key. Only an entry without a hash is read from the journal, by id (joined in one
+ * statement, PostgreSQL merged a backlog of waiting entries with the whole journal read from its
+ * first id, 0.3 s a thousand at two million entries); such an id with no entry is left out. An
+ * entry's waiting hash is not checked here: a hash that is not its entry's breaks the chain, which
+ * `almoner check` recomputes from the journal's own hashes.
  */
 export async function unsequencedHashes(db: Db, book: Book, limit: number, fromId = 0): Promise<Array<{ id: number; entry_hash: string | null; entry?: StoredEntry }>> {
-  const waiting = (await unsequencedQuery(db, book, limit, fromId).execute()).map((r) => ({ id: Number(r.entry_id), entry_hash: r.entry_hash }));
+  const waiting = (await waitingOf(db, book, limit, fromId)).map((r) => ({ id: r.entry_id, entry_hash: r.entry_hash }));
   const without = waiting.filter((w) => w.entry_hash === null).map((w) => w.id);
   if (without.length === 0) return waiting;
   const hashes = new Map<number, string | null>();
@@ -180,8 +192,21 @@ export async function unsequencedHashes(db: Db, book: Book, limit: number, fromI
     });
 }
 
-/** Entries of `book` neither in its log nor waiting for their place (at most `limit`, oldest first): none, unless written around the database's triggers. */
+/**
+ * Entries of `book` neither in its log nor waiting for their place (at most `limit`, oldest
+ * first): none, unless written around the journal's trigger (SQLite) or its txid (PostgreSQL: an
+ * entry without one, or at or below the book's last place, which the log has passed).
+ */
 export async function unloggedEntries(db: Db, book: Book, limit = 10): Promise<number[]> {
+  if (dialectOf(db).engine === 'postgres') {
+    const cursor = await logCursor(db, book);
+    // A moved log not yet rebased (logCursor): every entry with a txid and no place still waits for it.
+    const passed = cursor.moved ? sql`false` : sql`(j.txid, j.id) <= (${cursor.txid}::xid8, ${cursor.id}::bigint)`;
+    const { rows } = await sql<{ id: string }>`select j.id from journal_entries j where j.book = ${book}
+      and not exists (select 1 from ledger_places p where p.entry_id = j.id)
+      and (j.txid is null or ${passed}) order by j.id limit ${limit}`.execute(db);
+    return rows.map((r) => Number(r.id));
+  }
   const rows = await db
     .selectFrom('journal_entries as j')
     .select('j.id')
@@ -210,28 +235,34 @@ async function entriesById(db: Db, ids: readonly number[]): Promise<Array<Record
   return rows;
 }
 
-/** Whether any entry of `book` from id `fromId` waits for its place: one probe of the waiting's key. */
+/** Whether any entry of `book` waits for its place and can take it now (from id `fromId` on SQLite): one probe of an index. */
 export async function anyWaiting(db: Db, book: Book, fromId = 0): Promise<boolean> {
-  return (await unsequencedQuery(db, book, 1, fromId).executeTakeFirst()) !== undefined;
+  if (dialectOf(db).engine === 'postgres') {
+    const cursor = await logCursor(db, book);
+    // A moved log: the sequencer's transaction rebases it (rebaseMovedLog), then takes what waits.
+    return cursor.moved || (await aboveCursor(db, book, cursor, 1, true)).length > 0;
+  }
+  return (await waitingOf(db, book, 1, fromId)).length > 0;
 }
 
-/** unsequencedHashes's read of the waiting entries' ids, by the key of the waiting. */
+/** SQLite: unsequencedHashes's read of the waiting entries' ids, by the key of the waiting. */
 export function unsequencedQuery(db: Db, book: Book, limit: number, fromId = 0) {
   const q = db.selectFrom('ledger_waiting').select(['entry_id', 'entry_hash']).where('book', '=', book);
   return (fromId > 0 ? q.where('entry_id', '>=', fromId) : q).orderBy('entry_id').limit(limit);
 }
 
 /**
- * Gives entries of `book` their places in the log and chain hashes and takes them from the
- * waiting, 1,000 an insert (each entry still waiting); `entry_hash` is written where given (an
- * entry from before 054, hashed now), else the entry's row is left as it was written.
+ * Gives entries of `book` their places in the log and chain hashes, 1,000 an insert, and (SQLite)
+ * takes them from the waiting (each entry still waiting); `entry_hash` is written where given (an
+ * entry from before 054, hashed now), else the entry's row is left as it was written. An entry
+ * placed already fails the chunk (the places' key is the entry).
  */
 export async function setPlaces(trx: Trx, book: Book, places: ReadonlyArray<{ id: number; log_seq: number; chain_hash: string; entry_hash: string | null }>): Promise<void> {
   const dialect = dialectOf(trx);
   for (let i = 0; i < places.length; i += 1000) {
     const chunk = places.slice(i, i + 1000);
     if (dialect.engine === 'postgres') {
-      await takeAndPlace(trx, book, chunk);
+      await placeChunk(trx, book, chunk);
       continue;
     }
     const taken = await trx
@@ -261,11 +292,10 @@ export async function setPlaces(trx: Trx, book: Book, places: ReadonlyArray<{ id
 
 /**
  * PostgreSQL: setPlaces's chunk in one statement of one JSON value (the same SQL for any number of
- * entries, prepared): the entries taken from the waiting, and the places of those taken inserted,
- * each hash set where given. The waiting's rows are named by a join, not a list of bound ids, which PostgreSQL
- * parsed and planned anew for every chunk.
+ * entries, prepared): the places inserted, each hash set where given. The entries are named by a
+ * join, not a list of bound ids, which PostgreSQL parsed and planned anew for every chunk.
  */
-async function takeAndPlace(trx: Trx, book: Book, chunk: ReadonlyArray<{ id: number; log_seq: number; chain_hash: string; entry_hash: string | null }>): Promise<void> {
+async function placeChunk(trx: Trx, book: Book, chunk: ReadonlyArray<{ id: number; log_seq: number; chain_hash: string; entry_hash: string | null }>): Promise<void> {
   const params: unknown[] = [book];
   const values = jsonRowsFrom(
     dialectOf(trx),
@@ -275,15 +305,12 @@ async function takeAndPlace(trx: Trx, book: Book, chunk: ReadonlyArray<{ id: num
     'v',
   );
   const text = `with v as (select * from ${values}),
-      taken as (delete from ledger_waiting w using v where w.book = $1 and w.entry_id = v.id returning w.entry_id),
-      placed as (insert into ledger_places (book, leaf, entry_id, chain_hash) select $1, v.leaf, v.id, v.chain from v join taken t on t.entry_id = v.id returning entry_id),
-      hashed as (update journal_entries j set entry_hash = v.hash from v join taken t on t.entry_id = v.id where v.hash is not null and j.id = v.id returning j.id)
-    select (select count(*) from taken) as taken, (select count(*) from placed) as placed`;
+      placed as (insert into ledger_places (book, leaf, entry_id, chain_hash) select $1, v.leaf, v.id, v.chain from v returning entry_id),
+      hashed as (update journal_entries j set entry_hash = v.hash from v where v.hash is not null and j.id = v.id returning j.id)
+    select (select count(*) from placed) as placed`;
   prepareText(text);
-  const { rows } = await trx.executeQuery<{ taken: string; placed: string }>(CompiledQuery.raw(text, params));
-  // Only the entries taken are placed: one no longer waiting fails the chunk (its transaction rolls back).
-  const [counts] = rows;
-  if (Number(counts?.taken) !== chunk.length || Number(counts?.placed) !== chunk.length) throw new Error('journal entries were taken by the log already');
+  const { rows } = await trx.executeQuery<{ placed: string }>(CompiledQuery.raw(text, params));
+  if (Number(rows[0]?.placed) !== chunk.length) throw new Error('journal entries were placed by the log already');
 }
 
 /** The log's entries from leaf index `from`, in order, at most `limit`. */

@@ -10,6 +10,7 @@ import { checkpointText, parseVerifierKey, signNote, splitNote, verifierKeyText,
 import { AppError } from '../../shared/errors.ts';
 import { entryHash, entryText, verificationCode, type EncodedEntry } from './ledger.encoding.ts';
 import * as store from './ledger.log.store.ts';
+import * as txids from './ledger.txid.store.ts';
 import * as checkpoints from './ledger.checkpoint.store.ts';
 import { logKey, originFor } from './ledger.keys.ts';
 
@@ -17,7 +18,9 @@ export { CHAIN_START, chainHash } from './ledger.tail.ts';
 export { logKey, logOrigin, logVerifierKey, originFor, platformVerifierKeys } from './ledger.keys.ts';
 
 /**
- * Takes the book's entries not yet in its log, oldest id first (up to `limit`), in one
+ * Takes the book's entries not yet in its log that it can take now (up to `limit`; on PostgreSQL
+ * in the order of the transactions that wrote them, then of ids, once no transaction older than
+ * theirs still runs; on SQLite oldest id first, from `fromId`), in one
  * transaction under the log's lock: each gets the next leaf index and chain hash, from the hash
  * written with it (an entry written before entries carried one is hashed from its content now).
  * An entry edited after its commit keeps the hash it was written with: `almoner check` compares
@@ -29,6 +32,8 @@ export async function sequenceLog(deps: Deps, book: Book, limit = 5000, fromId =
   return deps.db.transaction().execute(async (trx) => {
     await store.lockLog(trx, book);
     await store.commitWithoutWaiting(trx); // the next commit that waits (a checkpoint's) makes it durable first
+    if (await txids.rebaseMovedLog(trx, book))
+      deps.log.warn({ book }, "the ledger's log is ahead of this database's transaction ids (restored into another cluster): its waiting entries were renumbered");
     const last = await store.lastSequenced(trx, book);
     const entries = await store.unsequencedHashes(trx, book, limit, fromId);
     const first = last === undefined ? 0 : last.log_seq + 1;
@@ -66,9 +71,11 @@ function runOn(placed: PlacedLeaves | undefined, more: PlacedLeaves): PlacedLeav
 }
 
 /**
- * Where a book's sequencer starts reading: every entry below `id` was in the log when it last
- * looked from the start, `at` (monotonic ms). An entry whose id was taken earlier but committed
- * later is found by the next look from the start, at most FULL_LOOK_MS later, and takes its place then.
+ * SQLite: where a book's sequencer starts reading the waiting: every entry below `id` was in the
+ * log when it last looked from the start, `at` (monotonic ms). An entry whose id was taken earlier
+ * but committed later is found by the next look from the start, at most FULL_LOOK_MS later, and
+ * takes its place then. PostgreSQL reads from the book's last place instead (its txid order) and
+ * passes no entry by: the floor is not read there.
  */
 export interface LedgerFloors {
   floors: Map<Book, { id: number; at: number }>;
@@ -86,14 +93,22 @@ export function createLedgerFloors(): LedgerFloors {
 
 const FULL_LOOK_MS = 60_000;
 
+/**
+ * Longest an unbounded run waits for transactions older than the entries committed before it
+ * (PostgreSQL: such entries cannot be taken while one runs, on any database of the cluster).
+ */
+const HELD_BACK_WAIT_MS = 30_000;
+
 /** Entries placed by one unbounded run (the CLI's) past which the log's tables are vacuumed and analyzed. */
 const VACUUM_AFTER = 100_000;
 
 /**
  * Sequences until nothing waits, or (with `budgetMs`) until that long has passed, a thousand entries a
- * transaction, so a server's job never holds the database or its event loop for long. It reads from
- * the book's floor (below it, PostgreSQL's index still holds taken entries until vacuum), from the
- * start once a minute; an unbounded run (the CLI) ends with a look from the start. The log's size.
+ * transaction, so a server's job never holds the database or its event loop for long. On SQLite it
+ * reads from the book's floor, from the start once a minute; an unbounded run (the CLI) ends with
+ * a look from the start. An unbounded run takes every entry committed before it: on PostgreSQL it
+ * waits (up to HELD_BACK_WAIT_MS) for the older transactions still running that hold them back.
+ * The log's size.
  */
 export async function sequenceAll(deps: Deps, book: Book, budgetMs = Infinity): Promise<number> {
   return (await sequenceKept(deps, book, budgetMs)).size;
@@ -105,6 +120,8 @@ export type OnPlaced = (placed: number) => void;
 /** sequenceAll, with the leaf hashes it placed last in a row (when they were not too many to keep). */
 async function sequenceKept(deps: Deps, book: Book, budgetMs: number, onPlaced?: OnPlaced): Promise<{ size: number; placed: PlacedLeaves | undefined }> {
   const started = performance.now();
+  // An unbounded run takes every entry committed before it (PostgreSQL: waiting for older transactions still running).
+  const before = budgetMs === Infinity ? await txids.nextTxid(deps.db) : undefined;
   const { floors } = deps.runtime.ledger;
   const known = floors.get(book);
   const fromStart = known === undefined || started - known.at > FULL_LOOK_MS;
@@ -120,13 +137,31 @@ async function sequenceKept(deps: Deps, book: Book, budgetMs: number, onPlaced?:
     if (taken.taken === 0 || performance.now() - started >= budgetMs) break;
   }
   if (budgetMs === Infinity) {
-    // Many placed at once: the waiting vacuumed and the planner told, before the look from the start reads them (vacuumLog).
+    // Many placed at once: the places vacuumed and the planner told (vacuumLog).
     if (count >= VACUUM_AFTER) await store.vacuumLog(deps.db);
     if (!fromStart) {
       for (let taken = await sequenceLog(deps, book, 1000, 0); taken.taken > 0; taken = await sequenceLog(deps, book, 1000, 0)) {
         placed = runOn(placed, taken.placed);
         count += taken.taken;
         onPlaced?.(count);
+      }
+    }
+    if (before !== undefined) {
+      const until = performance.now() + HELD_BACK_WAIT_MS;
+      while (await txids.anyHeldBack(deps.db, book, before)) {
+        if (performance.now() > until) {
+          deps.log.warn(
+            { book, waitedMs: HELD_BACK_WAIT_MS },
+            "entries committed before the ledger's log was taken up still wait behind an older transaction; the job takes them once it ends",
+          );
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        for (let taken = await sequenceLog(deps, book, 1000, 0); taken.taken > 0; taken = await sequenceLog(deps, book, 1000, 0)) {
+          placed = runOn(placed, taken.placed);
+          count += taken.taken;
+          onPlaced?.(count);
+        }
       }
     }
   }

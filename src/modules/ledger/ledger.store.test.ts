@@ -5,7 +5,8 @@ import { describeEachEngine, fund, makeUser, whileHeld } from '../../../test/har
 import { isExpectationFailed, runIfAllRows, runStatements } from '../../db/bulk.ts';
 import * as store from './ledger.store.ts';
 import { CHAIN_START, LogTail, chainHash } from './ledger.tail.ts';
-import { lastSequenced } from './ledger.log.store.ts';
+import { lastSequenced, unsequencedHashes } from './ledger.log.store.ts';
+import { sql } from 'kysely';
 
 describeEachEngine('ledger store', (env) => {
   const at = '2026-01-01T00:00:00Z';
@@ -140,13 +141,15 @@ describeEachEngine('ledger store', (env) => {
       assert.equal(await deps.db.transaction().execute((trx) => LogTail.open(trx)), undefined);
       assert.deepEqual(
         rows.map((r) => [r.log_seq, r.chain_hash, r.waiting]),
-        ids.map(() => [null, null, 'live']),
-        'left to the sequencer, named among the waiting',
+        ids.map(() => [null, null, null]),
+        'left to the sequencer, named in no table',
       );
-      // Each written with its hash in its one insert, which the waiting copied (the sequencer reads no journal row).
+      // Each written with its hash and its transaction's id in its one insert: the sequencer takes them by those alone.
+      const txids = await sql<{ txid: string }>`select distinct txid::text as txid from journal_entries where id in (${sql.join(ids)})`.execute(deps.db);
+      assert.equal(txids.rows.length, 1, 'one transaction wrote them');
       assert.deepEqual(
-        rows.map((r) => r.waiting_hash),
-        rows.map((r) => r.entry_hash),
+        (await unsequencedHashes(deps.db, 'live', 10_000)).filter((e) => ids.includes(e.id)).map((e) => [e.id, e.entry_hash]),
+        rows.map((r) => [Number(r.id), r.entry_hash]),
       );
       return;
     }
