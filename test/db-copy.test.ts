@@ -8,6 +8,8 @@ import { openEnv, call, runCli, onFreshDatabase } from './harness.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { TABLES_IN_ORDER } from '../src/db/copy.ts';
 import { seedDemo } from '../src/demo/seed.ts';
+import { sequenceAll } from '../src/modules/ledger/index.ts';
+import { formatCheck, runCheck } from '../src/modules/check/index.ts';
 
 const base = process.env.TEST_DATABASE_URL;
 
@@ -16,6 +18,27 @@ describe('almoner db copy', { skip: base === undefined && 'TEST_DATABASE_URL is 
     const source = await openEnv('sqlite');
     const seeded = await seedDemo(source.deps);
     const key = seeded.key as string;
+    // A donation whose entries wait for their place (as SQLite's waiting names an entry written
+    // around its writer): on PostgreSQL they wait by txid (migration 063), and take their places there.
+    const listed = await call(source.app, 'GET', '/v1/donations?per_page=1', { key });
+    const waited = await call(source.app, 'POST', '/v1/donations', { key, body: { amount: 11, ein: listed.body.items[0].non_profit.ein } });
+    assert.equal(waited.status, 201, JSON.stringify(waited.body));
+    const waiting = (await source.deps.db.selectFrom('journal_entries').select(['id', 'book', 'entry_hash']).where('donation_id', '=', waited.body.id).orderBy('id').execute()).map(
+      (e) => ({ id: Number(e.id), book: e.book, entry_hash: e.entry_hash }),
+    );
+    assert.ok(waiting.length > 0);
+    await source.deps.db
+      .deleteFrom('ledger_places')
+      .where(
+        'entry_id',
+        'in',
+        waiting.map((e) => e.id),
+      )
+      .execute();
+    await source.deps.db
+      .insertInto('ledger_waiting')
+      .values(waiting.map((e) => ({ book: e.book, entry_id: e.id, entry_hash: e.entry_hash })))
+      .execute();
     const before = await call(source.app, 'GET', '/v1/donations?per_page=100', { key });
     const sourceUrl = source.platform.deps.config.databaseUrl;
     await source.app.close();
@@ -38,6 +61,29 @@ describe('almoner db copy', { skip: base === undefined && 'TEST_DATABASE_URL is 
         const after = await call(target.app, 'GET', '/v1/donations?per_page=100', { key });
         assert.equal(after.status, 200, 'the same key works on the copy');
         assert.deepEqual(after.body, before.body);
+        // The copied entries wait for nothing but the ones that waited on SQLite, which wait first.
+        const txids = await sql<{ id: string; txid: string | null }>`select id, txid::text as txid from journal_entries where txid is not null order by id`.execute(target.deps.db);
+        assert.deepEqual(
+          txids.rows.map((r) => [Number(r.id), r.txid]),
+          waiting.map((e) => [e.id, '3']),
+        );
+        const book = waiting[0]!.book;
+        const size = await sequenceAll(target.deps, book);
+        const placed = await target.deps.db
+          .selectFrom('ledger_places')
+          .select(['entry_id', 'leaf'])
+          .where('book', '=', book)
+          .orderBy('leaf', 'desc')
+          .limit(waiting.length)
+          .execute();
+        assert.deepEqual(
+          placed.map((p) => Number(p.entry_id)).sort((a, b) => a - b),
+          waiting.map((e) => e.id),
+          'placed last, on the copy',
+        );
+        assert.equal(Number(placed[0]?.leaf), size - 1);
+        const { ok, text } = formatCheck(await runCheck(target.deps));
+        assert.ok(ok, text);
         const created = await call(target.app, 'POST', '/v1/donations', { key, body: { amount: 10, ein: before.body.items[0].non_profit.ein } });
         assert.equal(created.status, 201, JSON.stringify(created.body));
         assert.ok(created.body.id > Math.max(...before.body.items.map((d: { id: number }) => d.id)), 'ids continue after the copied ones');

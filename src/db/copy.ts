@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle } from './database.ts';
 import { bulkInsert } from './bulk.ts';
+import { WAITED_BEFORE_TXID } from './migrations/063_log_by_transaction.ts';
 
 /** Every table, parents before children (foreign keys hold at every step). */
 export const TABLES_IN_ORDER = [
@@ -140,6 +141,12 @@ export interface CopyReport {
 }
 
 async function countOf(handle: DatabaseHandle, table: string): Promise<number> {
+  // PostgreSQL keeps no waiting rows (migration 063): its entries waiting for a place are those with a txid and no place.
+  if (table === 'ledger_waiting' && handle.engine === 'postgres') {
+    const waiting = await sql<{ n: number }>`select count(*) as n from journal_entries j
+      where j.txid is not null and not exists (select 1 from ledger_places p where p.entry_id = j.id)`.execute(handle.db);
+    return Number(waiting.rows[0]?.n ?? 0);
+  }
   const result = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(handle.db);
   return Number(result.rows[0]?.n ?? 0);
 }
@@ -152,9 +159,18 @@ export async function copyDatabase(from: DatabaseHandle, to: DatabaseHandle, onT
   }
   await to.db.transaction().execute(async (trx) => {
     for (const table of [...SEEDED].reverse()) await sql`delete from ${sql.table(table)}`.execute(trx);
+    // PostgreSQL would give each copied entry the copy's transaction id, as waiting for its place
+    // (migration 063): they are copied without one, and the source's waiting entries given one after.
+    if (to.engine === 'postgres') await sql`alter table journal_entries alter column txid drop default`.execute(trx);
     for (const table of TABLES_IN_ORDER) {
-      // PostgreSQL named each copied entry as waiting for its place (migration 060): the source's are the ones that wait.
-      if (table === 'ledger_waiting') await sql`delete from ledger_waiting`.execute(trx);
+      if (table === 'ledger_waiting' && to.engine === 'postgres') {
+        const waiting = (await sql<{ entry_id: number }>`select entry_id from ledger_waiting`.execute(from.db)).rows.map((r) => Number(r.entry_id));
+        for (let i = 0; i < waiting.length; i += 5000)
+          await sql`update journal_entries set txid = ${WAITED_BEFORE_TXID}::xid8 where id in (${sql.join(waiting.slice(i, i + 5000))})`.execute(trx);
+        await sql`alter table journal_entries alter column txid set default pg_current_xact_id()`.execute(trx);
+        onTable?.(table, waiting.length);
+        continue;
+      }
       // Read in rowid order, a batch after the last rowid seen: every row once, in bounded memory.
       let after = 0;
       let copied = 0;
