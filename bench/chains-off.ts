@@ -5,8 +5,8 @@
 //   - the writer hashes no entry (its rows carry no entry hash), and
 //   - it reads no log tail, so it places nothing (on SQLite the writer places, ledger.tail.ts).
 // Each patch asserts that the text it replaces is still there: a change to those lines fails the
-// bench loudly instead of measuring chains on against chains on. The server also drops the
-// journal's trigger that names new entries in the waiting (bench/waiting-trigger.ts).
+// bench loudly instead of measuring chains on against chains on. The server also drops what names
+// new entries as waiting: SQLite's trigger, PostgreSQL's txid default (bench/waiting-trigger.ts).
 import { registerHooks } from 'node:module';
 import { PATCHES, patched } from './chains-off.patches.ts';
 

@@ -33,7 +33,7 @@ if (mode === 'app') {
   const config = loadConfig(process.env, { rateLimitPerMinute: 100_000_000, logLevel: 'warn' });
   const platform = await openPlatform(config, { log: pino({ level: 'warn' }) });
   const app = await buildApp(platform.deps);
-  // --only chains: the chains-off arm (started with bench/chains-off.ts) without the waiting's trigger, the other with it.
+  // --only chains: the chains-off arm (started with bench/chains-off.ts) without what names new entries as waiting, the other with it.
   if (process.env.BENCH_CHAINS !== undefined) await setWaitingTrigger(platform.deps.db, engineOf(url), process.env.BENCH_CHAINS !== 'off');
   // With LEDGER_JOB_MS: the ledger's log taken up and checkpointed that often, as a server's job does (rules §26).
   const ledgerEvery = Number(process.env.LEDGER_JOB_MS ?? 0);
