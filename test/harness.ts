@@ -7,7 +7,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { after, before, describe, test } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormatsImport from 'ajv-formats';
@@ -428,6 +428,20 @@ export async function until(what: string, ready: () => boolean | Promise<boolean
     if (Date.now() > deadline) assert.fail(`waited ${timeoutMs} ms for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, every));
   }
+}
+
+/**
+ * PostgreSQL: resolves once every transaction of the cluster begun before the call has ended, in
+ * any database (the ledger's log takes an entry only once no older transaction runs, rules §26;
+ * other test files' transactions count too). SQLite: at once.
+ */
+export async function olderTransactionsEnded(db: Kysely<any>): Promise<void> {
+  if (dialectOf(db).engine !== 'postgres') return;
+  const next = (await sql<{ next: string }>`select pg_snapshot_xmax(pg_current_snapshot())::text as next`.execute(db)).rows[0]?.next;
+  await until(
+    'the transactions begun before to end',
+    async () => (await sql<{ ended: boolean }>`select pg_snapshot_xmin(pg_current_snapshot()) >= ${next}::xid8 as ended`.execute(db)).rows[0]?.ended === true,
+  );
 }
 
 /** PostgreSQL: how many sessions of this database wait for a lock now. */

@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { engines, onFreshDatabase } from './harness.ts';
+import { engines, olderTransactionsEnded, onFreshDatabase } from './harness.ts';
 import { migrate } from '../src/db/migrate.ts';
 import * as logStore from '../src/modules/ledger/ledger.log.store.ts';
 import type { Db } from '../src/db/database.ts';
@@ -145,6 +145,7 @@ for (const { name: engine } of engines()) {
         assert.deepEqual(await migrate(handle), ['063_log_by_transaction']);
         const inWaitingTable = async () => (await sql<{ entry_id: number }>`select entry_id from ledger_waiting order by entry_id`.execute(db)).rows.map((r) => Number(r.entry_id));
         const after = await insert('after', 'c'.repeat(64));
+        await olderTransactionsEnded(db);
         const taken = (await logStore.unsequencedHashes(db as Db, 'live', 10)).map((e) => [e.id, e.entry_hash]);
         assert.deepEqual(taken, [
           [waiting, 'b'.repeat(64)],

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import assert from 'node:assert/strict';
-import { describeEachEngine, fund, makeUser, queryPlan, whileHeld } from '../../../test/harness.ts';
+import { describeEachEngine, fund, makeUser, olderTransactionsEnded, queryPlan, whileHeld } from '../../../test/harness.ts';
 import { dialectOf } from '../../db/dialect.ts';
 import * as store from './ledger.log.store.ts';
 import { entryHash } from './ledger.encoding.ts';
@@ -54,6 +54,7 @@ describeEachEngine('ledger log store', (env) => {
     }
     // unsequencedHashes: the stored hashes; the content only of an entry without one (written before 054).
     await db.updateTable('journal_entries').set({ entry_hash: null }).where('id', '=', waiting[0]!.id).execute();
+    await olderTransactionsEnded(db);
     const light = await store.unsequencedHashes(db, 'live', 10);
     assert.deepEqual(
       light.map((e) => [e.id, e.entry_hash, e.entry?.id]),
@@ -165,6 +166,7 @@ describeEachEngine('ledger log store', (env) => {
     );
     release();
     await older;
+    await olderTransactionsEnded(db);
     assert.ok(olderId > newerId, 'the older transaction wrote the later id');
     assert.deepEqual(await waitingIds(), [olderId, newerId], 'in the order of the transactions, not of the ids');
     assert.equal(await store.anyWaiting(db, 'test'), true);

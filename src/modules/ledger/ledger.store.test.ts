@@ -1,7 +1,7 @@
 // Every function of ledger.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, fund, makeUser, whileHeld } from '../../../test/harness.ts';
+import { describeEachEngine, fund, makeUser, olderTransactionsEnded, whileHeld } from '../../../test/harness.ts';
 import { isExpectationFailed, runIfAllRows, runStatements } from '../../db/bulk.ts';
 import * as store from './ledger.store.ts';
 import { CHAIN_START, LogTail, chainHash } from './ledger.tail.ts';
@@ -147,6 +147,7 @@ describeEachEngine('ledger store', (env) => {
       // Each written with its hash and its transaction's id in its one insert: the sequencer takes them by those alone.
       const txids = await sql<{ txid: string }>`select distinct txid::text as txid from journal_entries where id in (${sql.join(ids)})`.execute(deps.db);
       assert.equal(txids.rows.length, 1, 'one transaction wrote them');
+      await olderTransactionsEnded(deps.db);
       assert.deepEqual(
         (await unsequencedHashes(deps.db, 'live', 10_000)).filter((e) => ids.includes(e.id)).map((e) => [e.id, e.entry_hash]),
         rows.map((r) => [Number(r.id), r.entry_hash]),

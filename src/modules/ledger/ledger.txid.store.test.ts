@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
 import assert from 'node:assert/strict';
-import { describeEachEngine, fund, makeUser } from '../../../test/harness.ts';
+import { describeEachEngine, fund, makeUser, olderTransactionsEnded } from '../../../test/harness.ts';
 import { dialectOf } from '../../db/dialect.ts';
 import * as store from './ledger.log.store.ts';
 import * as txids from './ledger.txid.store.ts';
@@ -33,6 +33,7 @@ describeEachEngine('ledger txid store', (env) => {
     assert.equal((await txids.logCursor(db, 'live')).moved, false);
     assert.deepEqual(await store.unloggedEntries(db, 'live'), []);
     await fund(deps, user, 30_00);
+    await olderTransactionsEnded(db);
     assert.equal(await store.anyWaiting(db, 'live'), true, 'and the next one waits by its own txid');
     assert.ok((await sequenceAll(deps, 'live')) > size);
   });
