@@ -128,6 +128,14 @@ async function sequenceKept(deps: Deps, book: Book, budgetMs: number, onPlaced?:
   let from = fromStart ? 0 : known.id;
   let placed: PlacedLeaves | undefined;
   let count = 0;
+  // Everything the log can take now, read from the start (no floor).
+  const fromTheStart = async () => {
+    for (let taken = await sequenceLog(deps, book, 1000, 0); taken.taken > 0; taken = await sequenceLog(deps, book, 1000, 0)) {
+      placed = runOn(placed, taken.placed);
+      count += taken.taken;
+      onPlaced?.(count);
+    }
+  };
   for (;;) {
     const taken = await sequenceLog(deps, book, 1000, from);
     if (taken.lastId !== undefined) from = taken.lastId + 1;
@@ -139,13 +147,7 @@ async function sequenceKept(deps: Deps, book: Book, budgetMs: number, onPlaced?:
   if (budgetMs === Infinity) {
     // Many placed at once: the places vacuumed and the planner told (vacuumLog).
     if (count >= VACUUM_AFTER) await store.vacuumLog(deps.db);
-    if (!fromStart) {
-      for (let taken = await sequenceLog(deps, book, 1000, 0); taken.taken > 0; taken = await sequenceLog(deps, book, 1000, 0)) {
-        placed = runOn(placed, taken.placed);
-        count += taken.taken;
-        onPlaced?.(count);
-      }
-    }
+    if (!fromStart) await fromTheStart();
     if (before !== undefined) {
       const until = performance.now() + HELD_BACK_WAIT_MS;
       while (await txids.anyHeldBack(deps.db, book, before)) {
@@ -157,11 +159,7 @@ async function sequenceKept(deps: Deps, book: Book, budgetMs: number, onPlaced?:
           break;
         }
         await new Promise((resolve) => setTimeout(resolve, 5));
-        for (let taken = await sequenceLog(deps, book, 1000, 0); taken.taken > 0; taken = await sequenceLog(deps, book, 1000, 0)) {
-          placed = runOn(placed, taken.placed);
-          count += taken.taken;
-          onPlaced?.(count);
-        }
+        await fromTheStart();
       }
     }
   }
