@@ -6,7 +6,10 @@
 // Raw keep-alive sockets and a minimal response reader keep the client's own
 // delay small (measured against the ceiling server in the same run).
 //   node bench/open-loop.ts URL RATE DURATION_S CONNECTIONS [header=value ...]
-// Prints JSON: requests, rps, p50, p99, max (ms), non2xx, errors.
+// Prints JSON: requests, rps, p50, p99, max (ms), non2xx, errors. With OPEN_LOOP_TRACE=<file> it
+// also appends there a line `run <epoch ms>`, then one per request: when it was due (ms from the
+// run's start) and its latency (ms), to tell a stall from a run slow throughout.
+import { appendFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 
 const [url, rateText, durationText, connectionsText, ...headerArgs] = process.argv.slice(2);
@@ -44,8 +47,15 @@ function dispatch(conn: Connection): void {
   conn.socket.write(request);
 }
 
+const traceFile = process.env.OPEN_LOOP_TRACE;
+const trace: string[] = [];
+/** When the first request was due. */
+let start = 0;
+
 function finish(conn: Connection): void {
-  latencies.push(performance.now() - (conn.dueAt as number));
+  const latency = performance.now() - (conn.dueAt as number);
+  latencies.push(latency);
+  if (traceFile !== undefined) trace.push(`${((conn.dueAt as number) - start).toFixed(1)} ${latency.toFixed(2)}`);
   conn.dueAt = undefined;
   dispatch(conn);
 }
@@ -90,7 +100,7 @@ idle.push(...connections);
 
 let sent = 0;
 const total = Math.floor((durationMs * rate) / 1000);
-const start = performance.now();
+start = performance.now();
 await new Promise<void>((resolve) => {
   const tick = () => {
     const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000));
@@ -110,6 +120,7 @@ const deadline = performance.now() + 10_000;
 while (latencies.length < total && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
 for (const c of connections) c.socket.destroy();
 
+if (traceFile !== undefined) appendFileSync(traceFile, `run ${Date.now()}\n${trace.join('\n')}\n`);
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(2));
 process.stdout.write(

@@ -1,7 +1,7 @@
 // What the benchmarks share: a fresh database on either engine, a server
 // process from bench/servers.ts pinned to a core, and a free port.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, copyFileSync, fsyncSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { appendFileSync, closeSync, copyFileSync, fsyncSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -104,9 +104,12 @@ export function startServer(mode: string, env: Record<string, string>, core = 0)
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // BENCH_SERVER_OUT=<file>: the app server's standard output appended there (`--trace-gc`'s lines, say).
+  const keep = mode === 'app' ? process.env.BENCH_SERVER_OUT : undefined;
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
+      if (keep !== undefined) appendFileSync(keep, chunk);
       out += chunk.toString();
       const match = /listening (\d+)/.exec(out);
       if (match) resolve({ child, port: Number(match[1]) });

@@ -18,7 +18,10 @@
 //   --only get: the list three times, each beside its own ceiling and then at a fixed 2,000 req/s
 //     with the CPU the server and the whole machine used meanwhile
 //   BENCH_NODE_FLAGS="...": Node's flags for the app server; BENCH_CPU_PROF=DIR: its CPU profile;
-//     BENCH_PERF=DIR: the whole machine's, by `perf record`, over each measured window (bench/perf-record.ts)
+//     BENCH_PERF=DIR: the whole machine's, by `perf record`, over each measured window (bench/perf-record.ts);
+//     BENCH_SERVER_OUT=FILE: the app server's standard output appended there (`--trace-gc`'s, say);
+//     BENCH_STALL_MS=N: the app server says when its event loop was held more than N ms (bench/servers.ts);
+//     OPEN_LOOP_TRACE=FILE: each open-loop request's due time and latency (bench/open-loop.ts)
 //   --only ledger --repeat N: N pairs, alternated, of the load over 100 funds without and with the ledger's log job, and the median of their ratios
 //   --only chains --repeat N: the same pairs, the ledger's chains off (bench/chains-off.ts) against on with the job: issue 61's measure
 //   --only keyed --repeat N: the same pairs, without keys against a fresh Idempotency-Key on each request: issue 60's keyed measure

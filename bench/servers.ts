@@ -49,6 +49,17 @@ if (mode === 'app') {
   }
   // The directory held in memory before the first search is measured (it loads in the background otherwise).
   await platform.deps.runtime.directory.warm();
+  // BENCH_STALL_MS=N: a line `stall <ms since the process started> <ms late>` on standard output
+  // whenever a 5 ms timer fires more than N ms late (the event loop held that long).
+  const stallMs = Number(process.env.BENCH_STALL_MS ?? 0);
+  if (stallMs > 0) {
+    let last = performance.now();
+    setInterval(() => {
+      const now = performance.now();
+      if (now - last - 5 > stallMs) process.stdout.write(`stall ${now.toFixed(0)} ${(now - last - 5).toFixed(1)}\n`);
+      last = now;
+    }, 5).unref();
+  }
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   process.stdout.write(`listening ${typeof address === 'object' && address !== null ? address.port : 0}\n`);
