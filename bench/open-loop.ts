@@ -47,7 +47,7 @@ function dispatch(conn: Connection): void {
   conn.socket.write(request);
 }
 
-const traceFile = process.env.OPEN_LOOP_TRACE;
+const traceFile = process.env.OPEN_LOOP_TRACE || undefined;
 const trace: string[] = [];
 /** When the first request was due. */
 let start = 0;
