@@ -199,3 +199,67 @@ test('a database handle reads the directory through its reader on an SQLite file
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** A commit made by another connection (another process), synchronously. */
+function commitElsewhere(path: string, label: string): void {
+  const other = new DatabaseSync(path);
+  try {
+    other.exec('PRAGMA busy_timeout = 5000');
+    other.prepare('insert into items (label) values (?)').run(label);
+  } finally {
+    other.close();
+  }
+}
+
+const labelsOf = async (db: Kysely<T>) => (await db.selectFrom('items').select('label').orderBy('id').execute()).map((r) => r.label);
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+test("the reads of one turn of the event loop share one read transaction; the next turn's see later commits", async () => {
+  await withDb(async (db, raw, path) => {
+    await db.insertInto('items').values({ label: 'before' }).execute();
+    await nextTurn();
+    const first = await labelsOf(db);
+    assert.equal(raw.raw.isTransaction, true, 'a read of this turn holds it open');
+    commitElsewhere(path, 'elsewhere');
+    assert.deepEqual(await labelsOf(db), first, 'a second read of the same turn sees the same commits');
+    await nextTurn();
+    assert.equal(raw.raw.isTransaction, false, 'ended with its turn');
+    assert.deepEqual(await labelsOf(db), ['before', 'elsewhere'], "the next turn's read sees the other connection's commit");
+  });
+});
+
+test("a write after a read in the same turn ends the turn's read: it commits durably, the reads after it see it, a PRAGMA takes effect", async () => {
+  await withDb(async (db, raw, path) => {
+    assert.deepEqual(await labelsOf(db), []);
+    await db.insertInto('items').values({ label: 'plain' }).execute();
+    assert.deepEqual(committedLabels(path), ['plain'], 'a plain write commits at once, not held in the read');
+    assert.deepEqual(await labelsOf(db), ['plain']);
+    await db.transaction().execute((trx) => trx.insertInto('items').values({ label: 'in a transaction' }).execute());
+    assert.deepEqual(committedLabels(path), ['plain', 'in a transaction'], 'a transaction begun after a read of its turn commits');
+    assert.deepEqual(await labelsOf(db), ['plain', 'in a transaction']);
+    // A statement that returns rows but is no SELECT (a PRAGMA) does not open a read of the turn.
+    await nextTurn();
+    await sql`pragma user_version = 7`.execute(db);
+    assert.equal(raw.raw.isTransaction, false);
+    assert.equal(Number(raw.raw.prepare('pragma user_version').get()?.user_version), 7);
+    // SQLite applies some PRAGMAs as it prepares them, and ignores them in a transaction: one run
+    // after a read of its turn takes effect.
+    const foreignKeys = () => Number(raw.raw.prepare('pragma foreign_keys').get()?.foreign_keys);
+    await labelsOf(db);
+    await sql`pragma foreign_keys = off`.execute(db);
+    assert.equal(foreignKeys(), 0);
+    await labelsOf(db);
+    await sql`pragma foreign_keys = on`.execute(db);
+    assert.equal(foreignKeys(), 1);
+  });
+});
+
+test("the turn's reads cost one shared lock: a read-only connection in another process is never blocked, and the file is closed clean", async () => {
+  await withDb(async (db, _raw, path) => {
+    await db.insertInto('items').values({ label: 'a' }).execute();
+    await labelsOf(db);
+    assert.deepEqual(committedLabels(path), ['a'], 'another reader reads beside the open read');
+    commitElsewhere(path, 'b');
+    assert.deepEqual(committedLabels(path), ['a', 'b'], 'another writer commits beside it (WAL)');
+  });
+});
