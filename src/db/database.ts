@@ -27,9 +27,7 @@ export interface DatabaseHandle {
   /**
    * For lookups: single statements that read outside any transaction and see every commit made
    * before they began (the epochs, a page of a list). On PostgreSQL pipelined on a few shared
-   * connections (db/pipelined.ts); on SQLite `db` itself, where the reads of one turn of the event
-   * loop share one read transaction and see the commits made before its first (ADR 4). Never for a
-   * transaction.
+   * connections (db/pipelined.ts); on SQLite `db` itself. Never for a transaction.
    */
   lookups: Db;
   /** The raw node:sqlite handle (SQLite only): for backups and pragmas. */

@@ -103,67 +103,22 @@ class WalSync {
   }
 }
 
-/**
- * The reads of one turn of the event loop on the writer's connection, outside any transaction,
- * in one read transaction (a deferred BEGIN, committed at setImmediate). Each statement alone
- * would be a read transaction of its own, and in WAL mode each takes and drops the database
- * file's shared lock and a read mark of the WAL index: four fcntl calls, half the system calls
- * of a list request that arrives alone (docs/performance-history.md, 2026-12-04, evening). The
- * reads of a turn then see the commits made before its first read; anything that writes on the
- * connection (a transaction, a plain write) ends the read first, so no write is held in it and
- * the reads after it see it.
- */
-class TurnRead {
-  readonly #db: GroupCommitDatabase;
-  #open = false;
-  constructor(db: GroupCommitDatabase) {
-    this.#db = db;
-  }
-  /** Before a read outside a transaction: joins the turn's read, begun now if none is open (none while a group is: the read is the group's). */
-  join(): void {
-    if (this.#open || this.#db.raw.isTransaction) return;
-    this.#db.raw.exec('BEGIN');
-    this.#open = true;
-    setImmediate(() => this.end());
-  }
-  /** Before anything that may write: the turn's read, if open, ends. */
-  end(): void {
-    if (!this.#open) return;
-    this.#open = false;
-    if (this.#db.raw.isTransaction) this.#db.raw.exec('COMMIT');
-  }
-}
-
-const SELECT = /^\s*select\b/i;
-
-/** A statement that only reads: SQLite says it returns rows, and it is a SELECT (a PRAGMA or a CTE may write). */
-function onlyReads(stmt: { reader: boolean }, sql: string): boolean {
-  return stmt.reader && SELECT.test(sql);
-}
-
 class GroupConnection implements DatabaseConnection {
   readonly #db: GroupCommitDatabase;
   readonly #joinGroup: () => Promise<void>;
-  readonly #turnRead: TurnRead | undefined;
   unlock: (() => void) | undefined;
   /** Set when a Kysely transaction begins on this connection. */
   inTransaction = false;
   /** Set once this transaction's work is in the group, awaiting the outer commit. */
   inGroup = false;
-  constructor(db: GroupCommitDatabase, unlock: () => void, joinGroup: () => Promise<void>, turnRead: TurnRead | undefined) {
+  constructor(db: GroupCommitDatabase, unlock: () => void, joinGroup: () => Promise<void>) {
     this.#db = db;
     this.unlock = unlock;
     this.#joinGroup = joinGroup;
-    this.#turnRead = turnRead;
   }
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
     const { sql, parameters } = compiledQuery;
-    const turnRead = this.inTransaction ? undefined : this.#turnRead;
-    // Ended before the statement is prepared: SQLite applies some PRAGMAs as it prepares them
-    // (foreign_keys), and ignores them inside a transaction.
-    if (!SELECT.test(sql)) turnRead?.end();
     const stmt = this.#db.prepare(sql);
-    if (onlyReads(stmt, sql)) turnRead?.join();
     let result: QueryResult<R>;
     if (stmt.reader) result = { rows: stmt.all(parameters) as R[] };
     else {
@@ -172,7 +127,7 @@ class GroupConnection implements DatabaseConnection {
     }
     // A statement outside a transaction, run while a group's transaction is open, is part of
     // that group: if it may have written, it is answered when the group is durable, not before.
-    if (!this.inTransaction && this.#db.raw.isTransaction && !onlyReads(stmt, sql)) {
+    if (!this.inTransaction && this.#db.raw.isTransaction && !/^\s*select\b/i.test(sql)) {
       this.releaseEarly();
       await this.#joinGroup();
     }
@@ -217,8 +172,6 @@ export class GroupCommitSqliteDriver implements Driver {
   readonly #db: GroupCommitDatabase;
   readonly #wal: WalSync | undefined;
   readonly #mutex = new Mutex();
-  /** The turn's reads on the writer's connection (none on a reader: its reads need no locks of their own). */
-  readonly #turnRead: TurnRead | undefined;
   #outerOpen = false;
   #waiting: Deferred[] = [];
   #flushScheduled = false;
@@ -227,12 +180,11 @@ export class GroupCommitSqliteDriver implements Driver {
   constructor(db: GroupCommitDatabase) {
     this.#db = db;
     this.#wal = db.walPath === undefined ? undefined : new WalSync(db.walPath, db.stats);
-    this.#turnRead = db.readOnly ? undefined : new TurnRead(db);
   }
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new GroupConnection(this.#db, await this.#mutex.lock(), this.#joinGroup, this.#turnRead);
+    return new GroupConnection(this.#db, await this.#mutex.lock(), this.#joinGroup);
   }
   /** Resolves when the open group, which now includes the caller's work, is durable. */
   readonly #joinGroup = (): Promise<void> => {
@@ -249,7 +201,6 @@ export class GroupCommitSqliteDriver implements Driver {
       this.#db.raw.exec('BEGIN');
       return;
     }
-    this.#turnRead?.end();
     if (!this.#outerOpen) {
       if (this.#wal?.failed !== undefined) throw this.#wal.failed;
       // The group's COMMIT leaves the sync to WalSync (SQLite refuses to change this inside a transaction).
@@ -307,7 +258,6 @@ export class GroupCommitSqliteDriver implements Driver {
     throw new Error('nested savepoints are not used');
   }
   async destroy(): Promise<void> {
-    this.#turnRead?.end();
     await this.#lastFlush;
     await this.#flush();
     await this.#wal?.close();
