@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import type { Caller } from '../../shared/caller.ts';
 import type { RowFilters } from '../../shared/page.ts';
 import { centsToDollars } from '../../shared/money.ts';
-import * as store from './donations.store.ts';
+import * as store from './donations.exports.store.ts';
 
 const EXPORT_BATCH = 1000;
 

@@ -163,66 +163,6 @@ describeEachEngine('donations store', (env) => {
     assert.equal(Number(count.n), 4, 'the refused one wrote nothing');
   });
 
-  test("donationsForExport: a user's with their organisation, newest first, a batch at a time, filtered", async () => {
-    const { db } = env().deps;
-    const user = await makeUser(env().deps);
-    const base = await row(user);
-    const ids = await db
-      .transaction()
-      .execute(async (trx) => [
-        await store.insertDonation(trx, { ...base, created_at: '2026-04-01T10:00:00Z' }),
-        await store.insertDonation(trx, { ...base, created_at: '2026-04-02T10:00:00Z', status: 'waiting_for_funds', note: '=1+1' }),
-      ]);
-    const all = await store.donationsForExport(db, user.user_id, {}, undefined, 10);
-    assert.deepEqual(
-      all.map((d) => d.id),
-      [ids[1], ids[0]],
-    );
-    assert.equal(all[0]?.note, '=1+1', 'stored as given: the CSV neutralises it');
-    assert.ok(all.every((d) => d.ein === '222222222' && d.non_profit === 'Donations Charity'));
-    assert.deepEqual(
-      (await store.donationsForExport(db, user.user_id, {}, ids[1], 10)).map((d) => d.id),
-      [ids[0]],
-    );
-    assert.deepEqual(
-      (await store.donationsForExport(db, user.user_id, { status: 'waiting_for_funds' }, undefined, 10)).map((d) => d.id),
-      [ids[1]],
-    );
-    assert.deepEqual(
-      (await store.donationsForExport(db, user.user_id, { from: '2026-04-02' }, undefined, 10)).map((d) => d.id),
-      [ids[1]],
-    );
-    assert.deepEqual(
-      (await store.donationsForExport(db, user.user_id, { to: '2026-04-01' }, undefined, 10)).map((d) => d.id),
-      [ids[0]],
-    );
-  });
-
-  test('grantsPaidBetween: completed and mailed donations paid in a period, with their organisation', async () => {
-    const { db } = env().deps;
-    const user = await makeUser(env().deps);
-    const base = await row(user);
-    const [paid, mailed, later] = await db
-      .transaction()
-      .execute(async (trx) => [
-        await store.insertDonation(trx, { ...base, status: 'completed' }),
-        await store.insertDonation(trx, { ...base, status: 'check_mailed' }),
-        await store.insertDonation(trx, { ...base, status: 'completed' }),
-      ]);
-    await db.updateTable('donations').set({ completed_at: '2025-03-01T00:00:00Z' }).where('id', '=', paid!).execute();
-    await db.updateTable('donations').set({ mailed_at: '2025-04-01T00:00:00Z' }).where('id', '=', mailed!).execute();
-    await db.updateTable('donations').set({ completed_at: '2026-02-01T00:00:00Z' }).where('id', '=', later!).execute();
-    const found = await store.grantsPaidBetween(db, 'live', user.user_id, '2025-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');
-    assert.deepEqual(
-      found.map((d) => [d.id, d.status, d.ein]),
-      [
-        [paid, 'completed', '222222222'],
-        [mailed, 'check_mailed', '222222222'],
-      ],
-    );
-    assert.deepEqual(await store.grantsPaidBetween(db, 'test', user.user_id, '2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z'), []);
-  });
-
   test('requests (rules §20): counted public only once approved; a member’s, the lapsed ones, and a request’s row', async () => {
     const { db } = env().deps;
     await makeNonProfit(env().deps, { ein: '222222223', name: 'Requests Charity' });

@@ -7,7 +7,7 @@ import { prepared } from '../../db/prepared.ts';
 import { columnNames, insertRows, runStatements, type Statement } from '../../db/bulk.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { assert } from '../../shared/assert.ts';
-import { dayAfter, offsetOf, type PageRequest, type RowFilters } from '../../shared/page.ts';
+import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Book } from '../../shared/book.ts';
 import { HIDDEN_FROM_OTHERS } from './donations.ts';
 
@@ -289,54 +289,6 @@ export async function paymentOf(trx: Trx, donationId: number): Promise<number | 
 export async function idsInStatus(db: Db, book: Book, status: string, limit: number): Promise<number[]> {
   const rows = await db.selectFrom('donations').select('id').where('book', '=', book).where('status', '=', status).orderBy('id').limit(limit).execute();
   return rows.map((r) => r.id);
-}
-
-/** A user's donations matching `f` with their organisation, newest first, up to `limit` older than id `beforeId` (exports). */
-export async function donationsForExport(db: Db, userId: number, f: RowFilters, beforeId: number | undefined, limit: number) {
-  let q = db
-    .selectFrom('donations as d')
-    .innerJoin('non_profits as n', 'n.id', 'd.non_profit_id')
-    .leftJoin('users as a', 'a.id', 'd.actor_id')
-    .select([
-      'd.id',
-      'd.created_at',
-      'd.status',
-      'd.amount_cents',
-      'n.ein',
-      'n.name as non_profit',
-      'd.note',
-      'd.private_memo',
-      'd.visibility',
-      'd.scheduled_donation_id',
-      'a.name as made_by',
-      'd.external_id',
-      'd.metadata',
-    ])
-    .where('d.user_id', '=', userId);
-  if (beforeId !== undefined) q = q.where('d.id', '<', beforeId);
-  if (f.from !== undefined) q = q.where('d.created_at', '>=', `${f.from}T00:00:00.000Z`);
-  if (f.to !== undefined) q = q.where('d.created_at', '<', dayAfter(f.to));
-  if (f.status !== undefined) q = q.where('d.status', '=', f.status);
-  return q.orderBy('d.id', 'desc').limit(limit).execute();
-}
-
-/** A user's grants paid in [from, to) (completed, or check mailed), oldest first, with their organisation. */
-export async function grantsPaidBetween(db: Db, book: Book, userId: number, from: string, to: string) {
-  return db
-    .selectFrom('donations as d')
-    .innerJoin('non_profits as n', 'n.id', 'd.non_profit_id')
-    .select(['d.id', 'd.status', 'd.amount_cents', 'd.mailed_at', 'd.completed_at', 'n.ein', 'n.name as non_profit'])
-    .where('d.user_id', '=', userId)
-    .where('d.book', '=', book)
-    .where('d.status', 'in', ['completed', 'check_mailed'])
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('d.mailed_at', '>=', from), eb('d.mailed_at', '<', to)]),
-        eb.and([eb('d.mailed_at', 'is', null), eb('d.completed_at', '>=', from), eb('d.completed_at', '<', to)]),
-      ]),
-    )
-    .orderBy('d.id')
-    .execute();
 }
 
 /** A fund's requests (rules §20): those of one member, or every one lapsed by `now`. */
