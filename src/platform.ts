@@ -14,7 +14,7 @@ import { createMetrics } from './metrics.ts';
 import { prepareDirectory } from './modules/nonprofits/index.ts';
 import { lastCheckRun } from './modules/check/index.ts';
 import { moneyOutHealth } from './modules/payments/index.ts';
-import { createDonationWriter } from './modules/donations/index.ts';
+import { createDonationWriter, createKeptDonationRows } from './modules/donations/index.ts';
 import { createKeyWrites } from './modules/idempotency/index.ts';
 import { createCardCache, DirectoryInMemory } from './modules/nonprofits/index.ts';
 import { createKeyCache } from './modules/keys/index.ts';
@@ -104,6 +104,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
 export function buildRuntime(deps: Deps): Runtime {
   return {
     donations: createDonationWriter(deps),
+    donationRows: createKeptDonationRows(),
     idempotency: createKeyWrites(deps),
     cards: createCardCache(deps),
     directory: new DirectoryInMemory(deps),

@@ -109,6 +109,8 @@ export interface DonationsTable {
   tracking_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The app whose token or donate link made it (rules §25): that app's webhook endpoints hear of it. */
   app_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Raised by every update of the row (migration 064's trigger): the key of the node's kept rows (donations.rows.ts). */
+  revision: Generated<number>;
 }
 
 export interface GiftsTable {

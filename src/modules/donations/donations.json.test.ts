@@ -10,10 +10,11 @@ import { DonationNonProfit } from '../nonprofits/nonprofits.schema.ts';
 import type { NonProfitCard } from '../nonprofits/index.ts';
 import { OwnDonation, OwnDonationPage } from './donations.schema.ts';
 import { DONATION_STATUSES, SHARES, VISIBILITIES } from './donations.ts';
-import type { DonationRecord, Owner } from './donations.store.ts';
+import type { DonationRecord, Owner, PageRow } from './donations.store.ts';
 import { ownListForm } from './donations.view.ts';
 import { ownDonationPageJson } from './donations.json.ts';
 import { listOwnDonations } from './donations.lists.ts';
+import { KeptDonationRows } from './donations.rows.ts';
 
 /** What Fastify writes for GET /v1/donations's 200 from its schema (fast-json-stringify, with the app's shared schemas). */
 const schemaSerializer: (page: unknown) => string = fastJson(OwnDonationPage as fastJson.AnySchema, { schema: { OwnDonation, DonationNonProfit } as fastJson.Options['schema'] });
@@ -63,6 +64,7 @@ const page = fc
         external_id: fc.option(anyText, { nil: null }),
         metadata: fc.option(fc.dictionary(fc.string({ minLength: 1, maxLength: 40 }), anyText, { maxKeys: 5, minKeys: 1 }), { nil: null }),
         fundraiser_id: fc.option(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), { nil: null }),
+        revision: fc.nat(),
         card: fc.nat(),
         owner: fc.nat(),
         fund: fc.nat(),
@@ -96,6 +98,7 @@ const page = fc
         created_at: r.created_at,
         mailed_at: r.mailed_at,
         cancelled_at: r.cancelled_at,
+        revision: r.revision,
         fund_name,
         owner: o,
       };
@@ -112,12 +115,18 @@ describe('the own list as JSON text', () => {
     await env.close();
   });
 
-  test("is the response schema's serialization of ownListForm's page, byte for byte (random pages, each written twice: cards then come from their cache)", () => {
+  test("is the response schema's serialization of ownListForm's page, byte for byte (random pages, each written three times: cards, then the rows' own text, from the node's memory)", () => {
     fc.assert(
       fc.property(page, ({ cards, records, meta }) => {
-        const expected = schemaSerializer({ items: records.map((r) => ownListForm(env.deps, cards, r)), meta });
-        assert.equal(ownDonationPageJson(env.deps, cards, records, meta), expected);
-        assert.equal(ownDonationPageJson(env.deps, cards, records, meta), expected);
+        // A node's kept rows of its own (a row id means one row only within one database).
+        const deps = { ...env.deps, runtime: { ...env.deps.runtime, donationRows: new KeptDonationRows<PageRow>(1_000) } };
+        const expected = schemaSerializer({ items: records.map((r) => ownListForm(deps, cards, r)), meta });
+        assert.equal(ownDonationPageJson(deps, cards, records, meta), expected);
+        for (const r of records) deps.runtime.donationRows.keep({ ...r });
+        assert.equal(ownDonationPageJson(deps, cards, records, meta), expected, 'the rows kept, their text made and kept');
+        assert.equal(ownDonationPageJson(deps, cards, records, meta), expected, "the rows' kept text");
+        const last = records.at(-1);
+        if (last !== undefined) assert.ok(deps.runtime.donationRows.get(last.id, last.revision)?.text !== undefined, 'the text was kept with the row');
       }),
       { numRuns: 500 },
     );

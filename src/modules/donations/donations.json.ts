@@ -48,6 +48,21 @@ function metadataText(stored: string): string {
     .join(',')}}`;
 }
 
+/** A row's own fields of form 2.1: what comes before the objects it names, and after them. */
+function ownFieldsText(r: DonationRecord): readonly [string, string] {
+  return [
+    `{"id":${integer(r.id)},"amount":${String(centsToDollars(r.amount_cents))},"status":${text(r.status)}` +
+      `,"scheduled_donation_id":${r.scheduled_donation_id === null ? 'null' : integer(r.scheduled_donation_id)}` +
+      `,"visibility":${text(r.visibility)},"created_at":${text(r.created_at)},"mailed_at":${nullable(r.mailed_at)}`,
+    // The serializer writes the optional properties after the required ones, in the schema's order;
+    // the donor's choices only when made (donations.view.ts donorChoices).
+    `${r.note === null ? '' : `,"note":${text(r.note)}`}${r.share === 'name' ? '' : `,"share":${text(r.share)}`}` +
+      `${r.designation === null ? '' : `,"designation":${text(r.designation)}`}${r.dedication === null ? '' : `,"dedication":${text(r.dedication)}`}` +
+      `${r.external_id === null ? '' : `,"external_id":${text(r.external_id)}`}${r.metadata === null ? '' : `,"metadata":${metadataText(r.metadata)}`}` +
+      `${r.fundraiser_id === null ? '' : `,"fundraiser_id":${integer(r.fundraiser_id)}`}}`,
+  ];
+}
+
 /** `{"items":[...],"meta":{...}}` of form 2.1, as the route's response schema (OwnDonationPage) writes the page of ownListForm's objects. */
 export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly DonationRecord[], meta: Page<unknown>['meta']): string {
   // A page's rows share a few funds and one owner (donations.store.ts withOwners).
@@ -70,17 +85,11 @@ export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly 
       owners.set(r.user_id, owner);
     }
     if (i > 0) json += ',';
-    json +=
-      `{"id":${integer(r.id)},"amount":${String(centsToDollars(r.amount_cents))},"status":${text(r.status)}` +
-      `,"scheduled_donation_id":${r.scheduled_donation_id === null ? 'null' : integer(r.scheduled_donation_id)}` +
-      `,"visibility":${text(r.visibility)},"created_at":${text(r.created_at)},"mailed_at":${nullable(r.mailed_at)}` +
-      `,"non_profit":${cardText(card)},"fund":${fund.json},"user":${owner.json}` +
-      // The serializer writes the optional properties after the required ones, in the schema's order;
-      // the donor's choices only when made (donations.view.ts donorChoices).
-      `${r.note === null ? '' : `,"note":${text(r.note)}`}${r.share === 'name' ? '' : `,"share":${text(r.share)}`}` +
-      `${r.designation === null ? '' : `,"designation":${text(r.designation)}`}${r.dedication === null ? '' : `,"dedication":${text(r.dedication)}`}` +
-      `${r.external_id === null ? '' : `,"external_id":${text(r.external_id)}`}${r.metadata === null ? '' : `,"metadata":${metadataText(r.metadata)}`}` +
-      `${r.fundraiser_id === null ? '' : `,"fundraiser_id":${integer(r.fundraiser_id)}`}}`;
+    // A row's own fields, written once while the node keeps the row at its revision (donations.rows.ts).
+    const kept = deps.runtime.donationRows.get(r.id, r.revision);
+    const own = kept?.text ?? ownFieldsText(r);
+    if (kept !== undefined) kept.text = own;
+    json += `${own[0]},"non_profit":${cardText(card)},"fund":${fund.json},"user":${owner.json}${own[1]}`;
   }
   return `${json}],"meta":{"count":${integer(meta.count)},"page":${integer(meta.page)},"last":${integer(meta.last)}}}`;
 }

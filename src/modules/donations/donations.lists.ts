@@ -7,6 +7,7 @@ import { offsetOf, pageMeta, toPage, type Page, type PageRequest } from '../../s
 import type { Caller } from '../../shared/caller.ts';
 import { visibleUser } from '../users/index.ts';
 import * as store from './donations.store.ts';
+import { KEPT_ROWS_MAX, KeptDonationRows } from './donations.rows.ts';
 import * as partner from './donations.partner.store.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 import { ownDonationPageJson } from './donations.json.ts';
@@ -16,6 +17,18 @@ import { centsToDollars } from '../../shared/money.ts';
 import { isCancellable, type DonationStatus } from './donations.ts';
 import { mayCancelAs } from './donations.requests.ts';
 import type { Book } from '../../shared/book.ts';
+
+declare module '../../deps.ts' {
+  interface Runtime {
+    /** The rows of donations this node has shown in lists, at their revisions (donations.rows.ts, ADR 33). */
+    donationRows: KeptDonationRows<store.PageRow>;
+  }
+}
+
+/** For platform.ts to build once per node. */
+export function createKeptDonationRows(): KeptDonationRows<store.PageRow> {
+  return new KeptDonationRows(KEPT_ROWS_MAX);
+}
 
 /** The most rows a page's OFFSET passes over and still be read as a lookup. */
 export const LOOKUP_OFFSET_MAX = 1_000;
@@ -32,7 +45,7 @@ export function pageReader(deps: Deps, page: PageRequest): Db {
 
 /** A page of a user's donations (`publicOnly`: the ones others see), with their count and the cards of their non-profits. */
 async function readPage(deps: Deps, userId: number, publicOnly: boolean, page: PageRequest) {
-  const { rows, count } = await store.listByUser(pageReader(deps, page), userId, publicOnly, page);
+  const { rows, count } = await store.listByUser(pageReader(deps, page), userId, publicOnly, page, deps.runtime.donationRows);
   return { rows, count, cards: await cardsFor(deps, rows) };
 }
 

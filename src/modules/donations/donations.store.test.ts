@@ -5,6 +5,7 @@ import { describeEachEngine, makeNonProfit, makeUser, queryPlan } from '../../..
 import { reserveIds } from '../../db/ids.ts';
 import { runStatements } from '../../db/bulk.ts';
 import * as store from './donations.store.ts';
+import { KeptDonationRows } from './donations.rows.ts';
 
 describeEachEngine('donations store', (env) => {
   const at = '2026-01-01T00:00:00Z';
@@ -92,6 +93,96 @@ describeEachEngine('donations store', (env) => {
     await db.insertInto('payment_grants').values({ payment_id: 424242, donation_id: first, amount_cents: 1 }).execute();
     assert.equal(await db.transaction().execute((trx) => store.paymentOf(trx, first)), 424242);
     await db.deleteFrom('payment_grants').where('donation_id', '=', first).execute();
+  });
+
+  test("every update of a donation raises its revision, whoever runs it (migration 064's trigger)", async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps);
+    const donation = await row(user);
+    const id = await db.transaction().execute((trx) => store.insertDonation(trx, donation));
+    const revision = async () => (await db.selectFrom('donations').select('revision').where('id', '=', id).executeTakeFirstOrThrow()).revision;
+    assert.equal(await revision(), 0, 'a new row');
+    await db.updateTable('donations').set({ note: 'one' }).where('id', '=', id).execute();
+    assert.equal(await revision(), 1, "a statement that does not name it (any release's, a CLI's, a migration's)");
+    await db.updateTable('donations').set({ note: 'one' }).where('id', '=', id).execute();
+    assert.equal(await revision(), 2, 'an update that changes nothing still moves it');
+    assert.equal(await db.transaction().execute((trx) => store.transition(trx, id, 'scheduled', 'approved', at)), true);
+    assert.equal(await revision(), 3, "the store's own transition");
+    const other = await db.transaction().execute((trx) => store.insertDonation(trx, donation));
+    await db.updateTable('donations').set({ note: 'both' }).where('id', 'in', [id, other]).execute();
+    assert.deepEqual(
+      (await db.selectFrom('donations').select(['id', 'revision']).where('id', 'in', [id, other]).orderBy('id').execute()).map((r) => r.revision),
+      [4, 1],
+      'each row of a statement that updates many',
+    );
+  });
+
+  test('listByUser keeps the rows it read and reads again only those whose revision moved; a row that left the list between its reads is left out', async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps, { name: 'Kept' });
+    const ids: number[] = [];
+    for (const visibility of ['public', 'public', 'private']) {
+      const donation = await row(user, visibility);
+      ids.push(await db.transaction().execute((trx) => store.insertDonation(trx, donation)));
+    }
+    const kept = new KeptDonationRows<store.PageRow>(100);
+    const first = await store.listByUser(db, user.user_id, false, { page: 1, per_page: 10 }, kept);
+    assert.deepEqual(
+      first.rows.map((r) => [r.id, r.note, r.revision]),
+      [...ids].reverse().map((id) => [id, null, 0]),
+    );
+    assert.equal(kept.size, 3, 'the rows read are kept');
+    const [newest, middle, oldest] = [...ids].reverse() as [number, number, number];
+    const keptOldest = kept.get(oldest, 0);
+    // Another node (or a statement in psql) changes a row: its revision moves, and the next page
+    // shows the row as it is now, not as this node kept it.
+    await db.updateTable('donations').set({ note: 'changed elsewhere' }).where('id', '=', middle).execute();
+    const second = await store.listByUser(db, user.user_id, false, { page: 1, per_page: 10 }, kept);
+    assert.deepEqual(
+      second.rows.map((r) => [r.id, r.note]),
+      [
+        [newest, null],
+        [middle, 'changed elsewhere'],
+        [oldest, null],
+      ],
+    );
+    assert.equal(kept.get(middle, 0), undefined, 'the old revision is no longer found');
+    assert.equal(kept.get(middle, 1)?.row.note, 'changed elsewhere', 'the new one is kept');
+    assert.equal(kept.get(oldest, 0), keptOldest, 'an unchanged row is not read again');
+    // Others' view: a kept public row that became private is not shown (its revision moved), nor is
+    // a row read while it is no longer public.
+    const publicFirst = await store.listByUser(db, user.user_id, true, { page: 1, per_page: 10 }, kept);
+    assert.deepEqual(
+      publicFirst.rows.map((r) => r.id),
+      [middle, oldest],
+    );
+    await db.updateTable('donations').set({ visibility: 'private' }).where('id', '=', middle).execute();
+    const publicNow = await store.listByUser(db, user.user_id, true, { page: 1, per_page: 10 }, kept);
+    assert.deepEqual(
+      publicNow.rows.map((r) => r.id),
+      [oldest],
+    );
+    // A kept row of one user is never another's: the page's ids come from the user's rows.
+    const other = await makeUser(env().deps);
+    assert.deepEqual((await store.listByUser(db, other.user_id, false, { page: 1, per_page: 10 }, kept)).rows, []);
+  });
+
+  test('KeptDonationRows holds at most its capacity, the rows used last, each only at the revision it was read at', () => {
+    const kept = new KeptDonationRows(4);
+    const at = (id: number, revision = 0) => ({ id, revision }) as unknown as store.PageRow;
+    for (const id of [1, 2]) kept.keep(at(id));
+    assert.ok(kept.get(1, 0) !== undefined && kept.get(2, 0) !== undefined);
+    assert.equal(kept.get(1, 1), undefined, 'another revision of a kept row');
+    kept.keep(at(3)); // the young generation was full: 1 and 2 are now the old one
+    assert.ok(kept.get(1, 0) !== undefined, 'an old row used again moves to the young generation');
+    kept.keep(at(4)); // young full again (3, 1): it becomes the old one, and 2 is dropped
+    assert.equal(kept.get(2, 0), undefined, 'the row unused longest is dropped');
+    assert.ok(kept.get(1, 0) !== undefined && kept.get(3, 0) !== undefined && kept.get(4, 0) !== undefined);
+    for (let id = 10; id < 100; id += 1) kept.keep(at(id));
+    assert.ok(kept.size <= 4, `at most the capacity is held (${kept.size})`);
+    const none = new KeptDonationRows(0);
+    none.keep(at(1));
+    assert.deepEqual([none.size, none.get(1, 0)], [0, undefined], 'a capacity of none keeps nothing');
   });
 
   test('lockDonation, transition (a compare-and-set; a public one that did not happen leaves the public count), waitingForFund', async () => {

@@ -10,6 +10,7 @@ import { assert } from '../../shared/assert.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Book } from '../../shared/book.ts';
 import { HIDDEN_FROM_OTHERS } from './donations.ts';
+import { KeptDonationRows } from './donations.rows.ts';
 
 /** A donation as lists and reads show it: its row's shown columns, its fund's name and its owner. */
 export type DonationRecord = PageRow & { fund_name: string; owner: Owner };
@@ -37,29 +38,15 @@ const PAGE_COLUMNS = [
   'external_id',
   'metadata',
   'fundraiser_id',
+  // Raised by every update (migration 064): what a node keeps a row under (donations.rows.ts).
+  'revision',
 ] as const;
 
 function donationRows(db: Db | Trx) {
   return db.selectFrom('donations').select(PAGE_COLUMNS);
 }
 
-type PageRow = Pick<Selectable<DonationsTable>, (typeof PAGE_COLUMNS)[number]>;
-
-const pageQuery = prepared<Database, PageRow, { user_id: number; limit: number; offset: number }>((db, p) =>
-  donationRows(db).where('user_id', '=', p('user_id')).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit')).offset(p('offset')),
-);
-
-// Others see a user's public donations that happened (rules §8): never a cancelled or rejected one.
-const publicPageQuery = prepared<Database, PageRow, { user_id: number; limit: number; offset: number }>((db, p) =>
-  donationRows(db)
-    .where('user_id', '=', p('user_id'))
-    .where('visibility', '=', 'public')
-    .where('status', 'not in', [...HIDDEN_FROM_OTHERS])
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(p('limit'))
-    .offset(p('offset')),
-);
+export type PageRow = Pick<Selectable<DonationsTable>, (typeof PAGE_COLUMNS)[number]>;
 
 const userQuery = prepared<Database, { name: string; city: string; avatar_url: string | null; slug: string }, { id: number }>((db, p) =>
   db.selectFrom('users').select(['name', 'city', 'avatar_url', 'slug']).where('id', '=', p('id')),
@@ -84,7 +71,12 @@ const ownerQuery = prepared<Database, Owner & { fund_id: number; fund_name: stri
     .where('u.id', '=', p('id')),
 );
 
-async function withOwners(db: Db | Trx, rows: PageRow[], known?: Array<Owner & { fund_id: number; fund_name: string }>, knownUserId?: number): Promise<DonationRecord[]> {
+async function withOwners(
+  db: Db | Trx,
+  rows: ReadonlyArray<Readonly<PageRow>>,
+  known?: Array<Owner & { fund_id: number; fund_name: string }>,
+  knownUserId?: number,
+): Promise<DonationRecord[]> {
   const users = new Map<number, Owner>();
   const funds = new Map<number, string>();
   const first = known?.[0];
@@ -141,14 +133,67 @@ export async function findDonation(db: Db | Trx, book: Book, id: number): Promis
   return row === undefined ? undefined : (await withOwners(db, [row]))[0];
 }
 
-/** A user's donations, newest first; `publicOnly` for other viewers. */
-export async function listByUser(db: Db, userId: number, publicOnly: boolean, page: PageRequest): Promise<{ rows: DonationRecord[]; count: number }> {
+// A page's ids and revisions, in the list's order: what it shows is then the rows a node keeps
+// at those revisions, and a read of the others (donations.rows.ts, ADR 33).
+const pageKeysQuery = prepared<Database, { id: number; revision: number }, { user_id: number; limit: number; offset: number }>((db, p) =>
+  db
+    .selectFrom('donations')
+    .select(['id', 'revision'])
+    .where('user_id', '=', p('user_id'))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(p('limit'))
+    .offset(p('offset')),
+);
+
+// Others see a user's public donations that happened (rules §8): never a cancelled or rejected one.
+const publicPageKeysQuery = prepared<Database, { id: number; revision: number }, { user_id: number; limit: number; offset: number }>((db, p) =>
+  db
+    .selectFrom('donations')
+    .select(['id', 'revision'])
+    .where('user_id', '=', p('user_id'))
+    .where('visibility', '=', 'public')
+    .where('status', 'not in', [...HIDDEN_FROM_OTHERS])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(p('limit'))
+    .offset(p('offset')),
+);
+
+/**
+ * A user's donations, newest first; `publicOnly` for other viewers. The page's ids and revisions
+ * are read first; a row `kept` at its revision is not read again, the others are read (with the
+ * same conditions, so a row that left the list between the two reads is left out) and kept.
+ */
+export async function listByUser(
+  db: Db,
+  userId: number,
+  publicOnly: boolean,
+  page: PageRequest,
+  kept: KeptDonationRows<PageRow> = new KeptDonationRows(0),
+): Promise<{ rows: DonationRecord[]; count: number }> {
   const values = { user_id: userId, limit: page.per_page, offset: offsetOf(page) };
   // Both statements at once: on PostgreSQL one round trip's wait instead of two.
-  const [rows, owner] = await Promise.all([(publicOnly ? publicPageQuery : pageQuery)(db, values), ownerQuery(db, { id: userId })]);
+  const [keys, owner] = await Promise.all([(publicOnly ? publicPageKeysQuery : pageKeysQuery)(db, values), ownerQuery(db, { id: userId })]);
+  const rows: Array<Readonly<PageRow> | undefined> = keys.map((k) => kept.get(k.id, k.revision)?.row);
+  const missing = keys.filter((_, i) => rows[i] === undefined).map((k) => k.id);
+  if (missing.length > 0) {
+    let read = donationRows(db).where('user_id', '=', userId).where('id', 'in', missing);
+    if (publicOnly) read = read.where('visibility', '=', 'public').where('status', 'not in', [...HIDDEN_FROM_OTHERS]);
+    const found = new Map((await read.execute()).map((r) => [r.id, kept.keep(r as PageRow).row]));
+    for (let i = 0; i < keys.length; i += 1) rows[i] ??= found.get((keys[i] as { id: number }).id);
+  }
   const counted = owner[0];
   const count = counted === undefined ? 0 : ((publicOnly ? counted.public_total : counted.total) ?? 0);
-  return { rows: await withOwners(db, rows, owner, userId), count };
+  return {
+    rows: await withOwners(
+      db,
+      rows.filter((r) => r !== undefined),
+      owner,
+      userId,
+    ),
+    count,
+  };
 }
 
 /** A donation to insert: its row's columns a use case decides (the store sets updated_at). */
