@@ -2,7 +2,10 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
+import type { Writable } from 'node:stream';
+import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from './database.ts';
+import { PipelinedPool } from './pipelined.ts';
 import { prepared } from './prepared.ts';
 import { freshDatabase } from '../../test/harness.ts';
 
@@ -143,6 +146,50 @@ describe('connection lifetime of the shared connections (postgres)', pgOnly, () 
       assert.equal(await backendPid(handle.lookups), second);
     } finally {
       await handle.close();
+      await fresh.cleanup();
+    }
+  });
+});
+
+describe('the writes of the shared connections (postgres)', pgOnly, () => {
+  test('the statements asked for in one turn leave in one write, and each is answered', async () => {
+    const fresh = await freshDatabase('postgres');
+    const made: pg.Client[] = [];
+    const pool = new PipelinedPool(() => {
+      const client = new pg.Client({ connectionString: fresh.databaseUrl, pipeline: true } as pg.ClientConfig);
+      made.push(client);
+      return client;
+    }, 1);
+    try {
+      const handle = await pool.connect();
+      const stream = (made[0] as unknown as { connection: { stream: Writable & { _writev?: unknown; _write: unknown } } }).connection.stream;
+      let writes = 0;
+      for (const name of ['_write', '_writev'] as const) {
+        const original = stream[name] as ((...a: unknown[]) => unknown) | undefined;
+        if (original === undefined) continue;
+        stream[name] = (...a: unknown[]) => {
+          writes += 1;
+          return original.apply(stream, a);
+        };
+      }
+      const answers = Array.from(
+        { length: 20 },
+        (_, i) =>
+          (handle.query as unknown as (text: string, values: unknown[]) => Promise<{ rows: Array<{ n: number }> }>)('select $1::int * 2 as n', [i]) as Promise<{
+            rows: Array<{ n: number }>;
+          }>,
+      );
+      assert.equal(stream.writableCorked, 1, 'held until the turn ends');
+      assert.equal(writes, 0);
+      const rows = await Promise.all(answers);
+      assert.deepEqual(
+        rows.map((r) => r.rows[0]?.n),
+        Array.from({ length: 20 }, (_, i) => i * 2),
+      );
+      assert.equal(writes, 1, 'twenty statements (eighty messages) in one write');
+      assert.equal(stream.writableCorked, 0);
+    } finally {
+      await pool.end();
       await fresh.cleanup();
     }
   });
