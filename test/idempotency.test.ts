@@ -174,6 +174,44 @@ for (const { name: engine } of engines()) {
       await assertLedgerBalanced(env.deps);
     });
 
+    test('a body refused by validation records nothing under its key: the corrected request may use it', async () => {
+      for (const [url, bad, good, other] of [
+        ['/v1/donations', { ein: EIN, amount: 5 }, { ein: EIN, amount: 17 }, { ein: EIN, amount: 18 }],
+        ['/v1/gifts', { name: 'Di', amount: 'twelve' }, { name: 'Di', amount: 20 }, { name: 'Di', amount: 21 }],
+      ] as const) {
+        const key = `refused-first${url}`;
+        const before = await fingerprint(env.deps);
+        const refused = await call(env.app, 'POST', url, { key: giver.key, body: bad, headers: { 'idempotency-key': key } });
+        assert.equal(refused.status, 422, url);
+        assert.ok(['amount_below_minimum', 'validation_failed', 'amount_invalid'].includes(refused.body.code), `${url}: ${refused.body.code}`);
+        assert.deepEqual(await fingerprint(env.deps), before, `${url}: nothing written, the key's record included`);
+        const made = await call(env.app, 'POST', url, { key: giver.key, body: good, headers: { 'idempotency-key': key } });
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+        const replayed = await call(env.app, 'POST', url, { key: giver.key, body: good, headers: { 'idempotency-key': key } });
+        assert.equal(replayed.headers['idempotent-replayed'], 'true');
+        assert.deepEqual(replayed.body, made.body);
+        // Validation still answers first for a body it refuses; a valid other body meets the key's record.
+        const invalid = await call(env.app, 'POST', url, { key: giver.key, body: bad, headers: { 'idempotency-key': key } });
+        assert.equal(invalid.body.code, refused.body.code);
+        const reused = await call(env.app, 'POST', url, { key: giver.key, body: other, headers: { 'idempotency-key': key } });
+        assert.equal(reused.status, 422);
+        assert.equal(reused.body.code, 'idempotency_key_reused');
+      }
+    });
+
+    test('a refusal by the work itself (the organisation cannot receive) is the first answer, replayed', async () => {
+      const key = 'refused-by-the-work';
+      const body = { ein: '000000001', amount: 20 };
+      const first = await call(env.app, 'POST', '/v1/donations', { key: giver.key, body, headers: { 'idempotency-key': key } });
+      assert.ok(first.status >= 400 && first.status < 500, JSON.stringify(first.body));
+      const again = await call(env.app, 'POST', '/v1/donations', { key: giver.key, body, headers: { 'idempotency-key': key } });
+      assert.equal(again.status, first.status);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.body.code, first.body.code);
+      const other = await call(env.app, 'POST', '/v1/donations', { key: giver.key, body: { ein: EIN, amount: 20 }, headers: { 'idempotency-key': key } });
+      assert.equal(other.body.code, 'idempotency_key_reused');
+    });
+
     test('a donation whose key holds a record kept past its time is made afresh, not refused', async () => {
       const key = 'expired-record';
       const longAgo = new Date(Date.now() - (env.deps.config.idempotencyTtlHours + 1) * 3_600_000).toISOString();
