@@ -179,6 +179,34 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(await fingerprint(env.deps), before);
     });
 
+    test('a number in a path or query is plain decimal text: 0x10, 1e3 or " 7" name nothing', async () => {
+      const made = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 20, ein: '261544963' } });
+      assert.equal(made.status, 201, JSON.stringify(made.body));
+      const id = Number(made.body.id);
+      const before = await fingerprint(env.deps);
+      for (const [method, url] of [
+        ['GET', `/v1/users/${user.user_id}/donations/0x${id.toString(16)}`],
+        ['GET', `/v1/users/${user.user_id}/donations/${id}e0`],
+        ['GET', `/v1/users/${user.user_id}/donations/%20${id}`],
+        ['GET', `/v1/users/${user.user_id}/donations/${id}.0`],
+        ['GET', `/v1/donations/0x${id.toString(16)}/proof`],
+        ['DELETE', `/v1/donations/0x${id.toString(16)}`],
+        ['GET', '/v1/donations?page=1e0'],
+        ['GET', '/v1/donations?per_page=0x19'],
+      ] as const) {
+        const res = await call(env.app, method, url, { key: user.key });
+        assert.equal(res.status, 400, `${method} ${url}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.code, 'invalid_parameter', url);
+        assert.match(res.body.detail, /must be integer/, url);
+      }
+      assert.deepEqual(await fingerprint(env.deps), before);
+      // A user is named by id or slug (text): 0x.. is neither, and names no one.
+      assert.equal((await call(env.app, 'GET', `/v1/users/0x${user.user_id.toString(16)}`, { key: user.key })).body.code, 'user_not_found');
+      // Plain decimal text still names the donation, a leading zero included.
+      assert.equal((await call(env.app, 'GET', `/v1/users/${user.user_id}/donations/0${id}`, { key: user.key })).body.id, id);
+      assert.equal((await call(env.app, 'GET', '/v1/donations?page=1&per_page=5', { key: user.key })).status, 200);
+    });
+
     test('every field problem is listed at once', async () => {
       const res = await call(env.app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10.005, ein: 'x', ammount: 3, note: 5 } });
       assert.equal(res.status, 422);

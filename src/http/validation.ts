@@ -69,19 +69,57 @@ export function validatorCompiler(): FastifySchemaCompiler<unknown> {
     const key = `${httpPart === 'body' ? 'body' : 'params'} ${JSON.stringify(schema)}`;
     let lazy = compiled.get(key);
     if (lazy === undefined) {
-      lazy = onFirstUse(() => ajv.compile(schema as object));
+      const numeric = httpPart === 'body' ? undefined : numericFields(schema);
+      lazy = onFirstUse(() => ajv.compile(schema as object), numeric);
       compiled.set(key, lazy);
     }
     return lazy.validate;
   };
 }
 
+/**
+ * The fields of a path's or a query string's schema that are numbers, with the text each must be.
+ * Ajv coerces any text JavaScript reads as a number (`0x10` is 16, `1e3` is 1000, ` 7` is 7): a
+ * request for `/v1/donations/0x10` would be answered for donation 16. Such text is refused.
+ */
+function numericFields(schema: unknown): Map<string, RegExp> | undefined {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
+  if (properties === undefined) return undefined;
+  const fields = new Map<string, RegExp>();
+  for (const [name, property] of Object.entries(properties)) {
+    if (property.type === 'integer') fields.set(name, DECIMAL_INTEGER);
+    else if (property.type === 'number') fields.set(name, DECIMAL_NUMBER);
+  }
+  return fields.size === 0 ? undefined : fields;
+}
+
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+const DECIMAL_NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
+
+/** The first numeric field whose text is not a plain decimal number, as Ajv reports a wrong type. */
+function notDecimal(data: unknown, fields: ReadonlyMap<string, RegExp>): ValidateFunction['errors'] {
+  if (typeof data !== 'object' || data === null) return null;
+  for (const [name, pattern] of fields) {
+    const value = (data as Record<string, unknown>)[name];
+    if (typeof value === 'string' && !pattern.test(value)) {
+      const type = pattern === DECIMAL_INTEGER ? 'integer' : 'number';
+      return [{ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type }, message: `must be ${type}` }];
+    }
+  }
+  return null;
+}
+
 /** A validator compiled when first called; Fastify reads a failed validation's `errors` from it, as from Ajv's own. */
-function onFirstUse(compile: () => ValidateFunction): Lazy {
+function onFirstUse(compile: () => ValidateFunction, numeric?: ReadonlyMap<string, RegExp>): Lazy {
   let real: ValidateFunction | undefined;
   const validate = Object.assign(
     (data: unknown) => {
       real ??= compile();
+      const refused = numeric === undefined ? null : notDecimal(data, numeric);
+      if (refused !== null) {
+        validate.errors = refused;
+        return false;
+      }
       const valid = real(data);
       validate.errors = real.errors;
       return valid;
