@@ -1,7 +1,7 @@
 // Every SQL statement about donations.
 import { dialectOf } from '../../db/dialect.ts';
 import type { Db, Trx } from '../../db/database.ts';
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Database, DonationsTable } from '../../db/schema.ts';
 import { prepared } from '../../db/prepared.ts';
 import { columnNames, insertRows, runStatements, type Statement } from '../../db/bulk.ts';
@@ -9,7 +9,7 @@ import { reserveIds } from '../../db/ids.ts';
 import { assert } from '../../shared/assert.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Book } from '../../shared/book.ts';
-import { HIDDEN_FROM_OTHERS } from './donations.ts';
+import { HIDDEN_FROM_OTHERS, shownToOthers } from './donations.ts';
 import { KeptDonationRows } from './donations.rows.ts';
 
 /** A donation as lists and reads show it: its row's shown columns, its fund's name and its owner. */
@@ -133,32 +133,22 @@ export async function findDonation(db: Db | Trx, book: Book, id: number): Promis
   return row === undefined ? undefined : (await withOwners(db, [row]))[0];
 }
 
+/** Others see a user's public donations that happened (rules §8): never a cancelled or rejected one. */
+function seenByOthers<O>(q: SelectQueryBuilder<Database, 'donations', O>): SelectQueryBuilder<Database, 'donations', O> {
+  return q.where('visibility', '=', 'public').where('status', 'not in', [...HIDDEN_FROM_OTHERS]);
+}
+
 // A page's ids and revisions, in the list's order: what it shows is then the rows a node keeps
 // at those revisions, and a read of the others (donations.rows.ts, ADR 33).
-const pageKeysQuery = prepared<Database, { id: number; revision: number }, { user_id: number; limit: number; offset: number }>((db, p) =>
-  db
-    .selectFrom('donations')
-    .select(['id', 'revision'])
-    .where('user_id', '=', p('user_id'))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(p('limit'))
-    .offset(p('offset')),
-);
+function pageKeys(publicOnly: boolean) {
+  return prepared<Database, { id: number; revision: number }, { user_id: number; limit: number; offset: number }>((db, p) => {
+    const mine = db.selectFrom('donations').select(['id', 'revision']).where('user_id', '=', p('user_id'));
+    return (publicOnly ? seenByOthers(mine) : mine).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit')).offset(p('offset'));
+  });
+}
 
-// Others see a user's public donations that happened (rules §8): never a cancelled or rejected one.
-const publicPageKeysQuery = prepared<Database, { id: number; revision: number }, { user_id: number; limit: number; offset: number }>((db, p) =>
-  db
-    .selectFrom('donations')
-    .select(['id', 'revision'])
-    .where('user_id', '=', p('user_id'))
-    .where('visibility', '=', 'public')
-    .where('status', 'not in', [...HIDDEN_FROM_OTHERS])
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(p('limit'))
-    .offset(p('offset')),
-);
+const pageKeysQuery = pageKeys(false);
+const publicPageKeysQuery = pageKeys(true);
 
 /**
  * A user's donations, newest first; `publicOnly` for other viewers. The page's ids and revisions
@@ -178,9 +168,8 @@ export async function listByUser(
   const rows: Array<Readonly<PageRow> | undefined> = keys.map((k) => kept.get(k.id, k.revision)?.row);
   const missing = keys.filter((_, i) => rows[i] === undefined).map((k) => k.id);
   if (missing.length > 0) {
-    let read = donationRows(db).where('user_id', '=', userId).where('id', 'in', missing);
-    if (publicOnly) read = read.where('visibility', '=', 'public').where('status', 'not in', [...HIDDEN_FROM_OTHERS]);
-    const found = new Map((await read.execute()).map((r) => [r.id, kept.keep(r as PageRow).row]));
+    const read = donationRows(db).where('user_id', '=', userId).where('id', 'in', missing);
+    const found = new Map((await (publicOnly ? seenByOthers(read) : read).execute()).map((r) => [r.id, kept.keep(r as PageRow).row]));
     for (let i = 0; i < keys.length; i += 1) rows[i] ??= found.get((keys[i] as { id: number }).id);
   }
   const counted = owner[0];
@@ -246,7 +235,7 @@ export function donationStatements(donations: ReadonlyArray<NewDonationRow & { i
   for (const d of donations) {
     const c = perUser.get(d.user_id) ?? { total: 0, public_total: 0 };
     c.total += 1;
-    if (d.visibility === 'public' && !HIDDEN_FROM_OTHERS.includes(d.status)) c.public_total += 1;
+    if (shownToOthers(d)) c.public_total += 1;
     perUser.set(d.user_id, c);
   }
   return [
