@@ -82,27 +82,27 @@ export function validatorCompiler(): FastifySchemaCompiler<unknown> {
  * Ajv coerces any text JavaScript reads as a number (`0x10` is 16, `1e3` is 1000, ` 7` is 7): a
  * request for `/v1/donations/0x10` would be answered for donation 16. Such text is refused.
  */
-function numericFields(schema: unknown): Map<string, RegExp> | undefined {
+function numericFields(schema: unknown): Map<string, NumericType> | undefined {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
   if (properties === undefined) return undefined;
-  const fields = new Map<string, RegExp>();
+  const fields = new Map<string, NumericType>();
   for (const [name, property] of Object.entries(properties)) {
-    if (property.type === 'integer') fields.set(name, DECIMAL_INTEGER);
-    else if (property.type === 'number') fields.set(name, DECIMAL_NUMBER);
+    if (property.type === 'integer' || property.type === 'number') fields.set(name, property.type);
   }
   return fields.size === 0 ? undefined : fields;
 }
 
-const DECIMAL_INTEGER = /^-?[0-9]+$/;
-const DECIMAL_NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
+type NumericType = 'integer' | 'number';
+
+/** The text a number of each type must be: decimal digits, a sign, and for a number a fraction. */
+const DECIMAL: Readonly<Record<NumericType, RegExp>> = { integer: /^-?[0-9]+$/, number: /^-?[0-9]+(\.[0-9]+)?$/ };
 
 /** The first numeric field whose text is not a plain decimal number, as Ajv reports a wrong type. */
-function notDecimal(data: unknown, fields: ReadonlyMap<string, RegExp>): ValidateFunction['errors'] {
+function notDecimal(data: unknown, fields: ReadonlyMap<string, NumericType>): ValidateFunction['errors'] {
   if (typeof data !== 'object' || data === null) return null;
-  for (const [name, pattern] of fields) {
+  for (const [name, type] of fields) {
     const value = (data as Record<string, unknown>)[name];
-    if (typeof value === 'string' && !pattern.test(value)) {
-      const type = pattern === DECIMAL_INTEGER ? 'integer' : 'number';
+    if (typeof value === 'string' && !DECIMAL[type].test(value)) {
       return [{ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type }, message: `must be ${type}` }];
     }
   }
@@ -110,7 +110,7 @@ function notDecimal(data: unknown, fields: ReadonlyMap<string, RegExp>): Validat
 }
 
 /** A validator compiled when first called; Fastify reads a failed validation's `errors` from it, as from Ajv's own. */
-function onFirstUse(compile: () => ValidateFunction, numeric?: ReadonlyMap<string, RegExp>): Lazy {
+function onFirstUse(compile: () => ValidateFunction, numeric?: ReadonlyMap<string, NumericType>): Lazy {
   let real: ValidateFunction | undefined;
   const validate = Object.assign(
     (data: unknown) => {
