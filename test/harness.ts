@@ -30,6 +30,7 @@ import { publicPath } from '../src/modules/nonprofits/index.ts';
 import { upsert as upsertNonProfit, NO_IRS_DETAILS, type NonProfitInput } from '../src/modules/nonprofits/nonprofits.store.ts';
 import { replaceZipCentroids } from '../src/modules/nonprofits/directory.store.ts';
 import { formatCheck, runCheck } from '../src/modules/check/index.ts';
+import type { NewDonationRow } from '../src/modules/donations/donations.store.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 
 export { freshDatabase, onFreshDatabase };
@@ -229,6 +230,29 @@ export async function fund(deps: Deps, user: { user_id: number; fund_id: number 
 /** Keeps these ZIP codes' centres, as an import of the IRS files with its ZIP file does (replacing the ones kept before). */
 export async function makeZipCentres(deps: Deps, zips: ReadonlyArray<readonly [zip: string, latitude: number, longitude: number]>): Promise<void> {
   await deps.db.transaction().execute((trx) => replaceZipCentroids(trx, zips));
+}
+
+/**
+ * A donation's row as donations.store.ts inserts it (for the stores' own tests): scheduled, $10,
+ * public, on 2026-01-01, to the first non-profit of the directory; `overrides` change any of it.
+ */
+export async function donationRow(deps: Deps, u: { user_id: number; fund_id: number }, overrides: Partial<NewDonationRow> = {}): Promise<NewDonationRow> {
+  const np = await deps.db.selectFrom('non_profits').select('id').orderBy('id').executeTakeFirstOrThrow();
+  return {
+    book: 'live',
+    user_id: u.user_id,
+    fund_id: u.fund_id,
+    non_profit_id: np.id,
+    amount_cents: 1_000,
+    status: 'scheduled',
+    note: null,
+    private_memo: null,
+    visibility: 'public',
+    scheduled_donation_id: null,
+    app_connection_id: null,
+    created_at: '2026-01-01T00:00:00Z',
+    ...overrides,
+  };
 }
 
 export async function makeNonProfit(deps: Deps, input: Partial<NonProfitInput> & { ein: string; name: string }): Promise<void> {

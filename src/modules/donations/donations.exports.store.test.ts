@@ -1,28 +1,14 @@
 // Every function of donations.exports.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, makeNonProfit, makeUser } from '../../../test/harness.ts';
+import { describeEachEngine, donationRow, makeNonProfit, makeUser } from '../../../test/harness.ts';
 import * as store from './donations.store.ts';
 import * as exportsStore from './donations.exports.store.ts';
 
 describeEachEngine('donations exports store', (env) => {
-  const row = async (u: { user_id: number; fund_id: number }): Promise<store.NewDonationRow> => {
+  const row = async (u: { user_id: number; fund_id: number }) => {
     await makeNonProfit(env().deps, { ein: '222222222', name: 'Donations Charity' });
-    const np = await env().deps.db.selectFrom('non_profits').select('id').where('ein', '=', '222222222').executeTakeFirstOrThrow();
-    return {
-      book: 'live',
-      user_id: u.user_id,
-      fund_id: u.fund_id,
-      non_profit_id: np.id,
-      amount_cents: 1_000,
-      status: 'scheduled',
-      note: null,
-      private_memo: null,
-      visibility: 'public',
-      scheduled_donation_id: null,
-      app_connection_id: null,
-      created_at: '2026-01-01T00:00:00Z',
-    };
+    return donationRow(env().deps, u);
   };
 
   test("donationsForExport: a user's with their organisation, newest first, a batch at a time, filtered", async () => {

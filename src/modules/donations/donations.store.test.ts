@@ -1,7 +1,7 @@
 // Every function of donations.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, makeNonProfit, makeUser, queryPlan } from '../../../test/harness.ts';
+import { describeEachEngine, donationRow, makeNonProfit, makeUser, queryPlan } from '../../../test/harness.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { runStatements } from '../../db/bulk.ts';
 import * as store from './donations.store.ts';
@@ -9,23 +9,7 @@ import { KeptDonationRows } from './donations.rows.ts';
 
 describeEachEngine('donations store', (env) => {
   const at = '2026-01-01T00:00:00Z';
-  const row = async (u: { user_id: number; fund_id: number }, visibility = 'public'): Promise<store.NewDonationRow> => {
-    const np = await env().deps.db.selectFrom('non_profits').select('id').orderBy('id').executeTakeFirstOrThrow();
-    return {
-      book: 'live',
-      user_id: u.user_id,
-      fund_id: u.fund_id,
-      non_profit_id: np.id,
-      amount_cents: 1_000,
-      status: 'scheduled',
-      note: null,
-      private_memo: null,
-      visibility,
-      scheduled_donation_id: null,
-      app_connection_id: null,
-      created_at: at,
-    };
-  };
+  const row = (u: { user_id: number; fund_id: number }, visibility = 'public') => donationRow(env().deps, u, { visibility, created_at: at });
 
   test('insertDonation writes a donation and counts it; findDonation, findDonations and fundsOfDonations read it in its book only; appsOfDonations', async () => {
     const { db } = env().deps;
