@@ -21,7 +21,9 @@
 //     BENCH_PERF=DIR: the whole machine's, by `perf record`, over each measured window (bench/perf-record.ts);
 //     BENCH_SERVER_OUT=FILE: the app server's standard output appended there (`--trace-gc`'s, say);
 //     BENCH_STALL_MS=N: the app server says when its event loop was held more than N ms (bench/servers.ts);
-//     OPEN_LOOP_TRACE=FILE: each open-loop request's due time and latency (bench/open-loop.ts)
+//     OPEN_LOOP_TRACE=FILE: each open-loop request's due time and latency (bench/open-loop.ts);
+//     BENCH_HEAP_SAMPLE=FILE (BENCH_HEAP_SAMPLE_KEEP=promoted): the app server's sampled allocations;
+//     BENCH_PRETENURING=on: the app server with V8's default pretenuring (src/heap.ts)
 //   --only ledger --repeat N: N pairs, alternated, of the load over 100 funds without and with the ledger's log job, and the median of their ratios
 //   --only chains --repeat N: the same pairs, the ledger's chains off (bench/chains-off.ts) against on with the job: issue 61's measure
 //   --only keyed --repeat N: the same pairs, without keys against a fresh Idempotency-Key on each request: issue 60's keyed measure

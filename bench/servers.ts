@@ -5,7 +5,8 @@
 //   naive     a bare node:http server doing one durable INSERT per POST on DATABASE_URL
 // Each prints `listening <port>` when ready.
 import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import pino from 'pino';
 import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
@@ -15,6 +16,7 @@ import { runLedgerLog } from '../src/modules/ledger/index.ts';
 import { NodeSqliteDatabase } from '../src/db/sqlite-adapter.ts';
 import { engineOf } from '../src/db/database.ts';
 import { setWaitingTrigger } from './waiting-trigger.ts';
+import { keepRequestObjectsYoung } from '../src/heap.ts';
 
 const mode = process.argv[2];
 // A normal exit, so that --cpu-prof can write its profile.
@@ -30,6 +32,8 @@ function listen(server: ReturnType<typeof createServer>): void {
 }
 
 if (mode === 'app') {
+  // As `almoner serve` does (src/heap.ts); BENCH_PRETENURING=on leaves V8's default, to measure it.
+  if (process.env.BENCH_PRETENURING !== 'on') keepRequestObjectsYoung();
   const config = loadConfig(process.env, { rateLimitPerMinute: 100_000_000, logLevel: 'warn' });
   const platform = await openPlatform(config, { log: pino({ level: 'warn' }) });
   const app = await buildApp(platform.deps);
@@ -59,6 +63,23 @@ if (mode === 'app') {
       if (now - last - 5 > stallMs) process.stdout.write(`stall ${now.toFixed(0)} ${(now - last - 5).toFixed(1)}\n`);
       last = now;
     }, 5).unref();
+  }
+  // BENCH_HEAP_SAMPLE=FILE: every allocation sampled (1 in 32 KiB), the collected ones too, written
+  // there as a .heapprofile at exit: what a request allocates, not only what it leaves alive.
+  const heapSample = process.env.BENCH_HEAP_SAMPLE;
+  if (heapSample !== undefined && heapSample !== '') {
+    // BENCH_HEAP_SAMPLE_KEEP=promoted: only what outlived the young generation (the old space's garbage and the live).
+    const promoted = process.env.BENCH_HEAP_SAMPLE_KEEP === 'promoted';
+    const session = new Session();
+    session.connect();
+    await session.post('HeapProfiler.startSampling', { samplingInterval: 32_768, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: !promoted });
+    process.removeAllListeners('SIGTERM');
+    process.on('SIGTERM', () => {
+      void session.post('HeapProfiler.stopSampling').then(({ profile }) => {
+        writeFileSync(heapSample, JSON.stringify(profile));
+        process.exit(0);
+      });
+    });
   }
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

@@ -7,6 +7,7 @@ import { openPlatform } from './platform.ts';
 import { buildApp } from './app.ts';
 import { startJobs } from './jobs.ts';
 import { rememberPublicUrl } from './modules/mail/index.ts';
+import { keepRequestObjectsYoung } from './heap.ts';
 
 /**
  * With `workers` > 1 this process forks that many server processes sharing
@@ -18,6 +19,7 @@ const SHUTDOWN_DEADLINE_MS = 15_000;
 
 export async function serve(workers = 1): Promise<void> {
   if (workers > 1 && cluster.isPrimary) return supervise(workers);
+  keepRequestObjectsYoung();
   const config = loadConfig();
   // Donors read the sponsor's details in their instructions for sending money and on receipts.
   const unset = config.sponsorUnset.join(', ');
