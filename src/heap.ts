@@ -7,7 +7,7 @@
 // A request's objects are short-lived by nature: the server asks V8 not to pretenure them.
 import { setFlagsFromString } from 'node:v8';
 
-/** Called once, before the server opens its platform (`almoner serve`, the bench's server). */
+/** Called once, before a serving process opens its platform (`almoner serve`, `almoner demo`, the bench's server). */
 export function keepRequestObjectsYoung(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');
 }

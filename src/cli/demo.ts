@@ -11,6 +11,7 @@ import { createKey } from '../modules/keys/index.ts';
 import { userIdBySlug } from '../modules/users/index.ts';
 import { directorySize } from '../modules/nonprofits/index.ts';
 import { makeLogger } from '../log.ts';
+import { keepRequestObjectsYoung } from '../heap.ts';
 import pretty from 'pino-pretty';
 
 /** A demo log line: a request as `GET /v1/donations` then `-> 200 in 11 ms`, anything else as its message and fields. */
@@ -31,6 +32,7 @@ function demoLine(entry: Record<string, unknown>, messageKey: string): string {
 export const DEMO_CHARITY = { ein: '911148123', name: 'Mercy Corps', domain: 'mercycorps.demo.test' } as const;
 
 export async function demo(): Promise<void> {
+  keepRequestObjectsYoung(); // a server like `almoner serve`, to build against (src/heap.ts)
   const loaded = loadConfig();
   const payments = demoPayments(loaded, { create: true });
   const config = payments === undefined ? loaded : Object.freeze({ ...loaded, payments });
