@@ -5,7 +5,8 @@ import { dialectOf } from '../src/db/dialect.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachEngine, makeUser, fund, makeNonProfit, call } from './harness.ts';
-import { LOOKUP_OFFSET_MAX, pageReader } from '../src/modules/donations/donations.lists.ts';
+import { LOOKUP_OFFSET_MAX, listOwnDonations, pageReader } from '../src/modules/donations/donations.lists.ts';
+import { FreshReads } from '../src/db/fresh-reads.ts';
 
 describeEachEngine('where a page of donations is read', (env) => {
   test('the first pages as lookups, a page past LOOKUP_OFFSET_MAX rows on the pool', () => {
@@ -33,5 +34,37 @@ describeEachEngine('where a page of donations is read', (env) => {
     assert.equal(deep.status, 200, JSON.stringify(deep.body));
     assert.deepEqual(deep.body.items, []);
     assert.equal(deep.body.meta.count, 3);
+  });
+
+  test("a page's records epoch is read beside its statements: on PostgreSQL asked before they are answered", async () => {
+    const { deps, app } = env();
+    await makeNonProfit(deps, { ein: '261544963', name: 'Vermont Foodbank' });
+    const user = await makeUser(deps);
+    await fund(deps, user, 1_000_00);
+    const made = await call(app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10, ein: '261544963' } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    // What happens, in order: the epoch's read begun, the page's keys answered (the kept rows asked for them).
+    const order: string[] = [];
+    const { cards, donationRows } = deps.runtime;
+    const epoch = cards.epoch;
+    const get = donationRows.get.bind(donationRows);
+    cards.epoch = new FreshReads(() => {
+      order.push('epoch');
+      return epoch.get();
+    });
+    donationRows.get = (id, revision) => {
+      if (!order.includes('keys')) order.push('keys');
+      return get(id, revision);
+    };
+    try {
+      const page = await listOwnDonations(deps, user.caller, { page: 1, per_page: 25 });
+      assert.equal(page.items.length, 1);
+      // SQLite answers a statement as it is made, within the turn; PostgreSQL's answers arrive in a
+      // later one, and the epoch's statement has left with the page's by then (one wait, not two).
+      assert.deepEqual(order, dialectOf(deps.db).engine === 'postgres' ? ['epoch', 'keys'] : ['keys', 'epoch']);
+    } finally {
+      cards.epoch = epoch;
+      donationRows.get = get;
+    }
   });
 });

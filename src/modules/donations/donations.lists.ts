@@ -11,6 +11,7 @@ import { KEPT_ROWS_MAX, KeptDonationRows } from './donations.rows.ts';
 import * as partner from './donations.partner.store.ts';
 import { cardsFor, ownListForm, ownUserScopedForm, userScopedForm } from './donations.view.ts';
 import { ownDonationPageJson } from './donations.json.ts';
+import { cardsEpoch } from '../nonprofits/index.ts';
 import { authorize } from '../../shared/policy.ts';
 import * as queue from './donations.queue.store.ts';
 import { centsToDollars } from '../../shared/money.ts';
@@ -45,8 +46,11 @@ export function pageReader(deps: Deps, page: PageRequest): Db {
 
 /** A page of a user's donations (`publicOnly`: the ones others see), with their count and the cards of their non-profits. */
 async function readPage(deps: Deps, userId: number, publicOnly: boolean, page: PageRequest) {
+  // The records epoch's read begins before the page's statements are made, so that on PostgreSQL
+  // it leaves in the same write as them (db/pipelined.ts) and is answered in the same wait.
+  const epoch = cardsEpoch(deps);
   const { rows, count } = await store.listByUser(pageReader(deps, page), userId, publicOnly, page, deps.runtime.donationRows);
-  return { rows, count, cards: await cardsFor(deps, rows) };
+  return { rows, count, cards: await cardsFor(deps, rows, epoch) };
 }
 
 export async function listOwnDonations(deps: Deps, caller: Caller, page: PageRequest) {

@@ -11,10 +11,12 @@ import type { DonationRecord } from './donations.store.ts';
 /** The non-profits (form 2.2) of these records, by id. */
 export type Cards = ReadonlyMap<number, NonProfitCard>;
 
-export function cardsFor(deps: Deps, records: readonly DonationRecord[]): Promise<Cards> {
+/** The cards of the records' non-profits, under the records epoch `epochRead` if its read was begun earlier (cardsEpoch). */
+export function cardsFor(deps: Deps, records: readonly DonationRecord[], epochRead?: Promise<number>): Promise<Cards> {
   return nonProfitCards(
     deps,
     records.map((r) => r.non_profit_id),
+    epochRead,
   );
 }
 

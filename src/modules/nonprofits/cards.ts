@@ -62,11 +62,23 @@ export function cardOfNonProfit(publicUrl: string, np: NonProfit): NonProfitCard
   return toCard(publicUrl, { id: np.id, ein: np.ein, name: np.name, website: np.website, city: np.city, state: np.state, cause_id: np.cause_id, slug: np.public_path });
 }
 
-/** The cards of these non-profit ids (each must exist: donations reference them). */
-export async function nonProfitCards(deps: Deps, ids: readonly number[]): Promise<ReadonlyMap<number, NonProfitCard>> {
-  // A read that began after this call (db/fresh-reads.ts: concurrent requests share it).
+/**
+ * The records epoch a request's cards are kept under, its read begun now: a read that begins after
+ * this call (db/fresh-reads.ts: concurrent requests share it), so fresh for the request. A request
+ * that reads other rows first (a list's page) begins it beside them: on PostgreSQL its statement
+ * then leaves with theirs, and the request waits for one round trip instead of two.
+ */
+export function cardsEpoch(deps: Deps): Promise<number> {
+  const read = deps.runtime.cards.epoch.get();
+  // Awaited by nonProfitCards; a request that fails before it gets there must not leave it unheard.
+  read.catch(() => undefined);
+  return read;
+}
+
+/** The cards of these non-profit ids (each must exist: donations reference them), under `epochRead` (cardsEpoch). */
+export async function nonProfitCards(deps: Deps, ids: readonly number[], epochRead: Promise<number> = cardsEpoch(deps)): Promise<ReadonlyMap<number, NonProfitCard>> {
   const cache = deps.runtime.cards;
-  const epoch = await cache.epoch.get();
+  const epoch = await epochRead;
   if (cache.kept.epoch !== epoch) cache.kept = { epoch, cards: new Map() };
   const cards = cache.kept.cards;
   const missing = [...new Set(ids.filter((id) => !cards.has(id)))];

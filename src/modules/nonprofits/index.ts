@@ -14,7 +14,7 @@ export {
   zipCentre,
 } from './nonprofits.service.ts';
 export { bumpRecordsEpoch, type NonProfit, type NonProfitInput } from './nonprofits.store.ts';
-export { cardOfNonProfit, createCardCache, nonProfitCards, type CardCache, type NonProfitCard } from './cards.ts';
+export { cardOfNonProfit, cardsEpoch, createCardCache, nonProfitCards, type CardCache, type NonProfitCard } from './cards.ts';
 export { bmfFiles, importBmf, sourceOf, type ImportProgress, type ImportSummary } from './import.service.ts';
 export { DirectorySearch } from './search.service.ts';
 export { DirectoryInMemory } from './directory.held.ts';
