@@ -5,7 +5,7 @@ import { dialectOf } from '../src/db/dialect.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeEachEngine, makeUser, fund, makeNonProfit, call } from './harness.ts';
-import { LOOKUP_OFFSET_MAX, listOwnDonations, pageReader } from '../src/modules/donations/donations.lists.ts';
+import { LOOKUP_OFFSET_MAX, getOwnDonation, listOwnDonations, pageReader } from '../src/modules/donations/donations.lists.ts';
 import { FreshReads } from '../src/db/fresh-reads.ts';
 
 describeEachEngine('where a page of donations is read', (env) => {
@@ -65,6 +65,47 @@ describeEachEngine('where a page of donations is read', (env) => {
     } finally {
       cards.epoch = epoch;
       donationRows.get = get;
+    }
+  });
+
+  test("a single donation's records epoch is asked for before its row is answered", async () => {
+    const { deps, app } = env();
+    await makeNonProfit(deps, { ein: '261544963', name: 'Vermont Foodbank' });
+    const user = await makeUser(deps);
+    await fund(deps, user, 1_000_00);
+    const made = await call(app, 'POST', '/v1/donations', { key: user.key, body: { amount: 10, ein: '261544963' } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const order: string[] = [];
+    const { cards } = deps.runtime;
+    const epoch = cards.epoch;
+    cards.epoch = new FreshReads(() => {
+      order.push('epoch');
+      return epoch.get();
+    });
+    // The row's statements, as the pool answers them.
+    const db = new Proxy(deps.db, {
+      get(target, property) {
+        if (property === 'executeQuery') {
+          return async (...args: Parameters<typeof target.executeQuery>) => {
+            const result = await target.executeQuery(...args);
+            order.push('row');
+            return result;
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    try {
+      const donation = await getOwnDonation({ ...deps, db }, user.caller, Number(made.body.id));
+      assert.equal(donation.id, Number(made.body.id));
+      assert.equal(donation.non_profit.name, 'Vermont Foodbank');
+      // SQLite answers the row's statements within the turn, before the epoch's read begins; on
+      // PostgreSQL the epoch's statement has left before the row is answered (one wait, not two).
+      if (dialectOf(deps.db).engine === 'postgres') assert.equal(order[0], 'epoch', order.join(', '));
+      assert.ok(order.includes('epoch') && order.includes('row'), order.join(', '));
+    } finally {
+      cards.epoch = epoch;
     }
   });
 });

@@ -117,9 +117,12 @@ export async function donationQueue(deps: Deps, book: Book, status: DonationStat
 
 export async function getOwnDonation(deps: Deps, caller: Caller, donationId: number) {
   authorize(caller, 'read');
+  // The records epoch its organisation's card is kept under is asked for beside the row, as a
+  // list page's is: on PostgreSQL on a lookup connection while the row's statements run on the pool.
+  const epoch = cardsEpoch(deps);
   const record = await store.findDonation(deps.db, caller.book, donationId);
   if (record === undefined || record.user_id !== caller.user_id) throw notFound('donation_not_found', `no donation ${donationId}`);
-  return ownListForm(deps, await cardsFor(deps, [record]), record);
+  return ownListForm(deps, await cardsFor(deps, [record], epoch), record);
 }
 
 /** Many donations of a book in their owners' form (form 2.1), by id, read at once: what a batch of notifications carries. */
