@@ -74,7 +74,7 @@ describeEachEngine('where a page of donations is read', (env) => {
     }
   });
 
-  test("a single donation's records epoch is asked for before its row is answered", async () => {
+  test("a single donation's records epoch is asked for before its row's first statement", async () => {
     const { deps } = env();
     const { user, made } = await oneDonation(env());
     // What is asked for, in order: the records epoch, and the row's statements as they are made.
