@@ -99,9 +99,14 @@ function autocannon(url: string, options: { method?: string; body?: string; key?
 
 const SPREAD_LOAD = new URL('./spread-load.ts', import.meta.url).pathname;
 
-/** POST /v1/donations with a random key of `keysFile`'s on each request (bench/spread-load.ts), on core 1; `idempotent`: a fresh Idempotency-Key on each. */
+/**
+ * POST /v1/donations with a random key of `keysFile`'s on each request (bench/spread-load.ts), on
+ * core 1; `idempotent`: a fresh Idempotency-Key on each, made as the typed client makes them
+ * (time-ordered), or as random UUIDs with BENCH_KEYS=random.
+ */
 function spreadLoad(url: string, keysFile: string, body: string, duration = DURATION_S, idempotent = false): Promise<Result> {
-  const args = [SPREAD_LOAD, url, String(duration), String(CONNECTIONS), keysFile, body, ...(idempotent ? ['idempotent'] : [])];
+  const keys = process.env.BENCH_KEYS === 'random' ? 'idempotent-random' : 'idempotent';
+  const args = [SPREAD_LOAD, url, String(duration), String(CONNECTIONS), keysFile, body, ...(idempotent ? [keys] : [])];
   const child = spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
   return resultOf(child);
 }

@@ -18,9 +18,25 @@ import { Webhook } from 'standardwebhooks';
 import { engines, freshDatabase, fund, makeNonProfit, makeUser, startServerProcess, testConfig, type TestUser } from './harness.ts';
 import { openPlatform } from '../src/platform.ts';
 import { assertReadmeOutputs, readmeExamples, readmeWorld } from './client-readme.ts';
-import { AlmonerError, createClient } from '@almoner/client';
+import { AlmonerError, createClient, idempotencyKey } from '@almoner/client';
 
 const EIN = '530196605';
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe("the client's Idempotency-Keys", () => {
+  test('are UUIDs of version 7: the time they were made first, so that keys sort in the order they were made', () => {
+    const at = Date.UTC(2026, 11, 5, 18, 30);
+    const keys = Array.from({ length: 2_000 }, (_, i) => idempotencyKey(at + Math.floor(i / 100)));
+    for (const key of keys) assert.match(key, UUID_V7);
+    assert.equal(new Set(keys).size, keys.length, 'unique, a hundred in one millisecond included');
+    // The first 48 bits are the milliseconds since 1970.
+    assert.equal(parseInt(keys[0]!.replaceAll('-', '').slice(0, 12), 16), at);
+    assert.equal(parseInt(keys.at(-1)!.replaceAll('-', '').slice(0, 12), 16), at + 19);
+    for (let i = 100; i < keys.length; i += 100) assert.ok(keys[i - 1]! < keys[i]!, `a later millisecond's key sorts after an earlier one's (${i})`);
+    assert.ok(idempotencyKey() > keys.at(-1)!, 'now is after 2026-12-05');
+    assert.match(idempotencyKey(2 ** 48 - 1), /^ffffffff-ffff-7/, 'the largest time the 48 bits hold');
+  });
+});
 const ALMS = new URL('../packages/client/bin/alms.js', import.meta.url).pathname;
 
 for (const { name: engine } of engines()) {
@@ -131,6 +147,7 @@ for (const { name: engine } of engines()) {
       assert.equal(made.amount, 25);
       assert.equal(keys.length, 2);
       assert.equal(keys[0], keys[1], 'the same key on the retry');
+      assert.match(keys[0] ?? '', UUID_V7, 'a time-ordered key (ADR 34)');
       assert.equal((await createClient({ baseUrl: base, apiKey: donor.key }).donations.list()).meta.count, before + 1, 'one donation, not two');
       await client.balance();
       assert.equal(waits.at(-1), 2000, 'Retry-After: 2 is two seconds');
