@@ -90,23 +90,29 @@ function waitMs(response: Response | undefined, attempt: number): number {
 /**
  * A fresh Idempotency-Key: a UUID of version 7 (RFC 9562), the milliseconds since 1970 in its
  * first 48 bits and 74 random bits after them, so that the keys a client makes sort in the order
- * it made them. A server keeps its keys' records in an index led by the key; keys made in order
- * land together at its end, where random ones would each write a page of their own (Almoner's
- * ADR 34). The random bits come from `getRandomValues` where the runtime has it (Node 19+,
- * browsers), else (Node 18, which keeps Web Crypto off the global) from Math.random: the key must
- * be unique per request, not secret.
+ * it made them. Almoner on SQLite keeps its keys' records in an index led by the key; keys made
+ * in order land together at its end, where random ones would each write a page of their own
+ * (Almoner's ADR 34). Made from a random UUID (version 4) with its first 48 bits replaced by the
+ * time and its version by 7: the same layout, its other bits still random.
  */
 export function idempotencyKey(now: number = Date.now()): string {
-  const crypto = (globalThis as { crypto?: { getRandomValues?: (array: Uint8Array) => Uint8Array } }).crypto;
+  const ms = Math.max(0, Math.floor(now)).toString(16).padStart(12, '0').slice(-12);
+  // 'xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx': after the version digit, 74 random bits and the variant.
+  return `${ms.slice(0, 8)}-${ms.slice(8, 12)}-7${randomUuid().slice(15)}`;
+}
+
+/**
+ * A random UUID (version 4): the runtime's where it has one (Node 19+, browsers on https or
+ * localhost), else one made from `getRandomValues`, else (Node 18, which keeps Web Crypto off the
+ * global) from Math.random: a key must be unique per request, not secret.
+ */
+function randomUuid(): string {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string; getRandomValues?: (array: Uint8Array) => Uint8Array } }).crypto;
+  if (typeof crypto?.randomUUID === 'function') return crypto.randomUUID();
   const bytes = new Uint8Array(16);
   if (typeof crypto?.getRandomValues === 'function') crypto.getRandomValues(bytes);
   else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
-  let ms = Math.max(0, Math.floor(now));
-  for (let i = 5; i >= 0; i--) {
-    bytes[i] = ms % 256;
-    ms = Math.floor(ms / 256);
-  }
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x70;
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
   const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
