@@ -21,6 +21,7 @@ import { assertReadmeOutputs, readmeExamples, readmeWorld } from './client-readm
 import { AlmonerError, createClient, idempotencyKey } from '@almoner/client';
 
 const EIN = '530196605';
+const ALMS = new URL('../packages/client/bin/alms.js', import.meta.url).pathname;
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe("the client's Idempotency-Keys", () => {
@@ -37,7 +38,6 @@ describe("the client's Idempotency-Keys", () => {
     assert.match(idempotencyKey(2 ** 48 - 1), /^ffffffff-ffff-7/, 'the largest time the 48 bits hold');
   });
 });
-const ALMS = new URL('../packages/client/bin/alms.js', import.meta.url).pathname;
 
 for (const { name: engine } of engines()) {
   describe(`the client and alms against a server (${engine})`, () => {

@@ -90,9 +90,9 @@ function waitMs(response: Response | undefined, attempt: number): number {
 /**
  * A fresh Idempotency-Key: a UUID of version 7 (RFC 9562), the milliseconds since 1970 in its
  * first 48 bits and 74 random bits after them, so that the keys a client makes sort in the order
- * it made them. Almoner on SQLite keeps its keys' records in an index led by the key; keys made
- * in order land together at its end, where random ones would each write a page of their own
- * (Almoner's ADR 34). Made from a random UUID (version 4) with its first 48 bits replaced by the
+ * it made them. Almoner keeps its keys' records in an index led by the key; keys made in order
+ * land together at its end, where random ones would each write a page of their own (Almoner's
+ * ADR 34). Made from a random UUID (version 4) with its first 48 bits replaced by the
  * time and its version by 7: the same layout, its other bits still random.
  */
 export function idempotencyKey(now: number = Date.now()): string {
