@@ -26,7 +26,8 @@
 //     BENCH_PRETENURING=on: the app server with V8's default pretenuring (src/heap.ts)
 //   --only ledger --repeat N: N pairs, alternated, of the load over 100 funds without and with the ledger's log job, and the median of their ratios
 //   --only chains --repeat N: the same pairs, the ledger's chains off (bench/chains-off.ts) against on with the job: issue 61's measure
-//   --only keyed --repeat N: the same pairs, without keys against a fresh Idempotency-Key on each request: issue 60's keyed measure
+//   --only keyed --repeat N: issue 60's keyed measure: N triples on one server, without keys, with the typed client's
+//     Idempotency-Keys and with random UUIDs, alternated (keyedTriples)
 //   --only sequencer: the ledger's sequencer alone, the time an entry on a backlog (bench/sequencer.ts)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -99,14 +100,17 @@ function autocannon(url: string, options: { method?: string; body?: string; key?
 
 const SPREAD_LOAD = new URL('./spread-load.ts', import.meta.url).pathname;
 
+/** The Idempotency-Keys a load sends: none, the typed client's (time-ordered), or random UUIDs. */
+type KeyMode = 'none' | 'idempotent' | 'idempotent-random';
+
 /**
  * POST /v1/donations with a random key of `keysFile`'s on each request (bench/spread-load.ts), on
  * core 1; `idempotent`: a fresh Idempotency-Key on each, made as the typed client makes them
- * (time-ordered), or as random UUIDs with BENCH_KEYS=random.
+ * (time-ordered), or as random UUIDs with BENCH_KEYS=random; or `keys`, the mode itself.
  */
-function spreadLoad(url: string, keysFile: string, body: string, duration = DURATION_S, idempotent = false): Promise<Result> {
-  const keys = process.env.BENCH_KEYS === 'random' ? 'idempotent-random' : 'idempotent';
-  const args = [SPREAD_LOAD, url, String(duration), String(CONNECTIONS), keysFile, body, ...(idempotent ? [keys] : [])];
+function spreadLoad(url: string, keysFile: string, body: string, duration = DURATION_S, idempotent: boolean | KeyMode = false): Promise<Result> {
+  const mode: KeyMode = typeof idempotent === 'string' ? idempotent : !idempotent ? 'none' : process.env.BENCH_KEYS === 'random' ? 'idempotent-random' : 'idempotent';
+  const args = [SPREAD_LOAD, url, String(duration), String(CONNECTIONS), keysFile, body, ...(mode === 'none' ? [] : [mode])];
   const child = spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
   return resultOf(child);
 }
@@ -281,7 +285,8 @@ async function benchEngine(engine: string): Promise<string[]> {
       return await benchWorkers(engine, databaseUrl, seeded, autocannonUnpinned, log); // awaited here, before the finally removes the database
     }
 
-    if (values.only === 'ledger' || values.only === 'chains' || values.only === 'keyed') {
+    if (values.only === 'keyed') return await keyedTriples(engine, databaseUrl, env, dir, seeded);
+    if (values.only === 'ledger' || values.only === 'chains') {
       return await ledgerPairs(engine, databaseUrl, env, dir, seeded, values.only === 'ledger' ? 'job' : values.only);
     }
     if (values.only === 'post') {
@@ -403,8 +408,7 @@ function takeUpLog(databaseUrl: string, what: string): void {
  * ratios. The arm measured has the job, taking the log up and checkpointing every second. Its
  * baseline: `job`, the same server without the job (`--only ledger`); `chains`, a server with the
  * chains off (bench/chains-off.ts: no entry hashed, placed or named as waiting) and no job, issue
- * 61's measure (`--only chains`). With `keys` (`--only keyed`, issue 60's measure) both arms run
- * the same server without the job, and the arm measured sends a fresh Idempotency-Key on each request.
+ * 61's measure (`--only chains`).
  */
 async function ledgerPairs(
   engine: string,
@@ -412,7 +416,7 @@ async function ledgerPairs(
   baseEnv: Record<string, string>,
   dir: string,
   seeded: Awaited<ReturnType<typeof seedBench>>,
-  baseline: 'job' | 'chains' | 'keyed',
+  baseline: 'job' | 'chains',
 ): Promise<string[]> {
   const body = JSON.stringify({ amount: 10, ein: seeded.ein });
   const keysFile = join(dir, 'spread-keys.json');
@@ -432,19 +436,13 @@ async function ledgerPairs(
   const rows: string[] = [];
   const chains = baseline === 'chains';
   const env = chains ? { ...baseEnv, BENCH_CHAINS: 'off' } : baseEnv;
-  const keyed = baseline === 'keyed';
-  // The keyed arm is the same server as its baseline: a copy of the env, told apart by identity.
-  const withJob = keyed ? { ...baseEnv } : { ...baseEnv, ...(chains ? { BENCH_CHAINS: 'on' } : {}), LEDGER_JOB_MS: '1000', LEDGER_CHECKPOINT_INTERVAL_MS: '1000' };
-  const [offLabel, onLabel] = keyed
-    ? ['without keys', 'each with an Idempotency-Key']
-    : chains
-      ? ['chains off', 'chains on, log job every second']
-      : ['no log job', 'log job every second'];
+  const withJob = { ...baseEnv, ...(chains ? { BENCH_CHAINS: 'on' } : {}), LEDGER_JOB_MS: '1000', LEDGER_CHECKPOINT_INTERVAL_MS: '1000' };
+  const [offLabel, onLabel] = chains ? ['chains off', 'chains on, log job every second'] : ['no log job', 'log job every second'];
   const run = async (arm: Record<string, string>, pair: number) => {
     started = performance.now();
     await snapshot.restore();
     log(`  the database restored from its copy in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    return measureSpread(`over ${seeded.spreadKeys.length} funds, ${arm === env ? offLabel : onLabel} (pair ${pair})`, arm, keysFile, body, keyed && arm !== env);
+    return measureSpread(`over ${seeded.spreadKeys.length} funds, ${arm === env ? offLabel : onLabel} (pair ${pair})`, arm, keysFile, body);
   };
   try {
     for (let pair = 1; pair <= pairs; pair += 1) {
@@ -467,7 +465,7 @@ async function ledgerPairs(
   // rightly name them: the chains' own checks run in the tests and in `--only ledger`.
   if (chains) log(`  (not checked: the chains-off runs wrote entries outside the log by design)`);
   else checkDatabase(databaseUrl);
-  const measure = keyed ? 'keyed / without keys' : chains ? 'chains on with the job / chains off' : 'with the log job / without';
+  const measure = chains ? 'chains on with the job / chains off' : 'with the log job / without';
   rows.push(`| ${engine} | ${measure}, median of ${pairs} pairs | | | | **${median(ratios).toFixed(3)}** |`);
   // Two more views of the same runs, less moved by one slow run: each arm's median, and the
   // server's CPU a request (the cost itself, where the machine rather than the server is the limit).
@@ -478,6 +476,100 @@ async function ledgerPairs(
     const [offUs, onUs] = [median(cpu(runs.off)), median(cpu(runs.on))];
     rows.push(`| ${engine} | the server's CPU a request, medians: ${onLabel} / ${offLabel} | ${onUs.toFixed(0)} us | | ${offUs.toFixed(0)} us | ${(onUs / offUs).toFixed(3)} |`);
   }
+  return rows;
+}
+
+/** The write system calls a process has made so far (/proc/<pid>/io), where the platform says. */
+function writeCalls(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const line = readFileSync(`/proc/${pid}/io`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('syscw:'));
+    return line === undefined ? undefined : Number(line.slice('syscw:'.length));
+  } catch {
+    return undefined;
+  }
+}
+
+const KEY_ARMS: readonly KeyMode[] = ['none', 'idempotent', 'idempotent-random'];
+const KEY_LABELS: Record<KeyMode, string> = { none: 'without keys', idempotent: "the client's keys", 'idempotent-random': 'random UUID keys' };
+
+interface KeyedRun extends SpreadResult {
+  /** The server's write system calls a request (SQLite's WAL is written by the server itself). */
+  writes: number | undefined;
+  /** PostgreSQL's WAL a request, bytes. */
+  wal: number | undefined;
+}
+
+/**
+ * Issue 60's keyed measure (`--only keyed --repeat N`): the load over 100 funds without keys, with
+ * the typed client's keys (time-ordered) and with random UUIDs, N triples on one server and one
+ * database, the arms' order turning each triple. A fresh server and a restored copy for each run
+ * spread one pair's ratio from 0.56 to 1.10 on a noisy machine (docs/performance-history.md,
+ * 2026-12-05, night); on one server the arms share its warmed code and caches, and the machine's
+ * drift and the tables' growth fall on every arm alike.
+ */
+async function keyedTriples(engine: string, databaseUrl: string, env: Record<string, string>, dir: string, seeded: Awaited<ReturnType<typeof seedBench>>): Promise<string[]> {
+  const body = JSON.stringify({ amount: 10, ein: seeded.ein });
+  const keysFile = join(dir, 'spread-keys.json');
+  writeFileSync(keysFile, JSON.stringify(seeded.spreadKeys));
+  const triples = Number(values.repeat);
+  if (!Number.isInteger(triples) || triples < 1) throw new Error('--repeat is a whole number from 1');
+  takeUpLog(databaseUrl, 'the seeded journal');
+  const runs: Record<KeyMode, KeyedRun[]> = { none: [], idempotent: [], 'idempotent-random': [] };
+  const rows: string[] = [];
+  const { child, port } = await startServer('app', env);
+  try {
+    const url = `http://127.0.0.1:${port}/v1/donations`;
+    for (const mode of KEY_ARMS) await spreadLoad(url, keysFile, body, 3, mode); // warm-up, each arm
+    for (let triple = 1; triple <= triples; triple += 1) {
+      const order = KEY_ARMS.map((_, i) => KEY_ARMS[(i + triple - 1) % KEY_ARMS.length] as KeyMode);
+      for (const mode of order) {
+        const [counted, cpu, writes] = [await postgresCounters(databaseUrl), cpuNow(child), writeCalls(child.pid)];
+        const result = await spreadLoad(url, keysFile, body, DURATION_S, mode);
+        const [countedAfter, cpuAfter, writesAfter] = [await postgresCounters(databaseUrl), cpuNow(child), writeCalls(child.pid)];
+        const requests = result.rps * DURATION_S;
+        const each = (from: number | undefined, to: number | undefined) => (from === undefined || to === undefined || requests === 0 ? undefined : (to - from) / requests);
+        const run: KeyedRun = {
+          ...result,
+          serverUs: each(cpu.server?.cpu, cpuAfter.server?.cpu) === undefined ? undefined : (each(cpu.server?.cpu, cpuAfter.server?.cpu) as number) * 1000,
+          writes: each(writes, writesAfter),
+          wal: each(counted?.bytes, countedAfter?.bytes),
+        };
+        runs[mode].push(run);
+        report(`${KEY_LABELS[mode]} (triple ${triple})`, result);
+        const server = run.serverUs === undefined ? '' : `the server's CPU ${run.serverUs.toFixed(0)} us a request`;
+        const io = run.wal !== undefined ? `, PostgreSQL's WAL ${(run.wal / 1024).toFixed(2)} KB` : run.writes !== undefined ? `, its write calls ${run.writes.toFixed(1)}` : '';
+        log(`    ${server}${io}; machine ${share(cpu.machine, cpuAfter.machine)}% of a core busy`);
+      }
+      const [none, client, random] = KEY_ARMS.map((mode) => runs[mode][triple - 1] as KeyedRun) as [KeyedRun, KeyedRun, KeyedRun];
+      rows.push(
+        `| ${engine} | over 100 funds, the client's keys (triple ${triple}) | ${client.rps.toFixed(0)} | ${client.p50} / ${client.p99} | without keys ${none.rps.toFixed(0)} | **${(client.rps / none.rps).toFixed(3)}** |`,
+        `| ${engine} | over 100 funds, random UUID keys (triple ${triple}) | ${random.rps.toFixed(0)} | ${random.p50} / ${random.p99} | without keys ${none.rps.toFixed(0)} | ${(random.rps / none.rps).toFixed(3)} |`,
+      );
+    }
+  } finally {
+    await stop(child);
+  }
+  checkDatabase(databaseUrl);
+  const ratios = (mode: KeyMode) => runs[mode].map((r, i) => r.rps / (runs.none[i] as KeyedRun).rps);
+  const rps = (mode: KeyMode) => median(runs[mode].map((r) => r.rps));
+  rows.push(
+    `| ${engine} | the client's keys / without keys, median of ${triples} triples | | | | **${median(ratios('idempotent')).toFixed(3)}** |`,
+    `| ${engine} | random UUID keys / without keys, median of ${triples} triples | | | | ${median(ratios('idempotent-random')).toFixed(3)} |`,
+    `| ${engine} | each arm's median: the client's keys, random keys / without keys | ${rps('idempotent').toFixed(0)}, ${rps('idempotent-random').toFixed(0)} | | ${rps('none').toFixed(0)} | ${(rps('idempotent') / rps('none')).toFixed(3)}, ${(rps('idempotent-random') / rps('none')).toFixed(3)} |`,
+  );
+  // Where the machine rather than the server sets the pace, the cost itself: the server's CPU and
+  // the writes a request, each arm's median.
+  const medianOf = (mode: KeyMode, of: (r: KeyedRun) => number | undefined) => {
+    const known = runs[mode].map(of).filter((v) => v !== undefined);
+    return known.length === triples ? median(known) : undefined;
+  };
+  const per = (of: (r: KeyedRun) => number | undefined, unit: string, digits: number) => KEY_ARMS.map((mode) => `${medianOf(mode, of)?.toFixed(digits) ?? '-'}${unit}`).join(', ');
+  rows.push(`| ${engine} | a request's medians (without keys, the client's keys, random keys): the server's CPU | ${per((r) => r.serverUs, ' us', 0)} | | | |`);
+  if (engine === 'postgres') rows.push(`| ${engine} | the same: PostgreSQL's WAL | ${per((r) => (r.wal === undefined ? undefined : r.wal / 1024), ' KB', 2)} | | | |`);
+  else rows.push(`| ${engine} | the same: the server's write calls | ${per((r) => r.writes, '', 1)} | | | |`);
   return rows;
 }
 
