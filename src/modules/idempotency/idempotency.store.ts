@@ -2,6 +2,7 @@
 import { DIALECTS, dialectOf, type Dialect } from '../../db/dialect.ts';
 import { CompiledQuery } from 'kysely';
 import { assert } from '../../shared/assert.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import { columnNames, insertText, jsonRowsFrom, postgresRows, rowsStatement, type Statement } from '../../db/bulk.ts';
 import type { IdempotencyKeysTable } from '../../db/schema.ts';
@@ -139,25 +140,26 @@ function outcomesUpdate(dialect: Dialect, params: unknown[], outcomes: readonly 
         response_status = v.status, response_body = v.body
       from ${jsonRowsFrom(dialect, params, 'uid bigint, ikey text, token text, resource text, status integer, body text', values, 'v')}
       where idempotency_keys.user_id = v.uid and idempotency_keys.key = v.ikey and idempotency_keys.claim_token = v.token and idempotency_keys.state = 'in_progress'
-      returning idempotency_keys.user_id, idempotency_keys.key, idempotency_keys.claim_token`;
+      returning idempotency_keys.claim_token`;
 }
 
 const RECORD_TYPES = `${CLAIM_TYPES}, resource text, response_status integer, response_body text`;
 const RECORD_COLUMNS = columnNames(RECORD_TYPES);
 
 /**
- * The records of unwritten claims, inserted with their outcomes from one JSON value; a key another
- * request recorded first is left as it is (no row returned: that request holds the key). `plain`:
- * without ON CONFLICT, for a round's guarded write, which a key recorded first fails as a whole.
+ * The records of unwritten claims, inserted with their outcomes from one JSON value, each returned;
+ * a key another request recorded first is left as it is (no row returned: that request holds the
+ * key). `plain`: without ON CONFLICT, so that a key recorded first fails the statement as a whole
+ * (a round's guarded write on PostgreSQL; SQLite's first try, without rows returned: `returned` false).
  */
-function outcomesInsert(dialect: Dialect, params: unknown[], outcomes: readonly ClaimOutcome[], plain = false): string {
+function outcomesInsert(dialect: Dialect, params: unknown[], outcomes: readonly ClaimOutcome[], plain = false, returned = true): string {
   const rows = outcomes.map(({ claim, resource, answer }) => {
     const unwritten = claim.unwritten;
     assert(unwritten !== undefined, 'an unwritten claim');
     const state = answer === undefined ? 'committed' : 'done';
     return [claim.user_id, claim.key, unwritten.requestHash, state, unwritten.lockedUntil, unwritten.at, claim.token, resource, answer?.status ?? null, answer?.response ?? null];
   });
-  const conflict = `${plain ? '' : 'on conflict (user_id, key) do nothing '}returning user_id, key, claim_token`;
+  const conflict = `${plain ? '' : 'on conflict (user_id, key) do nothing '}${returned ? 'returning claim_token' : ''}`;
   // SQLite: the values bound one by one. Each answer is JSON text already: inside one JSON value
   // it would be escaped again, and parsed again by json_extract for every column.
   if (dialect.engine === 'sqlite') return `${insertText('sqlite', 'idempotency_keys', RECORD_COLUMNS, rows, params)} ${conflict}`;
@@ -195,6 +197,34 @@ export function claimOutcomesStatements(outcomes: readonly ClaimOutcome[]): Stat
 }
 
 /**
+ * The unwritten claims' records inserted, and the tokens of those this statement wrote. On SQLite
+ * first as a plain insert that returns nothing, which a key recorded first fails as a whole, and
+ * only then, nothing of it written, as the insert that leaves such a key as it is and returns the
+ * records it wrote: rows returned cost SQLite's insert a third more a record
+ * (docs/performance-history.md, 2026-12-06), and nearly every key is new. On PostgreSQL a failed
+ * statement would end the transaction: the second statement alone.
+ */
+async function insertOutcomes(trx: Trx, dialect: Dialect, unwritten: readonly ClaimOutcome[]): Promise<readonly string[]> {
+  if (dialect.engine === 'sqlite') {
+    const params: unknown[] = [];
+    const text = outcomesInsert(dialect, params, unwritten, true, false);
+    dialect.prepare(text);
+    try {
+      await trx.executeQuery(CompiledQuery.raw(text, params));
+      return unwritten.map(({ claim }) => claim.token);
+    } catch (error) {
+      // SQLite undoes the failed statement alone; the transaction goes on.
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+  const params: unknown[] = [];
+  const text = outcomesInsert(dialect, params, unwritten);
+  dialect.prepare(text);
+  const { rows } = await trx.executeQuery<{ claim_token: string }>(CompiledQuery.raw(text, params));
+  return rows.map((r) => r.claim_token);
+}
+
+/**
  * Records claims' outcomes in the work's own transaction (one claim, or a round's: donations.batches.ts),
  * in a statement or two instead of one round trip each while the round's funds are locked. Each
  * claim is its own compare-and-set: one taken over (or, unwritten, recorded first by another
@@ -204,18 +234,18 @@ export async function recordClaimOutcomes(trx: Trx, outcomes: readonly ClaimOutc
   const dialect = dialectOf(trx);
   const recorded = new Set<string>();
   const { held, unwritten } = byRecord(outcomes);
-  for (const [write, of] of [
-    [outcomesUpdate, held],
-    [outcomesInsert, unwritten],
-  ] as const) {
-    if (of.length === 0) continue;
+  if (held.length > 0) {
     const params: unknown[] = [];
-    const text = write(dialect, params, of);
+    const text = outcomesUpdate(dialect, params, held);
     dialect.prepare(text);
-    const { rows } = await trx.executeQuery<{ user_id: number; key: string; claim_token: string }>(CompiledQuery.raw(text, params));
-    for (const r of rows) recorded.add(JSON.stringify([Number(r.user_id), r.key, r.claim_token]));
+    const { rows } = await trx.executeQuery<{ claim_token: string }>(CompiledQuery.raw(text, params));
+    for (const r of rows) recorded.add(r.claim_token);
   }
-  return outcomes.map(({ claim }) => recorded.has(JSON.stringify([claim.user_id, claim.key, claim.token])));
+  if (unwritten.length > 0) {
+    for (const token of await insertOutcomes(trx, dialect, unwritten)) recorded.add(token);
+  }
+  // A claim's token is a random UUID of its own: a record that holds it was written for that claim.
+  return outcomes.map(({ claim }) => recorded.has(claim.token));
 }
 
 /**
