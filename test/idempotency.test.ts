@@ -241,6 +241,37 @@ for (const { name: engine } of engines()) {
       assert.equal(donations.length, 1);
     });
 
+    test("a keyed donation's first answer is the text its record stores, and each replay sends it again byte for byte", async () => {
+      const key = 'one-text';
+      const send = () =>
+        env.app.inject({
+          method: 'POST',
+          url: '/v1/donations',
+          headers: { 'x-api-key': giver.key, 'content-type': 'application/json', 'idempotency-key': key },
+          payload: { ein: EIN, amount: 16 },
+        });
+      const first = await send();
+      assert.equal(first.statusCode, 201, first.body);
+      assert.equal(first.headers['content-type'], 'application/json; charset=utf-8');
+      const stored = await row(giver, key);
+      assert.equal(stored.state, 'done', 'the answer was stored with the work');
+      assert.equal(stored.locked_until, stored.created_at, 'a record written with its work holds no lock');
+      const record = JSON.parse(stored.response_body ?? '') as { content_type: string; location: string; value: unknown };
+      assert.match(String(first.headers.location), /^\/v1\/users\/\d+\/donations\/\d+$/);
+      assert.deepEqual(record, { content_type: 'application/json; charset=utf-8', location: first.headers.location, value: JSON.parse(first.body) });
+      // The same text the route's schema makes of the donation: what an unkeyed request gets.
+      const unkeyed = await call(env.app, 'POST', '/v1/donations', { key: giver.key, body: { ein: EIN, amount: 16 } });
+      assert.deepEqual(Object.keys(JSON.parse(first.body) as object), Object.keys(unkeyed.body as object), "the fields in the schema's order");
+      for (let i = 0; i < 2; i += 1) {
+        const replay = await send();
+        assert.equal(replay.headers['idempotent-replayed'], 'true');
+        assert.equal(replay.statusCode, 201);
+        assert.equal(replay.headers['content-type'], first.headers['content-type']);
+        assert.equal(replay.headers.location, first.headers.location);
+        assert.equal(replay.body, first.body, 'the first text, byte for byte');
+      }
+    });
+
     test('an attempt whose key was taken over rolls its whole transaction back', async () => {
       const key = 'taken-over';
       await env.deps.db

@@ -82,11 +82,14 @@ export async function claimKey(deps: Deps, userId: number, key: string, requestH
   return fromRecord(deps, existing, claim, requestHash, lockedUntil);
 }
 
-/** A claim of a key no statement has read or written: the work's writer inserts its record, or finds one there. */
+/**
+ * A claim of a key no statement has read or written: the work's writer inserts its record, or finds
+ * one there. That record is written with the work's outcome, never in progress, so it holds no
+ * lock: its `locked_until` is its own time (one date made a keyed request, not two).
+ */
 export function unwrittenClaim(deps: Deps, userId: number, key: string, requestHash: string): IdempotencyClaim {
-  const now = deps.clock.now();
-  const lockedUntil = new Date(now.getTime() + deps.config.idempotencyLockMs).toISOString();
-  return { user_id: userId, key, token: randomUUID(), unwritten: { requestHash, at: now.toISOString(), lockedUntil } };
+  const at = deps.clock.now().toISOString();
+  return { user_id: userId, key, token: randomUUID(), unwritten: { requestHash, at, lockedUntil: at } };
 }
 
 /** What a request with a key another request recorded gets: its answer, its resource, the key taken over, or a refusal. */
