@@ -273,6 +273,21 @@ async function measureAtRate(label: string, mode: string, env: Record<string, st
   }
 }
 
+/**
+ * What every run of the load over 100 funds needs: its body, the donors' keys in a file, `--repeat`
+ * checked, and the seeded journal taken into the ledger's log first, as a platform running its job
+ * has it (a run then measures the job beside new entries, not its catching up on a million).
+ */
+function spreadRuns(databaseUrl: string, dir: string, seeded: Awaited<ReturnType<typeof seedBench>>): { body: string; keysFile: string; repeat: number } {
+  const body = JSON.stringify({ amount: 10, ein: seeded.ein });
+  const keysFile = join(dir, 'spread-keys.json');
+  writeFileSync(keysFile, JSON.stringify(seeded.spreadKeys));
+  const repeat = Number(values.repeat);
+  if (!Number.isInteger(repeat) || repeat < 1) throw new Error('--repeat is a whole number from 1');
+  takeUpLog(databaseUrl, 'the seeded journal');
+  return { body, keysFile, repeat };
+}
+
 async function benchEngine(engine: string): Promise<string[]> {
   const { databaseUrl, dir, cleanup } = await freshDatabase(engine, 'bench');
   try {
@@ -291,14 +306,7 @@ async function benchEngine(engine: string): Promise<string[]> {
     }
     if (values.only === 'post') {
       // The writes alone (iterating on them): the naive insert, one fund, many funds (with and without Idempotency-Keys), `--repeat` times in turn.
-      const body = JSON.stringify({ amount: 10, ein: seeded.ein });
-      const keysFile = join(dir, 'spread-keys.json');
-      writeFileSync(keysFile, JSON.stringify(seeded.spreadKeys));
-      const turns = Number(values.repeat);
-      if (!Number.isInteger(turns) || turns < 1) throw new Error('--repeat is a whole number from 1');
-      // The seeded journal taken into the ledger's log first, as a platform running its job has it:
-      // the log row then measures the job beside new entries, not its catching up on a million.
-      takeUpLog(databaseUrl, 'the seeded journal');
+      const { body, keysFile, repeat: turns } = spreadRuns(databaseUrl, dir, seeded);
       const rows: string[] = [];
       const ratios = { post: [] as number[], spread: [] as number[], keyed: [] as number[], chained: [] as number[] };
       for (let turn = 1; turn <= turns; turn += 1) {
@@ -418,12 +426,7 @@ async function ledgerPairs(
   seeded: Awaited<ReturnType<typeof seedBench>>,
   baseline: 'job' | 'chains',
 ): Promise<string[]> {
-  const body = JSON.stringify({ amount: 10, ein: seeded.ein });
-  const keysFile = join(dir, 'spread-keys.json');
-  writeFileSync(keysFile, JSON.stringify(seeded.spreadKeys));
-  const pairs = Number(values.repeat);
-  if (!Number.isInteger(pairs) || pairs < 1) throw new Error('--repeat is a whole number from 1');
-  takeUpLog(databaseUrl, 'the seeded journal');
+  const { body, keysFile, repeat: pairs } = spreadRuns(databaseUrl, dir, seeded);
   // Every run starts from this copy: with nothing waiting for the log (a run with the job after one
   // without would otherwise spend its seconds catching up on the other's entries, as no platform
   // running its job does: docs/performance-history.md, 2026-11-30, late night), and without the rows
@@ -511,12 +514,7 @@ interface KeyedRun extends SpreadResult {
  * drift and the tables' growth fall on every arm alike.
  */
 async function keyedTriples(engine: string, databaseUrl: string, env: Record<string, string>, dir: string, seeded: Awaited<ReturnType<typeof seedBench>>): Promise<string[]> {
-  const body = JSON.stringify({ amount: 10, ein: seeded.ein });
-  const keysFile = join(dir, 'spread-keys.json');
-  writeFileSync(keysFile, JSON.stringify(seeded.spreadKeys));
-  const triples = Number(values.repeat);
-  if (!Number.isInteger(triples) || triples < 1) throw new Error('--repeat is a whole number from 1');
-  takeUpLog(databaseUrl, 'the seeded journal');
+  const { body, keysFile, repeat: triples } = spreadRuns(databaseUrl, dir, seeded);
   const runs: Record<KeyMode, KeyedRun[]> = { none: [], idempotent: [], 'idempotent-random': [] };
   const rows: string[] = [];
   const { child, port } = await startServer('app', env);
