@@ -105,11 +105,9 @@ type KeyMode = 'none' | 'idempotent' | 'idempotent-random';
 
 /**
  * POST /v1/donations with a random key of `keysFile`'s on each request (bench/spread-load.ts), on
- * core 1; `idempotent`: a fresh Idempotency-Key on each, made as the typed client makes them
- * (time-ordered), or as random UUIDs with BENCH_KEYS=random; or `keys`, the mode itself.
+ * core 1, each with a fresh Idempotency-Key of `mode`'s kind unless it is `none`.
  */
-function spreadLoad(url: string, keysFile: string, body: string, duration = DURATION_S, idempotent: boolean | KeyMode = false): Promise<Result> {
-  const mode: KeyMode = typeof idempotent === 'string' ? idempotent : !idempotent ? 'none' : process.env.BENCH_KEYS === 'random' ? 'idempotent-random' : 'idempotent';
+function spreadLoad(url: string, keysFile: string, body: string, duration = DURATION_S, mode: KeyMode = 'none'): Promise<Result> {
   const args = [SPREAD_LOAD, url, String(duration), String(CONNECTIONS), keysFile, body, ...(mode === 'none' ? [] : [mode])];
   const child = spawn('taskset', ['-c', '1', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
   return resultOf(child);
@@ -183,14 +181,16 @@ async function postgresCounters(databaseUrl: string | undefined): Promise<{ byte
 
 /** POST /v1/donations spread over many donors' funds, after a warm-up. */
 async function measureSpread(label: string, env: Record<string, string>, keysFile: string, body: string, idempotent = false): Promise<SpreadResult> {
+  // Keyed: the typed client's keys (time-ordered), or random UUIDs with BENCH_KEYS=random.
+  const mode: KeyMode = !idempotent ? 'none' : process.env.BENCH_KEYS === 'random' ? 'idempotent-random' : 'idempotent';
   const { child, port } = await startServer('app', env);
   try {
     const url = `http://127.0.0.1:${port}/v1/donations`;
-    await spreadLoad(url, keysFile, body, 3, idempotent); // warm-up
+    await spreadLoad(url, keysFile, body, 3, mode); // warm-up
     const countedBefore = await postgresCounters(env.DATABASE_URL);
     const stopPerf = await perfRecord(label);
     const cpuBefore = cpuNow(child);
-    const result = await spreadLoad(url, keysFile, body, DURATION_S, idempotent);
+    const result = await spreadLoad(url, keysFile, body, DURATION_S, mode);
     const cpuAfter = cpuNow(child);
     const perfFile = await stopPerf();
     report(label, result);
@@ -529,9 +529,10 @@ async function keyedTriples(engine: string, databaseUrl: string, env: Record<str
         const [countedAfter, cpuAfter, writesAfter] = [await postgresCounters(databaseUrl), cpuNow(child), writeCalls(child.pid)];
         const requests = result.rps * DURATION_S;
         const each = (from: number | undefined, to: number | undefined) => (from === undefined || to === undefined || requests === 0 ? undefined : (to - from) / requests);
+        const serverMs = each(cpu.server?.cpu, cpuAfter.server?.cpu);
         const run: KeyedRun = {
           ...result,
-          serverUs: each(cpu.server?.cpu, cpuAfter.server?.cpu) === undefined ? undefined : (each(cpu.server?.cpu, cpuAfter.server?.cpu) as number) * 1000,
+          serverUs: serverMs === undefined ? undefined : serverMs * 1000,
           writes: each(writes, writesAfter),
           wal: each(counted?.bytes, countedAfter?.bytes),
         };
