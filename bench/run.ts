@@ -30,7 +30,7 @@
 //     Idempotency-Keys and with random UUIDs, alternated (keyedTriples)
 //   --only sequencer: the ledger's sequencer alone, the time an entry on a backlog (bench/sequencer.ts)
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -495,6 +495,39 @@ function writeCalls(pid: number | undefined): number | undefined {
   }
 }
 
+/**
+ * The CPU (ms) used so far by each PostgreSQL process of this machine (its backends, WAL writer,
+ * checkpointer), by pid, from /proc: what a request costs the database, steadier than requests a
+ * second where the machine's other tenants move the pace. Undefined where /proc is not Linux's.
+ */
+function postgresCpuMs(): Map<string, number> | undefined {
+  try {
+    const byPid = new Map<string, number>();
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (!stat.includes('(postgres)')) continue;
+        const fields = (stat.split(') ')[1] ?? '').split(' ');
+        byPid.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
+      } catch {
+        // It exited meanwhile.
+      }
+    }
+    return byPid;
+  } catch {
+    return undefined;
+  }
+}
+
+/** PostgreSQL's CPU (ms) between two readings: of the processes alive at the second (one that exited meanwhile took its time with it). */
+function postgresCpuSince(before: Map<string, number> | undefined, after: Map<string, number> | undefined): number | undefined {
+  if (before === undefined || after === undefined) return undefined;
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
+
 const KEY_ARMS: readonly KeyMode[] = ['none', 'idempotent', 'idempotent-random'];
 const KEY_LABELS: Record<KeyMode, string> = { none: 'without keys', idempotent: "the client's keys", 'idempotent-random': 'random UUID keys' };
 
@@ -503,6 +536,8 @@ interface KeyedRun extends SpreadResult {
   writes: number | undefined;
   /** PostgreSQL's WAL a request, bytes. */
   wal: number | undefined;
+  /** PostgreSQL's processes' CPU a request, us. */
+  postgresUs: number | undefined;
 }
 
 /**
@@ -524,22 +559,32 @@ async function keyedTriples(engine: string, databaseUrl: string, env: Record<str
     for (let triple = 1; triple <= triples; triple += 1) {
       const order = KEY_ARMS.map((_, i) => KEY_ARMS[(i + triple - 1) % KEY_ARMS.length] as KeyMode);
       for (const mode of order) {
-        const [counted, cpu, writes] = [await postgresCounters(databaseUrl), cpuNow(child), writeCalls(child.pid)];
+        const postgres = engine === 'postgres';
+        const [counted, cpu, writes, pgCpu] = [await postgresCounters(databaseUrl), cpuNow(child), writeCalls(child.pid), postgres ? postgresCpuMs() : undefined];
         const result = await spreadLoad(url, keysFile, body, DURATION_S, mode);
-        const [countedAfter, cpuAfter, writesAfter] = [await postgresCounters(databaseUrl), cpuNow(child), writeCalls(child.pid)];
+        const [cpuAfter, writesAfter, pgCpuAfter] = [cpuNow(child), writeCalls(child.pid), postgres ? postgresCpuMs() : undefined];
+        const countedAfter = await postgresCounters(databaseUrl);
         const requests = result.rps * DURATION_S;
         const each = (from: number | undefined, to: number | undefined) => (from === undefined || to === undefined || requests === 0 ? undefined : (to - from) / requests);
         const serverMs = each(cpu.server?.cpu, cpuAfter.server?.cpu);
+        const pgMs = postgresCpuSince(pgCpu, pgCpuAfter);
+        const postgresMs = pgMs === undefined || requests === 0 ? undefined : pgMs / requests;
         const run: KeyedRun = {
           ...result,
           serverUs: serverMs === undefined ? undefined : serverMs * 1000,
           writes: each(writes, writesAfter),
           wal: each(counted?.bytes, countedAfter?.bytes),
+          postgresUs: postgresMs === undefined ? undefined : postgresMs * 1000,
         };
         runs[mode].push(run);
         report(`${KEY_LABELS[mode]} (triple ${triple})`, result);
         const server = run.serverUs === undefined ? '' : `the server's CPU ${run.serverUs.toFixed(0)} us a request`;
-        const io = run.wal !== undefined ? `, PostgreSQL's WAL ${(run.wal / 1024).toFixed(2)} KB` : run.writes !== undefined ? `, its write calls ${run.writes.toFixed(1)}` : '';
+        const io =
+          run.wal !== undefined
+            ? `, PostgreSQL's CPU ${run.postgresUs?.toFixed(0) ?? '-'} us and WAL ${(run.wal / 1024).toFixed(2)} KB`
+            : run.writes !== undefined
+              ? `, its write calls ${run.writes.toFixed(1)}`
+              : '';
         log(`    ${server}${io}; machine ${share(cpu.machine, cpuAfter.machine)}% of a core busy`);
       }
       const [none, client, random] = KEY_ARMS.map((mode) => runs[mode][triple - 1] as KeyedRun) as [KeyedRun, KeyedRun, KeyedRun];
@@ -567,8 +612,10 @@ async function keyedTriples(engine: string, databaseUrl: string, env: Record<str
   };
   const per = (of: (r: KeyedRun) => number | undefined, unit: string, digits: number) => KEY_ARMS.map((mode) => `${medianOf(mode, of)?.toFixed(digits) ?? '-'}${unit}`).join(', ');
   rows.push(`| ${engine} | a request's medians (without keys, the client's keys, random keys): the server's CPU | ${per((r) => r.serverUs, ' us', 0)} | | | |`);
-  if (engine === 'postgres') rows.push(`| ${engine} | the same: PostgreSQL's WAL | ${per((r) => (r.wal === undefined ? undefined : r.wal / 1024), ' KB', 2)} | | | |`);
-  else rows.push(`| ${engine} | the same: the server's write calls | ${per((r) => r.writes, '', 1)} | | | |`);
+  if (engine === 'postgres') {
+    rows.push(`| ${engine} | the same: PostgreSQL's CPU | ${per((r) => r.postgresUs, ' us', 0)} | | | |`);
+    rows.push(`| ${engine} | the same: PostgreSQL's WAL | ${per((r) => (r.wal === undefined ? undefined : r.wal / 1024), ' KB', 2)} | | | |`);
+  } else rows.push(`| ${engine} | the same: the server's write calls | ${per((r) => r.writes, '', 1)} | | | |`);
   return rows;
 }
 
