@@ -125,7 +125,7 @@ async function receiptChains(deps: Deps): Promise<string[]> {
   return (await store.receiptChainBreaks(deps.db)).map((r) => `receipt ${r.id} replaces receipt ${r.replaces_id} of another contribution, book or donor`);
 }
 
-/** Migrations 023 and 025: the references a donation's write no longer has PostgreSQL check by foreign keys, and the search words an import writes unchecked on SQLite, proved here. */
+/** Migrations 023, 025 and 066: the references a donation's write no longer has PostgreSQL check by foreign keys, and the search words an import writes unchecked on SQLite, proved here. */
 async function references(deps: Deps): Promise<string[]> {
   return (await store.danglingReferences(deps.db)).map((r) => `${r.table}.${r.column} names ${r.target} ${r.value}, which does not exist`);
 }

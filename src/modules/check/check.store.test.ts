@@ -160,7 +160,7 @@ describeEachEngine('check store', (env) => {
     ]);
   });
 
-  test('danglingReferences: a donation, entry, posting, event, count or search word naming a row that does not exist (what the keys dropped by migrations 023 and 025 refused, and what an import on SQLite does not check)', async () => {
+  test('danglingReferences: a donation, entry, posting, event, count, key record or search word naming a row that does not exist (what the keys dropped by migrations 023, 025 and 066 refused, and what an import on SQLite does not check)', async () => {
     const { deps, app } = env();
     const { db } = deps;
     const { engine } = env();
@@ -177,6 +177,22 @@ describeEachEngine('check store', (env) => {
       await c.updateTable('donations').set({ non_profit_id: 999_999_001 }).where('id', '=', made.body.id).execute();
       await c.updateTable('journal_entries').set({ donation_id: 999_999_002 }).where('id', '=', entry.id).execute();
       await c.updateTable('events').set({ user_id: 999_999_003 }).where('user_id', '=', user.user_id).execute();
+      const at = new Date().toISOString();
+      await c
+        .insertInto('idempotency_keys')
+        .values({
+          user_id: 999_999_007,
+          key: 'of-no-user',
+          request_hash: 'h',
+          state: 'done',
+          response_status: 201,
+          response_body: '{}',
+          locked_until: at,
+          created_at: at,
+          claim_token: 't',
+          resource: null,
+        })
+        .execute();
       if (engine === 'sqlite') await sql.raw('pragma foreign_keys = on').execute(c);
     });
     // A search word of no organisation: refused by both engines' keys, but an import loads words
@@ -197,6 +213,7 @@ describeEachEngine('check store', (env) => {
       { table: 'postings', column: 'entry_id', target: 'journal_entries', value: 999_999_005 },
       { table: 'postings', column: 'account_id', target: 'ledger_accounts', value: 999_999_006 },
       { table: 'events', column: 'user_id', target: 'users', value: 999_999_003 },
+      { table: 'idempotency_keys', column: 'user_id', target: 'users', value: 999_999_007 },
       { table: 'non_profit_words', column: 'non_profit_id', target: 'non_profits', value: 999_999_004 },
     ]);
     const { ok, text } = formatCheck(await runCheck(deps));
@@ -205,6 +222,7 @@ describeEachEngine('check store', (env) => {
     assert.match(text, /non_profit_words\.non_profit_id names non_profits 999999004, which does not exist/);
     assert.match(text, /postings\.entry_id names journal_entries 999999005, which does not exist/);
     assert.match(text, /postings\.account_id names ledger_accounts 999999006, which does not exist/);
+    assert.match(text, /idempotency_keys\.user_id names users 999999007, which does not exist/);
   });
 
   test('payments: a payment that is not its grants, a grant out of step, and one to an organisation not cleared are seen', async () => {

@@ -295,7 +295,7 @@ export async function appsMovedUncounted(db: Db): Promise<Array<{ connection_id:
 
 /**
  * The references the database does not always check: those PostgreSQL no longer checks on a
- * donation's hot path (migration 023, ADR 9) and SQLite still does; a posting's entry and
+ * donation's hot path (migrations 023 and 066, ADR 9) and SQLite still does; a posting's entry and
  * account, which PostgreSQL checks per statement with triggers instead of keys (migration 025),
  * off while `session_replication_role` is `replica`; and a search word's organisation, which
  * SQLite does not check while an import loads (directory.store.ts bulkLoad). Each pair is
@@ -312,6 +312,7 @@ const REFERENCES: ReadonlyArray<{ table: string; column: string; target: string 
   { table: 'postings', column: 'account_id', target: 'ledger_accounts' },
   { table: 'events', column: 'user_id', target: 'users' },
   { table: 'donation_counts', column: 'user_id', target: 'users' },
+  { table: 'idempotency_keys', column: 'user_id', target: 'users' },
   { table: 'non_profit_words', column: 'non_profit_id', target: 'non_profits' },
 ];
 
