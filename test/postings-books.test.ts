@@ -118,6 +118,52 @@ for (const { name: engine } of engines()) {
       assert.equal(orphans.rows[0]?.n, 0, 'no posting names the deleted account');
     });
 
+    /** A journal entry written in `db` (a transaction's, say), in `book`. */
+    const newEntry = async (db: Db, book: Book = 'live') =>
+      (await db.insertInto('journal_entries').values({ memo: 'probe', created_at: new Date().toISOString(), book }).returning('id').executeTakeFirstOrThrow()).id;
+    /** The row's xmax: 0 unless a transaction deleted, updated or locked it. */
+    const xmax = async (db: Db, table: 'ledger_accounts' | 'journal_entries', id: number) =>
+      (await sql<{ xmax: string }>`select xmax::text as xmax from ${sql.table(table)} where id = ${id}`.execute(db)).rows[0]?.xmax;
+
+    test("rows the posting's own transaction wrote are checked without a lock of their own (migration 067), and still in their book", async () => {
+      const db = env.deps.db;
+      await db.transaction().execute(async (trx) => {
+        const account = await probeAccount(trx, 'probe own');
+        const own = await newEntry(trx);
+        await post(trx, [{ entry_id: own, account_id: account, book: 'live' }]);
+        // A lock would have set each row's xmax to this transaction; nothing else could delete them before it commits.
+        assert.equal(await xmax(trx, 'ledger_accounts', account), '0', 'its own account not locked again');
+        assert.equal(await xmax(trx, 'journal_entries', own), '0', 'its own entry not locked again');
+      });
+      const before = await fingerprint(env.deps);
+      for (const [entryBook, accountBook] of [
+        ['live', 'test'],
+        ['test', 'live'],
+      ] as const) {
+        await assert.rejects(
+          db.transaction().execute(async (trx) => {
+            const account = await probeAccount(trx, 'probe own crossed', accountBook);
+            await post(trx, [{ entry_id: await newEntry(trx, entryBook), account_id: account, book: 'live' }]);
+          }),
+          refused,
+          `its own ${entryBook === 'live' ? 'account' : 'entry'} in the other book`,
+        );
+      }
+      assert.deepEqual(await fingerprint(env.deps), before, 'nothing was written');
+    });
+
+    test("an account another transaction wrote is still locked when the posting's entry is its own: its delete waits, then is refused", async () => {
+      const db = env.deps.db;
+      const account = await probeAccount(db, 'probe mixed');
+      const { waited, outcome } = await whileHeld(
+        env.deps.db,
+        async (trx) => post(trx, [{ entry_id: await newEntry(trx), account_id: account, book: 'live' }]),
+        () => db.deleteFrom('ledger_accounts').where('id', '=', account).execute(),
+      );
+      assert.equal(waited, true, 'the delete waits for the posting to commit');
+      await assert.rejects(outcome, refused, 'then sees the posting and is refused');
+    });
+
     test('the rule is the triggers of migration 025, not a foreign key checked per posting', async () => {
       const db = env.deps.db;
       const triggers = await sql<{ tgname: string }>`select tgname from pg_trigger where tgrelid in ('postings'::regclass, 'ledger_accounts'::regclass, 'journal_entries'::regclass)
