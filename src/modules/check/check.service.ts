@@ -12,6 +12,7 @@ import { fundraiserProblems, matchProblems } from '../fundraisers/index.ts';
 import { ledgerProblems } from '../ledger/index.ts';
 import * as store from './check.store.ts';
 import * as appStore from './check.apps.store.ts';
+import * as paymentStore from './check.payments.store.ts';
 import * as accountStore from './check.accounts.store.ts';
 
 export interface CheckResult {
@@ -161,8 +162,8 @@ async function appsWithinTheirGrant(deps: Deps): Promise<string[]> {
  */
 async function payments(deps: Deps): Promise<string[]> {
   return [
-    ...(await store.paymentTotalMismatches(deps.db)).map((r) => `payment ${r.id} ${r.what}`),
-    ...(await store.grantsOutOfStep(deps.db)).map((r) =>
+    ...(await paymentStore.paymentTotalMismatches(deps.db)).map((r) => `payment ${r.id} ${r.what}`),
+    ...(await paymentStore.grantsOutOfStep(deps.db)).map((r) =>
       r.donation_id === 0 ? `payment ${r.payment_id} ${r.what}` : `donation ${r.donation_id} of payment ${r.payment_id} ${r.what}`,
     ),
   ];
@@ -187,7 +188,7 @@ export async function runAndRecordCheck(deps: Deps): Promise<CheckResult[]> {
 
 /** A check the bank paid after it was voided is money out that the books carry as an exception until it is resolved (rules §17). */
 async function paymentExceptions(deps: Deps): Promise<string[]> {
-  return (await store.openPaymentExceptions(deps.db)).map(
+  return (await paymentStore.openPaymentExceptions(deps.db)).map(
     (x) => `payment ${x.payment_id} (${x.book}): the bank paid its voided check (${x.amount_cents} cents, ${x.paid_date}); resolve exception ${x.id}: recovered or charged`,
   );
 }
