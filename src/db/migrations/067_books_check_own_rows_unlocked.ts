@@ -12,33 +12,36 @@
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from '../database.ts';
 
+/** Counts into `named` and `found` the distinct (row, book) of `posted` that `column` names, and those `table` holds in that book and `how` finds. */
+function counted(column: string, table: string, how: string): string {
+  return `select count(*), count(x.one) into named, found
+      from (select distinct ${column}, book from posted) p
+      left join lateral (select 1 as one from ${table} r where r.id = p.${column} and r.book = p.book ${how}) x on true;`;
+}
+
+/** Each row `column` names found in its book: unlocked if this transaction wrote every one, else every one locked. */
+function inTheirBook(column: string, table: string): string {
+  return `${counted(column, table, 'and r.xmin = mine')}
+    if found <> named then
+      ${counted(column, table, 'for key share of r')}
+    end if;`;
+}
+
 export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
   if (engine !== 'postgres') return;
   // As in 025: always an index probe each, and Almoner's tables whatever a session's search_path.
-  await sql`create or replace function almoner_postings_in_their_books() returns trigger
+  await sql
+    .raw(
+      `create or replace function almoner_postings_in_their_books() returns trigger
     language plpgsql set enable_seqscan = off set search_path from current as $$
     declare
       mine constant xid := pg_current_xact_id()::xid;
       named bigint;
       found bigint;
     begin
-      select count(*), count(x.one) into named, found
-        from (select distinct account_id, book from posted) p
-        left join lateral (select 1 as one from ledger_accounts a where a.id = p.account_id and a.book = p.book and a.xmin = mine) x on true;
-      if found <> named then
-        select count(*), count(x.one) into named, found
-          from (select distinct account_id, book from posted) p
-          left join lateral (select 1 as one from ledger_accounts a where a.id = p.account_id and a.book = p.book for key share of a) x on true;
-      end if;
+      ${inTheirBook('account_id', 'ledger_accounts')}
       if found = named then
-        select count(*), count(x.one) into named, found
-          from (select distinct entry_id, book from posted) p
-          left join lateral (select 1 as one from journal_entries e where e.id = p.entry_id and e.book = p.book and e.xmin = mine) x on true;
-        if found <> named then
-          select count(*), count(x.one) into named, found
-            from (select distinct entry_id, book from posted) p
-            left join lateral (select 1 as one from journal_entries e where e.id = p.entry_id and e.book = p.book for key share of e) x on true;
-        end if;
+        ${inTheirBook('entry_id', 'journal_entries')}
       end if;
       if found <> named then
         raise exception 'a posting names an account or journal entry that does not exist in its book'
@@ -46,5 +49,7 @@ export async function up(db: Kysely<any>, engine: Engine): Promise<void> {
       end if;
       return null;
     end
-    $$`.execute(db);
+    $$`,
+    )
+    .execute(db);
 }
