@@ -1,12 +1,6 @@
 // The statements of `almoner check` about payments to charities and their grants (rules §17).
-import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-
-type Row = Record<string, unknown>;
-
-async function rows(db: Db, query: string): Promise<Row[]> {
-  return (await sql.raw<Row>(query).execute(db)).rows;
-}
+import { rows } from './check.store.ts';
 
 /** rules §17: payments whose amount or count is not their grants' (a withdrawn one carries none), or a grant whose amount is not its donation's. */
 export async function paymentTotalMismatches(db: Db): Promise<Array<{ id: number; what: string }>> {

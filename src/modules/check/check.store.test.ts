@@ -225,6 +225,13 @@ describeEachEngine('check store', (env) => {
     assert.match(text, /idempotency_keys\.user_id names users 999999007, which does not exist/);
   });
 
+  test("rows: a statement's rows as objects by column, on either engine (the payments' store reads with it too)", async () => {
+    assert.deepEqual(await store.rows(env().deps.db, "select 'x' as word, 2 as n union all select 'y', 3 order by word"), [
+      { word: 'x', n: 2 },
+      { word: 'y', n: 3 },
+    ]);
+  });
+
   test('check runs: none, then the latest kept', async () => {
     const { db } = env().deps;
     await db.deleteFrom('check_runs').execute();

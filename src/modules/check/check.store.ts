@@ -6,9 +6,10 @@ import { dialectOf, type Dialect } from '../../db/dialect.ts';
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 
-type Row = Record<string, unknown>;
+export type Row = Record<string, unknown>;
 
-async function rows(db: Db, query: string): Promise<Row[]> {
+/** A statement's rows as the database holds them (check.payments.store.ts reads with it too). */
+export async function rows(db: Db, query: string): Promise<Row[]> {
   return (await sql.raw<Row>(query).execute(db)).rows;
 }
 
