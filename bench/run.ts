@@ -231,12 +231,17 @@ function cpuMs(pid?: number): { cpu: number; at: number } | undefined {
       const [user, nice, system, , , irq, softirq] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
       return { cpu: ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0)) * 10, at };
     }
-    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
-    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-    return { cpu: (Number(fields[11]) + Number(fields[12])) * 10, at };
+    return { cpu: statCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8')), at };
   } catch {
     return undefined;
   }
+}
+
+/** The CPU (ms) a process used so far, from its /proc/<pid>/stat text. */
+function statCpuMs(stat: string): number {
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+  const fields = (stat.split(') ')[1] ?? '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** The CPU used so far by the server `child` and by the whole machine. */
@@ -507,9 +512,7 @@ function postgresCpuMs(): Map<string, number> | undefined {
       if (!/^\d+$/.test(pid)) continue;
       try {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        if (!stat.includes('(postgres)')) continue;
-        const fields = (stat.split(') ')[1] ?? '').split(' ');
-        byPid.set(pid, (Number(fields[11]) + Number(fields[12])) * 10);
+        if (stat.includes('(postgres)')) byPid.set(pid, statCpuMs(stat));
       } catch {
         // It exited meanwhile.
       }
@@ -552,6 +555,7 @@ async function keyedTriples(engine: string, databaseUrl: string, env: Record<str
   const { body, keysFile, repeat: triples } = spreadRuns(databaseUrl, dir, seeded);
   const runs: Record<KeyMode, KeyedRun[]> = { none: [], idempotent: [], 'idempotent-random': [] };
   const rows: string[] = [];
+  const postgres = engine === 'postgres';
   const { child, port } = await startServer('app', env);
   try {
     const url = `http://127.0.0.1:${port}/v1/donations`;
@@ -559,7 +563,6 @@ async function keyedTriples(engine: string, databaseUrl: string, env: Record<str
     for (let triple = 1; triple <= triples; triple += 1) {
       const order = KEY_ARMS.map((_, i) => KEY_ARMS[(i + triple - 1) % KEY_ARMS.length] as KeyMode);
       for (const mode of order) {
-        const postgres = engine === 'postgres';
         const [counted, cpu, writes, pgCpu] = [await postgresCounters(databaseUrl), cpuNow(child), writeCalls(child.pid), postgres ? postgresCpuMs() : undefined];
         const result = await spreadLoad(url, keysFile, body, DURATION_S, mode);
         const [cpuAfter, writesAfter, pgCpuAfter] = [cpuNow(child), writeCalls(child.pid), postgres ? postgresCpuMs() : undefined];
