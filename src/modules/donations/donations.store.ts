@@ -313,25 +313,40 @@ export async function waitingForFund(trx: Trx, fundId: number) {
   return waitingForFundQuery(trx, fundId).execute();
 }
 
-/** Ids of donations of `book` in a status, oldest first. */
 /** The payment a donation is in (rules §17), if any. */
 export async function paymentOf(trx: Trx, donationId: number): Promise<number | undefined> {
   const row = await trx.selectFrom('payment_grants').select('payment_id').where('donation_id', '=', donationId).executeTakeFirst();
   return row === undefined ? undefined : Number(row.payment_id);
 }
 
+/** Ids of donations of `book` in a status, oldest first. */
 export async function idsInStatus(db: Db, book: Book, status: string, limit: number): Promise<number[]> {
   const rows = await db.selectFrom('donations').select('id').where('book', '=', book).where('status', '=', status).orderBy('id').limit(limit).execute();
   return rows.map((r) => r.id);
 }
 
-/** A fund's requests (rules §20): those of one member, or every one lapsed by `now`. */
+/**
+ * A fund's requests (rules §20): those of one member, or every one lapsed by `now`. The status is a
+ * literal, so that both engines read the partial indexes of requests (migration 068).
+ */
 export async function requestsOf(db: Db | Trx, fundId: number, actorId: number): Promise<Array<{ id: number; user_id: number }>> {
-  return db.selectFrom('donations').select(['id', 'user_id']).where('fund_id', '=', fundId).where('actor_id', '=', actorId).where('status', '=', 'requested').execute();
+  return db.selectFrom('donations').select(['id', 'user_id']).where('fund_id', '=', fundId).where('status', '=', sql.lit('requested')).where('actor_id', '=', actorId).execute();
+}
+
+/** The lapsed requests' query itself, the first to lapse first, so that a test can ask each engine how it reads it. */
+export function lapsedRequestsQuery(db: Db | Trx, now: string, limit: number) {
+  return db
+    .selectFrom('donations')
+    .select(['id', 'user_id', 'book'])
+    .where('status', '=', sql.lit('requested'))
+    .where('request_expires_at', '<=', now)
+    .orderBy('request_expires_at')
+    .orderBy('id')
+    .limit(limit);
 }
 
 export async function lapsedRequests(db: Db | Trx, now: string, limit: number): Promise<Array<{ id: number; user_id: number; book: Book }>> {
-  return db.selectFrom('donations').select(['id', 'user_id', 'book']).where('status', '=', 'requested').where('request_expires_at', '<=', now).orderBy('id').limit(limit).execute();
+  return lapsedRequestsQuery(db, now, limit).execute();
 }
 
 /** What a request's decision needs: its row as the fund's members see it. */
@@ -344,17 +359,20 @@ export async function requestRow(trx: Trx, id: number) {
     .executeTakeFirst();
 }
 
-/** A fund's requests waiting for a decision, oldest first, with who asked and for whom. */
-export async function waitingRequestsOfFund(db: Db, book: Book, fundId: number) {
+/** A fund's requests waiting for a decision, oldest first, with who asked and for whom: the query itself, for a test of its plan. */
+export function waitingRequestsOfFundQuery(db: Db, book: Book, fundId: number) {
   return db
     .selectFrom('donations as d')
     .innerJoin('non_profits as n', 'n.id', 'd.non_profit_id')
     .leftJoin('users as a', 'a.id', 'd.actor_id')
     .select(['d.id', 'd.amount_cents', 'd.note', 'd.created_at', 'd.request_expires_at', 'd.actor_id', 'n.name as non_profit', 'n.ein', 'a.name as requester'])
     .where('d.fund_id', '=', fundId)
+    .where('d.status', '=', sql.lit('requested'))
     .where('d.book', '=', book)
-    .where('d.status', '=', 'requested')
     .orderBy('d.id')
-    .limit(200)
-    .execute();
+    .limit(200);
+}
+
+export async function waitingRequestsOfFund(db: Db, book: Book, fundId: number) {
+  return waitingRequestsOfFundQuery(db, book, fundId).execute();
 }
