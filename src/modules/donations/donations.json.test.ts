@@ -106,7 +106,7 @@ const page = fc
     return { cards: cardMap, records, meta };
   });
 
-describe('the own list as JSON text', () => {
+describe('the own list as JSON bytes', () => {
   let env: TestEnv;
   before(async () => {
     env = await openEnv('sqlite');
@@ -121,14 +121,30 @@ describe('the own list as JSON text', () => {
         // A node's kept rows of its own (a row id means one row only within one database).
         const deps = { ...env.deps, runtime: { ...env.deps.runtime, donationRows: new KeptDonationRows<PageRow>(1_000) } };
         const expected = schemaSerializer({ items: records.map((r) => ownListForm(deps, cards, r)), meta });
-        assert.equal(ownDonationPageJson(deps, cards, records, meta), expected);
+        assert.equal(ownDonationPageJson(deps, cards, records, meta).toString(), expected);
         for (const r of records) deps.runtime.donationRows.keep({ ...r });
-        assert.equal(ownDonationPageJson(deps, cards, records, meta), expected, 'the rows kept, their text made and kept');
-        assert.equal(ownDonationPageJson(deps, cards, records, meta), expected, "the rows' kept text");
+        assert.equal(ownDonationPageJson(deps, cards, records, meta).toString(), expected, 'the rows kept, their text made and kept');
+        assert.equal(ownDonationPageJson(deps, cards, records, meta).toString(), expected, "the rows' kept text");
         const last = records.at(-1);
-        if (last !== undefined) assert.ok(deps.runtime.donationRows.get(last.id, last.revision)?.text !== undefined, 'the text was kept with the row');
+        if (last !== undefined) assert.ok(deps.runtime.donationRows.get(last.id, last.revision)?.bytes !== undefined, 'the bytes were kept with the row');
       }),
       { numRuns: 500 },
+    );
+  });
+
+  test("a kept row's bytes are written again once its card, its fund's name or its owner is not what they were written with", () => {
+    fc.assert(
+      fc.property(page, fc.constantFrom('card', 'fund', 'owner'), card, owner, anyText, ({ cards, records, meta }, changed, otherCard, otherOwner, otherFundName) => {
+        const deps = { ...env.deps, runtime: { ...env.deps.runtime, donationRows: new KeptDonationRows<PageRow>(1_000) } };
+        for (const r of records) deps.runtime.donationRows.keep({ ...r });
+        ownDonationPageJson(deps, cards, records, meta);
+        // The same rows at the same revisions, naming one thing that changed: a new card (the directory's records epoch moved), a renamed fund or an owner who changed.
+        const cardsAfter = changed === 'card' ? new Map(cards).set(1, Object.freeze({ ...otherCard })) : cards;
+        const recordsAfter = records.map((r) => ({ ...r, ...(changed === 'fund' ? { fund_name: otherFundName } : {}), ...(changed === 'owner' ? { owner: otherOwner } : {}) }));
+        const expected = schemaSerializer({ items: recordsAfter.map((r) => ownListForm(deps, cardsAfter, r)), meta });
+        assert.equal(ownDonationPageJson(deps, cardsAfter, recordsAfter, meta).toString(), expected);
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -1,11 +1,16 @@
-// A page of the own list (form 2.1) written as JSON text straight from the
+// A page of the own list (form 2.1) written as JSON straight from the
 // records: GET /v1/donations is the API's most read answer. The schema's
 // serializer spent 35 us of a request's ~230 on a page of 25, most of it
 // escaping the same non-profit card, fund and owner once per row. Here each
 // card is written once while it is cached (cards.ts keeps it until the
-// directory's records epoch moves), each fund and owner once per page, and
-// only a row's own fields per row. The text is the schema serializer's to the
-// byte: donations.json.test.ts compares the two on random pages.
+// directory's records epoch moves), each fund and owner once per page, and a
+// row once while the node keeps it (donations.rows.ts) and what it names is
+// the same. The page is those rows' UTF-8 bytes put together, handed to the
+// socket as they are: as text it was made, flattened, joined to the headers
+// and encoded again, ~80 KB of a request's ~175 KB of garbage
+// (docs/performance-history.md, 2026-12-06, night). The bytes are the schema
+// serializer's text to the byte: donations.json.test.ts compares the two on
+// random pages.
 import type { Deps } from '../../deps.ts';
 import { metadataOf } from '../../shared/partner.ts';
 import { centsToDollars } from '../../shared/money.ts';
@@ -63,12 +68,38 @@ function ownFieldsText(r: DonationRecord): readonly [string, string] {
   ];
 }
 
-/** `{"items":[...],"meta":{...}}` of form 2.1, as the route's response schema (OwnDonationPage) writes the page of ownListForm's objects. */
-export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly DonationRecord[], meta: Page<unknown>['meta']): string {
+/**
+ * A kept row's bytes in memory of their own: Buffer.from would cut a small text from a shared 8 KiB
+ * slab, and a row kept for long would keep the whole slab, with the short-lived bytes beside it.
+ */
+function ownBytes(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
+}
+
+const ITEMS_OPEN = Buffer.from('{"items":[');
+const COMMA = Buffer.from(',');
+
+/** A row of the page as UTF-8 bytes, kept with its row for as long as the objects it names are the same. */
+export interface RowBytes {
+  readonly card: NonProfitCard;
+  readonly fund: string;
+  readonly owner: string;
+  readonly bytes: Buffer;
+}
+
+/**
+ * `{"items":[...],"meta":{...}}` of form 2.1, as the route's response schema (OwnDonationPage) writes the page of ownListForm's
+ * objects, as its UTF-8 bytes: a row kept at its revision keeps its bytes too, while its card is the same cached card and its
+ * fund's and owner's JSON the same text, so a page read again is its kept rows' bytes put together, with no text made again.
+ */
+export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly DonationRecord[], meta: Page<unknown>['meta']): Buffer {
   // A page's rows share a few funds and one owner (donations.store.ts withOwners).
   const funds = new Map<number, { name: string; json: string }>();
   const owners = new Map<number, { owner: Owner; json: string }>();
-  let json = '{"items":[';
+  const parts: Buffer[] = [ITEMS_OPEN];
+  let length = ITEMS_OPEN.length;
   for (let i = 0; i < records.length; i += 1) {
     const r = records[i] as DonationRecord;
     const card = cards.get(r.non_profit_id);
@@ -84,12 +115,22 @@ export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly 
       owner = { owner: o, json: `{"id":${integer(r.user_id)},"name":${text(o.name)},"city":${text(o.city)},"avatar":${text(avatarUrl(deps, o))},"slug":${text(o.slug)}}` };
       owners.set(r.user_id, owner);
     }
-    if (i > 0) json += ',';
-    // A row's own fields, written once while the node keeps the row at its revision (donations.rows.ts).
+    if (i > 0) {
+      parts.push(COMMA);
+      length += 1;
+    }
+    // A row's bytes, written once while the node keeps the row at its revision (donations.rows.ts) and what it names is unchanged.
     const kept = deps.runtime.donationRows.get(r.id, r.revision);
-    const own = kept?.text ?? ownFieldsText(r);
-    if (kept !== undefined) kept.text = own;
-    json += `${own[0]},"non_profit":${cardText(card)},"fund":${fund.json},"user":${owner.json}${own[1]}`;
+    let row = kept?.bytes;
+    if (row === undefined || row.card !== card || row.fund !== fund.json || row.owner !== owner.json) {
+      const own = ownFieldsText(r);
+      row = { card, fund: fund.json, owner: owner.json, bytes: ownBytes(`${own[0]},"non_profit":${cardText(card)},"fund":${fund.json},"user":${owner.json}${own[1]}`) };
+      if (kept !== undefined) kept.bytes = row;
+    }
+    parts.push(row.bytes);
+    length += row.bytes.length;
   }
-  return `${json}],"meta":{"count":${integer(meta.count)},"page":${integer(meta.page)},"last":${integer(meta.last)}}}`;
+  const tail = Buffer.from(`],"meta":{"count":${integer(meta.count)},"page":${integer(meta.page)},"last":${integer(meta.last)}}}`);
+  parts.push(tail);
+  return Buffer.concat(parts, length + tail.length);
 }

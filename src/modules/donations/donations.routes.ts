@@ -54,7 +54,7 @@ export function donationRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           const filters = exportFilters(request.query as Record<string, unknown>, DONATION_STATUSES);
           return sendCsv(reply, 'donations.csv', DONATION_CSV_HEADER, exportDonations(deps, request.caller, filters));
         }
-        // Written as text, byte for byte what the schema's serializer would write (donations.json.ts).
+        // Written as UTF-8 bytes, byte for byte what the schema's serializer would write (donations.json.ts).
         const { json } = await listPage(request, reply, (page) => lists.listOwnDonationsJson(deps, request.caller, page));
         return reply.type('application/json; charset=utf-8').send(json);
       },

@@ -5,6 +5,8 @@
 // (migration 064, a trigger), so a kept row is never shown once the database holds another.
 
 /** How many rows a node keeps at most (about a kilobyte each with their JSON: 20 MB). */
+import type { RowBytes } from './donations.json.ts';
+
 export const KEPT_ROWS_MAX = 20_000;
 
 /** What a row must have to be kept: its id and its revision. */
@@ -16,8 +18,8 @@ export interface Revised {
 export interface KeptRow<R extends Revised> {
   /** The row as read, frozen: shared by every page that shows it. */
   readonly row: Readonly<R>;
-  /** Its own fields as the own list's JSON writes them, before and after the objects it names (donations.json.ts), made at first use. */
-  text?: readonly [string, string];
+  /** The row as the own list's JSON writes it, as UTF-8 bytes, with the objects it names (donations.json.ts), made at first use. */
+  bytes?: RowBytes;
 }
 
 /**
