@@ -8,7 +8,7 @@
 // the same. The page is those rows' UTF-8 bytes put together, handed to the
 // socket as they are: as text it was made, flattened, joined to the headers
 // and encoded again, ~80 KB of a request's ~175 KB of garbage
-// (docs/performance-history.md, 2026-12-06, night). The bytes are the schema
+// (docs/performance-history.md, 2026-12-06, closing). The bytes are the schema
 // serializer's text to the byte: donations.json.test.ts compares the two on
 // random pages.
 import type { Deps } from '../../deps.ts';
