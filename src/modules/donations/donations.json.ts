@@ -81,14 +81,6 @@ function ownBytes(text: string): Buffer {
 const ITEMS_OPEN = Buffer.from('{"items":[');
 const COMMA = Buffer.from(',');
 
-/** A row of the page as UTF-8 bytes, kept with its row for as long as the objects it names are the same. */
-export interface RowBytes {
-  readonly card: NonProfitCard;
-  readonly fund: string;
-  readonly owner: string;
-  readonly bytes: Buffer;
-}
-
 /**
  * `{"items":[...],"meta":{...}}` of form 2.1, as the route's response schema (OwnDonationPage) writes the page of ownListForm's
  * objects, as its UTF-8 bytes: a row kept at its revision keeps its bytes too, while its card is the same cached card and its

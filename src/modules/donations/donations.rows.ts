@@ -5,8 +5,6 @@
 // (migration 064, a trigger), so a kept row is never shown once the database holds another.
 
 /** How many rows a node keeps at most (about a kilobyte each with their JSON: 20 MB). */
-import type { RowBytes } from './donations.json.ts';
-
 export const KEPT_ROWS_MAX = 20_000;
 
 /** What a row must have to be kept: its id and its revision. */
@@ -15,10 +13,22 @@ export interface Revised {
   readonly revision: number;
 }
 
+/**
+ * A row as the own list's JSON writes it, as UTF-8 bytes, with what besides the row they were written
+ * from: the non-profit's card (by identity) and the fund's and owner's JSON text (donations.json.ts
+ * uses them only while a page names the same).
+ */
+export interface RowBytes {
+  readonly card: object;
+  readonly fund: string;
+  readonly owner: string;
+  readonly bytes: Buffer;
+}
+
 export interface KeptRow<R extends Revised> {
   /** The row as read, frozen: shared by every page that shows it. */
   readonly row: Readonly<R>;
-  /** The row as the own list's JSON writes it, as UTF-8 bytes, with the objects it names (donations.json.ts), made at first use. */
+  /** The row as the own list's JSON writes it (donations.json.ts), made at first use. */
   bytes?: RowBytes;
 }
 
