@@ -66,7 +66,7 @@ export async function listOwnDonations(deps: Deps, caller: Caller, page: PageReq
   );
 }
 
-/** listOwnDonations's page as the JSON text its route answers (donations.json.ts), with its meta for the Link header. */
+/** listOwnDonations's page as the JSON bytes its route answers (donations.json.ts), with its meta for the Link header. */
 export async function listOwnDonationsJson(deps: Deps, caller: Caller, page: PageRequest): Promise<{ json: Buffer; meta: Page<unknown>['meta'] }> {
   authorize(caller, 'read');
   const { rows, count, cards } = await readPage(deps, caller.user_id, false, page);
