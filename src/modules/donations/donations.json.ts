@@ -90,7 +90,9 @@ export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly 
   // A page's rows share a few funds and one owner (donations.store.ts withOwners).
   const funds = new Map<number, { name: string; json: string }>();
   const owners = new Map<number, { owner: Owner; json: string }>();
-  const parts: Buffer[] = [ITEMS_OPEN];
+  // Each row's bytes, and whether every one is a kept row's (only then can the page be kept).
+  const rows: Buffer[] = [];
+  let allKept = true;
   let length = ITEMS_OPEN.length;
   for (let i = 0; i < records.length; i += 1) {
     const r = records[i] as DonationRecord;
@@ -107,10 +109,6 @@ export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly 
       owner = { owner: o, json: `{"id":${integer(r.user_id)},"name":${text(o.name)},"city":${text(o.city)},"avatar":${text(avatarUrl(deps, o))},"slug":${text(o.slug)}}` };
       owners.set(r.user_id, owner);
     }
-    if (i > 0) {
-      parts.push(COMMA);
-      length += 1;
-    }
     // A row's bytes, written once while the node keeps the row at its revision (donations.rows.ts) and what it names is unchanged.
     const kept = deps.runtime.donationRows.get(r.id, r.revision);
     let row = kept?.bytes;
@@ -119,10 +117,22 @@ export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly 
       row = { card, fund: fund.json, owner: owner.json, bytes: ownBytes(`${own[0]},"non_profit":${cardText(card)},"fund":${fund.json},"user":${owner.json}${own[1]}`) };
       if (kept !== undefined) kept.bytes = row;
     }
-    parts.push(row.bytes);
-    length += row.bytes.length;
+    if (kept === undefined) allKept = false;
+    rows.push(row.bytes);
+    length += row.bytes.length + (i > 0 ? 1 : 0);
   }
-  const tail = Buffer.from(`],"meta":{"count":${integer(meta.count)},"page":${integer(meta.page)},"last":${integer(meta.last)}}}`);
-  parts.push(tail);
-  return Buffer.concat(parts, length + tail.length);
+  const tail = `],"meta":{"count":${integer(meta.count)},"page":${integer(meta.page)},"last":${integer(meta.last)}}}`;
+  // A page read again (an app polling its first page) is the page kept from these very bytes.
+  const key = records[0]?.user_id;
+  const kept = allKept && key !== undefined ? deps.runtime.donationRows.page(key, rows, tail) : undefined;
+  if (kept !== undefined) return kept;
+  const page = Buffer.allocUnsafeSlow(length + Buffer.byteLength(tail));
+  let at = ITEMS_OPEN.copy(page, 0);
+  for (let i = 0; i < rows.length; i += 1) {
+    if (i > 0) at += COMMA.copy(page, at);
+    at += (rows[i] as Buffer).copy(page, at);
+  }
+  page.write(tail, at);
+  if (allKept && key !== undefined) deps.runtime.donationRows.keepPage(key, rows, tail, page);
+  return page;
 }

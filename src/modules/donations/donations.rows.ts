@@ -32,15 +32,28 @@ export interface KeptRow<R extends Revised> {
   bytes?: RowBytes;
 }
 
+/** A page put together from kept rows' bytes: the bytes, in order, and the text after them. */
+interface KeptPage {
+  readonly rows: readonly Buffer[];
+  readonly tail: string;
+  readonly page: Buffer;
+}
+
 /**
  * Kept rows by id, in two generations: a row is added to the young one; when that is full it
  * becomes the old one and the old one is dropped, and a row found in the old one is added to
  * the young one again. The most recently used rows stay; at most `capacity` are held.
+ *
+ * Beside them, the last page put together for each key (a list's owner) from kept rows' bytes:
+ * a page is a function of its rows' bytes and its tail, so the same bytes objects in the same
+ * order and the same tail are the same page. The pages are dropped whenever the young generation
+ * turns over, so they never hold more than the rows they were made of.
  */
 export class KeptDonationRows<R extends Revised> {
   readonly capacity: number;
   #young = new Map<number, KeptRow<R>>();
   #old = new Map<number, KeptRow<R>>();
+  #pages = new Map<number, KeptPage>();
 
   constructor(capacity: number) {
     this.capacity = capacity;
@@ -63,6 +76,25 @@ export class KeptDonationRows<R extends Revised> {
     return kept;
   }
 
+  /** The page kept under `key` if it was put together from these very bytes, in this order, and this tail. */
+  page(key: number, rows: readonly Buffer[], tail: string): Buffer | undefined {
+    const kept = this.#pages.get(key);
+    if (kept === undefined || kept.tail !== tail || kept.rows.length !== rows.length) return undefined;
+    for (let i = 0; i < rows.length; i += 1) if (kept.rows[i] !== rows[i]) return undefined;
+    return kept.page;
+  }
+
+  /** Keeps `page`, put together from kept rows' `rows` and `tail`, under `key` (in place of the one it had). */
+  keepPage(key: number, rows: readonly Buffer[], tail: string, page: Buffer): void {
+    if (this.capacity < 2) return;
+    this.#pages.set(key, { rows, tail, page });
+  }
+
+  /** How many pages are kept. */
+  get pages(): number {
+    return this.#pages.size;
+  }
+
   /** How many rows are held (a row in both generations counted twice). */
   get size(): number {
     return this.#young.size + this.#old.size;
@@ -73,6 +105,7 @@ export class KeptDonationRows<R extends Revised> {
     if (this.#young.size >= this.capacity / 2) {
       this.#old = this.#young;
       this.#young = new Map();
+      this.#pages = new Map();
     }
     this.#young.set(kept.row.id, kept);
   }

@@ -169,6 +169,27 @@ describeEachEngine('donations store', (env) => {
     assert.deepEqual([none.size, none.get(1, 0)], [0, undefined], 'a capacity of none keeps nothing');
   });
 
+  test("KeptDonationRows' pages: one a key, given back only for the same bytes objects in the same order and the same tail, all dropped when the young generation turns over", () => {
+    const kept = new KeptDonationRows(4);
+    const at = (id: number) => ({ id, revision: 0 }) as unknown as store.PageRow;
+    const [a, b] = [Buffer.from('{"id":1}'), Buffer.from('{"id":2}')];
+    const page = Buffer.from('page');
+    kept.keep(at(1));
+    kept.keepPage(7, [a, b], 'tail', page);
+    assert.equal(kept.page(7, [a, b], 'tail'), page);
+    assert.equal(kept.page(7, [a, Buffer.from('{"id":2}')], 'tail'), undefined, 'equal bytes in another object: not the bytes the page was made of');
+    assert.equal(kept.page(7, [b, a], 'tail'), undefined, 'another order');
+    assert.equal(kept.page(7, [a], 'tail'), undefined, 'fewer rows');
+    assert.equal(kept.page(7, [a, b], 'other tail'), undefined, 'another tail (the count, the page)');
+    assert.equal(kept.page(8, [a, b], 'tail'), undefined, 'another key');
+    kept.keep(at(2));
+    kept.keep(at(3)); // the young generation (1, 2) was full: it turns over, and the pages go
+    assert.deepEqual([kept.pages, kept.page(7, [a, b], 'tail')], [0, undefined]);
+    const none = new KeptDonationRows(0);
+    none.keepPage(7, [a, b], 'tail', page);
+    assert.deepEqual([none.pages, none.page(7, [a, b], 'tail')], [0, undefined], 'a capacity of none keeps no page');
+  });
+
   test('lockDonation, transition (a compare-and-set; a public one that did not happen leaves the public count), waitingForFund', async () => {
     const { db } = env().deps;
     const user = await makeUser(env().deps);
