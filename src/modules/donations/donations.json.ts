@@ -124,8 +124,8 @@ export function ownDonationPageJson(deps: Deps, cards: Cards, records: readonly 
   const tail = `],"meta":{"count":${integer(meta.count)},"page":${integer(meta.page)},"last":${integer(meta.last)}}}`;
   // A page read again (an app polling its first page) is the page kept from these very bytes.
   const key = records[0]?.user_id;
-  const kept = allKept && key !== undefined ? deps.runtime.donationRows.page(key, rows, tail) : undefined;
-  if (kept !== undefined) return kept;
+  const keptPage = allKept && key !== undefined ? deps.runtime.donationRows.page(key, rows, tail) : undefined;
+  if (keptPage !== undefined) return keptPage;
   const page = Buffer.allocUnsafeSlow(length + Buffer.byteLength(tail));
   let at = ITEMS_OPEN.copy(page, 0);
   for (let i = 0; i < rows.length; i += 1) {
