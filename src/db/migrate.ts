@@ -71,6 +71,7 @@ import * as m065 from './migrations/065_keys_led_by_key.ts';
 import * as m066 from './migrations/066_key_records_user_unchecked.ts';
 import * as m067 from './migrations/067_books_check_own_rows_unlocked.ts';
 import * as m068 from './migrations/068_partial_request_indexes.ts';
+import * as m069 from './migrations/069_donation_list_revisions.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -147,6 +148,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '066_key_records_user_unchecked', up: m066.up },
   { name: '067_books_check_own_rows_unlocked', up: m067.up },
   { name: '068_partial_request_indexes', up: m068.up },
+  { name: '069_donation_list_revisions', up: m069.up },
 ];
 
 /** The migrations this release knows, in order. */

@@ -170,6 +170,8 @@ export interface DonationCountsTable {
   user_id: number;
   total: number;
   public_total: number;
+  /** Moves whenever one of the user's donations is updated or deleted (migration 069's triggers). */
+  revision: Generated<number>;
 }
 
 export interface AuthEpochTable {

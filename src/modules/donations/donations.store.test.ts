@@ -151,6 +151,49 @@ describeEachEngine('donations store', (env) => {
     assert.deepEqual((await store.listByUser(db, other.user_id, false, { page: 1, per_page: 10 }, kept)).rows, []);
   });
 
+  test("a user's list's mark (migration 069): every update and delete of their donations moves its revision, whoever runs it; an insert moves the count", async () => {
+    const { db } = env().deps;
+    const [user, other] = [await makeUser(env().deps), await makeUser(env().deps)];
+    const ids: number[] = [];
+    for (const u of [user, user, other]) {
+      const donation = await row(u);
+      ids.push(await db.transaction().execute((trx) => store.insertDonation(trx, donation)));
+    }
+    const [a, b, c] = ids as [number, number, number];
+    const mark = async (u: { user_id: number }) => {
+      const r = await db.selectFrom('donation_counts').select(['total', 'revision']).where('user_id', '=', u.user_id).executeTakeFirstOrThrow();
+      return { total: Number(r.total), revision: Number(r.revision) };
+    };
+    assert.deepEqual(
+      [await mark(user), await mark(other)],
+      [
+        { total: 2, revision: 0 },
+        { total: 1, revision: 0 },
+      ],
+    );
+    const before = await mark(user);
+    await db.updateTable('donations').set({ note: 'x' }).where('id', '=', a).execute();
+    assert.ok((await mark(user)).revision > before.revision, "a statement that names neither the count nor the revision (any release's, a CLI's)");
+    assert.deepEqual(await mark(other), { total: 1, revision: 0 }, "another user's is left alone");
+    const beforeBoth = [await mark(user), await mark(other)];
+    await db.updateTable('donations').set({ note: 'y' }).where('id', 'in', [b, c]).execute();
+    assert.ok(
+      (await mark(user)).revision > (beforeBoth[0]?.revision ?? 0) && (await mark(other)).revision > (beforeBoth[1]?.revision ?? 0),
+      'each user of a statement that updates many',
+    );
+    const moved = [await mark(user), await mark(other)];
+    await db.updateTable('donations').set({ user_id: other.user_id }).where('id', '=', b).execute();
+    assert.ok((await mark(user)).revision > (moved[0]?.revision ?? 0) && (await mark(other)).revision > (moved[1]?.revision ?? 0), 'a donation moved to another user: both lists');
+    const beforeDelete = await mark(other);
+    await db.deleteFrom('journal_entries').where('donation_id', '=', c).execute();
+    await db.deleteFrom('donations').where('id', '=', c).execute();
+    assert.ok((await mark(other)).revision > beforeDelete.revision, 'a delete');
+    const beforeInsert = await mark(user);
+    const donation = await row(user);
+    await db.transaction().execute((trx) => store.insertDonation(trx, donation));
+    assert.equal((await mark(user)).total, beforeInsert.total + 1, 'an insert moves the count');
+  });
+
   test('KeptDonationRows holds at most its capacity, the rows used last, each only at the revision it was read at', () => {
     const kept = new KeptDonationRows(4);
     const at = (id: number, revision = 0) => ({ id, revision }) as unknown as store.PageRow;
