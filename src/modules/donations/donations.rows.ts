@@ -3,6 +3,9 @@
 // rows this node does not hold at that revision: a list read again, or a row on many pages, costs
 // no row's 19 values again, nor their JSON. Every update of a donation raises its revision
 // (migration 064, a trigger), so a kept row is never shown once the database holds another.
+// A page's keys are kept too, under the mark of the user's list they were read under (its count
+// and revision, migration 069): while the owner's row shows the same mark, the page is the same
+// rows, and its keys are not read again.
 
 /** How many rows a node keeps at most (about a kilobyte each with their JSON: 20 MB). */
 export const KEPT_ROWS_MAX = 20_000;
@@ -32,6 +35,25 @@ export interface KeptRow<R extends Revised> {
   bytes?: RowBytes;
 }
 
+/** How many pages' keys a node keeps at most (a few hundred bytes each). */
+export const KEPT_PAGE_KEYS_MAX = 5_000;
+
+/**
+ * What a user's list held when a page's keys were read (migration 069): their donations' count and
+ * revision. Every insert moves the count, every update or delete the revision; while neither has
+ * moved, the page's keys are the ones read then.
+ */
+export interface ListMark {
+  readonly total: number;
+  readonly revision: number;
+}
+
+/** A page's ids and revisions, in the list's order, as read under `mark`. */
+export interface KeptKeys {
+  readonly mark: ListMark;
+  readonly keys: readonly Revised[];
+}
+
 /** A page put together from kept rows' bytes: the bytes, in order, and the text after them. */
 interface KeptPage {
   readonly rows: readonly Buffer[];
@@ -54,6 +76,7 @@ export class KeptDonationRows<R extends Revised> {
   #young = new Map<number, KeptRow<R>>();
   #old = new Map<number, KeptRow<R>>();
   #pages = new Map<number, KeptPage>();
+  #keys = new Map<string, KeptKeys>();
 
   constructor(capacity: number) {
     this.capacity = capacity;
@@ -88,6 +111,18 @@ export class KeptDonationRows<R extends Revised> {
   keepPage(key: number, rows: readonly Buffer[], tail: string, page: Buffer): void {
     if (this.capacity < 2) return;
     this.#pages.set(key, { rows, tail, page });
+  }
+
+  /** The keys of the page `key` (a list's owner, view and page) as last read, with the mark they were read under. */
+  keys(key: string): KeptKeys | undefined {
+    return this.#keys.get(key);
+  }
+
+  /** Keeps a page's `keys`, read under `mark`, in place of those it had; all are dropped once KEPT_PAGE_KEYS_MAX are held. */
+  keepKeys(key: string, mark: ListMark, keys: readonly Revised[]): void {
+    if (this.capacity < 2) return;
+    if (this.#keys.size >= KEPT_PAGE_KEYS_MAX && !this.#keys.has(key)) this.#keys = new Map();
+    this.#keys.set(key, { mark, keys });
   }
 
   /** How many pages are kept. */

@@ -194,6 +194,79 @@ describeEachEngine('donations store', (env) => {
     assert.equal((await mark(user)).total, beforeInsert.total + 1, 'an insert moves the count');
   });
 
+  test("listByUser keeps a page's keys under its list's mark and reads them again only when the owner's row shows another", async () => {
+    const { db } = env().deps;
+    const user = await makeUser(env().deps, { name: 'Marked' });
+    const ids: number[] = [];
+    for (const visibility of ['public', 'private']) {
+      const donation = await row(user, visibility);
+      ids.push(await db.transaction().execute((trx) => store.insertDonation(trx, donation)));
+    }
+    const kept = new KeptDonationRows<store.PageRow>(100);
+    const page = { page: 1, per_page: 10 };
+    const list = async () => (await store.listByUser(db, user.user_id, false, page, kept)).rows.map((r) => [r.id, r.note]);
+    assert.deepEqual(
+      await list(),
+      [...ids].reverse().map((id) => [id, null]),
+    );
+    const held = kept.keys(`${user.user_id} own 10 0`);
+    assert.deepEqual(
+      held?.keys.map((k) => k.id),
+      [...ids].reverse(),
+      'the keys kept with the mark they were read under',
+    );
+    assert.deepEqual(held?.mark, { total: 2, revision: 0 });
+    // The mark is what decides: a donation written while the mark is put back as it was is not
+    // seen (what no writer does: every insert counts, every update and delete is counted by a trigger).
+    const insert = async () => {
+      const donation = await row(user);
+      return db.transaction().execute((trx) => store.insertDonation(trx, donation));
+    };
+    const hidden = await insert();
+    await db.updateTable('donation_counts').set({ total: 2 }).where('user_id', '=', user.user_id).execute();
+    assert.deepEqual(
+      await list(),
+      [...ids].reverse().map((id) => [id, null]),
+      'the kept keys, since the mark did not move',
+    );
+    await db.updateTable('donation_counts').set({ total: 3 }).where('user_id', '=', user.user_id).execute();
+    assert.deepEqual(
+      (await list()).map(([id]) => id),
+      [hidden, ...[...ids].reverse()],
+      'the count moved: the keys are read again',
+    );
+    // Another node (or psql) updates, deletes, inserts: each moves the mark, and the page is read again.
+    const [first, second] = ids as [number, number];
+    await db.updateTable('donations').set({ note: 'changed elsewhere' }).where('id', '=', first).execute();
+    assert.deepEqual(await list(), [
+      [hidden, null],
+      [second, null],
+      [first, 'changed elsewhere'],
+    ]);
+    await db.deleteFrom('journal_entries').where('donation_id', '=', second).execute();
+    await db.deleteFrom('donations').where('id', '=', second).execute();
+    assert.deepEqual(await list(), [
+      [hidden, null],
+      [first, 'changed elsewhere'],
+    ]);
+    const newest = await insert();
+    assert.deepEqual(
+      (await list()).map(([id]) => id),
+      [newest, hidden, first],
+    );
+    // Others' view is kept apart, under the same mark.
+    const others = await store.listByUser(db, user.user_id, true, page, kept);
+    assert.deepEqual(
+      others.rows.map((r) => r.id),
+      [newest, hidden, first].filter((id) => id !== undefined),
+    );
+    assert.ok(kept.keys(`${user.user_id} public 10 0`) !== undefined);
+    // No keys are kept by a node that keeps nothing.
+    const none = new KeptDonationRows<store.PageRow>(0);
+    await store.listByUser(db, user.user_id, false, page, none);
+    assert.equal(none.keys(`${user.user_id} own 10 0`), undefined);
+  });
+
   test('KeptDonationRows holds at most its capacity, the rows used last, each only at the revision it was read at', () => {
     const kept = new KeptDonationRows(4);
     const at = (id: number, revision = 0) => ({ id, revision }) as unknown as store.PageRow;

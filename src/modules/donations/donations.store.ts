@@ -10,7 +10,7 @@ import { assert } from '../../shared/assert.ts';
 import { offsetOf, type PageRequest } from '../../shared/page.ts';
 import type { Book } from '../../shared/book.ts';
 import { HIDDEN_FROM_OTHERS, shownToOthers } from './donations.ts';
-import { KeptDonationRows } from './donations.rows.ts';
+import { KeptDonationRows, type ListMark } from './donations.rows.ts';
 
 /** A donation as lists and reads show it: its row's shown columns, its fund's name and its owner. */
 export type DonationRecord = PageRow & { fund_name: string; owner: Owner };
@@ -62,13 +62,14 @@ export type Owner = Awaited<ReturnType<typeof userQuery>>[number];
  * shows beside every row, and how many donations they have (the list's
  * meta.count, kept by insertDonation): one statement.
  */
-const ownerQuery = prepared<Database, Owner & { fund_id: number; fund_name: string; total: number | null; public_total: number | null }, { id: number }>((db, p) =>
-  db
-    .selectFrom('users as u')
-    .innerJoin('funds as f', 'f.user_id', 'u.id')
-    .leftJoin('donation_counts as c', 'c.user_id', 'u.id')
-    .select(['u.name', 'u.city', 'u.avatar_url', 'u.slug', 'f.id as fund_id', 'f.name as fund_name', 'c.total', 'c.public_total'])
-    .where('u.id', '=', p('id')),
+const ownerQuery = prepared<Database, Owner & { fund_id: number; fund_name: string; total: number | null; public_total: number | null; revision: number | null }, { id: number }>(
+  (db, p) =>
+    db
+      .selectFrom('users as u')
+      .innerJoin('funds as f', 'f.user_id', 'u.id')
+      .leftJoin('donation_counts as c', 'c.user_id', 'u.id')
+      .select(['u.name', 'u.city', 'u.avatar_url', 'u.slug', 'f.id as fund_id', 'f.name as fund_name', 'c.total', 'c.public_total', 'c.revision'])
+      .where('u.id', '=', p('id')),
 );
 
 async function withOwners(
@@ -139,21 +140,65 @@ function seenByOthers<O>(q: SelectQueryBuilder<Database, 'donations', O>): Selec
 }
 
 // A page's ids and revisions, in the list's order: what it shows is then the rows a node keeps
-// at those revisions, and a read of the others (donations.rows.ts, ADR 33).
+// at those revisions, and a read of the others (donations.rows.ts, ADR 33). Each row carries the
+// mark of the user's list (count and revision, migration 069) as the same statement saw it: the
+// keys are kept under a mark no newer than they are.
 function pageKeys(publicOnly: boolean) {
-  return prepared<Database, { id: number; revision: number }, { user_id: number; limit: number; offset: number }>((db, p) => {
-    const mine = db.selectFrom('donations').select(['id', 'revision']).where('user_id', '=', p('user_id'));
-    return (publicOnly ? seenByOthers(mine) : mine).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit')).offset(p('offset'));
-  });
+  return prepared<Database, { id: number; revision: number; mark_total: number | null; mark_revision: number | null }, { user_id: number; limit: number; offset: number }>(
+    (db, p) => {
+      const counts = () => db.selectFrom('donation_counts').where('user_id', '=', p('user_id'));
+      const mine = db
+        .selectFrom('donations')
+        .select(['id', 'revision'])
+        .select([counts().select('total').as('mark_total'), counts().select('revision').as('mark_revision')])
+        .where('user_id', '=', p('user_id'));
+      return (publicOnly ? seenByOthers(mine) : mine).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit')).offset(p('offset'));
+    },
+  );
 }
 
 const pageKeysQuery = pageKeys(false);
 const publicPageKeysQuery = pageKeys(true);
 
+/** The mark of a user's list in a row that carries one (the owner's, a page key's), if the user has a count. */
+function markOf(total: number | null | undefined, revision: number | null | undefined): ListMark | undefined {
+  return total === null || total === undefined || revision === null || revision === undefined ? undefined : { total, revision };
+}
+
+/**
+ * A page's ids and revisions: those `kept` under the mark the owner's row shows now, else read.
+ * With keys kept for the page, the owner's row is read first and the keys only if its mark moved;
+ * without, both at once (on PostgreSQL one round trip's wait instead of two).
+ */
+async function keysAndOwner(db: Db, values: { user_id: number; limit: number; offset: number }, publicOnly: boolean, kept: KeptDonationRows<PageRow>) {
+  const read = publicOnly ? publicPageKeysQuery : pageKeysQuery;
+  const key = `${values.user_id} ${publicOnly ? 'public' : 'own'} ${values.limit} ${values.offset}`;
+  const held = kept.keys(key);
+  let keys: Awaited<ReturnType<typeof read>>;
+  let owner: Awaited<ReturnType<typeof ownerQuery>>;
+  if (held !== undefined) {
+    owner = await ownerQuery(db, { id: values.user_id });
+    const now = markOf(owner[0]?.total, owner[0]?.revision);
+    if (now !== undefined && now.total === held.mark.total && now.revision === held.mark.revision) return { keys: held.keys, owner };
+    keys = await read(db, values);
+  } else {
+    [keys, owner] = await Promise.all([read(db, values), ownerQuery(db, { id: values.user_id })]);
+  }
+  const mark = markOf(keys[0]?.mark_total, keys[0]?.mark_revision);
+  if (mark !== undefined)
+    kept.keepKeys(
+      key,
+      mark,
+      keys.map((k) => ({ id: k.id, revision: k.revision })),
+    );
+  return { keys, owner };
+}
+
 /**
  * A user's donations, newest first; `publicOnly` for other viewers. The page's ids and revisions
- * are read first; a row `kept` at its revision is not read again, the others are read (with the
- * same conditions, so a row that left the list between the two reads is left out) and kept.
+ * are read first, or known (keysAndOwner); a row `kept` at its revision is not read again, the
+ * others are read (with the same conditions, so a row that left the list between the two reads is
+ * left out) and kept.
  */
 export async function listByUser(
   db: Db,
@@ -163,8 +208,7 @@ export async function listByUser(
   kept: KeptDonationRows<PageRow> = new KeptDonationRows(0),
 ): Promise<{ rows: DonationRecord[]; count: number }> {
   const values = { user_id: userId, limit: page.per_page, offset: offsetOf(page) };
-  // Both statements at once: on PostgreSQL one round trip's wait instead of two.
-  const [keys, owner] = await Promise.all([(publicOnly ? publicPageKeysQuery : pageKeysQuery)(db, values), ownerQuery(db, { id: userId })]);
+  const { keys, owner } = await keysAndOwner(db, values, publicOnly, kept);
   const rows: Array<Readonly<PageRow> | undefined> = keys.map((k) => kept.get(k.id, k.revision)?.row);
   const missing = keys.filter((_, i) => rows[i] === undefined).map((k) => k.id);
   if (missing.length > 0) {
