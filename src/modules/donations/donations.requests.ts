@@ -18,6 +18,7 @@ import type { HeldDonation } from './donations.held.ts';
 import type { Made } from './donations.writer.ts';
 import { initialStatus } from './donations.ts';
 import * as store from './donations.store.ts';
+import * as requestsStore from './donations.requests.store.ts';
 import { authorize } from '../../shared/policy.ts';
 import { centsToDollars } from '../../shared/money.ts';
 
@@ -82,7 +83,7 @@ export async function decideRequest(deps: Deps, caller: Caller, donationId: numb
     // The fund's accounts first, then the donation: the order every use case locks in.
     const accounts = await lockFundAccounts(trx, unlocked.fund_id);
     await store.lockDonation(trx, caller.book, donationId);
-    const request = await store.requestRow(trx, donationId);
+    const request = await requestsStore.requestRow(trx, donationId);
     assert(request !== undefined, 'a locked donation is there');
     if (request.status !== 'requested') throw conflict('donation_not_requested', `this donation is ${request.status}, not a request waiting for a decision`);
     if ((request.request_expires_at ?? '') <= at) throw conflict('request_expired', 'this request lapsed: ask for it again');
@@ -152,7 +153,7 @@ async function closeRequest(trx: Trx, r: { id: number; user_id: number }, at: st
 
 /** A member's waiting requests in a fund are withdrawn (their membership ended), in `trx`. */
 export async function withdrawRequestsOf(_deps: Deps, trx: Trx, fundId: number, actorId: number, at: string): Promise<void> {
-  for (const r of await store.requestsOf(trx, fundId, actorId)) await closeRequest(trx, r, at, 'member_left');
+  for (const r of await requestsStore.requestsOf(trx, fundId, actorId)) await closeRequest(trx, r, at, 'member_left');
 }
 
 /** Requests past their REQUEST_TTL_DAYS lapse (a job of the node): how many. */
@@ -160,7 +161,7 @@ export async function expireRequests(deps: Deps): Promise<number> {
   const at = deps.clock.now().toISOString();
   let expired = 0;
   for (;;) {
-    const lapsed = await store.lapsedRequests(deps.db, at, 500);
+    const lapsed = await requestsStore.lapsedRequests(deps.db, at, 500);
     if (lapsed.length === 0) return expired;
     await deps.db.transaction().execute(async (trx) => {
       for (const r of lapsed) await closeRequest(trx, r, at, 'expired');
@@ -186,5 +187,5 @@ export function mayCancelAs(caller: Caller, donation: { status: string; actor_id
 /** The requests of the caller's fund waiting for a decision (the web's fund page). */
 export async function waitingRequests(deps: Deps, caller: Caller) {
   authorize(caller, 'read');
-  return (await store.waitingRequestsOfFund(deps.db, caller.book, caller.fund_id)).map((r) => ({ ...r, amount: centsToDollars(r.amount_cents) }));
+  return (await requestsStore.waitingRequestsOfFund(deps.db, caller.book, caller.fund_id)).map((r) => ({ ...r, amount: centsToDollars(r.amount_cents) }));
 }

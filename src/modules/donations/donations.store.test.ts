@@ -374,47 +374,4 @@ describeEachEngine('donations store', (env) => {
       .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 4, 'the refused one wrote nothing');
   });
-
-  test('requests (rules §20): counted public only once approved; a member’s, the lapsed ones, and a request’s row', async () => {
-    const { db } = env().deps;
-    await makeNonProfit(env().deps, { ein: '222222223', name: 'Requests Charity' });
-    const user = await makeUser(env().deps, { name: 'Family' });
-    const request = { ...(await row(user)), status: 'requested', actor_id: user.user_id, request_expires_at: '2026-01-31T00:00:00Z' };
-    const id = await db.transaction().execute((trx) => store.insertDonation(trx, request));
-    const counts = () => db.selectFrom('donation_counts').select(['total', 'public_total']).where('user_id', '=', user.user_id).executeTakeFirstOrThrow();
-    assert.deepEqual(await counts(), { total: 1, public_total: 0 }, 'a request is no public donation yet');
-    assert.deepEqual(await store.requestsOf(db, user.fund_id, user.user_id), [{ id, user_id: user.user_id }]);
-    assert.deepEqual(await store.requestsOf(db, user.fund_id, user.user_id + 1), []);
-    assert.deepEqual(await store.lapsedRequests(db, '2026-01-30T00:00:00Z', 10), []);
-    assert.deepEqual(await store.lapsedRequests(db, '2026-01-31T00:00:00Z', 10), [{ id, user_id: user.user_id, book: 'live' }]);
-    assert.deepEqual(
-      (await store.waitingRequestsOfFund(db, 'live', user.fund_id)).map((r) => [r.id, r.requester]),
-      [[id, 'Family']],
-    );
-    assert.deepEqual(await store.waitingRequestsOfFund(db, 'test', user.fund_id), []);
-    const read = await db.transaction().execute((trx) => store.requestRow(trx, id));
-    assert.deepEqual([read?.status, read?.actor_id, read?.non_profit_name], ['requested', user.user_id, 'Donations Charity']);
-    await db.transaction().execute((trx) => store.transition(trx, id, 'requested', 'scheduled', at, { decided_at: at, decided_by: user.user_id }));
-    assert.deepEqual(await counts(), { total: 1, public_total: 1 }, 'approved, it is counted');
-    // Decided, it keeps its expiry but is no request: no reader returns it.
-    assert.deepEqual(await store.requestsOf(db, user.fund_id, user.user_id), []);
-    assert.deepEqual(await store.lapsedRequests(db, '2026-02-01T00:00:00Z', 10), []);
-    assert.deepEqual(await store.waitingRequestsOfFund(db, 'live', user.fund_id), []);
-  });
-
-  test('the partial indexes of requests (migration 068): the lapsed ones and a fund’s are read by index', async () => {
-    const { db } = env().deps;
-    const user = await makeUser(env().deps);
-    // The queries the store runs, as it compiles them.
-    const lapsing = await queryPlan(db, store.lapsedRequestsQuery(db, at, 500).compile());
-    assert.ok(
-      lapsing.some((line) => line.includes('donations_requests_lapsing')),
-      lapsing.join('\n'),
-    );
-    const ofFund = await queryPlan(db, store.waitingRequestsOfFundQuery(db, 'live', user.fund_id).compile());
-    assert.ok(
-      ofFund.some((line) => line.includes('donations_requests_of_fund')),
-      ofFund.join('\n'),
-    );
-  });
 });
