@@ -35,7 +35,7 @@ export interface KeptRow<R extends Revised> {
   bytes?: RowBytes;
 }
 
-/** How many pages' keys a node keeps at most (two numbers a row: under 2 KB for a page of 25, 8 MB in all). */
+/** How many pages' keys a node keeps at most (two numbers a row: under 2 KB for a page of 25, 10 MB for 5,000 such pages). */
 export const KEPT_PAGE_KEYS_MAX = 5_000;
 
 /**
