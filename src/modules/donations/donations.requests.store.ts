@@ -5,10 +5,7 @@ import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
 import type { Book } from '../../shared/book.ts';
 
-/**
- * A fund's requests (rules §20): those of one member, or every one lapsed by `now`. The status is a
- * literal, so that both engines read the partial indexes of requests (migration 068).
- */
+/** A fund's requests made by one member. */
 export async function requestsOf(db: Db | Trx, fundId: number, actorId: number): Promise<Array<{ id: number; user_id: number }>> {
   return db.selectFrom('donations').select(['id', 'user_id']).where('fund_id', '=', fundId).where('status', '=', sql.lit('requested')).where('actor_id', '=', actorId).execute();
 }

@@ -258,7 +258,7 @@ describeEachEngine('donations store', (env) => {
     const others = await store.listByUser(db, user.user_id, true, page, kept);
     assert.deepEqual(
       others.rows.map((r) => r.id),
-      [newest, hidden, first].filter((id) => id !== undefined),
+      [newest, hidden, first],
     );
     assert.ok(kept.keys(`${user.user_id} public 10 0`) !== undefined);
     // No keys are kept by a node that keeps nothing.
