@@ -24,6 +24,12 @@ export interface Deps {
    * they began (DatabaseHandle.lookups: on PostgreSQL pipelined on shared connections). Never a transaction.
    */
   lookups: Db;
+  /**
+   * How many times the database undid writes this node's reads may have seen (DatabaseHandle.undone:
+   * SQLite's failed group commits; always 0 on PostgreSQL). What Runtime keeps from reads is
+   * dropped when it moves, and nothing read before it moved is kept after.
+   */
+  undone: () => number;
   config: Readonly<Config>;
   clock: Clock;
   ids: Ids;

@@ -70,6 +70,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
     db: handle.db,
     reads: handle.reads,
     lookups: handle.lookups,
+    undone: handle.undone,
     config,
     clock: options.clock ?? systemClock,
     ids: options.ids ?? cryptoIds,

@@ -30,6 +30,13 @@ export interface DatabaseHandle {
    * connections (db/pipelined.ts); on SQLite `db` itself. Never for a transaction.
    */
   lookups: Db;
+  /**
+   * How many times the database undid writes that this node's reads may have seen: on SQLite, a
+   * group of transactions whose COMMIT failed (sqlite-group-commit.ts); always 0 on PostgreSQL,
+   * where no read sees another transaction's uncommitted writes. What a node keeps from its reads
+   * keeps nothing read under an earlier count.
+   */
+  undone(): number;
   /** The raw node:sqlite handle (SQLite only): for backups and pragmas. */
   sqlite?: NodeSqliteDatabase;
   /** The pg pool (PostgreSQL only): its connection counts, for metrics. */
@@ -51,6 +58,9 @@ function statementTimes(): { log(connections: Parameters<StatementObserver>[0]):
     },
   };
 }
+
+/** PostgreSQL's `undone`: its reads never see what a transaction undoes. */
+const noneUndone = (): number => 0;
 
 export interface DatabaseOptions {
   url: string;
@@ -224,7 +234,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: times.log('pool') });
     const shared = options.lookupConnections ?? LOOKUP_CONNECTIONS;
-    if (shared === 0) return { db, reads: db, lookups: db, engine, pool, observeStatements, close: () => db.destroy() };
+    if (shared === 0) return { db, reads: db, lookups: db, engine, pool, observeStatements, undone: noneUndone, close: () => db.destroy() };
     const pipelined = new PipelinedPool(() => new NamingClient({ ...client, pipeline: true }), shared, options.connectionLifetimeS ?? 0);
     const lookups = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pipelined }), log: times.log('lookups') });
     return {
@@ -234,6 +244,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       engine,
       pool,
       observeStatements,
+      undone: noneUndone,
       close: async () => {
         await lookups.destroy();
         await db.destroy();
@@ -244,7 +255,8 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new NodeSqliteDatabase(path, options.sqliteCacheMb === undefined ? {} : { cacheMb: options.sqliteCacheMb });
   const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(sqlite), log: times.log('pool') });
-  if (path === ':memory:') return { db, reads: db, lookups: db, engine, sqlite, observeStatements, close: () => db.destroy() };
+  const undone = () => sqlite.stats.undone;
+  if (path === ':memory:') return { db, reads: db, lookups: db, engine, sqlite, observeStatements, undone, close: () => db.destroy() };
   const reads = new Kysely<Database>({ dialect: new NodeSqliteDialect(NodeSqliteDatabase.reader(path)), log: times.log('reads') });
   return {
     db,
@@ -253,6 +265,7 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
     engine,
     sqlite,
     observeStatements,
+    undone,
     close: async () => {
       await reads.destroy();
       await db.destroy();

@@ -113,6 +113,28 @@ test('a failed sync fails its group and every later transaction', async () => {
   });
 });
 
+test("a group whose COMMIT fails is undone whole: its transactions fail, a read between them saw their writes, and the handle's undone count moves", async () => {
+  await withDb(async (db, raw, path) => {
+    // A deferred foreign key is checked only at the group's COMMIT.
+    await sql`create table parents (id integer primary key)`.execute(db);
+    await sql`create table children (id integer primary key, parent_id integer not null references parents (id) deferrable initially deferred)`.execute(db);
+    const first = db.transaction().execute((trx) => trx.insertInto('items').values({ label: 'first' }).execute());
+    const orphan = db.transaction().execute((trx) => sql`insert into children (id, parent_id) values (1, 42)`.execute(trx));
+    // A plain read queued behind them runs before the group's COMMIT, on the same connection.
+    const seen = db.selectFrom('items').select('label').execute();
+    assert.deepEqual(
+      (await seen).map((r) => r.label),
+      ['first'],
+      "the read saw the group's write",
+    );
+    await assert.rejects(first, /FOREIGN KEY/);
+    await assert.rejects(orphan, /FOREIGN KEY/);
+    assert.deepEqual([raw.stats.undone, committedLabels(path)], [1, []], 'undone, and nothing on disk');
+    await db.transaction().execute((trx) => trx.insertInto('items').values({ label: 'later' }).execute());
+    assert.deepEqual([raw.stats.undone, committedLabels(path)], [1, ['later']], 'the next group commits');
+  });
+});
+
 test('a failing transaction rolls back alone; the others in its group commit', async () => {
   await withDb(async (db, _raw, path) => {
     await db.insertInto('items').values({ label: 'taken' }).execute();

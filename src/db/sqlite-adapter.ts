@@ -71,8 +71,11 @@ export class NodeSqliteDatabase implements SqliteDatabase {
   readonly walPath: string | undefined;
   /** A reader (NodeSqliteDatabase.reader): its transactions are read snapshots. */
   readonly readOnly: boolean;
-  /** Transactions committed, the real commits that carried them, and the syncs that made those durable. */
-  readonly stats = { transactions: 0, commits: 0, syncs: 0 };
+  /**
+   * Transactions committed, the real commits that carried them, the syncs that made those durable,
+   * and the groups undone after their writes could be read (sqlite-group-commit.ts).
+   */
+  readonly stats = { transactions: 0, commits: 0, syncs: 0, undone: 0 };
   readonly #cache = new Map<string, NodeSqliteStatement>();
   constructor(path: string, options: { cacheMb?: number; walPages?: number; readOnly?: boolean } = {}) {
     // A reader writes nothing, and a database in memory has no file.

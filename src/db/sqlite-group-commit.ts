@@ -12,7 +12,8 @@ export interface GroupCommitDatabase extends SqliteDatabase {
   readonly walPath: string | undefined;
   /** A read-only connection: a transaction on it is a read snapshot (BEGIN ... COMMIT), never in a group. */
   readonly readOnly: boolean;
-  readonly stats: { transactions: number; commits: number; syncs: number };
+  /** `undone`: groups rolled back after their transactions had let go of the connection (GroupCommitSqliteDriver). */
+  readonly stats: { transactions: number; commits: number; syncs: number; undone: number };
 }
 
 class Deferred {
@@ -167,6 +168,10 @@ class GroupConnection implements DatabaseConnection {
  * SQLite recovers from what is on disk). A read may see a group's rows a
  * moment before they are durable (the same connection serves it, and the
  * reader and other processes read the WAL): a client is answered only after.
+ * A read on this connection between two transactions of a group sees the
+ * group's writes before its COMMIT; if that COMMIT fails, the group is undone
+ * and `stats.undone` moves, so that what a node keeps from its reads drops
+ * anything read before (DatabaseHandle.undone).
  */
 export class GroupCommitSqliteDriver implements Driver {
   readonly #db: GroupCommitDatabase;
@@ -285,6 +290,7 @@ export class GroupCommitSqliteDriver implements Driver {
   }
 
   #failGroup(error: unknown): void {
+    this.#db.stats.undone += 1;
     for (const d of this.#endGroup()) d.reject(error);
   }
 
