@@ -105,7 +105,7 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
 export function buildRuntime(deps: Deps): Runtime {
   return {
     donations: createDonationWriter(deps),
-    donationRows: createKeptDonationRows(),
+    donationRows: createKeptDonationRows(deps),
     idempotency: createKeyWrites(deps),
     cards: createCardCache(deps),
     directory: new DirectoryInMemory(deps),

@@ -691,3 +691,28 @@ export async function slowConnectsRetried<T>(open: () => Promise<T>): Promise<T>
     }
   }
 }
+
+/**
+ * Runs `write` in a transaction whose COMMIT fails (a deferred foreign key, checked only then)
+ * and, begun right after it, `read`; resolves to what `read` gave. On SQLite the read runs
+ * between the transaction's release of its savepoint and its group's COMMIT (db/sqlite-group-commit.ts),
+ * so it sees the writes the database then undoes, and `deps.undone` moves by one; on PostgreSQL
+ * it sees none of them, and nothing moves.
+ */
+export async function readAcrossUndone<T>(env: Pick<TestEnv, 'engine' | 'deps'>, write: (trx: Trx) => Promise<unknown>, read: () => Promise<T>): Promise<T> {
+  const { db, undone } = env.deps;
+  await sql`create table undone_probe (id integer primary key, user_id integer references users (id) deferrable initially deferred)`.execute(db);
+  try {
+    const before = undone();
+    const failing = db.transaction().execute(async (trx) => {
+      await write(trx);
+      await sql`insert into undone_probe (id, user_id) values (1, ${999_999_999})`.execute(trx);
+    });
+    const seen = read();
+    await assert.rejects(failing, /foreign key/i);
+    assert.equal(undone() - before, env.engine === 'sqlite' ? 1 : 0, 'the group was undone');
+    return await seen;
+  } finally {
+    await sql`drop table undone_probe`.execute(db);
+  }
+}

@@ -122,7 +122,7 @@ describe('the own list as JSON bytes', () => {
         const deps = { ...env.deps, runtime: { ...env.deps.runtime, donationRows: new KeptDonationRows<PageRow>(1_000) } };
         const expected = schemaSerializer({ items: records.map((r) => ownListForm(deps, cards, r)), meta });
         assert.equal(ownDonationPageJson(deps, cards, records, meta).toString(), expected);
-        for (const r of records) deps.runtime.donationRows.keep({ ...r });
+        for (const r of records) deps.runtime.donationRows.keep({ ...r }, deps.runtime.donationRows.since());
         const made = ownDonationPageJson(deps, cards, records, meta);
         assert.equal(made.toString(), expected, 'the rows kept, their bytes made and kept, and the page');
         const again = ownDonationPageJson(deps, cards, records, meta);
@@ -140,7 +140,7 @@ describe('the own list as JSON bytes', () => {
     fc.assert(
       fc.property(page, fc.constantFrom('card', 'fund', 'owner', 'meta'), card, owner, anyText, ({ cards, records, meta }, changed, otherCard, otherOwner, otherFundName) => {
         const deps = { ...env.deps, runtime: { ...env.deps.runtime, donationRows: new KeptDonationRows<PageRow>(1_000) } };
-        for (const r of records) deps.runtime.donationRows.keep({ ...r });
+        for (const r of records) deps.runtime.donationRows.keep({ ...r }, deps.runtime.donationRows.since());
         ownDonationPageJson(deps, cards, records, meta); // the rows' bytes made and kept, and the page kept
         // The same rows at the same revisions, naming one thing that changed: a new card (the directory's records epoch moved), a renamed fund or an owner who changed.
         const cardsAfter = changed === 'card' ? new Map(cards).set(1, Object.freeze({ ...otherCard })) : cards;

@@ -27,8 +27,8 @@ declare module '../../deps.ts' {
 }
 
 /** For platform.ts to build once per node. */
-export function createKeptDonationRows(): KeptDonationRows<store.PageRow> {
-  return new KeptDonationRows(KEPT_ROWS_MAX);
+export function createKeptDonationRows(deps: Deps): KeptDonationRows<store.PageRow> {
+  return new KeptDonationRows(KEPT_ROWS_MAX, deps.undone);
 }
 
 /** The most rows a page's OFFSET passes over and still be read as a lookup. */

@@ -6,6 +6,9 @@
 // A page's keys are kept too, under the mark of the user's list they were read under (its count
 // and revision, migration 069): while the owner's row shows the same mark, the page is the same
 // rows, and its keys are not read again.
+// A read may see writes the database then undoes (an SQLite group whose COMMIT failed, Deps.undone):
+// everything kept is dropped when the count of such undoings moves, and what was read before it
+// moved is not kept after.
 
 /** How many rows a node keeps at most (about a kilobyte each with their JSON: 20 MB). */
 export const KEPT_ROWS_MAX = 20_000;
@@ -73,17 +76,32 @@ interface KeptPage {
  */
 export class KeptDonationRows<R extends Revised> {
   readonly capacity: number;
+  readonly #undone: () => number;
+  /** The count of undone writes (Deps.undone) that everything held was read under. */
+  #since: number;
   #young = new Map<number, KeptRow<R>>();
   #old = new Map<number, KeptRow<R>>();
   #pages = new Map<number, KeptPage>();
   #keys = new Map<string, KeptKeys>();
 
-  constructor(capacity: number) {
+  constructor(capacity: number, undone: () => number = () => 0) {
     this.capacity = capacity;
+    this.#undone = undone;
+    this.#since = undone();
+  }
+
+  /**
+   * What a read that begins now passes to `keep` and `keepKeys`: the count of undone writes. Rows
+   * and keys read under a count that has since moved may show writes the database undid: not kept.
+   */
+  since(): number {
+    this.#fresh();
+    return this.#since;
   }
 
   /** The row `id` as it is at `revision`, if kept. */
   get(id: number, revision: number): KeptRow<R> | undefined {
+    this.#fresh();
     const young = this.#young.get(id);
     if (young !== undefined) return young.row.revision === revision ? young : undefined;
     const old = this.#old.get(id);
@@ -92,15 +110,16 @@ export class KeptDonationRows<R extends Revised> {
     return old;
   }
 
-  /** Keeps `row` (a read of it, at its revision) in place of any it had. */
-  keep(row: R): KeptRow<R> {
+  /** Keeps `row` (a read of it, at its revision, begun at `since`) in place of any it had; returns it frozen, kept or not. */
+  keep(row: R, since: number): KeptRow<R> {
     const kept: KeptRow<R> = { row: Object.freeze(row) };
-    this.#add(kept);
+    if (this.since() === since) this.#add(kept);
     return kept;
   }
 
   /** The page kept under `key` if it was put together from these very bytes, in this order, and this tail. */
   page(key: number, rows: readonly Buffer[], tail: string): Buffer | undefined {
+    this.#fresh();
     const kept = this.#pages.get(key);
     if (kept === undefined || kept.tail !== tail || kept.rows.length !== rows.length) return undefined;
     for (let i = 0; i < rows.length; i += 1) if (kept.rows[i] !== rows[i]) return undefined;
@@ -115,12 +134,13 @@ export class KeptDonationRows<R extends Revised> {
 
   /** The keys of the page `key` (a list's owner, view and page) as last read, with the mark they were read under. */
   keys(key: string): KeptKeys | undefined {
+    this.#fresh();
     return this.#keys.get(key);
   }
 
-  /** Keeps a page's `keys`, read under `mark`, in place of those it had; all are dropped once KEPT_PAGE_KEYS_MAX are held. */
-  keepKeys(key: string, mark: ListMark, keys: readonly Revised[]): void {
-    if (this.capacity < 2) return;
+  /** Keeps a page's `keys`, read under `mark` in a read begun at `since`, in place of those it had; all are dropped once KEPT_PAGE_KEYS_MAX are held. */
+  keepKeys(key: string, mark: ListMark, keys: readonly Revised[], since: number): void {
+    if (this.capacity < 2 || this.since() !== since) return;
     if (this.#keys.size >= KEPT_PAGE_KEYS_MAX && !this.#keys.has(key)) this.#keys = new Map();
     this.#keys.set(key, { mark, keys });
   }
@@ -133,6 +153,17 @@ export class KeptDonationRows<R extends Revised> {
   /** How many rows are held (a row in both generations counted twice). */
   get size(): number {
     return this.#young.size + this.#old.size;
+  }
+
+  /** Drops everything held if the database undid writes since it was read. */
+  #fresh(): void {
+    const undone = this.#undone();
+    if (undone === this.#since) return;
+    this.#since = undone;
+    this.#young = new Map();
+    this.#old = new Map();
+    this.#pages = new Map();
+    this.#keys = new Map();
   }
 
   #add(kept: KeptRow<R>): void {

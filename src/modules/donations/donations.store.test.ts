@@ -1,7 +1,7 @@
 // Every function of donations.store.ts on both engines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeEachEngine, donationRow, makeNonProfit, makeUser, queryPlan } from '../../../test/harness.ts';
+import { describeEachEngine, donationRow, makeNonProfit, makeUser, queryPlan, readAcrossUndone } from '../../../test/harness.ts';
 import { reserveIds } from '../../db/ids.ts';
 import { runStatements } from '../../db/bulk.ts';
 import * as store from './donations.store.ts';
@@ -267,22 +267,63 @@ describeEachEngine('donations store', (env) => {
     assert.equal(none.keys(`${user.user_id} own 10 0`), undefined);
   });
 
+  test('listByUser keeps nothing it read of a transaction group the database then undid', async () => {
+    const { db, undone } = env().deps;
+    const user = await makeUser(env().deps, { name: 'Undone' });
+    const donation = await row(user);
+    const id = await db.transaction().execute((trx) => store.insertDonation(trx, donation));
+    const kept = new KeptDonationRows<store.PageRow>(100, undone);
+    const page = { page: 1, per_page: 10 };
+    const list = async () => (await store.listByUser(db, user.user_id, false, page, kept)).rows.map((r) => [r.id, r.note]);
+    assert.deepEqual(await list(), [[id, null]]);
+    const seen = await readAcrossUndone(env(), (trx) => trx.updateTable('donations').set({ note: 'undone' }).where('id', '=', id).execute(), list);
+    assert.deepEqual(seen, [[id, env().engine === 'sqlite' ? 'undone' : null]], 'what the read saw');
+    // The same revision, and the same mark, now committed with other values: shown as they are.
+    await db.updateTable('donations').set({ note: 'committed' }).where('id', '=', id).execute();
+    assert.deepEqual(await list(), [[id, 'committed']]);
+  });
+
   test('KeptDonationRows holds at most its capacity, the rows used last, each only at the revision it was read at', () => {
     const kept = new KeptDonationRows(4);
     const at = (id: number, revision = 0) => ({ id, revision }) as unknown as store.PageRow;
-    for (const id of [1, 2]) kept.keep(at(id));
+    for (const id of [1, 2]) kept.keep(at(id), 0);
     assert.ok(kept.get(1, 0) !== undefined && kept.get(2, 0) !== undefined);
     assert.equal(kept.get(1, 1), undefined, 'another revision of a kept row');
-    kept.keep(at(3)); // the young generation was full: 1 and 2 are now the old one
+    kept.keep(at(3), 0); // the young generation was full: 1 and 2 are now the old one
     assert.ok(kept.get(1, 0) !== undefined, 'an old row used again moves to the young generation');
-    kept.keep(at(4)); // young full again (3, 1): it becomes the old one, and 2 is dropped
+    kept.keep(at(4), 0); // young full again (3, 1): it becomes the old one, and 2 is dropped
     assert.equal(kept.get(2, 0), undefined, 'the row unused longest is dropped');
     assert.ok(kept.get(1, 0) !== undefined && kept.get(3, 0) !== undefined && kept.get(4, 0) !== undefined);
-    for (let id = 10; id < 100; id += 1) kept.keep(at(id));
+    for (let id = 10; id < 100; id += 1) kept.keep(at(id), 0);
     assert.ok(kept.size <= 4, `at most the capacity is held (${kept.size})`);
     const none = new KeptDonationRows(0);
-    none.keep(at(1));
+    none.keep(at(1), 0);
     assert.deepEqual([none.size, none.get(1, 0)], [0, undefined], 'a capacity of none keeps nothing');
+  });
+
+  test('KeptDonationRows drops all it holds when the database undid writes, and keeps nothing read before it did', () => {
+    let undone = 0;
+    const kept = new KeptDonationRows(10, () => undone);
+    const at = (id: number) => ({ id, revision: 0 }) as unknown as store.PageRow;
+    const mark = { total: 1, revision: 0 };
+    const [a] = [Buffer.from('{"id":1}')];
+    let since = kept.since();
+    kept.keep(at(1), since);
+    kept.keepKeys('k', mark, [{ id: 1, revision: 0 }], since);
+    kept.keepPage(7, [a], 'tail', a);
+    assert.ok(kept.get(1, 0) !== undefined && kept.keys('k') !== undefined && kept.page(7, [a], 'tail') !== undefined);
+    undone += 1;
+    assert.deepEqual([kept.get(1, 0), kept.keys('k'), kept.page(7, [a], 'tail'), kept.size, kept.pages], [undefined, undefined, undefined, 0, 0], 'all dropped');
+    // A read begun before the undoing: what it read may be what was undone.
+    const before = since;
+    undone += 1;
+    const row = kept.keep(at(2), before);
+    kept.keepKeys('k', mark, [{ id: 2, revision: 0 }], before);
+    assert.deepEqual([row.row.id, kept.get(2, 0), kept.keys('k')], [2, undefined, undefined], 'given back to its reader, not kept');
+    since = kept.since();
+    kept.keep(at(2), since);
+    kept.keepKeys('k', mark, [{ id: 2, revision: 0 }], since);
+    assert.ok(kept.get(2, 0) !== undefined && kept.keys('k') !== undefined, 'a read begun after it is kept');
   });
 
   test("KeptDonationRows' pages: one a key, given back only for the same bytes objects in the same order and the same tail, all dropped when the young generation turns over", () => {
@@ -290,7 +331,7 @@ describeEachEngine('donations store', (env) => {
     const at = (id: number) => ({ id, revision: 0 }) as unknown as store.PageRow;
     const [a, b] = [Buffer.from('{"id":1}'), Buffer.from('{"id":2}')];
     const page = Buffer.from('page');
-    kept.keep(at(1));
+    kept.keep(at(1), 0);
     kept.keepPage(7, [a, b], 'tail', page);
     assert.equal(kept.page(7, [a, b], 'tail'), page);
     assert.equal(kept.page(7, [a, Buffer.from('{"id":2}')], 'tail'), undefined, 'equal bytes in another object: not the bytes the page was made of');
@@ -298,8 +339,8 @@ describeEachEngine('donations store', (env) => {
     assert.equal(kept.page(7, [a], 'tail'), undefined, 'fewer rows');
     assert.equal(kept.page(7, [a, b], 'other tail'), undefined, 'another tail (the count, the page)');
     assert.equal(kept.page(8, [a, b], 'tail'), undefined, 'another key');
-    kept.keep(at(2));
-    kept.keep(at(3)); // the young generation (1, 2) was full: it turns over, and the pages go
+    kept.keep(at(2), 0);
+    kept.keep(at(3), 0); // the young generation (1, 2) was full: it turns over, and the pages go
     assert.deepEqual([kept.pages, kept.page(7, [a, b], 'tail')], [0, undefined]);
     const none = new KeptDonationRows(0);
     none.keepPage(7, [a, b], 'tail', page);

@@ -170,7 +170,7 @@ function markOf(total: number | null | undefined, revision: number | null | unde
  * With keys kept for the page, the owner's row is read first and the keys only if its mark moved;
  * without, both at once (on PostgreSQL one round trip's wait instead of two).
  */
-async function keysAndOwner(db: Db, values: { user_id: number; limit: number; offset: number }, publicOnly: boolean, kept: KeptDonationRows<PageRow>) {
+async function keysAndOwner(db: Db, values: { user_id: number; limit: number; offset: number }, publicOnly: boolean, kept: KeptDonationRows<PageRow>, since: number) {
   const read = publicOnly ? publicPageKeysQuery : pageKeysQuery;
   const key = `${values.user_id} ${publicOnly ? 'public' : 'own'} ${values.limit} ${values.offset}`;
   const held = kept.keys(key);
@@ -190,6 +190,7 @@ async function keysAndOwner(db: Db, values: { user_id: number; limit: number; of
       key,
       mark,
       keys.map((k) => ({ id: k.id, revision: k.revision })),
+      since,
     );
   return { keys, owner };
 }
@@ -208,12 +209,14 @@ export async function listByUser(
   kept: KeptDonationRows<PageRow> = new KeptDonationRows(0),
 ): Promise<{ rows: DonationRecord[]; count: number }> {
   const values = { user_id: userId, limit: page.per_page, offset: offsetOf(page) };
-  const { keys, owner } = await keysAndOwner(db, values, publicOnly, kept);
+  // Before any read: what is read is kept only if no write was undone meanwhile (Deps.undone).
+  const since = kept.since();
+  const { keys, owner } = await keysAndOwner(db, values, publicOnly, kept, since);
   const rows: Array<Readonly<PageRow> | undefined> = keys.map((k) => kept.get(k.id, k.revision)?.row);
   const missing = keys.filter((_, i) => rows[i] === undefined).map((k) => k.id);
   if (missing.length > 0) {
     const read = donationRows(db).where('user_id', '=', userId).where('id', 'in', missing);
-    const found = new Map((await (publicOnly ? seenByOthers(read) : read).execute()).map((r) => [r.id, kept.keep(r as PageRow).row]));
+    const found = new Map((await (publicOnly ? seenByOthers(read) : read).execute()).map((r) => [r.id, kept.keep(r as PageRow, since).row]));
     for (let i = 0; i < keys.length; i += 1) rows[i] ??= found.get((keys[i] as { id: number }).id);
   }
   const counted = owner[0];
