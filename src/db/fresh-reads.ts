@@ -35,3 +35,26 @@ export class FreshReads<T> {
     return read;
   }
 }
+
+/**
+ * A counter of the database (an epoch) as a read found it, with the count of undone writes
+ * (Deps.undone) taken before that read began. A node keeps what it reads under both: a read may
+ * see an epoch raised by writes the database then undoes (SQLite's failed group commit), and the
+ * same epoch raised again later by other writes; its undone count tells the two apart.
+ */
+export interface Stamp {
+  readonly epoch: number;
+  readonly undone: number;
+}
+
+/** A read of `epoch` that stamps it (FreshReads' read for a counter a node keeps things under). */
+export function stamped(undone: () => number, epoch: () => Promise<number>): () => Promise<Stamp> {
+  return async () => {
+    const before = undone();
+    return { epoch: await epoch(), undone: before };
+  };
+}
+
+export function sameStamp(a: Stamp, b: Stamp): boolean {
+  return a.epoch === b.epoch && a.undone === b.undone;
+}

@@ -7,12 +7,13 @@ import { assert } from '../../shared/assert.ts';
 import { avatarUrl } from '../users/index.ts';
 import { nonProfitCards, type NonProfitCard } from '../nonprofits/index.ts';
 import type { DonationRecord } from './donations.store.ts';
+import type { Stamp } from '../../db/fresh-reads.ts';
 
 /** The non-profits (form 2.2) of these records, by id. */
 export type Cards = ReadonlyMap<number, NonProfitCard>;
 
 /** The cards of the records' non-profits, under the records epoch `epochRead` if its read was begun earlier (cardsEpoch). */
-export function cardsFor(deps: Deps, records: readonly DonationRecord[], epochRead?: Promise<number>): Promise<Cards> {
+export function cardsFor(deps: Deps, records: readonly DonationRecord[], epochRead?: Promise<Stamp>): Promise<Cards> {
   return nonProfitCards(
     deps,
     records.map((r) => r.non_profit_id),

@@ -8,7 +8,7 @@ import { hashSecret } from '../../shared/secrets.ts';
 import { generateKey, looksLikeKey, LAST_USED_WRITE_INTERVAL_MS, type KeyMode } from './keys.ts';
 import * as store from './keys.store.ts';
 import { CallerCache } from './caller-cache.ts';
-import { FreshReads } from '../../db/fresh-reads.ts';
+import { FreshReads, stamped, type Stamp } from '../../db/fresh-reads.ts';
 import { actingOf } from '../members/index.ts';
 
 export interface CreatedKey extends store.ApiKeyView {
@@ -37,7 +37,7 @@ export function listKeys(deps: Deps, userId: number): Promise<store.ApiKeyView[]
 
 /** The keys' callers a node keeps, and the shared reads of the auth epoch that keep them true. */
 export interface KeyCache {
-  epoch: FreshReads<number>;
+  epoch: FreshReads<Stamp>;
   callers: CallerCache;
 }
 
@@ -49,7 +49,7 @@ declare module '../../deps.ts' {
 
 /** For platform.ts to build once per node. */
 export function createKeyCache(deps: Deps): KeyCache {
-  return { epoch: new FreshReads(() => store.authEpoch(deps.lookups)), callers: new CallerCache() };
+  return { epoch: new FreshReads(stamped(deps.undone, () => store.authEpoch(deps.lookups))), callers: new CallerCache() };
 }
 
 /** Throws not_found (api_key_not_found) for unknown, revoked or another user's keys. */

@@ -3,9 +3,10 @@
 // page (a join) cost more than the rest of the query, and they rarely change.
 // Every change of their shown fields raises `directory_epoch.records_epoch` in
 // its transaction (the importer, upsert); a node reads the counter on each
-// use and forgets every card when it moved, as the API key cache does.
+// use and forgets every card when it moved, as the API key cache does, or when the database undid
+// writes the node may have read (db/fresh-reads.ts, Stamp).
 import type { Deps } from '../../deps.ts';
-import { FreshReads } from '../../db/fresh-reads.ts';
+import { FreshReads, sameStamp, stamped, type Stamp } from '../../db/fresh-reads.ts';
 import { assert } from '../../shared/assert.ts';
 import { causeById, causeLogoUrl } from './causes.ts';
 import { cardRows, recordsEpoch, type CardRow, type NonProfit } from './nonprofits.store.ts';
@@ -24,10 +25,10 @@ export interface NonProfitCard {
 
 const MAX_CARDS = 50_000;
 
-/** A node's cards, kept under the records epoch they were read at, and the shared reads of that epoch. */
+/** A node's cards, kept under the records epoch they were read at (stamped), and the shared reads of that epoch. */
 export interface CardCache {
-  epoch: FreshReads<number>;
-  kept: { epoch: number; cards: Map<number, NonProfitCard> };
+  epoch: FreshReads<Stamp>;
+  kept: { stamp: Stamp; cards: Map<number, NonProfitCard> };
 }
 
 declare module '../../deps.ts' {
@@ -38,7 +39,7 @@ declare module '../../deps.ts' {
 
 /** For platform.ts to build once per node. */
 export function createCardCache(deps: Deps): CardCache {
-  return { epoch: new FreshReads(() => recordsEpoch(deps.lookups)), kept: { epoch: -1, cards: new Map() } };
+  return { epoch: new FreshReads(stamped(deps.undone, () => recordsEpoch(deps.lookups))), kept: { stamp: { epoch: -1, undone: -1 }, cards: new Map() } };
 }
 
 function toCard(publicUrl: string, row: CardRow): NonProfitCard {
@@ -68,7 +69,7 @@ export function cardOfNonProfit(publicUrl: string, np: NonProfit): NonProfitCard
  * that reads other rows first (a list's page) begins it beside them: on PostgreSQL its statement
  * then leaves with theirs, and the request waits for one round trip instead of two.
  */
-export function cardsEpoch(deps: Deps): Promise<number> {
+export function cardsEpoch(deps: Deps): Promise<Stamp> {
   const read = deps.runtime.cards.epoch.get();
   // Awaited by nonProfitCards; a request that fails before it gets there must not leave it unheard.
   read.catch(() => undefined);
@@ -76,10 +77,10 @@ export function cardsEpoch(deps: Deps): Promise<number> {
 }
 
 /** The cards of these non-profit ids (each must exist: donations reference them), under `epochRead` (cardsEpoch). */
-export async function nonProfitCards(deps: Deps, ids: readonly number[], epochRead: Promise<number> = cardsEpoch(deps)): Promise<ReadonlyMap<number, NonProfitCard>> {
+export async function nonProfitCards(deps: Deps, ids: readonly number[], epochRead: Promise<Stamp> = cardsEpoch(deps)): Promise<ReadonlyMap<number, NonProfitCard>> {
   const cache = deps.runtime.cards;
-  const epoch = await epochRead;
-  if (cache.kept.epoch !== epoch) cache.kept = { epoch, cards: new Map() };
+  const stamp = await epochRead;
+  if (!sameStamp(cache.kept.stamp, stamp)) cache.kept = { stamp, cards: new Map() };
   const cards = cache.kept.cards;
   const missing = [...new Set(ids.filter((id) => !cards.has(id)))];
   if (missing.length > 0) {
