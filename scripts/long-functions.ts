@@ -4,7 +4,6 @@
 export const LONG_FUNCTIONS: Readonly<Record<string, number>> = {
   'src/app.ts: buildApp': 191,
   'src/config.ts: loadConfig': 80,
-  'src/db/database.ts: openDatabase': 75,
   'src/demo/seed.ts: seedDemo': 165,
   'src/metrics.ts: createMetrics': 201,
   'src/modules/apps/oidc.ts: makeProvider': 113,

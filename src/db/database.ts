@@ -251,6 +251,13 @@ export function openDatabase(options: DatabaseOptions): DatabaseHandle {
       },
     };
   }
+  return openSqlite(options, times);
+}
+
+/** openDatabase on an SQLite file (with its reader) or in memory (one connection for everything). */
+function openSqlite(options: DatabaseOptions, times: ReturnType<typeof statementTimes>): DatabaseHandle {
+  const engine = 'sqlite';
+  const observeStatements = times.observe;
   const path = sqlitePathOf(options.url) ?? ':memory:';
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new NodeSqliteDatabase(path, options.sqliteCacheMb === undefined ? {} : { cacheMb: options.sqliteCacheMb });
