@@ -152,6 +152,49 @@ for (const { name: engine } of engines()) {
       assert.deepEqual(await fingerprint(env.deps), before, 'nothing was written');
     });
 
+    test("with its own rows and another's named in one statement, only the other's is locked (migration 070), and each is still in its book", async () => {
+      const db = env.deps.db;
+      const other = await probeAccount(db, 'probe other');
+      await db.transaction().execute(async (trx) => {
+        const own = await probeAccount(trx, 'probe own beside');
+        const updated = await probeAccount(db, 'probe updated');
+        await trx.updateTable('ledger_accounts').set({ balance_cents: 5 }).where('id', '=', updated).execute();
+        const xmaxBefore = await xmax(trx, 'ledger_accounts', updated);
+        await post(
+          trx,
+          [own, updated, other].map((account_id) => ({ entry_id: entry, account_id, book: 'live' as const })),
+        );
+        assert.equal(await xmax(trx, 'ledger_accounts', own), '0', 'its own new account not locked');
+        assert.equal(await xmax(trx, 'ledger_accounts', updated), xmaxBefore, "the account it updated keeps its update's lock alone");
+        assert.notEqual(await xmax(trx, 'ledger_accounts', other), '0', "another's account locked");
+        assert.notEqual(await xmax(trx, 'journal_entries', entry), '0', "another's entry locked");
+      });
+      const before = await fingerprint(env.deps);
+      await assert.rejects(
+        db.transaction().execute(async (trx) => {
+          const own = await probeAccount(trx, 'probe own, crossed beside', 'test');
+          await post(
+            trx,
+            [own, other].map((account_id) => ({ entry_id: entry, account_id, book: 'live' as const })),
+          );
+        }),
+        refused,
+        "its own account in the other book, beside another's",
+      );
+      await assert.rejects(
+        db.transaction().execute(async (trx) => {
+          const own = await probeAccount(trx, 'probe own beside crossed');
+          await post(
+            trx,
+            [own, sandbox].map((account_id) => ({ entry_id: entry, account_id, book: 'live' as const })),
+          );
+        }),
+        refused,
+        "another's account in the other book, beside its own",
+      );
+      assert.deepEqual(await fingerprint(env.deps), before, 'nothing was written');
+    });
+
     test("an account another transaction wrote is still locked when the posting's entry is its own: its delete waits, then is refused", async () => {
       const db = env.deps.db;
       const account = await probeAccount(db, 'probe mixed');

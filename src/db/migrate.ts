@@ -72,6 +72,7 @@ import * as m066 from './migrations/066_key_records_user_unchecked.ts';
 import * as m067 from './migrations/067_books_check_own_rows_unlocked.ts';
 import * as m068 from './migrations/068_partial_request_indexes.ts';
 import * as m069 from './migrations/069_donation_list_revisions.ts';
+import * as m070 from './migrations/070_books_check_locks_only_others.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -149,6 +150,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '067_books_check_own_rows_unlocked', up: m067.up },
   { name: '068_partial_request_indexes', up: m068.up },
   { name: '069_donation_list_revisions', up: m069.up },
+  { name: '070_books_check_locks_only_others', up: m070.up },
 ];
 
 /** The migrations this release knows, in order. */
