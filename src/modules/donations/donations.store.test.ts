@@ -306,7 +306,7 @@ describeEachEngine('donations store', (env) => {
     const kept = new KeptDonationRows(10, () => undone);
     const at = (id: number) => ({ id, revision: 0 }) as unknown as store.PageRow;
     const mark = { total: 1, revision: 0 };
-    const [a] = [Buffer.from('{"id":1}')];
+    const a = Buffer.from('{"id":1}');
     let since = kept.since();
     kept.keep(at(1), since);
     kept.keepKeys('k', mark, [{ id: 1, revision: 0 }], since);
