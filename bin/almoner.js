@@ -20,6 +20,9 @@ if (command === '--version' || command === 'version' || command === '-v') {
   process.stdout.write(own ?? `almoner: unknown command: ${command}\n\n${USAGE}`);
   if (own === undefined) process.exitCode = 2;
 } else {
+  // A serving process starts again, as the same process, with the kernel's io_uring for its file
+  // syncs (src/io-uring.ts, ADR 35); before anything else is loaded, so the start costs little.
+  if (command === 'serve' || command === 'demo') (await import('../src/io-uring.ts')).startWithIoUring();
   const { run } = await import('../src/cli/main.ts');
   const code = await run(argv);
   if (code !== 0) process.exitCode = code;

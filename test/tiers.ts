@@ -12,6 +12,7 @@ export const SYSTEM: readonly string[] = [
   'test/db-copy.test.ts',
   'test/demo.test.ts',
   'test/invitations.test.ts',
+  'test/io-uring.test.ts',
   'test/join-platform.test.ts',
   'test/listeners.test.ts',
   'test/log-secrets.test.ts',
