@@ -101,7 +101,9 @@ export function startServer(mode: string, env: Record<string, string>, core = 0)
   // BENCH_CHAINS=off in `env`: the ledger's chains switched off as the server's modules load (bench/chains-off.ts).
   if (mode === 'app' && env.BENCH_CHAINS === 'off') flags.push('--import', CHAINS_OFF);
   const child = spawn('taskset', ['-c', String(core), process.execPath, ...profile, ...flags, SERVERS, mode], {
-    env: { ...process.env, ...env },
+    // Every server with io_uring for its file syncs, as `almoner serve` starts (src/io-uring.ts), unless
+    // the bench's environment says otherwise (UV_USE_IO_URING=0: the thread pool, to compare).
+    env: { UV_USE_IO_URING: '1', ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // BENCH_SERVER_OUT=<file>: the app server's standard output appended there (`--trace-gc`'s lines, say).
