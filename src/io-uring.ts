@@ -10,9 +10,13 @@
 /** The variable libuv reads once, at start, to use io_uring for file operations. */
 export const IO_URING_VARIABLE = 'UV_USE_IO_URING';
 
-/** Whether this process should start again with io_uring on: Linux, Node able to, the variable unset. */
+/**
+ * Whether this process should start again with io_uring on: Linux, Node able to, the variable
+ * unset, and no IPC channel to its parent (a cluster's worker, a forked child), which an exec
+ * would close.
+ */
 export function wantsIoUring(platform: string, env: NodeJS.ProcessEnv, canExec: boolean): boolean {
-  return platform === 'linux' && canExec && env[IO_URING_VARIABLE] === undefined;
+  return platform === 'linux' && canExec && env[IO_URING_VARIABLE] === undefined && env.NODE_CHANNEL_FD === undefined;
 }
 
 /**

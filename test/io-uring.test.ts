@@ -17,6 +17,9 @@ describe('which processes start again with io_uring', () => {
     assert.equal(wantsIoUring('linux', { UV_USE_IO_URING: '1' }, true), false);
     assert.equal(wantsIoUring('linux', { UV_USE_IO_URING: '' }, true), false);
   });
+  test('a process with an IPC channel to its parent (a cluster worker, a forked child): no, the exec would close it', () => {
+    assert.equal(wantsIoUring('linux', { NODE_CHANNEL_FD: '3' }, true), false);
+  });
   test('another system, or a Node without process.execve: no', () => {
     assert.equal(wantsIoUring('darwin', {}, true), false);
     assert.equal(wantsIoUring('win32', {}, true), false);
