@@ -7,6 +7,8 @@
 // the environment already says (UV_USE_IO_URING=0 keeps the thread pool).
 // Where the kernel or a seccomp filter refuses io_uring, libuv falls back to its thread pool.
 
+import { spawnSync } from 'node:child_process';
+
 /** The variable libuv reads once, at start, to use io_uring for file operations. */
 export const IO_URING_VARIABLE = 'UV_USE_IO_URING';
 
@@ -20,11 +22,23 @@ export function wantsIoUring(platform: string, env: NodeJS.ProcessEnv, canExec: 
 }
 
 /**
+ * Whether the system lets this process run `execPath` again. Node 24 ends a process whose
+ * `process.execve` fails (it aborts, exit 134) instead of throwing, so the exec is first tried in
+ * a child (`node --version`, some 20 ms): a seccomp filter that refuses execve, or a binary gone
+ * since the start, leaves the node serving as it started instead of stopping it.
+ */
+export function canStartAgain(execPath: string): boolean {
+  const probe = spawnSync(execPath, ['--version'], { stdio: 'ignore', timeout: 10_000 });
+  return probe.error === undefined && probe.status === 0;
+}
+
+/**
  * Replaces this process (same PID, arguments and Node flags) with one that has io_uring on, when
- * `wantsIoUring`. Returns only when it did not: nothing to do, or the system refused the exec.
+ * `wantsIoUring`. Returns only when it did not: nothing to do, or the system would refuse the exec.
  */
 export function startWithIoUring(): void {
   if (!wantsIoUring(process.platform, process.env, typeof process.execve === 'function')) return;
+  if (!canStartAgain(process.execPath)) return;
   // process.execve is experimental in Node 24: its one warning would be the only line an operator
   // reads at every start, about our code, not theirs.
   const listeners = process.listeners('warning');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { wantsIoUring } from '../src/io-uring.ts';
+import { canStartAgain, wantsIoUring } from '../src/io-uring.ts';
 import { startServerProcess } from './harness.ts';
 
 describe('which processes start again with io_uring', () => {
@@ -24,6 +24,15 @@ describe('which processes start again with io_uring', () => {
     assert.equal(wantsIoUring('darwin', {}, true), false);
     assert.equal(wantsIoUring('win32', {}, true), false);
     assert.equal(wantsIoUring('linux', {}, false), false);
+  });
+});
+
+describe('whether the system would let the process start again', () => {
+  test('this Node: yes', () => {
+    assert.equal(canStartAgain(process.execPath), true);
+  });
+  test('a binary that is not there (gone since the start): no, so the node serves as it started instead of aborting', () => {
+    assert.equal(canStartAgain(join(tmpdir(), 'almoner-no-such-node')), false);
   });
 });
 
