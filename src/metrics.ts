@@ -1,9 +1,10 @@
 // Metrics through prom-client, one registry per platform (tests open several
 // in one process): the release, the process and event loop (its default
 // metrics), HTTP request durations by route and status, requests in flight,
-// problems by code, database statement times and the pool, the last run of
-// each background job and of `almoner check`, and the money counts the
-// services report (shared/counters.ts). Served at GET /metrics.
+// problems by code, database statement times and the pool, the donation
+// writer's rounds and SQLite's group commits, the last run of each background
+// job and of `almoner check`, and the money counts the services report
+// (shared/counters.ts). Served at GET /metrics.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DatabaseHandle } from './db/database.ts';
 import type { MoneyCounters } from './shared/counters.ts';
@@ -14,6 +15,13 @@ export type JobName = 'scheduler' | 'retention' | 'receipts' | 'notify' | 'sandb
 
 /** The latest `almoner check` (kept in the database by whichever machine ran it). */
 export type LastCheck = () => Promise<{ finished_at: string; duration_ms: number; failed: number } | undefined>;
+
+/**
+ * How the node's donation writer shared its transactions (donations.writer.ts WriterStats): the
+ * transactions (rounds) it wrote, the requests they carried, the rounds that took the locked
+ * transaction, the seconds they ran, and the requests waiting for a round now.
+ */
+export type Writing = () => { transactions: number; requests: number; locked: number; seconds: number; waiting: number } | undefined;
 
 /** Money out as the database holds it (rules §17): runs open and past their pay date, unresolved exceptions, returns in the last week. */
 export type MoneyOut = () => Promise<{ open_runs: number; overdue_runs: number; open_exceptions: number; returned_7d: number }>;
@@ -65,7 +73,21 @@ const CONFIGURATION_PROBLEMS = {
   labelNames: ['problem'] as const,
 };
 
-export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, moneyOut?: MoneyOut): Metrics {
+/** A counter whose total is kept elsewhere (`total`), read at each scrape; 0 while `total` has none. */
+function countedElsewhere(registry: Registry, name: string, help: string, total: () => number | undefined): void {
+  new Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      const value = total();
+      this.reset();
+      if (value !== undefined) this.inc(value);
+    },
+  });
+}
+
+export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, moneyOut?: MoneyOut, writing?: Writing): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'almoner_' });
   new Gauge({
@@ -177,6 +199,38 @@ export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, mon
       this.set({ state: 'waiting' }, pool.waitingCount);
     },
   });
+  // The donation writer's rounds (ADR 9, 19): requests a round and seconds a round are the ratios
+  // of these. SQLite's group commit (ADR 4): the transactions its commits carried, and the syncs.
+  const written = () => writing?.();
+  countedElsewhere(
+    registry,
+    'almoner_donation_rounds_total',
+    'Transactions the donation writer wrote (rounds: a round carries the requests that arrived together).',
+    () => written()?.transactions,
+  );
+  countedElsewhere(registry, 'almoner_donation_round_requests_total', 'Donation requests those rounds carried.', () => written()?.requests);
+  countedElsewhere(
+    registry,
+    'almoner_donation_rounds_locked_total',
+    'Rounds written as a locked transaction (on PostgreSQL, after a guarded write could not be used).',
+    () => written()?.locked,
+  );
+  countedElsewhere(registry, 'almoner_donation_round_seconds_total', 'Time the rounds took, from their first statement until they were durable.', () => written()?.seconds);
+  new Gauge({
+    name: 'almoner_donation_requests_waiting',
+    help: 'Donation requests waiting for the next round.',
+    registers: [registry],
+    collect() {
+      const stats = written();
+      if (stats !== undefined) this.set(stats.waiting);
+    },
+  });
+  const sqlite = handle.sqlite?.stats;
+  if (sqlite !== undefined) {
+    countedElsewhere(registry, 'almoner_sqlite_commits_total', "SQLite's real commits, each carrying a group of transactions.", () => sqlite.commits);
+    countedElsewhere(registry, 'almoner_sqlite_committed_transactions_total', "Transactions SQLite's commits carried.", () => sqlite.transactions);
+    countedElsewhere(registry, 'almoner_sqlite_wal_syncs_total', "Syncs of SQLite's write-ahead log, each making every commit before it durable.", () => sqlite.syncs);
+  }
   const donations = new Counter({ name: 'almoner_donations_created_total', help: 'Donations created, by book.', labelNames: ['book'] as const, registers: [registry] });
   const donationCents = new Counter({
     name: 'almoner_donations_created_cents_total',

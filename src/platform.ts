@@ -79,6 +79,8 @@ export async function openPlatform(config: Readonly<Config>, options: { log?: Lo
       handle,
       () => lastCheckRun(deps),
       () => moneyOutHealth(deps),
+      // Scraped once the node is open, when its runtime (built just below) is there.
+      () => deps.runtime.donations.stats,
     ),
   } as Deps;
   // Its parts hold `deps` (to reach the database and the clock when they run), so it is built just after.

@@ -194,9 +194,11 @@ export class FundBatches implements DonationWriter {
     this.stats.transactions += 1;
     this.stats.requests += batch.length;
     this.stats.funds += fundsOf(batch).length;
+    const began = performance.now();
     try {
       outcomes = (await this.#createGuarded(batch)) ?? (await this.#createLocked(batch));
     } catch (error) {
+      this.stats.seconds += (performance.now() - began) / 1000;
       // Tried again one by one only when the database refused it, so nothing was written;
       // a lost connection may have committed it, and each request fails (503) instead.
       if (batch.length === 1 || outcomeUnknown(this.#deps.db, error)) {
@@ -210,6 +212,7 @@ export class FundBatches implements DonationWriter {
         for (const answer of answers) answer();
       };
     }
+    this.stats.seconds += (performance.now() - began) / 1000;
     return () =>
       batch.forEach((w, i) => {
         const outcome = outcomes[i];

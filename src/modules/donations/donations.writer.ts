@@ -49,7 +49,8 @@ export interface DonationWriter {
 }
 
 /**
- * Transactions written, the requests and funds they carried; for the batched writer also its
+ * Transactions written, the requests and funds they carried, the seconds they took (from their
+ * first statement until durable, answers not included); for the batched writer also its
  * guarded writes that found a balance moved, rounds run as a locked transaction, and guarded
  * writes whose recipients were all remembered, and the requests waiting for a round now.
  */
@@ -57,6 +58,7 @@ export interface WriterStats {
   transactions: number;
   requests: number;
   funds: number;
+  seconds: number;
   moved: number;
   locked: number;
   remembered: number;
@@ -64,7 +66,7 @@ export interface WriterStats {
 }
 
 export function noStats(): WriterStats {
-  return { transactions: 0, requests: 0, funds: 0, moved: 0, locked: 0, remembered: 0, waiting: 0 };
+  return { transactions: 0, requests: 0, funds: 0, seconds: 0, moved: 0, locked: 0, remembered: 0, waiting: 0 };
 }
 
 /** One request, one transaction: the fund's accounts locked, the recipient read, the donation written. */
@@ -82,6 +84,7 @@ export class SimpleDonationWriter implements DonationWriter {
     this.stats.requests += 1;
     this.stats.funds += 1;
     let answered = false;
+    const began = performance.now();
     const made = await this.#deps.db.transaction().execute(async (trx) => {
       const accounts = await lockFundAccounts(trx, donation.fund_id);
       const nonProfit = (await findRecipients(trx, [ein])).get(ein);
@@ -97,6 +100,7 @@ export class SimpleDonationWriter implements DonationWriter {
       answered = answer !== undefined;
       return made;
     });
+    this.stats.seconds += (performance.now() - began) / 1000;
     if (answered && claim !== undefined) claim.answered = true;
     this.#deps.metrics.counters.donationCreated(donation.book, donation.amount_cents);
     return made;
