@@ -61,6 +61,38 @@ describeEachEngine('metrics', (env) => {
     else assert.equal(sample(text, 'almoner_db_pool_connections', { state: 'total' }), undefined);
   });
 
+  test("the donation writer's rounds, and SQLite's commits and syncs", async () => {
+    const { app, deps, engine } = env();
+    await makeNonProfit(deps, { ein: '530196605', name: 'Metrics Charity' });
+    const user = await makeUser(deps);
+    await fund(deps, user, 10_000);
+    // The node's totals so far (the tests before made donations on it too).
+    const before = (await scrapeMetrics(app, deps)).body;
+    const since = (text: string, name: string) => (sample(text, name) ?? 0) - (sample(before, name) ?? 0);
+    assert.equal(sample(before, 'almoner_donation_round_requests_total'), deps.runtime.donations.stats.requests);
+    // Three at once: the batched writer may carry them in fewer rounds than requests.
+    const made = await Promise.all([10, 11, 12].map((amount) => call(app, 'POST', '/v1/donations', { key: user.key, body: { ein: '530196605', amount } })));
+    assert.deepEqual(
+      made.map((m) => m.status),
+      [201, 201, 201],
+    );
+    const text = (await scrapeMetrics(app, deps)).body;
+    const rounds = since(text, 'almoner_donation_rounds_total');
+    assert.ok(rounds >= 1 && rounds <= 3, `rounds ${rounds}`);
+    assert.equal(since(text, 'almoner_donation_round_requests_total'), 3);
+    assert.equal(sample(text, 'almoner_donation_rounds_locked_total'), deps.runtime.donations.stats.locked);
+    assert.ok(since(text, 'almoner_donation_round_seconds_total') > 0);
+    assert.equal(sample(text, 'almoner_donation_requests_waiting'), 0);
+    if (engine === 'sqlite') {
+      const commits = since(text, 'almoner_sqlite_commits_total');
+      assert.ok(commits >= 1);
+      assert.ok(since(text, 'almoner_sqlite_committed_transactions_total') >= commits, 'a commit carries one transaction or more');
+      assert.ok(since(text, 'almoner_sqlite_wal_syncs_total') >= 1, 'the rounds were made durable');
+    } else {
+      assert.equal(sample(text, 'almoner_sqlite_commits_total'), undefined, 'PostgreSQL has no group commit of ours');
+    }
+  });
+
   test('webhook attempts by outcome and the backlog of deliveries and mail', async () => {
     const { app, deps } = env();
     const user = await makeUser(deps);
