@@ -3,7 +3,9 @@
 //     vs a bare node:http server answering a pre-serialized body of the same size
 //   GET /v1/non_profits/:ein vs the same ceiling
 //   POST /v1/donations (durable, with its journal) vs a naive durable single-row insert,
-//     from one fund and spread over 100 funds (bench/spread-load.ts: a random donor's key each)
+//     from one fund and spread over 100 funds (bench/spread-load.ts: a random donor's key each);
+//     each run over 100 funds also prints its rounds from the server's /metrics (requests a round,
+//     time a round; on SQLite transactions a commit and syncs)
 //   and the GET list's latency at a fixed 2,000 requests/s, evenly spaced (bench/open-loop.ts),
 //     beside the ceiling's at the same rate (the load client's own delay).
 // Servers run on core 0, the load generator (autocannon) on core 1.
@@ -179,15 +181,45 @@ async function postgresCounters(databaseUrl: string | undefined): Promise<{ byte
   });
 }
 
+/** An operator's token for the servers' /metrics, from the seeding of the engine under measure. */
+let metricsToken: string | undefined;
+
+/** The donation writer's and SQLite's counters a server serves (src/metrics.ts), or undefined without a token. */
+async function writerCounters(port: number): Promise<Map<string, number> | undefined> {
+  if (metricsToken === undefined) return undefined;
+  const response = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
+  if (!response.ok) return undefined;
+  const counters = new Map<string, number>();
+  for (const line of (await response.text()).split('\n')) {
+    const match = /^(almoner_(?:donation_round\w*|sqlite_\w+)_total) (\S+)$/.exec(line);
+    if (match !== null) counters.set(match[1] as string, Number(match[2]));
+  }
+  return counters;
+}
+
+/** Requests a round and its time, and on SQLite transactions a commit and commits a sync, between two readings. */
+function roundsBetween(before: Map<string, number> | undefined, after: Map<string, number> | undefined): string | undefined {
+  if (before === undefined || after === undefined) return undefined;
+  const delta = (name: string) => (after.get(`almoner_${name}_total`) ?? 0) - (before.get(`almoner_${name}_total`) ?? 0);
+  const rounds = delta('donation_rounds');
+  if (rounds === 0) return undefined;
+  let text = `rounds: ${rounds}, ${(delta('donation_round_requests') / rounds).toFixed(1)} requests and ${((1000 * delta('donation_round_seconds')) / rounds).toFixed(2)} ms each`;
+  const commits = delta('sqlite_commits');
+  if (commits > 0) text += `; SQLite's commits ${commits}, ${(delta('sqlite_committed_transactions') / commits).toFixed(2)} transactions each, ${delta('sqlite_wal_syncs')} syncs`;
+  return text;
+}
+
 /** POST /v1/donations spread over many donors' funds, after a warm-up. */
 async function measureSpread(label: string, env: Record<string, string>, keysFile: string, body: string, idempotent = false): Promise<SpreadResult> {
   // Keyed: the typed client's keys (time-ordered), or random UUIDs with BENCH_KEYS=random.
   const mode: KeyMode = !idempotent ? 'none' : process.env.BENCH_KEYS === 'random' ? 'idempotent-random' : 'idempotent';
-  const { child, port } = await startServer('app', env);
+  // /metrics on the one listener, behind the operator's token: the writer's rounds (writerCounters).
+  const { child, port } = await startServer('app', { ...env, METRICS_ON_PUBLIC_PORT: 'true' });
   try {
     const url = `http://127.0.0.1:${port}/v1/donations`;
     await spreadLoad(url, keysFile, body, 3, mode); // warm-up
     const countedBefore = await postgresCounters(env.DATABASE_URL);
+    const roundsBefore = await writerCounters(port);
     const stopPerf = await perfRecord(label);
     const cpuBefore = cpuNow(child);
     const result = await spreadLoad(url, keysFile, body, DURATION_S, mode);
@@ -195,6 +227,8 @@ async function measureSpread(label: string, env: Record<string, string>, keysFil
     const perfFile = await stopPerf();
     report(label, result);
     if (perfFile !== undefined) log(`    perf samples of the whole machine: ${perfFile} (${Math.round(result.rps * DURATION_S)} requests)`);
+    const rounds = roundsBetween(roundsBefore, await writerCounters(port));
+    if (rounds !== undefined) log(`    ${rounds}`);
     const countedAfter = await postgresCounters(env.DATABASE_URL);
     // What the run wrote to PostgreSQL's WAL (the whole server's: nothing else runs beside the bench), and its database's rows.
     if (countedBefore !== undefined && countedAfter !== undefined && result.rps > 0) {
@@ -298,6 +332,7 @@ async function benchEngine(engine: string): Promise<string[]> {
   try {
     log(`\n== ${engine}: seeding ${Number(values.users) * Number(values['per-user'])} donations`);
     const seeded = await seedBench(databaseUrl, Number(values.users), Number(values['per-user']), log);
+    metricsToken = seeded.operatorToken;
     const env = { DATABASE_URL: databaseUrl };
     const listPath = '/v1/donations?page=1&per_page=25';
     if (values.only === 'workers') {

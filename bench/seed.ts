@@ -18,12 +18,15 @@ import { loadDemoNonProfits } from '../src/demo/seed.ts';
 import { createUser } from '../src/modules/users/index.ts';
 import { createKey } from '../src/modules/keys/index.ts';
 import { recordContribution } from '../src/modules/contributions/index.ts';
+import { createAdminToken } from '../src/modules/admin/index.ts';
 
 export interface Seeded {
   key: string;
   ein: string;
   /** One key each of SPREAD_FUNDS other donors, each fund holding plenty: many donors giving at once. */
   spreadKeys: string[];
+  /** An operator's token: the bench reads the server's /metrics with it (the writer's rounds). */
+  operatorToken: string;
 }
 
 /** How many donors the spread scenario gives from. */
@@ -134,7 +137,8 @@ export async function seedBench(databaseUrl: string, users: number, perUser: num
     }
     log(`  ${SPREAD_FUNDS} more donors with a funded key each`);
     await sql`analyze`.execute(deps.db);
-    return { key, ein: eligible[0] as string, spreadKeys };
+    const { token: operatorToken } = await createAdminToken(deps, 'bench metrics', 'bench');
+    return { key, ein: eligible[0] as string, spreadKeys, operatorToken };
   } finally {
     await platform.close();
   }
