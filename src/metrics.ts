@@ -87,6 +87,57 @@ function countedElsewhere(registry: Registry, name: string, help: string, total:
   });
 }
 
+/**
+ * The database's side of a node: PostgreSQL's pool; the donation writer's rounds (ADR 9, 19), whose
+ * ratios are requests a round and seconds a round; SQLite's group commit (ADR 4), the transactions
+ * its commits carried and the syncs.
+ */
+function registerDatabase(registry: Registry, handle: DatabaseHandle, writing: Writing | undefined): void {
+  new Gauge({
+    name: 'almoner_db_pool_connections',
+    help: 'PostgreSQL pool connections by state (total, idle, waiting: requests waiting for one). SQLite has no pool.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const pool = handle.pool;
+      if (pool === undefined) return;
+      this.set({ state: 'total' }, pool.totalCount);
+      this.set({ state: 'idle' }, pool.idleCount);
+      this.set({ state: 'waiting' }, pool.waitingCount);
+    },
+  });
+  const written = () => writing?.();
+  countedElsewhere(
+    registry,
+    'almoner_donation_rounds_total',
+    'Transactions the donation writer wrote (rounds: a round carries the requests that arrived together).',
+    () => written()?.transactions,
+  );
+  countedElsewhere(registry, 'almoner_donation_round_requests_total', 'Donation requests those rounds carried.', () => written()?.requests);
+  countedElsewhere(
+    registry,
+    'almoner_donation_rounds_locked_total',
+    'Rounds written as a locked transaction (on PostgreSQL, after a guarded write could not be used).',
+    () => written()?.locked,
+  );
+  countedElsewhere(registry, 'almoner_donation_round_seconds_total', 'Time the rounds took, from their first statement until they were durable.', () => written()?.seconds);
+  new Gauge({
+    name: 'almoner_donation_requests_waiting',
+    help: 'Donation requests waiting for the next round.',
+    registers: [registry],
+    collect() {
+      const stats = written();
+      if (stats !== undefined) this.set(stats.waiting);
+    },
+  });
+  const sqlite = handle.sqlite?.stats;
+  if (sqlite !== undefined) {
+    countedElsewhere(registry, 'almoner_sqlite_commits_total', "SQLite's real commits, each carrying a group of transactions.", () => sqlite.commits);
+    countedElsewhere(registry, 'almoner_sqlite_committed_transactions_total', "Transactions SQLite's commits carried.", () => sqlite.transactions);
+    countedElsewhere(registry, 'almoner_sqlite_wal_syncs_total', "Syncs of SQLite's write-ahead log, each making every commit before it durable.", () => sqlite.syncs);
+  }
+}
+
 export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, moneyOut?: MoneyOut, writing?: Writing): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'almoner_' });
@@ -186,51 +237,7 @@ export function createMetrics(handle: DatabaseHandle, lastCheck?: LastCheck, mon
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
-  new Gauge({
-    name: 'almoner_db_pool_connections',
-    help: 'PostgreSQL pool connections by state (total, idle, waiting: requests waiting for one). SQLite has no pool.',
-    labelNames: ['state'] as const,
-    registers: [registry],
-    collect() {
-      const pool = handle.pool;
-      if (pool === undefined) return;
-      this.set({ state: 'total' }, pool.totalCount);
-      this.set({ state: 'idle' }, pool.idleCount);
-      this.set({ state: 'waiting' }, pool.waitingCount);
-    },
-  });
-  // The donation writer's rounds (ADR 9, 19): requests a round and seconds a round are the ratios
-  // of these. SQLite's group commit (ADR 4): the transactions its commits carried, and the syncs.
-  const written = () => writing?.();
-  countedElsewhere(
-    registry,
-    'almoner_donation_rounds_total',
-    'Transactions the donation writer wrote (rounds: a round carries the requests that arrived together).',
-    () => written()?.transactions,
-  );
-  countedElsewhere(registry, 'almoner_donation_round_requests_total', 'Donation requests those rounds carried.', () => written()?.requests);
-  countedElsewhere(
-    registry,
-    'almoner_donation_rounds_locked_total',
-    'Rounds written as a locked transaction (on PostgreSQL, after a guarded write could not be used).',
-    () => written()?.locked,
-  );
-  countedElsewhere(registry, 'almoner_donation_round_seconds_total', 'Time the rounds took, from their first statement until they were durable.', () => written()?.seconds);
-  new Gauge({
-    name: 'almoner_donation_requests_waiting',
-    help: 'Donation requests waiting for the next round.',
-    registers: [registry],
-    collect() {
-      const stats = written();
-      if (stats !== undefined) this.set(stats.waiting);
-    },
-  });
-  const sqlite = handle.sqlite?.stats;
-  if (sqlite !== undefined) {
-    countedElsewhere(registry, 'almoner_sqlite_commits_total', "SQLite's real commits, each carrying a group of transactions.", () => sqlite.commits);
-    countedElsewhere(registry, 'almoner_sqlite_committed_transactions_total', "Transactions SQLite's commits carried.", () => sqlite.transactions);
-    countedElsewhere(registry, 'almoner_sqlite_wal_syncs_total', "Syncs of SQLite's write-ahead log, each making every commit before it durable.", () => sqlite.syncs);
-  }
+  registerDatabase(registry, handle, writing);
   const donations = new Counter({ name: 'almoner_donations_created_total', help: 'Donations created, by book.', labelNames: ['book'] as const, registers: [registry] });
   const donationCents = new Counter({
     name: 'almoner_donations_created_cents_total',
