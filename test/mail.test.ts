@@ -5,7 +5,7 @@
 // the .eml files (and `almoner mail list`) without SMTP_URL.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { linkSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +15,7 @@ import { accountOf, call, engines, fund, makeNonProfit, openEnv, runCli, TestClo
 import { WebClient, textOf } from './web-client.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 import { runNotify } from '../src/modules/notify/index.ts';
+import { removeMailFiles } from '../src/modules/mail/index.ts';
 import { RESET_ANSWER_MS } from '../src/modules/accounts/index.ts';
 
 const EIN = '261544963';
@@ -287,6 +288,38 @@ describe('e-mail without SMTP_URL: .eml files, and almoner mail list', () => {
       assert.ok(reset !== undefined && parsed.text?.includes(reset), `the reset link, whole: ${listed.stdout}`);
       const status = await runCli(['webhooks', 'status'], env.deps.config.databaseUrl);
       assert.match(status.stdout, /Mail: 0 pending \(0 due now\), 2 sent, 0 failed for good/);
+    } finally {
+      await env.close();
+    }
+  });
+
+  test('a message is sent again by replacing its file whole, never by rewriting it in place; one left half written goes with it', async () => {
+    const mailDir = mkdtempSync(join(tmpdir(), 'almoner-eml-'));
+    const env = await openEnv('sqlite', { mailDir });
+    try {
+      const visitor = new WebClient(env.app);
+      await visitor.signUp('Whole Donor', 'whole@example.org');
+      await runNotify(env.deps);
+      const name = readdirSync(mailDir)[0] ?? '';
+      assert.ok(name.endsWith('-address_confirmation.eml'), name);
+      // A reader holding the file as it was (a hard link: the same file, not a copy).
+      const held = join(mailDir, '..', `${name}.held-${process.pid}`);
+      linkSync(join(mailDir, name), held);
+      const first = readFileSync(held);
+      // Sent again (as after a lost acknowledgement): due once more.
+      await env.deps.db.updateTable('mail_outbox').set({ status: 'pending', next_at: '2000-01-01T00:00:00.000Z', claimed_until: null }).execute();
+      await runNotify(env.deps);
+      assert.notEqual(statSync(join(mailDir, name)).ino, statSync(held).ino, 'a new file took its place');
+      assert.deepEqual(readFileSync(held), first, "the reader's file was left whole");
+      assert.deepEqual(readdirSync(mailDir), [name], 'nothing half written is left beside it');
+      rmSync(held);
+      // A process stopped between writing and renaming leaves its hidden file; forgetting the
+      // message's person removes it with the message's own.
+      const id = Number(name.slice(0, 8));
+      writeFileSync(join(mailDir, `.${name}.4242.partial`), first);
+      writeFileSync(join(mailDir, `.${String(id + 1).padStart(8, '0')}-address_confirmation.eml.4242.partial`), first);
+      removeMailFiles(env.deps, [id]);
+      assert.deepEqual(readdirSync(mailDir), [`.${String(id + 1).padStart(8, '0')}-address_confirmation.eml.4242.partial`], "only that message's files");
     } finally {
       await env.close();
     }
