@@ -3,6 +3,9 @@
 // opened and submitted (§17), each long step saying on stderr what it does and how long it took.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { linkSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { call, engines, fund, makeNonProfit, makeUser, openEnv, runCli, type TestEnv, type TestUser, assertLedgerBalanced } from './harness.ts';
 import { createAdminToken } from '../src/modules/admin/index.ts';
 import { addDays, bankingDayFrom } from '../src/modules/payments/index.ts';
@@ -61,6 +64,19 @@ for (const { name: engine } of engines()) {
       assert.match(submitted.stderr, new RegExp(`^Submitting run ${runId}: .+\\.\\.\\.\\n  done in \\d+\\.\\d s\\n$`));
       assert.match(submitted.stdout, /submitted/);
       await checked('a run opened and submitted from the CLI');
+      // What goes to the bank is written whole and for the operator alone: a file of that name
+      // before (readable by all, held open by a reader) is replaced, not rewritten in place.
+      const dir = mkdtempSync(join(tmpdir(), 'almoner-bank-'));
+      const out = join(dir, 'register.csv');
+      writeFileSync(out, 'an older file', { mode: 0o644 });
+      linkSync(out, join(dir, 'held'));
+      const register = await cli(['payments', 'run', 'checks', runId, '--out', out]);
+      assert.equal(register.code, 0, register.stderr);
+      assert.equal(statSync(out).mode & 0o777, 0o600);
+      assert.notEqual(statSync(out).ino, statSync(join(dir, 'held')).ino);
+      assert.equal(readFileSync(join(dir, 'held'), 'utf8'), 'an older file');
+      assert.match(readFileSync(out, 'utf8'), /^[^\n]+,[^\n]+\n/, 'the register, with its header');
+      assert.deepEqual(readdirSync(dir).sort(), ['held', 'register.csv'], 'nothing half written beside it');
     });
   });
 }

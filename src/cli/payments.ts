@@ -2,7 +2,7 @@
 // §17), the same services as /admin/v1/payment_runs: open a run, review it,
 // write its files, submit it, record each payment's outcome; and
 // `almoner nonprofits bank-details`, an organisation's details for ACH.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { stringify } from 'csv-stringify/sync';
 import type { Book } from '../shared/book.ts';
@@ -29,6 +29,7 @@ import {
   type RunView,
 } from '../modules/payments/index.ts';
 import { UsageError, actor, id, withPlatform } from './common.ts';
+import { writeWhole } from '../shared/files.ts';
 
 function show(run: RunView): string {
   const lines = [
@@ -114,7 +115,7 @@ function remittancesCommand(runId: number, values: Options, book: Book, refuse: 
       const file = await runRemittances(deps, book, runId, { part, progress: (done, total) => process.stderr.write(`  part ${part}: ${done} of ${total} letters\r`) });
       parts = file.parts;
       const name = parts === 1 ? out : out.replace(/(\.pdf)?$/i, `-${part}.pdf`);
-      writeFileSync(name, file.pdf);
+      writeWhole(name, file.pdf);
       process.stderr.write(`\n`);
       if (parts > 1) process.stdout.write(`Wrote ${name} (part ${part} of ${parts}, ${file.letters} letters).\n`);
     }
@@ -136,7 +137,7 @@ function bankFileCommand(action: 'ach' | 'checks' | 'positive-pay', runId: numbe
             header: true,
             columns: [...(action === 'checks' ? CHECK_REGISTER_HEADER : POSITIVE_PAY_HEADER)],
           });
-    writeFileSync(out, text, { mode: 0o600 });
+    writeWhole(out, text, 0o600);
     process.stdout.write(`Wrote ${out}.\n`);
     return 0;
   });

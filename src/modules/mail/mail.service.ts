@@ -4,7 +4,8 @@
 // holding a request. Through nodemailer: SMTP_URL, or without it each
 // message written as an .eml file to MAIL_DIR (named by its outbox id, so a
 // retry replaces the same file rather than making a second).
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { writeWhole } from '../../shared/files.ts';
 import { join } from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Deps } from '../../deps.ts';
@@ -52,23 +53,10 @@ async function deliver(deps: Deps, mail: store.Mail): Promise<void> {
     messageId: `<outbox-${mail.id}@almoner>`,
     headers: { 'X-Almoner-Kind': mail.kind },
   })) as { message?: Buffer };
-  if (deps.config.smtpUrl === undefined) writeEml(deps.config.mailDir, `${emlPrefix(mail.id)}${mail.kind}.eml`, info.message ?? Buffer.alloc(0));
-}
-
-/**
- * Writes a message's file whole or not at all: written beside it under a hidden name, then renamed
- * into place. Whatever reads the folder (a person, a pickup, a test) never finds a file begun and
- * not finished, nor a retry's file emptied while it is rewritten.
- */
-function writeEml(dir: string, name: string, message: Buffer): void {
-  mkdirSync(dir, { recursive: true });
-  const partial = join(dir, `.${name}.${process.pid}.partial`);
-  try {
-    writeFileSync(partial, message);
-    renameSync(partial, join(dir, name));
-  } catch (error) {
-    rmSync(partial, { force: true });
-    throw error;
+  if (deps.config.smtpUrl === undefined) {
+    // Whole or not at all (shared/files.ts): a pickup never reads half a message, nor one a retry empties.
+    mkdirSync(deps.config.mailDir, { recursive: true });
+    writeWhole(join(deps.config.mailDir, `${emlPrefix(mail.id)}${mail.kind}.eml`), info.message ?? Buffer.alloc(0));
   }
 }
 
@@ -88,7 +76,7 @@ export function removeMailFiles(deps: Deps, ids: readonly number[]): void {
   }
   const wanted = new Set(ids);
   for (const file of files) {
-    // Its file, or one a process left half written when it stopped (writeEml).
+    // Its file, or one a process left half written when it stopped (writeWhole).
     const id = /^\.?(\d+)-[a-z_]+\.eml(?:\.\d+\.partial)?$/.exec(file)?.[1];
     if (id !== undefined && wanted.has(Number(id))) rmSync(join(deps.config.mailDir, file), { force: true });
   }
