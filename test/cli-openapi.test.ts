@@ -2,7 +2,7 @@
 // document generated from the same schemas that validate and serialize.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -341,13 +341,20 @@ describe('almoner ledger', () => {
         lines.map((l) => l.leaf_index),
         [0, 1],
       );
-      assert.equal(existsSync(`${out}.partial`), false);
+      assert.deepEqual(
+        readdirSync(dir).filter((f) => f.endsWith('.partial')),
+        [],
+        'nothing half written beside it',
+      );
       // The file cannot take the export's place (a directory is there): the command fails and leaves neither.
       const taken = join(dir, 'taken');
       mkdirSync(taken);
       const refused = await runCli(['ledger', 'export', '--out', taken], url);
       assert.notEqual(refused.code, 0);
-      assert.equal(existsSync(`${taken}.partial`), false);
+      assert.deepEqual(
+        readdirSync(dir).filter((f) => f.endsWith('.partial')),
+        [],
+      );
       assert.deepEqual(readdirSync(taken), []);
     } finally {
       rmSync(dir, { recursive: true, force: true });

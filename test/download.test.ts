@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipSync, strToU8 } from 'fflate';
@@ -67,7 +67,11 @@ test('an address that fails, or a zip that is not one, stops the download naming
   );
   const notZip = [{ file: 'lists/y.txt', url: 'https://www.irs.gov/pub/irs-soi/eo1.csv', unzip: '.txt', what: 'a list' }];
   await assert.rejects(downloadAll(dir, { downloads: notZip, rewrite: toLocal }), /is not a zip file/);
-  assert.equal(existsSync(join(dir, 'lists/y.txt')) || existsSync(join(dir, 'lists/y.txt.part')), false);
+  assert.equal(existsSync(join(dir, 'lists/y.txt')), false);
+  assert.deepEqual(
+    readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.partial')),
+    [],
+  );
   await assert.rejects(
     downloadAll(dir, { downloads: missing, rewrite: () => 'http://127.0.0.1:1/nothing' }),
     /could not download the a list from http:\/\/127\.0\.0\.1:1\/nothing/,

@@ -1,7 +1,8 @@
 // `almoner ledger` and `almoner verify` (docs/rules.md §26): take the journal into its log and
 // sign a checkpoint now, show the log's key, export a book's log, keep a witness's cosignatures;
 // and check a donation's proof, or an exported log against published checkpoints, offline.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeWholeAsItGoes } from '../shared/files.ts';
 import { parseArgs } from 'node:util';
 import {
   acceptCosignatures,
@@ -26,41 +27,6 @@ import { UsageError, countProgress, id, withPlatform } from './common.ts';
  * request's statements: a busy database slows them and never stops them half done.
  */
 const WHOLE_LOG = { whole: true } as const;
-
-/**
- * `file` written by `fill` as it goes, a few hundred KB at a time rather than held whole (a log of
- * millions of entries is gigabytes of text), into FILE.partial, renamed to `file` only once all
- * of it is written: a command that fails half way leaves no file that looks whole.
- */
-async function writeWhole<T>(file: string, fill: (write: (text: string) => void) => Promise<T>): Promise<T> {
-  const partial = `${file}.partial`;
-  const fd = openSync(partial, 'w');
-  let open = true;
-  let buffered: string[] = [];
-  let size = 0;
-  const flush = () => {
-    writeSync(fd, buffered.join(''));
-    buffered = [];
-    size = 0;
-  };
-  try {
-    const result = await fill((text) => {
-      buffered.push(text);
-      size += text.length;
-      if (size >= 256 * 1024) flush();
-    });
-    flush();
-    fsyncSync(fd);
-    closeSync(fd);
-    open = false;
-    renameSync(partial, file);
-    return result;
-  } catch (error) {
-    if (open) closeSync(fd);
-    rmSync(partial, { force: true });
-    throw error;
-  }
-}
 
 function bookOf(value: string | undefined): Book {
   const book = value ?? 'live';
@@ -88,7 +54,7 @@ export async function ledgerCommand(sub: string | undefined, rest: string[]): Pr
       if (values.out === undefined) throw new UsageError('ledger export --out FILE [--book live|test]');
       const out = values.out;
       return withPlatform(async ({ deps }) => {
-        const count = await writeWhole(out, async (write) => {
+        const count = await writeWholeAsItGoes(out, async (write) => {
           const told = countProgress((n) => `written ${n} entries of the ${book} log...`);
           let n = 0;
           return exportJournal(deps, book, (line) => {

@@ -115,7 +115,7 @@ function remittancesCommand(runId: number, values: Options, book: Book, refuse: 
       const file = await runRemittances(deps, book, runId, { part, progress: (done, total) => process.stderr.write(`  part ${part}: ${done} of ${total} letters\r`) });
       parts = file.parts;
       const name = parts === 1 ? out : out.replace(/(\.pdf)?$/i, `-${part}.pdf`);
-      writeWhole(name, file.pdf);
+      await writeWhole(name, file.pdf);
       process.stderr.write(`\n`);
       if (parts > 1) process.stdout.write(`Wrote ${name} (part ${part} of ${parts}, ${file.letters} letters).\n`);
     }
@@ -137,7 +137,7 @@ function bankFileCommand(action: 'ach' | 'checks' | 'positive-pay', runId: numbe
             header: true,
             columns: [...(action === 'checks' ? CHECK_REGISTER_HEADER : POSITIVE_PAY_HEADER)],
           });
-    writeWhole(out, text, 0o600);
+    await writeWhole(out, text, 0o600);
     process.stdout.write(`Wrote ${out}.\n`);
     return 0;
   });

@@ -4,7 +4,8 @@
 // it arrives, for `almoner nonprofits import` to read. On a machine without
 // the internet it fails naming the address it could not reach; an operator
 // then downloads the files elsewhere and copies them over.
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeWhole } from '../../shared/files.ts';
 import { dirname, join } from 'node:path';
 import { unzipSync } from 'fflate';
 
@@ -26,8 +27,7 @@ export const OFFICIAL_DOWNLOADS: readonly Download[] = [
 ];
 
 /**
- * Fetches every download into `dir` (each written whole or not at all: a temporary name, then
- * renamed). `rewrite` maps an official address to the one fetched (a mirror, a test's server).
+ * Fetches every download into `dir` (each written whole or not at all: shared/files.ts). `rewrite` maps an official address to the one fetched (a mirror, a test's server).
  * Throws naming the address and what went wrong.
  */
 export async function downloadAll(
@@ -60,8 +60,7 @@ export async function downloadAll(
     if (body.length === 0) throw new Error(`the ${d.what} from ${url} is empty`);
     const target = join(dir, d.file);
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(`${target}.part`, body);
-    renameSync(`${target}.part`, target);
+    await writeWhole(target, body);
     written.push({ file: target, bytes: body.length });
     options.onFile?.(d, body.length);
   }

@@ -56,7 +56,7 @@ async function deliver(deps: Deps, mail: store.Mail): Promise<void> {
   if (deps.config.smtpUrl === undefined) {
     // Whole or not at all (shared/files.ts): a pickup never reads half a message, nor one a retry empties.
     mkdirSync(deps.config.mailDir, { recursive: true });
-    writeWhole(join(deps.config.mailDir, `${emlPrefix(mail.id)}${mail.kind}.eml`), info.message ?? Buffer.alloc(0));
+    await writeWhole(join(deps.config.mailDir, `${emlPrefix(mail.id)}${mail.kind}.eml`), info.message ?? Buffer.alloc(0));
   }
 }
 
