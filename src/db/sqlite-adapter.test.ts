@@ -157,6 +157,36 @@ test('a failing transaction rolls back alone; the others in its group commit', a
   });
 });
 
+test("a group's first transaction, which has no savepoint, rolls back with the outer transaction; those behind it commit", async () => {
+  await withDb(async (db, raw, path) => {
+    await db.insertInto('items').values({ label: 'taken' }).execute();
+    const commitsBefore = raw.stats.commits;
+    const results = await Promise.allSettled(
+      ['taken', 'a', 'b'].map((label) =>
+        db.transaction().execute(async (trx) => {
+          await trx
+            .insertInto('items')
+            .values({ label: `${label}-first` })
+            .execute();
+          await trx.insertInto('items').values({ label }).execute();
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['rejected', 'fulfilled', 'fulfilled'],
+    );
+    assert.deepEqual(committedLabels(path).sort(), ['a', 'a-first', 'b', 'b-first', 'taken']);
+    assert.equal(raw.raw.isTransaction, false, 'no transaction is left open');
+    assert.equal(raw.stats.commits - commitsBefore, 1, 'the two that commit share one group, opened after the first was undone');
+    // A lone transaction that fails leaves nothing open either, and the next one commits.
+    await assert.rejects(db.transaction().execute(async (trx) => trx.insertInto('items').values({ label: 'a' }).execute()));
+    assert.equal(raw.raw.isTransaction, false);
+    await db.transaction().execute(async (trx) => trx.insertInto('items').values({ label: 'c' }).execute());
+    assert.ok(committedLabels(path).includes('c'));
+  });
+});
+
 test('a transaction alone commits at once, and plain statements stay autocommit', async () => {
   await withDb(async (db, raw, path) => {
     await db.transaction().execute(async (trx) => trx.insertInto('items').values({ label: 'solo' }).execute());

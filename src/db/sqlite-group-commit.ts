@@ -112,6 +112,8 @@ class GroupConnection implements DatabaseConnection {
   inTransaction = false;
   /** Set once this transaction's work is in the group, awaiting the outer commit. */
   inGroup = false;
+  /** Set when this transaction began the group's outer transaction, and so runs without a savepoint of its own. */
+  opensGroup = false;
   constructor(db: GroupCommitDatabase, unlock: () => void, joinGroup: () => Promise<void>) {
     this.#db = db;
     this.unlock = unlock;
@@ -150,12 +152,15 @@ class GroupConnection implements DatabaseConnection {
  * more than the statements of a use case; so transactions that arrive while
  * one is running share one real transaction and one fsync.
  *
- * Each Kysely transaction runs alone (one connection, a mutex) inside a
- * SAVEPOINT of an outer BEGIN IMMEDIATE; its commit RELEASEs the savepoint,
- * lets the next transaction in, and resolves only when the outer COMMIT is
- * on disk. The outer commits as soon as no transaction is waiting. A failed
- * transaction rolls back to its savepoint alone; a failed outer COMMIT fails
- * every transaction of the group, none of which has been acknowledged.
+ * Each Kysely transaction runs alone (one connection, a mutex) inside an
+ * outer BEGIN IMMEDIATE: the first of a group opens it and runs in it
+ * directly, each later one in a SAVEPOINT of its own. A commit RELEASEs the
+ * savepoint, lets the next transaction in, and resolves only when the outer
+ * COMMIT is on disk. The outer commits as soon as no transaction is waiting.
+ * A failed transaction rolls back alone: to its savepoint, or, the first,
+ * with the outer transaction, which holds nothing else yet. A failed outer
+ * COMMIT fails every transaction of the group, none of which has been
+ * acknowledged.
  *
  * The outer COMMIT runs with synchronous=NORMAL, which writes the WAL without
  * syncing it, and the group is then made durable by an fdatasync of the WAL
@@ -206,19 +211,24 @@ export class GroupCommitSqliteDriver implements Driver {
       this.#db.raw.exec('BEGIN');
       return;
     }
-    if (!this.#outerOpen) {
-      if (this.#wal?.failed !== undefined) throw this.#wal.failed;
-      // The group's COMMIT leaves the sync to WalSync (SQLite refuses to change this inside a transaction).
-      if (this.#wal !== undefined) this.#db.raw.exec('PRAGMA synchronous = NORMAL');
-      try {
-        this.#db.raw.exec('BEGIN IMMEDIATE');
-      } catch (error) {
-        this.#db.raw.exec('PRAGMA synchronous = FULL');
-        throw error;
-      }
-      this.#outerOpen = true;
+    if (this.#outerOpen) {
+      this.#db.raw.exec('SAVEPOINT almoner_tx');
+      return;
     }
-    this.#db.raw.exec('SAVEPOINT almoner_tx');
+    if (this.#wal?.failed !== undefined) throw this.#wal.failed;
+    // The group's COMMIT leaves the sync to WalSync (SQLite refuses to change this inside a transaction).
+    if (this.#wal !== undefined) this.#db.raw.exec('PRAGMA synchronous = NORMAL');
+    try {
+      this.#db.raw.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      this.#db.raw.exec('PRAGMA synchronous = FULL');
+      throw error;
+    }
+    this.#outerOpen = true;
+    // The group's first transaction needs no savepoint: nothing else is in the group yet, so
+    // undoing it is undoing the outer transaction. A savepoint would copy every page the
+    // transaction changes into SQLite's sub-journal, in case of a rollback that then never comes.
+    (connection as GroupConnection).opensGroup = true;
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const conn = connection as GroupConnection;
@@ -226,7 +236,7 @@ export class GroupCommitSqliteDriver implements Driver {
       this.#db.raw.exec('COMMIT');
       return;
     }
-    this.#db.raw.exec('RELEASE almoner_tx');
+    if (!conn.opensGroup) this.#db.raw.exec('RELEASE almoner_tx');
     const durable = this.#joinGroup();
     conn.inGroup = true;
     conn.releaseEarly();
@@ -244,6 +254,12 @@ export class GroupCommitSqliteDriver implements Driver {
       // SQLite rolled the whole outer transaction back itself (an I/O error,
       // a full disk): the group's earlier members are lost and must hear so.
       this.#failGroup(new Error('the database rolled back the transaction group'));
+      return;
+    }
+    if (conn.opensGroup) {
+      // The group holds this transaction alone: the outer transaction goes with it.
+      this.#db.raw.exec('ROLLBACK');
+      this.#endGroup();
       return;
     }
     this.#db.raw.exec('ROLLBACK TO almoner_tx');
