@@ -135,24 +135,26 @@ test("a group whose COMMIT fails is undone whole: its transactions fail, a read 
   });
 });
 
+/** Each label's transaction, all at once: it inserts `<label>-first`, then the label; how each ended. */
+async function twoInsertsEach(db: Kysely<T>, labels: readonly string[]): Promise<string[]> {
+  const results = await Promise.allSettled(
+    labels.map((label) =>
+      db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('items')
+          .values({ label: `${label}-first` })
+          .execute();
+        await trx.insertInto('items').values({ label }).execute();
+      }),
+    ),
+  );
+  return results.map((r) => r.status);
+}
+
 test('a failing transaction rolls back alone; the others in its group commit', async () => {
   await withDb(async (db, _raw, path) => {
     await db.insertInto('items').values({ label: 'taken' }).execute();
-    const results = await Promise.allSettled(
-      ['a', 'taken', 'b', 'c'].map((label) =>
-        db.transaction().execute(async (trx) => {
-          await trx
-            .insertInto('items')
-            .values({ label: `${label}-first` })
-            .execute();
-          await trx.insertInto('items').values({ label }).execute();
-        }),
-      ),
-    );
-    assert.deepEqual(
-      results.map((r) => r.status),
-      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
-    );
+    assert.deepEqual(await twoInsertsEach(db, ['a', 'taken', 'b', 'c']), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     assert.deepEqual(committedLabels(path).sort(), ['a', 'a-first', 'b', 'b-first', 'c', 'c-first', 'taken']);
   });
 });
@@ -161,21 +163,7 @@ test("a group's first transaction, which has no savepoint, rolls back with the o
   await withDb(async (db, raw, path) => {
     await db.insertInto('items').values({ label: 'taken' }).execute();
     const commitsBefore = raw.stats.commits;
-    const results = await Promise.allSettled(
-      ['taken', 'a', 'b'].map((label) =>
-        db.transaction().execute(async (trx) => {
-          await trx
-            .insertInto('items')
-            .values({ label: `${label}-first` })
-            .execute();
-          await trx.insertInto('items').values({ label }).execute();
-        }),
-      ),
-    );
-    assert.deepEqual(
-      results.map((r) => r.status),
-      ['rejected', 'fulfilled', 'fulfilled'],
-    );
+    assert.deepEqual(await twoInsertsEach(db, ['taken', 'a', 'b']), ['rejected', 'fulfilled', 'fulfilled']);
     assert.deepEqual(committedLabels(path).sort(), ['a', 'a-first', 'b', 'b-first', 'taken']);
     assert.equal(raw.raw.isTransaction, false, 'no transaction is left open');
     assert.equal(raw.stats.commits - commitsBefore, 1, 'the two that commit share one group, opened after the first was undone');
