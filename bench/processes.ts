@@ -20,7 +20,10 @@ export async function freshDatabase(engine: string, prefix: string): Promise<{ d
   }
   // A database, not a schema: it can be copied whole (snapshotOf) and dropped with its connections.
   const name = `bench_${prefix}_${Date.now()}`;
-  await onPostgres((c) => c.query(`create database ${name}`));
+  // BENCH_PG_ICU=1: the database with ICU's en-US collation, as a server set up with a linguistic
+  // default compares text (ADR 36); else the server's default (the bench machine's C.UTF-8).
+  const collation = process.env.BENCH_PG_ICU === '1' ? " template template0 locale_provider icu icu_locale 'en-US'" : '';
+  await onPostgres((c) => c.query(`create database ${name}${collation}`));
   const url = new URL(PG_BASE);
   url.pathname = `/${name}`;
   return {

@@ -26,6 +26,7 @@
 //     OPEN_LOOP_TRACE=FILE: each open-loop request's due time and latency (bench/open-loop.ts);
 //     BENCH_HEAP_SAMPLE=FILE (BENCH_HEAP_SAMPLE_KEEP=promoted): the app server's sampled allocations;
 //     BENCH_PRETENURING=on: the app server with V8's default pretenuring (src/heap.ts)
+//   BENCH_PG_ICU=1: PostgreSQL's databases made with ICU's en-US collation (bench/processes.ts, ADR 36)
 //   --only ledger --repeat N: N pairs, alternated, of the load over 100 funds without and with the ledger's log job, and the median of their ratios
 //   --only chains --repeat N: the same pairs, the ledger's chains off (bench/chains-off.ts) against on with the job: issue 61's measure
 //   --only keyed --repeat N: issue 60's keyed measure: N triples on one server, without keys, with the typed client's
