@@ -73,6 +73,7 @@ import * as m067 from './migrations/067_books_check_own_rows_unlocked.ts';
 import * as m068 from './migrations/068_partial_request_indexes.ts';
 import * as m069 from './migrations/069_donation_list_revisions.ts';
 import * as m070 from './migrations/070_books_check_locks_only_others.ts';
+import * as m071 from './migrations/071_keys_and_times_bytewise.ts';
 
 /**
  * `breaksOlder`: the migration contracts the schema (ADR 13): a release that does not know it
@@ -151,6 +152,7 @@ const MIGRATIONS: ReadonlyArray<{ name: string; up: typeof m001.up; rebuildsTabl
   { name: '068_partial_request_indexes', up: m068.up },
   { name: '069_donation_list_revisions', up: m069.up },
   { name: '070_books_check_locks_only_others', up: m070.up },
+  { name: '071_keys_and_times_bytewise', up: m071.up },
 ];
 
 /** The migrations this release knows, in order. */
