@@ -18,11 +18,12 @@ async function collationOf(db: Db, table: string, column: string): Promise<strin
   return rows.rows[0]?.collation_name ?? null;
 }
 
-async function keys(db: Db): Promise<unknown[]> {
+/** Every key's record: its user, its key and its stored answer, in (user, key) order. */
+async function keys(db: Db): Promise<Array<[number, string, string | null]>> {
   const rows = await sql<{ user_id: unknown; key: string; response_body: string | null }>`select user_id, key, response_body from idempotency_keys order by user_id, key`.execute(
     db,
   );
-  return rows.rows.map((r) => [Number(r.user_id), r.key, r.response_body]);
+  return rows.rows.map((r): [number, string, string | null] => [Number(r.user_id), r.key, r.response_body]);
 }
 
 for (const { name: engine } of engines()) {
@@ -55,7 +56,7 @@ for (const { name: engine } of engines()) {
         const after = await keys(db);
         assert.deepEqual(new Set(after.map((k) => JSON.stringify(k))), before, 'every record as it was');
         assert.deepEqual(
-          after.map((k) => (k as unknown[])[1]),
+          after.map(([, key]) => key),
           ['0190a8f0-1234-7abc-8def-0123456789ab', 'Order-B', 'order-a', 'order_a'],
           'keys in the order of their bytes',
         );
