@@ -1,4 +1,4 @@
-// The allowed arrows between the parts of src/ (ARCHITECTURE.md), checked in
+// The allowed arrows between the parts of src/ (docs/code-map.md), checked in
 // CI by `npm run lint:deps`. Violations that existed when the rules were
 // written are listed in .dependency-cruiser-known-violations.json and must
 // only shrink: a new wrong arrow or cycle fails the build.

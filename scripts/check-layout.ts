@@ -1,4 +1,4 @@
-// The layout rules of ARCHITECTURE.md that dependency-cruiser cannot see,
+// The layout rules of docs/code-map.md that dependency-cruiser cannot see,
 // checked on the TypeScript program itself (npm run lint:layout, in CI):
 //   1. SQL lives in stores: no query builder call, no `sql` or
 //      `CompiledQuery` from kysely, outside `*.store.ts` and `src/db/`.
@@ -23,7 +23,7 @@ const MAX_LINES = 400;
 const RAW_SQL = new Set(['sql', 'CompiledQuery']);
 const QUERY_METHODS = new Set(['selectFrom', 'insertInto', 'updateTable', 'deleteFrom', 'replaceInto', 'mergeInto', 'executeQuery']);
 
-/** The longest a function may be (ARCHITECTURE.md): outside migrations and route tables, longer ones are in LONG_FUNCTIONS, which may only shrink. */
+/** The longest a function may be (docs/code-map.md): outside migrations and route tables, longer ones are in LONG_FUNCTIONS, which may only shrink. */
 const MAX_FUNCTION_LINES = 70;
 const isRouteTable = (file: string) => file.endsWith('.routes.ts') || file.startsWith('src/web/routes/') || file.startsWith('src/db/migrations/');
 /** Money's words: a value named so is money, and its arithmetic by 100 belongs in shared/money.ts. */
@@ -190,7 +190,7 @@ if (import.meta.main) {
   const problems = checkLayout();
   for (const p of problems) process.stderr.write(`${p}\n`);
   if (problems.length > 0) {
-    process.stderr.write(`\n${problems.length} layout rule(s) broken (scripts/check-layout.ts; ARCHITECTURE.md)\n`);
+    process.stderr.write(`\n${problems.length} layout rule(s) broken (scripts/check-layout.ts; docs/code-map.md)\n`);
     process.exit(1);
   }
   process.stdout.write(
