@@ -1,6 +1,6 @@
-// Migration 071 on a platform that ran before it: the records of Idempotency-Keys and the
-// donations' creation times kept as they were, and on PostgreSQL both columns compared byte by
-// byte ("C"), whatever the database's default collation; SQLite compares bytes already.
+// Migration 071 on a platform that ran before it: the records of Idempotency-Keys kept as they
+// were, and on PostgreSQL the keys and the donations' creation times compared byte by byte ("C"),
+// whatever the database's default collation; SQLite compares bytes already.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
